@@ -1,0 +1,100 @@
+"""Input validation shared by every estimator.
+
+The checks here raise ``ValueError``/``TypeError`` whose messages name the offending
+parameter, so that a user who passes, say, ``n_components=0`` reads ``n_components``
+in the error rather than a failure deep inside an eigensolver.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_n_components",
+    "check_positive_int",
+    "check_sample_weight",
+    "resolve_epsilon",
+]
+
+
+def check_n_components(n_components: int | None, n_samples: int, n_features: int) -> int:
+    """Return the number of components to fit, validated against the data shape.
+
+    ``None`` means ``min(n_samples, n_features)`` (the scikit-learn convention).
+    """
+    upper = min(n_samples, n_features)
+    if n_components is None:
+        return upper
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral):
+        raise TypeError(
+            f"n_components must be an int or None, got {type(n_components).__name__} "
+            f"({n_components!r})."
+        )
+    if not 1 <= n_components <= upper:
+        raise ValueError(
+            f"n_components={n_components} must be between 1 and "
+            f"min(n_samples, n_features)={upper} (n_samples={n_samples}, "
+            f"n_features={n_features})."
+        )
+    return int(n_components)
+
+
+def check_positive_int(value: int, name: str, *, minimum: int = 1) -> int:
+    """Validate an integer parameter such as ``max_iter``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}).")
+    if value < minimum:
+        raise ValueError(f"{name}={value} must be >= {minimum}.")
+    return int(value)
+
+
+def check_nonnegative_float(value: float, name: str, *, strict: bool = False) -> float:
+    """Validate a real, finite, non-negative (or positive) parameter."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r}).")
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or (strict and value == 0):
+        bound = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name}={value!r} must be finite and {bound}.")
+    return value
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Validate per-sample weights: 1-D, finite, non-negative, not all zero.
+
+    Returns a new float64 array (the caller's array is never modified).
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    try:
+        w = np.array(sample_weight, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"sample_weight must be an array of real numbers: {exc}") from exc
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), got {np.shape(sample_weight)}."
+        )
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(w < 0):
+        raise ValueError("sample_weight must be non-negative; negative weights were given.")
+    if not np.any(w > 0):
+        raise ValueError("sample_weight must have at least one positive entry.")
+    return w
+
+
+def resolve_epsilon(epsilon: float | str, scale: float) -> float:
+    """Turn the ``epsilon`` parameter into the absolute smoothing constant.
+
+    ``"auto"`` gives ``1e-12 * scale`` where ``scale`` is the mean squared norm of the
+    centred data, so the smoothing is invariant to the units of the data.
+    """
+    if isinstance(epsilon, str):
+        if epsilon != "auto":
+            raise ValueError(f"epsilon must be 'auto' or a non-negative float, got {epsilon!r}.")
+        return 1e-12 * scale if scale > 0 else 1e-12
+    return check_nonnegative_float(epsilon, "epsilon")

@@ -1,0 +1,7 @@
+"""Estimators: one private module per method family, public classes re-exported."""
+
+from ._base import BaseSubspaceEstimator
+from ._optimal_mean import OptimalMeanPCA
+from ._pca import PCA
+
+__all__ = ["PCA", "BaseSubspaceEstimator", "OptimalMeanPCA"]

@@ -1,0 +1,206 @@
+"""The estimator contract shared by every subspace method in robustpca.
+
+A subclass implements ``_fit_solver(X, rng, sample_weight) -> SolverResult``; the base
+class validates the input, draws the random generator, stores the fitted attributes,
+warns when the iteration cap is hit, and provides ``transform``,
+``inverse_transform``, ``reconstruction_error`` and ``score_samples``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from abc import abstractmethod
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_n_components, check_nonnegative_float, check_positive_int
+from ..linalg import flip_component_signs
+from ..solvers import SolverResult, StopReason
+
+__all__ = ["BaseSubspaceEstimator"]
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """Turn ``random_state`` (None, int, RandomState or Generator) into one Generator."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(random_state)
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    return np.random.default_rng(seed)
+
+
+class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Common machinery: validation, fitted attributes, projection and diagnostics.
+
+    Fitted attributes (set by :meth:`fit`)
+    --------------------------------------
+    components_ : ndarray of shape (n_components, n_features)
+        Orthonormal rows spanning the fitted subspace.
+    mean_ : ndarray of shape (n_features,)
+        Fitted offset (centre) of the subspace.
+    n_components_ : int
+        Number of components fitted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    n_iter_ : int
+        Iterations run.
+    converged_ : bool
+        Whether a convergence criterion stopped the solver.
+    stop_reason_ : str
+        Why the solver stopped, in words.
+    objective_history_ : ndarray
+        Value of the method's objective after each iteration.
+    weights_ : ndarray of shape (n_samples,)
+        Per-sample weights learned by reweighting methods (absent otherwise).
+    """
+
+    #: Whether ``fit`` accepts ``sample_weight``.
+    _accepts_sample_weight = False
+
+    @abstractmethod
+    def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
+        """Run the method's solver on validated float64 data."""
+
+    def _validate_common(self) -> None:
+        """Check the iteration parameters every iterative estimator shares."""
+        if hasattr(self, "max_iter"):
+            check_positive_int(self.max_iter, "max_iter")
+        if hasattr(self, "tol"):
+            check_nonnegative_float(self.tol, "tol")
+        if getattr(self, "callback", None) is not None and not callable(self.callback):
+            raise TypeError(f"callback must be callable or None, got {self.callback!r}.")
+
+    def _fit(self, X, sample_weight=None):
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        self._validate_common()
+        n_samples, n_features = X.shape
+        self.n_components_ = check_n_components(self.n_components, n_samples, n_features)
+        rng = as_generator(getattr(self, "random_state", None))
+        result = self._fit_solver(X, rng, sample_weight)
+        self._store(result)
+        return X
+
+    def fit(self, X, y=None):
+        """Fit the model to ``X`` of shape (n_samples, n_features).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified.
+        y : Ignored
+            Present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._fit(X)
+        return self
+
+    def _store(self, result: SolverResult) -> None:
+        self.components_ = flip_component_signs(np.ascontiguousarray(result.components))
+        self.mean_ = result.mean
+        self.n_iter_ = int(result.n_iter)
+        self.converged_ = bool(result.converged)
+        self.stop_reason_ = result.stop_reason
+        self.objective_history_ = np.asarray(result.objective, dtype=float)
+        if result.weights is not None:
+            self.weights_ = result.weights
+        for key, value in result.info.items():
+            setattr(self, f"{key}_", value)
+        if result.stop_reason == StopReason.MAX_ITER:
+            warnings.warn(
+                f"{type(self).__name__} reached max_iter={self.n_iter_} before the "
+                f"relative objective change fell below tol={getattr(self, 'tol', None)}; "
+                "increase max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def transform(self, X):
+        """Coordinates of ``X`` in the fitted subspace: ``(X - mean_) @ components_.T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        X = self._check_X(X)
+        return (X - self.mean_) @ self.components_.T
+
+    def inverse_transform(self, X):
+        """Map subspace coordinates back: ``X @ components_ + mean_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        Z = np.asarray(X, dtype=np.float64)
+        if Z.ndim != 2 or Z.shape[1] != self.components_.shape[0]:
+            raise ValueError(
+                f"X must have shape (n_samples, {self.components_.shape[0]}) for "
+                f"inverse_transform, got {Z.shape}."
+            )
+        return Z @ self.components_ + self.mean_
+
+    def reconstruct(self, X):
+        """Projection of ``X`` on the fitted affine subspace (denoised samples)."""
+        X = self._check_X(X)
+        return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
+
+    def reconstruction_error(self, X):
+        """Per-sample l2 norm of ``x - mean_ - P (x - mean_)`` (the orthogonal distance).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._check_X(X)
+        Xc = X - self.mean_
+        residual = Xc - (Xc @ self.components_.T) @ self.components_
+        return np.linalg.norm(residual, axis=1)
+
+    def score_samples(self, X):
+        """Typicality of each sample: minus its reconstruction error (higher = typical).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return -self.reconstruction_error(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

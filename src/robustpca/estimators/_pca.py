@@ -1,0 +1,94 @@
+"""Classical (weighted) PCA with the diagnostic interface of the robust estimators."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_sample_weight
+from ..solvers import solve_weighted_pca
+from ._base import BaseSubspaceEstimator
+
+__all__ = ["PCA"]
+
+
+class PCA(BaseSubspaceEstimator):
+    r"""Principal component analysis with optional per-sample weights.
+
+    Solves problem (4) of Nie et al. (2014), with weights:
+
+    .. math::
+        \min_{b,\; U^\top U = I} \sum_i w_i \lVert (I - UU^\top)(x_i - b)\rVert_2^2 ,
+
+    whose solution is the weighted mean and the top eigenvectors of the weighted
+    scatter matrix. With integer weights this equals PCA on the data with every row
+    repeated ``w_i`` times (scikit-learn's ``PCA`` has no ``sample_weight``).
+
+    Wide data (``n_samples < n_features``) go through the ``n x n`` Gram matrix;
+    tall data through the ``d x d`` scatter (see :mod:`robustpca.linalg`).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of components; ``None`` keeps ``min(n_samples, n_features)``.
+    random_state : int, Generator or None, default=None
+        Only used to complete the basis when the data have fewer directions of
+        variance than ``n_components``.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+    mean_ : ndarray of shape (n_features,)
+        Weighted mean.
+    explained_variance_ : ndarray of shape (n_components,)
+        Weighted variance along each component (denominator ``sum(w) - 1``, the
+        frequency-weight convention; ``n - 1`` like scikit-learn with unit weights).
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+    n_components_, n_features_in_, n_iter_ (always 1), converged_ (always True),
+    stop_reason_, objective_history_ (the weighted squared reconstruction error)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca import PCA
+    >>> X = np.random.default_rng(0).normal(size=(50, 5))
+    >>> pca = PCA(n_components=2).fit(X, sample_weight=np.full(50, 2.0))
+    >>> pca.components_.shape
+    (2, 5)
+    """
+
+    _accepts_sample_weight = True
+
+    def __init__(self, n_components=None, *, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit PCA to ``X``, optionally weighting each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative, finite weights, not all zero.
+
+        Returns
+        -------
+        self
+        """
+        self._fit(X, sample_weight=sample_weight)
+        return self
+
+    def _fit_solver(self, X, rng, sample_weight=None):
+        w = check_sample_weight(sample_weight, X.shape[0])
+        result = solve_weighted_pca(X, self.n_components_, w, rng=rng)
+        total = result.info.pop("total_variance")
+        ratio = result.info["explained_variance"] / total if total > 0 else (
+            np.zeros(self.n_components_)
+        )
+        result.info["explained_variance_ratio"] = ratio
+        return result
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        return tags

@@ -1,0 +1,203 @@
+r"""Linear-algebra kernels: top-k eigenpairs and the weighted-PCA subproblem.
+
+The workhorse is :class:`WeightedPCAProblem`, the step-1/2 subproblem of RPCA-OM
+(Nie et al. 2014, problem 14) and of weighted PCA:
+
+.. math::
+    \min_{b,\; U^\top U = I} \sum_i d_i \lVert (I - UU^\top)(x_i - b) \rVert_2^2
+    \;\Rightarrow\; b = \frac{X^\top d}{1^\top d},\quad
+    U = \text{top-}k \text{ eigenvectors of } \sum_i d_i (x_i - b)(x_i - b)^\top .
+
+It picks one of two routes once, at construction:
+
+* **Gram route** (``n_samples < n_features``, e.g. faces): the centred Gram matrix
+  :math:`G = X_0 X_0^\top` is formed once (``O(n^2 d)``). For weights :math:`d`, with
+  :math:`c = d / 1^\top d`, the weighted-centred Gram is
+  :math:`G_c = G - Gc1^\top - 1c^\top G + (c^\top G c) 11^\top` and the eigenvectors
+  :math:`V` of :math:`D^{1/2} G_c D^{1/2}` give :math:`U = X_c^\top D^{1/2} V
+  \Lambda^{-1/2}`, the SVD route that Nie et al. suggest for :math:`d > n`. Residual
+  norms come from :math:`G_c` alone, so an iteration costs ``O(n^2 k)`` plus a partial
+  ``n x n`` eigendecomposition, independent of ``n_features``. No ``n x n`` diagonal or
+  centring matrix is ever formed: :math:`D^{1/2}` is applied by broadcasting.
+* **Scatter route** (``n_samples >= n_features``): the ``d x d`` weighted scatter
+  :math:`X_0^\top D X_0 - (1^\top d)\, m m^\top` and its top eigenvectors.
+
+In both routes the data are first centred by their arithmetic mean (a translation that
+leaves every solution unchanged but keeps the Gram matrix well conditioned).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg as sla
+
+__all__ = [
+    "WeightedPCAProblem",
+    "WeightedSubspace",
+    "complete_orthonormal",
+    "flip_component_signs",
+    "top_eigh",
+]
+
+#: Eigenvalues below this fraction of the largest are treated as zero.
+RANK_RTOL = 1e-12
+
+
+def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` eigenpairs of a symmetric matrix, in decreasing order.
+
+    Uses LAPACK's ``syevr`` for a subset when ``k`` is small relative to the size and
+    the full ``syevd`` otherwise (faster when most of the spectrum is wanted).
+    """
+    n = A.shape[0]
+    if 4 * k < n:
+        vals, vecs = sla.eigh(A, subset_by_index=[n - k, n - 1], driver="evr",
+                              check_finite=False)
+    else:
+        vals, vecs = sla.eigh(A, driver="evd", check_finite=False)
+        vals, vecs = vals[n - k :], vecs[:, n - k :]
+    return vals[::-1], vecs[:, ::-1]
+
+
+def complete_orthonormal(
+    basis: np.ndarray, n_columns: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Extend a (d, r) matrix with orthonormal columns to (d, n_columns).
+
+    Used when the data have fewer directions of variance than ``n_components``
+    (for example a rank-deficient data set): the extra directions are arbitrary but
+    orthonormal, and drawn from ``rng`` so that fits stay reproducible.
+    """
+    d, r = basis.shape
+    if r >= n_columns:
+        return basis[:, :n_columns]
+    extra = rng.standard_normal((d, n_columns - r))
+    for _ in range(2):  # twice is enough for numerical orthogonality
+        extra -= basis @ (basis.T @ extra)
+    q, _ = np.linalg.qr(extra)
+    for _ in range(2):
+        q -= basis @ (basis.T @ q)
+        q, _ = np.linalg.qr(q)
+    return np.hstack([basis, q])
+
+
+def flip_component_signs(components: np.ndarray) -> np.ndarray:
+    """Make the largest-magnitude entry of every row positive (deterministic output)."""
+    idx = np.argmax(np.abs(components), axis=1)
+    signs = np.sign(components[np.arange(components.shape[0]), idx])
+    signs[signs == 0] = 1.0
+    return components * signs[:, None]
+
+
+class WeightedSubspace:
+    """A solution of the weighted-PCA subproblem, in whichever route produced it.
+
+    Residuals of the training samples are available cheaply; the (d, k) basis and
+    the mean are formed only on request.
+    """
+
+    def __init__(self, problem, weights, offset_coef, eigvals, coef, sq_norms, proj):
+        self._problem = problem
+        self.weights = weights
+        self._offset_coef = offset_coef  # c = d / sum(d) (Gram) or mean m (scatter)
+        self.eigvals = eigvals
+        self._coef = coef  # Gram: D^{1/2} V Lambda^{-1/2}; scatter: U
+        self._sq_norms = sq_norms  # ||x_i - b||^2
+        self._proj = proj  # (x_i - b)^T U, shape (n, r)
+
+    def residuals(self) -> np.ndarray:
+        """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples."""
+        r2 = self._sq_norms - np.einsum("ij,ij->i", self._proj, self._proj)
+        return np.sqrt(np.maximum(r2, 0.0))
+
+    def mean(self) -> np.ndarray:
+        """The weighted mean ``b`` in the original coordinates."""
+        p = self._problem
+        m = p.X0.T @ self._offset_coef if p.gram else self._offset_coef
+        return p.center + m
+
+    def basis(self) -> np.ndarray:
+        """The (n_features, n_components) orthonormal basis ``U``."""
+        p = self._problem
+        if p.gram:
+            Xc = p.X0 - (p.X0.T @ self._offset_coef)[None, :]
+            U = Xc.T @ self._coef
+            U, R = np.linalg.qr(U)  # clean up rounding; R is ~diagonal +-1
+            U *= np.sign(np.where(np.diag(R) == 0, 1.0, np.diag(R)))[None, :]
+        else:
+            U = self._coef
+        return complete_orthonormal(U, p.n_components, p.rng)
+
+
+class WeightedPCAProblem:
+    """Weighted mean and top-``k`` weighted principal subspace of fixed data ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data (not modified).
+    n_components : int
+        Subspace dimension ``k``.
+    rng : numpy.random.Generator
+        Used only to complete a rank-deficient basis.
+    center : bool, default=True
+        Whether the weighted mean is estimated. With ``False`` the subspace passes
+        through the origin and :meth:`solve` returns ``b = 0``.
+    route : {'auto', 'gram', 'scatter'}
+        ``'auto'`` takes the Gram route when ``n_samples < n_features``.
+    """
+
+    def __init__(self, X, n_components, rng, *, center=True, route="auto"):
+        n, d = X.shape
+        self.n_components = n_components
+        self.rng = rng
+        self.with_mean = center
+        self.center = X.mean(axis=0) if center else np.zeros(d)
+        self.X0 = X - self.center
+        self.gram = (n < d) if route == "auto" else (route == "gram")
+        if self.gram:
+            self.G = self.X0 @ self.X0.T
+            self.G = 0.5 * (self.G + self.G.T)
+            self.diagG = np.diag(self.G).copy()
+        else:
+            self.row_sq = np.einsum("ij,ij->i", self.X0, self.X0)
+
+    @property
+    def n_samples(self) -> int:
+        return self.X0.shape[0]
+
+    def solve(self, weights: np.ndarray) -> WeightedSubspace:
+        """Solve problem (14) of Nie et al. (2014) for the given weights."""
+        return self._solve_gram(weights) if self.gram else self._solve_scatter(weights)
+
+    def _solve_gram(self, w: np.ndarray) -> WeightedSubspace:
+        G, k = self.G, self.n_components
+        if self.with_mean:
+            c = w / w.sum()
+            Gc_vec = G @ c
+            Gcc = G - Gc_vec[:, None] - Gc_vec[None, :] + (c @ Gc_vec)
+        else:
+            c = np.zeros_like(w)
+            Gcc = G
+        sw = np.sqrt(w)
+        K = sw[:, None] * Gcc * sw[None, :]
+        vals, vecs = top_eigh(K, min(k, K.shape[0]))
+        keep = vals > RANK_RTOL * max(vals[0], 0.0) if vals.size else vals > 0
+        keep &= vals > 0
+        vals, vecs = vals[keep], vecs[:, keep]
+        coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
+        proj = Gcc @ coef
+        return WeightedSubspace(self, w, c, vals, coef, np.diag(Gcc).copy(), proj)
+
+    def _solve_scatter(self, w: np.ndarray) -> WeightedSubspace:
+        X0, k = self.X0, self.n_components
+        s = w.sum()
+        m = (X0.T @ w) / s if self.with_mean else np.zeros(X0.shape[1])
+        S = X0.T @ (w[:, None] * X0) - s * np.outer(m, m)
+        S = 0.5 * (S + S.T)
+        vals, vecs = top_eigh(S, k)
+        keep = (vals > RANK_RTOL * max(vals[0], 0.0)) & (vals > 0)
+        U = vecs[:, keep]
+        proj = X0 @ U - (m @ U)[None, :]
+        sq = self.row_sq - 2.0 * (X0 @ m) + m @ m
+        return WeightedSubspace(self, w, m, vals[keep], U, sq, proj)

@@ -1,0 +1,254 @@
+r"""Robust losses on per-sample residual norms, as small frozen objects.
+
+Every reweighting method in this package minimises
+
+.. math:: \sum_i \rho(r_i), \qquad r_i = \lVert (I - UU^\top)(x_i - b) \rVert_2 ,
+
+by iteratively solving weighted least-squares problems
+:math:`\min \sum_i d_i r_i^2` (Nie et al. 2014, Algorithm 2). Writing
+:math:`\rho(r) = h(r^2)` with :math:`h` concave, the weight of sample :math:`i` is the
+supergradient :math:`d_i = h'(r_i^2) = \rho'(r_i) / (2 r_i)`. For the l2,1 loss this is
+exactly the :math:`d_{ii} = 1 / (2 \lVert (I-UU^\top)(x_i-b) \rVert_2)` of Algorithm 1.
+
+Each loss gives ``rho(r)`` (its contribution to the objective) and ``weights(r)`` (the
+IRLS weights), following the pattern of ``statsmodels.robust.norms``. Losses whose
+threshold is estimated from the data (Huber and Cauchy with ``threshold=None``, as in
+R1-PCA) are made concrete for one set of residuals by :meth:`RobustLoss.resolve`.
+
+The smoothing ``epsilon`` is the footnote of Nie et al. (2014, sec. 3): :math:`\lVert z
+\rVert_2` is replaced by :math:`\sqrt{z^\top z + \epsilon}` so that a zero residual does
+not produce an infinite weight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+__all__ = [
+    "CappedL2Loss",
+    "CauchyLoss",
+    "HuberLoss",
+    "L2pLoss",
+    "L21Loss",
+    "RobustLoss",
+    "make_loss",
+]
+
+
+def _safe_reciprocal_norm(r: np.ndarray, epsilon: float) -> np.ndarray:
+    """Return ``1 / sqrt(r**2 + epsilon)`` without division by zero.
+
+    With ``epsilon = 0`` a zero residual would get an infinite weight. Following the
+    spirit of the footnote of Nie et al. (2014), such residuals are floored at
+    ``1e-12`` times the largest residual (or 1 when every residual is zero).
+    """
+    norm = np.sqrt(r * r + epsilon)
+    if epsilon == 0:
+        top = norm.max(initial=0.0)
+        norm = np.maximum(norm, 1e-12 * top if top > 0 else 1.0)
+    return 1.0 / norm
+
+
+@dataclass(frozen=True)
+class RobustLoss:
+    """Base class: a loss :math:`\\rho` on residual norms and its IRLS weights."""
+
+    def rho(self, r: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """Loss of each residual norm ``r`` (the objective is ``rho(r).sum()``)."""
+        raise NotImplementedError
+
+    def weights(self, r: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """Reweighting weights ``h'(r**2) = rho'(r) / (2 r)`` for residual norms ``r``."""
+        raise NotImplementedError
+
+    def resolve(self, r: np.ndarray) -> RobustLoss:
+        """Return a loss with every data-dependent parameter fixed for residuals ``r``."""
+        return self
+
+
+@dataclass(frozen=True)
+class L21Loss(RobustLoss):
+    r"""The l2,1 loss :math:`\rho(r) = \sqrt{r^2 + \epsilon}` (RPCA-OM, problem 13).
+
+    Parameters
+    ----------
+    epsilon : float, default=0.0
+        Smoothing of Nie et al. (2014), footnote 1.
+    """
+
+    epsilon: float = 0.0
+
+    def rho(self, r):
+        return np.sqrt(r * r + self.epsilon)
+
+    def weights(self, r):
+        return 0.5 * _safe_reciprocal_norm(r, self.epsilon)
+
+
+@dataclass(frozen=True)
+class L2pLoss(RobustLoss):
+    r"""The l2,p loss :math:`\rho(r) = (r^2 + \epsilon)^{p/2}`, :math:`0 < p \le 2`.
+
+    ``p = 1`` is the l2,1 loss and ``p = 2`` the squared loss of PCA (all weights equal).
+    """
+
+    p: float = 1.0
+    epsilon: float = 0.0
+
+    def __post_init__(self):
+        if not (np.isfinite(self.p) and 0 < self.p <= 2):
+            raise ValueError(f"p={self.p!r} must be in (0, 2].")
+
+    def rho(self, r):
+        return (r * r + self.epsilon) ** (self.p / 2)
+
+    def weights(self, r):
+        if self.p == 2:
+            return np.ones_like(r)
+        inv = _safe_reciprocal_norm(r, self.epsilon)
+        return 0.5 * self.p * inv ** (2 - self.p)
+
+
+@dataclass(frozen=True)
+class CappedL2Loss(RobustLoss):
+    r"""The capped l2 loss :math:`\rho(r) = \min(\sqrt{r^2 + \epsilon}, \theta)`.
+
+    Samples whose residual reaches the threshold :math:`\theta` get weight zero: they no
+    longer influence the subspace or the mean (Nie et al. 2014, sec. 3.2).
+    """
+
+    threshold: float = 1.0
+    epsilon: float = 0.0
+
+    def __post_init__(self):
+        if not (np.isfinite(self.threshold) and self.threshold > 0):
+            raise ValueError(f"threshold={self.threshold!r} must be finite and > 0.")
+
+    def rho(self, r):
+        return np.minimum(np.sqrt(r * r + self.epsilon), self.threshold)
+
+    def weights(self, r):
+        inside = np.sqrt(r * r + self.epsilon) < self.threshold
+        return np.where(inside, 0.5 * _safe_reciprocal_norm(r, self.epsilon), 0.0)
+
+
+def _median_scale(r: np.ndarray) -> float:
+    """Median residual, falling back to the smallest positive residual (or 1)."""
+    c = float(np.median(r))
+    if c > 0:
+        return c
+    positive = r[r > 0]
+    return float(positive.min()) if positive.size else 1.0
+
+
+@dataclass(frozen=True)
+class HuberLoss(RobustLoss):
+    r"""Huber's loss on residual norms (R1-PCA, Ding et al. 2006, eq. 11).
+
+    :math:`\rho(r) = r^2/2` for :math:`r \le c` and :math:`c r - c^2/2` otherwise, so the
+    IRLS weight is :math:`1/2` inside the cutoff and :math:`c / (2r)` beyond it.
+
+    Parameters
+    ----------
+    threshold : float or None, default=None
+        The cutoff :math:`c`. ``None`` uses the median residual norm at each
+        iteration, the default of Ding et al. (2006).
+    """
+
+    threshold: float | None = None
+
+    def __post_init__(self):
+        if self.threshold is not None and not (
+            np.isfinite(self.threshold) and self.threshold > 0
+        ):
+            raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
+
+    def resolve(self, r):
+        if self.threshold is not None:
+            return self
+        return replace(self, threshold=_median_scale(r))
+
+    def rho(self, r):
+        c = self.resolve(r).threshold
+        return np.where(r <= c, 0.5 * r * r, c * r - 0.5 * c * c)
+
+    def weights(self, r):
+        c = self.resolve(r).threshold
+        return 0.5 * np.where(r <= c, 1.0, c / np.maximum(r, c))
+
+
+@dataclass(frozen=True)
+class CauchyLoss(RobustLoss):
+    r"""Cauchy's loss :math:`\rho(r) = (c^2/2) \log(1 + (r/c)^2)`.
+
+    The IRLS weight is :math:`1 / (2 (1 + (r/c)^2))`; ``threshold=None`` uses the median
+    residual norm as the scale :math:`c`, as for :class:`HuberLoss`.
+    """
+
+    threshold: float | None = None
+
+    def __post_init__(self):
+        if self.threshold is not None and not (
+            np.isfinite(self.threshold) and self.threshold > 0
+        ):
+            raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
+
+    def resolve(self, r):
+        if self.threshold is not None:
+            return self
+        return replace(self, threshold=_median_scale(r))
+
+    def rho(self, r):
+        c = self.resolve(r).threshold
+        return 0.5 * c * c * np.log1p((r / c) ** 2)
+
+    def weights(self, r):
+        c = self.resolve(r).threshold
+        return 0.5 / (1.0 + (r / c) ** 2)
+
+
+def make_loss(
+    loss: str | RobustLoss,
+    *,
+    p: float | None = None,
+    threshold: float | None = None,
+    epsilon: float = 0.0,
+) -> RobustLoss:
+    """Build a loss object from an estimator's ``loss=`` parameter.
+
+    Parameters
+    ----------
+    loss : {'l21', 'l2p', 'capped', 'huber', 'cauchy'} or RobustLoss
+        Name of the loss, or a ready loss object (returned unchanged).
+    p : float, optional
+        Exponent of ``'l2p'``; required for it, in (0, 2].
+    threshold : float, optional
+        Cap of ``'capped'`` (required, > 0) or cutoff of ``'huber'``/``'cauchy'``.
+    epsilon : float
+        Smoothing constant (squared units of the data).
+    """
+    if isinstance(loss, RobustLoss):
+        return loss
+    if loss == "l21":
+        return L21Loss(epsilon=epsilon)
+    if loss == "l2p":
+        if p is None:
+            raise ValueError("p must be given with loss='l2p' (a float in (0, 2]).")
+        try:
+            return L2pLoss(p=float(p), epsilon=epsilon)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"p={p!r} must be a float in (0, 2] for loss='l2p'.") from exc
+    if loss == "capped":
+        if threshold is None:
+            raise ValueError("threshold must be given with loss='capped' (a float > 0).")
+        return CappedL2Loss(threshold=float(threshold), epsilon=epsilon)
+    if loss == "huber":
+        return HuberLoss(threshold=threshold)
+    if loss == "cauchy":
+        return CauchyLoss(threshold=threshold)
+    raise ValueError(
+        f"loss={loss!r} is not supported; use 'l21', 'l2p', 'capped', 'huber', 'cauchy' "
+        "or a RobustLoss instance."
+    )

@@ -1,0 +1,36 @@
+"""Optimisation cores, usable on their own: pure loops with no validation or warnings.
+
+* :func:`minimize_reweighted` -- Nie et al. (2014) Algorithm 2, re-weighted minimisation
+  of ``f(x) + sum_i h_i(g_i(x))`` with concave ``h_i``.
+* :func:`maximize_linearized` -- Nie & Huang Algorithms 1 and 3, maximisation of
+  ``f(v) + sum_i h_i(g_i(v))`` with convex ``h_i``; :func:`power_method` and
+  :func:`truncated_power_method` are instances of it.
+* :func:`solve_optimal_mean_pca`, :func:`solve_weighted_pca`, :func:`solve_l21_pca`,
+  :func:`solve_l1_pca`, :func:`solve_r1_pca` -- the PCA solvers built on them.
+"""
+
+from ._result import IterationState, SolverResult, StopReason
+from .convex_maximization import (
+    LinearizedResult,
+    l21_row_subgradients,
+    maximize_linearized,
+    power_method,
+    truncated_power_method,
+)
+from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
+from .reweighting import ReweightingResult, minimize_reweighted
+
+__all__ = [
+    "IterationState",
+    "LinearizedResult",
+    "ReweightingResult",
+    "SolverResult",
+    "StopReason",
+    "l21_row_subgradients",
+    "maximize_linearized",
+    "minimize_reweighted",
+    "power_method",
+    "solve_optimal_mean_pca",
+    "solve_weighted_pca",
+    "truncated_power_method",
+]

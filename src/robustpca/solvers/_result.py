@@ -1,0 +1,94 @@
+"""Result and per-iteration state objects shared by the solvers.
+
+A solver returns a result whose shape never changes and which says in words why it
+stopped (the pattern of pymanopt's optimisers). Solvers never validate input and never
+warn: the estimators do that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["IterationState", "SolverResult", "StopReason", "relative_change"]
+
+
+class StopReason:
+    """The named stopping criteria used by every solver."""
+
+    TOLERANCE = "relative objective change below tol"
+    SUBSPACE = "subspace change (on the projector) below tol"
+    MAX_ITER = "max_iter reached"
+    CALLBACK = "stopped by callback"
+    EXACT = "objective is zero: the data are exactly reconstructed"
+    ALL_CAPPED = "every sample has zero weight (all residuals beyond the cap)"
+    FIXED_POINT = "iterate unchanged (fixed point)"
+    CLOSED_FORM = "closed-form solution"
+
+
+@dataclass
+class IterationState:
+    """What a ``callback(iteration, state)`` sees after each iteration.
+
+    ``components`` and ``mean`` are computed on first access only, because in the Gram
+    route they cost a pass over the data that the iteration itself does not need.
+    """
+
+    iteration: int
+    objective: float
+    weights: np.ndarray | None
+    _components: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+    _mean: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def components(self) -> np.ndarray | None:
+        """Current (n_components, n_features) orthonormal basis."""
+        return None if self._components is None else self._components()
+
+    @property
+    def mean(self) -> np.ndarray | None:
+        """Current mean (offset) in feature space."""
+        return None if self._mean is None else self._mean()
+
+
+@dataclass(frozen=True)
+class SolverResult:
+    """Outcome of a subspace solver.
+
+    Attributes
+    ----------
+    components : ndarray of shape (n_components, n_features)
+        Orthonormal rows spanning the fitted subspace.
+    mean : ndarray of shape (n_features,)
+        Fitted offset ``b``.
+    weights : ndarray of shape (n_samples,) or None
+        Final per-sample weights of reweighting methods.
+    n_iter : int
+        Iterations run.
+    converged : bool
+        Whether a convergence criterion (not the iteration cap or a callback) stopped it.
+    stop_reason : str
+        Why it stopped, in words (one of :class:`StopReason`).
+    objective : ndarray
+        Objective value after each iteration, in the paper's objective.
+    info : dict
+        Solver-specific extras (e.g. ``explained_variance``).
+    """
+
+    components: np.ndarray
+    mean: np.ndarray
+    weights: np.ndarray | None
+    n_iter: int
+    converged: bool
+    stop_reason: str
+    objective: np.ndarray
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def relative_change(previous: float, current: float) -> float:
+    """``|previous - current| / max(|previous|, tiny)``: the objective stopping measure."""
+    scale = max(abs(previous), np.finfo(float).tiny)
+    return abs(previous - current) / scale

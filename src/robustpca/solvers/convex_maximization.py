@@ -1,0 +1,181 @@
+r"""Maximisation of convex objectives by successive linearisation (Nie & Huang).
+
+Nie & Huang's Algorithm 3 solves
+
+.. math:: \max_{v \in C} f(v) + \sum_i h_i(g_i(v)),
+
+with every :math:`h_i` convex, by alternating
+
+1. :math:`\alpha_i \leftarrow h_i'(g_i(v))` (a subgradient at the current point), and
+2. :math:`v \leftarrow \arg\max_{v\in C} f(v) + \sum_i \mathrm{Tr}(\alpha_i^\top g_i(v))`.
+
+A convex function lies above its tangent, so the objective never decreases (their
+Theorem 3). Algorithm 1, the general L21-norm maximisation, is the special case
+:math:`h_i = \lVert\cdot\rVert_2` with :math:`\alpha_i = g_i(v) / \lVert g_i(v)\rVert_2`
+(0 when :math:`g_i(v) = 0`, their eq. 15).
+
+:func:`maximize_linearized` is the loop; the caller supplies the two steps. Three
+instances are provided: :func:`power_method` (problem 35), :func:`truncated_power_method`
+(problem 36, Yuan & Zhang 2013) and :func:`l21_row_subgradients`, the step 1 of
+Algorithm 1 for a batch of vectors (used by PCA-L21, Algorithm 2).
+
+References
+----------
+F. Nie and H. Huang, "Non-greedy L21-norm maximization for principal component
+analysis", arXiv:1603.08293, Algorithms 1 and 3, Theorems 1 and 3, problems 35-36.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._result import IterationState, StopReason, relative_change
+
+__all__ = [
+    "LinearizedResult",
+    "l21_row_subgradients",
+    "maximize_linearized",
+    "power_method",
+    "truncated_power_method",
+]
+
+
+@dataclass(frozen=True)
+class LinearizedResult:
+    """Outcome of :func:`maximize_linearized`: ``solution``, ``objective`` history, ..."""
+
+    solution: Any
+    objective: np.ndarray
+    n_iter: int
+    converged: bool
+    stop_reason: str
+
+
+def maximize_linearized(
+    v0: Any,
+    *,
+    subgradient: Callable[[Any], Any],
+    linear_argmax: Callable[[Any], Any],
+    objective: Callable[[Any], float],
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+) -> LinearizedResult:
+    """Nie & Huang's Algorithm 3 (Algorithm 1 when ``h_i`` are l2 norms).
+
+    Parameters
+    ----------
+    v0 : object
+        Feasible starting point.
+    subgradient : callable
+        ``subgradient(v) -> alpha``: step 1, the subgradients :math:`h_i'(g_i(v))`.
+    linear_argmax : callable
+        ``linear_argmax(alpha) -> v``: step 2, the maximiser over the constraint set of
+        ``f(v) + sum_i Tr(alpha_i^T g_i(v))``.
+    objective : callable
+        ``objective(v)``: the value of ``f(v) + sum_i h_i(g_i(v))``, recorded each
+        iteration (it is non-decreasing, Theorem 3).
+    max_iter, tol
+        Stop after ``max_iter`` iterations or when the relative objective change is at
+        most ``tol``.
+    callback : callable, optional
+        ``callback(iteration, state)``; returning ``True`` stops.
+
+    Returns
+    -------
+    LinearizedResult
+    """
+    v = v0
+    history = [float(objective(v))]
+    stop_reason, converged = StopReason.MAX_ITER, False
+    n_iter = 0
+    for iteration in range(1, max_iter + 1):
+        v = linear_argmax(subgradient(v))
+        history.append(float(objective(v)))
+        n_iter = iteration
+        if callback is not None and callback(
+            iteration, IterationState(iteration, history[-1], None)
+        ):
+            stop_reason = StopReason.CALLBACK
+            break
+        if relative_change(history[-2], history[-1]) <= tol:
+            stop_reason, converged = StopReason.TOLERANCE, True
+            break
+    return LinearizedResult(v, np.asarray(history[1:]), n_iter, converged, stop_reason)
+
+
+def l21_row_subgradients(Y: np.ndarray) -> np.ndarray:
+    r"""Row-wise subgradients of :math:`\sum_i \lVert y_i \rVert_2` (Nie & Huang eq. 15).
+
+    Returns :math:`y_i / \lVert y_i \rVert_2` for every row with a non-zero norm, and
+    the zero vector (a valid subgradient) for zero rows.
+    """
+    norms = np.linalg.norm(Y, axis=1, keepdims=True)
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return Y * scale
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(v)
+    return v / n if n > 0 else v
+
+
+def power_method(
+    A: np.ndarray,
+    v0: np.ndarray,
+    *,
+    max_iter: int = 1000,
+    tol: float = 1e-12,
+) -> LinearizedResult:
+    r"""Top eigenvector of a PSD matrix as an instance of Algorithm 3 (problem 35).
+
+    With :math:`h(v) = v^\top A v` (convex), the subgradient is :math:`2Av` and
+    :math:`\arg\max_{\lVert v\rVert = 1} \alpha^\top v = \alpha / \lVert\alpha\rVert`:
+    the classical power method.
+    """
+    A = np.asarray(A, dtype=float)
+    return maximize_linearized(
+        _unit(np.asarray(v0, dtype=float)),
+        subgradient=lambda v: 2.0 * (A @ v),
+        linear_argmax=_unit,
+        objective=lambda v: float(v @ A @ v),
+        max_iter=max_iter,
+        tol=tol,
+    )
+
+
+def truncated_power_method(
+    A: np.ndarray,
+    v0: np.ndarray,
+    n_nonzero: int,
+    *,
+    max_iter: int = 1000,
+    tol: float = 1e-12,
+) -> LinearizedResult:
+    r"""Sparse top eigenvector: problem 36 of Nie & Huang by Algorithm 3.
+
+    The constraint set is :math:`\{v: \lVert v\rVert_2 = 1, \lVert v\rVert_0 \le k\}`.
+    The maximiser of :math:`\alpha^\top v` over it keeps the :math:`k` largest
+    :math:`|\alpha_j|` and normalises: the truncated power method of Yuan & Zhang (2013).
+    """
+    A = np.asarray(A, dtype=float)
+    k = int(n_nonzero)
+
+    def argmax(alpha: np.ndarray) -> np.ndarray:
+        keep = np.argpartition(np.abs(alpha), alpha.size - k)[alpha.size - k :]
+        out = np.zeros_like(alpha)
+        out[keep] = alpha[keep]
+        return _unit(out)
+
+    return maximize_linearized(
+        argmax(np.asarray(v0, dtype=float)),
+        subgradient=lambda v: 2.0 * (A @ v),
+        linear_argmax=argmax,
+        objective=lambda v: float(v @ A @ v),
+        max_iter=max_iter,
+        tol=tol,
+    )

@@ -1,0 +1,122 @@
+r"""RPCA-OM: robust PCA with the mean optimised jointly (Nie et al. 2014, Algorithm 1).
+
+.. math::
+    \min_{b,\; U^\top U = I} \sum_{i=1}^n \rho\bigl(\lVert (I - UU^\top)(x_i - b)
+    \rVert_2\bigr) \qquad \text{(problem 13 for } \rho(r) = \sqrt{r^2+\epsilon}\text{)}
+
+solved by :func:`~robustpca.solvers.minimize_reweighted` whose weighted step is the
+closed form of problem (14): ``b`` = weighted mean, ``U`` = top eigenvectors of the
+weighted scatter (:class:`~robustpca.linalg.WeightedPCAProblem`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..linalg import WeightedPCAProblem
+from ..losses import RobustLoss
+from ._result import IterationState, SolverResult, StopReason
+from .reweighting import minimize_reweighted
+
+__all__ = ["solve_optimal_mean_pca", "solve_weighted_pca"]
+
+
+def solve_weighted_pca(
+    X: np.ndarray,
+    n_components: int,
+    weights: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    route: str = "auto",
+) -> SolverResult:
+    r"""Weighted PCA in closed form: problem (14) of Nie et al. (2014) for fixed weights.
+
+    ``mean`` is :math:`X^\top d / 1^\top d` and ``components`` the top eigenvectors of
+    :math:`\sum_i d_i (x_i - b)(x_i - b)^\top`. ``objective`` holds the single value
+    :math:`\sum_i d_i \lVert (I-UU^\top)(x_i-b)\rVert^2`.
+    """
+    problem = WeightedPCAProblem(X, n_components, rng, route=route)
+    sub = problem.solve(weights)
+    r = sub.residuals()
+    total_weight = float(weights.sum())
+    # frequency-weight convention: with unit weights this is sklearn's n - 1 denominator
+    dof = total_weight - 1.0 if total_weight > 1.0 else total_weight
+    return SolverResult(
+        components=sub.basis().T,
+        mean=sub.mean(),
+        weights=None,
+        n_iter=1,
+        converged=True,
+        stop_reason=StopReason.CLOSED_FORM,
+        objective=np.array([float(weights @ r**2)]),
+        info={
+            "explained_variance": _padded(sub.eigvals, n_components) / dof,
+            "total_variance": float(weights @ sub._sq_norms) / dof,
+        },
+    )
+
+
+def _padded(values: np.ndarray, k: int) -> np.ndarray:
+    out = np.zeros(k)
+    out[: values.size] = values[:k]
+    return out
+
+
+def solve_optimal_mean_pca(
+    X: np.ndarray,
+    n_components: int,
+    loss: RobustLoss,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+    route: str = "auto",
+    initial_weights: np.ndarray | None = None,
+) -> SolverResult:
+    """Solve problem (13) of Nie et al. (2014) (or its ``loss`` variant) by Algorithm 1.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    n_components : int
+    loss : RobustLoss
+        :class:`~robustpca.losses.L21Loss` gives RPCA-OM as published.
+    rng : numpy.random.Generator
+    max_iter, tol, callback
+        See :func:`~robustpca.solvers.minimize_reweighted`.
+    route : {'auto', 'gram', 'scatter'}
+        See :class:`~robustpca.linalg.WeightedPCAProblem`.
+    initial_weights : ndarray, optional
+        Ones by default (``D = I`` in Algorithm 1).
+
+    Returns
+    -------
+    SolverResult
+        ``weights`` are the :math:`d_{ii}` at the returned solution.
+    """
+    problem = WeightedPCAProblem(X, n_components, rng, route=route)
+    w0 = np.ones(problem.n_samples) if initial_weights is None else initial_weights
+    res = minimize_reweighted(
+        problem.solve,
+        lambda sub: sub.residuals(),
+        loss,
+        w0,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda sub: (lambda: sub.basis().T, sub.mean),
+    )
+    sub = res.solution
+    return SolverResult(
+        components=sub.basis().T,
+        mean=sub.mean(),
+        weights=res.weights,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_reason=res.stop_reason,
+        objective=res.objective,
+        info={"residuals": res.residuals},
+    )

@@ -1,0 +1,57 @@
+"""Shared fixtures: seeds, the real-data directory and small planted problems."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def data_home() -> Path:
+    """The face benchmarks: ``$ROBUSTPCA_DATA`` or ``../shared/data`` beside the repo."""
+    env = os.environ.get("ROBUSTPCA_DATA")
+    return Path(env) if env else (REPO.parent / "shared" / "data")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path to the real data; a missing directory is an error, never a silent skip."""
+    path = data_home()
+    if not (path / "raw").is_dir():
+        pytest.fail(
+            f"real data not found at {path}; set ROBUSTPCA_DATA to the folder holding raw/"
+        )
+    return path
+
+
+def planted_outlier_data(
+    seed: int,
+    *,
+    n_samples: int = 200,
+    n_features: int = 30,
+    n_components: int = 3,
+    outlier_fraction: float = 0.15,
+    noise: float = 0.3,
+    outlier_offset: float = 5.0,
+    outlier_scale: float = 20.0,
+):
+    """Inliers near a planted affine subspace plus gross, scattered outlier samples.
+
+    Returns ``X, basis (d, k), inlier_mask``. Outliers share an offset (which biases the
+    arithmetic mean) but are spread too widely for one direction to capture them.
+    """
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(n_features, n_components)))[0]
+    mu = 3.0 * rng.normal(size=n_features)
+    X = mu + 5.0 * rng.normal(size=(n_samples, n_components)) @ basis.T
+    X += noise * rng.normal(size=(n_samples, n_features))
+    n_out = int(round(outlier_fraction * n_samples))
+    X[:n_out] = mu + outlier_offset + outlier_scale * rng.normal(size=(n_out, n_features))
+    inliers = np.ones(n_samples, dtype=bool)
+    inliers[:n_out] = False
+    perm = rng.permutation(n_samples)
+    return X[perm], basis, inliers[perm]
