@@ -3,14 +3,18 @@
 Estimators
 ----------
 OptimalMeanPCA  RPCA-OM (Nie, Yuan & Huang 2014): l2,1 loss, mean optimised jointly.
+L21PCA          PCA-L21 (Nie & Huang): non-greedy L21-norm maximisation.
 PCA             classical PCA with sample weights and the same diagnostics.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`.
 """
 
-from .estimators import PCA, OptimalMeanPCA
+from .estimators import PCA, L21PCA, OptimalMeanPCA
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["PCA", "OptimalMeanPCA", "__version__"]
+#: Names of the public estimators (used by the common tests and the CLI).
+ESTIMATOR_NAMES = ("PCA", "OptimalMeanPCA", "L21PCA")
+
+__all__ = ["ESTIMATOR_NAMES", "PCA", "L21PCA", "OptimalMeanPCA", "__version__"]

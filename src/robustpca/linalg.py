@@ -41,6 +41,10 @@ __all__ = [
 
 #: Eigenvalues below this fraction of the largest are treated as zero.
 RANK_RTOL = 1e-12
+#: Gram-route residuals below this fraction of ||x_i - b||^2 are recomputed exactly.
+SUSPICIOUS_RTOL = 1e-6
+#: ... and so are all of them when one weight exceeds this multiple of the median weight.
+EXTREME_WEIGHT_RATIO = 1e4
 
 
 def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -96,19 +100,18 @@ class WeightedSubspace:
     the mean are formed only on request.
     """
 
-    def __init__(self, problem, weights, offset_coef, eigvals, coef, sq_norms, proj):
+    def __init__(self, problem, weights, offset_coef, eigvals, coef, sq_norms, residual_sq):
         self._problem = problem
         self.weights = weights
         self._offset_coef = offset_coef  # c = d / sum(d) (Gram) or mean m (scatter)
         self.eigvals = eigvals
         self._coef = coef  # Gram: D^{1/2} V Lambda^{-1/2}; scatter: U
-        self._sq_norms = sq_norms  # ||x_i - b||^2
-        self._proj = proj  # (x_i - b)^T U, shape (n, r)
+        self.sq_norms = sq_norms  # ||x_i - b||^2
+        self._residual_sq = residual_sq
 
     def residuals(self) -> np.ndarray:
         """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples."""
-        r2 = self._sq_norms - np.einsum("ij,ij->i", self._proj, self._proj)
-        return np.sqrt(np.maximum(r2, 0.0))
+        return np.sqrt(self._residual_sq)
 
     def mean(self) -> np.ndarray:
         """The weighted mean ``b`` in the original coordinates."""
@@ -143,24 +146,30 @@ class WeightedPCAProblem:
     center : bool, default=True
         Whether the weighted mean is estimated. With ``False`` the subspace passes
         through the origin and :meth:`solve` returns ``b = 0``.
+    reference_weights : ndarray, optional
+        Weights of the point about which the data are pre-centred (for accuracy only;
+        the solution does not depend on it). Uniform by default.
     route : {'auto', 'gram', 'scatter'}
         ``'auto'`` takes the Gram route when ``n_samples < n_features``.
     """
 
-    def __init__(self, X, n_components, rng, *, center=True, route="auto"):
+    def __init__(self, X, n_components, rng, *, center=True, route="auto",
+                 reference_weights=None):
         n, d = X.shape
         self.n_components = n_components
         self.rng = rng
         self.with_mean = center
-        self.center = X.mean(axis=0) if center else np.zeros(d)
+        if not center:
+            self.center = np.zeros(d)
+        elif reference_weights is None:
+            self.center = X.mean(axis=0)
+        else:
+            self.center = (reference_weights @ X) / reference_weights.sum()
         self.X0 = X - self.center
         self.gram = (n < d) if route == "auto" else (route == "gram")
         if self.gram:
             self.G = self.X0 @ self.X0.T
             self.G = 0.5 * (self.G + self.G.T)
-            self.diagG = np.diag(self.G).copy()
-        else:
-            self.row_sq = np.einsum("ij,ij->i", self.X0, self.X0)
 
     @property
     def n_samples(self) -> int:
@@ -181,23 +190,46 @@ class WeightedPCAProblem:
             Gcc = G
         sw = np.sqrt(w)
         K = sw[:, None] * Gcc * sw[None, :]
-        vals, vecs = top_eigh(K, min(k, K.shape[0]))
-        keep = vals > RANK_RTOL * max(vals[0], 0.0) if vals.size else vals > 0
-        keep &= vals > 0
-        vals, vecs = vals[keep], vecs[:, keep]
+        vals, vecs = top_eigh(K, k)
+        usable = _usable(vals)
+        vals, vecs = vals[usable], vecs[:, usable]
         coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
         proj = Gcc @ coef
-        return WeightedSubspace(self, w, c, vals, coef, np.diag(Gcc).copy(), proj)
+        sq = np.maximum(np.diag(Gcc).copy(), 0.0)
+        r2 = sq - np.einsum("ij,ij->i", proj, proj)
+        # r^2 as a difference loses ~1e-16 * ||x_i - b||^2 to cancellation, and a sample
+        # (almost) on the subspace gets a huge weight that amplifies the rounding of its
+        # Gram column. When such a sample exists every residual is formed explicitly in
+        # feature space: O(n d k), paid only in these degenerate iterations.
+        extreme = w.max() > EXTREME_WEIGHT_RATIO * np.median(w)
+        if extreme or np.any(r2 < SUSPICIOUS_RTOL * sq):
+            m = self.X0.T @ c
+            U = self.X0.T @ coef - np.outer(m, coef.sum(axis=0))
+            Xc = self.X0 - m
+            R = Xc - (Xc @ U) @ U.T
+            r2 = np.einsum("ij,ij->i", R, R)
+        r2 = np.clip(r2, 0.0, sq)
+        return WeightedSubspace(self, w, c, vals, coef, sq, r2)
 
     def _solve_scatter(self, w: np.ndarray) -> WeightedSubspace:
         X0, k = self.X0, self.n_components
         s = w.sum()
         m = (X0.T @ w) / s if self.with_mean else np.zeros(X0.shape[1])
-        S = X0.T @ (w[:, None] * X0) - s * np.outer(m, m)
+        # the scatter is formed from the centred data (one n x d temporary, reused for
+        # the residuals): no cancellation for samples far from the mean or on the subspace
+        Xc = X0 - m
+        S = Xc.T @ (w[:, None] * Xc)
         S = 0.5 * (S + S.T)
         vals, vecs = top_eigh(S, k)
-        keep = (vals > RANK_RTOL * max(vals[0], 0.0)) & (vals > 0)
-        U = vecs[:, keep]
-        proj = X0 @ U - (m @ U)[None, :]
-        sq = self.row_sq - 2.0 * (X0 @ m) + m @ m
-        return WeightedSubspace(self, w, m, vals[keep], U, sq, proj)
+        usable = _usable(vals)
+        U = vecs[:, usable]
+        R = Xc - (Xc @ U) @ U.T
+        r2 = np.einsum("ij,ij->i", R, R)
+        sq = np.einsum("ij,ij->i", Xc, Xc)
+        return WeightedSubspace(self, w, m, vals[usable], U, sq, r2)
+
+
+def _usable(vals: np.ndarray) -> np.ndarray:
+    """Mask of eigenvalues that are numerically positive (relative to the largest)."""
+    top = max(vals[0], 0.0) if vals.size else 0.0
+    return (vals > RANK_RTOL * top) & (vals > 0)

@@ -1,7 +1,8 @@
 """Estimators: one private module per method family, public classes re-exported."""
 
 from ._base import BaseSubspaceEstimator
+from ._l21 import L21PCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 
-__all__ = ["PCA", "BaseSubspaceEstimator", "OptimalMeanPCA"]
+__all__ = ["PCA", "BaseSubspaceEstimator", "L21PCA", "OptimalMeanPCA"]

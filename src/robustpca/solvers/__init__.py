@@ -17,6 +17,7 @@ from .convex_maximization import (
     power_method,
     truncated_power_method,
 )
+from .l21_pca import l21_objective, solve_l21_pca
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .reweighting import ReweightingResult, minimize_reweighted
 
@@ -26,10 +27,12 @@ __all__ = [
     "ReweightingResult",
     "SolverResult",
     "StopReason",
+    "l21_objective",
     "l21_row_subgradients",
     "maximize_linearized",
     "minimize_reweighted",
     "power_method",
+    "solve_l21_pca",
     "solve_optimal_mean_pca",
     "solve_weighted_pca",
     "truncated_power_method",

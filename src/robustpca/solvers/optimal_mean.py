@@ -37,7 +37,7 @@ def solve_weighted_pca(
     :math:`\sum_i d_i (x_i - b)(x_i - b)^\top`. ``objective`` holds the single value
     :math:`\sum_i d_i \lVert (I-UU^\top)(x_i-b)\rVert^2`.
     """
-    problem = WeightedPCAProblem(X, n_components, rng, route=route)
+    problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)
     sub = problem.solve(weights)
     r = sub.residuals()
     total_weight = float(weights.sum())
@@ -53,7 +53,7 @@ def solve_weighted_pca(
         objective=np.array([float(weights @ r**2)]),
         info={
             "explained_variance": _padded(sub.eigvals, n_components) / dof,
-            "total_variance": float(weights @ sub._sq_norms) / dof,
+            "total_variance": float(weights @ sub.sq_norms) / dof,
         },
     )
 

@@ -1,0 +1,143 @@
+r"""PCA-L21: non-greedy L21-norm maximisation (Nie & Huang, Algorithm 2).
+
+.. math:: \max_{W^\top W = I} \sum_{i=1}^n \lVert W^\top x_i \rVert_2 \qquad (8)
+
+is the instance of :func:`~robustpca.solvers.maximize_linearized` with
+:math:`\alpha_i = W^\top x_i / \lVert W^\top x_i\rVert_2` (eq. 23) and the step
+:math:`\max_{W^\top W=I} \mathrm{Tr}(W^\top M)`, :math:`M = \sum_i x_i\alpha_i^\top`,
+solved by :math:`W = UV^\top` from the thin SVD :math:`M = U\Lambda V^\top` (eq. 26).
+
+Wide data (``n_samples < n_features``) never touch a ``d``-dimensional quantity inside
+the loop: :math:`W = X^\top C` stays in the row space of the data, so
+:math:`XW = GC` and :math:`W = M(M^\top M)^{-1/2}` with :math:`M^\top M = A^\top G A`
+(``k x k``), where :math:`G = XX^\top` is computed once. An iteration then costs
+``O(n^2 k)`` instead of ``O(n d k)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..linalg import RANK_RTOL, complete_orthonormal, top_eigh
+from ._result import IterationState, SolverResult
+from .convex_maximization import l21_row_subgradients, maximize_linearized
+
+__all__ = ["l21_objective", "solve_l21_pca"]
+
+
+def l21_objective(Y: np.ndarray) -> float:
+    """``sum_i ||y_i||_2`` of the rows of ``Y = X W`` (objective 8)."""
+    return float(np.linalg.norm(Y, axis=1).sum())
+
+
+def _inverse_sqrt_psd(S: np.ndarray) -> np.ndarray:
+    """``S^{-1/2}`` on the numerically non-zero part of a PSD matrix's spectrum."""
+    vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
+    keep = vals > RANK_RTOL * max(vals.max(initial=0.0), 0.0)
+    keep &= vals > 0
+    inv = np.zeros_like(vals)
+    inv[keep] = 1.0 / np.sqrt(vals[keep])
+    return (vecs * inv) @ vecs.T
+
+
+def _principal_axes(W: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Rotate ``W`` within its span so that ``X W`` has uncorrelated, sorted columns.
+
+    Objective (8) is invariant to ``W -> W R`` for orthogonal ``R``, so this only fixes
+    the basis (ordered by projected variance, like PCA) without changing the solution.
+    """
+    vals, R = np.linalg.eigh(Y.T @ Y)
+    return W @ R[:, ::-1]
+
+
+def solve_l21_pca(
+    X: np.ndarray,
+    n_components: int,
+    *,
+    rng: np.random.Generator,
+    init: str | np.ndarray = "pca",
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+    route: str = "auto",
+) -> SolverResult:
+    """Solve problem (8) of Nie & Huang on data centred by the arithmetic mean.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    n_components : int
+    rng : numpy.random.Generator
+        Draws the random initialisation (``init='random'``) and basis completion.
+    init : {'pca', 'random'} or ndarray of shape (n_features, n_components)
+        Starting ``W`` (orthonormal columns); ``'pca'`` uses the PCA subspace.
+    max_iter, tol, callback
+        See :func:`~robustpca.solvers.maximize_linearized`.
+    route : {'auto', 'gram', 'scatter'}
+        ``'auto'`` uses the Gram route when ``n_samples < n_features``.
+
+    Returns
+    -------
+    SolverResult
+        ``objective`` holds objective (8) after each iteration (non-decreasing).
+    """
+    n, d = X.shape
+    k = n_components
+    mean = X.mean(axis=0)
+    X0 = X - mean
+    gram = (n < d) if route == "auto" else route == "gram"
+    G = X0 @ X0.T if gram else None
+
+    if isinstance(init, str) and init == "pca":
+        if gram:
+            vals, V = top_eigh(G, k)
+            keep = vals > RANK_RTOL * max(vals[0], 0.0)
+            W0 = np.linalg.qr(X0.T @ (V[:, keep] / np.sqrt(vals[keep])))[0]
+            W0 = complete_orthonormal(W0, k, rng)
+        else:
+            W0 = top_eigh(X0.T @ X0, k)[1]
+    elif isinstance(init, str) and init == "random":
+        W0 = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    else:
+        W0 = np.asarray(init, dtype=float)
+
+    # A state is (coefficients, Y = X0 W): W = X0^T C in the Gram route, W itself otherwise.
+    def argmax(A: np.ndarray):
+        if gram:
+            C = A @ _inverse_sqrt_psd(A.T @ G @ A)
+            return C, G @ C
+        U, _, Vt = np.linalg.svd(X0.T @ A, full_matrices=False)
+        W = U @ Vt
+        return W, X0 @ W
+
+    result = maximize_linearized(
+        (None, X0 @ W0),
+        subgradient=lambda state: l21_row_subgradients(state[1]),
+        linear_argmax=argmax,
+        objective=lambda state: l21_objective(state[1]),
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+    )
+    coef, Y = result.solution
+    if coef is None:  # stopped before the first update
+        W = W0
+    elif gram:
+        W = X0.T @ coef
+        U, s, Vt = np.linalg.svd(W, full_matrices=False)  # polar factor: exact orthonormality
+        keep = s > 1e-8 * s.max(initial=0.0)
+        W = U @ Vt if keep.all() else complete_orthonormal(U[:, keep], k, rng)
+    else:
+        W = coef
+    W = _principal_axes(W, X0 @ W)
+    return SolverResult(
+        components=W.T,
+        mean=mean,
+        weights=None,
+        n_iter=result.n_iter,
+        converged=result.converged,
+        stop_reason=result.stop_reason,
+        objective=result.objective,
+    )

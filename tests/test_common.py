@@ -1,0 +1,61 @@
+"""Every public estimator passes scikit-learn's estimator checks and shares the contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robustpca
+
+ESTIMATORS = [getattr(robustpca, name)() for name in robustpca.ESTIMATOR_NAMES]
+
+
+def check_instance(name):
+    """An instance for the common checks: 2 components (the default, all components, is
+    data-shape dependent, which the weighted-vs-repeated-rows check cannot allow)."""
+    return getattr(robustpca, name)(n_components=2, random_state=0)
+
+
+@parametrize_with_checks([check_instance(name) for name in robustpca.ESTIMATOR_NAMES])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(("n", "d"), [(40, 7), (12, 30)])
+def test_fitted_attribute_contract(estimator, n, d):
+    X = np.random.default_rng(0).normal(size=(n, d))
+    X_copy = X.copy()
+    model = estimator.set_params(n_components=3, random_state=0).fit(X)
+    np.testing.assert_array_equal(X, X_copy)  # never modified in place
+    assert model.components_.shape == (3, d)
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(3), atol=1e-10)
+    assert model.mean_.shape == (d,)
+    assert model.n_features_in_ == d and model.n_components_ == 3
+    assert isinstance(model.n_iter_, int) and model.n_iter_ >= 1
+    assert isinstance(model.converged_, bool)
+    assert model.objective_history_.ndim == 1 and len(model.objective_history_) >= 1
+    assert np.isfinite(model.objective_history_).all()
+    Z = model.transform(X)
+    assert Z.shape == (n, 3)
+    err = model.reconstruction_error(X)
+    np.testing.assert_allclose(err, np.linalg.norm(X - model.inverse_transform(Z), axis=1),
+                               atol=1e-10)
+    assert np.all(model.score_samples(X) == -err)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_random_state_reproducible(estimator):
+    X = np.random.default_rng(1).normal(size=(10, 20))
+    a = estimator.set_params(n_components=10, random_state=4).fit(X).components_
+    b = estimator.set_params(n_components=10, random_state=4).fit(X).components_
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("bad", [0, -1, 9])
+def test_n_components_out_of_range(estimator, bad):
+    X = np.random.default_rng(2).normal(size=(8, 12))
+    with pytest.raises(ValueError, match="n_components"):
+        estimator.set_params(n_components=bad).fit(X)

@@ -1,0 +1,306 @@
+"""RPCA-OM (Nie, Yuan & Huang 2014): theorems, recovery and input handling."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+from sklearn.exceptions import ConvergenceWarning
+
+from robustpca import PCA, OptimalMeanPCA
+from robustpca.losses import L21Loss
+from robustpca.solvers import solve_optimal_mean_pca
+
+from .conftest import planted_outlier_data
+
+
+def projector(components):
+    return components.T @ components
+
+
+def random_data(seed, n, d, outliers=True):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + rng.normal(size=d) * 4
+    X += 0.1 * rng.normal(size=(n, d))
+    if outliers:
+        m = max(1, n // 8)
+        X[:m] += 20 * rng.normal(size=(m, d))
+    return X
+
+
+def quiet_fit(model, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X)
+
+
+shapes = st.tuples(st.integers(5, 40), st.integers(2, 40), st.integers(0, 10_000))
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=shapes, loss=st.sampled_from(["l21", "l2p", "capped"]), k=st.integers(1, 4))
+def test_objective_never_increases_theorem1(shape, loss, k):
+    """Theorem 1: Algorithm 1 (and its Algorithm-2 variants) decrease objective (13)."""
+    n, d, seed = shape
+    k = min(k, n, d)
+    X = random_data(seed, n, d)
+    kwargs = {"p": 0.5} if loss == "l2p" else {}
+    if loss == "capped":
+        kwargs["threshold"] = float(np.median(np.linalg.norm(X - X.mean(0), axis=1)))
+    model = quiet_fit(OptimalMeanPCA(k, loss=loss, max_iter=30, tol=0, **kwargs), X)
+    h = model.objective_history_
+    assert np.all(np.isfinite(h))
+    assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1]) + 1e-12)
+
+
+def objective13(X, components, mean, eps):
+    R = (X - mean) - ((X - mean) @ components.T) @ components
+    return np.sqrt(np.einsum("ij,ij->i", R, R) + eps).sum()
+
+
+def test_objective_history_is_objective13():
+    X = random_data(0, 60, 12)
+    model = OptimalMeanPCA(3).fit(X)
+    expected = objective13(X, model.components_, model.mean_, model.epsilon_)
+    np.testing.assert_allclose(model.objective_history_[-1], expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize(("n", "d"), [(80, 15), (30, 120)])
+@pytest.mark.parametrize("seed", range(3))
+def test_kkt_condition_23_at_convergence(n, d, seed):
+    """Theorem 2: at convergence eq. (23) holds for b and for U."""
+    X = random_data(seed, n, d)
+    model = OptimalMeanPCA(3, tol=1e-13, max_iter=5000).fit(X)
+    assert model.converged_
+    U, b, eps = model.components_.T, model.mean_, model.epsilon_
+    R = (X - b) - ((X - b) @ U) @ U.T
+    norms = np.sqrt(np.einsum("ij,ij->i", R, R) + eps)
+    grad_b = (R / norms[:, None]).sum(axis=0)  # sum_i (I-UU^T)(x_i - b) / ||.||
+    scale = (np.linalg.norm(R, axis=1) / norms).sum()
+    assert np.linalg.norm(grad_b) <= 1e-5 * scale
+    # U-part: sum_i (I-UU^T)(x_i-b)(x_i-b)^T U / ||.|| must vanish (it equals U Lambda,
+    # which lies in span(U), while the left side lies in the complement).
+    grad_U = (R / norms[:, None]).T @ ((X - b) @ U)
+    assert np.linalg.norm(grad_U) <= 1e-5 * np.linalg.norm(((X - b) @ U)).sum() + 1e-8
+
+
+def test_kkt_fails_for_arithmetic_mean():
+    """The check above can fail: the arithmetic mean is not a KKT point with outliers."""
+    X, _, _ = planted_outlier_data(0)
+    model = OptimalMeanPCA(3).fit(X)
+    U, b = model.components_.T, X.mean(axis=0)
+    R = (X - b) - ((X - b) @ U) @ U.T
+    norms = np.linalg.norm(R, axis=1)
+    assert np.linalg.norm((R / norms[:, None]).sum(axis=0)) > 1e-2 * len(X)
+
+
+@pytest.mark.parametrize(("n", "d"), [(70, 10), (20, 60)])
+def test_first_pass_equals_pca(n, d):
+    X = random_data(1, n, d, outliers=False)
+    with pytest.warns(ConvergenceWarning):
+        model = OptimalMeanPCA(3, max_iter=1).fit(X)
+    pca = PCA(3).fit(X)
+    np.testing.assert_allclose(projector(model.components_), projector(pca.components_),
+                               atol=1e-10)
+    np.testing.assert_allclose(model.mean_, X.mean(axis=0), atol=1e-10)
+    np.testing.assert_allclose(np.abs(model.components_), np.abs(pca.components_), atol=1e-8)
+
+
+def test_l2p_with_p2_equals_pca():
+    X = random_data(2, 50, 9)
+    model = OptimalMeanPCA(3, loss="l2p", p=2.0).fit(X)
+    pca = PCA(3).fit(X)
+    assert model.converged_
+    np.testing.assert_allclose(model.components_, pca.components_, atol=1e-10)
+    np.testing.assert_allclose(model.mean_, pca.mean_, atol=1e-10)
+    np.testing.assert_allclose(model.weights_, 1.0)
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.2])
+@pytest.mark.parametrize("seed", range(4))
+def test_optimal_mean_and_subspace_beat_pca(fraction, seed):
+    X, basis, inliers = planted_outlier_data(seed, outlier_fraction=fraction)
+    model = OptimalMeanPCA(3).fit(X)
+    pca = PCA(3).fit(X)
+    inlier_mean = X[inliers].mean(axis=0)
+    assert np.linalg.norm(model.mean_ - inlier_mean) < 0.25 * np.linalg.norm(
+        X.mean(axis=0) - inlier_mean
+    )
+    angle = subspace_angles(model.components_.T, basis).max()
+    pca_angle = subspace_angles(pca.components_.T, basis).max()
+    assert np.rad2deg(angle) < 15
+    assert angle < 0.25 * pca_angle
+    # the outliers are the samples with the smallest weights
+    assert np.all(model.weights_[~inliers].max() < np.median(model.weights_[inliers]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
+def test_translation_equivariance(seed, shift, wide):
+    n, d = (20, 50) if wide else (60, 8)
+    X = random_data(seed, n, d)
+    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
+    a = quiet_fit(OptimalMeanPCA(2, max_iter=20, tol=0), X)
+    b = quiet_fit(OptimalMeanPCA(2, max_iter=20, tol=0), X + offset)
+    scale = np.abs(X).max() + np.abs(offset).max()
+    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
+    np.testing.assert_allclose(projector(b.components_), projector(a.components_), atol=1e-7)
+
+
+@pytest.mark.parametrize("loss", ["l21", "l2p", "capped"])
+def test_gram_and_scatter_routes_agree(loss):
+    X = random_data(3, 25, 40)
+    kw = {"l21": L21Loss(1e-6)}
+    from robustpca.losses import make_loss
+
+    lo = kw.get(loss) or make_loss(loss, p=0.7, threshold=30.0, epsilon=1e-6)
+    res = [
+        solve_optimal_mean_pca(X, 3, lo, rng=np.random.default_rng(0), max_iter=15, tol=0,
+                               route=route)
+        for route in ("gram", "scatter")
+    ]
+    np.testing.assert_allclose(res[0].objective, res[1].objective, rtol=1e-9)
+    np.testing.assert_allclose(res[0].mean, res[1].mean, atol=1e-8)
+    np.testing.assert_allclose(projector(res[0].components), projector(res[1].components),
+                               atol=1e-8)
+
+
+def test_capped_loss_gives_outliers_zero_weight():
+    X, basis, inliers = planted_outlier_data(5, outlier_fraction=0.2)
+    model = OptimalMeanPCA(3, loss="capped", threshold=20.0).fit(X)
+    assert np.all(model.weights_[~inliers] == 0)
+    assert np.all(model.weights_[inliers] > 0)
+    assert np.rad2deg(subspace_angles(model.components_.T, basis).max()) < 5
+
+
+def test_callback_can_stop_and_sees_state():
+    X = random_data(4, 40, 10)
+    seen = []
+
+    def cb(iteration, state):
+        seen.append((iteration, state.objective, state.components.shape, state.mean.shape))
+        return iteration == 3
+
+    model = OptimalMeanPCA(2, callback=cb, tol=0).fit(X)
+    assert model.n_iter_ == 3 and not model.converged_
+    assert model.stop_reason_ == "stopped by callback"
+    assert [s[0] for s in seen] == [1, 2, 3]
+    assert seen[0][2:] == ((2, 10), (10,))
+
+
+def test_convergence_warning_at_max_iter():
+    X = random_data(5, 40, 10)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        model = OptimalMeanPCA(2, max_iter=2, tol=0).fit(X)
+    assert model.n_iter_ == 2 and not model.converged_
+
+
+@pytest.mark.parametrize("epsilon", ["auto", 0.0])
+def test_zero_residuals_and_duplicates_give_no_nan(epsilon):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 6))  # exactly rank 2
+    X = np.vstack([X, X[:5], X[:5]])  # duplicated rows
+    model = OptimalMeanPCA(2, epsilon=epsilon, max_iter=50).fit(X)
+    for attr in ("components_", "mean_", "weights_", "objective_history_"):
+        assert np.all(np.isfinite(getattr(model, attr))), attr
+    assert np.allclose(model.reconstruction_error(X), 0, atol=1e-8)
+    # k larger than the rank: the basis is completed, still orthonormal
+    model = OptimalMeanPCA(4, epsilon=epsilon, random_state=0).fit(X)
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(4), atol=1e-10)
+
+
+def test_constant_feature_and_constant_data():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 5))
+    X[:, 2] = 7.0
+    model = OptimalMeanPCA(2).fit(X)
+    assert np.isfinite(model.components_).all()
+    assert abs(model.mean_[2] - 7.0) < 1e-12
+    const = np.ones((10, 4))
+    model = OptimalMeanPCA(2, random_state=0).fit(const)
+    assert np.isfinite(model.components_).all() and np.allclose(model.mean_, 1.0)
+
+
+def test_input_not_modified():
+    X = random_data(6, 30, 8)
+    X.setflags(write=False)
+    copy = X.copy()
+    OptimalMeanPCA(2).fit(X).transform(X)
+    np.testing.assert_array_equal(X, copy)
+
+
+def test_reproducible_with_random_state():
+    X = random_data(7, 15, 40)
+    a = OptimalMeanPCA(15, random_state=3).fit(X)
+    b = OptimalMeanPCA(15, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_transform_inverse_and_errors_consistent():
+    X = random_data(8, 40, 10)
+    model = OptimalMeanPCA(3).fit(X)
+    Z = model.transform(X)
+    rec = model.inverse_transform(Z)
+    np.testing.assert_allclose(np.linalg.norm(X - rec, axis=1), model.reconstruction_error(X),
+                               atol=1e-10)
+    np.testing.assert_allclose(model.reconstruction_error(X), model.residuals_, atol=1e-6)
+    np.testing.assert_allclose(model.score_samples(X), -model.reconstruction_error(X))
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"loss": "l2p", "p": 0.0}, "p="),
+        ({"loss": "l2p", "p": 2.5}, "p="),
+        ({"loss": "l2p", "p": float("nan")}, "p="),
+        ({"loss": "capped"}, "threshold"),
+        ({"loss": "capped", "threshold": -1.0}, "threshold"),
+        ({"loss": "nope"}, "loss="),
+        ({"loss": "huber"}, "loss="),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": "big"}, "epsilon"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"tol": -1.0}, "tol"),
+        ({"n_components": 0}, "n_components"),
+        ({"n_components": 11}, "n_components"),
+    ],
+)
+def test_bad_parameters(params, match):
+    X = random_data(9, 30, 10)
+    with pytest.raises(ValueError, match=match):
+        OptimalMeanPCA(**{"n_components": 2, **params}).fit(X)
+
+
+def test_bad_types():
+    X = random_data(9, 30, 10)
+    with pytest.raises(TypeError, match="n_components"):
+        OptimalMeanPCA(n_components=2.5).fit(X)
+    with pytest.raises(TypeError, match="callback"):
+        OptimalMeanPCA(2, callback=3).fit(X)
+
+
+@pytest.mark.parametrize(
+    ("X", "match"),
+    [
+        (np.array([[1.0, np.nan], [2.0, 3.0], [0.0, 1.0]]), "NaN"),
+        (np.array([[1.0, np.inf], [2.0, 3.0], [0.0, 1.0]]), "infinity"),
+        (np.arange(5.0), "2D"),
+        (np.empty((0, 3)), "0 sample"),
+        (np.ones((1, 3)), "1 sample"),
+    ],
+)
+def test_bad_input(X, match):
+    with pytest.raises(ValueError, match=match):
+        OptimalMeanPCA(1).fit(X)
+
+
+def test_transform_checks_feature_count():
+    model = OptimalMeanPCA(2).fit(random_data(10, 20, 6))
+    with pytest.raises(ValueError, match="features"):
+        model.transform(np.ones((3, 5)))
+    with pytest.raises(ValueError, match="inverse_transform"):
+        model.inverse_transform(np.ones((3, 5)))
