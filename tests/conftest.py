@@ -22,9 +22,7 @@ def shared_data() -> Path:
     """Path to the real data; a missing directory is an error, never a silent skip."""
     path = data_home()
     if not (path / "raw").is_dir():
-        pytest.fail(
-            f"real data not found at {path}; set ROBUSTPCA_DATA to the folder holding raw/"
-        )
+        pytest.fail(f"real data not found at {path}; set ROBUSTPCA_DATA to the folder holding raw/")
     return path
 
 
@@ -49,7 +47,7 @@ def planted_outlier_data(
     mu = 3.0 * rng.normal(size=n_features)
     X = mu + 5.0 * rng.normal(size=(n_samples, n_components)) @ basis.T
     X += noise * rng.normal(size=(n_samples, n_features))
-    n_out = int(round(outlier_fraction * n_samples))
+    n_out = round(outlier_fraction * n_samples)
     X[:n_out] = mu + outlier_offset + outlier_scale * rng.normal(size=(n_out, n_features))
     inliers = np.ones(n_samples, dtype=bool)
     inliers[:n_out] = False

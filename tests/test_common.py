@@ -40,8 +40,9 @@ def test_fitted_attribute_contract(estimator, n, d):
     Z = model.transform(X)
     assert Z.shape == (n, 3)
     err = model.reconstruction_error(X)
-    np.testing.assert_allclose(err, np.linalg.norm(X - model.inverse_transform(Z), axis=1),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        err, np.linalg.norm(X - model.inverse_transform(Z), axis=1), atol=1e-10
+    )
     assert np.all(model.score_samples(X) == -err)
 
 

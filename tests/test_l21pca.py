@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import PCA, L21PCA
+from robustpca import L21PCA, PCA
 from robustpca.solvers import solve_l21_pca
 
 from .conftest import planted_outlier_data
@@ -74,8 +74,10 @@ def test_pca_init_is_never_worse_than_pca():
 def test_gram_and_scatter_routes_agree():
     rng = np.random.default_rng(2)
     X = rng.standard_t(3, size=(20, 50))
-    res = [solve_l21_pca(X, 4, rng=np.random.default_rng(0), route=r, max_iter=25, tol=0)
-           for r in ("gram", "scatter")]
+    res = [
+        solve_l21_pca(X, 4, rng=np.random.default_rng(0), route=r, max_iter=25, tol=0)
+        for r in ("gram", "scatter")
+    ]
     np.testing.assert_allclose(res[0].objective, res[1].objective, rtol=1e-10)
     P = [r.components.T @ r.components for r in res]
     np.testing.assert_allclose(P[0], P[1], atol=1e-8)
@@ -92,8 +94,9 @@ def test_rotation_to_principal_axes_keeps_objective_and_orders_variance():
 def test_recovers_planted_subspace_better_than_pca(seed):
     # PCA-L21 centres by the arithmetic mean, so its outliers here are unbiased (no common
     # offset); with an offset the biased mean costs it much of its advantage over PCA.
-    X, basis, _ = planted_outlier_data(seed, outlier_fraction=0.1, outlier_offset=0.0,
-                                       outlier_scale=10.0)
+    X, basis, _ = planted_outlier_data(
+        seed, outlier_fraction=0.1, outlier_offset=0.0, outlier_scale=10.0
+    )
     model = L21PCA(3).fit(X)
     pca = PCA(3).fit(X)
     angle = subspace_angles(model.components_.T, basis).max()

@@ -35,7 +35,7 @@ def test_weights_are_derivative_of_rho_in_r_squared(r, index):
     if isinstance(loss, HuberLoss) and abs(r - loss.threshold) < 1e-3:
         return
     s, h = r * r, 1e-6 * r * r
-    numeric = (loss.rho(np.array([np.sqrt(s + h)])) - loss.rho(np.array([np.sqrt(s - h)])))
+    numeric = loss.rho(np.array([np.sqrt(s + h)])) - loss.rho(np.array([np.sqrt(s - h)]))
     numeric = numeric[0] / (2 * h)
     np.testing.assert_allclose(loss.weights(np.array([r]))[0], numeric, rtol=1e-5, atol=1e-12)
 

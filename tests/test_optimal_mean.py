@@ -85,7 +85,7 @@ def test_kkt_condition_23_at_convergence(n, d, seed):
     # U-part: sum_i (I-UU^T)(x_i-b)(x_i-b)^T U / ||.|| must vanish (it equals U Lambda,
     # which lies in span(U), while the left side lies in the complement).
     grad_U = (R / norms[:, None]).T @ ((X - b) @ U)
-    assert np.linalg.norm(grad_U) <= 1e-5 * np.linalg.norm(((X - b) @ U)).sum() + 1e-8
+    assert np.linalg.norm(grad_U) <= 1e-5 * np.linalg.norm((X - b) @ U).sum() + 1e-8
 
 
 def test_kkt_fails_for_arithmetic_mean():
@@ -104,8 +104,7 @@ def test_first_pass_equals_pca(n, d):
     with pytest.warns(ConvergenceWarning):
         model = OptimalMeanPCA(3, max_iter=1).fit(X)
     pca = PCA(3).fit(X)
-    np.testing.assert_allclose(projector(model.components_), projector(pca.components_),
-                               atol=1e-10)
+    np.testing.assert_allclose(projector(model.components_), projector(pca.components_), atol=1e-10)
     np.testing.assert_allclose(model.mean_, X.mean(axis=0), atol=1e-10)
     np.testing.assert_allclose(np.abs(model.components_), np.abs(pca.components_), atol=1e-8)
 
@@ -159,14 +158,16 @@ def test_gram_and_scatter_routes_agree(loss):
 
     lo = kw.get(loss) or make_loss(loss, p=0.7, threshold=30.0, epsilon=1e-6)
     res = [
-        solve_optimal_mean_pca(X, 3, lo, rng=np.random.default_rng(0), max_iter=15, tol=0,
-                               route=route)
+        solve_optimal_mean_pca(
+            X, 3, lo, rng=np.random.default_rng(0), max_iter=15, tol=0, route=route
+        )
         for route in ("gram", "scatter")
     ]
     np.testing.assert_allclose(res[0].objective, res[1].objective, rtol=1e-9)
     np.testing.assert_allclose(res[0].mean, res[1].mean, atol=1e-8)
-    np.testing.assert_allclose(projector(res[0].components), projector(res[1].components),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        projector(res[0].components), projector(res[1].components), atol=1e-8
+    )
 
 
 def test_capped_loss_gives_outliers_zero_weight():
@@ -245,8 +246,9 @@ def test_transform_inverse_and_errors_consistent():
     model = OptimalMeanPCA(3).fit(X)
     Z = model.transform(X)
     rec = model.inverse_transform(Z)
-    np.testing.assert_allclose(np.linalg.norm(X - rec, axis=1), model.reconstruction_error(X),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        np.linalg.norm(X - rec, axis=1), model.reconstruction_error(X), atol=1e-10
+    )
     np.testing.assert_allclose(model.reconstruction_error(X), model.residuals_, atol=1e-6)
     np.testing.assert_allclose(model.score_samples(X), -model.reconstruction_error(X))
 

@@ -19,8 +19,9 @@ def test_matches_sklearn(n, d):
     np.testing.assert_allclose(ours.mean_, ref.mean_, atol=1e-12)
     np.testing.assert_allclose(np.abs(ours.components_), np.abs(ref.components_), atol=1e-8)
     np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=1e-8)
-    np.testing.assert_allclose(ours.explained_variance_ratio_, ref.explained_variance_ratio_,
-                               rtol=1e-8)
+    np.testing.assert_allclose(
+        ours.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-8
+    )
     np.testing.assert_allclose(np.abs(ours.transform(X)), np.abs(ref.transform(X)), atol=1e-8)
 
 
@@ -58,8 +59,9 @@ def test_objective_is_weighted_squared_error():
     X = rng.normal(size=(25, 6))
     w = rng.uniform(0.5, 2.0, size=25)
     model = PCA(2).fit(X, sample_weight=w)
-    np.testing.assert_allclose(model.objective_history_[0],
-                               w @ model.reconstruction_error(X) ** 2, rtol=1e-10)
+    np.testing.assert_allclose(
+        model.objective_history_[0], w @ model.reconstruction_error(X) ** 2, rtol=1e-10
+    )
     assert model.n_iter_ == 1 and model.converged_
 
 

@@ -29,8 +29,9 @@ def test_power_method_falls_out_of_algorithm3(seed, n):
     vals, vecs = np.linalg.eigh(A)
     if vals[-1] - vals[-2] < 1e-2 * vals[-1]:
         return
-    res = power_method(A, np.ones(n) + np.random.default_rng(seed).normal(size=n),
-                       max_iter=20_000, tol=1e-15)
+    res = power_method(
+        A, np.ones(n) + np.random.default_rng(seed).normal(size=n), max_iter=20_000, tol=1e-15
+    )
     v = res.solution
     assert abs(abs(v @ vecs[:, -1]) - 1) < 1e-6
     np.testing.assert_allclose(res.objective[-1], vals[-1], rtol=1e-8)
@@ -50,8 +51,9 @@ def test_truncated_power_method_falls_out_of_algorithm3(seed, n, k):
     # it is a fixed point of its own step: the support holds the k largest |Av|
     Av = A @ v
     top = np.argsort(-np.abs(Av))[:k]
-    assert set(np.flatnonzero(v)) <= set(top) | set(np.flatnonzero(np.abs(Av) >= np.sort(
-        np.abs(Av))[-k] - 1e-9))
+    assert set(np.flatnonzero(v)) <= set(top) | set(
+        np.flatnonzero(np.abs(Av) >= np.sort(np.abs(Av))[-k] - 1e-9)
+    )
 
 
 def test_truncated_power_with_k_equal_n_is_power_method():
@@ -75,17 +77,26 @@ def test_generic_l21_maximisation_monotone():
         m = np.einsum("ijk,ij->k", As, alpha)
         return m / np.linalg.norm(m)
 
-    res = maximize_linearized(rng.normal(size=6) / 3, subgradient=subgradient,
-                              linear_argmax=argmax,
-                              objective=lambda v: np.linalg.norm(As @ v, axis=1).sum(),
-                              max_iter=200, tol=0)
+    res = maximize_linearized(
+        rng.normal(size=6) / 3,
+        subgradient=subgradient,
+        linear_argmax=argmax,
+        objective=lambda v: np.linalg.norm(As @ v, axis=1).sum(),
+        max_iter=200,
+        tol=0,
+    )
     assert np.all(np.diff(res.objective) >= -1e-12)
 
 
 def geometric_median_by_reweighting(X, loss, tol=1e-14, max_iter=2000):
-    return minimize_reweighted(lambda d: d @ X / d.sum(),
-                               lambda b: np.linalg.norm(X - b, axis=1),
-                               loss, np.ones(len(X)), max_iter=max_iter, tol=tol)
+    return minimize_reweighted(
+        lambda d: d @ X / d.sum(),
+        lambda b: np.linalg.norm(X - b, axis=1),
+        loss,
+        np.ones(len(X)),
+        max_iter=max_iter,
+        tol=tol,
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -95,9 +106,12 @@ def test_reweighting_is_monotone_and_matches_direct_minimisation(seed, n):
     loss = L21Loss(epsilon=1e-10)
     res = geometric_median_by_reweighting(X, loss)
     assert np.all(np.diff(res.objective) <= 1e-12 * res.objective[:-1])
-    direct = minimize(lambda b: loss.rho(np.linalg.norm(X - b, axis=1)).sum(),
-                      np.median(X, axis=0), method="Nelder-Mead",
-                      options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20_000})
+    direct = minimize(
+        lambda b: loss.rho(np.linalg.norm(X - b, axis=1)).sum(),
+        np.median(X, axis=0),
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20_000},
+    )
     assert res.objective[-1] <= direct.fun + 1e-7 * abs(direct.fun)
 
 
@@ -110,10 +124,21 @@ def test_reweighting_monotone_for_other_concave_losses(loss):
 
 def test_reweighting_callback_and_all_capped():
     X = np.random.default_rng(4).normal(size=(10, 2)) + 100
-    res = minimize_reweighted(lambda d: d @ X / d.sum(), lambda b: np.linalg.norm(X - b, axis=1),
-                              CappedL2Loss(1e-3), np.ones(10), max_iter=10)
+    res = minimize_reweighted(
+        lambda d: d @ X / d.sum(),
+        lambda b: np.linalg.norm(X - b, axis=1),
+        CappedL2Loss(1e-3),
+        np.ones(10),
+        max_iter=10,
+    )
     assert res.stop_reason.startswith("every sample has zero weight")
-    res = minimize_reweighted(lambda d: d @ X / d.sum(), lambda b: np.linalg.norm(X - b, axis=1),
-                              L21Loss(1e-9), np.ones(10), max_iter=50, tol=0,
-                              callback=lambda i, s: i == 4)
+    res = minimize_reweighted(
+        lambda d: d @ X / d.sum(),
+        lambda b: np.linalg.norm(X - b, axis=1),
+        L21Loss(1e-9),
+        np.ones(10),
+        max_iter=50,
+        tol=0,
+        callback=lambda i, s: i == 4,
+    )
     assert res.n_iter == 4 and res.stop_reason == "stopped by callback"

@@ -10,11 +10,11 @@ Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`.
 """
 
-from .estimators import PCA, L21PCA, OptimalMeanPCA
+from .estimators import L21PCA, PCA, OptimalMeanPCA
 
 __version__ = "0.1.0.dev0"
 
 #: Names of the public estimators (used by the common tests and the CLI).
 ESTIMATOR_NAMES = ("PCA", "OptimalMeanPCA", "L21PCA")
 
-__all__ = ["ESTIMATOR_NAMES", "PCA", "L21PCA", "OptimalMeanPCA", "__version__"]
+__all__ = ["ESTIMATOR_NAMES", "L21PCA", "PCA", "OptimalMeanPCA", "__version__"]

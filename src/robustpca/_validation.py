@@ -83,7 +83,9 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if np.any(w < 0):
         raise ValueError("sample_weight must be non-negative; negative weights were given.")
     if not np.any(w > 0):
-        raise ValueError("sample_weight must have at least one positive entry (all weights are zero).")
+        raise ValueError(
+            "sample_weight must have at least one positive entry (all weights are zero)."
+        )
     return w
 
 

@@ -55,17 +55,14 @@ def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """
     n = A.shape[0]
     if 4 * k < n:
-        vals, vecs = sla.eigh(A, subset_by_index=[n - k, n - 1], driver="evr",
-                              check_finite=False)
+        vals, vecs = sla.eigh(A, subset_by_index=[n - k, n - 1], driver="evr", check_finite=False)
     else:
         vals, vecs = sla.eigh(A, driver="evd", check_finite=False)
         vals, vecs = vals[n - k :], vecs[:, n - k :]
     return vals[::-1], vecs[:, ::-1]
 
 
-def complete_orthonormal(
-    basis: np.ndarray, n_columns: int, rng: np.random.Generator
-) -> np.ndarray:
+def complete_orthonormal(basis: np.ndarray, n_columns: int, rng: np.random.Generator) -> np.ndarray:
     """Extend a (d, r) matrix with orthonormal columns to (d, n_columns).
 
     Used when the data have fewer directions of variance than ``n_components``
@@ -153,8 +150,7 @@ class WeightedPCAProblem:
         ``'auto'`` takes the Gram route when ``n_samples < n_features``.
     """
 
-    def __init__(self, X, n_components, rng, *, center=True, route="auto",
-                 reference_weights=None):
+    def __init__(self, X, n_components, rng, *, center=True, route="auto", reference_weights=None):
         n, d = X.shape
         self.n_components = n_components
         self.rng = rng

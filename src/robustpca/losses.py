@@ -160,9 +160,7 @@ class HuberLoss(RobustLoss):
     threshold: float | None = None
 
     def __post_init__(self):
-        if self.threshold is not None and not (
-            np.isfinite(self.threshold) and self.threshold > 0
-        ):
+        if self.threshold is not None and not (np.isfinite(self.threshold) and self.threshold > 0):
             raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
 
     def resolve(self, r):
@@ -190,9 +188,7 @@ class CauchyLoss(RobustLoss):
     threshold: float | None = None
 
     def __post_init__(self):
-        if self.threshold is not None and not (
-            np.isfinite(self.threshold) and self.threshold > 0
-        ):
+        if self.threshold is not None and not (np.isfinite(self.threshold) and self.threshold > 0):
             raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
 
     def resolve(self, r):

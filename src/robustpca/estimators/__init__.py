@@ -5,4 +5,4 @@ from ._l21 import L21PCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 
-__all__ = ["PCA", "BaseSubspaceEstimator", "L21PCA", "OptimalMeanPCA"]
+__all__ = ["L21PCA", "PCA", "BaseSubspaceEstimator", "OptimalMeanPCA"]

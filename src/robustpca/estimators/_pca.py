@@ -83,8 +83,10 @@ class PCA(BaseSubspaceEstimator):
         w = check_sample_weight(sample_weight, X.shape[0])
         result = solve_weighted_pca(X, self.n_components_, w, rng=rng)
         total = result.info.pop("total_variance")
-        ratio = result.info["explained_variance"] / total if total > 0 else (
-            np.zeros(self.n_components_)
+        ratio = (
+            result.info["explained_variance"] / total
+            if total > 0
+            else (np.zeros(self.n_components_))
         )
         result.info["explained_variance_ratio"] = ratio
         return result

@@ -48,7 +48,7 @@ def _principal_axes(W: np.ndarray, Y: np.ndarray) -> np.ndarray:
     Objective (8) is invariant to ``W -> W R`` for orthogonal ``R``, so this only fixes
     the basis (ordered by projected variance, like PCA) without changing the solution.
     """
-    vals, R = np.linalg.eigh(Y.T @ Y)
+    _, R = np.linalg.eigh(Y.T @ Y)
     return W @ R[:, ::-1]
 
 
@@ -121,7 +121,7 @@ def solve_l21_pca(
         tol=tol,
         callback=callback,
     )
-    coef, Y = result.solution
+    coef, _ = result.solution
     if coef is None:  # stopped before the first update
         W = W0
     elif gram:

@@ -1,0 +1,294 @@
+"""Command-line interface: ``robustpca demo`` and ``robustpca --version``.
+
+``robustpca demo`` reproduces the occlusion protocol of Nie, Yuan & Huang (2014, sec.
+5.1) on scikit-learn's bundled digits (no download): 20% of the images get a block of a
+quarter of their area, every method is fitted on the occluded images, and the total
+reconstruction error is measured against the clean images.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+import robustpca
+
+from .datasets import load_digits_images, occlude_blocks
+from .metrics import total_reconstruction_error
+
+__all__ = ["main"]
+
+#: (label printed in the table, name of the estimator class in ``robustpca``)
+METHODS = (
+    ("PCA", "PCA"),
+    ("PCA-L1", "L1PCA"),
+    ("R1-PCA", "R1PCA"),
+    ("PCA-L21", "L21PCA"),
+    ("RPCA-OM", "OptimalMeanPCA"),
+)
+
+DEFAULT_COMPONENTS = (5, 10, 15, 20)
+FIGURE_NAME = "demo_reconstructions.png"
+
+
+def _resolve_methods():
+    """``[(label, class or None)]``; None for classes not (yet) exported by robustpca."""
+    # TODO: drop the None fallback once L1PCA, R1PCA and L21PCA are all exported.
+    return [(label, getattr(robustpca, name, None)) for label, name in METHODS]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="robustpca",
+        description="Robust principal component analysis with a scikit-learn API.",
+    )
+    parser.add_argument("--version", action="version", version=f"robustpca {robustpca.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    demo = sub.add_parser(
+        "demo",
+        help="compare the methods on occluded digits (no download)",
+        description=(
+            "Occlude 20%% of scikit-learn's 8x8 digits with a block of a quarter of the "
+            "image, fit each method on the occluded images, print the total reconstruction "
+            "error against the clean images and save a figure of example reconstructions."
+        ),
+    )
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=Path("robustpca-demo"),
+        help="folder for the figure (default: ./robustpca-demo)",
+    )
+    demo.add_argument(
+        "--n-components",
+        type=_positive_int,
+        nargs="+",
+        default=list(DEFAULT_COMPONENTS),
+        metavar="K",
+        help="subspace dimensions to compare (default: 5 10 15 20)",
+    )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the occlusion and of the estimators (default: 0)",
+    )
+    demo.add_argument(
+        "--n-examples",
+        type=_positive_int,
+        default=6,
+        help="occluded images shown in the figure (default: 6)",
+    )
+    return parser
+
+
+def _format_table(row_labels, col_labels, cells) -> str:
+    """Plain-text table: first column left-aligned, the others right-aligned."""
+    first = max(len(s) for s in ["method", *row_labels])
+    widths = [max(len(c), *(len(row[j]) for row in cells)) for j, c in enumerate(col_labels)]
+    lines = [
+        "  ".join(
+            ["method".ljust(first), *(c.rjust(w) for c, w in zip(col_labels, widths, strict=True))]
+        )
+    ]
+    for label, row in zip(row_labels, cells, strict=True):
+        lines.append(
+            "  ".join([label.ljust(first), *(c.rjust(w) for c, w in zip(row, widths, strict=True))])
+        )
+    return "\n".join(lines)
+
+
+def _montage(images, image_shape, gap: int = 1) -> np.ndarray:
+    """Images side by side in a frame of ``gap`` pixels of NaN (drawn as a border)."""
+    h, w = image_shape
+    strip = np.full((h + 2 * gap, len(images) * (w + gap) + gap), np.nan)
+    for c, image in enumerate(images):
+        left = gap + c * (w + gap)
+        strip[gap : gap + h, left : left + w] = np.reshape(image, image_shape)
+    return strip
+
+
+def _save_figure(path: Path, panels, image_shape, title: str) -> None:
+    """One row of images per ``(label, images)`` entry of ``panels``, on a shared scale."""
+    from matplotlib import colormaps
+    from matplotlib.figure import Figure  # no pyplot: no global backend state
+
+    n_rows, n_cols = len(panels), len(panels[0][1])
+    vmin = min(float(np.min(images)) for _, images in panels[:2])
+    vmax = max(float(np.max(images)) for _, images in panels[:2])
+    cmap = colormaps["gray_r"].with_extremes(bad="0.6")
+    fig = Figure(figsize=(1.2 + 1.0 * n_cols, 0.5 + 1.0 * n_rows), layout="constrained")
+    axes = fig.subplots(n_rows, 1, squeeze=False)[:, 0]
+    for ax, (label, images) in zip(axes, panels, strict=True):
+        ax.imshow(
+            _montage(images, image_shape), cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest"
+        )
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.text(-0.01, 0.5, label, transform=ax.transAxes, ha="right", va="center", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.savefig(path, dpi=100)
+
+
+def _demo(args, parser: argparse.ArgumentParser) -> int:
+    out = sys.stdout
+    start = time.perf_counter()
+    dataset = load_digits_images()
+    clean = dataset.data
+    n_samples, n_features = clean.shape
+    ks = sorted(set(args.n_components))
+    if ks[-1] > min(n_samples, n_features):
+        parser.error(
+            f"--n-components must be at most {min(n_samples, n_features)} for the "
+            f"digits, got {ks[-1]}"
+        )
+    occluded, mask = occlude_blocks(
+        clean,
+        dataset.image_shape,
+        image_fraction=0.2,
+        block_fraction=0.25,
+        fill="max",
+        random_state=args.seed,
+    )
+    hit = np.flatnonzero(mask.any(axis=1))
+    side = round(float(np.sqrt(mask[hit[0]].sum()))) if hit.size else 0
+    h, w = dataset.image_shape
+    print(
+        f"robustpca {robustpca.__version__} demo: {n_samples} digits ({h}x{w}), "
+        f"{hit.size} occluded ({100 * hit.size / n_samples:.0f}%) with a {side}x{side} block "
+        f"set to the maximum, seed {args.seed}",
+        file=out,
+    )
+
+    k_fig = ks[(len(ks) - 1) // 2]
+    rng = np.random.default_rng(args.seed)
+    examples = np.sort(rng.choice(hit, size=min(args.n_examples, hit.size), replace=False))
+
+    methods = _resolve_methods()
+    errors, seconds, converged, recon = {}, {}, {}, {}
+    for label, cls in methods:
+        if cls is None:
+            continue
+        for k in ks:
+            estimator = cls(n_components=k, random_state=args.seed)
+            tic = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                estimator.fit(occluded)
+            seconds[label, k] = time.perf_counter() - tic
+            converged[label, k] = bool(getattr(estimator, "converged_", True))
+            reconstructed = estimator.reconstruct(occluded)
+            errors[label, k] = total_reconstruction_error(reconstructed, clean)
+            if k == k_fig:
+                recon[label] = reconstructed[examples]
+
+    labels = [label for label, _ in methods]
+    available = [label for label, cls in methods if cls is not None]
+    best = {k: min((errors[label, k], label) for label in available)[1] for k in ks if available}
+    cols = [f"k={k}" for k in ks]
+
+    all_converged = all(converged.values())
+
+    def cell(label, k, value):
+        # markers take a fixed width so that the decimal points stay aligned
+        if (label, k) not in errors:
+            return "unavailable"
+        marks = ("*" if best[k] == label else "") + ("" if converged[label, k] else "+")
+        return value + marks.ljust(1 if all_converged else 2)
+
+    print(
+        "\nTotal reconstruction error vs the clean images, sum_i ||x_rec_i - x_clean_i||_2 "
+        "(lower is better)",
+        file=out,
+    )
+    print(
+        _format_table(
+            labels,
+            cols,
+            [[cell(lb, k, f"{errors.get((lb, k), 0):.1f}") for k in ks] for lb in labels],
+        ),
+        file=out,
+    )
+    notes = "* = best in its column"
+    if not all_converged:
+        notes += "; + = stopped at max_iter"
+    print(notes, file=out)
+
+    print("\nFit time (seconds)", file=out)
+    print(
+        _format_table(
+            labels,
+            cols,
+            [
+                [f"{seconds[lb, k]:.3f}" if (lb, k) in seconds else "unavailable" for k in ks]
+                for lb in labels
+            ],
+        ),
+        file=out,
+    )
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(
+            "\nmatplotlib is not installed: no figure (pip install 'robustpca[plot]').",
+            file=sys.stderr,
+        )
+    else:
+        args.out.mkdir(parents=True, exist_ok=True)
+        path = args.out / FIGURE_NAME
+        panels = [("clean", clean[examples]), ("occluded", occluded[examples])]
+        panels += [(label, recon[label]) for label in available]
+        _save_figure(
+            path,
+            panels,
+            dataset.image_shape,
+            f"Occluded digits reconstructed with k={k_fig} components",
+        )
+        print(f"\nFigure: {path}", file=out)
+    print(f"Done in {time.perf_counter() - start:.1f} s.", file=out)
+    return 0
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``robustpca`` console script.
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        Arguments without the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit status (0 on success). ``--version``, ``--help`` and usage errors exit
+        through :class:`SystemExit` as usual with :mod:`argparse`.
+    """
+    parser = _build_parser()
+    args = parser.parse_args(None if argv is None else [str(a) for a in argv])
+    if args.command == "demo":
+        return _demo(args, parser)
+    parser.error(f"unknown command {args.command!r}")  # unreachable: argparse checks it
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,253 @@
+"""Loaders for image data: scikit-learn's bundled digits and local copies of ORL.
+
+Every loader returns an :class:`ImageDataset` whose ``data`` has one flattened image per
+row, in C order, so that ``data[i].reshape(image_shape)`` shows the image upright.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["ImageDataset", "get_data_home", "load_digits_images", "load_orl", "read_pgm"]
+
+#: Environment variable naming the folder that holds ``raw/<dataset>/...``.
+DATA_ENV = "ROBUSTPCA_DATA"
+
+_ORL_RESOLUTIONS = ("32x32", "112x92")
+
+
+@dataclass(frozen=True, eq=False)
+class ImageDataset:
+    """Images flattened to rows, with labels and the shape to view them.
+
+    Parameters
+    ----------
+    data : ndarray of shape (n_samples, height * width), float64
+        One image per row, flattened in C (row-major) order.
+    target : ndarray of shape (n_samples,), int64
+        Class label of each image.
+    image_shape : tuple of int
+        ``(height, width)``; ``data[i].reshape(image_shape)`` is image ``i`` upright.
+    name : str
+        Short name of the data set.
+    description : str
+        Where the images come from, in one or two sentences.
+
+    Examples
+    --------
+    >>> from robustpca.datasets import load_digits_images
+    >>> digits = load_digits_images()
+    >>> digits.images.shape
+    (1797, 8, 8)
+    """
+
+    data: np.ndarray
+    target: np.ndarray
+    image_shape: tuple[int, int]
+    name: str = ""
+    description: str = ""
+
+    @property
+    def images(self) -> np.ndarray:
+        """The data as an array of shape (n_samples, height, width) (a view)."""
+        return self.data.reshape(-1, *self.image_shape)
+
+    @property
+    def n_samples(self) -> int:
+        """Number of images."""
+        return int(self.data.shape[0])
+
+
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """Folder holding ``raw/<dataset>/``: ``data_home``, else ``$ROBUSTPCA_DATA``.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default=None
+        Explicit folder; takes precedence over the environment variable.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not checked for existence; loaders check the files they need).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``data_home`` is None and ``ROBUSTPCA_DATA`` is unset or empty.
+    """
+    if data_home is not None:
+        return Path(data_home).expanduser()
+    env = os.environ.get(DATA_ENV, "")
+    if env:
+        return Path(env).expanduser()
+    raise FileNotFoundError(
+        "No data folder given: pass data_home=<folder holding raw/> or set the environment "
+        f"variable {DATA_ENV} to that folder."
+    )
+
+
+def _require(path: Path, data_home: Path) -> Path:
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} not found. data_home={str(data_home)!r} must be the folder holding "
+            f"raw/ (given as data_home=... or by the environment variable {DATA_ENV})."
+        )
+    return path
+
+
+def load_digits_images() -> ImageDataset:
+    """The 1,797 8x8 handwritten digits bundled with scikit-learn (no download).
+
+    Pixels are integers 0..16 stored as float64; labels are the digits 0..9.
+
+    Returns
+    -------
+    ImageDataset
+        ``data`` (1797, 64) float64, ``target`` (1797,) int64, ``image_shape`` (8, 8).
+
+    Examples
+    --------
+    >>> from robustpca.datasets import load_digits_images
+    >>> d = load_digits_images()
+    >>> d.data.shape, d.data.dtype, d.image_shape
+    ((1797, 64), dtype('float64'), (8, 8))
+    """
+    from sklearn.datasets import load_digits
+
+    bunch = load_digits()
+    return ImageDataset(
+        data=np.ascontiguousarray(bunch.data, dtype=np.float64),
+        target=np.asarray(bunch.target, dtype=np.int64),
+        image_shape=(8, 8),
+        name="digits",
+        description="UCI optical handwritten digits, 8x8, as bundled with scikit-learn.",
+    )
+
+
+_PGM_TOKEN = re.compile(rb"(?:\s|#[^\n\r]*[\n\r])*([^\s#]+)")
+
+
+def read_pgm(path: str | os.PathLike) -> np.ndarray:
+    """Read a binary (P5) PGM image with numpy only.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.pgm`` file.
+
+    Returns
+    -------
+    ndarray of shape (height, width)
+        uint8 if the header's maxval is below 256, else big-endian 16-bit as uint16.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a P5 PGM or is truncated.
+    """
+    raw = Path(path).read_bytes()
+    fields, pos = [], 0
+    for _ in range(4):
+        match = _PGM_TOKEN.match(raw, pos)
+        if match is None:
+            raise ValueError(f"{path}: truncated or malformed PGM header.")
+        fields.append(match.group(1))
+        pos = match.end()
+    if fields[0] != b"P5":
+        raise ValueError(f"{path}: not a binary PGM (magic {fields[0]!r}, expected b'P5').")
+    try:
+        width, height, maxval = (int(f) for f in fields[1:])
+    except ValueError:
+        raise ValueError(f"{path}: non-integer size or maxval in the PGM header.") from None
+    if width <= 0 or height <= 0 or not 0 < maxval < 65536:
+        raise ValueError(
+            f"{path}: invalid PGM header (width={width}, height={height}, maxval={maxval})."
+        )
+    pos += 1  # exactly one whitespace byte separates the header from the raster
+    dtype = np.dtype(np.uint8) if maxval < 256 else np.dtype(">u2")
+    size = width * height * dtype.itemsize
+    if len(raw) - pos < size:
+        raise ValueError(f"{path}: truncated raster ({len(raw) - pos} of {size} bytes).")
+    pixels = np.frombuffer(raw, dtype=dtype, count=width * height, offset=pos)
+    return pixels.reshape(height, width).astype(dtype.newbyteorder("="))
+
+
+def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"):
+    """The AT&T/ORL faces: 40 subjects x 10 images, from a local copy.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default=None
+        Folder holding ``raw/orl/``; None reads the environment variable
+        ``ROBUSTPCA_DATA``.
+    resolution : {'32x32', '112x92'}, default='32x32'
+        ``'32x32'`` reads Deng Cai's ``raw/orl/ORL_32x32.mat`` (cropped and resized faces);
+        ``'112x92'`` reads the 400 original PGM files ``raw/orl/orl_faces/sN/M.pgm``
+        (height 112, width 92).
+
+    Returns
+    -------
+    ImageDataset
+        ``data`` (400, 1024) or (400, 10304) float64 with pixel values 0..255,
+        ``target`` the subject numbers 1..40 (10 images each, sorted), ``image_shape``
+        (32, 32) or (112, 92). The PGM images come subject by subject, ``1.pgm`` to
+        ``10.pgm``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If no data folder is given or the expected files are missing.
+    ValueError
+        If ``resolution`` is not one of the values above.
+
+    Notes
+    -----
+    The ``.mat`` file stores each image flattened column-major (MATLAB order); this
+    loader transposes it so that rows are flattened in C order like every other loader.
+
+    References
+    ----------
+    F. Samaria and A. Harter, "Parameterisation of a stochastic model for human face
+    identification", 2nd IEEE Workshop on Applications of Computer Vision, 1994.
+    """
+    if resolution not in _ORL_RESOLUTIONS:
+        raise ValueError(f"resolution must be one of {_ORL_RESOLUTIONS}, got {resolution!r}.")
+    home = get_data_home(data_home)
+    folder = home / "raw" / "orl"
+    if resolution == "32x32":
+        from scipy.io import loadmat
+
+        mat = loadmat(_require(folder / "ORL_32x32.mat", home))
+        fea = np.asarray(mat["fea"])
+        n = fea.shape[0]
+        # row i is the (32, 32) image flattened in Fortran order; re-flatten in C order
+        images = fea.reshape(n, 32, 32, order="F")
+        data = np.ascontiguousarray(images, dtype=np.float64).reshape(n, 32 * 32)
+        target = np.asarray(mat["gnd"], dtype=np.int64).ravel()
+        shape = (32, 32)
+        description = "AT&T/ORL faces, Deng Cai's cropped 32x32 version (ORL_32x32.mat)."
+    else:
+        root = _require(folder / "orl_faces", home)
+        images, labels = [], []
+        for subject in range(1, 41):
+            for index in range(1, 11):
+                image = read_pgm(_require(root / f"s{subject}" / f"{index}.pgm", home))
+                if image.shape != (112, 92):
+                    raise ValueError(
+                        f"s{subject}/{index}.pgm has shape {image.shape}, expected (112, 92)."
+                    )
+                images.append(image)
+                labels.append(subject)
+        data = np.stack(images).astype(np.float64).reshape(len(images), -1)
+        target = np.asarray(labels, dtype=np.int64)
+        shape = (112, 92)
+        description = "AT&T/ORL faces, the 400 original 112x92 PGM images."
+    return ImageDataset(
+        data=data, target=target, image_shape=shape, name="orl", description=description
+    )

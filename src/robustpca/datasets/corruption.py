@@ -1,0 +1,149 @@
+"""Corruption protocols: synthetic occlusion of image data sets."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..estimators._base import as_generator
+
+__all__ = ["occlude_blocks"]
+
+_FILLS = ("max", "min", "noise")
+
+
+def _round_half_up(x: float) -> int:
+    return math.floor(x + 0.5)
+
+
+def _check_fraction(value, name: str, *, allow_zero: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r}).")
+    value = float(value)
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not (math.isfinite(value) and low_ok and value <= 1):
+        interval = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ValueError(f"{name}={value!r} must lie in {interval}.")
+    return value
+
+
+def _check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
+    try:
+        h, w = (int(s) for s in image_shape)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"image_shape must be a pair (height, width) of ints, got {image_shape!r}."
+        ) from None
+    if h <= 0 or w <= 0 or h * w != n_features:
+        raise ValueError(
+            f"image_shape={(h, w)} must be positive with height * width equal to the "
+            f"number of columns of images ({n_features})."
+        )
+    return h, w
+
+
+def occlude_blocks(
+    images,
+    image_shape,
+    *,
+    image_fraction: float = 0.2,
+    block_fraction: float = 0.25,
+    fill="max",
+    random_state=None,
+):
+    """Occlude a random subset of images, each with one square block.
+
+    The protocol of Nie, Yuan & Huang (2014, sec. 5.1): ``round(image_fraction * n)``
+    images, drawn without replacement, each receive one square block whose area is
+    ``block_fraction`` of the image, at a uniformly random position inside the image.
+
+    Parameters
+    ----------
+    images : array-like of shape (n_samples, height * width)
+        Images flattened in C order, one per row; never modified.
+    image_shape : tuple of int
+        ``(height, width)`` of one image.
+    image_fraction : float in [0, 1], default=0.2
+        Fraction of images to occlude; the count is rounded half up.
+    block_fraction : float in (0, 1], default=0.25
+        Area of the block as a fraction of the image area. The block side is
+        ``round(sqrt(block_fraction * height * width))`` (half up, at least 1),
+        clipped to ``min(height, width)`` so that it fits in non-square images.
+    fill : {'max', 'min', 'noise'} or float, default='max'
+        Value of occluded pixels: the maximum or minimum of the whole array, uniform
+        noise between them (independent per pixel), or the given number.
+    random_state : int, Generator, RandomState or None, default=None
+        Seed for the choice of images, block positions and noise.
+
+    Returns
+    -------
+    corrupted : ndarray of shape (n_samples, height * width), float64
+        A new array: ``images`` with the blocks filled in.
+    mask : ndarray of shape (n_samples, height * width), bool
+        True on occluded pixels. ``mask.any(axis=1)`` marks the occluded images.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, ``images`` is not a finite 2-D array, or
+        ``image_shape`` does not match its columns.
+
+    References
+    ----------
+    F. Nie, J. Yuan and H. Huang, "Optimal mean robust principal component analysis",
+    ICML 2014, sec. 5.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.datasets import occlude_blocks
+    >>> X = np.zeros((10, 64))
+    >>> Xc, mask = occlude_blocks(X, (8, 8), fill=1.0, random_state=0)
+    >>> int(mask.any(axis=1).sum()), int(mask.sum(axis=1).max())
+    (2, 16)
+    >>> bool(np.all(X == 0))
+    True
+    """
+    X = np.array(images, dtype=np.float64, copy=True)
+    if X.ndim != 2:
+        raise ValueError(f"images must be 2-D (n_samples, height * width), got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("images must be finite (no NaN or inf).")
+    n, n_features = X.shape
+    h, w = _check_image_shape(image_shape, n_features)
+    image_fraction = _check_fraction(image_fraction, "image_fraction", allow_zero=True)
+    block_fraction = _check_fraction(block_fraction, "block_fraction", allow_zero=False)
+    if isinstance(fill, str):
+        if fill not in _FILLS:
+            raise ValueError(f"fill must be one of {_FILLS} or a number, got {fill!r}.")
+    elif isinstance(fill, bool) or not isinstance(fill, numbers.Real) or not math.isfinite(fill):
+        raise ValueError(f"fill must be one of {_FILLS} or a finite number, got {fill!r}.")
+
+    rng = as_generator(random_state)
+    mask = np.zeros((n, h, w), dtype=bool)
+    n_occluded = _round_half_up(image_fraction * n)
+    side = min(max(1, _round_half_up(math.sqrt(block_fraction * h * w))), h, w)
+    if n_occluded == 0 or n == 0:
+        return X, mask.reshape(n, n_features)
+
+    lo, hi = float(X.min()), float(X.max())
+    chosen = rng.choice(n, size=n_occluded, replace=False)
+    tops = rng.integers(0, h - side + 1, size=n_occluded)
+    lefts = rng.integers(0, w - side + 1, size=n_occluded)
+    for i, top, left in zip(chosen, tops, lefts, strict=True):
+        mask[i, top : top + side, left : left + side] = True
+    mask = mask.reshape(n, n_features)
+
+    n_pixels = int(mask.sum())
+    if fill == "max":
+        values = hi
+    elif fill == "min":
+        values = lo
+    elif fill == "noise":
+        values = rng.uniform(lo, hi, size=n_pixels)
+    else:
+        values = float(fill)
+    X[mask] = values
+    return X, mask

@@ -1,0 +1,150 @@
+"""The ``robustpca`` command line: ``--version`` and the occlusion demo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+import robustpca
+from robustpca import cli
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _error_table(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Total reconstruction"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("* = best"))
+    return lines[start + 1 : end]
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"robustpca {robustpca.__version__}"
+
+
+def test_no_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main([])
+    assert info.value.code == 2
+    assert "usage" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("ks", [["0"], ["65"], ["x"]])
+def test_bad_n_components(ks, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["demo", "--out", tmp_path, "--n-components", *ks])
+    assert info.value.code == 2
+    assert "n-components" in capsys.readouterr().err
+
+
+def test_demo_prints_table_and_writes_png(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert (
+        cli.main(
+            ["demo", "--out", out, "--n-components", "2", "4", "--seed", "1", "--n-examples", "3"]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "359 occluded" in text  # round(0.2 * 1797)
+    table = _error_table(text)
+    assert table[0].split() == ["method", "k=2", "k=4"]
+    rows = {line.split()[0]: line.split()[1:] for line in table[1:]}
+    assert set(rows) == {"PCA", "PCA-L1", "R1-PCA", "PCA-L21", "RPCA-OM"}
+    stars = sum(cell.count("*") for cells in rows.values() for cell in cells)
+    assert stars == 2  # one best per column
+    for label in ("PCA", "RPCA-OM"):
+        assert all(float(c.rstrip("*+")) > 0 for c in rows[label])
+    assert "Fit time (seconds)" in text
+    png = out / cli.FIGURE_NAME
+    assert png.read_bytes()[:8] == PNG_SIGNATURE
+    assert str(png) in text
+
+
+def test_demo_errors_match_the_library(tmp_path, capsys):
+    """The printed PCA error is the total reconstruction error against clean images."""
+    from robustpca.datasets import load_digits_images, occlude_blocks
+    from robustpca.metrics import total_reconstruction_error
+
+    cli.main(["demo", "--out", tmp_path, "--n-components", "3", "--seed", "5"])
+    rows = {line.split()[0]: line.split()[1:] for line in _error_table(capsys.readouterr().out)[1:]}
+    d = load_digits_images()
+    Xo, _ = occlude_blocks(d.data, d.image_shape, random_state=5)
+    pca = robustpca.PCA(n_components=3, random_state=5).fit(Xo)
+    expected = total_reconstruction_error(pca.reconstruct(Xo), d.data)
+    assert float(rows["PCA"][0].rstrip("*+")) == pytest.approx(expected, abs=0.051)
+
+
+class _SlowToConvergePCA(robustpca.PCA):
+    """Warns like an iterative method stopped at max_iter."""
+
+    def fit(self, X, y=None):
+        super().fit(X)
+        self.converged_ = False
+        warnings.warn("stopped at max_iter", ConvergenceWarning, stacklevel=2)
+        return self
+
+
+def test_unavailable_and_unconverged_methods(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(robustpca, "_SlowToConvergePCA", _SlowToConvergePCA, raising=False)
+    monkeypatch.setattr(
+        cli, "METHODS", (("PCA", "PCA"), ("Missing", "NoSuchPCA"), ("Slow", "_SlowToConvergePCA"))
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cli.main(["demo", "--out", tmp_path, "--n-components", "2"]) == 0
+    assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    text = capsys.readouterr().out
+    rows = {line.split()[0]: line.split()[1:] for line in _error_table(text)[1:]}
+    assert rows["Missing"] == ["unavailable"]
+    assert rows["Slow"][0].endswith("+")
+    assert "+ = stopped at max_iter" in text
+    assert (tmp_path / cli.FIGURE_NAME).read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_demo_is_deterministic_given_the_seed(tmp_path, capsys):
+    args = ["demo", "--out", tmp_path, "--n-components", "2", "--seed", "3"]
+    cli.main(args)
+    first = _error_table(capsys.readouterr().out)
+    cli.main(args)
+    assert _error_table(capsys.readouterr().out) == first
+
+
+def test_module_entry_point(tmp_path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "robustpca.cli",
+            "demo",
+            "--out",
+            str(tmp_path),
+            "--n-components",
+            "2",
+            "--n-examples",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "RPCA-OM" in proc.stdout
+    assert (tmp_path / cli.FIGURE_NAME).read_bytes()[:8] == PNG_SIGNATURE
+    version = subprocess.run(
+        [sys.executable, "-m", "robustpca.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"robustpca {robustpca.__version__}"
