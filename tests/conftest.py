@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,3 +54,10 @@ def planted_outlier_data(
     inliers[:n_out] = False
     perm = rng.permutation(n_samples)
     return X[perm], basis, inliers[perm]
+
+
+# On CI, hypothesis runs a fixed, reproducible set of examples (no flaky red runs); locally
+# it explores new examples each time.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")

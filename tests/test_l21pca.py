@@ -114,8 +114,15 @@ def test_zero_rows_and_duplicates():
 
 def test_callback_and_warning():
     X = np.random.default_rng(5).normal(size=(30, 6))
-    model = L21PCA(2, callback=lambda i, s: i >= 2, tol=0).fit(X)
+    seen = []
+
+    def callback(iteration, state):
+        seen.append((state.objective, state.components.shape, state.mean.shape))
+        return iteration >= 2
+
+    model = L21PCA(2, callback=callback, tol=0).fit(X)
     assert model.n_iter_ == 2 and model.stop_reason_ == "stopped by callback"
+    assert seen[-1] == (model.objective_history_[-1], (2, 6), (6,))
     with pytest.warns(ConvergenceWarning):
         L21PCA(2, max_iter=1, tol=0).fit(X)
 

@@ -60,9 +60,6 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Per-sample weights learned by reweighting methods (absent otherwise).
     """
 
-    #: Whether ``fit`` accepts ``sample_weight``.
-    _accepts_sample_weight = False
-
     @abstractmethod
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
         """Run the method's solver on validated float64 data."""
@@ -199,8 +196,3 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ndarray of shape (n_samples,)
         """
         return -self.reconstruction_error(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags

@@ -56,8 +56,6 @@ class PCA(BaseSubspaceEstimator):
     (2, 5)
     """
 
-    _accepts_sample_weight = True
-
     def __init__(self, n_components=None, *, random_state=None):
         self.n_components = n_components
         self.random_state = random_state
@@ -90,7 +88,3 @@ class PCA(BaseSubspaceEstimator):
         )
         result.info["explained_variance_ratio"] = ratio
         return result
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        return tags

@@ -64,6 +64,7 @@ def maximize_linearized(
     max_iter: int = 100,
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
+    state_view: Callable[[Any], tuple[Callable | None, Callable | None]] | None = None,
 ) -> LinearizedResult:
     """Nie & Huang's Algorithm 3 (Algorithm 1 when ``h_i`` are l2 norms).
 
@@ -84,6 +85,8 @@ def maximize_linearized(
         most ``tol``.
     callback : callable, optional
         ``callback(iteration, state)``; returning ``True`` stops.
+    state_view : callable, optional
+        ``state_view(v) -> (components_fn, mean_fn)``: lazy accessors for the state.
 
     Returns
     -------
@@ -97,11 +100,11 @@ def maximize_linearized(
         v = linear_argmax(subgradient(v))
         history.append(float(objective(v)))
         n_iter = iteration
-        if callback is not None and callback(
-            iteration, IterationState(iteration, history[-1], None)
-        ):
-            stop_reason = StopReason.CALLBACK
-            break
+        if callback is not None:
+            comps, mean = state_view(v) if state_view is not None else (None, None)
+            if callback(iteration, IterationState(iteration, history[-1], None, comps, mean)):
+                stop_reason = StopReason.CALLBACK
+                break
         if relative_change(history[-2], history[-1]) <= tol:
             stop_reason, converged = StopReason.TOLERANCE, True
             break

@@ -120,6 +120,10 @@ def solve_l21_pca(
         max_iter=max_iter,
         tol=tol,
         callback=callback,
+        state_view=lambda state: (
+            lambda: (W0 if state[0] is None else X0.T @ state[0] if gram else state[0]).T,
+            lambda: mean,
+        ),
     )
     coef, _ = result.solution
     if coef is None:  # stopped before the first update
