@@ -178,6 +178,13 @@ def test_capped_loss_gives_outliers_zero_weight():
     assert np.rad2deg(subspace_angles(model.components_.T, basis).max()) < 5
 
 
+def test_capped_threshold_below_every_residual_warns():
+    X = random_data(11, 40, 6)
+    with pytest.warns(UserWarning, match="threshold"):
+        model = OptimalMeanPCA(2, loss="capped", threshold=1e-9).fit(X)
+    assert np.all(model.weights_ == 0) and np.isfinite(model.components_).all()
+
+
 def test_callback_can_stop_and_sees_state():
     X = random_data(4, 40, 10)
     seen = []

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
 from .._validation import check_nonnegative_float, resolve_epsilon
 from ..losses import make_loss
-from ..solvers import solve_optimal_mean_pca
+from ..solvers import StopReason, solve_optimal_mean_pca
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["OptimalMeanPCA"]
@@ -148,7 +149,7 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         loss, self.epsilon_ = self._make_loss(X)
-        return solve_optimal_mean_pca(
+        result = solve_optimal_mean_pca(
             X,
             self.n_components_,
             loss,
@@ -157,3 +158,12 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
             tol=self.tol,
             callback=self.callback,
         )
+        if result.stop_reason == StopReason.ALL_CAPPED:
+            warnings.warn(
+                f"Every sample's residual reached threshold={self.threshold}: all weights are "
+                "zero and the last subspace with a positive weight is returned. Increase "
+                "threshold.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return result
