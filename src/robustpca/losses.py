@@ -33,6 +33,7 @@ __all__ = [
     "L2pLoss",
     "L21Loss",
     "RobustLoss",
+    "ScaledLoss",
     "make_loss",
 ]
 
@@ -144,7 +145,23 @@ def _median_scale(r: np.ndarray) -> float:
 
 
 @dataclass(frozen=True)
-class HuberLoss(RobustLoss):
+class ScaledLoss(RobustLoss):
+    """A loss with a scale ``threshold``; ``None`` re-estimates it as the median residual."""
+
+    threshold: float | None = None
+
+    def __post_init__(self):
+        if self.threshold is not None and not (np.isfinite(self.threshold) and self.threshold > 0):
+            raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
+
+    def resolve(self, r):
+        if self.threshold is not None:
+            return self
+        return replace(self, threshold=_median_scale(r))
+
+
+@dataclass(frozen=True)
+class HuberLoss(ScaledLoss):
     r"""Huber's loss on residual norms (R1-PCA, Ding et al. 2006, eq. 11).
 
     :math:`\rho(r) = r^2/2` for :math:`r \le c` and :math:`c r - c^2/2` otherwise, so the
@@ -157,17 +174,6 @@ class HuberLoss(RobustLoss):
         iteration, the default of Ding et al. (2006).
     """
 
-    threshold: float | None = None
-
-    def __post_init__(self):
-        if self.threshold is not None and not (np.isfinite(self.threshold) and self.threshold > 0):
-            raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
-
-    def resolve(self, r):
-        if self.threshold is not None:
-            return self
-        return replace(self, threshold=_median_scale(r))
-
     def rho(self, r):
         c = self.resolve(r).threshold
         return np.where(r <= c, 0.5 * r * r, c * r - 0.5 * c * c)
@@ -178,23 +184,12 @@ class HuberLoss(RobustLoss):
 
 
 @dataclass(frozen=True)
-class CauchyLoss(RobustLoss):
+class CauchyLoss(ScaledLoss):
     r"""Cauchy's loss :math:`\rho(r) = (c^2/2) \log(1 + (r/c)^2)`.
 
     The IRLS weight is :math:`1 / (2 (1 + (r/c)^2))`; ``threshold=None`` uses the median
     residual norm as the scale :math:`c`, as for :class:`HuberLoss`.
     """
-
-    threshold: float | None = None
-
-    def __post_init__(self):
-        if self.threshold is not None and not (np.isfinite(self.threshold) and self.threshold > 0):
-            raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
-
-    def resolve(self, r):
-        if self.threshold is not None:
-            return self
-        return replace(self, threshold=_median_scale(r))
 
     def rho(self, r):
         c = self.resolve(r).threshold
