@@ -92,18 +92,15 @@ class _SlowToConvergePCA(robustpca.PCA):
         return self
 
 
-def test_unavailable_and_unconverged_methods(tmp_path, capsys, monkeypatch):
+def test_unconverged_methods_are_marked(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(robustpca, "_SlowToConvergePCA", _SlowToConvergePCA, raising=False)
-    monkeypatch.setattr(
-        cli, "METHODS", (("PCA", "PCA"), ("Missing", "NoSuchPCA"), ("Slow", "_SlowToConvergePCA"))
-    )
+    monkeypatch.setattr(cli, "METHODS", (("PCA", "PCA"), ("Slow", "_SlowToConvergePCA")))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert cli.main(["demo", "--out", tmp_path, "--n-components", "2"]) == 0
     assert not [w for w in caught if issubclass(w.category, ConvergenceWarning)]
     text = capsys.readouterr().out
     rows = {line.split()[0]: line.split()[1:] for line in _error_table(text)[1:]}
-    assert rows["Missing"] == ["unavailable"]
     assert rows["Slow"][0].endswith("+")
     assert "+ = stopped at max_iter" in text
     assert (tmp_path / cli.FIGURE_NAME).read_bytes()[:8] == PNG_SIGNATURE

@@ -2,8 +2,10 @@
 
 Nie, Yuan & Huang (2014), Table 1: with 20% of the images occluded by a quarter-size block,
 RPCA-OM reconstructs the clean images with a smaller total error sum_i ||x_rec - x_clean||
-than PCA at every dimension. Nie & Huang (sec. V.A, Fig. 2-4) make the same claim for
-PCA-L21. We check it for two fills of the block (white and black) and several seeds.
+than PCA, PCA-L1 and R1-PCA at every dimension. Nie & Huang (sec. V.A, Fig. 2-4) claim
+that PCA-L21 and R1-PCA beat PCA in the same setting. We check both for two fills of the
+block (white and black) and two seeds. (On these faces PCA-L21 is in fact the best of all;
+the papers never compare it with RPCA-OM, and we do not claim an order between them.)
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from robustpca import L21PCA, PCA, OptimalMeanPCA
+from robustpca import L1PCA, L21PCA, PCA, R1PCA, OptimalMeanPCA
 from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.metrics import total_reconstruction_error
 
@@ -37,19 +39,52 @@ def occluded(orl, seed, fill):
     return X
 
 
-@pytest.mark.realdata
-@pytest.mark.parametrize("fill", ["max", "min"])
-@pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("method", [OptimalMeanPCA, L21PCA], ids=["RPCA-OM", "PCA-L21"])
-def test_table1_claim_robust_below_pca_at_every_dimension(orl, seed, fill, method):
-    X = occluded(orl, seed, fill)
+def total_errors(X, clean, method):
+    errors = []
     for k in DIMENSIONS:
-        robust = method(n_components=k).fit(X)
-        pca = PCA(n_components=k).fit(X)
-        err_robust = total_reconstruction_error(robust.reconstruct(X), orl.data)
-        err_pca = total_reconstruction_error(pca.reconstruct(X), orl.data)
-        assert robust.converged_
-        assert err_robust < err_pca, (k, err_robust, err_pca)
+        model = method(n_components=k).fit(X)
+        assert model.converged_, (method.__name__, k)
+        errors.append(total_reconstruction_error(model.reconstruct(X), clean))
+    return np.array(errors)
+
+
+@pytest.fixture(
+    scope="module",
+    params=[(0, "max"), (0, "min"), (1, "max"), (1, "min")],
+    ids=lambda p: f"seed{p[0]}-{p[1]}",
+)
+def table1_errors(request, orl):
+    seed, fill = request.param
+    X = occluded(orl, seed, fill)
+    methods = {
+        "PCA": PCA,
+        "PCA-L1": L1PCA,
+        "R1-PCA": R1PCA,
+        "PCA-L21": L21PCA,
+        "RPCA-OM": OptimalMeanPCA,
+    }
+    return {name: total_errors(X, orl.data, method) for name, method in methods.items()}
+
+
+@pytest.mark.realdata
+def test_table1_rpca_om_below_pca_and_r1_at_every_dimension(table1_errors):
+    for baseline in ("PCA", "R1-PCA"):
+        assert np.all(table1_errors["RPCA-OM"] < table1_errors[baseline]), baseline
+
+
+@pytest.mark.realdata
+def test_table1_rpca_om_below_pca_l1_from_20_components(table1_errors):
+    """Where the claim does not reproduce: at k = 10, PCA-L1 reconstructs these faces
+    slightly better than RPCA-OM in 3 of the 4 settings (e.g. 33.31e4 against 33.54e4 for
+    seed 0, white block), while Table 1 has RPCA-OM ahead at every k (28.774e4 against
+    28.948e4 at k = 10). From k = 20 on, RPCA-OM is below PCA-L1 in every setting."""
+    assert np.all(table1_errors["RPCA-OM"][1:] < table1_errors["PCA-L1"][1:])
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("method", ["PCA-L21", "R1-PCA"])
+def test_niehuang_robust_methods_below_pca_at_every_dimension(table1_errors, method):
+    assert np.all(table1_errors[method] < table1_errors["PCA"])
 
 
 @pytest.mark.realdata

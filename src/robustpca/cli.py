@@ -38,9 +38,8 @@ FIGURE_NAME = "demo_reconstructions.png"
 
 
 def _resolve_methods():
-    """``[(label, class or None)]``; None for classes not (yet) exported by robustpca."""
-    # TODO: drop the None fallback once L1PCA, R1PCA and L21PCA are all exported.
-    return [(label, getattr(robustpca, name, None)) for label, name in METHODS]
+    """``[(label, estimator class)]`` for the methods of the demo."""
+    return [(label, getattr(robustpca, name)) for label, name in METHODS]
 
 
 def _positive_int(text: str) -> int:
@@ -185,8 +184,6 @@ def _demo(args, parser: argparse.ArgumentParser) -> int:
     methods = _resolve_methods()
     errors, seconds, converged, recon = {}, {}, {}, {}
     for label, cls in methods:
-        if cls is None:
-            continue
         for k in ks:
             estimator = cls(n_components=k, random_state=args.seed)
             tic = time.perf_counter()
@@ -201,16 +198,13 @@ def _demo(args, parser: argparse.ArgumentParser) -> int:
                 recon[label] = reconstructed[examples]
 
     labels = [label for label, _ in methods]
-    available = [label for label, cls in methods if cls is not None]
-    best = {k: min((errors[label, k], label) for label in available)[1] for k in ks if available}
+    best = {k: min((errors[label, k], label) for label in labels)[1] for k in ks}
     cols = [f"k={k}" for k in ks]
 
     all_converged = all(converged.values())
 
     def cell(label, k, value):
         # markers take a fixed width so that the decimal points stay aligned
-        if (label, k) not in errors:
-            return "unavailable"
         marks = ("*" if best[k] == label else "") + ("" if converged[label, k] else "+")
         return value + marks.ljust(1 if all_converged else 2)
 
@@ -223,7 +217,7 @@ def _demo(args, parser: argparse.ArgumentParser) -> int:
         _format_table(
             labels,
             cols,
-            [[cell(lb, k, f"{errors.get((lb, k), 0):.1f}") for k in ks] for lb in labels],
+            [[cell(lb, k, f"{errors[lb, k]:.1f}") for k in ks] for lb in labels],
         ),
         file=out,
     )
@@ -237,10 +231,7 @@ def _demo(args, parser: argparse.ArgumentParser) -> int:
         _format_table(
             labels,
             cols,
-            [
-                [f"{seconds[lb, k]:.3f}" if (lb, k) in seconds else "unavailable" for k in ks]
-                for lb in labels
-            ],
+            [[f"{seconds[lb, k]:.3f}" for k in ks] for lb in labels],
         ),
         file=out,
     )
@@ -256,7 +247,7 @@ def _demo(args, parser: argparse.ArgumentParser) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         path = args.out / FIGURE_NAME
         panels = [("clean", clean[examples]), ("occluded", occluded[examples])]
-        panels += [(label, recon[label]) for label in available]
+        panels += [(label, recon[label]) for label in labels]
         _save_figure(
             path,
             panels,

@@ -17,8 +17,10 @@ from .convex_maximization import (
     power_method,
     truncated_power_method,
 )
+from .l1_pca import solve_l1_pca
 from .l21_pca import l21_objective, solve_l21_pca
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
+from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
 
 __all__ = [
@@ -32,8 +34,10 @@ __all__ = [
     "maximize_linearized",
     "minimize_reweighted",
     "power_method",
+    "solve_l1_pca",
     "solve_l21_pca",
     "solve_optimal_mean_pca",
+    "solve_r1_pca",
     "solve_weighted_pca",
     "truncated_power_method",
 ]

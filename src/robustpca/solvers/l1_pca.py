@@ -1,0 +1,214 @@
+r"""PCA-L1: greedy L1-norm maximisation of Kwak (2008), with deflation.
+
+For each component the solver maximises the L1 dispersion of the (deflated) centred data,
+
+.. math:: \max_{\lVert w \rVert_2 = 1} \sum_{i=1}^n \lvert w^\top x_i \rvert ,
+
+by Kwak's fixed-point iteration (Algorithm PCA-L1): polarities
+:math:`p_i = \operatorname{sign}(w^\top x_i)` (with :math:`\operatorname{sign}(0) = +1`),
+then :math:`w \leftarrow \sum_i p_i x_i / \lVert \sum_i p_i x_i \rVert`, until the
+polarities stop changing. The objective never decreases (Kwak 2008, Theorem 1). When
+the fixed point has a sample with :math:`w^\top x_i = 0`, it is not a local maximum
+and Kwak perturbs :math:`w` by a small random vector and iterates again.
+
+Each iteration costs one product :math:`Xw` and one :math:`X^\top p`. The next
+component is fitted on the deflated data :math:`X \leftarrow X - (Xw) w^\top`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+from ..linalg import complete_orthonormal
+from ._result import IterationState, SolverResult, StopReason
+
+__all__ = ["solve_l1_pca"]
+
+#: Relative size (against the largest centred sample norm) below which a sample, or the
+#: whole deflated data set, counts as zero. A sample lying on the mean is orthogonal to
+#: every ``w``, so it must be left out of the "some w^T x_i == 0" test (Nie & Huang).
+_NEGLIGIBLE = np.sqrt(np.finfo(float).eps)
+#: ``|w^T x_i| <= _ORTHOGONAL * ||x_i||`` counts as ``w^T x_i == 0`` in Kwak's test.
+_ORTHOGONAL = np.sqrt(np.finfo(float).eps)
+
+
+def _polarity(z: np.ndarray) -> np.ndarray:
+    """Kwak's polarity: +1 where ``z >= 0`` and -1 elsewhere."""
+    return np.where(z >= 0, 1.0, -1.0)
+
+
+def _perturbation(
+    w: np.ndarray, z: np.ndarray, norms: np.ndarray, zero: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """Kwak's random nudge of ``w``, small enough to keep every non-zero polarity.
+
+    Its length is half the smallest ``|w^T x_i| / ||x_i||`` over the non-negligible
+    samples not in ``zero``, so only the polarities of the orthogonal samples change
+    (to random signs). The next iterate then has an objective at least as large:
+    flipping the polarity of samples orthogonal to the current ``sum p_i x_i`` can
+    only lengthen that sum.
+    """
+    others = (norms > 0) & ~zero
+    margin = float(np.min(np.abs(z[others]) / norms[others])) if np.any(others) else 1.0
+    step = rng.standard_normal(w.shape[0])
+    step *= 0.5 * min(margin, 1.0) / max(np.linalg.norm(step), np.finfo(float).tiny)
+    w = w + step
+    return w / np.linalg.norm(w)
+
+
+def _fit_direction(
+    R: np.ndarray,
+    norms: np.ndarray,
+    floor: float,
+    *,
+    rng: np.random.Generator,
+    max_iter: int,
+    tol: float,
+    max_perturbations: int,
+    history: list[float],
+    notify: Callable[[np.ndarray, float], bool] | None,
+) -> tuple[np.ndarray, str, int, int]:
+    """Kwak's iteration for one direction of ``R``; returns ``(w, reason, iters, nudges)``."""
+    w = R[int(np.argmax(norms))] / norms.max()  # Kwak's start: the largest sample
+    z = R @ w
+    p = _polarity(z)
+    value = float(np.abs(z).sum())
+    n_iter = n_perturb = 0
+    while True:
+        s = R.T @ p
+        w = s / np.linalg.norm(s)
+        z = R @ w
+        previous, value = value, float(np.abs(z).sum())
+        n_iter += 1
+        history.append(value)
+        if notify is not None and notify(w, value):
+            return w, StopReason.CALLBACK, n_iter, n_perturb
+        p_new = _polarity(z)
+        if np.array_equal(p_new, p):  # fixed point: step 4(b) of Kwak's algorithm
+            zero = (np.abs(z) <= _ORTHOGONAL * norms) & (norms > floor)
+            if not np.any(zero) or n_perturb >= max_perturbations:
+                return w, StopReason.FIXED_POINT, n_iter, n_perturb
+            if n_iter >= max_iter:
+                return w, StopReason.MAX_ITER, n_iter, n_perturb
+            n_perturb += 1
+            p_new = _polarity(R @ _perturbation(w, z, norms, zero, rng))
+        elif value - previous <= tol * abs(previous):
+            return w, StopReason.TOLERANCE, n_iter, n_perturb
+        elif n_iter >= max_iter:
+            return w, StopReason.MAX_ITER, n_iter, n_perturb
+        p = p_new
+
+
+def _overall_reason(reasons: set[str]) -> str:
+    """The fit's stop reason from those of its components, the most serious first."""
+    for reason in (StopReason.CALLBACK, StopReason.MAX_ITER, StopReason.TOLERANCE):
+        if reason in reasons:
+            return reason
+    # fixed points, or nothing to iterate on (the centred data are zero)
+    return StopReason.FIXED_POINT if reasons else StopReason.EXACT
+
+
+def solve_l1_pca(
+    X: np.ndarray,
+    n_components: int,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 1000,
+    tol: float = 0.0,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+    max_perturbations: int = 10,
+) -> SolverResult:
+    r"""Fit ``n_components`` PCA-L1 directions greedily (Kwak 2008, PCA-L1 with deflation).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data (not modified); centred here by the arithmetic mean.
+    n_components : int
+        Number of directions, at most ``min(n_samples, n_features)``.
+    rng : numpy.random.Generator
+        Draws Kwak's perturbations and any completion of the basis.
+    max_iter : int, default=1000
+        Maximum number of fixed-point iterations per component.
+    tol : float, default=0.0
+        A component also stops when its polarities changed but its objective grew by at
+        most ``tol`` times its previous value. With ``0`` this only happens through
+        rounding: a change of polarity strictly increases the objective in exact
+        arithmetic, so the stop is Kwak's (polarities unchanged).
+    callback : callable, optional
+        ``callback(iteration, state)`` after every iteration (numbered across
+        components); ``state.components`` holds the components fitted so far plus the
+        current one. Returning ``True`` stops: the current direction is kept and the
+        remaining ones are Kwak's starting points (the largest deflated sample)
+        without iterations.
+    max_perturbations : int, default=10
+        Maximum number of Kwak's random perturbations per component.
+
+    Returns
+    -------
+    SolverResult
+        ``mean`` is the arithmetic mean; ``objective`` concatenates, per iteration,
+        :math:`\sum_i |w^\top x_i|` of the component being fitted (on the deflated
+        data); ``weights`` is ``None``. ``info`` holds ``n_iter_per_component`` and
+        ``n_perturbations_per_component``.
+    """
+    n_features = X.shape[1]
+    mean = X.mean(axis=0)
+    R = X - mean  # the deflated data (a copy: X is never modified)
+    floor = _NEGLIGIBLE * float(np.sqrt(np.einsum("ij,ij->i", R, R).max(initial=0.0)))
+    W = np.zeros((n_components, n_features))
+    history: list[float] = []
+    n_iter = np.zeros(n_components, dtype=int)
+    n_perturb = np.zeros(n_components, dtype=int)
+    reasons: set[str] = set()
+
+    def notify(j: int, w: np.ndarray, value: float) -> bool:
+        state = IterationState(
+            len(history), value, None, lambda: np.vstack([W[:j], w]), lambda: mean
+        )
+        return bool(callback(len(history), state))
+
+    n_done = 0
+    for j in range(n_components):
+        norms = np.sqrt(np.einsum("ij,ij->i", R, R))
+        if norms.max() <= floor:  # the previous components reconstruct the data exactly
+            break
+        if StopReason.CALLBACK in reasons:  # stopped: keep Kwak's starting point
+            w = R[int(np.argmax(norms))] / norms.max()
+        else:
+            w, reason, n_iter[j], n_perturb[j] = _fit_direction(
+                R,
+                norms,
+                floor,
+                rng=rng,
+                max_iter=max_iter,
+                tol=tol,
+                max_perturbations=max_perturbations,
+                history=history,
+                notify=None if callback is None else functools.partial(notify, j),
+            )
+            reasons.add(reason)
+        for _ in range(2):  # re-orthogonalise against the previous components (rounding)
+            w = w - W[:j].T @ (W[:j] @ w)
+        length = np.linalg.norm(w)
+        if length <= _NEGLIGIBLE:
+            break
+        W[j] = w / length
+        n_done = j + 1
+        R -= np.outer(R @ W[j], W[j])  # deflation
+    if n_done < n_components:
+        W = complete_orthonormal(W[:n_done].T, n_components, rng).T
+    reason = _overall_reason(reasons)
+    return SolverResult(
+        components=W,
+        mean=mean,
+        weights=None,
+        n_iter=int(n_iter.sum()),
+        converged=reason not in (StopReason.CALLBACK, StopReason.MAX_ITER),
+        stop_reason=reason,
+        objective=np.asarray(history, dtype=float),
+        info={"n_iter_per_component": n_iter, "n_perturbations_per_component": n_perturb},
+    )

@@ -1,0 +1,205 @@
+r"""R1-PCA of Ding, Zhou, He & Zha (2006): rotational invariant robust PCA by IRLS.
+
+On data centred by their arithmetic mean, R1-PCA minimises
+
+.. math::
+    \min_{U^\top U = I} \sum_{i=1}^n \rho(r_i), \qquad
+    r_i = \lVert x_i - UU^\top x_i \rVert_2 ,
+
+with :math:`\rho` Huber's loss whose cutoff is the median residual (Ding et al. 2006),
+or Cauchy's loss. The loop is :func:`~robustpca.solvers.minimize_reweighted`
+with the loss objects of :mod:`robustpca.losses`; its weighted step is *one* step of
+subspace iteration, as in Ding's algorithm:
+
+.. math::
+    U \leftarrow \operatorname{orth}(C_w U), \qquad C_w = \sum_i w_i x_i x_i^\top ,
+
+starting from the PCA subspace, with ``orth`` the Q factor of a QR decomposition whose R
+has a positive diagonal. It is not the exact minimiser of the weighted problem (that
+would be the top eigenvectors of :math:`C_w`), so each iteration is cheap and the
+subspace moves gradually, as in the paper. Because the Huber cutoff follows the median
+residual, the objective changes with the iterations and need not decrease monotonically;
+the loop stops when its relative change is at most ``tol``.
+
+Two routes give the same iterates:
+
+* **scatter route** (``n_samples >= n_features``): :math:`C_w U = X^\top (w \odot XU)`,
+  two ``n x d x k`` products; the ``d x d`` matrix :math:`C_w` itself is never formed,
+  because applying it to ``U`` through ``X`` is cheaper (``O(ndk)`` instead of
+  ``O(nd^2)``).
+* **Gram route** (``n_samples < n_features``): with :math:`G = XX^\top` formed once and
+  :math:`U = X^\top C` for an ``n x k`` matrix ``C``, :math:`C_w U = X^\top (w \odot GC)`;
+  orthonormalising uses the Cholesky factor :math:`L` of the ``k x k`` matrix
+  :math:`C'^\top G C'` (:math:`L^\top` is the R of the QR of :math:`X^\top C'`), and
+  :math:`r_i^2 = G_{ii} - \lVert (GC)_i \rVert^2`. Nothing of size ``d x d`` is formed and
+  the ``d x k`` basis is built once at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import linalg as sla
+
+from ..linalg import RANK_RTOL, complete_orthonormal, top_eigh
+from ..losses import RobustLoss
+from ._result import IterationState, SolverResult
+from .reweighting import minimize_reweighted
+
+__all__ = ["solve_r1_pca"]
+
+
+def _orth_qr(A: np.ndarray) -> np.ndarray:
+    """Q factor of ``A`` with the signs chosen so that R has a non-negative diagonal."""
+    Q, R = np.linalg.qr(A)
+    signs = np.sign(np.diag(R))
+    signs[signs == 0] = 1.0
+    return Q * signs[None, :]
+
+
+class _ScatterIterate:
+    """``U`` (d x k) and the projections ``XU`` of the centred data."""
+
+    def __init__(self, X0: np.ndarray, U: np.ndarray, sq_norms: np.ndarray):
+        self.X0, self.U, self.sq_norms = X0, U, sq_norms
+        self.proj = X0 @ U
+
+    def step(self, w: np.ndarray) -> _ScatterIterate:
+        if self.U.shape[1] == 0:  # the centred data are zero
+            return self
+        U = _orth_qr(self.X0.T @ (w[:, None] * self.proj))  # orth(C_w U)
+        return _ScatterIterate(self.X0, U, self.sq_norms)
+
+    def residuals(self) -> np.ndarray:
+        r2 = self.sq_norms - np.einsum("ij,ij->i", self.proj, self.proj)
+        return np.sqrt(np.maximum(r2, 0.0))
+
+    def basis(self) -> np.ndarray:
+        return self.U
+
+
+class _GramIterate:
+    """``U = X^T C`` through ``C`` (n x k) and the projections ``XU = GC``."""
+
+    def __init__(self, X0: np.ndarray, G: np.ndarray, C: np.ndarray, proj: np.ndarray):
+        self.X0, self.G, self.C, self.proj = X0, G, C, proj
+
+    def step(self, w: np.ndarray) -> _GramIterate:
+        if self.C.shape[1] == 0:  # the centred data are zero
+            return self
+        Cn = w[:, None] * self.proj  # C_w U = X^T (w * GC)
+        GCn = self.G @ Cn
+        M = Cn.T @ GCn
+        try:
+            L = sla.cholesky(0.5 * (M + M.T), lower=True, check_finite=False)
+            C = sla.solve_triangular(L, Cn.T, lower=True, check_finite=False).T
+            proj = sla.solve_triangular(L, GCn.T, lower=True, check_finite=False).T
+        except np.linalg.LinAlgError:  # numerically rank deficient: orthonormalise by eigh
+            vals, vecs = np.linalg.eigh(0.5 * (M + M.T))
+            keep = vals > RANK_RTOL * max(vals[-1], 0.0)
+            T = vecs[:, keep] / np.sqrt(vals[keep])[None, :]
+            C, proj = Cn @ T, GCn @ T
+        return _GramIterate(self.X0, self.G, C, proj)
+
+    def residuals(self) -> np.ndarray:
+        r2 = np.diag(self.G) - np.einsum("ij,ij->i", self.proj, self.proj)
+        return np.sqrt(np.maximum(r2, 0.0))
+
+    def basis(self) -> np.ndarray:
+        return _orth_qr(self.X0.T @ self.C)  # removes rounding only
+
+
+def _pca_start(X0: np.ndarray, n_components: int, gram: bool):
+    """The PCA subspace, restricted to directions of non-zero variance."""
+    if gram:
+        G = X0 @ X0.T
+        G = 0.5 * (G + G.T)
+        vals, vecs = top_eigh(G, n_components)
+        keep = (vals > RANK_RTOL * max(vals[0], 0.0)) & (vals > 0)
+        vals, vecs = vals[keep], vecs[:, keep]
+        return _GramIterate(X0, G, vecs / np.sqrt(vals)[None, :], vecs * np.sqrt(vals)[None, :])
+    S = X0.T @ X0
+    vals, vecs = top_eigh(0.5 * (S + S.T), n_components)
+    keep = (vals > RANK_RTOL * max(vals[0], 0.0)) & (vals > 0)
+    return _ScatterIterate(X0, vecs[:, keep], np.einsum("ij,ij->i", X0, X0))
+
+
+def solve_r1_pca(
+    X: np.ndarray,
+    n_components: int,
+    loss: RobustLoss,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+    route: str = "auto",
+) -> SolverResult:
+    """Fit R1-PCA (Ding et al. 2006) by re-weighted subspace iteration.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data (not modified); centred here by the arithmetic mean.
+    n_components : int
+        Subspace dimension ``k``.
+    loss : RobustLoss
+        :class:`~robustpca.losses.HuberLoss` with ``threshold=None`` is R1-PCA as
+        published; :class:`~robustpca.losses.CauchyLoss` is offered as an alternative.
+        Its ``weights`` give :math:`w_i`.
+    rng : numpy.random.Generator
+        Only used to complete the basis when the data have fewer than ``k`` directions
+        of variance.
+    max_iter, tol, callback
+        See :func:`~robustpca.solvers.minimize_reweighted`.
+    route : {'auto', 'gram', 'scatter'}
+        ``'auto'`` takes the Gram route when ``n_samples < n_features``.
+
+    Returns
+    -------
+    SolverResult
+        ``weights`` are the loss weights at the returned subspace; ``info`` holds the
+        training ``residuals`` and the loss ``threshold`` (cutoff) at the solution.
+        ``objective[0]`` is the value after the first re-weighted step: its weights come
+        from the residuals of the PCA subspace, which is not itself an iteration.
+    """
+    if route not in ("auto", "gram", "scatter"):
+        raise ValueError(f"route must be 'auto', 'gram' or 'scatter', got {route!r}.")
+    n_samples, n_features = X.shape
+    gram = n_samples < n_features if route == "auto" else route == "gram"
+    mean = X.mean(axis=0)
+    X0 = X - mean
+    current = _pca_start(X0, n_components, gram)
+    r0 = current.residuals()
+
+    def solve_weighted(w: np.ndarray):
+        nonlocal current
+        current = current.step(w)
+        return current
+
+    res = minimize_reweighted(
+        solve_weighted,
+        lambda it: it.residuals(),
+        loss,
+        loss.resolve(r0).weights(r0),  # Ding's first step re-weights the PCA residuals
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda it: (lambda: it.basis().T, lambda: mean),
+    )
+    U = complete_orthonormal(res.solution.basis(), n_components, rng)
+    resolved = loss.resolve(res.residuals)
+    return SolverResult(
+        components=U.T,
+        mean=mean,
+        weights=res.weights,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_reason=res.stop_reason,
+        objective=res.objective,
+        info={
+            "residuals": res.residuals,
+            "threshold": getattr(resolved, "threshold", None),
+        },
+    )
