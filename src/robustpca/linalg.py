@@ -36,6 +36,7 @@ __all__ = [
     "WeightedSubspace",
     "complete_orthonormal",
     "flip_component_signs",
+    "positive_eigen_mask",
     "top_eigh",
 ]
 
@@ -187,7 +188,7 @@ class WeightedPCAProblem:
         sw = np.sqrt(w)
         K = sw[:, None] * Gcc * sw[None, :]
         vals, vecs = top_eigh(K, k)
-        usable = _usable(vals)
+        usable = positive_eigen_mask(vals)
         vals, vecs = vals[usable], vecs[:, usable]
         coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
         proj = Gcc @ coef
@@ -217,7 +218,7 @@ class WeightedPCAProblem:
         S = Xc.T @ (w[:, None] * Xc)
         S = 0.5 * (S + S.T)
         vals, vecs = top_eigh(S, k)
-        usable = _usable(vals)
+        usable = positive_eigen_mask(vals)
         U = vecs[:, usable]
         R = Xc - (Xc @ U) @ U.T
         r2 = np.einsum("ij,ij->i", R, R)
@@ -225,7 +226,7 @@ class WeightedPCAProblem:
         return WeightedSubspace(self, w, m, vals[usable], U, sq, r2)
 
 
-def _usable(vals: np.ndarray) -> np.ndarray:
+def positive_eigen_mask(vals: np.ndarray) -> np.ndarray:
     """Mask of eigenvalues that are numerically positive (relative to the largest)."""
-    top = max(vals[0], 0.0) if vals.size else 0.0
+    top = max(vals.max(initial=0.0), 0.0)
     return (vals > RANK_RTOL * top) & (vals > 0)

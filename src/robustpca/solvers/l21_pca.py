@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..linalg import RANK_RTOL, complete_orthonormal, top_eigh
+from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ._result import IterationState, SolverResult
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 
@@ -35,8 +35,7 @@ def l21_objective(Y: np.ndarray) -> float:
 def _inverse_sqrt_psd(S: np.ndarray) -> np.ndarray:
     """``S^{-1/2}`` on the numerically non-zero part of a PSD matrix's spectrum."""
     vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
-    keep = vals > RANK_RTOL * max(vals.max(initial=0.0), 0.0)
-    keep &= vals > 0
+    keep = positive_eigen_mask(vals)
     inv = np.zeros_like(vals)
     inv[keep] = 1.0 / np.sqrt(vals[keep])
     return (vecs * inv) @ vecs.T
@@ -93,7 +92,7 @@ def solve_l21_pca(
     if isinstance(init, str) and init == "pca":
         if gram:
             vals, V = top_eigh(G, k)
-            keep = vals > RANK_RTOL * max(vals[0], 0.0)
+            keep = positive_eigen_mask(vals)
             W0 = np.linalg.qr(X0.T @ (V[:, keep] / np.sqrt(vals[keep])))[0]
             W0 = complete_orthonormal(W0, k, rng)
         else:

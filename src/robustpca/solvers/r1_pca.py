@@ -42,7 +42,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import linalg as sla
 
-from ..linalg import RANK_RTOL, complete_orthonormal, top_eigh
+from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .reweighting import minimize_reweighted
@@ -97,7 +97,7 @@ class _GramIterate:
             proj = sla.solve_triangular(L, GCn.T, lower=True, check_finite=False).T
         except np.linalg.LinAlgError:  # numerically rank deficient: orthonormalise by eigh
             vals, vecs = np.linalg.eigh(0.5 * (M + M.T))
-            keep = vals > RANK_RTOL * max(vals[-1], 0.0)
+            keep = positive_eigen_mask(vals)
             T = vecs[:, keep] / np.sqrt(vals[keep])[None, :]
             C, proj = Cn @ T, GCn @ T
         return _GramIterate(self.X0, self.G, C, proj)
@@ -116,12 +116,12 @@ def _pca_start(X0: np.ndarray, n_components: int, gram: bool):
         G = X0 @ X0.T
         G = 0.5 * (G + G.T)
         vals, vecs = top_eigh(G, n_components)
-        keep = (vals > RANK_RTOL * max(vals[0], 0.0)) & (vals > 0)
+        keep = positive_eigen_mask(vals)
         vals, vecs = vals[keep], vecs[:, keep]
         return _GramIterate(X0, G, vecs / np.sqrt(vals)[None, :], vecs * np.sqrt(vals)[None, :])
     S = X0.T @ X0
     vals, vecs = top_eigh(0.5 * (S + S.T), n_components)
-    keep = (vals > RANK_RTOL * max(vals[0], 0.0)) & (vals > 0)
+    keep = positive_eigen_mask(vals)
     return _ScatterIterate(X0, vecs[:, keep], np.einsum("ij,ij->i", X0, X0))
 
 
