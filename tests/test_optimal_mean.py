@@ -212,7 +212,9 @@ def test_zero_residuals_and_duplicates_give_no_nan(epsilon):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 6))  # exactly rank 2
     X = np.vstack([X, X[:5], X[:5]])  # duplicated rows
-    model = OptimalMeanPCA(2, epsilon=epsilon, max_iter=50).fit(X)
+    # with epsilon=0 the weights of exact fits are floored, not smoothed: convergence in
+    # objective is slow there, and only finiteness is asserted
+    model = quiet_fit(OptimalMeanPCA(2, epsilon=epsilon, max_iter=50), X)
     for attr in ("components_", "mean_", "weights_", "objective_history_"):
         assert np.all(np.isfinite(getattr(model, attr))), attr
     assert np.allclose(model.reconstruction_error(X), 0, atol=1e-8)
