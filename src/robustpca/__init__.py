@@ -2,29 +2,43 @@
 
 Estimators
 ----------
-OptimalMeanPCA  RPCA-OM (Nie, Yuan & Huang 2014): l2,1 loss, mean optimised jointly.
-L21PCA          PCA-L21 (Nie & Huang): non-greedy L21-norm maximisation.
-L1PCA           PCA-L1 (Kwak 2008): greedy L1-norm maximisation with deflation.
-R1PCA           R1-PCA (Ding et al. 2006): Huber/Cauchy-weighted subspace iteration.
-PCA             classical PCA with sample weights and the same diagnostics.
+OptimalMeanPCA      RPCA-OM (Nie, Yuan & Huang 2014): l2,1 loss, mean optimised jointly.
+L21PCA              PCA-L21 (Nie & Huang): non-greedy L21-norm maximisation.
+L1PCA               PCA-L1 (Kwak 2008): greedy L1-norm maximisation with deflation.
+R1PCA               R1-PCA (Ding et al. 2006): Huber/Cauchy-weighted subspace iteration.
+GeneralizedMeanPCA  PCA-GM (Oh & Kwak): generalized-mean objective, generalized sample mean.
+HQPCA               HQ-PCA (He et al. 2011): maximum correntropy, half-quadratic.
+PCA                 classical PCA with sample weights and the same diagnostics.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
-:mod:`robustpca.losses`.
+:mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
 """
 
-from .estimators import L1PCA, L21PCA, PCA, R1PCA, OptimalMeanPCA
+from .estimators import HQPCA, L1PCA, L21PCA, PCA, R1PCA, GeneralizedMeanPCA, OptimalMeanPCA
+from .solvers.generalized_mean import generalized_sample_mean
 
 __version__ = "0.1.0.dev0"
 
 #: Names of the public estimators (used by the common tests and the CLI).
-ESTIMATOR_NAMES = ("PCA", "OptimalMeanPCA", "L21PCA", "L1PCA", "R1PCA")
+ESTIMATOR_NAMES = (
+    "PCA",
+    "OptimalMeanPCA",
+    "L21PCA",
+    "L1PCA",
+    "R1PCA",
+    "GeneralizedMeanPCA",
+    "HQPCA",
+)
 
 __all__ = [
     "ESTIMATOR_NAMES",
+    "HQPCA",
     "L1PCA",
     "L21PCA",
     "PCA",
     "R1PCA",
+    "GeneralizedMeanPCA",
     "OptimalMeanPCA",
     "__version__",
+    "generalized_sample_mean",
 ]

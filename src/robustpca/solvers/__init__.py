@@ -17,6 +17,12 @@ from .convex_maximization import (
     power_method,
     truncated_power_method,
 )
+from .generalized_mean import (
+    GeneralizedMeanResult,
+    generalized_sample_mean,
+    solve_generalized_mean,
+    solve_generalized_mean_pca,
+)
 from .l1_pca import solve_l1_pca
 from .l21_pca import l21_objective, solve_l21_pca
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
@@ -24,16 +30,20 @@ from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
 
 __all__ = [
+    "GeneralizedMeanResult",
     "IterationState",
     "LinearizedResult",
     "ReweightingResult",
     "SolverResult",
     "StopReason",
+    "generalized_sample_mean",
     "l21_objective",
     "l21_row_subgradients",
     "maximize_linearized",
     "minimize_reweighted",
     "power_method",
+    "solve_generalized_mean",
+    "solve_generalized_mean_pca",
     "solve_l1_pca",
     "solve_l21_pca",
     "solve_optimal_mean_pca",
