@@ -142,3 +142,12 @@ def test_reweighting_callback_and_all_capped():
         callback=lambda i, s: i == 4,
     )
     assert res.n_iter == 4 and res.stop_reason == "stopped by callback"
+
+
+def test_top_eigh_caps_k_at_the_matrix_size():
+    from robustpca.linalg import top_eigh
+
+    A = psd(0, 3)
+    vals, vecs = top_eigh(A, 4)
+    np.testing.assert_allclose(vals, np.linalg.eigvalsh(A)[::-1])
+    assert vecs.shape == (3, 3)

@@ -8,13 +8,29 @@ L1PCA               PCA-L1 (Kwak 2008): greedy L1-norm maximisation with deflati
 R1PCA               R1-PCA (Ding et al. 2006): Huber/Cauchy-weighted subspace iteration.
 GeneralizedMeanPCA  PCA-GM (Oh & Kwak): generalized-mean objective, generalized sample mean.
 HQPCA               HQ-PCA (He et al. 2011): maximum correntropy, half-quadratic.
+TwoDPCA, GLRAM      2DPCA (Yang et al. 2004), GLRAM (Ye 2004) on (n, h*w) images.
+Robust2DPCA         R2DPCA (Zhang, Nie & Li 2017); CappedRobust2DPCA with a capped loss.
+L21TwoDPCA          the 2-D PCA-L21 of Nie & Huang (problem 27).
 PCA                 classical PCA with sample weights and the same diagnostics.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
 """
 
-from .estimators import HQPCA, L1PCA, L21PCA, PCA, R1PCA, GeneralizedMeanPCA, OptimalMeanPCA
+from .estimators import (
+    GLRAM,
+    HQPCA,
+    L1PCA,
+    L21PCA,
+    PCA,
+    R1PCA,
+    CappedRobust2DPCA,
+    GeneralizedMeanPCA,
+    L21TwoDPCA,
+    OptimalMeanPCA,
+    Robust2DPCA,
+    TwoDPCA,
+)
 from .solvers.generalized_mean import generalized_sample_mean
 
 __version__ = "0.1.0.dev0"
@@ -28,17 +44,27 @@ ESTIMATOR_NAMES = (
     "R1PCA",
     "GeneralizedMeanPCA",
     "HQPCA",
+    "TwoDPCA",
+    "GLRAM",
+    "Robust2DPCA",
+    "CappedRobust2DPCA",
+    "L21TwoDPCA",
 )
 
 __all__ = [
     "ESTIMATOR_NAMES",
+    "GLRAM",
     "HQPCA",
     "L1PCA",
     "L21PCA",
     "PCA",
     "R1PCA",
+    "CappedRobust2DPCA",
     "GeneralizedMeanPCA",
+    "L21TwoDPCA",
     "OptimalMeanPCA",
+    "Robust2DPCA",
+    "TwoDPCA",
     "__version__",
     "generalized_sample_mean",
 ]

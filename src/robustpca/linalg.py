@@ -92,12 +92,13 @@ def cholesky_qr(U: np.ndarray) -> np.ndarray:
 
 
 def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` eigenpairs of a symmetric matrix, in decreasing order.
+    """Top-``k`` eigenpairs of a symmetric matrix, in decreasing order (``k`` capped at n).
 
     Uses LAPACK's ``syevr`` for a subset when ``k`` is small relative to the size and
     the full ``syevd`` otherwise (faster when most of the spectrum is wanted).
     """
     n = A.shape[0]
+    k = min(k, n)
     if 4 * k < n:
         vals, vecs = sla.eigh(A, subset_by_index=[n - k, n - 1], driver="evr", check_finite=False)
     else:

@@ -29,6 +29,25 @@ def _check_fraction(value, name: str, *, allow_zero: bool) -> float:
     return value
 
 
+def _check_block_fraction(value) -> tuple[float, float]:
+    """``(low, high)`` of the block area fraction: a float gives ``low == high``."""
+    if isinstance(value, tuple | list):
+        if len(value) != 2:
+            raise ValueError(
+                f"block_fraction must be a float or a pair (low, high), got {value!r}."
+            )
+        low, high = (_check_fraction(v, "block_fraction", allow_zero=False) for v in value)
+        if low > high:
+            raise ValueError(f"block_fraction={tuple(value)!r} must have low <= high.")
+        return low, high
+    value = _check_fraction(value, "block_fraction", allow_zero=False)
+    return value, value
+
+
+def _block_side(fraction: float, h: int, w: int) -> int:
+    return min(max(1, _round_half_up(math.sqrt(fraction * h * w))), h, w)
+
+
 def _check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
     try:
         h, w = (int(s) for s in image_shape)
@@ -49,7 +68,7 @@ def occlude_blocks(
     image_shape,
     *,
     image_fraction: float = 0.2,
-    block_fraction: float = 0.25,
+    block_fraction: float | tuple[float, float] = 0.25,
     fill="max",
     random_state=None,
 ):
@@ -59,6 +78,10 @@ def occlude_blocks(
     images, drawn without replacement, each receive one square block whose area is
     ``block_fraction`` of the image, at a uniformly random position inside the image.
 
+    With ``block_fraction=(low, high)`` each block gets its own area fraction, drawn
+    uniformly from ``[low, high]``: the "occlusions ... with random size (over 25% area)"
+    of Zhang & Tong (2019, sec. 5.1), e.g. ``(0.25, 0.5)`` (they give no upper bound).
+
     Parameters
     ----------
     images : array-like of shape (n_samples, height * width)
@@ -67,10 +90,12 @@ def occlude_blocks(
         ``(height, width)`` of one image.
     image_fraction : float in [0, 1], default=0.2
         Fraction of images to occlude; the count is rounded half up.
-    block_fraction : float in (0, 1], default=0.25
+    block_fraction : float in (0, 1] or (float, float), default=0.25
         Area of the block as a fraction of the image area. The block side is
         ``round(sqrt(block_fraction * height * width))`` (half up, at least 1),
-        clipped to ``min(height, width)`` so that it fits in non-square images.
+        clipped to ``min(height, width)`` so that it fits in non-square images. A pair
+        ``(low, high)`` with ``0 < low <= high <= 1`` draws one fraction per block,
+        uniformly in ``[low, high]``, and sizes that block by the same rule.
     fill : {'max', 'min', 'noise'} or float, default='max'
         Value of occluded pixels: the maximum or minimum of the whole array, uniform
         noise between them (independent per pixel), or the given number.
@@ -95,6 +120,9 @@ def occlude_blocks(
     F. Nie, J. Yuan and H. Huang, "Optimal mean robust principal component analysis",
     ICML 2014, sec. 5.1.
 
+    R. Zhang and H. Tong, "Robust principal component analysis with adaptive neighbors",
+    NeurIPS 2019, sec. 5.1.
+
     Examples
     --------
     >>> import numpy as np
@@ -105,6 +133,9 @@ def occlude_blocks(
     (2, 16)
     >>> bool(np.all(X == 0))
     True
+    >>> _, mask = occlude_blocks(X, (8, 8), block_fraction=(0.25, 0.5), random_state=0)
+    >>> bool(np.all(mask.sum(axis=1)[mask.any(axis=1)] >= 16))
+    True
     """
     X = np.array(images, dtype=np.float64, copy=True)
     if X.ndim != 2:
@@ -114,7 +145,7 @@ def occlude_blocks(
     n, n_features = X.shape
     h, w = _check_image_shape(image_shape, n_features)
     image_fraction = _check_fraction(image_fraction, "image_fraction", allow_zero=True)
-    block_fraction = _check_fraction(block_fraction, "block_fraction", allow_zero=False)
+    low, high = _check_block_fraction(block_fraction)
     if isinstance(fill, str):
         if fill not in _FILLS:
             raise ValueError(f"fill must be one of {_FILLS} or a number, got {fill!r}.")
@@ -124,15 +155,19 @@ def occlude_blocks(
     rng = as_generator(random_state)
     mask = np.zeros((n, h, w), dtype=bool)
     n_occluded = _round_half_up(image_fraction * n)
-    side = min(max(1, _round_half_up(math.sqrt(block_fraction * h * w))), h, w)
     if n_occluded == 0 or n == 0:
         return X, mask.reshape(n, n_features)
 
     lo, hi = float(X.min()), float(X.max())
     chosen = rng.choice(n, size=n_occluded, replace=False)
-    tops = rng.integers(0, h - side + 1, size=n_occluded)
-    lefts = rng.integers(0, w - side + 1, size=n_occluded)
-    for i, top, left in zip(chosen, tops, lefts, strict=True):
+    if isinstance(block_fraction, tuple | list):
+        fractions = rng.uniform(low, high, size=n_occluded)
+        sides = np.array([_block_side(f, h, w) for f in fractions])
+    else:  # one size for all (the draws of the original protocol, unchanged)
+        sides = np.full(n_occluded, _block_side(low, h, w))
+    tops = rng.integers(0, h - sides + 1)
+    lefts = rng.integers(0, w - sides + 1)
+    for i, top, left, side in zip(chosen, tops, lefts, sides, strict=True):
         mask[i, top : top + side, left : left + side] = True
     mask = mask.reshape(n, n_features)
 

@@ -5,17 +5,24 @@ from ._generalized_mean import GeneralizedMeanPCA
 from ._hq import HQPCA
 from ._l1 import L1PCA
 from ._l21 import L21PCA
+from ._l21_two_d import L21TwoDPCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 from ._r1 import R1PCA
+from ._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 
 __all__ = [
+    "GLRAM",
     "HQPCA",
     "L1PCA",
     "L21PCA",
     "PCA",
     "R1PCA",
     "BaseSubspaceEstimator",
+    "CappedRobust2DPCA",
     "GeneralizedMeanPCA",
+    "L21TwoDPCA",
     "OptimalMeanPCA",
+    "Robust2DPCA",
+    "TwoDPCA",
 ]

@@ -25,9 +25,11 @@ from .generalized_mean import (
 )
 from .l1_pca import solve_l1_pca
 from .l21_pca import l21_objective, solve_l21_pca
+from .l21_two_d import solve_l21_two_d
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
+from .two_d import solve_glram, solve_robust_two_d_pca, solve_two_d_pca
 
 __all__ = [
     "GeneralizedMeanResult",
@@ -44,10 +46,14 @@ __all__ = [
     "power_method",
     "solve_generalized_mean",
     "solve_generalized_mean_pca",
+    "solve_glram",
     "solve_l1_pca",
     "solve_l21_pca",
+    "solve_l21_two_d",
     "solve_optimal_mean_pca",
     "solve_r1_pca",
+    "solve_robust_two_d_pca",
+    "solve_two_d_pca",
     "solve_weighted_pca",
     "truncated_power_method",
 ]

@@ -1,0 +1,280 @@
+r"""Shared machinery of the 2-D (image) estimators.
+
+The 2-D estimators take the usual ``(n_samples, n_features)`` array whose rows are
+images flattened in C order, plus ``image_shape=(height, width)``. A fitted two-sided
+model holds ``left_components_`` :math:`L` (h x k1) and ``right_components_`` :math:`R`
+(w x k2); 2DPCA has only :math:`R` (its left side is the identity). The equivalent
+linear map on flattened images has the orthonormal rows
+:math:`(L \otimes R)^\top` (or :math:`(I_h \otimes R)^\top`), stored as ``components_``
+to honour the library's contract, but ``transform``, ``inverse_transform``,
+``reconstruct`` and ``reconstruction_error`` use the image products
+:math:`L^\top (A - M) R` and never that matrix. The two agree:
+``transform(X) == (X - mean_) @ components_.T`` up to rounding.
+
+``image_shape=None`` treats every sample as a ``1 x n_features`` image. Then the left
+basis is trivial and each 2-D method reduces to its 1-D counterpart (2DPCA and GLRAM to
+PCA, R2DPCA to RPCA-OM, 2-D PCA-L21 to PCA-L21), which is what scikit-learn's estimator
+checks, fed with arbitrary matrices, should see. A factorisation of ``n_features``
+guessed from the data would make a fit depend on whether ``n_features`` is prime.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import replace
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..solvers import SolverResult
+from ..solvers.two_d import image_residuals, project_images, reconstruct_images
+from ._base import BaseSubspaceEstimator, as_generator
+
+__all__ = [
+    "BaseTwoDEstimator",
+    "check_image_shape",
+    "check_one_sided_components",
+    "check_two_sided_components",
+]
+
+
+def check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
+    """Validate ``image_shape`` against the number of features.
+
+    ``None`` means ``(1, n_features)``: each sample is a one-row image.
+
+    Raises
+    ------
+    TypeError
+        If ``image_shape`` is not None or a pair of integers.
+    ValueError
+        If it has non-positive entries or ``height * width != n_features``.
+    """
+    if image_shape is None:
+        return 1, int(n_features)
+    try:
+        pair = tuple(image_shape)
+    except TypeError:
+        raise TypeError(
+            f"image_shape must be None or a pair (height, width) of ints, got {image_shape!r}."
+        ) from None
+    if len(pair) != 2 or not all(
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in pair
+    ):
+        raise TypeError(
+            f"image_shape must be None or a pair (height, width) of ints, got {image_shape!r}."
+        )
+    h, w = int(pair[0]), int(pair[1])
+    if h <= 0 or w <= 0 or h * w != n_features:
+        raise ValueError(
+            f"image_shape={(h, w)} must be positive with height * width equal to "
+            f"n_features={n_features}."
+        )
+    return h, w
+
+
+def _check_count(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an int, a pair of ints or None, got {type(value).__name__} "
+            f"({value!r})."
+        )
+    return int(value)
+
+
+def _bound_message(n_components, k, upper, side, image_shape, n_samples, n_features) -> str:
+    return (
+        f"n_components={n_components!r} gives {k} {side} components, which must be between "
+        f"1 and {upper} (image_shape={image_shape}, n_samples={n_samples}, "
+        f"n_features={n_features})."
+    )
+
+
+def check_one_sided_components(
+    n_components, image_shape: tuple[int, int], n_samples: int, n_features: int
+) -> int:
+    """Number ``k`` of right projection axes of 2DPCA.
+
+    ``k`` lies in ``[1, min(width, n_samples * height)]``: the image scatter is a sum of
+    ``n_samples * height`` rank-one terms (the image rows), so beyond that bound the axes
+    carry no data. With ``height = 1`` this is PCA's ``min(n_samples, n_features)``.
+    ``None`` gives the upper bound.
+    """
+    h, w = image_shape
+    upper = min(w, n_samples * h)
+    if n_components is None:
+        return upper
+    k = _check_count(n_components, "n_components")
+    if not 1 <= k <= upper:
+        raise ValueError(
+            _bound_message(n_components, k, upper, "right", image_shape, n_samples, n_features)
+        )
+    return k
+
+
+def check_two_sided_components(
+    n_components, image_shape: tuple[int, int], n_samples: int, n_features: int
+) -> tuple[int, int]:
+    """Numbers ``(k1, k2)`` of left and right components of a two-sided method.
+
+    A pair is taken as given. An int ``k`` means ``(k, k)`` with each entry clipped to
+    the image side, so that ``k`` gives ``min(k, height) * min(k, width)`` components
+    (``k`` components for one-row images). ``None`` keeps every direction. Each of
+    ``k1 <= min(height, n_samples * width)`` and ``k2 <= min(width, n_samples *
+    height)`` must hold (see :func:`check_one_sided_components`).
+    """
+    h, w = image_shape
+    upper = (min(h, n_samples * w), min(w, n_samples * h))
+    if n_components is None:
+        return upper
+    if isinstance(n_components, numbers.Integral) and not isinstance(n_components, bool):
+        k = int(n_components)
+        ks = (min(k, h), min(k, w)) if k >= 1 else (k, k)
+    else:
+        try:
+            pair = tuple(n_components)
+        except TypeError:
+            pair = ()
+        if len(pair) != 2:
+            raise TypeError(
+                "n_components must be an int, a pair (k1, k2) of ints or None, got "
+                f"{n_components!r}."
+            )
+        ks = tuple(_check_count(v, "n_components") for v in pair)
+    for k, bound, side in zip(ks, upper, ("left", "right"), strict=True):
+        if not 1 <= k <= bound:
+            raise ValueError(
+                _bound_message(n_components, k, bound, side, image_shape, n_samples, n_features)
+            )
+    return ks
+
+
+class BaseTwoDEstimator(BaseSubspaceEstimator):
+    """Base class of the 2-D estimators: image shape, 2-D products, fitted attributes.
+
+    Subclasses set ``_two_sided`` and implement ``_fit_solver(X, rng, sample_weight)``,
+    reading ``self.image_shape_`` and ``self._ranks`` (``(k1, k2)``, with ``k1 = None``
+    for 2DPCA), and return a :class:`~robustpca.solvers.SolverResult` whose ``info``
+    holds ``right_components`` (and ``left_components``) and whose ``components`` are
+    their Kronecker product (:func:`~robustpca.solvers.two_d.kron_components`).
+
+    Fitted attributes (besides those of :class:`BaseSubspaceEstimator`)
+    -------------------------------------------------------------------
+    image_shape_ : (int, int)
+        ``(height, width)`` used.
+    left_components_ : ndarray of shape (height, k1)
+        Left basis ``L`` (two-sided methods only).
+    right_components_ : ndarray of shape (width, k2)
+        Right basis ``R``.
+    """
+
+    _two_sided = True
+
+    def _fit(self, X, sample_weight=None):
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        self._validate_common()
+        n_samples, n_features = X.shape
+        shape = check_image_shape(self.image_shape, n_features)
+        if self._two_sided:
+            self._ranks = check_two_sided_components(
+                self.n_components, shape, n_samples, n_features
+            )
+            self.n_components_ = self._ranks[0] * self._ranks[1]
+        else:
+            k = check_one_sided_components(self.n_components, shape, n_samples, n_features)
+            self._ranks = (None, k)
+            self.n_components_ = shape[0] * k
+        self.image_shape_ = shape
+        result = self._fit_solver(X, as_generator(getattr(self, "random_state", None)))
+        self._store(result)
+        return X
+
+    def _images(self, X: np.ndarray) -> np.ndarray:
+        """``X`` of shape (n, h*w) as an (n, h, w) view."""
+        return X.reshape(X.shape[0], *self.image_shape_)
+
+    def _store(self, result: SolverResult) -> None:
+        # The solver fixed the signs of L and R so that the rows of their Kronecker
+        # product already have positive largest entries: keep that matrix exactly as it
+        # is, and spare the base class a sign pass over it (for 2DPCA it is block diagonal
+        # and mostly untouched zero pages).
+        super()._store(replace(result, components=result.components[:0]))
+        self.components_ = result.components
+
+    @property
+    def _left(self) -> np.ndarray | None:
+        return getattr(self, "left_components_", None) if self._two_sided else None
+
+    def _centred_images(self, X) -> np.ndarray:
+        X = self._check_X(X)
+        return self._images(X - self.mean_)
+
+    def transform(self, X):
+        """Coordinates ``L^T (A - M) R`` of each image, flattened in C order.
+
+        Equal to ``(X - mean_) @ components_.T`` up to rounding, without that matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        E = self._centred_images(X)
+        Z = project_images(E, self._left, self.right_components_)
+        return Z.reshape(E.shape[0], -1)
+
+    def inverse_transform(self, X):
+        """Images ``M + L Z R^T`` from coordinates ``Z`` (rows of :meth:`transform`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, height * width)
+        """
+        check_is_fitted(self)
+        Z = np.asarray(X, dtype=np.float64)
+        if Z.ndim != 2 or Z.shape[1] != self.n_components_:
+            raise ValueError(
+                f"X must have shape (n_samples, {self.n_components_}) for "
+                f"inverse_transform, got {Z.shape}."
+            )
+        R = self.right_components_
+        left = self._left
+        k1 = self.image_shape_[0] if left is None else left.shape[1]
+        images = reconstruct_images(Z.reshape(Z.shape[0], k1, R.shape[1]), left, R)
+        return images.reshape(Z.shape[0], -1) + self.mean_
+
+    def reconstruct(self, X):
+        """Projection ``M + L L^T (A - M) R R^T`` of each image (denoised images).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, height * width)
+        """
+        E = self._centred_images(X)
+        left, right = self._left, self.right_components_
+        images = reconstruct_images(project_images(E, left, right), left, right)
+        return images.reshape(E.shape[0], -1) + self.mean_
+
+    def reconstruction_error(self, X):
+        """Per-image Frobenius norm of ``(A - M) - L L^T (A - M) R R^T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return image_residuals(self._centred_images(X), self._left, self.right_components_)
