@@ -11,6 +11,8 @@ HQPCA               HQ-PCA (He et al. 2011): maximum correntropy, half-quadratic
 TwoDPCA, GLRAM      2DPCA (Yang et al. 2004), GLRAM (Ye 2004) on (n, h*w) images.
 Robust2DPCA         R2DPCA (Zhang, Nie & Li 2017); CappedRobust2DPCA with a capped loss.
 L21TwoDPCA          the 2-D PCA-L21 of Nie & Huang (problem 27).
+AdaptiveNeighborsPCA  RWL-AN (Zhang & Tong 2019): sparse adaptive sample weights.
+KernelL21PCA        kernel PCA embedding followed by PCA-L21 (Nie & Huang sec. III.D).
 PCA                 classical PCA with sample weights and the same diagnostics.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
@@ -24,8 +26,10 @@ from .estimators import (
     L21PCA,
     PCA,
     R1PCA,
+    AdaptiveNeighborsPCA,
     CappedRobust2DPCA,
     GeneralizedMeanPCA,
+    KernelL21PCA,
     L21TwoDPCA,
     OptimalMeanPCA,
     Robust2DPCA,
@@ -49,6 +53,8 @@ ESTIMATOR_NAMES = (
     "Robust2DPCA",
     "CappedRobust2DPCA",
     "L21TwoDPCA",
+    "AdaptiveNeighborsPCA",
+    "KernelL21PCA",
 )
 
 __all__ = [
@@ -59,8 +65,10 @@ __all__ = [
     "L21PCA",
     "PCA",
     "R1PCA",
+    "AdaptiveNeighborsPCA",
     "CappedRobust2DPCA",
     "GeneralizedMeanPCA",
+    "KernelL21PCA",
     "L21TwoDPCA",
     "OptimalMeanPCA",
     "Robust2DPCA",

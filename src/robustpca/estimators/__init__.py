@@ -1,8 +1,10 @@
 """Estimators: one private module per method family, public classes re-exported."""
 
+from ._adaptive_neighbors import AdaptiveNeighborsPCA
 from ._base import BaseSubspaceEstimator
 from ._generalized_mean import GeneralizedMeanPCA
 from ._hq import HQPCA
+from ._kernel_l21 import KernelL21PCA
 from ._l1 import L1PCA
 from ._l21 import L21PCA
 from ._l21_two_d import L21TwoDPCA
@@ -18,9 +20,11 @@ __all__ = [
     "L21PCA",
     "PCA",
     "R1PCA",
+    "AdaptiveNeighborsPCA",
     "BaseSubspaceEstimator",
     "CappedRobust2DPCA",
     "GeneralizedMeanPCA",
+    "KernelL21PCA",
     "L21TwoDPCA",
     "OptimalMeanPCA",
     "Robust2DPCA",

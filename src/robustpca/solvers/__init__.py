@@ -10,6 +10,11 @@
 """
 
 from ._result import IterationState, SolverResult, StopReason
+from .adaptive_neighbors import (
+    AdaptiveNeighborLoss,
+    adaptive_neighbor_weights,
+    solve_adaptive_neighbors_pca,
+)
 from .convex_maximization import (
     LinearizedResult,
     l21_row_subgradients,
@@ -32,18 +37,21 @@ from .reweighting import ReweightingResult, minimize_reweighted
 from .two_d import solve_glram, solve_robust_two_d_pca, solve_two_d_pca
 
 __all__ = [
+    "AdaptiveNeighborLoss",
     "GeneralizedMeanResult",
     "IterationState",
     "LinearizedResult",
     "ReweightingResult",
     "SolverResult",
     "StopReason",
+    "adaptive_neighbor_weights",
     "generalized_sample_mean",
     "l21_objective",
     "l21_row_subgradients",
     "maximize_linearized",
     "minimize_reweighted",
     "power_method",
+    "solve_adaptive_neighbors_pca",
     "solve_generalized_mean",
     "solve_generalized_mean_pca",
     "solve_glram",
