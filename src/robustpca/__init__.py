@@ -13,6 +13,9 @@ Robust2DPCA         R2DPCA (Zhang, Nie & Li 2017); CappedRobust2DPCA with a capp
 L21TwoDPCA          the 2-D PCA-L21 of Nie & Huang (problem 27).
 AdaptiveNeighborsPCA  RWL-AN (Zhang & Tong 2019): sparse adaptive sample weights.
 KernelL21PCA        kernel PCA embedding followed by PCA-L21 (Nie & Huang sec. III.D).
+PrincipalComponentPursuit  convex robust PCA (Candes et al. 2011), inexact ALM.
+OutlierPursuit      CRPCA (Xu, Caramanis & Sanghavi 2012): l2,1 + nuclear norm.
+ConvexOptimalMeanPCA  CRPCA-OM (Nie et al. 2014, Algorithm 3): outlier pursuit + mean.
 PCA                 classical PCA with sample weights and the same diagnostics.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
@@ -28,10 +31,13 @@ from .estimators import (
     R1PCA,
     AdaptiveNeighborsPCA,
     CappedRobust2DPCA,
+    ConvexOptimalMeanPCA,
     GeneralizedMeanPCA,
     KernelL21PCA,
     L21TwoDPCA,
     OptimalMeanPCA,
+    OutlierPursuit,
+    PrincipalComponentPursuit,
     Robust2DPCA,
     TwoDPCA,
 )
@@ -55,6 +61,9 @@ ESTIMATOR_NAMES = (
     "L21TwoDPCA",
     "AdaptiveNeighborsPCA",
     "KernelL21PCA",
+    "PrincipalComponentPursuit",
+    "OutlierPursuit",
+    "ConvexOptimalMeanPCA",
 )
 
 __all__ = [
@@ -67,10 +76,13 @@ __all__ = [
     "R1PCA",
     "AdaptiveNeighborsPCA",
     "CappedRobust2DPCA",
+    "ConvexOptimalMeanPCA",
     "GeneralizedMeanPCA",
     "KernelL21PCA",
     "L21TwoDPCA",
     "OptimalMeanPCA",
+    "OutlierPursuit",
+    "PrincipalComponentPursuit",
     "Robust2DPCA",
     "TwoDPCA",
     "__version__",

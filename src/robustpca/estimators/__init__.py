@@ -2,6 +2,7 @@
 
 from ._adaptive_neighbors import AdaptiveNeighborsPCA
 from ._base import BaseSubspaceEstimator
+from ._convex import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
 from ._generalized_mean import GeneralizedMeanPCA
 from ._hq import HQPCA
 from ._kernel_l21 import KernelL21PCA
@@ -23,10 +24,13 @@ __all__ = [
     "AdaptiveNeighborsPCA",
     "BaseSubspaceEstimator",
     "CappedRobust2DPCA",
+    "ConvexOptimalMeanPCA",
     "GeneralizedMeanPCA",
     "KernelL21PCA",
     "L21TwoDPCA",
     "OptimalMeanPCA",
+    "OutlierPursuit",
+    "PrincipalComponentPursuit",
     "Robust2DPCA",
     "TwoDPCA",
 ]

@@ -114,8 +114,8 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             setattr(self, f"{key}_", value)
         if result.stop_reason == StopReason.MAX_ITER:
             warnings.warn(
-                f"{type(self).__name__} reached max_iter={self.n_iter_} before the "
-                f"relative objective change fell below tol={getattr(self, 'tol', None)}; "
+                f"{type(self).__name__} reached max_iter={self.n_iter_} before its "
+                f"stopping criterion fell below tol={getattr(self, 'tol', None)}; "
                 "increase max_iter or tol.",
                 ConvergenceWarning,
                 stacklevel=3,

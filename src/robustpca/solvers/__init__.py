@@ -15,6 +15,7 @@ from .adaptive_neighbors import (
     adaptive_neighbor_weights,
     solve_adaptive_neighbors_pca,
 )
+from .alm import optimal_mean_svt, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from .convex_maximization import (
     LinearizedResult,
     l21_row_subgradients,
@@ -50,8 +51,10 @@ __all__ = [
     "l21_row_subgradients",
     "maximize_linearized",
     "minimize_reweighted",
+    "optimal_mean_svt",
     "power_method",
     "solve_adaptive_neighbors_pca",
+    "solve_crpca_om",
     "solve_generalized_mean",
     "solve_generalized_mean_pca",
     "solve_glram",
@@ -59,6 +62,8 @@ __all__ = [
     "solve_l21_pca",
     "solve_l21_two_d",
     "solve_optimal_mean_pca",
+    "solve_outlier_pursuit",
+    "solve_pcp",
     "solve_r1_pca",
     "solve_robust_two_d_pca",
     "solve_two_d_pca",

@@ -27,6 +27,7 @@ class StopReason:
     ALL_CAPPED = "every sample has zero weight (all residuals beyond the cap)"
     FIXED_POINT = "iterate unchanged (fixed point)"
     CLOSED_FORM = "closed-form solution"
+    PRIMAL_RESIDUAL = "relative primal residual ||X - L - S||_F / ||X||_F below tol"
 
 
 @dataclass

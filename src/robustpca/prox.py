@@ -1,0 +1,426 @@
+r"""Proximal operators: the closed-form steps of the convex robust PCA solvers.
+
+Each operator is the minimiser of a quadratic plus a norm,
+
+.. math:: \operatorname{prox}_{\tau f}(V) = \arg\min_Y \tfrac12 \lVert Y - V\rVert_F^2
+          + \tau f(Y),
+
+for the entry-wise l1 norm (:func:`soft_threshold`), the per-sample l2,1 norm
+(:func:`l21_shrinkage`, one sample per row) and the nuclear norm
+(:func:`singular_value_thresholding`); :func:`rank_truncation` is the projection on the
+matrices of rank at most ``k`` (Eckart-Young). They are the steps of the augmented
+Lagrangian methods in :mod:`robustpca.solvers.alm` (Lin, Chen & Ma 2010; Nie et al.
+2014, Algorithm 3) and follow the one-function-per-operator style of TensorLy's
+``tenalg/proximal.py``.
+
+Singular value thresholding and rank truncation need only the singular triplets above
+the threshold (or the top ``k``). For a large matrix with few of them,
+:func:`truncated_svd` computes them by randomised subspace iteration with a Rayleigh-Ritz
+step (Halko, Martinsson & Tropp 2011, Algorithms 4.4 and 5.1), iterated until every
+wanted triplet has a residual :math:`\lVert Xv_i - \sigma_i u_i\rVert_2 \le
+\mathrm{rtol}\,\sigma_1` (the other residual, :math:`X^\top u_i - \sigma_i v_i`, is zero
+by construction), and falls back to the exact LAPACK SVD (``gesdd``) when that does not
+happen within ``max_iter`` passes, when the matrix is small, or when the wanted triplets
+are more than a fifth of the spectrum. Every function says which route it took.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+from scipy import linalg as sla
+
+__all__ = [
+    "SVDFactors",
+    "l21_shrinkage",
+    "nuclear_norm",
+    "rank_truncation",
+    "singular_value_thresholding",
+    "soft_threshold",
+    "svt_factors",
+    "truncated_svd",
+]
+
+#: Matrices whose smaller side is at most this use the exact SVD.
+SMALL_SIDE = 64
+#: The partial route is used while (wanted + oversampling) <= this fraction of min(m, n).
+PARTIAL_FRACTION = 0.2
+#: Extra random directions in the subspace iteration (Halko et al. use 5 to 10).
+OVERSAMPLES = 10
+#: Default relative residual tolerance of the partial route.
+PARTIAL_RTOL = 1e-10
+#: Default number of subspace-iteration passes before falling back to the exact SVD.
+PARTIAL_MAX_ITER = 12
+
+
+class SVDFactors(NamedTuple):
+    """Singular triplets ``X ~ (U * s) @ Vt`` and how they were computed.
+
+    ``method`` is ``'full'`` (LAPACK's exact SVD, ``gesdd``), ``'partial'`` (randomised
+    subspace iteration converged to the residual tolerance) or ``'truncated'`` (only from
+    :func:`svt_factors` with ``grow=False``: the rank cap was reached, so singular values
+    above the threshold beyond the cap are missing).
+    """
+
+    U: np.ndarray
+    s: np.ndarray
+    Vt: np.ndarray
+    method: str
+
+
+def _check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a real number, got {threshold!r}.")
+    if not np.isfinite(threshold) or threshold < 0:
+        raise ValueError(f"threshold={threshold!r} must be finite and >= 0.")
+    return float(threshold)
+
+
+def soft_threshold(X, threshold: float) -> np.ndarray:
+    r"""Entry-wise soft thresholding, the proximal operator of the l1 norm.
+
+    .. math:: \mathcal{S}_\tau(X) = \arg\min_Y \tfrac12\lVert Y - X\rVert_F^2
+              + \tau \lVert Y\rVert_1 = \operatorname{sign}(X)\max(|X| - \tau, 0).
+
+    Parameters
+    ----------
+    X : array-like
+        Any shape; not modified.
+    threshold : float
+        :math:`\tau \ge 0`.
+
+    Returns
+    -------
+    ndarray of the shape of ``X``
+
+    Examples
+    --------
+    >>> from robustpca.prox import soft_threshold
+    >>> soft_threshold([-3.0, -0.5, 0.0, 2.0], 1.0)
+    array([-2.,  0.,  0.,  1.])
+    """
+    t = _check_threshold(threshold)
+    X = np.asarray(X, dtype=np.float64)
+    return X - np.clip(X, -t, t)
+
+
+def l21_shrinkage(X, threshold: float) -> np.ndarray:
+    r"""Per-sample (row) shrinkage, the proximal operator of the l2,1 norm.
+
+    .. math:: \arg\min_Y \tfrac12\lVert Y - X\rVert_F^2 + \tau \sum_i \lVert y_i\rVert_2,
+              \qquad y_i = \max\!\Bigl(1 - \frac{\tau}{\lVert x_i\rVert_2}, 0\Bigr) x_i ,
+
+    with one sample per row (the :math:`e_i` step of Nie et al. 2014, Algorithm 3, and
+    the column shrinkage of Xu et al. 2012 in their ``d x n`` layout). Rows with norm at
+    most :math:`\tau` become exactly zero.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Not modified.
+    threshold : float
+        :math:`\tau \ge 0`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> from robustpca.prox import l21_shrinkage
+    >>> l21_shrinkage([[3.0, 4.0], [0.3, 0.4]], 1.0)
+    array([[2.4, 3.2],
+           [0. , 0. ]])
+    """
+    t = _check_threshold(threshold)
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    scale = np.zeros_like(norms)
+    np.divide(t, norms, out=scale, where=norms > t)
+    return X * np.where(norms > t, 1.0 - scale, 0.0)
+
+
+def nuclear_norm(X) -> float:
+    r"""Sum of the singular values, :math:`\lVert X\rVert_* = \operatorname{Tr}
+    (X^\top X)^{1/2}` (exact SVD).
+
+    Examples
+    --------
+    >>> from robustpca.prox import nuclear_norm
+    >>> nuclear_norm([[3.0, 0.0], [0.0, -4.0]])
+    7.0
+    """
+    return float(sla.svdvals(np.asarray(X, dtype=np.float64), check_finite=False).sum())
+
+
+def _full_svd(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    try:
+        return sla.svd(X, full_matrices=False, check_finite=False)
+    except np.linalg.LinAlgError:  # pragma: no cover - gesdd failures are rare
+        return sla.svd(X, full_matrices=False, check_finite=False, lapack_driver="gesvd")
+
+
+def _orth(Y: np.ndarray) -> np.ndarray:
+    return sla.qr(Y, mode="economic", check_finite=False)[0]
+
+
+def _subspace_iteration(X, n_wanted, n_columns, rng, init, rtol, max_iter):
+    """Top singular triplets by subspace iteration with Rayleigh-Ritz.
+
+    ``n_wanted(s)`` says, for the current Ritz values ``s``, how many leading triplets
+    must have converged, or ``None`` to stop at once (the caller wants more columns).
+    Returns ``(U, s, Vt, status)`` with ``n_columns`` Ritz triplets and ``status`` one of
+    ``'converged'``, ``'stopped'`` or ``'slow'`` (would not converge within ``max_iter``
+    passes at the observed rate).
+    """
+    n = X.shape[1]
+    omega = rng.standard_normal((n, n_columns))
+    if init is not None and init.shape[0] > 0:
+        keep = min(init.shape[0], n_columns - OVERSAMPLES)
+        if keep > 0:
+            omega[:, :keep] = init[:keep].T
+    Q = _orth(X @ omega)
+    previous = np.inf
+    for passes in range(1, max_iter + 1):
+        Ub, s, Vt = sla.svd(Q.T @ X, full_matrices=False, check_finite=False)
+        U = Q @ Ub
+        wanted = n_wanted(s)
+        if wanted is None:
+            return U, s, Vt, "stopped"
+        XV = X @ Vt.T
+        residual = np.linalg.norm(XV[:, :wanted] - U[:, :wanted] * s[:wanted], axis=0)
+        worst = residual.max(initial=0.0) / s[0] if s[0] > 0 else 0.0
+        if worst <= rtol:
+            return U, s, Vt, "converged"
+        rate = worst / previous
+        if passes >= 3 and (rate >= 1 or worst * rate ** (max_iter - passes) > rtol):
+            break
+        previous = worst
+        Q = _orth(XV)
+    return U, s, Vt, "slow"
+
+
+def _partial_route(m: int, n: int, n_wanted: int, solver: str) -> bool:
+    if solver == "full":
+        return False
+    if solver not in ("auto", "partial"):
+        raise ValueError(f"solver must be 'auto', 'full' or 'partial', got {solver!r}.")
+    side = min(m, n)
+    columns = n_wanted + OVERSAMPLES
+    if solver == "partial":
+        return columns < side
+    return side > SMALL_SIDE and columns <= PARTIAL_FRACTION * side
+
+
+def truncated_svd(
+    X,
+    n_components: int,
+    *,
+    solver: str = "auto",
+    rng: np.random.Generator | None = None,
+    init: np.ndarray | None = None,
+    rtol: float = PARTIAL_RTOL,
+    max_iter: int = PARTIAL_MAX_ITER,
+) -> SVDFactors:
+    r"""The top ``n_components`` singular triplets of ``X``, largest first.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+    n_components : int
+        Number ``k`` of triplets, ``0 <= k <= min(m, n)``.
+    solver : {'auto', 'full', 'partial'}, default='auto'
+        ``'full'``: LAPACK's exact SVD (``gesdd``), truncated. ``'partial'``: randomised
+        subspace iteration on ``k + 10`` directions with a Rayleigh-Ritz step, repeated
+        until every wanted triplet satisfies :math:`\lVert Xv_i - \sigma_iu_i\rVert_2 \le
+        \mathrm{rtol}\,\sigma_1` (then :math:`\sigma_i` is within that distance of a
+        singular value of ``X``), with the exact SVD as fallback after ``max_iter``
+        passes. ``'auto'`` takes the partial route when ``min(m, n) > 64`` and
+        ``k + 10 <= min(m, n) / 5``, the exact one otherwise.
+    rng : numpy.random.Generator, optional
+        Draws the random start of the partial route (default: seed 0).
+    init : ndarray of shape (r, n), optional
+        Rows spanning a guess of the top right singular subspace (for example the
+        ``Vt`` of a nearby matrix); used as the start of the partial route.
+    rtol : float, default=1e-10
+    max_iter : int, default=12
+
+    Returns
+    -------
+    SVDFactors
+        ``U`` (m, k), ``s`` (k,), ``Vt`` (k, n) and the route taken (``'full'`` or
+        ``'partial'``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.prox import truncated_svd
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)) @ rng.normal(size=(3, 200))
+    >>> top = truncated_svd(X, 3, rng=rng)
+    >>> top.method, bool(np.allclose(top.s, np.linalg.svd(X, compute_uv=False)[:3]))
+    ('partial', True)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    m, n = X.shape
+    k = int(n_components)
+    if not 0 <= k <= min(m, n):
+        raise ValueError(
+            f"n_components={n_components} must be between 0 and min(m, n)={min(m, n)}."
+        )
+    if _partial_route(m, n, k, solver) and k > 0:
+        rng = np.random.default_rng(0) if rng is None else rng
+        U, s, Vt, status = _subspace_iteration(
+            X, lambda s: k, k + OVERSAMPLES, rng, init, rtol, max_iter
+        )
+        if status == "converged":
+            return SVDFactors(U[:, :k], s[:k], Vt[:k], "partial")
+    U, s, Vt = _full_svd(X)
+    return SVDFactors(U[:, :k], s[:k], Vt[:k], "full")
+
+
+def svt_factors(
+    X,
+    threshold: float,
+    *,
+    rank_hint: int | None = None,
+    grow: bool = True,
+    solver: str = "auto",
+    rng: np.random.Generator | None = None,
+    init: np.ndarray | None = None,
+    rtol: float = PARTIAL_RTOL,
+    max_iter: int = PARTIAL_MAX_ITER,
+) -> SVDFactors:
+    r"""Factors of :func:`singular_value_thresholding`: ``U``, ``s - threshold``, ``Vt``.
+
+    Only the triplets with :math:`\sigma_i > \tau` are returned (``s`` holds
+    :math:`\sigma_i - \tau > 0`), so ``len(s)`` is the rank of the result.
+
+    With ``rank_hint`` (a guess ``k`` of how many singular values exceed the threshold,
+    e.g. the ``svp`` prediction of Lin et al. 2010 in an ALM solver) and
+    ``solver='auto'`` or ``'partial'``, the top ``k`` triplets are computed by the
+    partial route of :func:`truncated_svd`. If all ``k`` Ritz values exceed the
+    threshold (they are lower bounds of the singular values, so then
+    :math:`\sigma_k > \tau` for sure), ``grow=True`` doubles ``k`` and repeats, warm
+    started, until one falls below it; ``grow=False`` instead returns the ``k``
+    thresholded triplets as they are, flagged ``method='truncated'`` (what Lin et
+    al.'s code does with PROPACK in the early ALM iterations). Without a hint, when
+    the wanted triplets exceed a fifth of the spectrum, or when the partial route
+    converges too slowly, the exact SVD is used.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+    threshold : float
+        :math:`\tau \ge 0`.
+    rank_hint : int, optional
+    grow : bool, default=True
+    solver, rng, init, rtol, max_iter
+        See :func:`truncated_svd`.
+
+    Returns
+    -------
+    SVDFactors
+
+    Examples
+    --------
+    >>> from robustpca.prox import svt_factors
+    >>> svt_factors([[3.0, 0.0], [0.0, 1.0]], 2.0).s
+    array([1.])
+    """
+    tau = _check_threshold(threshold)
+    X = np.asarray(X, dtype=np.float64)
+    m, n = X.shape
+    side = min(m, n)
+    k = max(1, int(rank_hint)) if rank_hint is not None else side
+    if rank_hint is not None or solver == "partial":
+        rng = np.random.default_rng(0) if rng is None else rng
+        while _partial_route(m, n, k, solver):
+
+            def n_wanted(s, k=k):
+                # every triplet above the threshold; None when all k are (ask for more)
+                count = int(np.count_nonzero(s[:k] > tau))
+                return None if count == k else count
+
+            U, s, Vt, status = _subspace_iteration(
+                X, n_wanted, k + OVERSAMPLES, rng, init, rtol, max_iter
+            )
+            if status == "converged":
+                count = int(np.count_nonzero(s[:k] > tau))
+                return SVDFactors(U[:, :count], s[:count] - tau, Vt[:count], "partial")
+            if status == "slow":
+                break
+            if not grow:
+                return SVDFactors(U[:, :k], s[:k] - tau, Vt[:k], "truncated")
+            k, init = min(2 * k, side), Vt
+    elif solver not in ("auto", "full"):
+        raise ValueError(f"solver must be 'auto', 'full' or 'partial', got {solver!r}.")
+    U, s, Vt = _full_svd(X)
+    keep = int(np.count_nonzero(s > tau))
+    return SVDFactors(U[:, :keep], s[:keep] - tau, Vt[:keep], "full")
+
+
+def singular_value_thresholding(X, threshold: float, **kwargs) -> np.ndarray:
+    r"""Singular value thresholding, the proximal operator of the nuclear norm.
+
+    .. math:: \mathcal{D}_\tau(X) = \arg\min_Y \tfrac12\lVert Y - X\rVert_F^2
+              + \tau\lVert Y\rVert_* = U (\Sigma - \tau I)_+ V^\top ,
+
+    for :math:`X = U\Sigma V^\top` (Cai, Candès & Shen 2010, Theorem 2.1). Keyword
+    arguments go to :func:`svt_factors`; by default the exact SVD is used.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+    threshold : float
+        :math:`\tau \ge 0`.
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.prox import singular_value_thresholding
+    >>> singular_value_thresholding(np.diag([3.0, 1.0]), 2.0)
+    array([[1., 0.],
+           [0., 0.]])
+    """
+    U, s, Vt, _ = svt_factors(X, threshold, **kwargs)
+    return (U * s) @ Vt
+
+
+def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
+    r"""Best approximation of rank at most ``rank`` (Eckart-Young), the projection on
+    :math:`\{Y : \operatorname{rank} Y \le k\}`.
+
+    .. math:: \mathcal{T}_k(X) = \arg\min_{\operatorname{rank} Y \le k}
+              \lVert Y - X\rVert_F = \sum_{i \le k} \sigma_i u_i v_i^\top .
+
+    Keyword arguments go to :func:`truncated_svd` (partial route for a large matrix and
+    a small ``k`` by default). When :math:`\sigma_k = \sigma_{k+1}` the minimiser is not
+    unique and one of them is returned.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+    rank : int
+        ``0 <= rank <= min(m, n)``.
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.prox import rank_truncation
+    >>> rank_truncation(np.diag([3.0, 1.0]), 1)
+    array([[3., 0.],
+           [0., 0.]])
+    """
+    U, s, Vt, _ = truncated_svd(X, rank, **kwargs)
+    return (U * s) @ Vt
