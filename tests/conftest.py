@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import settings
+from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,6 +56,11 @@ def planted_outlier_data(
     perm = rng.permutation(n_samples)
     return X[perm], basis, inliers[perm]
 
+
+# One BLAS thread for the whole suite: the tests use small matrices, where OpenBLAS threads
+# cost more than they save, and oversubscribed cores (another process on a 2-core machine)
+# made single tests 50x slower with two threads.
+threadpool_limits(limits=1, user_api="blas")
 
 # On CI, hypothesis runs a fixed, reproducible set of examples (no flaky red runs); locally
 # it explores new examples each time.
