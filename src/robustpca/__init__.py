@@ -16,6 +16,8 @@ KernelL21PCA        kernel PCA embedding followed by PCA-L21 (Nie & Huang sec. I
 PrincipalComponentPursuit  convex robust PCA (Candes et al. 2011), inexact ALM.
 OutlierPursuit      CRPCA (Xu, Caramanis & Sanghavi 2012): l2,1 + nuclear norm.
 ConvexOptimalMeanPCA  CRPCA-OM (Nie et al. 2014, Algorithm 3): outlier pursuit + mean.
+RobustTransferPCA   R-T-PCA (Guo 2013): shared + private low-rank parts across two matrices.
+RankConstrainedRobustPCA  R-PCA of Guo 2013 eq. 6: rank-constrained low rank + l1 errors.
 PCA                 classical PCA with sample weights and the same diagnostics.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
@@ -38,7 +40,9 @@ from .estimators import (
     OptimalMeanPCA,
     OutlierPursuit,
     PrincipalComponentPursuit,
+    RankConstrainedRobustPCA,
     Robust2DPCA,
+    RobustTransferPCA,
     TwoDPCA,
 )
 from .solvers.generalized_mean import generalized_sample_mean
@@ -64,6 +68,8 @@ ESTIMATOR_NAMES = (
     "PrincipalComponentPursuit",
     "OutlierPursuit",
     "ConvexOptimalMeanPCA",
+    "RobustTransferPCA",
+    "RankConstrainedRobustPCA",
 )
 
 __all__ = [
@@ -83,7 +89,9 @@ __all__ = [
     "OptimalMeanPCA",
     "OutlierPursuit",
     "PrincipalComponentPursuit",
+    "RankConstrainedRobustPCA",
     "Robust2DPCA",
+    "RobustTransferPCA",
     "TwoDPCA",
     "__version__",
     "generalized_sample_mean",

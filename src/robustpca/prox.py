@@ -78,7 +78,7 @@ def _check_threshold(threshold) -> float:
     return float(threshold)
 
 
-def soft_threshold(X, threshold: float) -> np.ndarray:
+def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
     r"""Entry-wise soft thresholding, the proximal operator of the l1 norm.
 
     .. math:: \mathcal{S}_\tau(X) = \arg\min_Y \tfrac12\lVert Y - X\rVert_F^2
@@ -88,8 +88,10 @@ def soft_threshold(X, threshold: float) -> np.ndarray:
     ----------
     X : array-like
         Any shape; not modified.
-    threshold : float
-        :math:`\tau \ge 0`.
+    threshold : float or ndarray
+        :math:`\tau \ge 0`; an array broadcastable to ``X`` gives every entry (or row,
+        or block) its own threshold (the weighted l1 norm :math:`\sum_{ij}\tau_{ij}
+        |Y_{ij}|`).
 
     Returns
     -------
@@ -100,8 +102,16 @@ def soft_threshold(X, threshold: float) -> np.ndarray:
     >>> from robustpca.prox import soft_threshold
     >>> soft_threshold([-3.0, -0.5, 0.0, 2.0], 1.0)
     array([-2.,  0.,  0.,  1.])
+    >>> soft_threshold([[3.0, 3.0], [3.0, 3.0]], [[1.0], [2.0]])
+    array([[2., 2.],
+           [1., 1.]])
     """
-    t = _check_threshold(threshold)
+    if np.ndim(threshold) == 0:
+        t = _check_threshold(threshold)
+    else:
+        t = np.asarray(threshold, dtype=np.float64)
+        if not np.all(np.isfinite(t)) or np.any(t < 0):
+            raise ValueError("threshold must be finite and >= 0 everywhere.")
     X = np.asarray(X, dtype=np.float64)
     return X - np.clip(X, -t, t)
 

@@ -5,6 +5,7 @@ Loaders
 load_digits_images  scikit-learn's bundled 8x8 digits (no download, the demo's default).
 load_orl            AT&T/ORL faces (32x32 or the original 112x92) from a local folder
                     given as ``data_home`` or by the environment variable ROBUSTPCA_DATA.
+load_yale           Yale faces (32x32 or 64x64), from the same local folder.
 
 Corruption
 ----------
@@ -14,7 +15,14 @@ Every loader returns an :class:`ImageDataset` whose ``data[i].reshape(image_shap
 image ``i`` upright.
 """
 
-from ._local import ImageDataset, get_data_home, load_digits_images, load_orl, read_pgm
+from ._local import (
+    ImageDataset,
+    get_data_home,
+    load_digits_images,
+    load_orl,
+    load_yale,
+    read_pgm,
+)
 from .corruption import occlude_blocks
 
 __all__ = [
@@ -22,6 +30,7 @@ __all__ = [
     "get_data_home",
     "load_digits_images",
     "load_orl",
+    "load_yale",
     "occlude_blocks",
     "read_pgm",
 ]

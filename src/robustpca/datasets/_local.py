@@ -1,4 +1,4 @@
-"""Loaders for image data: scikit-learn's bundled digits and local copies of ORL.
+"""Loaders for image data: scikit-learn's bundled digits and local copies of ORL and Yale.
 
 Every loader returns an :class:`ImageDataset` whose ``data`` has one flattened image per
 row, in C order, so that ``data[i].reshape(image_shape)`` shows the image upright.
@@ -13,12 +13,20 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ImageDataset", "get_data_home", "load_digits_images", "load_orl", "read_pgm"]
+__all__ = [
+    "ImageDataset",
+    "get_data_home",
+    "load_digits_images",
+    "load_orl",
+    "load_yale",
+    "read_pgm",
+]
 
 #: Environment variable naming the folder that holds ``raw/<dataset>/...``.
 DATA_ENV = "ROBUSTPCA_DATA"
 
 _ORL_RESOLUTIONS = ("32x32", "112x92")
+_YALE_RESOLUTIONS = ("32x32", "64x64")
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,4 +258,61 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
         description = "AT&T/ORL faces, the 400 original 112x92 PGM images."
     return ImageDataset(
         data=data, target=target, image_shape=shape, name="orl", description=description
+    )
+
+
+def load_yale(data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"):
+    """The Yale faces: 15 subjects x 11 images (expressions, glasses, lighting).
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default=None
+        Folder holding ``raw/yale/``; None reads the environment variable
+        ``ROBUSTPCA_DATA``.
+    resolution : {'32x32', '64x64'}, default='32x32'
+        Reads Deng Cai's ``raw/yale/Yale_32x32.mat`` or ``raw/yale/Yale_64x64.mat``
+        (cropped and resized faces). Guo (2013) denoises 64x64 Yale images.
+
+    Returns
+    -------
+    ImageDataset
+        ``data`` (165, 1024) or (165, 4096) float64 with pixel values 0..255,
+        ``target`` the subject numbers 1..15 (11 images each, sorted), ``image_shape``
+        (32, 32) or (64, 64).
+
+    Raises
+    ------
+    FileNotFoundError
+        If no data folder is given or the expected file is missing.
+    ValueError
+        If ``resolution`` is not one of the values above.
+
+    Notes
+    -----
+    The ``.mat`` files store each image flattened column-major (MATLAB order); this
+    loader transposes it so that rows are flattened in C order like every other loader.
+
+    References
+    ----------
+    P. N. Belhumeur, J. P. Hespanha and D. J. Kriegman, "Eigenfaces vs. Fisherfaces:
+    recognition using class specific linear projection", IEEE TPAMI 19(7), 1997.
+    """
+    if resolution not in _YALE_RESOLUTIONS:
+        raise ValueError(f"resolution must be one of {_YALE_RESOLUTIONS}, got {resolution!r}.")
+    from scipy.io import loadmat
+
+    home = get_data_home(data_home)
+    mat = loadmat(_require(home / "raw" / "yale" / f"Yale_{resolution}.mat", home))
+    side = int(resolution.split("x")[0])
+    fea = np.asarray(mat["fea"])
+    n = fea.shape[0]
+    # row i is the (side, side) image flattened in Fortran order; re-flatten in C order
+    images = fea.reshape(n, side, side, order="F")
+    data = np.ascontiguousarray(images, dtype=np.float64).reshape(n, side * side)
+    return ImageDataset(
+        data=data,
+        target=np.asarray(mat["gnd"], dtype=np.int64).ravel(),
+        image_shape=(side, side),
+        name="yale",
+        description=f"Yale faces, Deng Cai's cropped {resolution} version (Yale_{resolution}.mat).",
     )

@@ -12,6 +12,7 @@ from ._l21_two_d import L21TwoDPCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 from ._r1 import R1PCA
+from ._transfer import RankConstrainedRobustPCA, RobustTransferPCA
 from ._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "OptimalMeanPCA",
     "OutlierPursuit",
     "PrincipalComponentPursuit",
+    "RankConstrainedRobustPCA",
     "Robust2DPCA",
+    "RobustTransferPCA",
     "TwoDPCA",
 ]

@@ -35,6 +35,7 @@ from .l21_two_d import solve_l21_two_d
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
+from .transfer import solve_rank_constrained_rpca, solve_robust_transfer_pca
 from .two_d import solve_glram, solve_robust_two_d_pca, solve_two_d_pca
 
 __all__ = [
@@ -65,6 +66,8 @@ __all__ = [
     "solve_outlier_pursuit",
     "solve_pcp",
     "solve_r1_pca",
+    "solve_rank_constrained_rpca",
+    "solve_robust_transfer_pca",
     "solve_robust_two_d_pca",
     "solve_two_d_pca",
     "solve_weighted_pca",

@@ -1,0 +1,256 @@
+r"""The denoising methods compared in Guo (2013), sec. 5, runnable by name.
+
+Every method takes the clean source matrix :math:`X_s^0` and the corrupted target
+:math:`X_t` (same columns) and returns the recovered low-rank target :math:`\hat X_t`,
+with one signature::
+
+    method(source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1,
+           **options) -> ndarray of shape target.shape
+
+``options`` (``accelerate``, ``max_iter``, ``tol``) go to the robust solvers; a method
+ignores the parameters it does not use (``n_source`` is R-T-PCA's only).
+
+=========== ==========================================================================
+name        method (the rank of :math:`\hat X_t` is ``n_shared + n_target``)
+=========== ==========================================================================
+R-T-PCA     :class:`~robustpca.estimators._transfer.RobustTransferPCA`, problem (11)
+R-S-PCA     rank-constrained robust PCA (6) of the stack :math:`[X_s^0; X_t]`
+R-PCA       rank-constrained robust PCA (6) of :math:`X_t` alone
+S-PCA       PCA (2)-(3) of the stack :math:`[X_s^0; X_t]`: its best rank-k approximation
+PCA         PCA (2)-(3) of :math:`X_t`
+R-2Step-PCA robust PCA of the stack with rank ``n_shared`` gives :math:`M_c`, then
+            robust PCA of :math:`X_t - A_t M_c` with rank ``n_target`` gives :math:`M_t`
+=========== ==========================================================================
+
+PCA here is problem (2) of the paper, the best rank-k approximation with no centring
+(:math:`M^* = X V_k V_k^\top`, eq. 3), like the robust methods, which have no offset.
+:func:`add_salt_noise` and :func:`rmse` are the corruption and the score of sec. 5.
+
+References
+----------
+Y. Guo, "Robust Transfer Principal Component Analysis with Rank Constraints",
+NIPS 2013, sec. 5 (Tables 1-2, Figures 1-2).
+
+Examples
+--------
+>>> import numpy as np
+>>> from robustpca.transfer import COMPARISON_METHODS, recover_target
+>>> sorted(COMPARISON_METHODS)
+['PCA', 'R-2Step-PCA', 'R-PCA', 'R-S-PCA', 'R-T-PCA', 'S-PCA']
+>>> rng = np.random.default_rng(0)
+>>> source, target = rng.random((2, 20, 16))
+>>> recover_target("PCA", source, target, n_shared=2, n_target=1).shape
+(20, 16)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.utils import check_array
+
+from .estimators._base import as_generator
+from .estimators._transfer import RankConstrainedRobustPCA, RobustTransferPCA
+from .linalg import WeightedPCAProblem
+
+__all__ = [
+    "COMPARISON_METHODS",
+    "add_salt_noise",
+    "pca_recover",
+    "r_2step_pca",
+    "r_pca",
+    "r_s_pca",
+    "r_t_pca",
+    "recover_target",
+    "rmse",
+    "s_pca",
+]
+
+
+def _check_pair(source, target) -> tuple[np.ndarray, np.ndarray]:
+    Xt = check_array(target, dtype=np.float64, input_name="target", ensure_min_samples=2)
+    Xs = check_array(source, dtype=np.float64, input_name="source")
+    if Xs.shape[1] != Xt.shape[1]:
+        raise ValueError(
+            f"source has {Xs.shape[1]} columns but target has {Xt.shape[1]}; they must "
+            "have the same features (columns)."
+        )
+    return Xs, Xt
+
+
+def _rpca(X: np.ndarray, rank: int, alpha: float, beta: float, options: dict) -> np.ndarray:
+    model = RankConstrainedRobustPCA(n_components=rank, alpha=alpha, beta=beta, **options)
+    return model.fit(X).low_rank_
+
+
+def _truncated(X: np.ndarray, rank: int) -> np.ndarray:
+    """Best rank-``rank`` approximation of ``X`` (eq. 3), via the smaller Gram matrix."""
+    rng = np.random.default_rng(0)  # only completes a basis beyond the rank of X
+    V = WeightedPCAProblem(X, rank, rng, center=False).solve(np.ones(X.shape[0])).basis()
+    return (X @ V) @ V.T
+
+
+def r_t_pca(
+    source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
+) -> np.ndarray:
+    r"""R-T-PCA: problem (11) of Guo (2013).
+
+    With :math:`\alpha_s = \alpha_t = \alpha` and :math:`\beta_s = \beta_t = \beta`, as in
+    Guo's sec. 5; the recovered target is :math:`A_t M_c + M_t`.
+    """
+    Xs, Xt = _check_pair(source, target)
+    model = RobustTransferPCA(
+        n_shared=n_shared,
+        n_source=n_source,
+        n_target=n_target,
+        alpha_source=alpha,
+        alpha_target=alpha,
+        beta_source=beta,
+        beta_target=beta,
+        **options,
+    )
+    return model.fit(Xt, source=Xs).low_rank_
+
+
+def r_s_pca(
+    source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
+) -> np.ndarray:
+    """R-S-PCA: rank-constrained robust PCA of ``[source; target]``, target rows."""
+    Xs, Xt = _check_pair(source, target)
+    stacked = _rpca(np.vstack([Xs, Xt]), n_shared + n_target, alpha, beta, options)
+    return stacked[Xs.shape[0] :]
+
+
+def r_pca(
+    source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
+) -> np.ndarray:
+    """R-PCA: rank-constrained robust PCA of the target alone (``source`` is unused)."""
+    _, Xt = _check_pair(source, target)
+    return _rpca(Xt, n_shared + n_target, alpha, beta, options)
+
+
+def s_pca(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
+    """S-PCA: best rank-``n_shared + n_target`` approximation of ``[source; target]``."""
+    Xs, Xt = _check_pair(source, target)
+    return _truncated(np.vstack([Xs, Xt]), n_shared + n_target)[Xs.shape[0] :]
+
+
+def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
+    """PCA: best rank-``n_shared + n_target`` approximation of the target."""
+    _, Xt = _check_pair(source, target)
+    return _truncated(Xt, n_shared + n_target)
+
+
+def r_2step_pca(
+    source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
+) -> np.ndarray:
+    r"""R-2Step-PCA: :math:`M_c` from robust PCA of the stack, then :math:`M_t` from the rest."""
+    Xs, Xt = _check_pair(source, target)
+    shared = _rpca(np.vstack([Xs, Xt]), n_shared, alpha, beta, options)[Xs.shape[0] :]
+    return shared + _rpca(Xt - shared, n_target, alpha, beta, options)
+
+
+#: The methods of Guo (2013), sec. 5, by the names of Tables 1-2.
+COMPARISON_METHODS: dict[str, Callable[..., np.ndarray]] = {
+    "R-T-PCA": r_t_pca,
+    "R-S-PCA": r_s_pca,
+    "R-PCA": r_pca,
+    "S-PCA": s_pca,
+    "PCA": pca_recover,
+    "R-2Step-PCA": r_2step_pca,
+}
+
+
+def recover_target(method: str, source, target, **params) -> np.ndarray:
+    """Run the comparison method named ``method`` (a key of :data:`COMPARISON_METHODS`).
+
+    Parameters
+    ----------
+    method : str
+        One of ``'R-T-PCA'``, ``'R-S-PCA'``, ``'R-PCA'``, ``'S-PCA'``, ``'PCA'``,
+        ``'R-2Step-PCA'``.
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source and the corrupted target.
+    **params
+        ``n_shared``, ``n_source``, ``n_target``, ``alpha``, ``beta`` and solver options.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target.
+    """
+    try:
+        func = COMPARISON_METHODS[method]
+    except (KeyError, TypeError):
+        raise ValueError(f"method={method!r} is not one of {sorted(COMPARISON_METHODS)}.") from None
+    return func(source, target, **params)
+
+
+def add_salt_noise(X, fraction: float, *, value=None, random_state=None):
+    """Set a random ``fraction`` of the entries of ``X`` to ``value`` (Guo 2013, sec. 5).
+
+    Guo's protocol: "randomly select a fraction of its pixels to add large errors to
+    reach value 255", the maximum pixel value.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Clean matrix; never modified.
+    fraction : float in [0, 1]
+        The noise level :math:`\\sigma`; ``round(fraction * X.size)`` entries (half up)
+        are drawn without replacement.
+    value : float or None, default=None
+        Value of the corrupted entries; ``None`` is the maximum of ``X``.
+    random_state : int, Generator, RandomState or None, default=None
+
+    Returns
+    -------
+    X_noisy : ndarray of shape (n_samples, n_features)
+    mask : ndarray of bool, same shape
+        The corrupted entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.transfer import add_salt_noise
+    >>> noisy, mask = add_salt_noise(np.zeros((10, 10)), 0.05, value=1.0, random_state=0)
+    >>> int(mask.sum()), float(noisy.sum())
+    (5, 5.0)
+    """
+    X = check_array(X, dtype=np.float64, input_name="X", ensure_min_samples=1)
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"fraction must be a real number, got {fraction!r}.")
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"fraction={fraction!r} must lie in [0, 1].")
+    fill = float(X.max()) if value is None else float(value)
+    if not math.isfinite(fill):
+        raise ValueError(f"value={value!r} must be finite.")
+    rng = as_generator(random_state)
+    count = math.floor(fraction * X.size + 0.5)
+    mask = np.zeros(X.size, dtype=bool)
+    mask[rng.choice(X.size, size=count, replace=False)] = True
+    mask = mask.reshape(X.shape)
+    noisy = X.copy()
+    noisy[mask] = fill
+    return noisy, mask
+
+
+def rmse(recovered, clean) -> float:
+    """Root mean square error over all entries, the score of Guo (2013), sec. 5.
+
+    Examples
+    --------
+    >>> from robustpca.transfer import rmse
+    >>> rmse([[1.0, 3.0]], [[0.0, 0.0]])
+    2.23606797749979
+    """
+    R = np.asarray(recovered, dtype=np.float64)
+    C = np.asarray(clean, dtype=np.float64)
+    if R.shape != C.shape:
+        raise ValueError(f"recovered and clean must have the same shape, got {R.shape}, {C.shape}.")
+    if R.size == 0:
+        raise ValueError("recovered and clean are empty.")
+    return float(np.sqrt(np.mean((R - C) ** 2)))
