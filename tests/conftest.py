@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import settings
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
+
+from robustpca.datasets import load_orl
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -67,3 +71,32 @@ threadpool_limits(limits=1, user_api="blas")
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session")
+def orl(shared_data):
+    """The AT&T/ORL faces at 32 x 32, loaded once per test session."""
+    return load_orl(shared_data)
+
+
+def projector(components):
+    """Orthogonal projector onto the row space of ``components`` (sign-free comparison)."""
+    return components.T @ components
+
+
+def random_data(seed, n, d, outliers=True):
+    """Rank-3 data with an offset, small noise and 1/8 gross outlier rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + rng.normal(size=d) * 4
+    X += 0.1 * rng.normal(size=(n, d))
+    if outliers:
+        m = max(1, n // 8)
+        X[:m] += 20 * rng.normal(size=(m, d))
+    return X
+
+
+def quiet_fit(model, X):
+    """Fit while ignoring ConvergenceWarning (tests that cap max_iter on purpose)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X)

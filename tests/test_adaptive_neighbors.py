@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from robustpca import PCA, OptimalMeanPCA
-from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.datasets import occlude_blocks
 from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
 from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers.adaptive_neighbors import (
@@ -474,11 +474,6 @@ def test_lower_rates_still_reject_every_outlier(rate, seed):
 
 
 # -- real data: occluded AT&T faces ---------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def orl(shared_data):
-    return load_orl(shared_data)
 
 
 def occluded(orl, fill):

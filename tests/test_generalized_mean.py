@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 
 from robustpca import PCA
-from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.datasets import occlude_blocks
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers.generalized_mean import (
@@ -24,27 +24,7 @@ from robustpca.solvers.generalized_mean import (
     solve_generalized_mean_pca,
 )
 
-from .conftest import planted_outlier_data
-
-
-def projector(components):
-    return components.T @ components
-
-
-def random_data(seed, n, d, outliers=True):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + rng.normal(size=d) * 4
-    X += 0.1 * rng.normal(size=(n, d))
-    if outliers:
-        m = max(1, n // 8)
-        X[:m] += 20 * rng.normal(size=(m, d))
-    return X
-
-
-def quiet_fit(model, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X)
+from .conftest import planted_outlier_data, projector, quiet_fit, random_data
 
 
 def objective6(X, m, p, delta):
@@ -568,11 +548,6 @@ def test_bad_parameters(params, error, match):
 # --------------------------------------------------------------------------------------
 # Real data: occluded AT&T faces
 # --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def orl(shared_data):
-    return load_orl(shared_data)
 
 
 @pytest.mark.realdata

@@ -13,33 +13,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 
 from robustpca import PCA
-from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.datasets import occlude_blocks
 from robustpca.estimators._hq import HQPCA
 from robustpca.losses import WelschLoss
 from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers import StopReason
 
-from .conftest import planted_outlier_data
-
-
-def projector(components):
-    return components.T @ components
-
-
-def random_data(seed, n, d, outliers=True):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + rng.normal(size=d) * 4
-    X += 0.1 * rng.normal(size=(n, d))
-    if outliers:
-        m = max(1, n // 8)
-        X[:m] += 20 * rng.normal(size=(m, d))
-    return X
-
-
-def quiet_fit(model, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X)
+from .conftest import planted_outlier_data, projector, quiet_fit, random_data
 
 
 def spread(X):
@@ -289,11 +269,6 @@ def test_bad_parameters(params, error, match):
 # --------------------------------------------------------------------------------------
 # Real data: occluded AT&T faces
 # --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def orl(shared_data):
-    return load_orl(shared_data)
 
 
 @pytest.mark.realdata

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics import roc_auc_score
 
 from robustpca import L21PCA
-from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.datasets import occlude_blocks
 from robustpca.estimators._kernel_l21 import KernelL21PCA
 
 
@@ -232,11 +232,6 @@ def test_degenerate_data_give_finite_fits(X, kernel):
 
 
 # -- real data ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def orl(shared_data):
-    return load_orl(shared_data)
 
 
 @pytest.mark.realdata

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,28 +13,7 @@ from robustpca import PCA, OptimalMeanPCA
 from robustpca.losses import L21Loss
 from robustpca.solvers import solve_optimal_mean_pca
 
-from .conftest import planted_outlier_data
-
-
-def projector(components):
-    return components.T @ components
-
-
-def random_data(seed, n, d, outliers=True):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3)) @ rng.normal(size=(3, d)) + rng.normal(size=d) * 4
-    X += 0.1 * rng.normal(size=(n, d))
-    if outliers:
-        m = max(1, n // 8)
-        X[:m] += 20 * rng.normal(size=(m, d))
-    return X
-
-
-def quiet_fit(model, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X)
-
+from .conftest import planted_outlier_data, projector, quiet_fit, random_data
 
 shapes = st.tuples(st.integers(5, 40), st.integers(2, 40), st.integers(0, 10_000))
 

@@ -15,15 +15,11 @@ from robustpca.losses import CauchyLoss, HuberLoss
 from robustpca.solvers import StopReason
 from robustpca.solvers.r1_pca import solve_r1_pca
 
-from .conftest import planted_outlier_data
+from .conftest import planted_outlier_data, projector
 
 
 def max_angle(components, basis):
     return float(np.degrees(subspace_angles(components.T, basis)).max())
-
-
-def projector(components):
-    return components.T @ components
 
 
 def assert_orthonormal(components):

@@ -21,11 +21,6 @@ from robustpca.metrics import total_reconstruction_error
 DIMENSIONS = (10, 20, 30, 40, 50)
 
 
-@pytest.fixture(scope="module")
-def orl(shared_data):
-    return load_orl(shared_data)
-
-
 def occluded(orl, seed, fill):
     X, mask = occlude_blocks(
         orl.data,

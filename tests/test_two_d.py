@@ -26,6 +26,8 @@ from robustpca.estimators._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, T
 from robustpca.metrics import projector_distance
 from robustpca.solvers.two_d import image_residuals, initial_two_d_bases
 
+from .conftest import quiet_fit
+
 ALL = (TwoDPCA, GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
 ITERATIVE = (GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
 
@@ -33,12 +35,6 @@ ITERATIVE = (GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
 def proj(B):
     """Projector on the column span of B."""
     return B @ B.T
-
-
-def quiet_fit(model, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X)
 
 
 def low_rank_images(seed, n, h, w, k1=2, k2=2, noise=0.1, n_out=0, out_scale=20.0):
@@ -569,11 +565,6 @@ def table2_row(X, clean):
         "capped": min(table2_error(m.reconstruct(X), clean, m.weights_) for m in capped),
     }
     return uniform, own
-
-
-@pytest.fixture(scope="module")
-def orl(shared_data):
-    return load_orl(shared_data)
 
 
 @pytest.fixture(
