@@ -109,6 +109,34 @@ def _require(path: Path, data_home: Path) -> Path:
     return path
 
 
+def _load_mat(path: Path, data_home: Path) -> dict:
+    """``scipy.io.loadmat`` of ``path``, with the FileNotFoundError of :func:`_require`."""
+    from scipy.io import loadmat
+
+    return loadmat(_require(path, data_home))
+
+
+def _images_to_rows(
+    array, image_shape: tuple[int, int], *, order: str = "F", columns: bool = False
+) -> np.ndarray:
+    """Stored image vectors -> (n, h*w) float64 rows flattened in C order.
+
+    ``array`` holds one image per row (or per column if ``columns``), each flattened in
+    ``order`` ('F': MATLAB column-major, 'C': row-major) to ``image_shape``.
+    """
+    array = np.asarray(array)
+    if columns:
+        array = array.T
+    height, width = image_shape
+    if array.ndim != 2 or array.shape[1] != height * width:
+        raise ValueError(
+            f"expected image vectors of length {height * width}, got array of shape {array.shape}."
+        )
+    n = array.shape[0]
+    images = array.reshape(n, height, width, order=order)
+    return np.ascontiguousarray(images, dtype=np.float64).reshape(n, height * width)
+
+
 def load_digits_images() -> ImageDataset:
     """The 1,797 8x8 handwritten digits bundled with scikit-learn (no download).
 
@@ -229,14 +257,9 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
     home = get_data_home(data_home)
     folder = home / "raw" / "orl"
     if resolution == "32x32":
-        from scipy.io import loadmat
-
-        mat = loadmat(_require(folder / "ORL_32x32.mat", home))
-        fea = np.asarray(mat["fea"])
-        n = fea.shape[0]
+        mat = _load_mat(folder / "ORL_32x32.mat", home)
         # row i is the (32, 32) image flattened in Fortran order; re-flatten in C order
-        images = fea.reshape(n, 32, 32, order="F")
-        data = np.ascontiguousarray(images, dtype=np.float64).reshape(n, 32 * 32)
+        data = _images_to_rows(mat["fea"], (32, 32), order="F")
         target = np.asarray(mat["gnd"], dtype=np.int64).ravel()
         shape = (32, 32)
         description = "AT&T/ORL faces, Deng Cai's cropped 32x32 version (ORL_32x32.mat)."
@@ -299,16 +322,11 @@ def load_yale(data_home: str | os.PathLike | None = None, *, resolution: str = "
     """
     if resolution not in _YALE_RESOLUTIONS:
         raise ValueError(f"resolution must be one of {_YALE_RESOLUTIONS}, got {resolution!r}.")
-    from scipy.io import loadmat
-
     home = get_data_home(data_home)
-    mat = loadmat(_require(home / "raw" / "yale" / f"Yale_{resolution}.mat", home))
+    mat = _load_mat(home / "raw" / "yale" / f"Yale_{resolution}.mat", home)
     side = int(resolution.split("x")[0])
-    fea = np.asarray(mat["fea"])
-    n = fea.shape[0]
     # row i is the (side, side) image flattened in Fortran order; re-flatten in C order
-    images = fea.reshape(n, side, side, order="F")
-    data = np.ascontiguousarray(images, dtype=np.float64).reshape(n, side * side)
+    data = _images_to_rows(mat["fea"], (side, side), order="F")
     return ImageDataset(
         data=data,
         target=np.asarray(mat["gnd"], dtype=np.int64).ravel(),
