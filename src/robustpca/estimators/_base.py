@@ -25,6 +25,11 @@ from ..solvers import SolverResult, StopReason
 __all__ = ["BaseSubspaceEstimator"]
 
 
+def is_dask_collection(X) -> bool:
+    """Whether ``X`` is a dask array or dataframe, checked without importing dask."""
+    return type(X).__module__.split(".")[0] == "dask"
+
+
 def as_generator(random_state) -> np.random.Generator:
     """Turn ``random_state`` (None, int, RandomState or Generator) into one Generator."""
     if isinstance(random_state, np.random.Generator):
@@ -74,6 +79,12 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             raise TypeError(f"callback must be callable or None, got {self.callback!r}.")
 
     def _fit(self, X, sample_weight=None):
+        if is_dask_collection(X):
+            from .._dask import fit_dask  # the chunked, out-of-core route (issue 6)
+
+            self._validate_common()
+            fit_dask(self, X, sample_weight)
+            return X
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
         self._validate_common()
         n_samples, n_features = X.shape
@@ -140,6 +151,10 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         ndarray of shape (n_samples, n_components)
         """
+        if is_dask_collection(X):
+            from .._dask import lazy_method
+
+            return lazy_method(self, "transform", X)
         X = self._check_X(X)
         return (X - self.mean_) @ self.components_.T
 
@@ -165,6 +180,10 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     def reconstruct(self, X):
         """Projection of ``X`` on the fitted affine subspace (denoised samples)."""
+        if is_dask_collection(X):
+            from .._dask import lazy_method
+
+            return lazy_method(self, "reconstruct", X)
         X = self._check_X(X)
         return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
 
@@ -179,6 +198,10 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         ndarray of shape (n_samples,)
         """
+        if is_dask_collection(X):
+            from .._dask import lazy_method
+
+            return lazy_method(self, "reconstruction_error", X)
         X = self._check_X(X)
         Xc = X - self.mean_
         residual = Xc - (Xc @ self.components_.T) @ self.components_
