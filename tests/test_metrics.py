@@ -9,10 +9,16 @@ from hypothesis import strategies as st
 from scipy import linalg as sla
 
 from robustpca.metrics import (
+    clustering_accuracy,
+    kmeans_scores,
     mean_reconstruction_error,
+    normalized_mutual_info,
+    projection_reconstruction_error,
     projector_distance,
+    rmse,
     subspace_angles,
     total_reconstruction_error,
+    weighted_reconstruction_error,
 )
 
 
@@ -116,3 +122,245 @@ def test_projector_distance_errors():
         projector_distance(np.eye(3)[:1], np.eye(4)[:1])
     with pytest.raises(ValueError, match="finite"):
         projector_distance(np.array([[np.nan, 1.0]]), np.eye(2)[:1])
+
+
+# --------------------------------------------------------------- reconstruction scores
+
+
+def test_rmse_closed_form_and_transfer_reexport():
+    from robustpca import transfer
+
+    assert transfer.rmse is rmse
+    assert rmse([[1.0, 3.0]], [[0.0, 0.0]]) == pytest.approx(np.sqrt(5.0))
+    X = np.arange(12.0).reshape(3, 4)
+    assert rmse(X, X) == 0.0
+    assert rmse(X + 2.0, X) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="same shape"):
+        rmse(X, X.T)
+    with pytest.raises(ValueError, match="empty"):
+        rmse(np.zeros((0, 2)), np.zeros((0, 2)))
+
+
+def test_weighted_reconstruction_error_brute_force():
+    rng = np.random.default_rng(5)
+    R, C = rng.normal(size=(2, 20, 6))
+    w = rng.random(20)
+    expected = sum(w[i] * sum((R[i, j] - C[i, j]) ** 2 for j in range(6)) for i in range(20))
+    assert weighted_reconstruction_error(R, C, w) == pytest.approx(expected / w.sum(), rel=1e-12)
+    # uniform weights: the mean squared row error; scaling the weights changes nothing
+    assert weighted_reconstruction_error(R, C) == pytest.approx(np.mean(np.sum((R - C) ** 2, 1)))
+    assert weighted_reconstruction_error(R, C, 7 * w) == pytest.approx(
+        weighted_reconstruction_error(R, C, w), rel=1e-12
+    )
+    # sparse weights (adaptive neighbours) only count the selected rows
+    mask = np.zeros(20)
+    mask[[2, 5]] = 1.0
+    assert weighted_reconstruction_error(R, C, mask) == pytest.approx(
+        np.sum((R[[2, 5]] - C[[2, 5]]) ** 2) / 2
+    )
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        (np.ones(3), r"weights must have shape \(4,\)"),
+        (np.array([1.0, -1.0, 1.0, 1.0]), "non-negative"),
+        (np.array([1.0, np.nan, 1.0, 1.0]), "finite"),
+        (np.zeros(4), "positive sum"),
+    ],
+)
+def test_weighted_reconstruction_error_validation(weights, match):
+    with pytest.raises(ValueError, match=match):
+        weighted_reconstruction_error(np.zeros((4, 2)), np.ones((4, 2)), weights)
+
+
+def test_weighted_reconstruction_error_shape_errors():
+    with pytest.raises(ValueError, match="reconstructed and clean"):
+        weighted_reconstruction_error(np.zeros((4, 2)), np.ones((4, 3)))
+    with pytest.raises(ValueError, match="clean must be finite"):
+        weighted_reconstruction_error(np.zeros((1, 2)), [[np.inf, 0.0]])
+
+
+def test_projection_reconstruction_error_equals_the_loop_of_eq37():
+    rng = np.random.default_rng(6)
+    n, d, m = 15, 8, 3
+    W = np.linalg.qr(rng.normal(size=(d, m)))[0]  # d x m as in the paper
+    X = rng.normal(size=(n, d)) + 4.0
+    clean = X + rng.normal(size=(n, d)) * (rng.random((n, 1)) < 0.3)
+    mu = X.mean(axis=0)
+    total = 0.0
+    for i in range(n):
+        residual = (clean[i] - mu) - W @ (W.T @ (X[i] - mu))
+        total += np.sqrt(np.sum(residual**2))
+    assert projection_reconstruction_error(W.T, X, clean) == pytest.approx(total / n, rel=1e-12)
+    # an explicit centre, and no centring at all
+    nu = rng.normal(size=d)
+    loop = np.mean([np.linalg.norm((clean[i] - nu) - W @ W.T @ (X[i] - nu)) for i in range(n)])
+    assert projection_reconstruction_error(W.T, X, clean, mean=nu) == pytest.approx(loop)
+    loop0 = np.mean([np.linalg.norm(clean[i] - W @ W.T @ X[i]) for i in range(n)])
+    assert projection_reconstruction_error(W.T, X, clean, mean=0.0) == pytest.approx(loop0)
+    # a sign flip or rotation of the basis does not change the score
+    G = np.linalg.qr(rng.normal(size=(m, m)))[0]
+    assert projection_reconstruction_error(-(G @ W.T), X, clean) == pytest.approx(total / n)
+
+
+def test_projection_reconstruction_error_agrees_with_an_estimator():
+    from robustpca import PCA
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 6)) @ rng.normal(size=(6, 6)) + 3.0
+    clean = X + 0.1 * rng.normal(size=X.shape)
+    pca = PCA(n_components=2).fit(X)
+    expected = mean_reconstruction_error(pca.reconstruct(X), clean)
+    got = projection_reconstruction_error(pca.components_, X, clean, mean=pca.mean_)
+    assert got == pytest.approx(expected, rel=1e-10)
+    # PCA centres on the column mean: the default centre is the same
+    assert projection_reconstruction_error(pca.components_, X, clean) == pytest.approx(got)
+    # with the full basis every training sample is reconstructed exactly
+    full = PCA(n_components=6).fit(X)
+    assert projection_reconstruction_error(full.components_, X, X) == pytest.approx(0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        ((np.eye(3)[:1], np.zeros((4, 3)), np.zeros((4, 2))), {}, "X_train and clean"),
+        ((np.eye(4)[:1], np.zeros((4, 3)), np.zeros((4, 3))), {}, "components has 4 columns"),
+        ((np.ones((1, 3)), np.zeros((4, 3)), np.zeros((4, 3))), {}, "orthonormal"),
+        ((np.eye(3)[:1], np.zeros((4, 3)), np.zeros((4, 3))), {"mean": np.ones(2)}, "mean"),
+        ((np.eye(3)[:1], np.zeros((4, 3)), np.zeros((4, 3))), {"mean": np.nan}, "mean"),
+        ((np.eye(3)[:0], np.zeros((4, 3)), np.zeros((4, 3))), {}, "components must be"),
+        ((np.eye(3)[:1], np.full((4, 3), np.nan), np.zeros((4, 3))), {}, "X_train must be"),
+    ],
+)
+def test_projection_reconstruction_error_validation(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        projection_reconstruction_error(*args, **kwargs)
+
+
+# ------------------------------------------------------------------------- clustering
+
+
+def test_clustering_accuracy_known_confusion():
+    # classes 0,1,2 (4 each); cluster 'x' takes 3 of class 0 and 1 of class 1, ...
+    true = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
+    pred = ["x", "x", "x", "y", "x", "y", "y", "y", "z", "z", "y", "z"]
+    # best map x->0, y->1, z->2: 3 + 3 + 3 correct
+    assert clustering_accuracy(true, pred) == pytest.approx(9 / 12)
+    assert clustering_accuracy(true, true) == 1.0
+
+
+def test_clustering_accuracy_different_numbers_of_clusters_and_classes():
+    true = np.repeat([10, 20], 5)
+    # three clusters: only two can be matched, the third counts as errors
+    pred = np.array([0, 0, 0, 0, 0, 1, 1, 1, 2, 2])
+    assert clustering_accuracy(true, pred) == pytest.approx(8 / 10)
+    # one cluster for two classes: the bigger class is matched
+    assert clustering_accuracy(np.array([1, 1, 1, 2]), np.zeros(4)) == pytest.approx(3 / 4)
+    # unlike majority voting, two clusters cannot both map to the same class
+    assert clustering_accuracy([0, 0, 0, 0], [0, 0, 1, 1]) == pytest.approx(0.5)
+
+
+def test_clustering_accuracy_against_brute_force_over_permutations():
+    from itertools import permutations
+
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        true = rng.integers(0, 4, size=30)
+        pred = rng.integers(0, 4, size=30)
+        best = max(np.mean(np.asarray(perm)[pred] == true) for perm in permutations(range(4)))
+        # labels absent from one side make brute force over 4 labels an upper bound
+        # that the assignment over present labels attains
+        assert clustering_accuracy(true, pred) == pytest.approx(best)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), k=st.integers(1, 6))
+def test_accuracy_and_nmi_are_permutation_invariant(seed, n, k):
+    rng = np.random.default_rng(seed)
+    true = rng.integers(0, k, size=n)
+    pred = rng.integers(0, k, size=n)
+    relabel = rng.permutation(k) * 7 - 3  # arbitrary new values
+    acc, nmi = clustering_accuracy(true, pred), normalized_mutual_info(true, pred)
+    assert clustering_accuracy(true, relabel[pred]) == pytest.approx(acc)
+    assert clustering_accuracy(relabel[true], pred) == pytest.approx(acc)
+    assert normalized_mutual_info(true, relabel[pred]) == pytest.approx(nmi)
+    # symmetric, bounded, perfect on identical partitions
+    assert clustering_accuracy(pred, true) == pytest.approx(acc)
+    assert 0.0 < acc <= 1.0 and -1e-12 <= nmi <= 1.0 + 1e-12
+    assert clustering_accuracy(true, relabel[true]) == 1.0
+    assert normalized_mutual_info(true, relabel[true]) == pytest.approx(1.0)
+    # at least the share of the largest class (all in one cluster does that well)
+    assert acc >= 1.0 / n
+
+
+def test_nmi_matches_sklearn_and_closed_form():
+    from sklearn.metrics import normalized_mutual_info_score
+
+    rng = np.random.default_rng(9)
+    a, b = rng.integers(0, 3, size=(2, 50))
+    assert normalized_mutual_info(a, b) == normalized_mutual_info_score(a, b)
+    # independent halves: I = 0
+    assert normalized_mutual_info([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(0.0, abs=1e-12)
+    # one label of two equal classes split off: I = H(C) - H(C|L) with logs
+    true, pred = [0, 0, 1, 1], [0, 0, 1, 2]
+    h_true, h_pred = np.log(2), 1.5 * np.log(2)
+    assert normalized_mutual_info(true, pred) == pytest.approx(np.log(2) / ((h_true + h_pred) / 2))
+
+
+@pytest.mark.parametrize("func", [clustering_accuracy, normalized_mutual_info])
+def test_label_validation(func):
+    with pytest.raises(ValueError, match="same length"):
+        func([0, 1], [0, 1, 1])
+    with pytest.raises(ValueError, match="labels_true must be 1-D"):
+        func([[0, 1]], [0, 1])
+    with pytest.raises(ValueError, match="empty"):
+        func([], [])
+
+
+def test_kmeans_scores_on_separated_blobs():
+    rng = np.random.default_rng(10)
+    centres = 10.0 * rng.normal(size=(4, 5))
+    labels = np.repeat(["a", "b", "c", "d"], 25)
+    Z = np.repeat(centres, 25, axis=0) + 0.1 * rng.normal(size=(100, 5))
+    scores = kmeans_scores(Z, labels, random_state=0)
+    assert scores == {"accuracy": 1.0, "nmi": pytest.approx(1.0)}
+    # reproducible from a seed, a Generator is accepted
+    assert kmeans_scores(Z, labels, random_state=np.random.default_rng(1))["accuracy"] == 1.0
+    # fewer clusters than classes: two classes share a cluster, accuracy at most 3/4
+    merged = kmeans_scores(Z, labels, n_clusters=3, random_state=0)
+    assert merged["accuracy"] == pytest.approx(0.75)
+    assert merged["nmi"] < 1.0
+
+
+def test_kmeans_scores_on_digits_beats_chance():
+    from robustpca.datasets import load_digits_images
+
+    d = load_digits_images()
+    scores = kmeans_scores(d.data[:500], d.target[:500], random_state=0)
+    assert scores["accuracy"] > 0.6 and scores["nmi"] > 0.6
+    shuffled = np.random.default_rng(0).permutation(d.target[:500])
+    chance = kmeans_scores(d.data[:500], shuffled, random_state=0)
+    assert chance["accuracy"] < 0.25 and chance["nmi"] < 0.1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_clusters": 0}, "n_clusters"),
+        ({"n_clusters": 2.5}, "n_clusters"),
+        ({"n_clusters": 11}, "n_clusters=11 must not exceed"),
+        ({"n_init": 0}, "n_init"),
+    ],
+)
+def test_kmeans_scores_validation(kwargs, match):
+    Z = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(ValueError, match=match):
+        kmeans_scores(Z, np.arange(10) % 2, **kwargs)
+
+
+def test_kmeans_scores_shape_errors():
+    with pytest.raises(ValueError, match="one row per label"):
+        kmeans_scores(np.zeros((5, 2)), [0, 1, 0])
+    with pytest.raises(ValueError, match="Z must be finite"):
+        kmeans_scores(np.full((3, 2), np.nan), [0, 1, 0])

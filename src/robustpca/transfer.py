@@ -24,7 +24,8 @@ R-2Step-PCA robust PCA of the stack with rank ``n_shared`` gives :math:`M_c`, th
 
 PCA here is problem (2) of the paper, the best rank-k approximation with no centring
 (:math:`M^* = X V_k V_k^\top`, eq. 3), like the robust methods, which have no offset.
-:func:`add_salt_noise` and :func:`rmse` are the corruption and the score of sec. 5.
+:func:`add_salt_noise` (from :mod:`robustpca.datasets.corruption`) and :func:`rmse` (from
+:mod:`robustpca.metrics`), the corruption and the score of sec. 5, are re-exported here.
 
 References
 ----------
@@ -45,16 +46,15 @@ Examples
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 from sklearn.utils import check_array
 
-from .estimators._base import as_generator
+from .datasets.corruption import add_salt_noise
 from .estimators._transfer import RankConstrainedRobustPCA, RobustTransferPCA
 from .linalg import WeightedPCAProblem
+from .metrics import rmse
 
 __all__ = [
     "COMPARISON_METHODS",
@@ -187,70 +187,3 @@ def recover_target(method: str, source, target, **params) -> np.ndarray:
     except (KeyError, TypeError):
         raise ValueError(f"method={method!r} is not one of {sorted(COMPARISON_METHODS)}.") from None
     return func(source, target, **params)
-
-
-def add_salt_noise(X, fraction: float, *, value=None, random_state=None):
-    """Set a random ``fraction`` of the entries of ``X`` to ``value`` (Guo 2013, sec. 5).
-
-    Guo's protocol: "randomly select a fraction of its pixels to add large errors to
-    reach value 255", the maximum pixel value.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        Clean matrix; never modified.
-    fraction : float in [0, 1]
-        The noise level :math:`\\sigma`; ``round(fraction * X.size)`` entries (half up)
-        are drawn without replacement.
-    value : float or None, default=None
-        Value of the corrupted entries; ``None`` is the maximum of ``X``.
-    random_state : int, Generator, RandomState or None, default=None
-
-    Returns
-    -------
-    X_noisy : ndarray of shape (n_samples, n_features)
-    mask : ndarray of bool, same shape
-        The corrupted entries.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustpca.transfer import add_salt_noise
-    >>> noisy, mask = add_salt_noise(np.zeros((10, 10)), 0.05, value=1.0, random_state=0)
-    >>> int(mask.sum()), float(noisy.sum())
-    (5, 5.0)
-    """
-    X = check_array(X, dtype=np.float64, input_name="X", ensure_min_samples=1)
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
-        raise TypeError(f"fraction must be a real number, got {fraction!r}.")
-    if not 0.0 <= fraction <= 1.0:
-        raise ValueError(f"fraction={fraction!r} must lie in [0, 1].")
-    fill = float(X.max()) if value is None else float(value)
-    if not math.isfinite(fill):
-        raise ValueError(f"value={value!r} must be finite.")
-    rng = as_generator(random_state)
-    count = math.floor(fraction * X.size + 0.5)
-    mask = np.zeros(X.size, dtype=bool)
-    mask[rng.choice(X.size, size=count, replace=False)] = True
-    mask = mask.reshape(X.shape)
-    noisy = X.copy()
-    noisy[mask] = fill
-    return noisy, mask
-
-
-def rmse(recovered, clean) -> float:
-    """Root mean square error over all entries, the score of Guo (2013), sec. 5.
-
-    Examples
-    --------
-    >>> from robustpca.transfer import rmse
-    >>> rmse([[1.0, 3.0]], [[0.0, 0.0]])
-    2.23606797749979
-    """
-    R = np.asarray(recovered, dtype=np.float64)
-    C = np.asarray(clean, dtype=np.float64)
-    if R.shape != C.shape:
-        raise ValueError(f"recovered and clean must have the same shape, got {R.shape}, {C.shape}.")
-    if R.size == 0:
-        raise ValueError("recovered and clean are empty.")
-    return float(np.sqrt(np.mean((R - C) ** 2)))

@@ -1,4 +1,17 @@
-"""Corruption protocols: synthetic occlusion of image data sets."""
+"""Corruption protocols of the papers: block occlusion, salt noise and appended outliers.
+
+Every function takes a ``random_state``, never modifies its input, and returns the
+corrupted copy together with a boolean mask of what it corrupted.
+
+=============================== ========================================================
+:func:`occlude_blocks`          one square block on a fraction of the images (Nie 2014
+                                sec. 5.1; Zhang & Tong 2019 sec. 5.1 with random sizes)
+:func:`occlude_half_width_squares` Nie & Huang sec. V.A: squares half the image width
+:func:`add_salt_noise`          a fraction of the entries set to the maximum (Guo 2013)
+:func:`append_outliers`         outlier images of another data set appended, resized to
+                                the image shape (Nie & Huang sec. V.B, Palm images)
+=============================== ========================================================
+"""
 
 from __future__ import annotations
 
@@ -6,10 +19,16 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.utils import check_array
 
 from ..estimators._base import as_generator
 
-__all__ = ["occlude_blocks"]
+__all__ = [
+    "add_salt_noise",
+    "append_outliers",
+    "occlude_blocks",
+    "occlude_half_width_squares",
+]
 
 _FILLS = ("max", "min", "noise")
 
@@ -182,3 +201,57 @@ def occlude_blocks(
         values = float(fill)
     X[mask] = values
     return X, mask
+
+
+def add_salt_noise(X, fraction: float, *, value=None, random_state=None):
+    """Set a random ``fraction`` of the entries of ``X`` to ``value`` (Guo 2013, sec. 5).
+
+    Guo's protocol: "randomly select a fraction of its pixels to add large errors to
+    reach value 255", the maximum pixel value.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Clean matrix; never modified.
+    fraction : float in [0, 1]
+        The noise level :math:`\\sigma`; ``round(fraction * X.size)`` entries (half up)
+        are drawn without replacement.
+    value : float or None, default=None
+        Value of the corrupted entries; ``None`` is the maximum of ``X``.
+    random_state : int, Generator, RandomState or None, default=None
+
+    Returns
+    -------
+    X_noisy : ndarray of shape (n_samples, n_features)
+    mask : ndarray of bool, same shape
+        The corrupted entries.
+
+    References
+    ----------
+    Y. Guo, "Robust Transfer Principal Component Analysis with Rank Constraints",
+    NIPS 2013, sec. 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.datasets import add_salt_noise
+    >>> noisy, mask = add_salt_noise(np.zeros((10, 10)), 0.05, value=1.0, random_state=0)
+    >>> int(mask.sum()), float(noisy.sum())
+    (5, 5.0)
+    """
+    X = check_array(X, dtype=np.float64, input_name="X", ensure_min_samples=1)
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"fraction must be a real number, got {fraction!r}.")
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"fraction={fraction!r} must lie in [0, 1].")
+    fill = float(X.max()) if value is None else float(value)
+    if not math.isfinite(fill):
+        raise ValueError(f"value={value!r} must be finite.")
+    rng = as_generator(random_state)
+    count = _round_half_up(fraction * X.size)
+    mask = np.zeros(X.size, dtype=bool)
+    mask[rng.choice(X.size, size=count, replace=False)] = True
+    mask = mask.reshape(X.shape)
+    noisy = X.copy()
+    noisy[mask] = fill
+    return noisy, mask

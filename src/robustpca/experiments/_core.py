@@ -1,0 +1,160 @@
+"""Declarative experiment protocols: what an exhibit of a paper runs and how it reports.
+
+An :class:`Experiment` names one table or figure of one of the five founding papers
+(``nie2014-table1``, ``zhangtong2019-figure2``, ...). It does not run anything itself: it
+turns a :class:`RunConfig` into a list of independent :class:`Task` objects (one fit or
+one small group of fits each), and knows how to summarise the tidy rows those tasks
+return as a markdown table and a figure. :func:`robustpca.experiments.run_experiment`
+executes the tasks (in parallel, with a progress bar) and writes the outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "EXPERIMENTS",
+    "Experiment",
+    "RunConfig",
+    "Task",
+    "get_experiment",
+    "list_experiments",
+    "register",
+]
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How one run of an experiment is configured.
+
+    Parameters
+    ----------
+    datasets : tuple of str
+        Data set specifications (``"orl"``, ``"orl:112x92"``, ``"yale:64x64"``; see
+        :func:`robustpca.experiments.load_dataset`).
+    quick : bool
+        Smaller grids, fewer seeds and iterations: a smoke run of the whole protocol in
+        seconds to a minute, used by the test suite. Numbers from a quick run are not the
+        reproduction.
+    seed : int
+        Base seed; every task derives its own seeds from it, so a run is reproducible.
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (default: ``ROBUSTPCA_DATA`` or
+        ``../shared/data``).
+    """
+
+    datasets: tuple[str, ...]
+    quick: bool = False
+    seed: int = 0
+    data_home: str | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """One independent unit of work: ``fn(**params)`` returns a list of tidy rows.
+
+    ``fn`` must be a module-level function (tasks may run in worker processes) and
+    ``params`` plain picklable values. ``label`` is shown by the progress bar.
+    """
+
+    fn: Callable[..., list[Row]]
+    params: dict[str, Any]
+    label: str = ""
+
+    def __call__(self) -> list[Row]:
+        return self.fn(**self.params)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A table or figure of a paper, as a protocol we can run.
+
+    Parameters
+    ----------
+    name : str
+        ``<paper>-<exhibit>``, e.g. ``"nie2014-table1"``.
+    paper : str
+        Short citation, e.g. ``"Nie, Yuan & Huang (2014), Optimal mean robust PCA"``.
+    exhibit : str
+        ``"Table 1"``, ``"Figure 2"``, ...
+    summary : str
+        One line: what is measured, on what, against what.
+    paper_datasets : tuple of str
+        The data sets the paper used (names as the paper writes them).
+    datasets : tuple of str
+        Our default data set specifications for the full run (those available).
+    tasks : callable
+        ``tasks(config) -> list[Task]``.
+    table : callable
+        ``table(rows, config) -> str``: the markdown table(s) of the exhibit.
+    figure : callable
+        ``figure(rows, config) -> matplotlib.figure.Figure``.
+    notes : str
+        What differs from the paper and why (unavailable data sets, vague details and
+        what we chose). Printed at the top of the markdown output.
+    claim : str
+        The paper's qualitative claim for this exhibit, in one sentence.
+    quick_datasets : tuple of str, optional
+        Data sets of a ``--quick`` run when none are given (default: the first of
+        ``datasets``).
+    """
+
+    name: str
+    paper: str
+    exhibit: str
+    summary: str
+    paper_datasets: tuple[str, ...]
+    datasets: tuple[str, ...]
+    tasks: Callable[[RunConfig], list[Task]]
+    table: Callable[[list[Row], RunConfig], str]
+    figure: Callable[[list[Row], RunConfig], Any]
+    notes: str = ""
+    claim: str = ""
+    quick_datasets: tuple[str, ...] = field(default=())
+
+    def default_datasets(self, quick: bool) -> tuple[str, ...]:
+        """The data sets a run uses when the caller names none."""
+        if quick:
+            return self.quick_datasets or self.datasets[:1]
+        return self.datasets
+
+
+#: Registered experiments by name, filled by the protocol modules at import.
+EXPERIMENTS: dict[str, Experiment] = {}
+
+
+def register(experiment: Experiment) -> Experiment:
+    """Add ``experiment`` to :data:`EXPERIMENTS` (names must be unique)."""
+    if experiment.name in EXPERIMENTS:
+        raise ValueError(f"experiment {experiment.name!r} is registered twice")
+    EXPERIMENTS[experiment.name] = experiment
+    return experiment
+
+
+def list_experiments() -> list[Experiment]:
+    """Every registered experiment, sorted by name."""
+    return [EXPERIMENTS[name] for name in sorted(EXPERIMENTS)]
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment called ``name``; a ValueError lists the valid names otherwise."""
+    try:
+        return EXPERIMENTS[name]
+    except KeyError:
+        known = ", ".join(sorted(EXPERIMENTS)) or "(none registered)"
+        raise ValueError(f"unknown experiment {name!r}; known experiments: {known}") from None
+
+
+def seeds_for(config: RunConfig, n_full: int, n_quick: int = 1) -> list[int]:
+    """The seeds of a run: ``n_quick`` of them in quick mode, ``n_full`` otherwise."""
+    n = n_quick if config.quick else n_full
+    return [config.seed + i for i in range(n)]
+
+
+def grid(values_full: Sequence, values_quick: Sequence, config: RunConfig) -> list:
+    """``values_quick`` in quick mode, ``values_full`` otherwise."""
+    return list(values_quick if config.quick else values_full)

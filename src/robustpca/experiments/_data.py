@@ -1,0 +1,77 @@
+"""Data set specifications for experiments: ``"name"`` or ``"name:variant"``."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+from ..datasets import DATASETS, ImageDataset
+
+__all__ = ["DATASET_VARIANTS", "load_dataset", "parse_dataset_spec"]
+
+#: Loader keyword that a ``name:variant`` specification sets, per data set.
+DATASET_VARIANTS: dict[str, str] = {
+    "orl": "resolution",
+    "yale": "resolution",
+    "feret": "resolution",
+    "ar": "subset",
+    "mnist": "subset",
+    "jaffe": "variant",
+}
+
+
+def parse_dataset_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``"orl:112x92"`` into the data set name and the loader keywords.
+
+    Raises
+    ------
+    ValueError
+        Naming ``datasets`` when the name is unknown or the data set has no variants.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"datasets entries must be non-empty strings, got {spec!r}")
+    name, _, variant = spec.partition(":")
+    if name not in DATASETS:
+        raise ValueError(
+            f"datasets: unknown data set {name!r}; known: {', '.join(sorted(DATASETS))}"
+        )
+    if not variant:
+        return name, {}
+    if name not in DATASET_VARIANTS:
+        raise ValueError(f"datasets: {name!r} has no variants, got {spec!r}")
+    return name, {DATASET_VARIANTS[name]: variant}
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(spec: str, data_home: str | None) -> ImageDataset:
+    name, kwargs = parse_dataset_spec(spec)
+    loader = DATASETS[name]
+    dataset = loader(**kwargs) if name == "digits" else loader(data_home, **kwargs)
+    data = dataset.data.copy()
+    target = dataset.target.copy()
+    data.flags.writeable = False
+    target.flags.writeable = False
+    return replace(dataset, data=data, target=target)
+
+
+def load_dataset(spec: str, data_home: str | None = None) -> ImageDataset:
+    """Load a data set by specification, cached per process, with read-only arrays.
+
+    The arrays are read-only so that no protocol can corrupt the clean images in place:
+    corruption functions return modified copies.
+
+    Parameters
+    ----------
+    spec : str
+        ``"orl"`` (32x32), ``"orl:112x92"``, ``"yale:64x64"``, ``"feret:40x40"``,
+        ``"ar:120"``, ``"mnist:10k"``, ``"jaffe:nmflibrary"``, ``"digits"``, ... Any
+        key of :data:`robustpca.datasets.DATASETS`, optionally with the variant its
+        loader takes.
+    data_home : str, optional
+        Folder holding ``raw/<dataset>/...``.
+
+    Returns
+    -------
+    ImageDataset
+    """
+    return _load_cached(spec, None if data_home is None else str(data_home))

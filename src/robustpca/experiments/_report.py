@@ -1,0 +1,180 @@
+"""Tidy rows to CSV, markdown tables and figures, written atomically."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "line_plot",
+    "markdown_table",
+    "pivot_table",
+    "rows_to_csv",
+]
+
+Row = dict[str, Any]
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file and an atomic rename.
+
+    A reader never sees a half-written file, and a failure leaves any previous file
+    untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """:func:`atomic_write_bytes` for UTF-8 text."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _columns(rows: Sequence[Row]) -> list[str]:
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(key for key in row if key not in columns)
+    return columns
+
+
+def rows_to_csv(rows: Sequence[Row]) -> str:
+    """Tidy rows (one observation each) as CSV text, columns in first-seen order."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=_columns(rows), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _csv_value(v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = [float(v) for v in values]
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def pivot_table(
+    rows: Sequence[Row],
+    index: str | Sequence[str],
+    columns: str,
+    value: str,
+    aggregate: Callable[[list[float]], float] = _mean,
+) -> tuple[list[tuple], list[Any], dict[tuple, dict[Any, float]]]:
+    """Group ``rows`` by ``index`` x ``columns`` and aggregate ``value`` (mean by default).
+
+    Returns the row keys and column keys in first-seen order and the cell values.
+    """
+    index = [index] if isinstance(index, str) else list(index)
+    cells: dict[tuple, dict[Any, list[float]]] = {}
+    col_keys: list[Any] = []
+    for row in rows:
+        key = tuple(row[i] for i in index)
+        col = row[columns]
+        if col not in col_keys:
+            col_keys.append(col)
+        cells.setdefault(key, {}).setdefault(col, []).append(row[value])
+    aggregated = {k: {c: aggregate(v) for c, v in cols.items()} for k, cols in cells.items()}
+    return list(cells), col_keys, aggregated
+
+
+def markdown_table(
+    rows: Sequence[Row],
+    index: str | Sequence[str],
+    columns: str,
+    value: str,
+    *,
+    fmt: str = "{:.4g}",
+    aggregate: Callable[[list[float]], float] = _mean,
+    highlight: str | None = None,
+) -> str:
+    """A markdown pivot table of ``value`` (rows ``index``, columns ``columns``).
+
+    ``highlight="min"`` or ``"max"`` puts the best cell of every row in bold.
+    """
+    index_names = [index] if isinstance(index, str) else list(index)
+    keys, col_keys, cells = pivot_table(rows, index_names, columns, value, aggregate)
+    header = "| " + " | ".join([*index_names, *map(str, col_keys)]) + " |"
+    rule = "|" + "---|" * (len(index_names) + len(col_keys))
+    lines = [header, rule]
+    for key in keys:
+        values = cells[key]
+        best = None
+        finite = [v for v in values.values() if not math.isnan(v)]
+        if highlight in ("min", "max") and finite:
+            best = min(finite) if highlight == "min" else max(finite)
+        out = []
+        for col in col_keys:
+            if col not in values:
+                out.append("")
+                continue
+            text = fmt.format(values[col])
+            out.append(f"**{text}**" if best is not None and values[col] == best else text)
+        lines.append("| " + " | ".join([*map(str, key), *out]) + " |")
+    return "\n".join(lines)
+
+
+def line_plot(
+    rows: Sequence[Row],
+    x: str,
+    y: str,
+    hue: str,
+    facet: str | None = None,
+    *,
+    title: str = "",
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logy: bool = False,
+):
+    """One panel per ``facet`` value, one line per ``hue`` value of mean ``y`` against ``x``.
+
+    Returns a matplotlib Figure (Agg backend; nothing is shown).
+    """
+    from matplotlib.figure import Figure
+
+    facets = [None] if facet is None else list(dict.fromkeys(r[facet] for r in rows))
+    n = len(facets)
+    ncols = min(n, 3)
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(4.2 * ncols, 3.4 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax, value in zip(axes, facets, strict=False):
+        subset = [r for r in rows if facet is None or r[facet] == value]
+        keys, _, cells = pivot_table(subset, [hue, x], x, y)
+        for name in dict.fromkeys(k[0] for k in keys):
+            pts = sorted((k[1], cells[k][k[1]]) for k in keys if k[0] == name)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=str(name))
+        if facet is not None:
+            ax.set_title(str(value))
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or y)
+        if logy:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    axes[0].legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    return fig

@@ -1,0 +1,1 @@
+"""Protocols of guo2013 (being written)."""

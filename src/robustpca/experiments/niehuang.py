@@ -1,0 +1,1 @@
+"""Protocols of niehuang (being written)."""

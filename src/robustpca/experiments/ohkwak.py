@@ -1,0 +1,1 @@
+"""Protocols of ohkwak (being written)."""

@@ -1,0 +1,1 @@
+"""Protocols of zhangtong2019 (being written)."""
