@@ -94,7 +94,7 @@ class _SlowToConvergePCA(robustpca.PCA):
 
 def test_unconverged_methods_are_marked(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(robustpca, "_SlowToConvergePCA", _SlowToConvergePCA, raising=False)
-    monkeypatch.setattr(cli, "METHODS", (("PCA", "PCA"), ("Slow", "_SlowToConvergePCA")))
+    monkeypatch.setattr(cli._demo, "METHODS", (("PCA", "PCA"), ("Slow", "_SlowToConvergePCA")))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert cli.main(["demo", "--out", tmp_path, "--n-components", "2"]) == 0

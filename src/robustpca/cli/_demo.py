@@ -1,4 +1,4 @@
-"""Command-line interface: ``robustpca demo`` and ``robustpca --version``.
+"""``robustpca demo``: the methods side by side on occluded digits (no download).
 
 ``robustpca demo`` reproduces the occlusion protocol of Nie, Yuan & Huang (2014, sec.
 5.1) on scikit-learn's bundled digits (no download): 20% of the images get a block of a
@@ -19,10 +19,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 import robustpca
 
-from .datasets import load_digits_images, occlude_blocks
-from .metrics import total_reconstruction_error
+from ..datasets import load_digits_images, occlude_blocks
+from ..metrics import total_reconstruction_error
 
-__all__ = ["main"]
+__all__ = ["add_parser", "run"]
 
 #: (label printed in the table, name of the estimator class in ``robustpca``)
 METHODS = (
@@ -52,13 +52,8 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="robustpca",
-        description="Robust principal component analysis with a scikit-learn API.",
-    )
-    parser.add_argument("--version", action="version", version=f"robustpca {robustpca.__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+def add_parser(sub) -> None:
+    """Add the ``demo`` sub-command to the sub-parsers ``sub``."""
     demo = sub.add_parser(
         "demo",
         help="compare the methods on occluded digits (no download)",
@@ -94,7 +89,7 @@ def _build_parser() -> argparse.ArgumentParser:
         default=6,
         help="occluded images shown in the figure (default: 6)",
     )
-    return parser
+    demo.set_defaults(run=run)
 
 
 def _format_table(row_labels, col_labels, cells) -> str:
@@ -113,41 +108,15 @@ def _format_table(row_labels, col_labels, cells) -> str:
     return "\n".join(lines)
 
 
-def _montage(images, image_shape, gap: int = 1) -> np.ndarray:
-    """Images side by side in a frame of ``gap`` pixels of NaN (drawn as a border)."""
-    h, w = image_shape
-    strip = np.full((h + 2 * gap, len(images) * (w + gap) + gap), np.nan)
-    for c, image in enumerate(images):
-        left = gap + c * (w + gap)
-        strip[gap : gap + h, left : left + w] = np.reshape(image, image_shape)
-    return strip
-
-
 def _save_figure(path: Path, panels, image_shape, title: str) -> None:
     """One row of images per ``(label, images)`` entry of ``panels``, on a shared scale."""
-    from matplotlib import colormaps
-    from matplotlib.figure import Figure  # no pyplot: no global backend state
+    from ..plotting import plot_gallery
 
-    n_rows, n_cols = len(panels), len(panels[0][1])
-    vmin = min(float(np.min(images)) for _, images in panels[:2])
-    vmax = max(float(np.max(images)) for _, images in panels[:2])
-    cmap = colormaps["gray_r"].with_extremes(bad="0.6")
-    fig = Figure(figsize=(1.2 + 1.0 * n_cols, 0.5 + 1.0 * n_rows), layout="constrained")
-    axes = fig.subplots(n_rows, 1, squeeze=False)[:, 0]
-    for ax, (label, images) in zip(axes, panels, strict=True):
-        ax.imshow(
-            _montage(images, image_shape), cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest"
-        )
-        ax.set_xticks([])
-        ax.set_yticks([])
-        for spine in ax.spines.values():
-            spine.set_visible(False)
-        ax.text(-0.01, 0.5, label, transform=ax.transAxes, ha="right", va="center", fontsize=9)
-    fig.suptitle(title, fontsize=10)
+    fig = plot_gallery(panels, image_shape, title=title, cmap="gray_r", n_images=len(panels[0][1]))
     fig.savefig(path, dpi=100)
 
 
-def _demo(args, parser: argparse.ArgumentParser) -> int:
+def run(args, parser: argparse.ArgumentParser) -> int:
     out = sys.stdout
     start = time.perf_counter()
     dataset = load_digits_images()
@@ -257,29 +226,3 @@ def _demo(args, parser: argparse.ArgumentParser) -> int:
         print(f"\nFigure: {path}", file=out)
     print(f"Done in {time.perf_counter() - start:.1f} s.", file=out)
     return 0
-
-
-def main(argv=None) -> int:
-    """Entry point of the ``robustpca`` console script.
-
-    Parameters
-    ----------
-    argv : list of str or None, default=None
-        Arguments without the program name; None reads ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        Exit status (0 on success). ``--version``, ``--help`` and usage errors exit
-        through :class:`SystemExit` as usual with :mod:`argparse`.
-    """
-    parser = _build_parser()
-    args = parser.parse_args(None if argv is None else [str(a) for a in argv])
-    if args.command == "demo":
-        return _demo(args, parser)
-    parser.error(f"unknown command {args.command!r}")  # unreachable: argparse checks it
-    return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

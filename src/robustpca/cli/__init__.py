@@ -1,0 +1,57 @@
+"""Command-line interface of robustpca.
+
+Sub-commands:
+
+- ``robustpca demo``: the methods side by side on occluded digits (no download);
+- ``robustpca list`` / ``robustpca reproduce NAME``: the papers' tables and figures;
+- ``robustpca fit INPUT --method NAME --n-components K --out DIR``: a robust PCA of
+  your own data with outlier diagnostics.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import robustpca
+
+from . import _demo, _fit, _reproduce
+from ._demo import FIGURE_NAME
+
+__all__ = ["FIGURE_NAME", "main"]
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="robustpca",
+        description="Robust principal component analysis with a scikit-learn API.",
+    )
+    parser.add_argument("--version", action="version", version=f"robustpca {robustpca.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _demo.add_parser(sub)
+    _reproduce.add_parsers(sub)
+    _fit.add_parser(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``robustpca`` console script.
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        Arguments without the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 1 when the input data cannot be used. ``--version``,
+        ``--help`` and usage errors exit through :class:`SystemExit` as usual with
+        :mod:`argparse`.
+    """
+    parser = _build_parser()
+    args = parser.parse_args(None if argv is None else [str(a) for a in argv])
+    return args.run(args, parser)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,275 @@
+"""``robustpca fit``: a robust PCA of the user's own data, with outlier diagnostics."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ._io import InputError, atomic_output_dir, read_input
+
+__all__ = ["METHOD_ALIASES", "add_parser", "resolve_method", "run"]
+
+#: Short names accepted by ``--method`` (any estimator class name works too).
+METHOD_ALIASES = {
+    "pca": "PCA",
+    "rpca-om": "OptimalMeanPCA",
+    "pca-l21": "L21PCA",
+    "pca-l1": "L1PCA",
+    "r1-pca": "R1PCA",
+    "pca-gm": "GeneralizedMeanPCA",
+    "hq-pca": "HQPCA",
+    "rwl-an": "AdaptiveNeighborsPCA",
+    "pcp": "PrincipalComponentPursuit",
+    "outlier-pursuit": "OutlierPursuit",
+    "crpca-om": "ConvexOptimalMeanPCA",
+    "rank-rpca": "RankConstrainedRobustPCA",
+    "2dpca": "TwoDPCA",
+    "glram": "GLRAM",
+    "r2dpca": "Robust2DPCA",
+    "capped-r2dpca": "CappedRobust2DPCA",
+    "l21-2dpca": "L21TwoDPCA",
+}
+#: Estimators ``fit`` cannot run: they need more than one data matrix, or are not linear.
+UNSUPPORTED = {
+    "RobustTransferPCA": "it needs a source data set as well as the target",
+    "KernelL21PCA": "it is a kernel method without linear components or a mean",
+}
+TWO_D = {"TwoDPCA", "GLRAM", "Robust2DPCA", "CappedRobust2DPCA", "L21TwoDPCA"}
+#: Above this many values the reconstructions are written as .npy only (not CSV too).
+CSV_LIMIT = 2_000_000
+
+
+def resolve_method(name: str):
+    """The estimator class for ``--method`` (alias or class name, case-insensitive)."""
+    import robustpca
+
+    by_lower = {n.lower(): n for n in robustpca.ESTIMATOR_NAMES}
+    key = name.strip().lower()
+    cls_name = METHOD_ALIASES.get(key) or by_lower.get(key)
+    if cls_name is None:
+        choices = ", ".join([*METHOD_ALIASES, *robustpca.ESTIMATOR_NAMES])
+        raise InputError(f"--method: unknown method {name!r}; choose from {choices}")
+    if cls_name in UNSUPPORTED:
+        raise InputError(f"--method {cls_name} is not available in `fit`: {UNSUPPORTED[cls_name]}")
+    return getattr(robustpca, cls_name)
+
+
+def add_parser(sub) -> None:
+    """Add the ``fit`` sub-command."""
+    fit = sub.add_parser(
+        "fit",
+        help="fit a robust PCA to your data and flag outliers",
+        description=(
+            "Fit a robust PCA to INPUT (a CSV/TSV table with one sample per row, a .npy "
+            "array, or a folder of same-size images) and write to --out: components, "
+            "mean, scores, reconstructions, score and orthogonal distances with "
+            "rrcov-style cutoffs and flags, a summary, and figures (outlier map; for "
+            "images, a gallery and the components). The folder appears only when "
+            "everything is written."
+        ),
+    )
+    fit.add_argument("input", type=Path, metavar="INPUT")
+    fit.add_argument(
+        "--method",
+        default="rpca-om",
+        help="method: an alias (rpca-om, pca-l21, r1-pca, pca-l1, pca, pca-gm, "
+        "hq-pca, rwl-an, pcp, ...) or a class name (default rpca-om)",
+    )
+    fit.add_argument("--n-components", "-k", type=int, required=True, metavar="K")
+    fit.add_argument("--out", type=Path, required=True, help="output folder (created)")
+    fit.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
+    fit.add_argument(
+        "--image-shape",
+        metavar="HxW",
+        help="image height x width for CSV/.npy rows that are images",
+    )
+    fit.add_argument(
+        "--quantile",
+        type=float,
+        default=0.975,
+        help="quantile of the outlier cutoffs (default 0.975)",
+    )
+    fit.add_argument("--random-state", type=int, default=0)
+    fit.add_argument("--max-iter", type=int, default=None, help="iteration cap of the solver")
+    fit.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    fit.set_defaults(run=run)
+
+
+def _parse_shape(text: str | None, n_features: int) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        h, w = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--image-shape must look like 32x32, got {text!r}") from None
+    if h < 1 or w < 1 or h * w != n_features:
+        raise InputError(f"--image-shape {h}x{w} does not match the {n_features} features")
+    return h, w
+
+
+def _write_csv(path: Path, header: list[str], rows, index: list[str] | None = None) -> None:
+    buffer = io.StringIO()
+    lead = ["sample"] if index is not None else []
+    buffer.write(",".join([*lead, *header]) + "\n")
+    for i, row in enumerate(np.atleast_2d(rows)):
+        cells = [repr(float(v)) for v in row]
+        buffer.write(",".join(([index[i]] if index is not None else []) + cells) + "\n")
+    path.write_text(buffer.getvalue())
+
+
+def run(args, parser: argparse.ArgumentParser) -> int:
+    try:
+        return _run(args)
+    except InputError as error:
+        print(f"robustpca fit: error: {error}", file=sys.stderr)
+        return 1
+
+
+def _run(args) -> int:
+    from ..diagnostics import outlier_diagnostics
+
+    cls = resolve_method(args.method)
+    if not 0.5 < args.quantile < 1:
+        raise InputError(f"--quantile must be in (0.5, 1), got {args.quantile}")
+    data = read_input(args.input)
+    X, n_features = data.X, data.X.shape[1]
+    image_shape = _parse_shape(args.image_shape, n_features) or data.image_shape
+    k = args.n_components
+    if not 1 <= k <= min(X.shape):
+        raise InputError(
+            f"--n-components must be between 1 and {min(X.shape)} "
+            f"(samples x features = {X.shape[0]} x {X.shape[1]}), got {k}"
+        )
+    params = {"n_components": k}
+    model = cls()
+    if "random_state" in model.get_params():
+        params["random_state"] = args.random_state
+    if args.max_iter is not None and "max_iter" in model.get_params():
+        params["max_iter"] = args.max_iter
+    if cls.__name__ in TWO_D:
+        if image_shape is None:
+            raise InputError(
+                f"--method {cls.__name__} works on images: give a folder of "
+                "images or --image-shape HxW"
+            )
+        params["n_components"] = (k, k)
+        params["image_shape"] = image_shape
+    model.set_params(**params)
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        try:
+            model.fit(X)
+        except ValueError as error:
+            raise InputError(f"fitting {cls.__name__} failed: {error}") from None
+    seconds = time.perf_counter() - start
+    not_converged = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    diag = outlier_diagnostics(model, X, quantile=args.quantile)
+    scores = model.transform(X)
+    recon = model.reconstruct(X)
+    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+        comp_names = [f"pc{j + 1}" for j in range(model.components_.shape[0])]
+        _write_csv(tmp / "components.csv", data.feature_names, model.components_, index=comp_names)
+        _write_csv(tmp / "mean.csv", data.feature_names, model.mean_[None, :])
+        _write_csv(tmp / "scores.csv", comp_names, scores, index=data.sample_names)
+        np.save(tmp / "reconstructions.npy", recon)
+        if recon.size <= CSV_LIMIT:
+            _write_csv(
+                tmp / "reconstructions.csv", data.feature_names, recon, index=data.sample_names
+            )
+        _write_distances(tmp / "distances.csv", data.sample_names, diag, model)
+        summary = {
+            "input": str(args.input),
+            "kind": data.kind,
+            "n_samples": X.shape[0],
+            "n_features": n_features,
+            "method": cls.__name__,
+            "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in params.items()},
+            "n_iter": int(getattr(model, "n_iter_", 0)),
+            "converged": bool(getattr(model, "converged_", True)) and not not_converged,
+            "fit_seconds": round(seconds, 4),
+            "quantile": args.quantile,
+            "score_cutoff": float(diag.score_cutoff),
+            "orthogonal_cutoff": float(diag.orthogonal_cutoff),
+            "n_score_outliers": int(diag.score_outliers.sum()),
+            "n_orthogonal_outliers": int(diag.orthogonal_outliers.sum()),
+            "n_outliers": int(diag.outliers.sum()),
+            "image_shape": list(image_shape) if image_shape else None,
+        }
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        if not args.no_figures:
+            _figures(tmp, model, X, recon, diag, data.sample_names, image_shape)
+    _report(args, summary, diag, data.sample_names)
+    return 0
+
+
+def _write_distances(path: Path, names, diag, model) -> None:
+    weights = getattr(model, "weights_", None)
+    lines = [
+        "sample,score_distance,orthogonal_distance,score_outlier,orthogonal_outlier,"
+        "outlier" + (",weight" if weights is not None else "")
+    ]
+    for i, name in enumerate(names):
+        cells = [
+            name,
+            repr(float(diag.score_distances[i])),
+            repr(float(diag.orthogonal_distances[i])),
+            str(bool(diag.score_outliers[i])),
+            str(bool(diag.orthogonal_outliers[i])),
+            str(bool(diag.outliers[i])),
+        ]
+        if weights is not None:
+            cells.append(repr(float(np.ravel(weights)[i])))
+        lines.append(",".join(cells))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _figures(folder: Path, model, X, recon, diag, names, image_shape) -> None:
+    from ..plotting import plot_gallery, plot_outlier_map
+
+    ax = plot_outlier_map(diag)
+    ax.figure.savefig(folder / "outlier_map.png", dpi=110)
+    if image_shape is None:
+        return
+    order = np.argsort(-diag.orthogonal_distances)
+    shown = order[: min(8, len(order))]
+    fig = plot_gallery(
+        {"input": X, "reconstructed": recon, "|residual|": np.abs(X - recon)},
+        image_shape,
+        indices=shown,
+        title="The samples farthest from the subspace",
+    )
+    fig.savefig(folder / "gallery.png", dpi=110)
+    comps = model.components_[: min(8, model.components_.shape[0])]
+    fig = plot_gallery({"components": comps}, image_shape, n_images=len(comps))
+    fig.savefig(folder / "components.png", dpi=110)
+
+
+def _report(args, summary, diag, names) -> None:
+    out = sys.stdout
+    print(
+        f"{summary['method']} on {summary['n_samples']} x {summary['n_features']} "
+        f"({summary['kind']}), k = {args.n_components}: {summary['n_iter']} iterations, "
+        f"{'converged' if summary['converged'] else 'NOT converged (raise --max-iter)'}, "
+        f"{summary['fit_seconds']:.2f} s",
+        file=out,
+    )
+    print(
+        f"Outliers at the {100 * args.quantile:g}% cutoffs: "
+        f"{summary['n_outliers']} ({summary['n_score_outliers']} by score distance, "
+        f"{summary['n_orthogonal_outliers']} by orthogonal distance)",
+        file=out,
+    )
+    flagged = np.flatnonzero(diag.outliers)
+    if flagged.size:
+        top = flagged[np.argsort(-diag.orthogonal_distances[flagged])][:10]
+        print("Most outlying: " + ", ".join(names[i] for i in top), file=out)
+    print(f"Wrote {args.out}/", file=out)

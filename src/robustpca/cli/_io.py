@@ -1,0 +1,227 @@
+"""Reading users' data for ``robustpca fit``: CSV, ``.npy`` or a folder of images."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["InputData", "InputError", "atomic_output_dir", "read_input"]
+
+IMAGE_SUFFIXES = {".pgm", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
+TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".txt": None}
+
+
+class InputError(ValueError):
+    """The input file or folder cannot be used; the message says why and where."""
+
+
+@dataclass
+class InputData:
+    """What was read: the data matrix and how to name its rows and columns."""
+
+    X: np.ndarray
+    sample_names: list[str]
+    feature_names: list[str]
+    image_shape: tuple[int, int] | None
+    kind: str  # "csv", "npy" or "images"
+
+
+def read_input(path: str | os.PathLike) -> InputData:
+    """Read ``path`` (CSV/TSV/TXT table, ``.npy`` array, or a folder of images).
+
+    Raises
+    ------
+    InputError
+        With a message naming the file and the problem: missing or unreadable file,
+        non-numeric cells, NaN or infinite values, ragged rows, fewer than 2 samples,
+        images of different sizes.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    if path.is_dir():
+        data = _read_images(path)
+    elif path.suffix.lower() == ".npy":
+        data = _read_npy(path)
+    elif path.suffix.lower() in TEXT_SUFFIXES:
+        data = _read_table(path, TEXT_SUFFIXES[path.suffix.lower()])
+    else:
+        raise InputError(
+            f"{path}: unsupported file type {path.suffix!r}; give a .csv, .tsv, .txt or "
+            ".npy file, or a folder of images"
+        )
+    _check_matrix(data.X, path)
+    return data
+
+
+def _check_matrix(X: np.ndarray, path: Path) -> None:
+    if X.ndim != 2 or X.shape[1] == 0:
+        raise InputError(f"{path}: expected a 2-D table of numbers, got shape {X.shape}")
+    if X.shape[0] < 2:
+        raise InputError(f"{path}: at least 2 samples (rows) are needed, got {X.shape[0]}")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InputError(
+            f"{path}: {int(bad.sum())} missing, NaN or infinite value(s), the first at "
+            f"sample {i + 1}, feature {j + 1}; remove or impute them first"
+        )
+
+
+def _read_npy(path: Path) -> InputData:
+    try:
+        X = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise InputError(f"{path}: not a readable .npy array ({error})") from None
+    if X.dtype.kind not in "biuf":
+        raise InputError(f"{path}: the array holds {X.dtype}, not numbers")
+    image_shape = None
+    if X.ndim == 3:  # a stack of images
+        image_shape = (int(X.shape[1]), int(X.shape[2]))
+        X = X.reshape(X.shape[0], -1)
+    if X.ndim == 1:
+        raise InputError(f"{path}: expected a 2-D array (samples x features), got 1-D")
+    X = np.asarray(X, dtype=np.float64)
+    return InputData(
+        X, _default_names("sample", X.shape[0]), _default_names("x", X.shape[1]), image_shape, "npy"
+    )
+
+
+def _default_names(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_table(path: Path, delimiter: str | None) -> InputData:
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            sample = handle.read(65536)
+            handle.seek(0)
+            if delimiter is None:
+                try:
+                    delimiter = csv.Sniffer().sniff(sample, delimiters=",;\t ").delimiter
+                except csv.Error:
+                    delimiter = ","
+            rows = [row for row in csv.reader(handle, delimiter=delimiter) if row]
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the file ({error})") from None
+    if not rows:
+        raise InputError(f"{path}: the file is empty")
+    rows = [[cell.strip() for cell in row] for row in rows]
+    header = None
+    if any(cell and not _is_number(cell) for cell in rows[0]):
+        header, rows = rows[0], rows[1:]
+    if not rows:
+        raise InputError(f"{path}: the file has a header but no data rows")
+    width = len(header) if header is not None else len(rows[0])
+    names = header if header is not None else _default_names("x", width)
+    X = np.empty((len(rows), width))
+    for i, row in enumerate(rows):
+        line = i + (2 if header is not None else 1)
+        if len(row) != width:
+            raise InputError(f"{path}, line {line}: {len(row)} fields, expected {width}")
+        for j, cell in enumerate(row):
+            if cell == "" or cell.lower() in {"na", "nan", "null"}:
+                X[i, j] = math.nan
+            elif _is_number(cell):
+                X[i, j] = float(cell)
+            else:
+                raise InputError(
+                    f"{path}, line {line}: column {names[j]!r} holds {cell!r}, which is not "
+                    "a number; drop non-numeric columns (labels, ids) before fitting"
+                )
+    return InputData(X, _default_names("sample", X.shape[0]), list(names), None, "csv")
+
+
+def _read_image(path: Path) -> np.ndarray:
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with matplotlib
+        if path.suffix.lower() != ".pgm":
+            raise InputError(f"{path}: reading {path.suffix} images needs Pillow") from None
+        from ..datasets import read_pgm
+
+        return read_pgm(path).astype(np.float64)
+    try:
+        with Image.open(path) as image:
+            return np.asarray(image.convert("L"), dtype=np.float64)
+    except OSError as error:
+        raise InputError(f"{path}: not a readable image ({error})") from None
+
+
+def _read_images(folder: Path) -> InputData:
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise InputError(
+            f"{folder}: no images found (looked for {', '.join(sorted(IMAGE_SUFFIXES))})"
+        )
+    images = [_read_image(f) for f in files]
+    shape = images[0].shape
+    for f, image in zip(files, images, strict=True):
+        if image.shape != shape:
+            raise InputError(
+                f"{f}: size {image.shape[1]}x{image.shape[0]} differs from "
+                f"{shape[1]}x{shape[0]} of {files[0].name}; resize the images to one size"
+            )
+    X = np.stack([image.ravel() for image in images])
+    names = [str(f.relative_to(folder)) for f in files]
+    return InputData(
+        X, names, _default_names("pixel", X.shape[1]), (int(shape[0]), int(shape[1])), "images"
+    )
+
+
+class atomic_output_dir:
+    """Context manager: write into a temporary folder, move it to ``target`` on success.
+
+    On an exception the temporary folder is removed and ``target`` is left as it was, so
+    no half-written output is ever visible. An existing non-empty ``target`` is
+    replaced only when ``overwrite`` is True.
+    """
+
+    def __init__(self, target: str | os.PathLike, overwrite: bool = False):
+        self.target = Path(target)
+        self.overwrite = overwrite
+        self.tmp: Path | None = None
+
+    def __enter__(self) -> Path:
+        if self.target.exists() and not self.target.is_dir():
+            raise InputError(f"--out {self.target} exists and is not a folder")
+        if self.target.is_dir() and any(self.target.iterdir()) and not self.overwrite:
+            raise InputError(
+                f"--out {self.target} exists and is not empty; choose another folder or "
+                "pass --overwrite"
+            )
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp, 0o777 & ~umask)  # mkdtemp makes it private; use the usual mode
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        assert self.tmp is not None
+        if exc_type is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            return False
+        old = None
+        if self.target.exists():
+            old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
+            os.replace(self.target, old)
+        os.replace(self.tmp, self.target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return False

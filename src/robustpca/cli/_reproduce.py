@@ -1,0 +1,113 @@
+"""``robustpca list`` and ``robustpca reproduce``: the papers' exhibits from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+__all__ = ["add_parsers"]
+
+
+def add_parsers(sub) -> None:
+    """Add the ``list`` and ``reproduce`` sub-commands."""
+    listing = sub.add_parser(
+        "list",
+        help="list the reproducible experiments",
+        description="List every registered experiment: its name, paper, exhibit and data.",
+    )
+    listing.add_argument("--verbose", "-v", action="store_true", help="also print the notes")
+    listing.set_defaults(run=run_list)
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="run a table or figure of the papers",
+        description=(
+            "Run the protocol of one or more exhibits (see `robustpca list`; 'all' runs "
+            "every one) and write <name>.csv (tidy rows), <name>.md (the table with the "
+            "paper's numbers) and <name>.png (the figure) to --out."
+        ),
+    )
+    rep.add_argument("names", nargs="+", metavar="NAME", help="experiment name(s), or 'all'")
+    rep.add_argument(
+        "--datasets",
+        nargs="+",
+        metavar="SPEC",
+        help="data sets to run, e.g. orl yale:64x64 (default: the experiment's own)",
+    )
+    rep.add_argument("--quick", action="store_true", help="a small smoke run of the protocol")
+    rep.add_argument(
+        "--out",
+        type=Path,
+        default=Path("robustpca-results"),
+        help="output folder (default: ./robustpca-results)",
+    )
+    rep.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes (-1: all cores; default 1)",
+    )
+    rep.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+    rep.add_argument(
+        "--data-home",
+        type=Path,
+        default=None,
+        help="folder holding raw/<dataset>/... (default: $ROBUSTPCA_DATA)",
+    )
+    rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    rep.set_defaults(run=run_reproduce)
+
+
+def run_list(args, parser: argparse.ArgumentParser) -> int:
+    from ..experiments import list_experiments
+
+    out = sys.stdout
+    experiments = list_experiments()
+    width = max(len(e.name) for e in experiments)
+    for e in experiments:
+        print(f"{e.name.ljust(width)}  {e.paper}, {e.exhibit}", file=out)
+        indent = " " * (width + 2)
+        print(
+            textwrap.fill(e.summary, 100, initial_indent=indent, subsequent_indent=indent), file=out
+        )
+        print(f"{indent}data: {', '.join(e.datasets)}", file=out)
+        if args.verbose and e.notes:
+            print(
+                textwrap.fill(e.notes, 100, initial_indent=indent, subsequent_indent=indent),
+                file=out,
+            )
+    return 0
+
+
+def run_reproduce(args, parser: argparse.ArgumentParser) -> int:
+    from ..experiments import EXPERIMENTS, run_experiment
+
+    names = sorted(EXPERIMENTS) if args.names == ["all"] else list(args.names)
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown:
+        parser.error(
+            f"unknown experiment(s) {', '.join(unknown)}; run `robustpca list` for the names"
+        )
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        parser.error(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
+    for name in names:
+        try:
+            result = run_experiment(
+                name,
+                datasets=args.datasets,
+                quick=args.quick,
+                out=args.out,
+                n_jobs=args.n_jobs,
+                seed=args.seed,
+                data_home=args.data_home,
+                progress=not args.no_progress,
+            )
+        except (FileNotFoundError, ValueError) as error:
+            print(f"robustpca reproduce {name}: error: {error}", file=sys.stderr)
+            return 1
+        print(result.markdown)
+        print(f"Wrote {', '.join(str(f) for f in result.files)} in {result.seconds:.1f} s.\n")
+    return 0

@@ -1,0 +1,129 @@
+"""Figures for users: the image gallery and the outlier map.
+
+Both return matplotlib objects built without pyplot (no global backend state), so they
+work in scripts, notebooks and headless servers alike; ``fig.savefig(path)`` writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .diagnostics import plot_outlier_map
+
+__all__ = ["montage", "plot_gallery", "plot_outlier_map"]
+
+
+def montage(images, image_shape: tuple[int, int], gap: int = 1) -> np.ndarray:
+    """Images side by side in one array, separated by ``gap`` pixels of NaN.
+
+    Parameters
+    ----------
+    images : array-like of shape (n_images, height * width)
+        Flattened images, C order.
+    image_shape : (int, int)
+        ``(height, width)``.
+    gap : int, default=1
+        Width of the NaN border (drawn in the colormap's "bad" colour).
+
+    Returns
+    -------
+    ndarray of shape (height + 2 * gap, n_images * (width + gap) + gap)
+    """
+    h, w = image_shape
+    images = np.asarray(images, dtype=float)
+    strip = np.full((h + 2 * gap, len(images) * (w + gap) + gap), np.nan)
+    for c, image in enumerate(images):
+        left = gap + c * (w + gap)
+        strip[gap : gap + h, left : left + w] = np.reshape(image, image_shape)
+    return strip
+
+
+def plot_gallery(
+    panels: Mapping[str, object] | Sequence[tuple[str, object]],
+    image_shape: tuple[int, int],
+    *,
+    indices=None,
+    n_images: int = 8,
+    title: str = "",
+    cmap: str = "gray",
+):
+    """Rows of images: e.g. original / corrupted / reconstructed, one column per sample.
+
+    Parameters
+    ----------
+    panels : mapping or sequence of (label, images)
+        Each ``images`` is an array of shape (n_samples, height * width); all panels
+        share the sample order. Rows are drawn in the given order on one grey scale,
+        fixed by the first two panels (so a reconstruction's overshoot shows as such).
+    image_shape : (int, int)
+        ``(height, width)``; ``images[i].reshape(image_shape)`` is image ``i`` upright.
+    indices : sequence of int, optional
+        Which samples to show (default: the first ``n_images``).
+    n_images : int, default=8
+        Number of columns when ``indices`` is None.
+    title : str, default=""
+    cmap : str, default="gray"
+        A matplotlib colormap name.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca import OptimalMeanPCA
+    >>> from robustpca.datasets import load_digits_images, occlude_blocks
+    >>> from robustpca.plotting import plot_gallery
+    >>> digits = load_digits_images()
+    >>> X, mask = occlude_blocks(digits.data, digits.image_shape, random_state=0)
+    >>> model = OptimalMeanPCA(n_components=10, random_state=0).fit(X)
+    >>> rows = np.flatnonzero(mask.any(axis=1))[:6]
+    >>> fig = plot_gallery({"original": digits.data, "occluded": X,
+    ...                     "RPCA-OM": model.reconstruct(X)}, digits.image_shape,
+    ...                    indices=rows)
+    >>> len(fig.axes)
+    3
+    """
+    from matplotlib import colormaps
+    from matplotlib.figure import Figure
+
+    items = list(panels.items()) if isinstance(panels, Mapping) else list(panels)
+    if not items:
+        raise ValueError("panels must hold at least one (label, images) pair")
+    arrays = [(str(label), np.asarray(images, dtype=float)) for label, images in items]
+    n_samples = arrays[0][1].shape[0]
+    size = int(np.prod(image_shape))
+    for label, images in arrays:
+        if images.ndim != 2 or images.shape != (n_samples, size):
+            raise ValueError(
+                f"panels[{label!r}] must have shape ({n_samples}, {size}) for image_shape "
+                f"{tuple(image_shape)}, got {images.shape}"
+            )
+    if indices is None:
+        indices = np.arange(min(int(n_images), n_samples))
+    indices = np.asarray(indices, dtype=int)
+    if indices.size == 0 or indices.min() < -n_samples or indices.max() >= n_samples:
+        raise ValueError(f"indices must be non-empty and within [0, {n_samples})")
+    shown = [(label, images[indices]) for label, images in arrays]
+    scale = np.concatenate([images.ravel() for _, images in shown[:2]])
+    scale = scale[np.isfinite(scale)]
+    vmin, vmax = (float(scale.min()), float(scale.max())) if scale.size else (0.0, 1.0)
+    bad = colormaps[cmap].with_extremes(bad="0.85")
+    n_cols = len(indices)
+    fig = Figure(figsize=(1.4 + 0.9 * n_cols, 0.4 + 0.95 * len(shown)), layout="constrained")
+    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    for ax, (label, images) in zip(axes, shown, strict=True):
+        ax.imshow(
+            montage(images, image_shape), cmap=bad, vmin=vmin, vmax=vmax, interpolation="nearest"
+        )
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.text(-0.01, 0.5, label, transform=ax.transAxes, ha="right", va="center", fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig

@@ -1,0 +1,204 @@
+"""``robustpca fit`` on users' files: outputs, atomic writes and clear errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from robustpca import cli
+from robustpca.cli._io import InputError, atomic_output_dir, read_input
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def planted(n=60, d=8, k=2, n_out=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, k)) @ rng.normal(size=(k, d)) * 3 + 0.05 * rng.normal(size=(n, d))
+    X[:n_out] += rng.normal(scale=20, size=(n_out, d))
+    return X
+
+
+def write_csv(path, X, header=True):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        if header:
+            writer.writerow([f"f{j}" for j in range(X.shape[1])])
+        writer.writerows(X.tolist())
+    return path
+
+
+def test_fit_csv_writes_every_output_and_flags_the_planted_outliers(tmp_path, capsys):
+    X = planted()
+    src = write_csv(tmp_path / "data.csv", X)
+    out = tmp_path / "out"
+    assert cli.main(["fit", src, "--method", "rpca-om", "-k", "2", "--out", out]) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {
+        "components.csv",
+        "mean.csv",
+        "scores.csv",
+        "reconstructions.npy",
+        "reconstructions.csv",
+        "distances.csv",
+        "summary.json",
+        "outlier_map.png",
+    } <= names
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["method"] == "OptimalMeanPCA" and summary["converged"]
+    with open(out / "distances.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    flagged = [r["outlier"] == "True" for r in rows]
+    assert all(flagged[:6]) and sum(flagged[6:]) <= 3
+    comps = np.loadtxt(out / "components.csv", delimiter=",", skiprows=1, usecols=range(1, 9))
+    np.testing.assert_allclose(comps @ comps.T, np.eye(2), atol=1e-10)
+    header = (out / "components.csv").read_text().splitlines()[0]
+    assert header == "sample," + ",".join(f"f{j}" for j in range(8))
+    assert (out / "outlier_map.png").read_bytes()[:8] == PNG
+    assert "Outliers" in capsys.readouterr().out
+
+
+def test_fit_npy_and_headerless_csv_agree(tmp_path):
+    X = planted(seed=1)
+    np.save(tmp_path / "x.npy", X)
+    write_csv(tmp_path / "x.csv", X, header=False)
+    for name in ("x.npy", "x.csv"):
+        out = tmp_path / f"out-{name}"
+        assert (
+            cli.main(
+                [
+                    "fit",
+                    tmp_path / name,
+                    "--method",
+                    "pca-l21",
+                    "-k",
+                    "2",
+                    "--out",
+                    out,
+                    "--no-figures",
+                ]
+            )
+            == 0
+        )
+    a = np.load(tmp_path / "out-x.npy" / "reconstructions.npy")
+    b = np.load(tmp_path / "out-x.csv" / "reconstructions.npy")
+    np.testing.assert_allclose(a, b)
+
+
+@pytest.mark.realdata
+def test_fit_image_folder_writes_gallery(shared_data, tmp_path):
+    folder = shared_data / "raw" / "orl" / "orl_faces" / "s1"
+    out = tmp_path / "faces"
+    assert cli.main(["fit", folder, "--method", "r1-pca", "-k", "3", "--out", out]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["image_shape"] == [112, 92] and summary["n_samples"] == 10
+    for name in ("gallery.png", "components.png", "outlier_map.png"):
+        assert (out / name).read_bytes()[:8] == PNG
+
+
+@pytest.mark.realdata
+def test_fit_two_d_method_on_images(shared_data, tmp_path):
+    folder = shared_data / "raw" / "orl" / "orl_faces" / "s2"
+    out = tmp_path / "two_d"
+    assert (
+        cli.main(["fit", folder, "--method", "glram", "-k", "4", "--out", out, "--no-figures"]) == 0
+    )
+    assert json.loads((out / "summary.json").read_text())["params"]["n_components"] == [4, 4]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("a,b\n1,2\n3,x\n", "column 'b' holds 'x'"),
+        ("a,b\n1,2\n3,\n", "NaN"),
+        ("a,b\n1,2\n", "at least 2 samples"),
+        ("a,b\n1,2\n3,4,5\n", "3 fields, expected 2"),
+        ("", "empty"),
+        ("a,b\n", "no data rows"),
+    ],
+)
+def test_bad_csv_gives_a_clear_message(tmp_path, capsys, content, message):
+    src = tmp_path / "bad.csv"
+    src.write_text(content)
+    out = tmp_path / "out"
+    assert cli.main(["fit", src, "-k", "1", "--out", out]) == 1
+    err = capsys.readouterr().err
+    assert "robustpca fit: error:" in err and message in err
+    assert not out.exists()
+
+
+def test_unreadable_inputs(tmp_path, capsys):
+    (tmp_path / "x.npy").write_bytes(b"not an array")
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "a.png").write_bytes(b"not a png")
+    (tmp_path / "notes.docx").write_text("x")
+    cases = [
+        (tmp_path / "missing.csv", "no such file"),
+        (tmp_path / "x.npy", "not a readable"),
+        (tmp_path / "img", "not a readable image"),
+        (tmp_path / "notes.docx", "unsupported file type"),
+    ]
+    for path, message in cases:
+        assert cli.main(["fit", path, "-k", "1", "--out", tmp_path / "o"]) == 1
+        assert message in capsys.readouterr().err
+
+
+def test_bad_options(tmp_path, capsys):
+    src = write_csv(tmp_path / "d.csv", planted())
+    for argv, message in [
+        (["--method", "nope"], "unknown method 'nope'"),
+        (["--method", "RobustTransferPCA"], "needs a source"),
+        (["-k", "9"], "--n-components must be between 1 and 8"),
+        (["--method", "glram"], "works on images"),
+        (["--image-shape", "3x3"], "does not match the 8 features"),
+        (["--quantile", "2"], "--quantile"),
+    ]:
+        full = ["fit", src, "--out", tmp_path / "o", *argv]
+        if "-k" not in argv:
+            full += ["-k", "2"]
+        assert cli.main(full) == 1, argv
+        assert message in capsys.readouterr().err, argv
+    assert not (tmp_path / "o").exists()
+
+
+def test_existing_output_is_kept_unless_overwrite(tmp_path, capsys):
+    src = write_csv(tmp_path / "d.csv", planted())
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert cli.main(["fit", src, "-k", "2", "--out", out]) == 1
+    assert "not empty" in capsys.readouterr().err
+    assert (out / "keep.txt").read_text() == "mine"
+    assert cli.main(["fit", src, "-k", "2", "--out", out, "--overwrite", "--no-figures"]) == 0
+    assert not (out / "keep.txt").exists() and (out / "summary.json").exists()
+
+
+def test_atomic_output_dir_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "result"
+    with pytest.raises(RuntimeError), atomic_output_dir(target) as tmp:
+        (tmp / "half.csv").write_text("1,2")
+        raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_input_file_is_not_modified(tmp_path):
+    X = planted()
+    np.save(tmp_path / "x.npy", X)
+    before = (tmp_path / "x.npy").read_bytes()
+    assert (
+        cli.main(["fit", tmp_path / "x.npy", "-k", "2", "--out", tmp_path / "o", "--no-figures"])
+        == 0
+    )
+    assert (tmp_path / "x.npy").read_bytes() == before
+
+
+def test_read_input_stack_of_images(tmp_path):
+    stack = np.random.default_rng(0).random((5, 4, 3))
+    np.save(tmp_path / "s.npy", stack)
+    data = read_input(tmp_path / "s.npy")
+    assert data.image_shape == (4, 3) and data.X.shape == (5, 12)
+    with pytest.raises(InputError, match="not numbers"):
+        np.save(tmp_path / "t.npy", np.array([["a", "b"], ["c", "d"]]))
+        read_input(tmp_path / "t.npy")

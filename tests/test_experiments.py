@@ -1,0 +1,215 @@
+"""The experiment framework, and every registered protocol end to end in quick mode."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+from robustpca import cli
+from robustpca.experiments import (
+    EXPERIMENTS,
+    Experiment,
+    RunConfig,
+    Task,
+    get_experiment,
+    list_experiments,
+    load_dataset,
+    markdown_table,
+    parse_dataset_spec,
+    rows_to_csv,
+    run_experiment,
+)
+from robustpca.experiments._report import atomic_write_text
+
+PNG = b"\x89PNG\r\n\x1a\n"
+EXPECTED = {
+    "nie2014-table1",
+    "nie2014-figure1",
+    "niehuang-figure2",
+    "niehuang-figure3",
+    "niehuang-figure4",
+    "niehuang-figure6",
+    "ohkwak-figure1",
+    "ohkwak-figure2",
+    "guo2013-table1",
+    "guo2013-table2",
+    "guo2013-figure2",
+    "zhangtong2019-table2",
+    "zhangtong2019-figure1",
+    "zhangtong2019-figure2",
+    "zhangtong2019-table3",
+}
+
+
+def _square(x: float, seed: int) -> list[dict]:
+    return [
+        {"x": x, "seed": seed, "method": m, "y": (x - s) ** 2} for m, s in (("a", 0.0), ("b", 1.0))
+    ]
+
+
+def _toy(name="toy-figure1"):
+    def tasks(config):
+        xs = [0.0, 1.0] if config.quick else [0.0, 1.0, 2.0]
+        return [Task(_square, {"x": x, "seed": config.seed}, label=f"x={x}") for x in xs]
+
+    from robustpca.experiments import line_plot
+
+    return Experiment(
+        name=name,
+        paper="Toy (2026)",
+        exhibit="Figure 1",
+        summary="squares",
+        paper_datasets=("none",),
+        datasets=("digits",),
+        tasks=tasks,
+        table=lambda rows, config: markdown_table(rows, "method", "x", "y", highlight="min"),
+        figure=lambda rows, config: line_plot(rows, "x", "y", "method"),
+        notes="A toy.",
+        claim="b is best at x = 1.",
+    )
+
+
+def test_runner_writes_csv_markdown_png(tmp_path):
+    result = run_experiment(_toy(), out=tmp_path)
+    assert [f.name for f in result.files] == [
+        "toy-figure1.csv",
+        "toy-figure1.md",
+        "toy-figure1.png",
+    ]
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "toy-figure1.csv").read_text())))
+    assert len(rows) == 6 and rows[0] == {"x": "0.0", "seed": "0", "method": "a", "y": "0.0"}
+    md = (tmp_path / "toy-figure1.md").read_text()
+    assert "Data sets run: digits" in md and "A toy." in md and "| b | 1 | **0** | 1 |" in md
+    assert (tmp_path / "toy-figure1.png").read_bytes()[:8] == PNG
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_runner_is_reproducible_and_parallel_matches_serial():
+    serial = run_experiment(_toy(), seed=3)
+    parallel = run_experiment(_toy(), seed=3, n_jobs=2)
+    assert serial.rows == parallel.rows
+    assert run_experiment(_toy(), quick=True).rows != serial.rows
+
+
+def test_runner_validates_arguments():
+    with pytest.raises(ValueError, match="n_jobs"):
+        run_experiment(_toy(), n_jobs=0)
+    with pytest.raises(ValueError, match="unknown data set 'nope'"):
+        run_experiment(_toy(), datasets=["nope"])
+    with pytest.raises(ValueError, match="known experiments"):
+        get_experiment("nope-table9")
+
+
+def test_dataset_specs():
+    assert parse_dataset_spec("orl:112x92") == ("orl", {"resolution": "112x92"})
+    assert parse_dataset_spec("ar") == ("ar", {})
+    for bad in ("", "palm:16x16", "nope"):
+        with pytest.raises(ValueError, match="datasets"):
+            parse_dataset_spec(bad)
+
+
+def test_loaded_data_are_read_only():
+    digits = load_dataset("digits")
+    with pytest.raises(ValueError, match="read-only"):
+        digits.data[0, 0] = 1.0
+    assert load_dataset("digits") is digits
+
+
+def test_reports():
+    rows = [
+        {"m": "a", "k": 1, "v": 2.0},
+        {"m": "a", "k": 1, "v": 4.0},
+        {"m": "b", "k": 1, "v": 1.0},
+        {"m": "b", "k": 2, "v": np.nan},
+    ]
+    assert markdown_table(rows, "m", "k", "v", highlight="max").splitlines()[2:] == [
+        "| a | **3** |  |",
+        "| b | **1** | nan |",
+    ]
+    assert rows_to_csv(rows).splitlines()[0] == "m,k,v"
+
+
+def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
+    path = atomic_write_text(tmp_path / "a.md", "old")
+    monkeypatch.setattr("os.replace", lambda *a: (_ for _ in ()).throw(OSError("disk")))
+    with pytest.raises(OSError):
+        atomic_write_text(path, "new")
+    assert path.read_text() == "old" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_every_exhibit_is_registered():
+    assert EXPECTED <= set(EXPERIMENTS)
+    for e in list_experiments():
+        assert e.name.split("-")[0] in {"nie2014", "niehuang", "ohkwak", "guo2013", "zhangtong2019"}
+        assert e.summary and e.paper and e.exhibit and e.datasets and e.notes
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_quick_run_on_real_data(name, shared_data, tmp_path):
+    """Every protocol runs end to end in quick mode on the data in ../shared/data."""
+    result = run_experiment(name, quick=True, out=tmp_path, data_home=shared_data)
+    assert result.rows, name
+    for row in result.rows:
+        for value in row.values():
+            assert not (isinstance(value, float) and np.isnan(value)) or "nan" in name
+    assert (tmp_path / f"{name}.png").read_bytes()[:8] == PNG
+    assert "quick" in (tmp_path / f"{name}.md").read_text()
+
+
+def test_cli_list(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in EXPERIMENTS:
+        assert name in out
+
+
+@pytest.mark.realdata
+def test_cli_reproduce_quick(shared_data, tmp_path, capsys):
+    assert (
+        cli.main(
+            [
+                "reproduce",
+                "nie2014-table1",
+                "--quick",
+                "--out",
+                tmp_path,
+                "--data-home",
+                shared_data,
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert "nie2014-table1.md" in capsys.readouterr().out
+    assert (tmp_path / "nie2014-table1.csv").exists()
+
+
+def test_cli_reproduce_errors(tmp_path, capsys, monkeypatch):
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "nope-table9", "--out", tmp_path])
+    assert "robustpca list" in capsys.readouterr().err
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)
+    assert (
+        cli.main(
+            [
+                "reproduce",
+                "nie2014-table1",
+                "--quick",
+                "--out",
+                tmp_path,
+                "--data-home",
+                tmp_path / "empty",
+                "--no-progress",
+            ]
+        )
+        == 1
+    )
+    assert "error" in capsys.readouterr().err
+
+
+def test_run_config_is_hashable():
+    assert hash(RunConfig(datasets=("orl",)))
