@@ -17,7 +17,7 @@ import robustpca
 MODULES = sorted(
     name
     for _, name, _ in pkgutil.walk_packages(robustpca.__path__, prefix="robustpca.")
-    if name != "robustpca.__main__"
+    if not name.endswith(".__main__")
 )
 
 

@@ -21,14 +21,48 @@ load_fei              Partial FEI faces (500 images), 48x64, dog photos removed 
 DATASETS maps each data set's name (``ImageDataset.name``) to its loader. All but
 ``load_digits_images`` take ``data_home`` as first argument.
 
+Downloads
+---------
+fetch_orl, fetch_yale, ...  one per loader above (``fetch_<name>``): download the files the
+                            loader reads from their pinned public sources with pooch, check
+                            their SHA-256, cache them under ``raw/<name>/`` (``data_home``,
+                            ``$ROBUSTPCA_CACHE`` or pooch's OS cache) and load them.
+fetch_dataset               the same by name; FETCHERS maps each name to its fetcher.
+DatasetDownloadError        offline / HTTP failure (an OSError); DatasetChecksumError for
+                            a checksum mismatch (also a ValueError).
+
 Corruption
 ----------
-occlude_blocks      Nie et al. (2014) sec. 5.1: a square block on a fraction of the images.
+occlude_blocks              Nie et al. (2014) sec. 5.1: a square block on a fraction of the
+                            images (Zhang & Tong 2019: random sizes).
+occlude_half_width_squares  Nie & Huang sec. V.A: squares half as wide as the images.
+add_salt_noise              Guo (2013) sec. 5: a fraction of the pixels set to the maximum.
+append_outliers             Nie & Huang sec. V.B: images of another set (Palm) appended.
 
 Every loader returns an :class:`ImageDataset` whose ``data[i].reshape(image_shape)`` is
 image ``i`` upright.
 """
 
+from ._fetch import (
+    FETCHERS,
+    DatasetChecksumError,
+    DatasetDownloadError,
+    fetch_ar,
+    fetch_cmu_pie,
+    fetch_coil20,
+    fetch_dataset,
+    fetch_extended_yale_b,
+    fetch_fei,
+    fetch_feret,
+    fetch_jaffe,
+    fetch_mnist,
+    fetch_msra25,
+    fetch_orl,
+    fetch_palm,
+    fetch_umist,
+    fetch_yale,
+    get_cache_home,
+)
 from ._local import (
     ImageDataset,
     get_data_home,
@@ -50,7 +84,12 @@ from ._mat_loaders import (
     load_palm,
     load_umist,
 )
-from .corruption import occlude_blocks
+from .corruption import (
+    add_salt_noise,
+    append_outliers,
+    occlude_blocks,
+    occlude_half_width_squares,
+)
 
 #: Data set name -> loader, for every loader above.
 DATASETS = {
@@ -72,7 +111,27 @@ DATASETS = {
 
 __all__ = [
     "DATASETS",
+    "FETCHERS",
+    "DatasetChecksumError",
+    "DatasetDownloadError",
     "ImageDataset",
+    "add_salt_noise",
+    "append_outliers",
+    "fetch_ar",
+    "fetch_cmu_pie",
+    "fetch_coil20",
+    "fetch_dataset",
+    "fetch_extended_yale_b",
+    "fetch_fei",
+    "fetch_feret",
+    "fetch_jaffe",
+    "fetch_mnist",
+    "fetch_msra25",
+    "fetch_orl",
+    "fetch_palm",
+    "fetch_umist",
+    "fetch_yale",
+    "get_cache_home",
     "get_data_home",
     "load_ar",
     "load_cmu_pie",
@@ -89,5 +148,6 @@ __all__ = [
     "load_umist",
     "load_yale",
     "occlude_blocks",
+    "occlude_half_width_squares",
     "read_pgm",
 ]
