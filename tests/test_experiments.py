@@ -213,3 +213,28 @@ def test_cli_reproduce_errors(tmp_path, capsys, monkeypatch):
 
 def test_run_config_is_hashable():
     assert hash(RunConfig(datasets=("orl",)))
+
+
+def test_without_local_data_the_experiments_download(monkeypatch, tmp_path):
+    """No data_home and no ROBUSTPCA_DATA: load_dataset goes through the fetchers (tested
+    against a real local HTTP server in test_fetch.py)."""
+    from robustpca.experiments import _data
+
+    calls = []
+
+    def fake_fetch(name, **kwargs):
+        calls.append((name, kwargs))
+        return load_dataset("digits")
+
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)
+    monkeypatch.setattr(_data, "fetch_dataset", fake_fetch)
+    _data._load_cached.cache_clear()
+    try:
+        load_dataset("orl:112x92")
+        assert calls == [("orl", {"resolution": "112x92"})]
+        monkeypatch.setenv("ROBUSTPCA_DATA", str(tmp_path))
+        with pytest.raises(FileNotFoundError):
+            load_dataset("yale")
+        assert len(calls) == 1
+    finally:
+        _data._load_cached.cache_clear()

@@ -23,7 +23,7 @@ from robustpca import PCA, OptimalMeanPCA
 from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.estimators._l21_two_d import L21TwoDPCA
 from robustpca.estimators._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
-from robustpca.metrics import projector_distance
+from robustpca.metrics import projector_distance, weighted_reconstruction_error
 from robustpca.solvers.two_d import image_residuals, initial_two_d_bases
 
 from .conftest import quiet_fit
@@ -535,11 +535,7 @@ TABLE2_DIMS = (9, 10)
 CAP_GRID = (1.0, 2.0, 3.0, 4.0, 5.0)
 
 
-def table2_error(reconstructed, clean, weights=None):
-    """sec. 5.2: sum_i p_i ||x_i^r - x_i^o||_2^2 with the weights normalised to sum to 1
-    (uniform weights for methods without any)."""
-    p = np.ones(len(clean)) if weights is None else np.asarray(weights, dtype=float)
-    return float((p / p.sum()) @ np.sum((reconstructed - clean) ** 2, axis=1))
+table2_error = weighted_reconstruction_error  # Zhang & Tong sec. 5.2
 
 
 def table2_row(X, clean):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import replace
 
-from ..datasets import DATASETS, ImageDataset
+from ..datasets import DATASETS, ImageDataset, fetch_dataset
 
 __all__ = ["DATASET_VARIANTS", "load_dataset", "parse_dataset_spec"]
 
@@ -46,7 +47,14 @@ def parse_dataset_spec(spec: str) -> tuple[str, dict[str, str]]:
 def _load_cached(spec: str, data_home: str | None) -> ImageDataset:
     name, kwargs = parse_dataset_spec(spec)
     loader = DATASETS[name]
-    dataset = loader(**kwargs) if name == "digits" else loader(data_home, **kwargs)
+    if name == "digits":
+        dataset = loader(**kwargs)
+    elif data_home is None and not os.environ.get("ROBUSTPCA_DATA"):
+        # No local copy named: download once into the cache (checksummed, see
+        # robustpca.datasets.fetch_dataset); offline, that raises a clear error.
+        dataset = fetch_dataset(name, **kwargs)
+    else:
+        dataset = loader(data_home, **kwargs)
     data = dataset.data.copy()
     target = dataset.target.copy()
     data.flags.writeable = False
@@ -68,7 +76,9 @@ def load_dataset(spec: str, data_home: str | None = None) -> ImageDataset:
         key of :data:`robustpca.datasets.DATASETS`, optionally with the variant its
         loader takes.
     data_home : str, optional
-        Folder holding ``raw/<dataset>/...``.
+        Folder holding ``raw/<dataset>/...``. Without it and without the
+        ``ROBUSTPCA_DATA`` environment variable, the data set is downloaded once from
+        its public source into the cache (:func:`robustpca.datasets.fetch_dataset`).
 
     Returns
     -------
