@@ -17,6 +17,8 @@ def test_readme_python_examples_run():
     model = namespace["model"]
     assert model.weights_[:75].max() < model.weights_[75:].min()
     assert np.all(np.diff(model.objective_history_) <= 0)
+    diag = namespace["diag"]
+    assert diag.outliers[:75].all() and diag.outliers[75:].mean() < 0.05
 
 
 def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
