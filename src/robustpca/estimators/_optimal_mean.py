@@ -132,7 +132,11 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
 
     def _make_loss(self, X):
         Xc = X - X.mean(axis=0)
-        scale = float(np.einsum("ij,ij->", Xc, Xc)) / X.shape[0]
+        return self._loss_for_scale(float(np.einsum("ij,ij->", Xc, Xc)) / X.shape[0])
+
+    def _loss_for_scale(self, scale):
+        """The loss and ``epsilon_`` for data whose centred rows have mean squared norm
+        ``scale`` (shared with the chunked fit of :mod:`robustpca._dask`)."""
         eps = resolve_epsilon(self.epsilon, scale)
         if self.loss == "capped" and self.threshold is not None:
             if not isinstance(self.threshold, numbers.Real):

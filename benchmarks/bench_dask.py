@@ -1,0 +1,162 @@
+"""Chunked (dask) fits on lazily generated tall data: iterations, time per pass, peak RSS.
+
+Usage (from the repository root)::
+
+    python benchmarks/bench_dask.py                                  # RPCA-OM, 1M and 5M rows
+    python benchmarks/bench_dask.py --n-samples 1000000 --estimators om pca l21 r1 gm an
+    python benchmarks/bench_dask.py --n-samples 50000000 --json om50m.json
+
+Each (estimator, n_samples) runs in a fresh Python process, so that ``ru_maxrss`` is the
+peak resident memory of that fit alone. The data are those of
+``examples/dask_out_of_core.py`` (64 features, rank 5, 10% outliers, generated chunk by
+chunk from a seed: nothing is read from disk and nothing is cached between passes). A
+dask callback times every ``dask.compute``, i.e. every pass; ``read`` is one extra pass
+that only generates and sums the chunks (``X.sum(axis=0)``), the cost of the data alone.
+``CPU-s/pass`` (user + system time of all threads) is the number to extrapolate from on a
+shared machine, where wall times depend on the other processes.
+Nothing is asserted: it is a measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "examples"))
+
+ESTIMATORS = {
+    "om": ("robustpca.estimators._optimal_mean", "OptimalMeanPCA"),
+    "pca": ("robustpca.estimators._pca", "PCA"),
+    "l21": ("robustpca.estimators._l21", "L21PCA"),
+    "r1": ("robustpca.estimators._r1", "R1PCA"),
+    "gm": ("robustpca.estimators._generalized_mean", "GeneralizedMeanPCA"),
+    "an": ("robustpca.estimators._adaptive_neighbors", "AdaptiveNeighborsPCA"),
+}
+
+
+def run_one(args) -> dict:
+    """One fit in this process; returns the measurements."""
+    import importlib
+
+    import dask
+    import numpy as np
+    from dask.callbacks import Callback
+    from dask_out_of_core import cpu_seconds, largest_angle, lazy_low_rank_data, peak_rss_gb
+    from sklearn.exceptions import ConvergenceWarning
+
+    class PassTimer(Callback):
+        def __init__(self):
+            super().__init__()
+            self.seconds = []
+
+        def _start(self, dsk):
+            self._tic = time.perf_counter()
+
+        def _finish(self, dsk, state, errored):
+            self.seconds.append(time.perf_counter() - self._tic)
+
+    module, name = ESTIMATORS[args.estimator]
+    cls = getattr(importlib.import_module(module), name)
+    X, basis, center = lazy_low_rank_data(
+        args.n_samples, args.n_features, rank=args.rank, chunk_rows=args.chunk_rows
+    )
+    params = {} if args.estimator == "pca" else {"max_iter": args.max_iter, "tol": args.tol}
+    model = cls(n_components=args.rank, **params)
+    timer = PassTimer()
+    with dask.config.set(scheduler="threads"), timer, warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        tic, cpu = time.perf_counter(), cpu_seconds()
+        model.fit(X)
+        fit_seconds, cpu = time.perf_counter() - tic, cpu_seconds() - cpu
+    out = {
+        "estimator": name,
+        "n_samples": args.n_samples,
+        "n_features": args.n_features,
+        "chunk_rows": args.chunk_rows,
+        "gb": X.nbytes / 1e9,
+        "n_iter": int(model.n_iter_),
+        "n_passes": int(model.n_passes_),
+        "converged": bool(model.converged_),
+        "fit_s": fit_seconds,
+        "pass_s_mean": float(np.mean(timer.seconds)),
+        "pass_s_min": float(np.min(timer.seconds)),
+        "pass_s_max": float(np.max(timer.seconds)),
+        "cpu_s_per_pass": cpu / model.n_passes_,
+        "angle_deg": largest_angle(model.components_, basis),
+        "mean_error": float(np.linalg.norm(model.mean_ - center)),
+    }
+    if args.read_pass:
+        with dask.config.set(scheduler="threads"):
+            tic = time.perf_counter()
+            X.sum(axis=0).compute()
+            out["read_pass_s"] = time.perf_counter() - tic
+    out["peak_rss_gb"] = peak_rss_gb()
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n-samples", type=int, nargs="+", default=[1_000_000, 5_000_000])
+    ap.add_argument("--estimators", nargs="+", default=["om"], choices=sorted(ESTIMATORS))
+    ap.add_argument("--n-features", type=int, default=64)
+    ap.add_argument("--chunk-rows", type=int, default=50_000)
+    ap.add_argument("--rank", type=int, default=5)
+    ap.add_argument("--max-iter", type=int, default=100)
+    ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--no-read-pass", dest="read_pass", action="store_false")
+    ap.add_argument("--json", type=Path, help="write every measurement to this file")
+    ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--estimator", default="om", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.single:  # child process: one fit, one JSON line
+        args.n_samples = args.n_samples[0]
+        print(json.dumps(run_one(args)))
+        return 0
+
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}; BLAS threads: "
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; scheduler: threads"
+    )
+    print(
+        f"{'estimator':>22} {'n_samples':>11} {'GB':>6} {'iter':>5} {'passes':>6} "
+        f"{'fit s':>8} {'s/pass':>7} {'CPU-s/pass':>10} {'read s':>7} {'RSS GB':>7} "
+        f"{'angle':>7}"
+    )
+    rows = []
+    for n in args.n_samples:
+        for key in args.estimators:
+            cmd = [
+                sys.executable, __file__, "--single", "--estimator", key, "--n-samples", str(n),
+                "--n-features", str(args.n_features), "--chunk-rows", str(args.chunk_rows),
+                "--rank", str(args.rank), "--max-iter", str(args.max_iter),
+                "--tol", str(args.tol),
+            ]  # fmt: skip
+            if not args.read_pass:
+                cmd.append("--no-read-pass")
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append(row)
+            print(
+                f"{row['estimator']:>22} {n:>11,} {row['gb']:>6.1f} {row['n_iter']:>5} "
+                f"{row['n_passes']:>6} {row['fit_s']:>8.1f} {row['pass_s_mean']:>7.2f} "
+                f"{row['cpu_s_per_pass']:>10.2f} "
+                f"{row.get('read_pass_s', float('nan')):>7.2f} {row['peak_rss_gb']:>7.2f} "
+                f"{row['angle_deg']:>7.3f}",
+                flush=True,
+            )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,436 @@
+r"""The PCA methods of robustpca in passes over row chunks (the core of the dask route).
+
+Each ``solve_*_chunked`` function is the pass-based twin of an in-memory solver and
+replicates its iteration exactly: the same initialisation, weights, objective and
+stopping rule (see :mod:`robustpca.solvers.chunked` for the passes and the loop). They
+take a pass runner ``run`` and ``moments0``, the :class:`~robustpca.solvers.chunked.Moments`
+of a first pass with unit weights (count, mean, centred ``d x d`` scatter), and return a
+:class:`~robustpca.solvers.SolverResult`; the reweighting ones also return a
+:class:`PerSample` telling how to get the training residuals and weights.
+
+Passes per iteration (each pass is one ``dask.compute`` in the dask route):
+
+* :func:`solve_weighted_pca_chunked` (PCA): none beyond the first pass.
+* :func:`solve_optimal_mean_pca_chunked` (RPCA-OM): 1; 2 with ``epsilon=0``.
+* :func:`solve_generalized_mean_chunked` and :func:`solve_generalized_mean_pca_chunked`
+  (PCA-GM, both of its algorithms): 1; 2 with ``delta=0``.
+* :func:`solve_l21_pca_chunked` (PCA-L21): 1.
+* :func:`solve_r1_pca_chunked` (R1-PCA): 2 with the median cutoff, 1 with a fixed one.
+* :func:`solve_adaptive_neighbors_pca_chunked` (RWL-AN): 2.
+
+The in-memory solvers switch to the ``n x n`` Gram matrix when ``n_samples <
+n_features``; the chunked ones always work with the ``d x d`` scatter, which must fit in
+memory (the route is meant for tall data).
+
+References
+----------
+F. Nie, J. Yuan and H. Huang, "Optimal Mean Robust Principal Component Analysis", ICML
+2014. F. Nie and H. Huang, "Non-Greedy L21-Norm Maximization for Principal Component
+Analysis", arXiv:1603.08293. C. Ding, D. Zhou, X. He and H. Zha, "R1-PCA", ICML 2006.
+J. Oh and N. Kwak, "Generalized mean for robust principal component analysis", Pattern
+Recognition 54, 2016. R. Zhang and H. Tong, "Robust Principal Component Analysis with
+Adaptive Neighbors", NeurIPS 2019.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
+from ..losses import L2pLoss, RobustLoss
+from ._result import SolverResult, StopReason
+from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
+from .chunked import (
+    ChunkedReweightingResult,
+    Moments,
+    SubspaceIterationStep,
+    SubspaceState,
+    WeightedPCAStep,
+    by_sub_blocks,
+    gather_stats,
+    minimize_reweighted_chunked,
+    reweight_pass,
+    weights_are_local,
+)
+from .convex_maximization import l21_row_subgradients, maximize_linearized
+from .l21_pca import l21_objective
+
+__all__ = [
+    "PerSample",
+    "l21_pass",
+    "solve_adaptive_neighbors_pca_chunked",
+    "solve_generalized_mean_chunked",
+    "solve_generalized_mean_pca_chunked",
+    "solve_l21_pca_chunked",
+    "solve_optimal_mean_pca_chunked",
+    "solve_r1_pca_chunked",
+    "solve_weighted_pca_chunked",
+]
+
+
+@dataclass(frozen=True)
+class PerSample:
+    """The training residual norms and weights of a chunked fit: in memory or a recipe.
+
+    ``residuals``/``weights`` are arrays when the loop brought them back (global weight
+    rules); otherwise :func:`rows_block` with ``step``, ``state`` and ``loss`` recomputes
+    them chunk by chunk (``weights`` times ``weight_scale``).
+    """
+
+    step: Any
+    state: Any
+    loss: RobustLoss
+    residuals: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    weight_scale: float = 1.0
+
+
+def _location_state(moments: Moments) -> SubspaceState:
+    d = moments.mean.shape[0]
+    return SubspaceState(moments.mean, np.empty((d, 0)), np.empty(0))
+
+
+def _reweighted_fit(
+    run,
+    step,
+    loss,
+    moments0,
+    k,
+    rng,
+    *,
+    initial=None,
+    initial_weights=None,
+    max_iter,
+    tol,
+    callback,
+    fixed_mean=None,
+    initial_value=1.0,
+):
+    """The reweighting loop of problem (14) from the first-pass moments, then its basis.
+
+    ``initial=None`` starts from uniform weights (``initial_value`` each), whose moments
+    are those of the first pass; a global rule's callback then gets them as a vector.
+    """
+    if initial is None and initial_weights is None and not weights_are_local(loss):
+        initial_weights = np.full(round(moments0.weight), initial_value)
+    res = minimize_reweighted_chunked(
+        run,
+        step,
+        loss,
+        _location_state(moments0),
+        initial if initial is not None else (lambda: moments0),
+        initial_weights=initial_weights,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda s: (
+            lambda: complete_orthonormal(s.basis, k, rng).T,
+            lambda: (s.mean if fixed_mean is None else fixed_mean).copy(),
+        ),
+    )
+    return res, complete_orthonormal(res.solution.basis, k, rng)
+
+
+def _result(components, mean, res, info=None, weights=None) -> SolverResult:
+    return SolverResult(
+        components=components,
+        mean=np.array(mean, dtype=np.float64, copy=True),
+        weights=weights,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_reason=res.stop_reason,
+        objective=res.objective,
+        info=info or {},
+    )
+
+
+def solve_weighted_pca_chunked(moments: Moments, n_components: int, *, rng) -> SolverResult:
+    """Weighted PCA (problem 14 for fixed weights) from the moments of one pass.
+
+    ``objective`` is :math:`\\sum_i w_i r_i^2 = \\mathrm{tr}\\,S - \\sum_{j\\le k}
+    \\lambda_j` (no second pass); ``info`` has ``explained_variance`` and
+    ``total_variance`` with the denominator of :func:`~robustpca.solvers.solve_weighted_pca`.
+    """
+    state = WeightedPCAStep(n_components).solve(moments)
+    trace = float(np.trace(moments.scatter))
+    dof = moments.weight - 1.0 if moments.weight > 1.0 else moments.weight
+    explained = np.zeros(n_components)
+    explained[: state.eigvals.size] = state.eigvals[:n_components]
+    return SolverResult(
+        components=complete_orthonormal(state.basis, n_components, rng).T,
+        mean=state.mean,
+        weights=None,
+        n_iter=1,
+        converged=True,
+        stop_reason=StopReason.CLOSED_FORM,
+        objective=np.array([max(trace - float(state.eigvals.sum()), 0.0)]),
+        info={"explained_variance": explained / dof, "total_variance": trace / dof},
+    )
+
+
+def solve_optimal_mean_pca_chunked(
+    run,
+    moments0: Moments,
+    n_components: int,
+    loss: RobustLoss,
+    *,
+    rng,
+    max_iter=100,
+    tol=1e-6,
+    callback=None,
+) -> tuple[SolverResult, PerSample]:
+    r"""RPCA-OM (Nie et al. 2014, Algorithm 1) in passes; ``moments0`` has unit weights.
+
+    .. math::
+        \min_{b,\; U^\top U = I} \sum_{i=1}^n \rho\bigl(\lVert (I - UU^\top)(x_i - b)
+        \rVert_2\bigr) \qquad \text{(problem 13 for } \rho(r) = \sqrt{r^2+\epsilon}\text{)}
+
+    Iteration ``t`` solves problem (14) from the moments of the weights ``d^{(t)}``; one
+    pass at the new ``(b, U)`` gives the objective and, for a local ``loss``, the moments
+    of ``d^{(t+1)}``: ``n_iter + 1`` passes in all. The iterates equal those of
+    :func:`~robustpca.solvers.solve_optimal_mean_pca`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.losses import L21Loss
+    >>> from robustpca.solvers import solve_optimal_mean_pca
+    >>> from robustpca.solvers.chunked import NumpyPassRunner, moments_pass
+    >>> X = np.random.default_rng(0).normal(size=(200, 6))
+    >>> run = NumpyPassRunner(X, chunk_rows=64)
+    >>> loss = L21Loss(epsilon=1e-9)
+    >>> fit, _ = solve_optimal_mean_pca_chunked(
+    ...     run, run(moments_pass)["moments"], 2, loss, rng=np.random.default_rng(0))
+    >>> ref = solve_optimal_mean_pca(X, 2, loss, rng=np.random.default_rng(0))
+    >>> fit.n_iter == ref.n_iter, run.n_passes == fit.n_iter + 1
+    (True, True)
+    >>> bool(np.allclose(fit.objective, ref.objective, rtol=1e-12))
+    True
+    """
+    step = WeightedPCAStep(n_components)
+    res, basis = _reweighted_fit(
+        run,
+        step,
+        loss,
+        moments0,
+        n_components,
+        rng,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+    )
+    per_sample = PerSample(step, res.solution, res.loss, res.residuals, res.weights)
+    return _result(basis.T, res.solution.mean, res), per_sample
+
+
+def solve_generalized_mean_chunked(
+    run, moments0: Moments, p: float, delta: float, *, max_iter=100, tol=1e-6
+) -> ChunkedReweightingResult:
+    """Oh & Kwak's Algorithm 1 (generalized sample mean) in passes of weighted means."""
+    step = WeightedPCAStep(0, location_only=True)
+    return minimize_reweighted_chunked(
+        run,
+        step,
+        L2pLoss(p=2.0 * p, epsilon=delta),
+        _location_state(moments0),
+        lambda: moments0,
+        max_iter=max_iter,
+        tol=tol,
+    )
+
+
+def solve_generalized_mean_pca_chunked(
+    run,
+    moments0: Moments,
+    n_components: int,
+    p: float,
+    *,
+    mean,
+    delta,
+    rng,
+    max_iter=100,
+    tol=1e-6,
+    callback=None,
+) -> tuple[SolverResult, PerSample]:
+    """PCA-GM (Oh & Kwak's Algorithm 2) about the fixed centre ``mean``, in passes."""
+    mean = np.asarray(mean, dtype=np.float64)
+    step = WeightedPCAStep(n_components, center=mean)
+    res, basis = _reweighted_fit(
+        run,
+        step,
+        L2pLoss(p=2.0 * p, epsilon=delta),
+        moments0,
+        n_components,
+        rng,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        fixed_mean=mean,
+    )
+    weights = None if res.weights is None else res.weights / p
+    per_sample = PerSample(step, res.solution, res.loss, res.residuals, weights, 1.0 / p)
+    return _result(basis.T, mean, res), per_sample
+
+
+def solve_adaptive_neighbors_pca_chunked(
+    run,
+    moments0: Moments,
+    n_components: int,
+    n_neighbors: int,
+    *,
+    n_samples: int,
+    rng,
+    init="uniform",
+    max_iter=300,
+    tol=1e-6,
+    callback=None,
+) -> tuple[SolverResult, PerSample]:
+    """RWL-AN PCA (Zhang & Tong 2019, Algorithm 2) in passes, two per iteration.
+
+    Algorithm 1 activates the ``n_neighbors`` smallest errors (a partition of all ``n``
+    residuals), so every iteration brings the residual norms back (``8 n`` bytes), forms
+    the weights in memory and gathers their moments in a second pass.
+    """
+    step = WeightedPCAStep(n_components, zero_rtol=RESIDUAL_RTOL)
+    loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors)
+    initial, w0 = None, None
+    if init == "random":
+        w0 = rng.dirichlet(np.ones(n_samples))
+        initial = partial(gather_stats, run, step, _location_state(moments0), w0)
+    res, basis = _reweighted_fit(
+        run,
+        step,
+        loss,
+        moments0,
+        n_components,
+        rng,
+        initial=initial,
+        initial_weights=w0,
+        initial_value=1.0 / n_samples,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+    )
+    sol = res.solution
+    r = res.residuals
+    if basis.shape[1] != sol.basis.shape[1]:  # completed basis: residuals from it
+        final = SubspaceState(sol.mean, basis, sol.eigvals)
+        r = run(reweight_pass, step=step, state=final, mode="residuals")["residuals"].values
+        sol = final
+    result = _result(basis.T, sol.mean, res, info={"gamma": loss.gamma_for(r)})
+    return result, PerSample(step, sol, loss, r, loss.weights(r))
+
+
+def solve_r1_pca_chunked(
+    run,
+    moments0: Moments,
+    n_components: int,
+    loss: RobustLoss,
+    *,
+    rng,
+    max_iter=100,
+    tol=1e-6,
+    callback=None,
+) -> tuple[SolverResult, PerSample]:
+    """R1-PCA (Ding et al. 2006): re-weighted subspace iteration from PCA, in passes.
+
+    With the median cutoff (``threshold=None``) an iteration is a residual pass and a
+    :math:`C_w U` pass; with a fixed cutoff, one pass.
+    """
+    mean, S = moments0.mean, moments0.scatter
+    vals, vecs = top_eigh(0.5 * (S + S.T), n_components)
+    U0 = vecs[:, positive_eigen_mask(vals)]
+    step = SubspaceIterationStep(mean)
+    if weights_are_local(loss):
+        out = run(reweight_pass, step=step, state=U0, loss=loss, mode="fused")
+        initial, w1 = (lambda: out["stats"]), None
+    else:  # Ding's first step re-weights the PCA residuals
+        r0 = run(reweight_pass, step=step, state=U0, mode="residuals")["residuals"].values
+        w1 = loss.resolve(r0).weights(r0)
+        initial = partial(gather_stats, run, step, U0, w1)
+    res = minimize_reweighted_chunked(
+        run,
+        step,
+        loss,
+        U0,
+        initial,
+        initial_weights=w1,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda U: (lambda: U.T, lambda: mean.copy()),
+    )
+    U = complete_orthonormal(res.solution, n_components, rng)
+    info = {"threshold": getattr(res.loss, "threshold", None)}
+    per_sample = PerSample(step, res.solution, res.loss, res.residuals, res.weights)
+    return _result(U.T, mean, res, info=info), per_sample
+
+
+@by_sub_blocks
+def l21_pass(x, rows=None, *, mean, W) -> dict:
+    """One chunk of PCA-L21: objective (8) at ``W`` and :math:`M = \\sum_i x_i \\alpha_i^\\top`."""
+    xc = x - mean
+    Y = xc @ W
+    return {"objective": l21_objective(Y), "M": xc.T @ l21_row_subgradients(Y)}
+
+
+class _L21Iterate:
+    """``W`` with its pass (objective and ``M``) run once, on first use."""
+
+    def __init__(self, W, run, mean):
+        self.W, self._run, self._mean, self._out = W, run, mean, None
+
+    def evaluate(self) -> dict:
+        if self._out is None:
+            self._out = self._run(l21_pass, mean=self._mean, W=self.W)
+        return self._out
+
+
+def solve_l21_pca_chunked(
+    run,
+    moments0: Moments,
+    n_components: int,
+    *,
+    rng,
+    init="pca",
+    max_iter=100,
+    tol=1e-6,
+    callback=None,
+) -> SolverResult:
+    """PCA-L21 (Nie & Huang, Algorithm 2) by :func:`maximize_linearized`, one pass per iterate.
+
+    Step 1 (:math:`\\alpha_i = W^\\top x_i / \\lVert W^\\top x_i\\rVert`) and the
+    objective are per-sample, and step 2 needs only :math:`M = \\sum_i x_i \\alpha_i^\\top`
+    (``d x k``), so a pass at ``W`` gives objective (8) and the next ``W = UV^\\top``.
+    """
+    mean, S = moments0.mean, moments0.scatter
+    d = mean.shape[0]
+    if isinstance(init, str) and init == "pca":
+        W0 = top_eigh(S, n_components)[1]
+    elif isinstance(init, str) and init == "random":
+        W0 = np.linalg.qr(rng.standard_normal((d, n_components)))[0]
+    else:
+        W0 = np.asarray(init, dtype=float)
+
+    def argmax(M):
+        U, _, Vt = np.linalg.svd(M, full_matrices=False)
+        return _L21Iterate(U @ Vt, run, mean)
+
+    res = maximize_linearized(
+        _L21Iterate(W0, run, mean),
+        subgradient=lambda it: it.evaluate()["M"],
+        linear_argmax=argmax,
+        objective=lambda it: it.evaluate()["objective"],
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda it: (lambda: it.W.T, lambda: mean.copy()),
+    )
+    W = res.solution.W
+    G = W.T @ S @ W  # = Y^T Y for Y = X0 W: the principal axes of the projected data
+    W = W @ np.linalg.eigh(0.5 * (G + G.T))[1][:, ::-1]
+    return _result(W.T, mean, res)

@@ -1,0 +1,431 @@
+"""The dask route (issue 6): chunked fits with one compute per pass, lazy transforms.
+
+Every supported estimator fitted on a dask array must reproduce its NumPy fit: the same
+subspace (projector distance <= 1e-8), mean (1e-8 relative), ``n_iter_``, stopping
+reason, objective history and every other fitted attribute, on the threaded scheduler,
+on a ``distributed`` cluster and on the ORL faces chunked by rows. A pass is one
+``dask.compute``: local weight rules take one pass per iteration, global ones (R1-PCA's
+median cutoff, RWL-AN's ``k`` smallest errors, ``epsilon=0``) two.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import warnings
+from functools import partial
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from dask.callbacks import Callback
+from distributed import Client, LocalCluster
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
+from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
+from robustpca.estimators._l1 import L1PCA
+from robustpca.estimators._l21 import L21PCA
+from robustpca.estimators._optimal_mean import OptimalMeanPCA
+from robustpca.estimators._pca import PCA
+from robustpca.estimators._r1 import R1PCA
+from robustpca.losses import L21Loss
+from robustpca.metrics import projector_distance
+from robustpca.solvers import StopReason, solve_optimal_mean_pca
+from robustpca.solvers.chunked import (
+    Moments,
+    NumpyPassRunner,
+    WeightedPCAStep,
+    moments_pass,
+    reweight_pass,
+)
+from robustpca.solvers.chunked_pca import solve_optimal_mean_pca_chunked
+
+from .conftest import REPO, random_data
+
+
+class CountComputes(Callback):
+    """Counts scheduler runs: one per ``dask.compute`` (local schedulers)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def _start(self, dsk):
+        self.count += 1
+
+
+# (id, estimator factory, passes as a function of the fitted model)
+CONFIGS = [
+    ("om", lambda: OptimalMeanPCA(3), lambda m: m.n_iter_ + 1),
+    ("om-capped", lambda: OptimalMeanPCA(3, loss="capped", threshold=8.0), lambda m: m.n_iter_ + 1),
+    ("om-l2p", lambda: OptimalMeanPCA(3, loss="l2p", p=0.5), lambda m: m.n_iter_ + 1),
+    ("om-eps0", lambda: OptimalMeanPCA(3, epsilon=0.0), lambda m: 2 * m.n_iter_),
+    ("l21", lambda: L21PCA(3), lambda m: m.n_iter_ + 2),
+    ("l21-random", lambda: L21PCA(3, init="random", random_state=0), lambda m: m.n_iter_ + 2),
+    ("r1-median", lambda: R1PCA(3), lambda m: 2 * m.n_iter_ + 2),
+    ("r1-fixed", lambda: R1PCA(3, threshold=1.0), lambda m: m.n_iter_ + 2),
+    ("r1-cauchy", lambda: R1PCA(3, loss="cauchy"), lambda m: 2 * m.n_iter_ + 2),
+    ("pca", lambda: PCA(3), lambda m: 1),
+    ("gm", lambda: GeneralizedMeanPCA(3), lambda m: 1 + m.center_n_iter_ + m.n_iter_),
+    ("gm-mean", lambda: GeneralizedMeanPCA(3, center="mean", p=0.5), lambda m: 1 + m.n_iter_),
+    ("an", lambda: AdaptiveNeighborsPCA(3), lambda m: 2 * m.n_iter_),
+    (
+        "an-random",
+        lambda: AdaptiveNeighborsPCA(3, init="random", random_state=0),
+        lambda m: 2 * m.n_iter_ + 1,
+    ),
+]
+IDS = [c[0] for c in CONFIGS]
+
+
+def data(seed=0, n=240, d=8):
+    return random_data(seed, n, d)
+
+
+def as_dask(X, rows=50):
+    return da.from_array(X, chunks=(rows, -1))
+
+
+def fitted_attributes(model):
+    return {k for k in vars(model) if k.endswith("_") and not k.startswith("_")}
+
+
+def assert_same_fit(a, b, row_chunks):
+    """``b`` (fitted on a dask array chunked by ``row_chunks``) reproduces ``a`` (NumPy)."""
+    assert projector_distance(a.components_, b.components_) <= 1e-8
+    np.testing.assert_allclose(b.components_, a.components_, atol=1e-7)  # signs normalised
+    scale = max(np.abs(a.mean_).max(), 1.0)
+    np.testing.assert_allclose(b.mean_, a.mean_, rtol=1e-8, atol=1e-8 * scale)
+    assert (b.n_iter_, b.converged_, b.stop_reason_) == (a.n_iter_, a.converged_, a.stop_reason_)
+    np.testing.assert_allclose(b.objective_history_, a.objective_history_, rtol=1e-9)
+    missing = fitted_attributes(a) - fitted_attributes(b)
+    assert not missing, missing
+    for name in fitted_attributes(a) - {"components_", "mean_", "objective_history_"}:
+        expected, got = getattr(a, name), getattr(b, name)
+        if isinstance(got, da.Array):  # weights_, residuals_, outliers_
+            assert got.shape == np.shape(expected) and got.chunks[0] == row_chunks
+            got = got.compute()
+        if isinstance(expected, np.ndarray) and expected.dtype.kind == "f":
+            top = max(np.abs(expected).max(initial=0.0), 1e-300)
+            np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-8 * top, err_msg=name)
+        elif isinstance(expected, float):
+            assert got == pytest.approx(expected, rel=1e-8, abs=1e-300), name
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+def check_parity(factory, X, dX, **fit_kwargs):
+    """Fit ``factory()`` on ``X`` and on the dask ``dX``; assert the fits agree."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = factory().fit(X, **fit_kwargs)
+        b = factory().fit(dX, **fit_kwargs)
+    assert_same_fit(a, b, dX.chunks[0])
+    return a, b
+
+
+@pytest.fixture
+def threads():
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One in-process worker: the distributed scheduler without process start-up costs."""
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as c,
+    ):
+        yield c
+
+
+@pytest.mark.parametrize(("name", "factory", "passes"), CONFIGS, ids=IDS)
+def test_parity_threads_and_one_compute_per_pass(threads, name, factory, passes):
+    X = data()
+    X_before = X.copy()
+    a = factory().fit(X)
+    dX = as_dask(X)
+    with CountComputes() as counter:
+        b = factory().fit(dX)
+    assert_same_fit(a, b, dX.chunks[0])
+    assert b.n_passes_ == passes(b) == counter.count
+    b.reconstruct(dX).compute()
+    np.testing.assert_array_equal(X, X_before)  # the array behind dX is never written
+
+
+SIX = [OptimalMeanPCA, L21PCA, R1PCA, PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA]
+
+
+@pytest.mark.parametrize(
+    "estimator", [OptimalMeanPCA, AdaptiveNeighborsPCA], ids=lambda e: e.__name__
+)
+def test_parity_process_scheduler(estimator):
+    """Tasks (kernels, steps, losses, shipped weights) survive pickling to worker processes."""
+    X = data(5, n=120)
+    config = {"scheduler": "processes", "num_workers": 2, "multiprocessing.context": "fork"}
+    with dask.config.set(config):
+        check_parity(lambda: estimator(2, tol=1e-4), X, as_dask(X, rows=60))
+    task = partial(reweight_pass, step=WeightedPCAStep(2), state=None, loss=L21Loss(1e-3))
+    assert pickle.loads(pickle.dumps(task)).keywords["loss"] == L21Loss(1e-3)
+
+
+@pytest.mark.parametrize("estimator", SIX, ids=lambda e: e.__name__)
+def test_parity_distributed(client, estimator):
+    """The six on a ``distributed`` cluster (default parameters, ``tol=1e-4`` to keep the
+    number of passes small: about 0.1 s each on this scheduler)."""
+    X = data(4, n=150)
+    params = {} if estimator is PCA else {"tol": 1e-4}
+    with dask.config.set(scheduler=client):
+        a, b = check_parity(lambda: estimator(3, **params), X, as_dask(X, rows=50))
+        np.testing.assert_allclose(b.transform(as_dask(X)).compute(), a.transform(X), atol=1e-7)
+
+
+@pytest.mark.realdata
+def test_parity_on_orl_faces_chunked_by_rows(threads, orl):
+    """ORL at 16 x 16 (2 x 2 pooled, n = 400 > d = 256) for all six, chunks of 64 rows,
+    and RPCA-OM on the 32 x 32 faces, where the NumPy fit takes the n x n Gram route
+    (n = 400 < d = 1024) and the chunked one the d x d scatter."""
+    X16 = orl.data.reshape(400, 16, 2, 16, 2).mean(axis=(2, 4)).reshape(400, 256)
+    dX = as_dask(X16, rows=64)
+    for estimator in SIX:
+        check_parity(lambda e=estimator: e(n_components=10), X16, dX)
+    check_parity(lambda: OptimalMeanPCA(n_components=5), orl.data, as_dask(orl.data))
+
+
+@pytest.mark.parametrize("weights_kind", ["numpy", "dask"])
+def test_pca_sample_weight(threads, weights_kind):
+    X = data(2)
+    w = np.random.default_rng(0).integers(0, 4, X.shape[0]).astype(float)
+    w_before = w.copy()
+    dw = da.from_array(w, chunks=33) if weights_kind == "dask" else w
+    check_parity(lambda: PCA(3), X, as_dask(X), sample_weight=dw)
+    np.testing.assert_array_equal(w, w_before)
+
+
+def test_transforms_are_lazy_and_equal_numpy(threads):
+    X = data(3)
+    dX = as_dask(X)
+    model = OptimalMeanPCA(3).fit(dX)
+    with CountComputes() as counter:
+        out = {
+            name: getattr(model, name)(dX)
+            for name in ("transform", "reconstruct", "reconstruction_error", "score_samples")
+        }
+        fit_t = clone(model).fit_transform(dX)
+        n_fit = counter.count
+    assert n_fit == model.n_passes_  # building the graphs computed nothing
+    for name, lazy in out.items():
+        assert isinstance(lazy, da.Array), name
+        assert lazy.chunks[0] == dX.chunks[0]
+        np.testing.assert_allclose(lazy.compute(), getattr(model, name)(X), rtol=1e-12, atol=1e-9)
+    assert isinstance(fit_t, da.Array)
+    np.testing.assert_allclose(fit_t.compute(), model.transform(X), atol=1e-9)
+    # an estimator fitted on NumPy transforms dask arrays lazily as well
+    numpy_model = OptimalMeanPCA(3).fit(X)
+    np.testing.assert_allclose(numpy_model.transform(dX).compute(), numpy_model.transform(X))
+
+
+def test_weights_are_lazy_for_local_rules(threads):
+    X = data(4)
+    model = OptimalMeanPCA(3).fit(as_dask(X))
+    with CountComputes() as counter:
+        w = model.weights_.compute()
+    assert counter.count == 1
+    np.testing.assert_allclose(w, OptimalMeanPCA(3).fit(X).weights_, rtol=1e-8)
+
+
+def test_float32_and_int_input(threads):
+    """int input is fitted as float64; float32 input gives float32 attributes and
+    transforms, like the NumPy fit (the passes compute in float64 either way)."""
+    X = np.round(data(6))
+    check_parity(lambda: OptimalMeanPCA(2), X.astype(np.int64), as_dask(X.astype(np.int64)))
+    X32 = X.astype(np.float32)
+    a = OptimalMeanPCA(2).fit(X32)
+    b = OptimalMeanPCA(2).fit(as_dask(X32))
+    assert b.components_.dtype == b.mean_.dtype == b.weights_.dtype == np.float32
+    assert projector_distance(a.components_, b.components_) <= 1e-6
+    np.testing.assert_allclose(b.mean_, a.mean_, rtol=1e-6)
+    assert b.n_iter_ == a.n_iter_
+    for name in ("transform", "reconstruct", "reconstruction_error"):
+        lazy = getattr(b, name)(as_dask(X32))
+        assert lazy.dtype == np.float32 and lazy.compute().dtype == np.float32
+        np.testing.assert_allclose(lazy.compute(), getattr(a, name)(X32), rtol=1e-4, atol=1e-3)
+
+
+def test_columns_in_several_chunks_are_merged(threads):
+    X = data(7)
+    check_parity(lambda: R1PCA(2), X, da.from_array(X, chunks=(60, 3)))
+
+
+@pytest.mark.parametrize("X", [np.zeros((30, 4)), np.ones((30, 4)) * 3.0], ids=["zeros", "const"])
+@pytest.mark.parametrize(("name", "factory", "passes"), CONFIGS, ids=IDS)
+def test_degenerate_data(threads, X, name, factory, passes):
+    """Zero or constant data: no NaN, and the arbitrary basis completion (drawn from
+    ``random_state``) is the same as NumPy's."""
+    if name == "om-capped":  # every residual is 0: keep the cap on the data's scale
+        factory = lambda: OptimalMeanPCA(3, loss="capped", threshold=1.0)  # noqa: E731
+    _, b = check_parity(lambda: factory().set_params(random_state=0), X, as_dask(X, rows=7))
+    assert np.all(np.isfinite(b.components_))
+
+
+def test_convergence_warning_and_callback(threads):
+    X = data(8)
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        b = OptimalMeanPCA(3, max_iter=2).fit(as_dask(X))
+    assert b.n_iter_ == 2 and not b.converged_
+    seen = {}
+
+    def record(key):
+        def callback(iteration, state):
+            seen.setdefault(key, []).append(
+                (iteration, state.objective, state.components.copy(), state.mean.copy())
+            )
+            return iteration == 3
+
+        return callback
+
+    OptimalMeanPCA(3, callback=record("numpy")).fit(X)
+    model = OptimalMeanPCA(3, callback=record("dask")).fit(as_dask(X))
+    assert model.stop_reason_ == "stopped by callback" and model.n_iter_ == 3
+    for (i, f, C, m), (j, g, D, n) in zip(seen["numpy"], seen["dask"], strict=True):
+        assert i == j and g == pytest.approx(f, rel=1e-10)
+        assert projector_distance(C, D) <= 1e-8
+        np.testing.assert_allclose(n, m, rtol=1e-10)
+
+
+def test_all_capped_warns_like_numpy(threads):
+    X = data(9)
+    factory = lambda: OptimalMeanPCA(2, loss="capped", threshold=1e-3)  # noqa: E731
+    with pytest.warns(UserWarning, match="all weights are zero"):
+        a = factory().fit(X)
+    with pytest.warns(UserWarning, match="all weights are zero"):
+        b = factory().fit(as_dask(X))
+    assert b.stop_reason_ == StopReason.ALL_CAPPED
+    assert_same_fit(a, b, as_dask(X).chunks[0])
+
+
+def test_bad_input_errors(threads):
+    X = data(10)
+    bad = X.copy()
+    bad[77, 3] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        OptimalMeanPCA(2).fit(as_dask(bad))
+    bad[77, 3] = np.inf
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        L21PCA(2).fit(as_dask(bad))
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        PCA(2).fit(da.from_array(X[:, 0], chunks=50))
+    with pytest.raises(ValueError, match="X has dtype complex128"):
+        PCA(2).fit(as_dask(X + 1j))
+    unknown = as_dask(X)[as_dask(X)[:, 0] > 0]
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        PCA(2).fit(unknown)
+    with pytest.raises(ValueError, match="minimum of 2"):
+        PCA(1).fit(as_dask(X[:1]))
+    with pytest.raises(ValueError, match="n_components=9"):
+        PCA(9).fit(as_dask(X))
+    with pytest.raises(TypeError, match="L1PCA does not fit chunk by chunk"):
+        L1PCA(2).fit(as_dask(X))
+    model = PCA(2).fit(as_dask(X))
+    with pytest.raises(ValueError, match="X has 7 features, but PCA is expecting 8"):
+        model.transform(as_dask(X[:, :7]))
+    with pytest.raises(ValueError, match="X contains NaN"):
+        model.transform(as_dask(bad)).compute()
+
+
+def test_parameter_and_weight_errors_cost_no_pass(threads):
+    X = data(11)
+    dX = as_dask(X)
+    cases = [
+        (OptimalMeanPCA(2, loss="huber"), ValueError, "not a loss of RPCA-OM"),
+        (OptimalMeanPCA(2, epsilon=-1.0), ValueError, "epsilon"),
+        (R1PCA(2, loss="l21"), ValueError, "'huber' or 'cauchy'"),
+        (L21PCA(2, init="svd"), ValueError, "init="),
+        (GeneralizedMeanPCA(2, p=2.0), ValueError, "p=2.0"),
+        (GeneralizedMeanPCA(2, center="median"), ValueError, "center="),
+        (AdaptiveNeighborsPCA(2, n_neighbors=10_000), ValueError, "n_neighbors"),
+        (OptimalMeanPCA(2, max_iter=0), ValueError, "max_iter"),
+    ]
+    for model, error, match in cases:
+        with CountComputes() as counter, pytest.raises(error, match=match):
+            model.fit(dX)
+        assert counter.count == 0, model
+    with pytest.raises(ValueError, match=r"sample_weight must have shape \(240,\)"):
+        PCA(2).fit(dX, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="non-negative"):
+        PCA(2).fit(dX, sample_weight=da.from_array(-np.ones(240), chunks=100))
+    with pytest.raises(ValueError, match="at least one positive"):
+        PCA(2).fit(dX, sample_weight=da.zeros(240, chunks=100))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(2, 60),
+    d=st.integers(1, 6),
+    chunk=st.integers(1, 70),
+    seed=st.integers(0, 1000),
+    k=st.integers(1, 3),
+)
+def test_chunked_solver_matches_numpy_for_any_chunking(n, d, chunk, seed, k):
+    """The pass-based RPCA-OM equals the in-memory one for every chunking, including
+    chunks of one row and wide data (Gram route in memory)."""
+    X = random_data(seed, n, d) + 1e3  # an offset that uncentred sums would feel
+    k = min(k, n, d)
+    run = NumpyPassRunner(X, chunk)
+    moments = run(moments_pass)["moments"]
+    Xc = X - X.mean(axis=0)
+    eps = 1e-12 * float(np.einsum("ij,ij->", Xc, Xc)) / n or 1e-12
+    loss = L21Loss(epsilon=eps)
+    a = solve_optimal_mean_pca(X, k, loss, rng=np.random.default_rng(0), max_iter=20)
+    b, _ = solve_optimal_mean_pca_chunked(
+        run, moments, k, loss, rng=np.random.default_rng(0), max_iter=20
+    )
+    assert b.n_iter == a.n_iter and run.n_passes == b.n_iter + 1
+    assert projector_distance(a.components, b.components) <= 1e-7
+    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-10)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(0, 9), min_size=1, max_size=6), seed=st.integers(0, 1000))
+def test_moments_merge_is_exact(sizes, seed):
+    """Chan's merge of chunk moments equals the two-pass moments of all rows, for any
+    split (empty and zero-weight chunks included), far from the origin."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    X = 1e6 + rng.normal(size=(n, 3))
+    w = rng.integers(0, 3, n).astype(float)
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(moments_pass(X[start : start + size], w[start : start + size])["moments"])
+        start += size
+    merged = sum(parts[1:], parts[0])
+    if w.sum() == 0:
+        assert merged.weight == 0
+        return
+    mean = w @ X / w.sum()
+    S = (X - mean).T @ (w[:, None] * (X - mean))
+    assert isinstance(merged, Moments) and merged.weight == w.sum()
+    np.testing.assert_allclose(merged.mean, mean, rtol=1e-14)
+    np.testing.assert_allclose(merged.scatter, S, atol=1e-9 * max(np.abs(S).max(), 1.0))
+
+
+def test_example_runs_small(capsys):
+    spec = importlib.util.spec_from_file_location(
+        "dask_out_of_core", REPO / "examples" / "dask_out_of_core.py"
+    )
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    summary = example.main(["--n-samples", "20000", "--chunk-rows", "3000"])
+    assert summary["converged"] and summary["n_passes"] == summary["n_iter"] + 1
+    assert summary["rpca_om_angle_deg"] < 5 < summary["pca_angle_deg"]
+    assert summary["rpca_om_mean_error"] < 0.5 * summary["pca_mean_error"]
+    assert "peak resident memory" in capsys.readouterr().out
