@@ -73,7 +73,7 @@ def run_list(args, parser: argparse.ArgumentParser) -> int:
         print(
             textwrap.fill(e.summary, 100, initial_indent=indent, subsequent_indent=indent), file=out
         )
-        print(f"{indent}data: {', '.join(e.datasets)}", file=out)
+        print(f"{indent}data: {', '.join(e.datasets) or 'synthetic'}", file=out)
         if args.verbose and e.notes:
             print(
                 textwrap.fill(e.notes, 100, initial_indent=indent, subsequent_indent=indent),
@@ -93,6 +93,11 @@ def run_reproduce(args, parser: argparse.ArgumentParser) -> int:
         )
     if args.n_jobs == 0 or args.n_jobs < -1:
         parser.error(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
+    if args.names == ["all"] and args.datasets:
+        synthetic = [n for n in names if not EXPERIMENTS[n].datasets]
+        names = [n for n in names if EXPERIMENTS[n].datasets]
+        if synthetic:
+            print(f"Skipping {', '.join(synthetic)}: synthetic data, no --datasets.\n")
     for name in names:
         try:
             result = run_experiment(

@@ -88,7 +88,7 @@ def _header(experiment: Experiment, config: RunConfig, seconds: float) -> str:
         "",
         experiment.summary,
         "",
-        f"- Data sets run: {', '.join(config.datasets)}",
+        f"- Data sets run: {', '.join(config.datasets) or 'synthetic, generated from the seed'}",
         f"- Data sets of the paper: {', '.join(experiment.paper_datasets)}",
         f"- Mode: {'quick (smoke run, not the reproduction)' if config.quick else 'full'}; "
         f"seed {config.seed}; {seconds:.1f} s",
@@ -142,6 +142,11 @@ def run_experiment(
         raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
     if datasets is None or len(datasets) == 0:
         specs = experiment.default_datasets(quick)
+    elif not experiment.datasets:
+        raise ValueError(
+            f"datasets: {experiment.name} runs on synthetic data generated from the seed "
+            f"and takes no data sets, got {list(datasets)}"
+        )
     else:
         specs = tuple(datasets)
     for spec in specs:
