@@ -4,6 +4,12 @@ A subclass implements ``_fit_solver(X, rng, sample_weight) -> SolverResult``; th
 class validates the input, draws the random generator, stores the fitted attributes,
 warns when the iteration cap is hit, and provides ``transform``,
 ``inverse_transform``, ``reconstruction_error`` and ``score_samples``.
+
+float32 input is fitted without a float64 copy where the solver allows it and every
+floating fitted attribute is float32; other dtypes become float64. Arrays of another
+array-API namespace (with ``sklearn.config_context(array_api_dispatch=True)``) are
+solved on the host and the fitted attributes moved back to their namespace and device;
+the transforms then run in that namespace (:mod:`robustpca._array_api`).
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._array_api import check_same_namespace, get_namespace
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
 from .._validation import check_n_components, check_nonnegative_float, check_positive_int
 from ..linalg import flip_component_signs
 from ..solvers import SolverResult, StopReason
@@ -67,7 +75,13 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     @abstractmethod
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
-        """Run the method's solver on validated float64 data."""
+        """Run the method's solver on validated float64 or float32 NumPy data."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.array_api_support = True
+        return tags
 
     def _validate_common(self) -> None:
         """Check the iteration parameters every iterative estimator shares."""
@@ -85,13 +99,15 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             self._validate_common()
             fit_dask(self, X, sample_weight)
             return X
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        xp, device = input_namespace(X)
+        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
         self._validate_common()
         n_samples, n_features = X.shape
         self.n_components_ = check_n_components(self.n_components, n_samples, n_features)
         rng = as_generator(getattr(self, "random_state", None))
-        result = self._fit_solver(X, rng, sample_weight)
+        result = self._fit_solver(X, rng, to_numpy(sample_weight))
         self._store(result)
+        finish_fit(self, X.dtype, xp, device)
         return X
 
     def fit(self, X, y=None):
@@ -138,7 +154,14 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+
+    def _check_X_namespace(self, X, method: str):
+        """Validated ``X`` in its own array namespace (that of the fitted attributes)."""
+        check_is_fitted(self)
+        check_same_namespace(X, self, attribute="components_", method=method)
+        xp, _ = get_namespace(X, self.components_)
+        return validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False), xp
 
     def transform(self, X):
         """Coordinates of ``X`` in the fitted subspace: ``(X - mean_) @ components_.T``.
@@ -155,7 +178,7 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             from .._dask import lazy_method
 
             return lazy_method(self, "transform", X)
-        X = self._check_X(X)
+        X, _ = self._check_X_namespace(X, "transform")
         return (X - self.mean_) @ self.components_.T
 
     def inverse_transform(self, X):
@@ -170,11 +193,15 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self)
-        Z = np.asarray(X, dtype=np.float64)
+        check_same_namespace(X, self, attribute="components_", method="inverse_transform")
+        xp, _ = get_namespace(X, self.components_)
+        Z = xp.asarray(X)
+        if not xp.isdtype(Z.dtype, "real floating"):
+            Z = xp.astype(Z, self.components_.dtype)
         if Z.ndim != 2 or Z.shape[1] != self.components_.shape[0]:
             raise ValueError(
                 f"X must have shape (n_samples, {self.components_.shape[0]}) for "
-                f"inverse_transform, got {Z.shape}."
+                f"inverse_transform, got {tuple(Z.shape)}."
             )
         return Z @ self.components_ + self.mean_
 
@@ -184,7 +211,7 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             from .._dask import lazy_method
 
             return lazy_method(self, "reconstruct", X)
-        X = self._check_X(X)
+        X, _ = self._check_X_namespace(X, "reconstruct")
         return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
 
     def reconstruction_error(self, X):
@@ -202,10 +229,10 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             from .._dask import lazy_method
 
             return lazy_method(self, "reconstruction_error", X)
-        X = self._check_X(X)
+        X, xp = self._check_X_namespace(X, "reconstruction_error")
         Xc = X - self.mean_
         residual = Xc - (Xc @ self.components_.T) @ self.components_
-        return np.linalg.norm(residual, axis=1)
+        return xp.linalg.vector_norm(residual, axis=1)
 
     def score_samples(self, X):
         """Typicality of each sample: minus its reconstruction error (higher = typical).

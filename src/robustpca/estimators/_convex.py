@@ -80,7 +80,7 @@ class _ConvexLowRankPCA(BaseSubspaceEstimator):
         if isinstance(self.gamma, str):
             if self.gamma != "auto":
                 raise ValueError(f"gamma must be 'auto' or a positive float, got {self.gamma!r}.")
-            Xc = X - X.mean(axis=0) if centred else X
+            Xc = X - X.mean(axis=0, dtype=np.float64) if centred else X
             value = AUTO_GAMMA_FRACTION * gamma_max(Xc)
             return value if value > 0 else 1.0
         return check_nonnegative_float(self.gamma, "gamma", strict=True)

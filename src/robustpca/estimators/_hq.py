@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..linalg import row_sq_distances
 from ..losses import WelschLoss
 from ..solvers import StopReason, solve_optimal_mean_pca
 from ._base import BaseSubspaceEstimator
@@ -158,8 +159,7 @@ class HQPCA(BaseSubspaceEstimator):
         # rho(r) >= min(r^2, sigma^2) / 3, so an objective below this level means tiny
         # residuals even for a tiny fixed sigma (with the adaptive sigma, r_i^2 <= 2 N
         # sigma^2 and the objective is at least sum_i r_i^2 / (4 N)).
-        Xc = X - X.mean(axis=0)
-        scale = 0.5 * float(np.einsum("ij,ij->", Xc, Xc))
+        scale = 0.5 * float(row_sq_distances(X, X.mean(axis=0, dtype=np.float64)).sum())
         exact_level = EXACT_RTOL * (scale if width is None else min(scale, width * width))
         exact = []
 

@@ -9,8 +9,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
+from sklearn.utils._array_api import move_to
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
 from .._validation import check_nonnegative_float, check_positive_int
 from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers import StopReason
@@ -236,8 +238,14 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.n_embedding_ = vals.size
         return vecs * root  # Y = V Lambda^{1/2}, so Y Y^T = Kc
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.array_api_support = True
+        return tags
+
     def _fit(self, X):
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
         n_samples, n_features = X.shape
         self._validate_params(n_features)
         _check_count(self.n_components, "n_components", n_samples, "n_samples")
@@ -248,7 +256,8 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             )
         rng = as_generator(self.random_state)
         self.X_fit_ = X.copy()
-        Y = self._fit_embedding(self._kernel(X))
+        # the kernel and its eigendecomposition in float64, also for float32 data
+        Y = self._fit_embedding(self._kernel(X.astype(np.float64, copy=False)))
         self.n_components_ = self.n_embedding_ if self.n_components is None else self.n_components
         result = solve_l21_pca(
             Y,
@@ -287,7 +296,9 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         -------
         self : object
         """
+        xp, device = input_namespace(X)
         self._fit(X)
+        finish_fit(self, self.X_fit_.dtype, xp, device)
         return self
 
     def fit_transform(self, X, y=None):
@@ -302,8 +313,11 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         -------
         ndarray of shape (n_samples, n_components)
         """
+        xp, device = input_namespace(X)
         Y = self._fit(X)
-        return (Y - self.mean_) @ self.components_.T
+        Z = ((Y - self.mean_) @ self.components_.T).astype(self.X_fit_.dtype, copy=False)
+        finish_fit(self, self.X_fit_.dtype, xp, device)
+        return Z if xp is None else move_to(Z, xp=xp, device=device)
 
     # -- transforming ---------------------------------------------------------------
     @property
@@ -313,11 +327,12 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     def _embed(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Validated ``X``, its kernel against the training data, and its embedding."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
         Kx = self._kernel(X, self.X_fit_)
         Kc = Kx - Kx.mean(axis=1)[:, None] - self._K_col_mean[None, :] + self._K_mean
         return X, Kx, Kc @ self._embed_coef
 
+    @host_method()
     def embed(self, X):
         """Kernel PCA coordinates :math:`y(x)` of ``X`` (before PCA-L21).
 
@@ -331,6 +346,7 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         """
         return self._embed(X)[2]
 
+    @host_method()
     def transform(self, X):
         """Coordinates of ``X`` on the fitted directions: ``(y(x) - mean_) @ components_.T``.
 
@@ -344,6 +360,7 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         """
         return (self.embed(X) - self.mean_) @ self.components_.T
 
+    @host_method()
     def reconstruction_error(self, X):
         r"""Per-sample distance, in the kernel's feature space, to the fitted subspace.
 

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_nonnegative_float, resolve_epsilon
+from ..linalg import row_sq_distances
 from ..losses import make_loss
 from ..solvers import StopReason, solve_optimal_mean_pca
 from ._base import BaseSubspaceEstimator
@@ -131,8 +132,9 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
         self.random_state = random_state
 
     def _make_loss(self, X):
-        Xc = X - X.mean(axis=0)
-        return self._loss_for_scale(float(np.einsum("ij,ij->", Xc, Xc)) / X.shape[0])
+        # Mean squared distance to the mean, by row blocks: no n x d centred copy.
+        scale = float(row_sq_distances(X, X.mean(axis=0, dtype=np.float64)).sum())
+        return self._loss_for_scale(scale / X.shape[0])
 
     def _loss_for_scale(self, scale):
         """The loss and ``epsilon_`` for data whose centred rows have mean squared norm

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
 
+from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
 from .._validation import check_n_components, check_nonnegative_float, check_positive_int
 from ..solvers.transfer import (
     lipschitz_constant,
@@ -360,14 +361,16 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         self : object
             The fitted estimator.
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        xp, device = input_namespace(X)
+        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
         self._validate_common()
         rng = as_generator(self.random_state)
         if source is None:
             result = self._fit_solver(X, rng)
         else:
-            result = self._fit_transfer(X, self._check_source(source, X.shape[1]), rng)
+            result = self._fit_transfer(X, self._check_source(to_numpy(source), X.shape[1]), rng)
         self._store(result)
+        finish_fit(self, X.dtype, xp, device)
         return self
 
     def _check_ranks(self) -> tuple[int, int, int]:

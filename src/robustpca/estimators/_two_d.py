@@ -308,7 +308,7 @@ class Robust2DPCA(BaseTwoDEstimator):
         self.random_state = random_state
 
     def _epsilon(self, X) -> float:
-        Xc = X - X.mean(axis=0)
+        Xc = X - X.mean(axis=0, dtype=np.float64)
         return resolve_epsilon(self.epsilon, float(np.einsum("ij,ij->", Xc, Xc)) / X.shape[0])
 
     def _make_loss(self, X, images, rng):
@@ -436,7 +436,7 @@ class CappedRobust2DPCA(Robust2DPCA):
         self.epsilon_ = self._epsilon(X)
         init = None
         if self.threshold is None:
-            E = images - images.mean(axis=0)
+            E = images - images.mean(axis=0, dtype=np.float64)
             init = initial_two_d_bases(E, *self._ranks, rng)
             r0 = image_residuals(E, *init)
             # in the units of the smoothed loss, so that rounding-level residuals of

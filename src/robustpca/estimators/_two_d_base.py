@@ -24,8 +24,9 @@ import numbers
 from dataclasses import replace
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
+from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
 from ..solvers import SolverResult
 from ..solvers.two_d import image_residuals, project_images, reconstruct_images
 from ._base import BaseSubspaceEstimator, as_generator
@@ -171,7 +172,8 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
     _two_sided = True
 
     def _fit(self, X, sample_weight=None):
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=True)
+        xp, device = input_namespace(X)
+        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
         self._validate_common()
         n_samples, n_features = X.shape
         shape = check_image_shape(self.image_shape, n_features)
@@ -187,6 +189,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         self.image_shape_ = shape
         result = self._fit_solver(X, as_generator(getattr(self, "random_state", None)))
         self._store(result)
+        finish_fit(self, X.dtype, xp, device)
         return X
 
     def _images(self, X: np.ndarray) -> np.ndarray:
@@ -209,6 +212,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         X = self._check_X(X)
         return self._images(X - self.mean_)
 
+    @host_method()
     def transform(self, X):
         """Coordinates ``L^T (A - M) R`` of each image, flattened in C order.
 
@@ -226,6 +230,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         Z = project_images(E, self._left, self.right_components_)
         return Z.reshape(E.shape[0], -1)
 
+    @host_method()
     def inverse_transform(self, X):
         """Images ``M + L Z R^T`` from coordinates ``Z`` (rows of :meth:`transform`).
 
@@ -237,8 +242,9 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         -------
         ndarray of shape (n_samples, height * width)
         """
-        check_is_fitted(self)
-        Z = np.asarray(X, dtype=np.float64)
+        Z = np.asarray(X)
+        if not np.issubdtype(Z.dtype, np.floating):
+            Z = Z.astype(np.float64)
         if Z.ndim != 2 or Z.shape[1] != self.n_components_:
             raise ValueError(
                 f"X must have shape (n_samples, {self.n_components_}) for "
@@ -250,6 +256,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         images = reconstruct_images(Z.reshape(Z.shape[0], k1, R.shape[1]), left, R)
         return images.reshape(Z.shape[0], -1) + self.mean_
 
+    @host_method()
     def reconstruct(self, X):
         """Projection ``M + L L^T (A - M) R R^T`` of each image (denoised images).
 
@@ -266,6 +273,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         images = reconstruct_images(project_images(E, left, right), left, right)
         return images.reshape(E.shape[0], -1) + self.mean_
 
+    @host_method()
     def reconstruction_error(self, X):
         """Per-image Frobenius norm of ``(A - M) - L L^T (A - M) R R^T``.
 

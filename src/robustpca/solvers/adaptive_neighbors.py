@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import WeightedPCAProblem
+from ..linalg import WeightedPCAProblem, row_sq_distances, subspace_sq_residuals
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .reweighting import minimize_reweighted
@@ -350,10 +350,8 @@ def solve_adaptive_neighbors_pca(
     # Final residuals and weights from the returned basis itself: they match the loop's
     # unless the weighted scatter had fewer than n_components directions and the basis
     # was completed (e.g. n_neighbors <= n_components).
-    R = X - mean
-    R -= (R @ basis) @ basis.T
-    r = np.sqrt(np.einsum("ij,ij->i", R, R))
-    r[r <= RESIDUAL_RTOL * np.linalg.norm(X - mean, axis=1)] = 0.0
+    r = np.sqrt(subspace_sq_residuals(X, mean, basis))
+    r[r <= RESIDUAL_RTOL * np.sqrt(row_sq_distances(X, mean))] = 0.0
     return SolverResult(
         components=basis.T,
         mean=mean,

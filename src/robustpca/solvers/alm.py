@@ -365,7 +365,7 @@ def solve_pcp(
         ``rank``, ``low_rank_singular_values``, ``duality_gap`` (:func:`duality_gap`),
         ``mu`` (:math:`\mu_0`) and ``svd_counts`` (SVT steps by route).
     """
-    center_vec = X.mean(axis=0) if center else np.zeros(X.shape[1])
+    center_vec = X.mean(axis=0, dtype=np.float64) if center else np.zeros(X.shape[1])
     Xc = X - center_vec
     # Y_0 = X / J(X), J(X) = max(||X||_2, ||X||_inf / lam) (Lin et al., Algorithm 5)
     norm_two = spectral_norm(Xc, rng)
@@ -471,7 +471,7 @@ def solve_outlier_pursuit(
         ``objective``: objective (29) at :math:`Z_k` after each iteration; ``info`` as
         for :func:`solve_pcp` plus ``outliers``, the rows with :math:`e_i \ne 0`.
     """
-    center_vec = X.mean(axis=0) if center else np.zeros(X.shape[1])
+    center_vec = X.mean(axis=0, dtype=np.float64) if center else np.zeros(X.shape[1])
     return _row_sparse_alm(
         X - center_vec,
         gamma=gamma,
@@ -522,7 +522,7 @@ def solve_crpca_om(
         each iteration; ``info`` as for :func:`solve_outlier_pursuit` (``low_rank`` is
         :math:`1b^\top + Z`).
     """
-    center_vec = X.mean(axis=0)
+    center_vec = X.mean(axis=0, dtype=np.float64)
     return _row_sparse_alm(
         X - center_vec,
         gamma=gamma,

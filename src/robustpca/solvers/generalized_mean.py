@@ -53,7 +53,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array
 
 from .._validation import check_nonnegative_float, check_positive_int
-from ..linalg import WeightedPCAProblem
+from ..linalg import (
+    WeightedPCAProblem,
+    row_sq_distances,
+    subspace_sq_residuals,
+    weighted_row_sum,
+)
 from ..losses import L2pLoss
 from ._result import IterationState, SolverResult, StopReason
 from .reweighting import minimize_reweighted
@@ -90,8 +95,8 @@ def resolve_delta(delta, X: np.ndarray) -> float:
     if isinstance(delta, str):
         if delta != "auto":
             raise ValueError(f"delta must be 'auto' or a non-negative float, got {delta!r}.")
-        Xc = X - X.mean(axis=0)
-        return AUTO_DELTA * float(np.einsum("ij,ij->", Xc, Xc)) / X.shape[0]
+        spread = row_sq_distances(X, X.mean(axis=0, dtype=np.float64))
+        return AUTO_DELTA * float(spread.sum()) / X.shape[0]
     return check_nonnegative_float(delta, "delta")
 
 
@@ -164,16 +169,17 @@ def solve_generalized_mean(
     -------
     GeneralizedMeanResult
     """
-    center = X.mean(axis=0)
-    X0 = X - center  # the weighted means are formed about m_S, for accuracy only
+    # the weighted means are formed about m_S, for accuracy only; every pass goes over
+    # blocks of rows (float64, no n x d temporary, float32 X kept as it is)
+    center = X.mean(axis=0, dtype=np.float64)
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
     if initial is None:
         w0 = np.ones(X.shape[0])
     else:
-        w0 = loss.weights(np.linalg.norm(X0 - (initial - center), axis=1))
+        w0 = loss.weights(np.sqrt(row_sq_distances(X, np.asarray(initial, dtype=np.float64))))
     res = minimize_reweighted(
-        lambda a: (a @ X0) / a.sum(),
-        lambda m0: np.linalg.norm(X0 - m0, axis=1),
+        lambda a: weighted_row_sum(X, a, center) / a.sum(),
+        lambda m0: np.sqrt(row_sq_distances(X, center + m0)),
         loss,
         w0,
         max_iter=max_iter,
@@ -336,14 +342,14 @@ def solve_generalized_mean_pca(
         holds :math:`\sum_i (e_i + \delta)^p` after each iteration (non-increasing) and
         ``info['residuals']`` the :math:`\sqrt{e_i}`.
     """
-    Xc = X - mean
-    problem = WeightedPCAProblem(Xc, n_components, rng, center=False, route=route)
+    mean = np.asarray(mean, dtype=np.float64)
+    problem = WeightedPCAProblem(X, n_components, rng, center=False, route=route, offset=mean)
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
     if isinstance(init, str):
         w0 = np.ones(X.shape[0])
     else:
         W0 = np.asarray(init, dtype=np.float64)
-        w0 = loss.weights(np.linalg.norm(Xc - (Xc @ W0) @ W0.T, axis=1))
+        w0 = loss.weights(np.sqrt(subspace_sq_residuals(X, mean, W0)))
     res = minimize_reweighted(
         problem.solve,
         lambda sub: sub.residuals(),

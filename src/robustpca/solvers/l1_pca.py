@@ -21,6 +21,7 @@ import functools
 from collections.abc import Callable
 
 import numpy as np
+from scipy.linalg import blas
 
 from ..linalg import complete_orthonormal
 from ._result import IterationState, SolverResult, StopReason
@@ -102,6 +103,13 @@ def _fit_direction(
         p = p_new
 
 
+def _deflate(R: np.ndarray, w: np.ndarray) -> None:
+    """``R <- R - (R w) w^T`` in place (BLAS ``ger``: no ``n x d`` temporary)."""
+    z = R @ w
+    ger = blas.get_blas_funcs("ger", (R,))
+    ger(-1.0, w, z, a=R.T, overwrite_a=1)  # R.T is the F-ordered (d, n) view of R
+
+
 def _overall_reason(reasons: set[str]) -> str:
     """The fit's stop reason from those of its components, the most serious first."""
     for reason in (StopReason.CALLBACK, StopReason.MAX_ITER, StopReason.TOLERANCE):
@@ -156,7 +164,7 @@ def solve_l1_pca(
         ``n_perturbations_per_component``.
     """
     n_features = X.shape[1]
-    mean = X.mean(axis=0)
+    mean = X.mean(axis=0, dtype=np.float64)
     R = X - mean  # the deflated data (a copy: X is never modified)
     floor = _NEGLIGIBLE * float(np.sqrt(np.einsum("ij,ij->i", R, R).max(initial=0.0)))
     W = np.zeros((n_components, n_features))
@@ -198,7 +206,7 @@ def solve_l1_pca(
             break
         W[j] = w / length
         n_done = j + 1
-        R -= np.outer(R @ W[j], W[j])  # deflation
+        _deflate(R, W[j])
     if n_done < n_components:
         W = complete_orthonormal(W[:n_done].T, n_components, rng).T
     reason = _overall_reason(reasons)

@@ -84,7 +84,7 @@ def solve_l21_pca(
     """
     n, d = X.shape
     k = n_components
-    mean = X.mean(axis=0)
+    mean = X.mean(axis=0, dtype=np.float64)
     X0 = X - mean
     gram = (n < d) if route == "auto" else route == "gram"
     G = X0 @ X0.T if gram else None

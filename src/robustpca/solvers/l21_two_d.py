@@ -126,7 +126,7 @@ def solve_l21_two_d(
     """
     _, h, w = images.shape
     k1, k2 = n_components
-    mean = images.mean(axis=0)
+    mean = images.mean(axis=0, dtype=np.float64)
     E = images - mean
     Et = np.swapaxes(E, 1, 2)
     if isinstance(init, str) and init == "2dpca":

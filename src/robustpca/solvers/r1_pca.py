@@ -168,7 +168,7 @@ def solve_r1_pca(
         raise ValueError(f"route must be 'auto', 'gram' or 'scatter', got {route!r}.")
     n_samples, n_features = X.shape
     gram = n_samples < n_features if route == "auto" else route == "gram"
-    mean = X.mean(axis=0)
+    mean = X.mean(axis=0, dtype=np.float64)
     X0 = X - mean
     current = _pca_start(X0, n_components, gram)
     r0 = current.residuals()

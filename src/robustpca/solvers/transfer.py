@@ -470,7 +470,7 @@ def solve_robust_transfer_pca(
     """
     ns, d = source.shape
     nt = target.shape[0]
-    X = np.vstack([source, target])
+    X = np.vstack([source, target]).astype(np.float64, copy=False)
     src, tgt = slice(0, ns), slice(ns, ns + nt)
     named = [("shared", slice(0, ns + nt), n_shared), ("source", src, n_source)]
     named = [*named, ("target", tgt, n_target)]
@@ -556,6 +556,7 @@ def solve_rank_constrained_rpca(
         ``mean`` is zero; ``info`` holds ``low_rank`` (:math:`M`), ``sparse``
         (:math:`E`), ``eta``, ``initial_objective`` and ``n_restarts``.
     """
+    X = np.asarray(X, dtype=np.float64)  # float32 data are solved in float64
     n, d = X.shape
     if eta is None:
         eta = 2.0 * alpha if rank > 0 else alpha

@@ -230,7 +230,7 @@ def solve_two_d_pca(
         (the top-``k`` eigenvalues of ``G``).
     """
     n, h, _ = images.shape
-    mean = images.mean(axis=0)
+    mean = images.mean(axis=0, dtype=np.float64)
     E = images - mean
     V, vals = right_update(E, None, n_components, rng)
     _, V = normalize_bases(E, None, V)
@@ -297,7 +297,7 @@ def solve_glram(
     """
     _, h, w = images.shape
     k1, k2 = n_components
-    mean = images.mean(axis=0) if center else np.zeros((h, w))
+    mean = images.mean(axis=0, dtype=np.float64) if center else np.zeros((h, w))
     E = images - mean
     right = right_update(E, None, k2, rng)[0] if init == "2dpca" else np.eye(w, k2)
     left = None
@@ -401,7 +401,7 @@ def solve_robust_two_d_pca(
     """
     n, h, _ = images.shape
     k1, k2 = n_components
-    center = images.mean(axis=0)
+    center = images.mean(axis=0, dtype=np.float64)
     A0 = images - center  # pre-centred for accuracy; the solution does not depend on it
     left, right = init if init is not None else initial_two_d_bases(A0, k1, k2, rng)
     current = {"right": right}

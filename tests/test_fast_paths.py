@@ -1,0 +1,227 @@
+"""The fast paths of robustpca.linalg: blocked passes, float64 accumulation, warm starts.
+
+The weighted-PCA subproblem (Nie et al. 2014, problem 14) has the closed form
+``b = X^T d / 1^T d`` and ``U`` = top eigenvectors of ``sum_i d_i (x_i - b)(x_i - b)^T``.
+Every fast route must give that closed form to rounding, whatever the block size, and
+must not allocate ``n x d`` temporaries.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+
+import robustpca.linalg as linalg
+from robustpca import (
+    HQPCA,
+    L21PCA,
+    PCA,
+    R1PCA,
+    AdaptiveNeighborsPCA,
+    GeneralizedMeanPCA,
+    OptimalMeanPCA,
+)
+from robustpca.linalg import WarmStartEigh, WeightedPCAProblem, top_eigh
+
+from .conftest import projector, random_data
+
+
+def closed_form(X, w, k):
+    """Problem (14) of Nie et al. (2014) by dense linear algebra (the reference)."""
+    b = (w @ X) / w.sum()
+    Xc = X - b
+    _, vecs = np.linalg.eigh(Xc.T @ (w[:, None] * Xc))
+    U = vecs[:, ::-1][:, :k]
+    R = Xc - (Xc @ U) @ U.T
+    return b, U, np.linalg.norm(R, axis=1)
+
+
+@pytest.fixture
+def tiny_blocks(monkeypatch):
+    """Blocks of a few rows or columns: every pass visits many blocks."""
+    monkeypatch.setattr(linalg, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(linalg, "MIN_BLOCK", 4)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """256 KiB blocks, so that the memory tests run on data much larger than a block."""
+    monkeypatch.setattr(linalg, "BLOCK_BYTES", 1 << 18)
+
+
+@pytest.mark.parametrize("route", ["scatter", "gram"])
+@pytest.mark.parametrize(("n", "d"), [(300, 12), (40, 90)])
+def test_blocked_passes_equal_the_closed_form(tiny_blocks, route, n, d):
+    rng = np.random.default_rng(0)
+    X = random_data(1, n, d) + 1e3  # a large offset: the passes must centre, not cancel
+    problem = WeightedPCAProblem(X, 3, np.random.default_rng(0), route=route)
+    for _ in range(3):  # successive weights: the scatter route updates its reference point
+        w = rng.uniform(0.1, 2.0, n)
+        sub = problem.solve(w)
+    b, U, r = closed_form(X, w, 3)
+    np.testing.assert_allclose(sub.mean(), b, rtol=0, atol=1e-9 * np.abs(X).max())
+    np.testing.assert_allclose(projector(sub.basis().T), U @ U.T, atol=1e-9)
+    np.testing.assert_allclose(sub.residuals(), r, rtol=1e-8, atol=1e-9 * r.max())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(3, 60),
+    d=st.integers(2, 40),
+    seed=st.integers(0, 2**16),
+    route=st.sampled_from(["scatter", "gram"]),
+)
+def test_blocked_passes_property(n, d, seed, route):
+    """Any shape, any positive weights: the fast routes give problem (14)'s closed form."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, d) + rng.normal(size=d)
+    w = rng.uniform(0.1, 1.0, n)
+    k = 1
+    sub = WeightedPCAProblem(X, k, np.random.default_rng(0), route=route).solve(w)
+    b, U, r = closed_form(X, w, k)
+    vals = np.linalg.eigvalsh((X - b).T @ (w[:, None] * (X - b)))[::-1]
+    np.testing.assert_allclose(sub.mean(), b, atol=1e-9 * (1 + np.abs(X).max()))
+    if vals[0] - vals[min(1, d - 1)] > 1e-6 * vals[0]:  # a unique top direction
+        np.testing.assert_allclose(projector(sub.basis().T), U @ U.T, atol=1e-6)
+        np.testing.assert_allclose(sub.residuals(), r, atol=1e-6 * (1 + r.max()))
+
+
+@pytest.mark.parametrize("route", ["scatter", "gram"])
+def test_float32_data_are_widened_block_by_block(tiny_blocks, route):
+    """float32 input is never copied to float64 yet solved in float64: the result equals
+    the float64 solve of the same (rounded) values up to the order of summation."""
+    X32 = random_data(2, 200, 15).astype(np.float32)
+    if route == "gram":
+        X32 = random_data(2, 20, 60).astype(np.float32)
+    w = np.random.default_rng(3).uniform(0.5, 1.5, X32.shape[0])
+    subs = [
+        WeightedPCAProblem(X, 2, np.random.default_rng(0), route=route).solve(w)
+        for X in (X32, X32.astype(np.float64))
+    ]
+    np.testing.assert_allclose(subs[0].mean(), subs[1].mean(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        projector(subs[0].basis().T), projector(subs[1].basis().T), atol=1e-10
+    )
+    np.testing.assert_allclose(subs[0].residuals(), subs[1].residuals(), rtol=1e-9)
+    assert subs[0].mean().dtype == np.float64
+
+
+def test_problem_neither_copies_nor_modifies_the_data():
+    X = random_data(3, 100, 8)
+    X.setflags(write=False)  # a write would raise
+    problem = WeightedPCAProblem(X, 2, np.random.default_rng(0))
+    problem.solve(np.ones(100))
+    assert problem.X is X
+
+
+def _peak_bytes(fn) -> int:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(("n", "d"), [(40_000, 32), (60, 8000)])
+def test_weighted_solve_allocates_no_n_by_d_temporary(small_blocks, n, d):
+    """An iteration of the scatter route (tall) or the Gram route (wide) needs memory of
+    the order of one block, the d x d scatter or the n x n Gram matrix: never n x d."""
+    X = np.random.default_rng(0).normal(size=(n, d))
+    problem = WeightedPCAProblem(X, 3, np.random.default_rng(0))
+    w = np.random.default_rng(1).uniform(0.5, 1.5, n)
+    problem.solve(w)  # warm up the workspace
+    peak = _peak_bytes(lambda: problem.solve(w))
+    assert peak < 0.25 * X.nbytes, peak / X.nbytes
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: OptimalMeanPCA(3, max_iter=4, tol=0),
+        lambda: HQPCA(3, max_iter=4, tol=0),
+        lambda: GeneralizedMeanPCA(3, p=0.5, max_iter=4, tol=0),
+        lambda: AdaptiveNeighborsPCA(3, n_neighbors=15_000, max_iter=4, tol=0),
+        lambda: PCA(3),
+        lambda: R1PCA(3, max_iter=4, tol=0),
+        lambda: L21PCA(3, max_iter=4, tol=0),
+    ],
+)
+def test_in_memory_fit_peak_memory_below_three_times_the_data(small_blocks, make):
+    """The issue's memory budget: a whole fit (validation included) stays below 3x the
+    data; the reweighting estimators built on WeightedPCAProblem stay near 1x."""
+    X = np.random.default_rng(0).normal(size=(20_000, 40))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        peak = _peak_bytes(lambda: make().fit(X))
+    assert peak < 3 * X.nbytes, peak / X.nbytes
+
+
+def test_float32_fit_does_not_widen_the_data(small_blocks):
+    """float32 data fitted by RPCA-OM: the passes widen blocks, never the whole array."""
+    X = np.random.default_rng(0).normal(size=(20_000, 40)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        peak = _peak_bytes(lambda: OptimalMeanPCA(3, max_iter=3, tol=0).fit(X))
+    assert peak < 1.5 * X.nbytes, peak / X.nbytes
+
+
+def slowly_changing_matrices(n, n_steps, seed=0):
+    rng = np.random.default_rng(seed)
+    B = rng.normal(size=(n, 30)) * np.geomspace(30, 1, 30)
+    A = B @ B.T
+    for _ in range(n_steps):
+        sw = np.sqrt(rng.uniform(0.99, 1.01, n))
+        yield sw[:, None] * A * sw[None, :]
+
+
+def test_warm_start_eigh_matches_lapack():
+    """Warm-started Rayleigh-Ritz steps give LAPACK's top eigenpairs (to WARM_RTOL) and
+    are used from the second matrix on."""
+    solver = WarmStartEigh(5, min_size=100)
+    for A in slowly_changing_matrices(300, 5):
+        vals, vecs = solver(A)
+        ref_vals, ref_vecs = top_eigh(A, 5)
+        np.testing.assert_allclose(vals, ref_vals, rtol=1e-10)
+        np.testing.assert_allclose(projector(vecs.T), projector(ref_vecs.T), atol=1e-8)
+    assert solver.n_exact == 1 and solver.n_warm == 4
+
+
+def test_warm_start_falls_back_when_it_cannot_converge(monkeypatch):
+    """A matrix unrelated to the previous one: the steps fail and LAPACK answers."""
+    monkeypatch.setattr(linalg, "WARM_MAX_STEPS", 1)
+    solver = WarmStartEigh(3, min_size=50)
+    rng = np.random.default_rng(0)
+    for _ in range(2):
+        B = rng.normal(size=(200, 200))
+        A = B @ B.T
+        vals, _ = solver(A)
+        np.testing.assert_allclose(vals, top_eigh(A, 3)[0], rtol=1e-12)
+    assert solver.n_exact == 2 and solver.n_warm == 0
+
+
+def test_small_eigenproblems_stay_exact():
+    """Below WARM_START_MIN (e.g. the 400 x 400 Gram matrix of the ORL faces) every call
+    goes to LAPACK, which is faster there (measurements in robustpca.linalg)."""
+    solver = WarmStartEigh(5)
+    for A in slowly_changing_matrices(linalg.WARM_START_MIN - 1, 2):
+        solver(A)
+    assert solver.n_warm == 0
+
+
+def test_warm_started_fit_equals_the_exact_fit(monkeypatch):
+    """RPCA-OM with warm starts forced on a wide problem: the same fit as with LAPACK."""
+    X = random_data(4, 150, 400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exact = OptimalMeanPCA(3, max_iter=15, tol=0).fit(X)
+        monkeypatch.setattr(linalg, "WARM_START_MIN", 50)
+        warm = OptimalMeanPCA(3, max_iter=15, tol=0).fit(X)
+    np.testing.assert_allclose(projector(warm.components_), projector(exact.components_), atol=1e-7)
+    np.testing.assert_allclose(warm.objective_history_, exact.objective_history_, rtol=1e-9)
