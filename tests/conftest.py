@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+
+# scikit-learn runs its array-API estimator checks (tests/test_common.py) only when SciPy
+# was imported with this set; it must come before anything imports SciPy.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 import warnings
 from pathlib import Path
 
