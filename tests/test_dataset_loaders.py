@@ -311,3 +311,17 @@ def test_registry_lists_every_loader():
 @pytest.mark.parametrize("key", sorted(SPECS))
 def test_registry_names_match(load, key):
     assert DATASETS[load(key).name] is DATASETS[SPECS[key][0]]
+
+
+@pytest.mark.realdata
+def test_orl_64x64_matches_the_mat_file(shared_data):
+    """Zhang & Tong's AT&T size: Deng Cai's column-major rows, re-flattened in C order."""
+    import scipy.io
+
+    from robustpca.datasets import load_orl
+
+    data = load_orl(shared_data, resolution="64x64")
+    fea = scipy.io.loadmat(shared_data / "raw" / "orl" / "ORL_64x64.mat")["fea"]
+    assert data.data.shape == (400, 4096) and data.image_shape == (64, 64)
+    np.testing.assert_array_equal(data.images[7], fea[7].reshape(64, 64, order="F"))
+    np.testing.assert_array_equal(np.bincount(data.target)[1:], np.full(40, 10))

@@ -104,7 +104,7 @@ def test_wrong_data_home_names_the_missing_file(tmp_path, resolution):
 
 def test_load_orl_bad_resolution(tmp_path):
     with pytest.raises(ValueError, match="resolution"):
-        load_orl(tmp_path, resolution="64x64")
+        load_orl(tmp_path, resolution="48x48")
 
 
 def test_read_pgm_header_with_comment_and_16_bit(tmp_path):

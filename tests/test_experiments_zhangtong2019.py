@@ -59,9 +59,11 @@ def test_paper_constants_are_the_printed_tables():
         assert max(times, key=times.get) == "RPCA-OM"
 
 
-def test_registered_protocols_and_task_grids():
-    full = RunConfig(datasets=("orl:64x64", "umist", "fei", "feret:40x40"))
-    quick = RunConfig(datasets=("orl",), quick=True)
+@pytest.mark.realdata
+def test_registered_protocols_and_task_grids(shared_data):
+    home = str(shared_data)
+    full = RunConfig(datasets=("orl:64x64", "umist", "fei", "feret:40x40"), data_home=home)
+    quick = RunConfig(datasets=("orl",), quick=True, data_home=home)
     counts = {name: len(get_experiment(f"zhangtong2019-{name}").tasks(full)) for name in NAMES}
     # 4 data sets x (1 raw + 2 x 2 noised seeds) x 14 methods; 4 x 6; 4 x 3 seeds; 4 x 4
     assert counts == {"table2": 280, "figure1": 24, "figure2": 12, "table3": 16}

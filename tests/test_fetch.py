@@ -192,7 +192,10 @@ def test_fetch_equals_the_local_loader(name, options, mirror, shared_data, tmp_p
         assert _sha256(tmp_path / "raw" / name / f) == _FILES[f"{name}/{f}"].sha256
 
 
-@pytest.mark.parametrize(("name", "options"), [("palm", {}), ("yale", {"resolution": "64x64"})])
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("palm", {}), ("yale", {"resolution": "64x64"}), ("orl", {"resolution": "64x64"})],
+)
 def test_second_fetch_is_served_from_the_cache(name, options, mirror, tmp_path):
     first = fetch_dataset(name, tmp_path, base_url=mirror.url, **options)
     mirror.requests.clear()
@@ -344,7 +347,7 @@ def test_folder_download_offline_is_a_clear_error(tmp_path):
 
 def test_bad_name_and_options_fail_before_any_download(tmp_path):
     with pytest.raises(ValueError, match="resolution must be one of"):
-        fetch_orl(tmp_path, resolution="64x64")
+        fetch_orl(tmp_path, resolution="48x48")
     with pytest.raises(ValueError, match="subset must be one of"):
         fetch_dataset("mnist", tmp_path, subset="train")
     with pytest.raises(ValueError, match="name='nope' is not one of"):

@@ -126,6 +126,12 @@ _FILES: dict[str, _File] = {
         "data/ORL_32.mat",
         "c30cb53be2cab2da293eaeb35c1a7c16cad513fa14d0400ad5ed51f03e1ce7c8",
     ),
+    "orl/ORL_64x64.mat": _File(
+        "NaimaBousnina/Watermarking-for-protected-fingerprint-authentication",
+        "c6c6d2da7ca08e6050c4d7140e44c7dab69565a3",
+        "ORL_64x64.mat",
+        "87e8b6a259f956dfa7052194f49bb20a4c59416bda4a60f53a2ce1b83f2b1a49",
+    ),
     "yale/Yale_32x32.mat": _File(
         "tansyab1/CNN-Sparse",
         "c52b9c2c783bf6e350b11962781b7c2d701ce2c4",
@@ -247,7 +253,10 @@ _FOLDERS: dict[str, _Folder] = {"orl/orl_faces": _ORL_FACES}
 
 #: For each data set: the loader option that selects files, and its values -> files.
 _NEEDS: dict[str, tuple[str | None, dict]] = {
-    "orl": ("resolution", {"32x32": ("ORL_32x32.mat",), "112x92": ("orl_faces",)}),
+    "orl": (
+        "resolution",
+        {"32x32": ("ORL_32x32.mat",), "64x64": ("ORL_64x64.mat",), "112x92": ("orl_faces",)},
+    ),
     "yale": ("resolution", {"32x32": ("Yale_32x32.mat",), "64x64": ("Yale_64x64.mat",)}),
     "umist": (None, {None: ("UMIST_32x32.mat",)}),
     "coil20": (None, {None: ("COIL20_32x32.mat",)}),

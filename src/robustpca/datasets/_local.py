@@ -25,7 +25,7 @@ __all__ = [
 #: Environment variable naming the folder that holds ``raw/<dataset>/...``.
 DATA_ENV = "ROBUSTPCA_DATA"
 
-_ORL_RESOLUTIONS = ("32x32", "112x92")
+_ORL_RESOLUTIONS = ("32x32", "64x64", "112x92")
 _YALE_RESOLUTIONS = ("32x32", "64x64")
 
 
@@ -222,17 +222,18 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
     data_home : str, path-like or None, default=None
         Folder holding ``raw/orl/``; None reads the environment variable
         ``ROBUSTPCA_DATA``.
-    resolution : {'32x32', '112x92'}, default='32x32'
-        ``'32x32'`` reads Deng Cai's ``raw/orl/ORL_32x32.mat`` (cropped and resized faces);
+    resolution : {'32x32', '64x64', '112x92'}, default='32x32'
+        ``'32x32'`` and ``'64x64'`` read Deng Cai's ``raw/orl/ORL_32x32.mat`` and
+        ``ORL_64x64.mat`` (cropped and resized faces; 64x64 is Zhang & Tong's size);
         ``'112x92'`` reads the 400 original PGM files ``raw/orl/orl_faces/sN/M.pgm``
         (height 112, width 92).
 
     Returns
     -------
     ImageDataset
-        ``data`` (400, 1024) or (400, 10304) float64 with pixel values 0..255,
+        ``data`` (400, 1024), (400, 4096) or (400, 10304) float64 with pixel values 0..255,
         ``target`` the subject numbers 1..40 (10 images each, sorted), ``image_shape``
-        (32, 32) or (112, 92). The PGM images come subject by subject, ``1.pgm`` to
+        (32, 32), (64, 64) or (112, 92). The PGM images come subject by subject, ``1.pgm`` to
         ``10.pgm``.
 
     Raises
@@ -256,13 +257,16 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
         raise ValueError(f"resolution must be one of {_ORL_RESOLUTIONS}, got {resolution!r}.")
     home = get_data_home(data_home)
     folder = home / "raw" / "orl"
-    if resolution == "32x32":
-        mat = _load_mat(folder / "ORL_32x32.mat", home)
-        # row i is the (32, 32) image flattened in Fortran order; re-flatten in C order
-        data = _images_to_rows(mat["fea"], (32, 32), order="F")
+    if resolution in ("32x32", "64x64"):
+        side = int(resolution.split("x")[0])
+        mat = _load_mat(folder / f"ORL_{resolution}.mat", home)
+        # row i is the image flattened in Fortran order; re-flatten in C order
+        data = _images_to_rows(mat["fea"], (side, side), order="F")
         target = np.asarray(mat["gnd"], dtype=np.int64).ravel()
-        shape = (32, 32)
-        description = "AT&T/ORL faces, Deng Cai's cropped 32x32 version (ORL_32x32.mat)."
+        shape = (side, side)
+        description = (
+            f"AT&T/ORL faces, Deng Cai's cropped {resolution} version (ORL_{resolution}.mat)."
+        )
     else:
         root = _require(folder / "orl_faces", home)
         images, labels = [], []

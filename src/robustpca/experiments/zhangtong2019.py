@@ -27,7 +27,6 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..datasets import ImageDataset, occlude_blocks
-from ..datasets._local import _images_to_rows, _load_mat, get_data_home
 from ..estimators import (
     GLRAM,
     HQPCA,
@@ -46,7 +45,7 @@ from ..estimators import (
 from ..metrics import kmeans_scores, weighted_reconstruction_error
 from ..solvers.two_d import image_residuals, initial_two_d_bases
 from ._core import Experiment, RunConfig, Task, grid, register, seeds_for
-from ._data import load_dataset, parse_dataset_spec
+from ._data import load_dataset
 from ._report import markdown_table
 
 __all__ = [
@@ -149,35 +148,9 @@ PAPER_FIGURE2_RANGES = {"orl": (10, 25), "feret": (20, 45)}
 
 
 @functools.lru_cache(maxsize=2)
-def _orl_64x64(data_home: str | None) -> ImageDataset:
-    home = get_data_home(data_home)
-    mat = _load_mat(home / "raw" / "orl" / "ORL_64x64.mat", home)
-    data = _images_to_rows(mat["fea"], (64, 64), order="F")
-    target = np.asarray(mat["gnd"], dtype=np.int64).ravel()
-    data.flags.writeable = False
-    target.flags.writeable = False
-    return ImageDataset(
-        data=data,
-        target=target,
-        image_shape=(64, 64),
-        name="orl",
-        description="AT&T/ORL faces, Deng Cai's 64x64 version (ORL_64x64.mat).",
-    )
-
-
 def load_faces(spec: str, data_home: str | None = None) -> ImageDataset:
-    """:func:`load_dataset`, plus ``"orl:64x64"`` (the paper's AT&T size).
-
-    ``raw/orl/ORL_64x64.mat`` is in the shared data but :func:`robustpca.datasets.load_orl`
-    reads only 32x32 and 112x92; this reads it the same way (read-only, cached) until the
-    loader does.
-    """
-    name, kwargs = parse_dataset_spec(spec)
-    if name == "orl" and kwargs.get("resolution") == "64x64":
-        try:
-            return load_dataset(spec, data_home)
-        except ValueError:
-            return _orl_64x64(None if data_home is None else str(data_home))
+    """:func:`load_dataset` (kept as the protocols' entry point; ``"orl:64x64"`` is the
+    paper's AT&T size)."""
     return load_dataset(spec, data_home)
 
 
