@@ -137,13 +137,20 @@ def threads():
 
 @pytest.fixture(scope="module")
 def client():
-    """One in-process worker: the distributed scheduler without process start-up costs."""
+    """One worker, in process (no process start-up cost) but talking TCP on 127.0.0.1:
+    the distributed scheduler's real transport, bound to the loopback interface."""
     with (
         LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            protocol="tcp://",
+            host="127.0.0.1",
+            dashboard_address=None,
         ) as cluster,
         Client(cluster, set_as_default=False) as c,
     ):
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         yield c
 
 
@@ -390,7 +397,14 @@ def test_chunked_solver_matches_numpy_for_any_chunking(n, d, chunk, seed, k):
     )
     assert b.n_iter == a.n_iter and run.n_passes == b.n_iter + 1
     assert projector_distance(a.components, b.components) <= 1e-7
-    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-10)
+    # The optimal mean is defined only up to a shift along the subspace (Nie et al. 2014,
+    # eq. 15): the affine subspaces must coincide to rounding, while the in-plane part
+    # follows the rounding of extreme weights (e.g. n=53, d=2, k=1, seed=234: 8.7e-6 in
+    # plane against 5.6e-10 off plane, at an offset of 1e3).
+    delta = b.mean - a.mean
+    off_plane = delta - a.components.T @ (a.components @ delta)
+    assert np.linalg.norm(off_plane) <= 1e-10 * np.linalg.norm(a.mean)
+    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-7)
     np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
 
 
