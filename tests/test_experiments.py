@@ -138,6 +138,11 @@ def test_reports():
         "| b | **1** | nan |",
     ]
     assert rows_to_csv(rows).splitlines()[0] == "m,k,v"
+    # best per column: a (mean 3) beats b (1) under max at k = 1; k = 2 has only NaN
+    by_column = markdown_table(rows, "m", "k", "v", highlight="max", highlight_by="column")
+    assert by_column.splitlines()[2:] == ["| a | **3** |  |", "| b | 1 | nan |"]
+    with pytest.raises(ValueError, match="highlight_by"):
+        markdown_table(rows, "m", "k", "v", highlight_by="diagonal")
 
 
 def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):

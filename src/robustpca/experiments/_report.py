@@ -108,27 +108,39 @@ def markdown_table(
     fmt: str = "{:.4g}",
     aggregate: Callable[[list[float]], float] = _mean,
     highlight: str | None = None,
+    highlight_by: str = "row",
 ) -> str:
     """A markdown pivot table of ``value`` (rows ``index``, columns ``columns``).
 
-    ``highlight="min"`` or ``"max"`` puts the best cell of every row in bold.
+    ``highlight="min"`` or ``"max"`` puts the best cell of every row in bold, or of every
+    column with ``highlight_by="column"`` (e.g. the best method at each dimension when
+    methods are rows, the layout of the papers' tables).
     """
+    if highlight_by not in ("row", "column"):
+        raise ValueError(f"highlight_by must be 'row' or 'column', got {highlight_by!r}")
     index_names = [index] if isinstance(index, str) else list(index)
     keys, col_keys, cells = pivot_table(rows, index_names, columns, value, aggregate)
     header = "| " + " | ".join([*index_names, *map(str, col_keys)]) + " |"
     rule = "|" + "---|" * (len(index_names) + len(col_keys))
     lines = [header, rule]
+    pick = {"min": min, "max": max}.get(highlight)
+
+    def best_of(values: Iterable[float]) -> float | None:
+        finite = [v for v in values if not math.isnan(v)]
+        return pick(finite) if pick is not None and finite else None
+
+    column_best = {
+        col: best_of(cells[key][col] for key in keys if col in cells[key]) for col in col_keys
+    }
     for key in keys:
         values = cells[key]
-        best = None
-        finite = [v for v in values.values() if not math.isnan(v)]
-        if highlight in ("min", "max") and finite:
-            best = min(finite) if highlight == "min" else max(finite)
+        row_best = best_of(values.values())
         out = []
         for col in col_keys:
             if col not in values:
                 out.append("")
                 continue
+            best = row_best if highlight_by == "row" else column_best[col]
             text = fmt.format(values[col])
             out.append(f"**{text}**" if best is not None and values[col] == best else text)
         lines.append("| " + " | ".join([*map(str, key), *out]) + " |")

@@ -287,32 +287,15 @@ def _table1_table(rows: list[dict], config: RunConfig) -> str:
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         subset = [r for r in rows if r["dataset"] == ds]
         by_k = [{"k": r["k"], "method": r["method"], "error": r["error"]} for r in subset]
-        parts += [f"\n### {ds}\n", _transpose_best(by_k)]
+        parts += [
+            f"\n### {ds}\n",
+            markdown_table(
+                by_k, "method", "k", "error", fmt="{:.5g}", highlight="min", highlight_by="column"
+            ),
+        ]
     parts += ["\n## The claim, per data set\n", *_claim_lines(rows)]
     parts += _paper_lines(dict.fromkeys(r["dataset"] for r in rows))
     return "\n".join(parts)
-
-
-def _transpose_best(rows: list[dict]) -> str:
-    """Methods as rows, dimensions as columns, the best method per dimension in bold."""
-    table = markdown_table(rows, "method", "k", "error", fmt="{:.5g}")
-    means: dict = {}
-    for r in rows:
-        means.setdefault((r["method"], r["k"]), []).append(r["error"])
-    best = {}
-    for (m, k), v in means.items():
-        if k not in best or np.mean(v) < best[k][1]:
-            best[k] = (m, float(np.mean(v)))
-    lines = table.splitlines()
-    ks = [k for k in dict.fromkeys(r["k"] for r in rows)]
-    for i, line in enumerate(lines[2:], start=2):
-        cells = line.strip("|").split("|")
-        method = cells[0].strip()
-        for j, k in enumerate(ks, start=1):
-            if best[k][0] == method:
-                cells[j] = f" **{cells[j].strip()}** "
-        lines[i] = "|" + "|".join(cells) + "|"
-    return "\n".join(lines)
 
 
 def _table1_figure(rows: list[dict], config: RunConfig):

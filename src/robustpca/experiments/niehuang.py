@@ -313,16 +313,9 @@ def _means(rows: list[dict]) -> dict[str, dict[tuple[str, int], float]]:
 
 def _best_per_column(rows: list[dict]) -> str:
     """Methods as rows, m as columns, the smallest error of each column in bold."""
-    keys, ks, cells = pivot_table(rows, "method", "k", "error")
-    best = {k: min(cells[key][k] for key in keys) for k in ks}
-    lines = ["| method | " + " | ".join(map(str, ks)) + " |", "|" + "---|" * (len(ks) + 1)]
-    for key in keys:
-        text = [f"{cells[key][k]:.5g}" for k in ks]
-        text = [
-            f"**{t}**" if cells[key][k] == best[k] else t for t, k in zip(text, ks, strict=True)
-        ]
-        lines.append(f"| {key[0]} | " + " | ".join(text) + " |")
-    return "\n".join(lines)
+    return markdown_table(
+        rows, "method", "k", "error", fmt="{:.5g}", highlight="min", highlight_by="column"
+    )
 
 
 _CLAIMS = (
