@@ -129,6 +129,13 @@ def _read_table(path: Path, delimiter: str | None) -> InputData:
         raise InputError(f"{path}: the file has a header but no data rows")
     width = len(header) if header is not None else len(rows[0])
     names = header if header is not None else _default_names("x", width)
+    if all(len(row) == width for row in rows):
+        try:  # the common case, vectorised; the cell-by-cell loop below finds the culprit
+            X = np.asarray(rows, dtype=np.float64)
+        except ValueError:
+            pass
+        else:
+            return InputData(X, _default_names("sample", X.shape[0]), list(names), None, "csv")
     X = np.empty((len(rows), width))
     for i, row in enumerate(rows):
         line = i + (2 if header is not None else 1)
