@@ -225,3 +225,138 @@ def test_warm_started_fit_equals_the_exact_fit(monkeypatch):
         warm = OptimalMeanPCA(3, max_iter=15, tol=0).fit(X)
     np.testing.assert_allclose(projector(warm.components_), projector(exact.components_), atol=1e-7)
     np.testing.assert_allclose(warm.objective_history_, exact.objective_history_, rtol=1e-9)
+
+
+# -- the tridiagonal route of top_eigh -----------------------------------------------------
+def _lapack_top(A, k):
+    vals, vecs = np.linalg.eigh(A)
+    return vals[::-1][:k], vecs[:, ::-1][:, :k]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(2, 120),
+    k_frac=st.floats(0.01, 1.0),
+    seed=st.integers(0, 2**31 - 1),
+    spectrum=st.sampled_from(["random", "decaying", "clustered", "low_rank"]),
+)
+def test_tridiagonal_route_equals_lapack(n, k_frac, seed, spectrum):
+    """Eigenvalues to 1e-12 of the largest, eigen-residuals to 1e-11, orthonormal vectors,
+    and the same invariant subspace wherever the k-th eigenvalue is separated."""
+    rng = np.random.default_rng(seed)
+    k = max(1, int(k_frac * n))
+    Q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    lam = {
+        "random": rng.standard_normal(n),
+        "decaying": 1.0 / np.arange(1, n + 1) ** 0.3,
+        "clustered": np.repeat(rng.uniform(1, 2, n // 4 + 1), 4)[:n],
+        "low_rank": np.r_[rng.uniform(1, 3, min(3, n)), np.zeros(max(0, n - 3))],
+    }[spectrum]
+    A = (Q * lam) @ Q.T
+    A = 0.5 * (A + A.T)
+    found = linalg.top_eigh_tridiagonal(A, k)
+    ref_vals, ref_vecs = _lapack_top(A, k)
+    assert found is not None  # none of these spectra should trip the checks
+    vals, vecs = found
+    scale = max(np.abs(lam).max(), 1e-300)
+    np.testing.assert_allclose(vals, ref_vals, atol=1e-12 * scale)
+    assert np.all(np.diff(vals) <= 1e-12 * scale)  # decreasing
+    np.testing.assert_allclose(vecs.T @ vecs, np.eye(k), atol=1e-10)
+    residual = np.linalg.norm(A @ vecs - vecs * vals, axis=0).max()
+    assert residual <= 1e-11 * scale
+    all_vals = np.sort(lam)[::-1]
+    if k < n and all_vals[k - 1] - all_vals[k] > 1e-3 * scale:
+        assert np.abs(projector(vecs) - projector(ref_vecs)).max() < 1e-9
+
+
+@pytest.mark.parametrize("A", [np.zeros((5, 5)), np.diag([3.0, 1.0, 2.0, 0.0, 5.0]), np.eye(6)])
+def test_tridiagonal_route_degenerate_matrices(A):
+    """Zero, diagonal (every off-diagonal zero: the tridiagonal matrix splits) and
+    identity matrices: exact eigenvalues, orthonormal vectors, no NaN."""
+    vals, vecs = linalg.top_eigh_tridiagonal(A, 2)
+    np.testing.assert_allclose(vals, np.sort(np.diag(A))[::-1][:2], atol=1e-14)
+    np.testing.assert_allclose(vecs.T @ vecs, np.eye(2), atol=1e-14)
+    np.testing.assert_allclose(A @ vecs, vecs * vals, atol=1e-14)
+
+
+def test_top_eigh_falls_back_to_syevr_when_a_check_fails(monkeypatch):
+    """With the checks made impossible the route gives None and top_eigh still answers
+    (through syevr), with the same pairs."""
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((60, 80))
+    A = B @ B.T
+    expected = top_eigh(A, 5)
+    monkeypatch.setattr(linalg, "TRIDIAGONAL_RTOL", -1.0)
+    assert linalg.top_eigh_tridiagonal(A, 5) is None
+    vals, vecs = top_eigh(A, 5)
+    np.testing.assert_allclose(vals, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(np.abs(vecs.T @ expected[1]), np.eye(5), atol=1e-8)
+
+
+def test_top_eigh_routes_by_size_and_dtype(monkeypatch):
+    """The tridiagonal route is taken for float64 matrices up to TRIDIAGONAL_MAX rows with a
+    small k, and not for float32 ones or larger ones."""
+    calls = []
+    real = linalg.top_eigh_tridiagonal
+    monkeypatch.setattr(
+        linalg, "top_eigh_tridiagonal", lambda A, k: calls.append(A.shape[0]) or real(A, k)
+    )
+    rng = np.random.default_rng(0)
+    for n, dtype in [(50, np.float64), (50, np.float32), (80, np.float64)]:
+        B = rng.standard_normal((n, n)).astype(dtype)
+        top_eigh(B @ B.T, 3)
+    monkeypatch.setattr(linalg, "TRIDIAGONAL_MAX", 60)
+    B = rng.standard_normal((80, 80))
+    top_eigh(B @ B.T, 3)
+    assert calls == [50, 80]
+
+
+# -- the raw Gram route -------------------------------------------------------------------
+@pytest.mark.parametrize("offset", [0.0, 1.0, 3.0])
+def test_raw_centred_gram_equals_the_blocked_one(offset):
+    """Near the origin the raw Gram matrix, centred afterwards, equals the explicitly
+    centred blocked one to rounding."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 500)) + offset
+    c = X.mean(axis=0)
+    G = linalg.raw_centred_gram(X, c)
+    assert G is not None
+    reference = (X - c) @ (X - c).T
+    np.testing.assert_allclose(G, reference, atol=1e-12 * np.abs(reference).max())
+
+
+def test_raw_centred_gram_refuses_data_far_from_the_origin():
+    """Data whose offset dwarfs their spread (trace ratio 1e8) would lose 8 digits: the
+    raw route declines, and centred_gram's blocked route is accurate."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((20, 300)) + 1e4
+    c = X.mean(axis=0)
+    assert linalg.raw_centred_gram(X, c) is None
+    reference = (X - c) @ (X - c).T
+    G = linalg.centred_gram(X, c)
+    np.testing.assert_allclose(G, reference, atol=1e-9 * np.abs(reference).max())
+
+
+@pytest.mark.parametrize("offset", [0.5, 1e4])
+def test_gram_route_with_and_without_raw_products_agree(offset):
+    """The subproblem's basis, mean and residuals are the same whether the raw products
+    were accepted (offset 0.5) or not (1e4), and equal the dense closed form."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((25, 200)) * np.linspace(3, 0.1, 200) + offset
+    w = rng.uniform(0.2, 2.0, 25)
+    problem = WeightedPCAProblem(X, 3, np.random.default_rng(0))
+    assert problem._raw_products == (offset < 1.0)
+    sub = problem.solve(w)
+    b, U, r = closed_form(X, w, 3)
+    np.testing.assert_allclose(sub.mean(), b, atol=1e-10 * (1 + offset))
+    assert np.abs(projector(sub.basis()) - projector(U)).max() < 1e-8
+    np.testing.assert_allclose(sub.residuals(), r, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("route", ["gram", "scatter"])
+def test_mean_sq_distance_is_the_spread_about_the_mean(route):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 30)) + 2.0
+    problem = WeightedPCAProblem(X, 2, np.random.default_rng(0), route=route)
+    expected = np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
+    assert problem.mean_sq_distance() == pytest.approx(expected, rel=1e-12)

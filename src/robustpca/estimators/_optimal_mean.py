@@ -5,10 +5,8 @@ from __future__ import annotations
 import numbers
 import warnings
 
-import numpy as np
-
 from .._validation import check_nonnegative_float, resolve_epsilon
-from ..linalg import row_sq_distances
+from ..linalg import WeightedPCAProblem
 from ..losses import make_loss
 from ..solvers import StopReason, solve_optimal_mean_pca
 from ._base import BaseSubspaceEstimator
@@ -131,11 +129,6 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
         self.callback = callback
         self.random_state = random_state
 
-    def _make_loss(self, X):
-        # Mean squared distance to the mean, by row blocks: no n x d centred copy.
-        scale = float(row_sq_distances(X, X.mean(axis=0, dtype=np.float64)).sum())
-        return self._loss_for_scale(scale / X.shape[0])
-
     def _loss_for_scale(self, scale):
         """The loss and ``epsilon_`` for data whose centred rows have mean squared norm
         ``scale`` (shared with the chunked fit of :mod:`robustpca._dask`)."""
@@ -154,7 +147,9 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
         return make_loss(self.loss, p=self.p, threshold=self.threshold, epsilon=eps), eps
 
     def _fit_solver(self, X, rng, sample_weight=None):
-        loss, self.epsilon_ = self._make_loss(X)
+        # the subproblem first: its centred Gram matrix gives the loss's scale for free
+        problem = WeightedPCAProblem(X, self.n_components_, rng)
+        loss, self.epsilon_ = self._loss_for_scale(problem.mean_sq_distance())
         result = solve_optimal_mean_pca(
             X,
             self.n_components_,
@@ -163,6 +158,7 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
+            problem=problem,
         )
         if result.stop_reason == StopReason.ALL_CAPPED:
             warnings.warn(

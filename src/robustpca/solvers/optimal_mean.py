@@ -75,6 +75,7 @@ def solve_optimal_mean_pca(
     callback: Callable[[int, IterationState], bool | None] | None = None,
     route: str = "auto",
     initial_weights: np.ndarray | None = None,
+    problem: WeightedPCAProblem | None = None,
 ) -> SolverResult:
     """Solve problem (13) of Nie et al. (2014) (or its ``loss`` variant) by Algorithm 1.
 
@@ -91,13 +92,18 @@ def solve_optimal_mean_pca(
         See :class:`~robustpca.linalg.WeightedPCAProblem`.
     initial_weights : ndarray, optional
         Ones by default (``D = I`` in Algorithm 1).
+    problem : WeightedPCAProblem, optional
+        The subproblem of ``X`` already built (e.g. to read
+        :meth:`~robustpca.linalg.WeightedPCAProblem.mean_sq_distance` for the loss's
+        epsilon first); ``route`` is then ignored.
 
     Returns
     -------
     SolverResult
         ``weights`` are the :math:`d_{ii}` at the returned solution.
     """
-    problem = WeightedPCAProblem(X, n_components, rng, route=route)
+    if problem is None:
+        problem = WeightedPCAProblem(X, n_components, rng, route=route)
     w0 = np.ones(problem.n_samples) if initial_weights is None else initial_weights
     res = minimize_reweighted(
         problem.solve,
