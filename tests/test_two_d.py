@@ -10,6 +10,7 @@ of Zhang & Tong, in Kronecker form) and the stationarity of the mean at converge
 from __future__ import annotations
 
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -17,14 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
-from sklearn.exceptions import ConvergenceWarning
+from sklearn import clone, config_context
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.externals import array_api_compat
 
+import robustpca.linalg
 from robustpca import PCA, OptimalMeanPCA
 from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.estimators._l21_two_d import L21TwoDPCA
 from robustpca.estimators._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 from robustpca.metrics import projector_distance, weighted_reconstruction_error
-from robustpca.solvers.two_d import image_residuals, initial_two_d_bases
+from robustpca.solvers.two_d import image_residuals, initial_two_d_bases, kron_components
 
 from .conftest import quiet_fit
 
@@ -216,6 +220,104 @@ def test_two_d_products_agree_with_components(cls, n, shape, k):
     np.testing.assert_allclose(Z[0].reshape(L.shape[1], R.shape[1]), L.T @ A @ R, atol=1e-10)
     with pytest.raises(ValueError, match="shape"):
         model.inverse_transform(Z[:, :-1])
+
+
+def fitted_model(cls, seed=0, n=25, shape=(6, 5), k=(2, 3)):
+    X = np.random.default_rng(seed).normal(size=(n, shape[0] * shape[1])) + 1.0
+    return quiet_fit(cls(k[1] if cls is TwoDPCA else k, image_shape=shape, random_state=0), X), X
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_components_are_built_on_first_access_and_cached(cls):
+    """``components_`` is derived from the bases: fit and every transform leave it unbuilt;
+    the first access builds (L kron R)^T, later ones return the same array, a refit
+    rebuilds it, and it cannot be assigned."""
+    model, X = fitted_model(cls)
+    assert "components_" not in vars(model) and model._DENSE_CACHE not in vars(model)
+    before = dict(vars(model))
+    Z = model.transform(X)
+    model.inverse_transform(Z)
+    model.reconstruct(X)
+    model.reconstruction_error(X)
+    model.score_samples(X)
+    assert len(model.get_feature_names_out()) == model.n_components_
+    assert vars(model).keys() == before.keys()  # nothing built by the structured routes
+    assert model._DENSE_CACHE not in vars(model)
+    h = model.image_shape_[0]
+    L = np.eye(h) if cls is TwoDPCA else model.left_components_
+    C = model.components_
+    np.testing.assert_array_equal(C, kron_components(model._left, model.right_components_, h))
+    np.testing.assert_allclose(C, np.kron(L, model.right_components_).T, atol=1e-15)
+    assert model.components_ is C
+    refit = quiet_fit(model, X[::-1] ** 2)  # other data: other bases
+    assert not np.allclose(refit.components_, C)
+    np.testing.assert_array_equal(
+        refit.components_, kron_components(refit._left, refit.right_components_, h)
+    )
+    with pytest.raises(AttributeError):
+        model.components_ = C
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_components_unfitted_pickle_and_clone(cls):
+    unfitted = cls(2, image_shape=(6, 5))
+    assert not hasattr(unfitted, "components_")
+    with pytest.raises(NotFittedError):
+        unfitted.components_  # noqa: B018
+    model, X = fitted_model(cls)
+    C = model.components_.copy()  # builds the cache
+    state = model.__getstate__()
+    assert model._DENSE_CACHE not in state  # the cache is not pickled
+    assert model._DENSE_CACHE in vars(model)  # ... nor dropped from the model
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.components_, C)
+    np.testing.assert_array_equal(restored.transform(X), model.transform(X))
+    cloned = clone(model)
+    assert not hasattr(cloned, "components_")
+    np.testing.assert_array_equal(quiet_fit(cloned, X).components_, C)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_structured_routes_agree_with_dense_components(cls, monkeypatch):
+    """Every method of the 2-D estimators (image products) equals the dense formula of
+    the base class with ``components_`` to 1e-12, here with blocks of 5 images."""
+    monkeypatch.setattr(robustpca.linalg, "BLOCK_BYTES", 8 * 7 * 4 * 5)
+    model, X = fitted_model(cls, seed=11, n=70, shape=(7, 4), k=(3, 2))
+    C, mean = model.components_, model.mean_
+    Xc = X - mean
+    Z = Xc @ C.T
+    np.testing.assert_allclose(model.transform(X), Z, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.inverse_transform(Z), Z @ C + mean, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.reconstruct(X), Z @ C + mean, rtol=0, atol=1e-12)
+    dense_error = np.linalg.norm(Xc - Z @ C, axis=1)
+    np.testing.assert_allclose(model.reconstruction_error(X), dense_error, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.score_samples(X), -dense_error, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_components_follow_the_fitted_dtype(cls):
+    model, X = fitted_model(cls)
+    model32 = quiet_fit(clone(model), X.astype(np.float32))
+    assert model32.right_components_.dtype == np.float32
+    assert model32.components_.dtype == np.float32
+    np.testing.assert_allclose(model32.components_, model.components_, atol=1e-5)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_components_follow_the_array_namespace_and_device(cls):
+    """Fitted on array_api_strict arrays on a float32-only device, ``components_`` is built
+    in that namespace, on that device, in float32."""
+    xp = pytest.importorskip("array_api_strict")
+    device = xp.Device("device1")
+    model, X = fitted_model(cls)
+    with config_context(array_api_dispatch=True):
+        fitted = quiet_fit(clone(model), xp.asarray(X.astype(np.float32), device=device))
+        C = fitted.components_
+        assert C.device == device and C.dtype == xp.float32
+        assert array_api_compat.array_namespace(C) is array_api_compat.array_namespace(
+            fitted.right_components_
+        )
+    np.testing.assert_allclose(np.asarray(C._array), model.components_, atol=1e-5)
 
 
 @pytest.mark.parametrize("cls", ALL)

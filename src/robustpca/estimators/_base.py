@@ -129,7 +129,7 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return self
 
     def _store(self, result: SolverResult) -> None:
-        self.components_ = flip_component_signs(np.ascontiguousarray(result.components))
+        self._store_components(result.components)
         self.mean_ = result.mean
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
@@ -147,6 +147,10 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 ConvergenceWarning,
                 stacklevel=3,
             )
+
+    def _store_components(self, components: np.ndarray) -> None:
+        """Set ``components_`` from the solver's (overridden where it is derived)."""
+        self.components_ = flip_component_signs(np.ascontiguousarray(components))
 
     @property
     def _n_features_out(self):

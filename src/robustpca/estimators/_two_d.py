@@ -11,6 +11,7 @@ from .._validation import check_nonnegative_float, resolve_epsilon
 from ..losses import CappedL2Loss, L21Loss
 from ..solvers import StopReason
 from ..solvers.two_d import (
+    CentredImages,
     image_residuals,
     initial_two_d_bases,
     solve_glram,
@@ -50,7 +51,9 @@ class TwoDPCA(BaseTwoDEstimator):
     right_components_ : ndarray of shape (width, k)
         The projection axes :math:`V`.
     components_ : ndarray of shape (height * k, height * width)
-        :math:`(I_h \otimes V)^\top`, the same map on flattened images (orthonormal rows).
+        :math:`(I_h \otimes V)^\top`, the same map on flattened images (orthonormal rows);
+        a read-only property built on first access (it is ``h k / n`` times the size
+        of the data), never needed by the transforms.
     mean_ : ndarray of shape (height * width,)
         The mean image :math:`\bar A`, flattened.
     n_components_ : int
@@ -94,7 +97,7 @@ class TwoDPCA(BaseTwoDEstimator):
         self.random_state = random_state
 
     def _fit_solver(self, X, rng, sample_weight=None):
-        return solve_two_d_pca(self._images(X), self._ranks[1], rng=rng)
+        return solve_two_d_pca(self._images(X), self._ranks[1], rng=rng, dense_components=False)
 
 
 class GLRAM(BaseTwoDEstimator):
@@ -142,7 +145,7 @@ class GLRAM(BaseTwoDEstimator):
     left_components_ : ndarray of shape (height, k1)
     right_components_ : ndarray of shape (width, k2)
     components_ : ndarray of shape (k1 * k2, height * width)
-        :math:`(L \otimes R)^\top` (orthonormal rows).
+        :math:`(L \otimes R)^\top` (orthonormal rows), built on first access.
     mean_ : ndarray of shape (height * width,)
     objective_history_ : ndarray
         :math:`\sum_i \lVert L^\top (A_i - M) R\rVert_F^2` after each sweep.
@@ -200,6 +203,7 @@ class GLRAM(BaseTwoDEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
+            dense_components=False,
         )
 
 
@@ -244,7 +248,7 @@ class Robust2DPCA(BaseTwoDEstimator):
     left_components_ : ndarray of shape (height, k1)
     right_components_ : ndarray of shape (width, k2)
     components_ : ndarray of shape (k1 * k2, height * width)
-        :math:`(L \otimes R)^\top` (orthonormal rows).
+        :math:`(L \otimes R)^\top` (orthonormal rows), built on first access.
     mean_ : ndarray of shape (height * width,)
         The optimal mean image ``M``, flattened.
     weights_ : ndarray of shape (n_samples,)
@@ -327,6 +331,7 @@ class Robust2DPCA(BaseTwoDEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
+            dense_components=False,
         )
         if result.stop_reason == StopReason.ALL_CAPPED:
             warnings.warn(
@@ -436,7 +441,7 @@ class CappedRobust2DPCA(Robust2DPCA):
         self.epsilon_ = self._epsilon(X)
         init = None
         if self.threshold is None:
-            E = images - images.mean(axis=0, dtype=np.float64)
+            E = CentredImages(images, images.mean(axis=0, dtype=np.float64))  # by blocks
             init = initial_two_d_bases(E, *self._ranks, rng)
             r0 = image_residuals(E, *init)
             # in the units of the smoothed loss, so that rounding-level residuals of

@@ -7,7 +7,14 @@ columns) and reconstructs :math:`M + LL^\top (A_i - M) RR^\top`. Flattened in C 
 :math:`\mathrm{vec}(L^\top E R) = (L \otimes R)^\top \mathrm{vec}(E)`, so the model is an
 ordinary linear subspace of :math:`\mathbb{R}^{hw}` with the orthonormal basis
 :math:`L \otimes R` (:func:`kron_components`) -- but every product here is computed
-image by image, never with that ``hw x k1 k2`` matrix.
+image by image, never with that ``hw x k1 k2`` matrix (the solvers build it for their
+result only when asked, ``dense_components=True``).
+
+Memory: the products accept the images either as an ``(n, h, w)`` array or as
+:class:`CentredImages`, the differences :math:`A_i - M` formed block by block in one
+reused buffer of about :data:`~robustpca.linalg.BLOCK_BYTES`; the residuals are always
+formed by blocks. The robust solver keeps only the pre-centred images and the current
+mean, so a fit holds about one copy of the data whatever the number of iterations.
 
 * :func:`solve_two_d_pca` -- 2DPCA (Yang et al. 2004): :math:`R` = top eigenvectors of
   the image scatter :math:`G = \frac1n\sum_i (A_i-\bar A)^\top (A_i-\bar A)`, no left basis.
@@ -46,12 +53,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import WeightedPCAProblem, complete_orthonormal, flip_component_signs
+from ..linalg import WeightedPCAProblem, _row_slices, complete_orthonormal, flip_component_signs
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult, StopReason, relative_change
 from .reweighting import minimize_reweighted
 
 __all__ = [
+    "CentredImages",
     "glram_objective",
     "image_residuals",
     "initial_two_d_bases",
@@ -66,6 +74,92 @@ __all__ = [
     "solve_two_d_pca",
     "top_directions",
 ]
+
+
+# --- images visited by blocks ------------------------------------------------------------
+
+
+class CentredImages:
+    r"""The images :math:`A_i - S` of an ``(n, h, w)`` array, visited by blocks of images.
+
+    Holds only ``images`` and ``shift``: each block (about
+    :data:`~robustpca.linalg.BLOCK_BYTES` of float64 pixels, or ``block_images`` images)
+    is formed on demand in one buffer reused across the blocks of a pass, so no
+    ``(n, h, w)`` difference is ever allocated. With ``shift=None`` the blocks are views
+    of ``images``. Each block holds exactly the values of the rows of ``images - shift``.
+
+    Parameters
+    ----------
+    images : ndarray of shape (n_samples, height, width)
+    shift : ndarray of shape (height, width), optional
+    block_images : int, optional
+        Images per block (default: as many as fit in about ``BLOCK_BYTES``).
+    """
+
+    def __init__(
+        self, images: np.ndarray, shift: np.ndarray | None = None, block_images: int | None = None
+    ) -> None:
+        self.images = images
+        self.shift = shift
+        self.block_images = block_images
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.images.shape
+
+    def _slices(self) -> list[slice]:
+        n, h, w = self.images.shape
+        if self.block_images is None:
+            return _row_slices(n, h * w, minimum=1)
+        step = max(1, int(self.block_images))
+        return [slice(s, min(s + step, n)) for s in range(0, n, step)]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.images.dtype if self.shift is None else np.result_type(self.images, self.shift)
+
+    def blocks(self):
+        """Yield ``(rows, block)`` with ``block = images[rows] - shift`` (reused buffer)."""
+        buffer = None
+        for rows in self._slices():
+            if self.shift is None:
+                yield rows, self.images[rows]
+                continue
+            if buffer is None:
+                shape = (rows.stop - rows.start, *self.images.shape[1:])
+                buffer = np.empty(shape, dtype=self.dtype)
+            block = buffer[: rows.stop - rows.start]
+            np.subtract(self.images[rows], self.shift, out=block)
+            yield rows, block
+
+    def map(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Stack ``fn(block)`` over the blocks: ``fn`` maps ``(m, h, w)`` to ``(m, ...)``.
+
+        Holds the output and one block (plus what ``fn`` allocates for one block).
+        """
+        out = None
+        for rows, block in self.blocks():
+            part = fn(block)
+            if out is None:
+                out = np.empty((self.images.shape[0], *part.shape[1:]), dtype=part.dtype)
+            out[rows] = part
+        return out
+
+    def transposed(self) -> np.ndarray:
+        r"""Every difference transposed, :math:`(A_i - S)^\top`: one ``(n, w, h)`` array."""
+        n, h, w = self.images.shape
+        out = np.empty((n, w, h), dtype=self.dtype)
+        source = np.swapaxes(self.images, 1, 2)
+        if self.shift is None:
+            np.copyto(out, source)
+        else:
+            np.subtract(source, self.shift.T, out=out)
+        return out
+
+
+def _per_image(E: np.ndarray | CentredImages, fn: Callable[[np.ndarray], np.ndarray]):
+    """``fn(E)`` for an array; stacked over the blocks for :class:`CentredImages`."""
+    return E.map(fn) if isinstance(E, CentredImages) else fn(E)
 
 
 # --- products with the two bases (``left=None`` is the identity, as in 2DPCA) ---------
@@ -83,15 +177,29 @@ def reconstruct_images(Z: np.ndarray, left: np.ndarray | None, right: np.ndarray
     return Y @ right.T
 
 
-def image_residuals(E: np.ndarray, left: np.ndarray | None, right: np.ndarray) -> np.ndarray:
-    r"""``||E_i - L L^T E_i R R^T||_F`` per image, formed explicitly (no cancellation)."""
-    D = E - reconstruct_images(project_images(E, left, right), left, right)
+def _residual_norms(E: np.ndarray, left: np.ndarray | None, right: np.ndarray) -> np.ndarray:
+    D = reconstruct_images(project_images(E, left, right), left, right)
+    np.subtract(E, D, out=D)
     return np.sqrt(np.einsum("nij,nij->n", D, D))
 
 
-def glram_objective(E: np.ndarray, left: np.ndarray | None, right: np.ndarray) -> float:
+def image_residuals(
+    E: np.ndarray | CentredImages, left: np.ndarray | None, right: np.ndarray
+) -> np.ndarray:
+    r"""``||E_i - L L^T E_i R R^T||_F`` per image, formed explicitly (no cancellation).
+
+    Computed by blocks of images (:class:`CentredImages`): holds one block-sized
+    reconstruction, never an ``(n, h, w)`` one.
+    """
+    images = E if isinstance(E, CentredImages) else CentredImages(E)
+    return images.map(lambda block: _residual_norms(block, left, right))
+
+
+def glram_objective(
+    E: np.ndarray | CentredImages, left: np.ndarray | None, right: np.ndarray
+) -> float:
     r"""GLRAM's objective :math:`\sum_i \lVert L^\top E_i R\rVert_F^2`."""
-    Z = project_images(E, left, right)
+    Z = _per_image(E, lambda block: project_images(block, left, right))
     return float(np.einsum("nij,nij->", Z, Z))
 
 
@@ -133,22 +241,26 @@ def top_directions(
 
 
 def left_update(
-    E: np.ndarray,
+    E: np.ndarray | CentredImages,
     right: np.ndarray,
     k1: int,
     rng: np.random.Generator,
     weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""``L`` = top-``k1`` eigenvectors of :math:`\sum_i d_i E_i RR^\top E_i^\top` (h x h)."""
+    r"""``L`` = top-``k1`` eigenvectors of :math:`\sum_i d_i E_i RR^\top E_i^\top` (h x h).
+
+    Holds the products :math:`E_i R` (n x h x k2) and their transposed copy.
+    """
     n, h, _ = E.shape
     k2 = right.shape[1]
-    cols = np.swapaxes(E @ right, 1, 2).reshape(n * k2, h)  # the columns of E_i R as rows
+    ER = _per_image(E, lambda block: block @ right)
+    cols = np.swapaxes(ER, 1, 2).reshape(n * k2, h)  # the columns of E_i R as rows
     w = None if weights is None else np.repeat(weights, k2)
     return top_directions(cols, k1, rng, w)
 
 
 def right_update(
-    E: np.ndarray,
+    E: np.ndarray | CentredImages,
     left: np.ndarray | None,
     k2: int,
     rng: np.random.Generator,
@@ -156,27 +268,40 @@ def right_update(
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""``R`` = top-``k2`` eigenvectors of :math:`\sum_i d_i E_i^\top LL^\top E_i` (w x w).
 
-    With ``left=None`` this is :math:`\sum_i d_i E_i^\top E_i`, the 2DPCA scatter.
+    With ``left=None`` this is :math:`\sum_i d_i E_i^\top E_i`, the 2DPCA scatter. Holds
+    the products :math:`L^\top E_i` (n x k1 x w); with ``left=None`` an array ``E`` is
+    used in place, while :class:`CentredImages` would be materialised.
     """
     n, _, w_ = E.shape
-    rows = E if left is None else np.matmul(left.T, E)  # (n, k1, w)
+    rows = _per_image(E, lambda block: block if left is None else np.matmul(left.T, block))
     k1 = rows.shape[1]
     w = None if weights is None else np.repeat(weights, k1)
     return top_directions(rows.reshape(n * k1, w_), k2, rng, w)
 
 
 def initial_two_d_bases(
-    E: np.ndarray, k1: int, k2: int, rng: np.random.Generator
+    E: np.ndarray | CentredImages, k1: int, k2: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""(2D)^2PCA bases of Zhang & Zhou (2005): top eigenvectors of the row and column
-    scatters :math:`\sum_i E_i E_i^\top` and :math:`\sum_i E_i^\top E_i`."""
-    left = right_update(np.swapaxes(E, 1, 2), None, k1, rng)[0]
+    scatters :math:`\sum_i E_i E_i^\top` and :math:`\sum_i E_i^\top E_i`.
+
+    Each scatter is a PCA of image rows, which needs them as one matrix: the left one
+    holds a transposed copy of the images, the right one (for :class:`CentredImages`)
+    the images themselves, one after the other, so about one copy of the data besides
+    ``E``.
+    """
+    transposed = E.transposed() if isinstance(E, CentredImages) else np.swapaxes(E, 1, 2)
+    left = right_update(transposed, None, k1, rng)[0]
+    del transposed
     right = right_update(E, None, k2, rng)[0]
     return left, right
 
 
 def normalize_bases(
-    E: np.ndarray, left: np.ndarray | None, right: np.ndarray, weights: np.ndarray | None = None
+    E: np.ndarray | CentredImages,
+    left: np.ndarray | None,
+    right: np.ndarray,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray]:
     r"""Fix the bases within their spans: principal axes, then deterministic signs.
 
@@ -186,12 +311,12 @@ def normalize_bases(
     each column's largest entry is made positive. Then the rows of
     :func:`kron_components` have positive largest entries too.
     """
-    Z = project_images(E, left, right)
-    d = np.ones(E.shape[0]) if weights is None else weights
+    Z = _per_image(E, lambda block: project_images(block, left, right))
+    dZ = Z if weights is None else Z * weights[:, None, None]
     if left is not None:
-        _, Q = np.linalg.eigh(np.einsum("n,nab,ncb->ac", d, Z, Z))
+        _, Q = np.linalg.eigh(np.tensordot(dZ, Z, axes=([0, 2], [0, 2])))
         left = flip_component_signs((left @ Q[:, ::-1]).T).T
-    _, Q = np.linalg.eigh(np.einsum("n,nab,nac->bc", d, Z, Z))
+    _, Q = np.linalg.eigh(np.tensordot(dZ, Z, axes=([0, 1], [0, 1])))
     right = flip_component_signs((right @ Q[:, ::-1]).T).T
     return left, right
 
@@ -200,11 +325,21 @@ def _state_view(mean_2d: Callable[[], np.ndarray], left, right, height: int):
     return (lambda: kron_components(left, right, height), lambda: mean_2d().ravel())
 
 
+def _result_components(left, right, shape: tuple[int, int], dense: bool) -> np.ndarray:
+    """:func:`kron_components`, or an empty ``(0, h w)`` array when ``dense`` is False."""
+    h, w = shape
+    return kron_components(left, right, h) if dense else np.empty((0, h * w))
+
+
 # --- 2DPCA --------------------------------------------------------------------------------
 
 
 def solve_two_d_pca(
-    images: np.ndarray, n_components: int, *, rng: np.random.Generator
+    images: np.ndarray,
+    n_components: int,
+    *,
+    rng: np.random.Generator,
+    dense_components: bool = True,
 ) -> SolverResult:
     r"""2DPCA of Yang et al. (2004): the top-``k`` eigenvectors of the image scatter.
 
@@ -221,6 +356,9 @@ def solve_two_d_pca(
         Number of projection axes ``k``.
     rng : numpy.random.Generator
         Completes the basis when ``G`` has fewer than ``k`` positive eigenvalues.
+    dense_components : bool, default=True
+        Build ``components`` (``h k x h w``, for ``k`` close to ``n / h`` as large as the
+        data); ``False`` returns an empty ``(0, h w)`` array instead.
 
     Returns
     -------
@@ -228,8 +366,12 @@ def solve_two_d_pca(
         ``components`` are the rows of :math:`(I_h \otimes V)^\top`; ``objective`` holds
         :math:`J(V)`; ``info`` has ``right_components`` (V) and ``explained_variance``
         (the top-``k`` eigenvalues of ``G``).
+
+    Notes
+    -----
+    Holds the centred images (one copy of the data) and blocks of the scatter pass.
     """
-    n, h, _ = images.shape
+    n, h, w = images.shape
     mean = images.mean(axis=0, dtype=np.float64)
     E = images - mean
     V, vals = right_update(E, None, n_components, rng)
@@ -237,7 +379,7 @@ def solve_two_d_pca(
     explained = np.zeros(n_components)
     explained[: min(vals.size, n_components)] = vals[:n_components] / n
     return SolverResult(
-        components=kron_components(None, V, h),
+        components=_result_components(None, V, (h, w), dense_components),
         mean=mean.ravel(),
         weights=None,
         n_iter=1,
@@ -261,6 +403,7 @@ def solve_glram(
     max_iter: int = 100,
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
+    dense_components: bool = True,
 ) -> SolverResult:
     r"""GLRAM (Ye 2005): :math:`\max_{L^\top L = I, R^\top R = I} \sum_i \lVert L^\top
     (A_i - M) R \rVert_F^2` by alternating eigen-updates.
@@ -288,12 +431,20 @@ def solve_glram(
         ``tol``.
     callback : callable, optional
         ``callback(iteration, state)``; returning ``True`` stops.
+    dense_components : bool, default=True
+        Build ``components`` (:func:`kron_components`); ``False`` returns an empty
+        ``(0, h w)`` array instead.
 
     Returns
     -------
     SolverResult
         ``objective`` holds :math:`\sum_i \lVert L^\top E_i R\rVert_F^2` after each sweep
         (non-decreasing); ``info`` has ``left_components`` and ``right_components``.
+
+    Notes
+    -----
+    Holds the centred images (one copy of the data) and products of ``n k h`` or
+    ``n k w`` entries.
     """
     _, h, w = images.shape
     k1, k2 = n_components
@@ -322,7 +473,7 @@ def solve_glram(
             break
     left, right = normalize_bases(E, left, right)
     return SolverResult(
-        components=kron_components(left, right, h),
+        components=_result_components(left, right, (h, w), dense_components),
         mean=mean.ravel(),
         weights=None,
         n_iter=len(history),
@@ -343,7 +494,7 @@ class _Iterate:
     left: np.ndarray
     right: np.ndarray
     mean0: np.ndarray  # mean minus the pre-centring image
-    residual_images: np.ndarray  # A_i - M, shape (n, h, w)
+    residual_images: CentredImages  # A_i - M, formed block by block on demand
 
 
 def solve_robust_two_d_pca(
@@ -356,6 +507,7 @@ def solve_robust_two_d_pca(
     max_iter: int = 100,
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
+    dense_components: bool = True,
 ) -> SolverResult:
     r"""Robust 2DPCA with the optimal mean: problem (5) of Zhang & Tong (2019).
 
@@ -392,23 +544,35 @@ def solve_robust_two_d_pca(
         by default (:func:`initial_two_d_bases`).
     max_iter, tol, callback
         See :func:`~robustpca.solvers.minimize_reweighted`.
+    dense_components : bool, default=True
+        Build ``components`` (:func:`kron_components`); ``False`` returns an empty
+        ``(0, h w)`` array instead.
 
     Returns
     -------
     SolverResult
         ``weights`` are the :math:`d_i` at the solution; ``info`` has ``left_components``,
         ``right_components`` and ``residuals`` (the per-image Frobenius residuals).
+
+    Notes
+    -----
+    Holds the pre-centred images :math:`A_i - \bar A` (one copy of the data; the
+    starting bases, computed before, hold one copy too). Every pass of an iteration
+    (the two eigen-updates, the residuals) forms :math:`A_i - M` by blocks of images
+    (:class:`CentredImages`), so an iteration allocates no data-sized array.
     """
-    n, h, _ = images.shape
+    n, h, w = images.shape
     k1, k2 = n_components
     center = images.mean(axis=0, dtype=np.float64)
+    if init is None:  # before A0 exists, so that the copies it holds never meet A0
+        init = initial_two_d_bases(CentredImages(images, center), k1, k2, rng)
+    left, right = init
     A0 = images - center  # pre-centred for accuracy; the solution does not depend on it
-    left, right = init if init is not None else initial_two_d_bases(A0, k1, k2, rng)
     current = {"right": right}
 
     def solve_weighted(d: np.ndarray) -> _Iterate:
         m0 = np.tensordot(d, A0, axes=1) / d.sum()
-        E = A0 - m0
+        E = CentredImages(A0, m0)
         L = left_update(E, current["right"], k1, rng, d)[0]
         R = right_update(E, L, k2, rng, d)[0]
         current["right"] = R
@@ -428,7 +592,7 @@ def solve_robust_two_d_pca(
     weights = res.weights if np.any(res.weights > 0) else res.used_weights
     left, right = normalize_bases(it.residual_images, it.left, it.right, weights)
     return SolverResult(
-        components=kron_components(left, right, h),
+        components=_result_components(left, right, (h, w), dense_components),
         mean=(center + it.mean0).ravel(),
         weights=res.weights,
         n_iter=res.n_iter,
