@@ -6,6 +6,7 @@ import numbers
 import warnings
 
 from .._validation import check_nonnegative_float, resolve_epsilon
+from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
 from ..losses import make_loss
 from ..solvers import StopReason, solve_optimal_mean_pca
@@ -148,13 +149,20 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         # the subproblem first: its centred Gram matrix gives the loss's scale for free
-        problem = WeightedPCAProblem(X, self.n_components_, rng)
+        return self._solve(WeightedPCAProblem(X, self.n_components_, rng), X)
+
+    def _fit_solver_namespace(self, X, xp, device, rng):
+        """The same solve with every pass over ``X`` in its array namespace, on its device
+        (:class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`)."""
+        return self._solve(ArrayAPIWeightedPCAProblem(X, self.n_components_, rng, xp, device), X)
+
+    def _solve(self, problem, X):
         loss, self.epsilon_ = self._loss_for_scale(problem.mean_sq_distance())
         result = solve_optimal_mean_pca(
             X,
             self.n_components_,
             loss,
-            rng=rng,
+            rng=problem.rng,
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
@@ -166,6 +174,6 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
                 "zero and the last subspace with a positive weight is returned. Increase "
                 "threshold.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
         return result
