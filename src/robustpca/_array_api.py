@@ -1,7 +1,8 @@
 """Array API support: the estimators convert at their boundary, in one place.
 
 The solvers are NumPy/SciPy code (LAPACK eigensolvers, BLAS passes over blocks), with one
-exception: :class:`~robustpca.OptimalMeanPCA` solves in the input's namespace
+exception: :class:`~robustpca.OptimalMeanPCA`, :class:`~robustpca.HQPCA` and
+:class:`~robustpca.PCA` solve in the input's namespace
 (``_fit_solver_namespace``, :mod:`robustpca.array_api_linalg`). Any other estimator
 given an array of another array-API namespace (``array_api_strict``, PyTorch,
 CuPy, ...) under ``sklearn.config_context(array_api_dispatch=True)`` therefore

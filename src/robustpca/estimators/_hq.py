@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 
-from ..linalg import row_sq_distances
+from ..array_api_linalg import ArrayAPIWeightedPCAProblem
+from ..linalg import WeightedPCAProblem
 from ..losses import WelschLoss
 from ..solvers import StopReason, solve_optimal_mean_pca
 from ._base import BaseSubspaceEstimator
@@ -152,6 +153,14 @@ class HQPCA(BaseSubspaceEstimator):
         self.random_state = random_state
 
     def _fit_solver(self, X, rng, sample_weight=None):
+        return self._solve(WeightedPCAProblem(X, self.n_components_, rng))
+
+    def _fit_solver_namespace(self, X, xp, device, rng):
+        """The same solve with every pass over ``X`` in its array namespace, on its device
+        (:class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`)."""
+        return self._solve(ArrayAPIWeightedPCAProblem(X, self.n_components_, rng, xp, device))
+
+    def _solve(self, problem):
         width = check_kernel_width(self.kernel_width)
         loss = WelschLoss(kernel_width=width)
         # An exact fit leaves residuals at rounding level, where the relative objective
@@ -159,7 +168,7 @@ class HQPCA(BaseSubspaceEstimator):
         # rho(r) >= min(r^2, sigma^2) / 3, so an objective below this level means tiny
         # residuals even for a tiny fixed sigma (with the adaptive sigma, r_i^2 <= 2 N
         # sigma^2 and the objective is at least sum_i r_i^2 / (4 N)).
-        scale = 0.5 * float(row_sq_distances(X, X.mean(axis=0, dtype=np.float64)).sum())
+        scale = 0.5 * problem.mean_sq_distance() * problem.n_samples
         exact_level = EXACT_RTOL * (scale if width is None else min(scale, width * width))
         exact = []
 
@@ -172,13 +181,14 @@ class HQPCA(BaseSubspaceEstimator):
             return False
 
         result = solve_optimal_mean_pca(
-            X,
+            problem.X,
             self.n_components_,
             loss,
-            rng=rng,
+            rng=problem.rng,
             max_iter=self.max_iter,
             tol=self.tol,
             callback=monitor,
+            problem=problem,
         )
         if exact:
             result = dataclasses.replace(result, stop_reason=StopReason.EXACT, converged=True)
@@ -188,7 +198,7 @@ class HQPCA(BaseSubspaceEstimator):
                 "correntropy weight underflowed to zero; the last subspace with a positive "
                 "weight is returned. Increase kernel_width.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
         sigma = loss.resolve(result.info["residuals"]).kernel_width
         return dataclasses.replace(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_sample_weight
+from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..solvers import solve_weighted_pca
 from ._base import BaseSubspaceEstimator
 
@@ -79,7 +80,16 @@ class PCA(BaseSubspaceEstimator):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         w = check_sample_weight(sample_weight, X.shape[0])
-        result = solve_weighted_pca(X, self.n_components_, w, rng=rng)
+        return self._finish(solve_weighted_pca(X, self.n_components_, w, rng=rng))
+
+    def _fit_solver_namespace(self, X, xp, device, rng):
+        """PCA with the passes over ``X`` in its array namespace, on its device
+        (:class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`)."""
+        problem = ArrayAPIWeightedPCAProblem(X, self.n_components_, rng, xp, device)
+        w = np.ones(X.shape[0])
+        return self._finish(solve_weighted_pca(X, self.n_components_, w, rng=rng, problem=problem))
+
+    def _finish(self, result):
         total = result.info.pop("total_variance")
         ratio = (
             result.info["explained_variance"] / total

@@ -30,14 +30,19 @@ def solve_weighted_pca(
     *,
     rng: np.random.Generator,
     route: str = "auto",
+    problem=None,
 ) -> SolverResult:
     r"""Weighted PCA in closed form: problem (14) of Nie et al. (2014) for fixed weights.
 
     ``mean`` is :math:`X^\top d / 1^\top d` and ``components`` the top eigenvectors of
     :math:`\sum_i d_i (x_i - b)(x_i - b)^\top`. ``objective`` holds the single value
-    :math:`\sum_i d_i \lVert (I-UU^\top)(x_i-b)\rVert^2`.
+    :math:`\sum_i d_i \lVert (I-UU^\top)(x_i-b)\rVert^2`. ``problem``: the subproblem of
+    ``X`` already built (e.g. an
+    :class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`); ``route`` is then
+    ignored.
     """
-    problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)
+    if problem is None:
+        problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)
     sub = problem.solve(weights)
     r = sub.residuals()
     total_weight = float(weights.sum())
