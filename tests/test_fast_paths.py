@@ -360,3 +360,17 @@ def test_mean_sq_distance_is_the_spread_about_the_mean(route):
     problem = WeightedPCAProblem(X, 2, np.random.default_rng(0), route=route)
     expected = np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
     assert problem.mean_sq_distance() == pytest.approx(expected, rel=1e-12)
+
+
+def test_scatter_solve_without_residuals_gives_the_same_subspace():
+    """``residuals=False`` skips the residual pass and nothing else."""
+    X = random_data(3, 300, 12)
+    w = np.random.default_rng(0).uniform(0.5, 1.5, 300)
+    full = WeightedPCAProblem(X, 3, np.random.default_rng(0), route="scatter").solve(w)
+    lean = WeightedPCAProblem(X, 3, np.random.default_rng(0), route="scatter").solve(
+        w, residuals=False
+    )
+    np.testing.assert_array_equal(lean.basis(), full.basis())
+    np.testing.assert_array_equal(lean.eigvals, full.eigvals)
+    with pytest.raises(ValueError, match="residuals=False"):
+        lean.residuals()

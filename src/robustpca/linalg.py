@@ -482,6 +482,8 @@ class WeightedSubspace:
 
     def residuals(self) -> np.ndarray:
         """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples."""
+        if self._residual_sq is None:
+            raise ValueError("this subspace was solved with residuals=False")
         return np.sqrt(self._residual_sq)
 
     def mean(self) -> np.ndarray:
@@ -590,10 +592,15 @@ class WeightedPCAProblem:
         mean = self.center if self._center_is_mean else self.X.mean(axis=0, dtype=np.float64)
         return float(row_sq_distances(self.X, mean, self._work).sum()) / self.n_samples
 
-    def solve(self, weights: np.ndarray) -> WeightedSubspace:
-        """Solve problem (14) of Nie et al. (2014) for the given weights."""
+    def solve(self, weights: np.ndarray, *, residuals: bool = True) -> WeightedSubspace:
+        """Solve problem (14) of Nie et al. (2014) for the given weights.
+
+        ``residuals=False`` skips the scatter route's second pass over the data (the
+        residuals of the training samples) for callers that need only the basis and the
+        eigenvalues; the Gram route gets them at ``O(n^2 k)`` either way.
+        """
         if not self.gram:
-            return self._solve_scatter(weights)
+            return self._solve_scatter(weights, residuals)
         with single_blas_thread(self.n_samples <= SMALL_GRAM):
             return self._solve_gram(weights)
 
@@ -666,7 +673,7 @@ class WeightedPCAProblem:
         return subspace_sq_residuals(self.X, point, U, self._work)
 
     # -- scatter route ------------------------------------------------------------------
-    def _solve_scatter(self, w: np.ndarray) -> WeightedSubspace:
+    def _solve_scatter(self, w: np.ndarray, residuals: bool = True) -> WeightedSubspace:
         X = self.X
         n, d = X.shape
         s = float(w.sum())
@@ -693,7 +700,9 @@ class WeightedPCAProblem:
         vals, vecs = self._eigh(S)
         usable = positive_eigen_mask(vals)
         U = np.ascontiguousarray(vecs[:, usable])
-        sq, r2 = self._scatter_residuals(self.center + self._shift, U)
+        sq = r2 = None
+        if residuals:
+            sq, r2 = self._scatter_residuals(self.center + self._shift, U)
         return WeightedSubspace(self, w, self._shift.copy(), vals[usable], U, sq, r2)
 
     def _scatter_residuals(self, point: np.ndarray, U: np.ndarray):

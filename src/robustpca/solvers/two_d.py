@@ -236,7 +236,7 @@ def top_directions(
     w = np.ones(m) if weights is None else weights
     # at most m directions carry data (WeightedPCAProblem assumes k <= n_samples); the
     # rest complete the basis inside the null space of the scatter
-    sub = WeightedPCAProblem(Y, min(k, m), rng, center=False).solve(w)
+    sub = WeightedPCAProblem(Y, min(k, m), rng, center=False).solve(w, residuals=False)
     return complete_orthonormal(sub.basis(), k, rng), sub.eigvals
 
 
