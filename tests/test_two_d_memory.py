@@ -26,6 +26,7 @@ from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.estimators._l21_two_d import L21TwoDPCA
 from robustpca.estimators._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 from robustpca.losses import CappedL2Loss, L21Loss
+from robustpca.solvers.l21_two_d import solve_l21_two_d
 from robustpca.solvers.two_d import (
     CentredImages,
     glram_objective,
@@ -235,8 +236,9 @@ def test_robust_solver_with_one_image_per_block_equals_default_blocks(loss, monk
         lambda im, **kw: solve_robust_two_d_pca(
             im, (2, 3), L21Loss(epsilon=1e-12), rng=np.random.default_rng(0), **kw
         ),
+        lambda im, **kw: solve_l21_two_d(im, (2, 3), rng=np.random.default_rng(0), **kw),
     ],
-    ids=["2dpca", "glram", "r2dpca"],
+    ids=["2dpca", "glram", "r2dpca", "l21"],
 )
 def test_dense_components_flag_changes_nothing_else(solve):
     images = np.random.default_rng(4).normal(size=(20, 6, 5))

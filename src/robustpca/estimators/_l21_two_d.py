@@ -112,6 +112,7 @@ class L21TwoDPCA(BaseTwoDEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
+            dense_components=False,
         )
 
     def l21_objective(self, X) -> float:

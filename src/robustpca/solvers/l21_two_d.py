@@ -26,7 +26,13 @@ import numpy as np
 
 from ._result import IterationState, SolverResult, StopReason, relative_change
 from .convex_maximization import l21_row_subgradients, maximize_linearized
-from .two_d import _state_view, initial_two_d_bases, kron_components, normalize_bases
+from .two_d import (
+    CentredImages,
+    _result_components,
+    _state_view,
+    initial_two_d_bases,
+    normalize_bases,
+)
 
 __all__ = ["l21_two_d_objective", "l21_two_d_update", "solve_l21_two_d"]
 
@@ -96,6 +102,7 @@ def solve_l21_two_d(
     max_iter: int = 100,
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
+    dense_components: bool = True,
 ) -> SolverResult:
     """Solve problem (27) of Nie & Huang on images centred by their arithmetic mean.
 
@@ -116,6 +123,9 @@ def solve_l21_two_d(
         most ``tol``; each inner loop stops on the same criterion.
     callback : callable, optional
         ``callback(iteration, state)`` after each alternation; returning ``True`` stops.
+    dense_components : bool, default=True
+        Whether ``components`` holds the dense ``(U kron V)^T`` (``k1 k2 x h w``); the
+        estimator, which derives it on demand, passes ``False``.
 
     Returns
     -------
@@ -127,15 +137,17 @@ def solve_l21_two_d(
     _, h, w = images.shape
     k1, k2 = n_components
     mean = images.mean(axis=0, dtype=np.float64)
-    E = images - mean
-    Et = np.swapaxes(E, 1, 2)
     if isinstance(init, str) and init == "2dpca":
-        U, V = initial_two_d_bases(E, k1, k2, rng)
+        # from blocks of centred images, before the centred copy exists (the row scatter
+        # needs a transposed copy of whatever it is given)
+        U, V = initial_two_d_bases(CentredImages(images, mean), k1, k2, rng)
     elif isinstance(init, str) and init == "random":
         U = np.linalg.qr(rng.standard_normal((h, k1)))[0]
         V = np.linalg.qr(rng.standard_normal((w, k2)))[0]
     else:
         U, V = (np.asarray(b, dtype=float) for b in init)
+    E = images - mean
+    Et = np.swapaxes(E, 1, 2)
     previous = l21_two_d_objective(E, U, V)
     history: list[float] = []
     stop_reason, converged = StopReason.MAX_ITER, False
@@ -158,7 +170,7 @@ def solve_l21_two_d(
         previous = history[-1]
     U, V = normalize_bases(E, U, V)
     return SolverResult(
-        components=kron_components(U, V, h),
+        components=_result_components(U, V, (h, w), dense_components),
         mean=mean.ravel(),
         weights=None,
         n_iter=len(history),
