@@ -374,3 +374,43 @@ def test_scatter_solve_without_residuals_gives_the_same_subspace():
     np.testing.assert_array_equal(lean.eigvals, full.eigvals)
     with pytest.raises(ValueError, match="residuals=False"):
         lean.residuals()
+
+
+def test_hopeless_warm_start_gives_up_after_two_steps(monkeypatch):
+    """A start whose residual shrinks too slowly to reach WARM_RTOL within WARM_MAX_STEPS
+    is abandoned after two block-Krylov steps (not all of them): a flat spectrum and a
+    random start."""
+    rng = np.random.default_rng(0)
+    n, k = 300, 5
+    Q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    A = (Q * np.linspace(1.0, 0.9, n)) @ Q.T
+    V = np.linalg.qr(rng.standard_normal((n, k + linalg.WARM_EXTRA)))[0]
+    steps = []
+    real_qr = np.linalg.qr
+    monkeypatch.setattr(
+        np.linalg, "qr", lambda M, *a, **kw: steps.append(1) or real_qr(M, *a, **kw)
+    )
+    assert linalg._krylov_ritz(A, V, k, linalg.WARM_MAX_STEPS, linalg.WARM_RTOL) is None
+    assert len(steps) == 2 < linalg.WARM_MAX_STEPS
+
+
+def test_warm_start_eigh_on_the_rows_of_positive_weight():
+    """Rows and columns of zero weight are left out of the eigenproblem: the same
+    eigenvalues, the vectors zero off the kept rows, and warm starts across calls whose
+    kept rows differ."""
+    rng = np.random.default_rng(1)
+    n, k = 120, 4
+    solver = WarmStartEigh(k, min_size=50)
+    for drop in (10, 25, 10):
+        B = rng.standard_normal((n, 200)) * np.linspace(3, 0.1, 200)
+        A = B @ B.T
+        rows = np.sort(rng.choice(n, n - drop, replace=False))
+        mask = np.zeros(n, bool)
+        mask[rows] = True
+        A[~mask] = 0.0
+        A[:, ~mask] = 0.0
+        vals, vecs = solver(A, rows)
+        ref_vals, ref_vecs = top_eigh(A, k)
+        np.testing.assert_allclose(vals, ref_vals, rtol=1e-10)
+        assert np.all(vecs[~mask] == 0.0)
+        assert np.abs(projector(vecs) - projector(ref_vecs)).max() < 1e-8

@@ -229,10 +229,13 @@ def _krylov_ritz(A: np.ndarray, V: np.ndarray, k: int, max_steps: int, rtol: flo
     """Rayleigh-Ritz on ``span[V, AV]``, repeated until the top ``k`` pairs converge.
 
     Returns ``(values, vectors, block)`` (``block``: the ``len(V.T)`` leading Ritz
-    vectors, the next start) or ``None`` when ``max_steps`` steps do not reach ``rtol``.
+    vectors, the next start) or ``None`` when ``max_steps`` steps do not reach ``rtol``,
+    or as soon as the residual, shrinking at the rate of the last step, would not reach
+    it within them: a hopeless start costs 2 steps, not ``max_steps``.
     """
     m = V.shape[1]
-    for _ in range(max_steps):
+    previous = None
+    for step in range(1, max_steps + 1):
         Q, _ = np.linalg.qr(np.hstack([V, A @ V]))
         AQ = A @ Q
         H = Q.T @ AQ
@@ -240,8 +243,12 @@ def _krylov_ritz(A: np.ndarray, V: np.ndarray, k: int, max_steps: int, rtol: flo
         w, S = w[::-1], S[:, ::-1]
         V = Q @ S[:, :m]
         residual = AQ @ S[:, :k] - V[:, :k] * w[:k]
-        if np.linalg.norm(residual, axis=0).max() <= rtol * abs(w[0]):
+        size, target = np.linalg.norm(residual, axis=0).max(), rtol * abs(w[0])
+        if size <= target:
             return w[:k], V[:, :k], V
+        if previous is not None and size * (size / previous) ** (max_steps - step) > target:
+            return None
+        previous = size
     return None
 
 
@@ -266,26 +273,45 @@ class WarmStartEigh:
         self.n_warm = 0
         self.n_exact = 0
 
-    def __call__(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, A: np.ndarray, rows: np.ndarray | None = None):
+        """Top-``k`` eigenpairs of ``A``, or of ``A[rows][:, rows]`` when the other rows
+        and columns of ``A`` are zero (zero weights): the same nonzero eigenpairs from a
+        smaller matrix, the vectors returned with zeros off ``rows``. The warm-start block
+        is kept in ``A``'s coordinates, so ``rows`` may change between calls."""
+        N = A.shape[0]
+        if rows is not None:
+            A = A[np.ix_(rows, rows)]
         n = A.shape[0]
         k = min(self.k, n)
         m = min(k + WARM_EXTRA, n)
         if n < self.min_size or 4 * m >= n:
             self.n_exact += 1
-            return top_eigh(A, k)
-        warm = self._block is not None and self._block.shape == (n, m) and not self._failed
+            vals, vecs = top_eigh(A, k)
+            return vals, _pad_rows(vecs, rows, N)
+        warm = self._block is not None and self._block.shape == (N, m) and not self._failed
         if warm:
-            found = _krylov_ritz(A, self._block, k, WARM_MAX_STEPS, WARM_RTOL)
+            start = self._block if rows is None else self._block[rows]
+            found = _krylov_ritz(A, start, k, WARM_MAX_STEPS, WARM_RTOL)
             if found is not None:
-                vals, vecs, self._block = found
+                vals, vecs, block = found
+                self._block = _pad_rows(block, rows, N)
                 self.n_warm += 1
-                return vals, vecs
+                return vals, _pad_rows(vecs, rows, N)
         # after a failed warm start the next call goes straight to LAPACK (bounded waste)
         self._failed = warm
         vals, vecs = top_eigh(A, m)
-        self._block = vecs
+        self._block = _pad_rows(vecs, rows, N)
         self.n_exact += 1
-        return vals[:k], vecs[:, :k]
+        return vals[:k], self._block[:, :k]
+
+
+def _pad_rows(V: np.ndarray, rows: np.ndarray | None, n: int) -> np.ndarray:
+    """``V`` as the rows ``rows`` of an ``n``-row matrix that is zero elsewhere."""
+    if rows is None:
+        return V
+    out = np.zeros((n, V.shape[1]))
+    out[rows] = V
+    return out
 
 
 def complete_orthonormal(basis: np.ndarray, n_columns: int, rng: np.random.Generator) -> np.ndarray:
@@ -650,7 +676,8 @@ class WeightedPCAProblem:
         sw = np.sqrt(w)
         K = np.multiply(Gcc, sw[:, None], out=self._K)
         K *= sw[None, :]
-        vals, vecs = self._eigh(K)
+        # samples of weight zero have zero rows and columns in K: leave them out
+        vals, vecs = self._eigh(K, None if np.all(w > 0) else np.flatnonzero(w > 0))
         usable = positive_eigen_mask(vals)
         vals, vecs = vals[usable], vecs[:, usable]
         coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
