@@ -13,11 +13,12 @@ from scipy.linalg import subspace_angles
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import PCA, OptimalMeanPCA
+from robustpca import PCA, OptimalMeanPCA, linalg
 from robustpca.datasets import occlude_blocks
 from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
 from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers.adaptive_neighbors import (
+    RESIDUAL_RTOL,
     adaptive_neighbor_gamma,
     adaptive_neighbor_weights,
     rwl_an_objective,
@@ -309,6 +310,33 @@ def test_gram_and_scatter_routes_agree():
     np.testing.assert_allclose(a.objective, b.objective, rtol=1e-8)
     np.testing.assert_allclose(a.weights, b.weights, atol=1e-10)
     assert np.degrees(subspace_angles(a.components.T, b.components.T)).max() < 1e-6
+
+
+@pytest.mark.parametrize("route", ["scatter", "gram"])
+@pytest.mark.parametrize(("m", "k"), [(2, 22), (3, 3)], ids=["full-basis", "completed-basis"])
+def test_returned_residuals_weights_and_gamma_are_those_of_the_returned_subspace(route, m, k):
+    """info['residuals'] are the residual norms at the returned mean and basis (rounding
+    -level ones 0), whether reused from the loop's last pass (scatter route, full basis)
+    or formed by one more pass (Gram route; a basis completed because k <= m); weights
+    and gamma are Algorithm 1 on their squares. The first 22 samples lie exactly on a
+    plane, which k = 22 finds: the zeroing rule is exercised."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 12)) + 5.0
+    X[22:] += 3.0 * rng.normal(size=(8, 12))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(linalg, "BLOCK_BYTES", 1)  # blocks of one row (or column)
+        res = solve_adaptive_neighbors_pca(
+            X, m, k, rng=np.random.default_rng(0), route=route, max_iter=20
+        )
+    R = (X - res.mean) - ((X - res.mean) @ res.components.T) @ res.components
+    r = np.linalg.norm(R, axis=1)
+    r[r <= RESIDUAL_RTOL * np.linalg.norm(X - res.mean, axis=1)] = 0.0
+    np.testing.assert_allclose(res.info["residuals"], r, rtol=1e-10, atol=1e-12)
+    if m == 2:
+        assert np.count_nonzero(res.info["residuals"][:22]) == 0
+    g = res.info["residuals"] ** 2
+    np.testing.assert_array_equal(res.weights, adaptive_neighbor_weights(g, k))
+    assert res.info["gamma"] == adaptive_neighbor_gamma(g, k)
 
 
 # -- the estimator --------------------------------------------------------------------

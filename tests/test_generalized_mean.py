@@ -13,10 +13,14 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 
+import robustpca.linalg
 from robustpca import PCA
 from robustpca.datasets import occlude_blocks
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
+from robustpca.linalg import row_sq_distances, weighted_row_sum
+from robustpca.losses import L2pLoss
 from robustpca.metrics import total_reconstruction_error
+from robustpca.solvers import minimize_reweighted
 from robustpca.solvers.generalized_mean import (
     generalized_sample_mean,
     resolve_delta,
@@ -99,6 +103,80 @@ def test_algorithm1_objective_never_increases(n, d, seed, p, relative_delta):
     np.testing.assert_allclose(h[0], objective6(X, X.mean(axis=0), p, delta), rtol=1e-12)
     np.testing.assert_allclose(h[-1], objective6(X, result.mean, p, delta), rtol=1e-12)
     np.testing.assert_allclose(result.weights, (result.distances**2 + delta) ** (p - 1), rtol=1e-10)
+
+
+def two_pass_algorithm1(X, p, delta, initial=None, max_iter=10):
+    """Algorithm 1 with its two passes kept apart (the code before they were fused):
+    the weighted mean (eq. 8) about m_S, then the distances to it (eq. 7)."""
+    center = X.mean(axis=0, dtype=np.float64)
+    loss = L2pLoss(p=2.0 * p, epsilon=delta)
+    w0 = np.ones(X.shape[0])
+    if initial is not None:
+        w0 = loss.weights(np.sqrt(row_sq_distances(X, initial)))
+    return minimize_reweighted(
+        lambda a: weighted_row_sum(X, a, center) / a.sum(),
+        lambda m0: np.sqrt(row_sq_distances(X, center + m0)),
+        loss,
+        w0,
+        max_iter=max_iter,
+        tol=-1.0,  # never stop on the objective: both run max_iter iterations
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    d=st.integers(1, 12),
+    seed=st.integers(0, 10_000),
+    p=st.floats(0.05, 1.0),
+    relative_delta=st.sampled_from([0.0, 1e-4, 1e-1]),
+    start=st.booleans(),
+    float32=st.booleans(),
+)
+def test_fused_algorithm1_pass_equals_two_passes(n, d, seed, p, relative_delta, start, float32):
+    """Each iteration of Algorithm 1 reads X once (distances and the next weighted mean in
+    one blocked pass): the iterates, objective and weights equal those of the separate
+    passes to 1e-10, with blocks of one row, from m_S or a given start, float32 data, and
+    delta = 0 (whose weight floor depends on the whole distance vector). With delta = 0
+    and p < 1/2 the mean can converge onto a sample, where (6) has an infinite slope: a
+    rounding-level difference of the mean (7e-15) then moves the objective by 1e-8, so
+    that case is compared with p >= 1/2 only."""
+    if relative_delta == 0.0:
+        p = max(p, 0.5)
+    X = random_data(seed, n, d)
+    X = X.astype(np.float32) if float32 else X
+    delta = relative_delta * float(np.var(X, axis=0, dtype=np.float64).sum())
+    initial = X[0].astype(np.float64) + 0.5 if start else None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(robustpca.linalg, "BLOCK_BYTES", 1)  # blocks of one row (or column)
+        fused = solve_generalized_mean(X, p, delta, initial=initial, max_iter=10, tol=-1.0)
+        ref = two_pass_algorithm1(X, p, delta, initial)
+    center = X.mean(axis=0, dtype=np.float64)
+    scale = 1.0 + float(np.abs(X).max())
+    np.testing.assert_allclose(fused.mean, center + ref.solution, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(fused.objective, ref.objective, rtol=1e-10)
+    np.testing.assert_allclose(fused.distances, ref.residuals, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(fused.weights * p, ref.weights, rtol=1e-9)
+
+
+def test_algorithm1_reads_the_data_once_per_iteration(monkeypatch):
+    """From m_S with delta > 0, every weighted mean comes from the preceding distance
+    pass: the separate weighted-sum pass is never run. With another start the first
+    weights are not those of a pass, and the first weighted mean gets its own pass."""
+    import robustpca.solvers.generalized_mean as module
+
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return weighted_row_sum(*args, **kwargs)
+
+    monkeypatch.setattr(module, "weighted_row_sum", counting)
+    X = random_data(0, 60, 8)
+    result = solve_generalized_mean(X, 0.3, 1e-3, max_iter=30, tol=1e-8)
+    assert result.n_iter > 5 and calls == []
+    solve_generalized_mean(X, 0.3, 1e-3, initial=X[1], max_iter=30, tol=1e-8)
+    assert len(calls) == 1
 
 
 @settings(max_examples=25, deadline=None)

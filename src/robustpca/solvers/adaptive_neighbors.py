@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import WeightedPCAProblem, row_sq_distances, subspace_sq_residuals
+from ..linalg import WeightedPCAProblem, subspace_sq_residuals
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .reweighting import minimize_reweighted
@@ -283,6 +283,23 @@ def _residuals(sub) -> np.ndarray:
     return r
 
 
+def _final_residuals(problem, sub, loop_residuals, mean, basis) -> np.ndarray:
+    """Residual norms at the returned ``mean`` and ``basis``, rounding-level ones set to 0.
+
+    The scatter route formed the loop's last residuals explicitly, in its last pass over
+    the data, from this very mean and basis: they are reused (no pass). The Gram route's
+    are differences of squares, and a completed basis (fewer usable directions than
+    ``n_components``, e.g. ``n_neighbors <= n_components``) is not the loop's: then one
+    blocked pass forms them explicitly (one block of scratch, no ``n x d`` temporary).
+    The rounding threshold uses the ``||x_i - mean||`` of the last solve, as in the loop.
+    """
+    if not problem.gram and sub.eigvals.size >= problem.n_components:
+        return loop_residuals
+    r = np.sqrt(subspace_sq_residuals(problem.X, mean, basis))
+    r[r <= RESIDUAL_RTOL * np.sqrt(sub.sq_norms)] = 0.0
+    return r
+
+
 def solve_adaptive_neighbors_pca(
     X: np.ndarray,
     n_components: int,
@@ -347,18 +364,15 @@ def solve_adaptive_neighbors_pca(
     )
     sub = res.solution
     basis, mean = sub.basis(), sub.mean()
-    # Final residuals and weights from the returned basis itself: they match the loop's
-    # unless the weighted scatter had fewer than n_components directions and the basis
-    # was completed (e.g. n_neighbors <= n_components).
-    r = np.sqrt(subspace_sq_residuals(X, mean, basis))
-    r[r <= RESIDUAL_RTOL * np.sqrt(row_sq_distances(X, mean))] = 0.0
+    r = _final_residuals(problem, sub, res.residuals, mean, basis)
+    p, gamma, _ = loss._solve(r)
     return SolverResult(
         components=basis.T,
         mean=mean,
-        weights=loss.weights(r),
+        weights=p,
         n_iter=res.n_iter,
         converged=res.converged,
         stop_reason=res.stop_reason,
         objective=res.objective,
-        info={"residuals": r, "gamma": loss.gamma_for(r)},
+        info={"residuals": r, "gamma": gamma},
     )

@@ -55,6 +55,9 @@ from sklearn.utils import check_array
 from .._validation import check_nonnegative_float, check_positive_int
 from ..linalg import (
     WeightedPCAProblem,
+    _centred_rows,
+    _row_slices,
+    _Workspace,
     row_sq_distances,
     subspace_sq_residuals,
     weighted_row_sum,
@@ -98,6 +101,51 @@ def resolve_delta(delta, X: np.ndarray) -> float:
         spread = row_sq_distances(X, X.mean(axis=0, dtype=np.float64))
         return AUTO_DELTA * float(spread.sum()) / X.shape[0]
     return check_nonnegative_float(delta, "delta")
+
+
+class _MeanPasses:
+    r"""Algorithm 1's two passes over the data fused into one per iteration.
+
+    The weight :math:`\alpha_i = h'(\lVert x_i - m\rVert^2)` of eq. (7) depends on
+    sample :math:`i` alone, so the pass that measures the distances to the current mean
+    :math:`m` (:meth:`distances`) also accumulates, block by block,
+    :math:`\sum_i \alpha_i (x_i - m)` and with it the next mean of eq. (8). The
+    weighted-mean step (:meth:`weighted_mean`) then returns that prepared mean, but
+    only when it is given exactly the weights the pass computed (what
+    :func:`~robustpca.solvers.minimize_reweighted` does, since ``loss.weights`` is
+    element-wise); any other weights get their own pass. The uniform weights of line 3
+    are prepared at construction: their weighted mean is ``center``, the arithmetic mean.
+
+    Means are offsets ``m0 = m - center`` from the arithmetic mean (for accuracy). Holds
+    one float64 block of rows (about ``BLOCK_BYTES``), the ``n`` weights of the last
+    pass and one ``d``-vector; no ``n x d`` temporary.
+    """
+
+    def __init__(self, X: np.ndarray, loss: L2pLoss, center: np.ndarray):
+        self.X, self.loss, self.center = X, loss, center
+        self._work = _Workspace()
+        self._weights = np.ones(X.shape[0])
+        self._next = np.zeros(X.shape[1])
+
+    def weighted_mean(self, a: np.ndarray) -> np.ndarray:
+        r"""Offset of :math:`\sum_i a_i x_i / \sum_i a_i` (eq. 8) from ``center``."""
+        if np.array_equal(a, self._weights):
+            return self._next
+        return weighted_row_sum(self.X, a, self.center, self._work) / a.sum()
+
+    def distances(self, m0: np.ndarray) -> np.ndarray:
+        """``||x_i - m||`` for ``m = center + m0``, preparing the next weighted mean."""
+        X, (n, d) = self.X, self.X.shape
+        point = self.center + m0
+        r, a, t = np.empty(n), np.empty(n), np.zeros(d)
+        for rows in _row_slices(n, d):
+            B = _centred_rows(X, rows, point, self._work)
+            r[rows] = np.sqrt(np.einsum("ij,ij->i", B, B))
+            a[rows] = self.loss.weights(r[rows])
+            t += a[rows] @ B
+        self._weights = a
+        self._next = m0 + t / a.sum()
+        return r
 
 
 @dataclass(frozen=True)
@@ -170,16 +218,18 @@ def solve_generalized_mean(
     GeneralizedMeanResult
     """
     # the weighted means are formed about m_S, for accuracy only; every pass goes over
-    # blocks of rows (float64, no n x d temporary, float32 X kept as it is)
+    # blocks of rows (float64, no n x d temporary, float32 X kept as it is), and each
+    # iteration reads X once (see _MeanPasses)
     center = X.mean(axis=0, dtype=np.float64)
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
+    passes = _MeanPasses(X, loss, center)
     if initial is None:
         w0 = np.ones(X.shape[0])
     else:
         w0 = loss.weights(np.sqrt(row_sq_distances(X, np.asarray(initial, dtype=np.float64))))
     res = minimize_reweighted(
-        lambda a: weighted_row_sum(X, a, center) / a.sum(),
-        lambda m0: np.sqrt(row_sq_distances(X, center + m0)),
+        passes.weighted_mean,
+        passes.distances,
         loss,
         w0,
         max_iter=max_iter,
