@@ -1,19 +1,23 @@
-"""Chunked (dask) fits on lazily generated tall data: iterations, time per pass, peak RSS.
+"""Chunked (dask) fits on lazily generated tall or wide data: passes, time per pass, peak RSS.
 
 Usage (from the repository root)::
 
     python benchmarks/bench_dask.py                                  # RPCA-OM, 1M and 5M rows
     python benchmarks/bench_dask.py --n-samples 1000000 --estimators om pca l21 r1 gm an
     python benchmarks/bench_dask.py --n-samples 50000000 --json om50m.json
+    python benchmarks/bench_dask.py --wide                           # 2,000 x 500,000 (8 GB)
+    python benchmarks/bench_dask.py --wide --n-features 1500000 --estimators om pca
 
-Each (estimator, n_samples) runs in a fresh Python process, so that ``ru_maxrss`` is the
-peak resident memory of that fit alone. The data are those of
-``examples/dask_out_of_core.py`` (64 features, rank 5, 10% outliers, generated chunk by
-chunk from a seed: nothing is read from disk and nothing is cached between passes). A
-dask callback times every ``dask.compute``, i.e. every pass; ``read`` is one extra pass
-that only generates and sums the chunks (``X.sum(axis=0)``), the cost of the data alone.
-``CPU-s/pass`` (user + system time of all threads) is the number to extrapolate from on a
-shared machine, where wall times depend on the other processes.
+Each (estimator, size) runs in a fresh Python process, so that ``ru_maxrss`` is the
+peak resident memory of that fit alone. Tall data are those of
+``examples/dask_out_of_core.py`` (64 features, rank 5, 10% outliers, chunks of rows);
+wide data (``--wide``) those of ``examples/dask_wide.py`` (2,000 samples, rank 5, 10%
+outliers, blocks of 5,000 whole columns), which take the Gram route. Both are generated
+block by block from a seed: nothing is read from disk and nothing is cached between
+passes. A dask callback times every ``dask.compute``, i.e. every pass; ``read`` is one
+extra pass that only generates and sums the blocks (``X.sum(axis=0)``), the cost of the
+data alone. ``CPU-s/pass`` (user + system time of all threads) is the number to
+extrapolate from on a shared machine, where wall times depend on the other processes.
 Nothing is asserted: it is a measurement.
 """
 
@@ -50,6 +54,7 @@ def run_one(args) -> dict:
     import numpy as np
     from dask.callbacks import Callback
     from dask_out_of_core import cpu_seconds, largest_angle, lazy_low_rank_data, peak_rss_gb
+    from dask_wide import lazy_wide_data
     from sklearn.exceptions import ConvergenceWarning
 
     class PassTimer(Callback):
@@ -65,9 +70,14 @@ def run_one(args) -> dict:
 
     module, name = ESTIMATORS[args.estimator]
     cls = getattr(importlib.import_module(module), name)
-    X, basis, center = lazy_low_rank_data(
-        args.n_samples, args.n_features, rank=args.rank, chunk_rows=args.chunk_rows
-    )
+    if args.wide:
+        X, planted = lazy_wide_data(
+            args.n_samples, args.n_features, rank=args.rank, chunk_cols=args.chunk_cols
+        )
+    else:
+        X, basis, center = lazy_low_rank_data(
+            args.n_samples, args.n_features, rank=args.rank, chunk_rows=args.chunk_rows
+        )
     params = {} if args.estimator == "pca" else {"max_iter": args.max_iter, "tol": args.tol}
     model = cls(n_components=args.rank, **params)
     timer = PassTimer()
@@ -76,11 +86,15 @@ def run_one(args) -> dict:
         tic, cpu = time.perf_counter(), cpu_seconds()
         model.fit(X)
         fit_seconds, cpu = time.perf_counter() - tic, cpu_seconds() - cpu
+    if args.wide:
+        basis, center = planted()
     out = {
         "estimator": name,
+        "layout": "wide" if args.wide else "tall",
         "n_samples": args.n_samples,
         "n_features": args.n_features,
-        "chunk_rows": args.chunk_rows,
+        "chunks": X.numblocks[1] if args.wide else X.numblocks[0],
+        "chunk_shape": [max(c) for c in X.chunks],
         "gb": X.nbytes / 1e9,
         "n_iter": int(model.n_iter_),
         "n_passes": int(model.n_passes_),
@@ -91,7 +105,7 @@ def run_one(args) -> dict:
         "pass_s_max": float(np.max(timer.seconds)),
         "cpu_s_per_pass": cpu / model.n_passes_,
         "angle_deg": largest_angle(model.components_, basis),
-        "mean_error": float(np.linalg.norm(model.mean_ - center)),
+        "mean_rms_error": float(np.linalg.norm(model.mean_ - center) / np.sqrt(args.n_features)),
     }
     if args.read_pass:
         with dask.config.set(scheduler="threads"):
@@ -104,10 +118,12 @@ def run_one(args) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n-samples", type=int, nargs="+", default=[1_000_000, 5_000_000])
+    ap.add_argument("--wide", action="store_true", help="wide data chunked by columns")
+    ap.add_argument("--n-samples", type=int, nargs="+", default=None)
     ap.add_argument("--estimators", nargs="+", default=["om"], choices=sorted(ESTIMATORS))
-    ap.add_argument("--n-features", type=int, default=64)
+    ap.add_argument("--n-features", type=int, default=None)
     ap.add_argument("--chunk-rows", type=int, default=50_000)
+    ap.add_argument("--chunk-cols", type=int, default=5000)
     ap.add_argument("--rank", type=int, default=5)
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--tol", type=float, default=1e-6)
@@ -116,6 +132,10 @@ def main(argv=None) -> int:
     ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--estimator", default="om", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.n_samples is None:
+        args.n_samples = [2000] if args.wide else [1_000_000, 5_000_000]
+    if args.n_features is None:
+        args.n_features = 500_000 if args.wide else 64
     if args.single:  # child process: one fit, one JSON line
         args.n_samples = args.n_samples[0]
         print(json.dumps(run_one(args)))
@@ -124,10 +144,11 @@ def main(argv=None) -> int:
     print(
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}; BLAS threads: "
-        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; scheduler: threads"
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; scheduler: threads; "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        f"{'estimator':>22} {'n_samples':>11} {'GB':>6} {'iter':>5} {'passes':>6} "
+        f"{'estimator':>22} {'n x d':>19} {'GB':>6} {'iter':>5} {'passes':>6} "
         f"{'fit s':>8} {'s/pass':>7} {'CPU-s/pass':>10} {'read s':>7} {'RSS GB':>7} "
         f"{'angle':>7}"
     )
@@ -137,16 +158,19 @@ def main(argv=None) -> int:
             cmd = [
                 sys.executable, __file__, "--single", "--estimator", key, "--n-samples", str(n),
                 "--n-features", str(args.n_features), "--chunk-rows", str(args.chunk_rows),
-                "--rank", str(args.rank), "--max-iter", str(args.max_iter),
-                "--tol", str(args.tol),
+                "--chunk-cols", str(args.chunk_cols), "--rank", str(args.rank),
+                "--max-iter", str(args.max_iter), "--tol", str(args.tol),
             ]  # fmt: skip
+            if args.wide:
+                cmd.append("--wide")
             if not args.read_pass:
                 cmd.append("--no-read-pass")
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             row = json.loads(done.stdout.strip().splitlines()[-1])
             rows.append(row)
+            size = f"{n:,} x {args.n_features:,}"
             print(
-                f"{row['estimator']:>22} {n:>11,} {row['gb']:>6.1f} {row['n_iter']:>5} "
+                f"{row['estimator']:>22} {size:>19} {row['gb']:>6.1f} {row['n_iter']:>5} "
                 f"{row['n_passes']:>6} {row['fit_s']:>8.1f} {row['pass_s_mean']:>7.2f} "
                 f"{row['cpu_s_per_pass']:>10.2f} "
                 f"{row.get('read_pass_s', float('nan')):>7.2f} {row['peak_rss_gb']:>7.2f} "

@@ -1,11 +1,15 @@
-"""The dask route (issue 6): chunked fits with one compute per pass, lazy transforms.
+"""The dask route (issue 6): chunked fits with few computes, lazy transforms.
 
 Every supported estimator fitted on a dask array must reproduce its NumPy fit: the same
 subspace (projector distance <= 1e-8), mean (1e-8 relative), ``n_iter_``, stopping
 reason, objective history and every other fitted attribute, on the threaded scheduler,
-on a ``distributed`` cluster and on the ORL faces chunked by rows. A pass is one
-``dask.compute``: local weight rules take one pass per iteration, global ones (R1-PCA's
-median cutoff, RWL-AN's ``k`` smallest errors, ``epsilon=0``) two.
+on a ``distributed`` cluster and on the ORL faces. A pass is one ``dask.compute``.
+Tall data (rows chunked): local weight rules take one pass per iteration, global ones
+(R1-PCA's median cutoff, RWL-AN's ``k`` smallest errors, ``epsilon=0``) two. Wide data
+(``n_samples < n_features``, chunked by columns or both axes): the Gram pass, no pass
+per iteration except where the NumPy Gram route forms residuals explicitly (one), and
+a last pass for the components and mean. The transforms (``inverse_transform``
+included) build dask graphs without computing anything.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
+from robustpca import _dask
 from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.estimators._l1 import L1PCA
@@ -33,17 +38,23 @@ from robustpca.estimators._l21 import L21PCA
 from robustpca.estimators._optimal_mean import OptimalMeanPCA
 from robustpca.estimators._pca import PCA
 from robustpca.estimators._r1 import R1PCA
+from robustpca.linalg import subspace_sq_residuals
 from robustpca.losses import L21Loss
 from robustpca.metrics import projector_distance
 from robustpca.solvers import StopReason, solve_optimal_mean_pca
 from robustpca.solvers.chunked import (
+    GramPasses,
     Moments,
+    NumpyColumnRunner,
     NumpyPassRunner,
     WeightedPCAStep,
     moments_pass,
     reweight_pass,
 )
-from robustpca.solvers.chunked_pca import solve_optimal_mean_pca_chunked
+from robustpca.solvers.chunked_pca import (
+    solve_optimal_mean_pca_chunked,
+    solve_optimal_mean_pca_gram,
+)
 
 from .conftest import REPO, random_data
 
@@ -135,10 +146,12 @@ def threads():
         yield
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="class")
 def client():
     """One worker, in process (no process start-up cost) but talking TCP on 127.0.0.1:
-    the distributed scheduler's real transport, bound to the loopback interface."""
+    the distributed scheduler's real transport, bound to the loopback interface. Scoped
+    to :class:`TestDistributed`, so that no scheduler thread runs (and draws from the
+    ``random`` module) while hypothesis generates examples in the other tests."""
     with (
         LocalCluster(
             n_workers=1,
@@ -184,27 +197,19 @@ def test_parity_process_scheduler(estimator):
     assert pickle.loads(pickle.dumps(task)).keywords["loss"] == L21Loss(1e-3)
 
 
-@pytest.mark.parametrize("estimator", SIX, ids=lambda e: e.__name__)
-def test_parity_distributed(client, estimator):
-    """The six on a ``distributed`` cluster (default parameters, ``tol=1e-4`` to keep the
-    number of passes small: about 0.1 s each on this scheduler)."""
-    X = data(4, n=150)
-    params = {} if estimator is PCA else {"tol": 1e-4}
-    with dask.config.set(scheduler=client):
-        a, b = check_parity(lambda: estimator(3, **params), X, as_dask(X, rows=50))
-        np.testing.assert_allclose(b.transform(as_dask(X)).compute(), a.transform(X), atol=1e-7)
-
-
 @pytest.mark.realdata
-def test_parity_on_orl_faces_chunked_by_rows(threads, orl):
-    """ORL at 16 x 16 (2 x 2 pooled, n = 400 > d = 256) for all six, chunks of 64 rows,
-    and RPCA-OM on the 32 x 32 faces, where the NumPy fit takes the n x n Gram route
-    (n = 400 < d = 1024) and the chunked one the d x d scatter."""
+def test_parity_on_orl_faces(threads, orl):
+    """All six on ORL at 16 x 16 (2 x 2 pooled, n = 400 > d = 256: the d x d scatter,
+    chunks of 64 rows) and on the 32 x 32 faces (n = 400 < d = 1024: the n x n Gram
+    route, chunks of 100 rows and 256 columns), where every fit takes 2 computes (the
+    Gram pass, the components pass) and RWL-AN a third for its explicit final residuals."""
     X16 = orl.data.reshape(400, 16, 2, 16, 2).mean(axis=(2, 4)).reshape(400, 256)
     dX = as_dask(X16, rows=64)
+    dX32 = da.from_array(orl.data, chunks=(100, 256))
     for estimator in SIX:
         check_parity(lambda e=estimator: e(n_components=10), X16, dX)
-    check_parity(lambda: OptimalMeanPCA(n_components=5), orl.data, as_dask(orl.data))
+        _, b = check_parity(lambda e=estimator: e(n_components=10), orl.data, dX32)
+        assert b.n_passes_ == (3 if estimator is AdaptiveNeighborsPCA else 2), estimator
 
 
 @pytest.mark.parametrize("weights_kind", ["numpy", "dask"])
@@ -442,4 +447,261 @@ def test_example_runs_small(capsys):
     assert summary["converged"] and summary["n_passes"] == summary["n_iter"] + 1
     assert summary["rpca_om_angle_deg"] < 5 < summary["pca_angle_deg"]
     assert summary["rpca_om_mean_error"] < 0.5 * summary["pca_mean_error"]
+    assert "peak resident memory" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- wide data
+def wide_data(seed=0, n=30, d=200):
+    return random_data(seed, n, d)
+
+
+# (id, estimator factory, passes as a function of the fitted model; or an int when the
+# number depends on the iterations that form residuals explicitly, at most one each: the
+# passes beyond those and the 2 of every wide fit)
+WIDE_CONFIGS = [
+    ("om", lambda: OptimalMeanPCA(3), 0),
+    ("om-capped", lambda: OptimalMeanPCA(3, loss="capped", threshold=8.0, random_state=0), 0),
+    ("l21", lambda: L21PCA(3), lambda m: 2),
+    ("l21-random", lambda: L21PCA(3, init="random", random_state=0), lambda m: 3),
+    ("r1-median", lambda: R1PCA(3), lambda m: 2),
+    ("r1-fixed", lambda: R1PCA(3, threshold=1.0), lambda m: 2),
+    ("pca", lambda: PCA(3), lambda m: 2),
+    ("gm", lambda: GeneralizedMeanPCA(3), 0),
+    ("gm-mean", lambda: GeneralizedMeanPCA(3, center="mean", p=0.5), 0),
+    ("an", lambda: AdaptiveNeighborsPCA(3), 0),
+    ("an-random", lambda: AdaptiveNeighborsPCA(3, init="random", random_state=0), 0),
+    # 2 neighbours: a rank-1 weighted scatter, a completed basis whose residuals take
+    # 2 more passes (projections, then residuals, with the explicit d x k basis)
+    ("an-2", lambda: AdaptiveNeighborsPCA(3, n_neighbors=2, random_state=0), 2),
+]
+WIDE_IDS = [c[0] for c in WIDE_CONFIGS]
+
+
+@pytest.mark.parametrize("chunks", [(30, 50), (10, 70)], ids=["by-columns", "both-axes"])
+@pytest.mark.parametrize(("name", "factory", "passes"), WIDE_CONFIGS, ids=WIDE_IDS)
+def test_wide_parity_threads(threads, name, factory, passes, chunks):
+    """n = 30 < d = 200: the Gram route, chunked by columns or by rows and columns."""
+    X = wide_data()
+    X_before = X.copy()
+    a = factory().fit(X)
+    dX = da.from_array(X, chunks=chunks)
+    with CountComputes() as counter:
+        b = factory().fit(dX)
+    assert_same_fit(a, b, dX.chunks[0])
+    assert b.n_passes_ == counter.count
+    if callable(passes):
+        assert b.n_passes_ == passes(b)
+    else:
+        iterations = b.n_iter_ + getattr(b, "center_n_iter_", 0)
+        assert 2 + passes <= b.n_passes_ <= 2 + passes + iterations
+    np.testing.assert_array_equal(X, X_before)
+
+
+def test_wide_explicit_residual_passes(threads):
+    """RPCA-OM on wide data drives samples onto the subspace (weights up to 6e5 times the
+    median): the NumPy Gram route then forms those iterations' residuals explicitly,
+    and so does the chunked one, in one pass each; the fits agree to rounding."""
+    X = wide_data()
+    a = OptimalMeanPCA(3).fit(X)
+    b = OptimalMeanPCA(3).fit(da.from_array(X, chunks=(30, 50)))
+    assert a.weights_.max() > 1e4 * np.median(a.weights_)
+    assert b.n_passes_ > 2
+    assert projector_distance(a.components_, b.components_) <= 1e-12
+    passes = GramPasses(NumpyColumnRunner(X, 13))
+    passes.first_pass()
+    mean = X.mean(axis=0)
+    U = np.linalg.qr(np.random.default_rng(0).normal(size=(200, 3)))[0]
+    r2, sq = passes.sq_residuals(np.zeros(30), U=U)
+    np.testing.assert_allclose(r2, subspace_sq_residuals(X, mean, U), rtol=1e-12)
+    np.testing.assert_allclose(sq, ((X - mean) ** 2).sum(axis=1), rtol=1e-12)
+
+
+def test_wide_epsilon_zero_same_affine_subspace(threads):
+    """RPCA-OM with ``epsilon=0`` on wide data ends with weights 1.6e11 times the median:
+    the subspace, iterations and objective still agree, and so does the affine subspace
+    (the mean off the subspace, 7e-14 here); the mean along the subspace, which problem
+    (13) leaves free (Nie et al. 2014, eq. 15), follows rounding (5e-7 here, on a mean
+    of size 64)."""
+    X = wide_data()
+    a = OptimalMeanPCA(3, epsilon=0.0).fit(X)
+    b = OptimalMeanPCA(3, epsilon=0.0).fit(da.from_array(X, chunks=(30, 50)))
+    assert (a.n_iter_, a.stop_reason_) == (b.n_iter_, b.stop_reason_)
+    assert projector_distance(a.components_, b.components_) <= 1e-12
+    np.testing.assert_allclose(b.objective_history_, a.objective_history_, rtol=1e-12)
+    delta = b.mean_ - a.mean_
+    off_plane = delta - a.components_.T @ (a.components_ @ delta)
+    assert np.linalg.norm(off_plane) <= 1e-12 * np.linalg.norm(a.mean_)
+
+
+class TestDistributed:
+    """The six on a ``distributed`` cluster (``LocalCluster`` on 127.0.0.1), tall and wide."""
+
+    @pytest.mark.parametrize("estimator", SIX, ids=lambda e: e.__name__)
+    def test_parity(self, client, estimator):
+        """Tall data (default parameters, ``tol=1e-4`` to keep the number of passes small:
+        about 0.1 s each on this scheduler)."""
+        X = data(4, n=150)
+        params = {} if estimator is PCA else {"tol": 1e-4}
+        with dask.config.set(scheduler=client):
+            a, b = check_parity(lambda: estimator(3, **params), X, as_dask(X, rows=50))
+            np.testing.assert_allclose(b.transform(as_dask(X)).compute(), a.transform(X), atol=1e-7)
+
+    @pytest.mark.parametrize("estimator", SIX, ids=lambda e: e.__name__)
+    def test_wide_parity(self, client, estimator):
+        """Wide data (24 x 200) chunked by rows and columns: the Gram route."""
+        X = wide_data(4, n=24)
+        params = {} if estimator is PCA else {"tol": 1e-4}
+        dX = da.from_array(X, chunks=(12, 64))
+        with dask.config.set(scheduler=client):
+            a, b = check_parity(lambda: estimator(3, random_state=0, **params), X, dX)
+            np.testing.assert_allclose(b.transform(dX).compute(), a.transform(X), atol=1e-7)
+
+
+@pytest.mark.parametrize("X", [np.zeros((8, 20)), np.ones((8, 20)) * 3.0], ids=["zeros", "const"])
+@pytest.mark.parametrize(("name", "factory", "passes"), WIDE_CONFIGS, ids=WIDE_IDS)
+def test_wide_degenerate_data(threads, X, name, factory, passes):
+    """Zero or constant wide data: no NaN, and the basis completion (random directions
+    in feature space, drawn from ``random_state``) is NumPy's."""
+    if name == "om-capped":
+        factory = lambda: OptimalMeanPCA(3, loss="capped", threshold=1.0)  # noqa: E731
+    dX = da.from_array(X, chunks=(8, 7))
+    _, b = check_parity(lambda: factory().set_params(random_state=0), X, dX)
+    assert np.all(np.isfinite(b.components_))
+
+
+def test_wide_pca_sample_weight_and_errors(threads):
+    X = wide_data(2)
+    dX = da.from_array(X, chunks=(30, 50))
+    w = np.random.default_rng(0).integers(0, 4, X.shape[0]).astype(float)
+    a = PCA(3).fit(X, sample_weight=w)
+    for weights in (w, da.from_array(w, chunks=7)):
+        with CountComputes() as counter:
+            b = PCA(3).fit(dX, sample_weight=weights)
+        assert counter.count == b.n_passes_ == 2  # dask weights come with the Gram pass
+        assert_same_fit(a, b, dX.chunks[0])
+    with pytest.raises(ValueError, match="non-negative"):
+        PCA(2).fit(dX, sample_weight=da.from_array(-np.ones(30), chunks=10))
+    with pytest.raises(ValueError, match="at least one positive"):
+        PCA(2).fit(dX, sample_weight=np.zeros(30))
+    bad = X.copy()
+    bad[3, 150] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        OptimalMeanPCA(2).fit(da.from_array(bad, chunks=(30, 50)))
+
+
+def test_column_blocks_rechunk_only_when_needed(monkeypatch):
+    X = da.zeros((30, 200), chunks=(30, 50))
+    assert _dask.column_blocks(X) is X  # already whole columns: untouched
+    merged = _dask.column_blocks(da.zeros((30, 200), chunks=(10, 50)))
+    assert merged.chunks == ((30,), (50, 50, 50, 50))  # rows merged, columns kept
+    monkeypatch.setattr(_dask, "WIDE_BLOCK_VALUES", 600)
+    split = _dask.column_blocks(da.zeros((30, 200), chunks=(10, 50)))
+    assert split.chunks[0] == (30,) and max(split.chunks[1]) == 20  # 600 values a block
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(2, 12),
+    extra=st.integers(1, 30),
+    chunk=st.integers(1, 45),
+    seed=st.integers(0, 1000),
+    k=st.integers(1, 3),
+)
+def test_gram_solver_matches_numpy_for_any_column_chunking(n, extra, chunk, seed, k):
+    """The Gram-route RPCA-OM over column blocks equals the in-memory one (the same
+    iterates), for blocks of one column up to one block, far from the origin."""
+    d = n + extra
+    X = random_data(seed, n, d) + 1e3
+    k = min(k, n)
+    passes = GramPasses(NumpyColumnRunner(X, chunk))
+    passes.first_pass()
+    Xc = X - X.mean(axis=0)
+    eps = 1e-12 * float(np.einsum("ij,ij->", Xc, Xc)) / n or 1e-12
+    loss = L21Loss(epsilon=eps)
+    a = solve_optimal_mean_pca(X, k, loss, rng=np.random.default_rng(0), max_iter=20)
+    b = solve_optimal_mean_pca_gram(passes, k, loss, rng=np.random.default_rng(0), max_iter=20)
+    assert b.n_iter == a.n_iter and 2 <= passes.run.n_passes <= b.n_iter + 2
+    assert projector_distance(a.components, b.components) <= 1e-7
+    delta = b.mean - a.mean  # off the subspace: rounding only (see the tall version)
+    off_plane = delta - a.components.T @ (a.components @ delta)
+    assert np.linalg.norm(off_plane) <= 1e-10 * np.linalg.norm(a.mean)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
+
+
+# --------------------------------------------------------------------------- laziness
+class BlockSpy:
+    """Wraps a dask array; counts the non-empty blocks that are ever materialised."""
+
+    def __init__(self, X, chunks):
+        self.calls = 0
+        self.array = da.from_array(X, chunks=chunks).map_blocks(
+            self._seen, dtype=X.dtype, meta=np.empty((0, 0), dtype=X.dtype)
+        )
+
+    def _seen(self, block):
+        if block.size:
+            self.calls += 1
+        return block
+
+
+LAZY = ["transform", "reconstruct", "reconstruction_error", "score_samples"]
+
+
+@pytest.mark.parametrize(
+    ("shape", "chunks"),
+    [((240, 8), (50, 8)), ((30, 200), (30, 50)), ((30, 200), (10, 70))],
+    ids=["tall", "wide-by-columns", "wide-both-axes"],
+)
+def test_transforms_build_graphs_without_computing(threads, shape, chunks):
+    """Building every transform computes nothing (no scheduler run, no block
+    materialised), the results match NumPy and stay chunked like the rows of X."""
+    X = random_data(12, *shape)
+    model = OptimalMeanPCA(3).fit(X)
+    spy = BlockSpy(X, chunks)
+    Z = model.transform(X)
+    spy_z = BlockSpy(Z, (chunks[0], 3))
+    with CountComputes() as counter:
+        out = {name: getattr(model, name)(spy.array) for name in LAZY}
+        out["inverse_transform"] = _dask.lazy_method(model, "inverse_transform", spy_z.array)
+    assert counter.count == 0 and spy.calls == 0 and spy_z.calls == 0
+    expected = {name: getattr(model, name)(X) for name in LAZY}
+    expected["inverse_transform"] = model.inverse_transform(Z)
+    for name, lazy in out.items():
+        assert isinstance(lazy, da.Array), name
+        assert lazy.chunks[0] == spy.array.chunks[0], name
+        np.testing.assert_allclose(lazy.compute(), expected[name], rtol=1e-12, atol=1e-9)
+    assert out["reconstruct"].chunks == spy.array.chunks  # the blocks of X
+
+
+def test_inverse_transform_is_lazy(threads):
+    """``inverse_transform`` of a dask array returns a dask array without computing
+    (the public method dispatches to ``lazy_method``), float32 and ints as in NumPy,
+    with feature blocks of dask's ``array.chunk-size``."""
+    X = random_data(13, 30, 200)
+    model = PCA(3).fit(X)
+    Z = model.transform(X)
+    spy = BlockSpy(Z, (10, 3))
+    with CountComputes() as counter:
+        lazy = model.inverse_transform(spy.array)
+    assert counter.count == 0 and spy.calls == 0 and isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), model.inverse_transform(Z), rtol=1e-12)
+    model32 = PCA(3).fit(X.astype(np.float32))
+    Zi = np.round(Z).astype(np.int64)
+    got = model32.inverse_transform(da.from_array(Zi, chunks=(10, 3)))
+    assert got.dtype == model32.inverse_transform(Zi).dtype == np.float32
+    with dask.config.set({"array.chunk-size": "8kB"}):  # 1000 values: 100 columns a block
+        lazy = model.inverse_transform(da.from_array(Z, chunks=(10, 3)))
+    assert lazy.chunks == ((10, 10, 10), (100, 100))
+    np.testing.assert_allclose(lazy.compute(), model.inverse_transform(Z), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"shape \(n_samples, 3\)"):
+        model.inverse_transform(da.from_array(Z[:, :2], chunks=(10, 2)))
+
+
+def test_wide_example_runs_small(capsys):
+    spec = importlib.util.spec_from_file_location("dask_wide", REPO / "examples" / "dask_wide.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    summary = example.main(["--n-samples", "300", "--n-features", "20000", "--chunk-cols", "2000"])
+    assert summary["converged"] and summary["n_passes"] == 2
+    assert summary["rpca_om_angle_deg"] < 1 < summary["pca_angle_deg"]
     assert "peak resident memory" in capsys.readouterr().out

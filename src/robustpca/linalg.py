@@ -41,6 +41,7 @@ steps, checked against the eigen-residual, LAPACK as the fallback); below that L
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 
 import numpy as np
@@ -49,6 +50,7 @@ from scipy.linalg import lapack
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
+    "GramStep",
     "WarmStartEigh",
     "WeightedPCAProblem",
     "WeightedSubspace",
@@ -57,6 +59,7 @@ __all__ = [
     "complete_orthonormal",
     "flip_component_signs",
     "gram_basis",
+    "gram_step",
     "positive_eigen_mask",
     "raw_centred_gram",
     "row_sq_distances",
@@ -490,6 +493,61 @@ def _blocked_centred_gram(X, center: np.ndarray, work: _Workspace | None = None)
     return np.ascontiguousarray(_symmetric_from_upper(G))
 
 
+@dataclasses.dataclass(frozen=True)
+class GramStep:
+    """One Gram-route solve of problem (14): see :func:`gram_step`."""
+
+    c: np.ndarray  # offset coefficient: b = center + X0^T c (zeros without a mean)
+    eigvals: np.ndarray
+    coef: np.ndarray  # U = X_c^T coef (before orthonormalisation)
+    sq: np.ndarray  # ||x_i - b||^2
+    r2: np.ndarray  # ||(I - UU^T)(x_i - b)||^2 as a difference of squares
+    suspicious: bool  # whether r2 must be formed explicitly instead
+
+
+def gram_step(G, w, eigh, with_mean: bool, Gcc_out=None, K_out=None) -> GramStep:
+    r"""The Gram-route step of problem (14) of Nie et al. (2014) on a centred Gram matrix.
+
+    With :math:`c = d / 1^\top d` (or :math:`c = 0` without a mean),
+    :math:`G_c = G - Gc1^\top - 1c^\top G + (c^\top G c) 11^\top`, the top eigenpairs
+    :math:`(\Lambda, V)` of :math:`D^{1/2} G_c D^{1/2}` (by ``eigh(K, rows)``, the rows of
+    positive weight only: zero weights give zero rows and columns) give
+    :math:`U = X_c^\top D^{1/2} V \Lambda^{-1/2}` and the residuals
+    :math:`\operatorname{diag}(G_c) - \lVert (G_c D^{1/2} V \Lambda^{-1/2})_i\rVert^2`.
+    Shared by :class:`WeightedPCAProblem` and the chunked (Dask) Gram route, which differ
+    only in how they form ``U`` and explicit residuals from the data.
+
+    ``suspicious`` flags an iteration whose residuals must be formed explicitly: the
+    difference of squares loses about ``1e-16 ||x_i - b||^2`` to cancellation, and a
+    sample (almost) on the subspace gets a huge weight that amplifies the rounding of its
+    Gram column, so when such a sample exists (a residual below :data:`SUSPICIOUS_RTOL` of
+    its norm, or a weight above :data:`EXTREME_WEIGHT_RATIO` times the median) every
+    residual is formed in feature space (``O(n d k)``, only in these iterations).
+    """
+    if with_mean:
+        c = w / w.sum()
+        Gc_vec = G @ c
+        Gcc = np.subtract(G, Gc_vec[:, None], out=Gcc_out)
+        Gcc -= Gc_vec[None, :]
+        Gcc += c @ Gc_vec
+    else:
+        c = np.zeros_like(w)
+        Gcc = G
+    sw = np.sqrt(w)
+    K = np.multiply(Gcc, sw[:, None], out=K_out)
+    K *= sw[None, :]
+    vals, vecs = eigh(K, None if np.all(w > 0) else np.flatnonzero(w > 0))
+    usable = positive_eigen_mask(vals)
+    vals, vecs = vals[usable], vecs[:, usable]
+    coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
+    proj = Gcc @ coef
+    sq = np.maximum(np.diag(Gcc).copy(), 0.0)
+    r2 = sq - np.einsum("ij,ij->i", proj, proj)
+    extreme = w.max() > EXTREME_WEIGHT_RATIO * np.median(w)
+    suspicious = bool(extreme or np.any(r2 < SUSPICIOUS_RTOL * sq))
+    return GramStep(c, vals, coef, sq, r2, suspicious)
+
+
 class WeightedSubspace:
     """A solution of the weighted-PCA subproblem, in whichever route produced it.
 
@@ -663,37 +721,13 @@ class WeightedPCAProblem:
         return cholesky_qr(U)
 
     def _solve_gram(self, w: np.ndarray) -> WeightedSubspace:
-        G = self.G
-        if self.with_mean:
-            c = w / w.sum()
-            Gc_vec = G @ c
-            Gcc = np.subtract(G, Gc_vec[:, None], out=self._Gcc)
-            Gcc -= Gc_vec[None, :]
-            Gcc += c @ Gc_vec
-        else:
-            c = np.zeros_like(w)
-            Gcc = G
-        sw = np.sqrt(w)
-        K = np.multiply(Gcc, sw[:, None], out=self._K)
-        K *= sw[None, :]
-        # samples of weight zero have zero rows and columns in K: leave them out
-        vals, vecs = self._eigh(K, None if np.all(w > 0) else np.flatnonzero(w > 0))
-        usable = positive_eigen_mask(vals)
-        vals, vecs = vals[usable], vecs[:, usable]
-        coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
-        proj = Gcc @ coef
-        sq = np.maximum(np.diag(Gcc).copy(), 0.0)
-        r2 = sq - np.einsum("ij,ij->i", proj, proj)
-        # r^2 as a difference loses ~1e-16 * ||x_i - b||^2 to cancellation, and a sample
-        # (almost) on the subspace gets a huge weight that amplifies the rounding of its
-        # Gram column. When such a sample exists every residual is formed explicitly in
-        # feature space: O(n d k), paid only in these degenerate iterations.
-        extreme = w.max() > EXTREME_WEIGHT_RATIO * np.median(w)
-        if extreme or np.any(r2 < SUSPICIOUS_RTOL * sq):
-            U = self._gram_basis(c, coef)
-            r2 = self._exact_residuals(self._mean(c), U)
-        r2 = np.clip(r2, 0.0, sq)
-        return WeightedSubspace(self, w, c, vals, coef, sq, r2)
+        step = gram_step(self.G, w, self._eigh, self.with_mean, self._Gcc, self._K)
+        r2 = step.r2
+        if step.suspicious:
+            U = self._gram_basis(step.c, step.coef)
+            r2 = self._exact_residuals(self._mean(step.c), U)
+        r2 = np.clip(r2, 0.0, step.sq)
+        return WeightedSubspace(self, w, step.c, step.eigvals, step.coef, step.sq, r2)
 
     def _exact_residuals(self, point: np.ndarray, U: np.ndarray) -> np.ndarray:
         """``||(I - UU^T)(x_i - point)||^2`` formed explicitly, by blocks of rows."""

@@ -214,6 +214,10 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         ndarray of shape (n_samples, n_features)
         """
+        if is_dask_collection(X):  # lazy: a dask array of the reconstructions
+            from .._dask import lazy_method
+
+            return lazy_method(self, "inverse_transform", X)
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method="inverse_transform")
         xp, _ = get_namespace(X, self.components_)
