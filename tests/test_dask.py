@@ -43,18 +43,15 @@ from robustpca.losses import L21Loss
 from robustpca.metrics import projector_distance
 from robustpca.solvers import StopReason, solve_optimal_mean_pca
 from robustpca.solvers.chunked import (
-    GramPasses,
     Moments,
-    NumpyColumnRunner,
     NumpyPassRunner,
     WeightedPCAStep,
     moments_pass,
     reweight_pass,
 )
-from robustpca.solvers.chunked_pca import (
-    solve_optimal_mean_pca_chunked,
-    solve_optimal_mean_pca_gram,
-)
+from robustpca.solvers.chunked_gram import GramPasses, NumpyColumnRunner
+from robustpca.solvers.chunked_gram_pca import solve_optimal_mean_pca_gram
+from robustpca.solvers.chunked_pca import solve_optimal_mean_pca_chunked
 
 from .conftest import REPO, random_data
 

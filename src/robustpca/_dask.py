@@ -68,22 +68,25 @@ from sklearn.utils.validation import check_is_fitted
 from ._array_api import finish_fit
 from ._validation import check_n_components, check_sample_weight
 from .solvers import StopReason
-from .solvers.chunked import GramPasses, combine_parts, moments_pass, rows_block
+from .solvers.chunked import combine_parts, moments_pass, rows_block
+from .solvers.chunked_gram import GramPasses
+from .solvers.chunked_gram_pca import (
+    solve_adaptive_neighbors_pca_gram,
+    solve_generalized_mean_gram,
+    solve_generalized_mean_pca_gram,
+    solve_l21_pca_gram,
+    solve_optimal_mean_pca_gram,
+    solve_r1_pca_gram,
+    solve_weighted_pca_gram,
+)
 from .solvers.chunked_pca import (
     solve_adaptive_neighbors_pca_chunked,
-    solve_adaptive_neighbors_pca_gram,
     solve_generalized_mean_chunked,
-    solve_generalized_mean_gram,
     solve_generalized_mean_pca_chunked,
-    solve_generalized_mean_pca_gram,
     solve_l21_pca_chunked,
-    solve_l21_pca_gram,
     solve_optimal_mean_pca_chunked,
-    solve_optimal_mean_pca_gram,
     solve_r1_pca_chunked,
-    solve_r1_pca_gram,
     solve_weighted_pca_chunked,
-    solve_weighted_pca_gram,
 )
 from .solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 

@@ -1,4 +1,4 @@
-r"""The reweighting loops in passes over row chunks: the optimisation core of the dask route.
+r"""The reweighting loops in passes over row chunks: the core of the dask route for tall data.
 
 Every reweighting method of Nie et al. (2014, Algorithm 2) alternates a weighted
 closed-form step with a per-sample weight rule. For problem (14),
@@ -26,11 +26,13 @@ every residual; their iterations take two passes, one that brings the ``n`` resi
 norms back (``8 n`` bytes) for the global rule and one that forms the moments with the
 resulting weights (:func:`weights_are_local`).
 
-Wide data (``n_samples < n_features``) take the Gram route instead, as in memory: a
-column runner (:class:`NumpyColumnRunner`, or the dask one) passes over blocks of whole
-columns, :class:`GramPasses` gathers the centred ``n x n`` Gram matrix in one pass, and
-:class:`GramWeightedPCA` solves problem (14) on it in memory, reaching back to the data
-only for explicit residuals and for the final ``d``-dimensional basis and mean.
+Wide data (``n_samples < n_features``) take the Gram route instead, as in memory:
+passes over blocks of whole columns gather the centred ``n x n`` Gram matrix and problem
+(14) is solved on it in memory; those passes and that problem are in
+:mod:`robustpca.solvers.chunked_gram`, which reuses :class:`Rows`, :func:`combine_parts`
+and the sub-block size from here. The per-method solvers built on this module are in
+:mod:`robustpca.solvers.chunked_pca` (and :mod:`robustpca.solvers.chunked_gram_pca` for
+wide data).
 
 A runner is any callable ``run(kernel, rows=None, **params) -> dict`` that applies
 ``kernel(x_block, rows_block, **params)`` to every chunk and adds the returned
@@ -67,41 +69,24 @@ from functools import partial, wraps
 from typing import Any
 
 import numpy as np
-from scipy import linalg as sla
 
-from ..linalg import (
-    SMALL_GRAM,
-    WarmStartEigh,
-    cholesky_qr,
-    complete_orthonormal,
-    gram_step,
-    positive_eigen_mask,
-    single_blas_thread,
-    top_eigh,
-)
+from ..linalg import positive_eigen_mask, top_eigh
 from ..losses import CappedL2Loss, CauchyLoss, HuberLoss, L2pLoss, L21Loss, RobustLoss, WelschLoss
 from ._result import IterationState, StopReason, relative_change
 
 __all__ = [
     "ChunkedReweightingResult",
-    "GramPasses",
-    "GramSubspace",
-    "GramWeightedPCA",
     "Moments",
-    "NumpyColumnRunner",
     "NumpyPassRunner",
     "Rows",
     "SubspaceIterationStep",
     "SubspaceState",
     "WeightedPCAStep",
     "by_sub_blocks",
-    "column_pass",
     "combine_parts",
     "gather_stats",
-    "gram_pass",
     "minimize_reweighted_chunked",
     "moments_pass",
-    "recentred_gram",
     "reweight_pass",
     "rows_block",
     "sub_blocks",
@@ -200,33 +185,6 @@ class NumpyPassRunner:
             for a, b in self.bounds
         ]
         return combine_parts(*parts)
-
-
-class NumpyColumnRunner:
-    """The in-memory runner of the wide route: a pass is a loop over blocks of columns.
-
-    ``run(kernel, cols=None, also=None, **params)`` applies ``kernel(X[:, a:b],
-    cols[a:b], **params)`` to every block of ``chunk_cols`` whole columns (``cols``:
-    per-feature values, split like the columns) and adds the results; ``also`` is
-    returned under the key ``'also'`` (the dask runner computes it in the same call).
-    """
-
-    def __init__(self, X: np.ndarray, chunk_cols: int):
-        self.X = X
-        d = X.shape[1]
-        self.bounds = [(j, min(j + chunk_cols, d)) for j in range(0, d, chunk_cols)]
-        self.n_passes = 0
-
-    def __call__(self, kernel: Callable[..., dict], cols=None, *, also=None, **params) -> dict:
-        self.n_passes += 1
-        parts = [
-            kernel(self.X[:, a:b], None if cols is None else cols[a:b], **params)
-            for a, b in self.bounds
-        ]
-        out = combine_parts(*parts)
-        if also is not None:
-            out["also"] = np.asarray(also)
-        return out
 
 
 #: A chunk is processed in sub-blocks of about this many values (8 MB of float64): the
@@ -575,286 +533,3 @@ def minimize_reweighted_chunked(
         converged=converged,
         stop_reason=stop_reason,
     )
-
-
-# --------------------------------------------------------------------------- wide data
-# The wide route (n_samples < n_features) passes over blocks of *whole columns*: a block
-# holds every sample of a few features, so it centres its columns on their own means and
-# everything it returns is exact for those features. Every d-dimensional quantity of the
-# Gram route of WeightedPCAProblem lies in ``center0 + row space of X0`` (``X0 = X - 1
-# center0^T``, ``center0`` the column means): a point is ``center0 + X0^T a`` and a basis
-# ``X0^T M`` for ``n``-dimensional coefficients, so the passes ship only ``a``/``M``.
-
-
-def _column_slices(n_rows: int, n_cols: int, minimum: int = 16) -> list[slice]:
-    """Column ranges of the sub-blocks of a column block (temporaries of about 8 MB)."""
-    size = max(minimum, SUB_BLOCK_VALUES // max(n_rows, 1))
-    return [slice(a, min(a + size, n_cols)) for a in range(0, n_cols, size)] or [slice(0, 0)]
-
-
-def gram_pass(x, cols=None, *, check_finite=False) -> dict:
-    """First pass of the wide route: column means and the centred ``n x n`` Gram.
-
-    The block is centred on its own column means (exact: the block has every sample)
-    by sub-blocks of about 8 MB, widened to float64, whose products are added by BLAS
-    ``syrk`` into the upper triangle only (half the flops; the lower triangle stays 0,
-    so partial sums add up, and :meth:`GramPasses.first_pass` mirrors the sum once).
-    """
-    if check_finite and not np.isfinite(x).all():
-        raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
-    n, w = x.shape
-    mean = x.mean(axis=0, dtype=np.float64)
-    G = np.zeros((n, n), order="F")
-    syrk = sla.blas.get_blas_funcs("syrk", (G,))
-    slices = _column_slices(n, w, minimum=256)
-    buffer = np.empty(n * (slices[0].stop - slices[0].start))
-    for s in slices:
-        B = buffer[: n * (s.stop - s.start)].reshape(n, s.stop - s.start)
-        np.subtract(x[:, s], mean[s], out=B)
-        G = syrk(1.0, B.T, beta=1.0, c=G, trans=1, lower=0, overwrite_c=1)  # += B B^T
-    return {"gram": G, "center": Rows((mean,))}
-
-
-def column_pass(x, cols=None, *, mode, M=None, point=None, T=None, proj=None) -> dict:
-    r"""One block of whole columns, centred on its column means (``B = X0`` restricted).
-
-    ``mode='products'``: the block's rows of :math:`X_0^\top M` (concatenated by the
-    runner into ``d x m``). The other modes work with the centred samples
-    :math:`x_i - b` for :math:`b = c_0 + X_0^\top` ``point`` (``point=None``:
-    :math:`b = c_0`) and a basis :math:`U` given as ``cols`` (explicit ``d x k``, split
-    like the columns) or as :math:`X_0^\top M T`: ``'project'`` returns
-    :math:`(X - 1b^\top) U` and :math:`U^\top U`; ``'residuals'`` returns the squared
-    norms of :math:`(x_i - b) - U\,\mathrm{proj}_i` (formed explicitly, as
-    :func:`~robustpca.linalg.subspace_sq_residuals` does) and of :math:`x_i - b`.
-    """
-    n, w = x.shape
-    mean = x.mean(axis=0, dtype=np.float64)
-    if mode == "products":
-        out = np.empty((w, M.shape[1]))
-        for s in _column_slices(n, w):
-            out[s] = (x[:, s] - mean[s]).T @ M
-        return {"products": Rows((out,))}
-    k = cols.shape[1] if cols is not None else (T.shape[1] if T is not None else M.shape[1])
-    acc_proj, acc_utu = np.zeros((n, k)), np.zeros((k, k))
-    r2, sq = np.zeros(n), np.zeros(n)
-    for s in _column_slices(n, w):
-        B = x[:, s] - mean[s]
-        U = cols[s] if cols is not None else (B.T @ M if T is None else (B.T @ M) @ T)
-        if point is not None:
-            B -= (B.T @ point)[None, :]
-        if mode == "project":
-            acc_proj += B @ U
-            acc_utu += U.T @ U
-        else:
-            sq += np.einsum("ij,ij->i", B, B)
-            B -= proj @ U.T
-            r2 += np.einsum("ij,ij->i", B, B)
-    if mode == "project":
-        return {"proj": acc_proj, "utu": acc_utu}
-    return {"r2": r2, "sq": sq}
-
-
-def recentred_gram(G: np.ndarray, a: np.ndarray) -> np.ndarray:
-    r"""The Gram matrix about :math:`c_0 + X_0^\top a` from the one about :math:`c_0`.
-
-    :math:`(I - 1a^\top) G (I - a1^\top)`, without forming an ``n x n`` centring matrix.
-    """
-    if not np.any(a):
-        return G
-    g = G @ a
-    out = G - g[:, None]
-    out -= g[None, :]
-    out += a @ g
-    return out
-
-
-def _orthonormaliser(utu: np.ndarray) -> np.ndarray:
-    """``T`` with ``(VT)^T (VT) = I`` from ``V^T V`` (Cholesky, eigh when singular)."""
-    k = utu.shape[0]
-    if k == 0:
-        return np.eye(0)
-    try:
-        L = np.linalg.cholesky(0.5 * (utu + utu.T))
-        return np.linalg.solve(L, np.eye(k)).T  # U = V L^{-T}, as cholesky_qr
-    except np.linalg.LinAlgError:
-        vals, vecs = np.linalg.eigh(0.5 * (utu + utu.T))
-        keep = positive_eigen_mask(vals)
-        return vecs[:, keep] / np.sqrt(vals[keep])[None, :]
-
-
-class GramPasses:
-    """The wide route's access to ``X``: passes over blocks of whole columns.
-
-    ``run`` is a column runner (:class:`NumpyColumnRunner` or the dask one).
-    :meth:`first_pass` brings back the column means ``center`` (``d``) and the centred
-    Gram matrix ``gram`` (``n x n``); afterwards every pass ships ``n``-sized
-    coefficients and brings back ``n``-sized results, except :meth:`products`
-    (``d x m``, the basis and mean of a solution).
-    """
-
-    def __init__(self, run: PassRunner):
-        self.run = run
-        self.gram: np.ndarray | None = None
-        self.center: np.ndarray | None = None
-
-    @property
-    def n_samples(self) -> int:
-        return self.gram.shape[0]
-
-    @property
-    def trace(self) -> float:
-        """:math:`\\sum_i \\lVert x_i - c_0\\rVert^2` (the trace of the Gram matrix)."""
-        return float(np.trace(self.gram))
-
-    def first_pass(self, also=None):
-        """The Gram pass (checks that ``X`` is finite); returns ``also``, computed with it."""
-        out = self.run(gram_pass, check_finite=True, **({} if also is None else {"also": also}))
-        upper = out["gram"]
-        self.gram = np.ascontiguousarray(upper + np.triu(upper, 1).T)
-        self.center = out["center"].values
-        return out.get("also")
-
-    def products(self, M: np.ndarray) -> np.ndarray:
-        """:math:`X_0^\\top M` (``d x m``), one pass."""
-        return self.run(column_pass, mode="products", M=M)["products"].values
-
-    def project(self, U: np.ndarray) -> np.ndarray:
-        """:math:`X_0 U` for an explicit ``d x k`` matrix ``U``, one pass."""
-        return self.run(column_pass, U, mode="project")["proj"]
-
-    def sq_residuals(self, point, M=None, U=None) -> tuple[np.ndarray, np.ndarray]:
-        r"""Explicit squared residuals :math:`\lVert (I - UU^\top)(x_i - b)\rVert^2` and norms.
-
-        Returns them and :math:`\lVert x_i - b\rVert^2`, for
-        :math:`b = c_0 + X_0^\top` ``point``. With coefficients ``M``, :math:`U` is
-        :math:`X_0^\top M` orthonormalised as by ``cholesky_qr`` (its ``k x k`` Gram
-        :math:`M^\top G M` and the projections :math:`(I - 1\,\mathrm{point}^\top) G M T`
-        come from the Gram matrix), and one pass forms the residual vectors block by
-        block. An explicit ``d x k`` ``U`` takes two passes (projections, residuals).
-        """
-        if U is None:
-            GM = self.gram @ M
-            T = _orthonormaliser(M.T @ GM)
-            proj = GM @ T
-            if point is not None:
-                proj -= (point @ proj)[None, :]
-            out = self.run(column_pass, mode="residuals", M=M, point=point, T=T, proj=proj)
-        else:
-            proj = self.run(column_pass, U, mode="project", point=point)["proj"]
-            out = self.run(column_pass, U, mode="residuals", point=point, proj=proj)
-        return out["r2"], out["sq"]
-
-
-class GramSubspace:
-    """A solution of :class:`GramWeightedPCA`: residuals in memory, basis and mean by a pass.
-
-    Mirrors :class:`~robustpca.linalg.WeightedSubspace`; :meth:`basis` and :meth:`mean`
-    share one :meth:`GramPasses.products` pass (run on first use, then kept).
-    """
-
-    def __init__(self, problem, weights, offset_coef, eigvals, coef, sq_norms, residual_sq):
-        self._problem = problem
-        self.weights = weights
-        self._offset_coef = offset_coef
-        self.eigvals = eigvals
-        self.coef = coef
-        self.sq_norms = sq_norms
-        self._residual_sq = residual_sq
-        self._dense = None
-        self.explicit = False  # whether the residuals were formed explicitly (a pass)
-
-    def residuals(self) -> np.ndarray:
-        return np.sqrt(self._residual_sq)
-
-    def _materialise(self):
-        if self._dense is None:
-            p = self._problem
-            M = np.column_stack(
-                [p.basis_coef(self._offset_coef, self.coef), p.mean_coef(self._offset_coef)]
-            )
-            P = p.passes.products(M)
-            self._dense = cholesky_qr(P[:, :-1]), p.passes.center + P[:, -1]
-        return self._dense
-
-    def explicit_residuals(self) -> np.ndarray:
-        """The residual norms formed explicitly: those of the solve if they were, else
-        one :meth:`GramPasses.sq_residuals` pass (with the unpadded basis)."""
-        if self.explicit:
-            return self.residuals()
-        p = self._problem
-        M = p.basis_coef(self._offset_coef, self.coef)
-        return np.sqrt(np.clip(p.passes.sq_residuals(self.mean_coef, M=M)[0], 0.0, None))
-
-    @property
-    def mean_coef(self) -> np.ndarray:
-        """``a`` with ``mean() = center + X0^T a``."""
-        return self._problem.mean_coef(self._offset_coef)
-
-    def mean(self) -> np.ndarray:
-        return self._materialise()[1].copy()
-
-    def basis(self) -> np.ndarray:
-        p = self._problem
-        return complete_orthonormal(self._materialise()[0], p.n_components, p.rng)
-
-
-class GramWeightedPCA:
-    r"""The Gram route of :class:`~robustpca.linalg.WeightedPCAProblem` on a pass's Gram.
-
-    Problem (14) of Nie et al. (2014) for weights :math:`d`, solved in memory on the
-    ``n x n`` matrix: with :math:`c = d / 1^\top d`, the eigenvectors :math:`V` of
-    :math:`D^{1/2} G_c D^{1/2}` give :math:`U = X_c^\top D^{1/2} V \Lambda^{-1/2}` and
-    the residuals come from :math:`G_c`. The same arithmetic as ``_solve_gram``, step
-    for step (warm-started eigensolver, single BLAS thread for small ``n``), including
-    its safeguard: in an iteration with an extreme weight or a residual below
-    ``SUSPICIOUS_RTOL`` of its norm the residuals are formed explicitly, here by two
-    passes (:meth:`GramPasses.sq_residuals`).
-
-    ``reference`` is the coefficient :math:`a_0` of the point the data are centred on,
-    :math:`c_0 + X_0^\top a_0` (the ``reference_weights`` or ``offset`` of
-    ``WeightedPCAProblem``); ``center=False`` keeps that point as the fixed centre.
-    """
-
-    def __init__(self, passes: GramPasses, n_components, rng, *, center=True, reference=None):
-        n = passes.n_samples
-        self.passes = passes
-        self.n_components = n_components
-        self.rng = rng
-        self.with_mean = center
-        self.reference = np.zeros(n) if reference is None else np.asarray(reference, float)
-        self.G = recentred_gram(passes.gram, self.reference)
-        self._Gcc = np.empty_like(self.G)
-        self._K = np.empty_like(self.G)
-        self._eigh = WarmStartEigh(n_components)
-
-    @property
-    def n_samples(self) -> int:
-        return self.G.shape[0]
-
-    def mean_coef(self, c: np.ndarray) -> np.ndarray:
-        """Coefficient of the mean :math:`b` of a solution (``c``: its offset coefficient)."""
-        return c if self.with_mean else self.reference
-
-    def basis_coef(self, c: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        r""":math:`M` with :math:`X_0^\top M = X_r^\top (C - c\,1^\top C)`.
-
-        :math:`X_r = X - 1 b_r^\top` is ``X`` centred on the reference point.
-        """
-        N = coef - np.outer(c, coef.sum(axis=0))
-        return N - np.outer(self.reference, N.sum(axis=0))
-
-    def solve(self, weights: np.ndarray) -> GramSubspace:
-        """Solve problem (14) of Nie et al. (2014) for the given weights."""
-        with single_blas_thread(self.n_samples <= SMALL_GRAM):
-            return self._solve(weights)
-
-    def _solve(self, w: np.ndarray) -> GramSubspace:
-        step = gram_step(self.G, w, self._eigh, self.with_mean, self._Gcc, self._K)
-        c, vals, coef, sq, r2 = step.c, step.eigvals, step.coef, step.sq, step.r2
-        explicit = step.suspicious
-        if explicit:
-            r2, _ = self.passes.sq_residuals(self.mean_coef(c), M=self.basis_coef(c, coef))
-        r2 = np.clip(r2, 0.0, sq)
-        sub = GramSubspace(self, w, c, vals, coef, sq, r2)
-        sub.explicit = explicit
-        return sub

@@ -20,11 +20,8 @@ Passes per iteration (each pass is one ``dask.compute`` in the dask route):
 
 These ``*_chunked`` solvers work with the ``d x d`` scatter (tall data). For wide data
 (``n_samples < n_features``, where the in-memory solvers switch to the ``n x n`` Gram
-matrix) the ``solve_*_gram`` twins take a :class:`~robustpca.solvers.chunked.GramPasses`
-whose first pass gave the centred Gram matrix: they iterate in memory on it exactly as
-the Gram routes of the in-memory solvers do, with no pass per iteration (one in an
-iteration where those routes form residuals explicitly), and form the ``d``-dimensional
-components and mean in one last pass (``init='random'`` of PCA-L21: one more).
+matrix) their ``solve_*_gram`` twins, which iterate in memory on the Gram matrix of one
+column pass, are in :mod:`robustpca.solvers.chunked_gram_pca`.
 
 References
 ----------
@@ -44,15 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from ..linalg import SUSPICIOUS_RTOL, complete_orthonormal, positive_eigen_mask, top_eigh
+from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import L2pLoss, RobustLoss
 from ._result import SolverResult, StopReason
 from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
-from .adaptive_neighbors import _residuals as _an_residuals
 from .chunked import (
     ChunkedReweightingResult,
-    GramPasses,
-    GramWeightedPCA,
     Moments,
     SubspaceIterationStep,
     SubspaceState,
@@ -64,27 +58,18 @@ from .chunked import (
     weights_are_local,
 )
 from .convex_maximization import l21_row_subgradients, maximize_linearized
-from .l21_pca import _inverse_sqrt_psd, _principal_axes, l21_objective
-from .r1_pca import _GramIterate, _orth_qr
-from .reweighting import ReweightingResult, minimize_reweighted
+from .l21_pca import l21_objective
 
 __all__ = [
     "PerSample",
     "l21_pass",
     "solve_adaptive_neighbors_pca_chunked",
-    "solve_adaptive_neighbors_pca_gram",
     "solve_generalized_mean_chunked",
-    "solve_generalized_mean_gram",
     "solve_generalized_mean_pca_chunked",
-    "solve_generalized_mean_pca_gram",
     "solve_l21_pca_chunked",
-    "solve_l21_pca_gram",
     "solve_optimal_mean_pca_chunked",
-    "solve_optimal_mean_pca_gram",
     "solve_r1_pca_chunked",
-    "solve_r1_pca_gram",
     "solve_weighted_pca_chunked",
-    "solve_weighted_pca_gram",
 ]
 
 
@@ -450,351 +435,3 @@ def solve_l21_pca_chunked(
     G = W.T @ S @ W  # = Y^T Y for Y = X0 W: the principal axes of the projected data
     W = W @ np.linalg.eigh(0.5 * (G + G.T))[1][:, ::-1]
     return _result(W.T, mean, res)
-
-
-# --------------------------------------------------------------------------- wide data
-# The Gram route: the first pass gives the n x n centred Gram matrix, every iteration runs
-# in memory on it (no pass), and one more pass forms the d-dimensional basis and mean.
-
-
-def _gram_result(sub, res, info=None, weights=None) -> SolverResult:
-    return SolverResult(
-        components=sub.basis().T,
-        mean=sub.mean(),
-        weights=weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info=info or {},
-    )
-
-
-def _sub_view(sub):
-    return (lambda: sub.basis().T), sub.mean
-
-
-def solve_weighted_pca_gram(
-    passes: GramPasses, n_components: int, weights: np.ndarray, *, rng
-) -> SolverResult:
-    """Weighted PCA on wide data: :func:`~robustpca.solvers.solve_weighted_pca`'s Gram route.
-
-    One pass after :meth:`~robustpca.solvers.chunked.GramPasses.first_pass` (the basis
-    and the weighted mean).
-    """
-    problem = GramWeightedPCA(passes, n_components, rng, reference=weights / weights.sum())
-    sub = problem.solve(weights)
-    r = sub.residuals()
-    total = float(weights.sum())
-    dof = total - 1.0 if total > 1.0 else total
-    explained = np.zeros(n_components)
-    explained[: sub.eigvals.size] = sub.eigvals[:n_components]
-    result = SolverResult(
-        components=sub.basis().T,
-        mean=sub.mean(),
-        weights=None,
-        n_iter=1,
-        converged=True,
-        stop_reason=StopReason.CLOSED_FORM,
-        objective=np.array([float(weights @ r**2)]),
-        info={
-            "explained_variance": explained / dof,
-            "total_variance": float(weights @ sub.sq_norms) / dof,
-        },
-    )
-    return result
-
-
-def solve_optimal_mean_pca_gram(
-    passes: GramPasses,
-    n_components: int,
-    loss: RobustLoss,
-    *,
-    rng,
-    max_iter=100,
-    tol=1e-6,
-    callback=None,
-) -> SolverResult:
-    r"""RPCA-OM (Nie et al. 2014, Algorithm 1) on wide data, iterating on the Gram matrix.
-
-    .. math::
-        \min_{b,\; U^\top U = I} \sum_{i=1}^n \rho\bigl(\lVert (I - UU^\top)(x_i - b)
-        \rVert_2\bigr) \qquad \text{(problem 13)}
-
-    The iterates are those of :func:`~robustpca.solvers.solve_optimal_mean_pca`'s Gram
-    route: no pass per iteration (two in an iteration where that route forms the
-    residuals explicitly), one at the end for the basis and mean.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustpca.losses import L21Loss
-    >>> from robustpca.solvers import solve_optimal_mean_pca
-    >>> from robustpca.solvers.chunked import GramPasses, NumpyColumnRunner
-    >>> X = np.random.default_rng(0).normal(size=(20, 300))
-    >>> passes = GramPasses(NumpyColumnRunner(X, chunk_cols=64))
-    >>> passes.first_pass()
-    >>> loss = L21Loss(epsilon=1.0)
-    >>> fit = solve_optimal_mean_pca_gram(passes, 2, loss, rng=np.random.default_rng(0))
-    >>> ref = solve_optimal_mean_pca(X, 2, loss, rng=np.random.default_rng(0))
-    >>> fit.n_iter, ref.n_iter, passes.run.n_passes     # the Gram pass and the basis pass
-    (11, 11, 2)
-    >>> bool(np.allclose(fit.components.T @ fit.components, ref.components.T @ ref.components))
-    True
-    """
-    problem = GramWeightedPCA(passes, n_components, rng)
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
-        loss,
-        np.ones(problem.n_samples),
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=_sub_view,
-    )
-    return _gram_result(res.solution, res, {"residuals": res.residuals}, res.weights)
-
-
-def solve_generalized_mean_gram(
-    passes: GramPasses, p: float, delta: float, *, max_iter=100, tol=1e-6
-) -> ReweightingResult:
-    r"""Oh & Kwak's Algorithm 1 on the Gram matrix; the solution is the coefficient ``c``.
-
-    The mean is :math:`m = c_0 + X_0^\top c` with :math:`c = \alpha / 1^\top\alpha`, and
-    :math:`\lVert x_i - m\rVert^2 = G_{ii} - 2 (Gc)_i + c^\top G c`. When that
-    difference is below ``SUSPICIOUS_RTOL`` of its terms (plus ``delta``) for some
-    sample, the distances are formed explicitly in one pass, as the in-memory solver
-    always does.
-    """
-    G = passes.gram
-    n = G.shape[0]
-    diag = np.diag(G).copy()
-
-    def distances(c):
-        Gc = G @ c
-        cGc = float(c @ Gc)
-        d2 = diag - 2.0 * Gc + cGc
-        if np.any(d2 + delta < SUSPICIOUS_RTOL * (diag + cGc)):
-            d2 = passes.sq_residuals(c, M=np.empty((n, 0)))[1]
-        return np.sqrt(np.maximum(d2, 0.0))
-
-    return minimize_reweighted(
-        lambda a: a / a.sum(),
-        distances,
-        L2pLoss(p=2.0 * p, epsilon=delta),
-        np.ones(n),
-        max_iter=max_iter,
-        tol=tol,
-    )
-
-
-def solve_generalized_mean_pca_gram(
-    passes: GramPasses,
-    n_components: int,
-    p: float,
-    *,
-    mean_coef,
-    delta,
-    rng,
-    max_iter=100,
-    tol=1e-6,
-    callback=None,
-) -> SolverResult:
-    """PCA-GM (Oh & Kwak's Algorithm 2) about :math:`c_0 + X_0^\\top` ``mean_coef``, wide data."""
-    problem = GramWeightedPCA(passes, n_components, rng, center=False, reference=mean_coef)
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
-        L2pLoss(p=2.0 * p, epsilon=delta),
-        np.ones(problem.n_samples),
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=_sub_view,
-    )
-    return _gram_result(res.solution, res, {"residuals": res.residuals}, res.weights / p)
-
-
-def solve_adaptive_neighbors_pca_gram(
-    passes: GramPasses,
-    n_components: int,
-    n_neighbors: int,
-    *,
-    rng,
-    init="uniform",
-    max_iter=300,
-    tol=1e-6,
-    callback=None,
-) -> SolverResult:
-    """RWL-AN PCA (Zhang & Tong 2019, Algorithm 2) on wide data, on the Gram matrix.
-
-    As in :func:`~robustpca.solvers.solve_adaptive_neighbors_pca`'s Gram route, the final
-    residuals (hence weights and ``outliers_``) are formed explicitly: one pass, none if
-    the last iteration's already were, two with a completed basis (fewer usable
-    directions than ``n_components``, which the passes then ship as a ``d x k`` matrix).
-    """
-    problem = GramWeightedPCA(passes, n_components, rng)
-    n = problem.n_samples
-    loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors)
-    w0 = np.full(n, 1.0 / n) if init == "uniform" else rng.dirichlet(np.ones(n))
-    res = minimize_reweighted(
-        problem.solve,
-        _an_residuals,
-        loss,
-        w0,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=_sub_view,
-    )
-    sub = res.solution
-    basis, mean = sub.basis(), sub.mean()
-    if sub.coef.shape[1] < n_components:  # completed basis: residuals from it
-        r = np.sqrt(np.clip(passes.sq_residuals(sub.mean_coef, U=basis)[0], 0.0, None))
-    else:
-        r = sub.explicit_residuals()
-    r[r <= RESIDUAL_RTOL * np.sqrt(sub.sq_norms)] = 0.0
-    return SolverResult(
-        components=basis.T,
-        mean=mean,
-        weights=loss.weights(r),
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={"residuals": r, "gamma": loss.gamma_for(r)},
-    )
-
-
-def solve_r1_pca_gram(
-    passes: GramPasses,
-    n_components: int,
-    loss: RobustLoss,
-    *,
-    rng,
-    max_iter=100,
-    tol=1e-6,
-    callback=None,
-) -> SolverResult:
-    """R1-PCA (Ding et al. 2006) on wide data: the Gram route of :func:`solve_r1_pca`.
-
-    :math:`U = X_0^\\top C` for an ``n x k`` matrix ``C``; the re-weighted subspace
-    iteration runs on ``G`` in memory and one pass forms :math:`U` at the end.
-    """
-    G = passes.gram
-    vals, vecs = top_eigh(G, n_components)
-    keep = positive_eigen_mask(vals)
-    vals, vecs = vals[keep], vecs[:, keep]
-    current = _GramIterate(None, G, vecs / np.sqrt(vals)[None, :], vecs * np.sqrt(vals)[None, :])
-    r0 = current.residuals()
-    mean = passes.center
-
-    def solve_weighted(w):
-        nonlocal current
-        current = current.step(w)
-        return current
-
-    def basis(it):
-        return _orth_qr(passes.products(it.C))
-
-    res = minimize_reweighted(
-        solve_weighted,
-        lambda it: it.residuals(),
-        loss,
-        loss.resolve(r0).weights(r0),
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda it: (lambda: basis(it).T, lambda: mean.copy()),
-    )
-    U = complete_orthonormal(basis(res.solution), n_components, rng)
-    resolved = loss.resolve(res.residuals)
-    info = {"residuals": res.residuals, "threshold": getattr(resolved, "threshold", None)}
-    return SolverResult(
-        components=U.T,
-        mean=mean.copy(),
-        weights=res.weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info=info,
-    )
-
-
-def solve_l21_pca_gram(
-    passes: GramPasses,
-    n_components: int,
-    *,
-    rng,
-    init="pca",
-    max_iter=100,
-    tol=1e-6,
-    callback=None,
-) -> SolverResult:
-    """PCA-L21 (Nie & Huang, Algorithm 2) on wide data: the Gram route of :func:`solve_l21_pca`.
-
-    :math:`W = X_0^\\top C` stays in the row space; the iterations need only
-    :math:`XW = GC` and run in memory. Passes: one for ``W`` at the end, one more for
-    ``init='random'`` (:math:`X_0 W_0` of a random ``d x k`` start) and, on
-    rank-deficient data, for the completed directions.
-    """
-    G, k = passes.gram, n_components
-    mean = passes.center
-    W0 = Y0 = None
-    if init == "pca":
-        vals, V = top_eigh(G, k)
-        keep = positive_eigen_mask(vals)
-        M0 = V[:, keep] / np.sqrt(vals[keep])
-        if keep.sum() == k:  # X0^T M0 is orthonormal: W0 stays implicit
-            Y0 = G @ M0
-        else:
-            W0 = complete_orthonormal(np.linalg.qr(passes.products(M0))[0], k, rng)
-    else:
-        W0 = np.linalg.qr(rng.standard_normal((mean.shape[0], k)))[0]
-    if Y0 is None:
-        Y0 = passes.project(W0)
-    first = M0 if W0 is None else None
-
-    def argmax(A):
-        C = A @ _inverse_sqrt_psd(A.T @ G @ A)
-        return C, G @ C
-
-    def components(state):
-        if state[0] is None:
-            return (W0 if first is None else passes.products(first)).T
-        return passes.products(state[0]).T
-
-    result = maximize_linearized(
-        (None, Y0),
-        subgradient=lambda state: l21_row_subgradients(state[1]),
-        linear_argmax=argmax,
-        objective=lambda state: l21_objective(state[1]),
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda state: (lambda: components(state), lambda: mean.copy()),
-    )
-    coef, Y = result.solution
-    if coef is None:  # stopped before the first update (not reached: max_iter >= 1)
-        W = components(result.solution).T
-        Y = Y0
-    else:
-        U, s, Vt = np.linalg.svd(passes.products(coef), full_matrices=False)
-        keep = s > 1e-8 * s.max(initial=0.0)
-        if keep.all():  # polar factor W = X0^T coef Vt^T S^-1 Vt, so X0 W = G coef Vt^T S^-1 Vt
-            W = U @ Vt
-            Y = G @ (coef @ (Vt.T / s[None, :]) @ Vt)
-        else:
-            W = complete_orthonormal(U[:, keep], k, rng)
-            Y = passes.project(W)
-    return SolverResult(
-        components=_principal_axes(W, Y).T,
-        mean=mean.copy(),
-        weights=None,
-        n_iter=result.n_iter,
-        converged=result.converged,
-        stop_reason=result.stop_reason,
-        objective=result.objective,
-    )
