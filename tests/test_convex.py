@@ -428,9 +428,10 @@ def test_fig1_optimal_mean_below_crpca_on_occluded_faces(shared_data):
     = 20 (G: unit-norm centred samples; here gamma_max = 8.80). The paper's 30 to 90
     therefore gives Z = 0 for both methods on 400 faces. We use 0.3, 0.5 and 0.7
     gamma_max (2.64, 4.40, 6.16), with the default ALM settings. Measured: CRPCA
-    2.978e5, 3.494e5, 3.838e5; CRPCA-OM 2.973e5, 3.475e5, 3.809e5 (0.2%, 0.5%, 0.8%
-    lower). With certified optima (mu_max = 10 mu_0, duality gap < 1e-7) at 2.6 and 4.4:
-    3.005e5 vs 2.9998e5 and 3.530e5 vs 3.511e5, the same order.
+    2.972e5, 3.491e5, 3.836e5; CRPCA-OM 2.967e5, 3.472e5, 3.807e5 (0.2%, 0.5%, 0.8%
+    lower; the partial SVD of the former svd_solver='auto' gave 2.978e5 ... 3.809e5).
+    With certified optima (mu_max = 10 mu_0, duality gap < 1e-7) at 2.6 and 4.4: 3.005e5
+    vs 2.9998e5 and 3.530e5 vs 3.511e5, the same order.
 
     What does not hold: at gamma = 1.0 (0.11 gamma_max) CRPCA-OM is 0.02% above CRPCA
     (1.3165e5 vs 1.3163e5), and for gamma >= 1.1 both are worse than the occluded

@@ -36,6 +36,7 @@ __all__ = [
     "SVDFactors",
     "l21_shrinkage",
     "nuclear_norm",
+    "partial_svt_factors",
     "rank_truncation",
     "singular_value_thresholding",
     "soft_threshold",
@@ -370,6 +371,57 @@ def svt_factors(
     U, s, Vt = _full_svd(X)
     keep = int(np.count_nonzero(s > tau))
     return SVDFactors(U[:, :keep], s[:keep] - tau, Vt[:keep], "full")
+
+
+def partial_svt_factors(
+    X,
+    threshold: float,
+    *,
+    rank_hint: int,
+    rng: np.random.Generator | None = None,
+    init: np.ndarray | None = None,
+    rtol: float = PARTIAL_RTOL,
+    max_iter: int = PARTIAL_MAX_ITER,
+) -> SVDFactors | None:
+    r"""One partial-route attempt of :func:`svt_factors` (``grow=False``), without fallback.
+
+    Runs the warm-started subspace iteration of :func:`truncated_svd` on ``rank_hint + 10``
+    directions and returns what :func:`svt_factors` with ``grow=False`` returns on that
+    route (``method='partial'`` or ``'truncated'``), or ``None`` where :func:`svt_factors`
+    would fall back to the exact SVD: the iteration converges too slowly, or
+    ``rank_hint + 10`` is not below ``min(m, n)``. The caller then chooses its own fallback
+    (the ALM solvers of :mod:`robustpca.solvers.alm` take a Gram route, which needs no
+    copy of ``X``). ``X`` is not copied; the iteration holds a few
+    ``(m + n) x (rank_hint + 10)`` blocks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.prox import partial_svt_factors
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)) @ rng.normal(size=(3, 200))
+    >>> f = partial_svt_factors(X, 1.0, rank_hint=5, rng=rng)
+    >>> f.method, f.s.size
+    ('partial', 3)
+    """
+    tau = _check_threshold(threshold)
+    X = np.asarray(X, dtype=np.float64)
+    k = max(1, int(rank_hint))
+    if k + OVERSAMPLES >= min(X.shape):
+        return None
+    rng = np.random.default_rng(0) if rng is None else rng
+
+    def n_wanted(s):
+        count = int(np.count_nonzero(s[:k] > tau))
+        return None if count == k else count
+
+    U, s, Vt, status = _subspace_iteration(X, n_wanted, k + OVERSAMPLES, rng, init, rtol, max_iter)
+    if status == "converged":
+        count = int(np.count_nonzero(s[:k] > tau))
+        return SVDFactors(U[:, :count], s[:count] - tau, Vt[:count], "partial")
+    if status == "stopped":
+        return SVDFactors(U[:, :k], s[:k] - tau, Vt[:k], "truncated")
+    return None
 
 
 def singular_value_thresholding(X, threshold: float, **kwargs) -> np.ndarray:
