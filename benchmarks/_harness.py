@@ -335,7 +335,7 @@ def shape_table(res: dict) -> str:
                 fit_ratio,
                 _literal_memory_cell(r, data_bytes),
             ]
-        elif status.startswith("not run"):
+        elif status.startswith(("not run", "not re-run")):
             lit_cells = [status] + ["-"] * 5
         agree = []
         if "subspace_sin" in r:

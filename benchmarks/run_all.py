@@ -536,6 +536,10 @@ def run_spec(spec: Spec, case: Case, args, log) -> dict:
     if spec.literal is None or not args.literal:
         row["literal_status"] = "none" if spec.literal is None else "skipped (--no-literal)"
         return row
+    if spec.name in args.skip_literal:
+        row["literal_status"] = "not re-run (--skip-literal)"
+        log(f"    literal {row['literal_status']}")
+        return row
     need = spec.literal_bytes(case)
     row["literal_bytes_needed"] = need
     if need > args.max_literal_gb * 1e9:
@@ -711,6 +715,13 @@ def parse_args(argv=None):
     )
     p.add_argument("--no-memory", dest="memory", action="store_false")
     p.add_argument("--no-literal", dest="literal", action="store_false")
+    p.add_argument(
+        "--skip-literal",
+        type=lambda v: set(filter(None, v.split(","))),
+        default=set(),
+        help="comma list of class names whose paper-literal code is not run (e.g. the "
+        "literal codes that take minutes per iteration, when only ours changed)",
+    )
     p.add_argument("--no-literal-memory", dest="literal_memory", action="store_false")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--blas-threads", type=int, default=None)
