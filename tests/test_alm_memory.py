@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-import robustpca.solvers.alm as alm
 from robustpca.datasets import load_orl
 from robustpca.estimators._convex import (
     ConvexOptimalMeanPCA,
@@ -32,6 +31,7 @@ from robustpca.prox import (
     soft_threshold,
     svt_factors,
 )
+from robustpca.solvers import alm_blocks, alm_svt
 from robustpca.solvers.alm import (
     duality_gap,
     gamma_max,
@@ -152,13 +152,15 @@ def test_blocked_passes_agree_with_one_block(monkeypatch, cls, shape, high_rank)
     X = planted(*shape, seed=2)
     params = form_params(cls, X, high_rank)
     default = fit_attributes(cls, X, **params)
-    monkeypatch.setattr(
-        alm,
-        "_blocks",
-        lambda length, other: [slice(i, min(i + 3, length)) for i in range(0, length, 3)],
-    )
+    for module in (alm_blocks, alm_svt):  # the passes and the in-place column transform
+        monkeypatch.setattr(
+            module,
+            "_blocks",
+            lambda length, other: [slice(i, min(i + 3, length)) for i in range(0, length, 3)],
+        )
     small = fit_attributes(cls, X, **params)
-    monkeypatch.setattr(alm, "_blocks", lambda length, other: [slice(0, length)])
+    for module in (alm_blocks, alm_svt):
+        monkeypatch.setattr(module, "_blocks", lambda length, other: [slice(0, length)])
     single = fit_attributes(cls, X, **params)
     for a in (default, small):
         assert a.n_iter_ == single.n_iter_ and a.rank_ == single.rank_
@@ -180,14 +182,14 @@ def test_blocked_passes_agree_with_one_block(monkeypatch, cls, shape, high_rank)
 def test_the_three_forms_of_the_low_rank_step_are_used(monkeypatch):
     """The parameters above do reach each form of the Gram route."""
     seen = []
-    step = alm._gram_step
+    step = alm_svt._gram_step
 
     def recording_step(M, tau):
         low = step(M, tau)
         seen.append(low.kind)
         return low
 
-    monkeypatch.setattr(alm, "_gram_step", recording_step)
+    monkeypatch.setattr(alm_svt, "_gram_step", recording_step)
     X = planted(40, 240, seed=2)
     for high_rank, form in ((False, "factors"), (True, "columns")):
         seen.clear()
@@ -224,7 +226,7 @@ def test_gram_step_is_the_exact_singular_value_thresholding(shape, fraction):
     M = (U * s) @ V.T
     tau = fraction * s[0]
     exact = svt_factors(M, tau, solver="full")
-    low = alm._gram_step(M, tau)
+    low = alm_svt._gram_step(M, tau)
     assert low.s.size == exact.s.size
     bound = 20 * np.finfo(float).eps * s[0] ** 2 / (exact.s + tau)
     assert np.all(np.abs(low.s - exact.s) <= bound)
@@ -236,10 +238,10 @@ def test_gram_step_is_the_exact_singular_value_thresholding(shape, fraction):
 def test_gram_step_forms_on_wide_data():
     rng = np.random.default_rng(1)
     M = rng.normal(size=(40, 200))
-    assert alm._gram_step(M, 0.0).kind == "columns"
-    assert alm._gram_step(M, 0.99 * np.linalg.norm(M, 2)).kind == "factors"
-    assert alm._gram_step(M.T, 0.0).kind == "rows"
-    assert alm._gram_step(M, 2 * np.linalg.norm(M, 2)).s.size == 0
+    assert alm_svt._gram_step(M, 0.0).kind == "columns"
+    assert alm_svt._gram_step(M, 0.99 * np.linalg.norm(M, 2)).kind == "factors"
+    assert alm_svt._gram_step(M.T, 0.0).kind == "rows"
+    assert alm_svt._gram_step(M, 2 * np.linalg.norm(M, 2)).s.size == 0
 
 
 @pytest.mark.parametrize("wide", [True, False])
@@ -253,7 +255,7 @@ def test_exact_right_factors_make_the_gram_factors_orthonormal(wide):
     U = np.linalg.qr(rng.normal(size=(n, 30)))[0]
     V = np.linalg.qr(rng.normal(size=(d, 30)))[0]
     M = (U * s) @ V.T + 1e-9 * rng.normal(size=(n, d))
-    low = alm._gram_step(M, 1e-6)
+    low = alm_svt._gram_step(M, 1e-6)
     assert low.kind == ("factors" if wide else "rows")
     f = SVDFactors(low.U, low.s, low.Vt, "gram")
     if not wide:
@@ -261,11 +263,11 @@ def test_exact_right_factors_make_the_gram_factors_orthonormal(wide):
         np.testing.assert_allclose(low.Vt @ low.Vt.T, np.eye(low.s.size), atol=1e-13)
         return
     L = (f.U * f.s) @ f.Vt
-    sigma, Vt = alm._exact_right_factors(f, overwrite=False)
+    sigma, Vt = alm_svt._exact_right_factors(f, overwrite=False)
     np.testing.assert_allclose(Vt @ Vt.T, np.eye(len(sigma)), atol=1e-13)
     np.testing.assert_allclose(sigma, np.linalg.svd(L, compute_uv=False)[: len(sigma)], rtol=1e-9)
     assert relative(L @ Vt.T @ Vt, L) < 1e-12
-    same, Vt2 = alm._exact_right_factors(f, overwrite=True)  # column blocks, in place
+    same, Vt2 = alm_svt._exact_right_factors(f, overwrite=True)  # column blocks, in place
     assert Vt2 is f.Vt
     np.testing.assert_allclose(Vt2, Vt, atol=1e-14)
     np.testing.assert_allclose(same, sigma, rtol=1e-14)
@@ -316,7 +318,7 @@ def test_svd_solver_routes(monkeypatch):
     assert full["full"] > 0 and full["full"] == sum(full.values())
     assert partial["partial"] + partial["truncated"] > 0 and partial["gram"] == 0
     assert auto["gram"] == sum(auto.values())
-    monkeypatch.setattr(alm, "PARTIAL_COST", 2)  # 'auto' now predicts the partial route
+    monkeypatch.setattr(alm_svt, "PARTIAL_COST", 2)  # 'auto' now predicts the partial route
     cheap = solve_pcp(X, lam=0.06, max_iter=25, rng=np.random.default_rng(1))
     counts = cheap.info["svd_counts"]
     assert counts["partial"] > 0 and counts["truncated"] > 0 and counts["full"] == 0
@@ -346,14 +348,14 @@ def test_in_place_proximal_steps_equal_the_prox_functions():
     rng = np.random.default_rng(7)
     T = 3 * rng.normal(size=(20, 13))
     out = np.empty_like(T)
-    alm._L1(0.7).prox_into(T, 2.0, out)
+    alm_blocks._L1(0.7).prox_into(T, 2.0, out)
     np.testing.assert_array_equal(out, soft_threshold(T, 0.35))
     T[3] *= 1e-3  # a row that shrinks to zero
-    alm._L21(1.3).prox_into(T, 0.2, out)
+    alm_blocks._L21(1.3).prox_into(T, 0.2, out)
     np.testing.assert_array_equal(out, l21_shrinkage(T, 5.0))
-    factor = alm._L21.row_factor(np.linalg.norm(T, axis=1, keepdims=True), 0.2)
+    factor = alm_blocks._L21.row_factor(np.linalg.norm(T, axis=1, keepdims=True), 0.2)
     part = np.empty((20, 4))
-    alm._L21(1.3).prox_into(T[:, 2:6], 0.2, part, factor)  # a column block
+    alm_blocks._L21(1.3).prox_into(T[:, 2:6], 0.2, part, factor)  # a column block
     np.testing.assert_array_equal(part, out[:, 2:6])
 
 
@@ -365,7 +367,7 @@ def test_implicit_centring_equals_the_centred_data():
     b = spectral_norm(X - c, np.random.default_rng(0), rtol=1e-12)
     assert a == pytest.approx(b, rel=1e-11)
     assert gamma_max(X, c) == pytest.approx(gamma_max(X - c), rel=1e-11)
-    data = alm._Data(X, c)
+    data = alm_blocks._Data(X, c)
     assert data.norm() == pytest.approx(np.linalg.norm(X - c), rel=1e-13)
     assert data.abs_max() == np.abs(X - c).max()
     np.testing.assert_array_equal(data.divided(3.0), (X - c) / 3.0)

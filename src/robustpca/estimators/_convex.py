@@ -21,7 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation import check_nonnegative_float
-from ..solvers.alm import BLOCK_BYTES, gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
+from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
+from ..solvers.alm_blocks import BLOCK_BYTES
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["ConvexOptimalMeanPCA", "OutlierPursuit", "PrincipalComponentPursuit"]

@@ -31,80 +31,13 @@ pursuit, and for CRPCA-OM the closed form of Theorem 3 of Nie et al.:
 value thresholding of the centred :math:`\tilde X` (:func:`optimal_mean_svt`). The
 centring is a broadcast subtraction; no ``n x n`` centring matrix is formed.
 
-**Memory.** The loop holds two ``n x d`` arrays and never a third one, nor an ``n x d``
-factor of ``L``. After the ``L`` step they hold :math:`D_{k+1} = X - L_{k+1}` and
-:math:`Y_k`, from which :math:`S_{k+1} = \operatorname{prox}(D_{k+1} + Y_k/\mu_k)`,
-:math:`Y_{k+1}` and :math:`L_{k+1}` follow row by row. Each iteration makes three passes
-over blocks of about 1 MiB: (1) from :math:`(D_k, Y_{k-1})` it writes :math:`Y_k` and
-the argument :math:`M = X - S_k + Y_k/\mu_k` of the ``L`` step (over :math:`D_k`); (2)
-the singular value thresholding of ``M`` (below); (3) it applies the thresholding
-operator to ``M`` block by block, writing :math:`D_{k+1}` over ``M``, and measures the
-primal residual (for the l2,1 term after the column form below, in one more pass over
-row blocks). The data are centred block by block (``X`` is never copied). At the end
-the duality gap is computed block by block from :math:`(D, Y)`, then :math:`S` is
-written over ``Y`` and the low-rank part :math:`X - D` over ``D``. A fit holds those two
-arrays, three blocks, ``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows
-at most, and at the end ``components`` (``rank x d`` when ``n_components=None``).
-
-**Singular value thresholding.** ``svd_solver='auto'`` takes, each iteration, the
-cheaper of two routes:
-
-* the *Gram route*: the eigendecomposition of the ``min(n, d)``-square Gram matrix of
-  ``M`` (``n d min(n, d)`` flops in one BLAS ``syrk``) gives every singular value
-  :math:`\sigma_i` and one side of the singular vectors, ``V`` (tall data) or ``U``
-  (wide data); the thresholded matrix is :math:`MV\operatorname{diag}(s/\sigma)V^\top`
-  or :math:`U\operatorname{diag}(s/\sigma)U^\top M` with :math:`s = \sigma - \tau`,
-  applied to row or column blocks of ``M`` in pass (3) (``2 n d r`` flops each way);
-* the *partial route* (:func:`robustpca.prox.partial_svt_factors`): randomised subspace
-  iteration on the predicted number ``k`` of triplets with the rank prediction of Lin
-  et al. (``svp``: one more than the last rank when it shrank, 5% of ``min(n, d)`` more
-  when it did not, truncated while all ``k`` exceed the threshold) and the previous right
-  singular vectors as a warm start. Taken when ``40 (k + 10) <= min(n, d)`` (the
-  measured break-even, one BLAS thread, was at ``min(n, d) / (k + 10)`` of 30 to 40;
-  on the AT&T faces, ``min(n, d) = 400``, the Gram route was as fast at rank 2 and twice
-  as fast at rank 26), with the Gram route as fallback when it converges slowly.
-
-``'partial'`` and ``'full'`` are the former routes unchanged
-(:func:`robustpca.prox.svt_factors`, warm-started partial SVD with LAPACK's exact SVD as
-fallback, or the exact SVD every iteration); the exact SVD copies ``M`` and returns a
-``min(n, d) x d`` factor, so those routes need about two more ``n x d`` arrays.
-
-**Accuracy of the Gram route.** It squares the condition number: eigenvalues are
-accurate to about :math:`\epsilon\sigma_1^2`, so a kept :math:`\sigma_i > \tau` to
-:math:`\epsilon\sigma_1^2/(2\sigma_i)` and the thresholded matrix to about
-:math:`\epsilon\sigma_1^2/\tau`. Here :math:`\tau = 1/\mu_k` (PCP) or
-:math:`\gamma/\mu_k` with :math:`\mu_k \le \bar\mu`; for PCP
-:math:`\bar\mu = 10^7\mu_0`, :math:`\mu_0 = 1.25/\lVert X\rVert_2`, so
-:math:`\tau \ge 0.8\cdot 10^{-7}\lVert X\rVert_2`, an error of at most about
-:math:`3\cdot 10^{-9}` relative, below ``tol = 1e-7``. Measured along the iterates of
-the exact-SVD ALM (``svd_solver='full'``; Gram route against LAPACK on the same ``M``
-every iteration), the relative error of the thresholded matrix was at most 6.8e-12 for
-PCP (40 iterations, :math:`\tau/\sigma_1` down to 1.1e-7) and 1.5e-14 for outlier
-pursuit and CRPCA-OM on the occluded 32 x 32 AT&T faces, with the same rank at every
-step (the bound is reached only for singular values just above :math:`\tau`: outlier
-pursuit run on to :math:`\tau/\sigma_1` = 4e-8, ``tol=1e-15``, kept three singular
-values far above it, error 1.2e-14). Whole default fits with ``'auto'`` against
-``'full'`` (relative Frobenius distance of ``low_rank_`` / ``sparse_``, relative
-difference of the final objective; the same iterations and ranks in every case):
-
-=====================================  =====================  =====================
-data                                   PCP                    outlier p. / CRPCA-OM
-=====================================  =====================  =====================
-AT&T 400 x 10304, occluded             3e-11 / 2e-10 / 2e-13  3e-14 / 8e-14 / 3e-16
-AT&T 400 x 1024, occluded              1e-11 / 1e-10 / 1e-13  1e-14 / 5e-14 / 3e-16
-synthetic 20,000 x 256 (10% outliers)  3e-11 / 1e-10 / 1e-14  6e-14 / 2e-13 / 4e-16
-planted 300 x 300 (Lin et al.)         7e-15 / 1e-16 / 0      3e-14 / 0 / 5e-14
-=====================================  =====================  =====================
-
-The former ``'auto'`` (the partial SVD with Lin et al.'s truncated steps, the exact
-SVD beyond a fifth of the spectrum) differed from ``'full'`` by 3e-4 to 2e-3 in
-``low_rank_`` on the same data and by 15% (with another rank and a duality gap of 0.28)
-on the planted 300 x 300 problem for outlier pursuit and CRPCA-OM. A perturbation of
-``M`` by 1e-13 (relative) at every step moved the final fits by 1e-13 to 3e-13: the loop
-does not amplify the errors of its steps.
-
-The duality gap is computed from blocks of the final multiplier with the exact
-``||Y||_2`` (the top eigenvalue of its short-side Gram matrix).
+This module holds the loop and the three solvers, with :func:`duality_gap`,
+:func:`gamma_max`, :func:`spectral_norm` and :func:`optimal_mean_svt`. The loop keeps two
+``n x d`` arrays and updates them in place by blocks: those passes, the sparse terms and
+the blockwise duality gap are in :mod:`robustpca.solvers.alm_blocks` (with what a fit
+holds in memory); the singular value thresholding of the ``L`` step, by the Gram route or
+the partial SVD, is in :mod:`robustpca.solvers.alm_svt` (with the accuracy of the Gram
+route against LAPACK's SVD).
 """
 
 from __future__ import annotations
@@ -116,8 +49,24 @@ import numpy as np
 from scipy import linalg as sla
 
 from ..linalg import complete_orthonormal
-from ..prox import OVERSAMPLES, SVDFactors, partial_svt_factors, svt_factors
+from ..prox import OVERSAMPLES, svt_factors
 from ._result import IterationState, SolverResult, StopReason
+from .alm_blocks import (
+    _L1,
+    _L21,
+    _advance,
+    _Data,
+    _final_dual,
+    _finish_arrays,
+    _gap,
+    _low_rank_pass,
+    _row_norms,
+    _shift_into,
+)
+from .alm_blocks import BLOCK_BYTES as BLOCK_BYTES  # re-exported: importable from here
+from .alm_svt import FACTOR_ROWS as FACTOR_ROWS  # re-exported
+from .alm_svt import PARTIAL_COST as PARTIAL_COST  # re-exported
+from .alm_svt import _LowRank, _right_vectors, _SVTStep
 
 __all__ = [
     "PRIMAL_RESIDUAL",
@@ -132,12 +81,6 @@ __all__ = [
 
 #: Stop reason of the ALM solvers (the criterion of Lin, Chen & Ma 2010).
 PRIMAL_RESIDUAL = StopReason.PRIMAL_RESIDUAL
-#: Bytes of one block of the blocked passes (three such blocks are held).
-BLOCK_BYTES = 1 << 20
-#: 'auto' takes the partial route when PARTIAL_COST * (hint + 10) <= min(n, d).
-PARTIAL_COST = 40
-#: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
-FACTOR_ROWS = 4
 
 Callback = Callable[[int, IterationState], bool | None]
 
@@ -175,11 +118,6 @@ def spectral_norm(
         value = s[0]
         Q = sla.qr(_times(X, center, B.T), mode="economic")[0]
     return float(value)
-
-
-def _row_norms(X: np.ndarray) -> np.ndarray:
-    """l2 norms of the rows of ``X`` without an ``X``-sized temporary."""
-    return np.sqrt(np.einsum("ij,ij->i", X, X))
 
 
 def gamma_max(X: np.ndarray, center: np.ndarray | None = None) -> float:
@@ -228,296 +166,11 @@ def optimal_mean_svt(X: np.ndarray, threshold: float, **svd_kwargs) -> tuple:
     return b, svt_factors(X - b, threshold, **svd_kwargs)
 
 
-# ------------------------------------------------------------- the data, by blocks
-def _blocks(length: int, other: int) -> list[slice]:
-    """Slices of ``range(length)`` whose blocks (times ``other``) hold about
-    ``BLOCK_BYTES``, at most 1/32 of ``length`` and at least 1."""
-    step = max(1, min(BLOCK_BYTES // (8 * max(other, 1)), -(-length // 32)))
-    return [slice(i, min(i + step, length)) for i in range(0, length, step)]
-
-
-class _Data:
-    """The data the ALM sees, ``X - 1 c^T``, by row or column blocks, never formed
-    (``c=None``: ``X`` itself). Holds ``X`` (not copied) and three block-sized scratch
-    buffers that the blocked passes share."""
-
-    def __init__(self, X: np.ndarray, center: np.ndarray | None):
-        n, d = X.shape
-        if center is None and X.dtype != np.float64:  # blocks are then made in float64
-            center = np.zeros(d)
-        self.X, self.center, self.shape = X, center, X.shape
-        self.rows, self.columns = _blocks(n, d), _blocks(d, n)
-        self._size = max(self.rows[0].stop * d, n * self.columns[0].stop)
-        self._work = None
-
-    def scratch(self, h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self._work is None:
-            self._work = np.empty((3, self._size))
-        return tuple(self._work[i, : h * w].reshape(h, w) for i in range(3))
-
-    def release(self) -> None:
-        """Drop the scratch blocks (allocated again when asked for)."""
-        self._work = None
-
-    def row_block(self, rows: slice) -> tuple[np.ndarray, ...]:
-        """Three scratch blocks for ``rows``."""
-        return self.scratch(rows.stop - rows.start, self.shape[1])
-
-    def column_block(self, cols: slice) -> tuple[np.ndarray, ...]:
-        return self.scratch(self.shape[0], cols.stop - cols.start)
-
-    def take(self, rows: slice, cols: slice, out: np.ndarray) -> np.ndarray:
-        """A block of ``X - c``: a view of ``X`` without a centre, else written into ``out``."""
-        if self.center is None:
-            return self.X[rows, cols]
-        return np.subtract(self.X[rows, cols], self.center[cols], out=out)
-
-    def norm(self) -> float:
-        """Frobenius norm."""
-        total = 0.0
-        for rows in self.rows:
-            block = self.take(rows, slice(None), self.row_block(rows)[0])
-            total += float(np.einsum("ij,ij->", block, block))
-        return float(np.sqrt(total))
-
-    def abs_max(self) -> float:
-        """Largest absolute entry (subtracting ``c_j`` is monotone, so exact)."""
-        hi, lo = self.X.max(axis=0), self.X.min(axis=0)
-        if self.center is not None:
-            hi, lo = hi - self.center, lo - self.center
-        return float(max(hi.max(), -lo.min()))
-
-    def divided(self, value: float) -> np.ndarray:
-        """A new array ``(X - 1 c^T) / value``."""
-        out = np.empty(self.shape)
-        for rows in self.rows:
-            block = self.take(rows, slice(None), self.row_block(rows)[0])
-            np.divide(block, value, out=out[rows])
-        return out
-
-    def spectral_norm(self, rng: np.random.Generator) -> float:
-        return spectral_norm(self.X, rng, center=self.center)
-
-
-# ------------------------------------------------------------ the sparse terms
-class _L1:
-    r"""PCP's :math:`\lambda\lVert S\rVert_1`, with :math:`\lVert L\rVert_*`."""
-
-    rowwise = False
-
-    def __init__(self, lam: float):
-        self.lam = lam
-
-    def prox_into(self, T, mu, out, factor=None) -> None:
-        """:func:`robustpca.prox.soft_threshold` at ``lam / mu``, written into ``out``."""
-        t = self.lam / mu
-        np.clip(T, -t, t, out=out)
-        np.subtract(T, out, out=out)
-
-    def loss(self, D, scratch) -> float:
-        """``||D||_1`` of these rows (the objective weighs it by ``lam``)."""
-        return float(np.abs(D, out=scratch).sum())
-
-    def objective(self, loss: float, s: np.ndarray) -> float:
-        return float(s.sum() + self.lam * loss)
-
-    def entry_norm(self, Y) -> float:
-        return float(max(Y.max(initial=0.0), -Y.min(initial=0.0)))
-
-    def dual_norm(self, two: float, entry: float) -> float:
-        return max(two, entry / self.lam)
-
-
-class _L21:
-    r"""The l2,1 norm :math:`\lVert E\rVert_{2,1}` (rows), with :math:`\gamma\lVert Z\rVert_*`."""
-
-    rowwise = True
-
-    def __init__(self, gamma: float):
-        self.gamma = gamma
-
-    @staticmethod
-    def row_factor(norms, mu) -> np.ndarray:
-        """Row scaling of :func:`robustpca.prox.l21_shrinkage` at ``1 / mu``."""
-        t = 1.0 / mu
-        scale = np.zeros_like(norms)
-        np.divide(t, norms, out=scale, where=norms > t)
-        return np.where(norms > t, 1.0 - scale, 0.0)
-
-    def prox_into(self, T, mu, out, factor=None) -> None:
-        """:func:`robustpca.prox.l21_shrinkage` of whole rows ``T`` (or with the row
-        ``factor`` of the whole rows), written into ``out``."""
-        if factor is None:
-            factor = self.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), mu)
-        np.multiply(T, factor, out=out)
-
-    def loss(self, D, scratch) -> float:
-        return float(np.linalg.norm(D, axis=1).sum())
-
-    def objective(self, loss: float, s: np.ndarray) -> float:
-        return float(loss + self.gamma * s.sum())
-
-    def entry_norm(self, Y) -> float:
-        return float(_row_norms(Y).max(initial=0.0))
-
-    def dual_norm(self, two: float, entry: float) -> float:
-        return max(two / self.gamma, entry)
-
-
-# ------------------------------------------------------------------ the SVT step
-@dataclass(frozen=True)
-class _LowRank:
-    """``L - b`` of one ALM step, in the form its route leaves it (never ``n x d``).
-
-    * ``'factors'``: ``(U * s) @ Vt`` (partial and exact SVD; the Gram route on wide data
-      at rank ``r <= n / 4``, with ``Vt = diag(1/sigma) U^T M``, orthonormal rows only up
-      to about eps sigma_1^2 / sigma_i^2);
-    * ``'rows'``: ``M V diag(gain) V^T`` with ``V = Vt.T`` (the Gram route on tall data):
-      a row block of ``L`` from the same rows of ``M``;
-    * ``'columns'``: ``U diag(gain) U^T M`` (the Gram route on wide data at rank
-      ``r > n / 4``): a column block from the same columns of ``M``.
-
-    ``s`` are the thresholded singular values (decreasing), ``gain = s / sigma``.
-    """
-
-    kind: str
-    s: np.ndarray
-    U: np.ndarray | None = None
-    Vt: np.ndarray | None = None
-    gain: np.ndarray | None = None
-    method: str = "gram"
-
-    @classmethod
-    def empty(cls, n: int, d: int) -> _LowRank:
-        return cls("factors", np.zeros(0), np.zeros((n, 0)), np.zeros((0, d)), method="full")
-
-
-def _gram_step(M: np.ndarray, tau: float) -> _LowRank:
-    """Singular value thresholding of ``M`` by the Gram matrix of its short side.
-
-    ``M`` is neither copied nor modified; holds the ``min(n, d)``-square Gram matrix, its
-    eigenvectors and, for wide data at rank ``r <= n / 4``, the ``r x d`` factor.
-    """
-    n, d = M.shape
-    wide = n <= d
-    G = M @ M.T if wide else M.T @ M  # numpy uses syrk for a product with its transpose
-    lam, E = sla.eigh(G, check_finite=False, overwrite_a=True)
-    sigma = np.sqrt(np.maximum(lam[::-1], 0.0))
-    r = int(np.count_nonzero(sigma > tau))
-    sigma, E = sigma[:r], np.ascontiguousarray(E[:, ::-1][:, :r])
-    s = sigma - tau
-    if not wide:
-        return _LowRank("rows", s, Vt=np.ascontiguousarray(E.T), gain=s / sigma)
-    if FACTOR_ROWS * r > n:
-        return _LowRank("columns", s, U=E, gain=s / sigma)
-    Vt = E.T @ M
-    Vt /= sigma[:, None]
-    return _LowRank("factors", s, U=E, Vt=Vt)
-
-
-class _SVTStep:
-    """Singular value thresholding with Lin et al.'s rank prediction and a warm start.
-
-    As in Lin et al.'s code, the partial route computes at most ``hint`` triplets; when all
-    of them exceed the threshold the step is truncated (``method='truncated'``) and the
-    next hint grows by 5% of ``min(n, d)``; otherwise it is one more than the rank found.
-    The partial SVD is converged to ``rtol``, which the ALM loop keeps at 1% of its
-    relative primal residual (between 1e-12 and 1e-6): the proximal steps are computed
-    more accurately as the iterates converge, the usual condition of inexact proximal
-    methods. ``'auto'`` chooses between the partial and the Gram route by their cost (see
-    the module docstring). Holds the warm start (``hint`` rows of length ``d``) only when
-    the next step may take the partial route.
-    """
-
-    def __init__(self, shape: tuple[int, int], solver: str, rng: np.random.Generator):
-        self.side = min(shape)
-        self.hint = min(10, self.side)
-        self.solver = solver
-        self.rng = rng
-        self.init = None
-        self.rtol = 1e-6
-        self.counts = {"full": 0, "partial": 0, "truncated": 0, "gram": 0}
-
-    def _partial_pays(self) -> bool:
-        """'auto': is the partial route predicted cheaper than the Gram route?"""
-        return PARTIAL_COST * (self.hint + OVERSAMPLES) <= self.side
-
-    def __call__(self, M: np.ndarray, tau: float) -> _LowRank:
-        kwargs = {"rng": self.rng, "init": self.init, "rtol": self.rtol}
-        if self.solver != "auto":
-            f = svt_factors(M, tau, rank_hint=self.hint, grow=False, solver=self.solver, **kwargs)
-        elif self._partial_pays():
-            f = partial_svt_factors(M, tau, rank_hint=self.hint, **kwargs)
-        else:
-            f = None
-        low = (
-            _gram_step(M, tau) if f is None else _LowRank("factors", f.s, f.U, f.Vt, None, f.method)
-        )
-        svp = low.s.size
-        grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
-        self.hint = max(1, min(svp + grow, self.side))
-        self.counts[low.method] += 1
-        self.init = None
-        warm = self.solver == "partial" or (self.solver == "auto" and self._partial_pays())
-        if warm and low.Vt is not None:
-            self.init = low.Vt[: self.hint].copy() if low.method == "gram" else low.Vt
-        return low
-
-
-def _exact_right_factors(f: SVDFactors, *, overwrite: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Singular values and orthonormal right singular vectors of ``(U * s) @ Vt``.
-
-    LAPACK's and the partial route's factors are orthonormal: returned as they are. The
-    wide Gram route's ``U`` is orthonormal and its ``Vt`` only up to about
-    eps sigma_1^2 / sigma_i^2: with ``H = Vt Vt^T = E Lambda E^T`` (r x r) and the SVD
-    ``diag(s) E Lambda^(1/2) = P Sigma Q^T``, ``(U * s) @ Vt = (U P) Sigma (W Vt)`` with
-    ``W = Q^T Lambda^(-1/2) E^T``, both sides orthonormal to working precision (one
-    Rayleigh-Ritz step, as in Cholesky QR). ``overwrite``: ``Vt`` is transformed in place
-    by column blocks (no second ``r x d`` array).
-    """
-    s = f.s
-    if f.method != "gram" or s.size == 0:
-        return s, f.Vt
-    lam, E = sla.eigh(f.Vt @ f.Vt.T, check_finite=False, overwrite_a=True)
-    lam = np.maximum(lam, np.finfo(float).eps * lam[-1])
-    E *= np.sqrt(lam)  # E Lambda^(1/2)
-    _, sigma, Qt = np.linalg.svd(s[:, None] * E)  # its workspace is not numpy's
-    Qt /= lam  # W = Q^T Lambda^(-1/2) E^T = (Q^T Lambda^(-1)) (E Lambda^(1/2))^T
-    W = Qt @ E.T
-    del E, Qt
-    if not overwrite:
-        return sigma, W @ f.Vt
-    Vt = f.Vt
-    for cols in _blocks(Vt.shape[1], Vt.shape[0]):
-        Vt[:, cols] = W @ Vt[:, cols]
-    return sigma, Vt
-
-
-def _right_vectors(data: _Data, low: _LowRank, m: int, z_columns, *, overwrite: bool):
-    """The top ``m`` orthonormal right singular vectors (rows) of ``L - b``.
-
-    ``z_columns(cols, out)`` gives column blocks of ``L - b``: the ``'columns'`` form keeps
-    no row factor, so there they come from ``U^T (L - b) = diag(s) V^T``, rows divided by
-    ``s`` and made orthonormal by :func:`_exact_right_factors` (holds ``m x d``)."""
-    if low.kind == "rows":
-        return low.Vt[:m]
-    if low.kind == "factors":
-        f = SVDFactors(low.U, low.s, low.Vt, low.method)
-        return _exact_right_factors(f, overwrite=overwrite)[1][:m]
-    U = low.U[:, :m]
-    Vt = np.empty((m, data.shape[1]))
-    buffer = np.empty((data.shape[0], data.columns[0].stop))
-    for cols in data.columns:
-        Vt[:, cols] = U.T @ z_columns(cols, buffer[:, : cols.stop - cols.start])
-    Vt /= low.s[:m, None]
-    return _exact_right_factors(SVDFactors(U, low.s[:m], Vt, "gram"), overwrite=True)[1]
-
-
 # --------------------------------------------------------------------- the loop
 @dataclass
 class _ALMOutcome:
     """Where the loop stopped: ``work`` holds ``D = X - L`` and ``dual`` the multiplier
-    ``Y`` that entered the last step, at penalty ``mu`` (see :func:`_final_blocks`)."""
+    ``Y`` that entered the last step, at penalty ``mu`` (see ``alm_blocks._final_blocks``)."""
 
     work: np.ndarray
     dual: np.ndarray
@@ -538,90 +191,6 @@ class _Problem:
     sparse: _L1 | _L21
     svt: _SVTStep  # its accuracy follows the primal residual
     free_mean: bool = False  # the dual must then have zero column sums
-
-
-def _shift_into(data: _Data, S: np.ndarray, Y: np.ndarray, inv: float) -> None:
-    """First iteration: ``S <- (X - S) + inv * Y``, the argument of the ``L`` step."""
-    for rows in data.rows:
-        a, b, _ = data.row_block(rows)
-        np.subtract(data.take(rows, slice(None), a), S[rows], out=S[rows])
-        S[rows] += np.multiply(Y[rows], inv, out=b)
-
-
-def _advance(data: _Data, sparse, work, Y, mu_prev: float, inv: float) -> None:
-    """From ``(D_k, Y_{k-1})`` to ``(M_{k+1}, Y_k)`` by row blocks: ``S_k = prox(D_k +
-    Y_{k-1}/mu_prev)``, ``Y_k = Y_{k-1} + mu_prev (D_k - S_k)`` in place, and ``M = (X -
-    S_k) + inv * Y_k`` written over ``D_k``."""
-    inv_prev = 1.0 / mu_prev
-    for rows in data.rows:
-        T, S, _ = data.row_block(rows)
-        D = work[rows]
-        np.multiply(Y[rows], inv_prev, out=T)
-        T += D
-        sparse.prox_into(T, mu_prev, S)
-        np.subtract(D, S, out=T)  # R
-        T *= mu_prev
-        Y[rows] += T
-        np.subtract(data.take(rows, slice(None), T), S, out=D)
-        D += np.multiply(Y[rows], inv, out=T)
-
-
-def _residual(sparse, D, Y, mu, T, S, factor=None) -> float:
-    """``||D - prox(D + Y/mu)||_F^2`` of one block, with scratch ``T`` and ``S``."""
-    np.multiply(Y, 1.0 / mu, out=T)
-    T += D
-    sparse.prox_into(T, mu, S, factor)
-    np.subtract(D, S, out=S)
-    return float(np.einsum("ij,ij->", S, S))
-
-
-def _low_rank_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu):
-    """Apply the ``L`` step block by block: ``D = X - L`` written over ``M`` (in
-    ``work``). Returns the share ``g(D)`` of the objective and ``||D - S||_F^2``, with
-    ``S = prox(D + Y/mu)`` (not written). Holds three blocks."""
-    if low.kind == "columns":
-        return _column_pass(data, sparse, work, Y, low, mean, mu)
-    U = low.U * low.s if low.kind == "factors" else None
-    loss = residual = 0.0
-    for rows in data.rows:
-        L, T, S = data.row_block(rows)
-        if U is not None:
-            np.matmul(U[rows], low.Vt, out=L)
-        else:
-            np.matmul((work[rows] @ low.Vt.T) * low.gain, low.Vt, out=L)
-        if mean is not None:
-            L += mean
-        D = work[rows]
-        np.subtract(data.take(rows, slice(None), T), L, out=D)
-        loss += sparse.loss(D, S)
-        residual += _residual(sparse, D, Y[rows], mu, T, S)
-    return loss, residual
-
-
-def _column_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu):
-    """:func:`_low_rank_pass` for ``L = U diag(gain) U^T M`` by column blocks; the row
-    norms of the l2,1 term are accumulated, and its residual needs a row pass after."""
-    A, Ut = low.U * low.gain, low.U.T
-    loss = residual = 0.0
-    squares = np.zeros(data.shape[0])
-    for cols in data.columns:
-        L, T, S = data.column_block(cols)
-        np.matmul(A, Ut @ work[:, cols], out=L)
-        if mean is not None:
-            L += mean[cols]
-        D = work[:, cols]
-        np.subtract(data.take(slice(None), cols, T), L, out=D)
-        if sparse.rowwise:
-            squares += np.einsum("ij,ij->i", D, D)
-        else:
-            loss += sparse.loss(D, S)
-            residual += _residual(sparse, D, Y[:, cols], mu, T, S)
-    if sparse.rowwise:
-        loss = float(np.sqrt(squares).sum())
-        for rows in data.rows:
-            T, S, _ = data.row_block(rows)
-            residual += _residual(sparse, work[rows], Y[rows], mu, T, S)
-    return loss, residual
 
 
 def _inexact_alm(data: _Data, problem: _Problem, *, mu, mu_max, rho, Y, max_iter, tol, callback):
@@ -694,82 +263,6 @@ def duality_gap(X: np.ndarray, Y: np.ndarray, objective: float, dual_norm, free_
         Y = Y - Y.mean(axis=0)
     value = float(np.vdot(X, Y)) / max(1.0, dual_norm(Y))
     return (objective - value) / objective
-
-
-def _final_blocks(sparse, out: _ALMOutcome, rows, cols, Yk, S, factor=None):
-    """A block of the final multiplier ``Y_k = Y + mu (D - prox(D + Y/mu))`` into ``Yk``
-    (``S``: scratch, left holding ``mu R``); ``factor``: the l2,1 row scaling of whole
-    rows when the block has only some columns."""
-    D, Y, mu = out.work[rows, cols], out.dual[rows, cols], out.mu
-    np.multiply(Y, 1.0 / mu, out=Yk)
-    Yk += D
-    sparse.prox_into(Yk, mu, S, factor)
-    np.subtract(D, S, out=S)
-    S *= mu
-    np.add(Y, S, out=Yk)
-    return Yk
-
-
-def _final_dual(data: _Data, sparse, out: _ALMOutcome) -> np.ndarray:
-    """The final multiplier as a new array."""
-    Yk = np.empty(data.shape)
-    for rows in data.rows:
-        _final_blocks(sparse, out, rows, slice(None), Yk[rows], data.row_block(rows)[0])
-    return Yk
-
-
-def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> float:
-    """:func:`duality_gap` of the final multiplier, which is never formed: its blocks are
-    made from ``(D, Y)`` in three passes (column sums and l2,1 row scalings; the inner
-    product with ``X - c`` and the entry norm; the Gram matrix of its short side, whose
-    top eigenvalue gives ``||Y||_2`` to about machine precision)."""
-    if objective <= 0:
-        return 0.0
-    sparse, (n, d) = problem.sparse, data.shape
-    factor = np.ones((n, 1)) if sparse.rowwise else None
-    total = np.zeros(d)
-    for rows in data.rows:
-        Yk, S, T = data.row_block(rows)
-        _final_blocks(sparse, out, rows, slice(None), Yk, S)
-        total += Yk.sum(axis=0)
-        if sparse.rowwise:  # the row scaling of prox(D + Y/mu), for the column blocks
-            np.multiply(out.dual[rows], 1.0 / out.mu, out=T)
-            T += out.work[rows]
-            factor[rows] = sparse.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), out.mu)
-    ybar = total / n if problem.free_mean else np.zeros(d)
-    value = entry = 0.0
-    wide = n <= d
-    G = np.zeros((n, n) if wide else (d, d))
-    for rows in data.rows:
-        Yk, S, T = data.row_block(rows)
-        _final_blocks(sparse, out, rows, slice(None), Yk, S)
-        Yk -= ybar
-        value += float(np.vdot(data.take(rows, slice(None), T), Yk))
-        entry = max(entry, sparse.entry_norm(Yk))
-        if not wide:
-            G += Yk.T @ Yk
-    if wide:
-        for cols in data.columns:
-            Yk, S, _ = data.column_block(cols)
-            _final_blocks(sparse, out, slice(None), cols, Yk, S, factor)
-            Yk -= ybar[cols]
-            G += Yk @ Yk.T
-    top = sla.eigvalsh(G, subset_by_index=[len(G) - 1, len(G) - 1], check_finite=False)[0]
-    two = float(np.sqrt(max(top, 0.0)))
-    value /= max(1.0, sparse.dual_norm(two, entry))
-    return (objective - value) / objective
-
-
-def _finish_arrays(data: _Data, sparse, out: _ALMOutcome) -> tuple[np.ndarray, np.ndarray]:
-    """``S = prox(D + Y/mu)`` over ``Y`` and the low-rank part ``X - D = L + c`` over
-    ``D``, by row blocks. Returns ``(low_rank, sparse)``."""
-    for rows in data.rows:
-        T, _, _ = data.row_block(rows)
-        np.multiply(out.dual[rows], 1.0 / out.mu, out=T)
-        T += out.work[rows]
-        sparse.prox_into(T, out.mu, out.dual[rows])
-        np.subtract(data.X[rows], out.work[rows], out=out.work[rows])
-    return out.work, out.dual
 
 
 def _solve(
@@ -849,7 +342,7 @@ def _solve(
 def _auto_mu(data, mu, mu_max, ratio, rng):
     """``mu=None``: 1.25 / ||X||_2 (Lin et al.); ``mu_max=None``: ``ratio * mu0``."""
     if mu is None:
-        norm_two = data.spectral_norm(rng)
+        norm_two = spectral_norm(data.X, rng, center=data.center)
         mu = 1.25 / norm_two if norm_two > 0 else 1.0
     cap = ratio * mu if mu_max is None else float(mu_max)
     return float(mu), max(cap, float(mu))
@@ -896,7 +389,7 @@ def solve_pcp(
     center_vec = X.mean(axis=0, dtype=np.float64) if center else None
     data = _Data(X, center_vec)
     # Y_0 = X / J(X), J(X) = max(||X||_2, ||X||_inf / lam) (Lin et al., Algorithm 5)
-    norm_two = data.spectral_norm(rng)
+    norm_two = spectral_norm(data.X, rng, center=data.center)
     J = max(norm_two, data.abs_max() / lam)
     svt = _SVTStep(X.shape, svd_solver, rng)
     problem = _Problem(lambda M, mu: (None, svt(M, 1.0 / mu)), _L1(lam), svt)
