@@ -390,7 +390,7 @@ def partial_svt_factors(
     route (``method='partial'`` or ``'truncated'``), or ``None`` where :func:`svt_factors`
     would fall back to the exact SVD: the iteration converges too slowly, or
     ``rank_hint + 10`` is not below ``min(m, n)``. The caller then chooses its own fallback
-    (the ALM solvers of :mod:`robustpca.solvers.alm` take a Gram route, which needs no
+    (the ALM solvers take a Gram route, :mod:`robustpca.solvers.alm_svt`, which needs no
     copy of ``X``). ``X`` is not copied; the iteration holds a few
     ``(m + n) x (rank_hint + 10)`` blocks.
 

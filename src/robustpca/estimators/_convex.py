@@ -8,7 +8,7 @@ part (after removing ``mean_``), so ``transform`` gives coordinates in its row s
 and ``reconstruct`` projects a sample on it.
 
 Memory: a fit holds the two arrays that become ``low_rank_`` and ``sparse_`` plus small
-blocks (see :mod:`robustpca.solvers.alm`), and ``components_``, which is ``rank_ x
+blocks (see :mod:`robustpca.solvers.alm_blocks`), and ``components_``, which is ``rank_ x
 n_features`` with ``n_components=None``: its peak is below 3x the data unless the rank of
 the low-rank part approaches ``min(n_samples, n_features)``.
 """
@@ -132,7 +132,7 @@ _COMMON_PARAMS = r"""
     svd_solver : {'auto', 'full', 'partial'}, default='auto'
         SVD of the thresholding step. ``'auto'``: each iteration the cheaper of the
         eigendecomposition of the ``min(n, d)``-square Gram matrix (every singular value,
-        accurate to about 1e-11 relative here, see :mod:`robustpca.solvers.alm`) and the
+        accurate to about 1e-11 relative here, see :mod:`robustpca.solvers.alm_svt`) and the
         warm-started partial SVD of the predicted top triplets (when
         ``40 (rank + 10) <= min(n, d)``); it keeps the fit below 3x the data in memory
         (plus ``components_``). ``'partial'``: the partial SVD every iteration,
