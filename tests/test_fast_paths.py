@@ -414,3 +414,20 @@ def test_warm_start_eigh_on_the_rows_of_positive_weight():
         np.testing.assert_allclose(vals, ref_vals, rtol=1e-10)
         assert np.all(vecs[~mask] == 0.0)
         assert np.abs(projector(vecs) - projector(ref_vecs)).max() < 1e-8
+
+
+def test_pca_reads_tall_data_once(monkeypatch):
+    """PCA's objective is ``trace(S) - sum of the top-k eigenvalues``: no residual pass
+    (one pass over the data in all), and it equals the explicit weighted squared error."""
+    X = random_data(7, 2000, 16)
+    calls = []
+    real = WeightedPCAProblem._scatter_residuals
+    monkeypatch.setattr(
+        WeightedPCAProblem,
+        "_scatter_residuals",
+        lambda self, *a: calls.append(1) or real(self, *a),
+    )
+    model = PCA(3).fit(X)
+    assert calls == []
+    explicit = float(np.sum(model.reconstruction_error(X) ** 2))
+    np.testing.assert_allclose(model.objective_history_[0], explicit, rtol=1e-10)

@@ -69,6 +69,8 @@ class ArrayAPIWeightedSubspace:
         self.sq_norms = sq_norms  # host ||x_i - b||^2
         self._residual_sq = residual_sq  # host
         self._basis = None
+        #: sum_i d_i ||x_i - b||^2, the trace of the weighted scatter about the mean
+        self.total_scatter = float(weights @ sq_norms)
 
     def residuals(self) -> np.ndarray:
         """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples (NumPy)."""
@@ -178,8 +180,12 @@ class ArrayAPIWeightedPCAProblem:
         return vals_h[usable], xp.take(vecs, keep, axis=1)
 
     # -- the subproblem --------------------------------------------------------------------
-    def solve(self, weights: np.ndarray) -> ArrayAPIWeightedSubspace:
-        """Solve problem (14) of Nie et al. (2014) for the given (host) weights."""
+    def solve(self, weights: np.ndarray, *, residuals: bool = True) -> ArrayAPIWeightedSubspace:
+        """Solve problem (14) of Nie et al. (2014) for the given (host) weights.
+
+        ``residuals`` is accepted for the interface of
+        :meth:`robustpca.linalg.WeightedPCAProblem.solve`; they are always formed here.
+        """
         w = np.asarray(weights, dtype=np.float64)
         return self._solve_gram(w) if self.gram else self._solve_scatter(w)
 

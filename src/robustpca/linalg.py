@@ -555,9 +555,13 @@ class WeightedSubspace:
     the mean are formed only on request.
     """
 
-    def __init__(self, problem, weights, offset_coef, eigvals, coef, sq_norms, residual_sq):
+    def __init__(
+        self, problem, weights, offset_coef, eigvals, coef, sq_norms, residual_sq, total=None
+    ):
         self._problem = problem
         self.weights = weights
+        #: sum_i d_i ||x_i - b||^2, the trace of the weighted scatter about the mean
+        self.total_scatter = float(weights @ sq_norms) if total is None else total
         self._offset_coef = offset_coef  # c = d / sum(d) (Gram) or mean - center (scatter)
         self.eigvals = eigvals
         self._coef = coef  # Gram: D^{1/2} V Lambda^{-1/2}; scatter: U
@@ -764,7 +768,8 @@ class WeightedPCAProblem:
         sq = r2 = None
         if residuals:
             sq, r2 = self._scatter_residuals(self.center + self._shift, U)
-        return WeightedSubspace(self, w, self._shift.copy(), vals[usable], U, sq, r2)
+        total = float(np.trace(S))
+        return WeightedSubspace(self, w, self._shift.copy(), vals[usable], U, sq, r2, total)
 
     def _scatter_residuals(self, point: np.ndarray, U: np.ndarray):
         """``||x_i - b||^2`` and ``||(I - UU^T)(x_i - b)||^2``, by blocks of rows.

@@ -43,8 +43,9 @@ def solve_weighted_pca(
     """
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)
-    sub = problem.solve(weights)
-    r = sub.residuals()
+    # no residual pass: sum_i d_i r_i^2 = trace(S) - (sum of the top-k eigenvalues)
+    sub = problem.solve(weights, residuals=False)
+    objective = max(sub.total_scatter - float(sub.eigvals[:n_components].sum()), 0.0)
     total_weight = float(weights.sum())
     # frequency-weight convention: with unit weights this is sklearn's n - 1 denominator
     dof = total_weight - 1.0 if total_weight > 1.0 else total_weight
@@ -55,10 +56,10 @@ def solve_weighted_pca(
         n_iter=1,
         converged=True,
         stop_reason=StopReason.CLOSED_FORM,
-        objective=np.array([float(weights @ r**2)]),
+        objective=np.array([objective]),
         info={
             "explained_variance": _padded(sub.eigvals, n_components) / dof,
-            "total_variance": float(weights @ sub.sq_norms) / dof,
+            "total_variance": sub.total_scatter / dof,
         },
     )
 
