@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tracemalloc
 
 # scikit-learn runs its array-API estimator checks (tests/test_common.py) only when SciPy
 # was imported with this set; it must come before anything imports SciPy.
@@ -105,3 +106,17 @@ def quiet_fit(model, X):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(X)
+
+
+def peak_memory(fn) -> int:
+    """``tracemalloc`` peak (bytes) of one call of ``fn`` above what was allocated before
+    (NumPy reports its buffers to tracemalloc; the measure of ``benchmarks/_harness.py``)."""
+    tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - base

@@ -9,7 +9,6 @@ a multiplier that is never formed) agree with their direct counterparts.
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -41,6 +40,8 @@ from robustpca.solvers.alm import (
     spectral_norm,
 )
 
+from .conftest import peak_memory
+
 ESTIMATORS = [PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA]
 
 
@@ -56,15 +57,7 @@ def planted(n, d, seed=0):
 
 def peak_ratio(fit, X) -> float:
     """``tracemalloc`` peak of ``fit()`` above what was allocated before, over X.nbytes."""
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        fit()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return (peak - base) / X.nbytes
+    return peak_memory(fit) / X.nbytes
 
 
 def relative(a, b):

@@ -8,7 +8,6 @@ must not allocate ``n x d`` temporaries.
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -29,7 +28,7 @@ from robustpca import (
 )
 from robustpca.linalg import WarmStartEigh, WeightedPCAProblem, top_eigh
 
-from .conftest import projector, random_data
+from .conftest import peak_memory, projector, random_data
 
 
 def closed_form(X, w, k):
@@ -120,15 +119,6 @@ def test_problem_neither_copies_nor_modifies_the_data():
     assert problem.X is X
 
 
-def _peak_bytes(fn) -> int:
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize(("n", "d"), [(40_000, 32), (60, 8000)])
 def test_weighted_solve_allocates_no_n_by_d_temporary(small_blocks, n, d):
     """An iteration of the scatter route (tall) or the Gram route (wide) needs memory of
@@ -137,7 +127,7 @@ def test_weighted_solve_allocates_no_n_by_d_temporary(small_blocks, n, d):
     problem = WeightedPCAProblem(X, 3, np.random.default_rng(0))
     w = np.random.default_rng(1).uniform(0.5, 1.5, n)
     problem.solve(w)  # warm up the workspace
-    peak = _peak_bytes(lambda: problem.solve(w))
+    peak = peak_memory(lambda: problem.solve(w))
     assert peak < 0.25 * X.nbytes, peak / X.nbytes
 
 
@@ -159,7 +149,7 @@ def test_in_memory_fit_peak_memory_below_three_times_the_data(small_blocks, make
     X = np.random.default_rng(0).normal(size=(20_000, 40))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        peak = _peak_bytes(lambda: make().fit(X))
+        peak = peak_memory(lambda: make().fit(X))
     assert peak < 3 * X.nbytes, peak / X.nbytes
 
 
@@ -168,7 +158,7 @@ def test_float32_fit_does_not_widen_the_data(small_blocks):
     X = np.random.default_rng(0).normal(size=(20_000, 40)).astype(np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        peak = _peak_bytes(lambda: OptimalMeanPCA(3, max_iter=3, tol=0).fit(X))
+        peak = peak_memory(lambda: OptimalMeanPCA(3, max_iter=3, tol=0).fit(X))
     assert peak < 1.5 * X.nbytes, peak / X.nbytes
 
 

@@ -15,7 +15,6 @@ faces shape (400 x 10304, k = 30, 1 MiB blocks): 3.01x and 4.12x before, 0.31x a
 
 from __future__ import annotations
 
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -26,22 +25,11 @@ import robustpca.linalg
 from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 
+from .conftest import peak_memory
+
 ESTIMATORS = (GeneralizedMeanPCA, AdaptiveNeighborsPCA)
 SHAPES = [(200, 3000), (3000, 200)]
 SHAPE_IDS = ["wide-gram", "tall-scatter"]
-
-
-def peak_above_start(fn) -> int:
-    """``tracemalloc`` peak (bytes) of one call of ``fn`` above what was allocated before."""
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        fn()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - base
 
 
 @pytest.fixture
@@ -64,7 +52,7 @@ def fit_peak(cls, X, n_components, max_iter=5):
     model = cls(n_components, max_iter=max_iter, tol=0.0, callback=lambda i, s: False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return peak_above_start(lambda: model.fit(X))
+        return peak_memory(lambda: model.fit(X))
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)

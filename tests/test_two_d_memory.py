@@ -41,24 +41,11 @@ from robustpca.solvers.two_d import (
     solve_two_d_pca,
 )
 
-from .conftest import quiet_fit
+from .conftest import peak_memory, quiet_fit
 
 ALL = (TwoDPCA, GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
 ROBUST = (Robust2DPCA, CappedRobust2DPCA)
 SHAPE = (60, 50)
-
-
-def peak_above_start(fn) -> int:
-    """``tracemalloc`` peak (bytes) of one call of ``fn`` above what was allocated before."""
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        fn()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - base
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +69,7 @@ def make(cls, image_shape, callback=None, k=10, ranks=(5, 5), max_iter=4):
 @pytest.mark.parametrize("cls", ALL)
 def test_fit_peak_below_three_times_the_data(cls, faces_like):
     X = faces_like
-    peak = peak_above_start(lambda: quiet_fit(make(cls, SHAPE, lambda i, s: False), X))
+    peak = peak_memory(lambda: quiet_fit(make(cls, SHAPE, lambda i, s: False), X))
     assert peak < 3.0 * X.nbytes, peak / X.nbytes
 
 
@@ -133,7 +120,7 @@ def test_fit_peak_below_three_times_the_data_on_att_faces(cls, att_faces):
     before), GLRAM 1.29x, R2DPCA and capped 1.30x (5.01x before), 2-D PCA-L21 2.11x."""
     X, shape = att_faces
     model = make(cls, shape, lambda i, s: False, ranks=(10, 10), max_iter=2)
-    peak = peak_above_start(lambda: quiet_fit(model, X))
+    peak = peak_memory(lambda: quiet_fit(model, X))
     assert peak < 3.0 * X.nbytes, peak / X.nbytes
 
 
