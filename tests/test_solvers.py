@@ -151,3 +151,16 @@ def test_top_eigh_caps_k_at_the_matrix_size():
     vals, vecs = top_eigh(A, 4)
     np.testing.assert_allclose(vals, np.linalg.eigvalsh(A)[::-1])
     assert vecs.shape == (3, 3)
+
+
+def test_stopping_test_of_the_reweighting_loops():
+    """The stop shared by the in-memory and the chunked loops: exact at a zero objective
+    (even in the first iteration), tolerance on the relative change, else go on."""
+    from robustpca.solvers import StopReason
+    from robustpca.solvers.reweighting import stopping_test
+
+    assert stopping_test([0.0], tol=0.0) == StopReason.EXACT
+    assert stopping_test([5.0], tol=1.0) is None  # nothing to compare with yet
+    assert stopping_test([5.0, 4.0], tol=0.1) is None  # changed by 20%
+    assert stopping_test([5.0, 4.9999], tol=1e-4) == StopReason.TOLERANCE
+    assert stopping_test([5.0, 5.0], tol=0.0) == StopReason.TOLERANCE

@@ -72,7 +72,8 @@ import numpy as np
 
 from ..linalg import positive_eigen_mask, top_eigh
 from ..losses import CappedL2Loss, CauchyLoss, HuberLoss, L2pLoss, L21Loss, RobustLoss, WelschLoss
-from ._result import IterationState, StopReason, relative_change
+from ._result import IterationState, StopReason
+from .reweighting import stopping_test
 
 __all__ = [
     "ChunkedReweightingResult",
@@ -517,11 +518,9 @@ def minimize_reweighted_chunked(
                 stop_reason = StopReason.CALLBACK
                 break
         used = next_used
-        if value == 0.0:
-            stop_reason, converged = StopReason.EXACT, True
-            break
-        if iteration > 1 and relative_change(history[-2], value) <= tol:
-            stop_reason, converged = StopReason.TOLERANCE, True
+        stop = stopping_test(history, tol)
+        if stop is not None:
+            stop_reason, converged = stop, True
             break
     return ChunkedReweightingResult(
         solution=state,

@@ -286,6 +286,11 @@ class GramSubspace:
     def residuals(self) -> np.ndarray:
         return np.sqrt(self._residual_sq)
 
+    @property
+    def total_scatter(self) -> float:
+        """``sum_i d_i ||x_i - b||^2``, the trace of the weighted scatter about the mean."""
+        return float(self.weights @ self.sq_norms)
+
     def _materialise(self):
         if self._dense is None:
             p = self._problem
@@ -363,8 +368,10 @@ class GramWeightedPCA:
         N = coef - np.outer(c, coef.sum(axis=0))
         return N - np.outer(self.reference, N.sum(axis=0))
 
-    def solve(self, weights: np.ndarray) -> GramSubspace:
-        """Solve problem (14) of Nie et al. (2014) for the given weights."""
+    def solve(self, weights: np.ndarray, *, residuals: bool = True) -> GramSubspace:
+        """Solve problem (14) of Nie et al. (2014) for the given weights (``residuals``:
+        the interface of :meth:`~robustpca.linalg.WeightedPCAProblem.solve`; the Gram
+        route has them at no pass either way)."""
         with single_blas_thread(self.n_samples <= SMALL_GRAM):
             return self._solve(weights)
 

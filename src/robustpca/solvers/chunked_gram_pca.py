@@ -30,12 +30,13 @@ import numpy as np
 
 from ..linalg import SUSPICIOUS_RTOL, complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import L2pLoss, RobustLoss
-from ._result import SolverResult, StopReason
+from ._result import SolverResult
 from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
 from .adaptive_neighbors import _residuals as _an_residuals
 from .chunked_gram import GramPasses, GramWeightedPCA
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 from .l21_pca import _inverse_sqrt_psd, _principal_axes, l21_objective
+from .optimal_mean import solve_weighted_pca
 from .r1_pca import _GramIterate, _orth_qr
 from .reweighting import ReweightingResult, minimize_reweighted
 
@@ -70,32 +71,14 @@ def _sub_view(sub):
 def solve_weighted_pca_gram(
     passes: GramPasses, n_components: int, weights: np.ndarray, *, rng
 ) -> SolverResult:
-    """Weighted PCA on wide data: :func:`~robustpca.solvers.solve_weighted_pca`'s Gram route.
+    """Weighted PCA on wide data: :func:`~robustpca.solvers.solve_weighted_pca` on the
+    Gram subproblem of the passes (:class:`~robustpca.solvers.chunked_gram.GramWeightedPCA`).
 
     One pass after :meth:`~robustpca.solvers.chunked.GramPasses.first_pass` (the basis
     and the weighted mean).
     """
     problem = GramWeightedPCA(passes, n_components, rng, reference=weights / weights.sum())
-    sub = problem.solve(weights)
-    r = sub.residuals()
-    total = float(weights.sum())
-    dof = total - 1.0 if total > 1.0 else total
-    explained = np.zeros(n_components)
-    explained[: sub.eigvals.size] = sub.eigvals[:n_components]
-    result = SolverResult(
-        components=sub.basis().T,
-        mean=sub.mean(),
-        weights=None,
-        n_iter=1,
-        converged=True,
-        stop_reason=StopReason.CLOSED_FORM,
-        objective=np.array([float(weights @ r**2)]),
-        info={
-            "explained_variance": explained / dof,
-            "total_variance": float(weights @ sub.sq_norms) / dof,
-        },
-    )
-    return result
+    return solve_weighted_pca(None, n_components, weights, rng=rng, problem=problem)
 
 
 def solve_optimal_mean_pca_gram(

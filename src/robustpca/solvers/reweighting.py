@@ -39,7 +39,7 @@ import numpy as np
 from ..losses import RobustLoss
 from ._result import IterationState, StopReason, relative_change
 
-__all__ = ["ReweightingResult", "minimize_reweighted"]
+__all__ = ["ReweightingResult", "minimize_reweighted", "stopping_test"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,22 @@ class ReweightingResult:
     n_iter: int
     converged: bool
     stop_reason: str
+
+
+def stopping_test(history: list[float], tol: float) -> str | None:
+    """The stop of the re-weighting loops after an iteration with objective ``history[-1]``.
+
+    ``StopReason.EXACT`` at a zero objective (every residual zero: no weight is defined
+    beyond it), ``StopReason.TOLERANCE`` when the relative change from the previous
+    iteration is at most ``tol``, else ``None``. Shared by :func:`minimize_reweighted` and
+    the chunked (Dask) loop, :func:`robustpca.solvers.chunked.minimize_reweighted_chunked`.
+    """
+    value = history[-1]
+    if value == 0.0:
+        return StopReason.EXACT
+    if len(history) > 1 and relative_change(history[-2], value) <= tol:
+        return StopReason.TOLERANCE
+    return None
 
 
 def minimize_reweighted(
@@ -137,11 +153,9 @@ def minimize_reweighted(
             if callback(iteration, state):
                 stop_reason = StopReason.CALLBACK
                 break
-        if value == 0.0:
-            stop_reason, converged = StopReason.EXACT, True
-            break
-        if iteration > 1 and relative_change(history[-2], value) <= tol:
-            stop_reason, converged = StopReason.TOLERANCE, True
+        stop = stopping_test(history, tol)
+        if stop is not None:
+            stop_reason, converged = stop, True
             break
     if x is None:  # every weight was zero before the first solve
         raise ValueError("initial_weights must contain at least one positive weight.")
