@@ -100,32 +100,30 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             fit_dask(self, X, sample_weight)
             return X
         xp, device = input_namespace(X)
-        if xp is not None and hasattr(self, "_fit_solver_namespace") and sample_weight is None:
-            return self._fit_in_namespace(X, xp, device)
-        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
+        # estimators with a namespace solver fit array-API data where they are
+        # (robustpca.array_api_linalg); only the fitted arrays cross to the host
+        in_namespace = (
+            xp is not None and hasattr(self, "_fit_solver_namespace") and sample_weight is None
+        )
+        if in_namespace:
+            X = validate_data(
+                self, X, dtype=[xp.float64, xp.float32], ensure_min_samples=2, reset=True
+            )
+        else:
+            X = validate_data(
+                self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True
+            )
         self._validate_common()
         n_samples, n_features = X.shape
         self.n_components_ = check_n_components(self.n_components, n_samples, n_features)
         rng = as_generator(getattr(self, "random_state", None))
-        result = self._fit_solver(X, rng, to_numpy(sample_weight))
-        self._store(result)
-        finish_fit(self, X.dtype, xp, device)
-        return X
-
-    def _fit_in_namespace(self, X, xp, device):
-        """Fit an array-API ``X`` without leaving its namespace and device.
-
-        For estimators with ``_fit_solver_namespace(X, xp, device, rng)``: the solve runs
-        in ``xp`` (:mod:`robustpca.array_api_linalg`) and only the fitted arrays cross to
-        the host, to be stored and moved back like those of the host route.
-        """
-        X = validate_data(self, X, dtype=[xp.float64, xp.float32], ensure_min_samples=2, reset=True)
-        self._validate_common()
-        n_samples, n_features = X.shape
-        self.n_components_ = check_n_components(self.n_components, n_samples, n_features)
-        rng = as_generator(getattr(self, "random_state", None))
-        self._store(self._fit_solver_namespace(X, xp, device, rng))
-        finish_fit(self, np.float32 if X.dtype == xp.float32 else np.float64, xp, device)
+        if in_namespace:
+            self._store(self._fit_solver_namespace(X, xp, device, rng))
+            dtype = np.float32 if X.dtype == xp.float32 else np.float64
+        else:
+            self._store(self._fit_solver(X, rng, to_numpy(sample_weight)))
+            dtype = X.dtype
+        finish_fit(self, dtype, xp, device)
         return X
 
     def fit(self, X, y=None):
