@@ -421,3 +421,26 @@ def test_pca_reads_tall_data_once(monkeypatch):
     assert calls == []
     explicit = float(np.sum(model.reconstruction_error(X) ** 2))
     np.testing.assert_allclose(model.objective_history_[0], explicit, rtol=1e-10)
+
+
+def test_gram_solve_without_residuals_skips_the_explicit_pass(monkeypatch):
+    """Exactly low-rank wide data make every iteration degenerate (residuals at rounding
+    level), where the Gram route forms residuals explicitly, a pass over the data;
+    ``residuals=False`` (PCA's solve) skips that pass and keeps basis and mean."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 400)) + 1.0
+    w = np.ones(30)
+    full = WeightedPCAProblem(X, 3, np.random.default_rng(0)).solve(w)
+    calls = []
+    real = WeightedPCAProblem._exact_residuals
+    monkeypatch.setattr(
+        WeightedPCAProblem, "_exact_residuals", lambda self, *a: calls.append(1) or real(self, *a)
+    )
+    lean = WeightedPCAProblem(X, 3, np.random.default_rng(0)).solve(w, residuals=False)
+    assert calls == []
+    np.testing.assert_array_equal(lean.basis(), full.basis())
+    np.testing.assert_array_equal(lean.mean(), full.mean())
+    with pytest.raises(ValueError, match="residuals=False"):
+        lean.residuals()
+    WeightedPCAProblem(X, 3, np.random.default_rng(0)).solve(w)
+    assert calls == [1]  # the control: with residuals the degenerate pass runs

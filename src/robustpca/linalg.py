@@ -683,14 +683,16 @@ class WeightedPCAProblem:
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> WeightedSubspace:
         """Solve problem (14) of Nie et al. (2014) for the given weights.
 
-        ``residuals=False`` skips the scatter route's second pass over the data (the
-        residuals of the training samples) for callers that need only the basis and the
-        eigenvalues; the Gram route gets them at ``O(n^2 k)`` either way.
+        ``residuals=False`` is for callers that need only the basis, the mean and the
+        eigenvalues: it skips every pass over the data for the residuals of the training
+        samples (the scatter route's second pass; the Gram route's explicit residuals in
+        a degenerate iteration, see :func:`gram_step`), and :meth:`WeightedSubspace.residuals`
+        then raises.
         """
         if not self.gram:
             return self._solve_scatter(weights, residuals)
         with single_blas_thread(self.n_samples <= SMALL_GRAM):
-            return self._solve_gram(weights)
+            return self._solve_gram(weights, residuals)
 
     # -- Gram route ---------------------------------------------------------------------
     def _mean(self, offset_coef: np.ndarray) -> np.ndarray:
@@ -724,13 +726,15 @@ class WeightedPCAProblem:
                 U[cols] -= np.outer(B.T @ offset_coef, colsum)
         return cholesky_qr(U)
 
-    def _solve_gram(self, w: np.ndarray) -> WeightedSubspace:
+    def _solve_gram(self, w: np.ndarray, residuals: bool = True) -> WeightedSubspace:
         step = gram_step(self.G, w, self._eigh, self.with_mean, self._Gcc, self._K)
-        r2 = step.r2
-        if step.suspicious:
-            U = self._gram_basis(step.c, step.coef)
-            r2 = self._exact_residuals(self._mean(step.c), U)
-        r2 = np.clip(r2, 0.0, step.sq)
+        r2 = None
+        if residuals:
+            r2 = step.r2
+            if step.suspicious:
+                U = self._gram_basis(step.c, step.coef)
+                r2 = self._exact_residuals(self._mean(step.c), U)
+            r2 = np.clip(r2, 0.0, step.sq)
         return WeightedSubspace(self, w, step.c, step.eigvals, step.coef, step.sq, r2)
 
     def _exact_residuals(self, point: np.ndarray, U: np.ndarray) -> np.ndarray:
