@@ -15,11 +15,11 @@ from __future__ import annotations
 import importlib.util
 import warnings
 
+import array_api_compat
 import numpy as np
 import pytest
 from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.externals import array_api_compat
 
 import robustpca
 from robustpca._array_api import fitted_arrays

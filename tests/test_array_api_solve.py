@@ -127,10 +127,10 @@ def test_the_host_route_converts_the_data(conversions):
 
 def test_float32_data_on_another_device():
     """float32 data on array_api_strict's second device: the solve runs there in the
-    device's widest float (scikit-learn's ``_max_precision_float_dtype``), the fitted
+    device's widest float (``robustpca._array_api.max_precision_float_dtype``), the fitted
     arrays are float32 on that device, and the fit agrees with the float64 fit of the same
     values to float32 rounding."""
-    from sklearn.utils._array_api import _max_precision_float_dtype
+    from robustpca._array_api import max_precision_float_dtype
 
     X = planted(50, 200).astype(np.float32)
     ref = fit(X.astype(np.float64))
@@ -141,14 +141,14 @@ def test_float32_data_on_another_device():
         assert model.components_.dtype == X_dev.dtype
         xp, device = _namespace_and_device(X_dev)
         problem = ArrayAPIWeightedPCAProblem(X_dev, 3, np.random.default_rng(0), xp, device)
-        assert problem.X.dtype == _max_precision_float_dtype(xp, device)
+        assert problem.X.dtype == max_precision_float_dtype(xp, device)
         assert problem.X.device == X_dev.device
     C = host(model.components_).astype(np.float64)
     assert np.abs(projector(C.T) - projector(ref.components_.T)).max() < 1e-5
 
 
 def _namespace_and_device(X):
-    from sklearn.utils._array_api import get_namespace_and_device
+    from robustpca._array_api import get_namespace_and_device
 
     xp, _, device = get_namespace_and_device(X)
     return xp, device

@@ -13,6 +13,7 @@ import math
 import pickle
 import warnings
 
+import array_api_compat
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,7 +21,6 @@ from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
 from sklearn import clone, config_context
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.externals import array_api_compat
 
 import robustpca.linalg
 from robustpca import PCA, OptimalMeanPCA

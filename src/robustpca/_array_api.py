@@ -8,7 +8,7 @@ given an array of another array-API namespace (``array_api_strict``, PyTorch,
 CuPy, ...) under ``sklearn.config_context(array_api_dispatch=True)`` therefore
 
 1. brings ``X`` (and ``sample_weight``) to a host NumPy array once, for the solve
-   (:func:`to_numpy`; DLPack or the library's own conversion, via scikit-learn);
+   (:func:`to_numpy`, with the library's own conversion);
 2. fits as usual in NumPy;
 3. moves every fitted array back to the namespace and device of ``X``
    (:func:`finish_fit`, which also casts floating attributes to float32 for float32
@@ -30,29 +30,162 @@ from __future__ import annotations
 
 import copy
 import functools
+import numbers
+from typing import Any
 
+import array_api_compat
 import numpy as np
-from sklearn.externals import array_api_compat
-from sklearn.utils._array_api import (
-    _convert_to_numpy,
-    _is_numpy_namespace,
-    check_same_namespace,
-    get_namespace_and_device,
-    move_to,
-)
+from array_api_compat import numpy as np_compat
+from sklearn import get_config
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
     "FLOAT_DTYPES",
+    "check_same_namespace",
     "finish_fit",
     "fitted_arrays",
+    "get_namespace",
+    "get_namespace_and_device",
     "host_method",
     "input_namespace",
+    "is_numpy_namespace",
+    "max_precision_float_dtype",
+    "move_to",
     "to_numpy",
 ]
 
 #: dtypes the estimators keep; anything else (ints, bools, float16) becomes float64.
 FLOAT_DTYPES = (np.float64, np.float32)
+
+# Namespace helpers of our own, on the public ``array_api_compat`` and ``sklearn.get_config``:
+# scikit-learn's equivalents live in the private ``sklearn.utils._array_api``, whose names
+# and signatures changed between releases (``move_to`` and ``check_same_namespace`` do not
+# exist in scikit-learn 1.6). tests/test_array_api_helpers.py checks them against
+# scikit-learn's where those exist.
+
+#: Names under which NumPy's namespace appears (plain, array_api_compat's wrapper, and the
+#: copy of array_api_compat vendored by scikit-learn).
+_NUMPY_NAMESPACE_NAMES = frozenset(
+    {"numpy", "array_api_compat.numpy", "sklearn.externals.array_api_compat.numpy"}
+)
+
+
+def is_numpy_namespace(xp: Any) -> bool:
+    """Whether the namespace ``xp`` is NumPy (plain or wrapped by array_api_compat)."""
+    return getattr(xp, "__name__", None) in _NUMPY_NAMESPACE_NAMES
+
+
+def _namespace_name(xp: Any) -> str:
+    """``"torch"`` for ``array_api_compat.torch`` and ``torch`` alike."""
+    return getattr(xp, "__name__", "").rsplit("array_api_compat.", 1)[-1]
+
+
+def _array_inputs(arrays) -> list:
+    """The arguments that carry a namespace: no None, lists, strings, scalars, sparse or pandas."""
+    kept = []
+    for a in arrays:
+        if a is None or isinstance(a, (str, list, tuple, numbers.Number)):
+            continue
+        module = type(a).__module__.split(".")[0]
+        if module == "pandas" or (module == "scipy" and hasattr(a, "tocsr")):
+            continue
+        kept.append(a)
+    return kept
+
+
+def get_namespace_and_device(*arrays) -> tuple[Any, bool, Any]:
+    """``(xp, is_array_api, device)`` of ``arrays`` under scikit-learn's dispatch setting.
+
+    Without ``array_api_dispatch`` (or without array arguments) this is array_api_compat's
+    NumPy namespace, ``False`` and ``"cpu"``, as for scikit-learn's estimators. Otherwise the
+    common namespace of the arrays (``TypeError`` when they differ) and their device.
+    """
+    arrays_ = _array_inputs(arrays)
+    if not get_config()["array_api_dispatch"] or not arrays_:
+        return np_compat, False, "cpu"
+    xp = array_api_compat.array_namespace(*arrays_)
+    devices = [array_api_compat.device(a) for a in arrays_]
+    if any(d != devices[0] for d in devices[1:]):
+        raise ValueError(f"Input arrays use different devices: {devices}.")
+    return xp, True, devices[0]
+
+
+def get_namespace(*arrays) -> tuple[Any, bool]:
+    """``(xp, is_array_api)``: :func:`get_namespace_and_device` without the device."""
+    xp, is_array_api, _ = get_namespace_and_device(*arrays)
+    return xp, is_array_api
+
+
+def max_precision_float_dtype(xp: Any, device: Any) -> Any:
+    """The widest float dtype of namespace ``xp`` on ``device`` (float64, or float32 on
+    devices without float64 such as Apple MPS)."""
+    if is_numpy_namespace(xp):
+        return xp.float64
+    info = getattr(xp, "__array_namespace_info__", None)
+    if info is not None:
+        try:
+            return xp.float64 if "float64" in info().dtypes(device=device) else xp.float32
+        except (TypeError, ValueError, NotImplementedError):  # pragma: no cover
+            pass
+    if _namespace_name(xp) == "torch" and getattr(device, "type", device) == "mps":
+        return xp.float32  # pragma: no cover (PyTorch without __array_namespace_info__)
+    return xp.float64
+
+
+def _convert_to_numpy(a, xp: Any) -> np.ndarray:
+    """A host NumPy array for ``a`` of namespace ``xp``, with each library's own copy."""
+    name = _namespace_name(xp)
+    if name == "torch":
+        return a.detach().cpu().numpy()
+    if name == "cupy":  # pragma: no cover (no GPU in CI)
+        return a.get()
+    if name == "array_api_strict":
+        return np.asarray(xp.asarray(a, device=xp.Device("CPU_DEVICE")))
+    try:
+        return np.from_dlpack(a)
+    except (AttributeError, TypeError, BufferError, RuntimeError, ValueError):
+        return np.asarray(a)
+
+
+def move_to(a, *, xp: Any, device: Any):
+    """``a`` as an array of namespace ``xp`` on ``device`` (``None`` stays ``None``).
+
+    float64 becomes float32 where the device lacks float64. Arrays already there are
+    returned as they are; others go through a host NumPy array (``to_numpy``, then
+    ``xp.asarray(..., device=device)``), which every namespace accepts.
+    """
+    if a is None:
+        return None
+    if not array_api_compat.is_array_api_obj(a):
+        a = np.asarray(a)
+    src_xp, src_device = array_api_compat.array_namespace(a), array_api_compat.device(a)
+    if max_precision_float_dtype(xp, device) == xp.float32 and a.dtype == src_xp.float64:
+        a = src_xp.astype(a, src_xp.float32)
+    if is_numpy_namespace(xp):
+        return to_numpy(a) if _is_foreign(a) else a
+    if _namespace_name(src_xp) == _namespace_name(xp) and src_device == device:
+        return a
+    host = np.ascontiguousarray(to_numpy(a))  # PyTorch refuses negative strides
+    return xp.asarray(host, device=device)
+
+
+def check_same_namespace(X, estimator, *, attribute: str, method: str) -> None:
+    """Raise ``ValueError`` when ``X`` and ``estimator.<attribute>`` differ in namespace
+    or device (only with ``array_api_dispatch``: otherwise everything is NumPy)."""
+    if not get_config()["array_api_dispatch"]:
+        return
+    a_xp, _, a_device = get_namespace_and_device(getattr(estimator, attribute))
+    X_xp, _, X_device = get_namespace_and_device(X)
+    if is_numpy_namespace(a_xp) and is_numpy_namespace(X_xp):
+        return
+    if _namespace_name(a_xp) == _namespace_name(X_xp) and a_device == X_device:
+        return
+    raise ValueError(
+        f"Inputs passed to {type(estimator).__name__}.{method}() must use the same "
+        f"namespace and device as those passed to fit(): fit used "
+        f"{_namespace_name(a_xp)} on {a_device}, {method} got {_namespace_name(X_xp)} "
+        f"on {X_device}."
+    )
 
 
 def input_namespace(X):
@@ -62,7 +195,7 @@ def input_namespace(X):
     scikit-learn's ``array_api_dispatch`` is off.
     """
     xp, is_array_api, device = get_namespace_and_device(X)
-    if not is_array_api or _is_numpy_namespace(xp):
+    if not is_array_api or is_numpy_namespace(xp):
         return None, None
     return xp, device
 
@@ -104,7 +237,7 @@ def finish_fit(estimator, dtype, xp=None, device=None) -> None:
     Floating attributes become ``dtype`` when it is float32 (float64 data keep every
     attribute in float64; the solvers accumulate in float64 either way). With ``xp``
     (a non-NumPy namespace), every array attribute is moved to ``xp`` on ``device``
-    (scikit-learn's ``move_to``, which also lowers float64 to float32 on devices without
+    (:func:`move_to`, which also lowers float64 to float32 on devices without
     float64).
     """
     low_precision = np.dtype(dtype) == np.float32

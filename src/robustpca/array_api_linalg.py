@@ -36,8 +36,8 @@ Differences from the NumPy class, on purpose:
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._array_api import _convert_to_numpy, _max_precision_float_dtype
 
+from ._array_api import _convert_to_numpy, max_precision_float_dtype
 from .linalg import (
     EXTREME_WEIGHT_RATIO,
     RAW_GRAM_MAX_GAIN,
@@ -99,14 +99,14 @@ class ArrayAPIWeightedPCAProblem:
     rng : numpy.random.Generator
         Used only to complete a rank-deficient basis (on the host).
     xp, device
-        The namespace and device of ``X`` (scikit-learn's ``get_namespace_and_device``).
+        The namespace and device of ``X`` (:func:`robustpca._array_api.get_namespace_and_device`).
     route : {'auto', 'gram', 'scatter'}
         ``'auto'`` takes the Gram route when ``n_samples < n_features``.
     """
 
     def __init__(self, X, n_components: int, rng, xp, device, *, route: str = "auto"):
         self.xp, self.device = xp, device
-        self.dtype = _max_precision_float_dtype(xp, device)
+        self.dtype = max_precision_float_dtype(xp, device)
         self.X = X if X.dtype == self.dtype else xp.astype(X, self.dtype)
         self.n_components = n_components
         self.rng = rng

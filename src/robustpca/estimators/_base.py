@@ -22,10 +22,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._array_api import check_same_namespace, get_namespace
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
+from .._array_api import (
+    FLOAT_DTYPES,
+    check_same_namespace,
+    finish_fit,
+    get_namespace,
+    input_namespace,
+    to_numpy,
+)
 from .._validation import check_n_components, check_nonnegative_float, check_positive_int
 from ..linalg import flip_component_signs
 from ..solvers import SolverResult, StopReason

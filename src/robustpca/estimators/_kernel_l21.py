@@ -9,10 +9,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
-from sklearn.utils._array_api import move_to
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
+from .._array_api import (
+    FLOAT_DTYPES,
+    finish_fit,
+    host_method,
+    input_namespace,
+    move_to,
+    to_numpy,
+)
 from .._validation import check_nonnegative_float, check_positive_int
 from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers import StopReason

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numbers
 
+import array_api_compat
 import numpy as np
 from sklearn.exceptions import NotFittedError
-from sklearn.externals import array_api_compat
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
