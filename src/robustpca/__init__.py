@@ -24,6 +24,7 @@ Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
 """
 
+from ._version import __version__
 from .estimators import (
     GLRAM,
     HQPCA,
@@ -46,8 +47,6 @@ from .estimators import (
     TwoDPCA,
 )
 from .solvers.generalized_mean import generalized_sample_mean
-
-__version__ = "0.1.0.dev0"
 
 #: Names of the public estimators (used by the common tests and the CLI).
 ESTIMATOR_NAMES = (
