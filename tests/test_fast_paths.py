@@ -214,7 +214,11 @@ def test_warm_started_fit_equals_the_exact_fit(monkeypatch):
         monkeypatch.setattr(linalg, "WARM_START_MIN", 50)
         warm = OptimalMeanPCA(3, max_iter=15, tol=0).fit(X)
     np.testing.assert_allclose(projector(warm.components_), projector(exact.components_), atol=1e-7)
-    np.testing.assert_allclose(warm.objective_history_, exact.objective_history_, rtol=1e-9)
+    # tol=0 stops a run only when the objective repeats to the last bit, which one of the
+    # two may do before max_iter (it does with NumPy 1.x's OpenBLAS): compare the common run.
+    n = min(len(warm.objective_history_), len(exact.objective_history_))
+    assert n >= 8
+    np.testing.assert_allclose(warm.objective_history_[:n], exact.objective_history_[:n], rtol=1e-9)
 
 
 # -- the tridiagonal route of top_eigh -----------------------------------------------------
