@@ -19,14 +19,40 @@ __all__ = [
 ]
 
 
-def check_n_components(n_components: int | None, n_samples: int, n_features: int) -> int:
+def check_n_components(
+    n_components, n_samples: int, n_features: int, *, allow_auto: bool = False
+) -> int | float | str:
     """Return the number of components to fit, validated against the data shape.
 
-    ``None`` means ``min(n_samples, n_features)`` (the scikit-learn convention).
+    ``None`` means ``min(n_samples, n_features)`` (the scikit-learn convention). With
+    ``allow_auto``, a float in ``(0, 1)`` (a share of the variance) and ``"auto"``
+    (rrcov's rule) are returned as they are, for the estimator to resolve on a spectrum
+    (:func:`robustpca.rank_selection.select_n_components`); without it they raise a
+    ``ValueError`` saying so.
     """
     upper = min(n_samples, n_features)
     if n_components is None:
         return upper
+    is_share = isinstance(n_components, numbers.Real) and not isinstance(
+        n_components, (bool, numbers.Integral)
+    )
+    if isinstance(n_components, str) or is_share:
+        if not allow_auto:
+            raise ValueError(
+                f"n_components={n_components!r}: a variance share or 'auto' is not "
+                "supported here; pass an int (or None)."
+            )
+        if isinstance(n_components, str) and n_components != "auto":
+            raise ValueError(
+                f"n_components must be an int, a float in (0, 1), 'auto' or None, got "
+                f"{n_components!r}."
+            )
+        if is_share and not 0.0 < float(n_components) < 1.0:
+            raise ValueError(
+                f"n_components={n_components!r} as a float must lie in (0, 1) (the share "
+                "of the variance to keep)."
+            )
+        return n_components
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral):
         raise TypeError(
             f"n_components must be an int or None, got {type(n_components).__name__} "

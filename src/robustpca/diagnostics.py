@@ -1,27 +1,61 @@
 r"""Outlier diagnostics for a fitted subspace: score and orthogonal distances with cutoffs.
 
-In the manner of R's rrcov (``PcaHubert``, ``PcaGrid``; Hubert, Rousseeuw & Vanden
-Branden 2005, sec. 3.5), each sample gets two distances to a fitted ``k``-dimensional
-affine subspace with centre :math:`b` and basis :math:`U`:
+Defined as R's rrcov defines them for every robust PCA (its ``.distances`` and
+``.crit.od``; Hubert, Rousseeuw & Vanden Branden 2005, sec. 3.5), so that one function
+serves every estimator and the flags cannot drift between methods. A sample with scores
+:math:`t_i = U^\top (x_i - b)` (``transform``) in a ``k``-dimensional fit gets
 
-* the **score distance** :math:`SD_i = \sqrt{\sum_{j=1}^k t_{ij}^2 / l_j}` with the
-  scores :math:`t_i = U^\top (x_i - b)` and :math:`l_j` the squared robust scale (MAD) of
-  score ``j``: how far the sample lies *within* the subspace. Cutoff
-  :math:`\sqrt{\chi^2_{k, q}}`.
+* the **score distance** :math:`SD_i = \sqrt{\sum_{j=1}^k (t_{ij} - c_j)^2 / s_j^2}`,
+  how far it lies *within* the subspace; cutoff :math:`\sqrt{\chi^2_{k, q}}`;
 * the **orthogonal distance** :math:`OD_i = \lVert (I - UU^\top)(x_i - b) \rVert_2`
-  (the estimators' ``reconstruction_error``): how far it lies *from* the subspace.
-  Cutoff by the Wilson-Hilferty approximation: :math:`OD^{2/3}` is approximately normal,
-  so the cutoff is :math:`(\operatorname{med}(OD^{2/3}) + \operatorname{MAD}(OD^{2/3})
-  z_q)^{3/2}`.
+  (``reconstruction_error``), how far it lies *from* the subspace. :math:`OD^{2/3}` is
+  approximately normal (Wilson-Hilferty), so the cutoff is
+  :math:`(\hat\mu + \hat\sigma z_q)^{3/2}` with a location and scale
+  :math:`\hat\mu, \hat\sigma` of the training :math:`OD^{2/3}`.
 
-A sample beyond the OD cutoff is an orthogonal outlier; beyond the SD cutoff only, a good
-leverage point; beyond both, a bad leverage point. :func:`plot_outlier_map` draws the
-outlier map (SD against OD with both cutoffs).
+The centre :math:`c`, the scales :math:`s` and the OD rule depend on the estimator:
+
+``"classical"``, ``"robust"``, ``"skew"`` (estimators with consistent eigenvalues:
+:class:`~robustpca.PCA` and the rrcov estimators, which set ``_od_cutoff_rule``)
+    rrcov's definitions exactly: :math:`c = 0` (the scores are centred by the fit's
+    centre), :math:`s_j^2` = ``explained_variance_``; the OD location and scale are the
+    mean and standard deviation for classical PCA, the median and MAD for robust fits;
+    for skew-adjusted ROBPCA the cutoff is the largest OD below
+    :math:`Q_3 + 1.5\, e^{3\,MC}\,IQR` (the adjusted boxplot; ``MC`` the medcouple,
+    :func:`~robustpca.robust_scale.medcouple`), and the score distance is the
+    estimator's adjusted outlyingness (``_skew_score_distances``) with the same cutoff
+    rule, where the estimator provides it.
+``"scores"`` (every other estimator: the founding-paper methods have no consistent
+eigenvalues)
+    :math:`c_j` the median and :math:`s_j` the MAD (times 1.4826) of the training scores
+    of component ``j``; median/MAD OD cutoff. The median and MAD are chosen over Qn
+    because they have the same 50% breakdown, cost ``O(n)`` instead of
+    ``O(n \log n)``, and are the scale of rrcov's robust OD cutoff and of
+    ``PcaGrid``'s default, so the two distances use one kind of robust scale. A
+    component whose MAD is zero (more than half the scores tie) falls back to the mean
+    absolute deviation about the median (times :math:`\sqrt{\pi/2}`); if that is zero
+    too, it is left out of the score distance, as rrcov leaves out zero eigenvalues.
+    Centring matters: the mean of RPCA-OM is only identified orthogonally to the
+    subspace (moving :math:`b` along :math:`U` leaves its objective unchanged), so its
+    raw scores can all sit far from zero.
+
+As in rrcov there is no OD cutoff (``orthogonal_cutoff = 0``, nothing flagged by OD)
+when the fit holds every direction of the data (all training ODs are zero up to
+rounding: ``k`` equals the rank). A sample beyond the OD cutoff is an orthogonal
+outlier; beyond the SD cutoff only, a good leverage point; beyond both, a bad leverage
+point. :func:`plot_outlier_map` draws the outlier map.
+
+The reference statistics (``c``, ``s``, the OD location and scale) come from the
+training data: every estimator stores them at fit (``outlier_reference_``), so that
+diagnostics, ``predict`` and ``decision_function`` on new data use the training cutoffs,
+as rrcov's do.
 
 References
 ----------
 M. Hubert, P. J. Rousseeuw, K. Vanden Branden, "ROBPCA: a new approach to robust
 principal component analysis", Technometrics 47(1), 2005, sec. 3.5 and Fig. 2.
+M. Hubert, P. J. Rousseeuw, T. Verdonck, "Robust PCA for skewed data and its outlier
+map", Computational Statistics & Data Analysis 53(6), 2009, sec. 3.
 """
 
 from __future__ import annotations
@@ -32,15 +66,131 @@ import numpy as np
 from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["OutlierDiagnostics", "outlier_diagnostics", "plot_outlier_map"]
+from .robust_scale import mad, medcouple
 
-#: Consistency factor of the MAD for the normal distribution.
-_MAD_NORMAL = 1.482602218505602
+__all__ = [
+    "DEFAULT_QUANTILE",
+    "DiagnosticReference",
+    "OutlierDiagnostics",
+    "diagnostic_reference",
+    "outlier_diagnostics",
+    "plot_outlier_map",
+]
+
+#: rrcov's ``crit.pca.distances``: the quantile of both cutoffs by default.
+DEFAULT_QUANTILE = 0.975
+#: rrcov's rules, for estimators with consistent eigenvalues (``_od_cutoff_rule``).
+RRCOV_RULES = ("classical", "robust", "skew")
+#: ODs below this fraction of the largest centred norm count as zero (k = rank).
+_ZERO_OD = float(np.sqrt(np.finfo(np.float64).eps))
 
 
-def _mad(x: np.ndarray, axis: int = 0) -> np.ndarray:
-    med = np.median(x, axis=axis, keepdims=True)
-    return _MAD_NORMAL * np.median(np.abs(x - med), axis=axis)
+def _skew_cutoff(values: np.ndarray) -> float:
+    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence."""
+    mc = medcouple(values)
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    fence = q3 + 1.5 * (1.0 if mc < 0 else np.exp(3.0 * mc)) * (q3 - q1)
+    below = values[values < fence]
+    return float(below.max()) if below.size else float(fence)
+
+
+def _robust_scores_scale(scores: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    scale = mad(scores, axis=0)
+    fallback = np.sqrt(np.pi / 2.0) * np.mean(np.abs(scores - centre), axis=0)
+    return np.where(scale > 0, scale, fallback)
+
+
+@dataclass(frozen=True)
+class DiagnosticReference:
+    """Reference statistics of the diagnostics, estimated on the training data.
+
+    Attributes
+    ----------
+    rule : {"classical", "robust", "skew", "scores"}
+        How they were estimated (module docstring).
+    score_center, score_scale : ndarray of shape (n_components,)
+        :math:`c` and :math:`s` of the score distance (``score_scale = 0``: left out).
+    od_location, od_scale : float
+        Location and scale of the training :math:`OD^{2/3}` (rules other than "skew").
+    od_skew_cutoff, sd_skew_cutoff : float
+        The adjusted-boxplot cutoffs of the "skew" rule (0 otherwise; ``sd_skew_cutoff``
+        is 0 also when the estimator has no adjusted outlyingness).
+    od_cutoff_applies : bool
+        False when the training ODs are all zero (``k`` equals the rank): no OD cutoff.
+    """
+
+    rule: str
+    score_center: np.ndarray
+    score_scale: np.ndarray
+    od_location: float
+    od_scale: float
+    od_skew_cutoff: float
+    sd_skew_cutoff: float
+    od_cutoff_applies: bool
+
+    def score_distances(self, scores: np.ndarray) -> np.ndarray:
+        """:math:`SD` of the scores (components with zero scale left out)."""
+        keep = self.score_scale > 0
+        z = (scores[:, keep] - self.score_center[keep]) / self.score_scale[keep]
+        return np.sqrt(np.sum(z * z, axis=1))
+
+    def score_cutoff(self, quantile: float) -> float:
+        if self.sd_skew_cutoff > 0:
+            return self.sd_skew_cutoff
+        return float(np.sqrt(stats.chi2.ppf(quantile, self.score_center.shape[0])))
+
+    def orthogonal_cutoff(self, quantile: float) -> float:
+        if not self.od_cutoff_applies:
+            return 0.0
+        if self.rule == "skew":
+            return self.od_skew_cutoff
+        value = self.od_location + self.od_scale * stats.norm.ppf(quantile)
+        return float(value**1.5) if value > 0 else 0.0
+
+
+def diagnostic_reference(
+    model, scores: np.ndarray, od: np.ndarray, skew_distances: np.ndarray | None = None
+) -> DiagnosticReference:
+    """The reference statistics from training scores and ODs (module docstring).
+
+    Parameters
+    ----------
+    model : fitted estimator
+        Its ``_od_cutoff_rule`` and ``explained_variance_`` choose the rule.
+    scores : ndarray of shape (n_samples, n_components)
+        ``model.transform`` of the training data.
+    od : ndarray of shape (n_samples,)
+        ``model.reconstruction_error`` of the training data.
+    skew_distances : ndarray of shape (n_samples,), optional
+        The adjusted outlyingness of the training data ("skew" rule).
+
+    Returns
+    -------
+    DiagnosticReference
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    od = np.asarray(od, dtype=np.float64)
+    rule = getattr(model, "_od_cutoff_rule", None)
+    eigenvalues = getattr(model, "explained_variance_", None)
+    if rule in RRCOV_RULES and eigenvalues is not None:
+        centre = np.zeros(scores.shape[1])
+        scale = np.sqrt(np.clip(np.asarray(eigenvalues, dtype=np.float64), 0.0, None))
+    else:
+        rule = "scores"
+        centre = np.median(scores, axis=0)
+        scale = _robust_scores_scale(scores, centre)
+    norms = np.sqrt(np.sum(scores * scores, axis=1) + od * od)
+    applies = bool(od.size) and bool(od.max() > _ZERO_OD * max(float(norms.max()), 1e-300))
+    od23 = od ** (2.0 / 3.0)
+    if rule == "classical":
+        location, spread = float(np.mean(od23)), float(np.std(od23, ddof=1))
+    else:
+        location, spread = float(np.median(od23)), float(mad(od23))
+    od_skew = _skew_cutoff(od) if rule == "skew" and applies else 0.0
+    sd_skew = 0.0
+    if rule == "skew" and skew_distances is not None:
+        sd_skew = _skew_cutoff(np.asarray(skew_distances, dtype=np.float64))
+    return DiagnosticReference(rule, centre, scale, location, spread, od_skew, sd_skew, applies)
 
 
 @dataclass(frozen=True)
@@ -51,9 +201,17 @@ class OutlierDiagnostics:
     ----------
     score_distances, orthogonal_distances : ndarray of shape (n_samples,)
     score_cutoff, orthogonal_cutoff : float
+        ``orthogonal_cutoff = 0`` means no OD cutoff (``k`` equals the rank; rrcov).
     score_scales : ndarray of shape (n_components,)
-        The robust standard deviations :math:`\\sqrt{l_j}` of the scores.
+        The scales :math:`s_j` of the scores (square roots of the eigenvalues for the
+        rrcov rules).
     quantile : float
+    score_center : ndarray of shape (n_components,)
+        The centre :math:`c` of the scores.
+    rule : str
+        "classical", "robust", "skew" or "scores" (module docstring).
+    row_labels : ndarray of shape (n_samples,), optional
+        The index of a DataFrame ``X``; None otherwise (1-based row numbers are used).
     """
 
     score_distances: np.ndarray
@@ -62,6 +220,9 @@ class OutlierDiagnostics:
     orthogonal_cutoff: float
     score_scales: np.ndarray
     quantile: float
+    score_center: np.ndarray | None = None
+    rule: str = "scores"
+    row_labels: np.ndarray | None = None
 
     @property
     def score_outliers(self) -> np.ndarray:
@@ -70,30 +231,74 @@ class OutlierDiagnostics:
 
     @property
     def orthogonal_outliers(self) -> np.ndarray:
-        """Samples beyond the orthogonal-distance cutoff (off the subspace)."""
+        """Samples beyond the orthogonal-distance cutoff (off the subspace); none when
+        there is no OD cutoff (``orthogonal_cutoff = 0``, as rrcov)."""
+        if self.orthogonal_cutoff <= 0:
+            return np.zeros(self.orthogonal_distances.shape, dtype=bool)
         return self.orthogonal_distances > self.orthogonal_cutoff
 
     @property
     def outliers(self) -> np.ndarray:
-        """Samples beyond either cutoff."""
+        """Samples beyond either cutoff (rrcov's ``!flag``)."""
         return self.score_outliers | self.orthogonal_outliers
 
+    @property
+    def margins(self) -> np.ndarray:
+        r""":math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`: negative beyond a cutoff, zero at
+        it (the OD term only where there is an OD cutoff)."""
+        ratio = self.score_distances / self.score_cutoff
+        if self.orthogonal_cutoff > 0:
+            ratio = np.maximum(ratio, self.orthogonal_distances / self.orthogonal_cutoff)
+        return 1.0 - ratio
 
-def outlier_diagnostics(model, X, *, quantile: float = 0.975, reference=None) -> OutlierDiagnostics:
+    @property
+    def labels(self) -> np.ndarray:
+        """Row labels: the DataFrame index, else 1-based row numbers (as rrcov)."""
+        if self.row_labels is not None:
+            return np.asarray(self.row_labels)
+        return np.arange(1, self.score_distances.shape[0] + 1)
+
+
+def _as_host(values) -> np.ndarray:
+    from ._array_api import to_numpy
+
+    return np.asarray(to_numpy(values), dtype=np.float64)
+
+
+def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Scores, ODs (and adjusted outlyingness, "skew" estimators) of ``X`` as NumPy."""
+    from .estimators._base import is_dask_collection
+
+    scores, od = model.transform(X), model.reconstruction_error(X)
+    skew = None
+    if getattr(model, "_od_cutoff_rule", None) == "skew" and hasattr(
+        model, "_skew_score_distances"
+    ):
+        skew = model._skew_score_distances(X)
+    if is_dask_collection(scores):
+        import dask
+
+        scores, od = dask.compute(scores, od)
+    return _as_host(scores), _as_host(od), None if skew is None else _as_host(skew)
+
+
+def outlier_diagnostics(
+    model, X, *, quantile: float = DEFAULT_QUANTILE, reference=None
+) -> OutlierDiagnostics:
     """Score and orthogonal distances of ``X`` to a fitted subspace, with cutoffs.
 
     Parameters
     ----------
     model : fitted estimator
-        Any robustpca estimator with ``transform`` and ``reconstruction_error``
-        (``components_`` with orthonormal rows and ``mean_``).
+        Any robustpca estimator (``transform`` and ``reconstruction_error``).
     X : array-like of shape (n_samples, n_features)
-        Samples to diagnose.
+        Samples to diagnose (a DataFrame's index labels the samples).
     quantile : float in (0, 1), default=0.975
-        Quantile of the cutoffs (rrcov's default).
+        Quantile of the cutoffs (rrcov's default; the skew rule's cutoffs have none).
     reference : array-like of shape (m, n_features), optional
-        Data on which the score scales and the orthogonal cutoff are estimated; ``X``
-        itself by default (usually the training data).
+        Data on which the score centre and scales and the OD cutoff are estimated. By
+        default the training data's statistics stored at fit (``outlier_reference_``),
+        or ``X`` itself for a model without them (a Dask fit).
 
     Returns
     -------
@@ -108,30 +313,32 @@ def outlier_diagnostics(model, X, *, quantile: float = 0.975, reference=None) ->
     >>> X = rng.normal(size=(300, 2)) @ rng.normal(size=(2, 8)) + 0.1 * rng.normal(size=(300, 8))
     >>> X[:10] += 5 * rng.normal(size=(10, 8))           # orthogonal outliers
     >>> diag = outlier_diagnostics(OptimalMeanPCA(2).fit(X), X)
-    >>> bool(diag.orthogonal_outliers[:10].all())
-    True
+    >>> bool(diag.orthogonal_outliers[:10].all()), int(diag.outliers[10:].sum()) < 15
+    (True, True)
     """
     if isinstance(quantile, bool) or not (0 < float(quantile) < 1):
         raise ValueError(f"quantile={quantile!r} must lie in (0, 1).")
     check_is_fitted(model)
-    ref = X if reference is None else reference
-    scores_ref = np.asarray(model.transform(ref))
-    scales = _mad(scores_ref, axis=0)
-    positive = scales > 0
-    scales = np.where(positive, scales, np.std(scores_ref, axis=0))
-    scales = np.where(scales > 0, scales, 1.0)
-    k = scores_ref.shape[1]
-
-    scores = np.asarray(model.transform(X))
-    sd = np.sqrt(np.sum((scores / scales) ** 2, axis=1))
-    od = np.asarray(model.reconstruction_error(X))
-    od_ref = od if reference is None else np.asarray(model.reconstruction_error(ref))
-
-    z = stats.norm.ppf(quantile)
-    od23 = od_ref ** (2.0 / 3.0)
-    od_cut = float(max(np.median(od23) + _mad(od23) * z, 0.0) ** 1.5)
-    sd_cut = float(np.sqrt(stats.chi2.ppf(quantile, k)))
-    return OutlierDiagnostics(sd, od, sd_cut, od_cut, scales, float(quantile))
+    scores, od, skew = model_distances(model, X)
+    if reference is not None:
+        ref = diagnostic_reference(model, *model_distances(model, reference))
+    elif getattr(model, "outlier_reference_", None) is not None:
+        ref = model.outlier_reference_
+    else:
+        ref = diagnostic_reference(model, scores, od, skew)
+    sd = skew if (ref.sd_skew_cutoff > 0 and skew is not None) else ref.score_distances(scores)
+    index = getattr(X, "index", None)
+    return OutlierDiagnostics(
+        sd,
+        od,
+        ref.score_cutoff(quantile),
+        ref.orthogonal_cutoff(quantile),
+        ref.score_scale,
+        float(quantile),
+        ref.score_center,
+        ref.rule,
+        None if index is None else np.asarray(index),
+    )
 
 
 def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
@@ -142,8 +349,10 @@ def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
     diagnostics : OutlierDiagnostics
     ax : matplotlib Axes, optional
         Drawn on a new figure when omitted.
-    labels : sequence of str, optional
-        Labels written next to the flagged samples.
+    labels : sequence of str, False or None, default=None
+        Labels written next to the flagged samples; by default the diagnostics' row
+        labels (a DataFrame's index, else 1-based row numbers, as rrcov's plot);
+        ``False`` writes none.
 
     Returns
     -------
@@ -170,8 +379,11 @@ def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
         label="flagged",
     )
     ax.axvline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
-    ax.axhline(d.orthogonal_cutoff, color="tab:blue", linestyle="--", linewidth=1)
-    if labels is not None:
+    if d.orthogonal_cutoff > 0:
+        ax.axhline(d.orthogonal_cutoff, color="tab:blue", linestyle="--", linewidth=1)
+    if labels is None:
+        labels = d.labels
+    if labels is not False:
         for i in np.flatnonzero(flagged):
             ax.annotate(
                 str(labels[i]), (d.score_distances[i], d.orthogonal_distances[i]), fontsize=7

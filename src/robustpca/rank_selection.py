@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["select_n_components"]
+__all__ = ["select_n_components", "spherical_spectrum"]
 
 #: Share of the total variance the ``"auto"`` rule aims at (rrcov).
 AUTO_VARIANCE_SHARE = 0.8
@@ -142,3 +142,59 @@ def _auto(ev: np.ndarray, kmax: int, rank: int | None) -> int:
     if cumulative[k - 1] > AUTO_VARIANCE_SHARE:
         k = int(np.flatnonzero(cumulative >= AUTO_VARIANCE_SHARE)[0]) + 1
     return k
+
+
+def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[np.ndarray, int]:
+    r"""A robust eigenvalue spectrum: spherical PCA (Locantore et al. 1999).
+
+    The spatial median :math:`m` (Weiszfeld iterations), the principal axes :math:`v_j`
+    of the data projected on the unit sphere around it, :math:`(x_i - m) / \lVert x_i -
+    m\rVert`, and the robust eigenvalues :math:`l_j = \operatorname{MAD}((x_i - m)^\top
+    v_j)^2`, sorted descending (rrcov's ``PcaLocantore``). The directions and the centre
+    have a 50% breakdown point and cost one SVD, which is why the estimators without
+    consistent eigenvalues of their own choose ``n_components="auto"`` or a variance share
+    on this spectrum.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    max_iter : int, default=200
+        Weiszfeld iterations for the spatial median.
+    tol : float, default=1e-10
+        Relative change of the median that stops them.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (min(n_samples, n_features),)
+    rank : int
+        Number of directions with variance (nonzero singular values of the sphered data).
+
+    References
+    ----------
+    N. Locantore, J. S. Marron, D. G. Simpson, N. Tripoli, J. T. Zhang, K. L. Cohen,
+    "Robust principal component analysis for functional data", Test 8(1), 1999.
+    """
+    from .robust_scale import mad
+
+    X = np.asarray(X, dtype=np.float64)
+    centre = np.median(X, axis=0)
+    for _ in range(max_iter):
+        dist = np.linalg.norm(X - centre, axis=1)
+        keep = dist > 0
+        if not keep.any():
+            break
+        w = 1.0 / dist[keep]
+        new = (w @ X[keep]) / w.sum()
+        step = np.linalg.norm(new - centre)
+        centre = new
+        if step <= tol * max(np.linalg.norm(centre), 1.0):
+            break
+    Xc = X - centre
+    norms = np.linalg.norm(Xc, axis=1)
+    Y = Xc[norms > 0] / norms[norms > 0, None]
+    if Y.shape[0] == 0:
+        return np.zeros(1), 1
+    _, s, Vt = np.linalg.svd(Y, full_matrices=False)
+    rank = max(int(np.sum(s > max(Y.shape) * np.finfo(np.float64).eps * s[0])), 1)
+    ev = mad(Xc @ Vt[:rank].T, axis=0) ** 2
+    return np.sort(ev)[::-1], rank

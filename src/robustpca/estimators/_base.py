@@ -34,7 +34,9 @@ from .._array_api import (
 )
 from .._validation import check_n_components, check_nonnegative_float, check_positive_int
 from ..linalg import flip_component_signs
+from ..rank_selection import select_n_components, spherical_spectrum
 from ..solvers import SolverResult, StopReason
+from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["BaseSubspaceEstimator"]
 
@@ -54,8 +56,25 @@ def as_generator(random_state) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class BaseSubspaceEstimator(
+    OutlierDetectorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Common machinery: validation, fitted attributes, projection and diagnostics.
+
+    ``n_components`` may be an int, None (all), a float in ``(0, 1)`` (the share of the
+    variance to keep) or ``"auto"`` (rrcov's rule: at least 80% of the variance, at most
+    ``kmax = 10`` components, the eigenvalue-ratio guard;
+    :func:`~robustpca.rank_selection.select_n_components`). The share and ``"auto"``
+    are taken of a robust spectrum: by default that of spherical PCA
+    (:func:`~robustpca.rank_selection.spherical_spectrum`, one SVD, 50% breakdown),
+    because the reweighting and convex methods have no consistent eigenvalues and a
+    full-rank preliminary fit would cost a fit; :class:`~robustpca.PCA` uses its own
+    (classical) eigenvalues. Methods that choose their rank themselves set
+    ``_supports_auto_rank = False`` and raise a ``ValueError``.
+
+    The estimators are outlier detectors as well (``predict``, ``decision_function``,
+    ``fit_predict``; :mod:`robustpca.estimators._outlier_api`), on the diagnostics of
+    :mod:`robustpca.diagnostics` with the training statistics stored at fit.
 
     Fitted attributes (set by :meth:`fit`)
     --------------------------------------
@@ -77,7 +96,15 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Value of the method's objective after each iteration.
     weights_ : ndarray of shape (n_samples,)
         Per-sample weights learned by reweighting methods (absent otherwise).
+    outlier_reference_ : DiagnosticReference
+        Reference statistics of the training data's outlier diagnostics (None after a
+        Dask fit).
     """
+
+    #: Whether ``n_components`` may be a variance share or ``"auto"``.
+    _supports_auto_rank = True
+    #: rrcov's ``kmax`` for ``n_components="auto"`` (``PcaHubert``'s default).
+    _auto_rank_kmax = 10
 
     @abstractmethod
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
@@ -104,6 +131,7 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
             self._validate_common()
             fit_dask(self, X, sample_weight)
+            self.outlier_reference_ = None  # no extra pass over the data (module _dask)
             return X
         xp, device = input_namespace(X)
         # estimators with a namespace solver fit array-API data where they are
@@ -121,7 +149,13 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             )
         self._validate_common()
         n_samples, n_features = X.shape
-        self.n_components_ = check_n_components(self.n_components, n_samples, n_features)
+        spec = check_n_components(
+            self.n_components, n_samples, n_features, allow_auto=self._supports_auto_rank
+        )
+        if isinstance(spec, numbers.Integral):
+            self.n_components_ = int(spec)
+        else:
+            self.n_components_ = self._select_n_components(X, spec, sample_weight)
         rng = as_generator(getattr(self, "random_state", None))
         if in_namespace:
             self._store(self._fit_solver_namespace(X, xp, device, rng))
@@ -130,7 +164,18 @@ class BaseSubspaceEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             self._store(self._fit_solver(X, rng, to_numpy(sample_weight)))
             dtype = X.dtype
         finish_fit(self, dtype, xp, device)
+        self._set_outlier_reference(X)
         return X
+
+    def _rank_spectrum(self, X, sample_weight=None) -> tuple[np.ndarray, int | None]:
+        """Eigenvalues (and rank) that a variance share or ``"auto"`` is taken of."""
+        return spherical_spectrum(to_numpy(X))
+
+    def _select_n_components(self, X, spec, sample_weight=None) -> int:
+        """Resolve a variance share or ``"auto"`` into the number of components."""
+        eigenvalues, rank = self._rank_spectrum(X, sample_weight)
+        k = select_n_components(eigenvalues, spec, kmax=self._auto_rank_kmax, rank=rank)
+        return min(k, *X.shape)
 
     def fit(self, X, y=None):
         """Fit the model to ``X`` of shape (n_samples, n_features).

@@ -70,6 +70,8 @@ class _ConvexLowRankPCA(BaseSubspaceEstimator):
     """Shared fitting logic: validate the ALM parameters, run the solver, keep extras."""
 
     _rho_upper: float | None = None
+    #: the convex program chooses the rank (n_components caps it): no "auto" or share
+    _supports_auto_rank = False
 
     def _alm_kwargs(self, rng) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):

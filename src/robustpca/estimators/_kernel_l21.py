@@ -24,6 +24,7 @@ from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers import StopReason
 from ..solvers.l21_pca import solve_l21_pca
 from ._base import as_generator
+from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["KernelL21PCA"]
 
@@ -40,7 +41,9 @@ def _check_count(value, name: str, upper: int, what: str) -> int | None:
     return int(value)
 
 
-class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelL21PCA(
+    OutlierDetectorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     r"""Kernel PCA-L21: non-greedy L21-norm maximisation PCA in a kernel feature space.
 
     Nie & Huang (sec. III.D) kernelise PCA-L21 by the general framework of Zhang et al.
@@ -244,6 +247,9 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.n_embedding_ = vals.size
         return vecs * root  # Y = V Lambda^{1/2}, so Y Y^T = Kc
 
+    #: the training diagnostics come from transform and reconstruction_error
+    _reference_by_methods = True
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
@@ -305,6 +311,7 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         xp, device = input_namespace(X)
         self._fit(X)
         finish_fit(self, self.X_fit_.dtype, xp, device)
+        self._set_outlier_reference(X)  # the outlier-detector API (_outlier_api)
         return self
 
     def fit_transform(self, X, y=None):
@@ -323,6 +330,7 @@ class KernelL21PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         Y = self._fit(X)
         Z = ((Y - self.mean_) @ self.components_.T).astype(self.X_fit_.dtype, copy=False)
         finish_fit(self, self.X_fit_.dtype, xp, device)
+        self._set_outlier_reference(X)  # the outlier-detector API (_outlier_api)
         return Z if xp is None else move_to(Z, xp=xp, device=device)
 
     # -- transforming ---------------------------------------------------------------

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array_api import to_numpy
 from .._validation import check_sample_weight
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
+from ..rank_selection import select_n_components
 from ..solvers import solve_weighted_pca
 from ._base import BaseSubspaceEstimator
 
@@ -29,8 +31,11 @@ class PCA(BaseSubspaceEstimator):
 
     Parameters
     ----------
-    n_components : int or None, default=None
-        Number of components; ``None`` keeps ``min(n_samples, n_features)``.
+    n_components : int, float, "auto" or None, default=None
+        Number of components; ``None`` keeps ``min(n_samples, n_features)``. A float in
+        ``(0, 1)`` keeps the fewest components explaining that share of the variance;
+        ``"auto"`` applies rrcov's ``PcaClassic(k = 0)`` rule (80% of the variance, the
+        eigenvalue-ratio guard, ``kmax = n_features``), on the classical eigenvalues.
     random_state : int, Generator or None, default=None
         Only used to complete the basis when the data have fewer directions of
         variance than ``n_components``.
@@ -46,6 +51,10 @@ class PCA(BaseSubspaceEstimator):
     explained_variance_ratio_ : ndarray of shape (n_components,)
     n_components_, n_features_in_, n_iter_ (always 1), converged_ (always True),
     stop_reason_, objective_history_ (the weighted squared reconstruction error)
+    outlier_reference_ : DiagnosticReference
+        The training statistics of the outlier diagnostics: rrcov's ``PcaClassic``
+        rule (score distances with ``explained_variance_``, the OD cutoff from the mean
+        and standard deviation of :math:`OD^{2/3}`; :mod:`robustpca.diagnostics`).
 
     Examples
     --------
@@ -56,6 +65,9 @@ class PCA(BaseSubspaceEstimator):
     >>> pca.components_.shape
     (2, 5)
     """
+
+    #: rrcov's PcaClassic diagnostics (:mod:`robustpca.diagnostics`).
+    _od_cutoff_rule = "classical"
 
     def __init__(self, n_components=None, *, random_state=None):
         self.n_components = n_components
@@ -77,6 +89,18 @@ class PCA(BaseSubspaceEstimator):
         """
         self._fit(X, sample_weight=sample_weight)
         return self
+
+    def _select_n_components(self, X, spec, sample_weight=None) -> int:
+        """A variance share or rrcov's ``k = 0`` rule on all the (weighted) eigenvalues,
+        with ``PcaClassic``'s ``kmax = n_features`` and rank (``rankMM``)."""
+        X = np.asarray(to_numpy(X), dtype=np.float64)
+        w = check_sample_weight(sample_weight, X.shape[0])
+        mean = (w @ X) / w.sum()
+        s = np.linalg.svd(np.sqrt(w)[:, None] * (X - mean), compute_uv=False)
+        rank = max(int(np.sum(s >= max(X.shape) * np.finfo(np.float64).eps * s[0])), 1)
+        eigenvalues = s**2 / max(w.sum() - 1.0, 1e-300)
+        k = select_n_components(eigenvalues, spec, kmax=X.shape[1], rank=rank)
+        return min(k, *X.shape)
 
     def _fit_solver(self, X, rng, sample_weight=None):
         w = check_sample_weight(sample_weight, X.shape[0])

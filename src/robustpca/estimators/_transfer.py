@@ -41,6 +41,9 @@ def _check_accelerate(accelerate) -> bool:
 class _ProximalMixin:
     """The iteration parameters shared by the two estimators."""
 
+    #: the ranks are the model's (n_shared, n_source, n_target): no "auto" or share
+    _supports_auto_rank = False
+
     def _solver_options(self, rng) -> dict:
         return {
             "rng": rng,
@@ -371,6 +374,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
             result = self._fit_transfer(X, self._check_source(to_numpy(source), X.shape[1]), rng)
         self._store(result)
         finish_fit(self, X.dtype, xp, device)
+        self._set_outlier_reference(X)  # the outlier-detector API (_outlier_api)
         return self
 
     def _check_ranks(self) -> tuple[int, int, int]:

@@ -204,6 +204,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         result = self._fit_solver(X, as_generator(getattr(self, "random_state", None)))
         self._store(result)
         finish_fit(self, X.dtype, xp, device)
+        self._set_outlier_reference(X)  # the outlier-detector API (_outlier_api)
         return X
 
     def _images(self, X: np.ndarray) -> np.ndarray:

@@ -1,0 +1,165 @@
+r"""The outlier-detector API of every estimator: ``predict``, ``decision_function``,
+``fit_predict``, on the diagnostics of :mod:`robustpca.diagnostics`.
+
+At the end of ``fit`` each estimator stores the reference statistics of its training
+data's diagnostics in ``outlier_reference_`` (the centre and scales of the scores and the
+location and scale of the orthogonal distances; :class:`~robustpca.diagnostics.
+DiagnosticReference`). ``predict`` then flags a sample of any data, training or new,
+exactly as :func:`~robustpca.diagnostics.outlier_diagnostics` does, with the training
+cutoffs at rrcov's quantile 0.975 (``DEFAULT_QUANTILE``): -1 beyond the score-distance
+or the orthogonal-distance cutoff, +1 otherwise. For another quantile, use
+``outlier_diagnostics(model, X, quantile=q).outliers``; a constructor parameter on
+every estimator was judged too heavy for one number rrcov itself rarely changes.
+
+``decision_function`` is :math:`1 - \max(SD / c_{SD},\ OD / c_{OD})`: negative for the
+flagged samples, zero at the cutoff, positive inside; in units of the cutoffs, so the two
+criteria are comparable.
+
+This follows :class:`sklearn.base.OutlierMixin` (``fit_predict`` is ``fit(X).predict(X)``,
+labels +1/-1) without declaring the ``"outlier_detector"`` estimator type: that type
+promises ``decision_function = score_samples - offset_``, while ``score_samples`` keeps
+its meaning across the library (minus the orthogonal distance, lazy on Dask and
+in-namespace for array-API inputs), and the decision combines two distances.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ..diagnostics import DEFAULT_QUANTILE, diagnostic_reference, outlier_diagnostics
+
+__all__ = ["OutlierDetectorMixin"]
+
+#: Rows per block when the training distances are computed at fit (bounded memory).
+_BLOCK_ELEMENTS = 1 << 20
+
+
+class OutlierDetectorMixin:
+    """``predict``/``decision_function``/``fit_predict`` from the training diagnostics."""
+
+    def _reference_distances(self, X):
+        """Training scores and ODs as NumPy, by row blocks (no data-sized temporary).
+
+        ``X`` is the validated training data (NumPy, or the input's array namespace for
+        the estimators that fit there); the fitted arrays may be in ``X``'s namespace or
+        on the host. Subclasses whose ``components_`` is expensive override this.
+        """
+        from .._array_api import to_numpy
+
+        if getattr(self, "_reference_by_methods", False):  # KernelL21PCA: its own methods
+            return (
+                np.asarray(to_numpy(self.transform(X)), dtype=np.float64),
+                np.asarray(to_numpy(self.reconstruction_error(X)), dtype=np.float64),
+            )
+        if hasattr(self, "image_shape_"):  # 2-D estimators: image products, no components_
+            return self._reference_distances_images(X)
+        xp = _namespace(X)
+        if xp is np:
+            mean, comps = to_numpy(self.mean_), to_numpy(self.components_)
+        else:
+            mean, comps = self.mean_, self.components_
+        n, d = X.shape
+        step = max(1, _BLOCK_ELEMENTS // max(d, 1))
+        scores, od = [], []
+        for start in range(0, n, step):
+            Xc = X[start : start + step, ...] - mean
+            T = Xc @ comps.T
+            R = Xc - T @ comps
+            scores.append(np.asarray(to_numpy(T), dtype=np.float64))
+            od.append(np.asarray(to_numpy(xp.sum(R * R, axis=1)), dtype=np.float64))
+        return np.concatenate(scores), np.sqrt(np.concatenate(od))
+
+    def _reference_distances_images(self, X):
+        """Scores and ODs of the 2-D estimators by the image products, on the host."""
+        from .._array_api import to_numpy
+        from ..solvers.two_d import image_residuals, project_images
+
+        X = np.asarray(to_numpy(X))
+        left = None if self._left is None else np.asarray(to_numpy(self._left))
+        right, mean = np.asarray(to_numpy(self.right_components_)), to_numpy(self.mean_)
+        step = max(1, _BLOCK_ELEMENTS // max(X.shape[1], 1))
+        scores, od = [], []
+        for start in range(0, X.shape[0], step):
+            E = (X[start : start + step] - mean).reshape(-1, *self.image_shape_)
+            scores.append(project_images(E, left, right).reshape(E.shape[0], -1))
+            od.append(image_residuals(E, left, right))
+        return (
+            np.concatenate(scores).astype(np.float64, copy=False),
+            np.concatenate(od).astype(np.float64, copy=False),
+        )
+
+    def _set_outlier_reference(self, X) -> None:
+        """Store ``outlier_reference_`` from the training data ``X`` (end of fit)."""
+        scores, od = self._reference_distances(X)
+        skew = None
+        if getattr(self, "_od_cutoff_rule", None) == "skew" and hasattr(
+            self, "_skew_score_distances"
+        ):
+            from .._array_api import to_numpy
+
+            skew = np.asarray(to_numpy(self._skew_score_distances(X)), dtype=np.float64)
+        self.outlier_reference_ = diagnostic_reference(self, scores, od, skew)
+
+    def _diagnose(self, X):
+        check_is_fitted(self)
+        if getattr(self, "outlier_reference_", None) is None:
+            raise ValueError(
+                f"This {type(self).__name__} has no training diagnostics "
+                "(outlier_reference_; a Dask fit does not compute them): use "
+                "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train)."
+            )
+        return outlier_diagnostics(self, X, quantile=DEFAULT_QUANTILE)
+
+    def predict(self, X):
+        """Outlier labels: -1 beyond a diagnostic cutoff of the training data, +1 inside.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), dtype int
+            ``-1`` where :func:`~robustpca.diagnostics.outlier_diagnostics` (quantile
+            0.975, the training cutoffs) flags the sample, ``+1`` elsewhere.
+        """
+        return np.where(self._diagnose(X).outliers, -1, 1)
+
+    def decision_function(self, X):
+        r"""Margin to the cutoffs: :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Negative for outliers, zero at the cutoff, up to 1 at the centre.
+        """
+        return self._diagnose(X).margins
+
+    def fit_predict(self, X, y=None, **kwargs):
+        """Fit, then label the training samples (+1 inlier, -1 outlier).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+        **kwargs
+            Passed to ``fit`` (e.g. ``sample_weight`` for :class:`~robustpca.PCA`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), dtype int
+        """
+        return self.fit(X, **kwargs).predict(X)
+
+
+def _namespace(X):
+    if isinstance(X, np.ndarray):
+        return np
+    from sklearn.externals import array_api_compat
+
+    return array_api_compat.array_namespace(X)
