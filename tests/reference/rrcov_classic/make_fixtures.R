@@ -1,0 +1,35 @@
+# Reference values of rrcov's PcaClassic diagnostics on the five rrcov tables.
+#
+# Run from the repository root (R >= 4 with rrcov; Debian: r-cran-rrcov):
+#   Rscript tests/reference/rrcov_classic/make_fixtures.R [DATA_DIR]
+# DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Writes, next to
+# this script:
+#   distances.csv  table, k, row (1-based), sd, od, flag (1 = regular, rrcov's @flag)
+#   cutoffs.csv    table, k, cutoff_sd, cutoff_od (0 = no OD cutoff: k equals the rank)
+#   auto_k.csv     table, k chosen by PcaClassic(k = 0) (default kmax = ncol)
+suppressPackageStartupMessages(library(rrcov))
+args <- commandArgs(trailingOnly = TRUE)
+data_dir <- if (length(args) >= 1) args[1] else {
+    env <- Sys.getenv("ROBUSTPCA_DATA")
+    if (nzchar(env)) file.path(env, "rrcov") else "../shared/data/rrcov"
+}
+out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
+ks <- list(hbk = 1:2, bushfire = 1:3, wood = 1:3, octane = 1:4, starsCYG = 1:2)
+num <- function(x) sprintf("%.17g", x)
+dist <- list(); cuts <- list(); auto <- list()
+for (name in names(ks)) {
+    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    for (k in ks[[name]]) {
+        fit <- PcaClassic(x, k = k)
+        dist[[length(dist) + 1]] <- data.frame(
+            table = name, k = k, row = seq_len(nrow(x)),
+            sd = num(fit@sd), od = num(fit@od), flag = as.integer(fit@flag))
+        cuts[[length(cuts) + 1]] <- data.frame(
+            table = name, k = k, cutoff_sd = num(fit@cutoff.sd), cutoff_od = num(fit@cutoff.od))
+    }
+    auto[[length(auto) + 1]] <- data.frame(table = name, k = PcaClassic(x, k = 0)@k)
+}
+write.csv(do.call(rbind, dist), file.path(out_dir, "distances.csv"), row.names = FALSE, quote = FALSE)
+write.csv(do.call(rbind, cuts), file.path(out_dir, "cutoffs.csv"), row.names = FALSE, quote = FALSE)
+write.csv(do.call(rbind, auto), file.path(out_dir, "auto_k.csv"), row.names = FALSE, quote = FALSE)
+cat("rrcov", as.character(packageVersion("rrcov")), "on", R.version.string, "\n")
