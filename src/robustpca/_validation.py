@@ -20,7 +20,12 @@ __all__ = [
 
 
 def check_n_components(
-    n_components, n_samples: int, n_features: int, *, allow_auto: bool = False
+    n_components,
+    n_samples: int,
+    n_features: int,
+    *,
+    allow_auto: bool = False,
+    owner: str | None = None,
 ) -> int | float | str:
     """Return the number of components to fit, validated against the data shape.
 
@@ -28,7 +33,7 @@ def check_n_components(
     ``allow_auto``, a float in ``(0, 1)`` (a share of the variance) and ``"auto"``
     (rrcov's rule) are returned as they are, for the estimator to resolve on a spectrum
     (:func:`robustpca.rank_selection.select_n_components`); without it they raise a
-    ``ValueError`` saying so.
+    ``ValueError`` saying so (naming ``owner``, the estimator, when given).
     """
     upper = min(n_samples, n_features)
     if n_components is None:
@@ -38,9 +43,11 @@ def check_n_components(
     )
     if isinstance(n_components, str) or is_share:
         if not allow_auto:
+            where = "here" if owner is None else f"by {owner}"
             raise ValueError(
                 f"n_components={n_components!r}: a variance share or 'auto' is not "
-                "supported here; pass an int (or None)."
+                f"supported {where} (it fixes or chooses its rank itself); pass an int "
+                "(or None)."
             )
         if isinstance(n_components, str) and n_components != "auto":
             raise ValueError(

@@ -150,7 +150,11 @@ class BaseSubspaceEstimator(
         self._validate_common()
         n_samples, n_features = X.shape
         spec = check_n_components(
-            self.n_components, n_samples, n_features, allow_auto=self._supports_auto_rank
+            self.n_components,
+            n_samples,
+            n_features,
+            allow_auto=self._supports_auto_rank,
+            owner=type(self).__name__,
         )
         if isinstance(spec, numbers.Integral):
             self.n_components_ = int(spec)
