@@ -66,7 +66,7 @@ import numpy as np
 from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
-from .robust_scale import mad, medcouple
+from .robust_scale import MAD_CONSTANT, mad, medcouple
 
 __all__ = [
     "DEFAULT_QUANTILE",
@@ -94,10 +94,34 @@ def _skew_cutoff(values: np.ndarray) -> float:
     return float(below.max()) if below.size else float(fence)
 
 
-def _robust_scores_scale(scores: np.ndarray, centre: np.ndarray) -> np.ndarray:
-    scale = mad(scores, axis=0)
-    fallback = np.sqrt(np.pi / 2.0) * np.mean(np.abs(scores - centre), axis=0)
-    return np.where(scale > 0, scale, fallback)
+def _median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Column medians; with frequency weights, the median of the data with each row
+    repeated ``w_i`` times (the mean of the two middle values for an even total)."""
+    if w is None:
+        return np.median(x, axis=0)
+    x2 = x.reshape(x.shape[0], -1)
+    total = w.sum()
+    positions = (np.floor((total - 1) / 2), np.ceil((total - 1) / 2))
+    out = np.empty(x2.shape[1])
+    for j in range(x2.shape[1]):
+        order = np.argsort(x2[:, j], kind="stable")
+        cum = np.cumsum(w[order])
+        picks = [order[min(np.searchsorted(cum, q, side="right"), len(cum) - 1)] for q in positions]
+        out[j] = 0.5 * (x2[picks[0], j] + x2[picks[1], j])
+    return out.reshape(x.shape[1:])
+
+
+def _mad(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    return MAD_CONSTANT * _median(np.abs(x - _median(x, w)), w)
+
+
+def _robust_scores_scale(
+    scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None
+) -> np.ndarray:
+    scale = _mad(scores, w)
+    deviation = np.abs(scores - centre)
+    mean_dev = np.average(deviation, axis=0, weights=w)
+    return np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev)
 
 
 @dataclass(frozen=True)
@@ -149,7 +173,11 @@ class DiagnosticReference:
 
 
 def diagnostic_reference(
-    model, scores: np.ndarray, od: np.ndarray, skew_distances: np.ndarray | None = None
+    model,
+    scores: np.ndarray,
+    od: np.ndarray,
+    skew_distances: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> DiagnosticReference:
     """The reference statistics from training scores and ODs (module docstring).
 
@@ -163,6 +191,10 @@ def diagnostic_reference(
         ``model.reconstruction_error`` of the training data.
     skew_distances : ndarray of shape (n_samples,), optional
         The adjusted outlyingness of the training data ("skew" rule).
+    sample_weight : ndarray of shape (n_samples,), optional
+        Frequency weights of the training samples (:class:`~robustpca.PCA`): the
+        statistics equal those of the data with each row repeated ``w_i`` times
+        (ignored by the "skew" rule).
 
     Returns
     -------
@@ -170,22 +202,32 @@ def diagnostic_reference(
     """
     scores = np.asarray(scores, dtype=np.float64)
     od = np.asarray(od, dtype=np.float64)
+    w = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        scores, od, w = scores[w > 0], od[w > 0], w[w > 0]  # a zero weight removes a row
     rule = getattr(model, "_od_cutoff_rule", None)
     eigenvalues = getattr(model, "explained_variance_", None)
     if rule in RRCOV_RULES and eigenvalues is not None:
         centre = np.zeros(scores.shape[1])
-        scale = np.sqrt(np.clip(np.asarray(eigenvalues, dtype=np.float64), 0.0, None))
+        eigenvalues = np.asarray(_as_host(eigenvalues), dtype=np.float64)
+        scale = np.sqrt(np.clip(eigenvalues, 0.0, None))
     else:
         rule = "scores"
-        centre = np.median(scores, axis=0)
-        scale = _robust_scores_scale(scores, centre)
+        centre = _median(scores, w)
+        scale = _robust_scores_scale(scores, centre, w)
     norms = np.sqrt(np.sum(scores * scores, axis=1) + od * od)
     applies = bool(od.size) and bool(od.max() > _ZERO_OD * max(float(norms.max()), 1e-300))
     od23 = od ** (2.0 / 3.0)
     if rule == "classical":
-        location, spread = float(np.mean(od23)), float(np.std(od23, ddof=1))
-    else:
+        count = od23.size if w is None else w.sum()
+        location = float(np.average(od23, weights=w))
+        sq = np.average((od23 - location) ** 2, weights=w) * count
+        spread = float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
+    elif w is None:
         location, spread = float(np.median(od23)), float(mad(od23))
+    else:
+        location, spread = float(_median(od23, w)), float(_mad(od23, w))
     od_skew = _skew_cutoff(od) if rule == "skew" and applies else 0.0
     sd_skew = 0.0
     if rule == "skew" and skew_distances is not None:

@@ -168,7 +168,7 @@ class BaseSubspaceEstimator(
             self._store(self._fit_solver(X, rng, to_numpy(sample_weight)))
             dtype = X.dtype
         finish_fit(self, dtype, xp, device)
-        self._set_outlier_reference(X)
+        self._set_outlier_reference(X, sample_weight)
         return X
 
     def _rank_spectrum(self, X, sample_weight=None) -> tuple[np.ndarray, int | None]:

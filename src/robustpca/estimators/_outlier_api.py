@@ -63,7 +63,7 @@ class OutlierDetectorMixin:
         step = max(1, _BLOCK_ELEMENTS // max(d, 1))
         scores, od = [], []
         for start in range(0, n, step):
-            Xc = X[start : start + step, ...] - mean
+            Xc = X[start : min(start + step, n), ...] - mean
             T = Xc @ comps.T
             R = Xc - T @ comps
             scores.append(np.asarray(to_numpy(T), dtype=np.float64))
@@ -89,17 +89,22 @@ class OutlierDetectorMixin:
             np.concatenate(od).astype(np.float64, copy=False),
         )
 
-    def _set_outlier_reference(self, X) -> None:
-        """Store ``outlier_reference_`` from the training data ``X`` (end of fit)."""
+    def _set_outlier_reference(self, X, sample_weight=None) -> None:
+        """Store ``outlier_reference_`` from the training data ``X`` (end of fit), with
+        the frequency weights of the fit where it has them."""
         scores, od = self._reference_distances(X)
+        from .._array_api import to_numpy
+
         skew = None
         if getattr(self, "_od_cutoff_rule", None) == "skew" and hasattr(
             self, "_skew_score_distances"
         ):
-            from .._array_api import to_numpy
-
             skew = np.asarray(to_numpy(self._skew_score_distances(X)), dtype=np.float64)
-        self.outlier_reference_ = diagnostic_reference(self, scores, od, skew)
+        if sample_weight is not None:
+            sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
+            if sample_weight.ndim == 0:
+                sample_weight = np.full(od.shape[0], float(sample_weight))
+        self.outlier_reference_ = diagnostic_reference(self, scores, od, skew, sample_weight)
 
     def _diagnose(self, X):
         check_is_fitted(self)
