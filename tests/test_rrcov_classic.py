@@ -60,3 +60,20 @@ def test_distances_cutoffs_and_flags_equal_pcaclassic(shared_data, table, k):
 def test_auto_picks_pcaclassic_k(shared_data, table):
     X = load_table(shared_data, table)
     assert PCA(n_components="auto").fit(X).n_components_ == AUTO_K[table]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(CUTOFFS))
+@pytest.mark.parametrize(("rule", "column"), [("robust", "medmad"), ("skew", "skewed")])
+def test_robust_od_cutoff_rules_equal_rrcov(shared_data, table, k, rule, column):
+    """rrcov's .crit.od for robust fits (median/MAD of OD^(2/3)) and for skew-adjusted
+    ROBPCA (the medcouple fence), applied to the same ODs: the rules ROBPCA and the other
+    rrcov estimators get through ``_od_cutoff_rule``."""
+    X = load_table(shared_data, table)
+    model = PCA(n_components=k).fit(X)
+    model._od_cutoff_rule = rule
+    model._set_outlier_reference(X)
+    diag = outlier_diagnostics(model, X)
+    assert diag.rule == rule
+    expected = float(CUTOFFS[(table, k)][f"cutoff_od_{column}"])
+    assert diag.orthogonal_cutoff == pytest.approx(expected, rel=1e-8, abs=1e-8)

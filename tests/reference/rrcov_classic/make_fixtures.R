@@ -5,7 +5,9 @@
 # DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Writes, next to
 # this script:
 #   distances.csv  table, k, row (1-based), sd, od, flag (1 = regular, rrcov's @flag)
-#   cutoffs.csv    table, k, cutoff_sd, cutoff_od (0 = no OD cutoff: k equals the rank)
+#   cutoffs.csv    table, k, cutoff_sd, cutoff_od (0 = no OD cutoff: k equals the rank),
+#                  and the robust rules of rrcov's .crit.od applied to the same ODs:
+#                  cutoff_od_medmad (median/MAD) and cutoff_od_skewed (medcouple fence)
 #   auto_k.csv     table, k chosen by PcaClassic(k = 0) (default kmax = ncol)
 suppressPackageStartupMessages(library(rrcov))
 args <- commandArgs(trailingOnly = TRUE)
@@ -24,8 +26,11 @@ for (name in names(ks)) {
         dist[[length(dist) + 1]] <- data.frame(
             table = name, k = k, row = seq_len(nrow(x)),
             sd = num(fit@sd), od = num(fit@od), flag = as.integer(fit@flag))
+        robust <- if (fit@cutoff.od > 0) rrcov:::.crit.od(fit@od, method = "medmad") else 0
+        skewed <- if (fit@cutoff.od > 0) rrcov:::.crit.od(fit@od, method = "skewed") else 0
         cuts[[length(cuts) + 1]] <- data.frame(
-            table = name, k = k, cutoff_sd = num(fit@cutoff.sd), cutoff_od = num(fit@cutoff.od))
+            table = name, k = k, cutoff_sd = num(fit@cutoff.sd), cutoff_od = num(fit@cutoff.od),
+            cutoff_od_medmad = num(robust), cutoff_od_skewed = num(skewed))
     }
     auto[[length(auto) + 1]] <- data.frame(table = name, k = PcaClassic(x, k = 0)@k)
 }

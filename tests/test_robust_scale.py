@@ -1,0 +1,34 @@
+"""mad and medcouple equal R's mad and robustbase::mc."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from robustpca.robust_scale import mad, medcouple
+
+
+def test_values_of_r():
+    # R: mad(c(1, 2, 3, 4, 100)); robustbase::mc of the vectors below (robustbase 0.95)
+    assert mad([1.0, 2.0, 3.0, 4.0, 100.0]) == pytest.approx(1.4826)
+    assert medcouple([1.0, 2.0, 3.0, 4.0, 20.0]) == 0.0
+    assert medcouple([1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 9.0, 10.0]) == pytest.approx(0.75)
+    assert medcouple([0.0] * 5 + list(range(1, 8)) + [30.0]) == pytest.approx(1 / 3)
+
+
+@given(st.lists(st.integers(-1000, 1000).map(lambda v: v / 8.0), min_size=1, max_size=40))
+def test_medcouple_is_bounded_odd_and_affine_invariant(values):
+    x = np.asarray(values)
+    mc = medcouple(x)
+    assert -1.0 <= mc <= 1.0
+    assert medcouple(-x) == pytest.approx(-mc, abs=1e-9)
+    assert medcouple(3.0 * x + 7.0) == pytest.approx(mc, abs=1e-6)
+
+
+def test_medcouple_sees_right_skew():
+    x = np.random.default_rng(0).exponential(size=200)
+    assert medcouple(x) > 0.2
+    with pytest.raises(ValueError, match="at least one"):
+        medcouple([])
