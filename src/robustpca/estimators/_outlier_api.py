@@ -106,8 +106,11 @@ class OutlierDetectorMixin:
                 sample_weight = np.full(od.shape[0], float(sample_weight))
         self.outlier_reference_ = diagnostic_reference(self, scores, od, skew, sample_weight)
 
-    def _diagnose(self, X):
+    def _diagnose(self, X, method: str):
+        from .._array_api import check_same_namespace
+
         check_is_fitted(self)
+        check_same_namespace(X, self, attribute="mean_", method=method)
         if getattr(self, "outlier_reference_", None) is None:
             raise ValueError(
                 f"This {type(self).__name__} has no training diagnostics "
@@ -129,7 +132,7 @@ class OutlierDetectorMixin:
             ``-1`` where :func:`~robustpca.diagnostics.outlier_diagnostics` (quantile
             0.975, the training cutoffs) flags the sample, ``+1`` elsewhere.
         """
-        return np.where(self._diagnose(X).outliers, -1, 1)
+        return _to_input_namespace(np.where(self._diagnose(X, "predict").outliers, -1, 1), X)
 
     def decision_function(self, X):
         r"""Margin to the cutoffs: :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`.
@@ -143,7 +146,7 @@ class OutlierDetectorMixin:
         ndarray of shape (n_samples,)
             Negative for outliers, zero at the cutoff, up to 1 at the centre.
         """
-        return self._diagnose(X).margins
+        return _to_input_namespace(self._diagnose(X, "decision_function").margins, X)
 
     def fit_predict(self, X, y=None, **kwargs):
         """Fit, then label the training samples (+1 inlier, -1 outlier).
@@ -160,6 +163,14 @@ class OutlierDetectorMixin:
         ndarray of shape (n_samples,), dtype int
         """
         return self.fit(X, **kwargs).predict(X)
+
+
+def _to_input_namespace(values: np.ndarray, X):
+    """The host result in the namespace and on the device of ``X`` (array-API inputs)."""
+    from .._array_api import input_namespace, move_to
+
+    xp, device = input_namespace(X)
+    return values if xp is None else move_to(values, xp=xp, device=device)
 
 
 def _namespace(X):
