@@ -89,9 +89,9 @@ def test_dask_fit_has_no_training_diagnostics():
     da = pytest.importorskip("dask.array")
     X = planted(3)
     model = robustpca.PCA(n_components=2).fit(X)
-    assert model.outlier_reference_ is not None
+    assert model._outlier_reference is not None
     model.fit(da.from_array(X, chunks=(40, 6)))
-    assert model.outlier_reference_ is None
+    assert model._outlier_reference is None
     with pytest.raises(ValueError, match="reference=X_train"):
         model.predict(X)
     assert outlier_diagnostics(model, X, reference=X).outliers.shape == (X.shape[0],)

@@ -46,7 +46,7 @@ outlier; beyond the SD cutoff only, a good leverage point; beyond both, a bad le
 point. :func:`plot_outlier_map` draws the outlier map.
 
 The reference statistics (``c``, ``s``, the OD location and scale) come from the
-training data: every estimator stores them at fit (``outlier_reference_``), so that
+training data: every estimator stores them at fit (``_outlier_reference``), so that
 diagnostics, ``predict`` and ``decision_function`` on new data use the training cutoffs,
 as rrcov's do.
 
@@ -339,7 +339,7 @@ def outlier_diagnostics(
         Quantile of the cutoffs (rrcov's default; the skew rule's cutoffs have none).
     reference : array-like of shape (m, n_features), optional
         Data on which the score centre and scales and the OD cutoff are estimated. By
-        default the training data's statistics stored at fit (``outlier_reference_``),
+        default the training data's statistics stored at fit (``_outlier_reference``),
         or ``X`` itself for a model without them (a Dask fit).
 
     Returns
@@ -364,8 +364,8 @@ def outlier_diagnostics(
     scores, od, skew = model_distances(model, X)
     if reference is not None:
         ref = diagnostic_reference(model, *model_distances(model, reference))
-    elif getattr(model, "outlier_reference_", None) is not None:
-        ref = model.outlier_reference_
+    elif getattr(model, "_outlier_reference", None) is not None:
+        ref = model._outlier_reference
     else:
         ref = diagnostic_reference(model, scores, od, skew)
     sd = skew if (ref.sd_skew_cutoff > 0 and skew is not None) else ref.score_distances(scores)

@@ -96,9 +96,10 @@ class BaseSubspaceEstimator(
         Value of the method's objective after each iteration.
     weights_ : ndarray of shape (n_samples,)
         Per-sample weights learned by reweighting methods (absent otherwise).
-    outlier_reference_ : DiagnosticReference
-        Reference statistics of the training data's outlier diagnostics (None after a
-        Dask fit).
+
+    ``fit`` also keeps the reference statistics of the training data's outlier
+    diagnostics in the private ``_outlier_reference`` (None after a Dask fit, which
+    would need one more pass over the data), for ``predict`` and ``decision_function``.
     """
 
     #: Whether ``n_components`` may be a variance share or ``"auto"``.
@@ -131,7 +132,7 @@ class BaseSubspaceEstimator(
 
             self._validate_common()
             fit_dask(self, X, sample_weight)
-            self.outlier_reference_ = None  # no extra pass over the data (module _dask)
+            self._outlier_reference = None  # no extra pass over the data (module _dask)
             return X
         xp, device = input_namespace(X)
         # estimators with a namespace solver fit array-API data where they are

@@ -2,7 +2,7 @@ r"""The outlier-detector API of every estimator: ``predict``, ``decision_functio
 ``fit_predict``, on the diagnostics of :mod:`robustpca.diagnostics`.
 
 At the end of ``fit`` each estimator stores the reference statistics of its training
-data's diagnostics in ``outlier_reference_`` (the centre and scales of the scores and the
+data's diagnostics in ``_outlier_reference`` (the centre and scales of the scores and the
 location and scale of the orthogonal distances; :class:`~robustpca.diagnostics.
 DiagnosticReference`). ``predict`` then flags a sample of any data, training or new,
 exactly as :func:`~robustpca.diagnostics.outlier_diagnostics` does, with the training
@@ -31,8 +31,15 @@ from ..diagnostics import DEFAULT_QUANTILE, diagnostic_reference, outlier_diagno
 
 __all__ = ["OutlierDetectorMixin"]
 
-#: Rows per block when the training distances are computed at fit (bounded memory).
+#: The training distances are computed at fit by blocks of rows: at most 1/32 of the
+#: data and 2**20 entries per block, so the pass adds little to the fit's peak memory.
 _BLOCK_ELEMENTS = 1 << 20
+_BLOCK_FRACTION = 32
+
+
+def _block_rows(shape) -> int:
+    n, d = shape[0], max(int(np.prod(shape[1:])), 1)
+    return max(1, min(-(-n // _BLOCK_FRACTION), _BLOCK_ELEMENTS // d))
 
 
 class OutlierDetectorMixin:
@@ -59,15 +66,20 @@ class OutlierDetectorMixin:
             mean, comps = to_numpy(self.mean_), to_numpy(self.components_)
         else:
             mean, comps = self.mean_, self.components_
-        n, d = X.shape
-        step = max(1, _BLOCK_ELEMENTS // max(d, 1))
+        n = X.shape[0]
+        step = _block_rows(X.shape)
         scores, od = [], []
         for start in range(0, n, step):
             Xc = X[start : min(start + step, n), ...] - mean
             T = Xc @ comps.T
-            R = Xc - T @ comps
+            if xp is np:  # in place: two block-sized arrays at most
+                Xc -= T @ comps
+                sq = np.einsum("ij,ij->i", Xc, Xc)
+            else:
+                R = Xc - T @ comps
+                sq = xp.sum(R * R, axis=1)
             scores.append(np.asarray(to_numpy(T), dtype=np.float64))
-            od.append(np.asarray(to_numpy(xp.sum(R * R, axis=1)), dtype=np.float64))
+            od.append(np.asarray(to_numpy(sq), dtype=np.float64))
         return np.concatenate(scores), np.sqrt(np.concatenate(od))
 
     def _reference_distances_images(self, X):
@@ -78,7 +90,7 @@ class OutlierDetectorMixin:
         X = np.asarray(to_numpy(X))
         left = None if self._left is None else np.asarray(to_numpy(self._left))
         right, mean = np.asarray(to_numpy(self.right_components_)), to_numpy(self.mean_)
-        step = max(1, _BLOCK_ELEMENTS // max(X.shape[1], 1))
+        step = _block_rows(X.shape)
         scores, od = [], []
         for start in range(0, X.shape[0], step):
             E = (X[start : start + step] - mean).reshape(-1, *self.image_shape_)
@@ -90,7 +102,7 @@ class OutlierDetectorMixin:
         )
 
     def _set_outlier_reference(self, X, sample_weight=None) -> None:
-        """Store ``outlier_reference_`` from the training data ``X`` (end of fit), with
+        """Store ``_outlier_reference`` from the training data ``X`` (end of fit), with
         the frequency weights of the fit where it has them."""
         scores, od = self._reference_distances(X)
         from .._array_api import to_numpy
@@ -104,17 +116,17 @@ class OutlierDetectorMixin:
             sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
             if sample_weight.ndim == 0:
                 sample_weight = np.full(od.shape[0], float(sample_weight))
-        self.outlier_reference_ = diagnostic_reference(self, scores, od, skew, sample_weight)
+        self._outlier_reference = diagnostic_reference(self, scores, od, skew, sample_weight)
 
     def _diagnose(self, X, method: str):
         from .._array_api import check_same_namespace
 
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="mean_", method=method)
-        if getattr(self, "outlier_reference_", None) is None:
+        if getattr(self, "_outlier_reference", None) is None:
             raise ValueError(
                 f"This {type(self).__name__} has no training diagnostics "
-                "(outlier_reference_; a Dask fit does not compute them): use "
+                "(_outlier_reference; a Dask fit does not compute them): use "
                 "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train)."
             )
         return outlier_diagnostics(self, X, quantile=DEFAULT_QUANTILE)

@@ -51,10 +51,12 @@ class PCA(BaseSubspaceEstimator):
     explained_variance_ratio_ : ndarray of shape (n_components,)
     n_components_, n_features_in_, n_iter_ (always 1), converged_ (always True),
     stop_reason_, objective_history_ (the weighted squared reconstruction error)
-    outlier_reference_ : DiagnosticReference
-        The training statistics of the outlier diagnostics: rrcov's ``PcaClassic``
-        rule (score distances with ``explained_variance_``, the OD cutoff from the mean
-        and standard deviation of :math:`OD^{2/3}`; :mod:`robustpca.diagnostics`).
+
+    Notes
+    -----
+    The outlier diagnostics (:mod:`robustpca.diagnostics`, ``predict``) follow rrcov's
+    ``PcaClassic``: score distances with ``explained_variance_``, the OD cutoff from the
+    mean and standard deviation of the training :math:`OD^{2/3}`.
 
     Examples
     --------
