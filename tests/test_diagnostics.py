@@ -74,3 +74,54 @@ def test_outlier_map_draws(tmp_path):
     ax = plot_outlier_map(diag, labels=[str(i) for i in range(len(X))])
     ax.figure.savefig(tmp_path / "map.png")
     assert (tmp_path / "map.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_no_orthogonal_cutoff_when_k_equals_the_rank():
+    """rrcov: with every direction fitted the ODs are zero and nothing is flagged by OD
+    (cutoff 0), for the rrcov rules and for the founding-paper estimators alike."""
+    X, _ = gaussian_subspace_data(2, n=200, d=3, k=3)
+    for model in (PCA(3).fit(X), OptimalMeanPCA(3).fit(X)):
+        diag = outlier_diagnostics(model, X)
+        assert diag.orthogonal_cutoff == 0.0 and not diag.orthogonal_outliers.any()
+        np.testing.assert_array_equal(diag.outliers, diag.score_outliers)
+
+
+def test_scores_rule_is_the_robust_centre_and_scale():
+    """Founding-paper estimators: SD from the median and MAD (1.4826) of the training
+    scores; the rrcov rules: the fit's eigenvalues and no re-centring."""
+    X, _ = gaussian_subspace_data(3, n=300)
+    model = OptimalMeanPCA(3).fit(X)
+    diag = outlier_diagnostics(model, X)
+    T = model.transform(X)
+    med = np.median(T, axis=0)
+    mad = 1.4826 * np.median(np.abs(T - med), axis=0)
+    assert diag.rule == "scores"
+    np.testing.assert_allclose(diag.score_distances, np.linalg.norm((T - med) / mad, axis=1))
+    pca = PCA(3).fit(X)
+    d = outlier_diagnostics(pca, X)
+    assert d.rule == "classical"
+    np.testing.assert_allclose(
+        d.score_distances,
+        np.sqrt(np.sum(pca.transform(X) ** 2 / pca.explained_variance_, axis=1)),
+    )
+
+
+def test_skew_rule_uses_the_estimators_adjusted_outlyingness():
+    """The protocol ROBPCA(skew=True) follows: ``_od_cutoff_rule = "skew"`` and
+    ``_skew_score_distances`` give rrcov's skew-adjusted SD and both medcouple cutoffs."""
+    from robustpca.diagnostics import _skew_cutoff
+
+    class SkewPCA(PCA):
+        _od_cutoff_rule = "skew"
+
+        def _skew_score_distances(self, X):
+            return np.abs(self.transform(X)[:, 0]) ** 1.5
+
+    X, _ = gaussian_subspace_data(4, n=300)
+    model = SkewPCA(2).fit(X)
+    diag = outlier_diagnostics(model, X)
+    ao = np.abs(model.transform(X)[:, 0]) ** 1.5
+    np.testing.assert_allclose(diag.score_distances, ao)
+    assert diag.score_cutoff == _skew_cutoff(ao)
+    assert diag.orthogonal_cutoff == pytest.approx(_skew_cutoff(model.reconstruction_error(X)))
+    np.testing.assert_array_equal(model.predict(X) == -1, diag.outliers)
