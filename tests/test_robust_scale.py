@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robustpca.robust_scale import mad, medcouple
+from robustpca.robust_scale import _medcouple_naive, mad, medcouple
 
 
 def test_values_of_r():
@@ -32,3 +32,17 @@ def test_medcouple_sees_right_skew():
     assert medcouple(x) > 0.2
     with pytest.raises(ValueError, match="at least one"):
         medcouple([])
+
+
+@given(
+    st.lists(st.integers(-6, 6).map(float), min_size=1, max_size=60)
+    | st.lists(st.floats(-1e3, 1e3, allow_subnormal=False), min_size=1, max_size=60)
+)
+def test_fast_medcouple_equals_the_definition(values):
+    """The O(n log^2 n) selection returns the median of all pair kernels, ties included."""
+    assert medcouple(values) == pytest.approx(_medcouple_naive(values), abs=1e-12)
+
+
+def test_fast_medcouple_on_a_larger_sample():
+    x = np.random.default_rng(1).lognormal(size=3001)
+    assert medcouple(x) == pytest.approx(_medcouple_naive(x), abs=1e-15)

@@ -54,12 +54,14 @@ def medcouple(x) -> float:
 
     with :math:`m` the median; pairs with :math:`x_i = x_j = m` take the values
     :math:`-1, 0, +1` of Brys et al.'s eq. (2.3) so that ties at the median count as
-    symmetric. This is the exact ("naive") evaluation over all pairs: :math:`O(n^2)`
-    time and memory (``n = 10,000`` takes about 0.2 GB), enough for outlier cutoffs on
-    the distances of a few thousand samples. The median of the kernel values is the
-    usual one (mean of the two middle values), as ``robustbase::mc`` returns it for
-    ``n <= 100``; for larger ``n`` robustbase's fast algorithm returns the high median,
-    which differs from this by at most the gap between two neighbouring kernel values.
+    symmetric. Exact, in :math:`O(n \log^2 n)` time and :math:`O(n)` memory: the kernel
+    is increasing along the rows and columns of the sorted pairs, so an order statistic
+    is found by weighted medians of row medians (Brys et al., sec. 3, after Johnson &
+    Mizoguchi) with row counts by vectorised binary searches; the kernel values at the
+    median (tied samples) are counted in closed form. The median of the kernel values
+    is the usual one (mean of the two middle values), as ``robustbase::mc`` returns it
+    for ``n <= 100``; for larger ``n`` robustbase returns the high median, which differs
+    from this by at most the gap between two neighbouring kernel values.
 
     Parameters
     ----------
@@ -79,16 +81,98 @@ def medcouple(x) -> float:
     if y.size == 0:
         raise ValueError("medcouple needs at least one value.")
     z = y - np.median(y)
-    lower = z[z <= 0.0]  # ascending: the most negative first, the ties at the median last
-    upper = z[z >= 0.0][:, None]  # ascending: the ties first
-    width = upper - lower
-    spread = upper + lower
-    ties = np.logical_and(upper == 0.0, lower == 0.0)
-    h = np.divide(spread, width, out=np.zeros_like(spread), where=~ties)
+    above, below = z[z > 0.0], z[z < 0.0]  # ascending
+    ties = int(z.size - above.size - below.size)
+    # kernel values: the core (a > 0 > b) in (-1, 1); -1 for (0, b < 0); +1 for (a > 0, 0);
+    # the t x t tied block: t zeros, t(t - 1)/2 of -1 and of +1
+    n_minus = ties * below.size + ties * (ties - 1) // 2
+    n_plus = ties * above.size + ties * (ties - 1) // 2
+    n_core = above.size * below.size
+    total = n_minus + n_plus + n_core + ties
+
+    def order_statistic(k: int) -> float:
+        if k < n_minus:
+            return -1.0
+        if k >= total - n_plus:
+            return 1.0
+        k -= n_minus  # within the core and the t zeros
+        if ties:
+            negative = _core_count(above, below, 0.0, strict=True)
+            if k < negative:
+                return _core_select(above, below, k)
+            if k < negative + ties:
+                return 0.0
+            k -= ties
+        return _core_select(above, below, k)
+
+    half = total // 2
+    if total % 2:
+        return float(order_statistic(half))
+    return float(0.5 * (order_statistic(half - 1) + order_statistic(half)))
+
+
+def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a + b) / (a - b)
+
+
+def _row_counts(above, below, value: float, *, strict: bool, lo=None, hi=None) -> np.ndarray:
+    """Per row ``i``: the number of ``j`` with ``h(above[i], below[j]) < value`` (strict)
+    or ``<= value``; rows are increasing, so one vectorised binary search."""
+    q = below.size
+    lo = np.zeros(above.size, dtype=np.int64) if lo is None else lo.copy()
+    hi = np.full(above.size, q, dtype=np.int64) if hi is None else hi.copy()
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        active = lo < hi
+        h = _kernel(above, below[np.minimum(mid, q - 1)])
+        inside = (h < value) if strict else (h <= value)
+        lo = np.where(active & inside, mid + 1, lo)
+        hi = np.where(active & ~inside, mid, hi)
+    return lo
+
+
+def _core_count(above, below, value: float, *, strict: bool) -> int:
+    if above.size == 0 or below.size == 0:
+        return 0
+    return int(_row_counts(above, below, value, strict=strict).sum())
+
+
+def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
+    """The ``k``-th smallest (0-based) of ``h(a, b)`` over ``above x below``."""
+    p, q = above.size, below.size
+    left = np.zeros(p, dtype=np.int64)  # candidates of row i: columns left[i]..right[i]
+    right = np.full(p, q - 1, dtype=np.int64)
+    while int(np.sum(right - left + 1)) > max(p, 32):
+        rows = np.flatnonzero(left <= right)
+        mid = (left[rows] + right[rows]) // 2
+        medians = _kernel(above[rows], below[mid])
+        weights = (right[rows] - left[rows] + 1).astype(np.float64)
+        order = np.argsort(medians, kind="stable")
+        cum = np.cumsum(weights[order])
+        pivot = medians[order][np.searchsorted(cum, 0.5 * cum[-1])]
+        smaller = _row_counts(above, below, pivot, strict=True)
+        not_larger = _row_counts(above, below, pivot, strict=False)
+        if k < smaller.sum():
+            right = np.minimum(right, smaller - 1)
+        elif k >= not_larger.sum():
+            left = np.maximum(left, not_larger)
+        else:
+            return float(pivot)
+    rows = np.flatnonzero(left <= right)
+    candidates = np.concatenate([_kernel(above[i], below[left[i] : right[i] + 1]) for i in rows])
+    return float(np.partition(candidates, k - int(left.sum()))[k - int(left.sum())])
+
+
+def _medcouple_naive(x) -> float:
+    """All pairs (``O(n^2)`` memory): the definition, kept to test :func:`medcouple`."""
+    y = np.sort(np.asarray(x, dtype=np.float64).ravel())
+    z = y - np.median(y)
+    lower = z[z <= 0.0]
+    upper = z[z >= 0.0][:, None]
+    tied = np.logical_and(upper == 0.0, lower == 0.0)
+    h = np.divide(upper + lower, upper - lower, out=np.zeros((upper.size, lower.size)), where=~tied)
     n_ties = int(np.sum(lower == 0.0))
     if n_ties:
-        # the tied block (top-right): -1 above its anti-diagonal, 0 on it, +1 below
-        # (only the multiset matters for the median: as many -1 as +1)
         i, j = np.indices((n_ties, n_ties))
         h[:n_ties, -n_ties:] = np.sign(i + j - (n_ties - 1))
     return float(np.median(h))
