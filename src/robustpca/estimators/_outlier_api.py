@@ -188,6 +188,6 @@ def _to_input_namespace(values: np.ndarray, X):
 def _namespace(X):
     if isinstance(X, np.ndarray):
         return np
-    from sklearn.externals import array_api_compat
+    import array_api_compat
 
     return array_api_compat.array_namespace(X)
