@@ -288,7 +288,7 @@ class OutlierDiagnostics:
     def margins(self) -> np.ndarray:
         r""":math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`: negative beyond a cutoff, zero at
         it (the OD term only where there is an OD cutoff)."""
-        ratio = self.score_distances / self.score_cutoff
+        ratio = _ratio(self.score_distances, self.score_cutoff)
         if self.orthogonal_cutoff > 0:
             ratio = np.maximum(ratio, self.orthogonal_distances / self.orthogonal_cutoff)
         return 1.0 - ratio
@@ -299,6 +299,13 @@ class OutlierDiagnostics:
         if self.row_labels is not None:
             return np.asarray(self.row_labels)
         return np.arange(1, self.score_distances.shape[0] + 1)
+
+
+def _ratio(distances: np.ndarray, cutoff: float) -> np.ndarray:
+    """``distances / cutoff``; a zero cutoff (degenerate skew rule) gives 0 or inf."""
+    if cutoff > 0:
+        return distances / cutoff
+    return np.where(distances > 0, np.inf, 0.0)
 
 
 def _as_host(values) -> np.ndarray:
