@@ -77,3 +77,29 @@ def test_robust_od_cutoff_rules_equal_rrcov(shared_data, table, k, rule, column)
     assert diag.rule == rule
     expected = float(CUTOFFS[(table, k)][f"cutoff_od_{column}"])
     assert diag.orthogonal_cutoff == pytest.approx(expected, rel=1e-8, abs=1e-8)
+
+
+PREDICT: dict = {}
+for _r in _rows("predict.csv"):
+    PREDICT.setdefault((_r["table"], int(_r["k"])), []).append(_r)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(PREDICT))
+def test_predict_on_new_data_equals_rrcov(shared_data, table, k):
+    """Every 4th row held out of the fit: their distances from rrcov's
+    ``predict(fit, newdata)`` and their flags by the fit's cutoffs equal ours."""
+    X = load_table(shared_data, table)
+    held = np.arange(3, X.shape[0], 4)
+    model = PCA(n_components=k).fit(np.delete(X, held, axis=0))
+    ref = PREDICT[(table, k)]
+    assert [int(r["row"]) - 1 for r in ref] == list(held)
+    diag = outlier_diagnostics(model, X[held])
+    scale = np.abs(X - X.mean(axis=0)).max()
+    np.testing.assert_allclose(
+        diag.score_distances, [float(r["sd"]) for r in ref], rtol=1e-8, atol=1e-8
+    )
+    np.testing.assert_allclose(
+        diag.orthogonal_distances, [float(r["od"]) for r in ref], rtol=1e-8, atol=1e-12 * scale
+    )
+    np.testing.assert_array_equal(model.predict(X[held]) == 1, [r["flag"] == "1" for r in ref])

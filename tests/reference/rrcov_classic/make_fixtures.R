@@ -9,6 +9,10 @@
 #                  and the robust rules of rrcov's .crit.od applied to the same ODs:
 #                  cutoff_od_medmad (median/MAD) and cutoff_od_skewed (medcouple fence)
 #   auto_k.csv     table, k chosen by PcaClassic(k = 0) (default kmax = ncol)
+#   predict.csv    table, k, row (1-based, every 4th row held out of the fit), the
+#                  score distance and orthogonal distance of the held-out rows computed
+#                  from predict(fit, newdata) with the fit's eigenvalues and centre, and
+#                  the flag by the fit's cutoffs (rrcov's definitions applied to new data)
 suppressPackageStartupMessages(library(rrcov))
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1) args[1] else {
@@ -18,7 +22,7 @@ data_dir <- if (length(args) >= 1) args[1] else {
 out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
 ks <- list(hbk = 1:2, bushfire = 1:3, wood = 1:3, octane = 1:4, starsCYG = 1:2)
 num <- function(x) sprintf("%.17g", x)
-dist <- list(); cuts <- list(); auto <- list()
+dist <- list(); cuts <- list(); auto <- list(); pred <- list()
 for (name in names(ks)) {
     x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
     for (k in ks[[name]]) {
@@ -33,8 +37,21 @@ for (name in names(ks)) {
             cutoff_od_medmad = num(robust), cutoff_od_skewed = num(skewed))
     }
     auto[[length(auto) + 1]] <- data.frame(table = name, k = PcaClassic(x, k = 0)@k)
+    held <- seq(4, nrow(x), by = 4)
+    for (k in ks[[name]]) {
+        fit <- PcaClassic(x[-held, , drop = FALSE], k = k)
+        scores <- predict(fit, newdata = x[held, , drop = FALSE])[, 1:k, drop = FALSE]
+        sd <- sqrt(mahalanobis(scores, rep(0, k), diag(fit@eigenvalues, ncol = k)))
+        centred <- sweep(x[held, , drop = FALSE], 2, fit@center)
+        od <- sqrt(rowSums((centred - scores %*% t(fit@loadings))^2))
+        regular <- sd <= fit@cutoff.sd
+        if (fit@cutoff.od > 0) regular <- regular & od <= fit@cutoff.od
+        pred[[length(pred) + 1]] <- data.frame(
+            table = name, k = k, row = held, sd = num(sd), od = num(od), flag = as.integer(regular))
+    }
 }
 write.csv(do.call(rbind, dist), file.path(out_dir, "distances.csv"), row.names = FALSE, quote = FALSE)
 write.csv(do.call(rbind, cuts), file.path(out_dir, "cutoffs.csv"), row.names = FALSE, quote = FALSE)
 write.csv(do.call(rbind, auto), file.path(out_dir, "auto_k.csv"), row.names = FALSE, quote = FALSE)
+write.csv(do.call(rbind, pred), file.path(out_dir, "predict.csv"), row.names = FALSE, quote = FALSE)
 cat("rrcov", as.character(packageVersion("rrcov")), "on", R.version.string, "\n")
