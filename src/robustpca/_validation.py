@@ -19,6 +19,12 @@ __all__ = [
 ]
 
 
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of the wrong kind for its value, e.g. ``n_components=2.5`` (a float is
+    a share of the variance, in ``(0, 1)``): both a ``ValueError`` and a ``TypeError``, as
+    scikit-learn's own ``InvalidParameterError``."""
+
+
 def check_n_components(
     n_components,
     n_samples: int,
@@ -55,7 +61,7 @@ def check_n_components(
                 f"{n_components!r}."
             )
         if is_share and not 0.0 < float(n_components) < 1.0:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_components={n_components!r} as a float must lie in (0, 1) (the share "
                 "of the variance to keep)."
             )
