@@ -50,7 +50,7 @@ def check_n_components(
     if isinstance(n_components, str) or is_share:
         if not allow_auto:
             where = "here" if owner is None else f"by {owner}"
-            raise ValueError(
+            raise InvalidParameterError(
                 f"n_components={n_components!r}: a variance share or 'auto' is not "
                 f"supported {where} (it fixes or chooses its rank itself); pass an int "
                 "(or None)."
