@@ -26,7 +26,7 @@ def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
     quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"```bash\n(.*?)\n```", quick, re.S)
     assert commands == [
-        "pip install . && robustpca demo",
+        'pip install ".[plot]" && robustpca demo',
         'pip install ".[test]" && python -m pytest -q',
     ]
     assert "test-command" in (REPO / ".ci" / "run").read_text()
