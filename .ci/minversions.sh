@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Minimum versions (the SPEC 0 habit): a fresh virtual environment with exactly the lower
+# bounds that pyproject.toml declares -- numpy, scipy, scikit-learn, the other run-time
+# dependencies and the plot/dask/test extras (.ci/lower_bounds.py turns each ">=" into
+# "==") -- then the whole test suite on the installed (not editable) package.
+#
+# Environment: MINVERSIONS_VENV (default .venv-minversions), PYTEST_WORKERS (default 2;
+# 0 runs pytest without xdist).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=${MINVERSIONS_VENV:-.venv-minversions}
+workers=${PYTEST_WORKERS:-2}
+
+rm -rf "$venv"
+python3 -m venv "$venv"
+# shellcheck disable=SC1091
+. "$venv/bin/activate"
+python -m pip install --quiet --upgrade pip
+
+constraints="$venv/minimum-constraints.txt"
+python .ci/lower_bounds.py plot dask test > "$constraints"
+echo "+ pinned to the declared minimums:"
+sed 's/^/    /' "$constraints"
+python -m pip install --quiet -c "$constraints" ".[plot,dask,test]"
+python .ci/lower_bounds.py --check plot dask test
+
+xdist=()
+if [ "$workers" != 0 ]; then
+  xdist=(-n "$workers")
+fi
+echo "+ python -m pytest -q ${xdist[*]}"
+python -m pytest -q -p no:cacheprovider "${xdist[@]}"
