@@ -161,4 +161,7 @@ def test_no_private_sklearn_imports():
         for path in Path(robustpca.__file__).parent.rglob("*.py")
         if private.search(path.read_text())
     ]
-    assert not offenders
+    assert not offenders, (
+        f"{offenders} import private scikit-learn API: use robustpca._array_api "
+        "(get_namespace, move_to, to_numpy, ...) or `import array_api_compat`"
+    )
