@@ -13,7 +13,7 @@ from .conftest import REPO
 
 
 def _project_field(name: str) -> str:
-    """A string field of pyproject's [project] table (no tomllib: Python 3.10 lacks it)."""
+    """A string field of pyproject's [project] table."""
     text = (REPO / "pyproject.toml").read_text()
     return re.search(rf'^{name} = "([^"]+)"', text, re.M).group(1)
 
