@@ -202,3 +202,132 @@ def test_read_input_stack_of_images(tmp_path):
     with pytest.raises(InputError, match="not numbers"):
         np.save(tmp_path / "t.npy", np.array([["a", "b"], ["c", "d"]]))
         read_input(tmp_path / "t.npy")
+
+
+def write_labelled(path, X, ids, extra=None):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        head = ["id", *[f"f{j}" for j in range(X.shape[1])]]
+        writer.writerow(head + (["group"] if extra is not None else []))
+        for i, row in enumerate(X.tolist()):
+            writer.writerow([ids[i], *row] + ([extra[i]] if extra is not None else []))
+    return path
+
+
+def test_an_id_column_is_a_clear_error_naming_the_options(tmp_path, capsys):
+    X = planted()
+    src = write_labelled(tmp_path / "d.csv", X, [f"case{i}" for i in range(len(X))])
+    assert cli.main(["fit", src, "-k", "2", "--out", tmp_path / "o"]) == 1
+    err = capsys.readouterr().err
+    assert "column 'id' holds 'case0'" in err
+    assert "--index-col id" in err and "--drop id" in err
+
+
+def test_index_col_labels_the_outputs_and_drop_leaves_columns_out(tmp_path):
+    X = planted()
+    ids = [f"case{i}" for i in range(len(X))]
+    src = write_labelled(tmp_path / "d.csv", X, ids, extra=["a"] * len(X))
+    out = tmp_path / "o"
+    argv = ["fit", src, "--method", "rpca-om", "-k", "2", "--out", out, "--no-figures"]
+    assert cli.main([*argv, "--index-col", "id", "--drop", "group"]) == 0
+    with open(out / "distances.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["sample"] for r in rows] == ids
+    assert all(r["outlier"] == "True" for r in rows[:6])
+    header = (out / "components.csv").read_text().splitlines()[0]
+    assert header == "sample," + ",".join(f"f{j}" for j in range(8))
+    # the same fit by 1-based column numbers, and the numeric result equals the plain table's
+    out2 = tmp_path / "o2"
+    argv2 = ["fit", src, "--method", "rpca-om", "-k", "2", "--out", out2, "--no-figures"]
+    assert cli.main([*argv2, "--index-col", "1", "--drop", "10"]) == 0
+    plain = write_csv(tmp_path / "plain.csv", X)
+    out3 = tmp_path / "o3"
+    assert cli.main(["fit", plain, "--method", "rpca-om", "-k", "2", "--out", out3]) == 0
+    a = np.loadtxt(out2 / "scores.csv", delimiter=",", skiprows=1, usecols=(1, 2))
+    b = np.loadtxt(out3 / "scores.csv", delimiter=",", skiprows=1, usecols=(1, 2))
+    np.testing.assert_allclose(a, b)
+
+
+def test_outlier_map_is_drawn_with_the_row_labels(tmp_path, monkeypatch):
+    import robustpca.diagnostics as diagnostics
+
+    seen = {}
+    original = diagnostics.plot_outlier_map
+
+    def spy(diag, **kwargs):
+        seen.update(kwargs)
+        return original(diag, **kwargs)
+
+    monkeypatch.setattr(diagnostics, "plot_outlier_map", spy)
+    X = planted()
+    ids = [f"case{i}" for i in range(len(X))]
+    src = write_labelled(tmp_path / "d.csv", X, ids)
+    argv = ["fit", src, "--method", "rpca-om", "-k", "2", "--out", tmp_path / "o"]
+    assert cli.main([*argv, "--index-col", "id"]) == 0
+    assert list(seen["labels"]) == ids
+
+
+@pytest.mark.parametrize(("option", "message"), [("--index-col", "'nope' is not a column")])
+def test_unknown_index_column(tmp_path, capsys, option, message):
+    src = write_csv(tmp_path / "d.csv", planted())
+    assert cli.main(["fit", src, "-k", "2", "--out", tmp_path / "o", option, "nope"]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_scale_robust_is_median_mad_and_zero_mad_is_named(tmp_path, capsys):
+    X = planted() * np.array([1, 10, 100, 1, 1, 1, 1, 1]) + 50
+    src = write_csv(tmp_path / "d.csv", X)
+    out = tmp_path / "o"
+    argv = ["fit", src, "--method", "pca", "-k", "2", "--no-figures", "--scale", "robust"]
+    assert cli.main([*argv, "--out", out]) == 0
+    scaling = np.loadtxt(out / "scaling.csv", delimiter=",", skiprows=1, usecols=range(1, 9))
+    med = np.median(X, axis=0)
+    np.testing.assert_allclose(scaling[0], med)
+    np.testing.assert_allclose(scaling[1], 1.482602218505602 * np.median(np.abs(X - med), axis=0))
+    import robustpca
+
+    Z = (X - scaling[0]) / scaling[1]
+    direct = robustpca.PCA(n_components=2).fit(Z).reconstruct(Z) * scaling[1] + scaling[0]
+    np.testing.assert_allclose(np.load(out / "reconstructions.npy"), direct, atol=1e-8)
+    assert json.loads((out / "summary.json").read_text())["scale"] == "robust"
+    X[: len(X) // 2 + 1, 3] = 7.0  # more than half equal: MAD zero
+    src = write_csv(tmp_path / "z.csv", X)
+    assert cli.main([*argv[:1], src, *argv[2:], "--out", tmp_path / "z"]) == 1
+    err = capsys.readouterr().err
+    assert "column(s) 'f3'" in err and "MAD" in err
+    argv_std = [*argv[:1], src, *argv[2:-1], "standard", "--out", tmp_path / "s"]
+    assert cli.main(argv_std) == 0
+
+
+@pytest.mark.parametrize("k", ["auto", "0.9"])
+def test_automatic_rank(tmp_path, k):
+    src = write_csv(tmp_path / "d.csv", planted())
+    out = tmp_path / "o"
+    argv = ["fit", src, "--method", "pca", "-k", k, "--out", out, "--no-figures"]
+    assert cli.main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["params"]["n_components"] == (k if k == "auto" else 0.9)
+    assert 1 <= summary["n_components"] <= 8
+    scores = (out / "scores.csv").read_text().splitlines()[0].split(",")
+    assert len(scores) == 1 + summary["n_components"]
+
+
+@pytest.mark.parametrize("k", ["0", "1.5", "-1", "many"])
+def test_bad_k_is_a_usage_error(tmp_path, k, capsys):
+    src = write_csv(tmp_path / "d.csv", planted())
+    with pytest.raises(SystemExit):
+        cli.main(["fit", src, "-k", k, "--out", tmp_path / "o"])
+    assert "share of variance in (0, 1)" in capsys.readouterr().err
+
+
+def test_default_method_suits_the_input(tmp_path):
+    import robustpca
+    from robustpca.cli._fit import default_method
+
+    expected = "ROBPCA" if "ROBPCA" in robustpca.ESTIMATOR_NAMES else "OptimalMeanPCA"
+    assert default_method(is_images=False) == expected
+    assert default_method(is_images=True) == "OptimalMeanPCA"
+    src = write_csv(tmp_path / "d.csv", planted())
+    out = tmp_path / "o"
+    assert cli.main(["fit", src, "-k", "2", "--out", out, "--no-figures"]) == 0
+    assert json.loads((out / "summary.json").read_text())["method"] == expected

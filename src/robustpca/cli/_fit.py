@@ -19,6 +19,12 @@ __all__ = ["METHOD_ALIASES", "add_parser", "resolve_method", "run"]
 
 #: Short names accepted by ``--method`` (any estimator class name works too).
 METHOD_ALIASES = {
+    "robpca": "ROBPCA",
+    "spherical-pca": "SphericalPCA",
+    "locantore": "SphericalPCA",
+    "pp-pca": "ProjectionPursuitPCA",
+    "pcagrid": "ProjectionPursuitPCA",
+    "cov-pca": "CovariancePCA",
     "pca": "PCA",
     "rpca-om": "OptimalMeanPCA",
     "pca-l21": "L21PCA",
@@ -43,6 +49,14 @@ UNSUPPORTED = {
     "KernelL21PCA": "it is a kernel method without linear components or a mean",
 }
 TWO_D = {"TwoDPCA", "GLRAM", "Robust2DPCA", "CappedRobust2DPCA", "L21TwoDPCA"}
+#: ``--method`` default, by input: the high-breakdown ROBPCA for tables (it finds the
+#: documented outliers of the rrcov tables and keeps its subspace under 40% leverage
+#: points, docs/which-method.md), RPCA-OM for images (occluded faces, where the l2,1
+#: loss with the optimal mean is the founding papers' method and ROBPCA's outlyingness
+#: over random directions costs more). Tables fall back to RPCA-OM in a build without
+#: ROBPCA.
+DEFAULT_METHOD = {"table": ("ROBPCA", "OptimalMeanPCA"), "images": ("OptimalMeanPCA",)}
+SCALES = ("none", "standard", "robust")
 #: Above this many values the reconstructions are written as .npy only (not CSV too).
 CSV_LIMIT = 2_000_000
 
@@ -51,15 +65,76 @@ def resolve_method(name: str):
     """The estimator class for ``--method`` (alias or class name, case-insensitive)."""
     import robustpca
 
-    by_lower = {n.lower(): n for n in robustpca.ESTIMATOR_NAMES}
+    available = tuple(robustpca.ESTIMATOR_NAMES)
+    by_lower = {n.lower(): n for n in available}
     key = name.strip().lower()
     cls_name = METHOD_ALIASES.get(key) or by_lower.get(key)
-    if cls_name is None:
-        choices = ", ".join([*METHOD_ALIASES, *robustpca.ESTIMATOR_NAMES])
+    if cls_name is None or cls_name not in available:
+        aliases = [a for a, c in METHOD_ALIASES.items() if c in available]
+        choices = ", ".join([*aliases, *available])
         raise InputError(f"--method: unknown method {name!r}; choose from {choices}")
     if cls_name in UNSUPPORTED:
         raise InputError(f"--method {cls_name} is not available in `fit`: {UNSUPPORTED[cls_name]}")
     return getattr(robustpca, cls_name)
+
+
+def default_method(is_images: bool) -> str:
+    """The ``--method`` used when none is given (:data:`DEFAULT_METHOD`)."""
+    import robustpca
+
+    candidates = DEFAULT_METHOD["images" if is_images else "table"]
+    return next(c for c in candidates if c in robustpca.ESTIMATOR_NAMES)
+
+
+def parse_n_components(text: str) -> int | float | str:
+    """``-k``: a positive int, a variance share in (0, 1), or ``auto``."""
+    value = str(text).strip().lower()
+    if value == "auto":
+        return "auto"
+    try:
+        whole = int(value)
+    except ValueError:
+        pass
+    else:
+        if whole >= 1:
+            return whole
+    try:
+        share = float(value)
+    except ValueError:
+        share = float("nan")
+    if not 0 < share < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of components (1, 2, ...), a share of variance in (0, 1) "
+            f"such as 0.9, or auto; got {text!r}"
+        )
+    return share
+
+
+def scale_columns(X: np.ndarray, how: str, names: list[str]):
+    """Centre and scale the columns: ``standard`` (mean/sd) or ``robust`` (median/MAD).
+
+    The MAD is multiplied by 1.4826 (consistent for the normal sd), as R's ``mad`` that
+    rrcov users pass as ``scale=mad``. A column whose scale is zero (constant, or for the
+    MAD more than half its values equal) cannot be scaled: InputError names it.
+    Returns the scaled copy, the centres and the scales (None for ``none``).
+    """
+    if how == "none":
+        return X, None, None
+    if how == "standard":
+        center = X.mean(axis=0)
+        scale = X.std(axis=0, ddof=1)
+    else:
+        center = np.median(X, axis=0)
+        scale = 1.482602218505602 * np.median(np.abs(X - center), axis=0)
+    zero = np.flatnonzero(~(scale > 1e-12 * np.maximum(1.0, np.abs(center))))
+    if zero.size:
+        which = ", ".join(repr(names[j]) for j in zero[:5]) + (" ..." if zero.size > 5 else "")
+        rule = "standard deviation" if how == "standard" else "MAD (median absolute deviation)"
+        raise InputError(
+            f"--scale {how}: the {rule} of column(s) {which} is zero, so they cannot be "
+            "scaled; --drop them, or use --scale standard / none"
+        )
+    return (X - center) / scale, center, scale
 
 
 def add_parser(sub) -> None:
@@ -79,11 +154,43 @@ def add_parser(sub) -> None:
     fit.add_argument("input", type=Path, metavar="INPUT")
     fit.add_argument(
         "--method",
-        default="rpca-om",
-        help="method: an alias (rpca-om, pca-l21, r1-pca, pca-l1, pca, pca-gm, "
-        "hq-pca, rwl-an, pcp, ...) or a class name (default rpca-om)",
+        default=None,
+        help="method: an alias (robpca, rpca-om, pca-l21, r1-pca, pca-l1, pca, pca-gm, "
+        "hq-pca, rwl-an, pcp, ...) or a class name; default ROBPCA for tables and "
+        "RPCA-OM for images (see docs/which-method.md)",
     )
-    fit.add_argument("--n-components", "-k", type=int, required=True, metavar="K")
+    fit.add_argument(
+        "--n-components",
+        "-k",
+        type=parse_n_components,
+        default="auto",
+        metavar="K",
+        help="number of components; a share of variance in (0, 1) such as 0.9; or auto "
+        "(rrcov's rule: 80%% of the robust variance; the default)",
+    )
+    fit.add_argument(
+        "--scale",
+        choices=SCALES,
+        default="none",
+        help="scale the columns before fitting: none (default), standard (mean/sd) or "
+        "robust (median/MAD, as rrcov's scale=mad); a zero-scale column is an error. "
+        "components/mean/scores are in the scaled units, reconstructions in the input's; "
+        "scaling.csv holds the centres and scales",
+    )
+    fit.add_argument(
+        "--index-col",
+        metavar="COL",
+        help="CSV column (name or 1-based number) holding the row labels; it is not "
+        "fitted and labels the outputs and the flagged points of the outlier map",
+    )
+    fit.add_argument(
+        "--drop",
+        metavar="COLS",
+        action="append",
+        default=[],
+        help="comma-separated CSV columns (names or 1-based numbers) left out of the fit; "
+        "may be repeated",
+    )
     fit.add_argument("--out", type=Path, required=True, help="output folder (created)")
     fit.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     fit.add_argument(
@@ -136,14 +243,19 @@ def run(args, parser: argparse.ArgumentParser) -> int:
 def _run(args) -> int:
     from ..diagnostics import outlier_diagnostics
 
-    cls = resolve_method(args.method)
+    if args.method is not None:
+        resolve_method(args.method)  # an unknown method fails before reading the data
     if not 0.5 < args.quantile < 1:
         raise InputError(f"--quantile must be in (0.5, 1), got {args.quantile}")
-    data = read_input(args.input)
-    X, n_features = data.X, data.X.shape[1]
+    drop = tuple(c.strip() for spec in args.drop for c in spec.split(",") if c.strip())
+    data = read_input(args.input, index_col=args.index_col, drop=drop)
+    X_input, n_features = data.X, data.X.shape[1]
     image_shape = _parse_shape(args.image_shape, n_features) or data.image_shape
+    method = args.method or default_method(image_shape is not None)
+    cls = resolve_method(method)
+    X, center, scale = scale_columns(X_input, args.scale, data.feature_names)
     k = args.n_components
-    if not 1 <= k <= min(X.shape):
+    if isinstance(k, int) and not 1 <= k <= min(X.shape):
         raise InputError(
             f"--n-components must be between 1 and {min(X.shape)} "
             f"(samples x features = {X.shape[0]} x {X.shape[1]}), got {k}"
@@ -160,6 +272,8 @@ def _run(args) -> int:
                 f"--method {cls.__name__} works on images: give a folder of "
                 "images or --image-shape HxW"
             )
+        if not isinstance(k, int):
+            raise InputError(f"--method {cls.__name__} needs a whole number -k (got {k})")
         params["n_components"] = (k, k)
         params["image_shape"] = image_shape
     model.set_params(**params)
@@ -175,6 +289,12 @@ def _run(args) -> int:
     diag = outlier_diagnostics(model, X, quantile=args.quantile)
     scores = model.transform(X)
     recon = model.reconstruct(X)
+    if scale is not None:
+        recon = recon * scale + center  # back in the input's units
+    k_chosen = getattr(model, "n_components_", None)
+    if not isinstance(k_chosen, (int, np.integer)):  # 2-D methods: a pair
+        k_chosen = model.components_.shape[0]
+    k_chosen = int(k_chosen)
     with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
         comp_names = [f"pc{j + 1}" for j in range(model.components_.shape[0])]
         _write_csv(tmp / "components.csv", data.feature_names, model.components_, index=comp_names)
@@ -186,6 +306,13 @@ def _run(args) -> int:
                 tmp / "reconstructions.csv", data.feature_names, recon, index=data.sample_names
             )
         _write_distances(tmp / "distances.csv", data.sample_names, diag, model)
+        if scale is not None:
+            _write_csv(
+                tmp / "scaling.csv",
+                data.feature_names,
+                np.vstack([center, scale]),
+                index=["center", "scale"],
+            )
         summary = {
             "input": str(args.input),
             "kind": data.kind,
@@ -193,6 +320,10 @@ def _run(args) -> int:
             "n_features": n_features,
             "method": cls.__name__,
             "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in params.items()},
+            "n_components": k_chosen,
+            "scale": args.scale,
+            "index_col": args.index_col,
+            "dropped": list(drop),
             "n_iter": int(getattr(model, "n_iter_", 0)),
             "converged": bool(getattr(model, "converged_", True)) and not not_converged,
             "fit_seconds": round(seconds, 4),
@@ -233,9 +364,10 @@ def _write_distances(path: Path, names, diag, model) -> None:
 
 
 def _figures(folder: Path, model, X, recon, diag, names, image_shape) -> None:
-    from ..plotting import plot_gallery, plot_outlier_map
+    from ..diagnostics import plot_outlier_map
+    from ..plotting import plot_gallery
 
-    ax = plot_outlier_map(diag)
+    ax = plot_outlier_map(diag, labels=list(names))
     ax.figure.savefig(folder / "outlier_map.png", dpi=110)
     if image_shape is None:
         return
@@ -257,7 +389,7 @@ def _report(args, summary, diag, names) -> None:
     out = sys.stdout
     print(
         f"{summary['method']} on {summary['n_samples']} x {summary['n_features']} "
-        f"({summary['kind']}), k = {args.n_components}: {summary['n_iter']} iterations, "
+        f"({summary['kind']}), k = {summary['n_components']}: {summary['n_iter']} iterations, "
         f"{'converged' if summary['converged'] else 'NOT converged (raise --max-iter)'}, "
         f"{summary['fit_seconds']:.2f} s",
         file=out,

@@ -33,8 +33,19 @@ class InputData:
     kind: str  # "csv", "npy" or "images"
 
 
-def read_input(path: str | os.PathLike) -> InputData:
+def read_input(
+    path: str | os.PathLike, *, index_col: str | None = None, drop: tuple[str, ...] = ()
+) -> InputData:
     """Read ``path`` (CSV/TSV/TXT table, ``.npy`` array, or a folder of images).
+
+    Parameters
+    ----------
+    path : path-like
+    index_col : str, optional
+        Table column holding the row labels (a name from the header, or a 1-based column
+        number); it is not fitted and labels the rows of the outputs.
+    drop : tuple of str
+        Table columns left out of the fit (names or 1-based numbers).
 
     Raises
     ------
@@ -51,14 +62,28 @@ def read_input(path: str | os.PathLike) -> InputData:
     elif path.suffix.lower() == ".npy":
         data = _read_npy(path)
     elif path.suffix.lower() in TEXT_SUFFIXES:
-        data = _read_table(path, TEXT_SUFFIXES[path.suffix.lower()])
+        data = _read_table(path, TEXT_SUFFIXES[path.suffix.lower()], index_col, tuple(drop))
     else:
         raise InputError(
             f"{path}: unsupported file type {path.suffix!r}; give a .csv, .tsv, .txt or "
             ".npy file, or a folder of images"
         )
+    if data.kind != "csv" and (index_col is not None or drop):
+        raise InputError(f"{path}: --index-col and --drop apply to CSV/TSV tables only")
     _check_matrix(data.X, path)
     return data
+
+
+def _column_position(spec: str, names: list[str], has_header: bool, option: str, path) -> int:
+    """0-based position of the column ``spec`` (a header name, else a 1-based number)."""
+    if has_header and spec in names:
+        return names.index(spec)
+    if spec.isdigit() and 1 <= int(spec) <= len(names):
+        return int(spec) - 1
+    raise InputError(
+        f"{path}: {option} {spec!r} is not a column; the columns are {', '.join(names)} "
+        f"(or their 1-based numbers 1-{len(names)})"
+    )
 
 
 def _check_matrix(X: np.ndarray, path: Path) -> None:
@@ -106,7 +131,9 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _read_table(path: Path, delimiter: str | None) -> InputData:
+def _read_table(
+    path: Path, delimiter: str | None, index_col: str | None = None, drop: tuple[str, ...] = ()
+) -> InputData:
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             sample = handle.read(65536)
@@ -128,30 +155,46 @@ def _read_table(path: Path, delimiter: str | None) -> InputData:
     if not rows:
         raise InputError(f"{path}: the file has a header but no data rows")
     width = len(header) if header is not None else len(rows[0])
-    names = header if header is not None else _default_names("x", width)
-    if all(len(row) == width for row in rows):
-        try:  # the common case, vectorised; the cell-by-cell loop below finds the culprit
-            X = np.asarray(rows, dtype=np.float64)
-        except ValueError:
-            pass
-        else:
-            return InputData(X, _default_names("sample", X.shape[0]), list(names), None, "csv")
-    X = np.empty((len(rows), width))
+    names = list(header) if header is not None else _default_names("x", width)
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            line = i + (2 if header is not None else 1)
+            raise InputError(f"{path}, line {line}: {len(row)} fields, expected {width}")
+    skip: set[int] = set()
+    sample_names = _default_names("sample", len(rows))
+    if index_col is not None:
+        position = _column_position(index_col, names, header is not None, "--index-col", path)
+        sample_names = [row[position] for row in rows]
+        skip.add(position)
+    for spec in drop:
+        skip.add(_column_position(spec, names, header is not None, "--drop", path))
+    keep = [j for j in range(width) if j not in skip]
+    if not keep:
+        raise InputError(f"{path}: no column left to fit after --index-col/--drop")
+    rows = [[row[j] for j in keep] for row in rows]
+    names = [names[j] for j in keep]
+    try:  # the common case, vectorised; the cell-by-cell loop below finds the culprit
+        X = np.asarray(rows, dtype=np.float64)
+    except ValueError:
+        pass
+    else:
+        return InputData(X, sample_names, names, None, "csv")
+    X = np.empty((len(rows), len(keep)))
     for i, row in enumerate(rows):
         line = i + (2 if header is not None else 1)
-        if len(row) != width:
-            raise InputError(f"{path}, line {line}: {len(row)} fields, expected {width}")
         for j, cell in enumerate(row):
             if cell == "" or cell.lower() in {"na", "nan", "null"}:
                 X[i, j] = math.nan
             elif _is_number(cell):
                 X[i, j] = float(cell)
             else:
+                ref = names[j] if names[j] and "," not in names[j] else str(keep[j] + 1)
                 raise InputError(
                     f"{path}, line {line}: column {names[j]!r} holds {cell!r}, which is not "
-                    "a number; drop non-numeric columns (labels, ids) before fitting"
+                    f"a number; if it labels the rows pass --index-col {ref}, or leave it "
+                    f"out of the fit with --drop {ref}"
                 )
-    return InputData(X, _default_names("sample", X.shape[0]), list(names), None, "csv")
+    return InputData(X, sample_names, names, None, "csv")
 
 
 def _read_image(path: Path) -> np.ndarray:
