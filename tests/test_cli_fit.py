@@ -326,7 +326,7 @@ def test_default_method_suits_the_input(tmp_path):
 
     expected = "ROBPCA" if "ROBPCA" in robustpca.ESTIMATOR_NAMES else "OptimalMeanPCA"
     assert default_method(is_images=False) == expected
-    assert default_method(is_images=True) == "OptimalMeanPCA"
+    assert default_method(is_images=True) == "AdaptiveNeighborsPCA"
     src = write_csv(tmp_path / "d.csv", planted())
     out = tmp_path / "o"
     assert cli.main(["fit", src, "-k", "2", "--out", out, "--no-figures"]) == 0
