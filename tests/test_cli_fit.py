@@ -331,3 +331,17 @@ def test_default_method_suits_the_input(tmp_path):
     out = tmp_path / "o"
     assert cli.main(["fit", src, "-k", "2", "--out", out, "--no-figures"]) == 0
     assert json.loads((out / "summary.json").read_text())["method"] == expected
+
+
+@pytest.mark.realdata
+def test_default_fit_of_hbk_with_an_id_column_flags_the_documented_cases(shared_data, tmp_path):
+    """hbk (rrcov README): cases 1-14 are the documented outliers; ids label the output."""
+    X = np.loadtxt(shared_data / "rrcov" / "hbk.csv", delimiter=",", skiprows=1)
+    ids = [f"case{i + 1}" for i in range(len(X))]
+    src = write_labelled(tmp_path / "hbk.csv", X, ids)
+    out = tmp_path / "o"
+    assert cli.main(["fit", src, "--index-col", "id", "-k", "2", "--out", out]) == 0
+    with open(out / "distances.csv") as handle:
+        flagged = {r["sample"] for r in csv.DictReader(handle) if r["outlier"] == "True"}
+    assert flagged == {f"case{i}" for i in range(1, 15)}
+    assert (out / "outlier_map.png").read_bytes()[:8] == PNG
