@@ -59,6 +59,7 @@ TABLES = {
     "starsCYG": (1, [11, 20, 30, 34]),
 }
 CONTAMINATIONS = ("leverage", "orthogonal", "clustered")
+SHORT = {"leverage": "lev", "orthogonal": "orth", "clustered": "clus"}
 
 
 def data_home() -> Path:
@@ -336,7 +337,7 @@ def markdown(tables, faces, breakdown, methods, fractions, seeds) -> str:
     ]
     head = [
         "method",
-        *[f"{kind[:4]} {int(100 * e)}%" for kind in CONTAMINATIONS for e in fractions],
+        *[f"{SHORT[kind]} {int(100 * e)}%" for kind in CONTAMINATIONS for e in fractions],
     ]
     lines += ["| " + " | ".join(head) + " | mean fit s |", "|" + "---|" * (len(head) + 1)]
     for name in methods:
