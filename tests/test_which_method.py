@@ -79,3 +79,11 @@ def test_quick_run_writes_every_output(tmp_path):
         if r["method"] == "PCA" and r["contamination"] == "leverage" and r["eps"] == "0.4"
     )
     assert float(pca["sine"]) > 0.9
+
+
+def test_variants_are_named_by_their_parameters(monkeypatch):
+    monkeypatch.setitem(which_method.VARIANTS, "PCA", [{"random_state": 3}])
+    names = which_method.with_centred_variants(["PCA"])
+    assert names == ["PCA", "PCA (random_state=3)"]
+    model = which_method.make("PCA (random_state=3)", 2, seed=0)
+    assert model.get_params()["random_state"] == 3 and model.n_components == 2
