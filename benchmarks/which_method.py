@@ -131,7 +131,7 @@ def make(name: str, k: int, seed: int):
     params = {"n_components": k}
     if "random_state" in model.get_params():
         params["random_state"] = seed
-    return model.set_params(**params, **extra)
+    return model.set_params(**(params | extra))
 
 
 def fit_and_diagnose(name: str, X, k: int, seed: int):
