@@ -281,6 +281,151 @@ def run_breakdown(methods, seeds, fractions) -> list[dict]:
     return rows
 
 
+# ------------------------------------------------------------------ R's rrcov reference
+#: R's rrcov estimators run on the same data when ``Rscript`` with rrcov is installed (never
+#: needed: ``--no-r`` or no R skips them). ``k`` is passed as is; ``@flag`` FALSE marks
+#: rrcov's outliers; the loadings give the subspace.
+R_METHODS = {
+    "rrcov::PcaHubert": "PcaHubert(x, k = k)",
+    "rrcov::PcaHubert (alpha=0.5)": "PcaHubert(x, k = k, alpha = 0.5)",
+    "rrcov::PcaLocantore": "PcaLocantore(x, k = k)",
+    "rrcov::PcaGrid": "PcaGrid(x, k = k)",
+    "rrcov::PcaClassic": "PcaClassic(x, k = k)",
+}
+R_DRIVER = r"""
+suppressMessages(library(rrcov))
+args <- commandArgs(trailingOnly = TRUE)
+jobs <- read.csv(args[1], stringsAsFactors = FALSE)
+out <- file(args[2], "w")
+for (i in seq_len(nrow(jobs))) {
+  x <- as.matrix(read.csv(jobs$path[i], header = FALSE)); k <- jobs$k[i]
+  set.seed(0)
+  t <- system.time(fit <- try(eval(parse(text = jobs$call[i])), silent = TRUE))[["elapsed"]]
+  if (inherits(fit, "try-error")) {
+    writeLines(paste(jobs$id[i], t, "FAIL", "", sep = ","), out)
+    next
+  }
+  flagged <- paste(which(!fit@flag), collapse = " ")
+  loadings <- paste(format(as.vector(getLoadings(fit)), digits = 17), collapse = " ")
+  writeLines(paste(jobs$id[i], t, flagged, loadings, sep = ","), out)
+}
+close(out)
+"""
+
+
+def r_available() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("Rscript") is None:
+        return False
+    probe = subprocess.run(
+        ["Rscript", "-e", "suppressMessages(library(rrcov))"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+def run_r(datasets: dict, methods=R_METHODS) -> dict:
+    """{(dataset id, method): (seconds, flagged 0-based indices, loadings p x k) or None}.
+
+    ``datasets`` maps an id to ``(X, k)``; one ``Rscript`` call fits them all.
+    """
+    import subprocess
+    import tempfile
+
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        jobs = ["id,path,k,call"]
+        for key, (X, k) in datasets.items():
+            path = folder / f"d{len(jobs)}.csv"
+            np.savetxt(path, X, delimiter=",", fmt="%.17g")
+            for method, call in methods.items():
+                jobs.append(f'{len(jobs)},{path},{k},"{call}"')
+                results[len(jobs) - 1] = (key, method, X.shape[1], k)
+        (folder / "jobs.csv").write_text("\n".join(jobs) + "\n")
+        (folder / "driver.R").write_text(R_DRIVER)
+        subprocess.run(
+            ["Rscript", str(folder / "driver.R"), str(folder / "jobs.csv"), str(folder / "o.csv")],
+            check=True,
+            capture_output=True,
+        )
+        lines = (folder / "o.csv").read_text().splitlines()
+    out: dict = {}
+    for line in lines:
+        job, seconds, flagged, loadings = line.split(",")
+        key, method, p, k = results[int(job)]
+        if flagged == "FAIL":
+            out[(key, method)] = None
+            continue
+        idx = np.array([int(v) - 1 for v in flagged.split()], dtype=int)
+        V = np.array([float(v) for v in loadings.split()]).reshape(k, p).T
+        out[(key, method)] = (float(seconds), idx, V)
+    return out
+
+
+def r_tables_and_breakdown(seeds, fractions) -> tuple[list[dict], list[dict]]:
+    """rrcov's rows for the tables and the breakdown runs (same data as ours)."""
+    from robustpca.metrics import subspace_angles
+
+    datasets = {}
+    folder = data_home() / "rrcov"
+    for table, (k, _) in TABLES.items():
+        if (folder / f"{table}.csv").exists():
+            datasets[("table", table)] = (
+                np.loadtxt(folder / f"{table}.csv", delimiter=",", skiprows=1),
+                k,
+            )
+    planted_bases = {}
+    for kind in CONTAMINATIONS:
+        for eps in fractions:
+            for seed in seeds:
+                X, U = planted(kind, eps, seed)
+                datasets[("planted", kind, eps, seed)] = (X, 2)
+                planted_bases[(kind, eps, seed)] = U
+    fits = run_r(datasets)
+    tables, breakdown = [], []
+    for (key, method), fit in fits.items():
+        if key[0] == "table":
+            table = key[1]
+            k, documented = TABLES[table]
+            X = datasets[key][0]
+            truth = np.zeros(len(X), dtype=bool)
+            truth[np.asarray(documented) - 1] = True
+            row = {"table": table, "k": k, "method": method, "seconds": np.nan, "note": ""}
+            if fit is not None:
+                flags = np.zeros(len(X), dtype=bool)
+                flags[fit[1]] = True
+                p, r = precision_recall(flags, truth)
+                row |= {
+                    "seconds": fit[0],
+                    "n_flagged": int(flags.sum()),
+                    "precision": p,
+                    "recall": r,
+                    "missed": " ".join(map(str, np.flatnonzero(truth & ~flags) + 1)),
+                    "false_flags": " ".join(map(str, np.flatnonzero(flags & ~truth) + 1)),
+                }
+            tables.append(row)
+        else:
+            _, kind, eps, seed = key
+            U = planted_bases[(kind, eps, seed)]
+            sine = (
+                float("nan") if fit is None else float(np.sin(subspace_angles(fit[2].T, U.T).max()))
+            )
+            breakdown.append(
+                {
+                    "contamination": kind,
+                    "eps": eps,
+                    "seed": seed,
+                    "method": method,
+                    "sine": sine,
+                    "seconds": np.nan if fit is None else fit[0],
+                    "note": "",
+                }
+            )
+    return tables, breakdown
+
+
 # ------------------------------------------------------------------------------ output
 def write_csv(path: Path, rows: list[dict]) -> None:
     if not rows:
@@ -436,6 +581,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="seeds of the breakdown runs")
     parser.add_argument("--face-seeds", type=int, default=3, help="occlusion draws of the faces")
     parser.add_argument("--no-faces", action="store_true")
+    parser.add_argument(
+        "--no-r", action="store_true", help="skip R's rrcov reference even where R is installed"
+    )
     args = parser.parse_args(argv)
     methods = with_centred_variants(
         table_methods(args.methods.split(",") if args.methods else None)
@@ -461,6 +609,12 @@ def main(argv=None) -> int:
     print(f"faces done ({time.perf_counter() - start:.0f} s)")
     breakdown = run_breakdown(methods, seeds, fractions)
     print(f"breakdown done ({time.perf_counter() - start:.0f} s)")
+    if not args.no_r and r_available():
+        r_tables, r_breakdown = r_tables_and_breakdown(seeds, fractions)
+        tables += r_tables
+        breakdown += r_breakdown
+        methods = [*methods, *R_METHODS]
+        print(f"R's rrcov done ({time.perf_counter() - start:.0f} s)")
     write_csv(args.out_dir / "tables.csv", tables)
     write_csv(args.out_dir / "faces.csv", faces)
     write_csv(args.out_dir / "breakdown.csv", breakdown)

@@ -59,7 +59,7 @@ def test_quick_run_writes_every_output(tmp_path):
     page.write_text(
         f"# Title\n\nprose\n\n{which_method.MARK_BEGIN}\nSTALE\n{which_method.MARK_END}\n\nend\n"
     )
-    argv = ["--quick", "--no-faces", "--out-dir", str(tmp_path), "--markdown", str(page)]
+    argv = ["--quick", "--no-faces", "--no-r", "--out-dir", str(tmp_path), "--markdown", str(page)]
     assert which_method.main([*argv, "--methods", "PCA,OptimalMeanPCA,L21PCA"]) == 0
     for name in ("tables.csv", "breakdown.csv", "breakdown.png"):
         assert (tmp_path / name).stat().st_size > 0
@@ -87,3 +87,17 @@ def test_variants_are_named_by_their_parameters(monkeypatch):
     assert names == ["PCA", "PCA (random_state=3)"]
     model = which_method.make("PCA (random_state=3)", 2, seed=0)
     assert model.get_params()["random_state"] == 3 and model.n_components == 2
+
+
+@pytest.mark.skipif(not which_method.r_available(), reason="R with rrcov not installed (CI)")
+def test_r_reference_reads_back_rrcov_fits():
+    """Where R is installed: PcaClassic's subspace read back from R equals our PCA's."""
+    from robustpca import PCA
+
+    X, U = which_method.planted("orthogonal", 0.1, seed=0)
+    fits = which_method.run_r({"a": (X, 2)}, {"classic": "PcaClassic(x, k = k)"})
+    seconds, flagged, V = fits[("a", "classic")]
+    assert V.shape == (10, 2) and seconds >= 0
+    ours = PCA(n_components=2).fit(X).components_
+    assert np.sin(subspace_angles(ours, V.T).max()) < 1e-8
+    assert set(flagged) <= set(range(200))
