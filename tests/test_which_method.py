@@ -94,7 +94,7 @@ def test_r_reference_reads_back_rrcov_fits():
     """Where R is installed: PcaClassic's subspace read back from R equals our PCA's."""
     from robustpca import PCA
 
-    X, U = which_method.planted("orthogonal", 0.1, seed=0)
+    X, _ = which_method.planted("orthogonal", 0.1, seed=0)
     fits = which_method.run_r({"a": (X, 2)}, {"classic": "PcaClassic(x, k = k)"})
     seconds, flagged, V = fits[("a", "classic")]
     assert V.shape == (10, 2) and seconds >= 0
