@@ -541,14 +541,18 @@ def figure(path: Path, breakdown, methods, fractions) -> None:
     summary = breakdown_summary(breakdown)
     fig = Figure(figsize=(13, 4), layout="constrained")
     axes = fig.subplots(1, len(CONTAMINATIONS), sharey=True)
-    styles = ["-", "--", ":", "-."]
+    import matplotlib as mpl
+
+    colors = mpl.colormaps["tab20"].colors
     for ax, kind in zip(axes, CONTAMINATIONS, strict=True):
         for i, name in enumerate(methods):
             ys = [summary.get((name, kind, e), np.nan) for e in fractions]
+            style = "--" if name.startswith("rrcov::") else ":" if CENTRED in name else "-"
             ax.plot(
                 [100 * e for e in fractions],
                 ys,
-                styles[i // 10 % 4],
+                style,
+                color=colors[i % len(colors)],
                 marker="o",
                 markersize=3,
                 label=name,
