@@ -345,3 +345,25 @@ def test_default_fit_of_hbk_with_an_id_column_flags_the_documented_cases(shared_
         flagged = {r["sample"] for r in csv.DictReader(handle) if r["outlier"] == "True"}
     assert flagged == {f"case{i}" for i in range(1, 15)}
     assert (out / "outlier_map.png").read_bytes()[:8] == PNG
+
+
+def test_methods_are_resolved_from_estimator_names_when_they_land(monkeypatch, tmp_path):
+    """An estimator exported later (here a stand-in ROBPCA) is found by alias and becomes
+    the default for tables, without touching the CLI."""
+    import robustpca
+    from robustpca.cli._fit import default_method, resolve_method
+
+    class ROBPCA(robustpca.PCA):
+        pass
+
+    names = tuple(n for n in robustpca.ESTIMATOR_NAMES if n != "ROBPCA")
+    with pytest.raises(InputError, match="unknown method 'robpca'"):
+        monkeypatch.setattr(robustpca, "ESTIMATOR_NAMES", names)
+        resolve_method("robpca")
+    monkeypatch.setattr(robustpca, "ESTIMATOR_NAMES", (*names, "ROBPCA"))
+    monkeypatch.setattr(robustpca, "ROBPCA", ROBPCA, raising=False)
+    assert resolve_method("robpca") is ROBPCA and resolve_method("ROBPCA") is ROBPCA
+    assert default_method(is_images=False) == "ROBPCA"
+    src = write_csv(tmp_path / "d.csv", planted())
+    assert cli.main(["fit", src, "-k", "2", "--out", tmp_path / "o", "--no-figures"]) == 0
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["method"] == "ROBPCA"
