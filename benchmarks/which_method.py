@@ -30,6 +30,12 @@ subspace, so no principal angle and no orthogonal distance) are left out, as in
    centred 10 away orthogonally, with regular scores. Reported: the sine of the largest
    principal angle between the fitted and the planted subspace (median over the seeds).
 
+Also run: :data:`VARIANTS` (ROBPCA with ``alpha=0.5`` once ROBPCA is exported), the
+mean-free estimators (PCP, Outlier Pursuit, R-PCA) on median-centred data, and, where
+``Rscript`` with rrcov is installed (``--no-r`` skips it), rrcov's ``PcaHubert``,
+``PcaLocantore``, ``PcaGrid`` and ``PcaClassic`` on the tables and the planted data
+(``_rrcov.py``).
+
 Timings are wall seconds of one ``fit`` on a shared machine (one run, no repeats): read
 them as orders of magnitude.
 """
