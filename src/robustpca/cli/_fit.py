@@ -159,9 +159,9 @@ def add_parser(sub) -> None:
     fit.add_argument(
         "--method",
         default=None,
-        help="method: an alias (robpca, rpca-om, pca-l21, r1-pca, pca-l1, pca, pca-gm, "
-        "hq-pca, rwl-an, pcp, ...) or a class name; default ROBPCA for tables and "
-        "RWL-AN for images (see docs/which-method.md)",
+        help="method: an alias (rpca-om, pca-l21, r1-pca, pca-l1, pca, pca-gm, hq-pca, "
+        f"rwl-an, pcp, ...) or a class name; default {default_method(False)} for tables "
+        f"and {default_method(True)} for images (see docs/which-method.md)",
     )
     fit.add_argument(
         "--n-components",
