@@ -15,20 +15,21 @@ serves every estimator and the flags cannot drift between methods. A sample with
 
 The centre :math:`c`, the scales :math:`s` and the OD rule depend on the estimator:
 
-``"classical"``, ``"robust"``, ``"skew"`` (estimators with consistent eigenvalues:
-:class:`~robustpca.PCA` and the rrcov estimators, which set ``_od_cutoff_rule``)
-    rrcov's definitions exactly: :math:`c = 0` (the scores are centred by the fit's
-    centre), :math:`s_j^2` = ``explained_variance_``; the OD location and scale are the
+``"classical"``, ``"robust"``, ``"skew"``
+    For estimators with consistent eigenvalues (:class:`~robustpca.PCA` and the rrcov
+    estimators, which set ``_od_cutoff_rule``), rrcov's definitions exactly:
+    :math:`c = 0` (the scores are centred by the fit's centre),
+    :math:`s_j^2` = ``explained_variance_``; the OD location and scale are the
     mean and standard deviation for classical PCA, the median and MAD for robust fits;
     for skew-adjusted ROBPCA the cutoff is the largest OD below
     :math:`Q_3 + 1.5\, e^{3\,MC}\,IQR` (the adjusted boxplot; ``MC`` the medcouple,
     :func:`~robustpca.robust_scale.medcouple`), and the score distance is the
     estimator's adjusted outlyingness (``_skew_score_distances``) with the same cutoff
     rule, where the estimator provides it.
-``"scores"`` (every other estimator: the founding-paper methods have no consistent
-eigenvalues)
-    :math:`c_j` the median and :math:`s_j` the MAD (times 1.4826) of the training scores
-    of component ``j``; median/MAD OD cutoff. The median and MAD are chosen over Qn
+``"scores"``
+    For every other estimator (the founding-paper methods have no consistent
+    eigenvalues), :math:`c_j` the median and :math:`s_j` the MAD (times 1.4826) of the
+    training scores of component ``j``; median/MAD OD cutoff. The median and MAD are chosen over Qn
     because they have the same 50% breakdown, cost ``O(n)`` instead of
     ``O(n \log n)``, and are the scale of rrcov's robust OD cutoff and of
     ``PcaGrid``'s default, so the two distances use one kind of robust scale. A
