@@ -19,6 +19,7 @@ ConvexOptimalMeanPCA  CRPCA-OM (Nie et al. 2014, Algorithm 3): outlier pursuit +
 RobustTransferPCA   R-T-PCA (Guo 2013): shared + private low-rank parts across two matrices.
 RankConstrainedRobustPCA  R-PCA of Guo 2013 eq. 6: rank-constrained low rank + l1 errors.
 PCA                 classical PCA with sample weights and the same diagnostics.
+ROBPCA              ROBPCA (Hubert, Rousseeuw & Vanden Branden 2005), rrcov's PcaHubert.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
@@ -32,6 +33,7 @@ from .estimators import (
     L21PCA,
     PCA,
     R1PCA,
+    ROBPCA,
     AdaptiveNeighborsPCA,
     CappedRobust2DPCA,
     ConvexOptimalMeanPCA,
@@ -69,6 +71,7 @@ ESTIMATOR_NAMES = (
     "ConvexOptimalMeanPCA",
     "RobustTransferPCA",
     "RankConstrainedRobustPCA",
+    "ROBPCA",
 )
 
 __all__ = [
@@ -79,6 +82,7 @@ __all__ = [
     "L21PCA",
     "PCA",
     "R1PCA",
+    "ROBPCA",
     "AdaptiveNeighborsPCA",
     "CappedRobust2DPCA",
     "ConvexOptimalMeanPCA",

@@ -12,6 +12,7 @@ from ._l21_two_d import L21TwoDPCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 from ._r1 import R1PCA
+from ._robpca import ROBPCA
 from ._transfer import RankConstrainedRobustPCA, RobustTransferPCA
 from ._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 
@@ -22,6 +23,7 @@ __all__ = [
     "L21PCA",
     "PCA",
     "R1PCA",
+    "ROBPCA",
     "AdaptiveNeighborsPCA",
     "BaseSubspaceEstimator",
     "CappedRobust2DPCA",

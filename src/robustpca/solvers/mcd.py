@@ -1,0 +1,313 @@
+r"""The minimum covariance determinant estimator as R's robustbase computes it.
+
+:func:`minimum_covariance_determinant` gives the reweighted MCD location and scatter of
+``robustbase::covMcd`` (and so of rrcov's ``CovMcd``, which ROBPCA, ``PcaHubert``, and
+``PcaCov`` call): the h-subset with the smallest covariance determinant is searched by
+FAST-MCD (Rousseeuw & Van Driessen 1999) with robustbase's 500 random starts
+(:func:`fast_mcd_subset`), and the estimates are then scaled as robustbase scales them.
+
+scikit-learn's :class:`~sklearn.covariance.MinCovDet` is not used: its FAST-MCD tries 30
+starts, and on the rrcov tables it stops at a worse h-subset than robustbase (hbk at
+``alpha = 0.5``: log-determinant -0.938 against -1.048; wood at 0.75: -33.61 against
+-33.96, with the four documented outliers inside the subset). It also scales differently:
+
+* the raw covariance of the h-subset (divisor ``h - 1``) times the consistency factor
+  :func:`mcd_consistency` and the small-sample factor :func:`mcd_small_sample`
+  (Pison, Van Aelst & Willems 2002); scikit-learn instead rescales by the median of the
+  squared distances;
+* the reweighting keeps the samples with squared distance below
+  :math:`\chi^2_{p, 0.975}` (robustbase's ``"01.original"`` weights), takes their
+  mean and covariance (divisor ``n_w - 1``) and scales it again by both factors for the
+  kept fraction; scikit-learn keeps the maximum-likelihood covariance unscaled.
+
+With the same h-subset the estimates are robustbase's to rounding. FAST-MCD is a
+randomised search and neither implementation is certain to find the global optimum, so
+on hard problems the two may stop at different h-subsets; on the data sets of the tests
+they agree.
+
+References
+----------
+P. J. Rousseeuw, K. Van Driessen, "A fast algorithm for the minimum covariance
+determinant estimator", Technometrics 41(3), 1999.
+G. Pison, S. Van Aelst, G. Willems, "Small sample corrections for LTS and MCD",
+Metrika 55, 2002.
+M. Maechler et al., robustbase: ``covMcd``, ``.MCDcons``, ``.MCDcnp2``, ``.MCDcnp2.rew``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "MCDResult",
+    "fast_mcd_subset",
+    "h_alpha_n",
+    "mcd_consistency",
+    "mcd_small_sample",
+    "minimum_covariance_determinant",
+]
+
+
+def h_alpha_n(alpha: float, n: int, p: int) -> int:
+    """Size of the h-subset for coverage ``alpha`` (robustbase's ``h.alpha.n``).
+
+    ``h = floor(2 n2 - n + 2 (n - n2) alpha)`` with ``n2 = (n + p + 1) // 2``: ``alpha =
+    1/2`` gives the largest breakdown point, ``(n + p + 1) // 2``.
+    """
+    n2 = (n + p + 1) // 2
+    return int(np.floor(2 * n2 - n + 2 * (n - n2) * alpha))
+
+
+def mcd_consistency(p: int, alpha: float) -> float:
+    r"""Consistency factor of a covariance of the ``alpha`` central fraction of a normal.
+
+    :math:`\alpha / F_{\chi^2_{p+2}}(\chi^2_{p,\alpha})` (Croux & Haesbroeck 1999;
+    robustbase's ``.MCDcons``).
+    """
+    if alpha >= 1.0:
+        return 1.0
+    q = stats.chi2.ppf(alpha, p)
+    return float(alpha / stats.gamma.cdf(q / 2.0, p / 2.0 + 1.0))
+
+
+# Pison, Van Aelst & Willems (2002): coefficients of the fitted small-sample factors at
+# alpha = 0.5 and 0.875, raw (index 0) and reweighted (index 1), as in robustbase.
+_CNP2_P_GT_2 = (
+    ((-1.42764571687802, 1.26263336932151, 2), (-1.06141115981725, 1.28907991440387, 3)),
+    ((-1.02842572724793, 1.67659883081926, 2), (-0.26800273450853, 1.35968562893582, 3)),
+)
+_CNP2_P_GT_2_875 = (
+    ((-0.455179464070565, 1.11192541278794, 2), (-0.294241208320834, 1.09649329149811, 3)),
+    ((-0.544482443573914, 1.25994483222292, 2), (-0.343791072183285, 1.25159004257133, 3)),
+)
+# p = 1 and p = 2: (a500, b500, a875, b875) with fp = 1 - exp(a) / n**b
+_CNP2_SMALL_P = {
+    (1, 0): (0.262024211897096, 0.604756680630497, -0.351584646688712, 1.01646567502486),
+    (2, 0): (0.673292623522027, 0.691365864961895, 0.446537815635445, 1.06690782995919),
+    (1, 1): (1.11098143415027, 1.5182890270453, -0.66046776772861, 0.88939595831888),
+    (2, 1): (3.11101712909049, 1.91401056721863, 0.79473550581058, 1.10081930350091),
+}
+
+
+def _fp_fit(coeffs, p: int, n: int) -> float:
+    (a1, b1, c1), (a2, b2, c2) = coeffs
+    y = np.log([-a1 / p**b1, -a2 / p**b2])
+    A = np.array([[1.0, -np.log(c1 * p * p)], [1.0, -np.log(c2 * p * p)]])
+    c0, c1_ = np.linalg.solve(A, y)
+    return float(1.0 - np.exp(c0) / n**c1_)
+
+
+def mcd_small_sample(p: int, n: int, alpha: float, *, reweighted: bool = False) -> float:
+    """Small-sample correction factor of the MCD covariance (robustbase's ``.MCDcnp2``).
+
+    Pison, Van Aelst & Willems (2002), interpolated linearly in ``alpha`` between the
+    fits at 0.5 and 0.875 (and to 1 at ``alpha = 1``). ``reweighted`` gives
+    ``.MCDcnp2.rew``. At exactly ``alpha = 0.5`` robustbase replaces the fit by a
+    simulated table for ``p <= 100``-ish small ``n``; here the fitted formula is used
+    at every ``alpha`` (documented deviation, a factor within a few percent).
+    """
+    index = int(reweighted)
+    if p > 2:
+        fp500 = _fp_fit(_CNP2_P_GT_2[index], p, n)
+        fp875 = _fp_fit(_CNP2_P_GT_2_875[index], p, n)
+    else:
+        a5, b5, a8, b8 = _CNP2_SMALL_P[(p, index)]
+        fp500 = 1.0 - np.exp(a5) / n**b5
+        fp875 = 1.0 - np.exp(a8) / n**b8
+    if alpha <= 0.875:
+        fp = fp500 + (fp875 - fp500) / 0.375 * (alpha - 0.5)
+    else:
+        fp = fp875 + (1.0 - fp875) / 0.125 * (alpha - 0.875)
+    return float(1.0 / fp)
+
+
+@dataclass(frozen=True)
+class MCDResult:
+    """The MCD estimates of :func:`minimum_covariance_determinant`.
+
+    Attributes
+    ----------
+    location, covariance : ndarray
+        Reweighted location and (consistency- and small-sample-corrected) scatter.
+    raw_location, raw_covariance : ndarray
+        Mean and corrected covariance of the h-subset.
+    raw_support : ndarray of bool, shape (n_samples,)
+        The h-subset.
+    support : ndarray of bool, shape (n_samples,)
+        The samples kept by the reweighting step.
+    log_det : float
+        Log-determinant of the h-subset's covariance (divisor ``h - 1``): robustbase's
+        ``crit``.
+    h : int
+        Size of the h-subset.
+    """
+
+    location: np.ndarray
+    covariance: np.ndarray
+    raw_location: np.ndarray
+    raw_covariance: np.ndarray
+    raw_support: np.ndarray
+    support: np.ndarray
+    log_det: float
+    h: int
+
+
+def _mahalanobis_sq(X: np.ndarray, location: np.ndarray, covariance: np.ndarray) -> np.ndarray:
+    centred = X - location
+    solved = np.linalg.lstsq(covariance, centred.T, rcond=None)[0]
+    return np.einsum("ij,ji->i", centred, solved)
+
+
+def _cov(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    location = X.mean(axis=0)
+    centred = X - location
+    return location, centred.T @ centred / max(X.shape[0] - 1, 1)
+
+
+def _batched_cov(X: np.ndarray, subsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Means (B, p) and covariances (B, p, p) of the rows ``subsets`` (B, m) of ``X``."""
+    rows = X[subsets]
+    means = rows.mean(axis=1)
+    centred = rows - means[:, None, :]
+    covs = np.einsum("bmi,bmj->bij", centred, centred) / max(subsets.shape[1] - 1, 1)
+    return means, covs
+
+
+def _c_step(X: np.ndarray, means, covs, h: int):
+    """One concentration step for a batch of fits: the h samples of smallest distance."""
+    ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / X.shape[1]
+    eye = np.eye(X.shape[1])
+    centred = X[None, :, :] - means[:, None, :]
+    solved = np.linalg.solve(covs + ridge[:, None, None] * eye, np.swapaxes(centred, 1, 2))
+    distances = np.einsum("bni,bin->bn", centred, solved)
+    subsets = np.sort(np.argpartition(distances, h - 1, axis=1)[:, :h], axis=1)
+    means, covs = _batched_cov(X, subsets)
+    return subsets, means, covs
+
+
+def _log_dets(covs: np.ndarray) -> np.ndarray:
+    sign, log_det = np.linalg.slogdet(covs)
+    return np.where(sign > 0, log_det, -np.inf)
+
+
+def _univariate_mcd_subset(x: np.ndarray, h: int) -> np.ndarray:
+    """The exact univariate MCD: the h contiguous order statistics of least variance."""
+    order = np.argsort(x, kind="stable")
+    y = x[order]
+    c1 = np.concatenate([[0.0], np.cumsum(y)])
+    c2 = np.concatenate([[0.0], np.cumsum(y * y)])
+    sums = c1[h:] - c1[:-h]
+    ss = (c2[h:] - c2[:-h]) - sums * sums / h
+    start = int(np.argmin(ss))
+    support = np.zeros(x.size, dtype=bool)
+    support[order[start : start + h]] = True
+    return support
+
+
+def fast_mcd_subset(
+    X: np.ndarray, h: int, *, n_starts: int = 500, n_best: int = 10, max_steps: int = 100, rng
+) -> np.ndarray:
+    """The h-subset of FAST-MCD (Rousseeuw & Van Driessen 1999, sec. 3).
+
+    ``n_starts`` random (p+1)-subsets (robustbase's ``nsamp = 500``), enlarged by random
+    samples while their covariance is singular, two C-steps each, then the ``n_best``
+    lowest determinants iterated to convergence; C-steps never increase the
+    determinant (the paper's Theorem 1). The starts are processed in batches with
+    vectorised linear algebra. Univariate data get the exact MCD.
+    """
+    n, p = X.shape
+    if p == 1:
+        return _univariate_mcd_subset(X[:, 0], h)
+    m = min(p + 1, h)
+    starts = np.stack([rng.choice(n, m, replace=False) for _ in range(n_starts)])
+    batch = max(1, int(2e6 // max(n * p, 1)))
+    kept_subsets, kept_dets = [], []
+    for lo in range(0, n_starts, batch):
+        subsets = starts[lo : lo + batch]
+        means, covs = _batched_cov(X, subsets)
+        singular = ~np.isfinite(_log_dets(covs))
+        for b in np.flatnonzero(singular):  # enlarge a singular start (robustbase does too)
+            order = rng.permutation(n)
+            for size in range(m + 1, h + 1):
+                rows = order[:size]
+                mu, cov = _batched_cov(X, rows[None, :])
+                if np.isfinite(_log_dets(cov))[0]:
+                    break
+            means[b], covs[b] = mu[0], cov[0]
+        for _ in range(2):
+            subsets, means, covs = _c_step(X, means, covs, h)
+        kept_subsets.append(subsets)
+        kept_dets.append(_log_dets(covs))
+    subsets = np.concatenate(kept_subsets)
+    dets = np.concatenate(kept_dets)
+    top = np.argsort(dets, kind="stable")[:n_best]
+    subsets = subsets[top]
+    means, covs = _batched_cov(X, subsets)
+    for _ in range(max_steps):
+        new_subsets, means, covs = _c_step(X, means, covs, h)
+        if np.array_equal(new_subsets, subsets):
+            break
+        subsets = new_subsets
+    dets = _log_dets(covs)
+    support = np.zeros(n, dtype=bool)
+    support[subsets[int(np.argmin(dets))]] = True
+    return support
+
+
+def minimum_covariance_determinant(
+    X: np.ndarray, alpha: float = 0.5, *, n_starts: int = 500, random_state=None
+) -> MCDResult:
+    """Reweighted MCD of ``X`` with robustbase's corrections (module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    alpha : float, default=0.5
+        Coverage: the h-subset has ``h_alpha_n(alpha, n, p)`` samples.
+    n_starts : int, default=500
+        Random starts of FAST-MCD (robustbase's ``nsamp``).
+    random_state : int, Generator or None
+        Seeds FAST-MCD's random starts.
+
+    Returns
+    -------
+    MCDResult
+    """
+    n, p = X.shape
+    h = min(h_alpha_n(alpha, n, p), n)
+    if h >= n:
+        raw_support = np.ones(n, dtype=bool)
+    else:
+        rng = (
+            np.random.default_rng(random_state)
+            if not isinstance(random_state, np.random.Generator)
+            else random_state
+        )
+        raw_support = fast_mcd_subset(X, h, n_starts=n_starts, rng=rng)
+    raw_location, raw_cov = _cov(X[raw_support])
+    sign, log_det = np.linalg.slogdet(raw_cov)
+    log_det = float(log_det) if sign > 0 else -np.inf
+    if h >= n:
+        return MCDResult(
+            raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
+        )
+    raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
+    cutoff = stats.chi2.ppf(0.975, p)
+    support = _mahalanobis_sq(X, raw_location, raw_cov) < cutoff
+    n_kept = int(support.sum())
+    if not np.isfinite(log_det) or n_kept <= p:
+        # an exact fit: robustbase keeps the raw estimates (its "on.hyperplane" case)
+        return MCDResult(
+            raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
+        )
+    location, covariance = _cov(X[support])
+    if n_kept != n:
+        covariance = (
+            covariance
+            * mcd_consistency(p, n_kept / n)
+            * mcd_small_sample(p, n, alpha, reweighted=True)
+        )
+    return MCDResult(location, covariance, raw_location, raw_cov, raw_support, support, log_det, h)

@@ -1,0 +1,139 @@
+r"""Projection outlyingness: Stahel-Donoho with a univariate MCD, as ROBPCA computes it.
+
+The outlyingness of :math:`x_i` is the largest robustly standardised deviation over a set
+of directions :math:`v` through pairs of data points (Hubert, Rousseeuw & Vanden Branden
+2005, eq. (1)):
+
+.. math::
+    \operatorname{outl}(x_i) = \max_v
+    \frac{|x_i^\top v - t_{MCD}(x_j^\top v)|}{s_{MCD}(x_j^\top v)},
+
+with :math:`t_{MCD}, s_{MCD}` the reweighted univariate MCD location and scale of the
+projections (:func:`univariate_mcd`, rrcov's ``unimcd``). With at most ``max_directions``
+pairs available every pair is used; otherwise the pairs come either from rrcov's own
+deterministic generator (:func:`rrcov_pairs`, so that ROBPCA here and ``PcaHubert`` use
+the same directions) or from a NumPy generator.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["outlyingness", "rrcov_pairs", "univariate_mcd"]
+
+
+def rrcov_pairs(n: int, n_pairs: int) -> np.ndarray:
+    """The index pairs of rrcov's ``extradir(all=FALSE)`` (0-based), shape (n_pairs, 2).
+
+    rrcov draws them with its own linear congruential generator started at seed 0
+    (``uniran``: ``seed <- (seed * 5761 + 999) mod 65536``), the second index redrawn
+    while it equals the first; the same pairs for every call with the same ``n``.
+    """
+    pairs = np.empty((n_pairs, 2), dtype=np.intp)
+    seed = 0
+    for r in range(n_pairs):
+        drawn: list[int] = []
+        while len(drawn) < 2:
+            seed = (seed * 5761 + 999) % 65536
+            num = (seed * n) // 65536
+            if num not in drawn:
+                drawn.append(num)
+        pairs[r] = drawn
+    return pairs
+
+
+def univariate_mcd(Y: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reweighted univariate MCD location and scale of each column of ``Y`` (rrcov's ``unimcd``).
+
+    The raw estimate is the mean of the ``h`` contiguous order statistics with the
+    smallest variance (the middle one of tied windows); the raw variance is rescaled so
+    that the h-th smallest squared residual is the :math:`\\chi^2_1(h/n)` quantile, and
+    the samples within :math:`\\chi^2_{1,0.975}` are averaged (mean and standard
+    deviation with divisor ``n_w - 1``). With ``h = n`` it is the mean and standard
+    deviation.
+
+    Returns
+    -------
+    location, scale : ndarray of shape (n_columns,)
+    """
+    n, m = Y.shape
+    if h >= n:
+        return Y.mean(axis=0), Y.std(axis=0, ddof=1)
+    y = np.sort(Y, axis=0)
+    zero = np.zeros((1, m))
+    c1 = np.concatenate([zero, np.cumsum(y, axis=0)])
+    c2 = np.concatenate([zero, np.cumsum(y * y, axis=0)])
+    sums = c1[h:] - c1[:-h]
+    ss = (c2[h:] - c2[:-h]) - sums * sums / h
+    ss_min = ss.min(axis=0)
+    # the middle of the windows attaining the minimum, rrcov's floor((ndup + 1) / 2)-th
+    ties = ss <= ss_min + 1e-12 * np.maximum(np.abs(ss_min), 1e-300)
+    counts = ties.sum(axis=0)
+    rank = np.cumsum(ties, axis=0)
+    window = np.argmax(ties & (rank == ((counts + 1) // 2)), axis=0)
+    cols = np.arange(m)
+    init_mean = sums[window, cols] / h
+    init_var = ss_min / (h - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = (Y - init_mean) ** 2 / init_var
+        factor = np.partition(res, h - 1, axis=0)[h - 1] / stats.chi2.ppf(h / n, 1)
+        res = res / factor
+    weights = res < stats.chi2.ppf(0.975, 1)
+    count = weights.sum(axis=0)
+    location = (Y * weights).sum(axis=0) / np.maximum(count, 1)
+    spread = ((Y - location) ** 2 * weights).sum(axis=0) / np.maximum(count - 1, 1)
+    degenerate = ~(init_var > 0)
+    location = np.where(degenerate, init_mean, location)
+    return location, np.where(degenerate, 0.0, np.sqrt(spread))
+
+
+def outlyingness(
+    X: np.ndarray, h: int, *, max_directions: int = 250, rng=None, batch: int = 256
+) -> np.ndarray:
+    """Stahel-Donoho outlyingness of the rows of ``X`` over directions through pairs.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    h : int
+        Coverage of the univariate MCD.
+    max_directions : int, default=250
+        At most this many directions (rrcov's ``maxdir``); all pairs when there are no
+        more than that.
+    rng : numpy.random.Generator or None
+        Draws the pairs when not all are used; None uses rrcov's deterministic pairs
+        (:func:`rrcov_pairs`).
+    batch : int, default=256
+        Directions processed at once (memory ``n_samples * batch``).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Directions where the projections have zero MCD scale (an exact fit) are skipped,
+        as rrcov skips them.
+    """
+    n = X.shape[0]
+    if comb(n, 2) <= max_directions:
+        first, second = np.triu_indices(n, k=1)
+        pairs = np.column_stack([first, second])
+    elif rng is None:
+        pairs = rrcov_pairs(n, max_directions)
+    else:
+        first = rng.integers(0, n, size=max_directions)
+        second = (first + rng.integers(1, n, size=max_directions)) % n
+        pairs = np.column_stack([first, second])
+    B = X[pairs[:, 0]] - X[pairs[:, 1]]
+    norms = np.linalg.norm(B, axis=1)
+    B = B[norms > 1e-12] / norms[norms > 1e-12, None]
+    out = np.zeros(n)
+    for lo in range(0, B.shape[0], batch):
+        Y = X @ B[lo : lo + batch].T
+        location, scale = univariate_mcd(Y, h)
+        keep = scale >= 1e-12
+        if keep.any():
+            z = np.abs(Y[:, keep] - location[keep]) / scale[keep]
+            out = np.maximum(out, z.max(axis=1))
+    return out

@@ -1,0 +1,59 @@
+# Reference values of rrcov's robust PCA estimators on the five rrcov tables.
+#
+# Run from the repository root (R >= 4 with rrcov and pcaPP; Debian: r-cran-rrcov,
+# r-cran-pcapp):
+#   Rscript tests/reference/rrcov_robust/make_fixtures.R [DATA_DIR]
+# DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Writes, next to
+# this script, one row per (method, table, k) in fits.csv:
+#   method     PcaHubert, PcaLocantore, PcaGrid, PcaProj, PcaCov (rrcov defaults)
+#   table, k   k = 0 means rrcov chose k itself (k_fitted is what it chose)
+#   eigenvalues, center, loadings  ';'-separated, loadings column-major (p x k)
+#   cutoff_sd, cutoff_od           rrcov's cutoffs (0 = no OD cutoff)
+#   flags      1-based rows rrcov flags as outliers (@flag == FALSE), ';'-separated
+#   sd, od     ';'-separated distances of every row
+suppressPackageStartupMessages({library(rrcov); library(pcaPP)})
+args <- commandArgs(trailingOnly = TRUE)
+data_dir <- if (length(args) >= 1) args[1] else {
+    env <- Sys.getenv("ROBUSTPCA_DATA")
+    if (nzchar(env)) file.path(env, "rrcov") else "../shared/data/rrcov"
+}
+out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
+ks <- list(hbk = 0:2, bushfire = 0:3, wood = 0:3, octane = 0:4, starsCYG = 0:2)
+methods <- list(PcaHubert = PcaHubert, PcaLocantore = PcaLocantore, PcaGrid = PcaGrid,
+                PcaProj = PcaProj, PcaCov = PcaCov)
+num <- function(x) paste(sprintf("%.17g", x), collapse = ";")
+rows <- list()
+for (name in names(ks)) {
+    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    for (m in names(methods)) {
+        if (m == "PcaCov" && ncol(x) >= nrow(x)) next  # the MCD needs n > p
+        for (k in ks[[name]]) {
+            set.seed(1)
+            fit <- methods[[m]](x, k = k)
+            rows[[length(rows) + 1]] <- data.frame(
+                method = m, table = name, k = k, k_fitted = fit@k,
+                eigenvalues = num(fit@eigenvalues), center = num(fit@center),
+                loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
+                cutoff_od = num(fit@cutoff.od),
+                flags = paste(which(!fit@flag), collapse = ";"),
+                sd = num(fit@sd), od = num(fit@od))
+        }
+    }
+}
+write.csv(do.call(rbind, rows), file.path(out_dir, "fits.csv"), row.names = FALSE)
+
+# mcd.csv: robustbase's reweighted MCD (rrcov CovMcd) on the tables with n > 2p, for
+# robustpca.solvers.mcd: table, alpha, h, crit (log-determinant of the raw h-subset
+# covariance), best (1-based h-subset), center, cov, raw_cov
+mcd <- list()
+for (name in c("hbk", "bushfire", "wood", "starsCYG")) {
+    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    for (a in c(0.5, 0.75)) {
+        set.seed(1)
+        m <- CovMcd(x, alpha = a)
+        mcd[[length(mcd) + 1]] <- data.frame(
+            table = name, alpha = a, h = m@quan, crit = num(m@crit), best = paste(m@best, collapse = ";"),
+            center = num(getCenter(m)), cov = num(getCov(m)), raw_cov = num(m@raw.cov))
+    }
+}
+write.csv(do.call(rbind, mcd), file.path(out_dir, "mcd.csv"), row.names = FALSE)

@@ -1,0 +1,194 @@
+"""ROBPCA equals rrcov's PcaHubert, resists leverage points and is equivariant (issue 11).
+
+Reference values: ``tests/reference/rrcov_robust`` (made by its ``make_fixtures.R`` with
+rrcov 1.7-2 and robustbase 0.95-0; README there). The tables are read from the shared
+data folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+from scipy.stats import ortho_group
+
+from robustpca import PCA, ROBPCA
+from robustpca.diagnostics import outlier_diagnostics
+from robustpca.solvers.mcd import h_alpha_n
+from robustpca.solvers.robpca import solve_robpca
+
+REFERENCE = Path(__file__).parent / "reference" / "rrcov_robust"
+csv.field_size_limit(sys.maxsize)  # the octane loadings are one long field
+
+
+def _numbers(text: str) -> np.ndarray:
+    return np.array([float(v) for v in text.split(";")]) if text else np.zeros(0)
+
+
+def reference_fits(method: str) -> dict:
+    with open(REFERENCE / "fits.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["method"] == method]
+    return {(r["table"], int(r["k"])): r for r in rows}
+
+
+HUBERT = reference_fits("PcaHubert")
+
+
+def load_table(shared_data, name) -> np.ndarray:
+    return np.loadtxt(shared_data / "rrcov" / f"{name}.csv", delimiter=",", skiprows=1, ndmin=2)
+
+
+def assert_equals_rrcov(model, X, ref, *, rtol=1e-8):
+    """Eigenvalues, centre, loadings (up to sign), distances, cutoffs and flags."""
+    k = int(ref["k_fitted"])
+    assert model.n_components_ == k
+    np.testing.assert_allclose(model.explained_variance_, _numbers(ref["eigenvalues"]), rtol=rtol)
+    centre = _numbers(ref["center"])
+    np.testing.assert_allclose(model.mean_, centre, rtol=rtol, atol=rtol * np.abs(centre).max())
+    loadings = _numbers(ref["loadings"]).reshape(k, X.shape[1])
+    np.testing.assert_allclose(np.abs(model.components_ @ loadings.T), np.eye(k), atol=1e-7)
+    diag = outlier_diagnostics(model, X)
+    np.testing.assert_allclose(diag.score_distances, _numbers(ref["sd"]), rtol=1e-6, atol=1e-9)
+    scale = np.abs(X - X.mean(axis=0)).max()  # OD of 0 up to rounding where k = rank
+    np.testing.assert_allclose(
+        diag.orthogonal_distances, _numbers(ref["od"]), rtol=1e-6, atol=1e-12 * scale
+    )
+    assert diag.score_cutoff == pytest.approx(float(ref["cutoff_sd"]), rel=1e-10)
+    assert diag.orthogonal_cutoff == pytest.approx(float(ref["cutoff_od"]), rel=1e-6, abs=1e-12)
+    flagged = np.flatnonzero(diag.outliers) + 1
+    np.testing.assert_array_equal(flagged, _numbers(ref["flags"]).astype(int))
+    np.testing.assert_array_equal(model.predict(X) == -1, diag.outliers)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(HUBERT))
+def test_equals_pcahubert_on_the_rrcov_tables(shared_data, table, k):
+    """k = 0 is rrcov's automatic k (n_components="auto"); octane is p > n (39 x 226)."""
+    X = load_table(shared_data, table)
+    X_copy = X.copy()
+    model = ROBPCA(n_components="auto" if k == 0 else k, random_state=0).fit(X)
+    np.testing.assert_array_equal(X, X_copy)
+    assert_equals_rrcov(model, X, HUBERT[(table, k)])
+
+
+@pytest.mark.realdata
+def test_wood_flags_the_four_documented_outliers(shared_data):
+    """The issue's case: RPCA-OM misses 4, 6, 8 and 19 on wood at k = 2; ROBPCA finds
+    exactly them (as PcaHubert does)."""
+    X = load_table(shared_data, "wood")
+    flagged = np.flatnonzero(ROBPCA(n_components=2, random_state=0).fit_predict(X) == -1) + 1
+    assert flagged.tolist() == [4, 6, 8, 19]
+
+
+@pytest.mark.realdata
+def test_random_directions_agree_with_rrcov_on_octane(shared_data):
+    """Random pairs (not rrcov's generator) still find the six alcohol spectra."""
+    X = load_table(shared_data, "octane")
+    model = ROBPCA(n_components=2, directions="random", random_state=3).fit(X)
+    assert (np.flatnonzero(model.predict(X) == -1) + 1).tolist() == [25, 26, 36, 37, 38, 39]
+
+
+def leverage_cluster(n=200, p=10, frac=0.2, seed=0):
+    """Rank-2 data plus a tight cluster of ``frac * n`` points far off the subspace."""
+    rng = np.random.default_rng(seed)
+    U = np.linalg.qr(rng.normal(size=(p, 2)))[0]
+    X = rng.normal(size=(n, 2)) * [4.0, 2.0] @ U.T + 0.1 * rng.normal(size=(n, p))
+    m = int(frac * n)
+    d = rng.normal(size=p)
+    d -= U @ (U.T @ d)
+    X[:m] = 25.0 * d / np.linalg.norm(d) + 0.1 * rng.normal(size=(m, p))
+    return X, U, m
+
+
+@pytest.mark.parametrize(("alpha", "frac"), [(0.75, 0.2), (0.5, 0.4)])
+def test_planted_subspace_is_recovered_despite_leverage_points(alpha, frac):
+    """Breakdown: the default resists a 20% cluster, alpha=0.5 a 40% cluster; PCA
+    follows the cluster."""
+    X, U, m = leverage_cluster(frac=frac)
+    model = ROBPCA(n_components=2, alpha=alpha, random_state=0).fit(X)
+    assert np.sin(subspace_angles(model.components_.T, U)).max() < 0.05
+    assert np.all(model.predict(X)[:m] == -1)
+    assert np.mean(model.predict(X)[m:] == 1) > 0.9
+    assert np.sin(subspace_angles(PCA(n_components=2).fit(X).components_.T, U)).max() > 0.9
+
+
+def test_beyond_breakdown_the_default_fails():
+    """The test above can fail: with 30% leverage points alpha=0.75 breaks down."""
+    X, U, _ = leverage_cluster(frac=0.3)
+    model = ROBPCA(n_components=2, random_state=0).fit(X)
+    assert np.sin(subspace_angles(model.components_.T, U)).max() > 0.9
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), scale=st.floats(0.1, 100.0))
+def test_orthogonal_and_scale_equivariance(seed, scale):
+    """fit(c X Q + b): centre c mean Q + b, loadings rotated, eigenvalues times c^2."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 4)) * [3.0, 2.0, 1.0, 0.5]
+    X[:5] += 8.0
+    Q = ortho_group.rvs(4, random_state=seed)
+    b = rng.normal(size=4)
+    a = ROBPCA(n_components=2, random_state=0).fit(X)
+    t = ROBPCA(n_components=2, random_state=0).fit(scale * X @ Q + b)
+    np.testing.assert_allclose(t.mean_, scale * a.mean_ @ Q + b, atol=1e-8 * scale)
+    np.testing.assert_allclose(t.explained_variance_, scale**2 * a.explained_variance_, rtol=1e-7)
+    np.testing.assert_allclose(np.abs(t.components_ @ (a.components_ @ Q).T), np.eye(2), atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "X",
+    [np.ones((12, 4)), np.repeat(np.arange(12.0)[:, None], 3, axis=1), np.zeros((5, 30))],
+    ids=["constant", "rank-one", "wide-zero"],
+)
+def test_degenerate_data_give_finite_fits(X):
+    model = ROBPCA(n_components=2, random_state=0).fit(X)
+    for attr in ("components_", "mean_", "explained_variance_"):
+        assert np.isfinite(getattr(model, attr)).all()
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(2), atol=1e-10)
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_auto_rank_and_share():
+    X, _, _ = leverage_cluster(frac=0.1)
+    assert ROBPCA(random_state=0).fit(X).n_components_ == 2
+    assert ROBPCA(n_components=0.5, random_state=0).fit(X).n_components_ == 1
+    with pytest.raises(ValueError, match="n_components=12"):
+        ROBPCA(n_components=12).fit(X[:, :8])
+
+
+def test_random_directions_are_reproducible():
+    X, _, _ = leverage_cluster(n=80)
+    a = ROBPCA(n_components=2, directions="random", random_state=5).fit(X)
+    b = ROBPCA(n_components=2, directions="random", random_state=5).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+
+
+def test_solver_returns_h_subset_without_the_outliers():
+    """The projection-pursuit route (mcd=False: no MCD shortcut for rank 10 <= n / 5)."""
+    X, _, m = leverage_cluster(frac=0.2)
+    result = solve_robpca(X, 2, mcd=False, rng=np.random.default_rng(0))
+    assert result.h == h_alpha_n(0.75, 200, 10) and not np.isin(np.arange(m), result.h_subset).any()
+    assert result.outlyingness[:m].min() > result.outlyingness[m:].max()
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"alpha": 0.3}, ValueError, "alpha"),
+        ({"alpha": "half"}, TypeError, "alpha"),
+        ({"kmax": 0}, ValueError, "kmax"),
+        ({"max_directions": 0}, ValueError, "max_directions"),
+        ({"mcd": "yes"}, TypeError, "mcd"),
+        ({"directions": "all"}, ValueError, "directions"),
+        ({"n_components": "all"}, ValueError, "n_components"),
+    ],
+)
+def test_bad_parameters_name_themselves(params, error, match):
+    with pytest.raises(error, match=match):
+        ROBPCA(**params).fit(np.random.default_rng(0).normal(size=(20, 3)))
