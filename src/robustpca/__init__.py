@@ -20,6 +20,8 @@ RobustTransferPCA   R-T-PCA (Guo 2013): shared + private low-rank parts across t
 RankConstrainedRobustPCA  R-PCA of Guo 2013 eq. 6: rank-constrained low rank + l1 errors.
 PCA                 classical PCA with sample weights and the same diagnostics.
 ROBPCA              ROBPCA (Hubert, Rousseeuw & Vanden Branden 2005), rrcov's PcaHubert.
+SphericalPCA        spherical PCA (Locantore et al. 1999), rrcov's PcaLocantore.
+CovariancePCA       PCA of a robust covariance, the MCD by default (rrcov's PcaCov).
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
@@ -37,6 +39,7 @@ from .estimators import (
     AdaptiveNeighborsPCA,
     CappedRobust2DPCA,
     ConvexOptimalMeanPCA,
+    CovariancePCA,
     GeneralizedMeanPCA,
     KernelL21PCA,
     L21TwoDPCA,
@@ -46,6 +49,7 @@ from .estimators import (
     RankConstrainedRobustPCA,
     Robust2DPCA,
     RobustTransferPCA,
+    SphericalPCA,
     TwoDPCA,
 )
 from .solvers.generalized_mean import generalized_sample_mean
@@ -72,6 +76,8 @@ ESTIMATOR_NAMES = (
     "RobustTransferPCA",
     "RankConstrainedRobustPCA",
     "ROBPCA",
+    "SphericalPCA",
+    "CovariancePCA",
 )
 
 __all__ = [
@@ -86,6 +92,7 @@ __all__ = [
     "AdaptiveNeighborsPCA",
     "CappedRobust2DPCA",
     "ConvexOptimalMeanPCA",
+    "CovariancePCA",
     "GeneralizedMeanPCA",
     "KernelL21PCA",
     "L21TwoDPCA",
@@ -95,6 +102,7 @@ __all__ = [
     "RankConstrainedRobustPCA",
     "Robust2DPCA",
     "RobustTransferPCA",
+    "SphericalPCA",
     "TwoDPCA",
     "__version__",
     "generalized_sample_mean",

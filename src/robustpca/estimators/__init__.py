@@ -2,6 +2,7 @@
 
 from ._adaptive_neighbors import AdaptiveNeighborsPCA
 from ._base import BaseSubspaceEstimator
+from ._covariance_pca import CovariancePCA
 from ._convex import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
 from ._generalized_mean import GeneralizedMeanPCA
 from ._hq import HQPCA
@@ -13,6 +14,7 @@ from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 from ._r1 import R1PCA
 from ._robpca import ROBPCA
+from ._spherical import SphericalPCA
 from ._transfer import RankConstrainedRobustPCA, RobustTransferPCA
 from ._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 
@@ -28,6 +30,7 @@ __all__ = [
     "BaseSubspaceEstimator",
     "CappedRobust2DPCA",
     "ConvexOptimalMeanPCA",
+    "CovariancePCA",
     "GeneralizedMeanPCA",
     "KernelL21PCA",
     "L21TwoDPCA",
@@ -37,5 +40,6 @@ __all__ = [
     "RankConstrainedRobustPCA",
     "Robust2DPCA",
     "RobustTransferPCA",
+    "SphericalPCA",
     "TwoDPCA",
 ]

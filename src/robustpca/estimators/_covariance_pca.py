@@ -1,0 +1,151 @@
+"""PCA of a robust covariance matrix (rrcov's ``PcaCov``), the MCD by default."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import clone
+
+from ..solvers import SolverResult
+from ..solvers.mcd import minimum_covariance_determinant
+from ._base import BaseSubspaceEstimator
+from ._rrcov_common import RrcovFamilyMixin
+
+__all__ = ["CovariancePCA"]
+
+
+class CovariancePCA(RrcovFamilyMixin, BaseSubspaceEstimator):
+    r"""PCA of a robust covariance: the eigenvectors and eigenvalues of a robust scatter.
+
+    The plug-in approach (Croux & Haesbroeck 2000): estimate the centre and covariance
+    robustly, then take the eigen-decomposition, as rrcov's ``PcaCov``. By default the
+    reweighted MCD exactly as robustbase computes it (``alpha=0.5``, 50% breakdown;
+    :func:`robustpca.solvers.mcd.minimum_covariance_determinant`), so that the fit equals
+    ``PcaCov``'s; any scikit-learn covariance estimator (an object with ``fit`` and the
+    fitted ``location_`` and ``covariance_``, such as
+    :class:`~sklearn.covariance.MinCovDet` or :class:`~sklearn.covariance.OAS`) can be
+    passed instead.
+
+    The MCD needs more samples than features (``n_samples > n_features + 1``; rrcov
+    refuses ``n < p`` too); for wide data use :class:`~robustpca.ROBPCA`, which reduces
+    the dimension first.
+
+    Parameters
+    ----------
+    n_components : int, float, "auto" or None, default="auto"
+        ``k``; ``"auto"`` is ``PcaCov(k = 0)``'s rule on the robust eigenvalues, a float in
+        (0, 1) their share, None every axis (rrcov's default).
+    covariance : "mcd" or estimator, default="mcd"
+        The robust scatter.
+    alpha : float in [0.5, 1], default=0.5
+        Coverage of the MCD (``covariance="mcd"`` only).
+    kmax : int or None, default=None
+        Largest automatic ``k``; None is ``n_features`` (rrcov's default).
+    n_starts : int, default=500
+        FAST-MCD random starts.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds FAST-MCD.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+    mean_ : ndarray of shape (n_features,)
+        Robust centre.
+    covariance_ : ndarray of shape (n_features, n_features)
+        Robust covariance.
+    explained_variance_ : ndarray of shape (n_components_,)
+        Its largest eigenvalues.
+    support_ : ndarray of bool or None
+        Samples kept by the reweighted MCD (None for another estimator).
+    n_components_, n_features_in_, n_iter_ (1), converged_, stop_reason_,
+    objective_history_
+
+    References
+    ----------
+    C. Croux, G. Haesbroeck, "Principal component analysis based on robust estimators of
+    the covariance or correlation matrix: influence functions and efficiencies",
+    Biometrika 87(3), 603-618, 2000.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca import CovariancePCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 4)) * [4, 2, 0.3, 0.3]
+    >>> X[:10] = [0, 0, 30, 30]
+    >>> CovariancePCA(n_components=2, random_state=0).fit(X).predict(X)[:10].tolist()
+    [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1]
+    """
+
+    def __init__(
+        self,
+        n_components="auto",
+        *,
+        covariance="mcd",
+        alpha=0.5,
+        kmax=None,
+        n_starts=500,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.covariance = covariance
+        self.alpha = alpha
+        self.kmax = kmax
+        self.n_starts = n_starts
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fit the robust covariance and its principal axes to ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Never modified; ``n_samples > n_features + 1`` for the MCD.
+        y : Ignored
+
+        Returns
+        -------
+        self
+        """
+        self._check_kmax()
+        cov = self.covariance
+        if isinstance(cov, str):
+            if cov != "mcd":
+                raise ValueError(f"covariance must be 'mcd' or an estimator, got {cov!r}.")
+        elif not hasattr(cov, "fit"):
+            raise TypeError(
+                f"covariance must be 'mcd' or a covariance estimator with fit(), got {cov!r}."
+            )
+        alpha = self.alpha
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            raise TypeError(f"alpha must be a float in [0.5, 1], got {alpha!r}.")
+        if not 0.5 <= float(alpha) <= 1.0:
+            raise ValueError(f"alpha must lie in [0.5, 1], got {alpha!r}.")
+        self._fit(X)
+        return self
+
+    def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
+        X = np.asarray(X, dtype=np.float64)
+        n, p = X.shape
+        if isinstance(self.covariance, str):
+            if n <= p + 1:
+                raise ValueError(
+                    f"CovariancePCA with the MCD needs n_samples > n_features + 1, got "
+                    f"X of shape {X.shape}; use ROBPCA for wide data."
+                )
+            fit = minimum_covariance_determinant(
+                X, self.alpha, n_starts=self.n_starts, random_state=rng
+            )
+            location, covariance, self.support_ = fit.location, fit.covariance, fit.support
+        else:
+            est = clone(self.covariance).fit(X)
+            location, covariance = est.location_, est.covariance_
+            self.support_ = getattr(est, "support_", None)
+        self.covariance_ = covariance
+        values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
+        order = np.argsort(values, kind="stable")[::-1]
+        values = np.clip(values[order], 0.0, None)
+        vectors = vectors[:, order]
+        rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
+        return self._finish_axes(vectors[:, :rank].T, values[:rank], location, values, rank, rng)

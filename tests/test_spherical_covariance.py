@@ -1,0 +1,144 @@
+"""SphericalPCA and CovariancePCA equal rrcov's PcaLocantore and PcaCov (issue 11).
+
+Reference values: ``tests/reference/rrcov_robust/fits.csv`` (its ``make_fixtures.R``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+from scipy.stats import ortho_group
+from sklearn.covariance import EmpiricalCovariance, MinCovDet
+
+from robustpca import CovariancePCA, SphericalPCA
+from robustpca.robust_scale import mad
+from robustpca.solvers.spherical import spatial_median
+
+from .test_robpca import assert_equals_rrcov, leverage_cluster, load_table, reference_fits
+
+LOCANTORE = reference_fits("PcaLocantore")
+PCACOV = reference_fits("PcaCov")
+
+
+def _k(k):
+    return "auto" if k == 0 else k
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(LOCANTORE))
+def test_spherical_equals_pcalocantore(shared_data, table, k):
+    """With rrcov's sphere-scale eigenvalues everything is rrcov's, flags included."""
+    X = load_table(shared_data, table)
+    model = SphericalPCA(n_components=_k(k), scale_on="sphere").fit(X)
+    assert_equals_rrcov(model, X, LOCANTORE[(table, k)])
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(LOCANTORE))
+def test_spherical_data_scale_eigenvalues(shared_data, table, k):
+    """The default: the same centre and axes, eigenvalues the squared MAD of the data's
+    scores on them (Locantore et al.), which is a different ordering only where two
+    axes swap places."""
+    X = load_table(shared_data, table)
+    ref = LOCANTORE[(table, k)]
+    model = SphericalPCA(n_components=_k(k)).fit(X)
+    assert model.n_components_ == int(ref["k_fitted"])
+    expected = mad((X - model.mean_) @ model.components_.T, axis=0) ** 2
+    np.testing.assert_allclose(model.explained_variance_, expected, rtol=1e-12)
+    assert np.all(np.diff(model.explained_variance_) <= 0)
+
+
+@pytest.mark.realdata
+def test_spherical_data_scale_eigenvalues_are_on_the_data_scale(shared_data):
+    """wood's variances are about 0.01: the default eigenvalues are of that order (within
+    a factor 3 of ROBPCA's), rrcov's sphere-scale ones a hundred times larger."""
+    from robustpca import ROBPCA
+
+    X = load_table(shared_data, "wood")
+    robust = ROBPCA(n_components=2, random_state=0).fit(X).explained_variance_
+    data = SphericalPCA(n_components=2).fit(X).explained_variance_
+    sphere = SphericalPCA(n_components=2, scale_on="sphere").fit(X).explained_variance_
+    assert np.all((data / robust > 1 / 3) & (data / robust < 3))
+    assert np.all(sphere / robust > 30)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(PCACOV))
+def test_covariance_pca_equals_pcacov(shared_data, table, k):
+    X = load_table(shared_data, table)
+    model = CovariancePCA(n_components=_k(k), random_state=0).fit(X)
+    assert_equals_rrcov(model, X, PCACOV[(table, k)])
+
+
+@pytest.mark.parametrize(("Estimator", "bound"), [(SphericalPCA, 0.2), (CovariancePCA, 0.05)])
+def test_planted_subspace_despite_leverage_points(Estimator, bound):
+    """Spherical PCA's axes are biased for non-spherical data (Locantore et al.): a
+    looser bound than the MCD's, still far from PCA's breakdown (sine 1)."""
+    X, U, m = leverage_cluster(frac=0.2)
+    model = Estimator(n_components=2, random_state=0).fit(X)
+    assert np.sin(subspace_angles(model.components_.T, U)).max() < bound
+    assert np.all(model.predict(X)[:m] == -1)
+
+
+def test_covariance_pca_takes_any_sklearn_covariance():
+    X, U, _ = leverage_cluster(frac=0.2)
+    robust = CovariancePCA(n_components=2, covariance=MinCovDet(random_state=0)).fit(X)
+    assert np.sin(subspace_angles(robust.components_.T, U)).max() < 0.1
+    classical = CovariancePCA(n_components=2, covariance=EmpiricalCovariance()).fit(X)
+    assert np.sin(subspace_angles(classical.components_.T, U)).max() > 0.9
+    assert classical.support_ is None
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16))
+def test_spherical_is_orthogonally_equivariant(seed):
+    """Up to the spatial median's stopping rule, which is rrcov's and absolute (steps
+    below ``delta * sqrt(p)``): equivariant to that tolerance, not to rounding."""
+    scale = 1.0
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 4)) * [3.0, 2.0, 1.0, 0.5]
+    Q = ortho_group.rvs(4, random_state=seed)
+    b = rng.normal(size=4)
+    a = SphericalPCA(n_components=2).fit(X)
+    t = SphericalPCA(n_components=2).fit(scale * X @ Q + b)
+    tol = 10 * 1e-3 * np.sqrt(4)
+    np.testing.assert_allclose(t.mean_, scale * a.mean_ @ Q + b, atol=tol)
+    np.testing.assert_allclose(t.explained_variance_, scale**2 * a.explained_variance_, rtol=0.05)
+
+
+def test_spatial_median_of_symmetric_points_is_the_centre():
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [100.0, 100.0]])
+    centre, _, _ = spatial_median(X[:4])
+    np.testing.assert_allclose(centre, 0.0, atol=1e-12)
+    centre, _, _ = spatial_median(X)  # one gross outlier moves it little
+    assert np.linalg.norm(centre) < 0.5
+
+
+@pytest.mark.parametrize("Estimator", [SphericalPCA, CovariancePCA])
+@pytest.mark.parametrize(
+    "X", [np.ones((12, 4)), np.repeat(np.arange(12.0)[:, None], 3, axis=1)], ids=["const", "r1"]
+)
+def test_degenerate_data_give_finite_fits(Estimator, X):
+    model = Estimator(n_components=2, random_state=0).fit(X)
+    for attr in ("components_", "mean_", "explained_variance_"):
+        assert np.isfinite(getattr(model, attr)).all()
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+@pytest.mark.parametrize(
+    ("Estimator", "params", "error", "match"),
+    [
+        (SphericalPCA, {"scale_on": "both"}, ValueError, "scale_on"),
+        (SphericalPCA, {"delta": 0.0}, ValueError, "delta"),
+        (SphericalPCA, {"kmax": 0}, ValueError, "kmax"),
+        (CovariancePCA, {"covariance": "ogk"}, ValueError, "covariance"),
+        (CovariancePCA, {"covariance": 3}, TypeError, "covariance"),
+        (CovariancePCA, {"alpha": 0.2}, ValueError, "alpha"),
+    ],
+)
+def test_bad_parameters_name_themselves(Estimator, params, error, match):
+    with pytest.raises(error, match=match):
+        Estimator(**params).fit(np.random.default_rng(0).normal(size=(30, 3)))
