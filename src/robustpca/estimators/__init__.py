@@ -2,8 +2,8 @@
 
 from ._adaptive_neighbors import AdaptiveNeighborsPCA
 from ._base import BaseSubspaceEstimator
-from ._covariance_pca import CovariancePCA
 from ._convex import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
+from ._covariance_pca import CovariancePCA
 from ._generalized_mean import GeneralizedMeanPCA
 from ._hq import HQPCA
 from ._kernel_l21 import KernelL21PCA

@@ -44,7 +44,7 @@ def spatial_median(
         The last distance floor (samples closer than it are not sphered).
     n_iter : int
     """
-    n, p = X.shape
+    p = X.shape[1]
     mu = np.median(X, axis=0)
     tol = delta * np.sqrt(p)
     eps = 0.0
