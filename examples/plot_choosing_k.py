@@ -29,7 +29,8 @@ X[:40] = 25 * rng.normal(size=(40, 30))
 classical = PCA().fit(X).explained_variance_
 robust, rank = spherical_spectrum(X)
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-for ax, (name, ev) in zip(axes, [("classical", classical), ("robust (spherical)", robust)]):
+spectra = [("classical", classical), ("robust (spherical)", robust)]
+for ax, (name, ev) in zip(axes, spectra, strict=True):
     share = np.cumsum(ev) / ev.sum()
     ax.bar(np.arange(1, 16), ev[:15] / ev.sum(), color="tab:blue", label="share per component")
     ax.plot(np.arange(1, 16), share[:15], "o-", color="tab:orange", label="cumulative share")

@@ -7,9 +7,9 @@ All estimators of ``robustpca.ESTIMATOR_NAMES`` on the occluded-digits problem o
 components: the error of the reconstructions against the *clean* images (lower is
 better) and the fit time. The 2-D methods take the images as 8 x 8 matrices
 (``image_shape``); their ``n_components`` is the pair of ranks ``(k1, k2)``, here
-``(4, 3)``: 12 numbers per image, except TwoDPCA (one-sided: 2 axes of 8, 16 numbers). The list is read from the package at run time, so a new
-estimator appears here by itself; one whose interface does not fit this problem is
-reported, not hidden.
+``(4, 3)``: 12 numbers per image, except TwoDPCA (one-sided: 2 axes of 8, 16 numbers).
+The list is read from the package at run time, so a new estimator appears here by
+itself; one whose interface does not fit this problem is reported, not hidden.
 """
 
 import time

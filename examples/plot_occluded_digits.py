@@ -15,10 +15,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import PCA, L21PCA, OptimalMeanPCA
+from robustpca import L21PCA, PCA, OptimalMeanPCA
 from robustpca.datasets import load_digits_images, occlude_blocks
 from robustpca.metrics import total_reconstruction_error
-from robustpca.plotting import plot_gallery
+from robustpca.plotting import montage
 
 digits = load_digits_images()
 clean = digits.data / 16.0  # pixels in [0, 1]
@@ -47,10 +47,16 @@ with warnings.catch_warnings():
 # %%
 # The occluded images, and what each method makes of them
 # --------------------------------------------------------
+# :func:`~robustpca.plotting.montage` puts images side by side (``plot_gallery`` draws
+# the same rows on a figure of its own, for scripts that save it).
 panels = {"clean": clean, "occluded": occluded, **reconstructions}
-fig = plot_gallery(panels, digits.image_shape, indices=hit[:10])
+fig, axes = plt.subplots(len(panels), 1, figsize=(9, 6))
+for ax, (label, images) in zip(axes, panels.items(), strict=True):
+    ax.imshow(montage(images[hit[:12]], digits.image_shape), cmap="gray", vmin=0, vmax=1)
+    ax.set_ylabel(label, rotation=0, ha="right", va="center")
+    ax.set_xticks([])
+    ax.set_yticks([])
 fig.suptitle("10 components, fitted on the occluded digits")
-fig
 
 # %%
 # Where the errors are
