@@ -13,8 +13,10 @@ import numpy as np
 
 __all__ = [
     "check_n_components",
+    "check_observed",
     "check_positive_int",
     "check_sample_weight",
+    "missing_mask",
     "resolve_epsilon",
 ]
 
@@ -139,3 +141,51 @@ def resolve_epsilon(epsilon: float | str, scale: float) -> float:
             raise ValueError(f"epsilon must be 'auto' or a non-negative float, got {epsilon!r}.")
         return 1e-12 * scale if scale > 0 else 1e-12
     return check_nonnegative_float(epsilon, "epsilon")
+
+
+def missing_mask(X) -> np.ndarray | None:
+    """Boolean mask of the NaN entries of a validated NumPy ``X``, or None without NaN."""
+    mask = np.isnan(X)
+    return mask if mask.any() else None
+
+
+def _listed(indices: np.ndarray, limit: int = 10) -> str:
+    shown = ", ".join(str(int(i)) for i in indices[:limit])
+    return shown + (f", ... ({indices.size} in all)" if indices.size > limit else "")
+
+
+def check_observed(missing: np.ndarray, n_components: int | None, *, where: str = "X") -> None:
+    """Raise a ``ValueError`` naming the rows (and, at fit, the columns) of ``where``
+    with no observed entry, or when fewer entries are observed than a rank
+    ``n_components`` affine model has parameters (``n_components=None``: transforms,
+    rows only).
+
+    A rank-``k`` affine subspace of ``R^d`` fitted to ``n`` rows has ``d`` (centre) +
+    ``k (d - k)`` (subspace) + ``n k`` (scores) free parameters; with fewer observed
+    entries the fit is not identified.
+    """
+    empty_rows = np.flatnonzero(missing.all(axis=1))
+    if empty_rows.size:
+        raise ValueError(
+            f"{where} has rows with no observed entry (all NaN): row(s) {_listed(empty_rows)} "
+            "(0-based); drop them or give at least one value per row."
+        )
+    if n_components is None:
+        return
+    empty_cols = np.flatnonzero(missing.all(axis=0))
+    if empty_cols.size:
+        raise ValueError(
+            f"{where} has columns with no observed entry (all NaN): column(s) "
+            f"{_listed(empty_cols)} (0-based); drop them."
+        )
+    n, d = missing.shape
+    k = int(n_components)
+    needed = d + k * (d - k) + n * k
+    observed = int(missing.size - missing.sum())
+    if observed < needed:
+        raise ValueError(
+            f"{where} has NaN (missing entries) and only {observed} observed entries, "
+            f"fewer than the {needed} parameters "
+            f"of a rank-{k} affine model of {n} x {d} data (d + k(d - k) + nk): "
+            "reduce n_components or observe more entries."
+        )

@@ -7,6 +7,7 @@ import numbers
 
 from .._validation import check_positive_int
 from ..solvers.adaptive_neighbors import solve_adaptive_neighbors_pca
+from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["AdaptiveNeighborsPCA"]
@@ -117,6 +118,8 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     (20, True)
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -160,7 +163,14 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
             )
         return k
 
-    def _fit_solver(self, X, rng, sample_weight=None):
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """Algorithm 2 on the observed entries: the errors :math:`g_i` are the observed
+        squared residuals and the weighted step runs on the data completed by the
+        current reconstruction (:class:`~robustpca.solvers.missing.MissingPCAProblem`)."""
+        problem = MissingPCAProblem(X, missing, self.n_components_, rng)
+        return self._fit_solver(X, rng, sample_weight, problem=problem)
+
+    def _fit_solver(self, X, rng, sample_weight=None, problem=None):
         n_samples = X.shape[0]
         self.n_neighbors_ = self._resolve_n_neighbors(n_samples)
         init = self.init
@@ -178,6 +188,7 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
+            problem=problem,
         )
 
     def _store(self, result):

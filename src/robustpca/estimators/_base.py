@@ -32,10 +32,17 @@ from .._array_api import (
     input_namespace,
     to_numpy,
 )
-from .._validation import check_n_components, check_nonnegative_float, check_positive_int
+from .._validation import (
+    check_n_components,
+    check_nonnegative_float,
+    check_observed,
+    check_positive_int,
+    missing_mask,
+)
 from ..linalg import flip_component_signs
 from ..rank_selection import select_n_components, spherical_spectrum
 from ..solvers import SolverResult, StopReason
+from ..solvers.missing import initial_fill, observed_fit, od_correction
 from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["BaseSubspaceEstimator"]
@@ -106,6 +113,14 @@ class BaseSubspaceEstimator(
     _supports_auto_rank = True
     #: rrcov's ``kmax`` for ``n_components="auto"`` (``PcaHubert``'s default).
     _auto_rank_kmax = 10
+    #: Whether ``fit`` and the transforms accept NaN as missing entries (the subclass
+    #: then implements ``_fit_solver_missing``); others reject NaN as scikit-learn does.
+    _supports_missing = False
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None) -> SolverResult:
+        """Run the method's solver on data with missing entries (``missing`` is True
+        where ``X`` is NaN); only called when ``_supports_missing``."""
+        raise NotImplementedError  # pragma: no cover - guarded by _supports_missing
 
     @abstractmethod
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
@@ -115,7 +130,13 @@ class BaseSubspaceEstimator(
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.array_api_support = True
+        tags.input_tags.allow_nan = bool(self._supports_missing)
         return tags
+
+    @property
+    def _finite(self):
+        """``validate_data``'s ``ensure_all_finite``: NaN passes where it is supported."""
+        return "allow-nan" if self._supports_missing else True
 
     def _validate_common(self) -> None:
         """Check the iteration parameters every iterative estimator shares."""
@@ -142,13 +163,26 @@ class BaseSubspaceEstimator(
         )
         if in_namespace:
             X = validate_data(
-                self, X, dtype=[xp.float64, xp.float32], ensure_min_samples=2, reset=True
+                self,
+                X,
+                dtype=[xp.float64, xp.float32],
+                ensure_min_samples=2,
+                reset=True,
+                ensure_all_finite=self._finite,
             )
+            if self._supports_missing and bool(xp.any(xp.isnan(X))):
+                X, in_namespace = to_numpy(X), False  # fitted on the host (solvers.missing)
         else:
             X = validate_data(
-                self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True
+                self,
+                to_numpy(X),
+                dtype=FLOAT_DTYPES,
+                ensure_min_samples=2,
+                reset=True,
+                ensure_all_finite=self._finite,
             )
         self._validate_common()
+        missing = missing_mask(X) if self._supports_missing and not in_namespace else None
         n_samples, n_features = X.shape
         spec = check_n_components(
             self.n_components,
@@ -157,12 +191,19 @@ class BaseSubspaceEstimator(
             allow_auto=self._supports_auto_rank,
             owner=type(self).__name__,
         )
+        if missing is not None:
+            check_observed(missing, spec if isinstance(spec, numbers.Integral) else 1)
         if isinstance(spec, numbers.Integral):
             self.n_components_ = int(spec)
         else:
-            self.n_components_ = self._select_n_components(X, spec, sample_weight)
+            X_rank = X if missing is None else initial_fill(X, missing)
+            self.n_components_ = self._select_n_components(X_rank, spec, sample_weight)
         rng = as_generator(getattr(self, "random_state", None))
-        if in_namespace:
+        self.n_missing_ = 0 if missing is None else int(missing.sum())
+        if missing is not None:
+            self._store(self._fit_solver_missing(X, missing, rng, to_numpy(sample_weight)))
+            dtype = X.dtype
+        elif in_namespace:
             self._store(self._fit_solver_namespace(X, xp, device, rng))
             dtype = np.float32 if X.dtype == xp.float32 else np.float64
         else:
@@ -237,7 +278,26 @@ class BaseSubspaceEstimator(
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method=method)
         xp, _ = get_namespace(X, self.components_)
-        return validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False), xp
+        X = validate_data(
+            self, X, dtype=[xp.float64, xp.float32], reset=False, ensure_all_finite=self._finite
+        )
+        return X, xp
+
+    def _observed(self, X, xp):
+        """:func:`~robustpca.solvers.missing.observed_fit` of ``X`` when it has NaN (the
+        scores, the reconstruction and the corrected orthogonal distances, on the host),
+        else None (the complete-data formulas apply unchanged)."""
+        if not self._supports_missing or not bool(xp.any(xp.isnan(X))):
+            return None
+        Xh = np.asarray(to_numpy(X), dtype=np.float64)
+        missing = np.isnan(Xh)
+        check_observed(missing, None, where="X")
+        mean = np.asarray(to_numpy(self.mean_), dtype=np.float64)
+        comps = np.asarray(to_numpy(self.components_), dtype=np.float64)
+        scores, fitted, r = observed_fit(Xh, missing, mean, comps)
+        od = r * od_correction(missing.shape[1] - missing.sum(axis=1), *comps.shape[::-1])
+        dtype = X.dtype
+        return tuple(_back(a, X, xp, dtype) for a in (scores, fitted, od))
 
     def transform(self, X):
         """Coordinates of ``X`` in the fitted subspace: ``(X - mean_) @ components_.T``.
@@ -254,7 +314,10 @@ class BaseSubspaceEstimator(
             from .._dask import lazy_method
 
             return lazy_method(self, "transform", X)
-        X, _ = self._check_X_namespace(X, "transform")
+        X, xp = self._check_X_namespace(X, "transform")
+        observed = self._observed(X, xp)
+        if observed is not None:  # least squares on each row's observed coordinates
+            return observed[0]
         return (X - self.mean_) @ self.components_.T
 
     def inverse_transform(self, X):
@@ -291,7 +354,10 @@ class BaseSubspaceEstimator(
             from .._dask import lazy_method
 
             return lazy_method(self, "reconstruct", X)
-        X, _ = self._check_X_namespace(X, "reconstruct")
+        X, xp = self._check_X_namespace(X, "reconstruct")
+        observed = self._observed(X, xp)
+        if observed is not None:  # the fit of the observed coordinates fills the gaps
+            return observed[1]
         return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
 
     def reconstruction_error(self, X):
@@ -310,6 +376,9 @@ class BaseSubspaceEstimator(
 
             return lazy_method(self, "reconstruction_error", X)
         X, xp = self._check_X_namespace(X, "reconstruction_error")
+        observed = self._observed(X, xp)
+        if observed is not None:  # observed coordinates, corrected (od_correction)
+            return observed[2]
         Xc = X - self.mean_
         residual = Xc - (Xc @ self.components_.T) @ self.components_
         return xp.linalg.vector_norm(residual, axis=1)
@@ -326,3 +395,18 @@ class BaseSubspaceEstimator(
         ndarray of shape (n_samples,)
         """
         return -self.reconstruction_error(X)
+
+
+def _back(values: np.ndarray, X, xp, dtype):
+    """A host result in the namespace (and dtype) of the validated input ``X``."""
+    if xp is np or isinstance(X, np.ndarray):
+        return values.astype(dtype, copy=False)
+    from .._array_api import move_to
+
+    return move_to(values.astype(np.float64, copy=False), xp=xp, device=xp_device(X))
+
+
+def xp_device(X):
+    import array_api_compat
+
+    return array_api_compat.device(X)

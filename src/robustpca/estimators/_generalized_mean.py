@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..losses import L2pLoss
 from ..solvers import StopReason
 from ..solvers.generalized_mean import (
     check_p,
@@ -14,6 +15,7 @@ from ..solvers.generalized_mean import (
     solve_generalized_mean,
     solve_generalized_mean_pca,
 )
+from ..solvers.missing import MissingPCAProblem, initial_fill, solve_generalized_mean_missing
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["GeneralizedMeanPCA"]
@@ -123,6 +125,8 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     (65, 48)
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -172,6 +176,39 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             callback=self.callback,
+        )
+        result.info.update(delta=delta, center_n_iter=center_n_iter)
+        return result
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """Algorithms 1 and 2 on the observed entries: the generalized mean of the
+        observed distances (:func:`~robustpca.solvers.missing.
+        solve_generalized_mean_missing`), then Algorithm 2 about it with the weighted
+        step on the completed data (:class:`~robustpca.solvers.missing.
+        MissingPCAProblem`); both objectives, on the observed entries, never increase."""
+        p = check_p(self.p)
+        delta = resolve_delta(self.delta, initial_fill(X, missing))
+        if not (isinstance(self.center, str) and self.center in _CENTERS):
+            raise ValueError(f"center={self.center!r} must be 'generalized' or 'mean'.")
+        if self.center == "generalized":
+            located = solve_generalized_mean_missing(
+                X, missing, L2pLoss(p=2.0 * p, epsilon=delta), max_iter=self.max_iter, tol=self.tol
+            )
+            mean, center_n_iter = located.solution, located.n_iter
+        else:
+            mean, center_n_iter = np.nanmean(X, axis=0), 0
+        problem = MissingPCAProblem(X, missing, self.n_components_, rng, center=False, offset=mean)
+        result = solve_generalized_mean_pca(
+            X,
+            self.n_components_,
+            p,
+            mean=mean,
+            delta=delta,
+            rng=rng,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callback=self.callback,
+            problem=problem,
         )
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result

@@ -12,6 +12,7 @@ from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
 from ..losses import WelschLoss
 from ..solvers import StopReason, solve_optimal_mean_pca
+from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["HQPCA"]
@@ -135,6 +136,8 @@ class HQPCA(BaseSubspaceEstimator):
     True
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -154,6 +157,12 @@ class HQPCA(BaseSubspaceEstimator):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         return self._solve(WeightedPCAProblem(X, self.n_components_, rng))
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """The same loop on the observed entries: each weighted step runs on the data
+        completed by the current reconstruction (:class:`~robustpca.solvers.missing.
+        MissingPCAProblem`), the weights come from the observed residuals."""
+        return self._solve(MissingPCAProblem(X, missing, self.n_components_, rng))
 
     def _fit_solver_namespace(self, X, xp, device, rng):
         """The same solve with every pass over ``X`` in its array namespace, on its device

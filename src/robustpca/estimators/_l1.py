@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._validation import check_positive_int
-from ..solvers.l1_pca import solve_l1_pca
+from ..solvers.l1_pca import solve_l1_pca, solve_l1_pca_missing
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["L1PCA"]
@@ -105,6 +105,8 @@ class L1PCA(BaseSubspaceEstimator):
     0
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -121,6 +123,20 @@ class L1PCA(BaseSubspaceEstimator):
         self.max_perturbations = max_perturbations
         self.callback = callback
         self.random_state = random_state
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """PCA-L1 by EM on the observed entries (:func:`~robustpca.solvers.l1_pca.
+        solve_l1_pca_missing`)."""
+        check_positive_int(self.max_perturbations, "max_perturbations", minimum=0)
+        return solve_l1_pca_missing(
+            X,
+            missing,
+            self.n_components_,
+            rng=rng,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            max_perturbations=self.max_perturbations,
+        )
 
     def _fit_solver(self, X, rng, sample_weight=None):
         check_positive_int(self.max_perturbations, "max_perturbations", minimum=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers.l21_pca import solve_l21_pca
+from ..solvers.l21_pca import solve_l21_pca, solve_l21_pca_missing
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["L21PCA"]
@@ -77,6 +77,8 @@ class L21PCA(BaseSubspaceEstimator):
     True
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -93,6 +95,21 @@ class L21PCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """Algorithm 2 by EM on the observed entries (:func:`~robustpca.solvers.
+        l21_pca.solve_l21_pca_missing`); starts from the PCA subspace."""
+        if not (isinstance(self.init, str) and self.init in ("pca", "random")):
+            raise ValueError(f"init={self.init!r} must be 'pca' or 'random'.")
+        return solve_l21_pca_missing(
+            X,
+            missing,
+            self.n_components_,
+            rng=rng,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callback=self.callback,
+        )
 
     def _fit_solver(self, X, rng, sample_weight=None):
         if not (isinstance(self.init, str) and self.init in ("pca", "random")):

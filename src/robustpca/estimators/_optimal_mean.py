@@ -10,6 +10,7 @@ from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
 from ..losses import make_loss
 from ..solvers import StopReason, solve_optimal_mean_pca
+from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["OptimalMeanPCA"]
@@ -107,6 +108,8 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     True
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -150,6 +153,12 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     def _fit_solver(self, X, rng, sample_weight=None):
         # the subproblem first: its centred Gram matrix gives the loss's scale for free
         return self._solve(WeightedPCAProblem(X, self.n_components_, rng), X)
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """The same loop on the observed entries: each weighted step runs on the data
+        completed by the current reconstruction (:class:`~robustpca.solvers.missing.
+        MissingPCAProblem`), the weights come from the observed residuals."""
+        return self._solve(MissingPCAProblem(X, missing, self.n_components_, rng), X)
 
     def _fit_solver_namespace(self, X, xp, device, rng):
         """The same solve with every pass over ``X`` in its array namespace, on its device

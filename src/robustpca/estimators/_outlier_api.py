@@ -54,7 +54,10 @@ class OutlierDetectorMixin:
         """
         from .._array_api import to_numpy
 
-        if getattr(self, "_reference_by_methods", False):  # KernelL21PCA: its own methods
+        by_methods = getattr(self, "_reference_by_methods", False)  # KernelL21PCA
+        if getattr(self, "_supports_missing", False) and getattr(self, "n_missing_", 0):
+            by_methods = True  # NaN in the training data: the observed-entries fits
+        if by_methods:
             return (
                 np.asarray(to_numpy(self.transform(X)), dtype=np.float64),
                 np.asarray(to_numpy(self.reconstruction_error(X)), dtype=np.float64),

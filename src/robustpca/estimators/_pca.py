@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .._array_api import to_numpy
@@ -9,6 +11,7 @@ from .._validation import check_sample_weight
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..rank_selection import select_n_components
 from ..solvers import solve_weighted_pca
+from ..solvers.missing import solve_weighted_pca_missing
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["PCA"]
@@ -54,6 +57,16 @@ class PCA(BaseSubspaceEstimator):
 
     Notes
     -----
+    **Missing entries** (NaN in ``X``) are fitted by EM: complete the gaps with the
+    current reconstruction (the least-squares fit of each row's observed coordinates),
+    weighted PCA on the completion, repeat (:mod:`robustpca.solvers.missing`). Each
+    iteration is the closed-form minimiser on the completed data, so the weighted
+    squared residual on the observed entries never increases; ``n_iter_`` and
+    ``objective_history_`` are then the EM's (otherwise one closed-form step). EM is
+    chosen over alternating least squares because its step is the very closed form of
+    the complete-data fit. ``transform`` and the other methods accept rows with NaN
+    (:class:`~robustpca.estimators._base.BaseSubspaceEstimator`).
+
     The outlier diagnostics (:mod:`robustpca.diagnostics`, ``predict``) follow rrcov's
     ``PcaClassic``: score distances with ``explained_variance_``, the OD cutoff from the
     mean and standard deviation of the training :math:`OD^{2/3}`.
@@ -70,6 +83,7 @@ class PCA(BaseSubspaceEstimator):
 
     #: rrcov's PcaClassic diagnostics (:mod:`robustpca.diagnostics`).
     _od_cutoff_rule = "classical"
+    _supports_missing = True
 
     def __init__(self, n_components=None, *, random_state=None):
         self.n_components = n_components
@@ -107,6 +121,15 @@ class PCA(BaseSubspaceEstimator):
     def _fit_solver(self, X, rng, sample_weight=None):
         w = check_sample_weight(sample_weight, X.shape[0])
         return self._finish(solve_weighted_pca(X, self.n_components_, w, rng=rng))
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """EM on the observed entries (:func:`~robustpca.solvers.missing.
+        solve_weighted_pca_missing`), then the closed form on the final completion for
+        ``explained_variance_`` (its subspace is the EM fixed point)."""
+        w = check_sample_weight(sample_weight, X.shape[0])
+        em, completed = solve_weighted_pca_missing(X, missing, self.n_components_, w, rng=rng)
+        final = self._finish(solve_weighted_pca(completed, self.n_components_, w, rng=rng))
+        return replace(em, info=final.info)
 
     def _fit_solver_namespace(self, X, xp, device, rng):
         """PCA with the passes over ``X`` in its array namespace, on its device

@@ -6,7 +6,7 @@ import numbers
 
 from .._validation import check_nonnegative_float
 from ..losses import CauchyLoss, HuberLoss
-from ..solvers.r1_pca import solve_r1_pca
+from ..solvers.r1_pca import solve_r1_pca, solve_r1_pca_missing
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["R1PCA"]
@@ -114,6 +114,8 @@ class R1PCA(BaseSubspaceEstimator):
     True
     """
 
+    _supports_missing = True
+
     def __init__(
         self,
         n_components=None,
@@ -145,6 +147,20 @@ class R1PCA(BaseSubspaceEstimator):
                 )
             threshold = check_nonnegative_float(threshold, "threshold", strict=True)
         return _LOSSES[self.loss](threshold=threshold)
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        """Ding's loop on the observed entries (:func:`~robustpca.solvers.r1_pca.
+        solve_r1_pca_missing`)."""
+        return solve_r1_pca_missing(
+            X,
+            missing,
+            self.n_components_,
+            self._make_loss(),
+            rng=rng,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callback=self.callback,
+        )
 
     def _fit_solver(self, X, rng, sample_weight=None):
         return solve_r1_pca(

@@ -312,6 +312,7 @@ def solve_adaptive_neighbors_pca(
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
     route: str = "auto",
+    problem=None,
 ) -> SolverResult:
     r"""Solve problem (16) of Zhang & Tong by Algorithm 2 (RWL-AN PCA).
 
@@ -336,6 +337,10 @@ def solve_adaptive_neighbors_pca(
         of objective 16).
     route : {'auto', 'gram', 'scatter'}
         See :class:`~robustpca.linalg.WeightedPCAProblem`.
+    problem : WeightedPCAProblem or MissingPCAProblem, optional
+        The weighted-PCA subproblem of ``X`` already built (``route`` is then ignored);
+        a :class:`~robustpca.solvers.missing.MissingPCAProblem` runs the loop on the
+        observed entries (errors :math:`g_i` are the observed squared residuals).
 
     Returns
     -------
@@ -350,7 +355,8 @@ def solve_adaptive_neighbors_pca(
     set to zero: they are rounding, and without this the samples lying exactly on the
     subspace would be ranked by rounding noise and an exact fit would never stop.
     """
-    problem = WeightedPCAProblem(X, n_components, rng, route=route)
+    if problem is None:
+        problem = WeightedPCAProblem(X, n_components, rng, route=route)
     loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors, gamma=gamma)
     res = minimize_reweighted(
         problem.solve,

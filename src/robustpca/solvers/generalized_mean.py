@@ -355,6 +355,7 @@ def solve_generalized_mean_pca(
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
     route: str = "auto",
+    problem=None,
 ) -> SolverResult:
     r"""Algorithm 2 of Oh & Kwak (PCA-GM): minimise objective (10) about a fixed centre.
 
@@ -384,6 +385,10 @@ def solve_generalized_mean_pca(
         See :func:`~robustpca.solvers.minimize_reweighted`.
     route : {'auto', 'gram', 'scatter'}
         See :class:`~robustpca.linalg.WeightedPCAProblem`.
+    problem : optional
+        The subproblem already built, through ``mean`` (``route`` is then ignored): a
+        :class:`~robustpca.solvers.missing.MissingPCAProblem` with ``center=False``
+        runs Algorithm 2 on the observed entries.
 
     Returns
     -------
@@ -393,7 +398,8 @@ def solve_generalized_mean_pca(
         ``info['residuals']`` the :math:`\sqrt{e_i}`.
     """
     mean = np.asarray(mean, dtype=np.float64)
-    problem = WeightedPCAProblem(X, n_components, rng, center=False, route=route, offset=mean)
+    if problem is None:
+        problem = WeightedPCAProblem(X, n_components, rng, center=False, route=route, offset=mean)
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
     if isinstance(init, str):
         w0 = np.ones(X.shape[0])

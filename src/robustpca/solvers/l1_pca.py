@@ -24,9 +24,10 @@ import numpy as np
 from scipy.linalg import blas
 
 from ..linalg import complete_orthonormal
-from ._result import IterationState, SolverResult, StopReason
+from ._result import IterationState, SolverResult, StopReason, relative_change
+from .missing import complete, initial_fill
 
-__all__ = ["solve_l1_pca"]
+__all__ = ["solve_l1_pca", "solve_l1_pca_missing"]
 
 #: Relative size (against the largest centred sample norm) below which a sample, or the
 #: whole deflated data set, counts as zero. A sample lying on the mean is orthogonal to
@@ -219,4 +220,63 @@ def solve_l1_pca(
         stop_reason=reason,
         objective=np.asarray(history, dtype=float),
         info={"n_iter_per_component": n_iter, "n_perturbations_per_component": n_perturb},
+    )
+
+
+#: The EM on missing entries stops when objective (dispersion) changes by at most this
+#: relative amount between two completions (PCA-L1's own ``tol`` is 0 by default).
+EM_TOL = 1e-5
+
+
+def solve_l1_pca_missing(
+    X: np.ndarray,
+    missing: np.ndarray,
+    n_components: int,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 1000,
+    tol: float = 0.0,
+    max_perturbations: int = 10,
+    max_em_iter: int = 50,
+) -> SolverResult:
+    """PCA-L1 with missing entries, by EM (:mod:`robustpca.solvers.missing`).
+
+    PCA-L1 is greedy (one direction at a time, with deflation), so it has no single
+    iterate to warm-start: each EM iteration runs :func:`solve_l1_pca` on the current
+    completion (each of its directions converges in a few fixed-point steps), then
+    completes the missing entries by the least-squares fit of each row's observed
+    coordinates to the new subspace, until the L1 dispersion
+    :math:`\\sum_{i,j} |w_j^\\top (x_i - m)|` of the completion changes by at most
+    ``max(tol, EM_TOL)`` relatively. ``objective`` holds that dispersion per EM
+    iteration; ``n_iter`` counts every fixed-point iteration.
+    """
+    filled = initial_fill(X, missing)
+    history: list[float] = []
+    n_iter = 0
+    reason = StopReason.MAX_ITER
+    result = None
+    for _ in range(max_em_iter):
+        result = solve_l1_pca(
+            filled,
+            n_components,
+            rng=rng,
+            max_iter=max_iter,
+            tol=tol,
+            max_perturbations=max_perturbations,
+        )
+        n_iter += result.n_iter
+        filled, _ = complete(filled, missing, result.mean, result.components)
+        history.append(float(np.abs((filled - result.mean) @ result.components.T).sum()))
+        if len(history) > 1 and relative_change(history[-2], history[-1]) <= max(tol, EM_TOL):
+            reason = result.stop_reason
+            break
+    return SolverResult(
+        components=result.components,
+        mean=result.mean,
+        weights=None,
+        n_iter=max(n_iter, 1),
+        converged=reason != StopReason.MAX_ITER,
+        stop_reason=reason,
+        objective=np.asarray(history),
+        info=result.info,
     )

@@ -23,8 +23,9 @@ import numpy as np
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ._result import IterationState, SolverResult
 from .convex_maximization import l21_row_subgradients, maximize_linearized
+from .missing import complete, initial_fill, pca_basis
 
-__all__ = ["l21_objective", "solve_l21_pca"]
+__all__ = ["l21_objective", "solve_l21_pca", "solve_l21_pca_missing"]
 
 
 def l21_objective(Y: np.ndarray) -> float:
@@ -135,6 +136,67 @@ def solve_l21_pca(
     else:
         W = coef
     W = _principal_axes(W, X0 @ W)
+    return SolverResult(
+        components=W.T,
+        mean=mean,
+        weights=None,
+        n_iter=result.n_iter,
+        converged=result.converged,
+        stop_reason=result.stop_reason,
+        objective=result.objective,
+    )
+
+
+def solve_l21_pca_missing(
+    X: np.ndarray,
+    missing: np.ndarray,
+    n_components: int,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+) -> SolverResult:
+    """Problem (8) with missing entries, by EM (:mod:`robustpca.solvers.missing`).
+
+    Each iteration is one step of Algorithm 2 on the current completion centred by its
+    arithmetic mean (:math:`\\alpha_i`, then :math:`W = UV^\\top` from the SVD of
+    :math:`M`), after which the missing entries are completed by the least-squares fit
+    of each row's observed coordinates to the new subspace. Starts from the PCA
+    subspace of the median-completed data. ``objective`` holds objective (8) of the
+    completion after each iteration: the completion moves with ``W``, so Theorem 1's
+    monotonicity is not claimed for it (the stop is its relative change).
+    """
+    filled = initial_fill(X, missing)
+    mean = filled.mean(axis=0)
+    W0 = pca_basis(filled - mean, n_components, rng)
+    filled, _ = complete(filled, missing, mean, W0.T)
+
+    def objective(state) -> float:
+        W, filled, mean = state
+        return l21_objective((filled - mean) @ W)
+
+    def argmax(alpha: np.ndarray):
+        _, filled, mean = state_box[0]
+        U, _, Vt = np.linalg.svd((filled - mean).T @ alpha, full_matrices=False)
+        W = U @ Vt
+        filled, _ = complete(filled, missing, mean, W.T)
+        state_box[0] = (W, filled, filled.mean(axis=0))
+        return state_box[0]
+
+    state_box = [(W0, filled, filled.mean(axis=0))]
+    result = maximize_linearized(
+        state_box[0],
+        subgradient=lambda state: l21_row_subgradients((state[1] - state[2]) @ state[0]),
+        linear_argmax=argmax,
+        objective=objective,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda state: (lambda: state[0].T, lambda: state[2]),
+    )
+    W, filled, mean = result.solution
+    W = _principal_axes(W, (filled - mean) @ W)
     return SolverResult(
         components=W.T,
         mean=mean,

@@ -45,9 +45,10 @@ from scipy import linalg as sla
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
+from .missing import complete, initial_fill, pca_basis
 from .reweighting import minimize_reweighted
 
-__all__ = ["solve_r1_pca"]
+__all__ = ["solve_r1_pca", "solve_r1_pca_missing"]
 
 
 def _orth_qr(A: np.ndarray) -> np.ndarray:
@@ -202,4 +203,77 @@ def solve_r1_pca(
             "residuals": res.residuals,
             "threshold": getattr(resolved, "threshold", None),
         },
+    )
+
+
+class _MissingIterate:
+    """R1-PCA's subspace-iteration step on data completed by the current fit."""
+
+    def __init__(self, filled: np.ndarray, missing: np.ndarray, U: np.ndarray):
+        self.filled, self.missing, self.U = filled, missing, U
+        self.mean = filled.mean(axis=0)
+
+    def step(self, w: np.ndarray) -> _MissingIterate:
+        X0 = self.filled - self.mean
+        return _MissingIterate(
+            self.filled, self.missing, _orth_qr(X0.T @ (w[:, None] * (X0 @ self.U)))
+        )
+
+    def residuals(self) -> np.ndarray:
+        """Observed residual norms; completes the data from this iterate."""
+        self.filled, r = complete(self.filled, self.missing, self.mean, self.U.T)
+        return r
+
+
+def solve_r1_pca_missing(
+    X: np.ndarray,
+    missing: np.ndarray,
+    n_components: int,
+    loss: RobustLoss,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+) -> SolverResult:
+    """R1-PCA on the observed entries (:mod:`robustpca.solvers.missing`).
+
+    Each iteration re-centres the current completion by its arithmetic mean, takes
+    Ding's step :math:`U \\leftarrow \\operatorname{orth}(C_w U)` on it, and completes
+    the data from the new subspace; the weights come from the observed residual norms.
+    Starts from the PCA subspace of the median-completed data. The scatter route only
+    (the completion changes every iteration, so a Gram matrix would be re-formed).
+    """
+    filled = initial_fill(X, missing)
+    mean0 = filled.mean(axis=0)
+    U0 = pca_basis(filled - mean0, n_components, rng)
+    current = _MissingIterate(filled, missing, U0)
+    r0 = current.residuals()
+
+    def solve_weighted(w: np.ndarray):
+        nonlocal current
+        current = _MissingIterate(current.filled, missing, current.U).step(w)
+        return current
+
+    res = minimize_reweighted(
+        solve_weighted,
+        lambda it: it.residuals(),
+        loss,
+        loss.resolve(r0).weights(r0),
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda it: (lambda: it.U.T, lambda: it.mean),
+    )
+    it = res.solution
+    resolved = loss.resolve(res.residuals)
+    return SolverResult(
+        components=complete_orthonormal(it.U, n_components, rng).T,
+        mean=it.mean,
+        weights=res.weights,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_reason=res.stop_reason,
+        objective=res.objective,
+        info={"residuals": res.residuals, "threshold": getattr(resolved, "threshold", None)},
     )

@@ -1,0 +1,355 @@
+r"""Missing entries: least-squares fits on the observed coordinates and the
+majorize-minimize (EM) completion that every subspace solver runs on.
+
+**The observed residual.** For a row :math:`x` observed on the coordinates :math:`O`,
+its distance to the affine subspace :math:`\{b + U^\top t\}` (``U`` the
+``k x d`` orthonormal ``components``) is measured on :math:`O` alone,
+
+.. math::
+    t^\star = \arg\min_t \lVert P_O(x - b - U^\top t) \rVert_2, \qquad
+    r_O = \lVert P_O(x - b - U^\top t^\star) \rVert_2 ,
+
+(:func:`observed_fit`: the normal equations :math:`(U_O U_O^\top) t = U_O (x_O - b_O)`
+with :math:`U_O U_O^\top = I - U_M U_M^\top`, a pseudo-inverse when fewer than ``k``
+coordinates are observed). :math:`r_O` is also the smallest full residual over every
+completion of the missing coordinates: :math:`r_O = \min_z \lVert (I - U^\top U)
+(\tilde x(z) - b) \rVert`, reached at :math:`z = (b + U^\top t^\star)_M`.
+
+**Majorize-minimize.** Every robust objective here is :math:`\sum_i \rho(r_i)` with
+:math:`\rho` nondecreasing. Completing each row with :math:`z_i` from the current
+:math:`(b, U)` gives :math:`\sum_i \rho(r_i^{\text{full}}(b', U'; z_i)) \ge \sum_i
+\rho(r_{O,i}(b', U'))` for every :math:`(b', U')`, with equality at the current point:
+a majorizer of the observed-entries objective. One step of the complete-data method on
+the completed data that does not increase its objective (a reweighted step of Nie et
+al. 2014, Algorithm 2) therefore does not increase the observed-entries objective
+either. :class:`MissingPCAProblem` is this: a drop-in for
+:class:`~robustpca.linalg.WeightedPCAProblem` whose ``solve`` is the weighted-PCA step
+on the current completion and whose ``residuals`` are the :math:`r_O`, re-completing
+the data as a side effect, so the reweighted solvers run on it unchanged (one weighted
+step per completion: no refits from scratch).
+
+References
+----------
+E. J. Candès, X. Li, Y. Ma, J. Wright, "Robust principal component analysis?", J. ACM
+2011, sec. 1.6 (observed entries). F. Nie, J. Yuan, H. Huang, "Optimal mean robust
+principal component analysis", ICML 2014, Algorithm 2 and Theorem 1 (the reweighted
+step as a majorize-minimize step). A. P. Dempster, N. M. Laird, D. B. Rubin, "Maximum
+likelihood from incomplete data via the EM algorithm", JRSS B 39, 1977.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linalg import WeightedPCAProblem, complete_orthonormal, positive_eigen_mask, top_eigh
+from ..losses import RobustLoss
+from ._result import IterationState, SolverResult
+from .reweighting import minimize_reweighted
+
+__all__ = [
+    "MissingPCAProblem",
+    "complete",
+    "initial_fill",
+    "observed_fit",
+    "od_correction",
+    "pca_basis",
+    "solve_generalized_mean_missing",
+    "solve_weighted_pca_missing",
+]
+
+#: Entries of the ``k x k`` blocks formed per chunk of rows (bounds the scratch memory).
+_CHUNK_ENTRIES = 1 << 22
+#: Eigenvalues of ``U_O U_O^T`` below this are treated as zero (unidentified scores).
+_RANK_RTOL = 1e-10
+
+
+def initial_fill(X: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """A float64 copy of ``X`` with each missing entry set to its column's observed
+    median (robust to the outlying rows the fit is meant to resist)."""
+    filled = np.array(X, dtype=np.float64, copy=True)
+    cols = np.flatnonzero(missing.any(axis=0))
+    for j in cols:
+        seen = ~missing[:, j]
+        filled[~seen, j] = np.median(filled[seen, j]) if seen.any() else 0.0
+    return filled
+
+
+def _normal_matrices(missing_rows: np.ndarray, components: np.ndarray) -> np.ndarray:
+    """``U_O U_O^T = I - U_M U_M^T`` for each row of the boolean ``missing_rows``."""
+    k, d = components.shape
+    outer = (components[:, None, :] * components[None, :, :]).reshape(k * k, d).T  # d x k^2
+    r = missing_rows.shape[0]
+    out = np.empty((r, k * k))
+    step = max(1, _CHUNK_ENTRIES // max(d, 1))
+    for start in range(0, r, step):
+        block = missing_rows[start : start + step].astype(np.float64)
+        out[start : start + step] = block @ outer
+    return np.eye(k)[None, :, :] - out.reshape(r, k, k)
+
+
+def _solve_psd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Minimum-norm solutions of the stacked PSD systems ``A_i t_i = b_i``."""
+    vals, vecs = np.linalg.eigh(A)
+    top = np.maximum(vals[:, -1:], 1.0)
+    inv = np.where(vals > _RANK_RTOL * top, 1.0 / np.where(vals > 0, vals, 1.0), 0.0)
+    coef = np.einsum("rkl,rk->rl", vecs, B) * inv
+    return np.einsum("rkl,rl->rk", vecs, coef)
+
+
+def observed_fit(
+    X: np.ndarray, missing: np.ndarray, mean: np.ndarray, components: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least-squares scores of each row on its observed coordinates.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data; the values at ``missing`` are ignored (may be NaN).
+    missing : ndarray of bool, same shape
+    mean : ndarray of shape (n_features,)
+    components : ndarray of shape (n_components, n_features)
+        Orthonormal rows.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples, n_components)
+        :math:`t^\\star` of each row (that of ``(x - mean) @ components.T`` for a
+        complete row).
+    fitted : ndarray of shape (n_samples, n_features)
+        ``mean + scores @ components``: the reconstruction, which fills the gaps.
+    residuals : ndarray of shape (n_samples,)
+        :math:`r_O`, the residual norm over the observed coordinates.
+    """
+    comps = np.asarray(components, dtype=np.float64)
+    centred = np.where(missing, 0.0, X - mean)
+    scores = centred @ comps.T
+    rows = np.flatnonzero(missing.any(axis=1))
+    if rows.size and comps.shape[0]:
+        A = _normal_matrices(missing[rows], comps)
+        scores[rows] = _solve_psd(A, scores[rows])
+    fitted = scores @ comps
+    resid = np.where(missing, 0.0, centred - fitted)
+    fitted += mean
+    return scores, fitted, np.sqrt(np.einsum("ij,ij->i", resid, resid))
+
+
+def od_correction(n_observed: np.ndarray, n_features: int, n_components: int) -> np.ndarray:
+    r"""Factor that puts an observed residual norm on the scale of a complete one.
+
+    A least-squares fit of ``k`` scores to ``p_O`` coordinates leaves ``p_O - k``
+    degrees of freedom in the residual; with noise of equal variance :math:`\sigma^2`
+    per coordinate, :math:`E\,r_O^2 = (p_O - k)\sigma^2` against :math:`(p - k)
+    \sigma^2` for a complete row. The orthogonal distance of a row with ``p_O``
+    observed coordinates is therefore :math:`r_O \sqrt{(p - k) / (p_O - k)}` (1 for
+    a complete row), so that it is comparable with the training cutoff; ``sqrt(p /
+    p_O)`` would ignore the ``k`` coordinates the scores absorb. A row with
+    :math:`p_O \le k` is fitted exactly (no residual information): factor 0.
+    """
+    n_observed = np.asarray(n_observed, dtype=np.float64)
+    free = n_observed - n_components
+    total = max(n_features - n_components, 0)
+    out = np.zeros_like(free)
+    np.divide(total, free, out=out, where=free > 0)
+    return np.sqrt(out)
+
+
+def complete(
+    X: np.ndarray, missing: np.ndarray, mean: np.ndarray, components: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` (a completed copy, NaN allowed at ``missing``) with the gaps set to the
+    observed-coordinates fit of ``(mean, components)``, and the observed residual norms."""
+    _, fitted, r = observed_fit(X, missing, mean, components)
+    return np.where(missing, fitted, X), r
+
+
+def pca_basis(X0: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
+    """Orthonormal ``d x k`` basis of the top principal subspace of centred ``X0`` (the
+    ``n x n`` Gram matrix for wide data), completed where the data have fewer than ``k``
+    directions of variance."""
+    n, d = X0.shape
+    if n < d:
+        vals, vecs = top_eigh(X0 @ X0.T, n_components)
+        keep = positive_eigen_mask(vals)
+        U = X0.T @ (vecs[:, keep] / np.sqrt(vals[keep]))
+        U = np.linalg.qr(U)[0] if U.shape[1] else U
+    else:
+        vals, vecs = top_eigh(X0.T @ X0, n_components)
+        U = vecs[:, positive_eigen_mask(vals)]
+    return complete_orthonormal(U, n_components, rng)
+
+
+class _MissingSubspace:
+    """A weighted-PCA solution on one completion; ``residuals()`` re-completes."""
+
+    def __init__(self, problem: MissingPCAProblem, sub):
+        self._problem, self._sub = problem, sub
+        self._basis = sub.basis()
+        self._mean = sub.mean()
+        self.eigvals = sub.eigvals
+        self.total_scatter = getattr(sub, "total_scatter", None)
+        self.sq_norms = None
+
+    def basis(self) -> np.ndarray:
+        return self._basis
+
+    def mean(self) -> np.ndarray:
+        return self._mean
+
+    def residuals(self) -> np.ndarray:
+        """Observed residual norms at this solution; the problem's data are completed
+        from it (idempotent: the fit only reads the observed entries)."""
+        problem = self._problem
+        _, fitted, r = observed_fit(problem.X, problem.missing, self._mean, self._basis.T)
+        completed = problem.X.copy()  # a new array: earlier solutions keep theirs
+        completed[problem.missing] = fitted[problem.missing]
+        problem.X = completed
+        centred = np.where(problem.missing, 0.0, completed - self._mean)
+        self.sq_norms = np.einsum("ij,ij->i", centred, centred)
+        return r
+
+
+class MissingPCAProblem:
+    """:class:`~robustpca.linalg.WeightedPCAProblem` on data with missing entries.
+
+    ``X`` is held completed (first by the column medians, then by the reconstruction
+    of the last solution whose ``residuals`` were read); ``solve(weights)`` is the
+    weighted-PCA step (problem 14 of Nie et al. 2014) on that completion, and the
+    solution's ``residuals()`` are the observed residual norms (module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data with NaN (not modified).
+    missing : ndarray of bool, same shape
+    n_components : int
+    rng : numpy.random.Generator
+    center : bool, default=True
+        Estimate the weighted mean; ``False`` keeps the subspace through ``offset``.
+    offset : ndarray of shape (n_features,), optional
+    """
+
+    gram = False  # the solvers' "reuse the loop residuals" test (adaptive neighbours)
+
+    def __init__(self, X, missing, n_components, rng, *, center=True, offset=None):
+        self.missing = np.asarray(missing, dtype=bool)
+        self.X = initial_fill(X, self.missing)
+        self.n_components = n_components
+        self.rng = rng
+        self.with_mean = center
+        self.offset = offset
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    def mean_sq_distance(self) -> float:
+        """Mean squared distance of the (median-completed) rows to their mean."""
+        centred = self.X - self.X.mean(axis=0)
+        return float(np.einsum("ij,ij->", centred, centred)) / self.n_samples
+
+    def solve(self, weights: np.ndarray, *, residuals: bool = True) -> _MissingSubspace:
+        inner = WeightedPCAProblem(
+            self.X, self.n_components, self.rng, center=self.with_mean, offset=self.offset
+        )
+        return _MissingSubspace(self, inner.solve(weights, residuals=False))
+
+
+@dataclass(frozen=True, eq=False)
+class _FixedWeights(RobustLoss):
+    """The weighted squared loss :math:`\\sum_i w_i r_i^2` (PCA with sample weights)."""
+
+    w: np.ndarray
+
+    def rho(self, r):
+        return self.w * r * r
+
+    def weights(self, r):
+        return self.w
+
+
+def solve_weighted_pca_missing(
+    X: np.ndarray,
+    missing: np.ndarray,
+    n_components: int,
+    weights: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    max_iter: int = 500,
+    tol: float = 1e-9,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+) -> tuple[SolverResult, np.ndarray]:
+    r"""PCA on the observed entries by EM: minimise :math:`\sum_i w_i r_{O,i}^2`.
+
+    Each iteration is weighted PCA (closed form) on the current completion, then the
+    completion from the new subspace; the objective never increases (module
+    docstring). Returns the result (``objective`` after each iteration,
+    ``info['residuals']`` the :math:`r_O`) and the final completed data.
+    """
+    problem = MissingPCAProblem(X, missing, n_components, rng)
+    res = minimize_reweighted(
+        problem.solve,
+        lambda sub: sub.residuals(),
+        _FixedWeights(weights),
+        weights,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda sub: (lambda: sub.basis().T, sub.mean),
+    )
+    sub = res.solution
+    return (
+        SolverResult(
+            components=sub.basis().T,
+            mean=sub.mean(),
+            weights=None,
+            n_iter=res.n_iter,
+            converged=res.converged,
+            stop_reason=res.stop_reason,
+            objective=res.objective,
+            info={"residuals": res.residuals},
+        ),
+        problem.X,
+    )
+
+
+def solve_generalized_mean_missing(
+    X: np.ndarray,
+    missing: np.ndarray,
+    loss: RobustLoss,
+    *,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+):
+    r"""A reweighted location :math:`\min_m \sum_i \rho(\lVert P_{O_i}(x_i - m)\rVert)`.
+
+    The zero-dimensional case of the module's majorize-minimize: complete each row's
+    missing coordinates with those of :math:`m`, take the weighted mean, repeat. The
+    generalized sample mean of Oh & Kwak (2016, Algorithm 1) on the observed entries
+    for ``loss = L2pLoss(2p, delta)``; the objective never increases.
+    Returns the :class:`~robustpca.solvers.reweighting.ReweightingResult`
+    (``solution`` is the mean).
+    """
+    filled = initial_fill(X, missing)
+    state = {"X": filled}
+
+    def solve_weighted(a: np.ndarray) -> np.ndarray:
+        return a @ state["X"] / a.sum()
+
+    def distances(m: np.ndarray) -> np.ndarray:
+        completed = np.where(missing, m[None, :], state["X"])
+        state["X"] = completed
+        diff = completed - m
+        return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+    return minimize_reweighted(
+        solve_weighted,
+        distances,
+        loss,
+        np.ones(X.shape[0]),
+        max_iter=max_iter,
+        tol=tol,
+        state_view=lambda m: (None, lambda: m),
+    )
