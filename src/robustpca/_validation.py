@@ -162,7 +162,9 @@ def check_observed(missing: np.ndarray, n_components: int | None, *, where: str 
 
     A rank-``k`` affine subspace of ``R^d`` fitted to ``n`` rows has ``d`` (centre) +
     ``k (d - k)`` (subspace) + ``n k`` (scores) free parameters; with fewer observed
-    entries the fit is not identified.
+    entries the fit is not identified. With ``k = n_features`` there is no subspace
+    to identify (every completion is fitted exactly) and only the empty rows and
+    columns are refused.
     """
     empty_rows = np.flatnonzero(missing.all(axis=1))
     if empty_rows.size:
@@ -180,6 +182,8 @@ def check_observed(missing: np.ndarray, n_components: int | None, *, where: str 
         )
     n, d = missing.shape
     k = int(n_components)
+    if k >= d:  # the subspace is the whole space: every completion fits exactly
+        return
     needed = d + k * (d - k) + n * k
     observed = int(missing.size - missing.sum())
     if observed < needed:
