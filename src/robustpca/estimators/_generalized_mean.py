@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -19,6 +20,10 @@ from ..solvers.missing import MissingPCAProblem, initial_fill, solve_generalized
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["GeneralizedMeanPCA"]
+
+#: Alternations of the centre (Algorithm 1) and the subspace (Algorithm 2) when ``X``
+#: has missing entries (``_fit_solver_missing``).
+CENTER_PASSES = 3
 
 _CENTERS = ("generalized", "mean")
 
@@ -181,35 +186,57 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         return result
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
-        """Algorithms 1 and 2 on the observed entries: the generalized mean of the
-        observed distances (:func:`~robustpca.solvers.missing.
-        solve_generalized_mean_missing`), then Algorithm 2 about it with the weighted
-        step on the completed data (:class:`~robustpca.solvers.missing.
-        MissingPCAProblem`); both objectives, on the observed entries, never increase."""
+        """Algorithms 1 and 2 on the observed entries, alternated ``CENTER_PASSES`` times.
+
+        The first pass takes the generalized mean of the observed distances
+        (:func:`~robustpca.solvers.missing.solve_generalized_mean_missing`: the gaps
+        completed by the centre itself) and runs Algorithm 2 about it, the weighted step
+        on the data completed by the current reconstruction
+        (:class:`~robustpca.solvers.missing.MissingPCAProblem`). A centre computed from
+        gaps completed by the centre lies off the inliers' subspace, so each later pass
+        recomputes the generalized mean (Algorithm 1) on the data completed by the last
+        subspace and Algorithm 2 about it. Within a pass the objective on the observed
+        entries never increases; ``objective_history_`` is the last pass's.
+        """
         p = check_p(self.p)
         delta = resolve_delta(self.delta, initial_fill(X, missing))
         if not (isinstance(self.center, str) and self.center in _CENTERS):
             raise ValueError(f"center={self.center!r} must be 'generalized' or 'mean'.")
-        if self.center == "generalized":
-            located = solve_generalized_mean_missing(
-                X, missing, L2pLoss(p=2.0 * p, epsilon=delta), max_iter=self.max_iter, tol=self.tol
+        loss = L2pLoss(p=2.0 * p, epsilon=delta)
+        center_n_iter, n_iter, completed = 0, 0, None
+        for _ in range(CENTER_PASSES if self.center == "generalized" else 1):
+            if self.center == "mean":
+                mean = np.nanmean(X, axis=0)
+            elif completed is None:
+                located = solve_generalized_mean_missing(
+                    X, missing, loss, max_iter=self.max_iter, tol=self.tol
+                )
+                mean, center_n_iter = located.solution, center_n_iter + located.n_iter
+            else:
+                located = solve_generalized_mean(
+                    completed, p, delta, max_iter=self.max_iter, tol=self.tol
+                )
+                mean, center_n_iter = located.mean, center_n_iter + located.n_iter
+            problem = MissingPCAProblem(
+                X, missing, self.n_components_, rng, center=False, offset=mean
             )
-            mean, center_n_iter = located.solution, located.n_iter
-        else:
-            mean, center_n_iter = np.nanmean(X, axis=0), 0
-        problem = MissingPCAProblem(X, missing, self.n_components_, rng, center=False, offset=mean)
-        result = solve_generalized_mean_pca(
-            X,
-            self.n_components_,
-            p,
-            mean=mean,
-            delta=delta,
-            rng=rng,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            callback=self.callback,
-            problem=problem,
-        )
+            if completed is not None:
+                problem.X = completed
+            result = solve_generalized_mean_pca(
+                X,
+                self.n_components_,
+                p,
+                mean=mean,
+                delta=delta,
+                rng=rng,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                callback=self.callback,
+                problem=problem,
+            )
+            n_iter += result.n_iter
+            completed = problem.X
+        result = dataclasses.replace(result, n_iter=n_iter)
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result
 

@@ -1,0 +1,356 @@
+"""Missing entries (issue 12) in the subspace and reweighting estimators: fits on the
+observed entries, NaN-aware transforms and diagnostics, monotone observed objectives,
+bad input. The convex methods (PCP, outlier pursuit, CRPCA-OM) still refuse NaN here."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+
+import robustpca
+from robustpca import (
+    L1PCA,
+    L21PCA,
+    PCA,
+    R1PCA,
+    AdaptiveNeighborsPCA,
+    OptimalMeanPCA,
+)
+from robustpca.diagnostics import outlier_diagnostics
+from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
+from robustpca.estimators._hq import HQPCA
+from robustpca.losses import L21Loss, WelschLoss
+from robustpca.solvers.adaptive_neighbors import (
+    AdaptiveNeighborLoss,
+    solve_adaptive_neighbors_pca,
+)
+from robustpca.solvers.missing import MissingPCAProblem, observed_fit, od_correction
+
+#: Estimators whose losses resist gross outlier rows of any position (bounded weights).
+ROBUST = [OptimalMeanPCA, HQPCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA]
+#: Arithmetic-mean-centred methods (robust only to outliers that leave the mean alone).
+CENTRED = [R1PCA, L21PCA, L1PCA]
+ALL = [PCA, *ROBUST, *CENTRED]
+NOISE = 0.05
+
+
+def sine(components, basis) -> float:
+    """Sine of the largest principal angle between the row space and ``basis`` (d x k)."""
+    return float(np.sin(subspace_angles(components.T, basis).max()))
+
+
+def planted(seed=0, n=300, d=50, k=5, outliers=0.1, missing=0.1, offset=1.0, scale=10.0):
+    """Rank-k inliers with noise NOISE, a fraction of gross outlier rows, NaN cells."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(d, k)))[0]
+    clean = offset + 3.0 * rng.normal(size=(n, k)) @ basis.T
+    X = clean + NOISE * rng.normal(size=(n, d))
+    n_out = round(outliers * n)
+    X[:n_out] = scale * rng.normal(size=(n_out, d))
+    mask = rng.random((n, d)) < missing
+    Xm = X.copy()
+    Xm[mask] = np.nan
+    return X, Xm, mask, basis, clean, n_out
+
+
+def quiet(model, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.fit(X)
+
+
+def fill_rmse(model, Xm, mask, clean, n_out):
+    """RMSE of the filled missing entries of the inliers against the clean values."""
+    rec = model.reconstruct(Xm)
+    inl = mask.copy()
+    inl[:n_out] = False
+    return float(np.sqrt(np.mean((rec[inl] - clean[inl]) ** 2)))
+
+
+@pytest.mark.parametrize("cls", ROBUST, ids=lambda c: c.__name__)
+def test_robust_estimators_recover_the_subspace_and_fill_the_gaps(cls):
+    """10% of the cells missing and 10% gross outlier rows: sin(largest angle) <= 0.05,
+    the inliers' gaps filled within 2.5x the noise, and no worse than filling the column
+    medians first."""
+    X, Xm, mask, basis, clean, n_out = planted()
+    model = quiet(cls(5), Xm)
+    assert sine(model.components_, basis) <= 0.05
+    assert fill_rmse(model, Xm, mask, clean, n_out) <= 2.5 * NOISE
+    medians = np.where(mask, np.nanmedian(Xm, axis=0), Xm)
+    baseline = quiet(cls(5), medians)
+    assert sine(model.components_, basis) <= sine(baseline.components_, basis)
+    assert fill_rmse(model, Xm, mask, clean, n_out) <= fill_rmse(baseline, Xm, mask, clean, n_out)
+    # about as well as without the gaps
+    complete = quiet(cls(5), X)
+    assert sine(model.components_, basis) <= 2.0 * sine(complete.components_, basis) + 0.005
+
+
+@pytest.mark.parametrize("cls", CENTRED, ids=lambda c: c.__name__)
+def test_mean_centred_methods_do_with_gaps_about_as_well_as_without(cls):
+    """R1-PCA, PCA-L21 and PCA-L1 centre by the arithmetic mean, which gross outliers
+    move; with outliers centred on the inliers (as in their own tests) the gaps cost
+    them little."""
+    X, Xm, _, basis, _, _ = planted(offset=0.0, scale=3.0)
+    with_gaps = sine(quiet(cls(5, random_state=0), Xm).components_, basis)
+    without = sine(quiet(cls(5, random_state=0), X).components_, basis)
+    assert with_gaps <= without + 0.05
+
+
+def test_pca_em_recovers_a_planted_subspace_without_outliers():
+    _, Xm, mask, basis, clean, _ = planted(outliers=0.0)
+    model = PCA(5).fit(Xm)
+    assert sine(model.components_, basis) <= 0.01
+    assert fill_rmse(model, Xm, mask, clean, 0) <= 1.5 * NOISE
+    assert model.n_missing_ == int(mask.sum())
+    assert model.explained_variance_.shape == (5,)
+
+
+def observed_residuals(model, Xm):
+    mask = np.isnan(Xm)
+    return observed_fit(Xm, mask, model.mean_, model.components_)[2]
+
+
+def assert_nonincreasing(history, rtol=1e-10):
+    history = np.asarray(history)
+    assert np.all(np.diff(history) <= rtol * np.abs(history[:-1])), np.diff(history).max()
+
+
+def test_rpca_om_observed_objective_is_monotone_and_is_the_observed_l21_error():
+    """Theorem 1 of Nie et al. (2014) carries over: the MM step majorizes the observed
+    objective sum_i sqrt(r_O,i^2 + eps), which therefore never increases."""
+    _, Xm, *_ = planted(seed=1)
+    model = quiet(OptimalMeanPCA(5, tol=1e-10, max_iter=60), Xm)
+    assert_nonincreasing(model.objective_history_)
+    r = observed_residuals(model, Xm)
+    expected = L21Loss(model.epsilon_).rho(r).sum()
+    np.testing.assert_allclose(model.objective_history_[-1], expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: HQPCA(5, kernel_width=2.0, tol=1e-10, max_iter=60),  # fixed sigma
+        lambda: GeneralizedMeanPCA(5, p=0.5, tol=1e-10, max_iter=60),
+        lambda: PCA(5),
+    ],
+    ids=["HQ-PCA", "PCA-GM", "PCA-EM"],
+)
+def test_observed_objective_is_monotone(make):
+    _, Xm, *_ = planted(seed=2)
+    model = quiet(make(), Xm)
+    assert len(model.objective_history_) > 2
+    assert_nonincreasing(model.objective_history_)
+
+
+def test_hq_pca_objective_is_the_observed_correntropy_loss():
+    _, Xm, *_ = planted(seed=3)
+    model = quiet(HQPCA(5, kernel_width=2.0, tol=1e-10), Xm)
+    r = observed_residuals(model, Xm)
+    expected = WelschLoss(kernel_width=2.0).rho(r).sum()
+    np.testing.assert_allclose(model.objective_history_[-1], expected, rtol=1e-9)
+
+
+def test_rwl_an_with_fixed_gamma_is_monotone_on_the_observed_entries():
+    """Zhang & Tong's objective (16) with a fixed gamma (the monotone variant)."""
+    _, Xm, mask, basis, *_ = planted(seed=4)
+    rng = np.random.default_rng(0)
+    problem = MissingPCAProblem(Xm, mask, 5, rng)
+    res = solve_adaptive_neighbors_pca(
+        Xm, 5, 250, rng=rng, gamma=5.0, problem=problem, tol=1e-12, max_iter=40
+    )
+    assert_nonincreasing(res.objective)
+    assert sine(res.components, basis) <= 0.05
+    r = observed_fit(Xm, mask, res.mean, res.components)[2]
+    loss = AdaptiveNeighborLoss(n_neighbors=250, gamma=5.0)
+    np.testing.assert_allclose(res.objective[-1], loss.rho(r).sum(), rtol=1e-8)
+
+
+def test_exact_low_rank_data_masked_give_the_subspace_back():
+    """Masking entries that were observed and exact changes the subspace little."""
+    rng = np.random.default_rng(5)
+    basis = np.linalg.qr(rng.normal(size=(20, 3)))[0]
+    X = 2.0 + rng.normal(size=(120, 3)) @ basis.T
+    Xm = X.copy()
+    Xm[rng.random(X.shape) < 0.1] = np.nan
+    for cls in (PCA, OptimalMeanPCA, GeneralizedMeanPCA):
+        model = quiet(cls(3), Xm)
+        assert sine(model.components_, basis) < 1e-3, cls.__name__
+        np.testing.assert_allclose(model.reconstruct(Xm), X, atol=1e-2)
+
+
+# -- new data with NaN --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, _, _, basis, _, _ = planted(seed=6, missing=0.0)
+    return OptimalMeanPCA(5).fit(X), X, basis
+
+
+def test_transform_of_rows_with_gaps_is_the_observed_least_squares_fit(fitted):
+    model, X, _ = fitted
+    x = model.reconstruct(X[40:43]).copy()  # rows on the subspace
+    x[0, [1, 7, 30]] = np.nan
+    x[2, :40] = np.nan
+    full = model.reconstruct(X[40:43])
+    np.testing.assert_allclose(model.transform(x), model.transform(full), atol=1e-9)
+    np.testing.assert_allclose(model.reconstruct(x), full, atol=1e-9)  # gaps filled
+    np.testing.assert_allclose(model.reconstruction_error(x), 0.0, atol=1e-8)
+    # least squares on the observed coordinates, row by row
+    y = X[50:52].copy()
+    y[0, [3, 4]] = np.nan
+    obs = ~np.isnan(y[0])
+    t = np.linalg.lstsq(model.components_[:, obs].T, (y[0] - model.mean_)[obs], rcond=None)[0]
+    np.testing.assert_allclose(model.transform(y)[0], t, atol=1e-10)
+    # a complete row is untouched by the NaN in another row
+    np.testing.assert_allclose(model.transform(y)[1], model.transform(X[51:52])[0], rtol=1e-12)
+
+
+def test_od_of_rows_with_gaps_is_corrected_for_the_observed_count(fitted):
+    model, X, _ = fitted
+    y = X[60:61].copy()
+    y[0, :10] = np.nan
+    p, k = X.shape[1], 5
+    r = observed_fit(y, np.isnan(y), model.mean_, model.components_)[2]
+    np.testing.assert_allclose(
+        model.reconstruction_error(y), r * np.sqrt((p - k) / (p - 10 - k)), rtol=1e-12
+    )
+    np.testing.assert_allclose(od_correction(np.array([p, k, k + 1]), p, k), [1, 0, np.sqrt(45)])
+    # on average over rows, the corrected OD of masked inliers matches the complete OD
+    rng = np.random.default_rng(0)
+    Z = X[30:].copy()
+    Z[rng.random(Z.shape) < 0.3] = np.nan
+    ratio = model.reconstruction_error(Z).mean() / model.reconstruction_error(X[30:]).mean()
+    assert 0.9 < ratio < 1.1
+
+
+def test_diagnostics_and_predict_accept_gaps(fitted):
+    model, X, _ = fitted
+    Y = X.copy()
+    Y[np.random.default_rng(1).random(Y.shape) < 0.1] = np.nan
+    diag = outlier_diagnostics(model, Y)
+    assert np.isfinite(diag.orthogonal_distances).all()
+    assert np.isfinite(diag.score_distances).all()
+    labels = model.predict(Y)
+    assert (labels[:30] == -1).mean() >= 0.9 and (labels[30:] == 1).mean() >= 0.9
+    assert np.isfinite(model.decision_function(Y)).all()
+    assert np.isfinite(model.score_samples(Y)).all()
+
+
+def test_rows_without_observed_entries_are_named():
+    X, Xm, *_ = planted(seed=7, missing=0.05)
+    model = OptimalMeanPCA(5).fit(Xm)
+    Y = X[:4].copy()
+    Y[2] = np.nan
+    with pytest.raises(ValueError, match=r"no observed entry.*row\(s\) 2"):
+        model.transform(Y)
+    with pytest.raises(ValueError, match=r"row\(s\) 2"):
+        model.predict(Y)
+    bad = Xm.copy()
+    bad[[5, 9]] = np.nan
+    with pytest.raises(ValueError, match=r"row\(s\) 5, 9"):
+        OptimalMeanPCA(5).fit(bad)
+    bad = Xm.copy()
+    bad[:, 11] = np.nan
+    with pytest.raises(ValueError, match=r"column\(s\) 11"):
+        PCA(5).fit(bad)
+    sparse = Xm.copy()
+    sparse[np.random.default_rng(0).random(sparse.shape) < 0.9] = np.nan
+    sparse[:, :2] = X[:, :2]  # no empty row
+    with pytest.raises(ValueError, match=r"fewer than the \d+ parameters"):
+        L21PCA(20).fit(sparse)
+
+
+def test_infinity_and_unsupported_estimators_still_refuse():
+    X, Xm, *_ = planted(seed=8)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        OptimalMeanPCA(5).fit(bad)
+    with pytest.raises(ValueError, match="NaN"):
+        robustpca.PrincipalComponentPursuit().fit(Xm)
+    model = robustpca.PrincipalComponentPursuit(max_iter=5)
+    assert not model.__sklearn_tags__().input_tags.allow_nan
+    for cls in ALL:
+        assert cls().__sklearn_tags__().input_tags.allow_nan, cls.__name__
+
+
+# -- properties ---------------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    cls=st.sampled_from(ALL),
+    rate=st.floats(0.02, 0.3),
+    shape=st.sampled_from([(30, 6), (12, 20)]),
+)
+def test_outputs_have_no_nan_and_inputs_are_not_modified(seed, cls, rate, shape):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(shape[0], 2)) @ rng.normal(size=(2, shape[1]))
+    X += 0.1 * rng.normal(size=shape)
+    X[rng.random(shape) < rate] = np.nan
+    X[np.isnan(X).all(axis=1), 0] = 1.0
+    X[0, np.isnan(X).all(axis=0)] = 1.0
+    X_copy = X.copy()
+    model = quiet(cls(2, random_state=0), X)
+    np.testing.assert_array_equal(X, X_copy)
+    for values in (
+        model.components_,
+        model.mean_,
+        model.objective_history_,
+        model.transform(X),
+        model.reconstruct(X),
+        model.reconstruction_error(X),
+        model.decision_function(X),
+    ):
+        assert np.isfinite(values).all()
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(2), atol=1e-8)
+
+
+class _NoMissing:
+    """The same estimator with NaN support switched off: today's complete-data path."""
+
+    _supports_missing = False
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), cls=st.sampled_from(ALL))
+def test_complete_data_give_the_same_fit_as_without_nan_support(seed, cls):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(25, 7)) @ np.diag(np.linspace(3, 0.5, 7))
+    plain = type("Plain" + cls.__name__, (_NoMissing, cls), {})
+    a = quiet(cls(2, random_state=0), X)
+    b = quiet(plain(2, random_state=0), X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(a.mean_, b.mean_)
+    np.testing.assert_array_equal(a.objective_history_, b.objective_history_)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert a.n_missing_ == 0
+
+
+# -- real data ----------------------------------------------------------------------------
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("cls", [OptimalMeanPCA, HQPCA, GeneralizedMeanPCA, R1PCA])
+def test_hbk_with_a_tenth_of_its_cells_removed_still_flags_the_documented_outliers(
+    shared_data, cls
+):
+    """hbk (rrcov README): cases 1-14 are the documented outliers. With 10% of the cells
+    removed (no row emptied) the fits still flag all 14 and at most a third of the rows."""
+    X = np.loadtxt(shared_data / "rrcov" / "hbk.csv", delimiter=",", skiprows=1)
+    mask = np.random.default_rng(0).random(X.shape) < 0.1
+    mask[mask.all(axis=1), 0] = False
+    Xm = X.copy()
+    Xm[mask] = np.nan
+    model = quiet(cls(2, random_state=0), Xm)
+    flagged = model.predict(Xm) == -1
+    assert flagged[:14].all(), np.flatnonzero(flagged) + 1
+    assert flagged.sum() <= len(X) // 3
