@@ -46,6 +46,16 @@ rounding: ``k`` equals the rank). A sample beyond the OD cutoff is an orthogonal
 outlier; beyond the SD cutoff only, a good leverage point; beyond both, a bad leverage
 point. :func:`plot_outlier_map` draws the outlier map.
 
+**Missing entries.** For the estimators that accept NaN, a row with gaps gets the
+least-squares scores of its observed coordinates and the OD of its observed
+coordinates times :math:`\sqrt{(p - k) / (p_O - k)}` (``p_O`` of ``p`` coordinates
+observed): a ``k``-score least-squares fit leaves ``p_O - k`` residual degrees of
+freedom, so with noise of equal variance per coordinate this puts the OD on the scale
+of a complete row's, which the cutoffs are (:func:`robustpca.solvers.missing.
+od_correction`; ``sqrt(p / p_O)`` would ignore the ``k`` fitted coordinates). A row with
+``p_O <= k`` observed coordinates is fitted exactly and has OD 0. Its score distance
+uses the same centre and scales.
+
 The reference statistics (``c``, ``s``, the OD location and scale) come from the
 training data: every estimator stores them at fit (``_outlier_reference``), so that
 diagnostics, ``predict`` and ``decision_function`` on new data use the training cutoffs,

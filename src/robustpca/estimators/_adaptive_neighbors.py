@@ -100,6 +100,14 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     activated (see :func:`~robustpca.solvers.adaptive_neighbors.adaptive_neighbor_weights`).
     For ``n_samples < n_features`` the iterations run on the ``n x n`` Gram matrix.
 
+    **Missing entries** (NaN in ``X``): the errors :math:`g_i` of problem (22) are the
+    squared residuals on each sample's observed coordinates, and the weighted-PCA step
+    (18, 21) runs on the data completed by the current reconstruction
+    (:class:`~robustpca.solvers.missing.MissingPCAProblem`). For a fixed
+    :math:`\gamma` objective (16) on the observed entries never increases (tested at
+    the solver level); the published re-picking of :math:`\gamma` is not monotone,
+    with or without gaps.
+
     References
     ----------
     R. Zhang and H. Tong, "Robust Principal Component Analysis with Adaptive Neighbors",

@@ -66,7 +66,7 @@ def as_generator(random_state) -> np.random.Generator:
 class BaseSubspaceEstimator(
     OutlierDetectorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
-    """Common machinery: validation, fitted attributes, projection and diagnostics.
+    r"""Common machinery: validation, fitted attributes, projection and diagnostics.
 
     ``n_components`` may be an int, None (all), a float in ``(0, 1)`` (the share of the
     variance to keep) or ``"auto"`` (rrcov's rule: at least 80% of the variance, at most
@@ -82,6 +82,20 @@ class BaseSubspaceEstimator(
     The estimators are outlier detectors as well (``predict``, ``decision_function``,
     ``fit_predict``; :mod:`robustpca.estimators._outlier_api`), on the diagnostics of
     :mod:`robustpca.diagnostics` with the training statistics stored at fit.
+
+    **Missing entries.** Estimators with ``_supports_missing`` (PCA, RPCA-OM, PCA-L21,
+    PCA-L1, R1-PCA, HQ-PCA, PCA-GM, RWL-AN; the ``allow_nan`` input tag) fit ``X`` with
+    NaN on its observed entries (each class says how; :mod:`robustpca.solvers.missing`)
+    and accept rows with NaN in every method: ``transform`` gives the least-squares
+    scores of the observed coordinates (``components_[:, observed]``), ``reconstruct``
+    fills the gaps with the fitted values, ``reconstruction_error`` is the observed
+    residual norm times :math:`\sqrt{(p - k) / (p_O - k)}` for ``p_O`` observed of
+    ``p`` coordinates (:func:`~robustpca.solvers.missing.od_correction`: the degrees of
+    freedom left by a ``k``-score fit, so the OD is on the scale of a complete row's
+    and of the training cutoff), and so ``score_samples``, ``predict``,
+    ``decision_function`` and :mod:`robustpca.diagnostics`. A row (or, at fit, a
+    column) with no observed entry is a ``ValueError`` naming it. Rows without NaN take
+    the complete-data formulas unchanged; the others reject NaN as scikit-learn does.
 
     Fitted attributes (set by :meth:`fit`)
     --------------------------------------
@@ -103,6 +117,8 @@ class BaseSubspaceEstimator(
         Value of the method's objective after each iteration.
     weights_ : ndarray of shape (n_samples,)
         Per-sample weights learned by reweighting methods (absent otherwise).
+    n_missing_ : int
+        Number of missing (NaN) entries of the training data.
 
     ``fit`` also keeps the reference statistics of the training data's outlier
     diagnostics in the private ``_outlier_reference`` (None after a Dask fit, which

@@ -108,6 +108,15 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     Wide data (``n_samples < n_features``) are handled through the ``n x n`` Gram
     matrix (see :class:`~robustpca.linalg.WeightedPCAProblem`).
 
+    **Missing entries** (NaN in ``X``): the generalized mean of Algorithm 1 is taken of
+    the distances on the observed coordinates, and Algorithm 2's weighted step runs on
+    the data completed by the current reconstruction, the weights :math:`\beta_i` from
+    the observed residuals (:class:`~robustpca.solvers.missing.MissingPCAProblem`); the
+    observed-entries objective never increases within a pass (tested). Centre and
+    subspace are alternated ``CENTER_PASSES = 3`` times, the later centres computed on
+    the completed data (a centre from gaps filled by the centre itself lies off the
+    inliers' subspace).
+
     References
     ----------
     J. Oh and N. Kwak, "Generalized mean for robust principal component analysis",

@@ -116,6 +116,14 @@ class HQPCA(BaseSubspaceEstimator):
     the noise of its relative objective change. Wide data go through the ``n x n`` Gram
     matrix (see :class:`~robustpca.linalg.WeightedPCAProblem`).
 
+    **Missing entries** (NaN in ``X``): the correntropy weights come from each sample's
+    residual on its observed coordinates, and each half-quadratic step is weighted PCA
+    on the data completed by the current reconstruction
+    (:class:`~robustpca.solvers.missing.MissingPCAProblem`). The Welsch loss is
+    nondecreasing in the residual, so with a fixed ``kernel_width`` the objective on the
+    observed entries never increases (tested); the adaptive width is not monotone with
+    or without gaps. EM is chosen because it keeps the paper's closed-form step.
+
     References
     ----------
     R. He, B.-G. Hu, W.-S. Zheng and X.-W. Kong, "Robust principal component analysis

@@ -62,6 +62,15 @@ class L21PCA(BaseSubspaceEstimator):
     When ``n_samples < n_features`` the iterations run on the ``n x n`` Gram matrix,
     ``O(n^2 m)`` each (see :mod:`robustpca.solvers.l21_pca`).
 
+    **Missing entries** (NaN in ``X``): EM. Each iteration is one step of Algorithm 2 on
+    the data completed by the current reconstruction (each row's least-squares fit on
+    its observed coordinates), centred by its arithmetic mean; the start is the PCA
+    subspace of the median-completed data (``init`` is ignored then)
+    (:func:`~robustpca.solvers.l21_pca.solve_l21_pca_missing`). Objective (8) is a
+    maximisation of projected norms, into which the completed entries enter, so no
+    monotone objective on the observed entries is claimed; the stop is the relative
+    change of (8) on the completion.
+
     References
     ----------
     F. Nie and H. Huang, "Non-Greedy L21-Norm Maximization for Principal Component

@@ -89,6 +89,16 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     computed once, so it costs ``O(n^2 k)`` plus a partial eigendecomposition,
     independent of ``n_features``; the basis is formed once at the end.
 
+    **Missing entries** (NaN in ``X``): each sample's residual is measured on its
+    observed coordinates (the least-squares fit of those coordinates to the affine
+    subspace) and its weight comes from that residual. Each iteration is the weighted
+    step (14) on the data completed by the current reconstruction, then the weights
+    (:class:`~robustpca.solvers.missing.MissingPCAProblem`). Chosen over alternating
+    weighted least squares because the completion turns the l2,1 loss on the observed
+    entries into a majorizer that the paper's closed-form step minimises: the
+    observed-entries objective of problem (13) never increases (Theorem 1 carries
+    over; tested). ``n_missing_`` counts the missing entries.
+
     References
     ----------
     F. Nie, J. Yuan and H. Huang, "Optimal Mean Robust Principal Component Analysis",

@@ -87,6 +87,13 @@ class R1PCA(BaseSubspaceEstimator):
     data :math:`C_w U` is applied as :math:`X^\top (w \odot XU)`. Both routes give the
     same iterates (see :mod:`robustpca.solvers.r1_pca`).
 
+    **Missing entries** (NaN in ``X``): the Huber/Cauchy weights come from the residuals
+    on each sample's observed coordinates; each iteration re-centres the data completed
+    by the current reconstruction by its arithmetic mean and takes Ding's
+    subspace-iteration step on it (:func:`~robustpca.solvers.r1_pca.
+    solve_r1_pca_missing`, the scatter route only). EM keeps the paper's cheap step; the
+    objective with the median cutoff is not monotone, with or without gaps.
+
     References
     ----------
     C. Ding, D. Zhou, X. He and H. Zha, "R1-PCA: rotational invariant L1-norm principal
