@@ -59,8 +59,10 @@ exclude_patterns = [
 ]
 
 # -- API reference ------------------------------------------------------------------------
-write_api_pages(HERE / "api" / "generated")
-autosummary_generate = True
+_api_pages = write_api_pages(HERE / "api" / "generated")
+# The pages to scan for stubs, named explicitly: with ``True`` an incremental build scans
+# the documents of the previous build only and misses a new module's page.
+autosummary_generate = [str(p.relative_to(HERE)) for p in _api_pages]
 autosummary_imported_members = True
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "none"  # numpydoc's "Parameters" sections carry the types

@@ -2,12 +2,13 @@ r"""
 PCA-GM: the exponent of the generalized mean
 ============================================
 
-PCA-GM (Oh & Kwak) maximises the generalized mean of the squared projections,
-:math:`\bigl(\frac1n \sum_i (\lVert W^\top (x_i - m) \rVert^2)^p\bigr)^{1/p}`, centred on the
+PCA-GM (Oh & Kwak) minimises the generalized (power) mean of the squared reconstruction
+errors, :math:`\bigl(\frac1n \sum_i e_i(W)^p\bigr)^{1/p}` with
+:math:`e_i(W) = \lVert x_i - m \rVert^2 - \lVert W^\top (x_i - m) \rVert^2`, centred on the
 generalized sample mean :math:`m`. With :math:`p = 1` it is PCA; smaller :math:`p` give
-the samples with large projections (outliers) less say. The data are those of the
-paper's Figure 1: inliers along the diagonal, outliers along the vertical axis. The
-angle of the first component to the horizontal axis is 45 degrees for the inliers alone.
+the samples with large errors (outliers) less say. The data are synthetic: inliers
+along the diagonal, outliers along the vertical axis. The first component of the inliers
+alone is at 45 degrees to the horizontal axis.
 """
 
 import matplotlib.pyplot as plt
