@@ -112,7 +112,8 @@ def test_fit_two_d_method_on_images(shared_data, tmp_path):
     ("content", "message"),
     [
         ("a,b\n1,2\n3,x\n", "column 'b' holds 'x'"),
-        ("a,b\n1,2\n3,\n", "NaN"),
+        ("a,b\n1,2\n,\n3,4\n", "sample(s) 'sample1' have no value at all"),
+        ("a,b\n1,2\n3,inf\n", "infinite"),
         ("a,b\n1,2\n", "at least 2 samples"),
         ("a,b\n1,2\n3,4,5\n", "3 fields, expected 2"),
         ("", "empty"),

@@ -82,12 +82,22 @@ def resolve_method(name: str):
     return getattr(robustpca, cls_name)
 
 
-def default_method(is_images: bool) -> str:
-    """The ``--method`` used when none is given (:data:`DEFAULT_METHOD`)."""
+def supports_missing(cls) -> bool:
+    """Whether the estimator class fits data with missing (NaN) entries."""
+    return bool(getattr(cls, "_supports_missing", False))
+
+
+def default_method(is_images: bool, has_missing: bool = False) -> str:
+    """The ``--method`` used when none is given (:data:`DEFAULT_METHOD`); with missing
+    entries, the first candidate that fits them (ROBPCA does not: RPCA-OM then)."""
     import robustpca
 
     candidates = DEFAULT_METHOD["images" if is_images else "table"]
-    return next(c for c in candidates if c in robustpca.ESTIMATOR_NAMES)
+    available = [c for c in candidates if c in robustpca.ESTIMATOR_NAMES]
+    if has_missing:
+        usable = [c for c in available if supports_missing(getattr(robustpca, c))]
+        available = usable or available
+    return available[0]
 
 
 def parse_n_components(text: str) -> int | float | str:
@@ -124,12 +134,12 @@ def scale_columns(X: np.ndarray, how: str, names: list[str]):
     """
     if how == "none":
         return X, None, None
-    if how == "standard":
-        center = X.mean(axis=0)
-        scale = X.std(axis=0, ddof=1)
+    if how == "standard":  # on the observed values of each column (NaN is missing)
+        center = np.nanmean(X, axis=0)
+        scale = np.nanstd(X, axis=0, ddof=1)
     else:
-        center = np.median(X, axis=0)
-        scale = 1.482602218505602 * np.median(np.abs(X - center), axis=0)
+        center = np.nanmedian(X, axis=0)
+        scale = 1.482602218505602 * np.nanmedian(np.abs(X - center), axis=0)
     zero = np.flatnonzero(~(scale > 1e-12 * np.maximum(1.0, np.abs(center))))
     if zero.size:
         which = ", ".join(repr(names[j]) for j in zero[:5]) + (" ..." if zero.size > 5 else "")
@@ -151,8 +161,10 @@ def add_parser(sub) -> None:
             "array, or a folder of same-size images) and write to --out: components, "
             "mean, scores, reconstructions, score and orthogonal distances with "
             "rrcov-style cutoffs and flags, a summary, and figures (outlier map; for "
-            "images, a gallery and the components). The folder appears only when "
-            "everything is written."
+            "images, a gallery and the components). Empty, NA and NaN cells are "
+            "missing entries: they are fitted on the observed entries and completed.csv "
+            "(completed.npy) holds the table with them filled in. The folder appears "
+            "only when everything is written."
         ),
     )
     fit.add_argument("input", type=Path, metavar="INPUT")
@@ -255,8 +267,19 @@ def _run(args) -> int:
     data = read_input(args.input, index_col=args.index_col, drop=drop)
     X_input, n_features = data.X, data.X.shape[1]
     image_shape = _parse_shape(args.image_shape, n_features) or data.image_shape
-    method = args.method or default_method(image_shape is not None)
+    missing = np.isnan(X_input)
+    n_missing = int(missing.sum())
+    method = args.method or default_method(image_shape is not None, n_missing > 0)
     cls = resolve_method(method)
+    if n_missing and not supports_missing(cls):
+        import robustpca
+
+        able = [n for n in robustpca.ESTIMATOR_NAMES if supports_missing(getattr(robustpca, n))]
+        raise InputError(
+            f"{args.input}: {n_missing} cell(s) are missing (empty or NaN), and --method "
+            f"{cls.__name__} cannot fit missing entries; use one of {', '.join(able)}, or "
+            "fill them first"
+        )
     X, center, scale = scale_columns(X_input, args.scale, data.feature_names)
     k = args.n_components
     if isinstance(k, int) and not 1 <= k <= min(X.shape):
@@ -295,6 +318,7 @@ def _run(args) -> int:
     recon = model.reconstruct(X)
     if scale is not None:
         recon = recon * scale + center  # back in the input's units
+    completed = np.where(missing, recon, X_input) if n_missing else X_input
     k_chosen = getattr(model, "n_components_", None)
     if not isinstance(k_chosen, (int, np.integer)):  # 2-D methods: a pair
         k_chosen = model.components_.shape[0]
@@ -309,6 +333,15 @@ def _run(args) -> int:
             _write_csv(
                 tmp / "reconstructions.csv", data.feature_names, recon, index=data.sample_names
             )
+        if n_missing:  # the input with its gaps filled by the fit
+            np.save(tmp / "completed.npy", completed)
+            if completed.size <= CSV_LIMIT:
+                _write_csv(
+                    tmp / "completed.csv",
+                    data.feature_names,
+                    completed,
+                    index=data.sample_names,
+                )
         _write_distances(tmp / "distances.csv", data.sample_names, diag, model)
         if scale is not None:
             _write_csv(
@@ -322,6 +355,8 @@ def _run(args) -> int:
             "kind": data.kind,
             "n_samples": X.shape[0],
             "n_features": n_features,
+            "n_missing": n_missing,
+            "missing_fraction": round(n_missing / X_input.size, 6),
             "method": cls.__name__,
             "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in params.items()},
             "n_components": k_chosen,
@@ -341,7 +376,8 @@ def _run(args) -> int:
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if not args.no_figures:
-            _figures(tmp, model, X, recon, diag, data.sample_names, image_shape)
+            X_shown = np.where(missing, model.reconstruct(X), X) if n_missing else X
+            _figures(tmp, model, X_shown, recon, diag, data.sample_names, image_shape)
     _report(args, summary, diag, data.sample_names)
     return 0
 
@@ -404,6 +440,13 @@ def _report(args, summary, diag, names) -> None:
         f"{summary['n_orthogonal_outliers']} by orthogonal distance)",
         file=out,
     )
+    if summary["n_missing"]:
+        print(
+            f"Missing entries: {summary['n_missing']} "
+            f"({100 * summary['missing_fraction']:.3g}% of the cells), fitted on the observed "
+            "entries; completed.csv holds the table with them filled in",
+            file=out,
+        )
     flagged = np.flatnonzero(diag.outliers)
     if flagged.size:
         top = flagged[np.argsort(-diag.orthogonal_distances[flagged])][:10]

@@ -51,8 +51,10 @@ def read_input(
     ------
     InputError
         With a message naming the file and the problem: missing or unreadable file,
-        non-numeric cells, NaN or infinite values, ragged rows, fewer than 2 samples,
-        images of different sizes.
+        non-numeric cells, infinite values, rows or columns with every cell missing,
+        ragged rows, fewer than 2 samples, images of different sizes. Empty, ``NA``,
+        ``NaN`` and ``null`` cells (and NaN in a ``.npy``) are missing entries: kept
+        as NaN for the fit.
     """
     path = Path(path)
     if not path.exists():
@@ -70,7 +72,7 @@ def read_input(
         )
     if data.kind != "csv" and (index_col is not None or drop):
         raise InputError(f"{path}: --index-col and --drop apply to CSV/TSV tables only")
-    _check_matrix(data.X, path)
+    _check_matrix(data.X, path, data)
     return data
 
 
@@ -86,17 +88,41 @@ def _column_position(spec: str, names: list[str], has_header: bool, option: str,
     )
 
 
-def _check_matrix(X: np.ndarray, path: Path) -> None:
+def _listed(names: list[str], positions: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(names[int(i)]) for i in positions[:limit])
+    return shown + (f" ... ({positions.size} in all)" if positions.size > limit else "")
+
+
+def _check_matrix(X: np.ndarray, path: Path, data: InputData | None = None) -> None:
+    """Shape, no infinity; NaN (empty or NA cells) is missing and fitted, but a row or
+    column with no value at all is refused, by name."""
     if X.ndim != 2 or X.shape[1] == 0:
         raise InputError(f"{path}: expected a 2-D table of numbers, got shape {X.shape}")
     if X.shape[0] < 2:
         raise InputError(f"{path}: at least 2 samples (rows) are needed, got {X.shape[0]}")
-    bad = ~np.isfinite(X)
+    bad = np.isinf(X)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise InputError(
-            f"{path}: {int(bad.sum())} missing, NaN or infinite value(s), the first at "
-            f"sample {i + 1}, feature {j + 1}; remove or impute them first"
+            f"{path}: {int(bad.sum())} infinite value(s), the first at sample {i + 1}, "
+            f"feature {j + 1}; remove them or mark them missing (an empty cell)"
+        )
+    missing = np.isnan(X)
+    if not missing.any():
+        return
+    rows = data.sample_names if data is not None else _default_names("sample", X.shape[0])
+    cols = data.feature_names if data is not None else _default_names("x", X.shape[1])
+    empty = np.flatnonzero(missing.all(axis=1))
+    if empty.size:
+        raise InputError(
+            f"{path}: sample(s) {_listed(rows, empty)} have no value at all (every cell "
+            "missing); remove them"
+        )
+    empty = np.flatnonzero(missing.all(axis=0))
+    if empty.size:
+        raise InputError(
+            f"{path}: column(s) {_listed(cols, empty)} have no value at all (every cell "
+            "missing); remove them or --drop them"
         )
 
 
