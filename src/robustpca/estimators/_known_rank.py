@@ -1,0 +1,379 @@
+r"""Known-rank robust PCA: AccAltProj (Cai, Cai & Wei 2019) and GoDec (Zhou & Tao 2011).
+
+Both split the training data into a low-rank part of rank ``n_components`` and a sparse
+part of gross, entry-wise errors (:mod:`robustpca.solvers.known_rank`), like
+:class:`~robustpca.PrincipalComponentPursuit` but with the rank given instead of a
+penalty: no nuclear norm, so no singular value thresholding of the whole spectrum, and
+an iteration costs a few products with ``r`` columns.
+
+The conventions follow :class:`~robustpca.PrincipalComponentPursuit`: ``low_rank_`` and
+``sparse_`` are the decomposition of the training data, ``mean_`` is zero (the model
+``X = L + S`` has no offset: an offset is one more direction of ``L``),
+``components_`` the right singular vectors of ``low_rank_``, and :meth:`transform`
+projects new samples on them.
+
+Not provided: a ``center`` option, a Dask route (``fit`` on a dask array raises
+``TypeError``) and an array-API solver (array-API inputs are fitted on the host by the
+base class and the fitted arrays moved back).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._validation import check_nonnegative_float, check_positive_int
+from ..solvers.known_rank import solve_accaltproj, solve_godec
+from ._base import BaseSubspaceEstimator
+
+__all__ = ["AccAltProj", "GoDec"]
+
+
+def _positive_or_auto(value, name: str) -> float | None:
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be 'auto' or a positive float, got {value!r}.")
+        return None
+    return check_nonnegative_float(value, name, strict=True)
+
+
+def _check_bool(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} ({value!r}).")
+    return bool(value)
+
+
+class _KnownRankRPCA(BaseSubspaceEstimator):
+    """Shared logic: the rank is ``n_components`` (an int or None), nothing automatic."""
+
+    #: the rank is the method's input: no variance share or "auto"
+    _supports_auto_rank = False
+
+    def transform(self, X):
+        """Coordinates of ``X`` on the fitted low-rank row space.
+
+        ``(X - mean_) @ components_.T``: the orthogonal projection of each sample on the
+        span of the right singular vectors of ``low_rank_`` (``mean_`` is zero), as for
+        :class:`~robustpca.PrincipalComponentPursuit`. New samples are not decomposed:
+        their gross errors are not removed first and enter their coordinates (the
+        ``reconstruction_error`` of such a sample is large, which is what the outlier
+        scores use).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return super().transform(X)
+
+
+_COMMON_PARAMS = r"""
+    max_iter : int, default=100
+        Maximum number of iterations.
+    tol : float, default=1e-7
+        Stop when :math:`\lVert X - L - S\rVert_F \le \mathrm{tol}\,\lVert X\rVert_F`
+        (the paper's criterion) or when the objective (for AccAltProj: and the
+        threshold) changes by at most ``tol`` relative between two iterations (noisy
+        data; our addition).
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` after each iteration (``state.objective``,
+        ``state.components``: the current basis, ``(n_components, n_features)``);
+        returning ``True`` stops.
+    random_state : int, Generator or None, default=None
+        Seeds the random starts and the completion of ``components_`` beyond the rank.
+"""
+
+_COMMON_ATTRS = r"""
+    low_rank_ : ndarray of shape (n_samples, n_features)
+        Recovered low-rank part ``L`` of the training data, rank at most ``n_components``.
+    sparse_ : ndarray of shape (n_samples, n_features)
+        Recovered sparse part ``S``.
+    components_ : ndarray of shape (n_components_, n_features)
+        Right singular vectors of ``low_rank_`` (orthonormal rows); beyond ``rank_``
+        completed by orthonormal directions drawn from ``random_state``.
+    mean_ : ndarray of shape (n_features,)
+        Zeros (the model has no offset).
+    rank_ : int
+        Numerical rank of ``low_rank_`` (singular values above ``max(n, d) * eps`` times
+        the largest), at most ``n_components_``.
+    low_rank_singular_values_ : ndarray of shape (n_components_,)
+        Singular values of ``low_rank_``, decreasing.
+    explained_variance_ : ndarray of shape (n_components_,)
+        ``low_rank_singular_values_ ** 2 / (n_samples - 1)``: the variance of the
+        training scores of ``low_rank_`` along ``components_`` (second moments: no
+        centring).
+    objective_history_ : ndarray
+        The objective after each iteration (see Notes).
+    n_components_, n_features_in_, n_iter_, converged_, stop_reason_
+"""
+
+
+class AccAltProj(_KnownRankRPCA):
+    r"""Robust PCA of known rank by accelerated alternating projections (AccAltProj).
+
+    Cai, Cai & Wei (2019), Algorithm 1: ``X = L + S`` with ``L`` of rank ``r`` and ``S``
+    sparse, by alternating a rank-``r`` truncation of ``X - S`` projected on the tangent
+    space of the current ``L`` with a hard thresholding of ``X - L`` at a level
+    :math:`\zeta_k` that decays geometrically:
+
+    .. math::
+        L_{k+1} = H_r(P_{T_k}(X - S_k)),\quad
+        \zeta_{k+1} = \beta\big(\sigma_{r+1} + \gamma^{k+1}\sigma_1\big)
+                      (P_{T_k}(X - S_k)),\quad
+        S_{k+1} = \mathcal T_{\zeta_{k+1}}(X - L_{k+1}),
+
+    from the initialisation of their Algorithm 3 (two hard thresholdings around a
+    truncated SVD). The tangent-space trick makes the truncation an SVD of a
+    ``2r x 2r`` matrix; an iteration costs about three products of an ``n x d`` array
+    with ``r`` columns. On incoherent problems (rank ``r`` with spread-out singular
+    vectors, a fraction ``alpha`` of corrupted entries per row and column below about
+    :math:`1/(\mu r)`) the iterates converge linearly to the exact ``L`` (their Theorem
+    1), at any magnitude of the errors.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        The rank ``r`` of ``L`` (``None``: ``min(n_samples, n_features)``, which makes
+        ``L = X``; pass the rank).
+    beta : float or 'auto', default='auto'
+        Constant :math:`\beta` of the thresholds; ``'auto'``:
+        :math:`1/(2(nd)^{1/4})` (the authors' code; see Notes).
+    beta_init : float or 'auto', default='auto'
+        Constant :math:`\beta_{init}` of the first thresholding; ``'auto'``: :math:`4\beta`.
+    gamma : float, default=0.5
+        Decay :math:`\gamma \in (0, 1)` of the thresholds. Larger is safer and slower
+        (the authors suggest up to 0.7 for hard problems).
+    trim : bool, default=False
+        Trim the factors before each projection (Algorithm 2, needed by the theory).
+    incoherence : float, default=5.0
+        The incoherence :math:`\mu \ge 1` used by the trimming step.
+    """
+
+    __doc__ += (
+        _COMMON_PARAMS
+        + r"""
+    Attributes
+    ----------
+    beta_, beta_init_ : float
+        The threshold constants used.
+    thresholds_ : ndarray
+        The thresholds :math:`\zeta_{-1}, \zeta_0, \zeta_1, \dots` used."""
+        + _COMMON_ATTRS
+        + r"""
+    Notes
+    -----
+    The objective is the relative residual
+    :math:`\lVert X - L_k - S_k\rVert_F/\lVert X\rVert_F`, the paper's stopping measure.
+
+    Where the paper leaves choices open we follow the authors' MATLAB code (as does the
+    ``rpca`` package): :math:`\beta = 1/(2(nd)^{1/4})`, :math:`\beta_{init} = 4\beta`,
+    :math:`\gamma = 0.5`, no trimming, :math:`\mu = 5` when trimming. Theorem 1 takes
+    :math:`\beta = \mu r/(2\sqrt{nd})`, :math:`\beta_{init} = 4\mu r/\sqrt{nd}` and
+    :math:`\gamma \in (1/\sqrt{12}, 1)`, with the unknown incoherence :math:`\mu`. The
+    trimming follows Algorithm 2 (rows of the factors scaled to at most
+    :math:`\sqrt{\mu r/n}`). The truncated SVDs of the initialisation use ARPACK's
+    Lanczos method (the authors use ``svds``).
+
+    On data that are not exactly low rank plus sparse (``X = L + S + N`` with dense
+    noise ``N``, or real images) the algorithm still drives the residual to zero: as
+    the thresholds decay, ``sparse_`` absorbs every small entry and ends up dense
+    (``X = L + S`` exactly), while ``low_rank_`` stays accurate (on a planted problem
+    with Gaussian noise, its error was a fifth of the noise's norm). Read
+    ``low_rank_``, not the support of ``sparse_``, on such data; GoDec's cardinality
+    bound keeps its ``sparse_`` sparse.
+
+    ``fit`` on a Dask array is not supported, and array-API inputs are fitted on the
+    host (NumPy).
+
+    References
+    ----------
+    H. Cai, J.-F. Cai and K. Wei, "Accelerated alternating projections for robust
+    principal component analysis", Journal of Machine Learning Research 20(20), 2019,
+    Algorithms 1-3 and Theorem 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.estimators._known_rank import AccAltProj
+    >>> rng = np.random.default_rng(0)
+    >>> L = rng.normal(size=(200, 3)) @ rng.normal(size=(3, 150))
+    >>> S = np.where(rng.random(L.shape) < 0.05, 50 * rng.normal(size=L.shape), 0.0)
+    >>> model = AccAltProj(n_components=3, random_state=0).fit(L + S)
+    >>> bool(np.linalg.norm(model.low_rank_ - L) < 1e-6 * np.linalg.norm(L))
+    True
+    """
+    )
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        beta="auto",
+        beta_init="auto",
+        gamma=0.5,
+        trim=False,
+        incoherence=5.0,
+        max_iter=100,
+        tol=1e-7,
+        callback=None,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.beta = beta
+        self.beta_init = beta_init
+        self.gamma = gamma
+        self.trim = trim
+        self.incoherence = incoherence
+        self.max_iter = max_iter
+        self.tol = tol
+        self.callback = callback
+        self.random_state = random_state
+
+    def _fit_solver(self, X, rng, sample_weight=None):
+        beta = _positive_or_auto(self.beta, "beta")
+        beta_init = _positive_or_auto(self.beta_init, "beta_init")
+        gamma = check_nonnegative_float(self.gamma, "gamma", strict=True)
+        if not gamma < 1:
+            raise ValueError(f"gamma={gamma!r} must lie in (0, 1).")
+        incoherence = check_nonnegative_float(self.incoherence, "incoherence")
+        if incoherence < 1:
+            raise ValueError(f"incoherence={incoherence!r} must be >= 1.")
+        return solve_accaltproj(
+            X,
+            self.n_components_,
+            beta=beta,
+            beta_init=beta_init,
+            gamma=gamma,
+            trim=_check_bool(self.trim, "trim"),
+            incoherence=incoherence,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            rng=rng,
+            callback=self.callback,
+        )
+
+
+class GoDec(_KnownRankRPCA):
+    r"""Low-rank + sparse decomposition of known rank and cardinality by GoDec.
+
+    Zhou & Tao (2011), Algorithm 1, for
+
+    .. math:: \min_{L, S} \lVert X - L - S\rVert_F^2 \quad\text{s.t.}\quad
+              \operatorname{rank}(L) \le r,\ \operatorname{card}(S) \le k ,
+
+    alternating :math:`L_t = \text{BRP}_r(X - S_{t-1})`, the bilateral random
+    projection with power iterations (a rank-``r`` approximation from a few products
+    with ``r`` columns, no SVD), and :math:`S_t = P_\Omega(X - L_t)`, keeping the ``k``
+    entries of largest magnitude. The objective never increases (see Notes); with
+    noise, ``X - L - S`` is the noise estimate.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        The rank bound ``r`` (``None``: ``min(n_samples, n_features)``, which makes
+        ``L = X``; pass the rank).
+    card : int or float, default=0.1
+        The cardinality bound ``k`` of ``S``: an int in ``[0, n_samples * n_features]``,
+        or a float in ``[0, 1)``, the fraction of the entries (rounded). Set it from what
+        you know of the corruption: the default is only a placeholder.
+    power : int, default=1
+        Power iterations ``q >= 0`` of the BRP.
+    """
+
+    __doc__ += (
+        _COMMON_PARAMS
+        + r"""
+    Attributes
+    ----------
+    card_ : int
+        The cardinality bound ``k`` used (``sparse_`` has at most ``card_`` non-zeros)."""
+        + _COMMON_ATTRS
+        + r"""
+    Notes
+    -----
+    The objective is the paper's, :math:`\lVert X - L_t - S_t\rVert_F^2`.
+
+    The BRP step is written as in the authors' code: :math:`Y_2 \leftarrow Z^T(ZY_2)`
+    ``power + 1`` times, :math:`Q = \operatorname{qr}(Y_2)`, :math:`L = ZQQ^T` (the best
+    approximation with the row space of the paper's
+    :math:`Y_1(A_2^TY_1)^{-1}Y_2^T`). Our choice: the projection matrix :math:`A_1` is
+    Gaussian at the first iteration and the previous row basis afterwards (warm start),
+    and a step that would fit worse than the previous basis keeps it; so the objective
+    is non-increasing at every iteration, the monotonicity behind the paper's Theorem 1,
+    which fresh random projections at every iteration do not guarantee. The stopping
+    rule is the paper's on the unsquared relative residual, plus a stall test (``tol``).
+
+    ``fit`` on a Dask array is not supported, and array-API inputs are fitted on the
+    host (NumPy).
+
+    References
+    ----------
+    T. Zhou and D. Tao, "GoDec: randomized low-rank & sparse matrix decomposition in
+    noisy case", ICML 2011, problem (1), Algorithm 1 and Theorem 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.estimators._known_rank import GoDec
+    >>> rng = np.random.default_rng(0)
+    >>> L = rng.normal(size=(200, 3)) @ rng.normal(size=(3, 150))
+    >>> mask = rng.random(L.shape) < 0.05
+    >>> S = np.where(mask, 50 * rng.normal(size=L.shape), 0.0)
+    >>> model = GoDec(n_components=3, card=int(mask.sum()), random_state=0).fit(L + S)
+    >>> bool(np.linalg.norm(model.low_rank_ - L) < 1e-6 * np.linalg.norm(L))
+    True
+    """
+    )
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        card=0.1,
+        power=1,
+        max_iter=100,
+        tol=1e-7,
+        callback=None,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.card = card
+        self.power = power
+        self.max_iter = max_iter
+        self.tol = tol
+        self.callback = callback
+        self.random_state = random_state
+
+    def _resolve_card(self, size: int) -> int:
+        card = self.card
+        if isinstance(card, bool) or not isinstance(card, numbers.Real):
+            raise TypeError(f"card must be an int or a float, got {type(card).__name__}.")
+        if isinstance(card, numbers.Integral):
+            if not 0 <= card <= size:
+                raise ValueError(
+                    f"card={card} must be between 0 and n_samples * n_features={size}."
+                )
+            return int(card)
+        if not (np.isfinite(card) and 0.0 <= card < 1.0):
+            raise ValueError(
+                f"card={card!r} as a float must lie in [0, 1) (a fraction of the entries)."
+            )
+        return round(float(card) * size)
+
+    def _fit_solver(self, X, rng, sample_weight=None):
+        card = self._resolve_card(X.size)
+        power = check_positive_int(self.power, "power", minimum=0)
+        return solve_godec(
+            X,
+            self.n_components_,
+            card,
+            power=power,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            rng=rng,
+            callback=self.callback,
+        )

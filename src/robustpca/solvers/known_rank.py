@@ -1,0 +1,442 @@
+r"""Known-rank robust PCA: accelerated alternating projections and GoDec.
+
+Both decompose ``X`` (one sample per row, ``m x n``) into a low-rank part of rank at
+most ``r`` and a sparse part by alternating projections on the two non-convex sets
+(no nuclear or l1 norm: the rank ``r`` is given):
+
+* :func:`solve_accaltproj` -- AccAltProj (Cai, Cai & Wei 2019, Algorithm 1):
+  the low-rank step is a rank-``r`` truncation of ``X - S`` projected on the tangent
+  space of the current iterate (an SVD of a ``2r x 2r`` matrix, never of an ``m x n``
+  one), the sparse step a hard thresholding at a level that decays geometrically;
+* :func:`solve_godec` -- GoDec (Zhou & Tao 2011, Algorithm 1): the low-rank step is the
+  bilateral random projection (BRP) with power iterations, the sparse step keeps the
+  ``k`` largest entries of the residual.
+
+The solvers are pure functions: no validation, no warnings (the estimators of
+:mod:`robustpca.estimators._known_rank` do that). Both return a
+:class:`~robustpca.solvers.SolverResult` whose ``info`` holds ``low_rank``, ``sparse``,
+``low_rank_singular_values``, ``explained_variance`` and ``rank``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import linalg as sla
+from scipy.sparse.linalg import svds
+
+from ..linalg import complete_orthonormal
+from ._result import IterationState, SolverResult, StopReason
+
+__all__ = [
+    "RESIDUAL",
+    "STALLED",
+    "accaltproj_defaults",
+    "hard_threshold",
+    "keep_largest_entries",
+    "solve_accaltproj",
+    "solve_godec",
+    "top_singular_triplets",
+]
+
+#: Stop reason of both solvers: the relative residual of the decomposition.
+RESIDUAL = "relative residual ||X - L - S||_F / ||X||_F below tol"
+#: Stop reason when the objective stalls (noisy data, whose residual does not vanish).
+STALLED = "relative change of the objective below tol"
+#: Below this side (or with ``k >= side - 1``) the truncated SVDs are LAPACK's full SVD.
+LANCZOS_MIN_SIDE = 64
+
+Callback = Callable[[int, IterationState], bool | None]
+
+
+# ---------------------------------------------------------------- thresholding steps
+def hard_threshold(A: np.ndarray, zeta: float) -> np.ndarray:
+    r"""The entries of ``A`` with :math:`|a_{ij}| > \zeta`, zeros elsewhere
+    (:math:`\mathcal T_\zeta` of Cai et al. 2019, eq. 4). A new array."""
+    return np.where(np.abs(A) > zeta, A, 0.0)
+
+
+def keep_largest_entries(A: np.ndarray, k: int) -> np.ndarray:
+    r""":math:`P_\Omega(A)`, ``Omega`` the ``k`` entries of largest magnitude (Zhou & Tao
+    2011, Algorithm 1: the projection on :math:`\{S : \operatorname{card}(S) \le k\}`).
+
+    Ties at the ``k``-th magnitude are broken by position (``numpy.argpartition``), so
+    exactly ``min(k, A.size)`` entries are kept (fewer non-zeros where ``A`` has zeros).
+    """
+    S = np.zeros_like(A)
+    size = A.size
+    if k <= 0 or size == 0:
+        return S
+    if k >= size:
+        S[...] = A
+        return S
+    flat = np.abs(A).ravel()
+    idx = np.argpartition(flat, size - k)[size - k :]
+    S.ravel()[idx] = A.ravel()[idx]
+    return S
+
+
+def top_singular_triplets(A: np.ndarray, k: int, rng: np.random.Generator):
+    """``U (m, k), s (k,), V (n, k)``: the top ``k`` singular triplets, largest first.
+
+    ARPACK's implicitly restarted Lanczos (``scipy.sparse.linalg.svds``, to machine
+    precision, start vector drawn from ``rng``), as the authors' MATLAB code uses ``svds``;
+    LAPACK's SVD for small matrices or ``k`` close to ``min(m, n)``.
+    """
+    side = min(A.shape)
+    if side > LANCZOS_MIN_SIDE and k < side - 1:
+        U, s, Vt = svds(A, k=k, solver="arpack", random_state=rng)
+        order = np.argsort(s)[::-1]
+        return U[:, order], s[order], Vt[order].T
+    U, s, Vt = sla.svd(A, full_matrices=False, check_finite=False)
+    return U[:, :k], s[:k], Vt[:k].T
+
+
+def _frobenius(A: np.ndarray) -> float:
+    return float(np.sqrt(np.einsum("ij,ij->", A, A))) if A.size else 0.0
+
+
+# ------------------------------------------------------------------------ AccAltProj
+def accaltproj_defaults(m: int, n: int) -> tuple[float, float]:
+    r"""Default ``(beta, beta_init)`` of AccAltProj for an ``m x n`` matrix.
+
+    :math:`\beta = 1/(2 (mn)^{1/4})` and :math:`\beta_{init} = 4\beta`: the values of the
+    authors' MATLAB code (also those of the ``rpca`` package). Cai et al.'s Theorem 1
+    takes :math:`\beta = \mu r/(2\sqrt{mn})` and :math:`\beta_{init} = 4\mu r/\sqrt{mn}`,
+    which need the incoherence :math:`\mu` that is unknown in practice.
+    """
+    beta = 1.0 / (2.0 * (float(m) * float(n)) ** 0.25)
+    return beta, 4.0 * beta
+
+
+def _orth_complement_qr(W: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Q, R`` with ``Q R = W`` where ``W`` is already orthogonal to ``basis``; ``Q`` is
+    re-orthogonalised against ``basis`` (Householder QR of a rank-deficient ``W`` gives
+    arbitrary extra columns) and ``R = Q^T W``."""
+    Q = sla.qr(W, mode="economic", check_finite=False)[0]
+    Q -= basis @ (basis.T @ Q)
+    Q = sla.qr(Q, mode="economic", check_finite=False)[0]
+    return Q, Q.T @ W
+
+
+def _tangent_truncation(Z: np.ndarray, U: np.ndarray, V: np.ndarray, r: int):
+    r"""Rank-``r`` truncation of :math:`P_T(Z) = UU^TZ + ZVV^T - UU^TZVV^T`.
+
+    Cai et al. (2019, sec. 2.1, Algorithm 1 lines 6-8): with
+    :math:`Q_1R_1 = (I - UU^T)ZV` and :math:`Q_2R_2 = (I - VV^T)Z^TU`,
+    :math:`P_T(Z) = [U, Q_1]\, M\, [V, Q_2]^T` with
+    :math:`M = \begin{pmatrix} U^TZV & R_2^T\\ R_1 & 0\end{pmatrix}`, so its SVD is that
+    of the ``2r x 2r`` matrix ``M``. Two products of ``Z`` with ``r`` columns, two thin
+    QRs. When ``2r > min(m, n)`` (no room for ``[U, Q_1]``) the projection is formed and
+    LAPACK's SVD taken. Returns ``U, s, V, sigma`` with ``sigma`` every singular value of
+    :math:`P_T(Z)` that was computed (at least ``r + 1`` where they exist, else ``r``).
+    """
+    m, n = Z.shape
+    if 2 * r > min(m, n):
+        ZV = Z @ V
+        UtZ = U.T @ Z
+        P = U @ UtZ + (ZV - U @ (U.T @ ZV)) @ V.T
+        Up, s, Vtp = sla.svd(P, full_matrices=False, check_finite=False)
+        return Up[:, :r], s[:r], Vtp[:r].T, s
+    ZV = Z @ V  # m x r
+    ZtU = Z.T @ U  # n x r
+    core = U.T @ ZV  # U^T Z V
+    Q1, R1 = _orth_complement_qr(ZV - U @ core, U)
+    Q2, R2 = _orth_complement_qr(ZtU - V @ core.T, V)
+    M = np.block([[core, R2.T], [R1, np.zeros((r, r))]])
+    Um, s, Vmt = sla.svd(M, check_finite=False)
+    U_new = U @ Um[:r, :r] + Q1 @ Um[r:, :r]
+    V_new = V @ Vmt[:r, :r].T + Q2 @ Vmt[:r, r:].T
+    return U_new, s[:r], V_new, s
+
+
+def _trim(U: np.ndarray, V: np.ndarray, incoherence: float, r: int):
+    r"""Column and row spaces of :math:`\mathrm{Trim}(L, \mu)` (Cai et al. 2019,
+    Algorithm 2): rows of ``U`` longer than :math:`\sqrt{\mu r/m}` (of ``V``:
+    :math:`\sqrt{\mu r/n}`) are scaled to that length. The tangent space of the trimmed
+    matrix :math:`A\Sigma B^T` only depends on the spans of ``A`` and ``B``, which are
+    returned orthonormalised."""
+    out = []
+    for W in (U, V):
+        cap = np.sqrt(incoherence * r / W.shape[0])
+        norms = np.sqrt(np.einsum("ij,ij->i", W, W))
+        scale = np.minimum(1.0, cap / np.maximum(norms, np.finfo(float).tiny))
+        out.append(sla.qr(W * scale[:, None], mode="economic", check_finite=False)[0])
+    return out[0], out[1]
+
+
+def solve_accaltproj(
+    X: np.ndarray,
+    rank: int,
+    *,
+    beta: float | None = None,
+    beta_init: float | None = None,
+    gamma: float = 0.5,
+    trim: bool = False,
+    incoherence: float = 5.0,
+    max_iter: int = 100,
+    tol: float = 1e-7,
+    rng: np.random.Generator | None = None,
+    callback: Callback | None = None,
+) -> SolverResult:
+    r"""Robust PCA of known rank by accelerated alternating projections (AccAltProj).
+
+    Cai, Cai & Wei (2019), Algorithm 1 with the initialisation of Algorithm 3:
+
+    .. math::
+        S_{-1} = \mathcal T_{\zeta_{-1}}(X),\ \zeta_{-1} = \beta_{init}\sigma_1(X);\quad
+        L_0 = H_r(X - S_{-1});\quad
+        S_0 = \mathcal T_{\zeta_0}(X - L_0),\ \zeta_0 = \beta\sigma_1(L_0);
+
+        L_{k+1} = H_r(P_{\tilde T_k}(X - S_k)),\quad
+        \zeta_{k+1} = \beta\big(\sigma_{r+1}(P_{\tilde T_k}(X - S_k))
+            + \gamma^{k+1}\sigma_1(P_{\tilde T_k}(X - S_k))\big),\quad
+        S_{k+1} = \mathcal T_{\zeta_{k+1}}(X - L_{k+1}),
+
+    with :math:`H_r` the rank-``r`` truncation, :math:`\mathcal T_\zeta` hard
+    thresholding (:func:`hard_threshold`) and :math:`\tilde T_k` the tangent space of the
+    rank-``r`` manifold at :math:`L_k` (at :math:`\mathrm{Trim}(L_k)` with ``trim``), until
+    :math:`\lVert X - L_k - S_k\rVert_F \le \mathrm{tol}\lVert X\rVert_F` (the paper's
+    criterion) or, our addition, until both the threshold and that relative residual
+    change by at most ``tol`` relative between two iterations (a fixed point). On data
+    that are not exactly low rank plus sparse (noise, real images) the residual still
+    vanishes: as ``S`` absorbs the small entries, :math:`X - S_k` approaches the rank-r
+    :math:`L_k`, :math:`\sigma_{r+1}` and the thresholds decay to zero, and ``S`` ends
+    up dense (measured: with Gaussian noise, ``L`` stays within a fifth of the noise
+    level of the truth). The
+    truncation of the projection costs two products of ``X - S`` with ``r`` columns and an
+    SVD of a ``2r x 2r`` matrix (:func:`_tangent_truncation`); the initialisation uses
+    ARPACK's Lanczos SVD (:func:`top_singular_triplets`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+    rank : int
+        The rank ``r`` of the low-rank part, ``1 <= r <= min(m, n)``.
+    beta, beta_init : float or None
+        Threshold constants; ``None``: :func:`accaltproj_defaults`.
+    gamma : float, default=0.5
+        Decay of the thresholds, in ``(0, 1)`` (the paper's theory: :math:`(1/\sqrt{12},
+        1)`; 0.5 is the authors' code's default).
+    trim : bool, default=False
+        Trim the factors before the projection (Algorithm 2). Off by default as in the
+        authors' code: the paper's theory needs it, their experiments do not use it.
+    incoherence : float, default=5.0
+        The :math:`\mu` of the trimming step (the authors' code's default).
+    max_iter, tol : int, float
+        Iteration cap and the relative residual to stop at.
+    rng : numpy.random.Generator
+        Draws the start of the truncated SVDs and the completion of ``components``.
+    callback : callable or None
+        ``callback(iteration, state)``; returning ``True`` stops.
+
+    Returns
+    -------
+    SolverResult
+        ``components`` (r, n): right singular vectors of ``L``; ``objective``: the
+        relative residual after each iteration; ``info``: ``low_rank``, ``sparse``,
+        ``low_rank_singular_values``, ``explained_variance``, ``rank``, ``thresholds``
+        (the :math:`\zeta_k`, from :math:`\zeta_{-1}`), ``beta``, ``beta_init``.
+    """
+    rng = np.random.default_rng(0) if rng is None else rng
+    X = np.asarray(X, dtype=np.float64)
+    m, n = X.shape
+    r = int(rank)
+    default_beta, default_init = accaltproj_defaults(m, n)
+    beta = default_beta if beta is None else float(beta)
+    beta_init = default_init if beta_init is None else float(beta_init)
+    norm_x = _frobenius(X)
+    thresholds: list[float] = []
+    objective: list[float] = []
+
+    # initialisation (Algorithm 3)
+    top = top_singular_triplets(X, 1, rng)[1]
+    thresholds.append(beta_init * float(top[0]) if top.size else 0.0)
+    S = hard_threshold(X, thresholds[-1])
+    U, s, V = top_singular_triplets(X - S, r, rng)
+    thresholds.append(beta * float(s[0]))
+    L = (U * s) @ V.T
+    S = hard_threshold(X - L, thresholds[-1])
+
+    stop_reason, converged, n_iter = StopReason.MAX_ITER, False, 0
+    if norm_x == 0:
+        stop_reason, converged = StopReason.EXACT, True
+        objective.append(0.0)
+    for k in range(1, max_iter + 1 if norm_x > 0 else 1):
+        if trim:
+            Ut, Vt_ = _trim(U, V, incoherence, r)
+        else:
+            Ut, Vt_ = U, V
+        U, s, V, sigma = _tangent_truncation(X - S, Ut, Vt_, r)
+        next_sigma = float(sigma[r]) if sigma.size > r else 0.0
+        thresholds.append(beta * (next_sigma + gamma**k * float(sigma[0])))
+        L = (U * s) @ V.T
+        R = X - L
+        S = hard_threshold(R, thresholds[-1])
+        R -= S
+        objective.append(_frobenius(R) / norm_x)
+        n_iter = k
+        if callback is not None:
+            state = IterationState(k, objective[-1], None, lambda V=V: V.T, lambda: np.zeros(n))
+            if callback(k, state):
+                stop_reason = StopReason.CALLBACK
+                break
+        if objective[-1] <= tol:
+            stop_reason, converged = RESIDUAL, True
+            break
+        levelled = abs(thresholds[-1] - thresholds[-2]) <= tol * thresholds[-2]
+        if k > 1 and levelled and abs(objective[-2] - objective[-1]) <= tol * objective[-2]:
+            stop_reason, converged = STALLED, True
+            break
+    if n_iter == 0:
+        L = (U * s) @ V.T
+    info = {"thresholds": np.asarray(thresholds), "beta": beta, "beta_init": beta_init}
+    run = {"n_iter": n_iter, "converged": converged, "stop_reason": stop_reason}
+    return _result(X, L, S, (U, s, V), r, rng, info, objective=objective, **run)
+
+
+def _result(X, L, S, factors, r, rng, info, **run) -> SolverResult:
+    """The shared result: exact SVD of the factored ``L = U diag(s) V^T`` (orthonormal to
+    rounding whatever the iterations did), its numerical rank and the components;
+    ``run`` holds ``n_iter``, ``converged``, ``stop_reason`` and ``objective``."""
+    m, n = X.shape
+    U, s, V = factors
+    Ru = sla.qr(U, mode="r", check_finite=False)[0][: U.shape[1]]
+    Qv, Rv = sla.qr(V, mode="economic", check_finite=False)
+    sv, bt = sla.svd((Ru * s) @ Rv.T, check_finite=False)[1:]
+    V = Qv @ bt.T
+    top = sv.max(initial=0.0)
+    rank = int(np.count_nonzero(sv > top * max(m, n) * np.finfo(float).eps)) if top > 0 else 0
+    components = complete_orthonormal(V[:, :rank], r, rng).T
+    sv = sv[:r]
+    info = {
+        "low_rank": L,
+        "sparse": S,
+        "rank": rank,
+        "low_rank_singular_values": sv,
+        "explained_variance": sv**2 / max(m - 1, 1),
+        **info,
+    }
+    return SolverResult(
+        components=components,
+        mean=np.zeros(n),
+        weights=None,
+        n_iter=run["n_iter"],
+        converged=run["converged"],
+        stop_reason=run["stop_reason"],
+        objective=np.asarray(run["objective"], dtype=float),
+        info=info,
+    )
+
+
+# ------------------------------------------------------------------------------ GoDec
+def solve_godec(
+    X: np.ndarray,
+    rank: int,
+    card: int,
+    *,
+    power: int = 1,
+    max_iter: int = 100,
+    tol: float = 1e-7,
+    rng: np.random.Generator | None = None,
+    callback: Callback | None = None,
+) -> SolverResult:
+    r"""Low-rank + sparse decomposition of known rank and cardinality by GoDec.
+
+    Zhou & Tao (2011), Algorithm 1, for
+
+    .. math:: \min_{L, S} \lVert X - L - S\rVert_F^2 \quad\text{s.t.}\quad
+              \operatorname{rank}(L) \le r,\ \operatorname{card}(S) \le k ,
+
+    from :math:`L_0 = X, S_0 = 0`:
+
+    .. math::
+        L_t = \text{BRP}_r(X - S_{t-1}),\qquad S_t = P_\Omega(X - L_t),
+
+    ``Omega`` the ``k`` largest entries of :math:`|X - L_t|`
+    (:func:`keep_largest_entries`). The BRP step with ``q = power`` power iterations, in
+    the form of the authors' code: :math:`Y_2 \leftarrow Z^T(Z Y_2)` ``q + 1`` times from
+    the projection matrix :math:`Y_2 = A_1` (``n x r``), :math:`Q = \operatorname{qr}(Y_2)`
+    and :math:`L = ZQQ^T` (with :math:`A_2 = Y_1` this has the row space of the paper's
+    :math:`Y_1(A_2^TY_1)^{-1}Y_2^T` and is the best approximation with that row space).
+    :math:`A_1` is Gaussian at the first iteration and the previous row basis after
+    (a warm start); a step that would fit :math:`Z = X - S_{t-1}` worse than the previous
+    row basis (:math:`\lVert ZQ\rVert_F < \lVert ZQ_{t-1}\rVert_F`, known from the first
+    product) keeps that basis. So every L step does not increase the objective, and the
+    S step is its exact minimiser: the objective never increases (the monotonicity
+    behind the paper's Theorem 1), which a fresh Gaussian :math:`A_1` at every
+    iteration does not guarantee.
+
+    Stops when :math:`\lVert X - L - S\rVert_F \le \mathrm{tol}\lVert X\rVert_F` (the
+    paper's criterion, unsquared) or when the objective decreases by less than ``tol``
+    relative (noisy data, whose residual does not vanish).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+    rank : int
+        Rank bound ``r``, ``1 <= r <= min(m, n)``.
+    card : int
+        Cardinality bound ``k`` of ``S``, ``0 <= k <= m n``.
+    power : int, default=1
+        Power iterations ``q`` of the BRP.
+    max_iter, tol, rng, callback
+        As in :func:`solve_accaltproj`.
+
+    Returns
+    -------
+    SolverResult
+        ``objective``: :math:`\lVert X - L_t - S_t\rVert_F^2` after each iteration;
+        ``info`` as in :func:`solve_accaltproj`, without the thresholds.
+    """
+    rng = np.random.default_rng(0) if rng is None else rng
+    X = np.asarray(X, dtype=np.float64)
+    m, n = X.shape
+    r, k = int(rank), int(card)
+    norm_x2 = float(np.einsum("ij,ij->", X, X)) if X.size else 0.0
+    S = np.zeros_like(X)
+    Q = None
+    objective: list[float] = []
+    stop_reason, converged, n_iter = StopReason.MAX_ITER, False, 0
+    L = X.copy()
+    for t in range(1, max_iter + 1):
+        Z = X - S
+        Y2 = rng.standard_normal((n, r)) if Q is None else Q
+        Y1 = Z @ Y2
+        previous_fit = _frobenius(Y1) if Q is not None else -1.0
+        for step in range(power + 1):
+            if step:
+                Y1 = Z @ Y2
+            Y2 = Z.T @ Y1
+        Q_new = sla.qr(Y2, mode="economic", check_finite=False)[0]
+        ZQ = Z @ Q_new
+        if _frobenius(ZQ) >= previous_fit:
+            Q = Q_new
+        else:  # the previous row basis fits Z better: keep it
+            ZQ = Z @ Q
+        L = ZQ @ Q.T
+        R = X - L
+        S = keep_largest_entries(R, k)
+        R -= S
+        objective.append(float(np.einsum("ij,ij->", R, R)))
+        n_iter = t
+        if callback is not None:
+            state = IterationState(t, objective[-1], None, lambda Q=Q: Q.T, lambda: np.zeros(n))
+            if callback(t, state):
+                stop_reason = StopReason.CALLBACK
+                break
+        if objective[-1] <= tol**2 * norm_x2:
+            stop_reason, converged = RESIDUAL, True
+            break
+        if t > 1 and objective[-2] - objective[-1] <= tol * objective[-2]:
+            stop_reason, converged = STALLED, True
+            break
+    # factors of L = (ZQ) Q^T for the result
+    if Q is None:  # max_iter = 0 is not used by the estimators; keep the shape
+        Q = np.zeros((n, r))
+        ZQ = np.zeros((m, r))
+    Uz, sz, Wt = sla.svd(ZQ, full_matrices=False, check_finite=False)
+    info: dict = {"card": k}
+    run = {"n_iter": n_iter, "converged": converged, "stop_reason": stop_reason}
+    return _result(X, L, S, (Uz, sz, Q @ Wt.T), r, rng, info, objective=objective, **run)
