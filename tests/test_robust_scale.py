@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from robustpca.robust_scale import _medcouple_naive, mad, medcouple
+from robustpca.robust_scale import _medcouple_naive, mad, medcouple, medcouple_columns
 
 
 def test_values_of_r():
@@ -46,3 +46,24 @@ def test_fast_medcouple_equals_the_definition(values):
 def test_fast_medcouple_on_a_larger_sample():
     x = np.random.default_rng(1).lognormal(size=3001)
     assert medcouple(x) == pytest.approx(_medcouple_naive(x), abs=1e-15)
+
+
+@given(
+    st.integers(1, 60).flatmap(
+        lambda n: st.lists(
+            st.lists(st.integers(-20, 20).map(lambda v: v / 4.0), min_size=n, max_size=n),
+            min_size=1,
+            max_size=5,
+        )
+    )
+)
+def test_medcouple_columns_equals_medcouple(columns):
+    """The all-pairs batch route gives medcouple's values, ties included."""
+    Y = np.array(columns, dtype=float).T
+    expected = [medcouple(Y[:, j]) for j in range(Y.shape[1])]
+    np.testing.assert_array_equal(medcouple_columns(Y), expected)
+
+
+def test_medcouple_columns_long_columns_go_one_by_one():
+    Y = np.random.default_rng(0).lognormal(size=(1500, 2))
+    np.testing.assert_allclose(medcouple_columns(Y), [medcouple(Y[:, 0]), medcouple(Y[:, 1])])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAD_CONSTANT", "mad", "medcouple"]
+__all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns"]
 
 #: R's ``mad`` constant, ``1 / Phi^{-1}(3/4)`` rounded as R rounds it (``constant = 1.4826``).
 MAD_CONSTANT = 1.4826
@@ -109,6 +109,71 @@ def medcouple(x) -> float:
     if total % 2:
         return float(order_statistic(half))
     return float(0.5 * (order_statistic(half - 1) + order_statistic(half)))
+
+
+#: Columns up to this length go through the all-pairs route of :func:`medcouple_columns`.
+_PAIRS_MAX_N = 1000
+
+
+def medcouple_columns(Y) -> np.ndarray:
+    """:func:`medcouple` of every column of ``Y`` (2-D), the same values, faster in bulk.
+
+    Columns of at most 1,000 values are done together from all their kernel values
+    (``n^2`` per column, in batches of about four million); longer ones one at a time
+    by :func:`medcouple`. The skew-adjusted outlyingness needs one medcouple per
+    direction, hundreds per fit.
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    n, m = Y.shape
+    if n > _PAIRS_MAX_N or n == 0:
+        return np.array([medcouple(Y[:, j]) for j in range(m)])
+    out = np.empty(m)
+    batch = max(1, 4_000_000 // (n * n))
+    for lo in range(0, m, batch):
+        out[lo : lo + batch] = _medcouple_pairs(Y[:, lo : lo + batch])
+    return out
+
+
+def _medcouple_pairs(Y: np.ndarray) -> np.ndarray:
+    """All-pairs medcouple of each column (the counting of :func:`medcouple`)."""
+    Z = np.sort(Y, axis=0)
+    Z = Z - np.median(Z, axis=0)
+    above, below = (Z > 0.0).sum(axis=0), (Z < 0.0).sum(axis=0)
+    # the core pairs (a > 0 > b) lie in the top `above` and bottom `below` rows
+    a = Z[Z.shape[0] - int(above.max()) :, None, :]
+    b = Z[None, : int(below.max()), :]
+    core = (a > 0.0) & (b < 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        H = np.where(core, (a + b) / (a - b), np.inf).reshape(-1, Z.shape[1])
+    ties = Z.shape[0] - above - below
+    n_minus = ties * below + ties * (ties - 1) // 2
+    n_plus = ties * above + ties * (ties - 1) // 2
+    negative = (H < 0.0).sum(axis=0)
+    total = n_minus + n_plus + above * below + ties
+    half = total // 2
+
+    def core_index(k: np.ndarray) -> np.ndarray:
+        inner = k - n_minus
+        return np.clip(np.where(inner < negative, inner, inner - ties), 0, H.shape[0] - 1)
+
+    low = np.maximum(half - 1, 0)
+    wanted = np.unique(np.concatenate([core_index(half), core_index(low)]))
+    H = np.partition(H, wanted, axis=0) if H.shape[0] else H
+    cols = np.arange(Z.shape[1])
+
+    def order_statistic(k: np.ndarray) -> np.ndarray:
+        inner = k - n_minus
+        if H.shape[0]:
+            value = H[core_index(k), cols]
+        else:
+            value = np.zeros(Z.shape[1])
+        value = np.where((inner >= negative) & (inner < negative + ties), 0.0, value)
+        value = np.where(k < n_minus, -1.0, value)
+        return np.where(k >= total - n_plus, 1.0, value)
+
+    odd = order_statistic(half)
+    even = 0.5 * (order_statistic(low) + odd)
+    return np.where(total % 2 == 1, odd, even)
 
 
 def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -41,9 +41,14 @@ from scipy import stats
 
 from ..rank_selection import select_n_components
 from .mcd import h_alpha_n, minimum_covariance_determinant
-from .outlyingness import outlyingness, univariate_mcd
+from .outlyingness import (
+    AdjustedOutlyingness,
+    fit_adjusted_outlyingness,
+    outlyingness,
+    univariate_mcd,
+)
 
-__all__ = ["ROBPCAResult", "class_pca", "solve_robpca"]
+__all__ = ["ROBPCAResult", "SkewModel", "class_pca", "solve_robpca"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,10 @@ class ROBPCAResult:
     outlyingness : ndarray of shape (n_samples,) or None
         Stahel-Donoho outlyingness of step 3 (None in the MCD shortcut).
     mcd_support : ndarray of bool, shape (n_samples,)
-        Samples kept by the final reweighted MCD.
+        Samples kept by the final reweighted MCD (the final h-subset when ``skew``).
+    adjusted : SkewModel or None
+        With ``skew``: the adjusted outlyingness in the k-dimensional score space, for
+        any sample (rrcov's ``@ao`` on the training data).
     """
 
     components: np.ndarray
@@ -86,6 +94,34 @@ class ROBPCAResult:
     initial_eigenvalues: np.ndarray
     outlyingness: np.ndarray | None
     mcd_support: np.ndarray
+    adjusted: SkewModel | None = None
+
+
+@dataclass(frozen=True)
+class SkewModel:
+    """Adjusted outlyingness of samples in the k-dimensional space of skewed ROBPCA.
+
+    ``(x - origin) @ rotation`` are a sample's coordinates in that space (those the
+    final step measured its outlyingness in), ``outlyingness`` the fitted directions.
+    """
+
+    origin: np.ndarray
+    rotation: np.ndarray
+    outlyingness: AdjustedOutlyingness
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        return self.outlyingness((X - self.origin) @ self.rotation)
+
+
+def _skewed_cutoff(values: np.ndarray) -> float:
+    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence."""
+    from ..robust_scale import medcouple
+
+    mc = medcouple(values)
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    fence = q3 + 1.5 * (np.exp(3.0 * mc) if mc >= 0 else 1.0) * (q3 - q1)
+    inside = values[values < fence]
+    return float(inside.max()) if inside.size else float(values.max())
 
 
 @dataclass(frozen=True)
@@ -158,6 +194,7 @@ def solve_robpca(
     alpha: float = 0.75,
     kmax: int = 10,
     mcd: bool = True,
+    skew: bool = False,
     max_directions: int = 250,
     n_starts: int = 500,
     rng: np.random.Generator | None = None,
@@ -176,7 +213,12 @@ def solve_robpca(
         its default ``alpha`` whether or not ``k`` is given.
     kmax : int, default=10
     mcd : bool, default=True
-        rrcov's shortcut of step 2 for data of small rank.
+        rrcov's shortcut of step 2 for data of small rank (off when ``skew``, as in rrcov).
+    skew : bool, default=False
+        Skew-adjusted ROBPCA (Hubert, Rousseeuw & Verdonck 2009): the adjusted
+        outlyingness (random hyperplane directions drawn from ``direction_rng``, or
+        ``rng`` when it is None) in steps 3 and 5, the medcouple cutoff in step 4, and
+        the mean and covariance of the ``h`` least outlying samples in place of the MCD.
     max_directions : int, default=250
     n_starts : int, default=500
         FAST-MCD starts.
@@ -212,7 +254,7 @@ def solve_robpca(
     h = min(h_alpha_n(alpha, n, kmax), n)  # rrcov's default: kmax, also when k is given
     alpha = h / n  # and the coverage passed on to the MCD steps is h / n, as in rrcov
 
-    if mcd and rank <= min(n // 5, kmax):
+    if mcd and not skew and rank <= min(n // 5, kmax):
         fit = minimum_covariance_determinant(scores, alpha, n_starts=n_starts, random_state=rng)
         values, vectors = np.linalg.eigh(fit.covariance)
         order = np.argsort(values, kind="stable")[::-1]
@@ -232,7 +274,14 @@ def solve_robpca(
             mcd_support=fit.support,
         )
 
-    outl = outlyingness(scores, h, max_directions=max_directions, rng=direction_rng)
+    skew_rng = direction_rng if direction_rng is not None else rng
+    if skew_rng is None:
+        skew_rng = np.random.default_rng(0)
+    if skew:
+        first = fit_adjusted_outlyingness(scores, n_directions=max_directions, rng=skew_rng)
+        outl = first(scores)
+    else:
+        outl = outlyingness(scores, h, max_directions=max_directions, rng=direction_rng)
     h_subset = np.argsort(outl, kind="stable")[:h]
     sub = class_pca(scores[h_subset])
     kmax = min(sub.rank, kmax)
@@ -242,13 +291,31 @@ def solve_robpca(
         centred = scores - sub.center
         basis = sub.loadings[:, :k]
         od = np.linalg.norm(centred - (centred @ basis) @ basis.T, axis=1)
-        od23 = (od ** (2.0 / 3.0))[:, None]
-        location, scale = univariate_mcd(od23, h)
-        cutoff = (location[0] + scale[0] * stats.norm.ppf(0.975)) ** 1.5
+        if skew:
+            cutoff = _skewed_cutoff(od)
+        else:
+            od23 = (od ** (2.0 / 3.0))[:, None]
+            location, scale = univariate_mcd(od23, h)
+            cutoff = (location[0] + scale[0] * stats.norm.ppf(0.975)) ** 1.5
         sub = class_pca(scores[od <= cutoff])
         k = min(sub.rank, k)
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
-    centre2, rot2, values, support = _projected_mcd(X2, sub.eigenvalues, k, alpha, h, rng, n_starts)
+    adjusted = None
+    if skew:  # rrcov's projectAO: the h least outlying samples' mean and covariance
+        model = fit_adjusted_outlyingness(X2, n_directions=max_directions, rng=skew_rng)
+        ao = model(X2)
+        kept = np.zeros(n, dtype=bool)
+        kept[np.argsort(ao, kind="stable")[:h]] = True
+        centre2 = X2[kept].mean(axis=0)
+        values, rot2 = np.linalg.eigh(np.cov(X2[kept], rowvar=False).reshape(k, k))
+        order = np.argsort(values, kind="stable")[::-1]
+        values, rot2, support = np.clip(values[order], 0.0, None), rot2[:, order], kept
+        origin = full.center + sub.center @ full.loadings.T
+        adjusted = SkewModel(origin, full.loadings @ sub.loadings[:, :k], model)
+    else:
+        centre2, rot2, values, support = _projected_mcd(
+            X2, sub.eigenvalues, k, alpha, h, rng, n_starts
+        )
     k = values.size
     rot = full.loadings @ sub.loadings[:, :k]
     centre = full.center + (sub.center + centre2 @ sub.loadings[:, :k].T) @ full.loadings.T
@@ -263,4 +330,5 @@ def solve_robpca(
         initial_eigenvalues=sub.eigenvalues,
         outlyingness=outl,
         mcd_support=support if support is not None else np.ones(n, dtype=bool),
+        adjusted=adjusted,
     )

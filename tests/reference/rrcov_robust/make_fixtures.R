@@ -5,7 +5,9 @@
 #   Rscript tests/reference/rrcov_robust/make_fixtures.R [DATA_DIR]
 # DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Writes, next to
 # this script, one row per (method, table, k) in fits.csv:
-#   method     PcaHubert, PcaLocantore, PcaGrid, PcaProj, PcaCov (rrcov defaults)
+#   method     PcaHubert, PcaLocantore, PcaGrid, PcaProj, PcaCov (rrcov defaults), and
+#              PcaHubertSkew = PcaHubert(skew = TRUE) at k = 1 (in one dimension its
+#              adjusted outlyingness has no random directions, so it is reproducible)
 #   table, k   k = 0 means rrcov chose k itself (k_fitted is what it chose)
 #   eigenvalues, center, loadings  ';'-separated, loadings column-major (p x k)
 #   cutoff_sd, cutoff_od           rrcov's cutoffs (0 = no OD cutoff)
@@ -39,6 +41,18 @@ for (name in names(ks)) {
                 sd = num(fit@sd), od = num(fit@od))
         }
     }
+}
+for (name in names(ks)) {
+    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    set.seed(1)
+    fit <- suppressWarnings(PcaHubert(x, k = 1, skew = TRUE))  # warns: mcd = FALSE is used
+    rows[[length(rows) + 1]] <- data.frame(
+        method = "PcaHubertSkew", table = name, k = 1, k_fitted = fit@k,
+        eigenvalues = num(fit@eigenvalues), center = num(fit@center),
+        loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
+        cutoff_od = num(fit@cutoff.od),
+        flags = paste(which(!fit@flag), collapse = ";"),
+        sd = num(fit@sd), od = num(fit@od))
 }
 write.csv(do.call(rbind, rows), file.path(out_dir, "fits.csv"), row.names = FALSE)
 
