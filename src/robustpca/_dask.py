@@ -15,7 +15,10 @@ the route the NumPy solvers pick (:class:`~robustpca.linalg.WeightedPCAProblem`'
   (one in an iteration where the NumPy Gram route forms residuals explicitly), and one
   last pass forms the ``k x d`` components and the mean by blocked products.
 
-The first pass also checks that ``X`` is finite. ``transform``, ``reconstruct``,
+The first pass also checks that ``X`` is finite; for :class:`~robustpca.PCA` and
+:class:`~robustpca.OptimalMeanPCA` on the tall route it counts the NaN instead, and
+missing entries are then fitted chunk by chunk (:mod:`robustpca._dask_missing`); the
+wide route and the other estimators refuse NaN, saying so. ``transform``, ``reconstruct``,
 ``reconstruction_error``, ``score_samples`` and ``inverse_transform`` of a fitted
 estimator return lazy dask arrays (:func:`lazy_method`).
 
@@ -66,7 +69,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from ._array_api import finish_fit
+from ._dask_missing import counts_pass, fit_missing, lazy_rows, observed_block
 from ._validation import check_n_components, check_sample_weight
+from .losses import L2pLoss
 from .solvers import StopReason
 from .solvers.chunked import combine_parts, moments_pass, rows_block
 from .solvers.chunked_gram import GramPasses
@@ -269,8 +274,14 @@ def _fit_optimal_mean(est, X, run, rng, sample_weight):
         result = solve_optimal_mean_pca_gram(run, k, loss, rng=rng, **iteration)
         per_sample = None
     else:
-        moments = _first_pass(run)
+        counts = counts_pass(run)
+        moments = counts["moments"]
         loss, est.epsilon_ = est._loss_for_scale(float(np.trace(moments.scatter)) / X.shape[0])
+        if counts["n_missing"]:
+            result = fit_missing(est, X, run, counts, loss, rng, **iteration)
+            result.info.pop("final_moments")
+            info = {**result.info, "residuals": lazy_rows(X, result, loss, "residuals")}
+            return replace(result, weights=lazy_rows(X, result, loss, "weights"), info=info)
         result, per_sample = solve_optimal_mean_pca_chunked(
             run, moments, k, loss, rng=rng, **iteration
         )
@@ -301,12 +312,21 @@ def _fit_pca(est, X, run, rng, sample_weight):
         w = check_sample_weight(computed if check_weights else sample_weight, X.shape[0])
         result = solve_weighted_pca_gram(run, est.n_components_, w, rng=rng)
     else:
-        moments = _first_pass(run, sample_weight, check_weights)
+        counts = counts_pass(run, sample_weight, check_weights)
+        moments = counts["moments"]
         if not moments.weight > 0:
             raise ValueError(
                 "sample_weight must have at least one positive entry (all weights are zero)."
             )
-        result = solve_weighted_pca_chunked(moments, est.n_components_, rng=rng)
+        if counts["n_missing"]:  # EM on the observed entries (weights: sample_weight)
+            em = fit_missing(
+                est, X, run, counts, L2pLoss(p=2.0), rng, sample_weight, max_iter=500, tol=1e-9
+            )
+            moments = em.info.pop("final_moments")
+            result = solve_weighted_pca_chunked(moments, est.n_components_, rng=rng)
+            result = replace(em, info=result.info, components=result.components, mean=result.mean)
+        else:
+            result = solve_weighted_pca_chunked(moments, est.n_components_, rng=rng)
     total = result.info.pop("total_variance")
     ev = result.info["explained_variance"]
     result.info["explained_variance_ratio"] = ev / total if total > 0 else np.zeros(ev.size)
@@ -486,6 +506,7 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     else:
         X = row_blocks(X)
         run = runner = DaskPassRunner(X)
+    estimator.n_missing_ = 0  # set by the tall route of PCA and RPCA-OM when NaN are found
     result = fitter(estimator, X, run, rng, sample_weight)
     estimator.n_passes_ = runner.n_passes
     estimator._store(result)
@@ -503,16 +524,25 @@ def _finite(x):
     return x
 
 
-def _transform_block(x, *, mean, components):
-    return (_finite(x) - mean) @ components.T
+def _transform_block(x, *, mean, components, allow_nan=False):
+    fit = observed_block(x, mean, components, allow_nan, _finite)
+    if fit is not None:
+        return fit[1][0]
+    return (x - mean) @ components.T
 
 
-def _reconstruct_block(x, *, mean, components):
-    return ((_finite(x) - mean) @ components.T) @ components + mean
+def _reconstruct_block(x, *, mean, components, allow_nan=False):
+    fit = observed_block(x, mean, components, allow_nan, _finite)
+    if fit is not None:
+        return fit[1][1]
+    return ((x - mean) @ components.T) @ components + mean
 
 
-def _error_block(x, *, mean, components):
-    xc = _finite(x) - mean
+def _error_block(x, *, mean, components, allow_nan=False):
+    fit = observed_block(x, mean, components, allow_nan, _finite)
+    if fit is not None:
+        return fit[1][2]
+    xc = x - mean
     return np.linalg.norm(xc - (xc @ components.T) @ components, axis=1)
 
 
@@ -598,7 +628,11 @@ def lazy_method(estimator, name: str, X):
     mean, C = estimator.mean_, estimator.components_
     if X.numblocks[1] > 1:
         return _lazy_by_columns(name, X, mean, C)
-    params = {"mean": mean, "components": C}
+    params = {
+        "mean": mean,
+        "components": C,
+        "allow_nan": bool(getattr(estimator, "_supports_missing", False)),
+    }
     dtype = np.result_type(X.dtype, C.dtype)
     meta = np.empty((0, 0), dtype=dtype)
     if name == "transform":

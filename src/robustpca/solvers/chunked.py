@@ -253,7 +253,10 @@ def moments_pass(x, rows=None, *, check_finite=False, check_weights=False) -> di
     no pass of its own.
     """
     if check_finite and not np.isfinite(x).all():
-        raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
+        raise ValueError(
+            "Input X contains NaN or infinity; robustpca needs finite data here (a dask "
+            "fit takes missing entries on the tall route of PCA and OptimalMeanPCA only)."
+        )
     if rows is None:
         w = np.ones(x.shape[0])
     else:

@@ -121,7 +121,11 @@ def gram_pass(x, cols=None, *, check_finite=False) -> dict:
     so partial sums add up, and :meth:`GramPasses.first_pass` mirrors the sum once).
     """
     if check_finite and not np.isfinite(x).all():
-        raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
+        raise ValueError(
+            "Input X contains NaN or infinity; robustpca needs finite data here (the wide "
+            "route of a dask fit, n_samples < n_features, does not take missing entries: "
+            "fit the NumPy array)."
+        )
     n, w = x.shape
     mean = x.mean(axis=0, dtype=np.float64)
     G = np.zeros((n, n), order="F")

@@ -1,0 +1,87 @@
+"""Missing entries on the dask route (issue 12): the tall route of PCA and RPCA-OM.
+
+The first pass of those two estimators (:func:`counts_pass`) gathers the moments of the
+complete-data first pass and counts the NaN; with none, the fit goes on exactly as
+without NaN support. With some, :func:`fit_missing` runs the majorize-minimize loop of
+:mod:`robustpca.solvers.missing` in passes (:mod:`robustpca.solvers.chunked_missing`),
+and ``weights_``/``residuals_`` are lazy (:func:`lazy_rows`). The lazy transforms of a
+model that fits missing entries take rows with NaN in blocks of whole rows
+(:func:`observed_block`). The wide (Gram) route, the other estimators and transforms of
+data chunked by columns refuse NaN.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .solvers.chunked import weights_are_local
+from .solvers.chunked_missing import (
+    missing_counts_pass,
+    observed_rows_block,
+    solve_missing_chunked,
+)
+from .solvers.missing import observed_fit, od_correction
+
+__all__ = ["counts_pass", "fit_missing", "lazy_rows", "observed_block"]
+
+
+def counts_pass(run, sample_weight=None, check_weights=False) -> dict:
+    """The first pass of PCA and RPCA-OM on the tall route: the moments (exactly those
+    of the complete-data first pass) and the number of missing entries."""
+    counts = run(missing_counts_pass, sample_weight, check_weights=check_weights)
+    if counts["empty_rows"]:
+        raise ValueError(
+            f"X has {counts['empty_rows']} row(s) with no observed entry (all NaN); drop them."
+        )
+    empty = np.flatnonzero(counts["col_count"] == 0)
+    if counts["n_missing"] and empty.size:
+        shown = ", ".join(str(int(j)) for j in empty[:10])
+        raise ValueError(f"X has columns with no observed entry (all NaN): column(s) {shown}.")
+    return counts
+
+
+def fit_missing(est, X, run, counts, loss, rng, sample_weight=None, **iteration):
+    """The tall-route fit on the observed entries (:mod:`robustpca.solvers.chunked_missing`),
+    with ``weights_``/``residuals_`` lazy (one pass each when computed)."""
+    if not weights_are_local(loss):
+        raise NotImplementedError(
+            f"The tall route of a dask fit handles missing entries with a local weight rule "
+            f"only; {type(loss).__name__} with these parameters needs every residual per "
+            "iteration: fit the NumPy array (X.compute()), or give epsilon > 0."
+        )
+    result = solve_missing_chunked(
+        run, counts, est.n_components_, loss, rng=rng, sample_weight=sample_weight, **iteration
+    )
+    est.n_missing_ = counts["n_missing"]
+    return result
+
+
+def lazy_rows(X, result, loss, which):
+    """``residuals_`` (observed residual norms) or ``weights_`` of a fit, lazily."""
+    return X.map_blocks(
+        observed_rows_block,
+        mean=result.mean,
+        components=result.components,
+        loss=loss,
+        which=which,
+        drop_axis=1,
+        chunks=(X.chunks[0],),
+        dtype=np.float64,
+        meta=np.empty(0),
+    )
+
+
+def observed_block(x, mean, components, allow_nan, finite):
+    """The observed-coordinates fit of a block with NaN (estimators that fit missing
+    entries), else None; infinity (and NaN elsewhere) raises."""
+    if not allow_nan or np.isinf(x).any() or not np.isnan(x).any():
+        finite(x)
+        return None
+    missing = np.isnan(x)
+    if missing.all(axis=1).any():
+        raise ValueError("X has rows with no observed entry (all NaN); drop them.")
+    scores, fitted, r = observed_fit(x, missing, mean, components)
+    p = x.shape[1]
+    od = r * od_correction(p - missing.sum(axis=1), p, components.shape[0])
+    dtype = np.result_type(x.dtype, components.dtype)
+    return missing, tuple(a.astype(dtype, copy=False) for a in (scores, fitted, od))

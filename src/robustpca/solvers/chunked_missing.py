@@ -1,0 +1,155 @@
+r"""Missing entries on the tall chunked route: the majorize-minimize loop of
+:mod:`robustpca.solvers.missing` in passes over row chunks (PCA and RPCA-OM).
+
+The completion of a chunk is a function of the observed entries and the current
+:math:`(b, U)` alone (each row's least-squares fit on its observed coordinates,
+:func:`~robustpca.solvers.missing.observed_fit`), so it is never stored: each pass
+completes every chunk from the previous state, measures the observed residuals
+:math:`r_{O,i}`, weights the rows by the loss (:math:`d_i = h'(r_{O,i}^2)`, a *local*
+rule) and returns the weighted moments of the completed chunk. The eigen step of problem
+(14) then runs in memory on the ``d x d`` scatter: one pass per iteration, as for
+complete data (:mod:`robustpca.solvers.chunked`). The first pass counts the missing
+entries and the observed column sums, from which the first completion (column means)
+is made.
+
+The iterates are those of the in-memory loop except for the start (column means here,
+column medians in memory, which would need another pass), so the fits agree to the
+tolerance, not to rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..linalg import complete_orthonormal
+from ..losses import RobustLoss
+from ._result import IterationState, SolverResult, StopReason
+from .chunked import Moments, WeightedPCAStep, block_moments
+from .missing import observed_fit
+from .reweighting import stopping_test
+
+__all__ = [
+    "missing_counts_pass",
+    "missing_moments_pass",
+    "observed_rows_block",
+    "solve_missing_chunked",
+]
+
+
+def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
+    """First pass: moments (as :func:`~robustpca.solvers.chunked.moments_pass`, valid
+    only when no entry is missing), the number of missing entries and the observed
+    column sums and counts. Infinity raises ``ValueError``."""
+    if np.isinf(x).any():
+        raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
+    w = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
+    if check_weights:
+        if not np.isfinite(w).all():
+            raise ValueError("sample_weight contains NaN or infinity.")
+        if np.any(w < 0):
+            raise ValueError("sample_weight must be non-negative; negative weights were given.")
+    missing = np.isnan(x)
+    n_missing = int(missing.sum())
+    seen = ~missing
+    return {
+        "moments": block_moments(np.where(missing, 0.0, x) if n_missing else x, w),
+        "n_missing": n_missing,
+        "col_sum": np.where(seen, x, 0.0).sum(axis=0),
+        "col_count": seen.sum(axis=0).astype(np.float64),
+        "empty_rows": int(missing.all(axis=1).sum()),
+    }
+
+
+def missing_moments_pass(x, rows=None, *, state, loss, fill) -> dict:
+    """A pass of the loop: complete the chunk from ``state`` (or ``fill`` when ``state``
+    is None), weight its rows by ``loss`` on the observed residuals (``rows``: sample
+    weights, multiplying), and return the weighted moments and the objective."""
+    missing = np.isnan(x)
+    sw = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
+    if state is None:
+        completed = np.where(missing, fill[None, :], x)
+        return {"moments": block_moments(completed, sw), "objective": 0.0}
+    mean, comps = state
+    _, fitted, r = observed_fit(x, missing, mean, comps)
+    completed = np.where(missing, fitted, x)
+    w = sw * loss.weights(r)
+    return {
+        "moments": block_moments(completed, w),
+        "objective": float((sw * loss.rho(r)).sum()),
+    }
+
+
+def observed_rows_block(x, *, mean, components, loss, which) -> np.ndarray:
+    """Observed residual norms (``which='residuals'``) or loss weights of a chunk."""
+    r = observed_fit(x, np.isnan(x), mean, components)[2]
+    return r if which == "residuals" else loss.weights(r)
+
+
+def solve_missing_chunked(
+    run,
+    counts: dict,
+    n_components: int,
+    loss: RobustLoss,
+    *,
+    rng: np.random.Generator,
+    sample_weight=None,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+) -> SolverResult:
+    """The loop of :class:`~robustpca.solvers.missing.MissingPCAProblem` in passes.
+
+    ``counts`` is the result of :func:`missing_counts_pass`; ``loss`` must have a local
+    weight rule (:func:`~robustpca.solvers.chunked.weights_are_local`). Pass ``t``
+    returns the objective :math:`\\sum_i \\rho(r_{O,i})` at state ``t - 1`` and the
+    moments of its completion with its weights; the eigen step gives state ``t``. The
+    loop stops on the relative change of that objective (which never increases); the
+    last state is returned (``n_iter + 1`` passes with the first). ``info['final_moments']``
+    holds the moments the last state was solved from (PCA's explained variance).
+    """
+    fill = counts["col_sum"] / np.maximum(counts["col_count"], 1.0)
+    step = WeightedPCAStep(n_components)
+    moments: Moments = run(missing_moments_pass, sample_weight, state=None, loss=loss, fill=fill)[
+        "moments"
+    ]
+    current = step.solve(moments)
+    history: list[float] = []
+    stop_reason, converged = StopReason.MAX_ITER, False
+    for iteration in range(1, max_iter + 1):
+        basis = complete_orthonormal(current.basis, n_components, rng)
+        out = run(
+            missing_moments_pass,
+            sample_weight,
+            state=(current.mean, basis.T),
+            loss=loss,
+            fill=fill,
+        )
+        history.append(out["objective"])
+        if not out["moments"].weight > 0:
+            stop_reason, converged = StopReason.ALL_CAPPED, True
+            break
+        previous, current = current, step.solve(out["moments"])
+        if callback is not None:
+            state = IterationState(
+                iteration, history[-1], None, lambda b=basis: b.T, lambda m=previous.mean: m
+            )
+            if callback(iteration, state):
+                stop_reason = StopReason.CALLBACK
+                break
+        stop = stopping_test(history, tol)
+        if stop is not None:
+            stop_reason, converged = stop, True
+            break
+    basis = complete_orthonormal(current.basis, n_components, rng)
+    return SolverResult(
+        components=basis.T,
+        mean=current.mean,
+        weights=None,
+        n_iter=len(history),
+        converged=converged,
+        stop_reason=stop_reason,
+        objective=np.asarray(history),
+        info={"final_moments": out["moments"] if history else moments},
+    )
