@@ -217,7 +217,7 @@ def fit_adjusted_outlyingness(
     """
     from ..robust_scale import medcouple_columns
 
-    n, p = X.shape
+    p = X.shape[1]
     B = _hyperplane_normals(X, n_directions, rng, max_tries=max(100, p) * n_directions)
     norms = np.linalg.norm(B, axis=0)
     keep = norms * np.mean(np.abs(X)) > 1e-12
