@@ -62,26 +62,42 @@ __all__ = [
 PCAPP_MAD_CONSTANT = 1.482602218505602
 
 
-def _mad(Y: np.ndarray) -> np.ndarray:
-    med = np.median(Y, axis=0)
-    return np.median(np.abs(Y - med), axis=0) * PCAPP_MAD_CONSTANT
+def _median_rows(P: np.ndarray) -> np.ndarray:
+    """Row medians of ``P`` (m, n), partitioning ``P`` in place (pcaPP's ``median_V``)."""
+    n = P.shape[1]
+    half = (n - 1) // 2
+    if n % 2:
+        P.partition(half, axis=1)
+        return P[:, half].copy()
+    P.partition([half, half + 1], axis=1)
+    return (P[:, half] + P[:, half + 1]) / 2
 
 
-def _sd(Y: np.ndarray) -> np.ndarray:
-    n = Y.shape[0]
+def _mad(P: np.ndarray) -> np.ndarray:
+    D = np.array(P, dtype=np.float64, copy=True)
+    med = _median_rows(D)
+    np.subtract(P, med[:, None], out=D)
+    np.abs(D, out=D)
+    return _median_rows(D) * PCAPP_MAD_CONSTANT
+
+
+def _sd(P: np.ndarray) -> np.ndarray:
+    n = P.shape[1]
     if n < 2:
-        return np.zeros(Y.shape[1:])
-    return np.sqrt(np.sum((Y - Y.mean(axis=0)) ** 2, axis=0) / (n - 1))
+        return np.zeros(P.shape[0])
+    centred = P - P.mean(axis=1, keepdims=True)
+    return np.sqrt(np.sum(centred * centred, axis=1) / (n - 1))
 
 
 def scale_function(name: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The column-wise scale ``S`` of a projection: ``"mad"``, ``"qn"`` or ``"sd"``.
+    """The scale ``S`` of projections: ``"mad"``, ``"qn"`` or ``"sd"``.
 
-    All take an (n, m) array and return the m scales of its columns, with pcaPP's
-    constants (MAD times 1.482602218505602; Qn of :mod:`robustpca.qn_scale`; the
-    standard deviation with ``n - 1``).
+    All take an (m, n) array of ``m`` projections of the ``n`` samples (one per row)
+    and return their ``m`` scales, with pcaPP's constants (MAD times
+    1.482602218505602; Qn of :mod:`robustpca.qn_scale`; the standard deviation with
+    ``n - 1``). The input is not modified.
     """
-    return {"mad": _mad, "sd": _sd, "qn": lambda Y: qn(Y, axis=0)}[name]
+    return {"mad": _mad, "sd": _sd, "qn": lambda P: np.atleast_1d(qn(P, axis=1))}[name]
 
 
 def l1_median(X: np.ndarray, *, max_iter: int = 2000, tol: float = 1e-15) -> np.ndarray:
@@ -228,7 +244,7 @@ def _grid_plane(y_opt, cur_y, nl, split, n_angles, scale):
     cos_sin += [(math.cos(a), math.sin(a)) for a in angles]
     c = np.array([cs[0] for cs in cos_sin])
     s = np.array([cs[1] for cs in cos_sin])
-    proj = y_opt[:, None] * c + cur_y[:, None] * s
+    proj = y_opt * c[:, None] + cur_y * s[:, None]
     scat = scale(proj)
     obj = scat * scat
     best = int(np.argmax(obj))
@@ -245,9 +261,9 @@ def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
     for cur_k in range(k):
         psub = p - cur_k
         if psub == 1:
-            sdev[cur_k] = float(scale(T[:, :1])[0])
+            sdev[cur_k] = float(scale(T[:, :1].T)[0])
             continue
-        order = _rsort_order_rev(scale(T))
+        order = _rsort_order_rev(scale(T.T))
         afin = np.zeros(psub)
         afin[order[0]] = 1.0
         y_opt = T[:, order[0]].copy()
@@ -314,7 +330,7 @@ def _proj_update(X, A, keep, e, score, lam, scale, max_iter, max_halvings):
                 sq = float(vh @ vh)
             vh = vh / math.sqrt(sq)
             t_scores = X @ vh
-            new = float(scale(t_scores[:, None])[0])
+            new = float(scale(t_scores[None, :])[0])
             if new >= lam:
                 break
         if new < lam:
@@ -345,7 +361,7 @@ def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol):
             scat = np.empty(A.shape[0])
             block = max(1, 4_000_000 // max(n, 1))
             for start in range(0, A.shape[0], block):
-                scat[start : start + block] = scale(X @ A[start : start + block].T)
+                scat[start : start + block] = scale(A[start : start + block] @ X.T)
             # pcaPP scans the candidates from the last one, keeping a strict improvement
             best = A.shape[0] - 1 - int(np.argmax(scat[::-1]))
             lam = float(scat[best])
@@ -362,7 +378,7 @@ def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol):
             sdev[i] = lam
         else:
             L[:, i] = _null_last_column(L)
-            sdev[i] = float(scale((X @ L[:, i])[:, None])[0])
+            sdev[i] = float(scale((X @ L[:, i])[None, :])[0])
     return L, sdev, n_iter
 
 
