@@ -44,11 +44,12 @@ for ax, (name, model) in zip(axes, models.items(), strict=True):
 fig.tight_layout()
 
 # %%
-# Classical PCA is pulled towards the planted wines: they inflate its eigenvalues, hence
-# its score-distance scale and its cutoffs, and one of them may hide in the subspace. The
-# robust fit leaves them out of its subspace and its scales, so they stand farther from
-# the bulk; its tighter cutoffs also flag more of the wines in the tails of the table
-# (at the 97.5% quantile, a few per cent of clean data are flagged by construction).
+# Both fits flag the four planted wines, but classical PCA is pulled towards them: they
+# inflate its eigenvalues (its score-distance scales) and the spread of its orthogonal
+# distances, hence its cutoffs, and its subspace tilts towards them. The robust fit leaves
+# them out of its subspace and its scales, so they stand much farther from it, and its
+# tighter cutoffs also flag more of the wines in the tails of the table (at the 97.5%
+# quantile, a few per cent of clean data are flagged by construction).
 #
 # The same flags through the scikit-learn outlier-detector API: ``predict`` is -1 beyond
 # either cutoff, ``decision_function`` is negative there, in units of the cutoffs.
