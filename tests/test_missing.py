@@ -354,3 +354,23 @@ def test_hbk_with_a_tenth_of_its_cells_removed_still_flags_the_documented_outlie
     flagged = model.predict(Xm) == -1
     assert flagged[:14].all(), np.flatnonzero(flagged) + 1
     assert flagged.sum() <= len(X) // 3
+
+
+@pytest.mark.realdata
+def test_occluded_faces_marked_missing_reconstruct_closer_to_the_clean_images(orl):
+    """AT&T faces (32 x 32), 20% of them occluded by a block of 25% of the image: marking
+    the block as missing gives a lower error against the clean images than fitting the
+    occluded pixels, over all images and over the occluded ones."""
+    from robustpca.datasets.corruption import occlude_blocks
+
+    X = np.asarray(orl.data[:200], dtype=np.float64)
+    corrupted, block = occlude_blocks(X, orl.image_shape, random_state=0)
+    gaps = corrupted.copy()
+    gaps[block] = np.nan
+    fitted = quiet(OptimalMeanPCA(10, tol=1e-4), corrupted).reconstruct(corrupted)
+    masked = quiet(OptimalMeanPCA(10, tol=1e-4), gaps).reconstruct(gaps)
+    occluded = block.any(axis=1)
+    for rows in (slice(None), occluded):
+        error_fitted = np.linalg.norm(fitted[rows] - X[rows])
+        error_masked = np.linalg.norm(masked[rows] - X[rows])
+        assert error_masked < 0.8 * error_fitted
