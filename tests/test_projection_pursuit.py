@@ -137,6 +137,25 @@ def test_qn_equals_pcapp_including_small_samples():
     np.testing.assert_allclose(qn(x, axis=0), [qn(c) for c in x.T])
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(101, 400),
+    levels=st.sampled_from([0, 3, 20]),
+)
+def test_qn_selection_equals_the_order_statistic(seed, n, levels):
+    """Croux & Rousseeuw's selection (n > 100) returns the same order statistic as
+    sorting all n(n-1)/2 differences, with ties (levels > 0: discrete data) or without."""
+    import robustpca.qn_scale as qn_module
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, size=n).astype(float) if levels else rng.standard_t(2, size=n)
+    diffs = np.abs(x[:, None] - x[None, :])[np.triu_indices(n, 1)]
+    h = n // 2 + 1
+    expected = np.sort(diffs)[h * (h - 1) // 2 - 1] * qn_module.qn_factor(n)
+    assert qn(x) == pytest.approx(expected, rel=1e-13, abs=1e-300)
+
+
 def test_l1_median_is_the_minimiser():
     """Zero gradient away from the data points; a majority point is its own median."""
     rng = np.random.default_rng(1)
