@@ -78,6 +78,23 @@ def test_accaltproj_large_errors_rectangular():
     assert rel(model.low_rank_, L) < 1e-6
 
 
+def test_default_beta_init_survives_errors_that_dominate_sigma1():
+    """The errors of Candès et al.'s setup (a random sign times 10-50 x the mean |L|, on
+    10% of the entries; 300 x 300, rank 15) dominate sigma_1(X): the authors' beta_init
+    = 4 beta thresholds too high at the start and never recovers (relative error ~1),
+    our default beta_init = beta recovers L (see ``accaltproj_defaults``)."""
+    rng = np.random.default_rng(1)
+    L = rng.standard_normal((300, 15)) @ rng.standard_normal((15, 300))
+    support = rng.random(L.shape) < 0.1
+    magnitude = 10 * np.abs(L).mean() * rng.choice([-1.0, 1.0], L.shape)
+    X = L + np.where(support, magnitude * rng.uniform(1, 5, L.shape), 0.0)
+    model = AccAltProj(n_components=15, tol=1e-9, random_state=0).fit(X)
+    assert model.beta_init_ == model.beta_
+    assert rel(model.low_rank_, L) < 1e-6
+    authors = AccAltProj(n_components=15, beta_init=4 * model.beta_, random_state=0)
+    assert rel(authors.fit(X).low_rank_, L) > 0.1
+
+
 def test_accaltproj_with_trimming_recovers():
     X, L, _, _ = planted(300, r=3, alpha=0.1, seed=2)
     model = AccAltProj(n_components=3, trim=True, tol=1e-9, random_state=0).fit(X)
