@@ -103,7 +103,7 @@ def available(module: str) -> str | None:
     """None if ``module`` imports, else the reason in words."""
     try:
         __import__(module)
-    except Exception as exc:  # noqa: BLE001 - any import failure means "not available"
+    except Exception as exc:  # any import failure means "not available"
         return f"not installed ({type(exc).__name__})"
     return None
 
