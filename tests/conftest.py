@@ -120,3 +120,14 @@ def peak_memory(fn) -> int:
     finally:
         tracemalloc.stop()
     return peak - base
+
+
+def make_estimator(name: str, random_state=0, **params):
+    """``robustpca.<name>(**params)``, seeded where the method has a ``random_state``
+    (deterministic methods such as ProjectionPursuitPCA have none)."""
+    import robustpca
+
+    estimator = getattr(robustpca, name)(**params)
+    if "random_state" in estimator.get_params():
+        estimator.set_params(random_state=random_state)
+    return estimator

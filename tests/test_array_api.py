@@ -24,6 +24,8 @@ from sklearn.exceptions import ConvergenceWarning
 import robustpca
 from robustpca._array_api import fitted_arrays
 
+from .conftest import make_estimator
+
 BACKENDS = ["numpy", "array_api_strict"]
 if importlib.util.find_spec("torch") is not None:
     BACKENDS.append("torch")
@@ -63,7 +65,7 @@ def data(seed=0, n=30, d=8):
 
 
 def make(name):
-    est = getattr(robustpca, name)(n_components=2, random_state=0)
+    est = make_estimator(name, n_components=2)
     if "max_iter" in est.get_params():
         est.set_params(max_iter=30)
     return est

@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 import robustpca
 
-from .conftest import projector
+from .conftest import make_estimator, projector
 
 NAMES = robustpca.ESTIMATOR_NAMES
 #: Short fits on purpose (max_iter caps): ConvergenceWarning is expected noise here.
@@ -40,7 +40,7 @@ SLOW = {"RobustTransferPCA", "RankConstrainedRobustPCA"}
 
 def make(name, **extra):
     """``name`` with 2 components and tight convergence (so both fits reach the optimum)."""
-    est = getattr(robustpca, name)(n_components=2, random_state=0)
+    est = make_estimator(name, n_components=2)
     params = est.get_params()
     if "tol" in params and name not in SLOW:
         extra.setdefault("tol", 1e-8)

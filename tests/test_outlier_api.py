@@ -14,7 +14,7 @@ import robustpca
 from robustpca.diagnostics import outlier_diagnostics, plot_outlier_map
 from robustpca.rank_selection import select_n_components, spherical_spectrum
 
-from .conftest import quiet_fit
+from .conftest import make_estimator, quiet_fit
 
 NAMES = robustpca.ESTIMATOR_NAMES
 AUTO_RANK = [
@@ -43,7 +43,7 @@ def planted(seed=0, n=120, d=6, k=2):
 @pytest.mark.parametrize("name", NAMES)
 def test_predict_agrees_with_the_diagnostics(name):
     X = planted()
-    model = quiet_fit(getattr(robustpca, name)(n_components=2, random_state=0), X)
+    model = quiet_fit(make_estimator(name, n_components=2), X)
     labels = model.predict(X)
     assert labels.dtype.kind == "i" and set(np.unique(labels)) <= {-1, 1}
     diag = outlier_diagnostics(model, X)
@@ -56,7 +56,7 @@ def test_predict_agrees_with_the_diagnostics(name):
     np.testing.assert_array_equal(
         model.predict(new) == -1, outlier_diagnostics(model, new, reference=X).outliers
     )
-    est = getattr(robustpca, name)(n_components=2, random_state=0)
+    est = make_estimator(name, n_components=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         np.testing.assert_array_equal(est.fit_predict(X), labels)
@@ -116,9 +116,9 @@ def test_auto_and_share_choose_the_planted_rank(name):
     rng = np.random.default_rng(5)
     basis = np.linalg.qr(rng.normal(size=(8, 3)))[0]
     X = rng.normal(size=(150, 3)) * [5.0, 4.0, 3.0] @ basis.T + 0.05 * rng.normal(size=(150, 8))
-    model = quiet_fit(getattr(robustpca, name)(n_components=0.99, random_state=0), X)
+    model = quiet_fit(make_estimator(name, n_components=0.99), X)
     assert model.n_components_ == 3 and model.components_.shape == (3, 8)
-    auto = quiet_fit(getattr(robustpca, name)(n_components="auto", random_state=0), X)
+    auto = quiet_fit(make_estimator(name, n_components="auto"), X)
     if name == "PCA":
         eigenvalues = np.linalg.svd(X - X.mean(axis=0), compute_uv=False) ** 2
         expected = select_n_components(eigenvalues, "auto", kmax=8)
@@ -155,7 +155,7 @@ def test_hbk_is_not_flagged_wholesale(shared_data, name):
     finds the ten bad leverage points."""
     X = np.loadtxt(shared_data / "rrcov" / "hbk.csv", delimiter=",", skiprows=1)
     for k in (1, 2):
-        model = quiet_fit(getattr(robustpca, name)(n_components=k, random_state=0), X)
+        model = quiet_fit(make_estimator(name, n_components=k), X)
         flagged = model.predict(X) == -1
         assert flagged.sum() <= len(X) // 3, (k, np.flatnonzero(flagged) + 1)
         assert flagged[:10].all(), (k, np.flatnonzero(flagged) + 1)

@@ -22,6 +22,8 @@ PCA                 classical PCA with sample weights and the same diagnostics.
 ROBPCA              ROBPCA (Hubert, Rousseeuw & Vanden Branden 2005), rrcov's PcaHubert.
 SphericalPCA        spherical PCA (Locantore et al. 1999), rrcov's PcaLocantore.
 CovariancePCA       PCA of a robust covariance, the MCD by default (rrcov's PcaCov).
+ProjectionPursuitPCA  projection pursuit (Croux et al.), rrcov's PcaGrid and PcaProj.
+AccAltProj, GoDec   known-rank robust PCA (Cai, Cai & Wei 2019; Zhou & Tao 2011).
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
@@ -36,16 +38,19 @@ from .estimators import (
     PCA,
     R1PCA,
     ROBPCA,
+    AccAltProj,
     AdaptiveNeighborsPCA,
     CappedRobust2DPCA,
     ConvexOptimalMeanPCA,
     CovariancePCA,
     GeneralizedMeanPCA,
+    GoDec,
     KernelL21PCA,
     L21TwoDPCA,
     OptimalMeanPCA,
     OutlierPursuit,
     PrincipalComponentPursuit,
+    ProjectionPursuitPCA,
     RankConstrainedRobustPCA,
     Robust2DPCA,
     RobustTransferPCA,
@@ -78,6 +83,9 @@ ESTIMATOR_NAMES = (
     "ROBPCA",
     "SphericalPCA",
     "CovariancePCA",
+    "ProjectionPursuitPCA",
+    "AccAltProj",
+    "GoDec",
 )
 
 __all__ = [
@@ -89,16 +97,19 @@ __all__ = [
     "PCA",
     "R1PCA",
     "ROBPCA",
+    "AccAltProj",
     "AdaptiveNeighborsPCA",
     "CappedRobust2DPCA",
     "ConvexOptimalMeanPCA",
     "CovariancePCA",
     "GeneralizedMeanPCA",
+    "GoDec",
     "KernelL21PCA",
     "L21TwoDPCA",
     "OptimalMeanPCA",
     "OutlierPursuit",
     "PrincipalComponentPursuit",
+    "ProjectionPursuitPCA",
     "RankConstrainedRobustPCA",
     "Robust2DPCA",
     "RobustTransferPCA",

@@ -7,11 +7,13 @@ from ._covariance_pca import CovariancePCA
 from ._generalized_mean import GeneralizedMeanPCA
 from ._hq import HQPCA
 from ._kernel_l21 import KernelL21PCA
+from ._known_rank import AccAltProj, GoDec
 from ._l1 import L1PCA
 from ._l21 import L21PCA
 from ._l21_two_d import L21TwoDPCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
+from ._projection_pursuit import ProjectionPursuitPCA
 from ._r1 import R1PCA
 from ._robpca import ROBPCA
 from ._spherical import SphericalPCA
@@ -26,17 +28,20 @@ __all__ = [
     "PCA",
     "R1PCA",
     "ROBPCA",
+    "AccAltProj",
     "AdaptiveNeighborsPCA",
     "BaseSubspaceEstimator",
     "CappedRobust2DPCA",
     "ConvexOptimalMeanPCA",
     "CovariancePCA",
     "GeneralizedMeanPCA",
+    "GoDec",
     "KernelL21PCA",
     "L21TwoDPCA",
     "OptimalMeanPCA",
     "OutlierPursuit",
     "PrincipalComponentPursuit",
+    "ProjectionPursuitPCA",
     "RankConstrainedRobustPCA",
     "Robust2DPCA",
     "RobustTransferPCA",
