@@ -110,6 +110,25 @@ html_theme_options = {
 }
 html_sidebars = {"index": []}
 html_show_sourcelink = False
+# "fit()" rather than "OptimalMeanPCA.fit()" in the page tables of contents
+toc_object_entries_show_parents = "hide"
+
+# MathJax comes from its CDN (Sphinx's default). To read the pages offline, point
+# ROBUSTPCA_DOCS_MATHJAX2 at a local MathJax 2 (Debian: libjs-mathjax,
+# /usr/share/javascript/mathjax/MathJax.js); the screenshots of the pages were taken so.
+if os.environ.get("ROBUSTPCA_DOCS_MATHJAX2"):
+    mathjax_path = (
+        Path(os.environ["ROBUSTPCA_DOCS_MATHJAX2"]).resolve().as_uri()
+        + "?config=TeX-AMS-MML_HTMLorMML"
+    )
+    mathjax2_config = {
+        "tex2jax": {
+            "inlineMath": [["\\(", "\\)"]],
+            "displayMath": [["\\[", "\\]"]],
+            "processEscapes": True,
+            "processEnvironments": True,
+        }
+    }
 
 intersphinx_mapping = {}  # the build needs no network (links to other projects are plain)
 

@@ -18,7 +18,6 @@ from sklearn.exceptions import ConvergenceWarning
 from robustpca import L21PCA, PCA, OptimalMeanPCA
 from robustpca.datasets import load_digits_images, occlude_blocks
 from robustpca.metrics import total_reconstruction_error
-from robustpca.plotting import montage
 
 digits = load_digits_images()
 clean = digits.data / 16.0  # pixels in [0, 1]
@@ -47,15 +46,17 @@ with warnings.catch_warnings():
 # %%
 # The occluded images, and what each method makes of them
 # --------------------------------------------------------
-# :func:`~robustpca.plotting.montage` puts images side by side (``plot_gallery`` draws
-# the same rows on a figure of its own, for scripts that save it).
+# Ten occluded digits (columns): clean, occluded, and each method's reconstruction
+# (rows), on one grey scale.
 panels = {"clean": clean, "occluded": occluded, **reconstructions}
-fig, axes = plt.subplots(len(panels), 1, figsize=(9, 6))
-for ax, (label, images) in zip(axes, panels.items(), strict=True):
-    ax.imshow(montage(images[hit[:12]], digits.image_shape), cmap="gray", vmin=0, vmax=1)
-    ax.set_ylabel(label, rotation=0, ha="right", va="center")
-    ax.set_xticks([])
-    ax.set_yticks([])
+shown = hit[:10]
+fig, axes = plt.subplots(len(panels), len(shown), figsize=(9, 5.2))
+for row, (label, images) in zip(axes, panels.items(), strict=True):
+    for ax, i in zip(row, shown, strict=True):
+        ax.imshow(images[i].reshape(digits.image_shape), cmap="gray", vmin=0, vmax=1)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    row[0].set_ylabel(label, rotation=0, ha="right", va="center")
 fig.suptitle("10 components, fitted on the occluded digits")
 
 # %%
@@ -83,5 +84,6 @@ ax.set_ylabel("distance to the clean image")
 ax.legend(
     [plt.Rectangle((0, 0), 1, 1, fc="tab:blue"), plt.Rectangle((0, 0), 1, 1, fc="tab:orange")],
     ["clean images", "occluded images"],
+    loc="upper left",
 )
 plt.show()
