@@ -230,20 +230,12 @@ def _grid_plane(y_opt, cur_y, nl, split, n_angles, scale):
     Returns ``(new_loading, new_complement, scale, objective)`` of the first angle
     that attains the largest squared scale (pcaPP's strict ``>`` in evaluation order).
     """
-    asin_nl = math.asin(nl)
     sm1 = n_angles - 1 if n_angles > 1 else 1
-    split_fact = math.pi * split
-    angles = []
-    if nl and abs(nl) < 1e-6:
-        cos_sin = [(1.0, 0.0)]
-    else:
-        cos_sin = []
     end = n_angles - 1 if split == 1.0 else n_angles
-    for i in range(end):
-        angles.append((i / sm1 - 0.5) * split_fact + asin_nl)
-    cos_sin += [(math.cos(a), math.sin(a)) for a in angles]
-    c = np.array([cs[0] for cs in cos_sin])
-    s = np.array([cs[1] for cs in cos_sin])
+    angles = (np.arange(end) / sm1 - 0.5) * (math.pi * split) + math.asin(nl)
+    c, s = np.cos(angles), np.sin(angles)
+    if nl and abs(nl) < 1e-6:  # pcaPP tries the current direction first
+        c, s = np.r_[1.0, c], np.r_[0.0, s]
     proj = y_opt * c[:, None] + cur_y * s[:, None]
     scat = scale(proj)
     obj = scat * scat
