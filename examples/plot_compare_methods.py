@@ -3,7 +3,7 @@ Every estimator on one problem
 ==============================
 
 All estimators of ``robustpca.ESTIMATOR_NAMES`` on the occluded-digits problem of
-:ref:`the first example <sphx_glr_auto_examples_plot_occluded_digits.py>`, at 12
+:ref:`the occluded-digits example <sphx_glr_auto_examples_plot_occluded_digits.py>`, at 12
 components: the error of the reconstructions against the *clean* images (lower is
 better) and the fit time. The 2-D methods take the images as 8 x 8 matrices
 (``image_shape``); their ``n_components`` is the pair of ranks ``(k1, k2)``, here
