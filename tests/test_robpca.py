@@ -236,3 +236,33 @@ def test_skew_spares_the_long_tail_of_skewed_inliers(seed):
     assert np.all(plain[:15] == -1) and np.all(skew[:15] == -1)
     assert np.sum(plain[15:] == -1) > 20
     assert np.sum(skew[15:] == -1) <= 10
+
+
+def _predict_rows():
+    with open(REFERENCE / "predict.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    out: dict = {}
+    for r in rows:
+        out.setdefault((r["table"], int(r["k"])), []).append(r)
+    return out
+
+
+PREDICT = _predict_rows()
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(PREDICT))
+def test_predict_on_held_out_rows_matches_rrcov(shared_data, table, k):
+    """Fitted without every 4th row, as the R script fits PcaHubert: the held-out rows'
+    distances and flags equal those rrcov's predict() gives."""
+    X = load_table(shared_data, table)
+    held = np.arange(3, X.shape[0], 4)
+    model = ROBPCA(n_components=k, random_state=0).fit(np.delete(X, held, axis=0))
+    ref = PREDICT[(table, k)]
+    diag = outlier_diagnostics(model, X[held])
+    sd = np.array([float(r["sd"]) for r in ref])
+    od = np.array([float(r["od"]) for r in ref])
+    np.testing.assert_allclose(diag.score_distances, sd, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(diag.orthogonal_distances, od, rtol=1e-7, atol=1e-9)
+    regular = np.array([r["flag"] == "1" for r in ref])
+    np.testing.assert_array_equal(model.predict(X[held]) == 1, regular)

@@ -4,7 +4,8 @@
 # r-cran-pcapp):
 #   Rscript tests/reference/rrcov_robust/make_fixtures.R [DATA_DIR]
 # DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Writes, next to
-# this script, one row per (method, table, k) in fits.csv:
+# this script fits.csv, mcd.csv and predict.csv (described above each); fits.csv has one
+# row per (method, table, k):
 #   method     PcaHubert, PcaLocantore, PcaGrid, PcaProj, PcaCov (rrcov defaults), and
 #              PcaHubertSkew = PcaHubert(skew = TRUE) at k = 1 (in one dimension its
 #              adjusted outlyingness has no random directions, so it is reproducible)
@@ -71,3 +72,27 @@ for (name in c("hbk", "bushfire", "wood", "starsCYG")) {
     }
 }
 write.csv(do.call(rbind, mcd), file.path(out_dir, "mcd.csv"), row.names = FALSE)
+
+# predict.csv: PcaHubert fitted without every 4th row (k = 1, 2), then rrcov's predict()
+# on the held-out rows: their score and orthogonal distances with the fit's eigenvalues
+# and centre, and the flag by the fit's cutoffs (rrcov's definitions on new data)
+pred <- list()
+for (name in names(ks)) {
+    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    held <- seq(4, nrow(x), by = 4)
+    for (k in 1:2) {
+        set.seed(1)
+        fit <- PcaHubert(x[-held, , drop = FALSE], k = k)
+        scores <- predict(fit, newdata = x[held, , drop = FALSE])[, 1:k, drop = FALSE]
+        sd <- sqrt(mahalanobis(scores, rep(0, k), diag(fit@eigenvalues, ncol = k)))
+        centred <- sweep(x[held, , drop = FALSE], 2, fit@center)
+        od <- sqrt(rowSums((centred - scores %*% t(fit@loadings))^2))
+        regular <- sd <= fit@cutoff.sd
+        if (fit@cutoff.od > 0) regular <- regular & od <= fit@cutoff.od
+        pred[[length(pred) + 1]] <- data.frame(
+            table = name, k = k, row = held, sd = sprintf("%.17g", sd),
+            od = sprintf("%.17g", od),
+            flag = as.integer(regular))
+    }
+}
+write.csv(do.call(rbind, pred), file.path(out_dir, "predict.csv"), row.names = FALSE)
