@@ -374,3 +374,32 @@ def test_occluded_faces_marked_missing_reconstruct_closer_to_the_clean_images(or
         error_fitted = np.linalg.norm(fitted[rows] - X[rows])
         error_masked = np.linalg.norm(masked[rows] - X[rows])
         assert error_masked < 0.8 * error_fitted
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10_000), rate=st.floats(0.02, 0.15))
+def test_masking_exact_entries_changes_the_subspace_little(seed, rate):
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(15, 2)))[0]
+    X = 1.0 + 3.0 * rng.normal(size=(80, 2)) @ basis.T
+    Xm = X.copy()
+    Xm[rng.random(X.shape) < rate] = np.nan
+    Xm[np.isnan(Xm).all(axis=1), 0] = X[np.isnan(Xm).all(axis=1), 0]
+    # (RPCA-OM stops at tol=1e-6 on the relative objective change, which on exact data,
+    # whose residuals all shrink to zero, leaves a subspace error of order 1e-3)
+    for cls, bound in ((PCA, 1e-4), (OptimalMeanPCA, 1e-2)):
+        model = quiet(cls(2, random_state=0), Xm)
+        assert sine(model.components_, basis) < bound, cls.__name__
+
+
+def test_pca_sample_weights_with_gaps_equal_repeated_rows():
+    _, Xm, *_ = planted(seed=9, n=60, d=8, k=2, outliers=0.0)
+    w = np.random.default_rng(0).integers(1, 4, size=60)
+    weighted = PCA(2).fit(Xm, sample_weight=w)
+    repeated = PCA(2).fit(np.repeat(Xm, w, axis=0))
+    np.testing.assert_allclose(
+        weighted.components_.T @ weighted.components_,
+        repeated.components_.T @ repeated.components_,
+        atol=1e-6,
+    )
+    np.testing.assert_allclose(weighted.mean_, repeated.mean_, atol=1e-6)
