@@ -214,10 +214,11 @@ def solve_accaltproj(
     vanishes: as ``S`` absorbs the small entries, :math:`X - S_k` approaches the rank-r
     :math:`L_k`, :math:`\sigma_{r+1}` and the thresholds decay to zero, and ``S`` ends
     up dense (measured: with Gaussian noise, ``L`` stays within a fifth of the noise
-    level of the truth). The
-    truncation of the projection costs two products of ``X - S`` with ``r`` columns and an
-    SVD of a ``2r x 2r`` matrix (:func:`_tangent_truncation`); the initialisation uses
-    ARPACK's Lanczos SVD (:func:`top_singular_triplets`).
+    level of the truth).
+
+    The truncation of the projection costs two products of ``X - S`` with ``r``
+    columns and an SVD of a ``2r x 2r`` matrix (:func:`_tangent_truncation`); the
+    initialisation uses ARPACK's Lanczos SVD (:func:`top_singular_triplets`).
 
     Parameters
     ----------
