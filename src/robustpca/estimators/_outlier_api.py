@@ -54,10 +54,9 @@ class OutlierDetectorMixin:
         """
         from .._array_api import to_numpy
 
-        by_methods = getattr(self, "_reference_by_methods", False)  # KernelL21PCA
         if getattr(self, "_supports_missing", False) and getattr(self, "n_missing_", 0):
-            by_methods = True  # NaN in the training data: the observed-entries fits
-        if by_methods:
+            return _observed_distances(self, X)  # NaN in the training data
+        if getattr(self, "_reference_by_methods", False):  # KernelL21PCA: its own methods
             return (
                 np.asarray(to_numpy(self.transform(X)), dtype=np.float64),
                 np.asarray(to_numpy(self.reconstruction_error(X)), dtype=np.float64),
@@ -178,6 +177,21 @@ class OutlierDetectorMixin:
         ndarray of shape (n_samples,), dtype int
         """
         return self.fit(X, **kwargs).predict(X)
+
+
+def _observed_distances(model, X):
+    """Scores and corrected ODs of training data with NaN, on the host (the fit may have
+    moved its attributes to the input's array namespace; the data came back here)."""
+    from .._array_api import to_numpy
+    from ..solvers.missing import observed_fit, od_correction
+
+    Xh = np.asarray(to_numpy(X), dtype=np.float64)
+    missing = np.isnan(Xh)
+    comps = np.asarray(to_numpy(model.components_), dtype=np.float64)
+    mean = np.asarray(to_numpy(model.mean_), dtype=np.float64)
+    scores, _, r = observed_fit(Xh, missing, mean, comps)
+    p, k = Xh.shape[1], comps.shape[0]
+    return scores, r * od_correction(p - missing.sum(axis=1), p, k)
 
 
 def _to_input_namespace(values: np.ndarray, X):
