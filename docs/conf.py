@@ -108,7 +108,8 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": []}
+# pages with no sub-pages: no empty "Section Navigation" column
+html_sidebars = {"index": [], "which-method": [], "rrcov": [], "performance": []}
 html_show_sourcelink = False
 # "fit()" rather than "OptimalMeanPCA.fit()" in the page tables of contents
 toc_object_entries_show_parents = "hide"
