@@ -73,20 +73,25 @@ def _median_rows(P: np.ndarray) -> np.ndarray:
     return (P[:, half] + P[:, half + 1]) / 2
 
 
-def _mad(P: np.ndarray) -> np.ndarray:
-    D = np.array(P, dtype=np.float64, copy=True)
+def _mad(P: np.ndarray, overwrite: bool = False) -> np.ndarray:
+    # the MAD of a row does not depend on its order, so the partitioned rows serve
+    D = P if overwrite else np.array(P, dtype=np.float64, copy=True)
     med = _median_rows(D)
-    np.subtract(P, med[:, None], out=D)
+    np.subtract(D, med[:, None], out=D)
     np.abs(D, out=D)
     return _median_rows(D) * PCAPP_MAD_CONSTANT
 
 
-def _sd(P: np.ndarray) -> np.ndarray:
+def _sd(P: np.ndarray, overwrite: bool = False) -> np.ndarray:
     n = P.shape[1]
     if n < 2:
         return np.zeros(P.shape[0])
     centred = P - P.mean(axis=1, keepdims=True)
     return np.sqrt(np.sum(centred * centred, axis=1) / (n - 1))
+
+
+def _qn(P: np.ndarray, overwrite: bool = False) -> np.ndarray:
+    return np.atleast_1d(qn(P, axis=1))
 
 
 def scale_function(name: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -95,9 +100,9 @@ def scale_function(name: str) -> Callable[[np.ndarray], np.ndarray]:
     All take an (m, n) array of ``m`` projections of the ``n`` samples (one per row)
     and return their ``m`` scales, with pcaPP's constants (MAD times
     1.482602218505602; Qn of :mod:`robustpca.qn_scale`; the standard deviation with
-    ``n - 1``). The input is not modified.
+    ``n - 1``). The input is not modified unless ``overwrite=True`` (a temporary).
     """
-    return {"mad": _mad, "sd": _sd, "qn": lambda P: np.atleast_1d(qn(P, axis=1))}[name]
+    return {"mad": _mad, "sd": _sd, "qn": _qn}[name]
 
 
 def l1_median(X: np.ndarray, *, max_iter: int = 2000, tol: float = 1e-15) -> np.ndarray:
@@ -237,7 +242,7 @@ def _grid_plane(y_opt, cur_y, nl, split, n_angles, scale):
     if nl and abs(nl) < 1e-6:  # pcaPP tries the current direction first
         c, s = np.r_[1.0, c], np.r_[0.0, s]
     proj = y_opt * c[:, None] + cur_y * s[:, None]
-    scat = scale(proj)
+    scat = scale(proj, overwrite=True)
     obj = scat * scat
     best = int(np.argmax(obj))
     return float(s[best]), float(c[best]), float(scat[best]), float(obj[best])
@@ -353,7 +358,7 @@ def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol):
             scat = np.empty(A.shape[0])
             block = max(1, 4_000_000 // max(n, 1))
             for start in range(0, A.shape[0], block):
-                scat[start : start + block] = scale(A[start : start + block] @ X.T)
+                scat[start : start + block] = scale(A[start : start + block] @ X.T, overwrite=True)
             # pcaPP scans the candidates from the last one, keeping a strict improvement
             best = A.shape[0] - 1 - int(np.argmax(scat[::-1]))
             lam = float(scat[best])
