@@ -66,10 +66,9 @@ from functools import partial
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from ._array_api import finish_fit
-from ._dask_missing import counts_pass, fit_missing, lazy_rows, observed_block
+from ._dask_missing import counts_pass, fit_missing, lazy_rows
 from ._validation import check_n_components, check_sample_weight
 from .losses import L2pLoss
 from .solvers import StopReason
@@ -517,136 +516,6 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
                 setattr(estimator, name, value.astype(np.float32))  # lazy for dask arrays
 
 
-# --------------------------------------------------------------------------- transforms
-def _finite(x):
-    if not np.isfinite(x).all():
-        raise ValueError("Input X contains NaN or infinity.")
-    return x
-
-
-def _transform_block(x, *, mean, components, allow_nan=False):
-    fit = observed_block(x, mean, components, allow_nan, _finite)
-    if fit is not None:
-        return fit[1][0]
-    return (x - mean) @ components.T
-
-
-def _reconstruct_block(x, *, mean, components, allow_nan=False):
-    fit = observed_block(x, mean, components, allow_nan, _finite)
-    if fit is not None:
-        return fit[1][1]
-    return ((x - mean) @ components.T) @ components + mean
-
-
-def _error_block(x, *, mean, components, allow_nan=False):
-    fit = observed_block(x, mean, components, allow_nan, _finite)
-    if fit is not None:
-        return fit[1][2]
-    xc = x - mean
-    return np.linalg.norm(xc - (xc @ components.T) @ components, axis=1)
-
-
-def _inverse_block(z, *, mean, components):
-    return z @ components + mean
-
-
-def _column_chunks(n_rows: int, n_cols: int) -> tuple[int, ...]:
-    """Column chunks for an output with row chunks of ``n_rows``: blocks of about
-    dask's ``array.chunk-size``."""
-    dask, _ = _dask()
-    limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size")) // 8
-    width = max(1, limit // max(n_rows, 1))
-    q, rem = divmod(n_cols, width)
-    return (width,) * q + ((rem,) if rem else ()) if q else (n_cols,)
-
-
-def _lazy_inverse(estimator, Z):
-    _, da = _dask()
-    C, mean = estimator.components_, estimator.mean_
-    k = C.shape[0]
-    if _is_dask(Z) and Z.dtype.kind in "biu":  # as NumPy: integers take the model's dtype
-        Z = Z.astype(C.dtype)
-    Z = as_float_array(Z, keep_float32=True)
-    if Z.shape[1] != k:
-        raise ValueError(
-            f"X must have shape (n_samples, {k}) for inverse_transform, got {tuple(Z.shape)}."
-        )
-    Z = row_blocks(Z)
-    dtype = np.result_type(Z.dtype, C.dtype)
-    cols = _column_chunks(max(Z.chunks[0], default=1), C.shape[1])
-    if len(cols) == 1:
-        return Z.map_blocks(
-            _inverse_block,
-            chunks=(Z.chunks[0], cols),
-            dtype=dtype,
-            meta=np.empty((0, 0), dtype=dtype),
-            mean=mean,
-            components=C,
-        )
-    return Z @ da.from_array(C, chunks=((k,), cols)) + da.from_array(mean, chunks=(cols,))
-
-
-def _lazy_by_columns(name, X, mean, C):
-    """The transforms of ``X`` chunked by columns: blocked products, summed over the
-    column chunks (no block holds a whole row)."""
-    _, da = _dask()
-    Xc = X.map_blocks(_finite, dtype=X.dtype, meta=np.empty((0, 0), dtype=X.dtype))
-    Xc = Xc - da.from_array(mean, chunks=(X.chunks[1],))
-    Ct = da.from_array(C.T, chunks=(X.chunks[1], (C.shape[0],)))
-    Z = Xc @ Ct
-    if name == "transform":
-        return Z
-    if name == "reconstruct":
-        return Z @ Ct.T + da.from_array(mean, chunks=(X.chunks[1],))
-    R = Xc - Z @ Ct.T
-    return da.sqrt((R * R).sum(axis=1))
-
-
-def lazy_method(estimator, name: str, X):
-    """Apply ``estimator.<name>`` to the dask array ``X``, lazily (nothing is computed).
-
-    ``name`` is ``'transform'``, ``'reconstruct'``, ``'reconstruction_error'``
-    (``score_samples`` negates it) or ``'inverse_transform'``, computed with the NumPy
-    formulas of :class:`~robustpca.estimators._base.BaseSubspaceEstimator` (float32
-    stays float32, other dtypes are cast to float64). The result is chunked like the
-    rows of ``X``. With one chunk of columns each block is mapped on its own; with
-    several (wide data), the products are summed over the column chunks and
-    ``reconstruct`` keeps the chunks of ``X``. ``inverse_transform`` output has blocks
-    of about dask's ``array.chunk-size`` along the features.
-    """
-    check_is_fitted(estimator)
-    if name == "inverse_transform":
-        return _lazy_inverse(estimator, X)
-    if name not in ("transform", "reconstruct", "reconstruction_error"):
-        raise ValueError(f"{name!r} has no lazy dask version.")
-    X = as_float_array(X, keep_float32=True)
-    if X.shape[1] != estimator.n_features_in_:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
-            f"{estimator.n_features_in_} features as input."
-        )
-    mean, C = estimator.mean_, estimator.components_
-    if X.numblocks[1] > 1:
-        return _lazy_by_columns(name, X, mean, C)
-    params = {
-        "mean": mean,
-        "components": C,
-        "allow_nan": bool(getattr(estimator, "_supports_missing", False)),
-    }
-    dtype = np.result_type(X.dtype, C.dtype)
-    meta = np.empty((0, 0), dtype=dtype)
-    if name == "transform":
-        k = C.shape[0]
-        return X.map_blocks(
-            _transform_block, chunks=(X.chunks[0], (k,)), dtype=dtype, meta=meta, **params
-        )
-    if name == "reconstruct":
-        return X.map_blocks(_reconstruct_block, dtype=dtype, meta=meta, **params)
-    return X.map_blocks(
-        _error_block,
-        drop_axis=1,
-        chunks=(X.chunks[0],),
-        dtype=dtype,
-        meta=np.empty(0, dtype=dtype),
-        **params,
-    )
+# the lazy transforms (transform, reconstruct, ...) live in ._dask_transforms; imported
+# last because they use the validation helpers above
+from ._dask_transforms import lazy_method  # noqa: E402
