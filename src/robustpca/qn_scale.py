@@ -66,7 +66,7 @@ def _qn_raw_sorted(y: np.ndarray) -> float:
     knew = k + jhelp
     n_left, n_right = jhelp, n * n
     rows = np.arange(1, n)
-    while n_right - n_left > n:
+    while n_right - n_left > 4 * n:  # pcaPP: > n; the rest is partitioned
         i = rows[left[1:] < right[1:]]
         weight = right[i] - left[i]
         work = y[i] - y[n - (left[i] + weight // 2) - 1]
