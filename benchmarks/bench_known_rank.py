@@ -9,7 +9,12 @@ Usage (from the repository root)::
 The comparison codes are optional and run where they import:
 
 * ``rpca`` (PyPI ``rpca``, ``rpca.RobustPCA``): a port of the authors' MATLAB
-  AccAltProj, given the rank, with its defaults (``tol=1e-5``, ``max_iter=100``);
+  AccAltProj, given the rank, with its defaults (``tol=1e-5``, ``max_iter=100``,
+  ``beta_init = 4 beta``), and once more with our default ``beta_init = beta`` (the
+  algorithm as ours then, up to two differences of that port: it first subtracts
+  the column means, and it takes zeta_0 from the smallest of the top ``r``
+  singular values, ``svds`` returning them in ascending order; its ``low_rank_ +
+  mean_`` is compared with ``L``);
 * hyperspy's ``hyperspy.learn.rpca_godec``: the semi-soft GoDec of Zhou & Tao's code
   (soft thresholding at ``lambda1 = 1/sqrt(n)`` instead of a cardinality bound; its
   defaults ``power=0``, ``tol=1e-3``, ``maxiter=1000`` unless ``--hyperspy-maxiter``).
@@ -84,11 +89,14 @@ def ours_pcp(X, r, support, seed):
     return m.low_rank_, m.sparse_, m.n_iter_
 
 
-def rpca_accaltproj(X, r, support, seed):
+def rpca_accaltproj(X, r, support, seed, same_beta_init=False):
     from rpca import RobustPCA
 
-    m = RobustPCA(n_components=r, verbose=False).fit(X)
-    return m.low_rank_, m.sparse_, int(m.end_iter_)
+    beta = 1.0 / (2.0 * (X.shape[0] * X.shape[1]) ** 0.25)  # its default beta
+    kwargs = {"beta_init": beta} if same_beta_init else {}
+    m = RobustPCA(n_components=r, verbose=False, **kwargs).fit(X)
+    # it decomposes X - mean_ (the column means): its estimate of L is low_rank_ + mean_
+    return m.low_rank_ + m.mean_, m.sparse_, int(m.end_iter_)
 
 
 def hyperspy_godec(X, r, support, seed, maxiter=1000):
@@ -134,6 +142,11 @@ def codes(args):
         ("robustpca AccAltProj", ours_accaltproj, None),
         ("robustpca GoDec", ours_godec, None),
         ("rpca AccAltProj", rpca_accaltproj, available("rpca")),
+        (
+            "rpca AccAltProj, beta_init=beta (ours)",
+            lambda X, r, sup, seed: rpca_accaltproj(X, r, sup, seed, same_beta_init=True),
+            available("rpca"),
+        ),
         (
             "hyperspy GoDec (semi-soft)",
             lambda X, r, sup, seed: hyperspy_godec(X, r, sup, seed, args.hyperspy_maxiter),
