@@ -229,48 +229,39 @@ def _rsort_order_rev(values: np.ndarray) -> np.ndarray:
     return np.array(idx[::-1], dtype=np.intp)
 
 
-def _grid_plane(y_opt, cur_y, nl, split, n_angles, scale):
-    """pcaPP's ``GridPlane``: the best of the angles around ``asin(nl)`` in one plane.
-
-    Returns ``(new_loading, new_complement, scale, objective)`` of the first angle
-    that attains the largest squared scale (pcaPP's strict ``>`` in evaluation order).
-    """
-    sm1 = n_angles - 1 if n_angles > 1 else 1
-    end = n_angles - 1 if split == 1.0 else n_angles
-    angles = (np.arange(end) / sm1 - 0.5) * (math.pi * split) + math.asin(nl)
-    c, s = np.cos(angles), np.sin(angles)
-    if nl and abs(nl) < 1e-6:  # pcaPP tries the current direction first
-        c, s = np.r_[1.0, c], np.r_[0.0, s]
-    proj = y_opt * c[:, None] + cur_y * s[:, None]
-    scat = scale(proj, overwrite=True)
-    obj = scat * scat
-    best = int(np.argmax(obj))
-    return float(s[best]), float(c[best]), float(scat[best]), float(obj[best])
-
-
 def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
-    """pcaPP's ``CPCAGrid::Calc`` on centred data ``Y``: loadings (p, p) and k scales."""
+    """pcaPP's ``CPCAGrid::Calc`` on centred data ``Y``: loadings (p, k) and k scales.
+
+    For each component, ``GridPlane`` is inlined: in the plane of the current direction
+    (its projections ``y_opt``) and the axis ``cur_p``, the angles
+    ``(i / (n_angles - 1) - 0.5) * pi * 2^-it + asin(loading)`` are tried at once and the
+    first with the largest squared scale kept (pcaPP's strict ``>`` in evaluation order).
+    """
     p = Y.shape[1]
     L = np.eye(p)
     sdev = np.zeros(k)
-    T = np.array(Y, dtype=np.float64, copy=True)
+    T = np.array(Y.T, dtype=np.float64, order="C")  # one contiguous row per axis
+    sm1 = n_angles - 1 if n_angles > 1 else 1
+    offsets = [  # the grid of refinement it; the first spans pi, without its end point
+        (np.arange(n_angles - 1 if it == 0 else n_angles) / sm1 - 0.5) * (math.pi * 0.5**it)
+        for it in range(max_iter + 1)
+    ]
     n_iter = 0
     for cur_k in range(k):
         psub = p - cur_k
         if psub == 1:
-            sdev[cur_k] = float(scale(T[:, :1].T)[0])
+            sdev[cur_k] = float(scale(T[:1])[0])
             continue
-        order = _rsort_order_rev(scale(T.T))
+        order = _rsort_order_rev(scale(T))
         afin = np.zeros(psub)
         afin[order[0]] = 1.0
-        y_opt = T[:, order[0]].copy()
+        y_opt = T[order[0]].copy()
         obj_best, scat_best, afin_best = 0.0, 0.0, afin.copy()
         best_obj = cur_scat = 0.0
-        for i in range(max_iter + 1):
-            split = 0.5**i
+        for it in range(max_iter + 1):
             for j in range(psub):
                 cur_p = order[j]
-                cur_y = T[:, cur_p]
+                cur_y = T[cur_p]
                 dl = float(afin[cur_p])
                 if abs(dl) == 1.0:
                     continue
@@ -279,12 +270,22 @@ def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
                     y_opt = (y_opt - cur_y * dl) / dcl
                     afin /= dcl
                     afin[cur_p] = 0.0
-                nl, ncl, cur_scat, best_obj = _grid_plane(y_opt, cur_y, dl, split, n_angles, scale)
+                angles = offsets[it] + math.asin(dl)  # GridPlane
+                c, s = np.cos(angles), np.sin(angles)
+                if dl and abs(dl) < 1e-6:  # pcaPP tries the current direction first
+                    c, s = np.r_[1.0, c], np.r_[0.0, s]
+                proj = np.multiply.outer(c, y_opt)
+                proj += np.multiply.outer(s, cur_y)
+                scat = scale(proj, overwrite=True)
+                obj = scat * scat
+                best = int(np.argmax(obj))
+                nl, ncl = float(s[best]), float(c[best])
+                cur_scat, best_obj = float(scat[best]), float(obj[best])
                 y_opt = y_opt * ncl + cur_y * nl  # AddLoading
                 afin *= ncl
                 afin[cur_p] = nl
             afin /= math.sqrt(float(afin @ afin))
-            if i == 0 or obj_best <= best_obj:
+            if it == 0 or obj_best <= best_obj:
                 obj_best, afin_best, scat_best = best_obj, afin.copy(), cur_scat
             n_iter += 1
         sdev[cur_k] = scat_best
@@ -298,7 +299,7 @@ def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
             H -= np.outer(v, v)
         proj_sorted = H[:, order]
         L[:, cur_k:] = L[:, cur_k:] @ proj_sorted
-        T = T @ proj_sorted[:, 1:]
+        T = proj_sorted[:, 1:].T @ T
     return L[:, :k], sdev, n_iter
 
 
