@@ -10,12 +10,12 @@ from sklearn.base import clone
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant
 from ._base import BaseSubspaceEstimator
-from ._rrcov_common import RrcovFamilyMixin
+from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin
 
 __all__ = ["CovariancePCA"]
 
 
-class CovariancePCA(RrcovFamilyMixin, BaseSubspaceEstimator):
+class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     r"""PCA of a robust covariance: the eigenvectors and eigenvalues of a robust scatter.
 
     The plug-in approach (Croux & Haesbroeck 2000): estimate the centre and covariance

@@ -11,11 +11,12 @@ from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.robpca import solve_robpca
 from ._base import BaseSubspaceEstimator
+from ._rrcov_common import ImputationEMMixin
 
 __all__ = ["ROBPCA"]
 
 
-class ROBPCA(BaseSubspaceEstimator):
+class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     r"""ROBPCA: projection pursuit for the h-subset, then a reweighted MCD in k dimensions.
 
     Hubert, Rousseeuw & Vanden Branden (2005), computed as R's rrcov ``PcaHubert``

@@ -1,20 +1,25 @@
-"""What the rrcov-family estimators (spherical and covariance PCA) share.
+"""What the rrcov-family estimators (ROBPCA, spherical, covariance PCA) share.
 
-They fit every axis at once and choose ``k`` on the fit's own spectrum, so the base
-class's rank selection (which would cost a second fit) is replaced by a resolution
-inside ``_fit_solver``: :meth:`RrcovFamilyMixin._finish_axes`.
+* They fit every axis at once and choose ``k`` on the fit's own spectrum, so the base
+  class's rank selection (which would cost a second fit) is replaced by a resolution
+  inside ``_fit_solver``: :meth:`RrcovFamilyMixin._finish_axes`.
+* Missing entries: :class:`ImputationEMMixin`, the iterative robust imputation of
+  Serneels & Verdonck (2008).
 """
 
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_positive_int
 from ..linalg import complete_orthonormal
 from ..rank_selection import select_n_components
 from ..solvers import SolverResult, StopReason
+from ..solvers.missing import initial_fill, observed_fit
 
 
 class RrcovFamilyMixin:
@@ -64,3 +69,68 @@ class RrcovFamilyMixin:
             objective=np.array([float(np.sum(eigenvalues[:k]))]),
             info={"explained_variance": eigenvalues[:k]},
         )
+
+
+class ImputationEMMixin:
+    r"""Missing entries by iterated robust imputation (Serneels & Verdonck 2008).
+
+    The gaps are first filled with their column's observed median; then, until the
+    filled values stop moving, the method is fitted to the completed data and each row's
+    gaps are refilled from its least-squares fit on its observed coordinates to the
+    robust subspace (:func:`~robustpca.solvers.missing.observed_fit`). This is the EM
+    algorithm of classical PCA with missing data, with the robust fit in the M-step, as
+    Serneels & Verdonck proposed for ROBPCA; an outlying row therefore cannot pull the
+    imputations of the others, and its own gaps are filled on the robust subspace. There
+    is no objective to decrease (the robust fits are not M-estimators of one criterion):
+    the iteration stops when the largest change of a filled value is below ``1e-4``
+    times the spread of the data (``converged_``), or after 100 refits with a
+    ``ConvergenceWarning``.
+    ``n_iter_`` counts the refits. Every refit draws the same random numbers, so that
+    the search of the robust fit does not change from one iteration to the next.
+
+    References
+    ----------
+    S. Serneels, T. Verdonck, "Principal component analysis for data containing outliers
+    and missing elements", Computational Statistics & Data Analysis 52(3), 1712-1727,
+    2008.
+    """
+
+    _supports_missing = True
+    #: Refits at most, and the relative change of the filled entries that stops them.
+    _em_max_iter = 100
+    _em_tol = 1e-4
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None) -> SolverResult:
+        seed = int(rng.integers(2**63))
+        filled = initial_fill(X, missing)
+        scale = max(float(np.abs(filled - np.median(filled, axis=0)).max()), 1e-300)
+        result = None
+        for iteration in range(1, self._em_max_iter + 1):
+            result = self._fit_solver(filled, np.random.default_rng(seed), sample_weight)
+            _, fitted, _ = observed_fit(X, missing, result.mean, result.components)
+            change = float(np.max(np.abs(fitted[missing] - filled[missing]), initial=0.0))
+            filled[missing] = fitted[missing]
+            if change <= self._em_tol * scale:
+                return _with_iterations(result, iteration, StopReason.TOLERANCE, True)
+        warnings.warn(
+            f"{type(self).__name__}: the imputed entries still moved by {change:.3g} "
+            f"(more than {self._em_tol:g} of the data's spread) after {self._em_max_iter} "
+            "refits; the fit uses the last imputation.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+        reason = f"imputation not settled after {self._em_max_iter} refits"
+        return _with_iterations(result, self._em_max_iter, reason, False)
+
+
+def _with_iterations(result: SolverResult, n_iter: int, reason: str, converged: bool):
+    return SolverResult(
+        components=result.components,
+        mean=result.mean,
+        weights=result.weights,
+        n_iter=n_iter,
+        converged=converged,
+        stop_reason=reason,
+        objective=result.objective,
+        info=result.info,
+    )

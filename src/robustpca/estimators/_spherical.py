@@ -8,12 +8,12 @@ from .._validation import check_nonnegative_float
 from ..solvers import SolverResult
 from ..solvers.spherical import solve_spherical_pca
 from ._base import BaseSubspaceEstimator
-from ._rrcov_common import RrcovFamilyMixin
+from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin
 
 __all__ = ["SphericalPCA"]
 
 
-class SphericalPCA(RrcovFamilyMixin, BaseSubspaceEstimator):
+class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     r"""Spherical PCA: axes of the data projected on the unit sphere about the spatial median.
 
     Locantore, Marron, Simpson, Tripoli, Zhang & Cohen (1999), as rrcov's
