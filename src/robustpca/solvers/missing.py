@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from ..linalg import WeightedPCAProblem, complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
@@ -60,8 +61,6 @@ __all__ = [
     "solve_weighted_pca_missing",
 ]
 
-#: Entries of the ``k x k`` blocks formed per chunk of rows (bounds the scratch memory).
-_CHUNK_ENTRIES = 1 << 22
 #: Eigenvalues of ``U_O U_O^T`` below this are treated as zero (unidentified scores).
 _RANK_RTOL = 1e-10
 
@@ -78,16 +77,18 @@ def initial_fill(X: np.ndarray, missing: np.ndarray) -> np.ndarray:
 
 
 def _normal_matrices(missing_rows: np.ndarray, components: np.ndarray) -> np.ndarray:
-    """``U_O U_O^T = I - U_M U_M^T`` for each row of the boolean ``missing_rows``."""
+    """``U_O U_O^T = I - U_M U_M^T`` for each row of the boolean ``missing_rows``.
+
+    One sparse product: the rows' missing (or, when most entries are missing, observed)
+    pattern times the ``d x k^2`` table of the products ``U_{jl} U_{jm}``, so the cost is
+    ``k^2`` per missing entry rather than per coordinate.
+    """
     k, d = components.shape
-    outer = (components[:, None, :] * components[None, :, :]).reshape(k * k, d).T  # d x k^2
-    r = missing_rows.shape[0]
-    out = np.empty((r, k * k))
-    step = max(1, _CHUNK_ENTRIES // max(d, 1))
-    for start in range(0, r, step):
-        block = missing_rows[start : start + step].astype(np.float64)
-        out[start : start + step] = block @ outer
-    return np.eye(k)[None, :, :] - out.reshape(r, k, k)
+    outer = (components.T[:, :, None] * components.T[:, None, :]).reshape(d, k * k)
+    use_missing = missing_rows.mean() <= 0.5
+    pattern = sparse.csr_matrix(missing_rows if use_missing else ~missing_rows, dtype=np.float64)
+    products = np.asarray(pattern @ outer).reshape(-1, k, k)
+    return np.eye(k)[None, :, :] - products if use_missing else products
 
 
 def _solve_psd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -184,10 +185,10 @@ def pca_basis(X0: np.ndarray, n_components: int, rng: np.random.Generator) -> np
 class _MissingSubspace:
     """A weighted-PCA solution on one completion; ``residuals()`` re-completes."""
 
-    def __init__(self, problem: MissingPCAProblem, sub):
+    def __init__(self, problem: MissingPCAProblem, sub, shift=None):
         self._problem, self._sub = problem, sub
         self._basis = sub.basis()
-        self._mean = sub.mean()
+        self._mean = sub.mean() if shift is None else sub.mean() + shift
         self.eigvals = sub.eigvals
         self.total_scatter = getattr(sub, "total_scatter", None)
         self.sq_norms = None
@@ -251,10 +252,15 @@ class MissingPCAProblem:
         return float(np.einsum("ij,ij->", centred, centred)) / self.n_samples
 
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> _MissingSubspace:
+        # wide data: the completion is centred first, so that the Gram route forms its
+        # matrix by one product (linalg.raw_centred_gram) instead of by centred blocks
+        shift = self.X.mean(axis=0) if self.X.shape[0] < self.X.shape[1] else None
+        X = self.X if shift is None else self.X - shift
+        offset = self.offset if shift is None or self.offset is None else self.offset - shift
         inner = WeightedPCAProblem(
-            self.X, self.n_components, self.rng, center=self.with_mean, offset=self.offset
+            X, self.n_components, self.rng, center=self.with_mean, offset=offset
         )
-        return _MissingSubspace(self, inner.solve(weights, residuals=False))
+        return _MissingSubspace(self, inner.solve(weights, residuals=False), shift)
 
 
 @dataclass(frozen=True, eq=False)
