@@ -111,7 +111,7 @@ def sections() -> list[Section]:
             names.append(name)
         if not names:
             continue
-        title = ENTRY_POINT_MODULES.get(module_name, f"``{module_name}``")
+        title = ENTRY_POINT_MODULES.get(module_name, module_name)
         out.append(Section(title, module_name, names, module_name not in PLAIN_TEXT_DOCSTRINGS))
     return out
 
