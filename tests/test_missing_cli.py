@@ -9,7 +9,9 @@ import json
 import numpy as np
 import pytest
 
+import robustpca
 from robustpca import cli
+from robustpca.cli._fit import default_method, supports_missing
 
 
 def planted_with_gaps(n=80, d=10, k=2, n_out=8, rate=0.1, seed=0):
@@ -44,7 +46,9 @@ def test_missing_cells_are_fitted_by_default_and_completed(tmp_path, capsys, tok
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_missing"] == int(mask.sum())
     assert summary["missing_fraction"] == pytest.approx(mask.mean(), abs=1e-6)
-    assert summary["method"] == "OptimalMeanPCA"  # the default that fits missing entries
+    # the default for tables (ROBPCA), or the first default that fits missing entries
+    assert summary["method"] == default_method(False, has_missing=True)
+    assert supports_missing(getattr(robustpca, summary["method"]))
     completed = read_table(out / "completed.csv")
     np.testing.assert_allclose(completed[~mask], X[~mask], rtol=1e-12)
     assert np.isfinite(completed).all()
