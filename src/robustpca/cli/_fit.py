@@ -89,7 +89,7 @@ def supports_missing(cls) -> bool:
 
 def default_method(is_images: bool, has_missing: bool = False) -> str:
     """The ``--method`` used when none is given (:data:`DEFAULT_METHOD`); with missing
-    entries, the first candidate that fits them (ROBPCA does not: RPCA-OM then)."""
+    entries, the first candidate whose class fits them (``_supports_missing``)."""
     import robustpca
 
     candidates = DEFAULT_METHOD["images" if is_images else "table"]
