@@ -295,6 +295,8 @@ def test_auto_rank_share_and_none():
         ({"update": "yes"}, TypeError, "update"),
         ({"update_max_iter": 0}, ValueError, "update_max_iter"),
         ({"max_halvings": -1}, ValueError, "max_halvings"),
+        ({"candidates": "eachobs"}, ValueError, "candidates"),
+        ({"n_candidates": 0}, ValueError, "n_candidates"),
         ({"n_components": "all"}, ValueError, "n_components"),
         ({"n_components": 5}, ValueError, "n_components"),
     ],
@@ -304,9 +306,27 @@ def test_bad_parameters_name_themselves(params, error, match):
         ProjectionPursuitPCA(**params).fit(np.random.default_rng(0).normal(size=(20, 3)))
 
 
+@pytest.mark.parametrize("candidates", ["lincomb", "sphere"])
+def test_extra_candidates_only_add_to_the_search(candidates):
+    """The data points stay among the candidates (no update on either side), so the
+    first robust eigenvalue can only grow (here from 2.9 to about 5: 12 points in 4
+    dimensions are few candidates); the draws follow random_state."""
+    X = np.random.default_rng(0).normal(size=(12, 4)) * [3.0, 2.0, 1.0, 0.5]
+    plain = ProjectionPursuitPCA(2, method="proj", update=False).fit(X)
+    fits = [
+        ProjectionPursuitPCA(
+            2, method="proj", candidates=candidates, n_candidates=500, random_state=seed
+        ).fit(X)
+        for seed in (0, 0, 1)
+    ]
+    assert fits[0].explained_variance_[0] > 1.5 * plain.explained_variance_[0]
+    np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
+    assert not np.array_equal(fits[0].components_, fits[2].components_)
+
+
 @pytest.mark.parametrize("method", ["grid", "proj"])
 def test_deterministic(method):
-    """Neither search draws random numbers: two fits are identical."""
+    """Neither search draws random numbers by default: two fits are identical."""
     X, _, _ = leverage_cluster(n=80)
     a = ProjectionPursuitPCA(2, method=method).fit(X)
     b = ProjectionPursuitPCA(2, method=method).fit(X)
@@ -314,6 +334,10 @@ def test_deterministic(method):
     np.testing.assert_array_equal(a.explained_variance_, b.explained_variance_)
 
 
-@pytest.mark.parametrize("method", ["grid", "proj"])
-def test_check_estimator(method):
-    check_estimator(ProjectionPursuitPCA(n_components=1, method=method, max_iter=3))
+@pytest.mark.parametrize(
+    "params",
+    [{"method": "grid"}, {"method": "proj"}, {"method": "proj", "candidates": "sphere"}],
+    ids=["grid", "proj", "proj-sphere"],
+)
+def test_check_estimator(params):
+    check_estimator(ProjectionPursuitPCA(n_components=1, max_iter=3, n_candidates=50, **params))

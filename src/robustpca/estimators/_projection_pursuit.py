@@ -42,7 +42,9 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         data points (pcaPP's default ``CalcMethod="eachobs"``), the best one refined by
         pcaPP's update (``update=True``: the sign-weighted mean of the candidates, with
         ``max_halvings`` step halvings, at most ``update_max_iter`` times), then the
-        data are deflated. Deterministic.
+        data are deflated. Deterministic by default; ``candidates="lincomb"`` or
+        ``"sphere"`` add random candidate directions (pcaPP's ``CalcMethod``), drawn
+        from ``random_state``.
 
     Cost per component: the grid projects the ``n`` samples on about ``275 p`` angles
     (``p`` planes, 11 refinements, 25 angles), PCAproj on ``n`` candidates, so PCAproj
@@ -96,6 +98,17 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         Refinement steps (pcaPP's ``maxit``); ``method="proj"`` only.
     max_halvings : int >= 0, default=5
         Step halvings per refinement (pcaPP's ``maxhalf``); ``method="proj"`` only.
+    candidates : {"data", "lincomb", "sphere"}, default="data"
+        PCAproj's candidate directions (pcaPP's ``CalcMethod``): the centred data points
+        (``"eachobs"``, the default of pcaPP and rrcov); or those plus
+        ``n_candidates - n_samples`` random combinations of them (uniform weights), or
+        plus as many random normal directions, which helps when ``n_samples`` is small.
+        pcaPP then skips the update, and so does this. ``method="proj"`` only.
+    n_candidates : int, default=1000
+        Number of candidates with ``"lincomb"`` and ``"sphere"`` (pcaPP's ``nmax``).
+    random_state : int, RandomState, Generator or None, default=None
+        Draws the extra candidates of ``"lincomb"`` and ``"sphere"``; nothing else is
+        random (pcaPP uses R's generator, so those fits differ from pcaPP's).
 
     Attributes
     ----------
@@ -155,6 +168,9 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         update=True,
         update_max_iter=5,
         max_halvings=5,
+        candidates="data",
+        n_candidates=1000,
+        random_state=None,
     ):
         self.n_components = n_components
         self.method = method
@@ -164,6 +180,9 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         self.update = update
         self.update_max_iter = update_max_iter
         self.max_halvings = max_halvings
+        self.candidates = candidates
+        self.n_candidates = n_candidates
+        self.random_state = random_state
 
     def fit(self, X, y=None):
         """Fit the projection-pursuit PCA to ``X`` of shape (n_samples, n_features).
@@ -183,7 +202,11 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         return self
 
     def _check_params(self) -> None:
-        for name, allowed in (("method", ("grid", "proj")), ("scale", ("mad", "qn", "sd"))):
+        for name, allowed in (
+            ("method", ("grid", "proj")),
+            ("scale", ("mad", "qn", "sd")),
+            ("candidates", ("data", "lincomb", "sphere")),
+        ):
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be one of {allowed}, got {value!r}.")
@@ -193,6 +216,7 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         check_positive_int(self.n_angles, "n_angles", minimum=2)
         check_positive_int(self.update_max_iter, "update_max_iter")
         check_positive_int(self.max_halvings, "max_halvings", minimum=0)
+        check_positive_int(self.n_candidates, "n_candidates")
         if not isinstance(self.update, bool | np.bool_):
             raise TypeError(f"update must be a bool, got {self.update!r}.")
 
@@ -211,6 +235,9 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
             update=self.update,
             update_max_iter=self.update_max_iter,
             max_halvings=self.max_halvings,
+            candidates=self.candidates,
+            n_candidates=self.n_candidates,
+            rng=rng,
         )
         return SolverResult(
             components=result.components,

@@ -338,10 +338,16 @@ def _proj_update(X, A, keep, e, score, lam, scale, max_iter, max_halvings):
     return e, score, lam, steps
 
 
-def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol):
-    """pcaPP's ``CPCAproj::Calc`` (``CalcMethod="eachobs"``): loadings (p, k), scales."""
+def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol, extra=None):
+    """pcaPP's ``CPCAproj::Calc``: loadings (p, k), scales.
+
+    ``extra`` rows (pcaPP's ``CalcMethod="lincomb"`` or ``"sphere"``) are further
+    candidate directions, deflated with the data; the scales are those of the ``n``
+    data rows only (pcaPP includes the extra rows in the scale of the last component
+    when ``k = p``, which this does not copy).
+    """
     n, p = Y.shape
-    X = np.array(Y, dtype=np.float64, copy=True)
+    X = np.array(Y if extra is None else np.vstack([Y, extra]), dtype=np.float64)
     L = np.zeros((p, k))
     sdev = np.zeros(k)
     n_iter = 0
@@ -359,7 +365,9 @@ def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol):
             scat = np.empty(A.shape[0])
             block = max(1, 4_000_000 // max(n, 1))
             for start in range(0, A.shape[0], block):
-                scat[start : start + block] = scale(A[start : start + block] @ X.T, overwrite=True)
+                scat[start : start + block] = scale(
+                    A[start : start + block] @ X[:n].T, overwrite=True
+                )
             # pcaPP scans the candidates from the last one, keeping a strict improvement
             best = A.shape[0] - 1 - int(np.argmax(scat[::-1]))
             lam = float(scat[best])
@@ -376,7 +384,7 @@ def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol):
             sdev[i] = lam
         else:
             L[:, i] = _null_last_column(L)
-            sdev[i] = float(scale((X @ L[:, i])[None, :])[0])
+            sdev[i] = float(scale((X[:n] @ L[:, i])[None, :])[0])
     return L, sdev, n_iter
 
 
@@ -398,6 +406,9 @@ def solve_projection_pursuit(
     update: bool = True,
     update_max_iter: int = 5,
     max_halvings: int = 5,
+    candidates: str = "data",
+    n_candidates: int = 1000,
+    rng: np.random.Generator | None = None,
     center: np.ndarray | None = None,
     zero_tol: float = 1e-16,
 ) -> ProjectionPursuitResult:
@@ -419,7 +430,16 @@ def solve_projection_pursuit(
         Angles per plane (pcaPP's ``splitcircle``).
     update, update_max_iter, max_halvings
         PCAproj's refinement of the best candidate (pcaPP's ``update``, ``maxit``,
-        ``maxhalf``).
+        ``maxhalf``); pcaPP turns it off for ``candidates`` other than ``"data"``.
+    candidates : {"data", "lincomb", "sphere"}
+        PCAproj's candidate directions (pcaPP's ``CalcMethod``): the centred data
+        points (``"eachobs"``, pcaPP's and rrcov's default), or those plus
+        ``n_candidates - n`` random combinations of them with uniform weights, or plus
+        as many standard normal directions.
+    n_candidates : int
+        pcaPP's ``nmax``.
+    rng : numpy.random.Generator, optional
+        Draws the extra candidates.
     center : ndarray of shape (n_features,), optional
         The centre; by default the L1 median (:func:`l1_median`).
     zero_tol : float
@@ -443,8 +463,22 @@ def solve_projection_pursuit(
     if method == "grid":
         L, sdev, n_iter = _grid_components(Y, k, fn, max_iter, n_angles, zero_tol)
     else:
+        extra, m = None, n_candidates - Y.shape[0]
+        if candidates != "data" and m > 0:
+            rng = np.random.default_rng() if rng is None else rng
+            if candidates == "lincomb":
+                extra = rng.uniform(size=(m, Y.shape[0])) @ Y
+            else:
+                extra = rng.standard_normal(size=(m, Y.shape[1]))
         L, sdev, n_iter = _proj_components(
-            Y, k, fn, update, update_max_iter, max_halvings, zero_tol
+            Y,
+            k,
+            fn,
+            update and candidates == "data",
+            update_max_iter,
+            max_halvings,
+            zero_tol,
+            extra,
         )
     if basis is not None:
         L = basis @ L
