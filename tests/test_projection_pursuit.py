@@ -167,6 +167,25 @@ def test_l1_median_is_the_minimiser():
     np.testing.assert_allclose(l1_median(Y), [1.0, 2.0, 3.0], atol=1e-10)
 
 
+def test_l1_median_where_pcapp_stops_at_its_start():
+    """Deviation from pcaPP, on purpose: on discrete data the coordinate-wise median (pcaPP's
+    start) can be a data point, where the gradient is undefined; pcaPP's nlm then returns
+    the start (R: l1median(x) is c(2, 2) here). We return the minimiser, whose objective
+    is lower (PcaProj, whose candidates are the centred points, then differs from rrcov's;
+    the grid's loadings and eigenvalues do not depend on the centre)."""
+    X = np.random.default_rng(7).integers(0, 5, size=(66, 2)).astype(float)
+    start = np.median(X, axis=0)
+    assert (np.abs(X - start).sum(axis=1) == 0).any()
+
+    def objective(m):
+        return np.linalg.norm(X - m, axis=1).sum()
+
+    m = l1_median(X)
+    assert objective(m) < objective(start) - 0.1
+    u = (m - X) / np.linalg.norm(m - X, axis=1, keepdims=True)
+    assert np.linalg.norm(u.sum(axis=0)) < 1e-8
+
+
 def leverage_cluster(n=200, p=10, frac=0.2, seed=0):
     """Rank-2 data plus a tight cluster of ``frac * n`` points far off the subspace."""
     rng = np.random.default_rng(seed)

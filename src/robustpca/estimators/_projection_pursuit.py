@@ -69,7 +69,11 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
     * pcaPP's MAD constant 1.482602218505602 (not R's rounded 1.4826) and pcaPP's Qn
       constants (:mod:`robustpca.qn_scale`), so that the eigenvalues match;
     * the L1 median is solved to rounding (Weiszfeld then Newton), not with pcaPP's
-      ``nlm`` tolerance;
+      ``nlm`` tolerance. Where the coordinate-wise median (pcaPP's start) is itself a
+      data point, as happens on discrete data, pcaPP's ``nlm`` meets an undefined
+      gradient and returns that start, which is not the L1 median; this estimator
+      returns the minimiser, so PCAproj then differs from ``PcaProj`` (the grid's
+      loadings and eigenvalues do not depend on the centre; its distances do);
     * ``n_components=None`` is ``min(n_samples, n_features)``, which is rrcov's ``k = 0``
       on data of full rank (rrcov has no automatic rule for these methods);
       ``"auto"`` and a float share are resolved as every robustpca estimator resolves

@@ -112,7 +112,10 @@ def l1_median(X: np.ndarray, *, max_iter: int = 2000, tol: float = 1e-15) -> np.
     point that is not the median) from the coordinate-wise median, then Newton steps
     with step halving on the same objective to solve it to rounding. pcaPP's
     ``l1median`` minimises the same objective with R's ``nlm`` and stops at a gradient
-    tolerance of 1e-8, so the two agree to about 1e-7 relative on the rrcov tables.
+    tolerance of 1e-8, so the two agree to about 1e-7 relative on the rrcov tables; but
+    where its start, the coordinate-wise median, is a data point (discrete data), the
+    gradient there is undefined and pcaPP returns the start unchanged, which this does
+    not copy.
     """
     X = np.asarray(X, dtype=np.float64)
     m = np.median(X, axis=0)
