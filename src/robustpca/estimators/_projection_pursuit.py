@@ -73,7 +73,9 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
       data point, as happens on discrete data, pcaPP's ``nlm`` meets an undefined
       gradient and returns that start, which is not the L1 median; this estimator
       returns the minimiser, so PCAproj then differs from ``PcaProj`` (the grid's
-      loadings and eigenvalues do not depend on the centre; its distances do);
+      loadings and eigenvalues do not depend on the centre; its distances do). On
+      such data PCAproj's candidates also tie in scale, and rounding (BLAS sums here,
+      sequential sums in pcaPP) decides between them;
     * ``n_components=None`` is ``min(n_samples, n_features)``, which is rrcov's ``k = 0``
       on data of full rank (rrcov has no automatic rule for these methods);
       ``"auto"`` and a float share are resolved as every robustpca estimator resolves
