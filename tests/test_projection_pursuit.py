@@ -250,7 +250,7 @@ def test_scale_and_translation_equivariance(seed, exponent, method):
 @given(seed=st.integers(0, 2**16))
 def test_proj_is_orthogonally_equivariant(seed):
     """PCAproj's candidates are data points, so fit(X Q) rotates the fit (the grid's
-    coordinate planes make it depend on the axes; Croux et al. 2007, sec. 3)."""
+    coordinate planes make it depend on the axes)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(30, 4)) * [3.0, 2.0, 1.0, 0.5]
     Q = ortho_group.rvs(4, random_state=seed)

@@ -23,7 +23,7 @@ with pcaPP's to a few units in the last place.
 References
 ----------
 P. J. Rousseeuw, C. Croux, "Alternatives to the median absolute deviation", Journal of
-the American Statistical Association 88(424), 1993, eq. (3.1).
+the American Statistical Association 88(424), 1993 (the Qn estimator).
 C. Croux, P. J. Rousseeuw, "Time-efficient algorithms for two highly robust estimators
 of scale", Computational Statistics 1, 1992.
 """

@@ -8,16 +8,16 @@ ones found before) that maximise a robust scale :math:`S` of the projected data,
     S\bigl(a^\top (x_1 - \hat\mu), \dots, a^\top (x_n - \hat\mu)\bigr),
     \qquad \lambda_j = S(\cdot)^2,
 
-with :math:`\hat\mu` the L1 (spatial) median (Croux & Ruiz-Gazen 2005, sec. 2;
-Croux, Filzmoser & Oliveira 2007, sec. 2). They differ in how they search:
+with :math:`\hat\mu` the L1 (spatial) median (Croux & Ruiz-Gazen 2005;
+Croux, Filzmoser & Oliveira 2007). They differ in how they search:
 
-* **grid** (Croux, Filzmoser & Oliveira 2007, sec. 3, pcaPP ``PCAgrid``): the
+* **grid** (Croux, Filzmoser & Oliveira 2007; pcaPP ``PCAgrid``): the
   direction is improved one coordinate plane at a time (the planes of the current
   direction and each coordinate axis, by decreasing scale of the axis), over a grid of
   ``n_angles`` angles in the plane; the grid is halved ``max_iter`` times around the
   best angle. After each component the data are rotated (a Householder reflection) onto
   the orthogonal complement, in which the next one is searched.
-* **proj** (Croux & Ruiz-Gazen 2005, sec. 3; pcaPP ``PCAproj``): the candidate
+* **proj** (Croux & Ruiz-Gazen 2005; pcaPP ``PCAproj``): the candidate
   directions are the centred (deflated) data points themselves, normalised; the best is
   refined by pcaPP's update (the sign-weighted mean of the candidates, with step
   halving) and the data deflated.
