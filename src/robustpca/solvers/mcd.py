@@ -241,9 +241,11 @@ def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
         singular = ~np.isfinite(_log_dets(covs))
         for b in np.flatnonzero(singular):  # enlarge a singular start (robustbase does too)
             order = rng.permutation(n)
-            for size in range(m + 1, h + 1):
-                mu, cov = _batched_cov(X, order[None, :size])
-                if np.isfinite(_log_dets(cov))[0]:
+            mu, cov = _batched_cov(X, order[None, :h])  # (singular data stay singular)
+            for size in range(m + 1, h):
+                trial = _batched_cov(X, order[None, :size])
+                if np.isfinite(_log_dets(trial[1]))[0]:
+                    mu, cov = trial
                     break
             means[b], covs[b] = mu[0], cov[0]
         for _ in range(2):
@@ -269,7 +271,8 @@ def fast_mcd_subset(
     ``n_starts`` random (p+1)-subsets (robustbase's ``nsamp = 500``), enlarged by random
     samples while their covariance is singular, two C-steps each, then the ``n_best``
     lowest determinants iterated to convergence on all the data; C-steps never increase
-    the determinant (the paper's Theorem 1). Above ``2 * NMINI`` samples the paper's
+    the determinant (the paper's Theorem 1). Above ``2 * NMINI`` samples (and for
+    ``NMINI > 2 (p + 1)``, so that a group can hold several starts) the paper's
     nested extension, as robustbase runs it: the starts are split over ``KMINI``
     disjoint groups of ``NMINI`` samples (``h`` scaled to each), the ``n_best`` of each
     group take two C-steps on the union of the groups, and the ``n_best`` of those go on
@@ -279,7 +282,7 @@ def fast_mcd_subset(
     n, p = X.shape
     if p == 1:
         return _univariate_mcd_subset(X[:, 0], h)
-    if n > 2 * NMINI:
+    if n > 2 * NMINI and NMINI > 2 * (p + 1):
         groups = min(KMINI, n // NMINI)
         order = rng.permutation(n)[: groups * NMINI].reshape(groups, NMINI)
         h_group = min(max(p + 1, int(np.ceil(h * NMINI / n))), NMINI)
