@@ -175,6 +175,20 @@ def write_api_pages(out_dir: Path) -> list[Path]:
     return written
 
 
+def write_nan_support(path: Path) -> list[str]:
+    """A bullet list of the estimators whose ``allow_nan`` input tag is set (they fit and
+    transform data with missing entries), for the missing-data page to include."""
+    pkg = importlib.import_module(PACKAGE)
+    names = [
+        name
+        for name in pkg.ESTIMATOR_NAMES
+        if getattr(pkg, name)().__sklearn_tags__().input_tags.allow_nan
+    ]
+    lines = [f"* :class:`~{PACKAGE}.{name}`" for name in names]
+    _write_if_changed(path, "\n".join(lines) + "\n")
+    return names
+
+
 def _write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)

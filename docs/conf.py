@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # api_sections
 
-from api_sections import write_api_pages  # noqa: E402
+from api_sections import write_api_pages, write_nan_support  # noqa: E402
 
 import robustpca  # noqa: E402
 
@@ -60,6 +60,7 @@ exclude_patterns = [
 
 # -- API reference ------------------------------------------------------------------------
 _api_pages = write_api_pages(HERE / "api" / "generated")
+write_nan_support(HERE / "api" / "generated" / "nan_support.rst.inc")  # user_guide/missing
 # The pages to scan for stubs, named explicitly: with ``True`` an incremental build scans
 # the documents of the previous build only and misses a new module's page.
 autosummary_generate = [str(p.relative_to(HERE)) for p in _api_pages]

@@ -163,3 +163,15 @@ def test_every_public_module_is_documented(api_sections):
 
 def _names_of(sections, module_name):
     return next(s.names for s in sections if s.module == module_name)
+
+
+def test_missing_data_page_lists_the_nan_estimators(api_sections, tmp_path):
+    """The missing-entries page includes the list conf.py generates from the tags."""
+    page = (DOCS / "user_guide" / "missing.rst").read_text()
+    assert ".. include:: ../api/generated/nan_support.rst.inc" in page
+    assert "write_nan_support(" in (DOCS / "conf.py").read_text()
+    names = api_sections.write_nan_support(tmp_path / "list.inc")
+    assert "OptimalMeanPCA" in names
+    assert "PrincipalComponentPursuit" not in names  # rejects NaN
+    listed = (tmp_path / "list.inc").read_text()
+    assert all(f"robustpca.{name}`" in listed for name in names)
