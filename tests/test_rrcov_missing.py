@@ -1,5 +1,5 @@
 """Missing entries in ROBPCA, SphericalPCA and CovariancePCA: iterated robust imputation
-(Serneels & Verdonck 2008; issue 12)."""
+(Serneels & Verdonck 2008; issue 12). ProjectionPursuitPCA refuses NaN (its docstring)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.linalg import subspace_angles
 
-from robustpca import ROBPCA, CovariancePCA, SphericalPCA
+from robustpca import ROBPCA, CovariancePCA, ProjectionPursuitPCA, SphericalPCA
 from robustpca.solvers import StopReason
 
 from .test_robpca import leverage_cluster, load_table
@@ -22,7 +22,8 @@ def with_gaps(X, share=0.1, seed=0):
 
 
 @pytest.mark.parametrize(
-    ("Estimator", "bound"), [(ROBPCA, 0.05), (SphericalPCA, 0.2), (CovariancePCA, 0.05)]
+    ("Estimator", "bound"),
+    [(ROBPCA, 0.05), (SphericalPCA, 0.2), (CovariancePCA, 0.05)],
 )
 def test_planted_subspace_with_gaps_and_leverage_points(Estimator, bound):
     """10% of the entries missing and 10% of the rows a leverage cluster: the subspace is
@@ -76,3 +77,10 @@ def test_an_empty_row_is_named():
     X[7] = np.nan
     with pytest.raises(ValueError, match="row"):
         ROBPCA(n_components=2).fit(X)
+
+
+def test_projection_pursuit_refuses_missing_entries():
+    X, _, _ = leverage_cluster(n=60, frac=0.1)
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ProjectionPursuitPCA(n_components=2).fit(X)

@@ -141,6 +141,11 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
     robust fits: score distances with ``explained_variance_``, the OD cutoff from the
     median and MAD of :math:`OD^{2/3}`.
 
+    Missing entries (NaN) are refused: the iterated robust imputation of the other
+    rrcov-family estimators does not settle here (on planted data with a leverage
+    cluster the grid search alternates between two directions from one refit to the
+    next, and the fills with it).
+
     References
     ----------
     C. Croux, A. Ruiz-Gazen, "High breakdown estimators for principal components: the
@@ -155,7 +160,7 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from robustpca.estimators._projection_pursuit import ProjectionPursuitPCA
+    >>> from robustpca import ProjectionPursuitPCA
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 5)) * [5, 3, 1, 0.5, 0.2]
     >>> X[:10] += 40  # a cluster of leverage points

@@ -148,6 +148,14 @@ def _l1_objective(X: np.ndarray, m: np.ndarray) -> float:
     return float(np.sqrt(np.einsum("ij,ij->i", diff, diff)).sum())
 
 
+def _l1_gradient_norm(X: np.ndarray, m: np.ndarray) -> float:
+    diff = m - X
+    dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    if dist.min() <= 0.0:
+        return np.inf
+    return float(np.linalg.norm((diff / dist[:, None]).sum(axis=0)))
+
+
 def _newton_polish(X: np.ndarray, m: np.ndarray, atol: float) -> np.ndarray:
     """Newton steps (with halving) on the L1-median objective, away from data points."""
     p = X.shape[1]
@@ -167,10 +175,13 @@ def _newton_polish(X: np.ndarray, m: np.ndarray, atol: float) -> np.ndarray:
         if not np.all(np.isfinite(step)):
             return m
         t = 1.0
+        grad_norm = float(np.linalg.norm(grad))
         while t > 1e-4:
             candidate = m - t * step
             fc = _l1_objective(X, candidate)
-            if fc <= f:
+            # near the optimum the objective is flat to rounding (a change of m by
+            # delta moves it by delta^2): accept a step that shrinks the gradient too
+            if fc <= f or _l1_gradient_norm(X, candidate) < grad_norm:
                 break
             t *= 0.5
         else:
