@@ -337,6 +337,15 @@ def test_bad_data(cls):
         cls(n_components=2).fit(np.ones((1, 5)))
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_dask_input_is_refused_clearly(cls):
+    """No chunked route (documented): a dask array raises a TypeError saying what to do."""
+    da = pytest.importorskip("dask.array")
+    X = da.from_array(np.random.default_rng(0).standard_normal((20, 10)), chunks=10)
+    with pytest.raises(TypeError, match="compute"):
+        cls(n_components=2).fit(X)
+
+
 # ----------------------------------------------------------- sklearn and the contract
 @parametrize_with_checks(
     [AccAltProj(n_components=2, random_state=0), GoDec(n_components=2, random_state=0)]
