@@ -27,7 +27,7 @@ from robustpca.losses import L21Loss
 from robustpca.metrics import total_reconstruction_error
 from robustpca.prox import nuclear_norm
 from robustpca.solvers import minimize_reweighted
-from robustpca.solvers.alm import PRIMAL_RESIDUAL, gamma_max, optimal_mean_svt
+from robustpca.solvers.alm import DUALITY_GAP, PRIMAL_RESIDUAL, gamma_max, optimal_mean_svt
 
 ESTIMATORS = [PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA]
 small = st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(0, 10_000))
@@ -35,9 +35,10 @@ small = st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(0, 10_000))
 
 def accurate(X, **params):
     """ALM settings that reach the optimum: after a few steps the penalty is capped at 30
-    times its start, so the tail is ADMM with a fixed penalty (see the Notes)."""
+    times its start, so the tail is ADMM with a fixed penalty (see the Notes), run to a
+    primal residual of 1e-8 (gap_tol=None: no stop at the default gap target 1e-3)."""
     mu = 1.25 / np.linalg.norm(X, 2)
-    return {"mu": mu, "mu_max": 30 * mu, "tol": 1e-8, "max_iter": 5000, **params}
+    return {"mu": mu, "mu_max": 30 * mu, "tol": 1e-8, "gap_tol": None, "max_iter": 5000, **params}
 
 
 def lin_problem(n, seed, rank_fraction=0.05, sparse_fraction=0.05):
@@ -210,7 +211,7 @@ def test_pcp_exact_recovery_300():
     5% gross errors in [-500, 500] is recovered with lam = 1/sqrt(300)."""
     L, S = lin_problem(300, seed=0)
     model = PrincipalComponentPursuit(random_state=0).fit(L + S)
-    assert model.converged_ and model.stop_reason_ == PRIMAL_RESIDUAL
+    assert model.converged_ and model.stop_reason_ == DUALITY_GAP
     assert model.lam_ == pytest.approx(1 / np.sqrt(300))
     assert np.linalg.norm(model.low_rank_ - L) < 1e-5 * np.linalg.norm(L)
     assert np.linalg.norm(model.sparse_ - S) < 1e-5 * np.linalg.norm(S)
@@ -288,7 +289,14 @@ def test_objective_history_is_the_papers_objective(cls):
     else:
         expected = l21(X - L) + model.gamma_ * nuclear_norm(Z)
     assert model.objective_history_[-1] == pytest.approx(expected, rel=1e-9)
-    assert np.linalg.norm(X - L - model.sparse_) <= 1e-7 * np.linalg.norm(X - model.mean_)
+    # stopped on the certified gap: primal feasibility to max(tol, gap_tol)
+    assert model.stop_reason_ == DUALITY_GAP
+    scale = np.linalg.norm(X - model.mean_)
+    assert np.linalg.norm(X - L - model.sparse_) <= max(model.tol, model.gap_tol) * scale
+    # Lin et al.'s rule alone (gap_tol=None): feasibility to tol
+    lin = cls(random_state=0, gap_tol=None).fit(X)
+    assert lin.stop_reason_ == PRIMAL_RESIDUAL
+    assert np.linalg.norm(X - lin.low_rank_ - lin.sparse_) <= 1e-7 * scale
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
