@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     python benchmarks/bench_known_rank.py                    # 500^2, 1000^2; 5%, 10%
-    python benchmarks/bench_known_rank.py --sizes 500,1000,2000 --json out.json
+    python benchmarks/bench_known_rank.py --sizes 500,1000,2000,5000x500 --json out.json
     python benchmarks/bench_known_rank.py --quick            # 200^2, 5% (seconds)
 
 The comparison codes are optional and run where they import:
@@ -51,15 +51,28 @@ sys.path.insert(0, str(HERE))
 from _harness import fmt_seconds, machine_description, markdown_table  # noqa: E402
 
 
-def make_problem(n: int, rank_fraction: float, sparse_fraction: float, seed: int):
-    """``(X, L, support)`` of the Candès et al. setup described in the module docstring."""
+def make_problem(shape: tuple[int, int], rank_fraction: float, sparse_fraction: float, seed):
+    """``(X, L, support)`` of the Candès et al. setup described in the module docstring;
+    the rank is ``rank_fraction`` of the short side."""
     rng = np.random.default_rng(seed)
-    r = max(1, round(rank_fraction * n))
-    L = rng.standard_normal((n, r)) @ rng.standard_normal((r, n))
-    support = rng.random((n, n)) < sparse_fraction
-    magnitude = 10.0 * np.abs(L).mean() * rng.uniform(1.0, 5.0, (n, n))
-    S = np.where(support, rng.choice([-1.0, 1.0], (n, n)) * magnitude, 0.0)
+    n, d = shape
+    r = max(1, round(rank_fraction * min(n, d)))
+    L = rng.standard_normal((n, r)) @ rng.standard_normal((r, d))
+    support = rng.random((n, d)) < sparse_fraction
+    magnitude = 10.0 * np.abs(L).mean() * rng.uniform(1.0, 5.0, (n, d))
+    S = np.where(support, rng.choice([-1.0, 1.0], (n, d)) * magnitude, 0.0)
     return L + S, L, support
+
+
+def parse_shape(text: str) -> tuple[int, int]:
+    """``"1000"`` is 1000 x 1000, ``"5000x500"`` is 5000 x 500."""
+    n, _, d = text.lower().partition("x")
+    return int(n), int(d or n)
+
+
+def label(shape: tuple[int, int]) -> str:
+    n, d = shape
+    return f"{n}^2" if n == d else f"{n} x {d}"
 
 
 def f1_support(found: np.ndarray, truth: np.ndarray) -> float:
@@ -121,7 +134,7 @@ def available(module: str) -> str | None:
 # ----------------------------------------------------------------------------- main
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="500,1000", help="comma-separated n (n x n)")
+    p.add_argument("--sizes", default="500,1000", help="comma-separated shapes: n (n x n) or NxD")
     p.add_argument("--fractions", default="0.05,0.1", help="corruption fractions")
     p.add_argument("--rank-fraction", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
@@ -134,7 +147,7 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.quick:
         args.sizes, args.fractions = "200", "0.05"
-    args.sizes = [int(v) for v in args.sizes.split(",")]
+    args.sizes = [parse_shape(v) for v in args.sizes.split(",")]
     args.fractions = [float(v) for v in args.fractions.split(",")]
     return args
 
@@ -202,21 +215,21 @@ def run(args) -> dict:
     )
     print("versions: " + ", ".join(f"{k} {v}" for k, v in machine["versions"].items()))
     rows, results = [], []
-    for n in args.sizes:
+    for shape in args.sizes:
         for p in args.fractions:
-            X, L, support = make_problem(n, args.rank_fraction, p, args.seed)
-            r = max(1, round(args.rank_fraction * n))
-            cell = {"n": n, "fraction": p, "rank": r, "fits": {}}
+            X, L, support = make_problem(shape, args.rank_fraction, p, args.seed)
+            r = max(1, round(args.rank_fraction * min(shape)))
+            cell = {"shape": list(shape), "fraction": p, "rank": r, "fits": {}}
             for name, fn, missing in codes(args):
                 if missing:
                     cell["fits"][name] = {"status": missing}
-                    rows.append([f"{n}^2, {p:.0%}", name, missing] + ["-"] * 7)
+                    rows.append([f"{label(shape)}, {p:.0%}", name, missing] + ["-"] * 7)
                     continue
                 res = run_cell(fn, X, L, support, r, args.seed, args.repeat)
                 cell["fits"][name] = res
                 rows.append(
                     [
-                        f"{n}^2, {p:.0%}",
+                        f"{label(shape)}, {p:.0%}",
                         name,
                         fmt_seconds(res["seconds"]),
                         fmt_seconds(res["cpu_seconds"]),
@@ -228,7 +241,7 @@ def run(args) -> dict:
                         "",
                     ]
                 )
-                print(f"  {n}^2 {p:.0%} {name}: {res}", flush=True)
+                print(f"  {label(shape)} {p:.0%} {name}: {res}", flush=True)
             pcp = cell["fits"].get("robustpca PCP", {})
             if "seconds" in pcp:
                 for row in rows[-len(cell["fits"]) :]:
