@@ -148,16 +148,17 @@ _COMMON_PARAMS = r"""
         counts of their code, but the objective can be several percent above the
         optimum). See Notes.
     svd_solver : {'auto', 'full', 'partial'}, default='auto'
-        SVD of the thresholding step. ``'auto'``: each iteration the cheaper of the
-        eigendecomposition of the ``min(n, d)``-square Gram matrix (every singular value,
-        accurate to about 1e-11 relative here, see :mod:`robustpca.solvers.alm_svt`) and the
-        warm-started partial SVD of the predicted top triplets (when
-        ``40 (rank + 10) <= min(n, d)``); it keeps the fit below 3x the data in memory
-        (plus ``components_``). ``'partial'``: the partial SVD every iteration,
-        LAPACK's exact SVD as fallback
-        (:func:`robustpca.prox.svt_factors`). ``'full'``: LAPACK's exact SVD every
-        iteration. LAPACK's SVD copies the iterate and returns a ``min(n, d) x d``
-        factor: about two more arrays of the size of ``X``.
+        SVD of the thresholding step; every route gives the exact SVT to rounding.
+        ``'auto'``: each iteration the cheaper of the eigendecomposition of the
+        ``min(n, d)``-square Gram matrix (accurate to about 1e-11 relative here, see
+        :mod:`robustpca.solvers.alm_svt`) and the verified block SVT: the predicted top
+        triplets (Lin et al.'s rank prediction) plus one that must fall below the
+        threshold, warm started, the block grown otherwise (when ``10 (rank + 9) <=
+        min(n, d)``); it keeps the fit below 3x the data in memory (plus
+        ``components_``). ``'partial'``: the block SVT every iteration, the Gram route as
+        fallback. ``'full'``: LAPACK's exact SVD every iteration, which copies the
+        iterate and returns a ``min(n, d) x d`` factor: about two more arrays of the size
+        of ``X``.
     callback : callable or None, default=None
         ``callback(iteration, state)`` after each iteration (``state.objective``,
         ``state.components``); returning ``True`` stops.

@@ -253,10 +253,6 @@ def _inexact_alm(
             if callback(iteration, IterationState(iteration, history[-1], None, *view)):
                 stop_reason = StopReason.CALLBACK
                 break
-        problem.svt.rtol = min(1e-6, max(1e-12, 0.01 * primal))
-        # a truncated SVT step is never the last one (Lin et al.'s code has no such check)
-        if low.method == "truncated":
-            continue
         if gap_tol is None:
             if primal <= tol:
                 stop_reason, converged = PRIMAL_RESIDUAL, True

@@ -18,19 +18,26 @@ cheaper of two routes:
   or :math:`U\operatorname{diag}(s/\sigma)U^\top M` with :math:`s = \sigma - \tau`,
   applied to row or column blocks of ``M`` in pass (3) of the loop
   (:mod:`robustpca.solvers.alm_blocks`; ``2 n d r`` flops each way);
-* the *partial route* (:func:`robustpca.prox.partial_svt_factors`): randomised subspace
-  iteration on the predicted number ``k`` of triplets with the rank prediction of Lin
-  et al. (``svp``: one more than the last rank when it shrank, 5% of ``min(n, d)`` more
-  when it did not, truncated while all ``k`` exceed the threshold) and the previous right
-  singular vectors as a warm start. Taken when ``40 (k + 10) <= min(n, d)`` (the
-  measured break-even, one BLAS thread, was at ``min(n, d) / (k + 10)`` of 30 to 40;
-  on the AT&T faces, ``min(n, d) = 400``, the Gram route was as fast at rank 2 and twice
-  as fast at rank 26), with the Gram route as fallback when it converges slowly.
+* the *partial route* (:func:`_block_svt`): block subspace iteration with Rayleigh-Ritz
+  on the predicted number ``k`` of triplets plus one plus ``BLOCK_OVERSAMPLES``, with
+  the rank prediction of Lin et al. (``svp``: one more than the last rank when it
+  shrank, 5% of ``min(n, d)`` more when it did not) and the previous step's block of
+  right vectors as a warm start. It is **verified**: the triplet after the last one kept
+  must fall below the threshold (Ritz value plus residual), otherwise the block grows
+  and the step is repeated, warm started; the kept triplets are converged to a residual
+  of ``BLOCK_RTOL = 1e-12`` of the top singular value. Every step is then the exact SVT
+  to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
+  objectives after every iteration equal to 1e-10, the same iterations and ranks).
+  Taken when ``PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) <= min(n, d)``, with the Gram
+  route as fallback when it grows past that or does not converge in 30 passes. On
+  Candès et al.'s 1000 x 1000 problem (rank 50) it took 12 passes at the third
+  iteration, falling to 2 after ten; the first two iterations (about 200 values above
+  a threshold of 0.8 ``||X||_2``) take the Gram route.
 
-``'partial'`` and ``'full'`` are the former routes unchanged
-(:func:`robustpca.prox.svt_factors`, warm-started partial SVD with LAPACK's exact SVD as
-fallback, or the exact SVD every iteration); the exact SVD copies ``M`` and returns a
-``min(n, d) x d`` factor, so those routes need about two more ``n x d`` arrays.
+The Gram route computes only the eigenpairs above :math:`\tau^2` (LAPACK's ``syevr``).
+``'partial'`` tries the block route first at every size; ``'full'`` is LAPACK's SVD
+every iteration (:func:`robustpca.prox.svt_factors`), which copies ``M`` and returns a
+``min(n, d) x d`` factor, so it needs about two more ``n x d`` arrays.
 
 **Accuracy of the Gram route.** It squares the condition number: eigenvalues are
 accurate to about :math:`\epsilon\sigma_1^2`, so a kept :math:`\sigma_i > \tau` to
@@ -59,7 +66,7 @@ synthetic 20,000 x 256 (10% outliers)  3e-11 / 1e-10 / 1e-14  6e-14 / 2e-13 / 4e
 planted 300 x 300 (Lin et al.)         7e-15 / 1e-16 / 0      3e-14 / 0 / 5e-14
 =====================================  =====================  =====================
 
-The former ``'auto'`` (the partial SVD with Lin et al.'s truncated steps, the exact
+An earlier ``'auto'`` (the partial SVD with Lin et al.'s truncated steps, the exact
 SVD beyond a fifth of the spectrum) differed from ``'full'`` by 3e-4 to 2e-3 in
 ``low_rank_`` on the same data and by 15% (with another rank and a duality gap of 0.28)
 on the planted 300 x 300 problem for outlier pursuit and CRPCA-OM. A perturbation of
@@ -69,20 +76,27 @@ does not amplify the errors of its steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import linalg as sla
 
-from ..prox import OVERSAMPLES, SVDFactors, partial_svt_factors, svt_factors
+from ..prox import SVDFactors, svt_factors
 from .alm_blocks import _blocks
 
 if TYPE_CHECKING:
     from .alm_blocks import _Data
 
-#: 'auto' takes the partial route when PARTIAL_COST * (hint + 10) <= min(n, d).
-PARTIAL_COST = 40
+#: 'auto' takes the partial route when PARTIAL_COST * (hint + 1 + BLOCK_OVERSAMPLES)
+#: <= min(n, d).
+PARTIAL_COST = 10
+#: Extra columns of the block iteration beyond the hint and the verifying triplet.
+BLOCK_OVERSAMPLES = 8
+#: Residual tolerance of the block iteration, relative to the top singular value.
+BLOCK_RTOL = 1e-12
+#: Passes of the block iteration before the Gram route takes over.
+BLOCK_MAX_PASSES = 30
 #: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
 FACTOR_ROWS = 4
 
@@ -123,7 +137,11 @@ def _gram_step(M: np.ndarray, tau: float) -> _LowRank:
     n, d = M.shape
     wide = n <= d
     G = M @ M.T if wide else M.T @ M  # numpy uses syrk for a product with its transpose
-    lam, E = sla.eigh(G, check_finite=False, overwrite_a=True)
+    # only the eigenpairs above tau^2 (LAPACK's syevr: the tridiagonal reduction and the
+    # vectors wanted, not all of them)
+    lam, E = sla.eigh(
+        G, check_finite=False, overwrite_a=True, subset_by_value=(tau * tau, np.inf), driver="evr"
+    )
     sigma = np.sqrt(np.maximum(lam[::-1], 0.0))
     r = int(np.count_nonzero(sigma > tau))
     sigma, E = sigma[:r], np.ascontiguousarray(E[:, ::-1][:, :r])
@@ -137,18 +155,70 @@ def _gram_step(M: np.ndarray, tau: float) -> _LowRank:
     return _LowRank("factors", s, U=E, Vt=Vt)
 
 
-class _SVTStep:
-    """Singular value thresholding with Lin et al.'s rank prediction and a warm start.
+def _orth(Y: np.ndarray) -> np.ndarray:
+    return sla.qr(Y, mode="economic", check_finite=False, overwrite_a=True)[0]
 
-    As in Lin et al.'s code, the partial route computes at most ``hint`` triplets; when all
-    of them exceed the threshold the step is truncated (``method='truncated'``) and the
-    next hint grows by 5% of ``min(n, d)``; otherwise it is one more than the rank found.
-    The partial SVD is converged to ``rtol``, which the ALM loop keeps at 1% of its
-    relative primal residual (between 1e-12 and 1e-6): the proximal steps are computed
-    more accurately as the iterates converge, the usual condition of inexact proximal
-    methods. ``'auto'`` chooses between the partial and the Gram route by their cost (see
-    the module docstring). Holds the warm start (``hint`` rows of length ``d``) only when
-    the next step may take the partial route.
+
+def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSES):
+    r"""Verified partial SVT: the top ``k + 1`` triplets of ``M`` by block subspace
+    iteration with Rayleigh-Ritz on ``k + 1 + BLOCK_OVERSAMPLES`` columns, warm-started
+    from the rows of ``init`` (the previous step's block of right vectors).
+
+    Returns ``(low, Vt_block)``: the thresholded triplets as a ``_LowRank`` ``'factors'``
+    (``method='partial'``) and the block's right Ritz vectors for the next warm start;
+    ``('grow', Vt_block)`` when the ``(k + 1)``-th Ritz value exceeds ``tau`` (the
+    block is too small: Ritz values are lower bounds, so then ``sigma_{k+1} > tau``
+    for sure); ``(None, None)`` when it did not converge in ``max_passes``.
+
+    The step is accepted when every triplet above ``tau`` has the residual
+    :math:`\lVert Mv_i - \theta_iu_i\rVert_2 \le \mathrm{rtol}\,\theta_1` (the left
+    residuals are zero by construction) and the next Ritz value plus its residual is
+    below ``tau`` (there is a singular value of ``M`` within that residual of it, so
+    below the threshold). The thresholded matrix then equals the full SVD's to about
+    ``rtol`` relative, unless a singular value above ``tau`` was missed by the whole
+    block (started from random directions besides the warm start: not observed).
+    """
+    m = min(M.shape)
+    width = min(k + 1 + BLOCK_OVERSAMPLES, m)
+    omega = rng.standard_normal((M.shape[1], width))
+    if init is not None and init.shape[0] > 0:
+        keep = min(init.shape[0], width - 2)
+        omega[:, :keep] = init[:keep].T
+    Q = _orth(M @ omega)
+    for _ in range(max_passes):
+        Ub, theta, Vt = sla.svd(Q.T @ M, full_matrices=False, check_finite=False)
+        if theta[min(k, width - 1)] > tau and width < m:
+            return "grow", Vt
+        MV = M @ Vt.T
+        count = int(np.count_nonzero(theta > tau))
+        wanted = min(count + 1, width)
+        U = Q @ Ub[:, :wanted]
+        residual = np.linalg.norm(MV[:, :wanted] - U * theta[:wanted], axis=0)
+        top = theta[0] if theta[0] > 0 else 1.0
+        kept = residual[:count].max(initial=0.0) <= rtol * top
+        # the next Ritz value, within its residual of a singular value, is below tau
+        if kept and (count == width or theta[count] + residual[count] <= tau):
+            low = _LowRank("factors", theta[:count] - tau, U[:, :count], Vt[:count])
+            return replace(low, method="partial"), Vt
+        Q = _orth(MV)
+    return None, None
+
+
+class _SVTStep:
+    """Singular value thresholding with Lin et al.'s rank prediction, verified.
+
+    Lin et al.'s prediction ``hint`` of how many singular values exceed the threshold
+    (``svp``: one more than the last rank when it shrank, 5% of ``min(n, d)`` more when
+    it did not) sets the block of :func:`_block_svt`, which computes one triplet more
+    than that and checks that it falls below the threshold; otherwise the block is
+    enlarged (to the count found plus 5% of ``min(n, d)``) and the step repeated, warm
+    started. No step is truncated: every step is the exact SVT to about ``BLOCK_RTOL``
+    (unlike Lin et al.'s code, whose truncated early steps differ from the exact SVT).
+    ``'auto'`` takes that partial route when ``PARTIAL_COST * (hint + 1 +
+    BLOCK_OVERSAMPLES) <= min(n, d)``, the Gram route otherwise and whenever the block
+    iteration does not converge; ``'partial'`` always tries it first; ``'full'`` is
+    LAPACK's SVD. Holds the block of right vectors (``hint + 9`` rows of length ``d``)
+    for the warm start.
     """
 
     def __init__(self, shape: tuple[int, int], solver: str, rng: np.random.Generator):
@@ -157,32 +227,42 @@ class _SVTStep:
         self.solver = solver
         self.rng = rng
         self.init = None
-        self.rtol = 1e-6
-        self.counts = {"full": 0, "partial": 0, "truncated": 0, "gram": 0}
+        self.rtol = BLOCK_RTOL
+        self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
 
     def _partial_pays(self) -> bool:
         """'auto': is the partial route predicted cheaper than the Gram route?"""
-        return PARTIAL_COST * (self.hint + OVERSAMPLES) <= self.side
+        return PARTIAL_COST * (self.hint + 1 + BLOCK_OVERSAMPLES) <= self.side
+
+    def _partial(self, M: np.ndarray, tau: float) -> _LowRank | None:
+        k, init = self.hint, self.init
+        while k + 1 + BLOCK_OVERSAMPLES < self.side:
+            low, Vt = _block_svt(M, tau, k, init, self.rng, rtol=self.rtol)
+            if not isinstance(low, str):
+                self.init = Vt
+                return low
+            self.counts["grown"] += 1
+            k, init = k + max(1, round(0.05 * self.side)), Vt
+            if self.solver == "auto" and PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) > self.side:
+                break
+        return None
 
     def __call__(self, M: np.ndarray, tau: float) -> _LowRank:
-        kwargs = {"rng": self.rng, "init": self.init, "rtol": self.rtol}
-        if self.solver != "auto":
-            f = svt_factors(M, tau, rank_hint=self.hint, grow=False, solver=self.solver, **kwargs)
-        elif self._partial_pays():
-            f = partial_svt_factors(M, tau, rank_hint=self.hint, **kwargs)
-        else:
-            f = None
-        low = (
-            _gram_step(M, tau) if f is None else _LowRank("factors", f.s, f.U, f.Vt, None, f.method)
-        )
+        low = None
+        if self.solver == "full":
+            f = svt_factors(M, tau, solver="full")
+            low = _LowRank("factors", f.s, f.U, f.Vt, None, "full")
+        elif self.solver == "partial" or self._partial_pays():
+            low = self._partial(M, tau)
+        if low is None:
+            self.init = None
+            low = _gram_step(M, tau)
         svp = low.s.size
         grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
         self.hint = max(1, min(svp + grow, self.side))
         self.counts[low.method] += 1
-        self.init = None
-        warm = self.solver == "partial" or (self.solver == "auto" and self._partial_pays())
-        if warm and low.Vt is not None:
-            self.init = low.Vt[: self.hint].copy() if low.method == "gram" else low.Vt
+        if low.method == "gram" and low.Vt is not None and self._partial_pays():
+            self.init = low.Vt[: self.hint + BLOCK_OVERSAMPLES].copy()
         return low
 
 
