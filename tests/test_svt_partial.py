@@ -3,7 +3,7 @@
 Exactness is the contract (issue 14): the block SVT with Lin et al.'s rank prediction,
 warm-started, computes one triplet more than it keeps and checks it falls below the
 threshold, growing the block otherwise; every step then equals LAPACK's exact SVT to
-about 1e-12, and whole fits follow the full-SVD iterates. (An unverified partial route,
+about BLOCK_RTOL = 1e-10, and whole fits follow the full-SVD iterates. (An unverified partial route,
 truncated to the predicted rank, once ended 15% off on a planted problem.)
 """
 
@@ -62,7 +62,9 @@ def test_block_svt_is_the_exact_svt(seed):
     M = spectrum_matrix(np.sort(sigma)[::-1], 300, 200, seed)
     low, Vt = _block_svt(M, 1.0, 14, None, rng)
     assert low.method == "partial" and low.s.size == 12
-    assert relative(dense(low), exact_svt(M, 1.0)) < 1e-11
+    assert (
+        relative(dense(low), exact_svt(M, 1.0)) < 10 * alm_svt.BLOCK_RTOL
+    )  # the residual tolerance, relative to sigma_1
     assert Vt.shape == (14 + 1 + alm_svt.BLOCK_OVERSAMPLES, 200)
 
 
@@ -82,11 +84,15 @@ def test_svt_step_grows_the_block_and_is_exact():
     step.hint = 4
     low = step(M, 1.0)
     assert low.method == "partial" and low.s.size == 30 and step.counts["grown"] >= 1
-    assert relative(dense(low), exact_svt(M, 1.0)) < 1e-11
+    assert (
+        relative(dense(low), exact_svt(M, 1.0)) < 10 * alm_svt.BLOCK_RTOL
+    )  # the residual tolerance, relative to sigma_1
     # Lin et al.'s rule (30 found, not fewer than the hint: 5% of 300 more); warm start kept
     assert step.hint == 45 and step.init is not None
     again = step(M * 1.001, 1.0)  # warm-started: one or two passes
-    assert relative(dense(again), exact_svt(M * 1.001, 1.0)) < 1e-11
+    assert (
+        relative(dense(again), exact_svt(M * 1.001, 1.0)) < 10 * alm_svt.BLOCK_RTOL
+    )  # the residual tolerance, relative to sigma_1
 
 
 @pytest.mark.parametrize("n", [150, 300])

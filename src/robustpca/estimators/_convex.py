@@ -153,7 +153,7 @@ _COMMON_PARAMS = r"""
         ``min(n, d)``-square Gram matrix (accurate to about 1e-11 relative here, see
         :mod:`robustpca.solvers.alm_svt`) and the verified block SVT: the predicted top
         triplets (Lin et al.'s rank prediction) plus one that must fall below the
-        threshold, warm started, the block grown otherwise (when ``10 (rank + 9) <=
+        threshold, warm started, the block grown otherwise (when ``10 (rank + 6) <=
         min(n, d)``); it keeps the fit below 3x the data in memory (plus
         ``components_``). ``'partial'``: the block SVT every iteration, the Gram route as
         fallback. ``'full'``: LAPACK's exact SVD every iteration, which copies the

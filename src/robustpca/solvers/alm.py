@@ -34,11 +34,13 @@ gap** instead: weak duality for a multiplier scaled into the dual feasible set
 with a larger gap, the penalty is then balanced on the primal and dual residuals
 (Boyd et al. 2011, sec. 3.3-3.4) until the gap is met
 (:class:`robustpca.solvers.alm_blocks._Schedule`); problems with exact recovery stop
-after exactly Lin et al.'s iterations. The residuals and a gap that needs no SVD
-(:func:`robustpca.solvers.alm_blocks._cheap_gap`) are measured in the passes of every
-iteration (``info['residuals']``); the certified gap costs a Gram matrix of the
-multiplier and is computed only once the primal residual is below ``max(tol,
-gap_tol)``, every few iterations. The ``L`` step is singular value thresholding for PCP and outlier
+after exactly Lin et al.'s iterations. After that phase the dual residual and a gap
+that needs no SVD (:func:`robustpca.solvers.alm_blocks._cheap_gap`) are measured in the
+passes of every iteration (``info['residuals']``; NaN during Lin et al.'s phase, where
+they are not needed and would cost five more passes over the data); the certified
+gap costs a Gram matrix of the multiplier and is computed only once the primal
+residual is below ``max(tol, gap_tol)``, every few iterations. The ``L`` step is
+singular value thresholding for PCP and outlier
 pursuit, and for CRPCA-OM the closed form of Theorem 3 of Nie et al.:
 :math:`b = \frac1n \tilde X^\top 1` (the arithmetic mean) and :math:`Z` the singular
 value thresholding of the centred :math:`\tilde X` (:func:`optimal_mean_svt`). The
@@ -237,12 +239,16 @@ def _inexact_alm(
         else:
             _advance(data, problem.sparse, work, Y, mu_used, 1.0 / mu)
         mean, low = problem.low_rank_step(work, mu)
-        stats = _low_rank_pass(data, problem.sparse, work, Y, low, mean, mu)
+        measure = gap_tol is not None and schedule.phase != "lin"
+        stats = _low_rank_pass(data, problem.sparse, work, Y, low, mean, mu, measure)
         history.append(problem.sparse.objective(stats.loss, low.s))
         primal = float(np.sqrt(stats.primal)) / scale
-        size = stats.size + stats.size_next  # ||Y hat||^2 + ||Y_{k+1}||^2
-        dual = float(np.sqrt(stats.dual / size)) if size > 0 else 0.0
-        gap = _cheap_gap(problem, stats, history[-1], n)
+        gap = dual = np.nan
+        if measure or low.kind == "columns":
+            # ||Y hat||^2 + ||Y_{k+1}||^2, with ||Y_{k+1}||^2 = ||Y hat + change||^2
+            size = 2 * (stats.size + stats.size_next) + stats.dual
+            dual = float(np.sqrt(stats.dual / size)) if size > 0 else 0.0
+            gap = _cheap_gap(problem, stats, history[-1], n)
         for key, value in zip(
             ("primal", "dual", "gap", "mu"), (primal, dual, gap, mu), strict=True
         ):

@@ -253,7 +253,7 @@ class _PassStats:
     def add_next_block(self, Xb, Yhat, change, cols=slice(None)) -> None:
         """``change``: the block of ``Y_next - Y hat``."""
         self.dual += float(np.einsum("ij,ij->", change, change))
-        self.size_next += float(np.einsum("ij,ij->", change, change + 2 * Yhat))
+        self.size_next += float(np.einsum("ij,ij->", change, Yhat))  # completed in the loop
         self.value_next += float(np.vdot(Xb, change))
         self.colsum_next[cols] += change.sum(axis=0)
 
@@ -264,12 +264,18 @@ class _PassStats:
         self.xsum[cols] += Xb.sum(axis=0)
 
 
-def _low_rank_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassStats:
+def _low_rank_pass(
+    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, measure=True
+) -> _PassStats:
     r"""Apply the ``L`` step block by block: ``D = X - L`` written over ``M`` (in
-    ``work``), measuring on the way :math:`\hat Y = \mu(M - L)` and the residuals with
-    ``S = prox(D + Y/mu)`` (not written). Holds three blocks."""
+    ``work``), measuring on the way the primal residual with ``S = prox(D + Y/mu)`` (not
+    written) and, with ``measure``, :math:`\hat Y = \mu(M - L)`, its dual value and the
+    dual residual (those cost about five more passes over the blocks; the loop asks for
+    them only after Lin et al.'s phase). Holds three blocks."""
     if low.kind == "columns":
         return _column_pass(data, sparse, work, Y, low, mean, mu)
+    if not measure:
+        return _plain_pass(data, sparse, work, Y, low, mean, mu)
     U = low.U * low.s if low.kind == "factors" else None
     stats = _PassStats(data.shape[1])
     for rows in data.rows:
@@ -293,6 +299,26 @@ def _low_rank_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _Pa
         S += Y[rows]
         S -= T
         stats.add_next_block(data.take(rows, slice(None), L), T, S)
+    return stats
+
+
+def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassStats:
+    """:func:`_low_rank_pass` without the dual measurements (``dual``, ``value`` and
+    ``size`` stay zero, ``value_next`` None)."""
+    U = low.U * low.s if low.kind == "factors" else None
+    stats = _PassStats(data.shape[1], value_next=None)
+    for rows in data.rows:
+        L, T, S = data.row_block(rows)
+        if U is not None:
+            np.matmul(U[rows], low.Vt, out=L)
+        else:
+            np.matmul((work[rows] @ low.Vt.T) * low.gain, low.Vt, out=L)
+        if mean is not None:
+            L += mean
+        D = work[rows]
+        np.subtract(data.take(rows, slice(None), T), L, out=D)
+        stats.loss += sparse.loss(D, S)
+        stats.primal += _residual(sparse, D, Y[rows], mu, T, S)
     return stats
 
 
@@ -343,7 +369,8 @@ def _column_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _Pass
         keep = 1.0 - sparse.row_factor(np.sqrt(w2) / mu, mu)  # 1 - f_i
         dual = keep**2 * w2 - 2 * keep * (sums["hy"] + mu * sums["hd"]) + sums["hh"]
         stats.dual = float(np.maximum(dual, 0.0).sum())
-        stats.size_next = float((keep**2 * w2).sum())
+        # ||Y_next||^2 = ||Y hat||^2 + 2 <change, Y hat> + ||change||^2: store <change, Y hat>
+        stats.size_next = 0.5 * (float((keep**2 * w2).sum()) - stats.size - stats.dual)
         stats.value_next = None  # not measured in this form
         for rows in data.rows:
             T, S, _ = data.row_block(rows)

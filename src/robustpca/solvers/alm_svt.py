@@ -25,7 +25,7 @@ cheaper of two routes:
   right vectors as a warm start. It is **verified**: the triplet after the last one kept
   must fall below the threshold (Ritz value plus residual), otherwise the block grows
   and the step is repeated, warm started; the kept triplets are converged to a residual
-  of ``BLOCK_RTOL = 1e-12`` of the top singular value. Every step is then the exact SVT
+  of ``BLOCK_RTOL = 1e-10`` of the top singular value. Every step is then the exact SVT
   to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
   objectives after every iteration equal to 1e-10, the same iterations and ranks).
   Taken when ``PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) <= min(n, d)``, with the Gram
@@ -92,9 +92,9 @@ if TYPE_CHECKING:
 #: <= min(n, d).
 PARTIAL_COST = 10
 #: Extra columns of the block iteration beyond the hint and the verifying triplet.
-BLOCK_OVERSAMPLES = 8
+BLOCK_OVERSAMPLES = 5
 #: Residual tolerance of the block iteration, relative to the top singular value.
-BLOCK_RTOL = 1e-12
+BLOCK_RTOL = 1e-10
 #: Passes of the block iteration before the Gram route takes over.
 BLOCK_MAX_PASSES = 30
 #: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
@@ -217,7 +217,7 @@ class _SVTStep:
     ``'auto'`` takes that partial route when ``PARTIAL_COST * (hint + 1 +
     BLOCK_OVERSAMPLES) <= min(n, d)``, the Gram route otherwise and whenever the block
     iteration does not converge; ``'partial'`` always tries it first; ``'full'`` is
-    LAPACK's SVD. Holds the block of right vectors (``hint + 9`` rows of length ``d``)
+    LAPACK's SVD. Holds the block of right vectors (``hint + 6`` rows of length ``d``)
     for the warm start.
     """
 
