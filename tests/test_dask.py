@@ -324,10 +324,12 @@ def test_all_capped_warns_like_numpy(threads):
 def test_bad_input_errors(threads):
     X = data(10)
     bad = X.copy()
-    bad[77, 3] = np.nan
+    bad[77, 3] = np.nan  # a missing entry: fitted on PCA's and RPCA-OM's tall route only
+    with pytest.raises(ValueError, match="X contains NaN or infinity.*tall route"):
+        L21PCA(2).fit(as_dask(bad))
+    bad[77, 3] = np.inf
     with pytest.raises(ValueError, match="X contains NaN or infinity"):
         OptimalMeanPCA(2).fit(as_dask(bad))
-    bad[77, 3] = np.inf
     with pytest.raises(ValueError, match="X contains NaN or infinity"):
         L21PCA(2).fit(as_dask(bad))
     with pytest.raises(ValueError, match="X must be 2-D"):
