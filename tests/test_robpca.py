@@ -283,3 +283,16 @@ def test_predict_on_held_out_rows_matches_rrcov(shared_data, table, k):
     np.testing.assert_allclose(diag.orthogonal_distances, od, rtol=1e-7, atol=1e-9)
     regular = np.array([r["flag"] == "1" for r in ref])
     np.testing.assert_array_equal(model.predict(X[held]) == 1, regular)
+
+
+ALPHA05 = reference_fits("PcaHubertAlpha05")
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(ALPHA05))
+def test_explicit_alpha_equals_pcahubert_with_that_alpha(shared_data, table, k):
+    """alpha=0.5 given explicitly: rrcov takes h from k (not kmax) and runs the MCD
+    steps at alpha; so does ROBPCA(alpha=0.5) (alpha=None keeps rrcov's default)."""
+    X = load_table(shared_data, table)
+    model = ROBPCA(n_components=k, alpha=0.5, random_state=0).fit(X)
+    assert_equals_rrcov(model, X, ALPHA05[(table, k)])

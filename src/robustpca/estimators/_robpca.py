@@ -38,8 +38,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
 
     Choices where the paper or rrcov leave room, documented here:
 
-    * ``h = h_alpha_n(alpha, n, kmax)`` and the coverage of the MCD steps is ``h / n``,
-      as rrcov computes them with its default ``alpha``, whether or not ``k`` is given;
+    * ``alpha=None`` (the default) is rrcov's default: ``h = h_alpha_n(0.75, n, kmax)``
+      whether or not ``k`` is given, and the coverage of the MCD steps ``h / n``; a
+      float is an ``alpha`` passed to ``PcaHubert``: ``h = h_alpha_n(alpha, n, k)``
+      and the MCD steps at ``alpha`` (rrcov's two conventions, kept so that both match);
       when an int ``n_components`` exceeds ``kmax``, ``kmax`` is raised to it (rrcov
       would lower ``k`` to ``kmax`` with a warning).
     * rrcov decides between the final MCD and a reweighting of the C-step fit by
@@ -63,8 +65,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         ``k``. ``"auto"`` is rrcov's ``k = 0`` rule on the h-subset's eigenvalues (the
         fewest components explaining 80% of the variance, at most ``kmax``, the
         eigenvalue-ratio guard); a float in (0, 1) is the share of that variance.
-    alpha : float in [0.5, 1], default=0.75
-        Coverage: the fraction of samples the fit must describe; ``1 - alpha`` is the
+    alpha : float in [0.5, 1] or None, default=None
+        Coverage: the fraction of samples the fit must describe (None: 0.75, with
+        rrcov's default conventions above); ``1 - alpha`` is the
         fraction of outliers it resists.
     kmax : int, default=10
         Largest ``k`` the automatic rule may choose; also sets ``h``.
@@ -148,7 +151,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         self,
         n_components="auto",
         *,
-        alpha=0.75,
+        alpha=None,
         kmax=10,
         mcd=True,
         skew=False,
@@ -186,9 +189,11 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
 
     def _check_params(self) -> None:
         alpha = self.alpha
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        if alpha is None:
+            pass
+        elif isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
             raise TypeError(f"alpha must be a float in [0.5, 1], got {alpha!r}.")
-        if not 0.5 <= float(alpha) <= 1.0:
+        elif not 0.5 <= float(alpha) <= 1.0:
             raise ValueError(f"alpha must lie in [0.5, 1], got {alpha!r}.")
         for name in ("kmax", "max_directions", "n_starts"):
             check_positive_int(getattr(self, name), name)

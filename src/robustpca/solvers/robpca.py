@@ -191,7 +191,7 @@ def solve_robpca(
     X: np.ndarray,
     n_components="auto",
     *,
-    alpha: float = 0.75,
+    alpha: float | None = None,
     kmax: int = 10,
     mcd: bool = True,
     skew: bool = False,
@@ -208,9 +208,12 @@ def solve_robpca(
     n_components : int, float in (0, 1) or "auto"
         ``k``; a share or ``"auto"`` is resolved on the h-subset's eigenvalues with
         :func:`~robustpca.rank_selection.select_n_components` (rrcov's ``k = 0``).
-    alpha : float, default=0.75
-        Coverage; ``h = h_alpha_n(alpha, n, kmax)``, as ``PcaHubert`` computes it with
-        its default ``alpha`` whether or not ``k`` is given.
+    alpha : float or None, default=None
+        Coverage, with rrcov's two conventions. None is ``PcaHubert``'s default: ``h =
+        h_alpha_n(0.75, n, kmax)`` whether or not ``k`` is given, and the coverage of
+        the MCD steps ``h / n``. A float is an ``alpha`` given to ``PcaHubert``: ``h =
+        h_alpha_n(alpha, n, k)`` (``kmax`` when ``k`` is chosen) and the MCD steps at
+        ``alpha``.
     kmax : int, default=10
     mcd : bool, default=True
         rrcov's shortcut of step 2 for data of small rank (off when ``skew``, as in rrcov).
@@ -251,8 +254,11 @@ def solve_robpca(
     kmax = max(min(int(kmax), rank), 1)
     auto = not isinstance(n_components, int | np.integer)
     k_given = None if auto else min(int(n_components), kmax)
-    h = min(h_alpha_n(alpha, n, kmax), n)  # rrcov's default: kmax, also when k is given
-    alpha = h / n  # and the coverage passed on to the MCD steps is h / n, as in rrcov
+    if alpha is None:  # rrcov's default: kmax, also when k is given; coverage h / n
+        h = min(h_alpha_n(0.75, n, kmax), n)
+        alpha = h / n
+    else:  # an alpha given to rrcov: h from k when k is given
+        h = min(h_alpha_n(alpha, n, kmax if auto else k_given), n)
 
     if mcd and not skew and rank <= min(n // 5, kmax):
         fit = minimum_covariance_determinant(scores, alpha, n_starts=n_starts, random_state=rng)

@@ -8,7 +8,9 @@
 # row per (method, table, k):
 #   method     PcaHubert, PcaLocantore, PcaGrid, PcaProj, PcaCov (rrcov defaults), and
 #              PcaHubertSkew = PcaHubert(skew = TRUE) at k = 1 (in one dimension its
-#              adjusted outlyingness has no random directions, so it is reproducible)
+#              adjusted outlyingness has no random directions, so it is reproducible),
+#              PcaHubertAlpha05 = PcaHubert(alpha = 0.5) at k = 1, 2 (an alpha given
+#              explicitly: rrcov then takes h from k, not kmax)
 #   table, k   k = 0 means rrcov chose k itself (k_fitted is what it chose)
 #   eigenvalues, center, loadings  ';'-separated, loadings column-major (p x k)
 #   cutoff_sd, cutoff_od           rrcov's cutoffs (0 = no OD cutoff)
@@ -45,6 +47,17 @@ for (name in names(ks)) {
 }
 for (name in names(ks)) {
     x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    for (k in 1:2) {
+        set.seed(1)
+        fit <- PcaHubert(x, k = k, alpha = 0.5)
+        rows[[length(rows) + 1]] <- data.frame(
+            method = "PcaHubertAlpha05", table = name, k = k, k_fitted = fit@k,
+            eigenvalues = num(fit@eigenvalues), center = num(fit@center),
+            loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
+            cutoff_od = num(fit@cutoff.od),
+            flags = paste(which(!fit@flag), collapse = ";"),
+            sd = num(fit@sd), od = num(fit@od))
+    }
     set.seed(1)
     fit <- suppressWarnings(PcaHubert(x, k = 1, skew = TRUE))  # warns: mcd = FALSE is used
     rows[[length(rows) + 1]] <- data.frame(
