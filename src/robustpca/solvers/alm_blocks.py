@@ -388,6 +388,8 @@ DUALITY_GAP = (
 BALANCE = 2.0
 #: The balancing keeps the penalty above MU_MIN times its start.
 MU_MIN = 1.0
+#: Iterations at the cap after which Lin et al.'s phase gives up on tol.
+CAPPED_WAIT = 20
 #: Largest factor of one penalty change in the balancing phase.
 MAX_STEP = 10.0
 #: The certified gap is computed once the cheap one is below TRIGGER * gap_tol, then
@@ -445,10 +447,10 @@ class _Schedule:
     r"""The penalty and the stopping rule of the loop with a gap target (two phases).
 
     * ``'lin'``: Lin et al.'s growth :math:`\mu_{k+1} = \min(\rho\mu_k, \bar\mu)`
-      until the relative primal residual ``r`` is below ``tol`` (or below ``max(tol,
-      gap_tol)`` once the penalty is capped at :math:`\bar\mu`); the certified gap is
-      then computed and the loop stops if it is below ``gap_tol`` (problems with exact
-      recovery stop here, after exactly Lin et al.'s iterations);
+      until the relative primal residual ``r`` is below ``tol`` (or for ``CAPPED_WAIT``
+      iterations at the cap :math:`\bar\mu`, when ``tol`` is out of reach); the
+      certified gap is then computed and the loop stops if it is below ``gap_tol``
+      (problems with exact recovery stop here, after exactly Lin et al.'s iterations);
     * ``'balance'``: otherwise the iterates froze before the optimum (the geometric
       growth makes :math:`\sum_k 1/\mu_k` finite). The penalty is then balanced (Boyd
       et al. 2011, sec. 3.4.1, with the adaptive factor of Wohlberg 2017): multiplied by
@@ -476,6 +478,7 @@ class _Schedule:
         self.phase = "lin"
         self.next_check = (np.inf, 0)
         self.since, self.wait = 0, 1  # iterations since the last change, and the wait
+        self.capped = 0  # iterations of Lin et al.'s phase at the cap
 
     def next_mu(self, mu: float, primal: float, dual: float) -> float:
         if self.phase == "lin":
@@ -493,14 +496,13 @@ class _Schedule:
         if self.phase == "lin":
             if primal <= self.tol:
                 return True
-            if mu < self.mu_max:
+            self.capped = self.capped + 1 if mu >= self.mu_max else 0
+            if self.capped < CAPPED_WAIT:
                 return False
-            # the penalty is capped and the residual still above tol: the iterates froze
-            if primal <= max(self.tol, self.gap_tol):
-                return True
+            # capped for CAPPED_WAIT iterations with the residual still above tol
             self.phase = "balance"
             self.next_check = (TRIGGER * self.gap_tol, iteration + CHECK_EVERY)
-            return False
+            return primal <= max(self.tol, self.gap_tol)
         if primal > max(self.tol, self.gap_tol):
             return False
         return gap <= self.next_check[0] or iteration >= self.next_check[1]
