@@ -163,7 +163,7 @@ def test_residual_trace_is_recorded():
 def test_default_gap_target_on_occluded_faces(shared_data, cls):
     """AT&T faces (400 x 1024), 20% of the images with a block of 1/4 of the image: by
     default the three fits stop with a certified gap of at most 1e-3 (Lin et al.'s rule
-    alone: 5.7e-2, 1.6e-2, 1.7e-2). Measured: 94, 32 and 36 iterations."""
+    alone: 5.7e-2, 1.6e-2, 1.7e-2). Measured: 94, 35 and 36 iterations."""
     orl = load_orl(shared_data)
     X, _ = occlude_blocks(
         orl.data, orl.image_shape, image_fraction=0.2, block_fraction=0.25, random_state=0

@@ -178,8 +178,8 @@ _ACCURACY_NOTE = r"""
     iterates), the penalty is balanced on the relative primal and dual residuals
     (Boyd et al. 2011, sec. 3.3-3.4.1; ever more rarely, so the loop ends as ADMM with
     a fixed penalty) until the gap is met. Measured on the occluded AT&T faces (32 x
-    32, 400 images): PCP 94 iterations to a gap of 7.9e-4 (Lin et al.'s rule: 40
-    iterations, 5.7e-2), outlier pursuit 32 (7.2e-4), CRPCA-OM 36 (1.4e-5). The gap
+    32, 400 images): PCP 94 iterations to a gap of 8.0e-4 (Lin et al.'s rule: 40
+    iterations, 5.7e-2), outlier pursuit 35 (3.3e-4), CRPCA-OM 36 (6.7e-4). The gap
     uses an exact spectral norm, a Gram matrix of the multiplier: it is computed when
     the primal residual is small, every 5 iterations or once a gap estimate that needs
     no SVD has halved (``_cheap_gap`` in :mod:`robustpca.solvers.alm_blocks`).
