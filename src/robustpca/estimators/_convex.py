@@ -23,6 +23,8 @@ import numpy as np
 from .._validation import check_nonnegative_float
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
+from ..solvers.alm_observed import solve_pcp_observed, solve_row_sparse_observed
+from ..solvers.missing import initial_fill
 from ._base import BaseSubspaceEstimator
 
 __all__ = ["ConvexOptimalMeanPCA", "OutlierPursuit", "PrincipalComponentPursuit"]
@@ -72,12 +74,59 @@ def _check_gap_tol(gap_tol) -> float | None:
     return check_nonnegative_float(gap_tol, "gap_tol", strict=True)
 
 
+def _apply_mask(X, mask):
+    """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False."""
+    X = np.array(X, dtype=np.float64, copy=True)
+    mask = np.asarray(mask)
+    if mask.shape != X.shape:
+        raise ValueError(f"mask must have the shape of X {X.shape}, got {mask.shape}.")
+    if mask.dtype != bool:
+        raise TypeError(f"mask must be boolean (True where observed), got dtype {mask.dtype}.")
+    X[~mask] = np.nan
+    return X
+
+
 class _ConvexLowRankPCA(BaseSubspaceEstimator):
     """Shared fitting logic: validate the ALM parameters, run the solver, keep extras."""
 
     _rho_upper: float | None = None
     #: the convex program chooses the rank (n_components caps it): no "auto" or share
     _supports_auto_rank = False
+    #: NaN (or ``mask``) marks missing entries: the observed-entries problem
+    #: (:mod:`robustpca.solvers.alm_observed`), ``low_rank_`` filling the gaps
+    _supports_missing = True
+
+    def fit(self, X, y=None, mask=None):
+        """Fit the convex program to ``X`` of shape (n_samples, n_features).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified. NaN entries are missing.
+        y : Ignored
+        mask : array-like of bool, same shape as ``X``, optional
+            True where an entry is observed. An entry is missing where ``mask`` is
+            False *or* ``X`` is NaN (a NaN is never data, whatever ``mask`` says).
+            Missing entries are fitted by the observed-entries problem of Candès et al.
+            (2011, sec. 1.6): the constraint and the sparse penalty on the observed
+            entries only, ``low_rank_`` filling the gaps, ``sparse_`` zero there. That
+            fit stops on Lin et al.'s primal rule (``tol``) and reports its certified
+            ``duality_gap_`` (``gap_tol``'s residual balancing and ``callback`` apply
+            to complete data only).
+
+        Returns
+        -------
+        self
+        """
+        if mask is not None:
+            X = _apply_mask(X, mask)
+        self._fit(X)
+        return self
+
+    def _observed_kwargs(self, rng) -> dict:
+        kwargs = self._alm_kwargs(rng)
+        keep = ("mu", "mu_max", "rho", "max_iter", "tol", "rng", "n_components")
+        return {key: kwargs[key] for key in keep}
 
     def _alm_kwargs(self, rng) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):
@@ -321,15 +370,26 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         self.callback = callback
         self.random_state = random_state
 
-    def _fit_solver(self, X, rng, sample_weight=None):
+    def _resolve_lam(self, X) -> None:
         if isinstance(self.lam, str):
             if self.lam != "auto":
                 raise ValueError(f"lam must be 'auto' or a positive float, got {self.lam!r}.")
             self.lam_ = 1.0 / np.sqrt(max(X.shape))
         else:
             self.lam_ = check_nonnegative_float(self.lam, "lam", strict=True)
+
+    def _fit_solver(self, X, rng, sample_weight=None):
+        self._resolve_lam(X)
         kwargs = self._alm_kwargs(rng)
         return self._finish(solve_pcp(X, lam=self.lam_, center=bool(self.center), **kwargs))
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        self._resolve_lam(X)
+        return self._finish(
+            solve_pcp_observed(
+                X, ~missing, lam=self.lam_, center=bool(self.center), **self._observed_kwargs(rng)
+            )
+        )
 
 
 class OutlierPursuit(_ConvexLowRankPCA):
@@ -451,6 +511,19 @@ class OutlierPursuit(_ConvexLowRankPCA):
         result = solve_outlier_pursuit(X, gamma=self.gamma_, center=bool(self.center), **kwargs)
         return self._finish(result)
 
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        # gamma='auto' is taken of the data with the gaps at their column medians
+        self.gamma_ = self._resolve_gamma(initial_fill(X, missing), centred=bool(self.center))
+        result = solve_row_sparse_observed(
+            X,
+            ~missing,
+            lam=1.0 / self.gamma_,
+            with_mean=False,
+            center=bool(self.center),
+            **self._observed_kwargs(rng),
+        )
+        return self._finish(result)
+
 
 class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
     r"""CRPCA-OM: convex robust PCA with the optimal mean (Nie, Yuan & Huang 2014).
@@ -564,3 +637,10 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
     def _fit_solver(self, X, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(X, centred=True)
         return self._finish(solve_crpca_om(X, gamma=self.gamma_, **self._alm_kwargs(rng)))
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        self.gamma_ = self._resolve_gamma(initial_fill(X, missing), centred=True)
+        result = solve_row_sparse_observed(
+            X, ~missing, lam=1.0 / self.gamma_, with_mean=True, **self._observed_kwargs(rng)
+        )
+        return self._finish(result)

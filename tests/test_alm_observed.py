@@ -1,0 +1,122 @@
+"""The convex estimators on the observed entries (issue 12): robust matrix completion.
+
+Candès, Li, Ma & Wright (2011, sec. 1.6 and 4): ``min ||L||_* + lam ||P_Omega(S)||_1``
+subject to ``P_Omega(L + S) = P_Omega(X)``; the l2,1 analogues for outlier pursuit and
+CRPCA-OM (``robustpca.solvers.alm_observed``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+
+from robustpca import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
+from robustpca.solvers.alm import solve_pcp
+from robustpca.solvers.alm_observed import solve_pcp_observed
+
+
+def candes_problem(n=400, d=300, rank=10, corrupt=0.05, missing=0.2, seed=0):
+    """L = A B^T, gross errors of random sign and 1-5 times 10 times the mean |L|."""
+    rng = np.random.default_rng(seed)
+    L = rng.normal(size=(n, rank)) @ rng.normal(size=(rank, d))
+    S = np.zeros((n, d))
+    hit = rng.random((n, d)) < corrupt
+    S[hit] = (
+        rng.choice([-1.0, 1.0], hit.sum()) * rng.uniform(1, 5, hit.sum()) * 10 * np.abs(L).mean()
+    )
+    observed = rng.random((n, d)) >= missing
+    return L, L + S, observed
+
+
+def row_outliers(n=200, d=50, rank=3, n_out=20, missing=0.1, seed=0):
+    rng = np.random.default_rng(seed)
+    U = np.linalg.qr(rng.normal(size=(d, rank)))[0]
+    X = 3.0 * rng.normal(size=(n, rank)) @ U.T
+    X[:n_out] = 3.0 * rng.normal(size=(n_out, d))
+    X += 5.0
+    observed = rng.random((n, d)) >= missing
+    return U, np.where(observed, X, np.nan)
+
+
+def test_pcp_recovers_l_with_a_fifth_of_the_entries_missing():
+    """The issue's criterion: 400 x 300, rank 10, 5% gross errors, 20% missing: L to
+    1e-3 relative error over all entries (measured 5e-7), the gaps included."""
+    L, X, observed = candes_problem()
+    Xn = np.where(observed, X, np.nan)
+    model = PrincipalComponentPursuit(random_state=0).fit(Xn)
+    error = np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L)
+    gaps = np.linalg.norm((model.low_rank_ - L)[~observed]) / np.linalg.norm(L[~observed])
+    assert error < 1e-3 and gaps < 1e-3
+    assert model.rank_ == 10 and model.n_missing_ == int((~observed).sum())
+    assert 0.0 <= model.duality_gap_ < 1e-2
+    assert np.all(model.sparse_[~observed] == 0.0)
+
+
+def test_mask_and_nan_mark_the_same_entries():
+    _, X, observed = candes_problem(n=80, d=60, rank=4)
+    a = PrincipalComponentPursuit(random_state=0).fit(np.where(observed, X, np.nan))
+    b = PrincipalComponentPursuit(random_state=0).fit(X, mask=observed)
+    np.testing.assert_array_equal(a.low_rank_, b.low_rank_)
+    # a NaN is missing even where the mask says observed
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    c = PrincipalComponentPursuit(random_state=0).fit(Xn, mask=np.ones_like(observed))
+    assert c.n_missing_ == 1
+    # an all-True mask on complete data is the complete-data fit
+    d = PrincipalComponentPursuit(random_state=0).fit(X, mask=np.ones_like(observed))
+    e = PrincipalComponentPursuit(random_state=0).fit(X)
+    np.testing.assert_array_equal(d.low_rank_, e.low_rank_)
+
+
+def test_fully_observed_problem_agrees_with_the_complete_data_solver():
+    L, X, _ = candes_problem(n=120, d=90, rank=5, missing=0.0)
+    everything = np.ones(X.shape, dtype=bool)
+    lam = 1.0 / np.sqrt(120)
+    masked = solve_pcp_observed(X, everything, lam=lam, rng=np.random.default_rng(0))
+    full = solve_pcp(X, lam=lam, gap_tol=None, rng=np.random.default_rng(0))
+    scale = np.linalg.norm(L)
+    assert np.linalg.norm(masked.info["low_rank"] - full.info["low_rank"]) < 1e-5 * scale
+
+
+@pytest.mark.parametrize(
+    "estimator", [OutlierPursuit(center=True, random_state=0), ConvexOptimalMeanPCA(random_state=0)]
+)
+def test_row_sparse_programs_find_the_outlying_samples_with_gaps(estimator):
+    """10% of the entries missing: the planted 3-D subspace and exactly the 20 outlying
+    samples (outliers_), the mean of CRPCA-OM within 0.25 of the planted 5."""
+    U, Xn = row_outliers()
+    model = estimator.fit(Xn)
+    assert model.converged_
+    assert np.sin(subspace_angles(model.components_[:3].T, U)).max() < 0.05
+    np.testing.assert_array_equal(np.flatnonzero(model.outliers_), np.arange(20))
+    if isinstance(estimator, ConvexOptimalMeanPCA):
+        assert np.abs(model.mean_ - 5.0).max() < 0.25
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), rate=st.sampled_from([0.05, 0.2, 0.4]))
+def test_outputs_are_finite_feasible_and_inputs_untouched(seed, rate):
+    _, X, observed = candes_problem(n=40, d=30, rank=2, missing=rate, seed=seed)
+    Xn = np.where(observed, X, np.nan)
+    copy = Xn.copy()
+    model = PrincipalComponentPursuit(random_state=0).fit(Xn)
+    np.testing.assert_array_equal(np.isnan(Xn), np.isnan(copy))
+    np.testing.assert_array_equal(Xn[observed], copy[observed])
+    for attr in ("low_rank_", "sparse_", "components_", "mean_"):
+        assert np.isfinite(getattr(model, attr)).all()
+    assert np.isfinite(model.duality_gap_)
+    residual = (model.low_rank_ + model.sparse_ - X)[observed]
+    assert np.linalg.norm(residual) <= 1e-5 * np.linalg.norm(X[observed])
+
+
+@pytest.mark.parametrize(
+    ("mask", "error", "match"),
+    [(np.ones((5, 5), dtype=bool), ValueError, "shape"), (np.ones((10, 6)), TypeError, "boolean")],
+)
+def test_bad_masks_name_themselves(mask, error, match):
+    X = np.random.default_rng(0).normal(size=(10, 6))
+    with pytest.raises(error, match=match):
+        PrincipalComponentPursuit().fit(X, mask=mask)
