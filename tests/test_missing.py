@@ -33,6 +33,14 @@ from robustpca.solvers.missing import MissingPCAProblem, observed_fit, od_correc
 
 #: Estimators whose losses resist gross outlier rows of any position (bounded weights).
 ROBUST = [OptimalMeanPCA, HQPCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA]
+#: The high-breakdown and convex estimators with missing entries (iterated robust
+#: imputation; the observed-entries convex program): the same criteria.
+ROBUST_OTHERS = [
+    robustpca.ROBPCA,
+    robustpca.CovariancePCA,
+    robustpca.SphericalPCA,
+    robustpca.ConvexOptimalMeanPCA,
+]
 #: Arithmetic-mean-centred methods (robust only to outliers that leave the mean alone).
 CENTRED = [R1PCA, L21PCA, L1PCA]
 ALL = [PCA, *ROBUST, *CENTRED]
@@ -72,21 +80,21 @@ def fill_rmse(model, Xm, mask, clean, n_out):
     return float(np.sqrt(np.mean((rec[inl] - clean[inl]) ** 2)))
 
 
-@pytest.mark.parametrize("cls", ROBUST, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", ROBUST + ROBUST_OTHERS, ids=lambda c: c.__name__)
 def test_robust_estimators_recover_the_subspace_and_fill_the_gaps(cls):
     """10% of the cells missing and 10% gross outlier rows: sin(largest angle) <= 0.05,
     the inliers' gaps filled within 2.5x the noise, and no worse than filling the column
     medians first."""
     X, Xm, mask, basis, clean, n_out = planted()
-    model = quiet(cls(5), Xm)
+    model = quiet(cls(n_components=5), Xm)
     assert sine(model.components_, basis) <= 0.05
     assert fill_rmse(model, Xm, mask, clean, n_out) <= 2.5 * NOISE
     medians = np.where(mask, np.nanmedian(Xm, axis=0), Xm)
-    baseline = quiet(cls(5), medians)
+    baseline = quiet(cls(n_components=5), medians)
     assert sine(model.components_, basis) <= sine(baseline.components_, basis)
     assert fill_rmse(model, Xm, mask, clean, n_out) <= fill_rmse(baseline, Xm, mask, clean, n_out)
     # about as well as without the gaps
-    complete = quiet(cls(5), X)
+    complete = quiet(cls(n_components=5), X)
     assert sine(model.components_, basis) <= 2.0 * sine(complete.components_, basis) + 0.005
 
 
