@@ -325,7 +325,7 @@ def test_bad_input_errors(threads):
     X = data(10)
     bad = X.copy()
     bad[77, 3] = np.nan  # a missing entry: fitted on PCA's and RPCA-OM's tall route only
-    with pytest.raises(ValueError, match="X contains NaN or infinity.*tall route"):
+    with pytest.raises(ValueError, match=r"X contains NaN or infinity.*tall route"):
         L21PCA(2).fit(as_dask(bad))
     bad[77, 3] = np.inf
     with pytest.raises(ValueError, match="X contains NaN or infinity"):
