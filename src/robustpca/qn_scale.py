@@ -128,4 +128,4 @@ def qn(x, axis: int = 0) -> np.ndarray:
             diffs = np.abs(rows[:, iu] - rows[:, ju])
             out[start : start + block] = np.partition(diffs, k - 1, axis=1)[:, k - 1]
         out *= qn_factor(n)
-    return out.reshape(a.shape[:-1]) if a.ndim > 1 else float(out[0])
+    return out.reshape(a.shape[:-1]) if a.ndim > 1 else np.float64(out[0])  # type: ignore[return-value]

@@ -137,11 +137,13 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
             fit = minimum_covariance_determinant(
                 X, self.alpha, n_starts=self.n_starts, random_state=rng
             )
-            location, covariance, self.support_ = fit.location, fit.covariance, fit.support
+            location, covariance = fit.location, fit.covariance
+            support: np.ndarray | None = fit.support
         else:
             est = clone(self.covariance).fit(X)
             location, covariance = est.location_, est.covariance_
-            self.support_ = getattr(est, "support_", None)
+            support = getattr(est, "support_", None)
+        self.support_ = support
         self.covariance_ = covariance
         values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
         order = np.argsort(values, kind="stable")[::-1]

@@ -363,12 +363,12 @@ class GoDec(_KnownRankRPCA):
         if isinstance(card, bool) or not isinstance(card, numbers.Real):
             raise TypeError(f"card must be an int or a float, got {type(card).__name__}.")
         if isinstance(card, numbers.Integral):
-            if not 0 <= card <= size:
+            if not 0 <= int(card) <= size:
                 raise ValueError(
                     f"card={card} must be between 0 and n_samples * n_features={size}."
                 )
             return int(card)
-        if not (np.isfinite(card) and 0.0 <= card < 1.0):
+        if not (np.isfinite(float(card)) and 0.0 <= float(card) < 1.0):
             raise ValueError(
                 f"card={card!r} as a float must lie in [0, 1) (a fraction of the entries)."
             )

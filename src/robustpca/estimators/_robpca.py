@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import check_positive_int
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
+from ..solvers.missing import observed_fit
 from ..solvers.robpca import solve_robpca
 from ._base import BaseSubspaceEstimator
 from ._rrcov_common import ImputationEMMixin
@@ -209,8 +210,15 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     def _skew_score_distances(self, X) -> np.ndarray:
         """Adjusted outlyingness of ``X`` in the fitted k-dimensional space (``skew=True``):
         the score distance of skew-adjusted ROBPCA (rrcov's ``@sd = @ao``)."""
+        adjusted = getattr(self, "_adjusted", None)
+        if adjusted is None:
+            raise ValueError("the adjusted outlyingness exists for skew=True fits only.")
         X = np.asarray(self._check_X(X), dtype=np.float64)
-        return self._adjusted(X)
+        missing = np.isnan(X)
+        if missing.any():  # the gaps filled on the fitted subspace (observed coordinates)
+            _, fitted, _ = observed_fit(X, missing, self.mean_, self.components_)
+            X = np.where(missing, fitted, X)
+        return adjusted(X)
 
     def _select_n_components(self, X, spec, sample_weight=None) -> int:
         """Placeholder: ROBPCA chooses ``k`` mid-algorithm, on the h-subset's spectrum."""

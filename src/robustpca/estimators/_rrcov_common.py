@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -26,6 +28,10 @@ class RrcovFamilyMixin:
     """``k`` chosen on the fit's spectrum; zero-variance axes completed; a result."""
 
     _od_cutoff_rule = "robust"
+    # provided by the estimator class (parameters) and the base class (fitted)
+    kmax: int | None
+    n_components: Any
+    n_components_: int
 
     def _select_n_components(self, X, spec, sample_weight=None) -> int:
         """Placeholder: ``k`` is chosen in ``_fit_solver`` on the fit's own spectrum."""
@@ -96,6 +102,7 @@ class ImputationEMMixin:
     """
 
     _supports_missing = True
+    _fit_solver: Callable[..., SolverResult]  # the estimator's complete-data fit
     #: Refits at most, and the relative change of the filled entries that stops them.
     _em_max_iter = 100
     _em_tol = 1e-4
@@ -104,7 +111,8 @@ class ImputationEMMixin:
         seed = int(rng.integers(2**63))
         filled = initial_fill(X, missing)
         scale = max(float(np.abs(filled - np.median(filled, axis=0)).max()), 1e-300)
-        result = None
+        result: SolverResult | None = None
+        change = np.inf
         for iteration in range(1, self._em_max_iter + 1):
             result = self._fit_solver(filled, np.random.default_rng(seed), sample_weight)
             _, fitted, _ = observed_fit(X, missing, result.mean, result.components)
@@ -120,6 +128,7 @@ class ImputationEMMixin:
             stacklevel=4,
         )
         reason = f"imputation not settled after {self._em_max_iter} refits"
+        assert result is not None  # _em_max_iter >= 1
         return _with_iterations(result, self._em_max_iter, reason, False)
 
 

@@ -38,6 +38,11 @@ __all__ = [
 ]
 
 
+def _constant(value: np.ndarray) -> Callable[[], np.ndarray]:
+    """A callback state's lazy attribute that is already computed."""
+    return lambda: value
+
+
 def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
     """First pass: moments (as :func:`~robustpca.solvers.chunked.moments_pass`, valid
     only when no entry is missing), the number of missing entries and the observed
@@ -133,7 +138,7 @@ def solve_missing_chunked(
         previous, current = current, step.solve(out["moments"])
         if callback is not None:
             state = IterationState(
-                iteration, history[-1], None, lambda b=basis: b.T, lambda m=previous.mean: m
+                iteration, history[-1], None, _constant(basis.T), _constant(previous.mean)
             )
             if callback(iteration, state):
                 stop_reason = StopReason.CALLBACK

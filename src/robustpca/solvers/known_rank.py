@@ -59,6 +59,17 @@ Callback = Callable[[int, IterationState], bool | None]
 
 
 # ---------------------------------------------------------------- thresholding steps
+
+
+def _transposed(A: np.ndarray) -> Callable[[], np.ndarray]:
+    """A callback's lazy ``components``: the basis of the iteration, transposed."""
+    return lambda: A.T
+
+
+def _zeros(n: int) -> Callable[[], np.ndarray]:
+    return lambda: np.zeros(n)
+
+
 def hard_threshold(A: np.ndarray, zeta: float) -> np.ndarray:
     r"""The entries of ``A`` with :math:`|a_{ij}| > \zeta`, zeros elsewhere
     (:math:`\mathcal T_\zeta` of Cai et al. 2019, eq. 4). A new array."""
@@ -301,7 +312,7 @@ def solve_accaltproj(
         objective.append(_frobenius(R) / norm_x)
         n_iter = k
         if callback is not None:
-            state = IterationState(k, objective[-1], None, lambda V=V: V.T, lambda: np.zeros(n))
+            state = IterationState(k, objective[-1], None, _transposed(V), _zeros(n))
             if callback(k, state):
                 stop_reason = StopReason.CALLBACK
                 break
@@ -439,6 +450,7 @@ def solve_godec(
         if _frobenius(ZQ) >= previous_fit:
             Q = Q_new
         else:  # the previous row basis fits Z better: keep it
+            assert Q is not None  # (previous_fit is -1 on the first step)
             ZQ = Z @ Q
         L = ZQ @ Q.T
         R = X - L
@@ -447,7 +459,7 @@ def solve_godec(
         objective.append(float(np.einsum("ij,ij->", R, R)))
         n_iter = t
         if callback is not None:
-            state = IterationState(t, objective[-1], None, lambda Q=Q: Q.T, lambda: np.zeros(n))
+            state = IterationState(t, objective[-1], None, _transposed(Q), _zeros(n))
             if callback(t, state):
                 stop_reason = StopReason.CALLBACK
                 break

@@ -254,7 +254,7 @@ def solve_l1_pca_missing(
     history: list[float] = []
     n_iter = 0
     reason = StopReason.MAX_ITER
-    result = None
+    result: SolverResult | None = None
     for _ in range(max_em_iter):
         result = solve_l1_pca(
             filled,
@@ -270,6 +270,7 @@ def solve_l1_pca_missing(
         if len(history) > 1 and relative_change(history[-2], history[-1]) <= max(tol, EM_TOL):
             reason = result.stop_reason
             break
+    assert result is not None  # max_em_iter >= 1
     return SolverResult(
         components=result.components,
         mean=result.mean,

@@ -300,10 +300,10 @@ def fast_mcd_subset(
         means, covs = means[top], covs[top]
     else:
         means, covs = _best_starts(X, h, n_starts, n_best, rng)
-    subsets = None
-    for _ in range(max_steps):
+    subsets, means, covs = _c_step(X, means, covs, h)
+    for _ in range(max_steps - 1):
         new_subsets, means, covs = _c_step(X, means, covs, h)
-        if subsets is not None and np.array_equal(new_subsets, subsets):
+        if np.array_equal(new_subsets, subsets):
             break
         subsets = new_subsets
     dets = _log_dets(covs)

@@ -253,12 +253,12 @@ def solve_robpca(
     scores = (X - full.center) @ full.loadings
     kmax = max(min(int(kmax), rank), 1)
     auto = not isinstance(n_components, int | np.integer)
-    k_given = None if auto else min(int(n_components), kmax)
+    k_given = kmax if auto else min(int(n_components), kmax)  # (kmax: unused when auto)
     if alpha is None:  # rrcov's default: kmax, also when k is given; coverage h / n
         h = min(h_alpha_n(0.75, n, kmax), n)
         alpha = h / n
     else:  # an alpha given to rrcov: h from k when k is given
-        h = min(h_alpha_n(alpha, n, kmax if auto else k_given), n)
+        h = min(h_alpha_n(alpha, n, k_given), n)
 
     if mcd and not skew and rank <= min(n // 5, kmax):
         fit = minimum_covariance_determinant(scores, alpha, n_starts=n_starts, random_state=rng)
