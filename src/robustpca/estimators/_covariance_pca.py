@@ -31,6 +31,12 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     refuses ``n < p`` too); for wide data use :class:`~robustpca.ROBPCA`, which reduces
     the dimension first.
 
+    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
+    2008): the gaps start at their column medians, then the method is refitted with each
+    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
+    robust subspace, until the fills settle (``n_iter_`` counts the refits;
+    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`).
+
     Parameters
     ----------
     n_components : int, float, "auto" or None, default="auto"

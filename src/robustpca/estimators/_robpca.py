@@ -63,6 +63,12 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     30% of one placed both along and off it, breaking at 40% there like
     ``PcaHubert(alpha = 0.5)`` (``docs/which-method.md``).
 
+    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
+    2008): the gaps start at their column medians, then the method is refitted with each
+    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
+    robust subspace, until the fills settle (``n_iter_`` counts the refits;
+    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`).
+
     Parameters
     ----------
     n_components : int, float or "auto", default="auto"

@@ -30,6 +30,12 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     distances and flags included. The axes, centre and an automatic ``k`` (rrcov's rule on
     the sphered data's classical eigenvalues) are rrcov's either way.
 
+    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
+    2008): the gaps start at their column medians, then the method is refitted with each
+    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
+    robust subspace, until the fills settle (``n_iter_`` counts the refits;
+    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`).
+
     Parameters
     ----------
     n_components : int, float, "auto" or None, default="auto"
