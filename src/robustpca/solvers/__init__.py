@@ -35,8 +35,9 @@ from .l21_two_d import solve_l21_two_d
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
+from .robust_two_d import solve_robust_two_d_pca
 from .transfer import solve_rank_constrained_rpca, solve_robust_transfer_pca
-from .two_d import solve_glram, solve_robust_two_d_pca, solve_two_d_pca
+from .two_d import solve_glram, solve_two_d_pca
 
 __all__ = [
     "AdaptiveNeighborLoss",
