@@ -14,7 +14,7 @@ import numpy as np
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .reweighting import minimize_reweighted
-from .two_d import (
+from .two_d_images import (
     CentredImages,
     _result_components,
     _state_view,
