@@ -1,0 +1,218 @@
+"""Downloading and verifying the pinned files with pooch: the cache and mirror, the
+per-file and per-folder (listing) checksums, and the atomic move into the cache (see
+:mod:`robustpca.datasets._fetch` for the scheme).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from ._local import DATA_ENV
+from ._sources import (
+    _FILES,
+    _FOLDERS,
+    _GITHUB,
+    _NEEDS,
+    CACHE_ENV,
+    MIRROR_ENV,
+    DatasetChecksumError,
+    DatasetDownloadError,
+    _File,
+    _Folder,
+)
+
+#: the logger keeps the name it had before the split of ``_fetch``
+_log = logging.getLogger("robustpca.datasets._fetch")
+
+
+def get_cache_home(data_home: str | os.PathLike | None = None) -> Path:
+    """Folder that holds (or will hold) the downloaded ``raw/<name>/`` files.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default=None
+        Explicit folder; else the environment variable ``ROBUSTPCA_CACHE``; else
+        ``pooch.os_cache("robustpca")``.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> from robustpca.datasets import get_cache_home
+    >>> get_cache_home("/tmp/robustpca-data").as_posix()
+    '/tmp/robustpca-data'
+    """
+    if data_home is not None:
+        return Path(data_home).expanduser()
+    env = os.environ.get(CACHE_ENV, "")
+    if env:
+        return Path(env).expanduser()
+    import pooch
+
+    return Path(pooch.os_cache("robustpca"))
+
+
+def _mirror(base_url: str | None) -> str | None:
+    url = base_url if base_url is not None else os.environ.get(MIRROR_ENV, "")
+    return url.rstrip("/") if url else None
+
+
+def _url(name: str, local: str, mirror: str | None, source: _File | _Folder, in_repo: str) -> str:
+    if mirror is not None:
+        return f"{mirror}/{name}/{local}"
+    return f"{_GITHUB}/{source.repo}/{source.commit}/{in_repo}"
+
+
+def _manual_hint(name: str, target: Path, known_hash: str | None) -> str:
+    checksum = f" (sha256 {known_hash.removeprefix('sha256:')})" if known_hash else ""
+    return (
+        f"On a machine without internet access, place the file by hand at {target}"
+        f"{checksum}, point base_url= or {MIRROR_ENV} at a mirror laid out as "
+        f"<url>/{name}/<file>, or keep the files under <folder>/raw/{name}/ and call "
+        f"load_{name}(<folder>) or set {DATA_ENV}=<folder>."
+    )
+
+
+class _SessionDownloader:
+    """A pooch downloader with one keep-alive HTTP session per thread (many small files)."""
+
+    def __init__(self):
+        self._local = threading.local()
+        self._sessions = []
+        self._lock = threading.Lock()
+
+    def __call__(self, url: str, output_file, pooch_obj=None) -> None:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            import requests
+
+            session = self._local.session = requests.Session()
+            with self._lock:
+                self._sessions.append(session)
+        with session.get(url, stream=True, timeout=60) as response:
+            response.raise_for_status()
+            with open(output_file, "wb") as out:
+                for chunk in response.iter_content(chunk_size=1 << 16):
+                    out.write(chunk)
+
+    def close(self) -> None:
+        for session in self._sessions:
+            session.close()
+
+
+def _download(
+    registry: dict, urls: dict, folder: Path, name: str, progressbar, *, workers: int = 1
+) -> None:
+    """Fetch every registry entry into ``folder`` with pooch, wrapping its errors.
+
+    With ``workers > 1`` the files are fetched by that many threads, each with its own
+    keep-alive session, and without progress bars.
+    """
+    import pooch
+    import requests
+
+    store = pooch.create(path=folder, base_url="", registry=registry, urls=urls)
+
+    def fetch(fname: str, **kwargs) -> None:
+        try:
+            store.fetch(fname, **kwargs)
+        except requests.exceptions.RequestException as exc:
+            raise DatasetDownloadError(
+                f"Could not download data set {name!r}: {urls[fname]} failed ({exc}). "
+                + _manual_hint(name, folder / fname, registry[fname])
+            ) from exc
+        except ValueError as exc:
+            if "hash" not in str(exc):
+                raise
+            raise DatasetChecksumError(
+                f"Data set {name!r}: the file downloaded from {urls[fname]} does not have "
+                f"the pinned SHA-256 {registry[fname].removeprefix('sha256:')} (nothing was "
+                f"stored). The source or mirror serves different bytes. pooch said: {exc}"
+            ) from exc
+
+    if workers <= 1:
+        for fname in registry:
+            fetch(fname, progressbar=progressbar)
+        return
+    for parent in {(folder / fname).parent for fname in registry}:
+        parent.mkdir(parents=True, exist_ok=True)  # pooch's own makedirs would race
+    downloader = _SessionDownloader()
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(fetch, fname, downloader=downloader) for fname in registry]
+        for future in as_completed(futures):
+            future.result()  # the first failure stops the rest
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        downloader.close()
+
+
+def _listing_sha256(folder: Path, listed_as: str, files) -> str | None:
+    """SHA-256 of the ``sha256sum`` listing of ``folder/<file>``, each named
+    ``<listed_as>/<file>``; None if a file is missing."""
+    lines = []
+    for rel in files:
+        path = folder / rel
+        if not path.is_file():
+            return None
+        lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {listed_as}/{rel}\n")
+    return hashlib.sha256("".join(sorted(lines, key=lambda x: x[66:])).encode()).hexdigest()
+
+
+def _fetch_folder(name: str, key: str, root: Path, mirror: str | None, progressbar) -> None:
+    spec = _FOLDERS[f"{name}/{key}"]
+    if _listing_sha256(root / key, key, spec.files) == spec.listing_sha256:
+        return
+    partial = root / f".{key}.partial"
+    urls = {rel: _url(name, f"{key}/{rel}", mirror, spec, spec.prefix + rel) for rel in spec.files}
+    _log.info("Downloading %d files of %s/%s to %s.", len(urls), name, key, root / key)
+    import pooch
+
+    quiet = pooch.get_logger()  # pooch's own logger, not registered with logging
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        _download(dict.fromkeys(spec.files), urls, partial, name, progressbar, workers=8)
+    finally:
+        quiet.setLevel(level)
+    got = _listing_sha256(partial, key, spec.files)
+    if got != spec.listing_sha256:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise DatasetChecksumError(
+            f"Data set {name!r}: the {len(spec.files)} files of {key}/ downloaded from "
+            f"{urls[spec.files[0]].rsplit('/', 1)[0]}/... do not match the pinned checksum "
+            f"listing (sha256 {spec.listing_sha256} expected, {got} got; nothing was stored)."
+        )
+    for rel in spec.files:  # replace only the expected files, keep anything else there
+        target = root / key / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(partial / rel, target)
+    shutil.rmtree(partial, ignore_errors=True)
+
+
+def _fetch(name: str, loader: Callable, data_home, base_url, progressbar, **options):
+    """Download what ``loader(home, **options)`` needs into the cache, then call it."""
+    option, choices = _NEEDS[name]
+    value = options.get(option) if option is not None else None
+    if value not in choices:
+        raise ValueError(f"{option} must be one of {tuple(choices)}, got {value!r}.")
+    home = get_cache_home(data_home)
+    root = home / "raw" / name
+    mirror = _mirror(base_url)
+    sources = {f: _FILES[f"{name}/{f}"] for f in choices[value] if f"{name}/{f}" in _FILES}
+    registry = {f: f"sha256:{src.sha256}" for f, src in sources.items()}
+    urls = {f: _url(name, f, mirror, src, src.path) for f, src in sources.items()}
+    _download(registry, urls, root, name, progressbar)
+    for key in choices[value]:
+        if f"{name}/{key}" in _FOLDERS:
+            _fetch_folder(name, key, root, mirror, progressbar)
+    return loader(home, **options)
