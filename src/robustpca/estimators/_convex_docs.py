@@ -1,0 +1,94 @@
+"""The numpydoc sections the three convex estimators share (their ALM parameters, the
+stopping rule and the fitted attributes), inserted into each class docstring."""
+
+_COMMON_PARAMS = r"""
+    mu : float or 'auto', default='auto'
+        Initial ALM penalty :math:`\mu_0`. ``'auto'`` is :math:`1.25/\lVert X\rVert_2`
+        (Lin et al. 2010) on the data the solver sees, so the iterates scale with the
+        data (a fixed :math:`\mu_0` assumes data in a fixed range).
+    mu_max : float or 'auto', default='auto'
+        Cap :math:`\bar\mu` of the penalty; ``'auto'`` is a fixed multiple of
+        :math:`\mu_0` (see the solver).
+    max_iter : int, default=1000
+        Maximum number of ALM iterations.
+    tol : float, default=1e-7
+        Relative primal residual :math:`\lVert X - L - S\rVert_F / \lVert X\rVert_F`
+        of Lin et al.'s stopping rule. With ``gap_tol=None`` the fit stops there.
+        Otherwise it is where the certified gap is first computed; when the fit must go
+        on to meet ``gap_tol`` it stops once the gap is met and the residual is below
+        ``max(tol, gap_tol)``.
+    gap_tol : float or None, default=1e-3
+        Target of the certified relative duality gap (``duality_gap_``): the fit stops
+        only when the objective is provably within ``gap_tol`` (relative) of the optimum.
+        ``None``: Lin et al.'s rule alone (primal feasibility; the iterates and iteration
+        counts of their code, but the objective can be several percent above the
+        optimum). See Notes.
+    svd_solver : {'auto', 'full', 'partial'}, default='auto'
+        SVD of the thresholding step; every route gives the exact SVT to rounding.
+        ``'auto'``: each iteration the cheaper of the eigendecomposition of the
+        ``min(n, d)``-square Gram matrix (accurate to about 1e-11 relative here, see
+        :mod:`robustpca.solvers.alm_svt`) and the verified block SVT: the predicted top
+        triplets (Lin et al.'s rank prediction) plus one that must fall below the
+        threshold, warm started, the block grown otherwise (when ``10 (rank + 6) <=
+        min(n, d)``); it keeps the fit below 3x the data in memory (plus
+        ``components_``). ``'partial'``: the block SVT every iteration, the Gram route as
+        fallback. ``'full'``: LAPACK's exact SVD every iteration, which copies the
+        iterate and returns a ``min(n, d) x d`` factor: about two more arrays of the size
+        of ``X``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` after each iteration (``state.objective``,
+        ``state.components``); returning ``True`` stops.
+    random_state : int, Generator or None, default=None
+        Seeds the randomised SVD and the completion of ``components_`` beyond the rank.
+"""
+
+_ACCURACY_NOTE = r"""
+    **Accuracy and stopping.** Lin et al.'s ALM grows the penalty geometrically, so its
+    iterates freeze before the objective is optimal (inexact ALM converges to the
+    optimum only when :math:`\sum_k 1/\mu_k = \infty`): stopped on primal
+    feasibility alone (``gap_tol=None``) the objective was 0.08% (PCP) and 0.3% (outlier
+    pursuit, CRPCA-OM) above the optimum on a 60 x 40 problem with outliers, with a
+    certified gap of 5.7% for PCP on the occluded AT&T faces. By default the fit stops
+    on the certified relative duality gap instead: when Lin et al.'s rule is met with a
+    gap above ``gap_tol`` (problems with exact recovery stop there, with Lin et al.'s
+    iterates), the penalty is balanced on the relative primal and dual residuals
+    (Boyd et al. 2011, sec. 3.3-3.4.1; ever more rarely, so the loop ends as ADMM with
+    a fixed penalty) until the gap is met. Measured on the occluded AT&T faces (32 x
+    32, 400 images): PCP 94 iterations to a gap of 8.0e-4 (Lin et al.'s rule: 40
+    iterations, 5.7e-2), outlier pursuit 35 (3.3e-4), CRPCA-OM 36 (6.7e-4). The gap
+    uses an exact spectral norm, a Gram matrix of the multiplier: it is computed when
+    the primal residual is small, every 5 iterations or once a gap estimate that needs
+    no SVD has halved (``_cheap_gap`` in :mod:`robustpca.solvers.alm_blocks`).
+"""
+
+_COMMON_ATTRS = r"""
+    low_rank_ : ndarray of shape (n_samples, n_features)
+        Recovered low-rank part ``L`` of the training data (including ``mean_``).
+    sparse_ : ndarray of shape (n_samples, n_features)
+        Recovered sparse part ``S = X - L`` (up to the primal residual: ``tol``, or
+        ``max(tol, gap_tol)`` when the fit had to go on to meet ``gap_tol``).
+    rank_ : int
+        Numerical rank of ``L - mean_`` (singular values above ``max(n, d) * eps``
+        times the largest).
+    low_rank_singular_values_ : ndarray of shape (rank_,)
+        Its singular values, decreasing.
+    mu_ : float
+        The initial penalty :math:`\mu_0` used.
+    duality_gap_ : float
+        Certified relative suboptimality of the final objective: (objective - dual
+        value) / objective for the ALM multiplier made dual feasible (centred with a
+        free mean, divided by the larger of 1 and its dual norm: spectral norm over
+        the nuclear weight and entry (row) norm over the sparse weight), so by weak
+        duality it bounds (objective - optimum) / objective from above. The fit stops
+        when it is below ``gap_tol`` (see Notes). The spectral norm in it is the top
+        eigenvalue of the Gram matrix of the short side (exact to rounding; the former
+        power iteration could stop below it and understate the gap, e.g. 5.3% instead
+        of 5.7% for PCP on the AT&T faces).
+    components_ : ndarray of shape (n_components_, n_features)
+        Top right singular vectors of ``L - mean_`` (orthonormal rows); beyond
+        ``rank_`` completed by arbitrary orthonormal directions drawn from
+        ``random_state``.
+    objective_history_ : ndarray
+        The paper's objective at the low-rank iterate after each ALM iteration.
+    n_components_, n_features_in_, n_iter_, converged_, stop_reason_
+"""
