@@ -17,7 +17,7 @@ MAX_LINES = 600
 
 # Known at the time of writing and being removed by other work of issue 15; the xfail
 # markers below are strict, so they turn red the moment these are gone.
-KNOWN_OVERSIZED = "estimators._convex 646, linalg 797"
+KNOWN_OVERSIZED = "linalg 797"
 KNOWN_CYCLES = (
     "_dask <-> _dask_transforms (module level); estimators._base <-> _dask (lazy, also "
     "through _outlier_api -> diagnostics -> _base); solvers.alm <-> alm_blocks <-> alm_svt"

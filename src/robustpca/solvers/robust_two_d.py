@@ -110,7 +110,7 @@ def solve_robust_two_d_pca(
     center = images.mean(axis=0, dtype=np.float64)
     if init is None:  # before A0 exists, so that the copies it holds never meet A0
         init = initial_two_d_bases(CentredImages(images, center), k1, k2, rng)
-    left, right = init
+    _, right = init
     A0 = images - center  # pre-centred for accuracy; the solution does not depend on it
     current = {"right": right}
 

@@ -97,6 +97,7 @@ class CentredImages:
             if out is None:
                 out = np.empty((self.images.shape[0], *part.shape[1:]), dtype=part.dtype)
             out[rows] = part
+        assert out is not None, "the image stack has at least one block"
         return out
 
     def transposed(self) -> np.ndarray:

@@ -176,7 +176,7 @@ def denoising_task(
     images, _ = face_images(dataset, data_home)
     images = images * pixel_max if pixel_max != 1.0 else images
     clean, source_image = images[target], images[source]
-    options = {}
+    options: dict[str, float] = {}
     if max_iter is not None:
         options["max_iter"] = max_iter
     if tol is not None:

@@ -85,11 +85,11 @@ def _claim_lines(rows: list[dict]) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for ds in dict.fromkeys(r["dataset"] for r in rows):
-        mean = {}
+        errors: dict[tuple[str, int], list[float]] = {}
         for r in rows:
             if r["dataset"] == ds:
-                mean.setdefault((r["method"], r["k"]), []).append(r["error"])
-        mean = {key: float(np.mean(v)) for key, v in mean.items()}
+                errors.setdefault((r["method"], r["k"]), []).append(r["error"])
+        mean = {key: float(np.mean(v)) for key, v in errors.items()}
         dims = sorted({k for _, k in mean})
         om = np.array([mean[("RPCA-OM", k)] for k in dims])
         cells = []

@@ -218,10 +218,14 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     objective = figure2_objective(X, model.mean_, thetas, p, model.delta_)
     ax2.plot(thetas, objective, "k", lw=1, label="objective (10)")
     Xc = X - model.mean_
-    for angle, style, label in ((30.0, "r--", "surrogate at 30°"), (by["PCA-GM"], "m-.", None)):
-        beta = (_squared_errors(Xc, [angle])[:, 0] + model.delta_) ** (p - 1)
+    surrogates: tuple[tuple[float, str, str | None], ...] = (
+        (30.0, "r--", "surrogate at 30°"),
+        (by["PCA-GM"], "m-.", None),
+    )
+    for angle, style, given in surrogates:
+        beta = (_squared_errors(Xc, np.array([angle]))[:, 0] + model.delta_) ** (p - 1)
         surrogate = beta @ (_squared_errors(Xc, thetas) + model.delta_)
-        ax2.plot(thetas, surrogate, style, lw=1, label=label or f"surrogate at {angle:.1f}°")
+        ax2.plot(thetas, surrogate, style, lw=1, label=given or f"surrogate at {angle:.1f}°")
     ax2.axvline(by["PCA"], color="tab:blue", ls=":", lw=0.8)
     ax2.set_ylim(objective.min() * 0.95, objective.max() * 1.05)
     ax2.set_xlabel("θ (degrees)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...estimators import PCA
@@ -35,7 +37,7 @@ def figure2_task(
     data, X, occluded = occluded_faces(dataset, NOISE_RATE, seed, data_home)
     m = min(TABLE2_DIMS[0] * TABLE2_DIMS[1], data.n_samples - 1)
     rows = []
-    fits = [
+    fits: list[tuple[float | None, Any]] = [
         (
             rate,
             make_estimator(
@@ -128,8 +130,9 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
         top = mean.get(0.95, mean[max(mean)])
         rise = top / mean[0.8] - 1
         holds = top > max(low) and spread < rise
+        lowest = min(mean, key=mean.__getitem__)
         parts.append(
-            f"| {ds} | {100 * spread:.1f}% | {100 * rise:+.1f}% | {min(mean, key=mean.get)} | "
+            f"| {ds} | {100 * spread:.1f}% | {100 * rise:+.1f}% | {lowest} | "
             f"{'yes' if holds else 'no'} | {np.mean(oracle):.3g} | "
             f"{mean[0.8] / np.mean(oracle):.3f} |"
         )

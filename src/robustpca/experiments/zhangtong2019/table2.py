@@ -124,7 +124,7 @@ def _best_cap_means(rows: list[dict], value: str, key: str, best=min) -> tuple[d
 
 def _rank_marks(values: dict, methods, best=min) -> dict:
     """Bold the best and italicise the runner-up of ``methods`` (paper: underline)."""
-    ranked = sorted((m for m in methods if m in values), key=values.get)
+    ranked = sorted((m for m in methods if m in values), key=values.__getitem__)
     if best is max:
         ranked.reverse()
     return dict(zip(ranked[:2], ("**", "_"), strict=False))
@@ -154,9 +154,9 @@ def _table2_claims(cells: dict, reading: str, per_seed: dict) -> list[str]:
         if setting == "raw" or len(raw) < len(PAPER_METHODS):
             continue
         paper_noisy = {m: noisy[m] for m in PAPER_METHODS}
-        best_all = min(noisy, key=noisy.get)
-        claim1 = min(paper_noisy, key=paper_noisy.get) == "RWL-AN"
-        paper_raw = sorted(PAPER_METHODS, key=raw.get)
+        best_all = min(noisy, key=noisy.__getitem__)
+        claim1 = min(paper_noisy, key=paper_noisy.__getitem__) == "RWL-AN"
+        paper_raw = sorted(PAPER_METHODS, key=raw.__getitem__)
         claim2a = paper_raw[1] == "RPCA-OM"
         claim2b = all(raw[a] < raw[b] for a in ("RWL-AN", "R2DPCA") for b in ("GLRAM", "PCA"))
         claim4 = sum(noisy[m] < min(noisy["GLRAM"], noisy["PCA"]) for m in robust)

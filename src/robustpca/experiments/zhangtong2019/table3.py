@@ -124,17 +124,19 @@ def _table3_table(rows: list[dict], config: RunConfig) -> str:
         paper = {m: PAPER_TABLE3[m].get(name) for m in TABLE3_METHODS}
         for m, ms in per.items():
             p = paper[m]
-            p_ratio = f"{p / paper['GLRAM']:.2f}" if p else ""
+            glram = paper["GLRAM"]
+            p_ratio = f"{p / glram:.2f}" if p and glram else ""
             parts.append(
                 f"| {ds} | {m} | {best[(ds, m)]['n_iter']} | {best[(ds, m)]['cpu_seconds']:.3f} "
                 f"| {ms:.1f} | {50 * ms / 1e3:.2f} | {p or ''} | {ms / per['GLRAM']:.2f} | "
                 f"{p_ratio} |"
             )
         if len(per) == len(TABLE3_METHODS):
-            p_an = f"{paper['RWL-AN'] / paper['R2DPCA']:.2f}" if paper["RWL-AN"] else "-"
-            p_om = f"{paper['RPCA-OM'] / paper['RWL-AN']:.0f}" if paper["RWL-AN"] else "-"
+            an, r2d, om = paper["RWL-AN"], paper["R2DPCA"], paper["RPCA-OM"]
+            p_an = f"{an / r2d:.2f}" if an and r2d else "-"
+            p_om = f"{om / an:.0f}" if om and an else "-"
             claims.append(
-                f"| {ds} | {'yes' if min(per, key=per.get) == 'GLRAM' else 'no'} | "
+                f"| {ds} | {'yes' if min(per, key=per.__getitem__) == 'GLRAM' else 'no'} | "
                 f"{per['RWL-AN'] / per['R2DPCA']:.2f} ({p_an}) | "
                 f"{per['RPCA-OM'] / per['RWL-AN']:.1f} ({p_om}) |"
             )
