@@ -345,6 +345,20 @@ def test_bad_input_errors(threads):
         PCA(9).fit(as_dask(X))
     with pytest.raises(TypeError, match="L1PCA does not fit chunk by chunk"):
         L1PCA(2).fit(as_dask(X))
+
+    class OtherSolver(PCA):  # another method under PCA's name: the chunked PCA fit is not it
+        def _fit_solver(self, X, rng, sample_weight=None):
+            return super()._fit_solver(X, rng, sample_weight)
+
+    class SamePCA(PCA):  # PCA's solver: PCA's chunked fit
+        pass
+
+    assert OtherSolver._dask_fit is None and SamePCA._dask_fit == "pca"
+    with pytest.raises(TypeError, match="OtherSolver does not fit chunk by chunk"):
+        OtherSolver(2).fit(as_dask(X))
+    np.testing.assert_allclose(
+        SamePCA(2).fit(as_dask(X)).components_, PCA(2).fit(X).components_, atol=1e-10
+    )
     model = PCA(2).fit(as_dask(X))
     with pytest.raises(ValueError, match="X has 7 features, but PCA is expecting 8"):
         model.transform(as_dask(X[:, :7]))
@@ -593,7 +607,7 @@ def test_column_blocks_rechunk_only_when_needed(monkeypatch):
     assert _dask.column_blocks(X) is X  # already whole columns: untouched
     merged = _dask.column_blocks(da.zeros((30, 200), chunks=(10, 50)))
     assert merged.chunks == ((30,), (50, 50, 50, 50))  # rows merged, columns kept
-    monkeypatch.setattr(_dask, "WIDE_BLOCK_VALUES", 600)
+    monkeypatch.setattr(_dask.arrays, "WIDE_BLOCK_VALUES", 600)
     split = _dask.column_blocks(da.zeros((30, 200), chunks=(10, 50)))
     assert split.chunks[0] == (30,) and max(split.chunks[1]) == 20  # 600 values a block
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 __all__ = [
+    "as_generator",
     "check_n_components",
     "check_observed",
     "check_positive_int",
     "check_sample_weight",
+    "is_dask_collection",
     "missing_mask",
     "resolve_epsilon",
 ]
@@ -193,3 +196,18 @@ def check_observed(missing: np.ndarray, n_components: int | None, *, where: str 
             f"of a rank-{k} affine model of {n} x {d} data (d + k(d - k) + nk): "
             "reduce n_components or observe more entries."
         )
+
+
+def is_dask_collection(X) -> bool:
+    """Whether ``X`` is a dask array or dataframe, checked without importing dask."""
+    return type(X).__module__.split(".")[0] == "dask"
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """Turn ``random_state`` (None, int, RandomState or Generator) into one Generator."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(None if random_state is None else int(random_state))
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    return np.random.default_rng(seed)

@@ -327,7 +327,7 @@ def _as_host(values) -> np.ndarray:
 
 def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Scores, ODs (and adjusted outlyingness, "skew" estimators) of ``X`` as NumPy."""
-    from .estimators._base import is_dask_collection
+    from ._validation import is_dask_collection
 
     scores, od = model.transform(X), model.reconstruction_error(X)
     skew = None

@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_array
 
-from ..estimators._base import as_generator
+from .._validation import as_generator
 
 __all__ = [
     "add_salt_noise",

@@ -21,7 +21,6 @@ from abc import abstractmethod
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._array_api import (
@@ -33,10 +32,12 @@ from .._array_api import (
     to_numpy,
 )
 from .._validation import (
+    as_generator,
     check_n_components,
     check_nonnegative_float,
     check_observed,
     check_positive_int,
+    is_dask_collection,
     missing_mask,
 )
 from ..linalg import flip_component_signs
@@ -46,21 +47,6 @@ from ..solvers.missing import initial_fill, observed_fit, od_correction
 from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["BaseSubspaceEstimator"]
-
-
-def is_dask_collection(X) -> bool:
-    """Whether ``X`` is a dask array or dataframe, checked without importing dask."""
-    return type(X).__module__.split(".")[0] == "dask"
-
-
-def as_generator(random_state) -> np.random.Generator:
-    """Turn ``random_state`` (None, int, RandomState or Generator) into one Generator."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return np.random.default_rng(random_state)
-    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
-    return np.random.default_rng(seed)
 
 
 class BaseSubspaceEstimator(
@@ -132,6 +118,15 @@ class BaseSubspaceEstimator(
     #: Whether ``fit`` and the transforms accept NaN as missing entries (the subclass
     #: then implements ``_fit_solver_missing``); others reject NaN as scikit-learn does.
     _supports_missing = False
+    #: The name of the class's chunked fit in :data:`robustpca._dask.fit.FITS`, or None
+    #: (a dask array is then refused). A subclass that overrides ``_fit_solver`` without
+    #: naming its own chunked fit has none: the inherited one would fit another method.
+    _dask_fit: str | None = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_fit_solver" in vars(cls) and "_dask_fit" not in vars(cls):
+            cls._dask_fit = None
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None) -> SolverResult:
         """Run the method's solver on data with missing entries (``missing`` is True

@@ -140,6 +140,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _dask_fit = "generalized_mean"  # robustpca._dask.fit.FITS
 
     def __init__(
         self,

@@ -87,6 +87,7 @@ class L21PCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _dask_fit = "l21"  # robustpca._dask.fit.FITS
 
     def __init__(
         self,

@@ -119,6 +119,7 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _dask_fit = "optimal_mean"  # robustpca._dask.fit.FITS
 
     def __init__(
         self,

@@ -84,6 +84,7 @@ class PCA(BaseSubspaceEstimator):
     #: rrcov's PcaClassic diagnostics (:mod:`robustpca.diagnostics`).
     _od_cutoff_rule = "classical"
     _supports_missing = True
+    _dask_fit = "pca"  # robustpca._dask.fit.FITS
 
     def __init__(self, n_components=None, *, random_state=None):
         self.n_components = n_components

@@ -122,6 +122,7 @@ class R1PCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _dask_fit = "r1"  # robustpca._dask.fit.FITS
 
     def __init__(
         self,

@@ -58,7 +58,6 @@ route against LAPACK's SVD).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg as sla
@@ -84,7 +83,8 @@ from .alm_blocks import BLOCK_BYTES as BLOCK_BYTES  # re-exported: importable fr
 from .alm_blocks import DUALITY_GAP as DUALITY_GAP  # re-exported
 from .alm_svt import FACTOR_ROWS as FACTOR_ROWS  # re-exported
 from .alm_svt import PARTIAL_COST as PARTIAL_COST  # re-exported
-from .alm_svt import _LowRank, _right_vectors, _SVTStep
+from .alm_svt import _right_vectors, _SVTStep
+from .alm_types import _ALMOutcome, _LowRank, _Problem
 
 __all__ = [
     "DUALITY_GAP",
@@ -185,34 +185,6 @@ def optimal_mean_svt(X: np.ndarray, threshold: float, **svd_kwargs) -> tuple:
 
 
 # --------------------------------------------------------------------- the loop
-@dataclass
-class _ALMOutcome:
-    """Where the loop stopped: ``work`` holds ``D = X - L`` and ``dual`` the multiplier
-    ``Y`` that entered the last step, at penalty ``mu`` (see ``alm_blocks._final_blocks``)."""
-
-    work: np.ndarray
-    dual: np.ndarray
-    mu: float
-    mean: np.ndarray | None  # b of the last L step (None: no mean in the problem)
-    low: _LowRank  # L - b
-    objective: list
-    n_iter: int
-    converged: bool
-    stop_reason: str
-    certified_gap: float = np.inf  # the certified gap at the last iteration, if computed
-    trace: dict | None = None  # relative primal and dual residuals, cheap gap, mu
-
-
-@dataclass(frozen=True)
-class _Problem:
-    """One convex problem: its ``L`` step and its sparse term."""
-
-    low_rank_step: Callable  # (M, mu) -> (b or None, _LowRank of L - b); may overwrite M
-    sparse: _L1 | _L21
-    svt: _SVTStep  # its accuracy follows the primal residual
-    free_mean: bool = False  # the dual must then have zero column sums
-
-
 def _inexact_alm(
     data: _Data, problem: _Problem, *, mu, mu_max, rho, Y, max_iter, tol, gap_tol, callback
 ):

@@ -32,14 +32,11 @@ The duality gap is computed from blocks of the final multiplier with the exact
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import linalg as sla
 
-if TYPE_CHECKING:
-    from .alm import _ALMOutcome, _Problem
-    from .alm_svt import _LowRank
+from .alm_types import _ALMOutcome, _LowRank, _Problem
 
 #: Bytes of one block of the blocked passes (three such blocks are held).
 BLOCK_BYTES = 1 << 20

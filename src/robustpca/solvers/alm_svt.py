@@ -76,17 +76,14 @@ does not amplify the errors of its steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 import numpy as np
 from scipy import linalg as sla
 
 from ..prox import SVDFactors, svt_factors
-from .alm_blocks import _blocks
-
-if TYPE_CHECKING:
-    from .alm_blocks import _Data
+from .alm_blocks import _blocks, _Data
+from .alm_types import _LowRank
 
 #: 'auto' takes the partial route when PARTIAL_COST * (hint + 1 + BLOCK_OVERSAMPLES)
 #: <= min(n, d).
@@ -99,33 +96,6 @@ BLOCK_RTOL = 1e-10
 BLOCK_MAX_PASSES = 30
 #: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
 FACTOR_ROWS = 4
-
-
-@dataclass(frozen=True)
-class _LowRank:
-    """``L - b`` of one ALM step, in the form its route leaves it (never ``n x d``).
-
-    * ``'factors'``: ``(U * s) @ Vt`` (partial and exact SVD; the Gram route on wide data
-      at rank ``r <= n / 4``, with ``Vt = diag(1/sigma) U^T M``, orthonormal rows only up
-      to about eps sigma_1^2 / sigma_i^2);
-    * ``'rows'``: ``M V diag(gain) V^T`` with ``V = Vt.T`` (the Gram route on tall data):
-      a row block of ``L`` from the same rows of ``M``;
-    * ``'columns'``: ``U diag(gain) U^T M`` (the Gram route on wide data at rank
-      ``r > n / 4``): a column block from the same columns of ``M``.
-
-    ``s`` are the thresholded singular values (decreasing), ``gain = s / sigma``.
-    """
-
-    kind: str
-    s: np.ndarray
-    U: np.ndarray | None = None
-    Vt: np.ndarray | None = None
-    gain: np.ndarray | None = None
-    method: str = "gram"
-
-    @classmethod
-    def empty(cls, n: int, d: int) -> _LowRank:
-        return cls("factors", np.zeros(0), np.zeros((n, 0)), np.zeros((0, d)), method="full")
 
 
 def _gram_step(M: np.ndarray, tau: float) -> _LowRank:

@@ -1,61 +1,9 @@
-"""Dask support: chunked fits with few ``dask.compute`` calls, and lazy transforms.
+"""The chunked fits of the Dask route: the pass runner and one fit per supported estimator.
 
-:meth:`BaseSubspaceEstimator.fit` sends a dask array here (:func:`fit_dask`), which picks
-the route the NumPy solvers pick (:class:`~robustpca.linalg.WeightedPCAProblem`'s
-``'auto'``):
-
-* **tall** (``n_samples >= n_features``): the data stay chunked by rows (column chunks
-  are merged). Every pass applies a kernel of :mod:`robustpca.solvers.chunked` to each
-  chunk, adds the small per-chunk results (weighted count, mean, centred ``d x d``
-  scatter, objective, ``d x k`` products) in a tree of tasks and brings the sum back
-  with one ``dask.compute``; the eigen step runs in NumPy on the ``d x d`` matrix.
-* **wide** (``n_samples < n_features``): the data stay chunked by columns (row chunks
-  are merged, see :func:`column_blocks`). One pass brings back the centred ``n x n``
-  Gram matrix (and the column means); the iterations run in memory on it, with no pass
-  (one in an iteration where the NumPy Gram route forms residuals explicitly), and one
-  last pass forms the ``k x d`` components and the mean by blocked products.
-
-The first pass also checks that ``X`` is finite; for :class:`~robustpca.PCA` and
-:class:`~robustpca.OptimalMeanPCA` on the tall route it counts the NaN instead, and
-missing entries are then fitted chunk by chunk (:mod:`robustpca._dask_missing`); the
-wide route and the other estimators refuse NaN, saying so. ``transform``, ``reconstruct``,
-``reconstruction_error``, ``score_samples`` and ``inverse_transform`` of a fitted
-estimator return lazy dask arrays (:func:`lazy_method`).
-
-Supported: :class:`~robustpca.OptimalMeanPCA`, :class:`~robustpca.L21PCA`,
-:class:`~robustpca.R1PCA`, :class:`~robustpca.PCA` (with ``sample_weight``, NumPy or
-dask), ``GeneralizedMeanPCA`` and ``AdaptiveNeighborsPCA``. The fitted attributes are
-those of the NumPy fit, to rounding; ``weights_``, ``residuals_`` (and ``outliers_``) are
-dask arrays chunked like the rows of ``X``: lazy (one pass when computed) for local weight
-rules of the tall route, wrapping the in-memory vector otherwise. ``n_passes_`` counts the
-passes. See ``docs/dask.md``.
-
-Examples
---------
->>> import numpy as np
->>> import dask.array as da
->>> from robustpca import OptimalMeanPCA
->>> rng = np.random.default_rng(0)
->>> X = rng.normal(size=(1000, 3)) @ rng.normal(size=(3, 8)) + 0.1 * rng.normal(size=(1000, 8))
->>> X[:100] += 20 * rng.normal(size=(100, 8))
->>> model = OptimalMeanPCA(n_components=3).fit(da.from_array(X, chunks=(250, 8)))
->>> model.n_passes_ == model.n_iter_ + 1          # one pass (one dask.compute) per iteration
-True
->>> reference = OptimalMeanPCA(n_components=3).fit(X)
->>> bool(np.allclose(model.components_, reference.components_))
-True
->>> model.transform(da.from_array(X, chunks=(250, 8)))       # lazy
-dask.array<_transform_block, shape=(1000, 3), dtype=float64, chunksize=(250, 3), ...>
-
-Wide data, chunked by columns: two passes in all.
-
->>> W = rng.normal(size=(40, 3)) @ rng.normal(size=(3, 5000)) + 0.1 * rng.normal(size=(40, 5000))
->>> from robustpca import PCA
->>> wide = PCA(n_components=3).fit(da.from_array(W, chunks=(40, 1000)))
->>> wide.n_passes_
-2
->>> bool(np.allclose(wide.components_, PCA(n_components=3).fit(W).components_))
-True
+See :mod:`robustpca._dask` for the routes; :func:`fit_dask` is what
+:meth:`BaseSubspaceEstimator.fit <robustpca.estimators._base.BaseSubspaceEstimator.fit>`
+calls on a dask array. An estimator class names its chunked fit in its ``_dask_fit``
+attribute (a key of :data:`FITS`); this module never imports the estimators.
 """
 
 from __future__ import annotations
@@ -67,14 +15,13 @@ from functools import partial
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._array_api import finish_fit
-from ._dask_missing import counts_pass, fit_missing, lazy_rows
-from ._validation import check_n_components, check_sample_weight
-from .losses import L2pLoss
-from .solvers import StopReason
-from .solvers.chunked import combine_parts, moments_pass, rows_block
-from .solvers.chunked_gram import GramPasses
-from .solvers.chunked_gram_pca import (
+from .._array_api import finish_fit
+from .._validation import as_generator, check_n_components, check_sample_weight
+from ..losses import L2pLoss
+from ..solvers import StopReason
+from ..solvers.chunked import combine_parts, moments_pass, rows_block
+from ..solvers.chunked_gram import GramPasses
+from ..solvers.chunked_gram_pca import (
     solve_adaptive_neighbors_pca_gram,
     solve_generalized_mean_gram,
     solve_generalized_mean_pca_gram,
@@ -83,7 +30,7 @@ from .solvers.chunked_gram_pca import (
     solve_r1_pca_gram,
     solve_weighted_pca_gram,
 )
-from .solvers.chunked_pca import (
+from ..solvers.chunked_pca import (
     solve_adaptive_neighbors_pca_chunked,
     solve_generalized_mean_chunked,
     solve_generalized_mean_pca_chunked,
@@ -92,9 +39,11 @@ from .solvers.chunked_pca import (
     solve_r1_pca_chunked,
     solve_weighted_pca_chunked,
 )
-from .solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
+from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
+from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
+from .missing import counts_pass, fit_missing, lazy_rows
 
-__all__ = ["DaskPassRunner", "column_blocks", "fit_dask", "lazy_method"]
+__all__ = ["FITS", "DaskPassRunner", "fit_dask"]
 
 #: Chunk results are added in groups of this many tasks (a tree reduction).
 SPLIT_EVERY = 8
@@ -102,71 +51,6 @@ SPLIT_EVERY = 8
 #: can be as large as the blocks: fewer of them wait for their group (peak RSS 0.70 GB
 #: instead of 0.87 GB for 2,000 x 200,000 in blocks of 5,000 columns).
 WIDE_SPLIT_EVERY = 2
-#: When the wide route merges row chunks, a block of whole columns holds at most this
-#: many values (32 MB of float64) or the largest chunk of ``X``, whichever is larger.
-WIDE_BLOCK_VALUES = 1 << 22
-
-
-def _dask():
-    try:
-        import dask
-        import dask.array as da
-    except ImportError as exc:  # pragma: no cover - only reached with a dask collection
-        raise ImportError("dask support needs dask[array]: pip install 'robustpca[dask]'") from exc
-    return dask, da
-
-
-def _is_dask(x) -> bool:
-    return type(x).__module__.split(".")[0] == "dask"
-
-
-def as_float_array(X, name: str = "X", keep_float32: bool = False):
-    """Validate a dask array lazily: 2-D, real, known chunk sizes; chunks are kept.
-
-    The result is float64 (cast chunk by chunk), or float32 for float32 input with
-    ``keep_float32`` (the transforms, which keep float32 like the NumPy ones).
-    """
-    _, da = _dask()
-    if not isinstance(X, da.Array):
-        raise TypeError(
-            f"{name} is a {type(X).__module__}.{type(X).__name__}; robustpca fits dask arrays "
-            f"only: pass {name}.to_dask_array(lengths=True)."
-        )
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-D (n_samples, n_features), got a {X.ndim}-D dask array."
-        )
-    if any(np.isnan(c) for c in X.chunks[0]) or any(np.isnan(c) for c in X.chunks[1]):
-        raise ValueError(
-            f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() first."
-        )
-    if X.dtype.kind not in "biuf":
-        raise ValueError(f"{name} has dtype {X.dtype}; robustpca needs real numbers.")
-    if X.dtype != np.float64 and not (keep_float32 and X.dtype == np.float32):
-        X = X.astype(np.float64)
-    return X
-
-
-def row_blocks(X):
-    """``X`` with one chunk of columns (the tall route): column chunks are merged."""
-    return X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
-
-
-def column_blocks(X):
-    """``X`` with one chunk of rows (the wide route), rechunked only when necessary.
-
-    A block of the wide route must hold every sample of its columns. ``X`` chunked by
-    columns only is used as it is; otherwise the row chunks are merged, keeping the
-    column chunks when the merged blocks hold at most ``max(WIDE_BLOCK_VALUES, largest
-    chunk)`` values and splitting the columns into blocks of that size if not.
-    """
-    if X.numblocks[0] == 1:
-        return X
-    n = X.shape[0]
-    target = max(WIDE_BLOCK_VALUES, max(X.chunks[0]) * max(X.chunks[1]))
-    if n * max(X.chunks[1]) <= target:
-        return X.rechunk({0: -1})
-    return X.rechunk({0: -1, 1: max(1, target // n)})
 
 
 class DaskPassRunner:
@@ -426,35 +310,28 @@ def _fit_adaptive_neighbors(est, X, run, rng, sample_weight):
     return _with_rows(X, result, per_sample)
 
 
-def _fitters():
-    from .estimators._adaptive_neighbors import AdaptiveNeighborsPCA
-    from .estimators._generalized_mean import GeneralizedMeanPCA
-    from .estimators._l21 import L21PCA
-    from .estimators._optimal_mean import OptimalMeanPCA
-    from .estimators._pca import PCA
-    from .estimators._r1 import R1PCA
-
-    return {
-        OptimalMeanPCA: _fit_optimal_mean,
-        PCA: _fit_pca,
-        L21PCA: _fit_l21,
-        R1PCA: _fit_r1,
-        GeneralizedMeanPCA: _fit_generalized_mean,
-        AdaptiveNeighborsPCA: _fit_adaptive_neighbors,
-    }
+#: The chunked fit of each estimator that has one, by the name its class gives in
+#: ``_dask_fit`` (a class that overrides ``_fit_solver`` without naming one has none).
+FITS = {
+    "optimal_mean": _fit_optimal_mean,
+    "pca": _fit_pca,
+    "l21": _fit_l21,
+    "r1": _fit_r1,
+    "generalized_mean": _fit_generalized_mean,
+    "adaptive_neighbors": _fit_adaptive_neighbors,
+}
+SUPPORTED = "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA"
 
 
 def _fitter_for(estimator):
-    """The chunked fit of ``estimator``'s class (a subclass must keep its solver)."""
-    fitters = _fitters()
-    for cls, fitter in fitters.items():
-        if isinstance(estimator, cls) and type(estimator)._fit_solver is cls._fit_solver:
-            return fitter
-    names = ", ".join(cls.__name__ for cls in fitters)
-    raise TypeError(
-        f"X is a dask array, which {type(estimator).__name__} does not fit chunk by chunk "
-        f"(supported: {names}); pass a NumPy array (X.compute())."
-    )
+    """The chunked fit named by ``estimator``'s class (see :data:`FITS`)."""
+    fitter = FITS.get(getattr(type(estimator), "_dask_fit", None))
+    if fitter is None:
+        raise TypeError(
+            f"X is a dask array, which {type(estimator).__name__} does not fit chunk by "
+            f"chunk (supported: {SUPPORTED}); pass a NumPy array (X.compute())."
+        )
+    return fitter
 
 
 def fit_dask(estimator, X, sample_weight=None) -> None:
@@ -480,8 +357,6 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     sample_weight : array-like or dask array of shape (n_samples,), optional
         :class:`~robustpca.PCA` only.
     """
-    from .estimators._base import as_generator
-
     fitter = _fitter_for(estimator)
     X = as_float_array(X, keep_float32=True)
     input_dtype = X.dtype
@@ -499,6 +374,7 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     estimator.n_features_in_ = n_features
     estimator.n_components_ = check_n_components(estimator.n_components, n_samples, n_features)
     rng = as_generator(getattr(estimator, "random_state", None))
+    run: GramPasses | DaskPassRunner
     if n_samples < n_features:  # the Gram route, as WeightedPCAProblem(route='auto')
         runner = DaskPassRunner(column_blocks(X), axis=1, split_every=WIDE_SPLIT_EVERY)
         run = GramPasses(runner)
@@ -514,8 +390,3 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
         for name, value in list(vars(estimator).items()):
             if name.endswith("_") and getattr(value, "dtype", None) == np.float64:
                 setattr(estimator, name, value.astype(np.float32))  # lazy for dask arrays
-
-
-# the lazy transforms (transform, reconstruct, ...) live in ._dask_transforms; imported
-# last because they use the validation helpers above
-from ._dask_transforms import lazy_method  # noqa: E402

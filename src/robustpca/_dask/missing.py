@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .solvers.chunked import weights_are_local
-from .solvers.chunked_missing import (
+from ..solvers.chunked import weights_are_local
+from ..solvers.chunked_missing import (
     missing_counts_pass,
     observed_rows_block,
     solve_missing_chunked,
 )
-from .solvers.missing import observed_fit, od_correction
+from ..solvers.missing import observed_fit, od_correction
 
 __all__ = ["counts_pass", "fit_missing", "lazy_rows", "observed_block"]
 

@@ -3,8 +3,7 @@
 ``transform``, ``reconstruct``, ``reconstruction_error`` (``score_samples``) and
 ``inverse_transform`` of a dask array return dask arrays computed block by block with the
 NumPy formulas; rows with NaN take the observed-coordinates fit for the estimators that
-fit missing entries (:func:`robustpca._dask_missing.observed_block`). Split from
-:mod:`robustpca._dask` (which re-exports :func:`lazy_method`).
+fit missing entries (:func:`robustpca._dask.missing.observed_block`).
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._dask import _dask, _is_dask, as_float_array, row_blocks
-from ._dask_missing import observed_block
+from .arrays import _dask, _is_dask, as_float_array, row_blocks
+from .missing import observed_block
 
 __all__ = ["lazy_method"]
 
