@@ -324,7 +324,7 @@ def test_returned_residuals_weights_and_gamma_are_those_of_the_returned_subspace
     X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 12)) + 5.0
     X[22:] += 3.0 * rng.normal(size=(8, 12))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(linalg, "BLOCK_BYTES", 1)  # blocks of one row (or column)
+        patch.setattr(linalg.blocked, "BLOCK_BYTES", 1)  # blocks of one row (or column)
         res = solve_adaptive_neighbors_pca(
             X, m, k, rng=np.random.default_rng(0), route=route, max_iter=20
         )

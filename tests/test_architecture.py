@@ -15,10 +15,6 @@ import pytest
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "src" / "robustpca"
 MAX_LINES = 600
 
-# Known at the time of writing and being removed by other work of issue 15; the xfail
-# marker below is strict, so it turns red the moment these are gone.
-KNOWN_OVERSIZED = "linalg 797"
-
 #: The layers, top first (docs/architecture.md): a module may import its own layer and
 #: the layers below it, never one above. ``datasets``, ``metrics``, ``diagnostics`` and
 #: ``plotting`` sit beside the stack, just above its bottom: any layer may use them, and
@@ -257,10 +253,6 @@ def describe_cycles(edges: dict[str, dict[str, bool]], cycles: list[list[str]]) 
     return "\n".join(lines)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=f"issue 15: modules still over 600 lines: {KNOWN_OVERSIZED}",
-)
 def test_no_module_over_600_lines():
     too_long = oversized(source_modules())
     assert not too_long, f"modules over {MAX_LINES} lines: {too_long}"

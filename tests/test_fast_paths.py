@@ -44,14 +44,14 @@ def closed_form(X, w, k):
 @pytest.fixture
 def tiny_blocks(monkeypatch):
     """Blocks of a few rows or columns: every pass visits many blocks."""
-    monkeypatch.setattr(linalg, "BLOCK_BYTES", 1)
-    monkeypatch.setattr(linalg, "MIN_BLOCK", 4)
+    monkeypatch.setattr(linalg.blocked, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(linalg.blocked, "MIN_BLOCK", 4)
 
 
 @pytest.fixture
 def small_blocks(monkeypatch):
     """256 KiB blocks, so that the memory tests run on data much larger than a block."""
-    monkeypatch.setattr(linalg, "BLOCK_BYTES", 1 << 18)
+    monkeypatch.setattr(linalg.blocked, "BLOCK_BYTES", 1 << 18)
 
 
 @pytest.mark.parametrize("route", ["scatter", "gram"])
@@ -185,7 +185,7 @@ def test_warm_start_eigh_matches_lapack():
 
 def test_warm_start_falls_back_when_it_cannot_converge(monkeypatch):
     """A matrix unrelated to the previous one: the steps fail and LAPACK answers."""
-    monkeypatch.setattr(linalg, "WARM_MAX_STEPS", 1)
+    monkeypatch.setattr(linalg.eigen, "WARM_MAX_STEPS", 1)
     solver = WarmStartEigh(3, min_size=50)
     rng = np.random.default_rng(0)
     for _ in range(2):
@@ -211,7 +211,7 @@ def test_warm_started_fit_equals_the_exact_fit(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         exact = OptimalMeanPCA(3, max_iter=15, tol=0).fit(X)
-        monkeypatch.setattr(linalg, "WARM_START_MIN", 50)
+        monkeypatch.setattr(linalg.eigen, "WARM_START_MIN", 50)
         warm = OptimalMeanPCA(3, max_iter=15, tol=0).fit(X)
     np.testing.assert_allclose(projector(warm.components_), projector(exact.components_), atol=1e-7)
     # tol=0 stops a run only when the objective repeats to the last bit, which one of the
@@ -280,7 +280,7 @@ def test_top_eigh_falls_back_to_syevr_when_a_check_fails(monkeypatch):
     B = rng.standard_normal((60, 80))
     A = B @ B.T
     expected = top_eigh(A, 5)
-    monkeypatch.setattr(linalg, "TRIDIAGONAL_RTOL", -1.0)
+    monkeypatch.setattr(linalg.eigen, "TRIDIAGONAL_RTOL", -1.0)
     assert linalg.top_eigh_tridiagonal(A, 5) is None
     vals, vecs = top_eigh(A, 5)
     np.testing.assert_allclose(vals, expected[0], rtol=1e-12)
@@ -293,13 +293,13 @@ def test_top_eigh_routes_by_size_and_dtype(monkeypatch):
     calls = []
     real = linalg.top_eigh_tridiagonal
     monkeypatch.setattr(
-        linalg, "top_eigh_tridiagonal", lambda A, k: calls.append(A.shape[0]) or real(A, k)
+        linalg.eigen, "top_eigh_tridiagonal", lambda A, k: calls.append(A.shape[0]) or real(A, k)
     )
     rng = np.random.default_rng(0)
     for n, dtype in [(50, np.float64), (50, np.float32), (80, np.float64)]:
         B = rng.standard_normal((n, n)).astype(dtype)
         top_eigh(B @ B.T, 3)
-    monkeypatch.setattr(linalg, "TRIDIAGONAL_MAX", 60)
+    monkeypatch.setattr(linalg.eigen, "TRIDIAGONAL_MAX", 60)
     B = rng.standard_normal((80, 80))
     top_eigh(B @ B.T, 3)
     assert calls == [50, 80]

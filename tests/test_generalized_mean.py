@@ -149,7 +149,7 @@ def test_fused_algorithm1_pass_equals_two_passes(n, d, seed, p, relative_delta, 
     delta = relative_delta * float(np.var(X, axis=0, dtype=np.float64).sum())
     initial = X[0].astype(np.float64) + 0.5 if start else None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(robustpca.linalg, "BLOCK_BYTES", 1)  # blocks of one row (or column)
+        patch.setattr(robustpca.linalg.blocked, "BLOCK_BYTES", 1)  # blocks of one row (or column)
         fused = solve_generalized_mean(X, p, delta, initial=initial, max_iter=10, tol=-1.0)
         ref = two_pass_algorithm1(X, p, delta, initial)
     center = X.mean(axis=0, dtype=np.float64)

@@ -35,7 +35,7 @@ SHAPE_IDS = ["wide-gram", "tall-scatter"]
 @pytest.fixture
 def small_blocks(monkeypatch):
     """256 KiB blocks, so that a block is small against the data (as on the big shapes)."""
-    monkeypatch.setattr(robustpca.linalg, "BLOCK_BYTES", 1 << 18)
+    monkeypatch.setattr(robustpca.linalg.blocked, "BLOCK_BYTES", 1 << 18)
 
 
 def data(n, d, dtype=np.float64, seed=0):

@@ -281,7 +281,7 @@ def test_components_unfitted_pickle_and_clone(cls):
 def test_structured_routes_agree_with_dense_components(cls, monkeypatch):
     """Every method of the 2-D estimators (image products) equals the dense formula of
     the base class with ``components_`` to 1e-12, here with blocks of 5 images."""
-    monkeypatch.setattr(robustpca.linalg, "BLOCK_BYTES", 8 * 7 * 4 * 5)
+    monkeypatch.setattr(robustpca.linalg.blocked, "BLOCK_BYTES", 8 * 7 * 4 * 5)
     model, X = fitted_model(cls, seed=11, n=70, shape=(7, 4), k=(3, 2))
     C, mean = model.components_, model.mean_
     Xc = X - mean

@@ -204,7 +204,7 @@ def test_robust_solver_with_one_image_per_block_equals_default_blocks(loss, monk
         )
 
     default = solve()
-    monkeypatch.setattr(robustpca.linalg, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(robustpca.linalg.blocked, "BLOCK_BYTES", 1)
     assert len(CentredImages(images, images[0])._slices()) == 30
     tiny = solve()
     assert tiny.n_iter == default.n_iter
