@@ -249,8 +249,14 @@ class BaseSubspaceEstimator(
         self : object
             The fitted estimator.
         """
+        self._check_params()
         self._fit(X)
         return self
+
+    def _check_params(self) -> None:
+        """Check the estimator's own parameters before ``X`` is read (a ``ValueError`` or
+        ``TypeError`` naming the parameter); the iteration parameters that every
+        iterative estimator shares are checked by ``_validate_common``."""
 
     def _store(self, result: SolverResult) -> None:
         self._store_components(result.components)

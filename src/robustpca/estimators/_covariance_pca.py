@@ -101,19 +101,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         self.n_starts = n_starts
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Fit the robust covariance and its principal axes to ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified; ``n_samples > n_features + 1`` for the MCD.
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
+    def _check_params(self) -> None:
         self._check_kmax()
         cov = self.covariance
         if isinstance(cov, str):
@@ -128,8 +116,6 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
             raise TypeError(f"alpha must be a float in [0.5, 1], got {alpha!r}.")
         if not 0.5 <= float(alpha) <= 1.0:
             raise ValueError(f"alpha must lie in [0.5, 1], got {alpha!r}.")
-        self._fit(X)
-        return self
 
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
         X = np.asarray(X, dtype=np.float64)

@@ -198,23 +198,6 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         self.n_candidates = n_candidates
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Fit the projection-pursuit PCA to ``X`` of shape (n_samples, n_features).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified.
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        self._fit(X)
-        return self
-
     def _check_params(self) -> None:
         for name, allowed in (
             ("method", ("grid", "proj")),

@@ -180,23 +180,6 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         self.directions = directions
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Fit ROBPCA to ``X`` of shape (n_samples, n_features).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified.
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        self._fit(X)
-        return self
-
     def _check_params(self) -> None:
         alpha = self.alpha
         if alpha is None:

@@ -86,25 +86,11 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         self.delta = delta
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Fit spherical PCA to ``X`` of shape (n_samples, n_features).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Never modified.
-        y : Ignored
-
-        Returns
-        -------
-        self
-        """
+    def _check_params(self) -> None:
         self._check_kmax()
         if self.scale_on not in ("data", "sphere"):
             raise ValueError(f"scale_on must be 'data' or 'sphere', got {self.scale_on!r}.")
         check_nonnegative_float(self.delta, "delta", strict=True)
-        self._fit(X)
-        return self
 
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
         fit = solve_spherical_pca(
