@@ -26,19 +26,19 @@ angle between the fitted and the planted subspaces (RPCA-OM, and PCA for contras
 from __future__ import annotations
 
 import argparse
-import resource
-import sys
 import time
 import warnings
 
 import dask
 import dask.array as da
 import numpy as np
+
+# the measures of the tall example (this folder is on sys.path when a script of it runs)
+from dask_out_of_core import cpu_seconds, largest_angle, peak_rss_gb
 from sklearn.exceptions import ConvergenceWarning
 
 from robustpca.estimators._optimal_mean import OptimalMeanPCA
 from robustpca.estimators._pca import PCA
-from robustpca.metrics import subspace_angles
 
 SCALES = (10.0, 9.0, 8.0, 7.0, 6.0)
 
@@ -131,21 +131,6 @@ def lazy_wide_data(
         return basis, np.concatenate([p[1] for p in parts])
 
     return X, planted
-
-
-def peak_rss_gb() -> float:
-    """Peak resident memory of this process so far (``ru_maxrss``), in GB."""
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return kb * (1 if sys.platform == "darwin" else 1024) / 1e9
-
-
-def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def largest_angle(components, basis) -> float:
-    return float(np.degrees(subspace_angles(components, basis.T).max()))
 
 
 def main(argv=None) -> dict:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import tracemalloc
+import sys
 
 # scikit-learn runs its array-API estimator checks (tests/test_common.py) only when SciPy
 # was imported with this set; it must come before anything imports SciPy.
@@ -21,6 +21,9 @@ from threadpoolctl import threadpool_limits
 from robustpca.datasets import load_orl
 
 REPO = Path(__file__).resolve().parents[1]
+# one measure of peak memory (tracemalloc) for the memory tests and the benchmarks
+sys.path.insert(0, str(REPO / "benchmarks"))
+from _harness import peak_memory as peak_memory  # noqa: E402  (re-exported to the tests)
 
 
 def data_home() -> Path:
@@ -106,20 +109,6 @@ def quiet_fit(model, X):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return model.fit(X)
-
-
-def peak_memory(fn) -> int:
-    """``tracemalloc`` peak (bytes) of one call of ``fn`` above what was allocated before
-    (NumPy reports its buffers to tracemalloc; the measure of ``benchmarks/_harness.py``)."""
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        fn()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - base
 
 
 def make_estimator(name: str, random_state=0, **params):

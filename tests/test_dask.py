@@ -710,7 +710,8 @@ def test_inverse_transform_is_lazy(threads):
         model.inverse_transform(da.from_array(Z[:, :2], chunks=(10, 2)))
 
 
-def test_wide_example_runs_small(capsys):
+def test_wide_example_runs_small(capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "examples"))  # it imports the tall example's measures
     spec = importlib.util.spec_from_file_location("dask_wide", REPO / "examples" / "dask_wide.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
