@@ -76,6 +76,37 @@ def test_outlier_map_draws(tmp_path):
     assert (tmp_path / "map.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_outlier_map_keeps_its_labels_inside_the_figure():
+    """The axis labels and the title are drawn inside the figure (they were clipped on the
+    left before the map had a constrained layout), and the row labels sit beside their
+    points."""
+    X, _ = gaussian_subspace_data(1, n=200)
+    X[:5] += 20.0
+    diag = outlier_diagnostics(PCA(2).fit(X), X)
+    ax = plot_outlier_map(diag)
+    fig = ax.figure
+    fig.draw_without_rendering()
+    width, height = fig.bbox.width, fig.bbox.height
+    for text in (ax.xaxis.label, ax.yaxis.label, ax.title):
+        box = text.get_window_extent()
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, text
+    assert ax.texts and all(t.get_anncoords() == "offset points" for t in ax.texts)
+
+
+def test_outlier_map_without_orthogonal_part_plots_score_distances_by_sample():
+    """k equal to the rank: the ODs are rounding noise and there is no OD cutoff, so the
+    map shows the score distances by sample (rrcov), not a scatter of noise."""
+    X, _ = gaussian_subspace_data(3, n=60, d=3, k=3)
+    X[:4] *= 30.0
+    diag = outlier_diagnostics(PCA(3).fit(X), X)
+    assert diag.orthogonal_cutoff == 0.0 and diag.outliers[:4].all()
+    ax = plot_outlier_map(diag)
+    assert ax.get_xlabel() == "sample" and ax.get_ylabel() == "score distance"
+    flagged = ax.collections[1].get_offsets()
+    np.testing.assert_allclose(flagged[:, 1], diag.score_distances[diag.outliers])
+    np.testing.assert_array_equal(flagged[:, 0], np.flatnonzero(diag.outliers) + 1)
+
+
 def test_no_orthogonal_cutoff_when_k_equals_the_rank():
     """rrcov: with every direction fitted the ODs are zero and nothing is flagged by OD
     (cutoff 0), for the rrcov rules and for the founding-paper estimators alike."""

@@ -404,6 +404,10 @@ def outlier_diagnostics(
 def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
     """The outlier map: score distance against orthogonal distance, with the cutoffs.
 
+    When the fit has no orthogonal distance cutoff (``n_components`` equal to the rank of
+    the data, where the orthogonal distances are zero up to rounding), the score
+    distances are drawn against the sample number instead, as rrcov's plot does.
+
     Parameters
     ----------
     diagnostics : OutlierDiagnostics
@@ -421,35 +425,35 @@ def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
     if ax is None:
         from matplotlib.figure import Figure
 
-        ax = Figure(figsize=(5, 4)).add_subplot()
+        ax = Figure(figsize=(5.5, 4.2), layout="constrained").add_subplot()
     d = diagnostics
     flagged = d.outliers
-    ax.scatter(
-        d.score_distances[~flagged],
-        d.orthogonal_distances[~flagged],
-        s=12,
-        color="0.4",
-        label="regular",
-    )
-    ax.scatter(
-        d.score_distances[flagged],
-        d.orthogonal_distances[flagged],
-        s=16,
-        color="tab:red",
-        label="flagged",
-    )
-    ax.axvline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
-    if d.orthogonal_cutoff > 0:
+    # k equal to the rank: the orthogonal distances are rounding noise (no OD cutoff), so
+    # the map is the score distances by sample, as rrcov draws it in that case
+    by_index = not d.orthogonal_cutoff > 0
+    x = np.arange(1, flagged.size + 1) if by_index else d.score_distances
+    y = d.score_distances if by_index else d.orthogonal_distances
+    ax.scatter(x[~flagged], y[~flagged], s=12, color="0.4", label="regular")
+    ax.scatter(x[flagged], y[flagged], s=16, color="tab:red", label="flagged")
+    if by_index:
+        ax.axhline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
+    else:
+        ax.axvline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
         ax.axhline(d.orthogonal_cutoff, color="tab:blue", linestyle="--", linewidth=1)
     if labels is None:
         labels = d.labels
     if labels is not False:
         for i in np.flatnonzero(flagged):
             ax.annotate(
-                str(labels[i]), (d.score_distances[i], d.orthogonal_distances[i]), fontsize=7
+                str(labels[i]),
+                (x[i], y[i]),
+                xytext=(3, 2),  # beside the point, not over it
+                textcoords="offset points",
+                fontsize=7,
             )
-    ax.set_xlabel("score distance")
-    ax.set_ylabel("orthogonal distance")
-    ax.set_title(f"Outlier map (cutoffs at the {100 * d.quantile:g}% quantile)")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.set_xlabel("sample" if by_index else "score distance")
+    ax.set_ylabel("score distance" if by_index else "orthogonal distance")
+    what = "Score distances (no orthogonal part: k = rank)" if by_index else "Outlier map"
+    ax.set_title(f"{what}, cutoffs at the {100 * d.quantile:g}% quantile", fontsize=10)
+    ax.legend(loc="best", fontsize=8)
     return ax

@@ -408,7 +408,7 @@ def _figures(folder: Path, model, X, recon, diag, names, image_shape) -> None:
     from ..plotting import plot_gallery
 
     ax = plot_outlier_map(diag, labels=list(names))
-    ax.figure.savefig(folder / "outlier_map.png", dpi=110)
+    ax.figure.savefig(folder / "outlier_map.png", dpi=110, bbox_inches="tight")
     if image_shape is None:
         return
     order = np.argsort(-diag.orthogonal_distances)
