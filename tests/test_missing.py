@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
+from sklearn.exceptions import ConvergenceWarning
 
 import robustpca
 from robustpca import (
@@ -390,20 +391,43 @@ def test_occluded_faces_marked_missing_reconstruct_closer_to_the_clean_images(or
         assert error_masked < 0.8 * error_fitted
 
 
-@settings(max_examples=6, deadline=None)
-@given(seed=st.integers(0, 10_000), rate=st.floats(0.02, 0.15))
-def test_masking_exact_entries_changes_the_subspace_little(seed, rate):
+def _exact_with_gaps(seed, rate):
+    """Exact rank-2 data (plus an offset) and a copy with a fraction of its cells NaN."""
     rng = np.random.default_rng(seed)
     basis = np.linalg.qr(rng.normal(size=(15, 2)))[0]
     X = 1.0 + 3.0 * rng.normal(size=(80, 2)) @ basis.T
     Xm = X.copy()
     Xm[rng.random(X.shape) < rate] = np.nan
     Xm[np.isnan(Xm).all(axis=1), 0] = X[np.isnan(Xm).all(axis=1), 0]
-    # (RPCA-OM stops at tol=1e-6 on the relative objective change, which on exact data,
-    # whose residuals all shrink to zero, leaves a subspace error of order 1e-3)
-    for cls, bound in ((PCA, 1e-4), (OptimalMeanPCA, 1e-2)):
-        model = quiet(cls(2, random_state=0), Xm)
-        assert sine(model.components_, basis) < bound, cls.__name__
+    return basis, Xm
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10_000), rate=st.floats(0.02, 0.15))
+def test_masking_exact_entries_changes_the_subspace_little(seed, rate):
+    """With the defaults: PCA's EM recovers the subspace; RPCA-OM, whose residuals all
+    shrink to zero on exact data, stops on its relative objective change (tol=1e-6) with a
+    subspace error of order 1e-3, or, where its reweighting converges slowly (every
+    residual tending to zero; seed 206 at 12.5% missing needs about 10,000 iterations),
+    at max_iter with a ConvergenceWarning. Its limit is exact: see the test below."""
+    basis, Xm = _exact_with_gaps(seed, rate)
+    assert sine(quiet(PCA(2, random_state=0), Xm).components_, basis) < 1e-4
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = OptimalMeanPCA(2, random_state=0).fit(Xm)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert warned == (model.stop_reason_ == "max_iter reached")
+    assert sine(model.components_, basis) < (5e-2 if warned else 1e-2)
+
+
+@pytest.mark.parametrize(("seed", "rate"), [(206, 0.125), (3, 0.05)])
+def test_masking_exact_entries_rpca_om_converges_to_the_subspace(seed, rate):
+    """RPCA-OM run to convergence on exact data with gaps finds the planted subspace to
+    rounding (seed 206 is the slow case found by hypothesis: about 10,000 iterations)."""
+    basis, Xm = _exact_with_gaps(seed, rate)
+    model = OptimalMeanPCA(2, random_state=0, tol=1e-12, max_iter=20_000).fit(Xm)
+    assert model.converged_
+    assert sine(model.components_, basis) < 1e-8
 
 
 def test_pca_sample_weights_with_gaps_equal_repeated_rows():
