@@ -62,7 +62,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import linalg as sla
 
-from ..linalg import complete_orthonormal
+from ..linalg import complete_orthonormal, single_blas_thread
 from ..prox import OVERSAMPLES, svt_factors
 from ._result import IterationState, SolverResult, StopReason
 from .alm_blocks import (
@@ -83,7 +83,7 @@ from .alm_blocks import BLOCK_BYTES as BLOCK_BYTES  # re-exported: importable fr
 from .alm_blocks import DUALITY_GAP as DUALITY_GAP  # re-exported
 from .alm_svt import FACTOR_ROWS as FACTOR_ROWS  # re-exported
 from .alm_svt import PARTIAL_COST as PARTIAL_COST  # re-exported
-from .alm_svt import _right_vectors, _SVTStep
+from .alm_svt import SMALL_FACTORIZATIONS_ONE_THREAD, _orth, _right_vectors, _SVTStep
 from .alm_types import _ALMOutcome, _LowRank, _Problem
 
 __all__ = [
@@ -123,18 +123,18 @@ def spectral_norm(
     if side <= 4 * OVERSAMPLES:
         A = X if center is None else X - center
         return float(sla.svdvals(A, check_finite=False)[0]) if A.size else 0.0
-    Q = _times(X, center, rng.standard_normal((X.shape[1], OVERSAMPLES + 1)))
-    Q = sla.qr(Q, mode="economic")[0]
+    Q = _orth(_times(X, center, rng.standard_normal((X.shape[1], OVERSAMPLES + 1))))
     value = 0.0
     for _ in range(30):
         B = Q.T @ X
         if center is not None:
             B -= np.outer(Q.sum(axis=0), center)
-        s = sla.svdvals(B, check_finite=False)
+        with single_blas_thread(SMALL_FACTORIZATIONS_ONE_THREAD):
+            s = sla.svdvals(B, check_finite=False)
         if s[0] == 0 or abs(s[0] - value) <= rtol * s[0]:
             return float(s[0])
         value = s[0]
-        Q = sla.qr(_times(X, center, B.T), mode="economic")[0]
+        Q = _orth(_times(X, center, B.T))
     return float(value)
 
 
