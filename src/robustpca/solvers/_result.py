@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["IterationState", "SolverResult", "StopReason", "relative_change"]
+__all__ = ["IterationState", "LoopOutcome", "SolverResult", "StopReason", "relative_change"]
 
 
 class StopReason:
@@ -54,6 +54,45 @@ class IterationState:
         """Current mean (offset) in feature space."""
         return None if self._mean is None else self._mean()
 
+    @classmethod
+    def from_view(
+        cls,
+        iteration: int,
+        objective: float,
+        weights: np.ndarray | None,
+        iterate: Any,
+        state_view: Callable[[Any], tuple[Callable | None, Callable | None]] | None,
+    ) -> IterationState:
+        """The state of ``iterate`` after ``iteration``, as ``state_view`` shows it.
+
+        ``state_view(iterate) -> (components_fn, mean_fn)`` gives the lazy components and
+        mean; without it the state has neither.
+        """
+        components, mean = state_view(iterate) if state_view is not None else (None, None)
+        return cls(iteration, objective, weights, components, mean)
+
+
+class LoopOutcome(Protocol):
+    """What an iterative loop reports besides its solution.
+
+    The objective after each iteration and why the loop stopped: the attributes shared
+    by the loops' own results (e.g.
+    :class:`~robustpca.solvers.reweighting.ReweightingResult`), from which
+    :meth:`SolverResult.from_loop` takes them.
+    """
+
+    @property
+    def objective(self) -> np.ndarray: ...
+
+    @property
+    def n_iter(self) -> int: ...
+
+    @property
+    def converged(self) -> bool: ...
+
+    @property
+    def stop_reason(self) -> str: ...
+
 
 @dataclass(frozen=True)
 class SolverResult:
@@ -87,6 +126,32 @@ class SolverResult:
     stop_reason: str
     objective: np.ndarray
     info: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_loop(
+        cls,
+        loop: LoopOutcome,
+        *,
+        components: np.ndarray,
+        mean: np.ndarray,
+        weights: np.ndarray | None = None,
+        info: dict[str, Any] | None = None,
+    ) -> SolverResult:
+        """The result of a solver whose iterations ran in ``loop``.
+
+        ``n_iter``, ``converged``, ``stop_reason`` and ``objective`` are the loop's; the
+        fitted subspace, weights and extras are the solver's.
+        """
+        return cls(
+            components=components,
+            mean=mean,
+            weights=weights,
+            n_iter=loop.n_iter,
+            converged=loop.converged,
+            stop_reason=loop.stop_reason,
+            objective=loop.objective,
+            info={} if info is None else info,
+        )
 
 
 def relative_change(previous: float, current: float) -> float:

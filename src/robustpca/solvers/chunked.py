@@ -73,7 +73,7 @@ import numpy as np
 from ..linalg import positive_eigen_mask, top_eigh
 from ..losses import CappedL2Loss, CauchyLoss, HuberLoss, L2pLoss, L21Loss, RobustLoss, WelschLoss
 from ._result import IterationState, StopReason
-from .reweighting import stopping_test
+from .reweighting import ReweightingProgress
 
 __all__ = [
     "ChunkedReweightingResult",
@@ -494,13 +494,12 @@ def minimize_reweighted_chunked(
     """
     local = weights_are_local(loss)
     stats, positive, used = initial_stats, True, initial_weights
-    history: list[float] = []
-    stop_reason, converged = StopReason.MAX_ITER, False
+    progress = ReweightingProgress(tol, callback)
     r = weights = None
     concrete = loss
     for iteration in range(1, max_iter + 1):
         if not positive:
-            stop_reason, converged = StopReason.ALL_CAPPED, True
+            progress.stop(StopReason.ALL_CAPPED)
             break
         state = step.solve(stats(), state)
         if local:
@@ -514,24 +513,11 @@ def minimize_reweighted_chunked(
             weights = concrete.weights(r)
             positive = bool(np.any(weights > 0))
             stats, next_used = partial(gather_stats, run, step, state, weights), weights
-        history.append(value)
-        if callback is not None:
-            comps, mean = state_view(state) if state_view is not None else (None, None)
-            if callback(iteration, IterationState(iteration, value, used, comps, mean)):
-                stop_reason = StopReason.CALLBACK
-                break
-        used = next_used
-        stop = stopping_test(history, tol)
-        if stop is not None:
-            stop_reason, converged = stop, True
+        progress.record(value)
+        view = partial(IterationState.from_view, iteration, value, used, state, state_view)
+        if progress.should_stop(iteration, view):
             break
+        used = next_used
     return ChunkedReweightingResult(
-        solution=state,
-        residuals=r,
-        weights=weights,
-        loss=concrete,
-        objective=np.asarray(history),
-        n_iter=len(history),
-        converged=converged,
-        stop_reason=stop_reason,
+        solution=state, residuals=r, weights=weights, loss=concrete, **progress.outcome()
     )

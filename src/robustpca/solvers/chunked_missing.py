@@ -20,6 +20,7 @@ tolerance, not to rounding.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from ..losses import RobustLoss
 from ._result import IterationState, SolverResult, StopReason
 from .chunked import Moments, WeightedPCAStep, block_moments
 from .missing import observed_fit
-from .reweighting import stopping_test
+from .reweighting import ReweightingProgress
 
 __all__ = [
     "missing_counts_pass",
@@ -120,8 +121,7 @@ def solve_missing_chunked(
         "moments"
     ]
     current = step.solve(moments)
-    history: list[float] = []
-    stop_reason, converged = StopReason.MAX_ITER, False
+    progress = ReweightingProgress(tol, callback)
     for iteration in range(1, max_iter + 1):
         basis = complete_orthonormal(current.basis, n_components, rng)
         out = run(
@@ -131,30 +131,25 @@ def solve_missing_chunked(
             loss=loss,
             fill=fill,
         )
-        history.append(out["objective"])
+        progress.record(out["objective"])
         if not out["moments"].weight > 0:
-            stop_reason, converged = StopReason.ALL_CAPPED, True
+            progress.stop(StopReason.ALL_CAPPED)
             break
         previous, current = current, step.solve(out["moments"])
-        if callback is not None:
-            state = IterationState(
-                iteration, history[-1], None, _constant(basis.T), _constant(previous.mean)
-            )
-            if callback(iteration, state):
-                stop_reason = StopReason.CALLBACK
-                break
-        stop = stopping_test(history, tol)
-        if stop is not None:
-            stop_reason, converged = stop, True
+        state = partial(
+            IterationState,
+            iteration,
+            out["objective"],
+            None,
+            _constant(basis.T),
+            _constant(previous.mean),
+        )
+        if progress.should_stop(iteration, state):
             break
     basis = complete_orthonormal(current.basis, n_components, rng)
-    return SolverResult(
+    return SolverResult.from_loop(
+        progress,
         components=basis.T,
         mean=current.mean,
-        weights=None,
-        n_iter=len(history),
-        converged=converged,
-        stop_reason=stop_reason,
-        objective=np.asarray(history),
-        info={"final_moments": out["moments"] if history else moments},
+        info={"final_moments": out["moments"] if progress.history else moments},
     )

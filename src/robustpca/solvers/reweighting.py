@@ -31,7 +31,8 @@ Example: an l2,1 (geometric-median) location estimate falls out with three lines
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,13 @@ import numpy as np
 from ..losses import RobustLoss
 from ._result import IterationState, StopReason, relative_change
 
-__all__ = ["ReweightingResult", "minimize_reweighted", "stopping_test"]
+__all__ = [
+    "ReweightingProgress",
+    "ReweightingResult",
+    "minimize_reweighted",
+    "minimize_reweighted_pca",
+    "stopping_test",
+]
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ def stopping_test(history: list[float], tol: float) -> str | None:
     ``StopReason.EXACT`` at a zero objective (every residual zero: no weight is defined
     beyond it), ``StopReason.TOLERANCE`` when the relative change from the previous
     iteration is at most ``tol``, else ``None``. Shared by :func:`minimize_reweighted` and
-    the chunked (Dask) loop, :func:`robustpca.solvers.chunked.minimize_reweighted_chunked`.
+    the chunked (Dask) loops, through :class:`ReweightingProgress`.
     """
     value = history[-1]
     if value == 0.0:
@@ -87,6 +94,73 @@ def stopping_test(history: list[float], tol: float) -> str | None:
     if len(history) > 1 and relative_change(history[-2], value) <= tol:
         return StopReason.TOLERANCE
     return None
+
+
+@dataclass
+class ReweightingProgress:
+    """The objective history of a re-weighting loop and why it stopped.
+
+    The bookkeeping shared by :func:`minimize_reweighted` and the chunked (Dask) loops:
+    after each iteration :meth:`record` its objective and ask :meth:`should_stop`, which
+    gives ``callback`` its say first and then applies :func:`stopping_test`. The
+    attributes ``objective``, ``n_iter``, ``converged`` and ``stop_reason`` are those of
+    the loop's result (:meth:`outcome`; :meth:`SolverResult.from_loop
+    <robustpca.solvers.SolverResult.from_loop>` reads them from here directly).
+
+    Parameters
+    ----------
+    tol : float
+        The relative objective change at which :func:`stopping_test` stops.
+    callback : callable, optional
+        ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
+    """
+
+    tol: float
+    callback: Callable[[int, IterationState], bool | None] | None = None
+    history: list[float] = field(default_factory=list)
+    stop_reason: str = StopReason.MAX_ITER
+    converged: bool = False
+
+    @property
+    def objective(self) -> np.ndarray:
+        """The objective after each iteration."""
+        return np.asarray(self.history)
+
+    @property
+    def n_iter(self) -> int:
+        """Iterations recorded."""
+        return len(self.history)
+
+    def record(self, value: float) -> None:
+        """Append the objective of the iteration just run."""
+        self.history.append(value)
+
+    def stop(self, reason: str, converged: bool = True) -> None:
+        """Stop for ``reason`` (a :class:`StopReason`)."""
+        self.stop_reason, self.converged = reason, converged
+
+    def should_stop(self, iteration: int, state: Callable[[], IterationState]) -> bool:
+        """Whether the loop stops after ``iteration`` (its objective recorded).
+
+        ``state()`` builds what the callback sees; it is called only with a callback.
+        """
+        if self.callback is not None and self.callback(iteration, state()):
+            self.stop(StopReason.CALLBACK, converged=False)
+            return True
+        reason = stopping_test(self.history, self.tol)
+        if reason is not None:
+            self.stop(reason)
+            return True
+        return False
+
+    def outcome(self) -> dict[str, Any]:
+        """``objective``, ``n_iter``, ``converged`` and ``stop_reason`` as keywords."""
+        return {
+            "objective": self.objective,
+            "n_iter": self.n_iter,
+            "converged": self.converged,
+            "stop_reason": self.stop_reason,
+        }
 
 
 def minimize_reweighted(
@@ -130,13 +204,11 @@ def minimize_reweighted(
     ReweightingResult
     """
     weights = np.asarray(initial_weights, dtype=float)
-    history: list[float] = []
-    stop_reason = StopReason.MAX_ITER
-    converged = False
+    progress = ReweightingProgress(tol, callback)
     x = r = used = None
     for iteration in range(1, max_iter + 1):
         if not np.any(weights > 0):
-            stop_reason, converged = StopReason.ALL_CAPPED, True
+            progress.stop(StopReason.ALL_CAPPED)
             break
         used = weights
         x = solve_weighted(weights)
@@ -145,27 +217,66 @@ def minimize_reweighted(
         value = float(concrete.rho(r).sum())
         if smooth_objective is not None:
             value += float(smooth_objective(x))
-        history.append(value)
+        progress.record(value)
         weights = concrete.weights(r)
-        if callback is not None:
-            comps, mean = state_view(x) if state_view is not None else (None, None)
-            state = IterationState(iteration, value, used, comps, mean)
-            if callback(iteration, state):
-                stop_reason = StopReason.CALLBACK
-                break
-        stop = stopping_test(history, tol)
-        if stop is not None:
-            stop_reason, converged = stop, True
+        state = partial(IterationState.from_view, iteration, value, used, x, state_view)
+        if progress.should_stop(iteration, state):
             break
     if x is None:  # every weight was zero before the first solve
         raise ValueError("initial_weights must contain at least one positive weight.")
     return ReweightingResult(
-        solution=x,
-        residuals=r,
-        weights=weights,
-        used_weights=used,
-        objective=np.asarray(history),
-        n_iter=len(history),
-        converged=converged,
-        stop_reason=stop_reason,
+        solution=x, residuals=r, weights=weights, used_weights=used, **progress.outcome()
+    )
+
+
+def minimize_reweighted_pca(
+    problem: Any,
+    loss: RobustLoss,
+    initial_weights: np.ndarray,
+    *,
+    residuals: Callable[[Any], np.ndarray] | None = None,
+    fixed_mean: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
+) -> ReweightingResult:
+    """:func:`minimize_reweighted` whose weighted step is problem (14), weighted PCA.
+
+    The loop of RPCA-OM, PCA-GM, RWL-AN and PCA on missing entries, in memory or on the
+    Gram matrix of the dask route.
+
+    Parameters
+    ----------
+    problem : object
+        The weighted-PCA subproblem (a :class:`~robustpca.linalg.WeightedPCAProblem`,
+        :class:`~robustpca.solvers.missing.MissingPCAProblem` or
+        :class:`~robustpca.solvers.chunked_gram.GramWeightedPCA`): ``problem.solve(d)``
+        returns a subspace with ``basis()``, ``mean()`` and ``residuals()``.
+    loss, initial_weights, max_iter, tol, callback
+        As in :func:`minimize_reweighted`.
+    residuals : callable, optional
+        ``residuals(subspace) -> r``; ``subspace.residuals()`` by default.
+    fixed_mean : ndarray, optional
+        The centre the callback's ``state.mean`` reports (a copy) when the subproblem
+        keeps a fixed one (PCA-GM); ``subspace.mean()`` otherwise.
+
+    Returns
+    -------
+    ReweightingResult
+        ``solution`` is the last weighted subspace.
+    """
+
+    def state_view(sub: Any) -> tuple[Callable, Callable]:
+        mean = sub.mean if fixed_mean is None else fixed_mean.copy
+        return (lambda: sub.basis().T), mean
+
+    return minimize_reweighted(
+        problem.solve,
+        (lambda sub: sub.residuals()) if residuals is None else residuals,
+        loss,
+        initial_weights,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=state_view,
     )
