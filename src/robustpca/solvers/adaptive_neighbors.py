@@ -54,7 +54,7 @@ import numpy as np
 from ..linalg import WeightedPCAProblem, subspace_sq_residuals
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .reweighting import minimize_reweighted
+from .reweighting import minimize_reweighted_pca
 
 #: Residual norms below this fraction of ``||x_i - m||`` are rounding: they are set to
 #: zero, so that samples on the subspace tie exactly (and an exact fit stops).
@@ -358,27 +358,19 @@ def solve_adaptive_neighbors_pca(
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route)
     loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors, gamma=gamma)
-    res = minimize_reweighted(
-        problem.solve,
-        _residuals,
+    res = minimize_reweighted_pca(
+        problem,
         loss,
         _initial_weights(init, problem.n_samples, rng),
+        residuals=_residuals,
         max_iter=max_iter,
         tol=tol,
         callback=callback,
-        state_view=lambda sub: (lambda: sub.basis().T, sub.mean),
     )
     sub = res.solution
     basis, mean = sub.basis(), sub.mean()
     r = _final_residuals(problem, sub, res.residuals, mean, basis)
     p, gamma, _ = loss._solve(r)
-    return SolverResult(
-        components=basis.T,
-        mean=mean,
-        weights=p,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={"residuals": r, "gamma": gamma},
+    return SolverResult.from_loop(
+        res, components=basis.T, mean=mean, weights=p, info={"residuals": r, "gamma": gamma}
     )

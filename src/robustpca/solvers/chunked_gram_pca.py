@@ -34,11 +34,10 @@ from ._result import SolverResult
 from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
 from .adaptive_neighbors import _residuals as _an_residuals
 from .chunked_gram import GramPasses, GramWeightedPCA
-from .convex_maximization import l21_row_subgradients, maximize_linearized
-from .l21_pca import _inverse_sqrt_psd, _principal_axes, l21_objective
+from .l21_pca import _inverse_sqrt_psd, _maximize_l21, _principal_axes
 from .optimal_mean import solve_weighted_pca
-from .r1_pca import _GramIterate, _orth_qr
-from .reweighting import ReweightingResult, minimize_reweighted
+from .r1_pca import _GramIterate, _minimize_r1, _orth_qr, _r1_result
+from .reweighting import ReweightingResult, minimize_reweighted, minimize_reweighted_pca
 
 __all__ = [
     "solve_adaptive_neighbors_pca_gram",
@@ -51,21 +50,16 @@ __all__ = [
 ]
 
 
-def _gram_result(sub, res, info=None, weights=None) -> SolverResult:
-    return SolverResult(
+def _subspace_result(res: ReweightingResult, weight_scale: float = 1.0) -> SolverResult:
+    """The fit of a reweighting loop on the Gram subproblem: basis and mean in one pass."""
+    sub = res.solution
+    return SolverResult.from_loop(
+        res,
         components=sub.basis().T,
         mean=sub.mean(),
-        weights=weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info=info or {},
+        weights=res.weights / weight_scale,
+        info={"residuals": res.residuals},
     )
-
-
-def _sub_view(sub):
-    return (lambda: sub.basis().T), sub.mean
 
 
 def solve_weighted_pca_gram(
@@ -119,17 +113,10 @@ def solve_optimal_mean_pca_gram(
     True
     """
     problem = GramWeightedPCA(passes, n_components, rng)
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
-        loss,
-        np.ones(problem.n_samples),
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=_sub_view,
+    res = minimize_reweighted_pca(
+        problem, loss, np.ones(problem.n_samples), max_iter=max_iter, tol=tol, callback=callback
     )
-    return _gram_result(res.solution, res, {"residuals": res.residuals}, res.weights)
+    return _subspace_result(res)
 
 
 def solve_generalized_mean_gram(
@@ -179,17 +166,15 @@ def solve_generalized_mean_pca_gram(
 ) -> SolverResult:
     """PCA-GM (Oh & Kwak's Algorithm 2) about :math:`c_0 + X_0^\\top` ``mean_coef``, wide data."""
     problem = GramWeightedPCA(passes, n_components, rng, center=False, reference=mean_coef)
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
+    res = minimize_reweighted_pca(
+        problem,
         L2pLoss(p=2.0 * p, epsilon=delta),
         np.ones(problem.n_samples),
         max_iter=max_iter,
         tol=tol,
         callback=callback,
-        state_view=_sub_view,
     )
-    return _gram_result(res.solution, res, {"residuals": res.residuals}, res.weights / p)
+    return _subspace_result(res, weight_scale=p)
 
 
 def solve_adaptive_neighbors_pca_gram(
@@ -214,15 +199,14 @@ def solve_adaptive_neighbors_pca_gram(
     n = problem.n_samples
     loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors)
     w0 = np.full(n, 1.0 / n) if init == "uniform" else rng.dirichlet(np.ones(n))
-    res = minimize_reweighted(
-        problem.solve,
-        _an_residuals,
+    res = minimize_reweighted_pca(
+        problem,
         loss,
         w0,
+        residuals=_an_residuals,
         max_iter=max_iter,
         tol=tol,
         callback=callback,
-        state_view=_sub_view,
     )
     sub = res.solution
     basis, mean = sub.basis(), sub.mean()
@@ -231,15 +215,9 @@ def solve_adaptive_neighbors_pca_gram(
     else:
         r = sub.explicit_residuals()
     r[r <= RESIDUAL_RTOL * np.sqrt(sub.sq_norms)] = 0.0
-    return SolverResult(
-        components=basis.T,
-        mean=mean,
-        weights=loss.weights(r),
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={"residuals": r, "gamma": loss.gamma_for(r)},
+    info = {"residuals": r, "gamma": loss.gamma_for(r)}
+    return SolverResult.from_loop(
+        res, components=basis.T, mean=mean, weights=loss.weights(r), info=info
     )
 
 
@@ -262,41 +240,22 @@ def solve_r1_pca_gram(
     vals, vecs = top_eigh(G, n_components)
     keep = positive_eigen_mask(vals)
     vals, vecs = vals[keep], vecs[:, keep]
-    current = _GramIterate(None, G, vecs / np.sqrt(vals)[None, :], vecs * np.sqrt(vals)[None, :])
-    r0 = current.residuals()
+    start = _GramIterate(None, G, vecs / np.sqrt(vals)[None, :], vecs * np.sqrt(vals)[None, :])
     mean = passes.center
-
-    def solve_weighted(w):
-        nonlocal current
-        current = current.step(w)
-        return current
 
     def basis(it):
         return _orth_qr(passes.products(it.C))
 
-    res = minimize_reweighted(
-        solve_weighted,
-        lambda it: it.residuals(),
+    res = _minimize_r1(
+        start,
         loss,
-        loss.resolve(r0).weights(r0),
         max_iter=max_iter,
         tol=tol,
         callback=callback,
         state_view=lambda it: (lambda: basis(it).T, lambda: mean.copy()),
     )
     U = complete_orthonormal(basis(res.solution), n_components, rng)
-    resolved = loss.resolve(res.residuals)
-    info = {"residuals": res.residuals, "threshold": getattr(resolved, "threshold", None)}
-    return SolverResult(
-        components=U.T,
-        mean=mean.copy(),
-        weights=res.weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info=info,
-    )
+    return _r1_result(res, loss, components=U.T, mean=mean.copy())
 
 
 def solve_l21_pca_gram(
@@ -342,11 +301,9 @@ def solve_l21_pca_gram(
             return (W0 if first is None else passes.products(first)).T
         return passes.products(state[0]).T
 
-    result = maximize_linearized(
-        (None, Y0),
-        subgradient=lambda state: l21_row_subgradients(state[1]),
-        linear_argmax=argmax,
-        objective=lambda state: l21_objective(state[1]),
+    result = _maximize_l21(
+        Y0,
+        argmax,
         max_iter=max_iter,
         tol=tol,
         callback=callback,
@@ -365,12 +322,4 @@ def solve_l21_pca_gram(
         else:
             W = complete_orthonormal(U[:, keep], k, rng)
             Y = passes.project(W)
-    return SolverResult(
-        components=_principal_axes(W, Y).T,
-        mean=mean.copy(),
-        weights=None,
-        n_iter=result.n_iter,
-        converged=result.converged,
-        stop_reason=result.stop_reason,
-        objective=result.objective,
-    )
+    return SolverResult.from_loop(result, components=_principal_axes(W, Y).T, mean=mean.copy())

@@ -136,16 +136,9 @@ def _reweighted_fit(
     return res, complete_orthonormal(res.solution.basis, k, rng)
 
 
-def _result(components, mean, res, info=None, weights=None) -> SolverResult:
-    return SolverResult(
-        components=components,
-        mean=np.array(mean, dtype=np.float64, copy=True),
-        weights=weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info=info or {},
+def _result(components, mean, res, info=None) -> SolverResult:
+    return SolverResult.from_loop(
+        res, components=components, mean=np.array(mean, dtype=np.float64, copy=True), info=info
     )
 
 

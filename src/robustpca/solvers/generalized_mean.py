@@ -64,7 +64,7 @@ from ..linalg import (
 )
 from ..losses import L2pLoss
 from ._result import IterationState, SolverResult, StopReason
-from .reweighting import minimize_reweighted
+from .reweighting import minimize_reweighted, minimize_reweighted_pca
 
 __all__ = [
     "GeneralizedMeanResult",
@@ -406,23 +406,13 @@ def solve_generalized_mean_pca(
     else:
         W0 = np.asarray(init, dtype=np.float64)
         w0 = loss.weights(np.sqrt(subspace_sq_residuals(X, mean, W0)))
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
-        loss,
-        w0,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda sub: (lambda: sub.basis().T, lambda: mean.copy()),
+    res = minimize_reweighted_pca(
+        problem, loss, w0, fixed_mean=mean, max_iter=max_iter, tol=tol, callback=callback
     )
-    return SolverResult(
+    return SolverResult.from_loop(
+        res,
         components=res.solution.basis().T,
         mean=np.array(mean, dtype=np.float64, copy=True),
         weights=res.weights / p,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
         info={"residuals": res.residuals},
     )

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ._result import IterationState, SolverResult
-from .convex_maximization import l21_row_subgradients, maximize_linearized
+from .convex_maximization import LinearizedResult, l21_row_subgradients, maximize_linearized
 from .missing import complete, initial_fill, pca_basis
 
 __all__ = ["l21_objective", "solve_l21_pca", "solve_l21_pca_missing"]
@@ -50,6 +50,34 @@ def _principal_axes(W: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """
     _, R = np.linalg.eigh(Y.T @ Y)
     return W @ R[:, ::-1]
+
+
+def _maximize_l21(
+    Y0: np.ndarray,
+    linear_argmax: Callable,
+    *,
+    max_iter: int,
+    tol: float,
+    callback: Callable[[int, IterationState], bool | None] | None,
+    state_view: Callable,
+) -> LinearizedResult:
+    r"""Algorithm 2 by :func:`maximize_linearized` on states ``(coef, Y = X_0 W)``.
+
+    Step 1 and objective (8) need only ``Y``; ``linear_argmax(alpha)`` (step 2) returns
+    the next state, with ``coef`` the route's coefficients of ``W`` (``W`` itself, or
+    ``C`` with :math:`W = X_0^\top C` on the Gram matrix). The first state is
+    ``(None, Y0)``.
+    """
+    return maximize_linearized(
+        (None, Y0),
+        subgradient=lambda state: l21_row_subgradients(state[1]),
+        linear_argmax=linear_argmax,
+        objective=lambda state: l21_objective(state[1]),
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=state_view,
+    )
 
 
 def solve_l21_pca(
@@ -112,11 +140,9 @@ def solve_l21_pca(
         W = U @ Vt
         return W, X0 @ W
 
-    result = maximize_linearized(
-        (None, X0 @ W0),
-        subgradient=lambda state: l21_row_subgradients(state[1]),
-        linear_argmax=argmax,
-        objective=lambda state: l21_objective(state[1]),
+    result = _maximize_l21(
+        X0 @ W0,
+        argmax,
         max_iter=max_iter,
         tol=tol,
         callback=callback,
@@ -135,16 +161,7 @@ def solve_l21_pca(
         W = U @ Vt if keep.all() else complete_orthonormal(U[:, keep], k, rng)
     else:
         W = coef
-    W = _principal_axes(W, X0 @ W)
-    return SolverResult(
-        components=W.T,
-        mean=mean,
-        weights=None,
-        n_iter=result.n_iter,
-        converged=result.converged,
-        stop_reason=result.stop_reason,
-        objective=result.objective,
-    )
+    return SolverResult.from_loop(result, components=_principal_axes(W, X0 @ W).T, mean=mean)
 
 
 def solve_l21_pca_missing(
@@ -196,13 +213,5 @@ def solve_l21_pca_missing(
         state_view=lambda state: (lambda: state[0].T, lambda: state[2]),
     )
     W, filled, mean = result.solution
-    W = _principal_axes(W, (filled - mean) @ W)
-    return SolverResult(
-        components=W.T,
-        mean=mean,
-        weights=None,
-        n_iter=result.n_iter,
-        converged=result.converged,
-        stop_reason=result.stop_reason,
-        objective=result.objective,
-    )
+    components = _principal_axes(W, (filled - mean) @ W).T
+    return SolverResult.from_loop(result, components=components, mean=mean)

@@ -48,7 +48,7 @@ from scipy import sparse
 from ..linalg import WeightedPCAProblem, complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .reweighting import minimize_reweighted
+from .reweighting import minimize_reweighted, minimize_reweighted_pca
 
 __all__ = [
     "MissingPCAProblem",
@@ -295,30 +295,14 @@ def solve_weighted_pca_missing(
     ``info['residuals']`` the :math:`r_O`) and the final completed data.
     """
     problem = MissingPCAProblem(X, missing, n_components, rng)
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
-        _FixedWeights(weights),
-        weights,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda sub: (lambda: sub.basis().T, sub.mean),
+    res = minimize_reweighted_pca(
+        problem, _FixedWeights(weights), weights, max_iter=max_iter, tol=tol, callback=callback
     )
     sub = res.solution
-    return (
-        SolverResult(
-            components=sub.basis().T,
-            mean=sub.mean(),
-            weights=None,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_reason=res.stop_reason,
-            objective=res.objective,
-            info={"residuals": res.residuals},
-        ),
-        problem.X,
+    result = SolverResult.from_loop(
+        res, components=sub.basis().T, mean=sub.mean(), info={"residuals": res.residuals}
     )
+    return result, problem.X
 
 
 def solve_generalized_mean_missing(

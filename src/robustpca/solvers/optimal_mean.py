@@ -18,7 +18,7 @@ import numpy as np
 from ..linalg import WeightedPCAProblem
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult, StopReason
-from .reweighting import minimize_reweighted
+from .reweighting import minimize_reweighted_pca
 
 __all__ = ["solve_optimal_mean_pca", "solve_weighted_pca"]
 
@@ -111,24 +111,12 @@ def solve_optimal_mean_pca(
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route)
     w0 = np.ones(problem.n_samples) if initial_weights is None else initial_weights
-    res = minimize_reweighted(
-        problem.solve,
-        lambda sub: sub.residuals(),
-        loss,
-        w0,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda sub: (lambda: sub.basis().T, sub.mean),
-    )
+    res = minimize_reweighted_pca(problem, loss, w0, max_iter=max_iter, tol=tol, callback=callback)
     sub = res.solution
-    return SolverResult(
+    return SolverResult.from_loop(
+        res,
         components=sub.basis().T,
         mean=sub.mean(),
         weights=res.weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
         info={"residuals": res.residuals},
     )

@@ -46,7 +46,7 @@ from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .missing import complete, initial_fill, pca_basis
-from .reweighting import minimize_reweighted
+from .reweighting import ReweightingResult, minimize_reweighted
 
 __all__ = ["solve_r1_pca", "solve_r1_pca_missing"]
 
@@ -111,6 +111,53 @@ class _GramIterate:
         return _orth_qr(self.X0.T @ self.C)  # removes rounding only
 
 
+def _minimize_r1(
+    start,
+    loss: RobustLoss,
+    *,
+    max_iter: int,
+    tol: float,
+    callback: Callable[[int, IterationState], bool | None] | None,
+    state_view: Callable,
+) -> ReweightingResult:
+    """Ding's re-weighted subspace iteration from the PCA iterate ``start``.
+
+    An iterate has ``step(w)`` (one step of subspace iteration with weights ``w``) and
+    ``residuals()``; each weighted solve steps from the previous iterate. The first
+    weights re-weight the residuals of ``start`` (Ding's first step), which is not itself
+    an iteration.
+    """
+    current = start
+    r0 = current.residuals()
+
+    def solve_weighted(w: np.ndarray):
+        nonlocal current
+        current = current.step(w)
+        return current
+
+    return minimize_reweighted(
+        solve_weighted,
+        lambda it: it.residuals(),
+        loss,
+        loss.resolve(r0).weights(r0),
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=state_view,
+    )
+
+
+def _r1_result(
+    res: ReweightingResult, loss: RobustLoss, *, components: np.ndarray, mean: np.ndarray
+) -> SolverResult:
+    """R1-PCA's result: the loss weights, training ``residuals`` and ``threshold`` at the end."""
+    resolved = loss.resolve(res.residuals)
+    info = {"residuals": res.residuals, "threshold": getattr(resolved, "threshold", None)}
+    return SolverResult.from_loop(
+        res, components=components, mean=mean, weights=res.weights, info=info
+    )
+
+
 def _pca_start(X0: np.ndarray, n_components: int, gram: bool):
     """The PCA subspace, restricted to directions of non-zero variance."""
     if gram:
@@ -171,39 +218,16 @@ def solve_r1_pca(
     gram = n_samples < n_features if route == "auto" else route == "gram"
     mean = X.mean(axis=0, dtype=np.float64)
     X0 = X - mean
-    current = _pca_start(X0, n_components, gram)
-    r0 = current.residuals()
-
-    def solve_weighted(w: np.ndarray):
-        nonlocal current
-        current = current.step(w)
-        return current
-
-    res = minimize_reweighted(
-        solve_weighted,
-        lambda it: it.residuals(),
+    res = _minimize_r1(
+        _pca_start(X0, n_components, gram),
         loss,
-        loss.resolve(r0).weights(r0),  # Ding's first step re-weights the PCA residuals
         max_iter=max_iter,
         tol=tol,
         callback=callback,
         state_view=lambda it: (lambda: it.basis().T, lambda: mean),
     )
     U = complete_orthonormal(res.solution.basis(), n_components, rng)
-    resolved = loss.resolve(res.residuals)
-    return SolverResult(
-        components=U.T,
-        mean=mean,
-        weights=res.weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={
-            "residuals": res.residuals,
-            "threshold": getattr(resolved, "threshold", None),
-        },
-    )
+    return _r1_result(res, loss, components=U.T, mean=mean)
 
 
 class _MissingIterate:
@@ -214,7 +238,8 @@ class _MissingIterate:
         self.mean = filled.mean(axis=0)
 
     def step(self, w: np.ndarray) -> _MissingIterate:
-        X0 = self.filled - self.mean
+        """Ding's step on the current completion (:meth:`residuals` moves it), re-centred."""
+        X0 = self.filled - self.filled.mean(axis=0)
         return _MissingIterate(
             self.filled, self.missing, _orth_qr(X0.T @ (w[:, None] * (X0 @ self.U)))
         )
@@ -247,33 +272,14 @@ def solve_r1_pca_missing(
     filled = initial_fill(X, missing)
     mean0 = filled.mean(axis=0)
     U0 = pca_basis(filled - mean0, n_components, rng)
-    current = _MissingIterate(filled, missing, U0)
-    r0 = current.residuals()
-
-    def solve_weighted(w: np.ndarray):
-        nonlocal current
-        current = _MissingIterate(current.filled, missing, current.U).step(w)
-        return current
-
-    res = minimize_reweighted(
-        solve_weighted,
-        lambda it: it.residuals(),
+    res = _minimize_r1(
+        _MissingIterate(filled, missing, U0),
         loss,
-        loss.resolve(r0).weights(r0),
         max_iter=max_iter,
         tol=tol,
         callback=callback,
         state_view=lambda it: (lambda: it.U.T, lambda: it.mean),
     )
     it = res.solution
-    resolved = loss.resolve(res.residuals)
-    return SolverResult(
-        components=complete_orthonormal(it.U, n_components, rng).T,
-        mean=it.mean,
-        weights=res.weights,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={"residuals": res.residuals, "threshold": getattr(resolved, "threshold", None)},
-    )
+    components = complete_orthonormal(it.U, n_components, rng).T
+    return _r1_result(res, loss, components=components, mean=it.mean)
