@@ -324,6 +324,46 @@ def _minimize(
     )
 
 
+def _fit(
+    problem: _Problem,
+    low_rank: Callable[[_Iterate], np.ndarray],
+    extras: Callable[[_Iterate], dict[str, np.ndarray]],
+    n_components: int,
+    rng: np.random.Generator,
+    accelerate: bool,
+    max_iter: int,
+    tol: float,
+    callback: Callable[[int, IterationState], bool | None] | None,
+) -> SolverResult:
+    """:func:`_minimize` and the result: the top right singular vectors of ``low_rank``.
+
+    ``info`` holds ``low_rank``, the variables ``extras`` names, ``eta``,
+    ``initial_objective`` and ``n_restarts`` at the solution; ``mean`` is zero.
+    """
+    res = _minimize(
+        problem,
+        accelerate=accelerate,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=lambda it: lambda: _top_right_vectors(low_rank(it), n_components, rng),
+    )
+    M = low_rank(res.iterate)
+    info = {
+        "low_rank": M,
+        **extras(res.iterate),
+        "eta": float(problem.eta),
+        "initial_objective": problem.start().objective,
+        "n_restarts": res.n_restarts,
+    }
+    return SolverResult.from_loop(
+        res,
+        components=_top_right_vectors(M, n_components, rng),
+        mean=np.zeros(problem.X.shape[1]),
+        info=info,
+    )
+
+
 def _top_right_vectors(L: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
     """``(n_components, d)`` top right singular vectors of ``L`` (Gram route when wide)."""
     subspace = WeightedPCAProblem(L, n_components, rng, center=False).solve(np.ones(L.shape[0]))
@@ -472,8 +512,8 @@ def solve_robust_transfer_pca(
     nt = target.shape[0]
     X = np.vstack([source, target]).astype(np.float64, copy=False)
     src, tgt = slice(0, ns), slice(ns, ns + nt)
-    named = [("shared", slice(0, ns + nt), n_shared), ("source", src, n_source)]
-    named = [*named, ("target", tgt, n_target)]
+    named = [("shared", slice(0, ns + nt), n_shared), ("source_private", src, n_source)]
+    named = [*named, ("target_private", tgt, n_target)]
     named = [(name, rows, k) for name, rows, k in named if k > 0]
     if eta is None:
         eta = lipschitz_constant(alpha_source, alpha_target, n_source=n_source, n_target=n_target)
@@ -483,44 +523,19 @@ def solve_robust_transfer_pca(
     )
 
     def parts(it: _Iterate) -> dict[str, np.ndarray]:
-        out = {"shared": np.zeros_like(X), "source": np.zeros((ns, d)), "target": np.zeros((nt, d))}
+        out = {"shared": np.zeros_like(X)}
+        out.update(source_private=np.zeros((ns, d)), target_private=np.zeros((nt, d)))
         out.update({name: M for (name, _, _), M in zip(named, it.blocks, strict=True)})
         return out
 
     def recovered(it: _Iterate) -> np.ndarray:
         p = parts(it)
-        return p["shared"][ns:] + p["target"]
+        return p["shared"][ns:] + p["target_private"]
 
-    res = _minimize(
-        problem,
-        accelerate=accelerate,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda it: lambda: _top_right_vectors(recovered(it), n_components, rng),
-    )
-    p = parts(res.iterate)
-    low_rank = recovered(res.iterate)
-    return SolverResult(
-        components=_top_right_vectors(low_rank, n_components, rng),
-        mean=np.zeros(d),
-        weights=None,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={
-            "low_rank": low_rank,
-            "shared": p["shared"],
-            "source_private": p["source"],
-            "target_private": p["target"],
-            "source_sparse": res.iterate.E[src].copy(),
-            "sparse": res.iterate.E[tgt].copy(),
-            "eta": float(eta),
-            "initial_objective": problem.start().objective,
-            "n_restarts": res.n_restarts,
-        },
-    )
+    def extras(it: _Iterate) -> dict[str, np.ndarray]:
+        return {**parts(it), "source_sparse": it.E[src].copy(), "sparse": it.E[tgt].copy()}
+
+    return _fit(problem, recovered, extras, n_components, rng, accelerate, max_iter, tol, callback)
 
 
 def solve_rank_constrained_rpca(
@@ -557,7 +572,7 @@ def solve_rank_constrained_rpca(
         (:math:`E`), ``eta``, ``initial_objective`` and ``n_restarts``.
     """
     X = np.asarray(X, dtype=np.float64)  # float32 data are solved in float64
-    n, d = X.shape
+    n = X.shape[0]
     if eta is None:
         eta = 2.0 * alpha if rank > 0 else alpha
     rows = slice(0, n)
@@ -569,28 +584,7 @@ def solve_rank_constrained_rpca(
     def low_rank(it: _Iterate) -> np.ndarray:
         return it.blocks[0] if it.blocks else np.zeros_like(X)
 
-    res = _minimize(
-        problem,
-        accelerate=accelerate,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=lambda it: lambda: _top_right_vectors(low_rank(it), n_components, rng),
-    )
-    M = low_rank(res.iterate)
-    return SolverResult(
-        components=_top_right_vectors(M, n_components, rng),
-        mean=np.zeros(d),
-        weights=None,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        stop_reason=res.stop_reason,
-        objective=res.objective,
-        info={
-            "low_rank": M,
-            "sparse": res.iterate.E,
-            "eta": float(eta),
-            "initial_objective": problem.start().objective,
-            "n_restarts": res.n_restarts,
-        },
-    )
+    def extras(it: _Iterate) -> dict[str, np.ndarray]:
+        return {"sparse": it.E}
+
+    return _fit(problem, low_rank, extras, n_components, rng, accelerate, max_iter, tol, callback)
