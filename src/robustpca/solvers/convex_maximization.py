@@ -127,6 +127,30 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / n if n > 0 else v
 
 
+def _maximize_quadratic(
+    A: np.ndarray,
+    v0: np.ndarray,
+    argmax: Callable[[np.ndarray], np.ndarray],
+    *,
+    max_iter: int,
+    tol: float,
+) -> LinearizedResult:
+    r""":math:`\max_{v \in C} v^\top A v` by Algorithm 3, from ``argmax(v0)``.
+
+    The subgradient of :math:`v^\top A v` is :math:`2Av`; ``argmax(alpha)`` maximises
+    :math:`\alpha^\top v` over the constraint set :math:`C`.
+    """
+    A = np.asarray(A, dtype=float)
+    return maximize_linearized(
+        argmax(np.asarray(v0, dtype=float)),
+        subgradient=lambda v: 2.0 * (A @ v),
+        linear_argmax=argmax,
+        objective=lambda v: float(v @ A @ v),
+        max_iter=max_iter,
+        tol=tol,
+    )
+
+
 def power_method(
     A: np.ndarray,
     v0: np.ndarray,
@@ -140,15 +164,7 @@ def power_method(
     :math:`\arg\max_{\lVert v\rVert = 1} \alpha^\top v = \alpha / \lVert\alpha\rVert`:
     the classical power method.
     """
-    A = np.asarray(A, dtype=float)
-    return maximize_linearized(
-        _unit(np.asarray(v0, dtype=float)),
-        subgradient=lambda v: 2.0 * (A @ v),
-        linear_argmax=_unit,
-        objective=lambda v: float(v @ A @ v),
-        max_iter=max_iter,
-        tol=tol,
-    )
+    return _maximize_quadratic(A, v0, _unit, max_iter=max_iter, tol=tol)
 
 
 def truncated_power_method(
@@ -165,7 +181,6 @@ def truncated_power_method(
     The maximiser of :math:`\alpha^\top v` over it keeps the :math:`k` largest
     :math:`|\alpha_j|` and normalises: the truncated power method of Yuan & Zhang (2013).
     """
-    A = np.asarray(A, dtype=float)
     k = int(n_nonzero)
 
     def argmax(alpha: np.ndarray) -> np.ndarray:
@@ -174,11 +189,4 @@ def truncated_power_method(
         out[keep] = alpha[keep]
         return _unit(out)
 
-    return maximize_linearized(
-        argmax(np.asarray(v0, dtype=float)),
-        subgradient=lambda v: 2.0 * (A @ v),
-        linear_argmax=argmax,
-        objective=lambda v: float(v @ A @ v),
-        max_iter=max_iter,
-        tol=tol,
-    )
+    return _maximize_quadratic(A, v0, argmax, max_iter=max_iter, tol=tol)
