@@ -43,7 +43,7 @@ import numpy as np
 
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import L2pLoss, RobustLoss
-from ._result import SolverResult, StopReason
+from ._result import SolverResult
 from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
 from .chunked import (
     ChunkedReweightingResult,
@@ -59,6 +59,7 @@ from .chunked import (
 )
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 from .l21_pca import l21_objective
+from .optimal_mean import _weighted_pca_result
 
 __all__ = [
     "PerSample",
@@ -150,20 +151,9 @@ def solve_weighted_pca_chunked(moments: Moments, n_components: int, *, rng) -> S
     ``total_variance`` with the denominator of :func:`~robustpca.solvers.solve_weighted_pca`.
     """
     state = WeightedPCAStep(n_components).solve(moments)
+    components = complete_orthonormal(state.basis, n_components, rng).T
     trace = float(np.trace(moments.scatter))
-    dof = moments.weight - 1.0 if moments.weight > 1.0 else moments.weight
-    explained = np.zeros(n_components)
-    explained[: state.eigvals.size] = state.eigvals[:n_components]
-    return SolverResult(
-        components=complete_orthonormal(state.basis, n_components, rng).T,
-        mean=state.mean,
-        weights=None,
-        n_iter=1,
-        converged=True,
-        stop_reason=StopReason.CLOSED_FORM,
-        objective=np.array([max(trace - float(state.eigvals.sum()), 0.0)]),
-        info={"explained_variance": explained / dof, "total_variance": trace / dof},
-    )
+    return _weighted_pca_result(components, state.mean, state.eigvals, trace, moments.weight)
 
 
 def solve_optimal_mean_pca_chunked(

@@ -43,31 +43,41 @@ def solve_weighted_pca(
     """
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)
-    # no residual pass: sum_i d_i r_i^2 = trace(S) - (sum of the top-k eigenvalues)
     sub = problem.solve(weights, residuals=False)
-    objective = max(sub.total_scatter - float(sub.eigvals[:n_components].sum()), 0.0)
-    total_weight = float(weights.sum())
+    return _weighted_pca_result(
+        sub.basis().T, sub.mean(), sub.eigvals, sub.total_scatter, float(weights.sum())
+    )
+
+
+def _weighted_pca_result(
+    components: np.ndarray,
+    mean: np.ndarray,
+    eigvals: np.ndarray,
+    total_scatter: float,
+    total_weight: float,
+) -> SolverResult:
+    """The closed-form result of weighted PCA from the top eigenvalues of its scatter.
+
+    Also the dask route's (:func:`~robustpca.solvers.chunked_pca.solve_weighted_pca_chunked`).
+    ``eigvals`` may have fewer than ``k = len(components)`` entries (rank-deficient data).
+    """
+    k = components.shape[0]
+    # no residual pass: sum_i d_i r_i^2 = trace(S) - (sum of the top-k eigenvalues)
+    objective = max(total_scatter - float(eigvals[:k].sum()), 0.0)
     # frequency-weight convention: with unit weights this is sklearn's n - 1 denominator
     dof = total_weight - 1.0 if total_weight > 1.0 else total_weight
+    explained = np.zeros(k)
+    explained[: eigvals.size] = eigvals[:k]
     return SolverResult(
-        components=sub.basis().T,
-        mean=sub.mean(),
+        components=components,
+        mean=mean,
         weights=None,
         n_iter=1,
         converged=True,
         stop_reason=StopReason.CLOSED_FORM,
         objective=np.array([objective]),
-        info={
-            "explained_variance": _padded(sub.eigvals, n_components) / dof,
-            "total_variance": sub.total_scatter / dof,
-        },
+        info={"explained_variance": explained / dof, "total_variance": total_scatter / dof},
     )
-
-
-def _padded(values: np.ndarray, k: int) -> np.ndarray:
-    out = np.zeros(k)
-    out[: values.size] = values[:k]
-    return out
 
 
 def solve_optimal_mean_pca(
