@@ -35,7 +35,7 @@ from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
 from .adaptive_neighbors import _residuals as _an_residuals
 from .chunked_gram import GramPasses, GramWeightedPCA
 from .l21_pca import _inverse_sqrt_psd, _maximize_l21, _principal_axes
-from .optimal_mean import solve_weighted_pca
+from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .r1_pca import _GramIterate, _minimize_r1, _orth_qr, _r1_result
 from .reweighting import ReweightingResult, minimize_reweighted, minimize_reweighted_pca
 
@@ -48,18 +48,6 @@ __all__ = [
     "solve_r1_pca_gram",
     "solve_weighted_pca_gram",
 ]
-
-
-def _subspace_result(res: ReweightingResult, weight_scale: float = 1.0) -> SolverResult:
-    """The fit of a reweighting loop on the Gram subproblem: basis and mean in one pass."""
-    sub = res.solution
-    return SolverResult.from_loop(
-        res,
-        components=sub.basis().T,
-        mean=sub.mean(),
-        weights=res.weights / weight_scale,
-        info={"residuals": res.residuals},
-    )
 
 
 def solve_weighted_pca_gram(
@@ -91,9 +79,10 @@ def solve_optimal_mean_pca_gram(
         \min_{b,\; U^\top U = I} \sum_{i=1}^n \rho\bigl(\lVert (I - UU^\top)(x_i - b)
         \rVert_2\bigr) \qquad \text{(problem 13)}
 
-    The iterates are those of :func:`~robustpca.solvers.solve_optimal_mean_pca`'s Gram
-    route: no pass per iteration (one in an iteration where that route forms the
-    residuals explicitly), one at the end for the basis and mean.
+    It is :func:`~robustpca.solvers.solve_optimal_mean_pca` on the Gram subproblem of
+    the passes, so the iterates are those of its Gram route: no pass per iteration (one
+    in an iteration where that route forms the residuals explicitly), one at the end for
+    the basis and mean.
 
     Examples
     --------
@@ -113,10 +102,16 @@ def solve_optimal_mean_pca_gram(
     True
     """
     problem = GramWeightedPCA(passes, n_components, rng)
-    res = minimize_reweighted_pca(
-        problem, loss, np.ones(problem.n_samples), max_iter=max_iter, tol=tol, callback=callback
+    return solve_optimal_mean_pca(
+        None,
+        n_components,
+        loss,
+        rng=rng,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        problem=problem,
     )
-    return _subspace_result(res)
 
 
 def solve_generalized_mean_gram(
@@ -174,7 +169,14 @@ def solve_generalized_mean_pca_gram(
         tol=tol,
         callback=callback,
     )
-    return _subspace_result(res, weight_scale=p)
+    sub = res.solution
+    return SolverResult.from_loop(
+        res,
+        components=sub.basis().T,
+        mean=sub.mean(),
+        weights=res.weights / p,
+        info={"residuals": res.residuals},
+    )
 
 
 def solve_adaptive_neighbors_pca_gram(
