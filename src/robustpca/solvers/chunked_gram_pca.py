@@ -12,16 +12,11 @@ the :class:`~robustpca.solvers.reweighting.ReweightingResult` of its coefficient
 
 The passes and the Gram problem they use are in :mod:`robustpca.solvers.chunked_gram`;
 the tall-data twins (``solve_*_chunked``, passes over row chunks with the ``d x d``
-scatter) are in :mod:`robustpca.solvers.chunked_pca`.
-
-References
-----------
-F. Nie, J. Yuan and H. Huang, "Optimal Mean Robust Principal Component Analysis", ICML
-2014. F. Nie and H. Huang, "Non-Greedy L21-Norm Maximization for Principal Component
-Analysis", arXiv:1603.08293. C. Ding, D. Zhou, X. He and H. Zha, "R1-PCA", ICML 2006.
-J. Oh and N. Kwak, "Generalized mean for robust principal component analysis", Pattern
-Recognition 54, 2016. R. Zhang and H. Tong, "Robust Principal Component Analysis with
-Adaptive Neighbors", NeurIPS 2019.
+scatter) are in :mod:`robustpca.solvers.chunked_pca`, whose docstring lists the papers.
+Where an in-memory solver takes its subproblem as ``problem=``, the Gram route is that
+solver on :class:`~robustpca.solvers.chunked_gram.GramWeightedPCA` (weighted PCA,
+RPCA-OM); the others share their loops with the in-memory solvers
+(:func:`~robustpca.solvers.reweighting.minimize_reweighted_pca`, R1-PCA's and PCA-L21's).
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ import numpy as np
 from ..linalg import SUSPICIOUS_RTOL, complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import L2pLoss, RobustLoss
 from ._result import SolverResult
-from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
+from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss, _initial_weights
 from .adaptive_neighbors import _residuals as _an_residuals
 from .chunked_gram import GramPasses, GramWeightedPCA
 from .l21_pca import _inverse_sqrt_psd, _maximize_l21, _principal_axes
@@ -200,7 +195,7 @@ def solve_adaptive_neighbors_pca_gram(
     problem = GramWeightedPCA(passes, n_components, rng)
     n = problem.n_samples
     loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors)
-    w0 = np.full(n, 1.0 / n) if init == "uniform" else rng.dirichlet(np.ones(n))
+    w0 = _initial_weights(init, n, rng)
     res = minimize_reweighted_pca(
         problem,
         loss,
