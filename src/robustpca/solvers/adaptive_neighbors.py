@@ -292,10 +292,16 @@ def _final_residuals(problem, sub, loop_residuals, mean, basis) -> np.ndarray:
     ``n_components``, e.g. ``n_neighbors <= n_components``) is not the loop's: then one
     blocked pass forms them explicitly (one block of scratch, no ``n x d`` temporary).
     The rounding threshold uses the ``||x_i - mean||`` of the last solve, as in the loop.
+    A subproblem that holds no data (the dask Gram route's
+    :class:`~robustpca.solvers.chunked_gram.GramWeightedPCA`) forms them by its
+    ``final_residuals``.
     """
     if not problem.gram and sub.eigvals.size >= problem.n_components:
         return loop_residuals
-    r = np.sqrt(subspace_sq_residuals(problem.X, mean, basis))
+    if hasattr(problem, "final_residuals"):
+        r = problem.final_residuals(sub, basis)
+    else:
+        r = np.sqrt(subspace_sq_residuals(problem.X, mean, basis))
     r[r <= RESIDUAL_RTOL * np.sqrt(sub.sq_norms)] = 0.0
     return r
 

@@ -344,6 +344,8 @@ class GramWeightedPCA:
     ``WeightedPCAProblem``); ``center=False`` keeps that point as the fixed centre.
     """
 
+    gram = True  # as WeightedPCAProblem.gram: the loop's residuals are differences of squares
+
     def __init__(self, passes: GramPasses, n_components, rng, *, center=True, reference=None):
         n = passes.n_samples
         self.passes = passes
@@ -371,6 +373,17 @@ class GramWeightedPCA:
         """
         N = coef - np.outer(c, coef.sum(axis=0))
         return N - np.outer(self.reference, N.sum(axis=0))
+
+    def final_residuals(self, sub: GramSubspace, basis: np.ndarray) -> np.ndarray:
+        """Residual norms of the returned fit, formed explicitly (RWL-AN's last step).
+
+        Those of ``sub``'s solve if it formed them, else one pass; with a completed
+        ``basis`` (fewer usable directions than ``n_components``) the pass ships that
+        ``d x k`` basis.
+        """
+        if sub.coef.shape[1] < self.n_components:
+            return np.sqrt(np.clip(self.passes.sq_residuals(sub.mean_coef, U=basis)[0], 0.0, None))
+        return sub.explicit_residuals()
 
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> GramSubspace:
         """Solve problem (14) of Nie et al. (2014) for the given weights (``residuals``:

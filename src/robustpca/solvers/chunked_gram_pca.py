@@ -15,7 +15,7 @@ the tall-data twins (``solve_*_chunked``, passes over row chunks with the ``d x 
 scatter) are in :mod:`robustpca.solvers.chunked_pca`, whose docstring lists the papers.
 Where an in-memory solver takes its subproblem as ``problem=``, the Gram route is that
 solver on :class:`~robustpca.solvers.chunked_gram.GramWeightedPCA` (weighted PCA,
-RPCA-OM); the others share their loops with the in-memory solvers
+RPCA-OM, RWL-AN); the others share their loops with the in-memory solvers
 (:func:`~robustpca.solvers.reweighting.minimize_reweighted_pca`, R1-PCA's and PCA-L21's).
 """
 
@@ -26,8 +26,7 @@ import numpy as np
 from ..linalg import SUSPICIOUS_RTOL, complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import L2pLoss, RobustLoss
 from ._result import SolverResult
-from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss, _initial_weights
-from .adaptive_neighbors import _residuals as _an_residuals
+from .adaptive_neighbors import solve_adaptive_neighbors_pca
 from .chunked_gram import GramPasses, GramWeightedPCA
 from .l21_pca import _inverse_sqrt_psd, _maximize_l21, _principal_axes
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
@@ -187,34 +186,24 @@ def solve_adaptive_neighbors_pca_gram(
 ) -> SolverResult:
     """RWL-AN PCA (Zhang & Tong 2019, Algorithm 2) on wide data, on the Gram matrix.
 
-    As in :func:`~robustpca.solvers.solve_adaptive_neighbors_pca`'s Gram route, the final
-    residuals (hence weights and ``outliers_``) are formed explicitly: one pass, none if
-    the last iteration's already were, two with a completed basis (fewer usable
+    It is :func:`~robustpca.solvers.solve_adaptive_neighbors_pca` on the Gram subproblem
+    of the passes. As in its Gram route, the final residuals (hence weights and
+    ``outliers_``) are formed explicitly
+    (:meth:`~robustpca.solvers.chunked_gram.GramWeightedPCA.final_residuals`): one pass,
+    none if the last iteration's already were, two with a completed basis (fewer usable
     directions than ``n_components``, which the passes then ship as a ``d x k`` matrix).
     """
     problem = GramWeightedPCA(passes, n_components, rng)
-    n = problem.n_samples
-    loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors)
-    w0 = _initial_weights(init, n, rng)
-    res = minimize_reweighted_pca(
-        problem,
-        loss,
-        w0,
-        residuals=_an_residuals,
+    return solve_adaptive_neighbors_pca(
+        None,
+        n_components,
+        n_neighbors,
+        rng=rng,
+        init=init,
         max_iter=max_iter,
         tol=tol,
         callback=callback,
-    )
-    sub = res.solution
-    basis, mean = sub.basis(), sub.mean()
-    if sub.coef.shape[1] < n_components:  # completed basis: residuals from it
-        r = np.sqrt(np.clip(passes.sq_residuals(sub.mean_coef, U=basis)[0], 0.0, None))
-    else:
-        r = sub.explicit_residuals()
-    r[r <= RESIDUAL_RTOL * np.sqrt(sub.sq_norms)] = 0.0
-    info = {"residuals": r, "gamma": loss.gamma_for(r)}
-    return SolverResult.from_loop(
-        res, components=basis.T, mean=mean, weights=loss.weights(r), info=info
+        problem=problem,
     )
 
 
