@@ -27,7 +27,7 @@ import numpy as np
 from ._result import IterationState, SolverResult, StopReason, relative_change
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 from .two_d import CentredImages, initial_two_d_bases
-from .two_d_images import _alternating_result, _callback_stops
+from .two_d_images import _alternating_result, _callback_stops, _documents_dense_components
 
 __all__ = ["l21_two_d_objective", "l21_two_d_update", "solve_l21_two_d"]
 
@@ -88,6 +88,7 @@ def l21_two_d_update(
     return result.solution, result.n_iter
 
 
+@_documents_dense_components
 def solve_l21_two_d(
     images: np.ndarray,
     n_components: tuple[int, int],
@@ -118,9 +119,7 @@ def solve_l21_two_d(
         most ``tol``; each inner loop stops on the same criterion.
     callback : callable, optional
         ``callback(iteration, state)`` after each alternation; returning ``True`` stops.
-    dense_components : bool, default=True
-        Whether ``components`` holds the dense ``(U kron V)^T`` (``k1 k2 x h w``); the
-        estimator, which derives it on demand, passes ``False``.
+    {dense_components}
 
     Returns
     -------

@@ -59,6 +59,7 @@ from .two_d_images import *  # noqa: F403 (the image algebra stays importable fr
 from .two_d_images import (
     _alternating_result,
     _callback_stops,
+    _documents_dense_components,
     _result_components,
     glram_objective,
     left_update,
@@ -73,6 +74,7 @@ __all__ += two_d_images.__all__
 # --- 2DPCA --------------------------------------------------------------------------------
 
 
+@_documents_dense_components
 def solve_two_d_pca(
     images: np.ndarray,
     n_components: int,
@@ -95,9 +97,7 @@ def solve_two_d_pca(
         Number of projection axes ``k``.
     rng : numpy.random.Generator
         Completes the basis when ``G`` has fewer than ``k`` positive eigenvalues.
-    dense_components : bool, default=True
-        Build ``components`` (``h k x h w``, for ``k`` close to ``n / h`` as large as the
-        data); ``False`` returns an empty ``(0, h w)`` array instead.
+    {dense_components}
 
     Returns
     -------
@@ -132,6 +132,7 @@ def solve_two_d_pca(
 # --- GLRAM --------------------------------------------------------------------------------
 
 
+@_documents_dense_components
 def solve_glram(
     images: np.ndarray,
     n_components: tuple[int, int],
@@ -170,9 +171,7 @@ def solve_glram(
         ``tol``.
     callback : callable, optional
         ``callback(iteration, state)``; returning ``True`` stops.
-    dense_components : bool, default=True
-        Build ``components`` (:func:`kron_components`); ``False`` returns an empty
-        ``(0, h w)`` array instead.
+    {dense_components}
 
     Returns
     -------

@@ -10,6 +10,7 @@ importable from :mod:`robustpca.solvers.two_d`. References are in that module.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -313,3 +314,22 @@ def _alternating_result(
         objective=np.asarray(history),
         info={"left_components": left, "right_components": right, **info},
     )
+
+
+_DENSE_COMPONENTS = """\
+    dense_components : bool, default=True
+        Build ``components`` (:func:`kron_components`: ``k1 k2 x h w``, with ``L = I_h``
+        for 2DPCA), which can be as large as the data; ``False`` returns an empty
+        ``(0, h w)`` array instead (the estimators, which derive it on demand, pass
+        ``False``).
+"""
+
+_Solver = TypeVar("_Solver", bound=Callable)
+
+
+def _documents_dense_components(solver: _Solver) -> _Solver:
+    """Put the ``dense_components`` parameter, shared by the 2D solvers, in place of the
+    line ``{dense_components}`` of ``solver``'s docstring."""
+    if solver.__doc__:
+        solver.__doc__ = solver.__doc__.replace("    {dense_components}\n", _DENSE_COMPONENTS)
+    return solver
