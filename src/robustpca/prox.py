@@ -70,6 +70,10 @@ class SVDFactors(NamedTuple):
     Vt: np.ndarray
     method: str
 
+    def to_array(self) -> np.ndarray:
+        """The matrix ``(U * s) @ Vt`` of the triplets."""
+        return (self.U * self.s) @ self.Vt
+
 
 def _check_threshold(threshold) -> float:
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
@@ -349,23 +353,12 @@ def svt_factors(
     if rank_hint is not None or solver == "partial":
         rng = np.random.default_rng(0) if rng is None else rng
         while _partial_route(m, n, k, solver):
-
-            def n_wanted(s, k=k):
-                # every triplet above the threshold; None when all k are (ask for more)
-                count = int(np.count_nonzero(s[:k] > tau))
-                return None if count == k else count
-
-            U, s, Vt, status = _subspace_iteration(
-                X, n_wanted, k + OVERSAMPLES, rng, init, rtol, max_iter
-            )
-            if status == "converged":
-                count = int(np.count_nonzero(s[:k] > tau))
-                return SVDFactors(U[:, :count], s[:count] - tau, Vt[:count], "partial")
-            if status == "slow":
+            factors, ritz = _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter)
+            if factors is None:  # too slow: the exact SVD
                 break
-            if not grow:
-                return SVDFactors(U[:, :k], s[:k] - tau, Vt[:k], "truncated")
-            k, init = min(2 * k, side), Vt
+            if factors.method == "partial" or not grow:
+                return factors
+            k, init = min(2 * k, side), ritz  # all k above the threshold: ask for more
     elif solver not in ("auto", "full"):
         raise ValueError(f"solver must be 'auto', 'full' or 'partial', got {solver!r}.")
     U, s, Vt = _full_svd(X)
@@ -410,18 +403,31 @@ def partial_svt_factors(
     if k + OVERSAMPLES >= min(X.shape):
         return None
     rng = np.random.default_rng(0) if rng is None else rng
+    return _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter)[0]
+
+
+def _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter):
+    """One subspace iteration on ``k + OVERSAMPLES`` directions for the triplets above
+    ``tau``: the partial route of :func:`svt_factors` and :func:`partial_svt_factors`.
+
+    Returns ``(factors, ritz)``: ``factors`` are the converged triplets above ``tau``
+    (``method='partial'``), the ``k`` thresholded leading ones when all ``k`` exceed
+    ``tau`` (``'truncated'``: more are wanted), or ``None`` when the iteration is too
+    slow; ``ritz`` holds all the right Ritz vectors, the warm start of a larger attempt.
+    """
 
     def n_wanted(s):
+        # every triplet above the threshold; None when all k are (ask for more)
         count = int(np.count_nonzero(s[:k] > tau))
         return None if count == k else count
 
     U, s, Vt, status = _subspace_iteration(X, n_wanted, k + OVERSAMPLES, rng, init, rtol, max_iter)
     if status == "converged":
         count = int(np.count_nonzero(s[:k] > tau))
-        return SVDFactors(U[:, :count], s[:count] - tau, Vt[:count], "partial")
+        return SVDFactors(U[:, :count], s[:count] - tau, Vt[:count], "partial"), Vt
     if status == "stopped":
-        return SVDFactors(U[:, :k], s[:k] - tau, Vt[:k], "truncated")
-    return None
+        return SVDFactors(U[:, :k], s[:k] - tau, Vt[:k], "truncated"), Vt
+    return None, Vt
 
 
 def singular_value_thresholding(X, threshold: float, **kwargs) -> np.ndarray:
@@ -451,8 +457,7 @@ def singular_value_thresholding(X, threshold: float, **kwargs) -> np.ndarray:
     array([[1., 0.],
            [0., 0.]])
     """
-    U, s, Vt, _ = svt_factors(X, threshold, **kwargs)
-    return (U * s) @ Vt
+    return svt_factors(X, threshold, **kwargs).to_array()
 
 
 def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
@@ -484,5 +489,4 @@ def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
     array([[3., 0.],
            [0., 0.]])
     """
-    U, s, Vt, _ = truncated_svd(X, rank, **kwargs)
-    return (U * s) @ Vt
+    return truncated_svd(X, rank, **kwargs).to_array()

@@ -22,6 +22,17 @@ def _row_basis(A, name: str) -> np.ndarray:
     return A
 
 
+def _row_bases(A, B) -> tuple[np.ndarray, np.ndarray]:
+    """Two row bases (:func:`_row_basis`) of the same ``n_features``."""
+    A = _row_basis(A, "A")
+    B = _row_basis(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"A and B must have the same number of columns, got {A.shape[1]} and {B.shape[1]}."
+        )
+    return A, B
+
+
 def subspace_angles(A, B) -> np.ndarray:
     """Principal angles between the row spaces of ``A`` and ``B``, in radians.
 
@@ -47,12 +58,7 @@ def subspace_angles(A, B) -> np.ndarray:
     >>> np.degrees(subspace_angles(A, B)).round(6)
     array([45.])
     """
-    A = _row_basis(A, "A")
-    B = _row_basis(B, "B")
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(
-            f"A and B must have the same number of columns, got {A.shape[1]} and {B.shape[1]}."
-        )
+    A, B = _row_bases(A, B)
     return sla.subspace_angles(A.T, B.T)
 
 
@@ -103,12 +109,7 @@ def projector_distance(A, B) -> float:
     >>> round(projector_distance(A, np.eye(3)[1:]), 6)
     1.414214
     """
-    A = _row_basis(A, "A")
-    B = _row_basis(B, "B")
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(
-            f"A and B must have the same number of columns, got {A.shape[1]} and {B.shape[1]}."
-        )
+    A, B = _row_bases(A, B)
     A, B = _orthonormal_rows(A), _orthonormal_rows(B)
     C = A @ B.T
     # ||A (I - P_B)||_F^2 + ||B (I - P_A)||_F^2 = k_a + k_b - 2 ||A B^T||_F^2, summed from

@@ -277,12 +277,7 @@ def _low_rank_pass(
     stats = _PassStats(data.shape[1])
     for rows in data.rows:
         L, T, S = data.row_block(rows)
-        if U is not None:
-            np.matmul(U[rows], low.Vt, out=L)
-        else:
-            np.matmul((work[rows] @ low.Vt.T) * low.gain, low.Vt, out=L)
-        if mean is not None:
-            L += mean
+        _low_rank_rows(low, U, work, rows, mean, out=L)
         D = work[rows]
         np.subtract(D, L, out=T)  # M - L
         T *= mu  # Y hat
@@ -299,6 +294,18 @@ def _low_rank_pass(
     return stats
 
 
+def _low_rank_rows(low: _LowRank, U, work, rows, mean, *, out) -> None:
+    """The rows ``rows`` of ``L`` (plus ``mean``) into ``out``: ``U[rows] @ Vt`` with
+    ``U`` the scaled left factors, or without them (``U=None``, ``L = M V diag(gain)
+    V^T``) from the rows of ``M`` in ``work``."""
+    if U is not None:
+        np.matmul(U[rows], low.Vt, out=out)
+    else:
+        np.matmul((work[rows] @ low.Vt.T) * low.gain, low.Vt, out=out)
+    if mean is not None:
+        out += mean
+
+
 def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassStats:
     """:func:`_low_rank_pass` without the dual measurements (``dual``, ``value`` and
     ``size`` stay zero, ``value_next`` None)."""
@@ -306,12 +313,7 @@ def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassS
     stats = _PassStats(data.shape[1], value_next=None)
     for rows in data.rows:
         L, T, S = data.row_block(rows)
-        if U is not None:
-            np.matmul(U[rows], low.Vt, out=L)
-        else:
-            np.matmul((work[rows] @ low.Vt.T) * low.gain, low.Vt, out=L)
-        if mean is not None:
-            L += mean
+        _low_rank_rows(low, U, work, rows, mean, out=L)
         D = work[rows]
         np.subtract(data.take(rows, slice(None), T), L, out=D)
         stats.loss += sparse.loss(D, S)

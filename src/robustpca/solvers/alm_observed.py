@@ -63,10 +63,7 @@ def _solve(
     Z = np.where(observed, X - offset0, 0.0)
     norm_Z = float(np.linalg.norm(Z))
     two = float(np.linalg.norm(Z, 2)) if norm_Z > 0 else 0.0
-    if row_sparse:
-        inf = float(np.sqrt(np.einsum("ij,ij->i", Z, Z)).max(initial=0.0))
-    else:
-        inf = float(np.abs(Z).max(initial=0.0))
+    inf = _entry_norm(Z, row_sparse)
     J = max(two, inf / lam) if lam > 0 else two
     Y = Z / J if J > 0 else np.zeros_like(Z)
     mu = (1.25 / two if two > 0 else 1.0) if mu is None else float(mu)
@@ -82,7 +79,7 @@ def _solve(
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is kept)
         f = svt_factors(Z - b - S + Y / mu, 1.0 / mu, rank_hint=sv, rng=rng)
         s = f.s
-        L = (f.U * s) @ f.Vt
+        L = f.to_array()
         rank = s.size
         sv = rank + 1 if rank < sv else min(rank + max(1, round(0.05 * min(n, d))), min(n, d))
         if with_mean:
@@ -136,9 +133,17 @@ def _solve(
 
 
 def _penalty(S: np.ndarray, row_sparse: bool) -> float:
+    """The l2,1 norm of ``S`` (``row_sparse``) or its l1 norm."""
     if row_sparse:
         return float(np.sqrt(np.einsum("ij,ij->i", S, S)).sum())
     return float(np.abs(S).sum())
+
+
+def _entry_norm(W: np.ndarray, row_sparse: bool) -> float:
+    """The dual norm of :func:`_penalty`: the largest row norm or entry magnitude."""
+    if row_sparse:
+        return float(np.sqrt(np.einsum("ij,ij->i", W, W)).max(initial=0.0))
+    return float(np.abs(W).max(initial=0.0))
 
 
 def _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean) -> float:
@@ -147,10 +152,7 @@ def _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean) -> float:
         col = W.sum(axis=0) / np.maximum(observed.sum(axis=0), 1)
         W = np.where(observed, W - col, 0.0)
     spectral = float(np.linalg.norm(W, 2)) if W.size else 0.0
-    if row_sparse:
-        entry = float(np.sqrt(np.einsum("ij,ij->i", W, W)).max(initial=0.0))
-    else:
-        entry = float(np.abs(W).max(initial=0.0))
+    entry = _entry_norm(W, row_sparse)
     scale = max(1.0, spectral, entry / lam if lam > 0 else 0.0)
     dual = float(np.sum(Z * W)) / scale
     if primal <= 0:

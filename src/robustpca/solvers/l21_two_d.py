@@ -26,13 +26,8 @@ import numpy as np
 
 from ._result import IterationState, SolverResult, StopReason, relative_change
 from .convex_maximization import l21_row_subgradients, maximize_linearized
-from .two_d import (
-    CentredImages,
-    _result_components,
-    _state_view,
-    initial_two_d_bases,
-    normalize_bases,
-)
+from .two_d import CentredImages, initial_two_d_bases
+from .two_d_images import _alternating_result, _callback_stops, _documents_dense_components
 
 __all__ = ["l21_two_d_objective", "l21_two_d_update", "solve_l21_two_d"]
 
@@ -93,6 +88,7 @@ def l21_two_d_update(
     return result.solution, result.n_iter
 
 
+@_documents_dense_components
 def solve_l21_two_d(
     images: np.ndarray,
     n_components: tuple[int, int],
@@ -123,9 +119,7 @@ def solve_l21_two_d(
         most ``tol``; each inner loop stops on the same criterion.
     callback : callable, optional
         ``callback(iteration, state)`` after each alternation; returning ``True`` stops.
-    dense_components : bool, default=True
-        Whether ``components`` holds the dense ``(U kron V)^T`` (``k1 k2 x h w``); the
-        estimator, which derives it on demand, passes ``False``.
+    {dense_components}
 
     Returns
     -------
@@ -157,25 +151,13 @@ def solve_l21_two_d(
         U, n_u = l21_two_d_update(Et, V, U, max_iter=max_iter, tol=tol)
         n_inner += n_v + n_u
         history.append(l21_two_d_objective(E, U, V))
-        if callback is not None:
-            state = IterationState(
-                iteration, history[-1], None, *_state_view(lambda: mean, U, V, h)
-            )
-            if callback(iteration, state):
-                stop_reason = StopReason.CALLBACK
-                break
+        if _callback_stops(callback, iteration, history[-1], mean, U, V):
+            stop_reason = StopReason.CALLBACK
+            break
         if relative_change(previous, history[-1]) <= tol:
             stop_reason, converged = StopReason.TOLERANCE, True
             break
         previous = history[-1]
-    U, V = normalize_bases(E, U, V)
-    return SolverResult(
-        components=_result_components(U, V, (h, w), dense_components),
-        mean=mean.ravel(),
-        weights=None,
-        n_iter=len(history),
-        converged=converged,
-        stop_reason=stop_reason,
-        objective=np.asarray(history),
-        info={"left_components": U, "right_components": V, "n_inner_iter": n_inner},
+    return _alternating_result(
+        E, U, V, mean, history, converged, stop_reason, dense_components, n_inner_iter=n_inner
     )

@@ -16,6 +16,7 @@ from ._result import IterationState, SolverResult
 from .reweighting import minimize_reweighted
 from .two_d_images import (
     CentredImages,
+    _documents_dense_components,
     _result_components,
     _state_view,
     image_residuals,
@@ -41,6 +42,7 @@ class _Iterate:
     residual_images: CentredImages  # A_i - M, formed block by block on demand
 
 
+@_documents_dense_components
 def solve_robust_two_d_pca(
     images: np.ndarray,
     n_components: tuple[int, int],
@@ -88,9 +90,7 @@ def solve_robust_two_d_pca(
         by default (:func:`initial_two_d_bases`).
     max_iter, tol, callback
         See :func:`~robustpca.solvers.minimize_reweighted`.
-    dense_components : bool, default=True
-        Build ``components`` (:func:`kron_components`); ``False`` returns an empty
-        ``(0, h w)`` array instead.
+    {dense_components}
 
     Returns
     -------

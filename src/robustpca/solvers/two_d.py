@@ -52,45 +52,29 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import two_d_images
 from ._result import IterationState, SolverResult, StopReason, relative_change
 from .robust_two_d import solve_robust_two_d_pca
+from .two_d_images import *  # noqa: F403 (the image algebra stays importable from here)
 from .two_d_images import (
-    CentredImages,
+    _alternating_result,
+    _callback_stops,
+    _documents_dense_components,
     _result_components,
-    _state_view,
     glram_objective,
-    image_residuals,
-    initial_two_d_bases,
-    kron_components,
     left_update,
     normalize_bases,
-    project_images,
-    reconstruct_images,
     right_update,
-    top_directions,
 )
 
-__all__ = [
-    "CentredImages",
-    "glram_objective",
-    "image_residuals",
-    "initial_two_d_bases",
-    "kron_components",
-    "left_update",
-    "normalize_bases",
-    "project_images",
-    "reconstruct_images",
-    "right_update",
-    "solve_glram",
-    "solve_robust_two_d_pca",
-    "solve_two_d_pca",
-    "top_directions",
-]
+__all__ = ["solve_glram", "solve_robust_two_d_pca", "solve_two_d_pca"]
+__all__ += two_d_images.__all__
 
 
 # --- 2DPCA --------------------------------------------------------------------------------
 
 
+@_documents_dense_components
 def solve_two_d_pca(
     images: np.ndarray,
     n_components: int,
@@ -113,9 +97,7 @@ def solve_two_d_pca(
         Number of projection axes ``k``.
     rng : numpy.random.Generator
         Completes the basis when ``G`` has fewer than ``k`` positive eigenvalues.
-    dense_components : bool, default=True
-        Build ``components`` (``h k x h w``, for ``k`` close to ``n / h`` as large as the
-        data); ``False`` returns an empty ``(0, h w)`` array instead.
+    {dense_components}
 
     Returns
     -------
@@ -150,6 +132,7 @@ def solve_two_d_pca(
 # --- GLRAM --------------------------------------------------------------------------------
 
 
+@_documents_dense_components
 def solve_glram(
     images: np.ndarray,
     n_components: tuple[int, int],
@@ -188,9 +171,7 @@ def solve_glram(
         ``tol``.
     callback : callable, optional
         ``callback(iteration, state)``; returning ``True`` stops.
-    dense_components : bool, default=True
-        Build ``components`` (:func:`kron_components`); ``False`` returns an empty
-        ``(0, h w)`` array instead.
+    {dense_components}
 
     Returns
     -------
@@ -215,27 +196,15 @@ def solve_glram(
         left = left_update(E, right, k1, rng)[0]
         right = right_update(E, left, k2, rng)[0]
         history.append(glram_objective(E, left, right))
-        if callback is not None:
-            state = IterationState(
-                iteration, history[-1], None, *_state_view(lambda: mean, left, right, h)
-            )
-            if callback(iteration, state):
-                stop_reason = StopReason.CALLBACK
-                break
+        if _callback_stops(callback, iteration, history[-1], mean, left, right):
+            stop_reason = StopReason.CALLBACK
+            break
         if history[-1] == 0.0:
             stop_reason, converged = StopReason.EXACT, True
             break
         if iteration > 1 and relative_change(history[-2], history[-1]) <= tol:
             stop_reason, converged = StopReason.TOLERANCE, True
             break
-    left, right = normalize_bases(E, left, right)
-    return SolverResult(
-        components=_result_components(left, right, (h, w), dense_components),
-        mean=mean.ravel(),
-        weights=None,
-        n_iter=len(history),
-        converged=converged,
-        stop_reason=stop_reason,
-        objective=np.asarray(history),
-        info={"left_components": left, "right_components": right},
+    return _alternating_result(
+        E, left, right, mean, history, converged, stop_reason, dense_components
     )

@@ -10,10 +10,12 @@ importable from :mod:`robustpca.solvers.two_d`. References are in that module.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
 from ..linalg import WeightedPCAProblem, _row_slices, complete_orthonormal, flip_component_signs
+from ._result import IterationState, SolverResult
 
 __all__ = [
     "CentredImages",
@@ -284,3 +286,50 @@ def _result_components(left, right, shape: tuple[int, int], dense: bool) -> np.n
     """:func:`kron_components`, or an empty ``(0, h w)`` array when ``dense`` is False."""
     h, w = shape
     return kron_components(left, right, h) if dense else np.empty((0, h * w))
+
+
+def _callback_stops(callback, iteration: int, objective: float, mean_2d, left, right) -> bool:
+    """Call ``callback(iteration, state)`` of an alternating 2D solver, when there is one;
+    True when it asks to stop."""
+    if callback is None:
+        return False
+    view = _state_view(lambda: mean_2d, left, right, mean_2d.shape[0])
+    return bool(callback(iteration, IterationState(iteration, objective, None, *view)))
+
+
+def _alternating_result(
+    E, left, right, mean_2d, history, converged, stop_reason, dense_components, **info
+) -> SolverResult:
+    """The result of an alternating 2D solver (GLRAM, L21-2DPCA): the bases normalised
+    (:func:`normalize_bases`), ``objective`` the value after each sweep, and ``info``
+    with ``left_components``, ``right_components`` and the extra ``info``."""
+    left, right = normalize_bases(E, left, right)
+    return SolverResult(
+        components=_result_components(left, right, mean_2d.shape, dense_components),
+        mean=mean_2d.ravel(),
+        weights=None,
+        n_iter=len(history),
+        converged=converged,
+        stop_reason=stop_reason,
+        objective=np.asarray(history),
+        info={"left_components": left, "right_components": right, **info},
+    )
+
+
+_DENSE_COMPONENTS = """\
+    dense_components : bool, default=True
+        Build ``components`` (:func:`kron_components`: ``k1 k2 x h w``, with ``L = I_h``
+        for 2DPCA), which can be as large as the data; ``False`` returns an empty
+        ``(0, h w)`` array instead (the estimators, which derive it on demand, pass
+        ``False``).
+"""
+
+_Solver = TypeVar("_Solver", bound=Callable)
+
+
+def _documents_dense_components(solver: _Solver) -> _Solver:
+    """Put the ``dense_components`` parameter, shared by the 2D solvers, in place of the
+    line ``{dense_components}`` of ``solver``'s docstring."""
+    if solver.__doc__:
+        solver.__doc__ = solver.__doc__.replace("    {dense_components}\n", _DENSE_COMPONENTS)
+    return solver
