@@ -33,58 +33,27 @@ docs/reproduction/guo2013.md.
 from __future__ import annotations
 
 from .._core import Experiment, register
-from ._common import (  # noqa: F401 (re-exported, registers)
-    ALPHA,
-    BETA,
+from ._common import (  # noqa: F401 (re-exported)
     CROSS_SUBJECT_TASKS,
-    DEFAULT_RANKS,
     FIGURE2_BETAS,
-    FIGURE2_NOISE,
-    FIGURE2_PIXEL_MAX,
     FIGURE2_RANKS,
     FIGURE2_REPEATS,
-    FIGURE2_TASK,
     METHODS,
     PAPER,
-    PAPER_FIGURE2_AXES,
     PAPER_RMSE_FACTOR,
     PAPER_TABLE1,
     PAPER_TABLE2,
-    QUICK_MAX_ITER,
     TABLE1_PLAN,
     TABLE2_PLAN,
-    _solver_options,
-    _subjects,
     cross_subject_pairs,
     denoising_task,
     face_images,
     intra_subject_pairs,
     noise_seed,
 )
-from ._compare import (  # noqa: F401 (re-exported, registers)
-    _claim_cells,
-    _claim_lines,
-    _comparison_figure,
-    _comparison_report,
-    _label,
-    _means,
-    _method_lines,
-    _normalisation_lines,
-    _paper_rows,
-    _ratio_lines,
-    _runs_per_key,
-    _scale_label,
-    _scale_of,
-    _spread_lines,
-)
 from .figure2 import _figure2_figure, _figure2_table, _figure2_tasks
 from .table1 import _table1_figure, _table1_table, _table1_tasks
-from .table2 import (  # noqa: F401 (re-exported, registers)
-    _degrade_lines,
-    _table2_figure,
-    _table2_table,
-    _table2_tasks,
-)
+from .table2 import _table2_figure, _table2_table, _table2_tasks
 
 __all__ = [
     "CROSS_SUBJECT_TASKS",

@@ -17,55 +17,43 @@ from ._common import (
     PAPER_FIGURE2_AXES,
     PAPER_RMSE_FACTOR,
     PAPER_TABLE2,
-    _solver_options,
+    _denoising,
     cross_subject_pairs,
-    denoising_task,
     face_images,
 )
 from ._compare import _means, _method_lines, _scale_label, _scale_of
 
 
 def _figure2_tasks(config: RunConfig) -> list[Task]:
-    repeats = list(range(1 if config.quick else FIGURE2_REPEATS))
+    repeats = 1 if config.quick else FIGURE2_REPEATS
     betas = grid(FIGURE2_BETAS, (0.1, 1.0), config)
     ranks = grid(FIGURE2_RANKS, FIGURE2_RANKS[:2], config)
+    # each panel's points: (label, methods, (kc, ks, kt, beta))
+    points = {
+        "beta": [(f"beta {b:g}", ["R-T-PCA"], (*DEFAULT_RANKS, b)) for b in betas],
+        "ranks": [(f"ranks {kc},{ks},{kt}", METHODS, (kc, ks, kt, BETA)) for kc, ks, kt in ranks],
+    }
     tasks = []
     for ds in config.datasets:
         _, labels = face_images(ds, config.data_home)
-        [(name, src, tgt)] = cross_subject_pairs(labels, [FIGURE2_TASK])
-        common = dict(
-            dataset=ds,
-            data_home=config.data_home,
-            task=name,
-            source=src,
-            target=tgt,
-            noise=FIGURE2_NOISE,
-            seed=config.seed,
-            repeats=repeats,
-            **_solver_options(config),
-        )
-        for pixel_max in FIGURE2_PIXEL_MAX:
-            for beta in betas:
-                params = dict(
-                    common,
-                    methods=["R-T-PCA"],
-                    settings=[(*DEFAULT_RANKS, beta)],
-                    panel="beta",
+        [pair] = cross_subject_pairs(labels, [FIGURE2_TASK])
+        for panel, panel_points in points.items():
+            tasks += [
+                _denoising(
+                    config,
+                    ds,
+                    pair,
+                    noise=FIGURE2_NOISE,
+                    repeats=repeats,
                     pixel_max=pixel_max,
+                    label=label,
+                    methods=methods,
+                    settings=[setting],
+                    panel=panel,
                 )
-                label = f"{ds} beta {beta:g} pixels 0-{pixel_max:g}"
-                tasks.append(Task(denoising_task, params, label=label))
-        for pixel_max in FIGURE2_PIXEL_MAX:
-            for kc, ks, kt in ranks:
-                params = dict(
-                    common,
-                    methods=list(METHODS),
-                    settings=[(kc, ks, kt, BETA)],
-                    panel="ranks",
-                    pixel_max=pixel_max,
-                )
-                label = f"{ds} ranks {kc},{ks},{kt} pixels 0-{pixel_max:g}"
-                tasks.append(Task(denoising_task, params, label=label))
+                for pixel_max in FIGURE2_PIXEL_MAX
+                for label, methods, setting in panel_points
+            ]
     return tasks
 
 

@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ...datasets import occlude_blocks
 from ...metrics import total_reconstruction_error
-from .._core import Experiment, RunConfig, Task, grid, register, seeds_for
+from .._core import Experiment, RunConfig, Task, grid, register, seeds_for, trial_tasks
 from .._data import load_dataset
 from .._report import line_plot, markdown_table
 from ._common import (
@@ -60,23 +60,14 @@ def table1_task(
 def _table1_tasks(config: RunConfig) -> list[Task]:
     dims = grid(TABLE1_DIMENSIONS, (10, 30), config)
     max_iter = 30 if config.quick else 300
-    return [
-        Task(
-            table1_task,
-            dict(
-                dataset=ds,
-                seed=seed,
-                method=method,
-                dims=dims,
-                data_home=config.data_home,
-                max_iter=max_iter,
-            ),
-            label=f"{ds} {method} seed {seed}",
-        )
-        for ds in config.datasets
-        for seed in seeds_for(config, n_full=3)
-        for method in TABLE1_METHODS
-    ]
+    return trial_tasks(
+        table1_task,
+        config,
+        seeds=seeds_for(config, n_full=3),
+        methods=TABLE1_METHODS,
+        dims=dims,
+        max_iter=max_iter,
+    )
 
 
 def _claim_lines(rows: list[dict]) -> list[str]:

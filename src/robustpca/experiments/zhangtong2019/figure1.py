@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...metrics import kmeans_scores
-from .._core import RunConfig, Task, grid, seeds_for
+from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
 from ._common import NOISE_RATE, PAPER_FIGURE1_RANGES, _fits, load_faces, occluded_faces
 from .table2 import FIGURE1_CAPS, FIGURE1_D1, FIGURE1_METHODS, _best_cap_means, _value_table
 
@@ -73,20 +73,17 @@ def _figure1_tasks(config: RunConfig) -> list[Task]:
     n_kmeans = 2 if config.quick else 10
     tasks = []
     for ds in config.datasets:
-        d1_grid = _figure1_grid(ds, config, config.data_home)
-        for seed in seeds_for(config, n_full=1):
-            for method in FIGURE1_METHODS:
-                params = dict(
-                    dataset=ds,
-                    seed=seed,
-                    method=method,
-                    d1_grid=d1_grid,
-                    n_kmeans=n_kmeans,
-                    caps=caps,
-                    data_home=config.data_home,
-                    max_iter=max_iter,
-                )
-                tasks.append(Task(figure1_task, params, f"{ds} {method} {seed}"))
+        tasks += trial_tasks(
+            figure1_task,
+            config,
+            seeds=seeds_for(config, n_full=1),
+            methods=FIGURE1_METHODS,
+            datasets=[ds],
+            d1_grid=_figure1_grid(ds, config, config.data_home),
+            n_kmeans=n_kmeans,
+            caps=caps,
+            max_iter=max_iter,
+        )
     return tasks
 
 

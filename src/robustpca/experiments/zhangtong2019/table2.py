@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...metrics import weighted_reconstruction_error
-from .._core import RunConfig, Task, grid, seeds_for
+from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
 from .._report import markdown_table
 from ._common import (
     CAP_GRID,
@@ -85,21 +85,19 @@ def _table2_tasks(config: RunConfig) -> list[Task]:
     tasks = []
     for ds in config.datasets:
         for noise, fill, seeds in settings:
-            for seed in seeds:
-                for method in methods:
-                    params = dict(
-                        dataset=ds,
-                        noise_rate=noise,
-                        seed=seed,
-                        method=method,
-                        data_home=config.data_home,
-                        max_iter=max_iter,
-                        caps=caps,
-                        dims=dims,
-                        fill=fill,
-                    )
-                    label = f"{ds} {_setting(noise, fill)} {method} {seed}"
-                    tasks.append(Task(table2_task, params, label))
+            tasks += trial_tasks(
+                table2_task,
+                config,
+                seeds=seeds,
+                methods=methods,
+                datasets=[ds],
+                label=_setting(noise, fill),
+                noise_rate=noise,
+                max_iter=max_iter,
+                caps=caps,
+                dims=dims,
+                fill=fill,
+            )
     return tasks
 
 
