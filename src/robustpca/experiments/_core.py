@@ -22,6 +22,7 @@ __all__ = [
     "get_experiment",
     "list_experiments",
     "register",
+    "registrar",
 ]
 
 Row = dict[str, Any]
@@ -133,6 +134,20 @@ def register(experiment: Experiment) -> Experiment:
         raise ValueError(f"experiment {experiment.name!r} is registered twice")
     EXPERIMENTS[experiment.name] = experiment
     return experiment
+
+
+def registrar(**shared: Any) -> Callable[..., Experiment]:
+    """A :func:`register` for the exhibits of one paper, which share the fields ``shared``.
+
+    ``registrar(paper=PAPER, datasets=...)(name=..., exhibit=..., ...)`` registers
+    ``Experiment(paper=PAPER, datasets=..., name=..., exhibit=..., ...)``; a field given
+    to the call overrides the shared one.
+    """
+
+    def register_exhibit(**fields: Any) -> Experiment:
+        return register(Experiment(**{**shared, **fields}))
+
+    return register_exhibit
 
 
 def list_experiments() -> list[Experiment]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._core import RunConfig, Task, grid
 from .._report import markdown_table
 from ._common import (
@@ -29,7 +31,7 @@ def _figure2_tasks(config: RunConfig) -> list[Task]:
     betas = grid(FIGURE2_BETAS, (0.1, 1.0), config)
     ranks = grid(FIGURE2_RANKS, FIGURE2_RANKS[:2], config)
     # each panel's points: (label, methods, (kc, ks, kt, beta))
-    points = {
+    points: dict[str, list[tuple[str, Sequence[str], tuple[int, int, int, float]]]] = {
         "beta": [(f"beta {b:g}", ["R-T-PCA"], (*DEFAULT_RANKS, b)) for b in betas],
         "ranks": [(f"ranks {kc},{ks},{kt}", METHODS, (kc, ks, kt, BETA)) for kc, ks, kt in ranks],
     }

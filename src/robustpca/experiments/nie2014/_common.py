@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...estimators import L1PCA, PCA, R1PCA, OptimalMeanPCA
+from .._core import registrar
 
 PAPER = "Nie, Yuan & Huang (2014), Optimal mean robust PCA"
 
@@ -147,6 +148,11 @@ OUR_DATASETS = (
     "jaffe",
     "mnist",
     "ar",
+)
+
+#: Registers an exhibit of the paper (the paper and its data sets are shared).
+register_exhibit = registrar(
+    paper=PAPER, paper_datasets=PAPER_DATASETS, datasets=OUR_DATASETS, quick_datasets=("orl",)
 )
 
 TABLE1_DIMENSIONS = (10, 15, 20, 25, 30, 35, 40, 45, 50)

@@ -13,9 +13,9 @@ from ...datasets import occlude_blocks
 from ...estimators import ConvexOptimalMeanPCA, OutlierPursuit
 from ...metrics import total_reconstruction_error
 from ...solvers.alm import gamma_max, spectral_norm
-from .._core import Experiment, RunConfig, Task, grid, register, seeds_for
+from .._core import RunConfig, Task, grid, seeds_for
 from .._data import load_dataset
-from ._common import OUR_DATASETS, PAPER, PAPER_DATASETS
+from ._common import register_exhibit
 
 #: Method label (as in the paper) -> (estimator class, fixed parameters). CRPCA is problem
 #: (29) on the data centred by their arithmetic mean (sec. 4: "we can center the data
@@ -291,43 +291,35 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
     return fig
 
 
-register(
-    Experiment(
-        name="nie2014-figure1",
-        paper=PAPER,
-        exhibit="Figure 1",
-        summary=(
-            "Total reconstruction error of the low-rank part against the clean images, "
-            "Table 1's occlusion, CRPCA (problem 29, centred) and CRPCA-OM (problem 30) "
-            "over γ: the paper's 30-90 and 0.3-0.9 γmax."
-        ),
-        paper_datasets=PAPER_DATASETS,
-        datasets=OUR_DATASETS,
-        quick_datasets=("orl",),
-        tasks=_figure1_tasks,
-        table=_figure1_table,
-        figure=_figure1_figure,
-        claim=(
-            "The error grows with γ for both methods, and CRPCA-OM is consistently below CRPCA."
-        ),
-        notes=(
-            "Problem (29)+(30) are 1-homogeneous in the data, so γ does not depend on the "
-            "pixel scale but on the number of images: Z = 0 is optimal for "
-            "γ ≥ γmax = ||G||_2 ≤ √n (G: the centred samples scaled to unit norm). On our "
-            "data γmax is 5.6 (Yale) to 30.4 (CMU-PIE), so the paper's 30-90 gives Z = 0 "
-            "(CRPCA: the arithmetic mean, CRPCA-OM: the geometric median) almost "
-            "everywhere; we run it as printed and, beside it, the same seven points as "
-            "fractions 0.3-0.9 of γmax. The paper does not say how its images were scaled, "
-            "how CRPCA was centred, nor its ALM settings: CRPCA centres by the arithmetic "
-            "mean (sec. 4); both use the inexact ALM of Algorithm 3, with the same "
-            "settings in each cell: on the paper's grid the penalty is capped at 10 μ0 "
-            "(μ0 = 1.25/||X - mean||_2, tol 1e-8), which certifies the optimum (duality "
-            "gap below 1e-6); on our grid, for time, the estimators' defaults (μ growing "
-            "to 1e9 μ0, tol 1e-7), whose certified duality gap is reported per cell. The "
-            "reconstruction is the low-rank part b1ᵀ + Z. Occlusion as in Table 1, one "
-            "seed (the certified fits took up to 7 minutes each on the larger sets). "
-            "Points below 0.3 γmax are left out for time (at 0.1 γmax Z is nearly full "
-            "rank and the reconstruction is the occluded input)."
-        ),
-    )
+register_exhibit(
+    name="nie2014-figure1",
+    exhibit="Figure 1",
+    summary=(
+        "Total reconstruction error of the low-rank part against the clean images, "
+        "Table 1's occlusion, CRPCA (problem 29, centred) and CRPCA-OM (problem 30) "
+        "over γ: the paper's 30-90 and 0.3-0.9 γmax."
+    ),
+    tasks=_figure1_tasks,
+    table=_figure1_table,
+    figure=_figure1_figure,
+    claim=("The error grows with γ for both methods, and CRPCA-OM is consistently below CRPCA."),
+    notes=(
+        "Problem (29)+(30) are 1-homogeneous in the data, so γ does not depend on the "
+        "pixel scale but on the number of images: Z = 0 is optimal for "
+        "γ ≥ γmax = ||G||_2 ≤ √n (G: the centred samples scaled to unit norm). On our "
+        "data γmax is 5.6 (Yale) to 30.4 (CMU-PIE), so the paper's 30-90 gives Z = 0 "
+        "(CRPCA: the arithmetic mean, CRPCA-OM: the geometric median) almost "
+        "everywhere; we run it as printed and, beside it, the same seven points as "
+        "fractions 0.3-0.9 of γmax. The paper does not say how its images were scaled, "
+        "how CRPCA was centred, nor its ALM settings: CRPCA centres by the arithmetic "
+        "mean (sec. 4); both use the inexact ALM of Algorithm 3, with the same "
+        "settings in each cell: on the paper's grid the penalty is capped at 10 μ0 "
+        "(μ0 = 1.25/||X - mean||_2, tol 1e-8), which certifies the optimum (duality "
+        "gap below 1e-6); on our grid, for time, the estimators' defaults (μ growing "
+        "to 1e9 μ0, tol 1e-7), whose certified duality gap is reported per cell. The "
+        "reconstruction is the low-rank part b1ᵀ + Z. Occlusion as in Table 1, one "
+        "seed (the certified fits took up to 7 minutes each on the larger sets). "
+        "Points below 0.3 γmax are left out for time (at 0.1 γmax Z is nearly full "
+        "rank and the reconstruction is the occluded input)."
+    ),
 )

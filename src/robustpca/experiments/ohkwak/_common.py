@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._core import RunConfig
+from .._core import RunConfig, registrar
 
 PAPER = "Oh & Kwak (2016), Generalized mean for robust principal component analysis"
 
@@ -23,6 +23,9 @@ FIGURE2_POWER = 0.3
 FIGURE2_POWERS = (0.1, 0.3, 0.5, 0.7)
 
 SAMPLE_MEAN = "sample mean"
+
+#: Registers an exhibit of the paper (synthetic data only: no data sets).
+register_exhibit = registrar(paper=PAPER, datasets=())
 
 GRID_STEP = 0.01  # degrees, for the global minimiser of objective (9)
 
