@@ -14,10 +14,14 @@ from typing import Any
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
+    "finish_figure",
     "line_plot",
     "markdown_table",
+    "panel_figure",
     "pivot_table",
     "rows_to_csv",
+    "strip_plot",
+    "style_panel",
 ]
 
 Row = dict[str, Any]
@@ -147,6 +151,61 @@ def markdown_table(
     return "\n".join(lines)
 
 
+def panel_figure(
+    n: int,
+    *,
+    ncols: int | None = None,
+    panel_size: tuple[float, float] = (4.4, 3.6),
+    min_width: float = 0.0,
+) -> tuple[Any, list[Any]]:
+    """A figure of ``n`` panels, at most ``ncols`` a row (default: all in one row).
+
+    Returns the matplotlib Figure (Agg backend; nothing is shown) and its first ``n``
+    axes; the unused axes of the last row are hidden. ``panel_size`` is the (width,
+    height) of one panel in inches; the figure is at least ``min_width`` wide.
+    """
+    from matplotlib.figure import Figure
+
+    ncols = n if ncols is None else min(n, ncols)
+    nrows = math.ceil(n / ncols)
+    width, height = panel_size
+    fig = Figure(figsize=(max(width * ncols, min_width), height * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
+
+
+def style_panel(
+    ax: Any, *, title: str | None = None, xlabel: str = "", ylabel: str = "", logy: bool = False
+) -> None:
+    """The panels' common look: a title (when given), axis labels, a light grid."""
+    if title is not None:
+        ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+
+
+def finish_figure(fig: Any, axes: Sequence[Any], title: str = "", legend_size: int = 7) -> Any:
+    """One legend, in the first panel, and the figure's title; returns ``fig``."""
+    axes[0].legend(fontsize=legend_size)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def strip_plot(ax: Any, groups: Sequence[Sequence[float]]) -> None:
+    """Every value of group ``i`` as a point at x = ``i``, spread sideways to be seen."""
+    import numpy as np
+
+    for i, values in enumerate(groups):
+        jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else np.zeros(1)
+        ax.scatter(i + jitter, values, s=10, alpha=0.7)
+
+
 def line_plot(
     rows: Sequence[Row],
     x: str,
@@ -163,30 +222,19 @@ def line_plot(
 
     Returns a matplotlib Figure (Agg backend; nothing is shown).
     """
-    from matplotlib.figure import Figure
-
     facets = [None] if facet is None else list(dict.fromkeys(r[facet] for r in rows))
-    n = len(facets)
-    ncols = min(n, 3)
-    nrows = math.ceil(n / ncols)
-    fig = Figure(figsize=(4.2 * ncols, 3.4 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, value in zip(axes, facets, strict=False):
+    fig, axes = panel_figure(len(facets), ncols=3, panel_size=(4.2, 3.4))
+    for ax, value in zip(axes, facets, strict=True):
         subset = [r for r in rows if facet is None or r[facet] == value]
         keys, _, cells = pivot_table(subset, [hue, x], x, y)
         for name in dict.fromkeys(k[0] for k in keys):
             pts = sorted((k[1], cells[k][k[1]]) for k in keys if k[0] == name)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=str(name))
-        if facet is not None:
-            ax.set_title(str(value))
-        ax.set_xlabel(xlabel or x)
-        ax.set_ylabel(ylabel or y)
-        if logy:
-            ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    axes[0].legend(fontsize=8)
-    if title:
-        fig.suptitle(title)
-    return fig
+        style_panel(
+            ax,
+            title=None if facet is None else str(value),
+            xlabel=xlabel or x,
+            ylabel=ylabel or y,
+            logy=logy,
+        )
+    return finish_figure(fig, axes, title, legend_size=8)

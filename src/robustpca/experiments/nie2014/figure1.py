@@ -9,13 +9,12 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ...datasets import occlude_blocks
 from ...estimators import ConvexOptimalMeanPCA, OutlierPursuit
 from ...metrics import total_reconstruction_error
 from ...solvers.alm import gamma_max, spectral_norm
 from .._core import RunConfig, Task, grid, seeds_for
-from .._data import load_dataset
-from ._common import register_exhibit
+from .._report import finish_figure, panel_figure, style_panel
+from ._common import _occluded_data, register_exhibit
 
 #: Method label (as in the paper) -> (estimator class, fixed parameters). CRPCA is problem
 #: (29) on the data centred by their arithmetic mean (sec. 4: "we can center the data
@@ -35,20 +34,6 @@ FIGURE1_PAPER_GAMMAS = (30, 40, 50, 60, 70, 80, 90)
 FIGURE1_FRACTIONS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 _GRID_NAMES = {"relative": "gamma / gamma_max", "paper": "gamma (paper's range)"}
-
-
-def _occluded_data(dataset: str, seed: int, data_home: str | None):
-    """The Table 1 corruption: 20% of the images, a white block of 1/4 of the image."""
-    data = load_dataset(dataset, data_home)
-    X, _ = occlude_blocks(
-        data.data,
-        data.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill="max",
-        random_state=seed,
-    )
-    return data, X
 
 
 def figure1_task(
@@ -262,14 +247,9 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
 
 
 def _figure1_figure(rows: list[dict], config: RunConfig):
-    from matplotlib.figure import Figure
-
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    ncols = min(len(datasets), 4)
-    nrows = math.ceil(len(datasets) / ncols)
-    fig = Figure(figsize=(max(3.6 * ncols, 6.0), 3.0 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, ds in zip(axes, datasets, strict=False):
+    fig, axes = panel_figure(len(datasets), ncols=4, panel_size=(3.6, 3.0), min_width=6.0)
+    for ax, ds in zip(axes, datasets, strict=True):
         columns, m = _figure1_means(rows, ds)
         for method, marker in (("CRPCA", "o"), ("CRPCA-OM", "s")):
             pts = sorted((m[(method, c, "gamma")], m[(method, c, "error")]) for c in columns)
@@ -280,15 +260,8 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
         ax.axvline(m[("CRPCA", columns[0], "gamma_max")], color="k", ls="--", lw=0.8)
         ax.axvspan(30, 90, color="tab:orange", alpha=0.08, label="paper's γ range")
         ax.set_xscale("log")
-        ax.set_title(ds)
-        ax.set_xlabel("γ (dashed: γmax)")
-        ax.set_ylabel("total reconstruction error")
-        ax.grid(alpha=0.3)
-    for ax in axes[len(datasets) :]:
-        ax.set_visible(False)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Nie et al. 2014, Fig. 1: CRPCA vs CRPCA-OM against γ")
-    return fig
+        style_panel(ax, title=ds, xlabel="γ (dashed: γmax)", ylabel="total reconstruction error")
+    return finish_figure(fig, axes, "Nie et al. 2014, Fig. 1: CRPCA vs CRPCA-OM against γ")
 
 
 register_exhibit(

@@ -7,15 +7,14 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ...datasets import occlude_blocks
 from ...metrics import total_reconstruction_error
 from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
-from .._data import load_dataset
 from .._report import line_plot, markdown_table
 from ._common import (
     PAPER_TABLE1,
     TABLE1_DIMENSIONS,
     TABLE1_METHODS,
+    _occluded_data,
     register_exhibit,
 )
 
@@ -24,15 +23,7 @@ def table1_task(
     dataset: str, seed: int, method: str, dims: list[int], data_home: str | None, max_iter: int
 ) -> list[dict]:
     """Occlude ``dataset`` with ``seed``, fit ``method`` at each of ``dims``, score it."""
-    data = load_dataset(dataset, data_home)
-    X, _ = occlude_blocks(
-        data.data,
-        data.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill="max",
-        random_state=seed,
-    )
+    data, X = _occluded_data(dataset, seed, data_home)
     rows = []
     for k in dims:
         model = TABLE1_METHODS[method](n_components=k, random_state=seed)

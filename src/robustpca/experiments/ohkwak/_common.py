@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from .._core import RunConfig, registrar
 
 PAPER = "Oh & Kwak (2016), Generalized mean for robust principal component analysis"
@@ -28,6 +32,12 @@ SAMPLE_MEAN = "sample mean"
 register_exhibit = registrar(paper=PAPER, datasets=())
 
 GRID_STEP = 0.01  # degrees, for the global minimiser of objective (9)
+
+
+def _scatter_samples(ax: Any, X: np.ndarray, inliers: np.ndarray) -> None:
+    """The panel of one draw: its inliers and outliers."""
+    ax.scatter(*X[inliers].T, s=8, c="tab:blue", alpha=0.6, label="inliers")
+    ax.scatter(*X[~inliers].T, s=14, c="tab:red", marker="x", label="outliers")
 
 
 def _no_datasets(config: RunConfig, name: str) -> None:

@@ -6,7 +6,14 @@ import numpy as np
 
 from ...solvers.generalized_mean import resolve_delta, solve_generalized_mean
 from .._core import RunConfig, Task, seeds_for
-from ._common import FIGURE1_POWERS, SAMPLE_MEAN, _no_datasets, register_exhibit
+from .._report import strip_plot
+from ._common import (
+    FIGURE1_POWERS,
+    SAMPLE_MEAN,
+    _no_datasets,
+    _scatter_samples,
+    register_exhibit,
+)
 
 
 def figure1_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -125,8 +132,7 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
     X, inliers = figure1_samples(seed)
     fig = Figure(figsize=(9.5, 4.0), layout="constrained")
     ax, ax2 = fig.subplots(1, 2)
-    ax.scatter(*X[inliers].T, s=8, c="tab:blue", alpha=0.6, label="inliers")
-    ax.scatter(*X[~inliers].T, s=14, c="tab:red", marker="x", label="outliers")
+    _scatter_samples(ax, X, inliers)
     markers = {SAMPLE_MEAN: "s", "m_G, p = 0.1": "*", "m_G, p = 0.2": "^"}
     methods = list(dict.fromkeys(r["method"] for r in rows))
     for m in methods:
@@ -136,10 +142,7 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
     ax.set_title(f"Fig. 1, draw {seed}")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    for i, m in enumerate(methods):
-        d = [r["distance_to_origin"] for r in rows if r["method"] == m]
-        jitter = np.linspace(-0.15, 0.15, len(d)) if len(d) > 1 else np.zeros(1)
-        ax2.scatter(i + jitter, d, s=10, alpha=0.7)
+    strip_plot(ax2, [[r["distance_to_origin"] for r in rows if r["method"] == m] for m in methods])
     ax2.set_xticks(range(len(methods)), methods, fontsize=8)
     ax2.set_ylabel("distance to the inliers' centre (0, 0)")
     ax2.set_title("over all draws")

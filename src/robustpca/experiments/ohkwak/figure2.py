@@ -11,12 +11,14 @@ from sklearn.exceptions import ConvergenceWarning
 from ...estimators import PCA, GeneralizedMeanPCA
 from ...solvers.generalized_mean import solve_generalized_mean_pca
 from .._core import RunConfig, Task, grid, seeds_for
+from .._report import strip_plot
 from ._common import (
     FIGURE2_POWER,
     FIGURE2_POWERS,
     GRID_STEP,
     PAPER_FIGURE2,
     _no_datasets,
+    _scatter_samples,
     register_exhibit,
 )
 from .figure1 import _stats
@@ -205,8 +207,7 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     by = {r["method"]: r["angle"] for r in rows if r["seed"] == seed and r["p"] in (1.0, p)}
     fig = Figure(figsize=(13.5, 4.0), layout="constrained")
     ax, ax2, ax3 = fig.subplots(1, 3)
-    ax.scatter(*X[inliers].T, s=8, c="tab:blue", alpha=0.6, label="inliers")
-    ax.scatter(*X[~inliers].T, s=14, c="tab:red", marker="x", label="outliers")
+    _scatter_samples(ax, X, inliers)
     t = np.linspace(-4.0, 4.0, 2)
     for label, angle, style in (
         ("PCA", by["PCA"], "-"),
@@ -241,10 +242,10 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     ax2.grid(alpha=0.3)
 
     methods = ["PCA", "PCA-GM", "min of (9) on a grid", "PCA, inliers only"]
-    for i, method in enumerate(methods):
-        vals = [r["angle"] for r in rows if r["method"] == method and r["p"] in (1.0, p)]
-        jitter = np.linspace(-0.15, 0.15, len(vals)) if len(vals) > 1 else np.zeros(1)
-        ax3.scatter(i + jitter, vals, s=10, alpha=0.7)
+    strip_plot(
+        ax3,
+        [[r["angle"] for r in rows if r["method"] == m and r["p"] in (1.0, p)] for m in methods],
+    )
     ax3.axhline(45.0, color="k", ls=":", lw=0.8)
     ax3.scatter([0, 1], [PAPER_FIGURE2["PCA"], PAPER_FIGURE2["PCA-GM"]], marker="*", s=120,
                 c="k", label="paper")  # fmt: skip

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...metrics import kmeans_scores
 from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
+from .._report import finish_figure, panel_figure, style_panel
 from ._common import NOISE_RATE, PAPER_FIGURE1_RANGES, _fits, load_faces, occluded_faces
 from .table2 import FIGURE1_CAPS, FIGURE1_D1, FIGURE1_METHODS, _best_cap_means, _value_table
 
@@ -144,25 +145,19 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
 
 
 def _figure1_figure(rows: list[dict], config: RunConfig):
-    from matplotlib.figure import Figure
-
     cells, _ = _figure1_cells(rows)
     datasets = list(dict.fromkeys(ds for ds, _ in cells))
-    fig = Figure(figsize=(4.4 * len(datasets), 3.6), layout="constrained")
-    axes = fig.subplots(1, len(datasets), squeeze=False).ravel()
+    fig, axes = panel_figure(len(datasets))
     for ax, ds in zip(axes, datasets, strict=True):
         d1s = sorted(d1 for d, d1 in cells if d == ds)
         for m in FIGURE1_METHODS:
             ys = [cells[(ds, d1)].get(m, math.nan) for d1 in d1s]
             style = {"ls": "--", "color": "k"} if m == "Baseline" else {"marker": "o", "ms": 3}
             ax.plot(d1s, ys, label=m, **style)
-        ax.set_title(ds)
-        ax.set_xlabel("d1 = d2")
-        ax.set_ylabel("clustering accuracy (%)")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Zhang & Tong 2019, Figure 1: k-means on the reconstructed images")
-    return fig
+        style_panel(ax, title=ds, xlabel="d1 = d2", ylabel="clustering accuracy (%)")
+    return finish_figure(
+        fig, axes, "Zhang & Tong 2019, Figure 1: k-means on the reconstructed images"
+    )
 
 
 FIGURE2_RATES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)

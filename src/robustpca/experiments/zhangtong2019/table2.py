@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 
-from ...metrics import weighted_reconstruction_error
 from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
 from .._report import markdown_table
 from ._common import (
@@ -18,11 +17,10 @@ from ._common import (
     PAPER_METHODS,
     PAPER_TABLE2,
     QUICK_DIMS,
-    SCALE,
     TABLE2_DIMS,
     TABLE2_FILLS,
     _fits,
-    _rejection,
+    _scores,
     _setting,
     occluded_faces,
 )
@@ -48,8 +46,6 @@ def table2_task(
     data, X, occluded = occluded_faces(dataset, noise_rate, seed, data_home, fill)
     rows = []
     for cap, model, seconds in _fits(method, data, X, tuple(dims), seed, max_iter, caps):
-        rec = model.reconstruct(X)
-        weights = getattr(model, "weights_", None)
         rows.append(
             {
                 "dataset": dataset,
@@ -62,13 +58,7 @@ def table2_task(
                 "fill": fill,
                 "setting": _setting(noise_rate, fill),
                 "n_components": int(model.n_components_),
-                "error": weighted_reconstruction_error(rec, data.data) / SCALE,
-                "error_own": weighted_reconstruction_error(rec, data.data, weights) / SCALE,
-                "n_occluded": int(occluded.sum()),
-                **_rejection(model, occluded),
-                "n_iter": int(getattr(model, "n_iter_", 1)),
-                "converged": bool(getattr(model, "converged_", True)),
-                "seconds": seconds,
+                **_scores(model, X, data, occluded, seconds),
             }
         )
     return rows
