@@ -38,14 +38,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._download import (  # noqa: F401 (re-exported: tests and callers use _fetch.<name>)
-    _download,
+from ._download import (  # noqa: F401 (re-exported: tests use _fetch.<name>)
     _fetch,
     _fetch_folder,
     _listing_sha256,
-    _manual_hint,
     _mirror,
-    _SessionDownloader,
     _url,
     get_cache_home,
 )
@@ -66,15 +63,11 @@ from ._mat_loaders import (
 from ._sources import (  # noqa: F401 (re-exported)
     _FILES,
     _FOLDERS,
-    _GITHUB,
     _NEEDS,
-    _ORL_FACES,
     CACHE_ENV,
     MIRROR_ENV,
     DatasetChecksumError,
     DatasetDownloadError,
-    _File,
-    _Folder,
 )
 
 __all__ = [
