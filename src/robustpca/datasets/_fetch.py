@@ -46,7 +46,7 @@ from ._download import (  # noqa: F401 (re-exported: tests use _fetch.<name>)
     _url,
     get_cache_home,
 )
-from ._local import ImageDataset, load_digits_images, load_orl, load_yale
+from ._local import ImageDataset, _fill_doc, load_digits_images, load_orl, load_yale
 from ._mat_loaders import (
     load_ar,
     load_cmu_pie,
@@ -124,13 +124,7 @@ _REST = """\
 
 def _documented(name: str):
     """Put the parameters shared by every fetcher in place of ``{data_home}``/``{rest}``."""
-
-    def decorate(func):
-        doc = func.__doc__.replace("    {data_home}\n", _DATA_HOME.format(name=name))
-        func.__doc__ = doc.replace("    {rest}\n", _REST.format(name=name) + "\n")
-        return func
-
-    return decorate
+    return _fill_doc(data_home=_DATA_HOME.format(name=name), rest=_REST.format(name=name) + "\n")
 
 
 @_documented("orl")

@@ -106,11 +106,22 @@ def _loader_doc(
     raises = _RAISES_DOC.format(missing=missing)
     if option is not None:
         raises += _CHOICE_DOC.format(option=option, also=also)
+    return _fill_doc(data_home=_DATA_HOME_DOC.format(name=name), raises=raises)
+
+
+def _fill_doc(**sections: str) -> Callable[[_F], _F]:
+    """Put ``sections[key]`` in place of every docstring line ``{key}`` (indented by 4).
+
+    For the numpydoc parts that several functions share, written once (as scipy's
+    ``doccer`` does); each part is whole lines, ending with a newline.
+    """
 
     def decorate(func: _F) -> _F:
         if func.__doc__:  # None under python -OO
-            doc = func.__doc__.replace("    {data_home}\n", _DATA_HOME_DOC.format(name=name))
-            func.__doc__ = doc.replace("    {raises}\n", raises)
+            doc = func.__doc__
+            for key, text in sections.items():
+                doc = doc.replace(f"    {{{key}}}\n", text)
+            func.__doc__ = doc
         return func
 
     return decorate
