@@ -22,6 +22,8 @@ __all__ = [
     "rows_to_csv",
     "strip_plot",
     "style_panel",
+    "table_header",
+    "table_row",
 ]
 
 Row = dict[str, Any]
@@ -103,6 +105,16 @@ def pivot_table(
     return list(cells), col_keys, aggregated
 
 
+def table_row(*cells: Any) -> str:
+    """One row of a markdown table: ``| a | b |``."""
+    return "| " + " | ".join(map(str, cells)) + " |"
+
+
+def table_header(*columns: Any) -> list[str]:
+    """The first two lines of a markdown table: the column names and the rule below."""
+    return [table_row(*columns), "|" + "---|" * len(columns)]
+
+
 def markdown_table(
     rows: Sequence[Row],
     index: str | Sequence[str],
@@ -124,9 +136,7 @@ def markdown_table(
         raise ValueError(f"highlight_by must be 'row' or 'column', got {highlight_by!r}")
     index_names = [index] if isinstance(index, str) else list(index)
     keys, col_keys, cells = pivot_table(rows, index_names, columns, value, aggregate)
-    header = "| " + " | ".join([*index_names, *map(str, col_keys)]) + " |"
-    rule = "|" + "---|" * (len(index_names) + len(col_keys))
-    lines = [header, rule]
+    lines = table_header(*index_names, *col_keys)
     pick = {"min": min, "max": max}.get(highlight)
 
     def best_of(values: Iterable[float]) -> float | None:
@@ -147,7 +157,7 @@ def markdown_table(
             best = row_best if highlight_by == "row" else column_best[col]
             text = fmt.format(values[col])
             out.append(f"**{text}**" if best is not None and values[col] == best else text)
-        lines.append("| " + " | ".join([*map(str, key), *out]) + " |")
+        lines.append(table_row(*key, *out))
     return "\n".join(lines)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._core import RunConfig, Task, grid
-from .._report import markdown_table
+from .._report import markdown_table, table_header
 from ._common import (
     BETA,
     DEFAULT_RANKS,
@@ -76,8 +76,9 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
             f"The paper's whole curve lies in its y-axis range {lo}-{hi}: max / min <= "
             f"{hi / lo:.3f} over every beta. The claim holds here where the max / min of "
             f"our curve over beta >= 0.05 is at most {hi / lo:.3f}.\n",
-            "| pixel scale | max / min, beta >= 0.05 | max / min, every beta | holds |",
-            "|---|---|---|---|",
+            *table_header(
+                "pixel scale", "max / min, beta >= 0.05", "max / min, every beta", "holds"
+            ),
         ]
         for pixel_max in dict.fromkeys(r["pixel_max"] for r in beta_rows):
             subset = [r for r in beta_rows if r["pixel_max"] == pixel_max]

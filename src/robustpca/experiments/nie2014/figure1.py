@@ -13,7 +13,7 @@ from ...estimators import ConvexOptimalMeanPCA, OutlierPursuit
 from ...metrics import total_reconstruction_error
 from ...solvers.alm import gamma_max, spectral_norm
 from .._core import RunConfig, Task, grid, seeds_for
-from .._report import finish_figure, panel_figure, style_panel
+from .._report import finish_figure, panel_figure, style_panel, table_header, table_row
 from ._common import _occluded_data, register_exhibit
 
 #: Method label (as in the paper) -> (estimator class, fixed parameters). CRPCA is problem
@@ -161,7 +161,7 @@ def _figure1_dataset_table(rows: list[dict], dataset: str) -> str:
     lines = [header, "|" + "---|" * (len(columns) + 1)]
 
     def line(name, cell):
-        lines.append(f"| {name} | " + " | ".join(cell(c) for c in columns) + " |")
+        lines.append(table_row(name, *(cell(c) for c in columns)))
 
     line("γ", lambda c: f"{m[(cr, c, 'gamma')]:.3g}")
     for method in (cr, om):
@@ -190,12 +190,16 @@ def _rises(values: list[float]) -> int:
 
 
 def _figure1_claim_lines(rows: list[dict]) -> list[str]:
-    lines = [
-        "| data set | γmax | relative grid: OM below CRPCA | relative: error rises with γ "
-        "(CRPCA; OM) | relative: a method below the occluded input | paper grid: OM below "
-        "CRPCA | paper grid: Z = 0 (both) | paper grid: error rises with γ (CRPCA; OM) |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    lines = table_header(
+        "data set",
+        "γmax",
+        "relative grid: OM below CRPCA",
+        "relative: error rises with γ (CRPCA; OM)",
+        "relative: a method below the occluded input",
+        "paper grid: OM below CRPCA",
+        "paper grid: Z = 0 (both)",
+        "paper grid: error rises with γ (CRPCA; OM)",
+    )
     totals: dict = {}
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         columns, m = _figure1_means(rows, ds)
@@ -218,7 +222,7 @@ def _figure1_claim_lines(rows: list[dict]) -> list[str]:
                     m[("CRPCA", c, "rank")] == 0 and m[("CRPCA-OM", c, "rank")] == 0 for c in cols
                 )
                 cells += [f"{below}/{n}", f"{zero}/{n}", rises]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(table_row(*cells))
     for name in ("relative", "paper"):
         lines.append(
             f"\nCRPCA-OM below CRPCA, {_GRID_NAMES[name]}: {totals[(name, 'below')]} of "

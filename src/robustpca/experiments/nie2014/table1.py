@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ...metrics import total_reconstruction_error
 from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
-from .._report import line_plot, markdown_table
+from .._report import line_plot, markdown_table, table_header, table_row
 from ._common import (
     PAPER_TABLE1,
     TABLE1_DIMENSIONS,
@@ -60,10 +60,9 @@ def _table1_tasks(config: RunConfig) -> list[Task]:
 
 
 def _claim_lines(rows: list[dict]) -> list[str]:
-    lines = [
-        "| data set | RPCA-OM best (of dims) | below PCA | below L1PCA | below R1PCA |",
-        "|---|---|---|---|---|",
-    ]
+    lines = table_header(
+        "data set", "RPCA-OM best (of dims)", "below PCA", "below L1PCA", "below R1PCA"
+    )
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         errors: dict[tuple[str, int], list[float]] = {}
         for r in rows:
@@ -78,7 +77,7 @@ def _claim_lines(rows: list[dict]) -> list[str]:
         for base in ("PCA", "L1PCA", "R1PCA"):
             below = int(np.sum(om < np.array([mean[(base, k)] for k in dims])))
             cells.append(f"{below}/{len(dims)}")
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+        lines.append(table_row(ds, *cells))
     return lines
 
 

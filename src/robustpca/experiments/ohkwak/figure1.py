@@ -6,7 +6,7 @@ import numpy as np
 
 from ...solvers.generalized_mean import resolve_delta, solve_generalized_mean
 from .._core import RunConfig, Task, seeds_for
-from .._report import strip_plot
+from .._report import strip_plot, table_header
 from ._common import (
     FIGURE1_POWERS,
     SAMPLE_MEAN,
@@ -94,8 +94,7 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
         f"## Distance of each mean to the inliers' centre, over {len(seeds)} draws\n",
         "Mean ± standard deviation (min-max). The inliers' centre is the origin; their "
         "sample mean is the mean of the 100 inliers alone.\n",
-        "| mean | distance to the origin | distance to the inliers' sample mean |",
-        "|---|---|---|",
+        *table_header("mean", "distance to the origin", "distance to the inliers' sample mean"),
     ]
     for m in methods:
         d0 = [by[(m, s)]["distance_to_origin"] for s in seeds]
@@ -103,9 +102,12 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
         lines.append(f"| {m} | {_stats(d0)} | {_stats(d1)} |")
     lines += [
         "\n## The claim, per p\n",
-        "| mean | closer to the origin than the sample mean | within half its distance "
-        "| outliers carry the smallest weights |",
-        "|---|---|---|---|",
+        *table_header(
+            "mean",
+            "closer to the origin than the sample mean",
+            "within half its distance",
+            "outliers carry the smallest weights",
+        ),
     ]
     for m in methods:
         if m == SAMPLE_MEAN:

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ...estimators import PCA, GeneralizedMeanPCA
 from ...solvers.generalized_mean import solve_generalized_mean_pca
 from .._core import RunConfig, Task, grid, seeds_for
-from .._report import strip_plot
+from .._report import strip_plot, table_header, table_row
 from ._common import (
     FIGURE2_POWER,
     FIGURE2_POWERS,
@@ -144,8 +144,7 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
         f"## Directions in degrees over {n} draws\n",
         "Mean ± standard deviation (min-max); `|θ - 45|` and `|θ - θ_in|` are mean "
         "distances to 45 degrees and to PCA of the inliers alone (θ_in).\n",
-        "| method | p | θ | abs(θ - 45) | abs(θ - θ_in) | paper |",
-        "|---|---|---|---|---|---|",
+        *table_header("method", "p", "θ", "abs(θ - 45)", "abs(θ - θ_in)", "paper"),
     ]
     paper = {
         ("PCA", 1.0): PAPER_FIGURE2["PCA"],
@@ -167,10 +166,15 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
     pca = _angles(rows, "PCA")
     lines += [
         "\n## The claim, per p\n",
-        "| p | PCA-GM closer to 45° than PCA | closer to θ_in than PCA | PCA-GM in 45-50° "
-        "| grid minimiser of (9) in 44-50° | PCA-GM at a local minimum of (9) | one step "
-        "from 30° lands between 30° and PCA-GM |",
-        "|---|---|---|---|---|---|---|",
+        *table_header(
+            "p",
+            "PCA-GM closer to 45° than PCA",
+            "closer to θ_in than PCA",
+            "PCA-GM in 45-50°",
+            "grid minimiser of (9) in 44-50°",
+            "PCA-GM at a local minimum of (9)",
+            "one step from 30° lands between 30° and PCA-GM",
+        ),
     ]
     for p in sorted({r["p"] for r in rows if r["method"] == "PCA-GM"}):
         gm = _angles(rows, "PCA-GM", p)
@@ -184,7 +188,7 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
             sum(gm[s]["local_minimum"] for s in seeds),
             sum(30.0 < step[s]["angle"] < gm[s]["angle"] for s in seeds),
         ]
-        lines.append(f"| {p:g} | " + " | ".join(f"{c}/{n}" for c in counts) + " |")
+        lines.append(table_row(f"{p:g}", *(f"{c}/{n}" for c in counts)))
     lines.append(
         f"\nThe paper's single draw (p = {FIGURE2_POWER:g}): PCA "
         f"{PAPER_FIGURE2['PCA']:g}°, PCA-GM {PAPER_FIGURE2['PCA-GM']:g}°, one step from 30° "

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...metrics import kmeans_scores
 from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
-from .._report import finish_figure, panel_figure, style_panel
+from .._report import finish_figure, panel_figure, style_panel, table_header, table_row
 from ._common import NOISE_RATE, PAPER_FIGURE1_RANGES, _fits, load_faces, occluded_faces
 from .table2 import FIGURE1_CAPS, FIGURE1_D1, FIGURE1_METHODS, _best_cap_means, _value_table
 
@@ -104,11 +104,15 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
     by_ds: dict = {}
     for (ds, d1), values in cells.items():
         by_ds.setdefault(ds, {})[d1] = values
-    claim = [
-        "| data set | RWL-AN best (of d1) | R2DPCA > GLRAM | capped > GLRAM | RWL-AN > GLRAM "
-        "| capped >= R2DPCA | any method > baseline |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    claim = table_header(
+        "data set",
+        "RWL-AN best (of d1)",
+        "R2DPCA > GLRAM",
+        "capped > GLRAM",
+        "RWL-AN > GLRAM",
+        "capped >= R2DPCA",
+        "any method > baseline",
+    )
     for ds, per_d1 in by_ds.items():
         methods = [m for m in FIGURE1_METHODS if any(m in v for v in per_d1.values())]
         table = {(d1,): {m: v[m] for m in methods if m in v} for d1, v in per_d1.items()}
@@ -129,13 +133,10 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
     parts += ["\n## The claim, per data set (counted over d1)\n", *claim]
     parts += [
         "\n## Capped R2DPCA: the cap kept per d1\n",
-        "| data set | " + " | ".join(f"d1={d}" for d in FIGURE1_D1) + " |",
-        "|---" * (len(FIGURE1_D1) + 1) + "|",
+        *table_header("data set", *(f"d1={d}" for d in FIGURE1_D1)),
     ]
     for ds in by_ds:
-        parts.append(
-            f"| {ds} | " + " | ".join(str(chosen.get((ds, d), "")) for d in FIGURE1_D1) + " |"
-        )
+        parts.append(table_row(ds, *(chosen.get((ds, d), "") for d in FIGURE1_D1)))
     parts += [
         "\nThe paper's curves are not legible in our copy; their y-axis ranges (accuracy, %): "
         + ", ".join(f"{k} {lo}-{hi}" for k, (lo, hi) in PAPER_FIGURE1_RANGES.items())

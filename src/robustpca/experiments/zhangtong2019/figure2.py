@@ -8,7 +8,13 @@ import numpy as np
 
 from ...estimators import PCA
 from .._core import RunConfig, Task, grid, seeds_for
-from .._report import finish_figure, markdown_table, panel_figure, style_panel
+from .._report import (
+    finish_figure,
+    markdown_table,
+    panel_figure,
+    style_panel,
+    table_header,
+)
 from ._common import (
     NOISE_RATE,
     PAPER_FIGURE2_RANGES,
@@ -102,9 +108,15 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
         "Steady up to k_rate 0.8 (the clean fraction), rising fast beyond it. Spread: "
         "(max - min) / min of the uniform-weight error over k_rate <= 0.8; rise: error at "
         "0.95 over the error at 0.8.\n",
-        "| data set | spread <= 0.8 | rise 0.8 -> 0.95 | argmin k_rate | holds | oracle "
-        f"({ORACLE}) | RWL-AN at 0.8 / oracle |",
-        "|---|---|---|---|---|---|---|",
+        *table_header(
+            "data set",
+            "spread <= 0.8",
+            "rise 0.8 -> 0.95",
+            "argmin k_rate",
+            "holds",
+            f"oracle ({ORACLE})",
+            "RWL-AN at 0.8 / oracle",
+        ),
     ]
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         mean: dict = {}

@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from .._core import RunConfig, Task
-from .._report import finish_figure, panel_figure
+from .._report import finish_figure, panel_figure, table_header
 from ._common import NOISE_RATE, PAPER_TABLE3, TABLE2_DIMS, _fit, make_estimator, occluded_faces
 from .figure2 import TABLE3_METHODS
 
@@ -111,14 +111,21 @@ def _table3_table(rows: list[dict], config: RunConfig) -> str:
         "iteration: 'x 50' is our time per iteration times 50, and the ratios to GLRAM are "
         "per iteration (the paper's: of its 50-iteration times). The per-iteration time "
         "includes the fit's set-up, which weighs more in short fits.\n",
-        "| data set | method | iterations run | CPU (s) | per iteration (ms) | x 50 (s) | "
-        "paper (s) | ours / GLRAM | paper / GLRAM |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *table_header(
+            "data set",
+            "method",
+            "iterations run",
+            "CPU (s)",
+            "per iteration (ms)",
+            "x 50 (s)",
+            "paper (s)",
+            "ours / GLRAM",
+            "paper / GLRAM",
+        ),
     ]
-    claims = [
-        "| data set | GLRAM fastest | RWL-AN / R2DPCA (paper) | RPCA-OM / RWL-AN (paper) |",
-        "|---|---|---|---|",
-    ]
+    claims = table_header(
+        "data set", "GLRAM fastest", "RWL-AN / R2DPCA (paper)", "RPCA-OM / RWL-AN (paper)"
+    )
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         name = ds.partition(":")[0]
         per = {m: best[(ds, m)]["cpu_per_iter_ms"] for m in TABLE3_METHODS if (ds, m) in best}
