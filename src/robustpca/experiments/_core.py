@@ -6,6 +6,11 @@ turns a :class:`RunConfig` into a list of independent :class:`Task` objects (one
 one small group of fits each), and knows how to summarise the tidy rows those tasks
 return as a markdown table and a figure. :func:`robustpca.experiments.run_experiment`
 executes the tasks (in parallel, with a progress bar) and writes the outputs.
+
+The papers' packages register their exhibits through :func:`registrar` (the fields a
+paper's exhibits share, given once) and build the usual grid of tasks, one per data set,
+seed and method, with :func:`trial_tasks` (:func:`seeds_for` and :func:`grid` size it
+for a quick or a full run).
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ __all__ = [
     "get_experiment",
     "list_experiments",
     "register",
-    "registrar",
 ]
 
 Row = dict[str, Any]
