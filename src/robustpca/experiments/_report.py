@@ -137,7 +137,7 @@ def markdown_table(
     index_names = [index] if isinstance(index, str) else list(index)
     keys, col_keys, cells = pivot_table(rows, index_names, columns, value, aggregate)
     lines = table_header(*index_names, *col_keys)
-    pick = {"min": min, "max": max}.get(highlight)
+    pick = None if highlight is None else {"min": min, "max": max}.get(highlight)
 
     def best_of(values: Iterable[float]) -> float | None:
         finite = [v for v in values if not math.isnan(v)]
