@@ -140,7 +140,7 @@ def s_pca(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndar
 
 def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
     """PCA: best rank-``n_shared + n_target`` approximation of the target."""
-    _, Xt = _check_pair(source, target)
+    Xt = _check_pair(source, target)[1]
     return _truncated(Xt, n_shared + n_target)
 
 

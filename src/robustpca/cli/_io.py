@@ -288,11 +288,11 @@ class atomic_output_dir:
         os.chmod(self.tmp, 0o777 & ~umask)  # mkdtemp makes it private; use the usual mode
         return self.tmp
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> None:
         assert self.tmp is not None
         if exc_type is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
-            return False
+            return
         old = None
         if self.target.exists():
             old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
@@ -300,4 +300,3 @@ class atomic_output_dir:
         os.replace(self.tmp, self.target)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-        return False

@@ -43,6 +43,8 @@ Every loader returns an :class:`ImageDataset` whose ``data[i].reshape(image_shap
 image ``i`` upright.
 """
 
+from collections.abc import Callable
+
 from ._fetch import (
     FETCHERS,
     DatasetChecksumError,
@@ -92,7 +94,7 @@ from .corruption import (
 )
 
 #: Data set name -> loader, for every loader above.
-DATASETS = {
+DATASETS: dict[str, Callable[..., ImageDataset]] = {
     "digits": load_digits_images,
     "orl": load_orl,
     "yale": load_yale,

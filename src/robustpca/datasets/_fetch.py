@@ -38,18 +38,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._download import (  # noqa: F401 (re-exported: tests and callers use _fetch.<name>)
-    _download,
+from ._download import (  # noqa: F401 (re-exported: tests use _fetch.<name>)
     _fetch,
     _fetch_folder,
     _listing_sha256,
-    _manual_hint,
     _mirror,
-    _SessionDownloader,
     _url,
     get_cache_home,
 )
-from ._local import ImageDataset, load_digits_images, load_orl, load_yale
+from ._local import ImageDataset, _fill_doc, load_digits_images, load_orl, load_yale
 from ._mat_loaders import (
     load_ar,
     load_cmu_pie,
@@ -66,15 +63,11 @@ from ._mat_loaders import (
 from ._sources import (  # noqa: F401 (re-exported)
     _FILES,
     _FOLDERS,
-    _GITHUB,
     _NEEDS,
-    _ORL_FACES,
     CACHE_ENV,
     MIRROR_ENV,
     DatasetChecksumError,
     DatasetDownloadError,
-    _File,
-    _Folder,
 )
 
 __all__ = [
@@ -131,13 +124,7 @@ _REST = """\
 
 def _documented(name: str):
     """Put the parameters shared by every fetcher in place of ``{data_home}``/``{rest}``."""
-
-    def decorate(func):
-        doc = func.__doc__.replace("    {data_home}\n", _DATA_HOME.format(name=name))
-        func.__doc__ = doc.replace("    {rest}\n", _REST.format(name=name) + "\n")
-        return func
-
-    return decorate
+    return _fill_doc(data_home=_DATA_HOME.format(name=name), rest=_REST.format(name=name) + "\n")
 
 
 @_documented("orl")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -24,6 +26,8 @@ __all__ = [
 
 #: Environment variable naming the folder that holds ``raw/<dataset>/...``.
 DATA_ENV = "ROBUSTPCA_DATA"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _ORL_RESOLUTIONS = ("32x32", "64x64", "112x92")
 _YALE_RESOLUTIONS = ("32x32", "64x64")
@@ -69,6 +73,58 @@ class ImageDataset:
     def n_samples(self) -> int:
         """Number of images."""
         return int(self.data.shape[0])
+
+
+_DATA_HOME_DOC = """\
+    data_home : str, path-like or None, default=None
+        Folder holding ``raw/{name}/``; None reads ``ROBUSTPCA_DATA``.
+"""
+
+_RAISES_DOC = """\
+    Raises
+    ------
+    FileNotFoundError
+        If no data folder is given or {missing} is missing.
+"""
+
+_CHOICE_DOC = """\
+    ValueError
+        If ``{option}`` is not one of the values above{also}.
+"""
+
+
+def _loader_doc(
+    name: str, *, file: str | None = None, option: str | None = None, also: str = ""
+) -> Callable[[_F], _F]:
+    """Fill the ``{data_home}`` and ``{raises}`` lines that every loader's docstring shares.
+
+    ``file``: the one file the loader reads (``raw/<name>/<file>``), named in the
+    FileNotFoundError; ``option``: the keyword whose bad value raises a ValueError,
+    ``also`` what else does, as the end of that sentence.
+    """
+    missing = f"``raw/{name}/{file}``" if file else "an expected file"
+    raises = _RAISES_DOC.format(missing=missing)
+    if option is not None:
+        raises += _CHOICE_DOC.format(option=option, also=also)
+    return _fill_doc(data_home=_DATA_HOME_DOC.format(name=name), raises=raises)
+
+
+def _fill_doc(**sections: str) -> Callable[[_F], _F]:
+    """Put ``sections[key]`` in place of every docstring line ``{key}`` (indented by 4).
+
+    For the numpydoc parts that several functions share, written once (as scipy's
+    ``doccer`` does); each part is whole lines, ending with a newline.
+    """
+
+    def decorate(func: _F) -> _F:
+        if func.__doc__:  # None under python -OO
+            doc = func.__doc__
+            for key, text in sections.items():
+                doc = doc.replace(f"    {{{key}}}\n", text)
+            func.__doc__ = doc
+        return func
+
+    return decorate
 
 
 def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
@@ -214,14 +270,13 @@ def read_pgm(path: str | os.PathLike) -> np.ndarray:
     return pixels.reshape(height, width).astype(dtype.newbyteorder("="))
 
 
+@_loader_doc("orl", option="resolution")
 def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"):
     """The AT&T/ORL faces: 40 subjects x 10 images, from a local copy.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/orl/``; None reads the environment variable
-        ``ROBUSTPCA_DATA``.
+    {data_home}
     resolution : {'32x32', '64x64', '112x92'}, default='32x32'
         ``'32x32'`` and ``'64x64'`` read Deng Cai's ``raw/orl/ORL_32x32.mat`` and
         ``ORL_64x64.mat`` (cropped and resized faces; 64x64 is Zhang & Tong's size);
@@ -236,12 +291,7 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
         (32, 32), (64, 64) or (112, 92). The PGM images come subject by subject, ``1.pgm`` to
         ``10.pgm``.
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or the expected files are missing.
-    ValueError
-        If ``resolution`` is not one of the values above.
+    {raises}
 
     Notes
     -----
@@ -288,14 +338,13 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
     )
 
 
+@_loader_doc("yale", option="resolution")
 def load_yale(data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"):
     """The Yale faces: 15 subjects x 11 images (expressions, glasses, lighting).
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/yale/``; None reads the environment variable
-        ``ROBUSTPCA_DATA``.
+    {data_home}
     resolution : {'32x32', '64x64'}, default='32x32'
         Reads Deng Cai's ``raw/yale/Yale_32x32.mat`` or ``raw/yale/Yale_64x64.mat``
         (cropped and resized faces). Guo (2013) denoises 64x64 Yale images.
@@ -307,12 +356,7 @@ def load_yale(data_home: str | os.PathLike | None = None, *, resolution: str = "
         ``target`` the subject numbers 1..15 (11 images each, sorted), ``image_shape``
         (32, 32) or (64, 64).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or the expected file is missing.
-    ValueError
-        If ``resolution`` is not one of the values above.
+    {raises}
 
     Notes
     -----

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from ._local import ImageDataset, _images_to_rows, _load_mat, _require, get_data_home
+from ._local import ImageDataset, _images_to_rows, _load_mat, _loader_doc, _require, get_data_home
 
 __all__ = [
     "load_ar",
@@ -53,28 +53,51 @@ def _labels(array) -> np.ndarray:
     return labels.astype(np.int64)
 
 
-def _deng_cai(
-    data_home, folder: str, filename: str, image_shape: tuple[int, int], name: str, description
+def _column_major_mat(
+    data_home,
+    name: str,
+    filename: str,
+    description: str,
+    *,
+    images: str,
+    labels: str,
+    image_shape: tuple[int, int] | None = None,
 ) -> ImageDataset:
-    """A Deng Cai style ``fea``/``gnd`` file: one image per row, column-major."""
+    """``raw/<name>/<filename>``, one image per row flattened column-major: ``mat[images]``
+    and ``mat[labels]``; the shape is ``image_shape`` or the file's ``im_height``/``im_width``.
+    """
     home = get_data_home(data_home)
-    mat = _load_mat(home / "raw" / folder / filename, home)
+    mat = _load_mat(home / "raw" / name / filename, home)
+    if image_shape is None:
+        image_shape = (
+            int(np.asarray(mat["im_height"]).item()),
+            int(np.asarray(mat["im_width"]).item()),
+        )
     return ImageDataset(
-        data=_images_to_rows(mat["fea"], image_shape, order="F"),
-        target=_labels(mat["gnd"]),
+        data=_images_to_rows(mat[images], image_shape, order="F"),
+        target=_labels(mat[labels]),
         image_shape=image_shape,
         name=name,
         description=description,
     )
 
 
+def _deng_cai(
+    data_home, name: str, filename: str, image_shape: tuple[int, int], description: str
+) -> ImageDataset:
+    """A Deng Cai style ``fea``/``gnd`` file: one image per row, column-major."""
+    return _column_major_mat(
+        data_home, name, filename, description, images="fea", labels="gnd", image_shape=image_shape
+    )
+
+
+@_loader_doc("umist", file="UMIST_32x32.mat")
 def load_umist(data_home: str | os.PathLike | None = None) -> ImageDataset:
     """UMIST faces (20 subjects, 575 images from profile to frontal), 32x32.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/umist/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
 
     Returns
     -------
@@ -82,10 +105,7 @@ def load_umist(data_home: str | os.PathLike | None = None) -> ImageDataset:
         ``data`` (575, 1024) float64 with pixel values 3..241, ``target`` the subject
         numbers 1..20 (1-based; 19 to 48 images each, sorted), ``image_shape`` (32, 32).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/umist/UMIST_32x32.mat`` is missing.
+    {raises}
 
     Notes
     -----
@@ -96,18 +116,17 @@ def load_umist(data_home: str | os.PathLike | None = None) -> ImageDataset:
         "umist",
         "UMIST_32x32.mat",
         (32, 32),
-        "umist",
         "UMIST faces (20 subjects, varying pose), 32x32 (UMIST_32x32.mat).",
     )
 
 
+@_loader_doc("coil20", file="COIL20_32x32.mat")
 def load_coil20(data_home: str | os.PathLike | None = None) -> ImageDataset:
     """COIL-20 objects: 20 objects x 72 poses (5 degree steps), Deng Cai's 32x32 version.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/coil20/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
 
     Returns
     -------
@@ -116,10 +135,7 @@ def load_coil20(data_home: str | os.PathLike | None = None) -> ImageDataset:
         unlike the 0..255 face sets), ``target`` the object numbers 1..20 (1-based, 72
         each, sorted), ``image_shape`` (32, 32).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/coil20/COIL20_32x32.mat`` is missing.
+    {raises}
 
     Notes
     -----
@@ -131,18 +147,17 @@ def load_coil20(data_home: str | os.PathLike | None = None) -> ImageDataset:
         "coil20",
         "COIL20_32x32.mat",
         (32, 32),
-        "coil20",
         "COIL-20 objects (20 x 72 poses), Deng Cai's 32x32 version scaled to [0, 1].",
     )
 
 
+@_loader_doc("extended_yale_b", file="YaleB_32x32.mat")
 def load_extended_yale_b(data_home: str | os.PathLike | None = None) -> ImageDataset:
     """Extended Yale B cropped faces: 38 subjects, 2,414 frontal images under varied light.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/extended_yale_b/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
 
     Returns
     -------
@@ -150,10 +165,7 @@ def load_extended_yale_b(data_home: str | os.PathLike | None = None) -> ImageDat
         ``data`` (2414, 1024) float64 with pixel values 0..255, ``target`` 1..38 (1-based;
         59 to 64 images each, sorted), ``image_shape`` (32, 32).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/extended_yale_b/YaleB_32x32.mat`` is missing.
+    {raises}
 
     Notes
     -----
@@ -165,18 +177,17 @@ def load_extended_yale_b(data_home: str | os.PathLike | None = None) -> ImageDat
         "extended_yale_b",
         "YaleB_32x32.mat",
         (32, 32),
-        "extended_yale_b",
         "Extended Yale B cropped faces (38 subjects), Deng Cai's 32x32 version.",
     )
 
 
+@_loader_doc("cmu_pie", file="PIE_pose27_32x32.mat")
 def load_cmu_pie(data_home: str | os.PathLike | None = None) -> ImageDataset:
     """CMU-PIE pose C27 (frontal): 68 subjects x 42 illumination/expression images, 32x32.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/cmu_pie/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
 
     Returns
     -------
@@ -184,10 +195,7 @@ def load_cmu_pie(data_home: str | os.PathLike | None = None) -> ImageDataset:
         ``data`` (2856, 1024) float64 with pixel values 0..255, ``target`` 1..68 (1-based,
         42 each, sorted), ``image_shape`` (32, 32).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/cmu_pie/PIE_pose27_32x32.mat`` is missing.
+    {raises}
 
     Notes
     -----
@@ -199,11 +207,11 @@ def load_cmu_pie(data_home: str | os.PathLike | None = None) -> ImageDataset:
         "cmu_pie",
         "PIE_pose27_32x32.mat",
         (32, 32),
-        "cmu_pie",
         "CMU-PIE pose C27 (frontal) subset, 68 subjects x 42, Deng Cai's 32x32 version.",
     )
 
 
+@_loader_doc("feret", option="resolution")
 def load_feret(
     data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"
 ) -> ImageDataset:
@@ -211,8 +219,7 @@ def load_feret(
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/feret/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
     resolution : {'32x32', '40x40'}, default='32x32'
         ``'32x32'`` reads ``raw/feret/FERET_32x32.mat`` (``fea``/``gnd``, images as rows);
         ``'40x40'`` reads ``raw/feret/FERET_40x40.mat`` (``all_data`` (1600, 1400), images
@@ -225,17 +232,12 @@ def load_feret(
         the subject numbers 1..200 (1-based, 7 each, sorted), ``image_shape`` (32, 32) or
         (40, 40).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or the expected file is missing.
-    ValueError
-        If ``resolution`` is not one of the values above.
+    {raises}
     """
     _check_choice("resolution", resolution, _FERET_RESOLUTIONS)
     description = f"FERET subset (200 subjects x 7 images), {resolution} (FERET_{resolution}.mat)."
     if resolution == "32x32":
-        return _deng_cai(data_home, "feret", "FERET_32x32.mat", (32, 32), "feret", description)
+        return _deng_cai(data_home, "feret", "FERET_32x32.mat", (32, 32), description)
     home = get_data_home(data_home)
     mat = _load_mat(home / "raw" / "feret" / "FERET_40x40.mat", home)
     return ImageDataset(
@@ -247,13 +249,13 @@ def load_feret(
     )
 
 
+@_loader_doc("ar", option="subset")
 def load_ar(data_home: str | os.PathLike | None = None, *, subset: str = "100") -> ImageDataset:
     """AR faces, one of two local subsets.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/ar/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
     subset : {'100', '120'}, default='100'
         ``'100'``: ``raw/ar/AR_100_32x32.mat``, 100 subjects x 26 images at 32x32 (two
         sessions x 13, including 3 with sunglasses and 3 with a scarf: real occlusions).
@@ -267,12 +269,7 @@ def load_ar(data_home: str | os.PathLike | None = None, *, subset: str = "100") 
         ``target`` the subject numbers (1-based: 1..100 or 1..120, sorted),
         ``image_shape`` (32, 32) or (50, 40).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or the expected file is missing.
-    ValueError
-        If ``subset`` is not one of the values above.
+    {raises}
 
     Notes
     -----
@@ -285,9 +282,10 @@ def load_ar(data_home: str | os.PathLike | None = None, *, subset: str = "100") 
     else:
         filename, shape = "AR_120_50x40.mat", (50, 40)
         what = "120 subjects x 14 non-occluded images, 50x40"
-    return _deng_cai(data_home, "ar", filename, shape, "ar", f"AR faces, {what} ({filename}).")
+    return _deng_cai(data_home, "ar", filename, shape, f"AR faces, {what} ({filename}).")
 
 
+@_loader_doc("jaffe", option="variant")
 def load_jaffe(
     data_home: str | os.PathLike | None = None, *, variant: str = "adagae"
 ) -> ImageDataset:
@@ -295,8 +293,7 @@ def load_jaffe(
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/jaffe/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
     variant : {'adagae', 'nmflibrary'}, default='adagae'
         Two different crops. ``'adagae'`` reads ``raw/jaffe/JAFFE_32x32_AdaGAE.mat`` (whole
         head including hair; ``X`` (213, 1024) float64 with images as rows flattened
@@ -313,12 +310,7 @@ def load_jaffe(
         ``'nmflibrary'`` (20 to 23 images per subject). The subject numbering of the two
         files is not known to agree.
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or the expected file is missing.
-    ValueError
-        If ``variant`` is not one of the values above.
+    {raises}
     """
     _check_choice("variant", variant, _JAFFE_VARIANTS)
     home = get_data_home(data_home)
@@ -356,13 +348,13 @@ def _read_idx(path, expected_ndim: int) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8, count=size, offset=offset).reshape(shape)
 
 
+@_loader_doc("mnist", option="subset", also=", or an IDX file is malformed")
 def load_mnist(data_home: str | os.PathLike | None = None, *, subset: str = "3495") -> ImageDataset:
     """MNIST handwritten digits, 28x28: a balanced 3,495-image subset or the 10k test set.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/mnist/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
     subset : {'3495', 'test'}, default='3495'
         ``'3495'`` reads ``raw/mnist/MnistData_05_uni.mat`` (Feiping Nie's class-balanced
         subset; ``X`` (3495, 784), images as rows flattened row-major). ``'test'`` reads the
@@ -378,12 +370,7 @@ def load_mnist(data_home: str | os.PathLike | None = None, *, subset: str = "349
         themselves, **0-based** 0..9 (not sorted). Subtract 1 from the ``'3495'`` labels to
         compare the two.
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or an expected file is missing.
-    ValueError
-        If ``subset`` is not one of the values above, or an IDX file is malformed.
+    {raises}
     """
     _check_choice("subset", subset, _MNIST_SUBSETS)
     home = get_data_home(data_home)
@@ -408,27 +395,18 @@ def load_mnist(data_home: str | os.PathLike | None = None, *, subset: str = "349
     )
 
 
-def _nie(data_home, folder: str, filename: str, name: str, description: str) -> ImageDataset:
+def _nie(data_home, name: str, filename: str, description: str) -> ImageDataset:
     """A Feiping Nie style ``X``/``Y``/``im_height``/``im_width`` file, column-major rows."""
-    home = get_data_home(data_home)
-    mat = _load_mat(home / "raw" / folder / filename, home)
-    shape = (int(np.asarray(mat["im_height"]).item()), int(np.asarray(mat["im_width"]).item()))
-    return ImageDataset(
-        data=_images_to_rows(mat["X"], shape, order="F"),
-        target=_labels(mat["Y"]),
-        image_shape=shape,
-        name=name,
-        description=description,
-    )
+    return _column_major_mat(data_home, name, filename, description, images="X", labels="Y")
 
 
+@_loader_doc("palm", file="Palm_16x16.mat")
 def load_palm(data_home: str | os.PathLike | None = None) -> ImageDataset:
     """Palmprints: 100 palms x 20 images, 16x16 (Hou et al., 2009, as cited by Nie 2014).
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/palm/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
 
     Returns
     -------
@@ -437,10 +415,7 @@ def load_palm(data_home: str | os.PathLike | None = None) -> ImageDataset:
         including overshoot of a bicubic resize; not clipped), ``target`` the palm numbers
         1..100 (1-based, 20 each, sorted), ``image_shape`` (16, 16).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/palm/Palm_16x16.mat`` is missing.
+    {raises}
 
     Notes
     -----
@@ -452,18 +427,17 @@ def load_palm(data_home: str | os.PathLike | None = None) -> ImageDataset:
         data_home,
         "palm",
         "Palm_16x16.mat",
-        "palm",
         "Palmprints (100 palms x 20), 16x16, from Feiping Nie's collection.",
     )
 
 
+@_loader_doc("msra25", file="MSRA25_16x16.mat")
 def load_msra25(data_home: str | os.PathLike | None = None) -> ImageDataset:
     """MSRA25 faces (Nie 2014's 'MSRA'): 1,799 images of 12 subjects, 16x16.
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/msra25/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
 
     Returns
     -------
@@ -471,10 +445,7 @@ def load_msra25(data_home: str | os.PathLike | None = None) -> ImageDataset:
         ``data`` (1799, 256) float64 with pixel values 0..255, ``target`` the subject
         numbers 1..12 (1-based, 113 to 186 each, **not** sorted), ``image_shape`` (16, 16).
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/msra25/MSRA25_16x16.mat`` is missing.
+    {raises}
 
     Notes
     -----
@@ -484,11 +455,11 @@ def load_msra25(data_home: str | os.PathLike | None = None) -> ImageDataset:
         data_home,
         "msra25",
         "MSRA25_16x16.mat",
-        "msra25",
         "MSRA25 faces (12 subjects), 16x16, from Feiping Nie's collection.",
     )
 
 
+@_loader_doc("fei", file="FEI_partial_500_48x64.mat")
 def load_fei(
     data_home: str | os.PathLike | None = None, *, drop_non_faces: bool = True
 ) -> ImageDataset:
@@ -496,8 +467,7 @@ def load_fei(
 
     Parameters
     ----------
-    data_home : str, path-like or None, default=None
-        Folder holding ``raw/fei/``; None reads ``ROBUSTPCA_DATA``.
+    {data_home}
     drop_non_faces : bool, default=True
         Remove the 4 dog photos stored at 0-based columns 25-28 of the file (see
         ``FEI_NON_FACE_COLUMNS``). With False all 500 images are returned.
@@ -513,10 +483,7 @@ def load_fei(
         block, so with ``drop_non_faces=True`` subject 5 keeps a single image (column 29)
         and the other 99 subjects 5 each.
 
-    Raises
-    ------
-    FileNotFoundError
-        If no data folder is given or ``raw/fei/FEI_partial_500_48x64.mat`` is missing.
+    {raises}
 
     Notes
     -----

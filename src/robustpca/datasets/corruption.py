@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from .._validation import as_generator
+from ._local import _fill_doc
 
 __all__ = [
     "add_salt_noise",
@@ -82,6 +83,23 @@ def _check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
     return h, w
 
 
+_IMAGES_DOC = """\
+    images : array-like of shape (n_samples, height * width)
+        Images flattened in C order, one per row; never modified.
+    image_shape : tuple of int
+        ``(height, width)`` of one image.
+"""
+
+_RAISES_DOC = """\
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, ``images`` is not a finite 2-D array, or
+        ``image_shape`` does not match its columns.
+"""
+
+
+@_fill_doc(images=_IMAGES_DOC, raises=_RAISES_DOC)
 def occlude_blocks(
     images,
     image_shape,
@@ -103,10 +121,7 @@ def occlude_blocks(
 
     Parameters
     ----------
-    images : array-like of shape (n_samples, height * width)
-        Images flattened in C order, one per row; never modified.
-    image_shape : tuple of int
-        ``(height, width)`` of one image.
+    {images}
     image_fraction : float in [0, 1], default=0.2
         Fraction of images to occlude; the count is rounded half up.
     block_fraction : float in (0, 1] or (float, float), default=0.25
@@ -128,11 +143,7 @@ def occlude_blocks(
     mask : ndarray of shape (n_samples, height * width), bool
         True on occluded pixels. ``mask.any(axis=1)`` marks the occluded images.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range, ``images`` is not a finite 2-D array, or
-        ``image_shape`` does not match its columns.
+    {raises}
 
     References
     ----------
@@ -174,6 +185,7 @@ def occlude_blocks(
     return _occlude_squares(X, h, w, image_fraction, draw_sides, fill, random_state)
 
 
+@_fill_doc(images=_IMAGES_DOC, raises=_RAISES_DOC)
 def occlude_half_width_squares(
     images, image_shape, *, image_fraction: float = 0.2, fill="max", random_state=None
 ):
@@ -193,10 +205,7 @@ def occlude_half_width_squares(
 
     Parameters
     ----------
-    images : array-like of shape (n_samples, height * width)
-        Images flattened in C order, one per row; never modified.
-    image_shape : tuple of int
-        ``(height, width)`` of one image.
+    {images}
     image_fraction : float in [0, 1], default=0.2
         Fraction of images to occlude (the paper uses 0.1, 0.2 and 0.3).
     fill : {'max', 'min', 'noise'} or float, default='max'
@@ -210,11 +219,7 @@ def occlude_half_width_squares(
     mask : ndarray of shape (n_samples, height * width), bool
         True on occluded pixels.
 
-    Raises
-    ------
-    ValueError
-        If a parameter is out of range, ``images`` is not a finite 2-D array, or
-        ``image_shape`` does not match its columns.
+    {raises}
 
     References
     ----------

@@ -6,11 +6,16 @@ turns a :class:`RunConfig` into a list of independent :class:`Task` objects (one
 one small group of fits each), and knows how to summarise the tidy rows those tasks
 return as a markdown table and a figure. :func:`robustpca.experiments.run_experiment`
 executes the tasks (in parallel, with a progress bar) and writes the outputs.
+
+The papers' packages register their exhibits through :func:`registrar` (the fields a
+paper's exhibits share, given once) and build the usual grid of tasks, one per data set,
+seed and method, with :func:`trial_tasks` (:func:`seeds_for` and :func:`grid` size it
+for a quick or a full run).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,6 +140,20 @@ def register(experiment: Experiment) -> Experiment:
     return experiment
 
 
+def registrar(**shared: Any) -> Callable[..., Experiment]:
+    """A :func:`register` for the exhibits of one paper, which share the fields ``shared``.
+
+    ``registrar(paper=PAPER, datasets=...)(name=..., exhibit=..., ...)`` registers
+    ``Experiment(paper=PAPER, datasets=..., name=..., exhibit=..., ...)``; a field given
+    to the call overrides the shared one.
+    """
+
+    def register_exhibit(**fields: Any) -> Experiment:
+        return register(Experiment(**{**shared, **fields}))
+
+    return register_exhibit
+
+
 def list_experiments() -> list[Experiment]:
     """Every registered experiment, sorted by name."""
     return [EXPERIMENTS[name] for name in sorted(EXPERIMENTS)]
@@ -158,3 +177,54 @@ def seeds_for(config: RunConfig, n_full: int, n_quick: int = 1) -> list[int]:
 def grid(values_full: Sequence, values_quick: Sequence, config: RunConfig) -> list:
     """``values_quick`` in quick mode, ``values_full`` otherwise."""
     return list(values_quick if config.quick else values_full)
+
+
+def trial_tasks(
+    fn: Callable[..., list[Row]],
+    config: RunConfig,
+    *,
+    seeds: Iterable[int],
+    methods: Iterable[str],
+    datasets: Iterable[str] | None = None,
+    label: str = "",
+    **params: Any,
+) -> list[Task]:
+    """One :class:`Task` per (data set, seed, method), in that order: the usual protocol.
+
+    Each task calls ``fn(dataset=ds, seed=seed, method=method,
+    data_home=config.data_home, **params)``.
+
+    Parameters
+    ----------
+    fn : callable
+        The module-level task function.
+    config : RunConfig
+        The run (its data sets and data folder).
+    seeds : iterable of int
+        The seeds of every data set (see :func:`seeds_for`).
+    methods : iterable of str
+        The methods fitted for every seed.
+    datasets : iterable of str, optional
+        The data sets (default: ``config.datasets``); one data set when the other
+        parameters depend on it.
+    label : str
+        Shown in the progress bar between the data set and the method.
+    **params
+        The parameters shared by every task.
+
+    Returns
+    -------
+    list of Task
+    """
+    seeds, methods = list(seeds), list(methods)
+    prefix = f"{label} " if label else ""
+    return [
+        Task(
+            fn,
+            dict(dataset=ds, seed=seed, method=method, data_home=config.data_home, **params),
+            label=f"{ds} {prefix}{method} seed {seed}",
+        )
+        for ds in (config.datasets if datasets is None else datasets)
+        for seed in seeds
+        for method in methods
+    ]

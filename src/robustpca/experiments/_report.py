@@ -14,10 +14,16 @@ from typing import Any
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
+    "finish_figure",
     "line_plot",
     "markdown_table",
+    "panel_figure",
     "pivot_table",
     "rows_to_csv",
+    "strip_plot",
+    "style_panel",
+    "table_header",
+    "table_row",
 ]
 
 Row = dict[str, Any]
@@ -99,6 +105,16 @@ def pivot_table(
     return list(cells), col_keys, aggregated
 
 
+def table_row(*cells: Any) -> str:
+    """One row of a markdown table: ``| a | b |``."""
+    return "| " + " | ".join(map(str, cells)) + " |"
+
+
+def table_header(*columns: Any) -> list[str]:
+    """The first two lines of a markdown table: the column names and the rule below."""
+    return [table_row(*columns), "|" + "---|" * len(columns)]
+
+
 def markdown_table(
     rows: Sequence[Row],
     index: str | Sequence[str],
@@ -120,10 +136,8 @@ def markdown_table(
         raise ValueError(f"highlight_by must be 'row' or 'column', got {highlight_by!r}")
     index_names = [index] if isinstance(index, str) else list(index)
     keys, col_keys, cells = pivot_table(rows, index_names, columns, value, aggregate)
-    header = "| " + " | ".join([*index_names, *map(str, col_keys)]) + " |"
-    rule = "|" + "---|" * (len(index_names) + len(col_keys))
-    lines = [header, rule]
-    pick = {"min": min, "max": max}.get(highlight)
+    lines = table_header(*index_names, *col_keys)
+    pick = None if highlight is None else {"min": min, "max": max}.get(highlight)
 
     def best_of(values: Iterable[float]) -> float | None:
         finite = [v for v in values if not math.isnan(v)]
@@ -143,8 +157,63 @@ def markdown_table(
             best = row_best if highlight_by == "row" else column_best[col]
             text = fmt.format(values[col])
             out.append(f"**{text}**" if best is not None and values[col] == best else text)
-        lines.append("| " + " | ".join([*map(str, key), *out]) + " |")
+        lines.append(table_row(*key, *out))
     return "\n".join(lines)
+
+
+def panel_figure(
+    n: int,
+    *,
+    ncols: int | None = None,
+    panel_size: tuple[float, float] = (4.4, 3.6),
+    min_width: float = 0.0,
+) -> tuple[Any, list[Any]]:
+    """A figure of ``n`` panels, at most ``ncols`` a row (default: all in one row).
+
+    Returns the matplotlib Figure (Agg backend; nothing is shown) and its first ``n``
+    axes; the unused axes of the last row are hidden. ``panel_size`` is the (width,
+    height) of one panel in inches; the figure is at least ``min_width`` wide.
+    """
+    from matplotlib.figure import Figure
+
+    ncols = n if ncols is None else min(n, ncols)
+    nrows = math.ceil(n / ncols)
+    width, height = panel_size
+    fig = Figure(figsize=(max(width * ncols, min_width), height * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
+
+
+def style_panel(
+    ax: Any, *, title: str | None = None, xlabel: str = "", ylabel: str = "", logy: bool = False
+) -> None:
+    """The panels' common look: a title (when given), axis labels, a light grid."""
+    if title is not None:
+        ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+
+
+def finish_figure(fig: Any, axes: Sequence[Any], title: str = "", legend_size: int = 7) -> Any:
+    """One legend, in the first panel, and the figure's title; returns ``fig``."""
+    axes[0].legend(fontsize=legend_size)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def strip_plot(ax: Any, groups: Sequence[Sequence[float]]) -> None:
+    """Every value of group ``i`` as a point at x = ``i``, spread sideways to be seen."""
+    import numpy as np
+
+    for i, values in enumerate(groups):
+        jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else np.zeros(1)
+        ax.scatter(i + jitter, values, s=10, alpha=0.7)
 
 
 def line_plot(
@@ -163,30 +232,19 @@ def line_plot(
 
     Returns a matplotlib Figure (Agg backend; nothing is shown).
     """
-    from matplotlib.figure import Figure
-
     facets = [None] if facet is None else list(dict.fromkeys(r[facet] for r in rows))
-    n = len(facets)
-    ncols = min(n, 3)
-    nrows = math.ceil(n / ncols)
-    fig = Figure(figsize=(4.2 * ncols, 3.4 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, value in zip(axes, facets, strict=False):
+    fig, axes = panel_figure(len(facets), ncols=3, panel_size=(4.2, 3.4))
+    for ax, value in zip(axes, facets, strict=True):
         subset = [r for r in rows if facet is None or r[facet] == value]
         keys, _, cells = pivot_table(subset, [hue, x], x, y)
         for name in dict.fromkeys(k[0] for k in keys):
             pts = sorted((k[1], cells[k][k[1]]) for k in keys if k[0] == name)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=str(name))
-        if facet is not None:
-            ax.set_title(str(value))
-        ax.set_xlabel(xlabel or x)
-        ax.set_ylabel(ylabel or y)
-        if logy:
-            ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    axes[0].legend(fontsize=8)
-    if title:
-        fig.suptitle(title)
-    return fig
+        style_panel(
+            ax,
+            title=None if facet is None else str(value),
+            xlabel=xlabel or x,
+            ylabel=ylabel or y,
+            logy=logy,
+        )
+    return finish_figure(fig, axes, title, legend_size=8)

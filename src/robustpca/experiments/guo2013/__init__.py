@@ -32,59 +32,28 @@ docs/reproduction/guo2013.md.
 
 from __future__ import annotations
 
-from .._core import Experiment, register
-from ._common import (  # noqa: F401 (re-exported, registers)
-    ALPHA,
-    BETA,
+from .._core import registrar
+from ._common import (  # noqa: F401 (re-exported)
     CROSS_SUBJECT_TASKS,
-    DEFAULT_RANKS,
     FIGURE2_BETAS,
-    FIGURE2_NOISE,
-    FIGURE2_PIXEL_MAX,
     FIGURE2_RANKS,
     FIGURE2_REPEATS,
-    FIGURE2_TASK,
     METHODS,
     PAPER,
-    PAPER_FIGURE2_AXES,
     PAPER_RMSE_FACTOR,
     PAPER_TABLE1,
     PAPER_TABLE2,
-    QUICK_MAX_ITER,
     TABLE1_PLAN,
     TABLE2_PLAN,
-    _solver_options,
-    _subjects,
     cross_subject_pairs,
     denoising_task,
     face_images,
     intra_subject_pairs,
     noise_seed,
 )
-from ._compare import (  # noqa: F401 (re-exported, registers)
-    _claim_cells,
-    _claim_lines,
-    _comparison_figure,
-    _comparison_report,
-    _label,
-    _means,
-    _method_lines,
-    _normalisation_lines,
-    _paper_rows,
-    _ratio_lines,
-    _runs_per_key,
-    _scale_label,
-    _scale_of,
-    _spread_lines,
-)
 from .figure2 import _figure2_figure, _figure2_table, _figure2_tasks
 from .table1 import _table1_figure, _table1_table, _table1_tasks
-from .table2 import (  # noqa: F401 (re-exported, registers)
-    _degrade_lines,
-    _table2_figure,
-    _table2_table,
-    _table2_tasks,
-)
+from .table2 import _table2_figure, _table2_table, _table2_tasks
 
 __all__ = [
     "CROSS_SUBJECT_TASKS",
@@ -116,95 +85,84 @@ _DATA_NOTE = (
     "the plain proximal gradient crawls): those numbers are the capped iterates'. "
 )
 
-register(
-    Experiment(
-        name="guo2013-table1",
-        paper=PAPER,
-        exhibit="Table 1",
-        summary=(
-            "Intra-subject denoising (sec. 5.1): the first Yale image of each subject with "
-            "5% white pixels, helped by each of the subject's other images; RMSE of the "
-            "six methods."
-        ),
-        paper_datasets=("Yale",),
-        datasets=("yale:64x64",),
-        quick_datasets=("yale:64x64",),
-        tasks=_table1_tasks,
-        table=_table1_table,
-        figure=_table1_figure,
-        claim=(
-            "R-T-PCA has the lowest RMSE on all 15 tasks; the methods with a source "
-            "(R-T-PCA, R-S-PCA, S-PCA) beat those without (R-PCA, PCA)."
-        ),
-        notes=_DATA_NOTE
-        + (
-            "Full run, to fit the time budget (R-T-PCA takes 1-15 s per fit on our loaded "
-            "2-core machine): pixels in [0, 1]: all 15 subjects x all 10 sources as in the "
-            f"paper but {TABLE1_PLAN[1.0][1]} noise draw per pair instead of 5 "
-            f"({TABLE1_PLAN[1.0][0] * TABLE1_PLAN[1.0][1]} runs per task instead of 50); "
-            f"pixels in [0, 255]: the first {TABLE1_PLAN[255.0][0]} source(s) of each subject "
-            f"x {TABLE1_PLAN[255.0][1]} draw, the same draws as the [0, 1] runs of the same "
-            "pairs (paired)."
-        ),
-    )
+register_exhibit = registrar(
+    paper=PAPER,
+    paper_datasets=("Yale",),
+    datasets=("yale:64x64",),
+    quick_datasets=("yale:64x64",),
 )
 
-register(
-    Experiment(
-        name="guo2013-table2",
-        paper=PAPER,
-        exhibit="Table 2",
-        summary=(
-            "Cross-subject denoising (sec. 5.2): Task-6-1, 8-2, 9-4, 12-8, 14-11 (source "
-            "subject - target subject, first images), 5% and 10% white pixels; RMSE of the "
-            "six methods."
-        ),
-        paper_datasets=("Yale",),
-        datasets=("yale:64x64",),
-        quick_datasets=("yale:64x64",),
-        tasks=_table2_tasks,
-        table=_table2_table,
-        figure=_table2_figure,
-        claim=(
-            "At both noise levels R-T-PCA has the lowest RMSE on every task, and every "
-            "method degrades from 5% to 10%."
-        ),
-        notes=_DATA_NOTE
-        + (
-            f"Full run: {TABLE2_PLAN[1.0]} noise draws per task and level instead of 10 at "
-            f"pixels in [0, 1], and the first {TABLE2_PLAN[255.0]} of them at pixels in "
-            "[0, 255] (paired), to fit the time budget."
-        ),
-    )
+register_exhibit(
+    name="guo2013-table1",
+    exhibit="Table 1",
+    summary=(
+        "Intra-subject denoising (sec. 5.1): the first Yale image of each subject with "
+        "5% white pixels, helped by each of the subject's other images; RMSE of the "
+        "six methods."
+    ),
+    tasks=_table1_tasks,
+    table=_table1_table,
+    figure=_table1_figure,
+    claim=(
+        "R-T-PCA has the lowest RMSE on all 15 tasks; the methods with a source "
+        "(R-T-PCA, R-S-PCA, S-PCA) beat those without (R-PCA, PCA)."
+    ),
+    notes=_DATA_NOTE
+    + (
+        "Full run, to fit the time budget (R-T-PCA takes 1-15 s per fit on our loaded "
+        "2-core machine): pixels in [0, 1]: all 15 subjects x all 10 sources as in the "
+        f"paper but {TABLE1_PLAN[1.0][1]} noise draw per pair instead of 5 "
+        f"({TABLE1_PLAN[1.0][0] * TABLE1_PLAN[1.0][1]} runs per task instead of 50); "
+        f"pixels in [0, 255]: the first {TABLE1_PLAN[255.0][0]} source(s) of each subject "
+        f"x {TABLE1_PLAN[255.0][1]} draw, the same draws as the [0, 1] runs of the same "
+        "pairs (paired)."
+    ),
 )
 
-register(
-    Experiment(
-        name="guo2013-figure2",
-        paper=PAPER,
-        exhibit="Figure 2",
-        summary=(
-            "Parameter analysis on Task-6-1 at 5% (sec. 5.3): R-T-PCA's RMSE against "
-            "beta_s = beta_t, and the six methods at five (kc, ks, kt) settings."
-        ),
-        paper_datasets=("Yale",),
-        datasets=("yale:64x64",),
-        quick_datasets=("yale:64x64",),
-        tasks=_figure2_tasks,
-        table=_figure2_table,
-        figure=_figure2_figure,
-        claim=(
-            "R-T-PCA is robust to beta in {0.05, ..., 1}; across the (kc, ks, kt) settings "
-            "it is the best method and the least sensitive."
-        ),
-        notes=_DATA_NOTE
-        + (
-            f"Full run: {FIGURE2_REPEATS} noise draws per point instead of 10, at both pixel "
-            "scales; the same draws at every beta, setting and scale (and as Table 2's "
-            "Task-6-1 at 5%). The robust comparison methods use beta = 0.1 in the right "
-            "panel. The figure's "
-            "values are not legible in our copy of the paper: only its axis ranges are "
-            "compared."
-        ),
-    )
+register_exhibit(
+    name="guo2013-table2",
+    exhibit="Table 2",
+    summary=(
+        "Cross-subject denoising (sec. 5.2): Task-6-1, 8-2, 9-4, 12-8, 14-11 (source "
+        "subject - target subject, first images), 5% and 10% white pixels; RMSE of the "
+        "six methods."
+    ),
+    tasks=_table2_tasks,
+    table=_table2_table,
+    figure=_table2_figure,
+    claim=(
+        "At both noise levels R-T-PCA has the lowest RMSE on every task, and every "
+        "method degrades from 5% to 10%."
+    ),
+    notes=_DATA_NOTE
+    + (
+        f"Full run: {TABLE2_PLAN[1.0]} noise draws per task and level instead of 10 at "
+        f"pixels in [0, 1], and the first {TABLE2_PLAN[255.0]} of them at pixels in "
+        "[0, 255] (paired), to fit the time budget."
+    ),
+)
+
+register_exhibit(
+    name="guo2013-figure2",
+    exhibit="Figure 2",
+    summary=(
+        "Parameter analysis on Task-6-1 at 5% (sec. 5.3): R-T-PCA's RMSE against "
+        "beta_s = beta_t, and the six methods at five (kc, ks, kt) settings."
+    ),
+    tasks=_figure2_tasks,
+    table=_figure2_table,
+    figure=_figure2_figure,
+    claim=(
+        "R-T-PCA is robust to beta in {0.05, ..., 1}; across the (kc, ks, kt) settings "
+        "it is the best method and the least sensitive."
+    ),
+    notes=_DATA_NOTE
+    + (
+        f"Full run: {FIGURE2_REPEATS} noise draws per point instead of 10, at both pixel "
+        "scales; the same draws at every beta, setting and scale (and as Table 2's "
+        "Task-6-1 at 5%). The robust comparison methods use beta = 0.1 in the right "
+        "panel. The figure's "
+        "values are not legible in our copy of the paper: only its axis ranges are "
+        "compared."
+    ),
 )

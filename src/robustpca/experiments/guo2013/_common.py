@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -10,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ...datasets.corruption import add_salt_noise
 from ...metrics import rmse
 from ...transfer import COMPARISON_METHODS, recover_target
-from .._core import RunConfig, grid
+from .._core import RunConfig, Task, grid
 from .._data import load_dataset
 
 PAPER = "Guo (2013), Robust transfer PCA with rank constraints"
@@ -225,8 +227,45 @@ def denoising_task(
     return rows
 
 
-def _solver_options(config: RunConfig) -> dict:
-    return {"max_iter": QUICK_MAX_ITER if config.quick else None, "tol": None}
+def _denoising(
+    config: RunConfig,
+    dataset: str,
+    pair: tuple[str, int, int],
+    *,
+    noise: float,
+    repeats: int,
+    pixel_max: float,
+    label: str,
+    methods: Sequence[str] = METHODS,
+    settings: Sequence[tuple[int, int, int, float]] = ((*DEFAULT_RANKS, BETA),),
+    **params: Any,
+) -> Task:
+    """A :func:`denoising_task` of ``pair`` (task name, source, target) in ``dataset``.
+
+    ``repeats`` noise draws from the run's seed; the solvers keep their defaults but
+    for the iteration cap of a quick run. ``params`` go to the task as they are.
+    """
+    name, source, target = pair
+    return Task(
+        denoising_task,
+        dict(
+            dataset=dataset,
+            data_home=config.data_home,
+            task=name,
+            source=source,
+            target=target,
+            noise=noise,
+            seed=config.seed,
+            repeats=list(range(repeats)),
+            methods=list(methods),
+            settings=list(settings),
+            pixel_max=pixel_max,
+            max_iter=QUICK_MAX_ITER if config.quick else None,
+            tol=None,
+            **params,
+        ),
+        label=f"{dataset} {name} {label} pixels 0-{pixel_max:g}",
+    )
 
 
 def _subjects(dataset: str, config: RunConfig) -> list[int]:

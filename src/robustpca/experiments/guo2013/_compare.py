@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._report import markdown_table
+from .._report import markdown_table, table_header, table_row
 from ._common import METHODS, PAPER_RMSE_FACTOR
 
 
@@ -39,16 +39,16 @@ def _claim_lines(means: dict[tuple, dict[str, float]], paper: dict) -> list[str]
     """Per task: does R-T-PCA beat each method, and does the source help?"""
     others = [m for m in METHODS if m != "R-T-PCA"]
     head = ["task", "R-T-PCA best", *[f"below {m}" for m in others], "source helps"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = table_header(*head)
     counts = np.zeros(len(head) - 1, dtype=int)
     for key, m in means.items():
         if any(x not in m for x in METHODS):
             continue
         cells = _claim_cells(m)
         counts += np.array(cells, dtype=int)
-        lines.append(f"| {_label(key)} | " + " | ".join("yes" if c else "no" for c in cells) + " |")
+        lines.append(table_row(_label(key), *("yes" if c else "no" for c in cells)))
     n = len(lines) - 2
-    lines.append("| **ours: holds on** | " + " | ".join(f"{c}/{n}" for c in counts) + " |")
+    lines.append(table_row("**ours: holds on**", *(f"{c}/{n}" for c in counts)))
     return lines
 
 
@@ -61,16 +61,17 @@ def _ratio_lines(means: dict[tuple, dict[str, float]], paper: dict) -> list[str]
         for i, m in enumerate(METHODS)
     }
     lines = ["| | " + " | ".join(METHODS) + " |", "|" + "---|" * (len(METHODS) + 1)]
-    lines.append("| ours | " + " | ".join(f"{ours[m]:.3f}" for m in METHODS) + " |")
-    lines.append("| paper | " + " | ".join(f"{theirs[m]:.3f}" for m in METHODS) + " |")
+    lines.append(table_row("ours", *(f"{ours[m]:.3f}" for m in METHODS)))
+    lines.append(table_row("paper", *(f"{theirs[m]:.3f}" for m in METHODS)))
     return lines
 
 
 def _normalisation_lines(means: dict[tuple, dict[str, float]], paper: dict) -> list[str]:
     """Paper / ours for PCA and S-PCA over the common tasks, against 255 / 64."""
     lines = [
-        f"| method | paper / ours: mean | std | min-max | 255/64 = {PAPER_RMSE_FACTOR:.3f} |",
-        "|---|---|---|---|---|",
+        *table_header(
+            "method", "paper / ours: mean", "std", "min-max", f"255/64 = {PAPER_RMSE_FACTOR:.3f}"
+        ),
     ]
     for method in ("PCA", "S-PCA"):
         i = METHODS.index(method)
@@ -106,9 +107,12 @@ def _spread_lines(rows: list[dict], keys: tuple[str, ...]) -> list[str]:
         )
         capped[r["method"]] += bool(r["max_iter_reached"])
     lines = [
-        "| method | std over runs (min-max over tasks) | runs where R-T-PCA is lower | "
-        "fits at max_iter |",
-        "|---|---|---|---|",
+        *table_header(
+            "method",
+            "std over runs (min-max over tasks)",
+            "runs where R-T-PCA is lower",
+            "fits at max_iter",
+        ),
     ]
     for m in METHODS:
         stds = [np.std(g[m], ddof=1) for g in groups.values() if len(g.get(m, [])) > 1]
@@ -144,7 +148,7 @@ def _comparison_report(
     others = [m for m in METHODS if m != "R-T-PCA"]
     head = ["pixel scale", "runs", "R-T-PCA best", *[f"below {m}" for m in others]]
     head.append("source helps")
-    summary = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    summary = table_header(*head)
     sections = []
     for pixel_max in dict.fromkeys(_scale_of(r) for r in rows):
         sub = [r for r in rows if _scale_of(r) == pixel_max]
@@ -152,9 +156,7 @@ def _comparison_report(
         counts = np.sum([_claim_cells(v) for v in means.values()], axis=0)
         n_runs = sum(len(v) for v in _runs_per_key(sub, keys).values())
         summary.append(
-            f"| {_scale_label(pixel_max)} | {n_runs} | "
-            + " | ".join(f"{c}/{len(means)}" for c in counts)
-            + " |"
+            table_row(_scale_label(pixel_max), n_runs, *(f"{c}/{len(means)}" for c in counts))
         )
         shown = [dict(r, **{index: _label(tuple(r[k] for k in keys))}) for r in sub]
         overall = [dict(r, **{index: "mean"}) for r in sub]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._core import RunConfig, Task, grid
-from .._report import markdown_table
+from .._report import markdown_table, table_header
 from ._common import (
     BETA,
     DEFAULT_RANKS,
@@ -17,55 +19,43 @@ from ._common import (
     PAPER_FIGURE2_AXES,
     PAPER_RMSE_FACTOR,
     PAPER_TABLE2,
-    _solver_options,
+    _denoising,
     cross_subject_pairs,
-    denoising_task,
     face_images,
 )
 from ._compare import _means, _method_lines, _scale_label, _scale_of
 
 
 def _figure2_tasks(config: RunConfig) -> list[Task]:
-    repeats = list(range(1 if config.quick else FIGURE2_REPEATS))
+    repeats = 1 if config.quick else FIGURE2_REPEATS
     betas = grid(FIGURE2_BETAS, (0.1, 1.0), config)
     ranks = grid(FIGURE2_RANKS, FIGURE2_RANKS[:2], config)
+    # each panel's points: (label, methods, (kc, ks, kt, beta))
+    points: dict[str, list[tuple[str, Sequence[str], tuple[int, int, int, float]]]] = {
+        "beta": [(f"beta {b:g}", ["R-T-PCA"], (*DEFAULT_RANKS, b)) for b in betas],
+        "ranks": [(f"ranks {kc},{ks},{kt}", METHODS, (kc, ks, kt, BETA)) for kc, ks, kt in ranks],
+    }
     tasks = []
     for ds in config.datasets:
         _, labels = face_images(ds, config.data_home)
-        [(name, src, tgt)] = cross_subject_pairs(labels, [FIGURE2_TASK])
-        common = dict(
-            dataset=ds,
-            data_home=config.data_home,
-            task=name,
-            source=src,
-            target=tgt,
-            noise=FIGURE2_NOISE,
-            seed=config.seed,
-            repeats=repeats,
-            **_solver_options(config),
-        )
-        for pixel_max in FIGURE2_PIXEL_MAX:
-            for beta in betas:
-                params = dict(
-                    common,
-                    methods=["R-T-PCA"],
-                    settings=[(*DEFAULT_RANKS, beta)],
-                    panel="beta",
+        [pair] = cross_subject_pairs(labels, [FIGURE2_TASK])
+        for panel, panel_points in points.items():
+            tasks += [
+                _denoising(
+                    config,
+                    ds,
+                    pair,
+                    noise=FIGURE2_NOISE,
+                    repeats=repeats,
                     pixel_max=pixel_max,
+                    label=label,
+                    methods=methods,
+                    settings=[setting],
+                    panel=panel,
                 )
-                label = f"{ds} beta {beta:g} pixels 0-{pixel_max:g}"
-                tasks.append(Task(denoising_task, params, label=label))
-        for pixel_max in FIGURE2_PIXEL_MAX:
-            for kc, ks, kt in ranks:
-                params = dict(
-                    common,
-                    methods=list(METHODS),
-                    settings=[(kc, ks, kt, BETA)],
-                    panel="ranks",
-                    pixel_max=pixel_max,
-                )
-                label = f"{ds} ranks {kc},{ks},{kt} pixels 0-{pixel_max:g}"
-                tasks.append(Task(denoising_task, params, label=label))
+                for pixel_max in FIGURE2_PIXEL_MAX
+                for label, methods, setting in panel_points
+            ]
     return tasks
 
 
@@ -86,8 +76,9 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
             f"The paper's whole curve lies in its y-axis range {lo}-{hi}: max / min <= "
             f"{hi / lo:.3f} over every beta. The claim holds here where the max / min of "
             f"our curve over beta >= 0.05 is at most {hi / lo:.3f}.\n",
-            "| pixel scale | max / min, beta >= 0.05 | max / min, every beta | holds |",
-            "|---|---|---|---|",
+            *table_header(
+                "pixel scale", "max / min, beta >= 0.05", "max / min, every beta", "holds"
+            ),
         ]
         for pixel_max in dict.fromkeys(r["pixel_max"] for r in beta_rows):
             subset = [r for r in beta_rows if r["pixel_max"] == pixel_max]

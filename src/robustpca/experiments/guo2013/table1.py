@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from .._core import RunConfig, Task
 from ._common import (
-    BETA,
-    DEFAULT_RANKS,
-    METHODS,
     PAPER_TABLE1,
     TABLE1_PLAN,
-    _solver_options,
+    _denoising,
     _subjects,
-    denoising_task,
     face_images,
     intra_subject_pairs,
 )
@@ -26,23 +22,18 @@ def _table1_tasks(config: RunConfig) -> list[Task]:
         for pixel_max, (n_sources, n_repeats) in TABLE1_PLAN.items():
             if config.quick:
                 n_sources = n_repeats = 1
-            for name, src, tgt in intra_subject_pairs(labels, subjects, n_sources):
-                params = dict(
-                    dataset=ds,
-                    data_home=config.data_home,
-                    task=name,
-                    source=src,
-                    target=tgt,
+            tasks += [
+                _denoising(
+                    config,
+                    ds,
+                    pair,
                     noise=0.05,
-                    seed=config.seed,
-                    repeats=list(range(n_repeats)),
-                    methods=list(METHODS),
-                    settings=[(*DEFAULT_RANKS, BETA)],
+                    repeats=n_repeats,
                     pixel_max=pixel_max,
-                    **_solver_options(config),
+                    label=f"source {pair[1]}",
                 )
-                label = f"{ds} {name} source {src} pixels 0-{pixel_max:g}"
-                tasks.append(Task(denoising_task, params, label=label))
+                for pair in intra_subject_pairs(labels, subjects, n_sources)
+            ]
     return tasks
 
 

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from .._core import RunConfig, Task, grid
 from ._common import (
-    BETA,
     CROSS_SUBJECT_TASKS,
-    DEFAULT_RANKS,
     METHODS,
     PAPER_TABLE2,
     TABLE2_PLAN,
-    _solver_options,
+    _denoising,
     cross_subject_pairs,
-    denoising_task,
     face_images,
 )
 from ._compare import _comparison_figure, _comparison_report, _means
@@ -26,24 +23,19 @@ def _table2_tasks(config: RunConfig) -> list[Task]:
             labels, grid(CROSS_SUBJECT_TASKS, CROSS_SUBJECT_TASKS[:1], config)
         )
         for pixel_max, n_repeats in TABLE2_PLAN.items():
-            for name, src, tgt in pairs:
-                for noise in (0.05, 0.10):
-                    params = dict(
-                        dataset=ds,
-                        data_home=config.data_home,
-                        task=name,
-                        source=src,
-                        target=tgt,
-                        noise=noise,
-                        seed=config.seed,
-                        repeats=list(range(1 if config.quick else n_repeats)),
-                        methods=list(METHODS),
-                        settings=[(*DEFAULT_RANKS, BETA)],
-                        pixel_max=pixel_max,
-                        **_solver_options(config),
-                    )
-                    label = f"{ds} {name} {noise:.0%} pixels 0-{pixel_max:g}"
-                    tasks.append(Task(denoising_task, params, label=label))
+            tasks += [
+                _denoising(
+                    config,
+                    ds,
+                    pair,
+                    noise=noise,
+                    repeats=1 if config.quick else n_repeats,
+                    pixel_max=pixel_max,
+                    label=f"{noise:.0%}",
+                )
+                for pair in pairs
+                for noise in (0.05, 0.10)
+            ]
     return tasks
 
 

@@ -21,6 +21,7 @@ from ._common import (  # noqa: F401 (re-exported, registers)
     PAPER_TABLE1,
     TABLE1_DIMENSIONS,
     TABLE1_METHODS,
+    _occluded_data,
 )
 from .figure1 import (  # noqa: F401 (re-exported, registers)
     _GRID_NAMES,
@@ -35,7 +36,6 @@ from .figure1 import (  # noqa: F401 (re-exported, registers)
     _figure1_means,
     _figure1_table,
     _figure1_tasks,
-    _occluded_data,
     _rises,
     figure1_task,
 )

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...datasets import ImageDataset, occlude_blocks
 from ...estimators import L1PCA, PCA, R1PCA, OptimalMeanPCA
+from .._core import registrar
+from .._data import load_dataset
 
 PAPER = "Nie, Yuan & Huang (2014), Optimal mean robust PCA"
 
@@ -147,6 +152,28 @@ OUR_DATASETS = (
     "jaffe",
     "mnist",
     "ar",
+)
+
+
+def _occluded_data(
+    dataset: str, seed: int, data_home: str | None
+) -> tuple[ImageDataset, np.ndarray]:
+    """The Table 1 corruption: 20% of the images, a white block of 1/4 of the image."""
+    data = load_dataset(dataset, data_home)
+    X, _ = occlude_blocks(
+        data.data,
+        data.image_shape,
+        image_fraction=0.2,
+        block_fraction=0.25,
+        fill="max",
+        random_state=seed,
+    )
+    return data, X
+
+
+#: Registers an exhibit of the paper (the paper and its data sets are shared).
+register_exhibit = registrar(
+    paper=PAPER, paper_datasets=PAPER_DATASETS, datasets=OUR_DATASETS, quick_datasets=("orl",)
 )
 
 TABLE1_DIMENSIONS = (10, 15, 20, 25, 30, 35, 40, 45, 50)

@@ -9,13 +9,12 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ...datasets import occlude_blocks
 from ...estimators import ConvexOptimalMeanPCA, OutlierPursuit
 from ...metrics import total_reconstruction_error
 from ...solvers.alm import gamma_max, spectral_norm
-from .._core import Experiment, RunConfig, Task, grid, register, seeds_for
-from .._data import load_dataset
-from ._common import OUR_DATASETS, PAPER, PAPER_DATASETS
+from .._core import RunConfig, Task, grid, seeds_for
+from .._report import finish_figure, panel_figure, style_panel, table_header, table_row
+from ._common import _occluded_data, register_exhibit
 
 #: Method label (as in the paper) -> (estimator class, fixed parameters). CRPCA is problem
 #: (29) on the data centred by their arithmetic mean (sec. 4: "we can center the data
@@ -35,20 +34,6 @@ FIGURE1_PAPER_GAMMAS = (30, 40, 50, 60, 70, 80, 90)
 FIGURE1_FRACTIONS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 _GRID_NAMES = {"relative": "gamma / gamma_max", "paper": "gamma (paper's range)"}
-
-
-def _occluded_data(dataset: str, seed: int, data_home: str | None):
-    """The Table 1 corruption: 20% of the images, a white block of 1/4 of the image."""
-    data = load_dataset(dataset, data_home)
-    X, _ = occlude_blocks(
-        data.data,
-        data.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill="max",
-        random_state=seed,
-    )
-    return data, X
 
 
 def figure1_task(
@@ -176,7 +161,7 @@ def _figure1_dataset_table(rows: list[dict], dataset: str) -> str:
     lines = [header, "|" + "---|" * (len(columns) + 1)]
 
     def line(name, cell):
-        lines.append(f"| {name} | " + " | ".join(cell(c) for c in columns) + " |")
+        lines.append(table_row(name, *(cell(c) for c in columns)))
 
     line("γ", lambda c: f"{m[(cr, c, 'gamma')]:.3g}")
     for method in (cr, om):
@@ -205,12 +190,16 @@ def _rises(values: list[float]) -> int:
 
 
 def _figure1_claim_lines(rows: list[dict]) -> list[str]:
-    lines = [
-        "| data set | γmax | relative grid: OM below CRPCA | relative: error rises with γ "
-        "(CRPCA; OM) | relative: a method below the occluded input | paper grid: OM below "
-        "CRPCA | paper grid: Z = 0 (both) | paper grid: error rises with γ (CRPCA; OM) |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    lines = table_header(
+        "data set",
+        "γmax",
+        "relative grid: OM below CRPCA",
+        "relative: error rises with γ (CRPCA; OM)",
+        "relative: a method below the occluded input",
+        "paper grid: OM below CRPCA",
+        "paper grid: Z = 0 (both)",
+        "paper grid: error rises with γ (CRPCA; OM)",
+    )
     totals: dict = {}
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         columns, m = _figure1_means(rows, ds)
@@ -233,7 +222,7 @@ def _figure1_claim_lines(rows: list[dict]) -> list[str]:
                     m[("CRPCA", c, "rank")] == 0 and m[("CRPCA-OM", c, "rank")] == 0 for c in cols
                 )
                 cells += [f"{below}/{n}", f"{zero}/{n}", rises]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(table_row(*cells))
     for name in ("relative", "paper"):
         lines.append(
             f"\nCRPCA-OM below CRPCA, {_GRID_NAMES[name]}: {totals[(name, 'below')]} of "
@@ -262,14 +251,9 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
 
 
 def _figure1_figure(rows: list[dict], config: RunConfig):
-    from matplotlib.figure import Figure
-
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    ncols = min(len(datasets), 4)
-    nrows = math.ceil(len(datasets) / ncols)
-    fig = Figure(figsize=(max(3.6 * ncols, 6.0), 3.0 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, ds in zip(axes, datasets, strict=False):
+    fig, axes = panel_figure(len(datasets), ncols=4, panel_size=(3.6, 3.0), min_width=6.0)
+    for ax, ds in zip(axes, datasets, strict=True):
         columns, m = _figure1_means(rows, ds)
         for method, marker in (("CRPCA", "o"), ("CRPCA-OM", "s")):
             pts = sorted((m[(method, c, "gamma")], m[(method, c, "error")]) for c in columns)
@@ -280,54 +264,39 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
         ax.axvline(m[("CRPCA", columns[0], "gamma_max")], color="k", ls="--", lw=0.8)
         ax.axvspan(30, 90, color="tab:orange", alpha=0.08, label="paper's γ range")
         ax.set_xscale("log")
-        ax.set_title(ds)
-        ax.set_xlabel("γ (dashed: γmax)")
-        ax.set_ylabel("total reconstruction error")
-        ax.grid(alpha=0.3)
-    for ax in axes[len(datasets) :]:
-        ax.set_visible(False)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Nie et al. 2014, Fig. 1: CRPCA vs CRPCA-OM against γ")
-    return fig
+        style_panel(ax, title=ds, xlabel="γ (dashed: γmax)", ylabel="total reconstruction error")
+    return finish_figure(fig, axes, "Nie et al. 2014, Fig. 1: CRPCA vs CRPCA-OM against γ")
 
 
-register(
-    Experiment(
-        name="nie2014-figure1",
-        paper=PAPER,
-        exhibit="Figure 1",
-        summary=(
-            "Total reconstruction error of the low-rank part against the clean images, "
-            "Table 1's occlusion, CRPCA (problem 29, centred) and CRPCA-OM (problem 30) "
-            "over γ: the paper's 30-90 and 0.3-0.9 γmax."
-        ),
-        paper_datasets=PAPER_DATASETS,
-        datasets=OUR_DATASETS,
-        quick_datasets=("orl",),
-        tasks=_figure1_tasks,
-        table=_figure1_table,
-        figure=_figure1_figure,
-        claim=(
-            "The error grows with γ for both methods, and CRPCA-OM is consistently below CRPCA."
-        ),
-        notes=(
-            "Problem (29)+(30) are 1-homogeneous in the data, so γ does not depend on the "
-            "pixel scale but on the number of images: Z = 0 is optimal for "
-            "γ ≥ γmax = ||G||_2 ≤ √n (G: the centred samples scaled to unit norm). On our "
-            "data γmax is 5.6 (Yale) to 30.4 (CMU-PIE), so the paper's 30-90 gives Z = 0 "
-            "(CRPCA: the arithmetic mean, CRPCA-OM: the geometric median) almost "
-            "everywhere; we run it as printed and, beside it, the same seven points as "
-            "fractions 0.3-0.9 of γmax. The paper does not say how its images were scaled, "
-            "how CRPCA was centred, nor its ALM settings: CRPCA centres by the arithmetic "
-            "mean (sec. 4); both use the inexact ALM of Algorithm 3, with the same "
-            "settings in each cell: on the paper's grid the penalty is capped at 10 μ0 "
-            "(μ0 = 1.25/||X - mean||_2, tol 1e-8), which certifies the optimum (duality "
-            "gap below 1e-6); on our grid, for time, the estimators' defaults (μ growing "
-            "to 1e9 μ0, tol 1e-7), whose certified duality gap is reported per cell. The "
-            "reconstruction is the low-rank part b1ᵀ + Z. Occlusion as in Table 1, one "
-            "seed (the certified fits took up to 7 minutes each on the larger sets). "
-            "Points below 0.3 γmax are left out for time (at 0.1 γmax Z is nearly full "
-            "rank and the reconstruction is the occluded input)."
-        ),
-    )
+register_exhibit(
+    name="nie2014-figure1",
+    exhibit="Figure 1",
+    summary=(
+        "Total reconstruction error of the low-rank part against the clean images, "
+        "Table 1's occlusion, CRPCA (problem 29, centred) and CRPCA-OM (problem 30) "
+        "over γ: the paper's 30-90 and 0.3-0.9 γmax."
+    ),
+    tasks=_figure1_tasks,
+    table=_figure1_table,
+    figure=_figure1_figure,
+    claim=("The error grows with γ for both methods, and CRPCA-OM is consistently below CRPCA."),
+    notes=(
+        "Problem (29)+(30) are 1-homogeneous in the data, so γ does not depend on the "
+        "pixel scale but on the number of images: Z = 0 is optimal for "
+        "γ ≥ γmax = ||G||_2 ≤ √n (G: the centred samples scaled to unit norm). On our "
+        "data γmax is 5.6 (Yale) to 30.4 (CMU-PIE), so the paper's 30-90 gives Z = 0 "
+        "(CRPCA: the arithmetic mean, CRPCA-OM: the geometric median) almost "
+        "everywhere; we run it as printed and, beside it, the same seven points as "
+        "fractions 0.3-0.9 of γmax. The paper does not say how its images were scaled, "
+        "how CRPCA was centred, nor its ALM settings: CRPCA centres by the arithmetic "
+        "mean (sec. 4); both use the inexact ALM of Algorithm 3, with the same "
+        "settings in each cell: on the paper's grid the penalty is capped at 10 μ0 "
+        "(μ0 = 1.25/||X - mean||_2, tol 1e-8), which certifies the optimum (duality "
+        "gap below 1e-6); on our grid, for time, the estimators' defaults (μ growing "
+        "to 1e9 μ0, tol 1e-7), whose certified duality gap is reported per cell. The "
+        "reconstruction is the low-rank part b1ᵀ + Z. Occlusion as in Table 1, one "
+        "seed (the certified fits took up to 7 minutes each on the larger sets). "
+        "Points below 0.3 γmax are left out for time (at 0.1 γmax Z is nearly full "
+        "rank and the reconstruction is the occluded input)."
+    ),
 )

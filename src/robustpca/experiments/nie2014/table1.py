@@ -7,18 +7,15 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ...datasets import occlude_blocks
 from ...metrics import total_reconstruction_error
-from .._core import Experiment, RunConfig, Task, grid, register, seeds_for
-from .._data import load_dataset
-from .._report import line_plot, markdown_table
+from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
+from .._report import line_plot, markdown_table, table_header, table_row
 from ._common import (
-    OUR_DATASETS,
-    PAPER,
-    PAPER_DATASETS,
     PAPER_TABLE1,
     TABLE1_DIMENSIONS,
     TABLE1_METHODS,
+    _occluded_data,
+    register_exhibit,
 )
 
 
@@ -26,15 +23,7 @@ def table1_task(
     dataset: str, seed: int, method: str, dims: list[int], data_home: str | None, max_iter: int
 ) -> list[dict]:
     """Occlude ``dataset`` with ``seed``, fit ``method`` at each of ``dims``, score it."""
-    data = load_dataset(dataset, data_home)
-    X, _ = occlude_blocks(
-        data.data,
-        data.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill="max",
-        random_state=seed,
-    )
+    data, X = _occluded_data(dataset, seed, data_home)
     rows = []
     for k in dims:
         model = TABLE1_METHODS[method](n_components=k, random_state=seed)
@@ -60,30 +49,20 @@ def table1_task(
 def _table1_tasks(config: RunConfig) -> list[Task]:
     dims = grid(TABLE1_DIMENSIONS, (10, 30), config)
     max_iter = 30 if config.quick else 300
-    return [
-        Task(
-            table1_task,
-            dict(
-                dataset=ds,
-                seed=seed,
-                method=method,
-                dims=dims,
-                data_home=config.data_home,
-                max_iter=max_iter,
-            ),
-            label=f"{ds} {method} seed {seed}",
-        )
-        for ds in config.datasets
-        for seed in seeds_for(config, n_full=3)
-        for method in TABLE1_METHODS
-    ]
+    return trial_tasks(
+        table1_task,
+        config,
+        seeds=seeds_for(config, n_full=3),
+        methods=TABLE1_METHODS,
+        dims=dims,
+        max_iter=max_iter,
+    )
 
 
 def _claim_lines(rows: list[dict]) -> list[str]:
-    lines = [
-        "| data set | RPCA-OM best (of dims) | below PCA | below L1PCA | below R1PCA |",
-        "|---|---|---|---|---|",
-    ]
+    lines = table_header(
+        "data set", "RPCA-OM best (of dims)", "below PCA", "below L1PCA", "below R1PCA"
+    )
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         errors: dict[tuple[str, int], list[float]] = {}
         for r in rows:
@@ -98,7 +77,7 @@ def _claim_lines(rows: list[dict]) -> list[str]:
         for base in ("PCA", "L1PCA", "R1PCA"):
             below = int(np.sum(om < np.array([mean[(base, k)] for k in dims])))
             cells.append(f"{below}/{len(dims)}")
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+        lines.append(table_row(ds, *cells))
     return lines
 
 
@@ -150,32 +129,26 @@ def _table1_figure(rows: list[dict], config: RunConfig):
     )
 
 
-register(
-    Experiment(
-        name="nie2014-table1",
-        paper=PAPER,
-        exhibit="Table 1",
-        summary=(
-            "Total reconstruction error against the clean images, 20% of the images "
-            "occluded by a quarter-size block, PCA / L1PCA / R1PCA / RPCA-OM at "
-            "dimensions 10 to 50."
-        ),
-        paper_datasets=PAPER_DATASETS,
-        datasets=OUR_DATASETS,
-        quick_datasets=("orl",),
-        tasks=_table1_tasks,
-        table=_table1_table,
-        figure=_table1_figure,
-        claim=(
-            "RPCA-OM has the smallest error at every dimension on most data sets; R1PCA "
-            "and RPCA-OM beat PCA and L1PCA."
-        ),
-        notes=(
-            "All twelve data sets are available, at the sizes of the usual Deng Cai / "
-            "Feiping Nie collections (32x32, Palm and MSRA 16x16, MNIST 28x28); the paper "
-            "does not give its image sizes, the fill of the block or its number of runs. "
-            "We fill the block with the data maximum (white), average 3 seeds, and run "
-            "every method to its own convergence (max_iter 300)."
-        ),
-    )
+register_exhibit(
+    name="nie2014-table1",
+    exhibit="Table 1",
+    summary=(
+        "Total reconstruction error against the clean images, 20% of the images "
+        "occluded by a quarter-size block, PCA / L1PCA / R1PCA / RPCA-OM at "
+        "dimensions 10 to 50."
+    ),
+    tasks=_table1_tasks,
+    table=_table1_table,
+    figure=_table1_figure,
+    claim=(
+        "RPCA-OM has the smallest error at every dimension on most data sets; R1PCA "
+        "and RPCA-OM beat PCA and L1PCA."
+    ),
+    notes=(
+        "All twelve data sets are available, at the sizes of the usual Deng Cai / "
+        "Feiping Nie collections (32x32, Palm and MSRA 16x16, MNIST 28x28); the paper "
+        "does not give its image sizes, the fill of the block or its number of runs. "
+        "We fill the block with the data maximum (white), average 3 seeds, and run "
+        "every method to its own convergence (max_iter 300)."
+    ),
 )

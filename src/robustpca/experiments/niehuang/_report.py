@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import RunConfig
-from .._report import line_plot, markdown_table, pivot_table
+from .._report import line_plot, markdown_table, pivot_table, table_header, table_row
 from ._data import METHODS, PAPER_TABLE1, paper_images
 
 
@@ -49,8 +49,8 @@ def claim_counts(rows: list[dict]) -> dict[str, dict[str, tuple[int, int]]]:
 def _claim_lines(rows: list[dict], expected: dict[str, str]) -> list[str]:
     counts = claim_counts(rows)
     names = [name for name, _ in _CLAIMS]
-    lines = ["| data set | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1)]
-    lines.append("| *the paper* | " + " | ".join(expected[name] for name in names) + " |")
+    lines = table_header("data set", *names)
+    lines.append(table_row("*the paper*", *(expected[name] for name in names)))
     total = {name: [0, 0] for name in names}
     for ds, per_claim in counts.items():
         cells = []
@@ -59,8 +59,8 @@ def _claim_lines(rows: list[dict], expected: dict[str, str]) -> list[str]:
             total[name][0] += held
             total[name][1] += of
             cells.append(f"{held}/{of}")
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
-    lines.append("| all | " + " | ".join(f"{h}/{o}" for h, o in total.values()) + " |")
+        lines.append(table_row(ds, *cells))
+    lines.append(table_row("all", *(f"{h}/{o}" for h, o in total.values())))
     return lines
 
 
@@ -76,10 +76,7 @@ def _gap_lines(rows: list[dict]) -> list[str]:
 
 
 def _iteration_lines(rows: list[dict]) -> list[str]:
-    lines = [
-        "| data set | PCA-L21 iterations: median | max | converged |",
-        "|---|---|---|---|",
-    ]
+    lines = table_header("data set", "PCA-L21 iterations: median", "max", "converged")
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         sub = [r for r in rows if r["dataset"] == ds and r["method"] == "PCA-L21"]
         if not sub:

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ...metrics import projection_reconstruction_error
-from .._core import RunConfig, Task, grid, seeds_for
+from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
 from ._data import (
     DIMENSIONS,
     METHODS,
@@ -96,21 +96,12 @@ def outlier_task(
 def _tasks(config: RunConfig, *, fn, fraction: float) -> list[Task]:
     dims = grid(DIMENSIONS, QUICK_DIMENSIONS, config)
     max_iter = 20 if config.quick else None
-    return [
-        Task(
-            fn,
-            dict(
-                dataset=ds,
-                seed=seed,
-                method=method,
-                fraction=fraction,
-                dims=dims,
-                data_home=config.data_home,
-                max_iter=max_iter,
-            ),
-            label=f"{ds} {method} seed {seed}",
-        )
-        for ds in config.datasets
-        for seed in seeds_for(config, n_full=3)
-        for method in METHODS
-    ]
+    return trial_tasks(
+        fn,
+        config,
+        seeds=seeds_for(config, n_full=3),
+        methods=METHODS,
+        fraction=fraction,
+        dims=dims,
+        max_iter=max_iter,
+    )

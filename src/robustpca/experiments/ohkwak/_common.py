@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from .._core import RunConfig
+from typing import Any
+
+import numpy as np
+
+from .._core import RunConfig, registrar
 
 PAPER = "Oh & Kwak (2016), Generalized mean for robust principal component analysis"
 
@@ -24,7 +28,16 @@ FIGURE2_POWERS = (0.1, 0.3, 0.5, 0.7)
 
 SAMPLE_MEAN = "sample mean"
 
+#: Registers an exhibit of the paper (synthetic data only: no data sets).
+register_exhibit = registrar(paper=PAPER, datasets=())
+
 GRID_STEP = 0.01  # degrees, for the global minimiser of objective (9)
+
+
+def _scatter_samples(ax: Any, X: np.ndarray, inliers: np.ndarray) -> None:
+    """The panel of one draw: its inliers and outliers."""
+    ax.scatter(*X[inliers].T, s=8, c="tab:blue", alpha=0.6, label="inliers")
+    ax.scatter(*X[~inliers].T, s=14, c="tab:red", marker="x", label="outliers")
 
 
 def _no_datasets(config: RunConfig, name: str) -> None:

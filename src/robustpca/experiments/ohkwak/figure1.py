@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ...solvers.generalized_mean import resolve_delta, solve_generalized_mean
-from .._core import Experiment, RunConfig, Task, register, seeds_for
-from ._common import FIGURE1_POWERS, PAPER, SAMPLE_MEAN, _no_datasets
+from .._core import RunConfig, Task, seeds_for
+from .._report import strip_plot, table_header
+from ._common import (
+    FIGURE1_POWERS,
+    SAMPLE_MEAN,
+    _no_datasets,
+    _scatter_samples,
+    register_exhibit,
+)
 
 
 def figure1_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -87,8 +94,7 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
         f"## Distance of each mean to the inliers' centre, over {len(seeds)} draws\n",
         "Mean ± standard deviation (min-max). The inliers' centre is the origin; their "
         "sample mean is the mean of the 100 inliers alone.\n",
-        "| mean | distance to the origin | distance to the inliers' sample mean |",
-        "|---|---|---|",
+        *table_header("mean", "distance to the origin", "distance to the inliers' sample mean"),
     ]
     for m in methods:
         d0 = [by[(m, s)]["distance_to_origin"] for s in seeds]
@@ -96,9 +102,12 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
         lines.append(f"| {m} | {_stats(d0)} | {_stats(d1)} |")
     lines += [
         "\n## The claim, per p\n",
-        "| mean | closer to the origin than the sample mean | within half its distance "
-        "| outliers carry the smallest weights |",
-        "|---|---|---|---|",
+        *table_header(
+            "mean",
+            "closer to the origin than the sample mean",
+            "within half its distance",
+            "outliers carry the smallest weights",
+        ),
     ]
     for m in methods:
         if m == SAMPLE_MEAN:
@@ -125,8 +134,7 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
     X, inliers = figure1_samples(seed)
     fig = Figure(figsize=(9.5, 4.0), layout="constrained")
     ax, ax2 = fig.subplots(1, 2)
-    ax.scatter(*X[inliers].T, s=8, c="tab:blue", alpha=0.6, label="inliers")
-    ax.scatter(*X[~inliers].T, s=14, c="tab:red", marker="x", label="outliers")
+    _scatter_samples(ax, X, inliers)
     markers = {SAMPLE_MEAN: "s", "m_G, p = 0.1": "*", "m_G, p = 0.2": "^"}
     methods = list(dict.fromkeys(r["method"] for r in rows))
     for m in methods:
@@ -136,10 +144,7 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
     ax.set_title(f"Fig. 1, draw {seed}")
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    for i, m in enumerate(methods):
-        d = [r["distance_to_origin"] for r in rows if r["method"] == m]
-        jitter = np.linspace(-0.15, 0.15, len(d)) if len(d) > 1 else np.zeros(1)
-        ax2.scatter(i + jitter, d, s=10, alpha=0.7)
+    strip_plot(ax2, [[r["distance_to_origin"] for r in rows if r["method"] == m] for m in methods])
     ax2.set_xticks(range(len(methods)), methods, fontsize=8)
     ax2.set_ylabel("distance to the inliers' centre (0, 0)")
     ax2.set_title("over all draws")
@@ -148,32 +153,28 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
     return fig
 
 
-register(
-    Experiment(
-        name="ohkwak-figure1",
-        paper=PAPER,
-        exhibit="Figure 1",
-        summary=(
-            "Sample mean against the generalized sample mean (Algorithm 1, p = 0.1, 0.2) "
-            "on 100 Gaussian inliers at the origin and 10 outliers at (5, 5)."
-        ),
-        paper_datasets=("synthetic 2-D Gaussian data (sec. 3.1)",),
-        datasets=(),
-        tasks=_figure1_tasks,
-        table=_figure1_table,
-        figure=_figure1_figure,
-        claim=(
-            "The generalized sample means lie close to the inliers' mean [0, 0]; the "
-            "sample mean is biased by the ten outliers."
-        ),
-        notes=(
-            "Synthetic data drawn as the paper describes (its covariances diag[0.5, 0.5] "
-            "and diag[0.3, 0.3] read as variances); no data set is used. The paper shows "
-            "one draw; we draw 50 (seeds 0-49 from the base seed). Algorithm 1 starts at "
-            "the sample mean (line 3) and stops when objective (6) changes by less than "
-            "1e-6 relative (the paper gives no stopping rule); delta of eq. (13) is 1e-6 "
-            "of the mean squared spread. For p < 1/2 every sample is a local minimiser of "
-            "(6), so m_G stops on a central inlier rather than at the origin."
-        ),
-    )
+register_exhibit(
+    name="ohkwak-figure1",
+    exhibit="Figure 1",
+    summary=(
+        "Sample mean against the generalized sample mean (Algorithm 1, p = 0.1, 0.2) "
+        "on 100 Gaussian inliers at the origin and 10 outliers at (5, 5)."
+    ),
+    paper_datasets=("synthetic 2-D Gaussian data (sec. 3.1)",),
+    tasks=_figure1_tasks,
+    table=_figure1_table,
+    figure=_figure1_figure,
+    claim=(
+        "The generalized sample means lie close to the inliers' mean [0, 0]; the "
+        "sample mean is biased by the ten outliers."
+    ),
+    notes=(
+        "Synthetic data drawn as the paper describes (its covariances diag[0.5, 0.5] "
+        "and diag[0.3, 0.3] read as variances); no data set is used. The paper shows "
+        "one draw; we draw 50 (seeds 0-49 from the base seed). Algorithm 1 starts at "
+        "the sample mean (line 3) and stops when objective (6) changes by less than "
+        "1e-6 relative (the paper gives no stopping rule); delta of eq. (13) is 1e-6 "
+        "of the mean squared spread. For p < 1/2 every sample is a local minimiser of "
+        "(6), so m_G stops on a central inlier rather than at the origin."
+    ),
 )

@@ -10,8 +10,17 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ...estimators import PCA, GeneralizedMeanPCA
 from ...solvers.generalized_mean import solve_generalized_mean_pca
-from .._core import Experiment, RunConfig, Task, grid, register, seeds_for
-from ._common import FIGURE2_POWER, FIGURE2_POWERS, GRID_STEP, PAPER, PAPER_FIGURE2, _no_datasets
+from .._core import RunConfig, Task, grid, seeds_for
+from .._report import strip_plot, table_header, table_row
+from ._common import (
+    FIGURE2_POWER,
+    FIGURE2_POWERS,
+    GRID_STEP,
+    PAPER_FIGURE2,
+    _no_datasets,
+    _scatter_samples,
+    register_exhibit,
+)
 from .figure1 import _stats
 
 
@@ -135,8 +144,7 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
         f"## Directions in degrees over {n} draws\n",
         "Mean ± standard deviation (min-max); `|θ - 45|` and `|θ - θ_in|` are mean "
         "distances to 45 degrees and to PCA of the inliers alone (θ_in).\n",
-        "| method | p | θ | abs(θ - 45) | abs(θ - θ_in) | paper |",
-        "|---|---|---|---|---|---|",
+        *table_header("method", "p", "θ", "abs(θ - 45)", "abs(θ - θ_in)", "paper"),
     ]
     paper = {
         ("PCA", 1.0): PAPER_FIGURE2["PCA"],
@@ -158,10 +166,15 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
     pca = _angles(rows, "PCA")
     lines += [
         "\n## The claim, per p\n",
-        "| p | PCA-GM closer to 45° than PCA | closer to θ_in than PCA | PCA-GM in 45-50° "
-        "| grid minimiser of (9) in 44-50° | PCA-GM at a local minimum of (9) | one step "
-        "from 30° lands between 30° and PCA-GM |",
-        "|---|---|---|---|---|---|---|",
+        *table_header(
+            "p",
+            "PCA-GM closer to 45° than PCA",
+            "closer to θ_in than PCA",
+            "PCA-GM in 45-50°",
+            "grid minimiser of (9) in 44-50°",
+            "PCA-GM at a local minimum of (9)",
+            "one step from 30° lands between 30° and PCA-GM",
+        ),
     ]
     for p in sorted({r["p"] for r in rows if r["method"] == "PCA-GM"}):
         gm = _angles(rows, "PCA-GM", p)
@@ -175,7 +188,7 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
             sum(gm[s]["local_minimum"] for s in seeds),
             sum(30.0 < step[s]["angle"] < gm[s]["angle"] for s in seeds),
         ]
-        lines.append(f"| {p:g} | " + " | ".join(f"{c}/{n}" for c in counts) + " |")
+        lines.append(table_row(f"{p:g}", *(f"{c}/{n}" for c in counts)))
     lines.append(
         f"\nThe paper's single draw (p = {FIGURE2_POWER:g}): PCA "
         f"{PAPER_FIGURE2['PCA']:g}°, PCA-GM {PAPER_FIGURE2['PCA-GM']:g}°, one step from 30° "
@@ -198,8 +211,7 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     by = {r["method"]: r["angle"] for r in rows if r["seed"] == seed and r["p"] in (1.0, p)}
     fig = Figure(figsize=(13.5, 4.0), layout="constrained")
     ax, ax2, ax3 = fig.subplots(1, 3)
-    ax.scatter(*X[inliers].T, s=8, c="tab:blue", alpha=0.6, label="inliers")
-    ax.scatter(*X[~inliers].T, s=14, c="tab:red", marker="x", label="outliers")
+    _scatter_samples(ax, X, inliers)
     t = np.linspace(-4.0, 4.0, 2)
     for label, angle, style in (
         ("PCA", by["PCA"], "-"),
@@ -234,10 +246,10 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     ax2.grid(alpha=0.3)
 
     methods = ["PCA", "PCA-GM", "min of (9) on a grid", "PCA, inliers only"]
-    for i, method in enumerate(methods):
-        vals = [r["angle"] for r in rows if r["method"] == method and r["p"] in (1.0, p)]
-        jitter = np.linspace(-0.15, 0.15, len(vals)) if len(vals) > 1 else np.zeros(1)
-        ax3.scatter(i + jitter, vals, s=10, alpha=0.7)
+    strip_plot(
+        ax3,
+        [[r["angle"] for r in rows if r["method"] == m and r["p"] in (1.0, p)] for m in methods],
+    )
     ax3.axhline(45.0, color="k", ls=":", lw=0.8)
     ax3.scatter([0, 1], [PAPER_FIGURE2["PCA"], PAPER_FIGURE2["PCA-GM"]], marker="*", s=120,
                 c="k", label="paper")  # fmt: skip
@@ -250,39 +262,35 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     return fig
 
 
-register(
-    Experiment(
-        name="ohkwak-figure2",
-        paper=PAPER,
-        exhibit="Figure 2",
-        summary=(
-            "Direction of PCA against PCA-GM (p = 0.3) on 110 points of a noisy line with "
-            "10 noisier outliers; objective (9) against the angle; one step of "
-            "Algorithm 2 from 30 degrees."
-        ),
-        paper_datasets=("synthetic 2-D data (sec. 3.2)",),
-        datasets=(),
-        tasks=_figure2_tasks,
-        table=_figure2_table,
-        figure=_figure2_figure,
-        claim=(
-            "PCA is pulled to about 60 degrees by the outliers; PCA-GM (p = 0.3) finds "
-            "48.9 degrees, close to the outlier-free 45; one step from 30 goes to 32.1 and "
-            "Algorithm 2 converges to the local minimum of (9)."
-        ),
-        notes=(
-            "Synthetic data drawn as the paper describes; no data set is used. The paper "
-            "shows one draw; we draw 50 (seeds 0-49 from the base seed) and also run "
-            "p = 0.1, 0.5, 0.7 as a sensitivity check. PCA-GM is centred on m_G with the "
-            "same p (Algorithm 2's input) and run until objective (10) changes by less "
-            "than 1e-13 relative (the paper gives no stopping rule; near a cusp the "
-            "iteration is slow, and 1e-10 left one draw 0.001 degree short of its local "
-            "minimum); 'local minimum' means no lower objective within 0.001 degree. "
-            "delta of eq. (13) is 1e-6 of the mean squared spread. The paper's reference "
-            "'without the outliers' is 45 degrees, the line y = x; PCA of the inliers alone "
-            "is a "
-            "different reference (it is biased above 45, to about 48.6 degrees in the "
-            "population, since the noise is only in y): we report both."
-        ),
-    )
+register_exhibit(
+    name="ohkwak-figure2",
+    exhibit="Figure 2",
+    summary=(
+        "Direction of PCA against PCA-GM (p = 0.3) on 110 points of a noisy line with "
+        "10 noisier outliers; objective (9) against the angle; one step of "
+        "Algorithm 2 from 30 degrees."
+    ),
+    paper_datasets=("synthetic 2-D data (sec. 3.2)",),
+    tasks=_figure2_tasks,
+    table=_figure2_table,
+    figure=_figure2_figure,
+    claim=(
+        "PCA is pulled to about 60 degrees by the outliers; PCA-GM (p = 0.3) finds "
+        "48.9 degrees, close to the outlier-free 45; one step from 30 goes to 32.1 and "
+        "Algorithm 2 converges to the local minimum of (9)."
+    ),
+    notes=(
+        "Synthetic data drawn as the paper describes; no data set is used. The paper "
+        "shows one draw; we draw 50 (seeds 0-49 from the base seed) and also run "
+        "p = 0.1, 0.5, 0.7 as a sensitivity check. PCA-GM is centred on m_G with the "
+        "same p (Algorithm 2's input) and run until objective (10) changes by less "
+        "than 1e-13 relative (the paper gives no stopping rule; near a cusp the "
+        "iteration is slow, and 1e-10 left one draw 0.001 degree short of its local "
+        "minimum); 'local minimum' means no lower objective within 0.001 degree. "
+        "delta of eq. (13) is 1e-6 of the mean squared spread. The paper's reference "
+        "'without the outliers' is 45 degrees, the line y = x; PCA of the inliers alone "
+        "is a "
+        "different reference (it is biased above 45, to about 48.6 degrees in the "
+        "population, since the noise is only in y): we report both."
+    ),
 )

@@ -25,6 +25,7 @@ from ...estimators import (
     Robust2DPCA,
     TwoDPCA,
 )
+from ...metrics import weighted_reconstruction_error
 from ...solvers.two_d import image_residuals, initial_two_d_bases
 from .._data import load_dataset
 
@@ -239,6 +240,27 @@ def _fits(method, data, X, dims, seed, max_iter, caps):
         )
         out.append((cap, model, _fit(model, X)))
     return out
+
+
+def _scores(model, X: np.ndarray, data: ImageDataset, occluded: np.ndarray, seconds: float) -> dict:
+    """The scores of one fit on the occluded faces ``X`` (Table 2 and Figure 2).
+
+    ``error``: the mean squared reconstruction error against the clean faces (uniform
+    weights), ``error_own``: the same with the fit's own ``weights_`` where it has them
+    (the literal formula of sec. 5.2), both for pixels in [0, 1]; the images it rejects
+    (weight 0) and how many of them are occluded; its iterations and fit time.
+    """
+    rec = model.reconstruct(X)
+    weights = getattr(model, "weights_", None)
+    return {
+        "error": weighted_reconstruction_error(rec, data.data) / SCALE,
+        "error_own": weighted_reconstruction_error(rec, data.data, weights) / SCALE,
+        "n_occluded": int(occluded.sum()),
+        **_rejection(model, occluded),
+        "n_iter": int(getattr(model, "n_iter_", 1)),
+        "converged": bool(getattr(model, "converged_", True)),
+        "seconds": seconds,
+    }
 
 
 def _rejection(model, occluded) -> dict:

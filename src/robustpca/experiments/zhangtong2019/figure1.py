@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from ...metrics import kmeans_scores
-from .._core import RunConfig, Task, grid, seeds_for
+from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
+from .._report import finish_figure, panel_figure, style_panel, table_header, table_row
 from ._common import NOISE_RATE, PAPER_FIGURE1_RANGES, _fits, load_faces, occluded_faces
 from .table2 import FIGURE1_CAPS, FIGURE1_D1, FIGURE1_METHODS, _best_cap_means, _value_table
 
@@ -73,20 +74,17 @@ def _figure1_tasks(config: RunConfig) -> list[Task]:
     n_kmeans = 2 if config.quick else 10
     tasks = []
     for ds in config.datasets:
-        d1_grid = _figure1_grid(ds, config, config.data_home)
-        for seed in seeds_for(config, n_full=1):
-            for method in FIGURE1_METHODS:
-                params = dict(
-                    dataset=ds,
-                    seed=seed,
-                    method=method,
-                    d1_grid=d1_grid,
-                    n_kmeans=n_kmeans,
-                    caps=caps,
-                    data_home=config.data_home,
-                    max_iter=max_iter,
-                )
-                tasks.append(Task(figure1_task, params, f"{ds} {method} {seed}"))
+        tasks += trial_tasks(
+            figure1_task,
+            config,
+            seeds=seeds_for(config, n_full=1),
+            methods=FIGURE1_METHODS,
+            datasets=[ds],
+            d1_grid=_figure1_grid(ds, config, config.data_home),
+            n_kmeans=n_kmeans,
+            caps=caps,
+            max_iter=max_iter,
+        )
     return tasks
 
 
@@ -106,11 +104,15 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
     by_ds: dict = {}
     for (ds, d1), values in cells.items():
         by_ds.setdefault(ds, {})[d1] = values
-    claim = [
-        "| data set | RWL-AN best (of d1) | R2DPCA > GLRAM | capped > GLRAM | RWL-AN > GLRAM "
-        "| capped >= R2DPCA | any method > baseline |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    claim = table_header(
+        "data set",
+        "RWL-AN best (of d1)",
+        "R2DPCA > GLRAM",
+        "capped > GLRAM",
+        "RWL-AN > GLRAM",
+        "capped >= R2DPCA",
+        "any method > baseline",
+    )
     for ds, per_d1 in by_ds.items():
         methods = [m for m in FIGURE1_METHODS if any(m in v for v in per_d1.values())]
         table = {(d1,): {m: v[m] for m in methods if m in v} for d1, v in per_d1.items()}
@@ -131,13 +133,10 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
     parts += ["\n## The claim, per data set (counted over d1)\n", *claim]
     parts += [
         "\n## Capped R2DPCA: the cap kept per d1\n",
-        "| data set | " + " | ".join(f"d1={d}" for d in FIGURE1_D1) + " |",
-        "|---" * (len(FIGURE1_D1) + 1) + "|",
+        *table_header("data set", *(f"d1={d}" for d in FIGURE1_D1)),
     ]
     for ds in by_ds:
-        parts.append(
-            f"| {ds} | " + " | ".join(str(chosen.get((ds, d), "")) for d in FIGURE1_D1) + " |"
-        )
+        parts.append(table_row(ds, *(chosen.get((ds, d), "") for d in FIGURE1_D1)))
     parts += [
         "\nThe paper's curves are not legible in our copy; their y-axis ranges (accuracy, %): "
         + ", ".join(f"{k} {lo}-{hi}" for k, (lo, hi) in PAPER_FIGURE1_RANGES.items())
@@ -147,25 +146,19 @@ def _figure1_table(rows: list[dict], config: RunConfig) -> str:
 
 
 def _figure1_figure(rows: list[dict], config: RunConfig):
-    from matplotlib.figure import Figure
-
     cells, _ = _figure1_cells(rows)
     datasets = list(dict.fromkeys(ds for ds, _ in cells))
-    fig = Figure(figsize=(4.4 * len(datasets), 3.6), layout="constrained")
-    axes = fig.subplots(1, len(datasets), squeeze=False).ravel()
+    fig, axes = panel_figure(len(datasets))
     for ax, ds in zip(axes, datasets, strict=True):
         d1s = sorted(d1 for d, d1 in cells if d == ds)
         for m in FIGURE1_METHODS:
             ys = [cells[(ds, d1)].get(m, math.nan) for d1 in d1s]
             style = {"ls": "--", "color": "k"} if m == "Baseline" else {"marker": "o", "ms": 3}
             ax.plot(d1s, ys, label=m, **style)
-        ax.set_title(ds)
-        ax.set_xlabel("d1 = d2")
-        ax.set_ylabel("clustering accuracy (%)")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Zhang & Tong 2019, Figure 1: k-means on the reconstructed images")
-    return fig
+        style_panel(ax, title=ds, xlabel="d1 = d2", ylabel="clustering accuracy (%)")
+    return finish_figure(
+        fig, axes, "Zhang & Tong 2019, Figure 1: k-means on the reconstructed images"
+    )
 
 
 FIGURE2_RATES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)

@@ -7,16 +7,20 @@ from typing import Any
 import numpy as np
 
 from ...estimators import PCA
-from ...metrics import weighted_reconstruction_error
 from .._core import RunConfig, Task, grid, seeds_for
-from .._report import markdown_table
+from .._report import (
+    finish_figure,
+    markdown_table,
+    panel_figure,
+    style_panel,
+    table_header,
+)
 from ._common import (
     NOISE_RATE,
     PAPER_FIGURE2_RANGES,
-    SCALE,
     TABLE2_DIMS,
     _fit,
-    _rejection,
+    _scores,
     make_estimator,
     occluded_faces,
 )
@@ -55,8 +59,6 @@ def figure2_task(
     fits.append((None, PCA(m)))
     for rate, model in fits:
         seconds = _fit(model, X[~occluded] if rate is None else X)
-        rec = model.reconstruct(X)
-        weights = getattr(model, "weights_", None)
         rows.append(
             {
                 "dataset": dataset,
@@ -64,13 +66,7 @@ def figure2_task(
                 "method": ORACLE if rate is None else "RWL-AN",
                 "k_rate": rate,
                 "n_neighbors": getattr(model, "n_neighbors_", int((~occluded).sum())),
-                "error": weighted_reconstruction_error(rec, data.data) / SCALE,
-                "error_own": weighted_reconstruction_error(rec, data.data, weights) / SCALE,
-                "n_occluded": int(occluded.sum()),
-                **_rejection(model, occluded),
-                "n_iter": int(getattr(model, "n_iter_", 1)),
-                "converged": bool(getattr(model, "converged_", True)),
-                "seconds": seconds,
+                **_scores(model, X, data, occluded, seconds),
             }
         )
     return rows
@@ -112,9 +108,15 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
         "Steady up to k_rate 0.8 (the clean fraction), rising fast beyond it. Spread: "
         "(max - min) / min of the uniform-weight error over k_rate <= 0.8; rise: error at "
         "0.95 over the error at 0.8.\n",
-        "| data set | spread <= 0.8 | rise 0.8 -> 0.95 | argmin k_rate | holds | oracle "
-        f"({ORACLE}) | RWL-AN at 0.8 / oracle |",
-        "|---|---|---|---|---|---|---|",
+        *table_header(
+            "data set",
+            "spread <= 0.8",
+            "rise 0.8 -> 0.95",
+            "argmin k_rate",
+            "holds",
+            f"oracle ({ORACLE})",
+            "RWL-AN at 0.8 / oracle",
+        ),
     ]
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         mean: dict = {}
@@ -145,11 +147,8 @@ def _figure2_table(rows: list[dict], config: RunConfig) -> str:
 
 
 def _figure2_figure(rows: list[dict], config: RunConfig):
-    from matplotlib.figure import Figure
-
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    fig = Figure(figsize=(4.4 * len(datasets), 3.6), layout="constrained")
-    axes = fig.subplots(1, len(datasets), squeeze=False).ravel()
+    fig, axes = panel_figure(len(datasets))
     for ax, ds in zip(axes, datasets, strict=True):
         sub = [r for r in rows if r["dataset"] == ds]
         rates = sorted({r["k_rate"] for r in sub if r["method"] == "RWL-AN"})
@@ -162,13 +161,8 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
         oracle = np.mean([r["error"] for r in sub if r["method"] == ORACLE])
         ax.axhline(oracle, color="k", ls="--", lw=0.8, label=ORACLE)
         ax.axvline(1 - NOISE_RATE, color="grey", ls=":", lw=0.8)
-        ax.set_title(ds)
-        ax.set_xlabel("k_rate")
-        ax.set_ylabel("reconstruction error")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Zhang & Tong 2019, Figure 2: sensitivity to k = N x k_rate")
-    return fig
+        style_panel(ax, title=ds, xlabel="k_rate", ylabel="reconstruction error")
+    return finish_figure(fig, axes, "Zhang & Tong 2019, Figure 2: sensitivity to k = N x k_rate")
 
 
 TABLE3_METHODS = ("RWL-AN", "GLRAM", "R2DPCA", "RPCA-OM")

@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 
-from ...metrics import weighted_reconstruction_error
-from .._core import RunConfig, Task, grid, seeds_for
-from .._report import markdown_table
+from .._core import RunConfig, Task, grid, seeds_for, trial_tasks
+from .._report import markdown_table, table_header, table_row
 from ._common import (
     CAP_GRID,
     EXTRA_METHODS,
@@ -18,11 +17,10 @@ from ._common import (
     PAPER_METHODS,
     PAPER_TABLE2,
     QUICK_DIMS,
-    SCALE,
     TABLE2_DIMS,
     TABLE2_FILLS,
     _fits,
-    _rejection,
+    _scores,
     _setting,
     occluded_faces,
 )
@@ -48,8 +46,6 @@ def table2_task(
     data, X, occluded = occluded_faces(dataset, noise_rate, seed, data_home, fill)
     rows = []
     for cap, model, seconds in _fits(method, data, X, tuple(dims), seed, max_iter, caps):
-        rec = model.reconstruct(X)
-        weights = getattr(model, "weights_", None)
         rows.append(
             {
                 "dataset": dataset,
@@ -62,13 +58,7 @@ def table2_task(
                 "fill": fill,
                 "setting": _setting(noise_rate, fill),
                 "n_components": int(model.n_components_),
-                "error": weighted_reconstruction_error(rec, data.data) / SCALE,
-                "error_own": weighted_reconstruction_error(rec, data.data, weights) / SCALE,
-                "n_occluded": int(occluded.sum()),
-                **_rejection(model, occluded),
-                "n_iter": int(getattr(model, "n_iter_", 1)),
-                "converged": bool(getattr(model, "converged_", True)),
-                "seconds": seconds,
+                **_scores(model, X, data, occluded, seconds),
             }
         )
     return rows
@@ -85,21 +75,19 @@ def _table2_tasks(config: RunConfig) -> list[Task]:
     tasks = []
     for ds in config.datasets:
         for noise, fill, seeds in settings:
-            for seed in seeds:
-                for method in methods:
-                    params = dict(
-                        dataset=ds,
-                        noise_rate=noise,
-                        seed=seed,
-                        method=method,
-                        data_home=config.data_home,
-                        max_iter=max_iter,
-                        caps=caps,
-                        dims=dims,
-                        fill=fill,
-                    )
-                    label = f"{ds} {_setting(noise, fill)} {method} {seed}"
-                    tasks.append(Task(table2_task, params, label))
+            tasks += trial_tasks(
+                table2_task,
+                config,
+                seeds=seeds,
+                methods=methods,
+                datasets=[ds],
+                label=_setting(noise, fill),
+                noise_rate=noise,
+                max_iter=max_iter,
+                caps=caps,
+                dims=dims,
+                fill=fill,
+            )
     return tasks
 
 
@@ -132,8 +120,7 @@ def _rank_marks(values: dict, methods, best=min) -> dict:
 
 def _value_table(cells: dict, methods, fmt: str, first: str, best=min) -> list[str]:
     lines = [
-        f"| {first} | " + " | ".join(methods) + " |",
-        "|---" * (len(methods) + 1) + "|",
+        *table_header(first, *methods),
     ]
     for key, values in cells.items():
         marks = _rank_marks(values, [m for m in methods if m in PAPER_METHODS], best)
@@ -142,7 +129,7 @@ def _value_table(cells: dict, methods, fmt: str, first: str, best=min) -> list[s
             mark = marks.get(m, "")
             out.append(f"{mark}{fmt.format(values[m])}{mark}" if m in values else "")
         label = ", ".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
-        lines.append(f"| {label} | " + " | ".join(out) + " |")
+        lines.append(table_row(label, *out))
     return lines
 
 
@@ -189,8 +176,7 @@ def _per_seed_wins(rows: list[dict], value: str, chosen: dict) -> dict:
 
 def _paper_ratio_lines(cells_u: dict, cells_o: dict) -> list[str]:
     lines = [
-        "| data set | setting | source | " + " | ".join(PAPER_METHODS) + " |",
-        "|---" * (len(PAPER_METHODS) + 3) + "|",
+        *table_header("data set", "setting", "source", *PAPER_METHODS),
     ]
     for ds, setting in cells_u:
         printed = PAPER_TABLE2.get((ds.partition(":")[0], setting.split()[0]))
@@ -225,15 +211,19 @@ def _table2_table(rows: list[dict], config: RunConfig) -> str:
         "1) RWL-AN best on the noised data; 2) raw data: RPCA-OM runner-up, RWL-AN and R2DPCA "
         "below GLRAM and PCA; 4) noised data: how many of the robust methods (RWL-AN, "
         "R2DPCA, capped R2DPCA, RPCA-OM) are below both GLRAM and PCA.\n",
-        "| data set | setting | reading | 1) RWL-AN best (of the paper's six) | "
-        "2a) RPCA-OM runner-up, raw | 2b) RWL-AN, R2DPCA < GLRAM, PCA, raw | "
-        "4) robust < GLRAM, PCA |",
-        "|---|---|---|---|---|---|---|",
+        *table_header(
+            "data set",
+            "setting",
+            "reading",
+            "1) RWL-AN best (of the paper's six)",
+            "2a) RPCA-OM runner-up, raw",
+            "2b) RWL-AN, R2DPCA < GLRAM, PCA, raw",
+            "4) robust < GLRAM, PCA",
+        ),
         *_table2_claims(cells_u, "uniform p", _per_seed_wins(rows, "error", caps_u)),
         *_table2_claims(cells_o, "own p", _per_seed_wins(rows, "error_own", caps_o)),
         "\n## Capped R2DPCA: the cap kept (multiple of the starting median residual)\n",
-        "| data set, setting | uniform p | own p |",
-        "|---|---|---|",
+        *table_header("data set, setting", "uniform p", "own p"),
         *[f"| {ds}, {s} | {caps_u.get((ds, s))} | {caps_o.get((ds, s))} |" for ds, s in cells_u],
     ]
     rejected = [

@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .._core import RunConfig, Task
+from .._report import finish_figure, panel_figure, table_header
 from ._common import NOISE_RATE, PAPER_TABLE3, TABLE2_DIMS, _fit, make_estimator, occluded_faces
 from .figure2 import TABLE3_METHODS
 
@@ -110,14 +111,21 @@ def _table3_table(rows: list[dict], config: RunConfig) -> str:
         "iteration: 'x 50' is our time per iteration times 50, and the ratios to GLRAM are "
         "per iteration (the paper's: of its 50-iteration times). The per-iteration time "
         "includes the fit's set-up, which weighs more in short fits.\n",
-        "| data set | method | iterations run | CPU (s) | per iteration (ms) | x 50 (s) | "
-        "paper (s) | ours / GLRAM | paper / GLRAM |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *table_header(
+            "data set",
+            "method",
+            "iterations run",
+            "CPU (s)",
+            "per iteration (ms)",
+            "x 50 (s)",
+            "paper (s)",
+            "ours / GLRAM",
+            "paper / GLRAM",
+        ),
     ]
-    claims = [
-        "| data set | GLRAM fastest | RWL-AN / R2DPCA (paper) | RPCA-OM / RWL-AN (paper) |",
-        "|---|---|---|---|",
-    ]
+    claims = table_header(
+        "data set", "GLRAM fastest", "RWL-AN / R2DPCA (paper)", "RPCA-OM / RWL-AN (paper)"
+    )
     for ds in dict.fromkeys(r["dataset"] for r in rows):
         name = ds.partition(":")[0]
         per = {m: best[(ds, m)]["cpu_per_iter_ms"] for m in TABLE3_METHODS if (ds, m) in best}
@@ -149,12 +157,9 @@ def _table3_table(rows: list[dict], config: RunConfig) -> str:
 
 
 def _table3_figure(rows: list[dict], config: RunConfig):
-    from matplotlib.figure import Figure
-
     best = _fastest(rows)
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    fig = Figure(figsize=(4.2 * len(datasets), 3.4), layout="constrained")
-    axes = fig.subplots(1, len(datasets), squeeze=False).ravel()
+    fig, axes = panel_figure(len(datasets), panel_size=(4.2, 3.4))
     x = np.arange(len(TABLE3_METHODS))
     for ax, ds in zip(axes, datasets, strict=True):
         ours = [
@@ -168,6 +173,9 @@ def _table3_figure(rows: list[dict], config: RunConfig):
         ax.set_yscale("log")
         ax.set_title(ds)
         ax.set_ylabel("CPU time / GLRAM's")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Zhang & Tong 2019, Table 3: CPU time relative to GLRAM (machine-dependent)")
-    return fig
+    return finish_figure(
+        fig,
+        axes,
+        "Zhang & Tong 2019, Table 3: CPU time relative to GLRAM (machine-dependent)",
+        legend_size=8,
+    )
