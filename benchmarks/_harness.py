@@ -6,7 +6,8 @@ Nothing here knows about robust PCA. The pieces:
   iteration, so that the steady per-iteration time excludes one-off set-up work;
 * :func:`timed` and :func:`peak_memory` -- wall and CPU time of one call, and the
   ``tracemalloc`` peak of a separate call (NumPy reports its buffers to tracemalloc; the
-  workspace LAPACK allocates inside a call is not seen);
+  workspace LAPACK allocates inside a call is not seen); :func:`median_cpu_fit` -- the
+  median CPU time of repeated fits;
 * :func:`run_time_boxed` -- run a paper-literal code for as many iterations as fit in a
   time budget (a 1-iteration pilot first);
 * :func:`machine_description` and :func:`markdown_table`.
@@ -79,6 +80,18 @@ def timed(fn: Callable[[], Any], repeat: int = 1, before: Callable[[], None] | N
         best = min(best, time.perf_counter() - t0)
         best_cpu = min(best_cpu, time.process_time() - c0)
     return Timing(best, best_cpu, result)
+
+
+def median_cpu_fit(make: Callable[[int], Any], X: Any, repeat: int) -> tuple[float, Any]:
+    """Median CPU time (``time.process_time``) of ``make(r).fit(X)`` for ``r < repeat``
+    (the model built outside the clock), and the last fitted model."""
+    cpu, model = [], None
+    for r in range(repeat):
+        model = make(r)
+        start = time.process_time()
+        model.fit(X)
+        cpu.append(time.process_time() - start)
+    return float(np.median(cpu)), model
 
 
 def peak_memory(fn: Callable[[], Any]) -> int:
