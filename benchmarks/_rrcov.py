@@ -6,7 +6,6 @@ Optional: used only where ``Rscript`` with rrcov is installed; CI never needs R.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
@@ -14,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+from _harness import data_home
+
 #: rrcov's five data tables, read from ``$ROBUSTPCA_DATA/rrcov`` or ``../shared/data/rrcov``
 RRCOV_TABLES = ("hbk", "bushfire", "wood", "octane", "starsCYG")
 
@@ -62,7 +62,7 @@ def r_available() -> bool:
 
 def rrcov_tables(names: Iterable[str] = RRCOV_TABLES) -> dict:
     """{name: X} of the rrcov tables among ``names`` that are on this machine."""
-    folder = Path(os.environ.get("ROBUSTPCA_DATA", REPO.parent / "shared" / "data")) / "rrcov"
+    folder = data_home() / "rrcov"
     data = {}
     for name in names:
         path = folder / f"{name}.csv"

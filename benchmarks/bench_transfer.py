@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -45,18 +44,13 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _harness import data_home  # noqa: E402
 from bench_rpca_om import best_time, machine_info  # noqa: E402
 from paper_literal_transfer import rtpca_paper_literal  # noqa: E402
 
 RANKS = {"kc": 8, "ks": 3, "kt": 3}
-
-
-def data_dir() -> Path:
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else (REPO.parent / "shared" / "data")
 
 
 def load_task(subject: int, noise_seed: int):
@@ -64,7 +58,7 @@ def load_task(subject: int, noise_seed: int):
     from robustpca.datasets import load_yale
     from robustpca.transfer import add_salt_noise
 
-    yale = load_yale(data_dir(), resolution="64x64")
+    yale = load_yale(data_home(), resolution="64x64")
     images = yale.images / 255.0
     first, second = np.flatnonzero(yale.target == subject)[:2]
     clean = images[first]
@@ -91,7 +85,7 @@ def denoising_table(args) -> dict:
     from robustpca.datasets import load_yale
     from robustpca.transfer import COMPARISON_METHODS, add_salt_noise, rmse
 
-    yale = load_yale(data_dir(), resolution="64x64")
+    yale = load_yale(data_home(), resolution="64x64")
     images = yale.images / 255.0
     first = {s: np.flatnonzero(yale.target == s) for s in range(1, 16)}
     runs = []  # (task name, source image, clean target, noise level, seed)

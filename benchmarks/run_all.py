@@ -45,12 +45,12 @@ from typing import Any
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from _harness import (  # noqa: E402
     IterationClock,
     LiteralRun,
+    data_home,
     fmt_gb,
     fmt_ratio,
     fmt_seconds,
@@ -84,11 +84,6 @@ class Case:
     @property
     def images(self) -> np.ndarray:
         return self.X.reshape(-1, *self.image_shape)
-
-
-def data_home() -> Path:
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "data"
 
 
 def synthetic(n: int, d: int, rank: int, seed: int, outlier_fraction: float = 0.1):

@@ -27,15 +27,11 @@ from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.metrics import total_reconstruction_error
 
 REPO = Path(__file__).resolve().parents[1]
-# one measure of peak memory (tracemalloc) for the memory tests and the benchmarks
+# one measure of peak memory (tracemalloc) for the memory tests and the benchmarks, and
+# one place for the real data: $ROBUSTPCA_DATA or ../shared/data beside the repo
 sys.path.insert(0, str(REPO / "benchmarks"))
+from _harness import data_home  # noqa: E402
 from _harness import peak_memory as peak_memory  # noqa: E402  (re-exported to the tests)
-
-
-def data_home() -> Path:
-    """The face benchmarks: ``$ROBUSTPCA_DATA`` or ``../shared/data`` beside the repo."""
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else (REPO.parent / "shared" / "data")
 
 
 @pytest.fixture(scope="session")
