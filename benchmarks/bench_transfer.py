@@ -207,6 +207,17 @@ def run(args) -> dict:
 
         return wrapped
 
+    def fitted_row(t, c, model, **extra):
+        """A row of the table for a fitted RobustTransferPCA."""
+        return {
+            "time": t,
+            "cpu": c,
+            "n_iter": model.n_iter_,
+            "objective": model.objective_history_[-1],
+            "rmse": rmse(model.low_rank_, clean),
+            **extra,
+        }
+
     results = {}
 
     # ---- paper-literal
@@ -226,10 +237,7 @@ def run(args) -> dict:
             noisy, source=source)),
         args.repeat,
     )  # fmt: skip
-    results["ours: RobustTransferPCA"] = {
-        "time": t, "cpu": c, "n_iter": est.n_iter_, "objective": est.objective_history_[-1],
-        "rmse": rmse(est.low_rank_, clean),
-    }  # fmt: skip
+    results["ours: RobustTransferPCA"] = fitted_row(t, c, est)
     n = min(len(lit["objective"]), est.n_iter_)
     history_diff = float(
         np.max(np.abs(est.objective_history_[:n] / np.asarray(lit["objective"][:n]) - 1))
@@ -256,10 +264,9 @@ def run(args) -> dict:
         ).fit(noisy, source=source)),
         args.repeat,
     )  # fmt: skip
-    results["ours, accelerate=True, until <= literal objective"] = {
-        "time": t, "cpu": c, "n_iter": acc.n_iter_, "objective": acc.objective_history_[-1],
-        "rmse": rmse(acc.low_rank_, clean), "restarts": acc.n_restarts_,
-    }  # fmt: skip
+    results["ours, accelerate=True, until <= literal objective"] = fitted_row(
+        t, c, acc, restarts=acc.n_restarts_
+    )
 
     # ---- ours, accelerated to its own convergence (information only)
     t, c, own = best_time(
@@ -268,10 +275,7 @@ def run(args) -> dict:
             noisy, source=source)),
         args.repeat,
     )  # fmt: skip
-    results["ours, accelerate=True, own tol"] = {
-        "time": t, "cpu": c, "n_iter": own.n_iter_, "objective": own.objective_history_[-1],
-        "rmse": rmse(own.low_rank_, clean), "restarts": own.n_restarts_,
-    }  # fmt: skip
+    results["ours, accelerate=True, own tol"] = fitted_row(t, c, own, restarts=own.n_restarts_)
 
     print()
     print("| method | iterations | best fit time (s) | time / iteration (ms) | CPU time (s) "

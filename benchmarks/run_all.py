@@ -308,6 +308,9 @@ def build_specs(n_iter: int) -> list[Spec]:
             case.ranks2d, image_shape=case.image_shape, max_iter=n, tol=0.0, callback=cb
         )
 
+    def convex(cls):  # the convex programs run to their own tolerance
+        return lambda case, n, cb: cls(random_state=0, callback=cb)
+
     att = ("att",)
     return [
         Spec(
@@ -424,7 +427,7 @@ def build_specs(n_iter: int) -> list[Spec]:
         Spec(
             "PrincipalComponentPursuit",
             "PCP",
-            lambda case, n, cb: rp.PrincipalComponentPursuit(random_state=0, callback=cb),
+            convex(rp.PrincipalComponentPursuit),
             _lit_pcp,
             "Lin et al. Alg. 5, full SVD",
             _dd(10, 0),
@@ -434,7 +437,7 @@ def build_specs(n_iter: int) -> list[Spec]:
         Spec(
             "OutlierPursuit",
             "outlier pursuit",
-            lambda case, n, cb: rp.OutlierPursuit(random_state=0, callback=cb),
+            convex(rp.OutlierPursuit),
             _lit_crpca(False),
             "Nie et al. Alg. 3 (no mean), full SVD",
             _dd(12, 0, 2),
@@ -444,7 +447,7 @@ def build_specs(n_iter: int) -> list[Spec]:
         Spec(
             "ConvexOptimalMeanPCA",
             "CRPCA-OM",
-            lambda case, n, cb: rp.ConvexOptimalMeanPCA(random_state=0, callback=cb),
+            convex(rp.ConvexOptimalMeanPCA),
             _lit_crpca(True),
             "Nie et al. Alg. 3, n x n H, full SVD",
             _dd(12, 0, 3),
