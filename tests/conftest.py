@@ -19,6 +19,7 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
@@ -229,6 +230,31 @@ def random_data(seed, n, d, outliers=True):
         m = max(1, n // 8)
         X[:m] += 20 * rng.normal(size=(m, d))
     return X
+
+
+def assert_translation_equivariant(estimator, seed, shift, wide, components_atol):
+    """``estimator`` fitted to random data (60 x 8, or 20 x 50 if ``wide``) and to the same
+    data moved by ``shift`` times a random offset: the mean moves by the offset and the
+    subspace stays (to ``components_atol``). Returns the two fits."""
+    n, d = (20, 50) if wide else (60, 8)
+    X = random_data(seed, n, d)
+    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
+    a = quiet_fit(clone(estimator), X)
+    b = quiet_fit(clone(estimator), X + offset)
+    scale = np.abs(X).max() + np.abs(offset).max()
+    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
+    np.testing.assert_allclose(
+        projector(b.components_), projector(a.components_), atol=components_atol
+    )
+    return a, b
+
+
+def assert_fit_rejects(cls, params, error, match):
+    """``cls(n_components=2, **params)`` fitted to small random data raises ``error`` with a
+    message matching ``match`` (the bad parameter's name)."""
+    X = random_data(9, 30, 10)
+    with pytest.raises(error, match=match):
+        cls(**{"n_components": 2, **params}).fit(X)
 
 
 def quiet_fit(model, X):

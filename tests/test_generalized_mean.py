@@ -28,6 +28,8 @@ from robustpca.solvers.generalized_mean import (
 
 from .conftest import (
     OCCLUSIONS,
+    assert_fit_rejects,
+    assert_translation_equivariant,
     fits_below_pca,
     occluded_faces,
     planted_outlier_data,
@@ -538,14 +540,8 @@ def test_gram_and_scatter_routes_agree():
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
 def test_pca_gm_translation_equivariance(seed, shift, wide):
-    n, d = (20, 50) if wide else (60, 8)
-    X = random_data(seed, n, d)
-    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
-    a = quiet_fit(GeneralizedMeanPCA(2, max_iter=20, tol=0.0), X)
-    b = quiet_fit(GeneralizedMeanPCA(2, max_iter=20, tol=0.0), X + offset)
-    scale = np.abs(X).max() + np.abs(offset).max()
-    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
-    np.testing.assert_allclose(projector(b.components_), projector(a.components_), atol=1e-6)
+    model = GeneralizedMeanPCA(2, max_iter=20, tol=0.0)
+    assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-6)
 
 
 def test_degenerate_data_give_no_nan():
@@ -625,9 +621,7 @@ def test_callback_and_convergence_warning():
     ],
 )
 def test_bad_parameters(params, error, match):
-    X = random_data(9, 30, 10)
-    with pytest.raises(error, match=match):
-        GeneralizedMeanPCA(**{"n_components": 2, **params}).fit(X)
+    assert_fit_rejects(GeneralizedMeanPCA, params, error, match)
 
 
 # --------------------------------------------------------------------------------------

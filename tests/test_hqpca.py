@@ -18,6 +18,8 @@ from robustpca.losses import WelschLoss
 from robustpca.solvers import StopReason
 
 from .conftest import (
+    assert_fit_rejects,
+    assert_translation_equivariant,
     fits_below_pca,
     occluded_faces,
     planted_outlier_data,
@@ -190,14 +192,8 @@ def test_data_driven_kernel_width_breaks_down_at_30_percent(seed):
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
 def test_translation_equivariance(seed, shift, wide):
-    n, d = (20, 50) if wide else (60, 8)
-    X = random_data(seed, n, d)
-    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
-    a = quiet_fit(HQPCA(2, max_iter=20, tol=0.0), X)
-    b = quiet_fit(HQPCA(2, max_iter=20, tol=0.0), X + offset)
-    scale = np.abs(X).max() + np.abs(offset).max()
-    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
-    np.testing.assert_allclose(projector(b.components_), projector(a.components_), atol=1e-6)
+    model = HQPCA(2, max_iter=20, tol=0.0)
+    a, b = assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-6)
     np.testing.assert_allclose(b.kernel_width_, a.kernel_width_, rtol=1e-6)
 
 
@@ -266,9 +262,7 @@ def test_input_not_modified_reproducible_and_callback():
     ],
 )
 def test_bad_parameters(params, error, match):
-    X = random_data(9, 30, 10)
-    with pytest.raises(error, match=match):
-        HQPCA(**{"n_components": 2, **params}).fit(X)
+    assert_fit_rejects(HQPCA, params, error, match)
 
 
 # --------------------------------------------------------------------------------------
