@@ -28,14 +28,28 @@ R_METHODS = {
     "rrcov::PcaGrid": "PcaGrid(x, k = k)",
     "rrcov::PcaClassic": "PcaClassic(x, k = k)",
 }
-R_DRIVER = r"""
-suppressMessages(library(rrcov))
-args <- commandArgs(trailingOnly = TRUE)
+
+
+#: The R side of :func:`run_jobs`: the jobs table (first argument) and the output file
+#: (second); then, in the loop over the jobs, the table ``x`` and the rank ``k`` of job i.
+_READ_JOBS = r"""args <- commandArgs(trailingOnly = TRUE)
 jobs <- read.csv(args[1], stringsAsFactors = FALSE)
 out <- file(args[2], "w")
-for (i in seq_len(nrow(jobs))) {
+"""
+_FOR_EACH_JOB = r"""for (i in seq_len(nrow(jobs))) {
   x <- as.matrix(read.csv(jobs$path[i], header = FALSE)); k <- jobs$k[i]
-  set.seed(0)
+"""
+
+
+def r_driver(body: str, *, libraries: str = "library(rrcov)", setup: str = "") -> str:
+    """An R script for :func:`run_jobs`: it loads ``libraries``, reads the jobs, runs
+    ``setup`` once, then ``body`` for each job, which writes the job's line (its id
+    first) to ``out``."""
+    head = f"suppressMessages({libraries})\n" + _READ_JOBS + setup
+    return head + _FOR_EACH_JOB + body + "}\nclose(out)\n"
+
+
+R_DRIVER = r_driver(r"""  set.seed(0)
   t <- system.time(fit <- try(eval(parse(text = jobs$call[i])), silent = TRUE))[["elapsed"]]
   if (inherits(fit, "try-error")) {
     writeLines(paste(jobs$id[i], t, "FAIL", "", sep = ","), out)
@@ -44,9 +58,7 @@ for (i in seq_len(nrow(jobs))) {
   flagged <- paste(which(!fit@flag), collapse = " ")
   loadings <- paste(format(as.vector(getLoadings(fit)), digits = 17), collapse = " ")
   writeLines(paste(jobs$id[i], t, flagged, loadings, sep = ","), out)
-}
-close(out)
-"""
+""")
 
 
 def r_available() -> bool:

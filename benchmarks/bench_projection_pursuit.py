@@ -35,6 +35,7 @@ from _rrcov import (
     parse_flagged,
     parse_loadings,
     r_available,
+    r_driver,
     rrcov_tables,
     run_jobs,
     synthetic,
@@ -42,15 +43,8 @@ from _rrcov import (
 
 R_CALLS = {"grid": "PcaGrid(x, k = k)", "proj": "PcaProj(x, k = k)"}
 
-R_DRIVER = r"""
-suppressMessages({library(rrcov); library(pcaPP)})
-args <- commandArgs(trailingOnly = TRUE)
-jobs <- read.csv(args[1], stringsAsFactors = FALSE)
-reps <- as.integer(args[3])
-out <- file(args[2], "w")
-for (i in seq_len(nrow(jobs))) {
-  x <- as.matrix(read.csv(jobs$path[i], header = FALSE)); k <- jobs$k[i]
-  cpu <- numeric(reps)
+R_DRIVER = r_driver(
+    r"""  cpu <- numeric(reps)
   for (r in seq_len(reps)) {
     st <- system.time(fit <- eval(parse(text = jobs$call[i])))
     cpu[r] <- st[["user.self"]] + st[["sys.self"]]
@@ -59,9 +53,10 @@ for (i in seq_len(nrow(jobs))) {
   ev <- paste(format(fit@eigenvalues, digits = 17), collapse = " ")
   loadings <- paste(format(as.vector(getLoadings(fit)), digits = 17), collapse = " ")
   writeLines(paste(jobs$id[i], median(cpu), flagged, ev, loadings, sep = ","), out)
-}
-close(out)
-"""
+""",
+    libraries="{library(rrcov); library(pcaPP)}",
+    setup="reps <- as.integer(args[3])\n",
+)
 
 
 def datasets(quick: bool) -> dict:

@@ -38,6 +38,7 @@ from _rrcov import (
     parse_flagged,
     parse_loadings,
     r_available,
+    r_driver,
     rrcov_tables,
     run_jobs,
     synthetic,
@@ -53,15 +54,8 @@ PAIRS = {
     "ProjectionPursuitPCA": "PcaGrid(x, k = k)",
 }
 
-R_DRIVER = r"""
-suppressMessages({library(rrcov); library(pcaPP)})
-args <- commandArgs(trailingOnly = TRUE)
-jobs <- read.csv(args[1], stringsAsFactors = FALSE)
-reps <- as.integer(args[3])
-out <- file(args[2], "w")
-for (i in seq_len(nrow(jobs))) {
-  x <- as.matrix(read.csv(jobs$path[i], header = FALSE)); k <- jobs$k[i]
-  cpu <- numeric(reps)
+R_DRIVER = r_driver(
+    r"""  cpu <- numeric(reps)
   for (r in seq_len(reps)) {
     set.seed(r)
     st <- system.time(fit <- try(eval(parse(text = jobs$call[i])), silent = TRUE))
@@ -71,9 +65,10 @@ for (i in seq_len(nrow(jobs))) {
   flagged <- paste(which(!fit@flag), collapse = " ")
   loadings <- paste(format(as.vector(getLoadings(fit)), digits = 17), collapse = " ")
   writeLines(paste(i, median(cpu), flagged, loadings, sep = ","), out)
-}
-close(out)
-"""
+""",
+    libraries="{library(rrcov); library(pcaPP)}",
+    setup="reps <- as.integer(args[3])\n",
+)
 
 
 def datasets(quick: bool) -> dict:
