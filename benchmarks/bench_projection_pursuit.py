@@ -8,8 +8,8 @@ One command (needs ``Rscript`` with rrcov and pcaPP; Debian ``r-cran-rrcov r-cra
 
 Data: the five rrcov tables (``$ROBUSTPCA_DATA/rrcov`` or ``../shared/data/rrcov``) and
 seeded synthetic tables (rank-5 structure plus noise, 10% shifted rows; the generator of
-``bench_rrcov.py``), ``k = 2`` by default. For each table and method (``grid`` /
-``PcaGrid``, ``proj`` / ``PcaProj``, MAD index) it reports
+``bench_rrcov.py``, ``_rrcov.synthetic``), ``k = 2`` by default. For each table and
+method (``grid`` / ``PcaGrid``, ``proj`` / ``PcaProj``, MAD index) it reports
 
 * the **CPU seconds** of one fit, the median of ``--repeat`` fits, both sides with one
   BLAS thread (threadpoolctl here; R's BLAS is single-threaded), R timed with
@@ -22,32 +22,29 @@ seeded synthetic tables (rank-5 structure plus noise, 10% shifted rows; the gene
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import markdown_table, subspace_sin  # noqa: E402
-from _rrcov import r_available  # noqa: E402
+from _harness import markdown_table, median_cpu_fit, subspace_sin
+from _rrcov import (
+    RRCOV_TABLES,
+    parse_flagged,
+    parse_loadings,
+    r_available,
+    r_driver,
+    rrcov_tables,
+    run_jobs,
+    synthetic,
+)
 
 R_CALLS = {"grid": "PcaGrid(x, k = k)", "proj": "PcaProj(x, k = k)"}
 
-R_DRIVER = r"""
-suppressMessages({library(rrcov); library(pcaPP)})
-args <- commandArgs(trailingOnly = TRUE)
-jobs <- read.csv(args[1], stringsAsFactors = FALSE)
-reps <- as.integer(args[3])
-out <- file(args[2], "w")
-for (i in seq_len(nrow(jobs))) {
-  x <- as.matrix(read.csv(jobs$path[i], header = FALSE)); k <- jobs$k[i]
-  cpu <- numeric(reps)
+R_DRIVER = r_driver(
+    r"""  cpu <- numeric(reps)
   for (r in seq_len(reps)) {
     st <- system.time(fit <- eval(parse(text = jobs$call[i])))
     cpu[r] <- st[["user.self"]] + st[["sys.self"]]
@@ -56,28 +53,14 @@ for (i in seq_len(nrow(jobs))) {
   ev <- paste(format(fit@eigenvalues, digits = 17), collapse = " ")
   loadings <- paste(format(as.vector(getLoadings(fit)), digits = 17), collapse = " ")
   writeLines(paste(jobs$id[i], median(cpu), flagged, ev, loadings, sep = ","), out)
-}
-close(out)
-"""
-
-
-def synthetic(n: int, p: int, seed: int = 0) -> np.ndarray:
-    """Rank-5 structure plus noise, the first 10% of the rows shifted (bench_rrcov.py)."""
-    rng = np.random.default_rng(seed)
-    basis = np.linalg.qr(rng.normal(size=(p, 5)))[0]
-    X = rng.normal(size=(n, 5)) * [5.0, 4.0, 3.0, 2.0, 1.0] @ basis.T
-    X += 0.1 * rng.normal(size=(n, p))
-    X[: n // 10] += 8.0 * rng.normal(size=p)
-    return X
+""",
+    libraries="{library(rrcov); library(pcaPP)}",
+    setup="reps <- as.integer(args[3])\n",
+)
 
 
 def datasets(quick: bool) -> dict:
-    data = {}
-    folder = Path(os.environ.get("ROBUSTPCA_DATA", REPO.parent / "shared" / "data")) / "rrcov"
-    for name in ("hbk",) if quick else ("hbk", "bushfire", "wood", "octane", "starsCYG"):
-        path = folder / f"{name}.csv"
-        if path.exists():
-            data[name] = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    data = rrcov_tables(("hbk",) if quick else RRCOV_TABLES)
     shapes = [(300, 10)] if quick else [(1000, 20), (10000, 20), (200, 1000)]
     for n, p in shapes:
         data[f"synthetic {n} x {p}"] = synthetic(n, p)
@@ -87,36 +70,14 @@ def datasets(quick: bool) -> dict:
 def run_r(data: dict, k: int, repeat: int) -> dict:
     """{(table, method): (CPU seconds, flagged 0-based, eigenvalues, loadings p x k)}."""
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        jobs, keys = ["id,path,k,call"], {}
-        for key, X in data.items():
-            path = folder / f"d{len(keys)}.csv"
-            np.savetxt(path, X, delimiter=",", fmt="%.17g")
-            for method, call in R_CALLS.items():
-                jobs.append(f'{len(jobs)},{path},{k},"{call}"')
-                keys[len(jobs) - 1] = (key, method)
-        (folder / "jobs.csv").write_text("\n".join(jobs) + "\n")
-        (folder / "driver.R").write_text(R_DRIVER)
-        subprocess.run(
-            [
-                "Rscript",
-                str(folder / "driver.R"),
-                str(folder / "jobs.csv"),
-                str(folder / "o.csv"),
-                str(repeat),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        for line in (folder / "o.csv").read_text().splitlines():
-            job, seconds, flagged, ev, loadings = line.split(",")
-            key, method = keys[int(job)]
-            p = data[key].shape[1]
-            V = np.array([float(v) for v in loadings.split()]).reshape(-1, p).T
-            idx = np.array([int(v) - 1 for v in flagged.split()], dtype=int)
-            eig = np.array([float(v) for v in ev.split()])
-            results[(key, method)] = (float(seconds), idx, eig, V)
+    lines = run_jobs(
+        R_DRIVER, data, lambda key, X: [(m, k, call) for m, call in R_CALLS.items()], str(repeat)
+    )
+    for (key, method), (seconds, flagged, ev, loadings) in lines:
+        p = data[key].shape[1]
+        V = parse_loadings(loadings, p)
+        eig = np.array([float(v) for v in ev.split()])
+        results[(key, method)] = (float(seconds), parse_flagged(flagged), eig, V)
     return results
 
 
@@ -129,15 +90,14 @@ def run_ours(data: dict, k: int, repeat: int) -> dict:
     with threadpool_limits(1):
         for key, X in data.items():
             for method in R_CALLS:
-                cpu = []
-                for _ in range(repeat):
-                    model = ProjectionPursuitPCA(n_components=k, method=method)
-                    start = time.process_time()
-                    model.fit(X)
-                    cpu.append(time.process_time() - start)
+                seconds, model = median_cpu_fit(
+                    lambda r, method=method: ProjectionPursuitPCA(n_components=k, method=method),
+                    X,
+                    repeat,
+                )
                 flagged = np.flatnonzero(model.predict(X) == -1)
                 results[(key, method)] = (
-                    float(np.median(cpu)),
+                    seconds,
                     flagged,
                     model.explained_variance_,
                     model.components_.T,

@@ -16,7 +16,6 @@ comparing *time per iteration*. Nothing is asserted: it is a measurement.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 import time
@@ -33,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import robustpca  # noqa: E402
+from _harness import data_home  # noqa: E402
 from paper_literal import rpca_om_paper_literal  # noqa: E402
 from paper_literal_reweighting import (  # noqa: E402
     pca_gm_literal,
@@ -42,8 +42,7 @@ from paper_literal_reweighting import (  # noqa: E402
 
 
 def load_faces(n: int) -> tuple[np.ndarray, tuple[int, int], str]:
-    home = Path(os.environ.get("ROBUSTPCA_DATA", HERE.parent.parent / "shared" / "data"))
-    mat = home / "raw" / "orl" / "ORL_64x64.mat"
+    mat = data_home() / "raw" / "orl" / "ORL_64x64.mat"
     if mat.exists():
         fea = scipy.io.loadmat(mat)["fea"].astype(np.float64)
         images = fea.reshape(-1, 64, 64).transpose(0, 2, 1)  # MATLAB column-major -> upright

@@ -37,8 +37,6 @@ import json
 import os
 import platform
 import sys
-import time
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -48,6 +46,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _harness import data_home, timed  # noqa: E402
+from _harness import peak_memory as harness_peak_memory  # noqa: E402
 from paper_literal import rpca_om_paper_literal  # noqa: E402
 
 ORL_SHAPE = (112, 92)  # rows x columns of one AT&T/ORL image
@@ -56,11 +56,6 @@ ORL_SAMPLES = 400  # 40 subjects x 10 images
 
 
 # --------------------------------------------------------------------------- data
-def data_dir() -> Path:
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else (REPO.parent / "shared" / "data")
-
-
 def _read_pgm(path: Path) -> np.ndarray:
     """Read a binary (P5) or ASCII (P2) PGM without PIL."""
     raw = path.read_bytes()
@@ -99,7 +94,7 @@ def _read_image(path: Path) -> np.ndarray:
 
 def load_orl(n_samples: int) -> np.ndarray | None:
     """The first ``n_samples`` AT&T/ORL faces (subject-major order), or None if absent."""
-    root = data_dir() / "raw" / "orl" / "orl_faces"
+    root = data_home() / "raw" / "orl" / "orl_faces"
     paths = [root / f"s{s}" / f"{m}.pgm" for s in range(1, 41) for m in range(1, 11)]
     paths = paths[:n_samples]
     if not all(p.is_file() for p in paths):
@@ -131,8 +126,8 @@ def load_data(n_samples: int, n_features: int, seed: int) -> tuple[np.ndarray, s
     if n_features == ORL_FEATURES and n_samples <= ORL_SAMPLES:
         X = load_orl(n_samples)
         if X is not None:
-            return X, f"AT&T/ORL faces ({data_dir() / 'raw/orl/orl_faces'}), first {n_samples}"
-        note = f"ORL faces not found under {data_dir()}"
+            return X, f"AT&T/ORL faces ({data_home() / 'raw/orl/orl_faces'}), first {n_samples}"
+        note = f"ORL faces not found under {data_home()}"
     else:
         note = "requested shape is not the ORL faces' (<=400 x 10304)"
     return (
@@ -143,35 +138,22 @@ def load_data(n_samples: int, n_features: int, seed: int) -> tuple[np.ndarray, s
 
 # ---------------------------------------------------------------------- measuring
 def best_time(fit, repeat: int):
-    """Best wall time of ``repeat`` calls of ``fit()``, best CPU time, and the last result.
+    """Best wall time of ``repeat`` calls of ``fit()``, best CPU time, and the last result,
+    with a garbage collection (untimed) before each call.
 
     The CPU time (``time.process_time``, all threads of this process) is reported beside
     the wall time because it is much less sensitive to other processes competing for the
     cores.
     """
-    best, best_cpu, result = float("inf"), float("inf"), None
-    for _ in range(repeat):
-        result = None
-        gc.collect()
-        c0, t0 = time.process_time(), time.perf_counter()
-        result = fit()
-        best = min(best, time.perf_counter() - t0)
-        best_cpu = min(best_cpu, time.process_time() - c0)
-    return best, best_cpu, result
+    t = timed(fit, repeat, before=gc.collect)
+    return t.wall, t.cpu, t.result
 
 
 def peak_memory(fit) -> int:
-    """``tracemalloc`` peak (bytes) of one call of ``fit()`` above what was allocated before."""
+    """``tracemalloc`` peak (bytes) of one call of ``fit()`` above what was allocated before
+    (after a garbage collection)."""
     gc.collect()
-    tracemalloc.start()
-    try:
-        base, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        fit()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - base
+    return harness_peak_memory(fit)
 
 
 def subspace_sin(U1: np.ndarray, U2: np.ndarray) -> float:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -45,18 +44,13 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _harness import data_home  # noqa: E402
 from bench_rpca_om import best_time, machine_info  # noqa: E402
 from paper_literal_transfer import rtpca_paper_literal  # noqa: E402
 
 RANKS = {"kc": 8, "ks": 3, "kt": 3}
-
-
-def data_dir() -> Path:
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else (REPO.parent / "shared" / "data")
 
 
 def load_task(subject: int, noise_seed: int):
@@ -64,7 +58,7 @@ def load_task(subject: int, noise_seed: int):
     from robustpca.datasets import load_yale
     from robustpca.transfer import add_salt_noise
 
-    yale = load_yale(data_dir(), resolution="64x64")
+    yale = load_yale(data_home(), resolution="64x64")
     images = yale.images / 255.0
     first, second = np.flatnonzero(yale.target == subject)[:2]
     clean = images[first]
@@ -91,7 +85,7 @@ def denoising_table(args) -> dict:
     from robustpca.datasets import load_yale
     from robustpca.transfer import COMPARISON_METHODS, add_salt_noise, rmse
 
-    yale = load_yale(data_dir(), resolution="64x64")
+    yale = load_yale(data_home(), resolution="64x64")
     images = yale.images / 255.0
     first = {s: np.flatnonzero(yale.target == s) for s in range(1, 16)}
     runs = []  # (task name, source image, clean target, noise level, seed)
@@ -213,6 +207,17 @@ def run(args) -> dict:
 
         return wrapped
 
+    def fitted_row(t, c, model, **extra):
+        """A row of the table for a fitted RobustTransferPCA."""
+        return {
+            "time": t,
+            "cpu": c,
+            "n_iter": model.n_iter_,
+            "objective": model.objective_history_[-1],
+            "rmse": rmse(model.low_rank_, clean),
+            **extra,
+        }
+
     results = {}
 
     # ---- paper-literal
@@ -232,10 +237,7 @@ def run(args) -> dict:
             noisy, source=source)),
         args.repeat,
     )  # fmt: skip
-    results["ours: RobustTransferPCA"] = {
-        "time": t, "cpu": c, "n_iter": est.n_iter_, "objective": est.objective_history_[-1],
-        "rmse": rmse(est.low_rank_, clean),
-    }  # fmt: skip
+    results["ours: RobustTransferPCA"] = fitted_row(t, c, est)
     n = min(len(lit["objective"]), est.n_iter_)
     history_diff = float(
         np.max(np.abs(est.objective_history_[:n] / np.asarray(lit["objective"][:n]) - 1))
@@ -262,10 +264,9 @@ def run(args) -> dict:
         ).fit(noisy, source=source)),
         args.repeat,
     )  # fmt: skip
-    results["ours, accelerate=True, until <= literal objective"] = {
-        "time": t, "cpu": c, "n_iter": acc.n_iter_, "objective": acc.objective_history_[-1],
-        "rmse": rmse(acc.low_rank_, clean), "restarts": acc.n_restarts_,
-    }  # fmt: skip
+    results["ours, accelerate=True, until <= literal objective"] = fitted_row(
+        t, c, acc, restarts=acc.n_restarts_
+    )
 
     # ---- ours, accelerated to its own convergence (information only)
     t, c, own = best_time(
@@ -274,10 +275,7 @@ def run(args) -> dict:
             noisy, source=source)),
         args.repeat,
     )  # fmt: skip
-    results["ours, accelerate=True, own tol"] = {
-        "time": t, "cpu": c, "n_iter": own.n_iter_, "objective": own.objective_history_[-1],
-        "rmse": rmse(own.low_rank_, clean), "restarts": own.n_restarts_,
-    }  # fmt: skip
+    results["ours, accelerate=True, own tol"] = fitted_row(t, c, own, restarts=own.n_restarts_)
 
     print()
     print("| method | iterations | best fit time (s) | time / iteration (ms) | CPU time (s) "

@@ -45,12 +45,12 @@ from typing import Any
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from _harness import (  # noqa: E402
     IterationClock,
     LiteralRun,
+    data_home,
     fmt_gb,
     fmt_ratio,
     fmt_seconds,
@@ -84,11 +84,6 @@ class Case:
     @property
     def images(self) -> np.ndarray:
         return self.X.reshape(-1, *self.image_shape)
-
-
-def data_home() -> Path:
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "data"
 
 
 def synthetic(n: int, d: int, rank: int, seed: int, outlier_fraction: float = 0.1):
@@ -313,6 +308,9 @@ def build_specs(n_iter: int) -> list[Spec]:
             case.ranks2d, image_shape=case.image_shape, max_iter=n, tol=0.0, callback=cb
         )
 
+    def convex(cls):  # the convex programs run to their own tolerance
+        return lambda case, n, cb: cls(random_state=0, callback=cb)
+
     att = ("att",)
     return [
         Spec(
@@ -429,7 +427,7 @@ def build_specs(n_iter: int) -> list[Spec]:
         Spec(
             "PrincipalComponentPursuit",
             "PCP",
-            lambda case, n, cb: rp.PrincipalComponentPursuit(random_state=0, callback=cb),
+            convex(rp.PrincipalComponentPursuit),
             _lit_pcp,
             "Lin et al. Alg. 5, full SVD",
             _dd(10, 0),
@@ -439,7 +437,7 @@ def build_specs(n_iter: int) -> list[Spec]:
         Spec(
             "OutlierPursuit",
             "outlier pursuit",
-            lambda case, n, cb: rp.OutlierPursuit(random_state=0, callback=cb),
+            convex(rp.OutlierPursuit),
             _lit_crpca(False),
             "Nie et al. Alg. 3 (no mean), full SVD",
             _dd(12, 0, 2),
@@ -449,7 +447,7 @@ def build_specs(n_iter: int) -> list[Spec]:
         Spec(
             "ConvexOptimalMeanPCA",
             "CRPCA-OM",
-            lambda case, n, cb: rp.ConvexOptimalMeanPCA(random_state=0, callback=cb),
+            convex(rp.ConvexOptimalMeanPCA),
             _lit_crpca(True),
             "Nie et al. Alg. 3, n x n H, full SVD",
             _dd(12, 0, 3),

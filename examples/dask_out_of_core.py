@@ -45,6 +45,14 @@ def planted_model(n_features: int, rank: int, seed: int):
     return basis, center, scales
 
 
+def uniform_noise(rng, shape, std: float) -> np.ndarray:
+    """Uniform noise of standard deviation ``std``: 3x cheaper to draw than Gaussian."""
+    E = rng.random(shape)
+    E -= 0.5
+    E *= std * np.sqrt(12.0)
+    return E
+
+
 def _block(
     block_id=None,
     *,
@@ -64,9 +72,7 @@ def _block(
     n = min(chunk_rows, n_samples - i * chunk_rows)
     rng = np.random.default_rng([seed, i])
     d, rank = basis.shape
-    X = rng.random((n, d))  # uniform noise: 3x cheaper to draw than Gaussian noise
-    X -= 0.5
-    X *= noise * np.sqrt(12.0)  # standard deviation `noise`
+    X = uniform_noise(rng, (n, d), noise)
     X += center
     X += (rng.standard_normal((n, rank)) * scales) @ basis.T
     outliers = rng.random(n) < outlier_fraction
@@ -93,11 +99,9 @@ def lazy_low_rank_data(
     the scheduler, and nothing is computed until a pass asks for it.
     """
     basis, center, scales = planted_model(n_features, rank, seed)
-    q, rem = divmod(n_samples, chunk_rows)
-    row_chunks = (chunk_rows,) * q + ((rem,) if rem else ())
     X = da.map_blocks(
         _block,
-        chunks=(row_chunks, (n_features,)),
+        chunks=(block_sizes(n_samples, chunk_rows), (n_features,)),
         dtype=np.float64,
         meta=np.empty((0, 0)),
         chunk_rows=chunk_rows,
@@ -112,6 +116,49 @@ def lazy_low_rank_data(
         seed=seed,
     )
     return X, basis, center
+
+
+# -- shared with dask_wide.py -----------------------------------------------------------
+def block_sizes(total: int, size: int) -> tuple[int, ...]:
+    """Blocks of ``size`` along an axis of length ``total``, the last one shorter."""
+    q, rem = divmod(total, size)
+    return (size,) * q + ((rem,) if rem else ())
+
+
+def add_fit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the fits: rank, iterations, tolerance, seed, and --no-pca."""
+    parser.add_argument("--rank", type=int, default=5)
+    parser.add_argument("--max-iter", type=int, default=100)
+    parser.add_argument("--tol", type=float, default=1e-6)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-pca", action="store_true", help="skip the PCA comparison")
+
+
+def fit_rpca_om(X, args, callback=None):
+    """RPCA-OM on the threaded scheduler, every ConvergenceWarning shown; returns the
+    model and the wall and CPU seconds of its construction and fit."""
+    start, cpu_start = time.perf_counter(), cpu_seconds()
+    model = OptimalMeanPCA(
+        n_components=args.rank, max_iter=args.max_iter, tol=args.tol, callback=callback
+    )
+    with dask.config.set(scheduler="threads"), warnings.catch_warnings():
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(X)
+    return model, time.perf_counter() - start, cpu_seconds() - cpu_start
+
+
+def fit_pca(X, rank: int):
+    """PCA on the same dask array, for contrast (threaded scheduler)."""
+    with dask.config.set(scheduler="threads"):
+        return PCA(n_components=rank).fit(X)
+
+
+def print_angles(summary: dict) -> None:
+    """The largest angles of RPCA-OM (and PCA, when fitted) to the planted subspace."""
+    print(
+        f"largest angle to the planted subspace: RPCA-OM {summary['rpca_om_angle_deg']:.3f} deg"
+        + (f", PCA {summary['pca_angle_deg']:.1f} deg" if "pca_angle_deg" in summary else "")
+    )
 
 
 def peak_rss_gb() -> float:
@@ -135,11 +182,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--n-samples", type=int, default=50_000_000)
     parser.add_argument("--n-features", type=int, default=64)
     parser.add_argument("--chunk-rows", type=int, default=50_000)
-    parser.add_argument("--rank", type=int, default=5)
-    parser.add_argument("--max-iter", type=int, default=100)
-    parser.add_argument("--tol", type=float, default=1e-6)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-pca", action="store_true", help="skip the PCA comparison pass")
+    add_fit_arguments(parser)
     args = parser.parse_args(argv)
 
     X, basis, center = lazy_low_rank_data(
@@ -159,14 +202,7 @@ def main(argv=None) -> dict:
         times.append(time.perf_counter())
         print(f"  iteration {iteration:3d}  objective {state.objective:.10e}", flush=True)
 
-    start, cpu_start = time.perf_counter(), cpu_seconds()
-    model = OptimalMeanPCA(
-        n_components=args.rank, max_iter=args.max_iter, tol=args.tol, callback=on_iteration
-    )
-    with dask.config.set(scheduler="threads"), warnings.catch_warnings():
-        warnings.simplefilter("always", ConvergenceWarning)
-        model.fit(X)
-    elapsed, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    model, elapsed, cpu = fit_rpca_om(X, args, callback=on_iteration)
     summary = {
         "n_samples": args.n_samples,
         "n_features": args.n_features,
@@ -186,15 +222,11 @@ def main(argv=None) -> dict:
         f"per pass), stop: {model.stop_reason_}"
     )
     if not args.no_pca:
-        with dask.config.set(scheduler="threads"):
-            pca = PCA(n_components=args.rank).fit(X)
+        pca = fit_pca(X, args.rank)
         summary["pca_angle_deg"] = largest_angle(pca.components_, basis)
         summary["pca_mean_error"] = float(np.linalg.norm(pca.mean_ - center))
     summary["peak_rss_gb"] = peak_rss_gb()
-    print(
-        f"largest angle to the planted subspace: RPCA-OM {summary['rpca_om_angle_deg']:.3f} deg"
-        + (f", PCA {summary['pca_angle_deg']:.1f} deg" if "pca_angle_deg" in summary else "")
-    )
+    print_angles(summary)
     print(
         f"||mean - planted centre||: RPCA-OM {summary['rpca_om_mean_error']:.4f}"
         + (f", PCA {summary['pca_mean_error']:.3f}" if "pca_mean_error" in summary else "")

@@ -26,19 +26,22 @@ angle between the fitted and the planted subspaces (RPCA-OM, and PCA for contras
 from __future__ import annotations
 
 import argparse
-import time
-import warnings
 
-import dask
 import dask.array as da
 import numpy as np
 
-# the measures of the tall example (this folder is on sys.path when a script of it runs)
-from dask_out_of_core import cpu_seconds, largest_angle, peak_rss_gb
-from sklearn.exceptions import ConvergenceWarning
-
-from robustpca.estimators._optimal_mean import OptimalMeanPCA
-from robustpca.estimators._pca import PCA
+# the fits and measures of the tall example (this folder is on sys.path when a script of
+# it runs)
+from dask_out_of_core import (
+    add_fit_arguments,
+    block_sizes,
+    fit_pca,
+    fit_rpca_om,
+    largest_angle,
+    peak_rss_gb,
+    print_angles,
+    uniform_noise,
+)
 
 SCALES = (10.0, 9.0, 8.0, 7.0, 6.0)
 
@@ -79,11 +82,7 @@ def _block(
     rng, basis_rows, center, offset = _block_params(j, width, rank, seed)
     X = scores @ basis_rows.T  # outlier rows of `scores` are zero
     X += center
-    noise_block = rng.random((scores.shape[0], width))  # uniform, standard deviation `noise`
-    noise_block -= 0.5
-    noise_block *= noise * np.sqrt(12.0)
-    X += noise_block
-    del noise_block
+    X += uniform_noise(rng, (scores.shape[0], width), noise)
     m = int(outliers.sum())  # outliers: a shared offset and gross scattered noise
     X[outliers] += outlier_offset * offset + outlier_scale * rng.standard_normal((m, width))
     return X
@@ -107,8 +106,7 @@ def lazy_wide_data(
     (``n_features x rank``) and centre, drawn again block by block (nothing cached).
     """
     scores, outliers = _sample_params(n_samples, rank, outlier_fraction, seed)
-    q, rem = divmod(n_features, chunk_cols)
-    col_chunks = (chunk_cols,) * q + ((rem,) if rem else ())
+    col_chunks = block_sizes(n_features, chunk_cols)
     X = da.map_blocks(
         _block,
         chunks=((n_samples,), col_chunks),
@@ -138,11 +136,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--n-samples", type=int, default=2000)
     parser.add_argument("--n-features", type=int, default=500_000)
     parser.add_argument("--chunk-cols", type=int, default=5000)
-    parser.add_argument("--rank", type=int, default=5)
-    parser.add_argument("--max-iter", type=int, default=100)
-    parser.add_argument("--tol", type=float, default=1e-6)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-pca", action="store_true", help="skip the PCA comparison")
+    add_fit_arguments(parser)
     args = parser.parse_args(argv)
 
     X, planted = lazy_wide_data(
@@ -152,12 +146,7 @@ def main(argv=None) -> dict:
         f"X: {X.shape[0]:,} x {X.shape[1]:,} float64 = {X.nbytes / 1e9:.1f} GB in "
         f"{X.numblocks[1]} blocks of {args.chunk_cols:,} columns (generated lazily)"
     )
-    start, cpu_start = time.perf_counter(), cpu_seconds()
-    model = OptimalMeanPCA(n_components=args.rank, max_iter=args.max_iter, tol=args.tol)
-    with dask.config.set(scheduler="threads"), warnings.catch_warnings():
-        warnings.simplefilter("always", ConvergenceWarning)
-        model.fit(X)
-    elapsed, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
+    model, elapsed, cpu = fit_rpca_om(X, args)
     basis, _ = planted()
     summary = {
         "n_samples": args.n_samples,
@@ -175,14 +164,9 @@ def main(argv=None) -> dict:
         f"{cpu:.1f} CPU-s, stop: {model.stop_reason_}"
     )
     if not args.no_pca:
-        with dask.config.set(scheduler="threads"):
-            pca = PCA(n_components=args.rank).fit(X)
-        summary["pca_angle_deg"] = largest_angle(pca.components_, basis)
+        summary["pca_angle_deg"] = largest_angle(fit_pca(X, args.rank).components_, basis)
     summary["peak_rss_gb"] = peak_rss_gb()
-    print(
-        f"largest angle to the planted subspace: RPCA-OM {summary['rpca_om_angle_deg']:.3f} deg"
-        + (f", PCA {summary['pca_angle_deg']:.1f} deg" if "pca_angle_deg" in summary else "")
-    )
+    print_angles(summary)
     print(f"peak resident memory: {summary['peak_rss_gb']:.2f} GB (ru_maxrss)")
     return summary
 

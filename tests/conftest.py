@@ -1,7 +1,9 @@
-"""Shared fixtures: seeds, the real-data directory and small planted problems."""
+"""Shared fixtures: seeds, the real-data directory, small planted problems and the
+occluded faces."""
 
 from __future__ import annotations
 
+import csv
 import os
 import sys
 
@@ -15,21 +17,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import settings
+from hypothesis import strategies as st
+from scipy.linalg import subspace_angles
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from robustpca.datasets import load_orl
+from robustpca import PCA
+from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.metrics import total_reconstruction_error
 
 REPO = Path(__file__).resolve().parents[1]
-# one measure of peak memory (tracemalloc) for the memory tests and the benchmarks
+# one measure of peak memory (tracemalloc) for the memory tests and the benchmarks, and
+# one place for the real data: $ROBUSTPCA_DATA or ../shared/data beside the repo
 sys.path.insert(0, str(REPO / "benchmarks"))
+from _harness import data_home  # noqa: E402
 from _harness import peak_memory as peak_memory  # noqa: E402  (re-exported to the tests)
-
-
-def data_home() -> Path:
-    """The face benchmarks: ``$ROBUSTPCA_DATA`` or ``../shared/data`` beside the repo."""
-    env = os.environ.get("ROBUSTPCA_DATA")
-    return Path(env) if env else (REPO.parent / "shared" / "data")
 
 
 @pytest.fixture(scope="session")
@@ -70,6 +73,131 @@ def planted_outlier_data(
     return X[perm], basis, inliers[perm]
 
 
+def corrupted_low_rank(seed, n, d, *, rank, offset, entry_scale, row_scale):
+    """Rank ``rank`` plus an ``offset``, 5% gross entry errors (``entry_scale`` times a
+    Gaussian) and 10% outlying rows (``row_scale`` times a Gaussian added): data for the
+    convex programs, which separate sparse errors or outlying samples."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, rank)) @ rng.normal(size=(rank, d)) + offset
+    X += np.where(rng.random((n, d)) < 0.05, entry_scale * rng.normal(size=(n, d)), 0.0)
+    rows = rng.choice(n, n // 10, replace=False)
+    X[rows] += row_scale * rng.normal(size=(len(rows), d))
+    return X
+
+
+def leverage_cluster(n=200, p=10, frac=0.2, seed=0):
+    """Rank-2 data plus a tight cluster of ``frac * n`` points far off the subspace.
+
+    Returns ``X, U (p, 2), m``: the first ``m`` rows are the cluster.
+    """
+    rng = np.random.default_rng(seed)
+    U = np.linalg.qr(rng.normal(size=(p, 2)))[0]
+    X = rng.normal(size=(n, 2)) * [4.0, 2.0] @ U.T + 0.1 * rng.normal(size=(n, p))
+    m = int(frac * n)
+    d = rng.normal(size=p)
+    d -= U @ (U.T @ d)
+    X[:m] = 25.0 * d / np.linalg.norm(d) + 0.1 * rng.normal(size=(m, p))
+    return X, U, m
+
+
+def low_rank_images(seed, n, h, w, k1=2, k2=2, noise=0.1, n_out=0, out_scale=20.0):
+    """Images M + L S_i R^T + noise, the first ``n_out`` replaced by gross noise images.
+
+    Returns ``X (n, h * w), L (h, k1), R (w, k2), M (h, w)``.
+    """
+    rng = np.random.default_rng(seed)
+    L = np.linalg.qr(rng.normal(size=(h, k1)))[0]
+    R = np.linalg.qr(rng.normal(size=(w, k2)))[0]
+    M = 2.0 * rng.normal(size=(h, w))
+    A = M + L @ (3.0 * rng.normal(size=(n, k1, k2))) @ R.T + noise * rng.normal(size=(n, h, w))
+    A[:n_out] = M + out_scale * rng.normal(size=(n_out, h, w)) + 0.5 * out_scale
+    return A.reshape(n, h * w), L, R, M
+
+
+@st.composite
+def image_problems(draw, *, min_n=2, max_side=7, max_rank=4):
+    """Sizes for a 2-D method: ``n, h, w, (k1, k2), seed``, ``n`` images of ``h x w``
+    (``min_n <= n <= 25``, sides up to ``max_side``) and ranks drawn up to ``max_rank``,
+    cut to what the image scatters allow: ``k1 <= min(h, n w)``, ``k2 <= min(w, n h)``."""
+    n = draw(st.integers(min_n, 25))
+    h, w = draw(st.integers(1, max_side)), draw(st.integers(1, max_side))
+    k1, k2 = draw(st.integers(1, max_rank)), draw(st.integers(1, max_rank))
+    seed = draw(st.integers(0, 10_000))
+    return n, h, w, (min(k1, h, n * w), min(k2, w, n * h)), seed
+
+
+def worst_image_angle(model, L, R):
+    """Largest principal angle (degrees) of a 2-D model's left or right basis to L or R."""
+    return max(
+        np.degrees(subspace_angles(model.left_components_, L).max()),
+        np.degrees(subspace_angles(model.right_components_, R).max()),
+    )
+
+
+#: (seed, fill) of the four occluded-face settings: white and black blocks, two seeds.
+OCCLUSIONS = [(0, "max"), (0, "min"), (1, "max"), (1, "min")]
+
+
+def occlusion_id(setting) -> str:
+    """Test id of one of :data:`OCCLUSIONS`, e.g. ``seed0-max``."""
+    seed, fill = setting
+    return f"seed{seed}-{fill}"
+
+
+def occluded_faces(orl, seed=0, fill="max", *, image_fraction=0.2, block_fraction=0.25):
+    """The faces occluded as in Nie, Yuan & Huang (2014, sec. 5.1) and Nie & Huang (sec.
+    V.A): ``image_fraction`` of them (20%), drawn with ``seed``, each get one square block
+    of ``block_fraction`` of the image area (a quarter), white (``"max"``) or black
+    (``"min"``). Returns ``X, mask`` as :func:`robustpca.datasets.occlude_blocks`."""
+    return occlude_blocks(
+        orl.data,
+        orl.image_shape,
+        image_fraction=image_fraction,
+        block_fraction=block_fraction,
+        fill=fill,
+        random_state=seed,
+    )
+
+
+def clean_error(model, X, clean) -> float:
+    """Total error ``sum_i ||x_rec - x_clean||`` of ``model``'s reconstruction of the
+    corrupted ``X`` against the ``clean`` data (Nie, Yuan & Huang 2014, Table 1)."""
+    return total_reconstruction_error(model.reconstruct(X), clean)
+
+
+def fits_below_pca(method, X, clean, margin, dims=(10, 30, 50)) -> dict:
+    """Fit ``method(k)`` to the corrupted ``X`` for each ``k`` in ``dims``; each fit must
+    converge and have a clean error below ``margin`` times PCA's. Returns the fits by k."""
+    fits = {}
+    for k in dims:
+        fits[k] = model = method(k).fit(X)
+        assert model.converged_
+        assert clean_error(model, X, clean) < margin * clean_error(PCA(k).fit(X), X, clean), k
+    return fits
+
+
+# rrcov's data tables and its reference fits (tests/reference/rrcov_robust, README there)
+RRCOV_ROBUST = Path(__file__).parent / "reference" / "rrcov_robust"
+csv.field_size_limit(sys.maxsize)  # the octane loadings are one long field
+
+
+def load_table(shared_data, name) -> np.ndarray:
+    """One of rrcov's data tables (hbk, bushfire, ...) from the shared data folder."""
+    return np.loadtxt(shared_data / "rrcov" / f"{name}.csv", delimiter=",", skiprows=1, ndmin=2)
+
+
+def reference_numbers(text: str) -> np.ndarray:
+    """The numbers of one field of the reference CSVs (``;``-separated, maybe empty)."""
+    return np.array([float(v) for v in text.split(";")]) if text else np.zeros(0)
+
+
+def reference_fits(method: str) -> dict:
+    """rrcov's fits by ``method`` (e.g. ``PcaHubert``), keyed by ``(table, k)``."""
+    with open(RRCOV_ROBUST / "fits.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["method"] == method]
+    return {(r["table"], int(r["k"])): r for r in rows}
+
+
 # One BLAS thread for the whole suite: the tests use small matrices, where OpenBLAS threads
 # cost more than they save, and oversubscribed cores (another process on a 2-core machine)
 # made single tests 50x slower with two threads.
@@ -102,6 +230,31 @@ def random_data(seed, n, d, outliers=True):
         m = max(1, n // 8)
         X[:m] += 20 * rng.normal(size=(m, d))
     return X
+
+
+def assert_translation_equivariant(estimator, seed, shift, wide, components_atol):
+    """``estimator`` fitted to random data (60 x 8, or 20 x 50 if ``wide``) and to the same
+    data moved by ``shift`` times a random offset: the mean moves by the offset and the
+    subspace stays (to ``components_atol``). Returns the two fits."""
+    n, d = (20, 50) if wide else (60, 8)
+    X = random_data(seed, n, d)
+    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
+    a = quiet_fit(clone(estimator), X)
+    b = quiet_fit(clone(estimator), X + offset)
+    scale = np.abs(X).max() + np.abs(offset).max()
+    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
+    np.testing.assert_allclose(
+        projector(b.components_), projector(a.components_), atol=components_atol
+    )
+    return a, b
+
+
+def assert_fit_rejects(cls, params, error, match):
+    """``cls(n_components=2, **params)`` fitted to small random data raises ``error`` with a
+    message matching ``match`` (the bad parameter's name)."""
+    X = random_data(9, 30, 10)
+    with pytest.raises(error, match=match):
+        cls(**{"n_components": 2, **params}).fit(X)
 
 
 def quiet_fit(model, X):

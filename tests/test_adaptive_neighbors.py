@@ -14,9 +14,7 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from robustpca import PCA, OptimalMeanPCA, linalg
-from robustpca.datasets import occlude_blocks
 from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
-from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers.adaptive_neighbors import (
     RESIDUAL_RTOL,
     adaptive_neighbor_gamma,
@@ -26,7 +24,7 @@ from robustpca.solvers.adaptive_neighbors import (
     solve_adaptive_neighbors_pca,
 )
 
-from .conftest import planted_outlier_data
+from .conftest import clean_error, occluded_faces, planted_outlier_data
 
 # -- Algorithm 1 (eq. 15) -------------------------------------------------------------
 
@@ -504,22 +502,10 @@ def test_lower_rates_still_reject_every_outlier(rate, seed):
 # -- real data: occluded AT&T faces ---------------------------------------------------
 
 
-def occluded(orl, fill):
-    X, mask = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill=fill,
-        random_state=0,
-    )
-    return X, mask.any(axis=1)
-
-
 @pytest.fixture(scope="module")
 def white_block_fits(orl):
     """Fits on the faces with a white block (seed 0), shared by the tests below."""
-    X, occluded_rows = occluded(orl, "max")
+    X, mask = occluded_faces(orl)
     fits = {}
     for k in (10, 30):
         fits["PCA", k] = PCA(k).fit(X)
@@ -527,11 +513,7 @@ def white_block_fits(orl):
         fits["RWL-AN", k] = AdaptiveNeighborsPCA(k).fit(X)
     for rate in (0.6, 0.7, 0.8, 0.9):
         fits[f"RWL-AN-{rate}", 10] = AdaptiveNeighborsPCA(10, neighbor_rate=rate).fit(X)
-    return X, occluded_rows, fits
-
-
-def clean_error(model, X, orl):
-    return total_reconstruction_error(model.reconstruct(X), orl.data)
+    return X, mask.any(axis=1), fits
 
 
 @pytest.mark.realdata
@@ -546,7 +528,9 @@ def test_faces_clean_reconstruction_beats_pca_and_rpca_om(white_block_fits, orl)
     against 28.07 (black), and with k_rate 0.8 it is slightly worse than PCA (22.93)."""
     X, _, fits = white_block_fits
     for k in (10, 30):
-        err = {name: clean_error(fits[name, k], X, orl) for name in ("PCA", "RPCA-OM", "RWL-AN")}
+        err = {
+            name: clean_error(fits[name, k], X, orl.data) for name in ("PCA", "RPCA-OM", "RWL-AN")
+        }
         assert err["RWL-AN"] < 0.95 * err["PCA"], (k, err)
         assert err["RWL-AN"] < err["RPCA-OM"], (k, err)
 
@@ -562,7 +546,8 @@ def test_faces_rejected_images_are_the_occluded_ones(white_block_fits, orl):
     assert rejected.sum() == 60 and np.all(occluded_rows[rejected])
     rejected = fits["RWL-AN-0.8", 10].outliers_
     assert rejected.sum() == 80 and np.sum(occluded_rows & rejected) >= 76
-    X, occluded_rows = occluded(orl, "min")  # a black block
+    X, mask = occluded_faces(orl, fill="min")  # a black block
+    occluded_rows = mask.any(axis=1)
     rejected = AdaptiveNeighborsPCA(10).fit(X).outliers_
     assert rejected.sum() == 60 and np.all(occluded_rows[rejected])
 
@@ -575,9 +560,11 @@ def test_faces_sensitivity_to_k_rate(white_block_fits, orl):
     0.8 is small next to the rise from 0.8 to 1.0. Nearly, not exactly, flat: over six
     settings the minimum sits at 0.75-0.8 and k_rate 0.5 is 1.6-3.5% above it."""
     X, _, fits = white_block_fits
-    err = {rate: clean_error(fits[f"RWL-AN-{rate}", 10], X, orl) for rate in (0.6, 0.7, 0.8, 0.9)}
-    err[0.85] = clean_error(fits["RWL-AN", 10], X, orl)
-    err[1.0] = clean_error(fits["PCA", 10], X, orl)
+    err = {
+        rate: clean_error(fits[f"RWL-AN-{rate}", 10], X, orl.data) for rate in (0.6, 0.7, 0.8, 0.9)
+    }
+    err[0.85] = clean_error(fits["RWL-AN", 10], X, orl.data)
+    err[1.0] = clean_error(fits["PCA", 10], X, orl.data)
     assert err[0.8] < err[0.85] < err[0.9] < err[1.0]
     low = [err[r] for r in (0.6, 0.7, 0.8)]
     assert max(low) - min(low) < 0.25 * (err[1.0] - err[0.8])

@@ -40,19 +40,14 @@ from robustpca.solvers.alm import (
     spectral_norm,
 )
 
-from .conftest import peak_memory
+from .conftest import corrupted_low_rank, peak_memory
 
 ESTIMATORS = [PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA]
 
 
 def planted(n, d, seed=0):
     """Rank 5 plus an offset, 5% gross entry errors and 10% outlying rows."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5)) @ rng.normal(size=(5, d)) + 2.0
-    X += np.where(rng.random((n, d)) < 0.05, 10 * rng.normal(size=(n, d)), 0.0)
-    rows = rng.choice(n, n // 10, replace=False)
-    X[rows] += 5 * rng.normal(size=(len(rows), d))
-    return X
+    return corrupted_low_rank(seed, n, d, rank=5, offset=2.0, entry_scale=10, row_scale=5)
 
 
 def peak_ratio(fit, X) -> float:

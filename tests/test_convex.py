@@ -8,8 +8,6 @@ Fig. 1 on occluded AT&T faces.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,7 +15,6 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.estimators._convex import (
     ConvexOptimalMeanPCA,
     OutlierPursuit,
@@ -28,6 +25,8 @@ from robustpca.metrics import total_reconstruction_error
 from robustpca.prox import nuclear_norm
 from robustpca.solvers import minimize_reweighted
 from robustpca.solvers.alm import DUALITY_GAP, PRIMAL_RESIDUAL, gamma_max, optimal_mean_svt
+
+from .conftest import occluded_faces
 
 ESTIMATORS = [PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA]
 small = st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(0, 10_000))
@@ -70,12 +69,6 @@ def l21(M):
 
 def objective30(X, b, Z, gamma):
     return l21(X - b - Z) + gamma * nuclear_norm(Z)
-
-
-def quiet(model, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X)
 
 
 # ---------------------------------------------------------------- Lemmas 1 to 3
@@ -424,7 +417,7 @@ def test_max_iter_warns_and_callback_stops(cls):
 
 # ---------------------------------------------------------------------- real data
 @pytest.mark.realdata
-def test_fig1_optimal_mean_below_crpca_on_occluded_faces(shared_data):
+def test_fig1_optimal_mean_below_crpca_on_occluded_faces(orl):
     """Nie et al. (2014), Fig. 1: CRPCA-OM reconstructs the clean images better than
     CRPCA (outlier pursuit on data centred by the arithmetic mean) at every gamma, and
     the error grows with gamma for both.
@@ -445,10 +438,7 @@ def test_fig1_optimal_mean_below_crpca_on_occluded_faces(shared_data):
     images themselves (1.309e5): on these faces the convex methods do not remove the
     occlusion better than doing nothing, in this error measure.
     """
-    orl = load_orl(shared_data)
-    X, mask = occlude_blocks(
-        orl.data, orl.image_shape, image_fraction=0.2, block_fraction=0.25, random_state=0
-    )
+    X, mask = occluded_faces(orl)
     assert mask.any(axis=1).sum() == 80
     g_max = gamma_max(X - X.mean(axis=0))
     assert 8.0 < g_max < np.sqrt(len(X))

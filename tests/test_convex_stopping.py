@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.estimators._convex import (
     ConvexOptimalMeanPCA,
     OutlierPursuit,
@@ -30,17 +29,14 @@ from robustpca.solvers.alm import (
     solve_pcp,
 )
 
+from .conftest import corrupted_low_rank, occluded_faces
+
 ESTIMATORS = [PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA]
 
 
 def problem(seed, n=40, d=25):
     """Rank 2 plus an offset, 5% gross entries and 10% outlying rows."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) + 1.5
-    X += np.where(rng.random((n, d)) < 0.05, 8 * rng.normal(size=(n, d)), 0.0)
-    rows = rng.choice(n, n // 10, replace=False)
-    X[rows] += 3 * rng.normal(size=(len(rows), d))
-    return X
+    return corrupted_low_rank(seed, n, d, rank=2, offset=1.5, entry_scale=8, row_scale=3)
 
 
 def solve(kind, X, **kwargs):
@@ -160,14 +156,11 @@ def test_residual_trace_is_recorded():
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_default_gap_target_on_occluded_faces(shared_data, cls):
+def test_default_gap_target_on_occluded_faces(orl, cls):
     """AT&T faces (400 x 1024), 20% of the images with a block of 1/4 of the image: by
     default the three fits stop with a certified gap of at most 1e-3 (Lin et al.'s rule
     alone: 5.7e-2, 1.6e-2, 1.7e-2). Measured: 94, 35 and 36 iterations."""
-    orl = load_orl(shared_data)
-    X, _ = occlude_blocks(
-        orl.data, orl.image_shape, image_fraction=0.2, block_fraction=0.25, random_state=0
-    )
+    X, _ = occluded_faces(orl)
     model = cls(random_state=0).fit(X)
     assert model.converged_ and model.stop_reason_ == DUALITY_GAP
     assert 0 <= model.duality_gap_ <= 1e-3

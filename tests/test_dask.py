@@ -391,6 +391,28 @@ def test_parameter_and_weight_errors_cost_no_pass(threads):
         PCA(2).fit(dX, sample_weight=da.zeros(240, chunks=100))
 
 
+def in_memory_fit(X, k):
+    """The loss (a tiny epsilon, relative to the centred data) and the in-memory RPCA-OM
+    fit (20 iterations) that the pass-based solvers must reproduce."""
+    Xc = X - X.mean(axis=0)
+    eps = 1e-12 * float(np.einsum("ij,ij->", Xc, Xc)) / len(X) or 1e-12
+    loss = L21Loss(epsilon=eps)
+    return loss, solve_optimal_mean_pca(X, k, loss, rng=np.random.default_rng(0), max_iter=20)
+
+
+def assert_same_affine_fit(a, b):
+    """The pass-based result ``b`` fits the subspace, affine subspace and objective of the
+    in-memory ``a``. The optimal mean is defined only up to a shift along the subspace
+    (Nie et al. 2014, eq. 15): the affine subspaces must coincide to rounding, while the
+    in-plane part follows the rounding of extreme weights (e.g. n=53, d=2, k=1, seed=234:
+    8.7e-6 in plane against 5.6e-10 off plane, at an offset of 1e3)."""
+    assert projector_distance(a.components, b.components) <= 1e-7
+    delta = b.mean - a.mean
+    off_plane = delta - a.components.T @ (a.components @ delta)
+    assert np.linalg.norm(off_plane) <= 1e-10 * np.linalg.norm(a.mean)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     n=st.integers(2, 60),
@@ -406,24 +428,13 @@ def test_chunked_solver_matches_numpy_for_any_chunking(n, d, chunk, seed, k):
     k = min(k, n, d)
     run = NumpyPassRunner(X, chunk)
     moments = run(moments_pass)["moments"]
-    Xc = X - X.mean(axis=0)
-    eps = 1e-12 * float(np.einsum("ij,ij->", Xc, Xc)) / n or 1e-12
-    loss = L21Loss(epsilon=eps)
-    a = solve_optimal_mean_pca(X, k, loss, rng=np.random.default_rng(0), max_iter=20)
+    loss, a = in_memory_fit(X, k)
     b, _ = solve_optimal_mean_pca_chunked(
         run, moments, k, loss, rng=np.random.default_rng(0), max_iter=20
     )
     assert b.n_iter == a.n_iter and run.n_passes == b.n_iter + 1
-    assert projector_distance(a.components, b.components) <= 1e-7
-    # The optimal mean is defined only up to a shift along the subspace (Nie et al. 2014,
-    # eq. 15): the affine subspaces must coincide to rounding, while the in-plane part
-    # follows the rounding of extreme weights (e.g. n=53, d=2, k=1, seed=234: 8.7e-6 in
-    # plane against 5.6e-10 off plane, at an offset of 1e3).
-    delta = b.mean - a.mean
-    off_plane = delta - a.components.T @ (a.components @ delta)
-    assert np.linalg.norm(off_plane) <= 1e-10 * np.linalg.norm(a.mean)
+    assert_same_affine_fit(a, b)
     np.testing.assert_allclose(b.mean, a.mean, rtol=1e-7)
-    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
 
 
 @settings(max_examples=25, deadline=None)
@@ -450,12 +461,16 @@ def test_moments_merge_is_exact(sizes, seed):
     np.testing.assert_allclose(merged.scatter, S, atol=1e-9 * max(np.abs(S).max(), 1.0))
 
 
-def test_example_runs_small(capsys):
-    spec = importlib.util.spec_from_file_location(
-        "dask_out_of_core", REPO / "examples" / "dask_out_of_core.py"
-    )
+def load_example(name):
+    """The script ``examples/<name>.py`` as a module (examples/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "examples" / f"{name}.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
+    return example
+
+
+def test_example_runs_small(capsys):
+    example = load_example("dask_out_of_core")
     summary = example.main(["--n-samples", "20000", "--chunk-rows", "3000"])
     assert summary["converged"] and summary["n_passes"] == summary["n_iter"] + 1
     assert summary["rpca_om_angle_deg"] < 5 < summary["pca_angle_deg"]
@@ -628,17 +643,10 @@ def test_gram_solver_matches_numpy_for_any_column_chunking(n, extra, chunk, seed
     k = min(k, n)
     passes = GramPasses(NumpyColumnRunner(X, chunk))
     passes.first_pass()
-    Xc = X - X.mean(axis=0)
-    eps = 1e-12 * float(np.einsum("ij,ij->", Xc, Xc)) / n or 1e-12
-    loss = L21Loss(epsilon=eps)
-    a = solve_optimal_mean_pca(X, k, loss, rng=np.random.default_rng(0), max_iter=20)
+    loss, a = in_memory_fit(X, k)
     b = solve_optimal_mean_pca_gram(passes, k, loss, rng=np.random.default_rng(0), max_iter=20)
     assert b.n_iter == a.n_iter and 2 <= passes.run.n_passes <= b.n_iter + 2
-    assert projector_distance(a.components, b.components) <= 1e-7
-    delta = b.mean - a.mean  # off the subspace: rounding only (see the tall version)
-    off_plane = delta - a.components.T @ (a.components @ delta)
-    assert np.linalg.norm(off_plane) <= 1e-10 * np.linalg.norm(a.mean)
-    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
+    assert_same_affine_fit(a, b)
 
 
 # --------------------------------------------------------------------------- laziness
@@ -712,9 +720,7 @@ def test_inverse_transform_is_lazy(threads):
 
 def test_wide_example_runs_small(capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(REPO / "examples"))  # it imports the tall example's measures
-    spec = importlib.util.spec_from_file_location("dask_wide", REPO / "examples" / "dask_wide.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_example("dask_wide")
     summary = example.main(["--n-samples", "300", "--n-features", "20000", "--chunk-cols", "2000"])
     assert summary["converged"] and summary["n_passes"] == 2
     assert summary["rpca_om_angle_deg"] < 1 < summary["pca_angle_deg"]

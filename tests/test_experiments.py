@@ -183,23 +183,15 @@ def test_cli_list(capsys):
         assert name in out
 
 
+def reproduce_table1_quick(out, data_home) -> int:
+    """``robustpca reproduce nie2014-table1 --quick``; the command's exit status."""
+    args = ["reproduce", "nie2014-table1", "--quick", "--out", out, "--data-home", data_home]
+    return cli.main([*args, "--no-progress"])
+
+
 @pytest.mark.realdata
 def test_cli_reproduce_quick(shared_data, tmp_path, capsys):
-    assert (
-        cli.main(
-            [
-                "reproduce",
-                "nie2014-table1",
-                "--quick",
-                "--out",
-                tmp_path,
-                "--data-home",
-                shared_data,
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+    assert reproduce_table1_quick(tmp_path, shared_data) == 0
     assert "nie2014-table1.md" in capsys.readouterr().out
     assert (tmp_path / "nie2014-table1.csv").exists()
 
@@ -209,21 +201,7 @@ def test_cli_reproduce_errors(tmp_path, capsys, monkeypatch):
         cli.main(["reproduce", "nope-table9", "--out", tmp_path])
     assert "robustpca list" in capsys.readouterr().err
     monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)
-    assert (
-        cli.main(
-            [
-                "reproduce",
-                "nie2014-table1",
-                "--quick",
-                "--out",
-                tmp_path,
-                "--data-home",
-                tmp_path / "empty",
-                "--no-progress",
-            ]
-        )
-        == 1
-    )
+    assert reproduce_table1_quick(tmp_path, tmp_path / "empty") == 1
     assert "error" in capsys.readouterr().err
 
 

@@ -15,11 +15,9 @@ from sklearn.metrics import roc_auc_score
 
 import robustpca.linalg
 from robustpca import PCA
-from robustpca.datasets import occlude_blocks
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.linalg import row_sq_distances, weighted_row_sum
 from robustpca.losses import L2pLoss
-from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers import minimize_reweighted
 from robustpca.solvers.generalized_mean import (
     generalized_sample_mean,
@@ -28,7 +26,17 @@ from robustpca.solvers.generalized_mean import (
     solve_generalized_mean_pca,
 )
 
-from .conftest import planted_outlier_data, projector, quiet_fit, random_data
+from .conftest import (
+    OCCLUSIONS,
+    assert_fit_rejects,
+    assert_translation_equivariant,
+    fits_below_pca,
+    occluded_faces,
+    planted_outlier_data,
+    projector,
+    quiet_fit,
+    random_data,
+)
 
 
 def objective6(X, m, p, delta):
@@ -532,14 +540,8 @@ def test_gram_and_scatter_routes_agree():
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
 def test_pca_gm_translation_equivariance(seed, shift, wide):
-    n, d = (20, 50) if wide else (60, 8)
-    X = random_data(seed, n, d)
-    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
-    a = quiet_fit(GeneralizedMeanPCA(2, max_iter=20, tol=0.0), X)
-    b = quiet_fit(GeneralizedMeanPCA(2, max_iter=20, tol=0.0), X + offset)
-    scale = np.abs(X).max() + np.abs(offset).max()
-    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
-    np.testing.assert_allclose(projector(b.components_), projector(a.components_), atol=1e-6)
+    model = GeneralizedMeanPCA(2, max_iter=20, tol=0.0)
+    assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-6)
 
 
 def test_degenerate_data_give_no_nan():
@@ -619,9 +621,7 @@ def test_callback_and_convergence_warning():
     ],
 )
 def test_bad_parameters(params, error, match):
-    X = random_data(9, 30, 10)
-    with pytest.raises(error, match=match):
-        GeneralizedMeanPCA(**{"n_components": 2, **params}).fit(X)
+    assert_fit_rejects(GeneralizedMeanPCA, params, error, match)
 
 
 # --------------------------------------------------------------------------------------
@@ -637,29 +637,17 @@ def test_faces_pca_gm_reconstructs_better_than_pca(orl, seed, fill):
     seed 0) and 2.6-3.7% (black blocks, seed 1); at k = 10-50 in all four settings of
     test_realdata (seeds 0-1, white/black) the gain is 1.6-3.7%. The paper's own face
     experiment is not in our copy of the text, so no number is compared with it."""
-    X, _ = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill=fill,
-        random_state=seed,
-    )
-    for k in (10, 30, 50):
-        model = GeneralizedMeanPCA(k).fit(X)
-        assert model.converged_
-        ours = total_reconstruction_error(model.reconstruct(X), orl.data)
-        pca = total_reconstruction_error(PCA(k).fit(X).reconstruct(X), orl.data)
-        assert ours < 0.99 * pca, k
+    X, _ = occluded_faces(orl, seed, fill)
+    fits_below_pca(GeneralizedMeanPCA, X, orl.data, margin=0.99)
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("seed", "fill"), [(0, "max"), (0, "min"), (1, "max"), (1, "min")])
+@pytest.mark.parametrize(("seed", "fill"), OCCLUSIONS)
 def test_faces_generalized_mean_is_closer_to_the_clean_mean(orl, seed, fill):
     """m_G (p = 0.3) is 103-143 from the mean of the clean faces, the arithmetic mean of
     the occluded faces 193-301; the occluded faces get the smallest weights in PCA-GM
     (k = 30; area under the ROC curve 0.91 and 0.99 for the first two settings)."""
-    X, mask = occlude_blocks(orl.data, orl.image_shape, fill=fill, random_state=seed)
+    X, mask = occluded_faces(orl, seed, fill)
     clean_mean = orl.data.mean(axis=0)
     m_g = generalized_sample_mean(X, 0.3)
     assert np.linalg.norm(m_g - clean_mean) < 0.8 * np.linalg.norm(X.mean(0) - clean_mean)

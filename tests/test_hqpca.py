@@ -13,13 +13,20 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 
 from robustpca import PCA
-from robustpca.datasets import occlude_blocks
 from robustpca.estimators._hq import HQPCA
 from robustpca.losses import WelschLoss
-from robustpca.metrics import total_reconstruction_error
 from robustpca.solvers import StopReason
 
-from .conftest import planted_outlier_data, projector, quiet_fit, random_data
+from .conftest import (
+    assert_fit_rejects,
+    assert_translation_equivariant,
+    fits_below_pca,
+    occluded_faces,
+    planted_outlier_data,
+    projector,
+    quiet_fit,
+    random_data,
+)
 
 
 def spread(X):
@@ -185,14 +192,8 @@ def test_data_driven_kernel_width_breaks_down_at_30_percent(seed):
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
 def test_translation_equivariance(seed, shift, wide):
-    n, d = (20, 50) if wide else (60, 8)
-    X = random_data(seed, n, d)
-    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
-    a = quiet_fit(HQPCA(2, max_iter=20, tol=0.0), X)
-    b = quiet_fit(HQPCA(2, max_iter=20, tol=0.0), X + offset)
-    scale = np.abs(X).max() + np.abs(offset).max()
-    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
-    np.testing.assert_allclose(projector(b.components_), projector(a.components_), atol=1e-6)
+    model = HQPCA(2, max_iter=20, tol=0.0)
+    a, b = assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-6)
     np.testing.assert_allclose(b.kernel_width_, a.kernel_width_, rtol=1e-6)
 
 
@@ -261,9 +262,7 @@ def test_input_not_modified_reproducible_and_callback():
     ],
 )
 def test_bad_parameters(params, error, match):
-    X = random_data(9, 30, 10)
-    with pytest.raises(error, match=match):
-        HQPCA(**{"n_components": 2, **params}).fit(X)
+    assert_fit_rejects(HQPCA, params, error, match)
 
 
 # --------------------------------------------------------------------------------------
@@ -279,19 +278,6 @@ def test_faces_hq_pca_reconstructs_better_than_pca(orl, seed, fill):
     PCA's at k = 10, 30, 50 (2.5-7.4% at k = 10-50 in all four settings of
     test_realdata), and the occluded faces get the smallest weights (area under the ROC
     curve 0.93 and 0.96)."""
-    X, mask = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill=fill,
-        random_state=seed,
-    )
-    for k in (10, 30, 50):
-        model = HQPCA(k).fit(X)
-        assert model.converged_
-        ours = total_reconstruction_error(model.reconstruct(X), orl.data)
-        pca = total_reconstruction_error(PCA(k).fit(X).reconstruct(X), orl.data)
-        assert ours < 0.98 * pca, k
-        if k == 30:
-            assert roc_auc_score(mask.any(axis=1), -model.weights_) > 0.9
+    X, mask = occluded_faces(orl, seed, fill)
+    fits = fits_below_pca(HQPCA, X, orl.data, margin=0.98)
+    assert roc_auc_score(mask.any(axis=1), -fits[30].weights_) > 0.9

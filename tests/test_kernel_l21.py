@@ -14,8 +14,9 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics import roc_auc_score
 
 from robustpca import L21PCA
-from robustpca.datasets import occlude_blocks
 from robustpca.estimators._kernel_l21 import KernelL21PCA
+
+from .conftest import occluded_faces
 
 
 def data(seed, n, d, outliers=True):
@@ -246,14 +247,7 @@ def test_faces_kernel_l21_subspace_is_closer_to_the_clean_faces_than_kpca(orl, f
     218.54 and 173.40 / 177.05; seed 1 alike. The margins are small (0.4-2%). Both
     flag the occluded faces by their feature-space reconstruction error (ROC AUC
     0.987-1.000; PCA-L21 at least as high as KPCA in all 9 settings tried)."""
-    X, mask = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill=fill,
-        random_state=0,
-    )
+    X, mask = occluded_faces(orl, fill=fill)
     gamma = 1.0 / np.median(pdist(X, "sqeuclidean"))
     for k in (10, 40):
         l21 = KernelL21PCA(k, gamma=gamma).fit(X)

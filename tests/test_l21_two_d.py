@@ -3,32 +3,25 @@ as the block update, recovery and the reconstruction claim on occluded AT&T face
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.linalg import subspace_angles
 from sklearn.exceptions import ConvergenceWarning
 
 from robustpca import L21PCA
-from robustpca.datasets import load_orl, occlude_blocks
 from robustpca.estimators._l21_two_d import L21TwoDPCA
 from robustpca.estimators._two_d import GLRAM
 from robustpca.metrics import mean_reconstruction_error, projector_distance
 from robustpca.solvers.l21_two_d import l21_two_d_update
 
+from .conftest import image_problems, low_rank_images, occluded_faces, worst_image_angle
 
-def images_with_outliers(seed, n, h, w, k1=2, k2=2, n_out=0, noise=0.1, out_scale=4.0):
-    """Centre + L S_i R^T + noise; the first ``n_out`` are gross noise images."""
-    rng = np.random.default_rng(seed)
-    L = np.linalg.qr(rng.normal(size=(h, k1)))[0]
-    R = np.linalg.qr(rng.normal(size=(w, k2)))[0]
-    M = 2.0 * rng.normal(size=(h, w))
-    A = M + L @ (3.0 * rng.normal(size=(n, k1, k2))) @ R.T + noise * rng.normal(size=(n, h, w))
-    A[:n_out] = M + out_scale * rng.normal(size=(n_out, h, w)) + 0.5 * out_scale
-    return A.reshape(n, h * w), L, R
+#: the images of test_two_d.py with milder gross-noise images (scale 4, not 20)
+images_with_outliers = functools.partial(low_rank_images, out_scale=4.0)
 
 
 def objective27(X, model):
@@ -38,16 +31,9 @@ def objective27(X, model):
 
 
 @settings(max_examples=25, deadline=None)
-@given(
-    n=st.integers(2, 25),
-    h=st.integers(1, 7),
-    w=st.integers(1, 7),
-    k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
-    seed=st.integers(0, 10_000),
-    init=st.sampled_from(["2dpca", "random"]),
-)
-def test_objective_never_decreases_theorem3(n, h, w, k, seed, init):
-    k1, k2 = min(k[0], h, n * w), min(k[1], w, n * h)
+@given(problem=image_problems(), init=st.sampled_from(["2dpca", "random"]))
+def test_objective_never_decreases_theorem3(problem, init):
+    n, h, w, (k1, k2), seed = problem
     X, *_ = images_with_outliers(seed, n, h, w, min(2, h), min(2, w), n_out=max(1, n // 8))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -155,17 +141,10 @@ def test_planted_recovery_beats_glram(seed):
     angle is 11-42 degrees (seeds 0-3) against GLRAM's 45-81 (it centres by the arithmetic
     mean, which the outliers bias, and maximises a norm that they still dominate), while
     R2DPCA is within 0.5 degrees (tests/test_two_d.py)."""
-    X, L0, R0 = images_with_outliers(seed, 80, 12, 10, 3, 2, n_out=8, noise=0.05)
-
-    def worst_angle(model):
-        return max(
-            np.degrees(subspace_angles(model.left_components_, L0).max()),
-            np.degrees(subspace_angles(model.right_components_, R0).max()),
-        )
-
+    X, L0, R0, _ = images_with_outliers(seed, 80, 12, 10, 3, 2, n_out=8, noise=0.05)
     l21 = L21TwoDPCA((3, 2), image_shape=(12, 10)).fit(X)
     glram = GLRAM((3, 2), image_shape=(12, 10)).fit(X)
-    assert worst_angle(l21) < worst_angle(glram) - 5.0
+    assert worst_image_angle(l21, L0, R0) < worst_image_angle(glram, L0, R0) - 5.0
 
 
 def test_init_options():
@@ -183,21 +162,13 @@ def test_init_options():
 @pytest.mark.realdata
 @pytest.mark.parametrize("fill", ["max", "min"])
 @pytest.mark.parametrize("fraction", [0.1, 0.3])
-def test_l21_2d_reconstructs_occluded_faces_better_than_glram(shared_data, fraction, fill):
+def test_l21_2d_reconstructs_occluded_faces_better_than_glram(orl, fraction, fill):
     """Nie & Huang's protocol (sec. V.A): 10% or 30% of the AT&T faces (32 x 32) occluded by
     a square of half the image width, error eq. (37) against the clean faces. They show
     PCA-L21 beating PCA; the 2-D form beats GLRAM at every (k1, k2) tried, by 0.2-1.5%:
     e.g. 10%, white, (9, 10): 588.9 against 590.5; 30%, black, (5, 5): 1096.5 against
     1112.0."""
-    orl = load_orl(shared_data)
-    X, _ = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=fraction,
-        block_fraction=0.25,
-        fill=fill,
-        random_state=0,
-    )
+    X, _ = occluded_faces(orl, fill=fill, image_fraction=fraction)
     for k in [(5, 5), (9, 10)]:
         l21 = L21TwoDPCA(k, image_shape=orl.image_shape).fit(X)
         glram = GLRAM(k, image_shape=orl.image_shape).fit(X)

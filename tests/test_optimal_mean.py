@@ -13,7 +13,14 @@ from robustpca import PCA, OptimalMeanPCA
 from robustpca.losses import L21Loss
 from robustpca.solvers import solve_optimal_mean_pca
 
-from .conftest import planted_outlier_data, projector, quiet_fit, random_data
+from .conftest import (
+    assert_fit_rejects,
+    assert_translation_equivariant,
+    planted_outlier_data,
+    projector,
+    quiet_fit,
+    random_data,
+)
 
 shapes = st.tuples(st.integers(5, 40), st.integers(2, 40), st.integers(0, 10_000))
 
@@ -117,14 +124,8 @@ def test_optimal_mean_and_subspace_beat_pca(fraction, seed):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
 def test_translation_equivariance(seed, shift, wide):
-    n, d = (20, 50) if wide else (60, 8)
-    X = random_data(seed, n, d)
-    offset = shift * np.random.default_rng(seed + 1).normal(size=d)
-    a = quiet_fit(OptimalMeanPCA(2, max_iter=20, tol=0), X)
-    b = quiet_fit(OptimalMeanPCA(2, max_iter=20, tol=0), X + offset)
-    scale = np.abs(X).max() + np.abs(offset).max()
-    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
-    np.testing.assert_allclose(projector(b.components_), projector(a.components_), atol=1e-7)
+    model = OptimalMeanPCA(2, max_iter=20, tol=0)
+    assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-7)
 
 
 @pytest.mark.parametrize("loss", ["l21", "l2p", "capped"])
@@ -258,9 +259,7 @@ def test_transform_inverse_and_errors_consistent():
     ],
 )
 def test_bad_parameters(params, match):
-    X = random_data(9, 30, 10)
-    with pytest.raises(ValueError, match=match):
-        OptimalMeanPCA(**{"n_components": 2, **params}).fit(X)
+    assert_fit_rejects(OptimalMeanPCA, params, ValueError, match)
 
 
 def test_bad_types():

@@ -15,10 +15,6 @@ k = 39, where the last eigenvalues are 1e-9 of the first).
 
 from __future__ import annotations
 
-import csv
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -33,26 +29,14 @@ from robustpca.estimators._projection_pursuit import ProjectionPursuitPCA
 from robustpca.qn_scale import qn
 from robustpca.solvers.projection_pursuit import l1_median, solve_projection_pursuit
 
-REFERENCE = Path(__file__).parent / "reference" / "rrcov_robust"
-csv.field_size_limit(sys.maxsize)  # the octane loadings are one long field
+from .conftest import leverage_cluster, load_table, reference_fits, reference_numbers
+
 METHODS = {"PcaGrid": "grid", "PcaProj": "proj"}
-
-
-def _numbers(text: str) -> np.ndarray:
-    return np.array([float(v) for v in text.split(";")]) if text else np.zeros(0)
-
-
-def _reference_rows() -> dict:
-    with open(REFERENCE / "fits.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["method"] in METHODS]
-    return {(r["method"], r["table"], int(r["k"])): r for r in rows}
-
-
-REFERENCE_FITS = _reference_rows()
-
-
-def load_table(shared_data, name) -> np.ndarray:
-    return np.loadtxt(shared_data / "rrcov" / f"{name}.csv", delimiter=",", skiprows=1, ndmin=2)
+REFERENCE_FITS = {
+    (method, table, k): row
+    for method in METHODS
+    for (table, k), row in reference_fits(method).items()
+}
 
 
 @pytest.mark.realdata
@@ -69,11 +53,11 @@ def test_equals_rrcov_on_the_rrcov_tables(shared_data, method, table, k):
     assert model.n_components_ == k_fit
     grid = method == "PcaGrid"
     rtol = 1e-10 if grid else 5e-6
-    eigenvalues = _numbers(ref["eigenvalues"])
+    eigenvalues = reference_numbers(ref["eigenvalues"])
     np.testing.assert_allclose(model.explained_variance_, eigenvalues, rtol=rtol)
-    centre = _numbers(ref["center"])
+    centre = reference_numbers(ref["center"])
     np.testing.assert_allclose(model.mean_, centre, rtol=0, atol=1e-7 * np.abs(centre).max())
-    loadings = _numbers(ref["loadings"]).reshape(k_fit, X.shape[1])
+    loadings = reference_numbers(ref["loadings"]).reshape(k_fit, X.shape[1])
     cosines = np.abs(np.sum(model.components_ * loadings, axis=1))
     np.testing.assert_allclose(cosines, 1.0, atol=1e-10 if grid else 1e-5)
     diag = outlier_diagnostics(model, X)
@@ -86,12 +70,12 @@ def test_equals_rrcov_on_the_rrcov_tables(shared_data, method, table, k):
         return
     # the distances are taken from the centre, so they inherit its 6e-8 for both methods
     np.testing.assert_allclose(
-        diag.score_distances, _numbers(ref["sd"]), rtol=1e-6 if grid else 2e-5, atol=1e-6
+        diag.score_distances, reference_numbers(ref["sd"]), rtol=1e-6 if grid else 2e-5, atol=1e-6
     )
     scale = np.abs(X - X.mean(axis=0)).max()  # OD of 0 up to rounding where k = rank
     np.testing.assert_allclose(
         diag.orthogonal_distances,
-        _numbers(ref["od"]),
+        reference_numbers(ref["od"]),
         rtol=1e-6 if grid else 2e-5,
         atol=1e-7 * scale,
     )
@@ -99,7 +83,7 @@ def test_equals_rrcov_on_the_rrcov_tables(shared_data, method, table, k):
         float(ref["cutoff_od"]), rel=1e-6 if grid else 2e-5, abs=1e-12
     )
     flagged = np.flatnonzero(diag.outliers) + 1
-    np.testing.assert_array_equal(flagged, _numbers(ref["flags"]).astype(int))
+    np.testing.assert_array_equal(flagged, reference_numbers(ref["flags"]).astype(int))
     np.testing.assert_array_equal(model.predict(X) == -1, diag.outliers)
 
 
@@ -184,18 +168,6 @@ def test_l1_median_where_pcapp_stops_at_its_start():
     assert objective(m) < objective(start) - 0.1
     u = (m - X) / np.linalg.norm(m - X, axis=1, keepdims=True)
     assert np.linalg.norm(u.sum(axis=0)) < 1e-8
-
-
-def leverage_cluster(n=200, p=10, frac=0.2, seed=0):
-    """Rank-2 data plus a tight cluster of ``frac * n`` points far off the subspace."""
-    rng = np.random.default_rng(seed)
-    U = np.linalg.qr(rng.normal(size=(p, 2)))[0]
-    X = rng.normal(size=(n, 2)) * [4.0, 2.0] @ U.T + 0.1 * rng.normal(size=(n, p))
-    m = int(frac * n)
-    d = rng.normal(size=p)
-    d -= U @ (U.T @ d)
-    X[:m] = 25.0 * d / np.linalg.norm(d) + 0.1 * rng.normal(size=(m, p))
-    return X, U, m
 
 
 @pytest.mark.parametrize("method", ["grid", "proj"])

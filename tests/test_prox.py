@@ -35,6 +35,9 @@ def matrix(m, n, seed, scale=2.0):
     return scale * np.random.default_rng(seed).normal(size=(m, n))
 
 
+small_matrices = small.map(lambda shape: matrix(*shape))
+
+
 def low_rank_plus_noise(m, n, rank, seed, noise=1e-3):
     rng = np.random.default_rng(seed)
     spectrum = 10.0 * 0.8 ** np.arange(rank)
@@ -43,7 +46,14 @@ def low_rank_plus_noise(m, n, rank, seed, noise=1e-3):
     return (U * spectrum) @ V.T + noise * rng.normal(size=(m, n))
 
 
-def assert_is_minimiser(objective, ours, reference, scale):
+def assert_is_prox(penalty, tau, V, ours, reference):
+    """``ours`` minimises the prox objective ``F(Y) = ||Y - V||^2 / 2 + tau penalty(Y)`` at
+    least as well as the ``reference``, and lies within the strong-convexity bound of it."""
+
+    def objective(Y):
+        return 0.5 * np.sum((Y - V) ** 2) + tau * penalty(Y)
+
+    scale = objective(np.zeros_like(V)) + 1
     f_ours, f_ref = objective(ours), objective(reference)
     assert f_ours <= f_ref + 1e-9 * scale
     # strong convexity: the reference is within sqrt(2 (F_ref - F_ours)) of the minimiser
@@ -53,14 +63,9 @@ def assert_is_minimiser(objective, ours, reference, scale):
 
 # ------------------------------------------------------------------ soft thresholding
 @settings(max_examples=40, deadline=None)
-@given(shape=small, tau=thresholds)
-def test_soft_threshold_is_l1_prox(shape, tau):
-    m, n, seed = shape
-    V = matrix(m, n, seed)
+@given(V=small_matrices, tau=thresholds)
+def test_soft_threshold_is_l1_prox(V, tau):
     ours = soft_threshold(V, tau)
-
-    def objective(Y):
-        return 0.5 * np.sum((Y - V) ** 2) + tau * np.abs(Y).sum()
 
     def split(z):  # y = p - q, p, q >= 0: a smooth problem with bounds
         p, q = z[: V.size], z[V.size :]
@@ -76,7 +81,7 @@ def test_soft_threshold_is_l1_prox(shape, tau):
         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10_000},
     )
     reference = (res.x[: V.size] - res.x[V.size :]).reshape(V.shape)
-    assert_is_minimiser(objective, ours, reference, objective(np.zeros_like(V)) + 1)
+    assert_is_prox(lambda Y: np.abs(Y).sum(), tau, V, ours, reference)
     # exact zeros where |v| <= tau and the subgradient condition elsewhere
     np.testing.assert_array_equal(ours[np.abs(V) <= tau], 0.0)
     nz = ours != 0
@@ -85,14 +90,10 @@ def test_soft_threshold_is_l1_prox(shape, tau):
 
 # -------------------------------------------------------------------- l2,1 shrinkage
 @settings(max_examples=30, deadline=None)
-@given(shape=small, tau=thresholds)
-def test_l21_shrinkage_is_l21_prox(shape, tau):
-    m, n, seed = shape
-    V = matrix(m, n, seed)
+@given(V=small_matrices, tau=thresholds)
+def test_l21_shrinkage_is_l21_prox(V, tau):
+    m, n = V.shape
     ours = l21_shrinkage(V, tau)
-
-    def objective(Y):
-        return 0.5 * np.sum((Y - V) ** 2) + tau * np.linalg.norm(Y, axis=1).sum()
 
     # epigraph form: min 0.5 ||Y - V||^2 + tau sum t_i  s.t.  t_i^2 >= ||y_i||^2, t_i >= 0
     def f(z):
@@ -126,7 +127,7 @@ def test_l21_shrinkage_is_l21_prox(shape, tau):
         options={"ftol": 1e-14, "maxiter": 1000},
     )
     reference = res.x[: V.size].reshape(V.shape)
-    assert_is_minimiser(objective, ours, reference, objective(np.zeros_like(V)) + 1)
+    assert_is_prox(lambda Y: np.linalg.norm(Y, axis=1).sum(), tau, V, ours, reference)
     small_rows = np.linalg.norm(V, axis=1) <= tau
     np.testing.assert_array_equal(ours[small_rows], 0.0)
 
@@ -170,12 +171,8 @@ def test_svt_is_nuclear_norm_prox(shape, tau):
     m, n, seed = shape
     V = matrix(m, n, seed)
     ours = singular_value_thresholding(V, tau)
-
-    def objective(Y):
-        return 0.5 * np.sum((Y - V) ** 2) + tau * nuclear_norm(Y)
-
     reference = burer_monteiro_prox(V, tau, seed)
-    assert_is_minimiser(objective, ours, reference, objective(np.zeros_like(V)) + 1)
+    assert_is_prox(nuclear_norm, tau, V, ours, reference)
     # subgradient condition: V - Y = tau (U V^T + W) with ||W||_2 <= 1 -> ||V - Y||_2 <= tau
     assert np.linalg.norm(V - ours, 2) <= tau * (1 + 1e-10)
 

@@ -15,23 +15,11 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from robustpca import L1PCA, L21PCA, PCA, R1PCA, OptimalMeanPCA
-from robustpca.datasets import load_orl, occlude_blocks
-from robustpca.metrics import total_reconstruction_error
+from robustpca.datasets import load_orl
+
+from .conftest import OCCLUSIONS, clean_error, occluded_faces, occlusion_id
 
 DIMENSIONS = (10, 20, 30, 40, 50)
-
-
-def occluded(orl, seed, fill):
-    X, mask = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=0.2,
-        block_fraction=0.25,
-        fill=fill,
-        random_state=seed,
-    )
-    assert mask.any(axis=1).sum() == 80
-    return X
 
 
 def total_errors(X, clean, method):
@@ -39,18 +27,14 @@ def total_errors(X, clean, method):
     for k in DIMENSIONS:
         model = method(n_components=k).fit(X)
         assert model.converged_, (method.__name__, k)
-        errors.append(total_reconstruction_error(model.reconstruct(X), clean))
+        errors.append(clean_error(model, X, clean))
     return np.array(errors)
 
 
-@pytest.fixture(
-    scope="module",
-    params=[(0, "max"), (0, "min"), (1, "max"), (1, "min")],
-    ids=lambda p: f"seed{p[0]}-{p[1]}",
-)
+@pytest.fixture(scope="module", params=OCCLUSIONS, ids=occlusion_id)
 def table1_errors(request, orl):
-    seed, fill = request.param
-    X = occluded(orl, seed, fill)
+    X, mask = occluded_faces(orl, *request.param)
+    assert mask.any(axis=1).sum() == 80
     methods = {
         "PCA": PCA,
         "PCA-L1": L1PCA,
@@ -84,7 +68,7 @@ def test_niehuang_robust_methods_below_pca_at_every_dimension(table1_errors, met
 
 @pytest.mark.realdata
 def test_rpca_om_downweights_the_occluded_faces(orl):
-    X, mask = occlude_blocks(orl.data, orl.image_shape, fill="max", random_state=3)
+    X, mask = occluded_faces(orl, seed=3)
     model = OptimalMeanPCA(n_components=30).fit(X)
     occluded_rows = mask.any(axis=1)
     # the occluded faces get the smallest weights: ranking by weight finds them well
@@ -102,12 +86,10 @@ def test_rpca_om_downweights_the_occluded_faces(orl):
 def test_gram_route_on_original_resolution_faces(shared_data):
     """400 x 10304 faces: the wide (Gram) route fits and agrees with its own objective."""
     faces = load_orl(shared_data, resolution="112x92")
-    X, _ = occlude_blocks(faces.data, faces.image_shape, random_state=0)
+    X, _ = occluded_faces(faces)
     model = OptimalMeanPCA(n_components=20).fit(X)
     assert np.all(np.diff(model.objective_history_) <= 1e-10 * model.objective_history_[0])
     R = (X - model.mean_) - model.transform(X) @ model.components_
     objective = np.sqrt(np.einsum("ij,ij->i", R, R) + model.epsilon_).sum()
     np.testing.assert_allclose(model.objective_history_[-1], objective, rtol=1e-9)
-    err = total_reconstruction_error(model.reconstruct(X), faces.data)
-    err_pca = total_reconstruction_error(PCA(n_components=20).fit(X).reconstruct(X), faces.data)
-    assert err < err_pca
+    assert clean_error(model, X, faces.data) < clean_error(PCA(20).fit(X), X, faces.data)

@@ -8,8 +8,6 @@ data folder.
 from __future__ import annotations
 
 import csv
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,46 +21,40 @@ from robustpca.diagnostics import outlier_diagnostics
 from robustpca.solvers.mcd import h_alpha_n
 from robustpca.solvers.robpca import solve_robpca
 
-REFERENCE = Path(__file__).parent / "reference" / "rrcov_robust"
-csv.field_size_limit(sys.maxsize)  # the octane loadings are one long field
-
-
-def _numbers(text: str) -> np.ndarray:
-    return np.array([float(v) for v in text.split(";")]) if text else np.zeros(0)
-
-
-def reference_fits(method: str) -> dict:
-    with open(REFERENCE / "fits.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["method"] == method]
-    return {(r["table"], int(r["k"])): r for r in rows}
-
+from .conftest import (
+    RRCOV_ROBUST,
+    leverage_cluster,
+    load_table,
+    reference_fits,
+    reference_numbers,
+)
 
 HUBERT = reference_fits("PcaHubert")
-
-
-def load_table(shared_data, name) -> np.ndarray:
-    return np.loadtxt(shared_data / "rrcov" / f"{name}.csv", delimiter=",", skiprows=1, ndmin=2)
 
 
 def assert_equals_rrcov(model, X, ref, *, rtol=1e-8):
     """Eigenvalues, centre, loadings (up to sign), distances, cutoffs and flags."""
     k = int(ref["k_fitted"])
     assert model.n_components_ == k
-    np.testing.assert_allclose(model.explained_variance_, _numbers(ref["eigenvalues"]), rtol=rtol)
-    centre = _numbers(ref["center"])
+    np.testing.assert_allclose(
+        model.explained_variance_, reference_numbers(ref["eigenvalues"]), rtol=rtol
+    )
+    centre = reference_numbers(ref["center"])
     np.testing.assert_allclose(model.mean_, centre, rtol=rtol, atol=rtol * np.abs(centre).max())
-    loadings = _numbers(ref["loadings"]).reshape(k, X.shape[1])
+    loadings = reference_numbers(ref["loadings"]).reshape(k, X.shape[1])
     np.testing.assert_allclose(np.abs(model.components_ @ loadings.T), np.eye(k), atol=1e-7)
     diag = outlier_diagnostics(model, X)
-    np.testing.assert_allclose(diag.score_distances, _numbers(ref["sd"]), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        diag.score_distances, reference_numbers(ref["sd"]), rtol=1e-6, atol=1e-9
+    )
     scale = np.abs(X - X.mean(axis=0)).max()  # OD of 0 up to rounding where k = rank
     np.testing.assert_allclose(
-        diag.orthogonal_distances, _numbers(ref["od"]), rtol=1e-6, atol=1e-12 * scale
+        diag.orthogonal_distances, reference_numbers(ref["od"]), rtol=1e-6, atol=1e-12 * scale
     )
     assert diag.score_cutoff == pytest.approx(float(ref["cutoff_sd"]), rel=1e-10)
     assert diag.orthogonal_cutoff == pytest.approx(float(ref["cutoff_od"]), rel=1e-6, abs=1e-12)
     flagged = np.flatnonzero(diag.outliers) + 1
-    np.testing.assert_array_equal(flagged, _numbers(ref["flags"]).astype(int))
+    np.testing.assert_array_equal(flagged, reference_numbers(ref["flags"]).astype(int))
     np.testing.assert_array_equal(model.predict(X) == -1, diag.outliers)
 
 
@@ -92,18 +84,6 @@ def test_random_directions_agree_with_rrcov_on_octane(shared_data):
     X = load_table(shared_data, "octane")
     model = ROBPCA(n_components=2, directions="random", random_state=3).fit(X)
     assert (np.flatnonzero(model.predict(X) == -1) + 1).tolist() == [25, 26, 36, 37, 38, 39]
-
-
-def leverage_cluster(n=200, p=10, frac=0.2, seed=0):
-    """Rank-2 data plus a tight cluster of ``frac * n`` points far off the subspace."""
-    rng = np.random.default_rng(seed)
-    U = np.linalg.qr(rng.normal(size=(p, 2)))[0]
-    X = rng.normal(size=(n, 2)) * [4.0, 2.0] @ U.T + 0.1 * rng.normal(size=(n, p))
-    m = int(frac * n)
-    d = rng.normal(size=p)
-    d -= U @ (U.T @ d)
-    X[:m] = 25.0 * d / np.linalg.norm(d) + 0.1 * rng.normal(size=(m, p))
-    return X, U, m
 
 
 @pytest.mark.parametrize(("alpha", "frac"), [(0.75, 0.2), (0.5, 0.4)])
@@ -220,9 +200,11 @@ def test_skew_on_octane_at_k1_agrees_with_rrcov_up_to_the_draw(shared_data):
     X = load_table(shared_data, "octane")
     ref = SKEW[("octane", 1)]
     model = ROBPCA(n_components=1, skew=True, random_state=0).fit(X)
-    assert model.explained_variance_ == pytest.approx(_numbers(ref["eigenvalues"]), rel=1e-3)
+    assert model.explained_variance_ == pytest.approx(
+        reference_numbers(ref["eigenvalues"]), rel=1e-3
+    )
     flagged = set((np.flatnonzero(model.predict(X) == -1) + 1).tolist())
-    expected = set(_numbers(ref["flags"]).astype(int).tolist())
+    expected = set(reference_numbers(ref["flags"]).astype(int).tolist())
     assert flagged <= expected and len(expected - flagged) <= 1
 
 
@@ -256,7 +238,7 @@ def test_skew_spares_the_long_tail_of_skewed_inliers(seed):
 
 
 def _predict_rows():
-    with open(REFERENCE / "predict.csv", newline="") as f:
+    with open(RRCOV_ROBUST / "predict.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     out: dict = {}
     for r in rows:

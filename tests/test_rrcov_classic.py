@@ -15,6 +15,8 @@ import pytest
 from robustpca import PCA
 from robustpca.diagnostics import outlier_diagnostics
 
+from .conftest import load_table
+
 REFERENCE = Path(__file__).parent / "reference" / "rrcov_classic"
 
 
@@ -28,11 +30,6 @@ AUTO_K = {r["table"]: int(r["k"]) for r in _rows("auto_k.csv")}
 DISTANCES: dict = {}
 for _r in _rows("distances.csv"):
     DISTANCES.setdefault((_r["table"], int(_r["k"])), []).append(_r)
-
-
-def load_table(shared_data, name) -> np.ndarray:
-    path = shared_data / "rrcov" / f"{name}.csv"
-    return np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
 
 
 @pytest.mark.realdata

@@ -10,7 +10,7 @@ from scipy.linalg import subspace_angles
 from robustpca import ROBPCA, CovariancePCA, ProjectionPursuitPCA, SphericalPCA
 from robustpca.solvers import StopReason
 
-from .test_robpca import leverage_cluster, load_table
+from .conftest import leverage_cluster, load_table
 
 ESTIMATORS = [ROBPCA, SphericalPCA, CovariancePCA]
 

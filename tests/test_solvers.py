@@ -124,23 +124,19 @@ def test_reweighting_monotone_for_other_concave_losses(loss):
 
 def test_reweighting_callback_and_all_capped():
     X = np.random.default_rng(4).normal(size=(10, 2)) + 100
-    res = minimize_reweighted(
-        lambda d: d @ X / d.sum(),
-        lambda b: np.linalg.norm(X - b, axis=1),
-        CappedL2Loss(1e-3),
-        np.ones(10),
-        max_iter=10,
-    )
+
+    def reweighted_mean(loss, **options):
+        return minimize_reweighted(
+            lambda d: d @ X / d.sum(),
+            lambda b: np.linalg.norm(X - b, axis=1),
+            loss,
+            np.ones(10),
+            **options,
+        )
+
+    res = reweighted_mean(CappedL2Loss(1e-3), max_iter=10)
     assert res.stop_reason.startswith("every sample has zero weight")
-    res = minimize_reweighted(
-        lambda d: d @ X / d.sum(),
-        lambda b: np.linalg.norm(X - b, axis=1),
-        L21Loss(1e-9),
-        np.ones(10),
-        max_iter=50,
-        tol=0,
-        callback=lambda i, s: i == 4,
-    )
+    res = reweighted_mean(L21Loss(1e-9), max_iter=50, tol=0, callback=lambda i, s: i == 4)
     assert res.n_iter == 4 and res.stop_reason == "stopped by callback"
 
 

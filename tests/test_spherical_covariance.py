@@ -17,7 +17,8 @@ from robustpca import CovariancePCA, SphericalPCA
 from robustpca.robust_scale import mad
 from robustpca.solvers.spherical import spatial_median
 
-from .test_robpca import assert_equals_rrcov, leverage_cluster, load_table, reference_fits
+from .conftest import leverage_cluster, load_table, reference_fits
+from .test_robpca import assert_equals_rrcov
 
 LOCANTORE = reference_fits("PcaLocantore")
 PCACOV = reference_fits("PcaCov")

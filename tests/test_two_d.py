@@ -30,7 +30,15 @@ from robustpca.estimators._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, T
 from robustpca.metrics import projector_distance, weighted_reconstruction_error
 from robustpca.solvers.two_d import image_residuals, initial_two_d_bases, kron_components
 
-from .conftest import quiet_fit
+from .conftest import (
+    OCCLUSIONS,
+    image_problems,
+    low_rank_images,
+    occluded_faces,
+    occlusion_id,
+    quiet_fit,
+    worst_image_angle,
+)
 
 ALL = (TwoDPCA, GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
 ITERATIVE = (GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
@@ -39,17 +47,6 @@ ITERATIVE = (GLRAM, Robust2DPCA, CappedRobust2DPCA, L21TwoDPCA)
 def proj(B):
     """Projector on the column span of B."""
     return B @ B.T
-
-
-def low_rank_images(seed, n, h, w, k1=2, k2=2, noise=0.1, n_out=0, out_scale=20.0):
-    """Images M + L S_i R^T + noise, the first ``n_out`` replaced by gross noise images."""
-    rng = np.random.default_rng(seed)
-    L = np.linalg.qr(rng.normal(size=(h, k1)))[0]
-    R = np.linalg.qr(rng.normal(size=(w, k2)))[0]
-    M = 2.0 * rng.normal(size=(h, w))
-    A = M + L @ (3.0 * rng.normal(size=(n, k1, k2))) @ R.T + noise * rng.normal(size=(n, h, w))
-    A[:n_out] = M + out_scale * rng.normal(size=(n_out, h, w)) + 0.5 * out_scale
-    return A.reshape(n, h * w), L, R, M
 
 
 # --- reference computations with explicit loops ---------------------------------------------
@@ -150,17 +147,13 @@ def test_glram_matches_loop_reference(center, init):
 
 @settings(max_examples=30, deadline=None)
 @given(
-    n=st.integers(2, 25),
-    h=st.integers(1, 9),
-    w=st.integers(1, 9),
-    k=st.tuples(st.integers(1, 9), st.integers(1, 9)),
-    seed=st.integers(0, 10_000),
+    problem=image_problems(max_side=9, max_rank=9),
     center=st.booleans(),
     init=st.sampled_from(["2dpca", "identity"]),
 )
-def test_glram_objective_never_decreases(n, h, w, k, seed, center, init):
+def test_glram_objective_never_decreases(problem, center, init):
     """Ye, Theorem 3.3: each eigen-update maximises the objective in one block."""
-    k1, k2 = min(k[0], h, n * w), min(k[1], w, n * h)
+    n, h, w, (k1, k2), seed = problem
     X = np.random.default_rng(seed).normal(size=(n, h * w)) * np.linspace(1, 4, h * w)
     model = quiet_fit(
         GLRAM((k1, k2), image_shape=(h, w), center=center, init=init, max_iter=15, tol=0), X
@@ -436,17 +429,10 @@ def test_max_iter_warns_and_callback_stops(cls):
 
 
 @settings(max_examples=25, deadline=None)
-@given(
-    n=st.integers(3, 25),
-    h=st.integers(1, 7),
-    w=st.integers(1, 7),
-    k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
-    seed=st.integers(0, 10_000),
-    capped=st.booleans(),
-)
-def test_robust_objective_never_increases(n, h, w, k, seed, capped):
+@given(problem=image_problems(min_n=3), capped=st.booleans())
+def test_robust_objective_never_increases(problem, capped):
     """Nie et al. (2014), Theorem 1, with one exact block sweep per re-weighting."""
-    k1, k2 = min(k[0], h, n * w), min(k[1], w, n * h)
+    n, h, w, (k1, k2), seed = problem
     X, *_ = low_rank_images(seed, n, h, w, min(2, h), min(2, w), n_out=max(1, n // 8))
     if capped:
         r = np.linalg.norm(X - X.mean(axis=0), axis=1)
@@ -547,18 +533,11 @@ def test_planted_recovery_beats_glram(seed):
     is 45-81 degrees off (we assert 20), for seeds 0-3."""
     X, L0, R0, M0 = low_rank_images(seed, 80, 12, 10, 3, 2, noise=0.05, n_out=8, out_scale=4.0)
     shape, k = (12, 10), (3, 2)
-
-    def worst_angle(model):
-        return max(
-            np.degrees(subspace_angles(model.left_components_, L0).max()),
-            np.degrees(subspace_angles(model.right_components_, R0).max()),
-        )
-
     glram = GLRAM(k, image_shape=shape).fit(X)
     robust = Robust2DPCA(k, image_shape=shape).fit(X)
     capped = CappedRobust2DPCA(k, image_shape=shape).fit(X)
-    assert worst_angle(glram) > 20.0
-    assert worst_angle(robust) < 2.0 and worst_angle(capped) < 2.0
+    assert worst_image_angle(glram, L0, R0) > 20.0
+    assert worst_image_angle(robust, L0, R0) < 2.0 and worst_image_angle(capped, L0, R0) < 2.0
     assert robust.weights_[:8].max() < robust.weights_[8:].min()
     np.testing.assert_array_equal(capped.weights_[:8], 0.0)
     assert np.all(capped.weights_[8:] > 0)
@@ -665,21 +644,9 @@ def table2_row(X, clean):
     return uniform, own
 
 
-@pytest.fixture(
-    scope="module",
-    params=[(0, "max"), (0, "min"), (1, "max"), (1, "min")],
-    ids=lambda p: f"seed{p[0]}-{p[1]}",
-)
+@pytest.fixture(scope="module", params=OCCLUSIONS, ids=occlusion_id)
 def table2_occluded(request, orl):
-    seed, fill = request.param
-    X, mask = occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=0.2,
-        block_fraction=(0.25, 0.5),
-        fill=fill,
-        random_state=seed,
-    )
+    X, mask = occluded_faces(orl, *request.param, block_fraction=(0.25, 0.5))
     assert mask.any(axis=1).sum() == 80
     return table2_row(X, orl.data)
 
