@@ -284,9 +284,10 @@ def test_infinity_and_unsupported_estimators_still_refuse():
     bad[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         OptimalMeanPCA(5).fit(bad)
-    # (the convex estimators fit NaN too since their observed-entries solvers landed:
-    # tests/test_alm_observed.py); the known-rank and projection-pursuit ones refuse
-    for name in ("AccAltProj", "ProjectionPursuitPCA"):
+    # (the convex and known-rank estimators fit NaN too since their observed-entries
+    # solvers landed: tests/test_alm_observed.py, tests/test_known_rank_missing.py);
+    # projection pursuit and kernel PCA-L21 refuse
+    for name in ("KernelL21PCA", "ProjectionPursuitPCA"):
         with pytest.raises(ValueError, match="NaN"):
             getattr(robustpca, name)(n_components=5).fit(Xm)
         model = getattr(robustpca, name)(n_components=5)

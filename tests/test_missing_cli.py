@@ -99,9 +99,11 @@ def test_missing_rows_columns_and_unsupported_methods_are_named(tmp_path, capsys
     assert "sample(s) 'sample5' have no value at all" in capsys.readouterr().err
     X, mask = planted_with_gaps()
     src = write_with_gaps(tmp_path / "gaps.csv", X, mask)
-    # (PCP fits missing entries since its observed-entries solver: GoDec does not)
-    assert cli.main(["fit", src, "-k", "2", "--method", "GoDec", "--out", tmp_path / "o3"]) == 1
+    # (PCP and GoDec fit missing entries since their observed-entries solvers landed;
+    # projection pursuit does not)
+    method = ["--method", "ProjectionPursuitPCA"]
+    assert cli.main(["fit", src, "-k", "2", *method, "--out", tmp_path / "o3"]) == 1
     err = capsys.readouterr().err
-    assert "GoDec cannot fit missing entries" in err
+    assert "ProjectionPursuitPCA cannot fit missing entries" in err
     assert "OptimalMeanPCA" in err
     assert not (tmp_path / "o3").exists()

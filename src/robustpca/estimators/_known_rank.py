@@ -12,6 +12,10 @@ The conventions follow :class:`~robustpca.PrincipalComponentPursuit`: ``low_rank
 ``components_`` the right singular vectors of ``low_rank_``, and :meth:`transform`
 projects new samples on them.
 
+Missing entries (NaN, or ``fit(X, mask=...)``) are fitted on the observed entries, as
+PCP does: ``sparse_`` is zero in the gaps and ``low_rank_`` fills them
+(:mod:`robustpca.solvers.known_rank`, "Missing entries").
+
 Not provided: a ``center`` option, a Dask route (``fit`` on a dask array raises
 ``TypeError``) and an array-API solver (array-API inputs are fitted on the host by the
 base class and the fitted arrays moved back).
@@ -26,6 +30,7 @@ import numpy as np
 from .._validation import check_nonnegative_float, check_positive_int
 from ..solvers.known_rank import solve_accaltproj, solve_godec
 from ._base import BaseSubspaceEstimator
+from ._convex import _apply_mask
 
 __all__ = ["AccAltProj", "GoDec"]
 
@@ -49,6 +54,35 @@ class _KnownRankRPCA(BaseSubspaceEstimator):
 
     #: the rank is the method's input: no variance share or "auto"
     _supports_auto_rank = False
+    #: NaN (or ``mask``) marks missing entries, fitted on the observed ones
+    _supports_missing = True
+
+    def fit(self, X, y=None, mask=None):
+        """Decompose ``X`` of shape (n_samples, n_features) into ``low_rank_ + sparse_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified. NaN entries are missing.
+        y : Ignored
+        mask : array-like of bool, same shape as ``X``, optional
+            True where an entry is observed. An entry is missing where ``mask`` is
+            False *or* ``X`` is NaN (a NaN is never data, whatever ``mask`` says).
+            Missing entries are fitted on the observed ones: ``sparse_`` is zero there
+            and ``low_rank_`` fills them; the objective and ``tol`` measure the observed
+            entries (:mod:`robustpca.solvers.known_rank`, "Missing entries").
+
+        Returns
+        -------
+        self
+        """
+        if mask is not None:
+            X = _apply_mask(X, mask)
+        self._fit(X)
+        return self
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        return self._fit_solver(X, rng, observed=~missing)
 
     def transform(self, X):
         """Coordinates of ``X`` on the fitted low-rank row space.
@@ -58,7 +92,8 @@ class _KnownRankRPCA(BaseSubspaceEstimator):
         :class:`~robustpca.PrincipalComponentPursuit`. New samples are not decomposed:
         their gross errors are not removed first and enter their coordinates (the
         ``reconstruction_error`` of such a sample is large, which is what the outlier
-        scores use).
+        scores use). A sample with NaN is projected by least squares on its observed
+        coordinates, as by the other estimators that take missing entries.
 
         Parameters
         ----------
@@ -148,7 +183,11 @@ class AccAltProj(_KnownRankRPCA):
         dominate the top singular value of ``X``; see Notes).
     gamma : float, default=0.5
         Decay :math:`\gamma \in (0, 1)` of the thresholds. Larger is safer and slower
-        (the authors suggest up to 0.7 for hard problems).
+        (the authors suggest up to 0.7 for hard problems). With missing entries raise
+        it as more is missing: on a planted 400 x 300 problem of rank 10 with 5% gross
+        errors, 0.5 recovered ``L`` to 1e-9 with 20% missing but only to 6e-5 at 25%
+        and 7e-3 at 30%; 0.7 held to 30% and 0.8 to 40%
+        (``tests/test_known_rank_missing.py``).
     trim : bool, default=False
         Trim the factors before each projection (Algorithm 2, needed by the theory).
     incoherence : float, default=5.0
@@ -239,7 +278,7 @@ class AccAltProj(_KnownRankRPCA):
         self.callback = callback
         self.random_state = random_state
 
-    def _fit_solver(self, X, rng, sample_weight=None):
+    def _fit_solver(self, X, rng, sample_weight=None, observed=None):
         beta = _positive_or_auto(self.beta, "beta")
         beta_init = _positive_or_auto(self.beta_init, "beta_init")
         gamma = check_nonnegative_float(self.gamma, "gamma", strict=True)
@@ -260,6 +299,7 @@ class AccAltProj(_KnownRankRPCA):
             tol=self.tol,
             rng=rng,
             callback=self.callback,
+            observed=observed,
         )
 
 
@@ -284,8 +324,9 @@ class GoDec(_KnownRankRPCA):
         ``L = X``; pass the rank).
     card : int or float, default=0.1
         The cardinality bound ``k`` of ``S``: an int in ``[0, n_samples * n_features]``,
-        or a float in ``[0, 1)``, the fraction of the entries (rounded). Set it from what
-        you know of the corruption: the default is only a placeholder.
+        or a float in ``[0, 1)``, the fraction of the entries (of the observed entries
+        when some are missing; rounded). Set it from what you know of the corruption:
+        the default is only a placeholder.
     power : int, default=1
         Power iterations ``q >= 0`` of the BRP. ``q = 0`` (the default of the authors'
         code and of hyperspy) is cheaper per iteration (two products with ``X`` fewer)
@@ -358,7 +399,7 @@ class GoDec(_KnownRankRPCA):
         self.callback = callback
         self.random_state = random_state
 
-    def _resolve_card(self, size: int) -> int:
+    def _resolve_card(self, size: int, n_observed: int) -> int:
         card = self.card
         if isinstance(card, bool) or not isinstance(card, numbers.Real):
             raise TypeError(f"card must be an int or a float, got {type(card).__name__}.")
@@ -372,10 +413,10 @@ class GoDec(_KnownRankRPCA):
             raise ValueError(
                 f"card={card!r} as a float must lie in [0, 1) (a fraction of the entries)."
             )
-        return round(float(card) * size)
+        return round(float(card) * n_observed)
 
-    def _fit_solver(self, X, rng, sample_weight=None):
-        card = self._resolve_card(X.size)
+    def _fit_solver(self, X, rng, sample_weight=None, observed=None):
+        card = self._resolve_card(X.size, X.size if observed is None else int(observed.sum()))
         power = check_positive_int(self.power, "power", minimum=0)
         return solve_godec(
             X,
@@ -386,4 +427,5 @@ class GoDec(_KnownRankRPCA):
             tol=self.tol,
             rng=rng,
             callback=self.callback,
+            observed=observed,
         )

@@ -17,6 +17,19 @@ The solvers are pure functions: no validation, no warnings (the estimators of
 :class:`~robustpca.solvers.SolverResult` whose ``info`` holds ``low_rank``, ``sparse``,
 ``low_rank_singular_values``, ``explained_variance`` and ``rank``.
 
+**Missing entries.** Both solvers take ``observed`` (True where an entry of ``X`` is
+observed; ``None``: all are). Neither paper treats missing entries; ours fit the
+problem on the observed entries only, ``S`` supported on them and ``L`` filling the
+gaps, by imputation: each low-rank step is taken on ``Z = P_O(X - S) + P_O^c(L)``, the
+observed entries less the current sparse part, with the current ``L`` in the gaps (from
+the columns' observed medians at the start), and each sparse step thresholds the
+observed residual ``P_O(X - L)``. For GoDec this is majorize-minimize:
+``||Z - L'||_F^2`` majorizes ``||P_O(X - L' - S)||_F^2`` and touches it at ``L' = L``,
+so its objective, now ``||P_O(X - L - S)||_F^2``, still never increases. The stopping
+rules measure the observed entries (``||P_O(X)||_F`` as the reference). With every
+entry observed the iterates are those of the complete-data solvers, operation for
+operation.
+
 **Threads.** The thin QRs (``n x r``), the small SVDs and ARPACK's Lanczos iterations
 (matrix-vector products, memory bound) run on one BLAS thread; the products of the data
 with ``r`` columns keep every thread. OpenBLAS threads gain nothing on the former, and
@@ -36,6 +49,7 @@ from scipy.sparse.linalg import svds
 
 from ..linalg import complete_orthonormal, single_blas_thread
 from ._result import IterationState, SolverResult, StopReason
+from .missing import initial_fill
 
 __all__ = [
     "RESIDUAL",
@@ -116,6 +130,33 @@ def top_singular_triplets(A: np.ndarray, k: int, rng: np.random.Generator):
 
 def _frobenius(A: np.ndarray) -> float:
     return float(np.sqrt(np.einsum("ij,ij->", A, A))) if A.size else 0.0
+
+
+class _Entries:
+    """The data as the solvers see them: every entry (``observed=None``) or the observed
+    ones, with the gaps filled by the current low-rank part (module docstring, "Missing
+    entries"). ``data`` is ``X`` with zeros in the gaps; ``filled`` the start, with the
+    columns' observed medians there."""
+
+    def __init__(self, X: np.ndarray, observed: np.ndarray | None):
+        self.observed = observed
+        if observed is None:
+            self.data = self.filled = X
+        else:
+            self.data = np.where(observed, X, 0.0)
+            self.filled = initial_fill(X, ~observed)
+
+    def residual(self, L: np.ndarray) -> np.ndarray:
+        """``X - L`` on the observed entries, zero in the gaps (a new array)."""
+        if self.observed is None:
+            return self.data - L
+        return np.where(self.observed, self.data - L, 0.0)
+
+    def target(self, S: np.ndarray, L: np.ndarray) -> np.ndarray:
+        """``X - S`` on the observed entries, ``L`` in the gaps (a new array)."""
+        if self.observed is None:
+            return self.data - S
+        return np.where(self.observed, self.data - S, L)
 
 
 # ------------------------------------------------------------------------ AccAltProj
@@ -212,6 +253,7 @@ def solve_accaltproj(
     tol: float = 1e-7,
     rng: np.random.Generator | None = None,
     callback: Callback | None = None,
+    observed: np.ndarray | None = None,
 ) -> SolverResult:
     r"""Robust PCA of known rank by accelerated alternating projections (AccAltProj).
 
@@ -264,6 +306,12 @@ def solve_accaltproj(
         Draws the start of the truncated SVDs and the completion of ``components``.
     callback : callable or None
         ``callback(iteration, state)``; returning ``True`` stops.
+    observed : ndarray of bool, shape (m, n), or None
+        True where ``X`` is observed; the other entries are missing (their values are
+        not read). ``None``: every entry is observed. See the module docstring,
+        "Missing entries": the residual and ``S`` are then those of the observed
+        entries, ``L`` fills the gaps, and the first threshold is set from the data
+        with the columns' observed medians in the gaps.
 
     Returns
     -------
@@ -280,18 +328,19 @@ def solve_accaltproj(
     default_beta, default_init = accaltproj_defaults(m, n)
     beta = default_beta if beta is None else float(beta)
     beta_init = default_init if beta_init is None else float(beta_init)
-    norm_x = _frobenius(X)
+    entries = _Entries(X, observed)
+    norm_x = _frobenius(entries.data)
     thresholds: list[float] = []
     objective: list[float] = []
 
     # initialisation (Algorithm 3)
-    top = top_singular_triplets(X, 1, rng)[1]
+    top = top_singular_triplets(entries.filled, 1, rng)[1]
     thresholds.append(beta_init * float(top[0]) if top.size else 0.0)
-    S = hard_threshold(X, thresholds[-1])
-    U, s, V = top_singular_triplets(X - S, r, rng)
+    S = hard_threshold(entries.data, thresholds[-1])
+    U, s, V = top_singular_triplets(entries.filled - S, r, rng)
     thresholds.append(beta * float(s[0]))
     L = (U * s) @ V.T
-    S = hard_threshold(X - L, thresholds[-1])
+    S = hard_threshold(entries.residual(L), thresholds[-1])
 
     stop_reason, converged, n_iter = StopReason.MAX_ITER, False, 0
     if norm_x == 0:
@@ -302,11 +351,11 @@ def solve_accaltproj(
             Ut, Vt_ = _trim(U, V, incoherence, r)
         else:
             Ut, Vt_ = U, V
-        U, s, V, sigma = _tangent_truncation(X - S, Ut, Vt_, r)
+        U, s, V, sigma = _tangent_truncation(entries.target(S, L), Ut, Vt_, r)
         next_sigma = float(sigma[r]) if sigma.size > r else 0.0
         thresholds.append(beta * (next_sigma + gamma**k * float(sigma[0])))
         L = (U * s) @ V.T
-        R = X - L
+        R = entries.residual(L)
         S = hard_threshold(R, thresholds[-1])
         R -= S
         objective.append(_frobenius(R) / norm_x)
@@ -376,6 +425,7 @@ def solve_godec(
     tol: float = 1e-7,
     rng: np.random.Generator | None = None,
     callback: Callback | None = None,
+    observed: np.ndarray | None = None,
 ) -> SolverResult:
     r"""Low-rank + sparse decomposition of known rank and cardinality by GoDec.
 
@@ -416,8 +466,11 @@ def solve_godec(
         Cardinality bound ``k`` of ``S``, ``0 <= k <= m n``.
     power : int, default=1
         Power iterations ``q`` of the BRP.
-    max_iter, tol, rng, callback
-        As in :func:`solve_accaltproj`.
+    max_iter, tol, rng, callback, observed
+        As in :func:`solve_accaltproj`. With ``observed``, ``S`` keeps the ``k`` largest
+        entries of the observed residual and the objective is
+        :math:`\lVert P_O(X - L_t - S_t)\rVert_F^2`, still non-increasing (module
+        docstring, "Missing entries").
 
     Returns
     -------
@@ -429,14 +482,15 @@ def solve_godec(
     X = np.asarray(X, dtype=np.float64)
     m, n = X.shape
     r, k = int(rank), int(card)
-    norm_x2 = float(np.einsum("ij,ij->", X, X)) if X.size else 0.0
+    entries = _Entries(X, observed)
+    norm_x2 = float(np.einsum("ij,ij->", entries.data, entries.data)) if X.size else 0.0
     S = np.zeros_like(X)
     Q = None
     objective: list[float] = []
     stop_reason, converged, n_iter = StopReason.MAX_ITER, False, 0
-    L = X.copy()
+    L = entries.filled.copy()
     for t in range(1, max_iter + 1):
-        Z = X - S
+        Z = entries.target(S, L)
         Y2 = rng.standard_normal((n, r)) if Q is None else Q
         Y1 = Z @ Y2
         previous_fit = _frobenius(Y1) if Q is not None else -1.0
@@ -453,7 +507,7 @@ def solve_godec(
             assert Q is not None  # (previous_fit is -1 on the first step)
             ZQ = Z @ Q
         L = ZQ @ Q.T
-        R = X - L
+        R = entries.residual(L)
         S = keep_largest_entries(R, k)
         R -= S
         objective.append(float(np.einsum("ij,ij->", R, R)))
