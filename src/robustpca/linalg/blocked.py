@@ -5,6 +5,17 @@ The data are never copied: every pass visits blocks of rows (or columns) of abou
 float32 input keeps its footprint and every reduction is accumulated in float64, and no
 ``n x d`` temporary is allocated per iteration. :func:`gram_step` is the Gram route's
 weighted step (Nie et al. 2014, problem 14, by the SVD route for ``d > n``).
+
+**One BLAS library per loop.** NumPy's and SciPy's wheels each bring their own OpenBLAS
+(scipy/scipy#15129). When an iteration alternates between them (a NumPy ``@`` in the
+residual pass, SciPy's ``syrk`` and LAPACK for the scatter and its eigenvectors), the
+threads of one library still spin-wait while the other's start, and with more than one
+BLAS thread they fight over the cores. The passes of the scatter route therefore make
+their products through SciPy's BLAS (:func:`project_out`, :func:`add_weighted_rows`, the
+``syrk`` of :func:`_syrk_upper`), as its eigensolvers do. Measured on 2 cores, RPCA-OM on
+20,000 x 100 (17 iterations): 0.24 s at one thread, 0.65 s at two with the NumPy
+products, 0.24 s at two without; HQ-PCA 0.13 s, 0.30 s and 0.13 s; the results are the
+same to the bit.
 """
 
 from __future__ import annotations
@@ -18,6 +29,8 @@ from .eigen import positive_eigen_mask
 
 __all__ = [
     "GramStep",
+    "Projector",
+    "add_weighted_rows",
     "centred_gram",
     "gram_basis",
     "gram_step",
@@ -136,14 +149,38 @@ def row_sq_distances(X, point: np.ndarray, work: _Workspace | None = None) -> np
     return out
 
 
+_GEMM = sla.blas.get_blas_funcs("gemm", dtype=np.float64)
+_GEMV = sla.blas.get_blas_funcs("gemv", dtype=np.float64)
+
+
+class Projector:
+    """``B -= (B U) U^T`` for C-ordered row blocks ``B``, through SciPy's BLAS (module
+    docstring, "One BLAS library per loop"); holds ``U`` (d x k) in the layouts that
+    ``gemm`` reads without a copy."""
+
+    def __init__(self, U: np.ndarray):
+        self.Ut, self.U = np.asfortranarray(U.T), np.asfortranarray(U)
+
+    def project_out(self, B: np.ndarray) -> None:
+        BU_t = _GEMM(1.0, self.Ut, B.T)  # (B U)^T, k x rows (B.T is F-ordered: no copy)
+        _GEMM(-1.0, self.U, BU_t, beta=1.0, c=B.T, overwrite_c=1)  # B^T -= U (B U)^T
+
+
+def add_weighted_rows(total: np.ndarray, w: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``total + w @ B`` for a C-ordered block ``B``, through SciPy's BLAS (in place
+    where it can; the result is returned)."""
+    return _GEMV(1.0, B.T, w, beta=1.0, y=total, overwrite_y=1)
+
+
 def subspace_sq_residuals(X, point: np.ndarray, U: np.ndarray, work=None) -> np.ndarray:
     """``||(I - UU^T)(x_i - point)||^2`` formed explicitly (no cancellation), by row blocks."""
     n, d = X.shape
     work = _Workspace() if work is None else work
     r2 = np.empty(n)
+    projector = Projector(U)
     for rows in _row_slices(n, d):
         B = _centred_rows(X, rows, point, work)
-        B -= (B @ U) @ U.T
+        projector.project_out(B)
         r2[rows] = np.einsum("ij,ij->i", B, B)
     return r2
 

@@ -44,6 +44,7 @@ import numpy as np
 
 from . import blocked
 from .blocked import (
+    Projector,
     _blocked_centred_gram,
     _centred_cols,
     _centred_rows,
@@ -53,6 +54,7 @@ from .blocked import (
     _symmetric_from_upper,
     _syrk_upper,
     _Workspace,
+    add_weighted_rows,
     gram_step,
     raw_centred_gram,
     row_sq_distances,
@@ -285,7 +287,7 @@ class WeightedPCAProblem:
                 continue
             B = _centred_rows(X, rows, point, self._work)
             if self.with_mean:
-                t += w[rows] @ B
+                t = add_weighted_rows(t, w[rows], B)  # SciPy's BLAS: see linalg.blocked
             B *= sw[rows, None]
             S = _syrk_upper(S, B.T, trans=0)  # += B^T B
         S = _symmetric_from_upper(S)
@@ -310,9 +312,10 @@ class WeightedPCAProblem:
         """
         X, (n, d) = self.X, self.X.shape
         sq, r2 = np.empty(n), np.empty(n)
+        projector = Projector(U)
         for rows in _row_slices(n, d):
             B = _centred_rows(X, rows, point, self._work)
             sq[rows] = np.einsum("ij,ij->i", B, B)
-            B -= (B @ U) @ U.T
+            projector.project_out(B)  # SciPy's BLAS, as the scatter: see linalg.blocked
             r2[rows] = np.einsum("ij,ij->i", B, B)
         return sq, r2
