@@ -27,6 +27,7 @@ from ..solvers.alm_observed import solve_pcp_observed, solve_row_sparse_observed
 from ..solvers.missing import initial_fill
 from ._base import BaseSubspaceEstimator
 from ._convex_docs import _ACCURACY_NOTE, _COMMON_ATTRS, _COMMON_PARAMS
+from ._masked import MaskedFitMixin
 
 __all__ = ["ConvexOptimalMeanPCA", "OutlierPursuit", "PrincipalComponentPursuit"]
 
@@ -75,19 +76,7 @@ def _check_gap_tol(gap_tol) -> float | None:
     return check_nonnegative_float(gap_tol, "gap_tol", strict=True)
 
 
-def _apply_mask(X, mask):
-    """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False."""
-    X = np.array(X, dtype=np.float64, copy=True)
-    mask = np.asarray(mask)
-    if mask.shape != X.shape:
-        raise ValueError(f"mask must have the shape of X {X.shape}, got {mask.shape}.")
-    if mask.dtype != bool:
-        raise TypeError(f"mask must be boolean (True where observed), got dtype {mask.dtype}.")
-    X[~mask] = np.nan
-    return X
-
-
-class _ConvexLowRankPCA(BaseSubspaceEstimator):
+class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     """Shared fitting logic: validate the ALM parameters, run the solver, keep extras."""
 
     _rho_upper: float | None = None
@@ -96,33 +85,6 @@ class _ConvexLowRankPCA(BaseSubspaceEstimator):
     #: NaN (or ``mask``) marks missing entries: the observed-entries problem
     #: (:mod:`robustpca.solvers.alm_observed`), ``low_rank_`` filling the gaps
     _supports_missing = True
-
-    def fit(self, X, y=None, mask=None):
-        """Fit the convex program to ``X`` of shape (n_samples, n_features).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; never modified. NaN entries are missing.
-        y : Ignored
-        mask : array-like of bool, same shape as ``X``, optional
-            True where an entry is observed. An entry is missing where ``mask`` is
-            False *or* ``X`` is NaN (a NaN is never data, whatever ``mask`` says).
-            Missing entries are fitted by the observed-entries problem of Candès et al.
-            (2011, sec. 1.6): the constraint and the sparse penalty on the observed
-            entries only, ``low_rank_`` filling the gaps, ``sparse_`` zero there. That
-            fit stops on Lin et al.'s primal rule (``tol``) and reports its certified
-            ``duality_gap_`` (``gap_tol``'s residual balancing and ``callback`` apply
-            to complete data only).
-
-        Returns
-        -------
-        self
-        """
-        if mask is not None:
-            X = _apply_mask(X, mask)
-        self._fit(X)
-        return self
 
     def _observed_kwargs(self, rng) -> dict:
         kwargs = self._alm_kwargs(rng)

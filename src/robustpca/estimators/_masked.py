@@ -1,0 +1,53 @@
+"""``fit(X, mask=...)`` for the low-rank plus sparse estimators (PCP, outlier pursuit,
+CRPCA-OM, AccAltProj, GoDec), which fit missing entries on the observed ones."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MaskedFitMixin", "apply_mask"]
+
+
+def apply_mask(X, mask):
+    """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False."""
+    X = np.array(X, dtype=np.float64, copy=True)
+    mask = np.asarray(mask)
+    if mask.shape != X.shape:
+        raise ValueError(f"mask must have the shape of X {X.shape}, got {mask.shape}.")
+    if mask.dtype != bool:
+        raise TypeError(f"mask must be boolean (True where observed), got dtype {mask.dtype}.")
+    X[~mask] = np.nan
+    return X
+
+
+class MaskedFitMixin:
+    """``fit`` with an optional ``mask`` of the observed entries (before the base class)."""
+
+    def fit(self, X, y=None, mask=None):
+        """Decompose ``X`` of shape (n_samples, n_features) into ``low_rank_ + sparse_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified. NaN entries are missing.
+        y : Ignored
+        mask : array-like of bool, same shape as ``X``, optional
+            True where an entry is observed. An entry is missing where ``mask`` is
+            False *or* ``X`` is NaN (a NaN is never data, whatever ``mask`` says).
+            Missing entries are fitted on the observed ones: ``sparse_`` is zero there
+            and ``low_rank_`` fills them. The convex estimators solve the
+            observed-entries problem of Candès et al. (2011, sec. 1.6); that fit stops on
+            Lin et al.'s primal rule (``tol``) and reports its certified
+            ``duality_gap_`` (``gap_tol``'s residual balancing and ``callback`` apply to
+            complete data only). AccAltProj and GoDec alternate on the observed entries
+            with ``low_rank_`` imputing the gaps; their objective and ``tol`` measure the
+            observed entries (:mod:`robustpca.solvers.known_rank`, "Missing entries").
+
+        Returns
+        -------
+        self
+        """
+        if mask is not None:
+            X = apply_mask(X, mask)
+        self._fit(X)  # BaseSubspaceEstimator._fit
+        return self
