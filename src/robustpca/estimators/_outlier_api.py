@@ -133,6 +133,19 @@ class OutlierDetectorMixin:
             )
         return outlier_diagnostics(self, X, quantile=DEFAULT_QUANTILE)
 
+    def score_samples(self, X):
+        """Typicality of each sample: minus its ``reconstruction_error`` (higher = typical).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return -self.reconstruction_error(X)
+
     def predict(self, X):
         """Outlier labels: -1 beyond a diagnostic cutoff of the training data, +1 inside.
 
