@@ -48,3 +48,36 @@ def test_the_tall_scatter_iterations_make_no_numpy_product(monkeypatch):
     X = rng.normal(size=(3000, 3)) @ rng.normal(size=(3, 20)) + 0.01 * rng.normal(size=(3000, 20))
     model = OptimalMeanPCA(3, random_state=0).fit(X)
     assert len(calls) >= model.n_iter_
+
+
+def test_the_tridiagonal_eigensolver_runs_on_one_blas_thread(monkeypatch):
+    """``top_eigh``'s tridiagonal route (at most TRIDIAGONAL_MAX rows) runs on one BLAS
+    thread, the caller's thread count restored after; the eigenpairs are unchanged."""
+    import pytest
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from robustpca.linalg import eigen
+
+    def blas_threads() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    seen: list[set[int]] = []
+    original = eigen.top_eigh_tridiagonal
+
+    def spy(A, k):
+        seen.append(blas_threads())
+        return original(A, k)
+
+    rng = np.random.default_rng(0)
+    F = rng.normal(size=(200, 30))
+    A = F @ F.T
+    with threadpool_limits(2, user_api="blas"):
+        if blas_threads() != {2}:
+            pytest.skip("the BLAS cannot run on 2 threads here")
+        expected = eigen.top_eigh(A, 5)
+        monkeypatch.setattr(eigen, "top_eigh_tridiagonal", spy)
+        vals, vecs = eigen.top_eigh(A, 5)
+        assert blas_threads() == {2}
+    assert seen == [{1}]
+    np.testing.assert_array_equal(vals, expected[0])
+    np.testing.assert_array_equal(vecs, expected[1])

@@ -271,9 +271,11 @@ def gram_step(G, w, eigh, with_mean: bool, Gcc_out=None, K_out=None) -> GramStep
     its norm, or a weight above :data:`EXTREME_WEIGHT_RATIO` times the median) every
     residual is formed in feature space (``O(n d k)``, only in these iterations).
     """
+    # the products through SciPy's BLAS, as the eigensolver (module docstring); the
+    # transposed F-ordered views of the C-ordered G and Gcc are read without a copy
     if with_mean:
         c = w / w.sum()
-        Gc_vec = G @ c
+        Gc_vec = _GEMV(1.0, G.T, c, trans=1)
         Gcc = np.subtract(G, Gc_vec[:, None], out=Gcc_out)
         Gcc -= Gc_vec[None, :]
         Gcc += c @ Gc_vec
@@ -287,7 +289,7 @@ def gram_step(G, w, eigh, with_mean: bool, Gcc_out=None, K_out=None) -> GramStep
     usable = positive_eigen_mask(vals)
     vals, vecs = vals[usable], vecs[:, usable]
     coef = (sw[:, None] * vecs) / np.sqrt(vals)[None, :]
-    proj = Gcc @ coef
+    proj = _GEMM(1.0, Gcc.T, coef, trans_a=1)
     sq = np.maximum(np.diag(Gcc).copy(), 0.0)
     r2 = sq - np.einsum("ij,ij->i", proj, proj)
     extreme = w.max() > EXTREME_WEIGHT_RATIO * np.median(w)
