@@ -400,19 +400,6 @@ class BaseSubspaceEstimator(
         residual = Xc - (Xc @ self.components_.T) @ self.components_
         return xp.linalg.vector_norm(residual, axis=1)
 
-    def score_samples(self, X):
-        """Typicality of each sample: minus its reconstruction error (higher = typical).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return -self.reconstruction_error(X)
-
 
 def _back(values: np.ndarray, X, xp, dtype):
     """A host result in the namespace (and dtype) of the validated input ``X``."""

@@ -398,16 +398,3 @@ class KernelL21PCA(
         sq += -2.0 * (Y @ self.mean_) + float(self.mean_ @ self.mean_)
         Z = (Y - self.mean_) @ self.components_.T
         return np.sqrt(np.maximum(sq - np.einsum("ij,ij->i", Z, Z), 0.0))
-
-    def score_samples(self, X):
-        """Typicality of each sample: minus its :meth:`reconstruction_error`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return -self.reconstruction_error(X)

@@ -43,7 +43,8 @@ def _block_rows(shape) -> int:
 
 
 class OutlierDetectorMixin:
-    """``predict``/``decision_function``/``fit_predict`` from the training diagnostics."""
+    """``score_samples`` from ``reconstruction_error``, and ``predict``/
+    ``decision_function``/``fit_predict`` from the training diagnostics."""
 
     def _reference_distances(self, X):
         """Training scores and ODs as NumPy, by row blocks (no data-sized temporary).
@@ -132,6 +133,19 @@ class OutlierDetectorMixin:
                 "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train)."
             )
         return outlier_diagnostics(self, X, quantile=DEFAULT_QUANTILE)
+
+    def score_samples(self, X):
+        """Typicality of each sample: minus its ``reconstruction_error`` (higher = typical).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return -self.reconstruction_error(X)
 
     def predict(self, X):
         """Outlier labels: -1 beyond a diagnostic cutoff of the training data, +1 inside.
