@@ -65,6 +65,19 @@ def _lazy_on_dask(method):
     return wrapper
 
 
+def warn_if_all_capped(result: SolverResult, threshold, *, unit: str, stacklevel: int) -> None:
+    """Warn when a capped-loss fit stopped because every ``unit``'s residual reached the
+    cap (``StopReason.ALL_CAPPED``): all weights are zero, the last subspace with a
+    positive weight is returned. ``stacklevel`` counts from the caller."""
+    if result.stop_reason == StopReason.ALL_CAPPED:
+        warnings.warn(
+            f"Every {unit}'s residual reached threshold={threshold}: all weights are zero "
+            "and the last subspace with a positive weight is returned. Increase threshold.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
 class BaseSubspaceEstimator(
     OutlierDetectorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
