@@ -14,6 +14,7 @@ the transforms then run in that namespace (:mod:`robustpca._array_api`).
 
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 from abc import abstractmethod
@@ -47,6 +48,34 @@ from ..solvers.missing import initial_fill, observed_fit, od_correction
 from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["BaseSubspaceEstimator"]
+
+
+def _lazy_on_dask(method):
+    """Decorate ``method(self, X)`` of the linear model: on a Dask collection ``X``, the
+    lazy dask array of :func:`robustpca._dask.lazy_method` (nothing computed) instead."""
+
+    @functools.wraps(method)
+    def wrapper(self, X):
+        if is_dask_collection(X):
+            from .._dask import lazy_method
+
+            return lazy_method(self, method.__name__, X)
+        return method(self, X)
+
+    return wrapper
+
+
+def warn_if_all_capped(result: SolverResult, threshold, *, unit: str, stacklevel: int) -> None:
+    """Warn when a capped-loss fit stopped because every ``unit``'s residual reached the
+    cap (``StopReason.ALL_CAPPED``): all weights are zero, the last subspace with a
+    positive weight is returned. ``stacklevel`` counts from the caller."""
+    if result.stop_reason == StopReason.ALL_CAPPED:
+        warnings.warn(
+            f"Every {unit}'s residual reached threshold={threshold}: all weights are zero "
+            "and the last subspace with a positive weight is returned. Increase threshold.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 class BaseSubspaceEstimator(
@@ -316,6 +345,7 @@ class BaseSubspaceEstimator(
         dtype = X.dtype
         return tuple(_back(a, X, xp, dtype) for a in (scores, fitted, od))
 
+    @_lazy_on_dask
     def transform(self, X):
         """Coordinates of ``X`` in the fitted subspace: ``(X - mean_) @ components_.T``.
 
@@ -327,16 +357,13 @@ class BaseSubspaceEstimator(
         -------
         ndarray of shape (n_samples, n_components)
         """
-        if is_dask_collection(X):
-            from .._dask import lazy_method
-
-            return lazy_method(self, "transform", X)
         X, xp = self._check_X_namespace(X, "transform")
         observed = self._observed(X, xp)
         if observed is not None:  # least squares on each row's observed coordinates
             return observed[0]
         return (X - self.mean_) @ self.components_.T
 
+    @_lazy_on_dask
     def inverse_transform(self, X):
         """Map subspace coordinates back: ``X @ components_ + mean_``.
 
@@ -348,10 +375,6 @@ class BaseSubspaceEstimator(
         -------
         ndarray of shape (n_samples, n_features)
         """
-        if is_dask_collection(X):  # lazy: a dask array of the reconstructions
-            from .._dask import lazy_method
-
-            return lazy_method(self, "inverse_transform", X)
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method="inverse_transform")
         xp, _ = get_namespace(X, self.components_)
@@ -365,18 +388,16 @@ class BaseSubspaceEstimator(
             )
         return Z @ self.components_ + self.mean_
 
+    @_lazy_on_dask
     def reconstruct(self, X):
         """Projection of ``X`` on the fitted affine subspace (denoised samples)."""
-        if is_dask_collection(X):
-            from .._dask import lazy_method
-
-            return lazy_method(self, "reconstruct", X)
         X, xp = self._check_X_namespace(X, "reconstruct")
         observed = self._observed(X, xp)
         if observed is not None:  # the fit of the observed coordinates fills the gaps
             return observed[1]
         return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
 
+    @_lazy_on_dask
     def reconstruction_error(self, X):
         """Per-sample l2 norm of ``x - mean_ - P (x - mean_)`` (the orthogonal distance).
 
@@ -388,10 +409,6 @@ class BaseSubspaceEstimator(
         -------
         ndarray of shape (n_samples,)
         """
-        if is_dask_collection(X):
-            from .._dask import lazy_method
-
-            return lazy_method(self, "reconstruction_error", X)
         X, xp = self._check_X_namespace(X, "reconstruction_error")
         observed = self._observed(X, xp)
         if observed is not None:  # observed coordinates, corrected (od_correction)

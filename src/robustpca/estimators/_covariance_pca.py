@@ -10,7 +10,7 @@ from sklearn.base import clone
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant
 from ._base import BaseSubspaceEstimator
-from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin
+from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin, with_imputation_doc
 
 __all__ = ["CovariancePCA"]
 
@@ -31,11 +31,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     refuses ``n < p`` too); for wide data use :class:`~robustpca.ROBPCA`, which reduces
     the dimension first.
 
-    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
-    2008): the gaps start at their column medians, then the method is refitted with each
-    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
-    robust subspace, until the fills settle (``n_iter_`` counts the refits;
-    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`).
+    %(imputation)s
 
     Parameters
     ----------
@@ -83,6 +79,8 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     >>> CovariancePCA(n_components=2, random_state=0).fit(X).predict(X)[:10].tolist()
     [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1]
     """
+
+    __doc__ = with_imputation_doc(__doc__)
 
     def __init__(
         self,

@@ -163,11 +163,30 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         self.callback = callback
         self.random_state = random_state
 
+    def _check_center(self) -> None:
+        if not (isinstance(self.center, str) and self.center in _CENTERS):
+            raise ValueError(f"center={self.center!r} must be 'generalized' or 'mean'.")
+
+    def _solve_pca(self, X, p, mean, delta, rng, problem=None):
+        """Algorithm 2 about ``mean`` with this estimator's rank and stopping rule
+        (``problem``: the observed-entries problem of a fit with missing values)."""
+        return solve_generalized_mean_pca(
+            X,
+            self.n_components_,
+            p,
+            mean=mean,
+            delta=delta,
+            rng=rng,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callback=self.callback,
+            problem=problem,
+        )
+
     def _fit_solver(self, X, rng, sample_weight=None):
         p = check_p(self.p)
         delta = resolve_delta(self.delta, X)
-        if not (isinstance(self.center, str) and self.center in _CENTERS):
-            raise ValueError(f"center={self.center!r} must be 'generalized' or 'mean'.")
+        self._check_center()
         if self.center == "generalized":
             located = solve_generalized_mean(X, p, delta, max_iter=self.max_iter, tol=self.tol)
             if located.stop_reason == StopReason.MAX_ITER:
@@ -181,17 +200,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             mean, center_n_iter = located.mean, located.n_iter
         else:
             mean, center_n_iter = X.mean(axis=0), 0
-        result = solve_generalized_mean_pca(
-            X,
-            self.n_components_,
-            p,
-            mean=mean,
-            delta=delta,
-            rng=rng,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            callback=self.callback,
-        )
+        result = self._solve_pca(X, p, mean, delta, rng)
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result
 
@@ -210,8 +219,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         """
         p = check_p(self.p)
         delta = resolve_delta(self.delta, initial_fill(X, missing))
-        if not (isinstance(self.center, str) and self.center in _CENTERS):
-            raise ValueError(f"center={self.center!r} must be 'generalized' or 'mean'.")
+        self._check_center()
         loss = L2pLoss(p=2.0 * p, epsilon=delta)
         center_n_iter, n_iter, completed = 0, 0, None
         for _ in range(CENTER_PASSES if self.center == "generalized" else 1):
@@ -232,18 +240,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             )
             if completed is not None:
                 problem.X = completed
-            result = solve_generalized_mean_pca(
-                X,
-                self.n_components_,
-                p,
-                mean=mean,
-                delta=delta,
-                rng=rng,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                callback=self.callback,
-                problem=problem,
-            )
+            result = self._solve_pca(X, p, mean, delta, rng, problem=problem)
             n_iter += result.n_iter
             completed = problem.X
         result = dataclasses.replace(result, n_iter=n_iter)

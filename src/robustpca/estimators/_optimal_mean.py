@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 from .._validation import check_nonnegative_float, resolve_epsilon
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
 from ..losses import make_loss
-from ..solvers import StopReason, solve_optimal_mean_pca
+from ..solvers import solve_optimal_mean_pca
 from ..solvers.missing import MissingPCAProblem
-from ._base import BaseSubspaceEstimator
+from ._base import BaseSubspaceEstimator, warn_if_all_capped
 
 __all__ = ["OptimalMeanPCA"]
 
@@ -188,12 +187,5 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
             callback=self.callback,
             problem=problem,
         )
-        if result.stop_reason == StopReason.ALL_CAPPED:
-            warnings.warn(
-                f"Every sample's residual reached threshold={self.threshold}: all weights are "
-                "zero and the last subspace with a positive weight is returned. Increase "
-                "threshold.",
-                UserWarning,
-                stacklevel=5,
-            )
+        warn_if_all_capped(result, self.threshold, unit="sample", stacklevel=5)
         return result

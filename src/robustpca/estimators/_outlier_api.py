@@ -43,7 +43,8 @@ def _block_rows(shape) -> int:
 
 
 class OutlierDetectorMixin:
-    """``predict``/``decision_function``/``fit_predict`` from the training diagnostics."""
+    """``score_samples`` from ``reconstruction_error``, and ``predict``/
+    ``decision_function``/``fit_predict`` from the training diagnostics."""
 
     def _reference_distances(self, X):
         """Training scores and ODs as NumPy, by row blocks (no data-sized temporary).

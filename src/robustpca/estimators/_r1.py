@@ -159,20 +159,16 @@ class R1PCA(BaseSubspaceEstimator):
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         """Ding's loop on the observed entries (:func:`~robustpca.solvers.r1_pca.
         solve_r1_pca_missing`)."""
-        return solve_r1_pca_missing(
-            X,
-            missing,
-            self.n_components_,
-            self._make_loss(),
-            rng=rng,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            callback=self.callback,
-        )
+        return self._solve(solve_r1_pca_missing, X, missing, rng=rng)
 
     def _fit_solver(self, X, rng, sample_weight=None):
-        return solve_r1_pca(
-            X,
+        return self._solve(solve_r1_pca, X, rng=rng)
+
+    def _solve(self, solver, *data, rng):
+        """``solver`` (complete or observed-entries Ding loop) on ``data`` with this
+        estimator's rank, loss and stopping rule."""
+        return solver(
+            *data,
             self.n_components_,
             self._make_loss(),
             rng=rng,

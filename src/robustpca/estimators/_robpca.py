@@ -12,7 +12,7 @@ from ..solvers import SolverResult, StopReason
 from ..solvers.missing import observed_fit
 from ..solvers.robpca import solve_robpca
 from ._base import BaseSubspaceEstimator
-from ._rrcov_common import ImputationEMMixin
+from ._rrcov_common import ImputationEMMixin, with_imputation_doc
 
 __all__ = ["ROBPCA"]
 
@@ -63,11 +63,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     30% of one placed both along and off it, breaking at 40% there like
     ``PcaHubert(alpha = 0.5)`` (``docs/which-method.md``).
 
-    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
-    2008): the gaps start at their column medians, then the method is refitted with each
-    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
-    robust subspace, until the fills settle (``n_iter_`` counts the refits;
-    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`).
+    %(imputation)s
 
     Parameters
     ----------
@@ -151,6 +147,8 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     >>> bool((model.predict(X)[:10] == -1).all())
     True
     """
+
+    __doc__ = with_imputation_doc(__doc__)
 
     @property
     def _od_cutoff_rule(self) -> str:

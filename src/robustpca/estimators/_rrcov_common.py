@@ -23,6 +23,21 @@ from ..rank_selection import select_n_components
 from ..solvers import SolverResult, StopReason
 from ..solvers.missing import initial_fill, observed_fit
 
+#: The paragraph on missing entries of the class docstrings of the estimators built on
+#: :class:`ImputationEMMixin` (at their ``%(imputation)s`` line).
+_IMPUTATION_DOC = """\
+    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
+    2008): the gaps start at their column medians, then the method is refitted with each
+    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
+    robust subspace, until the fills settle (``n_iter_`` counts the refits;
+    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`)."""
+
+
+def with_imputation_doc(doc: str | None) -> str | None:
+    """``doc`` with its ``%(imputation)s`` line replaced by the missing-entries paragraph
+    (a plain replacement: the docstrings hold other ``%`` signs)."""
+    return None if doc is None else doc.replace("    %(imputation)s", _IMPUTATION_DOC)
+
 
 class RrcovFamilyMixin:
     """``k`` chosen on the fit's spectrum; zero-variance axes completed; a result."""

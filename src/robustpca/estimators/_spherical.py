@@ -8,7 +8,7 @@ from .._validation import check_nonnegative_float
 from ..solvers import SolverResult
 from ..solvers.spherical import solve_spherical_pca
 from ._base import BaseSubspaceEstimator
-from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin
+from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin, with_imputation_doc
 
 __all__ = ["SphericalPCA"]
 
@@ -30,11 +30,7 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     distances and flags included. The axes, centre and an automatic ``k`` (rrcov's rule on
     the sphered data's classical eigenvalues) are rrcov's either way.
 
-    Missing entries (NaN) are fitted by iterated robust imputation (Serneels & Verdonck
-    2008): the gaps start at their column medians, then the method is refitted with each
-    row's gaps refilled from its least-squares fit, on its observed coordinates, to the
-    robust subspace, until the fills settle (``n_iter_`` counts the refits;
-    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`).
+    %(imputation)s
 
     Parameters
     ----------
@@ -76,6 +72,8 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     >>> SphericalPCA(n_components=2).fit(X).predict(X)[:10].tolist()
     [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1]
     """
+
+    __doc__ = with_imputation_doc(__doc__)
 
     def __init__(
         self, n_components="auto", *, kmax=None, scale_on="data", delta=1e-3, random_state=None

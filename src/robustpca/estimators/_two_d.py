@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
 from .._validation import check_nonnegative_float, resolve_epsilon
 from ..losses import CappedL2Loss, L21Loss
-from ..solvers import StopReason
 from ..solvers.two_d import (
     CentredImages,
     image_residuals,
@@ -18,6 +16,7 @@ from ..solvers.two_d import (
     solve_robust_two_d_pca,
     solve_two_d_pca,
 )
+from ._base import warn_if_all_capped
 from ._two_d_base import BaseTwoDEstimator
 
 __all__ = ["GLRAM", "CappedRobust2DPCA", "Robust2DPCA", "TwoDPCA"]
@@ -333,15 +332,8 @@ class Robust2DPCA(BaseTwoDEstimator):
             callback=self.callback,
             dense_components=False,
         )
-        if result.stop_reason == StopReason.ALL_CAPPED:
-            warnings.warn(
-                f"Every image's residual reached threshold={getattr(self, 'threshold_', None)}: "
-                "all weights "
-                "are zero and the last subspace with a positive weight is returned. "
-                "Increase threshold.",
-                UserWarning,
-                stacklevel=4,
-            )
+        threshold = getattr(self, "threshold_", None)
+        warn_if_all_capped(result, threshold, unit="image", stacklevel=4)
         return result
 
 
