@@ -105,6 +105,15 @@ def check_nonnegative_float(value: float, name: str, *, strict: bool = False) ->
     return value
 
 
+def check_positive_or_auto(value, name: str) -> float | None:
+    """A positive float, or ``None`` for ``"auto"`` (the solver's default then)."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be 'auto' or a positive float, got {value!r}.")
+        return None
+    return check_nonnegative_float(value, name, strict=True)
+
+
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """Validate per-sample weights: 1-D, finite, non-negative, not all zero.
 

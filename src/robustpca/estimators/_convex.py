@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_nonnegative_float
+from .._validation import check_nonnegative_float, check_positive_or_auto
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
 from ..solvers.alm_observed import solve_pcp_observed, solve_row_sparse_observed
@@ -35,14 +35,6 @@ __all__ = ["ConvexOptimalMeanPCA", "OutlierPursuit", "PrincipalComponentPursuit"
 #: vanishes (see ``OutlierPursuit``).
 AUTO_GAMMA_FRACTION = 0.3
 _SVD_SOLVERS = ("auto", "full", "partial")
-
-
-def _positive_or_auto(value, name: str) -> float | None:
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"{name} must be 'auto' or a positive float, got {value!r}.")
-        return None
-    return check_nonnegative_float(value, name, strict=True)
 
 
 def _flip_signs_in_place(components: np.ndarray) -> np.ndarray:
@@ -94,8 +86,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     def _alm_kwargs(self, rng) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):
             raise ValueError(f"svd_solver must be one of {_SVD_SOLVERS}, got {self.svd_solver!r}.")
-        mu = _positive_or_auto(self.mu, "mu")
-        mu_max = _positive_or_auto(self.mu_max, "mu_max")
+        mu = check_positive_or_auto(self.mu, "mu")
+        mu_max = check_positive_or_auto(self.mu_max, "mu_max")
         if mu is not None and mu_max is not None and mu_max < mu:
             raise ValueError(f"mu_max={mu_max!r} must be >= mu={mu!r}.")
         return {

@@ -27,20 +27,12 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_nonnegative_float, check_positive_int
+from .._validation import check_nonnegative_float, check_positive_int, check_positive_or_auto
 from ..solvers.known_rank import solve_accaltproj, solve_godec
 from ._base import BaseSubspaceEstimator
 from ._masked import MaskedFitMixin
 
 __all__ = ["AccAltProj", "GoDec"]
-
-
-def _positive_or_auto(value, name: str) -> float | None:
-    if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"{name} must be 'auto' or a positive float, got {value!r}.")
-        return None
-    return check_nonnegative_float(value, name, strict=True)
 
 
 def _check_bool(value, name: str) -> bool:
@@ -255,8 +247,8 @@ class AccAltProj(_KnownRankRPCA):
         self.random_state = random_state
 
     def _fit_solver(self, X, rng, sample_weight=None, observed=None):
-        beta = _positive_or_auto(self.beta, "beta")
-        beta_init = _positive_or_auto(self.beta_init, "beta_init")
+        beta = check_positive_or_auto(self.beta, "beta")
+        beta_init = check_positive_or_auto(self.beta_init, "beta_init")
         gamma = check_nonnegative_float(self.gamma, "gamma", strict=True)
         if not gamma < 1:
             raise ValueError(f"gamma={gamma!r} must lie in (0, 1).")
