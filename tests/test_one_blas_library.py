@@ -81,3 +81,25 @@ def test_the_tridiagonal_eigensolver_runs_on_one_blas_thread(monkeypatch):
     assert seen == [{1}]
     np.testing.assert_array_equal(vals, expected[0])
     np.testing.assert_array_equal(vecs, expected[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    m=st.integers(1, 30),
+    k=st.integers(1, 30),
+    n=st.integers(1, 30),
+    seed=st.integers(0, 999),
+    layouts=st.sampled_from(["CC", "CF", "FC", "FF"]),
+)
+def test_blas_matmul_is_the_product(m, k, n, seed, layouts):
+    """``blas_matmul`` equals NumPy's ``@`` to rounding for every memory layout, and
+    leaves its operands alone."""
+    from robustpca.linalg.blocked import blas_matmul
+
+    rng = np.random.default_rng(seed)
+    A = np.asarray(rng.normal(size=(m, k)), order=layouts[0])
+    B = np.asarray(rng.normal(size=(k, n)), order=layouts[1])
+    A0, B0 = A.copy(), B.copy()
+    np.testing.assert_allclose(blas_matmul(A, B), A @ B, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(A, A0)
+    np.testing.assert_array_equal(B, B0)

@@ -31,6 +31,7 @@ __all__ = [
     "GramStep",
     "Projector",
     "add_weighted_rows",
+    "blas_matmul",
     "centred_gram",
     "gram_basis",
     "gram_step",
@@ -151,6 +152,19 @@ def row_sq_distances(X, point: np.ndarray, work: _Workspace | None = None) -> np
 
 _GEMM = sla.blas.get_blas_funcs("gemm", dtype=np.float64)
 _GEMV = sla.blas.get_blas_funcs("gemv", dtype=np.float64)
+
+
+def blas_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B`` through SciPy's BLAS (module docstring, "One BLAS library per loop").
+
+    Two C-ordered float64 operands are read as the F-ordered transposes BLAS expects
+    (``(B^T A^T)^T``), so nothing is copied; other dtypes take NumPy's product.
+    """
+    if A.dtype != np.float64 or B.dtype != np.float64:
+        return A @ B
+    if A.flags.c_contiguous and B.flags.c_contiguous:
+        return _GEMM(1.0, B.T, A.T).T
+    return _GEMM(1.0, A, B)
 
 
 class Projector:

@@ -43,6 +43,7 @@ import numpy as np
 from scipy import linalg as sla
 
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
+from ..linalg.blocked import blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .missing import complete, initial_fill, pca_basis
@@ -90,8 +91,9 @@ class _GramIterate:
         if self.C.shape[1] == 0:  # the centred data are zero
             return self
         Cn = w[:, None] * self.proj  # C_w U = X^T (w * GC)
-        GCn = self.G @ Cn
-        M = Cn.T @ GCn
+        # SciPy's BLAS, like the Cholesky and triangular solves (linalg.blocked)
+        GCn = blas_matmul(self.G, Cn)
+        M = blas_matmul(np.ascontiguousarray(Cn.T), GCn)
         try:
             L = sla.cholesky(0.5 * (M + M.T), lower=True, check_finite=False)
             C = sla.solve_triangular(L, Cn.T, lower=True, check_finite=False).T
