@@ -98,9 +98,9 @@ class BaseSubspaceEstimator(
     ``fit_predict``; :mod:`robustpca.estimators._outlier_api`), on the diagnostics of
     :mod:`robustpca.diagnostics` with the training statistics stored at fit.
 
-    **Missing entries.** Estimators with ``_supports_missing`` (PCA, RPCA-OM, PCA-L21,
-    PCA-L1, R1-PCA, HQ-PCA, PCA-GM, RWL-AN; the ``allow_nan`` input tag) fit ``X`` with
-    NaN on its observed entries (each class says how; :mod:`robustpca.solvers.missing`)
+    **Missing entries.** Estimators with ``_supports_missing`` (the ``allow_nan`` input
+    tag; the user guide's "Missing entries" page lists them) fit ``X`` with NaN on its
+    observed entries (each class says how; :mod:`robustpca.solvers.missing`)
     and accept rows with NaN in every method: ``transform`` gives the least-squares
     scores of the observed coordinates (``components_[:, observed]``), ``reconstruct``
     fills the gaps with the fitted values, ``reconstruction_error`` is the observed
