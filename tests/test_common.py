@@ -11,7 +11,7 @@ import robustpca
 ESTIMATORS = [getattr(robustpca, name)() for name in robustpca.ESTIMATOR_NAMES]
 #: The linear subspace estimators: components_ live in feature space (KernelL21PCA's live
 #: in its kernel embedding and it has no inverse_transform; tests/test_kernel_l21.py).
-LINEAR = [e for e in ESTIMATORS if isinstance(e, robustpca.estimators.BaseSubspaceEstimator)]
+LINEAR = [e for e in ESTIMATORS if e._linear_model]
 #: Estimators whose method needs more samples than features (the MCD of CovariancePCA);
 #: on wide data they raise a ValueError saying so (test_tall_only_estimators_refuse_wide).
 TALL_ONLY = {"CovariancePCA"}

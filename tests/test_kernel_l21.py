@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics import roc_auc_score
 
 from robustpca import L21PCA
+from robustpca.estimators import BaseSubspaceEstimator
 from robustpca.estimators._kernel_l21 import KernelL21PCA
 
 from .conftest import occluded_faces
@@ -197,6 +198,23 @@ def test_transform_checks_shape_and_fit():
     model = KernelL21PCA(2).fit(X)
     with pytest.raises(ValueError, match="features"):
         model.transform(X[:, :3])
+
+
+def test_no_map_back_to_the_input_space():
+    """On the base class, but with no inverse_transform/reconstruct (a pre-image problem):
+    the methods are absent, not broken, and fit_transform equals transform."""
+    X = data(8, 20, 4)
+    model = KernelL21PCA(2, gamma=0.5)
+    assert isinstance(model, BaseSubspaceEstimator)
+    assert not hasattr(model, "inverse_transform") and not hasattr(model, "reconstruct")
+    Z = model.fit_transform(X)
+    np.testing.assert_allclose(Z, model.transform(X), atol=1e-10)
+
+
+def test_dask_input_is_refused_with_a_type_error():
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(TypeError, match="KernelL21PCA"):
+        KernelL21PCA(2).fit(da.from_array(data(8, 20, 4), chunks=10))
 
 
 def test_callback_stops_and_max_iter_warns():

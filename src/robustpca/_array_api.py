@@ -46,6 +46,7 @@ __all__ = [
     "fitted_arrays",
     "get_namespace",
     "get_namespace_and_device",
+    "host_copy",
     "host_method",
     "input_namespace",
     "is_numpy_namespace",
@@ -249,7 +250,7 @@ def finish_fit(estimator, dtype, xp=None, device=None) -> None:
         setattr(estimator, name, value)
 
 
-def _host_copy(estimator):
+def host_copy(estimator):
     """A shallow copy of ``estimator`` whose fitted arrays are host NumPy arrays."""
     foreign = {k: v for k, v in fitted_arrays(estimator).items() if _is_foreign(v)}
     if not foreign:
@@ -275,7 +276,7 @@ def host_method(attribute: str = "components_"):
             check_is_fitted(self)
             check_same_namespace(X, self, attribute=attribute, method=method.__name__)
             xp, device = input_namespace(X)
-            out = method(_host_copy(self), to_numpy(X), *args, **kwargs)
+            out = method(host_copy(self), to_numpy(X), *args, **kwargs)
             return out if xp is None else move_to(out, xp=xp, device=device)
 
         return wrapper

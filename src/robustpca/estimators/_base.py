@@ -22,6 +22,7 @@ from abc import abstractmethod
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._array_api import (
@@ -63,6 +64,11 @@ def _lazy_on_dask(method):
         return method(self, X)
 
     return wrapper
+
+
+def _is_linear(estimator) -> bool:
+    """``available_if`` check of the methods that map back to the input space."""
+    return estimator._linear_model
 
 
 def warn_if_all_capped(result: SolverResult, threshold, *, unit: str, stacklevel: int) -> None:
@@ -151,6 +157,9 @@ class BaseSubspaceEstimator(
     #: (a dask array is then refused). A subclass that overrides ``_fit_solver`` without
     #: naming its own chunked fit has none: the inherited one would fit another method.
     _dask_fit: str | None = None
+    #: Whether ``components_`` and ``mean_`` live in the input space, so that
+    #: ``inverse_transform`` and ``reconstruct`` exist (not for a kernel model).
+    _linear_model = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -224,13 +233,7 @@ class BaseSubspaceEstimator(
         self._validate_common()
         missing = missing_mask(X) if self._supports_missing and not in_namespace else None
         n_samples, n_features = X.shape
-        spec = check_n_components(
-            self.n_components,
-            n_samples,
-            n_features,
-            allow_auto=self._supports_auto_rank,
-            owner=type(self).__name__,
-        )
+        spec = self._check_n_components(n_samples, n_features)
         if missing is not None:
             check_observed(missing, spec if isinstance(spec, numbers.Integral) else 1)
         if isinstance(spec, numbers.Integral):
@@ -252,6 +255,17 @@ class BaseSubspaceEstimator(
         finish_fit(self, dtype, xp, device)
         self._set_outlier_reference(X, sample_weight)
         return X
+
+    def _check_n_components(self, n_samples: int, n_features: int) -> int | float | str:
+        """``n_components`` checked against the data shape: the number of components, or
+        a variance share or ``"auto"`` to resolve on a spectrum."""
+        return check_n_components(
+            self.n_components,
+            n_samples,
+            n_features,
+            allow_auto=self._supports_auto_rank,
+            owner=type(self).__name__,
+        )
 
     def _rank_spectrum(self, X, sample_weight=None) -> tuple[np.ndarray, int | None]:
         """Eigenvalues (and rank) that a variance share or ``"auto"`` is taken of."""
@@ -352,6 +366,8 @@ class BaseSubspaceEstimator(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            New samples; NaN marks a missing entry where the estimator supports them
+            (least-squares scores of each row's observed coordinates).
 
         Returns
         -------
@@ -363,6 +379,7 @@ class BaseSubspaceEstimator(
             return observed[0]
         return (X - self.mean_) @ self.components_.T
 
+    @available_if(_is_linear)
     @_lazy_on_dask
     def inverse_transform(self, X):
         """Map subspace coordinates back: ``X @ components_ + mean_``.
@@ -388,6 +405,7 @@ class BaseSubspaceEstimator(
             )
         return Z @ self.components_ + self.mean_
 
+    @available_if(_is_linear)
     @_lazy_on_dask
     def reconstruct(self, X):
         """Projection of ``X`` on the fitted affine subspace (denoised samples)."""
@@ -404,6 +422,8 @@ class BaseSubspaceEstimator(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples; for a row with NaN (where supported) the observed residual, scaled by
+            :func:`~robustpca.solvers.missing.od_correction`.
 
         Returns
         -------

@@ -3,28 +3,23 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._array_api import (
     FLOAT_DTYPES,
-    finish_fit,
+    host_copy,
     host_method,
     input_namespace,
     move_to,
     to_numpy,
 )
-from .._validation import check_nonnegative_float, check_positive_int
+from .._validation import check_nonnegative_float
 from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
-from ..solvers import StopReason
 from ..solvers.l21_pca import solve_l21_pca
-from ._base import as_generator
-from ._outlier_api import OutlierDetectorMixin
+from ._base import BaseSubspaceEstimator
 
 __all__ = ["KernelL21PCA"]
 
@@ -41,9 +36,7 @@ def _check_count(value, name: str, upper: int, what: str) -> int | None:
     return int(value)
 
 
-class KernelL21PCA(
-    OutlierDetectorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
-):
+class KernelL21PCA(BaseSubspaceEstimator):
     r"""Kernel PCA-L21: non-greedy L21-norm maximisation PCA in a kernel feature space.
 
     Nie & Huang (sec. III.D) kernelise PCA-L21 by the general framework of Zhang et al.
@@ -189,8 +182,13 @@ class KernelL21PCA(
         self.callback = callback
         self.random_state = random_state
 
+    #: a variance share or "auto" would need the spectrum of the kernel's feature space
+    _supports_auto_rank = False
+    #: components_ live in the embedding, not the input space: no linear map back
+    _linear_model = False
+
     # -- parameters and kernel ------------------------------------------------------
-    def _validate_params(self, n_features: int) -> None:
+    def _check_params(self) -> None:
         if callable(self.kernel):
             if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
                 raise TypeError(
@@ -208,11 +206,17 @@ class KernelL21PCA(
             raise TypeError(f"coef0 must be a real number, got {self.coef0!r}.")
         if not (isinstance(self.init, str) and self.init in ("pca", "random")):
             raise ValueError(f"init={self.init!r} must be 'pca' or 'random'.")
-        check_positive_int(self.max_iter, "max_iter")
-        check_nonnegative_float(self.tol, "tol")
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError(f"callback must be callable or None, got {self.callback!r}.")
-        self.gamma_ = 1.0 / n_features if self.gamma is None else float(self.gamma)
+
+    def _check_n_components(self, n_samples: int, n_features: int) -> int:
+        """The directions live in the embedding, of at most ``n_samples`` dimensions;
+        ``None`` (all of ``n_embedding_``) is resolved by :meth:`_fit_solver`."""
+        _check_count(self.n_embedding, "n_embedding", n_samples, "n_samples")
+        k = _check_count(self.n_components, "n_components", n_samples, "n_samples")
+        if self.n_embedding is not None and (k or 1) > self.n_embedding:
+            raise ValueError(
+                f"n_components={self.n_components} must not exceed n_embedding={self.n_embedding}."
+            )
+        return n_samples if k is None else k
 
     def _kernel(self, X, Y=None) -> np.ndarray:
         if callable(self.kernel):
@@ -247,31 +251,15 @@ class KernelL21PCA(
         self.n_embedding_ = vals.size
         return vecs * root  # Y = V Lambda^{1/2}, so Y Y^T = Kc
 
-    #: the training diagnostics come from transform and reconstruction_error
-    _reference_by_methods = True
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.array_api_support = True
-        return tags
-
-    def _fit(self, X):
-        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
-        n_samples, n_features = X.shape
-        self._validate_params(n_features)
-        _check_count(self.n_components, "n_components", n_samples, "n_samples")
-        _check_count(self.n_embedding, "n_embedding", n_samples, "n_samples")
-        if self.n_embedding is not None and (self.n_components or 1) > self.n_embedding:
-            raise ValueError(
-                f"n_components={self.n_components} must not exceed n_embedding={self.n_embedding}."
-            )
-        rng = as_generator(self.random_state)
+    def _fit_solver(self, X, rng, sample_weight=None):
+        """Embed ``X`` by kernel PCA, then Algorithm 2 of Nie & Huang on the embedding."""
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         self.X_fit_ = X.copy()
         # the kernel and its eigendecomposition in float64, also for float32 data
         Y = self._fit_embedding(self._kernel(X.astype(np.float64, copy=False)))
-        self.n_components_ = self.n_embedding_ if self.n_components is None else self.n_components
-        result = solve_l21_pca(
+        if self.n_components is None:
+            self.n_components_ = self.n_embedding_
+        return solve_l21_pca(
             Y,
             self.n_components_,
             rng=rng,
@@ -280,23 +268,12 @@ class KernelL21PCA(
             tol=self.tol,
             callback=self.callback,
         )
-        self.components_ = flip_component_signs(np.ascontiguousarray(result.components))
-        self.mean_ = result.mean
-        self.n_iter_ = int(result.n_iter)
-        self.converged_ = bool(result.converged)
-        self.stop_reason_ = result.stop_reason
-        self.objective_history_ = np.asarray(result.objective, dtype=float)
-        if result.stop_reason == StopReason.MAX_ITER:
-            warnings.warn(
-                f"KernelL21PCA reached max_iter={self.n_iter_} before the relative "
-                f"objective change fell below tol={self.tol}; increase max_iter or tol.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        return Y
 
-    def fit(self, X, y=None):
-        """Fit the kernel embedding and PCA-L21 on it.
+    def fit_transform(self, X, y=None):
+        r"""Fit, then return the training data's coordinates on the fitted directions.
+
+        The training embedding is :math:`Y = V\Lambda^{1/2}` (``eigenvectors_`` times the
+        root of ``eigenvalues_``), so no kernel is evaluated again.
 
         Parameters
         ----------
@@ -306,38 +283,16 @@ class KernelL21PCA(
 
         Returns
         -------
-        self : object
-        """
-        xp, device = input_namespace(X)
-        self._fit(X)
-        finish_fit(self, self.X_fit_.dtype, xp, device)
-        self._set_outlier_reference(X)  # the outlier-detector API (_outlier_api)
-        return self
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return the training data's coordinates on the fitted directions.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-
-        Returns
-        -------
         ndarray of shape (n_samples, n_components)
         """
+        self.fit(X)
         xp, device = input_namespace(X)
-        Y = self._fit(X)
-        Z = ((Y - self.mean_) @ self.components_.T).astype(self.X_fit_.dtype, copy=False)
-        finish_fit(self, self.X_fit_.dtype, xp, device)
-        self._set_outlier_reference(X)  # the outlier-detector API (_outlier_api)
+        host = host_copy(self)
+        Y = host.eigenvectors_ * np.sqrt(host.eigenvalues_)
+        Z = (Y - host.mean_) @ host.components_.T
         return Z if xp is None else move_to(Z, xp=xp, device=device)
 
     # -- transforming ---------------------------------------------------------------
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
-
     def _embed(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Validated ``X``, its kernel against the training data, and its embedding."""
         check_is_fitted(self)
@@ -353,6 +308,7 @@ class KernelL21PCA(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples in the input space; the kernel is evaluated against ``X_fit_``.
 
         Returns
         -------
@@ -367,6 +323,7 @@ class KernelL21PCA(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples in the input space, embedded by :meth:`embed` first.
 
         Returns
         -------
@@ -388,13 +345,26 @@ class KernelL21PCA(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples in the input space; :math:`k(x, x)` is evaluated for each.
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
+        return self._scores_and_distances(X)[1]
+
+    def _scores_and_distances(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``transform(X)`` and ``reconstruction_error(X)`` from one kernel evaluation
+        (host arrays: called on NumPy data and a host copy of the model)."""
         X, Kx, Y = self._embed(X)
         sq = self._self_similarity(X) - 2.0 * Kx.mean(axis=1) + self._K_mean  # ||phi - phibar||^2
         sq += -2.0 * (Y @ self.mean_) + float(self.mean_ @ self.mean_)
         Z = (Y - self.mean_) @ self.components_.T
-        return np.sqrt(np.maximum(sq - np.einsum("ij,ij->i", Z, Z), 0.0))
+        return Z, np.sqrt(np.maximum(sq - np.einsum("ij,ij->i", Z, Z), 0.0))
+
+    def _reference_distances(self, X):
+        """Training scores and distances for the outlier API (:mod:`._outlier_api`), in
+        the kernel's feature space: this model's own ``transform`` and
+        ``reconstruction_error``, on the host."""
+        scores, od = host_copy(self)._scores_and_distances(to_numpy(X))
+        return np.asarray(scores, dtype=np.float64), np.asarray(od, dtype=np.float64)

@@ -57,11 +57,6 @@ class OutlierDetectorMixin:
 
         if getattr(self, "_supports_missing", False) and getattr(self, "n_missing_", 0):
             return _observed_distances(self, X)  # NaN in the training data
-        if getattr(self, "_reference_by_methods", False):  # KernelL21PCA: its own methods
-            return (
-                np.asarray(to_numpy(self.transform(X)), dtype=np.float64),
-                np.asarray(to_numpy(self.reconstruction_error(X)), dtype=np.float64),
-            )
         if hasattr(self, "image_shape_"):  # 2-D estimators: image products, no components_
             return self._reference_distances_images(X)
         xp = _namespace(X)
