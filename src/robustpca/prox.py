@@ -442,12 +442,14 @@ def singular_value_thresholding(X, threshold: float, **kwargs) -> np.ndarray:
     Parameters
     ----------
     X : array-like of shape (m, n)
+        The matrix to shrink (not modified).
     threshold : float
         :math:`\tau \ge 0`.
 
     Returns
     -------
     ndarray of shape (m, n)
+        Of rank the number of singular values of ``X`` above ``threshold``.
 
     Examples
     --------
@@ -474,12 +476,14 @@ def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
     Parameters
     ----------
     X : array-like of shape (m, n)
+        The matrix to approximate (not modified).
     rank : int
         ``0 <= rank <= min(m, n)``.
 
     Returns
     -------
     ndarray of shape (m, n)
+        Of rank at most ``rank``.
 
     Examples
     --------

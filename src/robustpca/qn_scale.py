@@ -96,7 +96,9 @@ def qn(x, axis: int = 0) -> np.ndarray:
     Parameters
     ----------
     x : array-like
+        Real values; the pairwise distances along ``axis`` are ranked, ties included.
     axis : int, default=0
+        The axis of the samples: one scale per other index.
 
     Returns
     -------

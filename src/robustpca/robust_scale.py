@@ -27,7 +27,9 @@ def mad(x, axis: int = 0) -> np.ndarray:
     Parameters
     ----------
     x : array-like
+        Real values.
     axis : int, default=0
+        Median and deviations are taken along this axis.
 
     Returns
     -------

@@ -135,6 +135,7 @@ class OutlierDetectorMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples to score; scikit-learn's outlier detectors use the same sign.
 
         Returns
         -------
@@ -148,6 +149,7 @@ class OutlierDetectorMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples to label, judged against the cutoffs fixed at ``fit``.
 
         Returns
         -------
@@ -163,6 +165,8 @@ class OutlierDetectorMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Samples whose score distance (SD) and orthogonal distance (OD) are compared
+            with the training cutoffs.
 
         Returns
         -------
@@ -177,6 +181,7 @@ class OutlierDetectorMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data, labelled after the fit.
         y : Ignored
         **kwargs
             Passed to ``fit`` (e.g. ``sample_weight`` for :class:`~robustpca.PCA`).

@@ -47,6 +47,7 @@ def total_reconstruction_error(reconstructed, clean) -> float:
     Returns
     -------
     float
+        In the units of the data; 0 for a perfect reconstruction.
 
     References
     ----------
@@ -73,12 +74,13 @@ def mean_reconstruction_error(reconstructed, clean) -> float:
 
     Parameters
     ----------
-    reconstructed : array-like of shape (n_samples, n_features)
-    clean : array-like of shape (n_samples, n_features)
+    reconstructed, clean : array-like of shape (n_samples, n_features)
+        As in :func:`total_reconstruction_error`.
 
     Returns
     -------
     float
+        ``total_reconstruction_error(reconstructed, clean) / n_samples``.
 
     References
     ----------
@@ -88,7 +90,8 @@ def mean_reconstruction_error(reconstructed, clean) -> float:
     Examples
     --------
     >>> from robustpca.metrics import mean_reconstruction_error
-    >>> mean_reconstruction_error([[3.0, 4.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]])
+    >>> R, C = [[3.0, 4.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]
+    >>> mean_reconstruction_error(R, C)
     3.0
     """
     return float(_row_errors(reconstructed, clean).mean())
@@ -125,6 +128,7 @@ def rmse(recovered, clean) -> float:
     Returns
     -------
     float
+        In the units of the data.
 
     Raises
     ------

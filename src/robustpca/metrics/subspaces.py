@@ -41,8 +41,8 @@ def subspace_angles(A, B) -> np.ndarray:
 
     Parameters
     ----------
-    A : array-like of shape (k_a, n_features)
-    B : array-like of shape (k_b, n_features)
+    A, B : array-like of shape (k_a, n_features) and (k_b, n_features)
+        Bases of the two subspaces, one direction per row.
 
     Returns
     -------
@@ -92,7 +92,9 @@ def projector_distance(A, B) -> float:
     Parameters
     ----------
     A : array-like of shape (k_a, n_features)
+        Rows spanning the first subspace (e.g. a fitted ``components_``).
     B : array-like of shape (k_b, n_features)
+        Rows spanning the second (e.g. the planted basis).
 
     Returns
     -------

@@ -28,14 +28,9 @@ L1 median (pcaPP stops its quasi-Newton search at a gradient of 1e-8; here the m
 solved to rounding, see :func:`l1_median`): the projections of every grid angle, and of
 every candidate direction, are evaluated at once with NumPy.
 
-References
-----------
-C. Croux, A. Ruiz-Gazen, "High breakdown estimators for principal components: the
-projection-pursuit approach revisited", Journal of Multivariate Analysis 95(1),
-206-226, 2005.
-C. Croux, P. Filzmoser, M. R. Oliveira, "Algorithms for projection-pursuit robust
-principal component analysis", Chemometrics and Intelligent Laboratory Systems 87(2),
-218-225, 2007.
+The two papers (Croux & Ruiz-Gazen 2005, JMVA 95(1); Croux, Filzmoser & Oliveira 2007,
+Chemometrics and Intelligent Laboratory Systems 87(2)) are cited in full in the
+References of :class:`~robustpca.ProjectionPursuitPCA`.
 """
 
 from __future__ import annotations
