@@ -105,3 +105,11 @@ def test_every_public_estimator_is_listed():
         and issubclass(getattr(robustpca, n), BaseEstimator)
     }
     assert exported == set(robustpca.ESTIMATOR_NAMES)
+
+
+def test_every_estimator_is_exported_at_the_top_level():
+    """``robustpca.__all__`` is built from ESTIMATOR_NAMES: a new estimator class must be
+    listed there to be part of the top-level API, the common checks and the CLI."""
+    public = set(robustpca.estimators.__all__) - {"BaseSubspaceEstimator"}
+    assert public == set(robustpca.ESTIMATOR_NAMES)
+    assert public <= set(robustpca.__all__)
