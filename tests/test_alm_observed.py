@@ -15,7 +15,7 @@ from scipy.linalg import subspace_angles
 
 from robustpca import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
 from robustpca.solvers.alm import solve_pcp
-from robustpca.solvers.alm_observed import solve_pcp_observed
+from robustpca.solvers.alm_observed import solve_observed
 
 
 def candes_problem(n=400, d=300, rank=10, corrupt=0.05, missing=0.2, seed=0):
@@ -75,7 +75,7 @@ def test_fully_observed_problem_agrees_with_the_complete_data_solver():
     L, X, _ = candes_problem(n=120, d=90, rank=5, missing=0.0)
     everything = np.ones(X.shape, dtype=bool)
     lam = 1.0 / np.sqrt(120)
-    masked = solve_pcp_observed(X, everything, lam=lam, rng=np.random.default_rng(0))
+    masked = solve_observed(X, everything, lam=lam, rng=np.random.default_rng(0))
     full = solve_pcp(X, lam=lam, gap_tol=None, rng=np.random.default_rng(0))
     scale = np.linalg.norm(L)
     assert np.linalg.norm(masked.info["low_rank"] - full.info["low_rank"]) < 1e-5 * scale

@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import check_nonnegative_float, check_positive_or_auto
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
-from ..solvers.alm_observed import solve_pcp_observed, solve_row_sparse_observed
+from ..solvers.alm_observed import solve_observed
 from ..solvers.missing import initial_fill
 from ._base import BaseSubspaceEstimator
 from ._convex_docs import _ACCURACY_NOTE, _COMMON_ATTRS, _COMMON_PARAMS
@@ -248,7 +248,7 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         self._resolve_lam(X)
         return self._finish(
-            solve_pcp_observed(
+            solve_observed(
                 X, ~missing, lam=self.lam_, center=bool(self.center), **self._observed_kwargs(rng)
             )
         )
@@ -376,11 +376,11 @@ class OutlierPursuit(_ConvexLowRankPCA):
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         # gamma='auto' is taken of the data with the gaps at their column medians
         self.gamma_ = self._resolve_gamma(initial_fill(X, missing), centred=bool(self.center))
-        result = solve_row_sparse_observed(
+        result = solve_observed(
             X,
             ~missing,
             lam=1.0 / self.gamma_,
-            with_mean=False,
+            row_sparse=True,
             center=bool(self.center),
             **self._observed_kwargs(rng),
         )
@@ -502,7 +502,12 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(initial_fill(X, missing), centred=True)
-        result = solve_row_sparse_observed(
-            X, ~missing, lam=1.0 / self.gamma_, with_mean=True, **self._observed_kwargs(rng)
+        result = solve_observed(
+            X,
+            ~missing,
+            lam=1.0 / self.gamma_,
+            row_sparse=True,
+            with_mean=True,
+            **self._observed_kwargs(rng),
         )
         return self._finish(result)

@@ -31,7 +31,7 @@ from ..linalg import complete_orthonormal
 from ..prox import l21_shrinkage, soft_threshold, svt_factors
 from ._result import SolverResult, StopReason
 
-__all__ = ["solve_pcp_observed", "solve_row_sparse_observed"]
+__all__ = ["solve_observed"]
 
 
 def _masked_row_shrinkage(R: np.ndarray, observed: np.ndarray, tau: float) -> np.ndarray:
@@ -160,11 +160,13 @@ def _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean) -> float:
     return max(0.0, (primal - dual) / primal)
 
 
-def solve_pcp_observed(
+def solve_observed(
     X: np.ndarray,
     observed: np.ndarray,
     *,
     lam: float,
+    row_sparse: bool = False,
+    with_mean: bool = False,
     center: bool = False,
     n_components: int | None = None,
     mu: float | None = None,
@@ -174,52 +176,26 @@ def solve_pcp_observed(
     tol: float = 1e-7,
     rng: np.random.Generator,
 ) -> SolverResult:
-    """PCP on the observed entries (module docstring); ``X`` may hold NaN off ``observed``.
+    r"""The convex problems on the observed entries (module docstring); ``X`` may hold
+    NaN off ``observed``.
+
+    - ``row_sparse=False``: PCP, :math:`\lVert L\rVert_* + \lambda\lVert P_\Omega(S)
+      \rVert_1` (:func:`~.alm.solve_pcp` on complete data);
+    - ``row_sparse=True``: outlier pursuit (``with_mean=False``) or CRPCA-OM
+      (``with_mean=True``), :math:`\lVert L\rVert_* + \lambda \sum_i
+      \lVert P_\Omega(s_i)\rVert_2`, i.e. ``lam = 1 / gamma`` of the papers'
+      :math:`\lVert E\rVert_{2,1} + \gamma\lVert L\rVert_*`
+      (:func:`~.alm.solve_outlier_pursuit`, :func:`~.alm.solve_crpca_om`).
 
     ``center`` subtracts the observed column means first (as :func:`~.alm.solve_pcp`
-    subtracts the means). Returns the result of :func:`~.alm.solve_pcp`, with
+    subtracts the means). Returns the result of the complete-data solver, with
     ``low_rank`` filling the gaps and ``sparse`` zero there.
     """
     return _solve(
         np.where(observed, X, 0.0),
         observed,
         lam,
-        row_sparse=False,
-        with_mean=False,
-        center=center,
-        mu=mu,
-        mu_max=mu_max,
-        rho=rho,
-        max_iter=max_iter,
-        tol=tol,
-        rng=rng,
-        n_components=n_components,
-    )
-
-
-def solve_row_sparse_observed(
-    X: np.ndarray,
-    observed: np.ndarray,
-    *,
-    lam: float,
-    with_mean: bool,
-    center: bool = False,
-    n_components: int | None = None,
-    mu: float | None = None,
-    mu_max: float | None = None,
-    rho: float = 1.5,
-    max_iter: int = 1000,
-    tol: float = 1e-7,
-    rng: np.random.Generator,
-) -> SolverResult:
-    r"""Outlier pursuit (``with_mean=False``) or CRPCA-OM (``with_mean=True``) on the
-    observed entries: ``||L||_* + lam * sum_i ||P_Omega(e_i)||_2``, i.e. ``lam = 1 /
-    gamma`` of the papers' :math:`\lVert E\rVert_{2,1} + \gamma\lVert L\rVert_*`."""
-    return _solve(
-        np.where(observed, X, 0.0),
-        observed,
-        lam,
-        row_sparse=True,
+        row_sparse=row_sparse,
         with_mean=with_mean,
         center=center,
         mu=mu,
