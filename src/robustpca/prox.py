@@ -489,8 +489,7 @@ def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from robustpca.prox import rank_truncation
-    >>> rank_truncation(np.diag([3.0, 1.0]), 1)
-    array([[3., 0.],
-           [0., 0.]])
+    >>> rank_truncation(np.diag([3.0, 2.0, 1.0]), 2).diagonal()
+    array([3., 2., 0.])
     """
     return truncated_svd(X, rank, **kwargs).to_array()

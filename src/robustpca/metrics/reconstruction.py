@@ -180,6 +180,7 @@ def weighted_reconstruction_error(reconstructed, clean, weights=None) -> float:
     Returns
     -------
     float
+        In squared units of the data.
 
     Raises
     ------
@@ -259,6 +260,7 @@ def projection_reconstruction_error(components, X_train, clean, mean=None) -> fl
     Returns
     -------
     float
+        The mean over samples of the l2 error, in the units of the data.
 
     Raises
     ------
