@@ -46,6 +46,7 @@ class PCA(BaseSubspaceEstimator):
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
+        Principal axes (orthonormal rows), by decreasing weighted variance.
     mean_ : ndarray of shape (n_features,)
         Weighted mean.
     explained_variance_ : ndarray of shape (n_components,)

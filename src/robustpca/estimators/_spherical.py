@@ -50,6 +50,8 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     Attributes
     ----------
     components_ : ndarray of shape (n_components_, n_features)
+        Principal axes of the sphered samples (orthonormal rows), by decreasing robust
+        eigenvalue.
     mean_ : ndarray of shape (n_features,)
         Spatial median.
     explained_variance_ : ndarray of shape (n_components_,)
