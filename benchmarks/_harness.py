@@ -10,12 +10,16 @@ Nothing here knows about robust PCA. The pieces:
   median CPU time of repeated fits;
 * :func:`run_time_boxed` -- run a paper-literal code for as many iterations as fit in a
   time budget (a 1-iteration pilot first);
-* :func:`machine_description`, :func:`markdown_table` and :func:`data_home`.
+* :func:`machine_description`, :func:`markdown_table` and :func:`data_home`;
+* the command-line pieces the benchmark scripts share: :func:`benchmark_parser`
+  and :func:`write_json`.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -506,6 +510,32 @@ def render_report(results: dict, reweighting: tuple[str, ...]) -> str:
         lines.append(f"- {t['target']}: {state} ({value}; {t['detail']})")
     lines.append("")
     return "\n".join(lines)
+
+
+def benchmark_parser(
+    doc: str, blas_threads: int | None = None, blas_help: str | None = None
+) -> argparse.ArgumentParser:
+    """A benchmark script's argument parser: described by the first paragraph of its
+    docstring ``doc``, with ``--blas-threads N``, the threadpoolctl limit on BLAS/LAPACK
+    threads for the whole run (default ``blas_threads``; the scripts run under
+    ``threadpool_limits(limits=args.blas_threads, user_api="blas")``)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    as_is = "as is" if blas_threads is None else str(blas_threads)
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=blas_threads,
+        help=blas_help
+        or f"limit BLAS/LAPACK threads (threadpoolctl) for the whole run; default: {as_is}",
+    )
+    return parser
+
+
+def write_json(path: Path | None, results: Any, default: Callable[[Any], Any] = str) -> None:
+    """Write ``results`` as indented JSON to ``path`` (a script's ``--json``), if given;
+    ``default`` turns what JSON cannot hold (NumPy scalars, paths) into what it can."""
+    if path:
+        path.write_text(json.dumps(results, indent=2, default=default))
 
 
 def write_markdown(path: Path, text: str) -> None:

@@ -35,9 +35,7 @@ against the planted support), and the time ratios to ``robustpca``. Nothing is a
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
-import json
 import sys
 import time
 from pathlib import Path
@@ -47,6 +45,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _harness import benchmark_parser, write_json  # noqa: E402
 from bench_rpca_om import machine_info  # noqa: E402
 from paper_literal_convex import pcp_ialm_paper_literal  # noqa: E402
 from paper_literal_crpca import crpca_om_paper_literal  # noqa: E402
@@ -189,7 +188,7 @@ def outlier_section(n: int, d: int, seed: int) -> list[dict]:
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = benchmark_parser(__doc__)
     p.add_argument(
         "--shapes", default="500,1000,2000,5000x500", help="n (square) or nxd, comma separated"
     )
@@ -199,7 +198,6 @@ def parse_args(argv=None):
         "--outlier-shapes", default="1000x500", help="nxd for outlier pursuit and CRPCA-OM"
     )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--blas-threads", type=int, default=None, help="threadpoolctl limit")
     p.add_argument("--no-limits", action="store_true", help="run every method at every size")
     p.add_argument("--quick", action="store_true", help="300 x 300 only")
     p.add_argument("--json", type=Path, help="also write the results to this JSON file")
@@ -272,8 +270,7 @@ def run(args) -> dict:
         rows.extend(outlier_section(*_shape(text), args.seed))
     results = {"machine": machine, "args": {k: str(v) for k, v in vars(args).items()}}
     results["rows"] = rows
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2, default=float))
+    write_json(args.json, results, default=float)
     return results
 
 

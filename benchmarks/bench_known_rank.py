@@ -35,9 +35,7 @@ less (with one thread it is the time the fit computed). Nothing is asserted.
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
-import json
 import sys
 import time
 import warnings
@@ -48,7 +46,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _harness import fmt_seconds, machine_description, markdown_table  # noqa: E402
+import _harness as harness  # noqa: E402
 
 
 def make_problem(shape: tuple[int, int], rank_fraction: float, sparse_fraction: float, seed):
@@ -133,13 +131,12 @@ def available(module: str) -> str | None:
 
 # ----------------------------------------------------------------------------- main
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = harness.benchmark_parser(__doc__, 1)
     p.add_argument("--sizes", default="500,1000", help="comma-separated shapes: n (n x n) or NxD")
     p.add_argument("--fractions", default="0.05,0.1", help="corruption fractions")
     p.add_argument("--rank-fraction", type=float, default=0.05)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=1, help="best of this many timed fits")
-    p.add_argument("--blas-threads", type=int, default=1)
     p.add_argument("--no-pcp", action="store_true", help="leave out our PCP")
     p.add_argument("--hyperspy-maxiter", type=int, default=1000)
     p.add_argument("--quick", action="store_true", help="n = 200, 5%% only")
@@ -206,7 +203,7 @@ def main(argv=None) -> dict:
 
 def run(args) -> dict:
     started = _dt.datetime.now().isoformat(timespec="seconds")
-    machine = machine_description()
+    machine = harness.machine_description()
     print(f"# Known-rank robust PCA benchmark, {started}")
     print(
         f"machine: {machine['platform']}; {machine['cpu_model']}; {machine['cpu_count']} CPUs;"
@@ -231,8 +228,8 @@ def run(args) -> dict:
                     [
                         f"{label(shape)}, {p:.0%}",
                         name,
-                        fmt_seconds(res["seconds"]),
-                        fmt_seconds(res["cpu_seconds"]),
+                        harness.fmt_seconds(res["seconds"]),
+                        harness.fmt_seconds(res["cpu_seconds"]),
                         "-" if res["n_iter"] is None else str(res["n_iter"]),
                         f"{res['rel_error']:.1e}",
                         str(res["rank"]),
@@ -252,7 +249,7 @@ def run(args) -> dict:
             results.append(cell)
     headers = ["problem", "code", "wall (s)", "CPU (s)", "iters", "rel. error of L", "rank"]
     headers += ["F1 of supp S", "wall / our PCP", "CPU / our PCP"]
-    table = markdown_table(headers, rows, right=set(range(2, 10)))
+    table = harness.markdown_table(headers, rows, right=set(range(2, 10)))
     print()
     print(table)
     out = {
@@ -264,8 +261,7 @@ def run(args) -> dict:
         "results": results,
         "table": table,
     }
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2, default=str))
+    harness.write_json(args.json, out)
     return out
 
 

@@ -29,21 +29,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _rrcov
 from _harness import markdown_table, median_cpu_fit, subspace_sin
-from _rrcov import (
-    RRCOV_TABLES,
-    parse_flagged,
-    parse_loadings,
-    r_available,
-    r_driver,
-    rrcov_tables,
-    run_jobs,
-    synthetic,
-)
 
 R_CALLS = {"grid": "PcaGrid(x, k = k)", "proj": "PcaProj(x, k = k)"}
 
-R_DRIVER = r_driver(
+R_DRIVER = _rrcov.r_driver(
     r"""  cpu <- numeric(reps)
   for (r in seq_len(reps)) {
     st <- system.time(fit <- eval(parse(text = jobs$call[i])))
@@ -60,24 +51,24 @@ R_DRIVER = r_driver(
 
 
 def datasets(quick: bool) -> dict:
-    data = rrcov_tables(("hbk",) if quick else RRCOV_TABLES)
+    data = _rrcov.rrcov_tables(("hbk",) if quick else _rrcov.RRCOV_TABLES)
     shapes = [(300, 10)] if quick else [(1000, 20), (10000, 20), (200, 1000)]
     for n, p in shapes:
-        data[f"synthetic {n} x {p}"] = synthetic(n, p)
+        data[f"synthetic {n} x {p}"] = _rrcov.synthetic(n, p)
     return data
 
 
 def run_r(data: dict, k: int, repeat: int) -> dict:
     """{(table, method): (CPU seconds, flagged 0-based, eigenvalues, loadings p x k)}."""
     results = {}
-    lines = run_jobs(
+    lines = _rrcov.run_jobs(
         R_DRIVER, data, lambda key, X: [(m, k, call) for m, call in R_CALLS.items()], str(repeat)
     )
     for (key, method), (seconds, flagged, ev, loadings) in lines:
         p = data[key].shape[1]
-        V = parse_loadings(loadings, p)
+        V = _rrcov.parse_loadings(loadings, p)
         eig = np.array([float(v) for v in ev.split()])
-        results[(key, method)] = (float(seconds), parse_flagged(flagged), eig, V)
+        results[(key, method)] = (float(seconds), _rrcov.parse_flagged(flagged), eig, V)
     return results
 
 
@@ -155,7 +146,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     data = datasets(args.quick)
     ours = run_ours(data, args.k, args.repeat)
-    theirs = {} if args.no_r or not r_available() else run_r(data, args.k, args.repeat)
+    theirs = {} if args.no_r or not _rrcov.r_available() else run_r(data, args.k, args.repeat)
     print(report(data, ours, theirs))
     return 0
 

@@ -30,7 +30,6 @@ same work; ``--literal-iter full`` runs it for ``--n-iter`` iterations regardles
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import gc
 import json
@@ -46,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from _harness import data_home, timed  # noqa: E402
+from _harness import benchmark_parser, data_home, timed  # noqa: E402
 from _harness import peak_memory as harness_peak_memory  # noqa: E402
 from paper_literal import rpca_om_paper_literal  # noqa: E402
 
@@ -216,7 +215,7 @@ def _git_describe() -> str:
 
 # -------------------------------------------------------------------------- main
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = benchmark_parser(__doc__)
     p.add_argument("--n-samples", type=int, default=ORL_SAMPLES)
     p.add_argument("--n-features", type=int, default=ORL_FEATURES)
     p.add_argument("--k", type=int, default=30, help="n_components")
@@ -230,12 +229,6 @@ def parse_args(argv=None):
         choices=("match", "full"),
         default="match",
         help="paper-literal iterations: as many as ours ran (match) or --n-iter (full)",
-    )
-    p.add_argument(
-        "--blas-threads",
-        type=int,
-        default=None,
-        help="limit BLAS/LAPACK threads (threadpoolctl) for the whole run; default: as is",
     )
     p.add_argument("--no-memory", action="store_true", help="skip the tracemalloc fits")
     p.add_argument("--quick", action="store_true", help="100 samples, 10 iterations, 1 repeat")

@@ -34,9 +34,7 @@ Nothing is asserted: this is a measurement, not a test.
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -46,7 +44,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _harness import data_home  # noqa: E402
+from _harness import benchmark_parser, data_home, write_json  # noqa: E402
 from bench_rpca_om import best_time, machine_info  # noqa: E402
 from paper_literal_transfer import rtpca_paper_literal  # noqa: E402
 
@@ -135,14 +133,13 @@ def denoising_table(args) -> dict:
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = benchmark_parser(__doc__, 1, "0: leave BLAS threading as is")
     p.add_argument("--subject", type=int, default=1, help="Yale subject 1..15 (the task)")
     p.add_argument("--noise-seed", type=int, default=0)
     p.add_argument("--tol", type=float, default=1e-6, help="relative objective change")
     p.add_argument("--max-iter", type=int, default=20000)
     p.add_argument("--repeat", type=int, default=3, help="timed fits of ours")
     p.add_argument("--repeat-literal", type=int, default=1, help="timed paper-literal fits")
-    p.add_argument("--blas-threads", type=int, default=1, help="0: leave BLAS threading as is")
     p.add_argument("--quick", action="store_true", help="tol=1e-4 and one repeat")
     p.add_argument("--table1", action="store_true", help="RMSE table of sec. 5.1 instead")
     p.add_argument("--table2", action="store_true", help="RMSE table of sec. 5.2 instead")
@@ -172,8 +169,7 @@ def main(argv=None) -> dict:
 def run(args) -> dict:
     if args.table1 or args.table2:
         out = denoising_table(args)
-        if args.json:
-            args.json.write_text(json.dumps(out, indent=2, default=float))
+        write_json(args.json, out, default=float)
         return out
     from sklearn.exceptions import ConvergenceWarning
 
@@ -318,8 +314,7 @@ def run(args) -> dict:
         "ratios": ratios,
         "agreement": agreement,
     }
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2, default=float))
+    write_json(args.json, out, default=float)
     return out
 
 

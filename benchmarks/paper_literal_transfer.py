@@ -58,14 +58,14 @@ def rtpca_paper_literal(
     kc: int = 8,
     ks: int = 3,
     kt: int = 3,
-    alpha_s: float = 1.0,
-    alpha_t: float = 1.0,
-    beta_s: float = 0.1,
-    beta_t: float = 0.1,
+    weights: tuple[float, float, float, float] = (1.0, 1.0, 0.1, 0.1),
     max_iter: int = 5000,
     tol: float = 1e-6,
 ) -> dict:
     """Run Algorithm 1 as printed; return the variables and the objective history.
+
+    ``weights`` are ``(alpha_s, alpha_t, beta_s, beta_t)`` of objective (13), in the
+    order :func:`_objective` takes them.
 
     Returns
     -------
@@ -77,12 +77,12 @@ def rtpca_paper_literal(
     nt = Xt.shape[0]
     As = np.hstack([np.eye(ns), np.zeros((ns, nt))])
     At = np.hstack([np.zeros((nt, ns)), np.eye(nt)])
+    alpha_s, alpha_t, beta_s, beta_t = weights
     eta = 3 * max(alpha_s, alpha_t)
     Mc = np.zeros((ns + nt, d))
     Ms, Es = np.zeros((ns, d)), np.zeros((ns, d))
     Mt, Et = np.zeros((nt, d)), np.zeros((nt, d))
-    args = (alpha_s, alpha_t, beta_s, beta_t)
-    previous = _objective(Xs, Xt, As, At, Mc, Ms, Mt, Es, Et, *args)
+    previous = _objective(Xs, Xt, As, At, Mc, Ms, Mt, Es, Et, *weights)
     history = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (reported)
@@ -99,7 +99,7 @@ def rtpca_paper_literal(
         Es_new = np.maximum(np.abs(Es_hat) - beta_s / eta, 0) * np.sign(Es_hat)
         Et_new = np.maximum(np.abs(Et_hat) - beta_t / eta, 0) * np.sign(Et_hat)
         Mc, Ms, Mt, Es, Et = Mc_new, Ms_new, Mt_new, Es_new, Et_new
-        current = _objective(Xs, Xt, As, At, Mc, Ms, Mt, Es, Et, *args)
+        current = _objective(Xs, Xt, As, At, Mc, Ms, Mt, Es, Et, *weights)
         history.append(current)
         if abs(previous - current) <= tol * abs(previous):
             break

@@ -31,7 +31,6 @@ Nothing is asserted; the targets of issue 6 are evaluated and printed, met or no
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
 import os
@@ -50,6 +49,7 @@ sys.path.insert(0, str(HERE))
 from _harness import (  # noqa: E402
     IterationClock,
     LiteralRun,
+    benchmark_parser,
     data_home,
     fmt_gb,
     fmt_ratio,
@@ -300,16 +300,41 @@ def _dd(extra_nd=2, extra_dd=4, extra_nn=0):
 def build_specs(n_iter: int) -> list[Spec]:
     import robustpca as rp
 
-    def it(cls, **kw):
-        return lambda case, n, cb: cls(case.k, max_iter=n, tol=0.0, callback=cb, **kw)
-
-    def two_d(cls):
-        return lambda case, n, cb: cls(
-            case.ranks2d, image_shape=case.image_shape, max_iter=n, tol=0.0, callback=cb
+    # one builder per family: the Spec's name is the estimator's class in robustpca
+    def iterative(name, label, *literal, **kw):  # run for n iterations, basis = components_
+        cls = getattr(rp, name)
+        return Spec(
+            name,
+            label,
+            lambda case, n, cb: cls(case.k, max_iter=n, tol=0.0, callback=cb),
+            *literal,
+            basis=_comp,
+            **kw,
         )
 
-    def convex(cls):  # the convex programs run to their own tolerance
-        return lambda case, n, cb: cls(random_state=0, callback=cb)
+    def two_d(name, label, *literal):  # AT&T faces only, basis = kron(left, right)
+        cls = getattr(rp, name)
+        return Spec(
+            name,
+            label,
+            lambda case, n, cb: cls(
+                case.ranks2d, image_shape=case.image_shape, max_iter=n, tol=0.0, callback=cb
+            ),
+            *literal,
+            shapes=att,
+            basis=_kron,
+        )
+
+    def convex(name, label, *literal):  # the convex programs run to their own tolerance
+        cls = getattr(rp, name)
+        return Spec(
+            name,
+            label,
+            lambda case, n, cb: cls(random_state=0, callback=cb),
+            *literal,
+            shapes=att,
+            midway=False,
+        )
 
     att = ("att",)
     return [
@@ -323,24 +348,10 @@ def build_specs(n_iter: int) -> list[Spec]:
             objective_scale=None,
             basis=_comp,
         ),
-        Spec(
-            "OptimalMeanPCA",
-            "RPCA-OM",
-            it(rp.OptimalMeanPCA),
-            _lit_om,
-            "Alg. 1: n x n D, SVD of X H_d",
-            _dd(5, 0, 6),
-            basis=_comp,
+        iterative(
+            "OptimalMeanPCA", "RPCA-OM", _lit_om, "Alg. 1: n x n D, SVD of X H_d", _dd(5, 0, 6)
         ),
-        Spec(
-            "L21PCA",
-            "PCA-L21",
-            it(rp.L21PCA),
-            _lit_l21,
-            "Alg. 2: M = X alpha^T, thin SVD",
-            _dd(3, 0),
-            basis=_comp,
-        ),
+        iterative("L21PCA", "PCA-L21", _lit_l21, "Alg. 2: M = X alpha^T, thin SVD", _dd(3, 0)),
         Spec(
             "L1PCA",
             "PCA-L1",
@@ -353,43 +364,25 @@ def build_specs(n_iter: int) -> list[Spec]:
             basis=_comp,
             steady=False,
         ),
-        Spec(
+        iterative(
             "R1PCA",
             "R1-PCA",
-            it(rp.R1PCA),
             _lit_r1,
             "d x d C_w, C_w U, QR; PCA by full eigh",
             _dd(2, 4),
             objective_scale=2.0,
-            basis=_comp,
         ),
-        Spec(
-            "GeneralizedMeanPCA",
-            "PCA-GM",
-            it(rp.GeneralizedMeanPCA),
-            _lit_gm,
-            "Alg. 1-2: d x d S^_beta, full eigh",
-            _dd(2, 5),
-            basis=_comp,
+        iterative(
+            "GeneralizedMeanPCA", "PCA-GM", _lit_gm, "Alg. 1-2: d x d S^_beta, full eigh", _dd(2, 5)
         ),
-        Spec(
-            "HQPCA",
-            "HQ-PCA",
-            it(rp.HQPCA),
-            _lit_hq,
-            "d x d weighted covariance, full eigh",
-            _dd(3, 4),
-            basis=_comp,
-        ),
-        Spec(
+        iterative("HQPCA", "HQ-PCA", _lit_hq, "d x d weighted covariance, full eigh", _dd(3, 4)),
+        iterative(
             "AdaptiveNeighborsPCA",
             "RWL-AN",
-            it(rp.AdaptiveNeighborsPCA),
             _lit_an,
             "Alg. 2: n x n diag(p), d x d, full eigh",
             _dd(3, 4, 3),
             objective_scale=None,
-            basis=_comp,
         ),
         Spec(
             "TwoDPCA",
@@ -402,57 +395,26 @@ def build_specs(n_iter: int) -> list[Spec]:
             objective_scale=None,
             basis=lambda case, est: est.right_components_,
         ),
-        Spec(
-            "GLRAM",
-            "GLRAM",
-            two_d(rp.GLRAM),
-            _lit_glram,
-            "Ye's algorithm, loops over images",
-            _dd(2, 0),
-            shapes=att,
-            basis=_kron,
+        two_d("GLRAM", "GLRAM", _lit_glram, "Ye's algorithm, loops over images", _dd(2, 0)),
+        two_d("Robust2DPCA", "R2DPCA", _lit_r2d, "re-weighted GLRAM, loops over images", _dd(3, 0)),
+        two_d("CappedRobust2DPCA", "capped R2DPCA"),
+        two_d("L21TwoDPCA", "2-D PCA-L21"),
+        convex(
+            "PrincipalComponentPursuit", "PCP", _lit_pcp, "Lin et al. Alg. 5, full SVD", _dd(10, 0)
         ),
-        Spec(
-            "Robust2DPCA",
-            "R2DPCA",
-            two_d(rp.Robust2DPCA),
-            _lit_r2d,
-            "re-weighted GLRAM, loops over images",
-            _dd(3, 0),
-            shapes=att,
-            basis=_kron,
-        ),
-        Spec("CappedRobust2DPCA", "capped R2DPCA", two_d(rp.CappedRobust2DPCA), shapes=att),
-        Spec("L21TwoDPCA", "2-D PCA-L21", two_d(rp.L21TwoDPCA), shapes=att),
-        Spec(
-            "PrincipalComponentPursuit",
-            "PCP",
-            convex(rp.PrincipalComponentPursuit),
-            _lit_pcp,
-            "Lin et al. Alg. 5, full SVD",
-            _dd(10, 0),
-            shapes=att,
-            midway=False,
-        ),
-        Spec(
+        convex(
             "OutlierPursuit",
             "outlier pursuit",
-            convex(rp.OutlierPursuit),
             _lit_crpca(False),
             "Nie et al. Alg. 3 (no mean), full SVD",
             _dd(12, 0, 2),
-            shapes=att,
-            midway=False,
         ),
-        Spec(
+        convex(
             "ConvexOptimalMeanPCA",
             "CRPCA-OM",
-            convex(rp.ConvexOptimalMeanPCA),
             _lit_crpca(True),
             "Nie et al. Alg. 3, n x n H, full SVD",
             _dd(12, 0, 3),
-            shapes=att,
-            midway=False,
         ),
     ]
 
@@ -687,7 +649,7 @@ def evaluate_targets(results: dict) -> list[dict]:
 
 # ------------------------------------------------------------------------------ main
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = benchmark_parser(__doc__)
     p.add_argument("--quick", action="store_true", help="tiny shapes, 5 iterations (seconds)")
     p.add_argument("--shapes", default=",".join(SHAPES), help="comma list of att,tall,wide")
     p.add_argument("--estimators", default="all", help="comma list of class names, or 'all'")
@@ -722,7 +684,6 @@ def parse_args(argv=None):
     )
     p.add_argument("--no-literal-memory", dest="literal_memory", action="store_false")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--blas-threads", type=int, default=None)
     p.add_argument("--out", type=Path, help="write every number to this JSON file")
     p.add_argument("--markdown", type=Path, help="write the report into this markdown file")
     args = p.parse_args(argv)

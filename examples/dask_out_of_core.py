@@ -25,6 +25,7 @@ import resource
 import sys
 import time
 import warnings
+from typing import NamedTuple
 
 import dask
 import dask.array as da
@@ -53,72 +54,64 @@ def uniform_noise(rng, shape, std: float) -> np.ndarray:
     return E
 
 
-def _block(
-    block_id=None,
-    *,
-    chunk_rows,
-    n_samples,
-    basis,
-    center,
-    scales,
-    noise,
-    outlier_fraction,
-    outlier_offset,
-    outlier_scale,
-    seed,
-):
-    """Rows of block ``block_id[0]``, drawn from a generator seeded by ``(seed, block)``."""
-    i = block_id[0]
-    n = min(chunk_rows, n_samples - i * chunk_rows)
-    rng = np.random.default_rng([seed, i])
-    d, rank = basis.shape
-    X = uniform_noise(rng, (n, d), noise)
+def _block(block_info=None, *, basis, center, scales, data):
+    """Rows of one block, drawn from a generator seeded by ``(data.seed, block)``."""
+    (i, _), (n, d) = block_position(block_info)
+    rng = np.random.default_rng([data.seed, i])
+    rank = basis.shape[1]
+    X = uniform_noise(rng, (n, d), data.noise)
     X += center
     X += (rng.standard_normal((n, rank)) * scales) @ basis.T
-    outliers = rng.random(n) < outlier_fraction
+    outliers = rng.random(n) < data.outlier_fraction
     m = int(outliers.sum())
-    X[outliers] = center + outlier_offset + outlier_scale * rng.standard_normal((m, d))
+    X[outliers] = center + data.outlier_offset + data.outlier_scale * rng.standard_normal((m, d))
     return X
 
 
 def lazy_low_rank_data(
-    n_samples: int,
-    n_features: int = 64,
-    *,
-    rank: int = 5,
-    chunk_rows: int = 50_000,
-    noise: float = 0.5,
-    outlier_fraction: float = 0.1,
-    outlier_offset: float = 3.0,
-    outlier_scale: float = 15.0,
-    seed: int = 0,
+    n_samples: int, n_features: int = 64, *, rank: int = 5, chunk_rows: int = 50_000, **params
 ):
     """A lazy (n_samples, n_features) dask array: low rank plus noise plus outliers.
 
-    Returns ``X, basis, center``; block ``i`` is the same for a given ``seed`` whatever
-    the scheduler, and nothing is computed until a pass asks for it.
+    ``params`` are fields of :class:`SyntheticData` (``seed``, ``noise``, ...). Returns
+    ``X, basis, center``; block ``i`` is the same for a given ``seed`` whatever the
+    scheduler, and nothing is computed until a pass asks for it.
     """
-    basis, center, scales = planted_model(n_features, rank, seed)
+    data = SyntheticData(**params)
+    basis, center, scales = planted_model(n_features, rank, data.seed)
     X = da.map_blocks(
         _block,
         chunks=(block_sizes(n_samples, chunk_rows), (n_features,)),
         dtype=np.float64,
         meta=np.empty((0, 0)),
-        chunk_rows=chunk_rows,
-        n_samples=n_samples,
         basis=basis,
         center=center,
         scales=scales,
-        noise=noise,
-        outlier_fraction=outlier_fraction,
-        outlier_offset=outlier_offset,
-        outlier_scale=outlier_scale,
-        seed=seed,
+        data=data,
     )
     return X, basis, center
 
 
 # -- shared with dask_wide.py -----------------------------------------------------------
+class SyntheticData(NamedTuple):
+    """How both examples draw their data around the planted subspace: uniform noise of
+    standard deviation ``noise``, a fraction ``outlier_fraction`` of outliers (an offset
+    of ``outlier_offset`` and gross Gaussian noise of scale ``outlier_scale``), each block
+    from a generator seeded by ``(seed, block)``."""
+
+    noise: float = 0.5
+    outlier_fraction: float = 0.1
+    outlier_offset: float = 3.0
+    outlier_scale: float = 15.0
+    seed: int = 0
+
+
+def block_position(block_info):
+    """``(index, shape)`` of the block that dask's ``map_blocks`` asks for."""
+    info = block_info[None]
+    return info["chunk-location"], info["chunk-shape"]
+
+
 def block_sizes(total: int, size: int) -> tuple[int, ...]:
     """Blocks of ``size`` along an axis of length ``total``, the last one shorter."""
     q, rem = divmod(total, size)

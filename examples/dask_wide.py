@@ -33,7 +33,9 @@ import numpy as np
 # the fits and measures of the tall example (this folder is on sys.path when a script of
 # it runs)
 from dask_out_of_core import (
+    SyntheticData,
     add_fit_arguments,
+    block_position,
     block_sizes,
     fit_pca,
     fit_rpca_om,
@@ -44,6 +46,8 @@ from dask_out_of_core import (
 )
 
 SCALES = (10.0, 9.0, 8.0, 7.0, 6.0)
+#: the tall example's data model, with a larger outlier offset
+WIDE = SyntheticData(outlier_offset=20.0)
 
 
 def _block_params(j: int, width: int, rank: int, seed: int):
@@ -64,27 +68,15 @@ def _sample_params(n_samples: int, rank: int, outlier_fraction: float, seed: int
     return scores, outliers
 
 
-def _block(
-    block_id=None,
-    *,
-    chunk_cols,
-    n_features,
-    rank,
-    scores,
-    outliers,
-    noise,
-    outlier_offset,
-    outlier_scale,
-    seed,
-):
-    j = block_id[1]
-    width = min(chunk_cols, n_features - j * chunk_cols)
-    rng, basis_rows, center, offset = _block_params(j, width, rank, seed)
+def _block(block_info=None, *, scores, outliers, data):
+    (_, j), (_, width) = block_position(block_info)
+    rng, basis_rows, center, offset = _block_params(j, width, scores.shape[1], data.seed)
     X = scores @ basis_rows.T  # outlier rows of `scores` are zero
     X += center
-    X += uniform_noise(rng, (scores.shape[0], width), noise)
+    X += uniform_noise(rng, (scores.shape[0], width), data.noise)
     m = int(outliers.sum())  # outliers: a shared offset and gross scattered noise
-    X[outliers] += outlier_offset * offset + outlier_scale * rng.standard_normal((m, width))
+    gross = data.outlier_scale * rng.standard_normal((m, width))
+    X[outliers] += data.outlier_offset * offset + gross
     return X
 
 
@@ -94,33 +86,26 @@ def lazy_wide_data(
     *,
     rank: int = 5,
     chunk_cols: int = 5000,
-    noise: float = 0.5,
-    outlier_fraction: float = 0.1,
-    outlier_offset: float = 20.0,
-    outlier_scale: float = 15.0,
-    seed: int = 0,
+    **params,
 ):
     """A lazy (n_samples, n_features) dask array chunked by columns.
 
-    Returns ``X`` and a function ``planted()`` that returns the orthonormal planted basis
+    ``params`` replace fields of :data:`WIDE` (``seed``, ``noise``, ...). Returns ``X``
+    and a function ``planted()`` that returns the orthonormal planted basis
     (``n_features x rank``) and centre, drawn again block by block (nothing cached).
     """
-    scores, outliers = _sample_params(n_samples, rank, outlier_fraction, seed)
+    data = WIDE._replace(**params)
+    seed = data.seed
+    scores, outliers = _sample_params(n_samples, rank, data.outlier_fraction, seed)
     col_chunks = block_sizes(n_features, chunk_cols)
     X = da.map_blocks(
         _block,
         chunks=((n_samples,), col_chunks),
         dtype=np.float64,
         meta=np.empty((0, 0)),
-        chunk_cols=chunk_cols,
-        n_features=n_features,
-        rank=rank,
         scores=scores,
         outliers=outliers,
-        noise=noise,
-        outlier_offset=outlier_offset,
-        outlier_scale=outlier_scale,
-        seed=seed,
+        data=data,
     )
 
     def planted():

@@ -114,6 +114,11 @@ def low_rank_images(seed, n, h, w, k1=2, k2=2, noise=0.1, n_out=0, out_scale=20.
     return A.reshape(n, h * w), L, R, M
 
 
+#: A seed for :func:`numpy.random.default_rng`, any 32-bit value (hypothesis strategy of
+#: the property tests that draw their data from a seed).
+SEEDS = st.integers(0, 2**32 - 1)
+
+
 @st.composite
 def image_problems(draw, *, min_n=2, max_side=7, max_rank=4):
     """Sizes for a 2-D method: ``n, h, w, (k1, k2), seed``, ``n`` images of ``h x w``
@@ -144,19 +149,14 @@ def occlusion_id(setting) -> str:
     return f"seed{seed}-{fill}"
 
 
-def occluded_faces(orl, seed=0, fill="max", *, image_fraction=0.2, block_fraction=0.25):
+def occluded_faces(orl, seed=0, fill="max", **fractions):
     """The faces occluded as in Nie, Yuan & Huang (2014, sec. 5.1) and Nie & Huang (sec.
     V.A): ``image_fraction`` of them (20%), drawn with ``seed``, each get one square block
     of ``block_fraction`` of the image area (a quarter), white (``"max"``) or black
-    (``"min"``). Returns ``X, mask`` as :func:`robustpca.datasets.occlude_blocks`."""
-    return occlude_blocks(
-        orl.data,
-        orl.image_shape,
-        image_fraction=image_fraction,
-        block_fraction=block_fraction,
-        fill=fill,
-        random_state=seed,
-    )
+    (``"min"``). The two fractions, keyword arguments, default to those of
+    :func:`robustpca.datasets.occlude_blocks` (the papers' protocol), which this returns
+    ``X, mask`` of."""
+    return occlude_blocks(orl.data, orl.image_shape, fill=fill, random_state=seed, **fractions)
 
 
 def clean_error(model, X, clean) -> float:

@@ -32,6 +32,14 @@ ESTIMATORS = [PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA]
 small = st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(0, 10_000))
 
 
+def gaussian(shape):
+    """A standard normal matrix of a drawn ``small`` shape ``(m, n, seed)``, and the
+    generator that drew it (for the test's further draws)."""
+    m, n, seed = shape
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(m, n)), rng
+
+
 def accurate(X, **params):
     """ALM settings that reach the optimum: after a few steps the penalty is capped at 30
     times its start, so the tail is ADMM with a fixed penalty (see the Notes), run to a
@@ -90,9 +98,7 @@ def test_lemma1_nuclear_norm_below_trace_for_unit_columns(shape, r):
 @given(shape=small)
 def test_lemma2_nuclear_norm_is_the_smallest_factorisation(shape):
     """Lemma 2: ||Z||_* = min_{Z = AB^T} (||A||^2 + ||B||^2) / 2, attained by the SVD."""
-    m, n, seed = shape
-    rng = np.random.default_rng(seed)
-    Z = rng.normal(size=(m, n))
+    Z, rng = gaussian(shape)
     U, s, Vt = np.linalg.svd(Z, full_matrices=False)
     A, B = U * np.sqrt(s), Vt.T * np.sqrt(s)
     np.testing.assert_allclose(A @ B.T, Z, atol=1e-12)
@@ -107,10 +113,8 @@ def test_lemma2_nuclear_norm_is_the_smallest_factorisation(shape):
 @given(shape=small, shift=st.floats(0.01, 100.0))
 def test_lemma3_centring_lowers_the_nuclear_norm(shape, shift):
     """Lemma 3 (samples as rows, ZH = Z - 1 mean^T): if ZH != Z then ||ZH||_* < ||Z||_*."""
-    m, n, seed = shape
-    rng = np.random.default_rng(seed)
-    Z = rng.normal(size=(m, n))
-    Z += shift * rng.normal(size=n) - Z.mean(axis=0)  # a non-zero column mean
+    Z, rng = gaussian(shape)
+    Z += shift * rng.normal(size=Z.shape[1]) - Z.mean(axis=0)  # a non-zero column mean
     centred = Z - Z.mean(axis=0)
     assert nuclear_norm(centred) < nuclear_norm(Z)
     assert nuclear_norm(centred - centred.mean(axis=0)) == pytest.approx(nuclear_norm(centred))

@@ -18,6 +18,8 @@ from robustpca.datasets import (
     occlude_half_width_squares,
 )
 
+from .conftest import SEEDS
+
 
 def _images(seed=0, n=50, shape=(8, 8)):
     rng = np.random.default_rng(seed)
@@ -44,12 +46,7 @@ def test_salt_noise_moved_but_still_importable_from_transfer():
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n=st.integers(1, 20),
-    d=st.integers(1, 20),
-    fraction=st.floats(0.0, 1.0),
-)
+@given(seed=SEEDS, n=st.integers(1, 20), d=st.integers(1, 20), fraction=st.floats(0.0, 1.0))
 def test_salt_noise_counts_values_and_input(seed, n, d, fraction):
     X = np.random.default_rng(seed).normal(size=(n, d))
     before = X.copy()

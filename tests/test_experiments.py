@@ -8,20 +8,7 @@ import io
 import numpy as np
 import pytest
 
-from robustpca import cli
-from robustpca.experiments import (
-    EXPERIMENTS,
-    Experiment,
-    RunConfig,
-    Task,
-    get_experiment,
-    list_experiments,
-    load_dataset,
-    markdown_table,
-    parse_dataset_spec,
-    rows_to_csv,
-    run_experiment,
-)
+from robustpca import cli, experiments
 from robustpca.experiments._report import atomic_write_text
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -53,11 +40,13 @@ def _square(x: float, seed: int) -> list[dict]:
 def _toy(name="toy-figure1"):
     def tasks(config):
         xs = [0.0, 1.0] if config.quick else [0.0, 1.0, 2.0]
-        return [Task(_square, {"x": x, "seed": config.seed}, label=f"x={x}") for x in xs]
+        return [
+            experiments.Task(_square, {"x": x, "seed": config.seed}, label=f"x={x}") for x in xs
+        ]
 
     from robustpca.experiments import line_plot
 
-    return Experiment(
+    return experiments.Experiment(
         name=name,
         paper="Toy (2026)",
         exhibit="Figure 1",
@@ -65,7 +54,9 @@ def _toy(name="toy-figure1"):
         paper_datasets=("none",),
         datasets=("digits",),
         tasks=tasks,
-        table=lambda rows, config: markdown_table(rows, "method", "x", "y", highlight="min"),
+        table=lambda rows, config: experiments.markdown_table(
+            rows, "method", "x", "y", highlight="min"
+        ),
         figure=lambda rows, config: line_plot(rows, "x", "y", "method"),
         notes="A toy.",
         claim="b is best at x = 1.",
@@ -73,7 +64,7 @@ def _toy(name="toy-figure1"):
 
 
 def test_runner_writes_csv_markdown_png(tmp_path):
-    result = run_experiment(_toy(), out=tmp_path)
+    result = experiments.run_experiment(_toy(), out=tmp_path)
     assert [f.name for f in result.files] == [
         "toy-figure1.csv",
         "toy-figure1.md",
@@ -88,42 +79,45 @@ def test_runner_writes_csv_markdown_png(tmp_path):
 
 
 def test_runner_is_reproducible_and_parallel_matches_serial():
-    serial = run_experiment(_toy(), seed=3)
-    parallel = run_experiment(_toy(), seed=3, n_jobs=2)
+    serial = experiments.run_experiment(_toy(), seed=3)
+    parallel = experiments.run_experiment(_toy(), seed=3, n_jobs=2)
     assert serial.rows == parallel.rows
-    assert run_experiment(_toy(), quick=True).rows != serial.rows
+    assert experiments.run_experiment(_toy(), quick=True).rows != serial.rows
 
 
 def test_synthetic_experiments_take_no_datasets(capsys, tmp_path):
-    synthetic = [e for e in list_experiments() if not e.datasets]
+    synthetic = [e for e in experiments.list_experiments() if not e.datasets]
     assert {e.name for e in synthetic} >= {"ohkwak-figure1", "ohkwak-figure2"}
     with pytest.raises(ValueError, match="synthetic"):
-        run_experiment(synthetic[0], datasets=["orl"])
-    assert "synthetic, generated from the seed" in run_experiment(synthetic[0], quick=True).markdown
+        experiments.run_experiment(synthetic[0], datasets=["orl"])
+    assert (
+        "synthetic, generated from the seed"
+        in experiments.run_experiment(synthetic[0], quick=True).markdown
+    )
 
 
 def test_runner_validates_arguments():
     with pytest.raises(ValueError, match="n_jobs"):
-        run_experiment(_toy(), n_jobs=0)
+        experiments.run_experiment(_toy(), n_jobs=0)
     with pytest.raises(ValueError, match="unknown data set 'nope'"):
-        run_experiment(_toy(), datasets=["nope"])
+        experiments.run_experiment(_toy(), datasets=["nope"])
     with pytest.raises(ValueError, match="known experiments"):
-        get_experiment("nope-table9")
+        experiments.get_experiment("nope-table9")
 
 
 def test_dataset_specs():
-    assert parse_dataset_spec("orl:112x92") == ("orl", {"resolution": "112x92"})
-    assert parse_dataset_spec("ar") == ("ar", {})
+    assert experiments.parse_dataset_spec("orl:112x92") == ("orl", {"resolution": "112x92"})
+    assert experiments.parse_dataset_spec("ar") == ("ar", {})
     for bad in ("", "palm:16x16", "nope"):
         with pytest.raises(ValueError, match="datasets"):
-            parse_dataset_spec(bad)
+            experiments.parse_dataset_spec(bad)
 
 
 def test_loaded_data_are_read_only():
-    digits = load_dataset("digits")
+    digits = experiments.load_dataset("digits")
     with pytest.raises(ValueError, match="read-only"):
         digits.data[0, 0] = 1.0
-    assert load_dataset("digits") is digits
+    assert experiments.load_dataset("digits") is digits
 
 
 def test_reports():
@@ -133,16 +127,18 @@ def test_reports():
         {"m": "b", "k": 1, "v": 1.0},
         {"m": "b", "k": 2, "v": np.nan},
     ]
-    assert markdown_table(rows, "m", "k", "v", highlight="max").splitlines()[2:] == [
+    assert experiments.markdown_table(rows, "m", "k", "v", highlight="max").splitlines()[2:] == [
         "| a | **3** |  |",
         "| b | **1** | nan |",
     ]
-    assert rows_to_csv(rows).splitlines()[0] == "m,k,v"
+    assert experiments.rows_to_csv(rows).splitlines()[0] == "m,k,v"
     # best per column: a (mean 3) beats b (1) under max at k = 1; k = 2 has only NaN
-    by_column = markdown_table(rows, "m", "k", "v", highlight="max", highlight_by="column")
+    by_column = experiments.markdown_table(
+        rows, "m", "k", "v", highlight="max", highlight_by="column"
+    )
     assert by_column.splitlines()[2:] == ["| a | **3** |  |", "| b | 1 | nan |"]
     with pytest.raises(ValueError, match="highlight_by"):
-        markdown_table(rows, "m", "k", "v", highlight_by="diagonal")
+        experiments.markdown_table(rows, "m", "k", "v", highlight_by="diagonal")
 
 
 def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
@@ -154,17 +150,17 @@ def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):
 
 
 def test_every_exhibit_is_registered():
-    assert EXPECTED <= set(EXPERIMENTS)
-    for e in list_experiments():
+    assert EXPECTED <= set(experiments.EXPERIMENTS)
+    for e in experiments.list_experiments():
         assert e.name.split("-")[0] in {"nie2014", "niehuang", "ohkwak", "guo2013", "zhangtong2019"}
         assert e.summary and e.paper and e.exhibit and e.notes
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+@pytest.mark.parametrize("name", sorted(experiments.EXPERIMENTS))
 def test_quick_run_on_real_data(name, shared_data, tmp_path):
     """Every protocol runs end to end in quick mode on the data in ../shared/data."""
-    result = run_experiment(name, quick=True, out=tmp_path, data_home=shared_data)
+    result = experiments.run_experiment(name, quick=True, out=tmp_path, data_home=shared_data)
     assert result.rows, name
     # NaN may mark "not applicable" (e.g. the rank of the unprocessed input), but no
     # column may be NaN throughout: that would be a protocol computing nothing.
@@ -179,7 +175,7 @@ def test_quick_run_on_real_data(name, shared_data, tmp_path):
 def test_cli_list(capsys):
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
-    for name in EXPERIMENTS:
+    for name in experiments.EXPERIMENTS:
         assert name in out
 
 
@@ -206,7 +202,7 @@ def test_cli_reproduce_errors(tmp_path, capsys, monkeypatch):
 
 
 def test_run_config_is_hashable():
-    assert hash(RunConfig(datasets=("orl",)))
+    assert hash(experiments.RunConfig(datasets=("orl",)))
 
 
 def test_without_local_data_the_experiments_download(monkeypatch, tmp_path):
@@ -218,17 +214,17 @@ def test_without_local_data_the_experiments_download(monkeypatch, tmp_path):
 
     def fake_fetch(name, **kwargs):
         calls.append((name, kwargs))
-        return load_dataset("digits")
+        return experiments.load_dataset("digits")
 
     monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)
     monkeypatch.setattr(_data, "fetch_dataset", fake_fetch)
     _data._load_cached.cache_clear()
     try:
-        load_dataset("orl:112x92")
+        experiments.load_dataset("orl:112x92")
         assert calls == [("orl", {"resolution": "112x92"})]
         monkeypatch.setenv("ROBUSTPCA_DATA", str(tmp_path))
         with pytest.raises(FileNotFoundError):
-            load_dataset("yale")
+            experiments.load_dataset("yale")
         assert len(calls) == 1
     finally:
         _data._load_cached.cache_clear()

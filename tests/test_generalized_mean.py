@@ -54,6 +54,13 @@ def degrees(direction):
     return float(np.degrees(np.arctan2(direction[1], direction[0])) % 180.0)
 
 
+def one_step(X, W0, p, mean, delta, rng):
+    """One iteration of Algorithm 2 (PCA-GM about the fixed ``mean``) from ``W0``."""
+    return solve_generalized_mean_pca(
+        X, W0.shape[1], p, mean=mean, delta=delta, rng=rng, init=W0, max_iter=1, tol=0.0
+    )
+
+
 # --------------------------------------------------------------------------------------
 # The generalized sample mean (eq. 6-8, Algorithm 1)
 # --------------------------------------------------------------------------------------
@@ -382,17 +389,7 @@ def test_fig2_first_step_from_30_degrees():
         X = fig2_data(seed)
         model = GeneralizedMeanPCA(1, p=0.3).fit(X)
         W0 = np.array([[np.cos(np.pi / 6)], [np.sin(np.pi / 6)]])
-        step = solve_generalized_mean_pca(
-            X,
-            1,
-            0.3,
-            mean=model.mean_,
-            delta=model.delta_,
-            rng=np.random.default_rng(0),
-            init=W0,
-            max_iter=1,
-            tol=0.0,
-        )
+        step = one_step(X, W0, 0.3, model.mean_, model.delta_, np.random.default_rng(0))
         theta1 = degrees(step.components[0])
         assert 30.0 < theta1 < degrees(model.components_[0])
         before = objective9_on_grid(X, model.mean_, np.array([30.0]), 0.3, model.delta_)[0]
@@ -440,9 +437,7 @@ def test_one_step_minimises_the_surrogate_of_eq12(shape, k, p):
     X = random_data(seed, n, d)
     mean = solve_generalized_mean(X, p, 1e-3).mean
     W0 = np.linalg.qr(rng.normal(size=(d, k)))[0]
-    step = solve_generalized_mean_pca(
-        X, k, p, mean=mean, delta=1e-3, rng=rng, init=W0, max_iter=1, tol=0.0
-    )
+    step = one_step(X, W0, p, mean, 1e-3, rng)
     beta = (errors(X, mean, W0) + 1e-3) ** (p - 1)
     best = beta @ errors(X, mean, step.components.T)
     rounding = 1e-12 * (beta @ np.sum((X - mean) ** 2, axis=1))  # e_i as differences

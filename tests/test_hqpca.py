@@ -17,16 +17,7 @@ from robustpca.estimators._hq import HQPCA
 from robustpca.losses import WelschLoss
 from robustpca.solvers import StopReason
 
-from .conftest import (
-    assert_fit_rejects,
-    assert_translation_equivariant,
-    fits_below_pca,
-    occluded_faces,
-    planted_outlier_data,
-    projector,
-    quiet_fit,
-    random_data,
-)
+from . import conftest
 
 
 def spread(X):
@@ -104,11 +95,11 @@ def test_objective_never_increases_for_a_fixed_kernel_width(shape, k, factor):
     Welsch objective (eq. 3 of Oh & Kwak, times sigma^2) never increases."""
     n, d, seed = shape
     k = min(k, n, d)
-    X = random_data(seed, n, d)
+    X = conftest.random_data(seed, n, d)
     width = factor * spread(X) + 1e-12
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # all weights underflowed
-        model = quiet_fit(HQPCA(k, kernel_width=width, max_iter=25, tol=0.0), X)
+        model = conftest.quiet_fit(HQPCA(k, kernel_width=width, max_iter=25, tol=0.0), X)
     h = model.objective_history_
     assert np.all(np.isfinite(h))
     assert np.all(np.diff(h) <= 1e-9 * np.abs(h[:-1]) + 1e-300)
@@ -116,7 +107,7 @@ def test_objective_never_increases_for_a_fixed_kernel_width(shape, k, factor):
 
 
 def test_objective_history_kernel_width_and_weights_at_the_solution():
-    X = random_data(0, 60, 12)
+    X = conftest.random_data(0, 60, 12)
     model = HQPCA(3).fit(X)
     r = model.reconstruction_error(X)
     np.testing.assert_allclose(model.residuals_, r, rtol=1e-6, atol=1e-9)
@@ -133,7 +124,7 @@ def test_limit_is_the_half_quadratic_fixed_point(n, d, kernel_width):
     """At convergence the mean is the p-weighted mean and the subspace the top
     eigenvectors of the p-weighted scatter, with p_i = g(r_i) from the solution itself
     (the two half-quadratic steps of He et al. leave it unchanged)."""
-    X = random_data(1, n, d)
+    X = conftest.random_data(1, n, d)
     model = HQPCA(3, kernel_width=kernel_width, tol=1e-14, max_iter=5000).fit(X)
     assert model.converged_
     w = model.weights_
@@ -141,14 +132,16 @@ def test_limit_is_the_half_quadratic_fixed_point(n, d, kernel_width):
     Xc = X - model.mean_
     S = Xc.T @ (w[:, None] * Xc)
     top = np.linalg.eigh(S)[1][:, -3:]
-    np.testing.assert_allclose(projector(top.T), projector(model.components_), atol=1e-6)
+    np.testing.assert_allclose(
+        conftest.projector(top.T), conftest.projector(model.components_), atol=1e-6
+    )
 
 
 @pytest.mark.parametrize(("n", "d"), [(70, 10), (20, 60)])
 def test_wide_kernel_gives_pca(n, d):
     """As sigma grows, correntropy tends to the mean squared error (He et al. 2011):
     with sigma a million times the data spread HQ-PCA is PCA."""
-    X = random_data(2, n, d)
+    X = conftest.random_data(2, n, d)
     model = HQPCA(3, kernel_width=1e6 * spread(X)).fit(X)
     pca = PCA(3).fit(X)
     np.testing.assert_allclose(model.mean_, pca.mean_, atol=1e-9 * np.abs(X).max())
@@ -161,12 +154,12 @@ def test_planted_recovery_beats_pca(seed):
     """10% gross outliers: within 5 degrees of the planted subspace (1.4-1.8; PCA 83-88)
     and the mean within 0.05 of the inlier mean. 20%: still far better than PCA (5.9-28.7
     degrees against 83-90) but no longer within 5 degrees in every seed."""
-    X, basis, inliers = planted_outlier_data(seed, outlier_fraction=0.1)
+    X, basis, inliers = conftest.planted_outlier_data(seed, outlier_fraction=0.1)
     model = HQPCA(3).fit(X)
     assert np.degrees(subspace_angles(model.components_.T, basis).max()) < 5.0
     assert np.linalg.norm(model.mean_ - X[inliers].mean(axis=0)) < 0.05
     assert model.weights_[~inliers].max() < 0.01 < 0.99 < model.weights_[inliers].min()
-    X, basis, inliers = planted_outlier_data(seed, outlier_fraction=0.2)
+    X, basis, inliers = conftest.planted_outlier_data(seed, outlier_fraction=0.2)
     angle = subspace_angles(HQPCA(3).fit(X).components_.T, basis).max()
     assert angle < 0.5 * subspace_angles(PCA(3).fit(X).components_.T, basis).max()
 
@@ -180,7 +173,7 @@ def test_data_driven_kernel_width_breaks_down_at_30_percent(seed):
     of 0.91-0.95 and, with norms about 20 times the inliers', pull the subspace 70-89
     degrees away from the planted one (PCA: 79-87). A fixed kernel width at the inliers'
     scale (sigma = 2) recovers it within 2.1 degrees, every outlier weight below 1e-6."""
-    X, basis, inliers = planted_outlier_data(seed, outlier_fraction=0.3)
+    X, basis, inliers = conftest.planted_outlier_data(seed, outlier_fraction=0.3)
     fixed = HQPCA(3, kernel_width=2.0).fit(X)
     assert np.degrees(subspace_angles(fixed.components_.T, basis).max()) < 5.0
     assert fixed.weights_[~inliers].max() < 1e-6
@@ -193,7 +186,7 @@ def test_data_driven_kernel_width_breaks_down_at_30_percent(seed):
 @given(seed=st.integers(0, 10_000), shift=st.floats(-1e3, 1e3), wide=st.booleans())
 def test_translation_equivariance(seed, shift, wide):
     model = HQPCA(2, max_iter=20, tol=0.0)
-    a, b = assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-6)
+    a, b = conftest.assert_translation_equivariant(model, seed, shift, wide, components_atol=1e-6)
     np.testing.assert_allclose(b.kernel_width_, a.kernel_width_, rtol=1e-6)
 
 
@@ -217,7 +210,7 @@ def test_degenerate_data_give_no_nan():
 @pytest.mark.parametrize("width", [1e-8, 1e-14, 1e-150])
 def test_tiny_kernel_width_warns_and_stays_finite(width):
     """Every weight underflows: a warning, not a NaN, and not a claim of an exact fit."""
-    X = random_data(3, 30, 6)
+    X = conftest.random_data(3, 30, 6)
     with pytest.warns(UserWarning, match="kernel_width"):
         model = HQPCA(2, kernel_width=width).fit(X)
     assert np.all(model.weights_ == 0) and np.isfinite(model.components_).all()
@@ -225,7 +218,7 @@ def test_tiny_kernel_width_warns_and_stays_finite(width):
 
 
 def test_input_not_modified_reproducible_and_callback():
-    X = random_data(6, 15, 40)
+    X = conftest.random_data(6, 15, 40)
     X.setflags(write=False)
     copy = X.copy()
     a = HQPCA(15, random_state=3).fit(X)
@@ -238,11 +231,11 @@ def test_input_not_modified_reproducible_and_callback():
         seen.append((iteration, state.weights.shape, state.components.shape, state.mean.shape))
         return iteration == 2
 
-    model = HQPCA(2, callback=callback, tol=0.0).fit(random_data(4, 40, 10))
+    model = HQPCA(2, callback=callback, tol=0.0).fit(conftest.random_data(4, 40, 10))
     assert model.n_iter_ == 2 and model.stop_reason_ == "stopped by callback"
     assert seen == [(1, (40,), (2, 10), (10,)), (2, (40,), (2, 10), (10,))]
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        HQPCA(2, max_iter=2, tol=0.0).fit(random_data(4, 40, 10))
+        HQPCA(2, max_iter=2, tol=0.0).fit(conftest.random_data(4, 40, 10))
 
 
 @pytest.mark.parametrize(
@@ -262,7 +255,7 @@ def test_input_not_modified_reproducible_and_callback():
     ],
 )
 def test_bad_parameters(params, error, match):
-    assert_fit_rejects(HQPCA, params, error, match)
+    conftest.assert_fit_rejects(HQPCA, params, error, match)
 
 
 # --------------------------------------------------------------------------------------
@@ -278,6 +271,6 @@ def test_faces_hq_pca_reconstructs_better_than_pca(orl, seed, fill):
     PCA's at k = 10, 30, 50 (2.5-7.4% at k = 10-50 in all four settings of
     test_realdata), and the occluded faces get the smallest weights (area under the ROC
     curve 0.93 and 0.96)."""
-    X, mask = occluded_faces(orl, seed, fill)
-    fits = fits_below_pca(HQPCA, X, orl.data, margin=0.98)
+    X, mask = conftest.occluded_faces(orl, seed, fill)
+    fits = conftest.fits_below_pca(HQPCA, X, orl.data, margin=0.98)
     assert roc_auc_score(mask.any(axis=1), -fits[30].weights_) > 0.9

@@ -17,16 +17,9 @@ from robustpca.rank_selection import select_n_components, spherical_spectrum
 from .conftest import make_estimator, quiet_fit
 
 NAMES = robustpca.ESTIMATOR_NAMES
-AUTO_RANK = [
-    "PCA",
-    "OptimalMeanPCA",
-    "L21PCA",
-    "L1PCA",
-    "R1PCA",
-    "GeneralizedMeanPCA",
-    "HQPCA",
-    "AdaptiveNeighborsPCA",
-]
+#: the one-way estimators that ESTIMATOR_NAMES lists before the 2-D family (PCA to HQPCA),
+#: and AdaptiveNeighborsPCA: those that take "auto" from the spherical spectrum
+AUTO_RANK = [*NAMES[: NAMES.index("TwoDPCA")], "AdaptiveNeighborsPCA"]
 #: the estimators that are not classical PCA (KernelL21PCA's subspace lives in its kernel
 #: embedding and is not compared with the others here)
 ROBUST = [n for n in NAMES if n not in ("PCA", "TwoDPCA", "GLRAM", "KernelL21PCA")]

@@ -17,22 +17,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import (
-    GLRAM,
-    HQPCA,
-    L1PCA,
-    L21PCA,
-    PCA,
-    R1PCA,
-    AdaptiveNeighborsPCA,
-    ConvexOptimalMeanPCA,
-    GeneralizedMeanPCA,
-    OptimalMeanPCA,
-    OutlierPursuit,
-    PrincipalComponentPursuit,
-    Robust2DPCA,
-    TwoDPCA,
-)
+import robustpca as rp
 from robustpca.solvers.two_d import kron_components
 
 from .conftest import planted_outlier_data
@@ -78,14 +63,14 @@ def X(request):
 
 
 def test_pca_literal_matches_pca(X):
-    model = PCA(K).fit(X)
+    model = rp.PCA(K).fit(X)
     lit = pca_paper_literal(X, K)
     assert sin_angle(model.components_.T, lit["basis"]) < 1e-6
     np.testing.assert_allclose(lit["eigenvalues"], model.explained_variance_, rtol=1e-9)
 
 
 def test_rpca_om_literal_matches_optimal_mean_pca(X):
-    model = fit(OptimalMeanPCA(K, max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.OptimalMeanPCA(K, max_iter=N_ITER, tol=0.0), X)
     U, b, hist = rpca_om_paper_literal(X, K, model.n_iter_, model.epsilon_)
     np.testing.assert_allclose(hist, model.objective_history_, rtol=1e-10)
     assert sin_angle(model.components_.T, U) < 1e-6
@@ -95,7 +80,7 @@ def test_rpca_om_literal_matches_optimal_mean_pca(X):
 def test_l21_literal_matches_l21pca(X):
     """From the PCA subspace (ours' ``init='pca'``), Algorithm 2 gives the same iterates;
     objective (8) never decreases (Nie & Huang, Theorem 1)."""
-    model = fit(L21PCA(K, max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.L21PCA(K, max_iter=N_ITER, tol=0.0), X)
     lit = l21_pca_paper_literal(X, K, model.n_iter_, pca_paper_literal(X, K)["basis"])
     np.testing.assert_allclose(lit["objective"], model.objective_history_, rtol=1e-10)
     assert np.all(np.diff(lit["objective"]) >= -1e-10 * lit["objective"][-1])
@@ -105,7 +90,7 @@ def test_l21_literal_matches_l21pca(X):
 def test_l1_literal_matches_l1pca(X):
     """Kwak's printed stopping test (``w(t) == w(t-1)``) takes one more iteration per
     direction than ours (polarities repeated); the directions are the same."""
-    model = L1PCA(K).fit(X)
+    model = rp.L1PCA(K).fit(X)
     lit = l1_pca_paper_literal(X, K, 1000, np.random.default_rng(0))
     assert sin_angle(model.components_.T, lit["basis"]) < 1e-6
     np.testing.assert_array_equal(
@@ -115,14 +100,14 @@ def test_l1_literal_matches_l1pca(X):
 
 def test_r1_literal_matches_r1pca(X):
     """Ding's Huber objective (r^2 inside the cutoff) is twice ours (r^2 / 2)."""
-    model = fit(R1PCA(K, max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.R1PCA(K, max_iter=N_ITER, tol=0.0), X)
     lit = r1_pca_paper_literal(X, K, model.n_iter_)
     np.testing.assert_allclose(lit["objective"], 2.0 * model.objective_history_, rtol=1e-10)
     assert sin_angle(model.components_.T, lit["basis"]) < 1e-6
 
 
 def test_gm_literal_matches_generalized_mean_pca(X):
-    model = fit(GeneralizedMeanPCA(K, max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.GeneralizedMeanPCA(K, max_iter=N_ITER, tol=0.0), X)
     lit = pca_gm_paper_literal(X, K, model.p, model.delta_, model.n_iter_, model.center_n_iter_ - 1)
     np.testing.assert_allclose(lit["mean"], model.mean_, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(lit["objective"], model.objective_history_, rtol=1e-9)
@@ -136,7 +121,7 @@ def test_generalized_mean_literal_with_p_one_is_the_mean(X):
 
 
 def test_hq_literal_matches_hqpca(X):
-    model = fit(HQPCA(K, max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.HQPCA(K, max_iter=N_ITER, tol=0.0), X)
     lit = hq_pca_paper_literal(X, K, model.n_iter_)
     np.testing.assert_allclose(lit["objective"], model.objective_history_, rtol=1e-9)
     np.testing.assert_allclose(lit["mean"], model.mean_, rtol=1e-10, atol=1e-10)
@@ -144,7 +129,7 @@ def test_hq_literal_matches_hqpca(X):
 
 
 def test_rwl_an_literal_matches_adaptive_neighbors_pca(X):
-    model = fit(AdaptiveNeighborsPCA(K, max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.AdaptiveNeighborsPCA(K, max_iter=N_ITER, tol=0.0), X)
     W = rwl_an_literal(X, K, model.n_neighbors_, model.n_iter_)
     assert sin_angle(model.components_.T, W) < 1e-6
 
@@ -154,7 +139,7 @@ def test_crpca_literal_matches_alm(X, with_mean):
     """Same ALM, full SVD instead of ours' partial one: same iterations, same solution
     (with Lin et al.'s primal stopping rule, ``gap_tol=None``, which the literal code has;
     the default also drives the certified duality gap below 1e-3: test_convex_stopping)."""
-    cls = ConvexOptimalMeanPCA if with_mean else OutlierPursuit
+    cls = rp.ConvexOptimalMeanPCA if with_mean else rp.OutlierPursuit
     model = cls(gap_tol=None, random_state=0).fit(X)
     lit = crpca_om_paper_literal(
         X, model.gamma_, mu=model.mu_, mu_max=1e9 * model.mu_, max_iter=1000, with_mean=with_mean
@@ -166,7 +151,7 @@ def test_crpca_literal_matches_alm(X, with_mean):
 
 
 def test_pcp_literal_matches_pcp(X):
-    model = PrincipalComponentPursuit(gap_tol=None, random_state=0).fit(X)  # Lin's rule
+    model = rp.PrincipalComponentPursuit(gap_tol=None, random_state=0).fit(X)  # Lin's rule
     _, _, hist = pcp_ialm_paper_literal(X, model.lam_, max_iter=1000)
     assert len(hist) == model.n_iter_
     assert abs(hist[-1] / model.objective_history_[-1] - 1) < 1e-8
@@ -180,13 +165,13 @@ def images():
 
 
 def test_two_d_pca_literal_matches(images):
-    model = TwoDPCA(3, image_shape=(12, 10)).fit(images.reshape(40, -1))
+    model = rp.TwoDPCA(3, image_shape=(12, 10)).fit(images.reshape(40, -1))
     assert sin_angle(model.right_components_, two_d_pca_paper_literal(images, 3)["right"]) < 1e-6
 
 
 def test_glram_literal_matches(images):
     model = fit(
-        GLRAM((3, 4), image_shape=(12, 10), max_iter=N_ITER, tol=0.0), images.reshape(40, -1)
+        rp.GLRAM((3, 4), image_shape=(12, 10), max_iter=N_ITER, tol=0.0), images.reshape(40, -1)
     )
     lit = glram_paper_literal(images, 3, 4, model.n_iter_)
     np.testing.assert_allclose(lit["objective"], model.objective_history_, rtol=1e-10)
@@ -196,7 +181,7 @@ def test_glram_literal_matches(images):
 
 def test_r2dpca_literal_matches(images):
     X = images.reshape(40, -1)
-    model = fit(Robust2DPCA((3, 4), image_shape=(12, 10), max_iter=N_ITER, tol=0.0), X)
+    model = fit(rp.Robust2DPCA((3, 4), image_shape=(12, 10), max_iter=N_ITER, tol=0.0), X)
     lit = r2dpca_paper_literal(images, 3, 4, model.n_iter_, model.epsilon_)
     np.testing.assert_allclose(lit["objective"], model.objective_history_, rtol=1e-10)
     np.testing.assert_allclose(lit["mean"].ravel(), model.mean_, rtol=1e-10, atol=1e-10)

@@ -14,12 +14,9 @@
 #                  from predict(fit, newdata) with the fit's eigenvalues and centre, and
 #                  the flag by the fit's cutoffs (rrcov's definitions applied to new data)
 suppressPackageStartupMessages(library(rrcov))
-args <- commandArgs(trailingOnly = TRUE)
-data_dir <- if (length(args) >= 1) args[1] else {
-    env <- Sys.getenv("ROBUSTPCA_DATA")
-    if (nzchar(env)) file.path(env, "rrcov") else "../shared/data/rrcov"
-}
 out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
+source(file.path(out_dir, "..", "rrcov_common.R"))
+data_dir <- rrcov_data_dir(commandArgs(trailingOnly = TRUE))
 ks <- list(hbk = 1:2, bushfire = 1:3, wood = 1:3, octane = 1:4, starsCYG = 1:2)
 num <- function(x) sprintf("%.17g", x)
 dist <- list(); cuts <- list(); auto <- list(); pred <- list()
@@ -40,14 +37,8 @@ for (name in names(ks)) {
     held <- seq(4, nrow(x), by = 4)
     for (k in ks[[name]]) {
         fit <- PcaClassic(x[-held, , drop = FALSE], k = k)
-        scores <- predict(fit, newdata = x[held, , drop = FALSE])[, 1:k, drop = FALSE]
-        sd <- sqrt(mahalanobis(scores, rep(0, k), diag(fit@eigenvalues, ncol = k)))
-        centred <- sweep(x[held, , drop = FALSE], 2, fit@center)
-        od <- sqrt(rowSums((centred - scores %*% t(fit@loadings))^2))
-        regular <- sd <= fit@cutoff.sd
-        if (fit@cutoff.od > 0) regular <- regular & od <= fit@cutoff.od
         pred[[length(pred) + 1]] <- data.frame(
-            table = name, k = k, row = held, sd = num(sd), od = num(od), flag = as.integer(regular))
+            table = name, k = k, held_out_distances(fit, x, held, k))
     }
 }
 write.csv(do.call(rbind, dist), file.path(out_dir, "distances.csv"), row.names = FALSE, quote = FALSE)

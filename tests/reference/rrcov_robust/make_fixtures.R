@@ -17,12 +17,9 @@
 #   flags      1-based rows rrcov flags as outliers (@flag == FALSE), ';'-separated
 #   sd, od     ';'-separated distances of every row
 suppressPackageStartupMessages({library(rrcov); library(pcaPP)})
-args <- commandArgs(trailingOnly = TRUE)
-data_dir <- if (length(args) >= 1) args[1] else {
-    env <- Sys.getenv("ROBUSTPCA_DATA")
-    if (nzchar(env)) file.path(env, "rrcov") else "../shared/data/rrcov"
-}
 out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
+source(file.path(out_dir, "..", "rrcov_common.R"))
+data_dir <- rrcov_data_dir(commandArgs(trailingOnly = TRUE))
 ks <- list(hbk = 0:2, bushfire = 0:3, wood = 0:3, octane = 0:4, starsCYG = 0:2)
 methods <- list(PcaHubert = PcaHubert, PcaLocantore = PcaLocantore, PcaGrid = PcaGrid,
                 PcaProj = PcaProj, PcaCov = PcaCov)
@@ -96,16 +93,8 @@ for (name in names(ks)) {
     for (k in 1:2) {
         set.seed(1)
         fit <- PcaHubert(x[-held, , drop = FALSE], k = k)
-        scores <- predict(fit, newdata = x[held, , drop = FALSE])[, 1:k, drop = FALSE]
-        sd <- sqrt(mahalanobis(scores, rep(0, k), diag(fit@eigenvalues, ncol = k)))
-        centred <- sweep(x[held, , drop = FALSE], 2, fit@center)
-        od <- sqrt(rowSums((centred - scores %*% t(fit@loadings))^2))
-        regular <- sd <= fit@cutoff.sd
-        if (fit@cutoff.od > 0) regular <- regular & od <= fit@cutoff.od
         pred[[length(pred) + 1]] <- data.frame(
-            table = name, k = k, row = held, sd = sprintf("%.17g", sd),
-            od = sprintf("%.17g", od),
-            flag = as.integer(regular))
+            table = name, k = k, held_out_distances(fit, x, held, k))
     }
 }
 write.csv(do.call(rbind, pred), file.path(out_dir, "predict.csv"), row.names = FALSE)

@@ -1,0 +1,26 @@
+# Shared by rrcov_classic/make_fixtures.R and rrcov_robust/make_fixtures.R (each sources
+# it from next to its own folder).
+
+# The folder of the rrcov tables: the script's first argument, else $ROBUSTPCA_DATA/rrcov,
+# else ../shared/data/rrcov.
+rrcov_data_dir <- function(args) {
+    if (length(args) >= 1) return(args[1])
+    env <- Sys.getenv("ROBUSTPCA_DATA")
+    if (nzchar(env)) file.path(env, "rrcov") else "../shared/data/rrcov"
+}
+
+# The held-out rows x[held, ] under a fit made without them: their score and orthogonal
+# distances from rrcov's predict() with the fit's eigenvalues and centre, and their flag
+# by the fit's cutoffs (1 = regular), i.e. rrcov's definitions applied to new data.
+# Columns row (1-based), sd, od (17 significant digits), flag.
+held_out_distances <- function(fit, x, held, k) {
+    scores <- predict(fit, newdata = x[held, , drop = FALSE])[, 1:k, drop = FALSE]
+    sd <- sqrt(mahalanobis(scores, rep(0, k), diag(fit@eigenvalues, ncol = k)))
+    centred <- sweep(x[held, , drop = FALSE], 2, fit@center)
+    od <- sqrt(rowSums((centred - scores %*% t(fit@loadings))^2))
+    regular <- sd <= fit@cutoff.sd
+    if (fit@cutoff.od > 0) regular <- regular & od <= fit@cutoff.od
+    data.frame(
+        row = held, sd = sprintf("%.17g", sd), od = sprintf("%.17g", od),
+        flag = as.integer(regular))
+}
