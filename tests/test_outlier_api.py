@@ -12,14 +12,27 @@ from sklearn.exceptions import ConvergenceWarning
 
 import robustpca
 from robustpca.diagnostics import outlier_diagnostics, plot_outlier_map
+from robustpca.estimators import BaseSubspaceEstimator
+from robustpca.estimators._two_d_base import BaseTwoDEstimator
 from robustpca.rank_selection import select_n_components, spherical_spectrum
 
 from .conftest import make_estimator, quiet_fit
 
 NAMES = robustpca.ESTIMATOR_NAMES
-#: the one-way estimators that ESTIMATOR_NAMES lists before the 2-D family (PCA to HQPCA),
-#: and AdaptiveNeighborsPCA: those that take "auto" from the spherical spectrum
-AUTO_RANK = [*NAMES[: NAMES.index("TwoDPCA")], "AdaptiveNeighborsPCA"]
+#: the estimators that take "auto" and shares by the base class's rule on the spherical
+#: spectrum (and PCA, on its own eigenvalues): not those with their own rule (rrcov's,
+#: tested against R) and not the 2-D estimators (image components)
+AUTO_RANK = [
+    name
+    for name in NAMES
+    if name == "PCA"
+    or (
+        getattr(robustpca, name)._supports_auto_rank
+        and getattr(robustpca, name)._select_n_components
+        is BaseSubspaceEstimator._select_n_components
+        and not issubclass(getattr(robustpca, name), BaseTwoDEstimator)
+    )
+]
 #: the estimators that are not classical PCA (KernelL21PCA's subspace lives in its kernel
 #: embedding and is not compared with the others here)
 ROBUST = [n for n in NAMES if n not in ("PCA", "TwoDPCA", "GLRAM", "KernelL21PCA")]
