@@ -62,7 +62,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import linalg as sla
 
-from ..linalg import complete_orthonormal, single_blas_thread
+from ..linalg import single_blas_thread
 from ..prox import OVERSAMPLES, svt_factors
 from ._result import IterationState, SolverResult, StopReason
 from .alm_blocks import (
@@ -84,7 +84,7 @@ from .alm_blocks import DUALITY_GAP as DUALITY_GAP  # re-exported
 from .alm_svt import FACTOR_ROWS as FACTOR_ROWS  # re-exported
 from .alm_svt import PARTIAL_COST as PARTIAL_COST  # re-exported
 from .alm_svt import SMALL_FACTORIZATIONS_ONE_THREAD, _orth, _right_vectors, _SVTStep
-from .alm_types import _ALMOutcome, _LowRank, _Problem
+from .alm_types import _ALMOutcome, _LowRank, _Problem, convex_result
 
 __all__ = [
     "DUALITY_GAP",
@@ -330,36 +330,32 @@ def _solve(
     def z_columns(cols, buffer):  # L - b = low_rank - (b + c)
         return np.subtract(low_rank[:, cols], offset[cols], out=buffer)
 
-    s = out.low.s
-    top = s.max(initial=0.0)
-    rank = int(np.count_nonzero(s > top * max(data.shape) * np.finfo(float).eps)) if top > 0 else 0
-    k = max(rank, 1) if n_components is None else int(n_components)
-    kept = _right_vectors(data, out.low, min(k, rank), z_columns, overwrite=True)
-    if 2 * kept.shape[0] < out.low.s.size:  # do not keep a large factor alive
-        kept = kept.copy()
-    info = {
-        "low_rank": low_rank,
-        "sparse": sparse,
-        "rank": rank,
-        "low_rank_singular_values": s[:rank].copy(),
-        "duality_gap": gap,
-        "mu": mu0,
-        "svd_counts": dict(problem.svt.counts),
-        "residuals": {k: np.asarray(v) for k, v in (out.trace or {}).items()},
-    }
-    if return_dual:
-        info["dual"] = dual
-    if row_sparse:
-        info["outliers"] = np.einsum("ij,ij->i", sparse, sparse) > 0
-    return SolverResult(
-        components=complete_orthonormal(kept.T, k, rng).T,
+    def right_vectors(count):
+        kept = _right_vectors(data, out.low, count, z_columns, overwrite=True)
+        # do not keep a large factor alive
+        return kept.copy() if 2 * kept.shape[0] < out.low.s.size else kept
+
+    extra = {"dual": dual} if return_dual else {}
+    return convex_result(
+        low_rank,
+        sparse,
+        out.low.s,
+        right_vectors,
         mean=offset,
-        weights=None,
-        n_iter=out.n_iter,
-        converged=out.converged,
-        stop_reason=out.stop_reason,
-        objective=np.asarray(out.objective, dtype=float),
-        info=info,
+        n_components=n_components,
+        row_sparse=row_sparse,
+        rng=rng,
+        loop={
+            "n_iter": out.n_iter,
+            "converged": out.converged,
+            "stop_reason": out.stop_reason,
+            "objective": out.objective,
+        },
+        duality_gap=gap,
+        mu=mu0,
+        svd_counts=dict(problem.svt.counts),
+        residuals={k: np.asarray(v) for k, v in (out.trace or {}).items()},
+        **extra,
     )
 
 

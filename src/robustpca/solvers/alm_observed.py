@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import complete_orthonormal
 from ..prox import l21_shrinkage, soft_threshold, svt_factors
 from ._result import SolverResult, StopReason
+from .alm_types import convex_result
 
 __all__ = ["solve_observed"]
 
@@ -105,30 +105,23 @@ def _solve(
     gap = _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean)
     offset = offset0 + b
     low_rank = L + offset
-    top = sigma.max(initial=0.0)
-    rank = int(np.count_nonzero(sigma > top * max(n, d) * np.finfo(float).eps)) if top > 0 else 0
-    k = max(rank, 1) if n_components is None else int(n_components)
-    _, _, vt = np.linalg.svd(L, full_matrices=False)
-    sparse = np.where(observed, S, 0.0)  # the shrunk iterate: exact zeros off the support
-    info = {
-        "low_rank": low_rank,
-        "sparse": sparse,
-        "rank": rank,
-        "low_rank_singular_values": sigma[:rank].copy(),
-        "duality_gap": gap,
-        "mu": float(mu),
-    }
-    if row_sparse:
-        info["outliers"] = np.einsum("ij,ij->i", sparse, sparse) > 0
-    return SolverResult(
-        components=complete_orthonormal(vt[: min(k, rank)].T, k, rng).T,
+    return convex_result(
+        low_rank,
+        np.where(observed, S, 0.0),  # the shrunk iterate: exact zeros off the support
+        sigma,
+        lambda count: np.linalg.svd(L, full_matrices=False)[2][:count],
         mean=offset,
-        weights=None,
-        n_iter=n_iter,
-        converged=converged,
-        stop_reason=stop,
-        objective=np.asarray(objective, dtype=float),
-        info=info,
+        n_components=n_components,
+        row_sparse=row_sparse,
+        rng=rng,
+        loop={
+            "n_iter": n_iter,
+            "converged": converged,
+            "stop_reason": stop,
+            "objective": objective,
+        },
+        duality_gap=gap,
+        mu=float(mu),
     )
 
 

@@ -1,10 +1,12 @@
-"""Types shared by the convex ALM solvers' loop and steps (no logic, no imports among them).
+"""Types shared by the convex ALM solvers' loop and steps, and their result's packaging.
 
 The loop (:mod:`robustpca.solvers.alm`), its blocked passes
 (:mod:`robustpca.solvers.alm_blocks`) and its singular value thresholding
 (:mod:`robustpca.solvers.alm_svt`) all speak of these three types; they live here, below
 all three, so that the imports of the ALM modules only point downward:
-``alm -> alm_svt -> alm_blocks -> alm_types``.
+``alm -> alm_svt -> alm_blocks -> alm_types``. :func:`convex_result` is the one
+:class:`~robustpca.solvers.SolverResult` of the complete-data solvers and of the
+observed-entries ones (:mod:`robustpca.solvers.alm_observed`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ..linalg import complete_orthonormal
+from ._result import SolverResult
 
 __all__: list[str] = []  # private types of the ALM solvers
 
@@ -71,3 +76,53 @@ class _Problem:
     sparse: Any  # alm_blocks._L1 (PCP) or alm_blocks._L21 (outlier pursuit, CRPCA-OM)
     svt: Any  # alm_svt._SVTStep; its accuracy follows the primal residual
     free_mean: bool = False  # the dual must then have zero column sums
+
+
+def convex_result(
+    low_rank: np.ndarray,
+    sparse: np.ndarray,
+    singular_values: np.ndarray,
+    right_vectors: Callable[[int], np.ndarray],
+    *,
+    mean: np.ndarray,
+    n_components: int | None,
+    row_sparse: bool,
+    rng: np.random.Generator,
+    loop: dict,
+    **info,
+) -> SolverResult:
+    """The result of a convex solver from its final ``L`` (``low_rank``, with its singular
+    values, decreasing) and ``S`` (``sparse``).
+
+    ``rank`` counts the singular values above ``max(n, d) * eps`` times the largest (the
+    rule of :func:`numpy.linalg.matrix_rank`); ``components`` are the first
+    ``n_components`` (default: ``max(rank, 1)``) right singular vectors, from
+    ``right_vectors(count)`` (``count`` rows, at most ``rank``) completed by ``rng``.
+    ``loop`` holds ``n_iter``, ``converged``, ``stop_reason`` and ``objective``; ``info``
+    gets ``low_rank``, ``sparse``, ``rank``, ``low_rank_singular_values``, the keyword
+    arguments (``duality_gap``, ``mu``, ...) and, for a row-sparse ``S``, ``outliers``.
+    """
+    top = singular_values.max(initial=0.0)
+    eps = max(low_rank.shape) * np.finfo(float).eps
+    rank = int(np.count_nonzero(singular_values > top * eps)) if top > 0 else 0
+    k = max(rank, 1) if n_components is None else int(n_components)
+    vectors = right_vectors(min(k, rank))
+    info = {
+        "low_rank": low_rank,
+        "sparse": sparse,
+        "rank": rank,
+        "low_rank_singular_values": singular_values[:rank].copy(),
+        **info,
+    }
+    if row_sparse:
+        info["outliers"] = np.einsum("ij,ij->i", sparse, sparse) > 0
+    return SolverResult(
+        components=complete_orthonormal(vectors.T, k, rng).T,
+        mean=mean,
+        weights=None,
+        n_iter=loop["n_iter"],
+        converged=loop["converged"],
+        stop_reason=loop["stop_reason"],
+        objective=np.asarray(loop["objective"], dtype=float),
+        info=info,
+    )
