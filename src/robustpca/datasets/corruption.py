@@ -12,7 +12,8 @@ corrupted copy together with a boolean mask of what it corrupted.
                                 the image shape (Nie & Huang sec. V.B, Palm images)
 =============================== ========================================================
 
-Each function's References name the section it follows; the papers are:
+Each function's References name the paper and the section it follows; the papers'
+titles are:
 
 References
 ----------
@@ -164,7 +165,7 @@ def occlude_blocks(
     References
     ----------
     F. Nie, J. Yuan and H. Huang (ICML 2014), sec. 5.1; R. Zhang and H. Tong
-    (NeurIPS 2019), sec. 5.1 (full references in :mod:`robustpca.datasets.corruption`).
+    (NeurIPS 2019), sec. 5.1.
 
     Examples
     --------
@@ -236,8 +237,7 @@ def occlude_half_width_squares(
 
     References
     ----------
-    F. Nie and H. Huang (arXiv:1603.08293), sec. V.A (full reference in
-    :mod:`robustpca.datasets.corruption`).
+    F. Nie and H. Huang (arXiv:1603.08293), sec. V.A.
 
     Examples
     --------
@@ -334,7 +334,7 @@ def add_salt_noise(X, fraction: float, *, value=None, random_state=None):
 
     References
     ----------
-    Y. Guo (NIPS 2013), sec. 5 (full reference in :mod:`robustpca.datasets.corruption`).
+    Y. Guo (NIPS 2013), sec. 5.
 
     Examples
     --------
@@ -465,8 +465,7 @@ def append_outliers(
 
     References
     ----------
-    F. Nie and H. Huang (arXiv:1603.08293), sec. V.B, eq. (38) (full reference in
-    :mod:`robustpca.datasets.corruption`).
+    F. Nie and H. Huang (arXiv:1603.08293), sec. V.B, eq. (38).
 
     Examples
     --------
