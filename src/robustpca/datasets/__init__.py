@@ -75,3 +75,5 @@ __all__ += _fetch.__all__
 __all__ += _local.__all__
 __all__ += _mat_loaders.__all__
 __all__ += corruption.__all__
+# the API reference's order: constants, then classes, then functions, each alphabetical
+__all__.sort(key=lambda name: (not name.isupper(), name.islower(), name))
