@@ -21,6 +21,7 @@ import robustpca
 
 from ..datasets import load_digits_images, occlude_blocks
 from ..metrics import total_reconstruction_error
+from ._options import add_command, add_folder, add_seed
 
 __all__ = ["add_parser", "run"]
 
@@ -54,8 +55,10 @@ def _positive_int(text: str) -> int:
 
 def add_parser(sub) -> None:
     """Add the ``demo`` sub-command to the sub-parsers ``sub``."""
-    demo = sub.add_parser(
+    demo = add_command(
+        sub,
         "demo",
+        run,
         help="compare the methods on occluded digits (no download)",
         description=(
             "Occlude 20%% of scikit-learn's 8x8 digits with a block of a quarter of the "
@@ -63,11 +66,8 @@ def add_parser(sub) -> None:
             "error against the clean images and save a figure of example reconstructions."
         ),
     )
-    demo.add_argument(
-        "--out",
-        type=Path,
-        default=Path("robustpca-demo"),
-        help="folder for the figure (default: ./robustpca-demo)",
+    add_folder(
+        demo, "--out", "folder for the figure (default: ./robustpca-demo)", default="robustpca-demo"
     )
     demo.add_argument(
         "--n-components",
@@ -77,19 +77,13 @@ def add_parser(sub) -> None:
         metavar="K",
         help="subspace dimensions to compare (default: 5 10 15 20)",
     )
-    demo.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the occlusion and of the estimators (default: 0)",
-    )
+    add_seed(demo, "seed of the occlusion and of the estimators (default: 0)")
     demo.add_argument(
         "--n-examples",
         type=_positive_int,
         default=6,
         help="occluded images shown in the figure (default: 6)",
     )
-    demo.set_defaults(run=run)
 
 
 def _format_table(row_labels, col_labels, cells) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._io import InputError, atomic_output_dir, read_input
+from ._options import add_command, add_folder
 
 __all__ = ["METHOD_ALIASES", "add_parser", "resolve_method", "run"]
 
@@ -153,8 +154,10 @@ def scale_columns(X: np.ndarray, how: str, names: list[str]):
 
 def add_parser(sub) -> None:
     """Add the ``fit`` sub-command."""
-    fit = sub.add_parser(
+    fit = add_command(
+        sub,
         "fit",
+        run,
         help="fit a robust PCA to your data and flag outliers",
         description=(
             "Fit a robust PCA to INPUT (a CSV/TSV table with one sample per row, a .npy "
@@ -207,7 +210,7 @@ def add_parser(sub) -> None:
         help="comma-separated CSV columns (names or 1-based numbers) left out of the fit; "
         "may be repeated",
     )
-    fit.add_argument("--out", type=Path, required=True, help="output folder (created)")
+    add_folder(fit, "--out", "output folder (created)", required=True)
     fit.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     fit.add_argument(
         "--image-shape",
@@ -223,7 +226,6 @@ def add_parser(sub) -> None:
     fit.add_argument("--random-state", type=int, default=0)
     fit.add_argument("--max-iter", type=int, default=None, help="iteration cap of the solver")
     fit.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
-    fit.set_defaults(run=run)
 
 
 def _parse_shape(text: str | None, n_features: int) -> tuple[int, int] | None:

@@ -5,23 +5,30 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from pathlib import Path
+
+from ._options import add_command, add_folder, add_seed
 
 __all__ = ["add_parsers"]
+
+#: The options of ``reproduce`` passed on to :func:`~robustpca.experiments.run_experiment`.
+_RUN_OPTIONS = ("datasets", "quick", "out", "n_jobs", "seed", "data_home")
 
 
 def add_parsers(sub) -> None:
     """Add the ``list`` and ``reproduce`` sub-commands."""
-    listing = sub.add_parser(
+    listing = add_command(
+        sub,
         "list",
+        run_list,
         help="list the reproducible experiments",
         description="List every registered experiment: its name, paper, exhibit and data.",
     )
     listing.add_argument("--verbose", "-v", action="store_true", help="also print the notes")
-    listing.set_defaults(run=run_list)
 
-    rep = sub.add_parser(
+    rep = add_command(
+        sub,
         "reproduce",
+        run_reproduce,
         help="run a table or figure of the papers",
         description=(
             "Run the protocol of one or more exhibits (see `robustpca list`; 'all' runs "
@@ -37,11 +44,8 @@ def add_parsers(sub) -> None:
         help="data sets to run, e.g. orl yale:64x64 (default: the experiment's own)",
     )
     rep.add_argument("--quick", action="store_true", help="a small smoke run of the protocol")
-    rep.add_argument(
-        "--out",
-        type=Path,
-        default=Path("robustpca-results"),
-        help="output folder (default: ./robustpca-results)",
+    add_folder(
+        rep, "--out", "output folder (default: ./robustpca-results)", default="robustpca-results"
     )
     rep.add_argument(
         "--n-jobs",
@@ -50,15 +54,9 @@ def add_parsers(sub) -> None:
         metavar="N",
         help="worker processes (-1: all cores; default 1)",
     )
-    rep.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
-    rep.add_argument(
-        "--data-home",
-        type=Path,
-        default=None,
-        help="folder holding raw/<dataset>/... (default: $ROBUSTPCA_DATA)",
-    )
+    add_seed(rep, "base seed (default 0)")
+    add_folder(rep, "--data-home", "folder holding raw/<dataset>/... (default: $ROBUSTPCA_DATA)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    rep.set_defaults(run=run_reproduce)
 
 
 def run_list(args, parser: argparse.ArgumentParser) -> int:
@@ -98,18 +96,10 @@ def run_reproduce(args, parser: argparse.ArgumentParser) -> int:
         names = [n for n in names if EXPERIMENTS[n].datasets]
         if synthetic:
             print(f"Skipping {', '.join(synthetic)}: synthetic data, no --datasets.\n")
+    options = {key: getattr(args, key) for key in _RUN_OPTIONS}
     for name in names:
         try:
-            result = run_experiment(
-                name,
-                datasets=args.datasets,
-                quick=args.quick,
-                out=args.out,
-                n_jobs=args.n_jobs,
-                seed=args.seed,
-                data_home=args.data_home,
-                progress=not args.no_progress,
-            )
+            result = run_experiment(name, progress=not args.no_progress, **options)
         except (FileNotFoundError, ValueError) as error:
             print(f"robustpca reproduce {name}: error: {error}", file=sys.stderr)
             return 1

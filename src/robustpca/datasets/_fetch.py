@@ -71,9 +71,7 @@ from ._sources import (  # noqa: F401 (re-exported)
 )
 
 __all__ = [
-    "CACHE_ENV",
     "FETCHERS",
-    "MIRROR_ENV",
     "DatasetChecksumError",
     "DatasetDownloadError",
     "fetch_ar",

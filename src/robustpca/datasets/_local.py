@@ -92,21 +92,38 @@ _CHOICE_DOC = """\
         If ``{option}`` is not one of the values above{also}.
 """
 
+_MAT_ORDER_NOTES_DOC = """\
+    Notes
+    -----
+    The ``.mat`` {files} each image flattened column-major (MATLAB order); this
+    loader transposes it so that rows are flattened in C order like every other loader.
+"""
+
 
 def _loader_doc(
-    name: str, *, file: str | None = None, option: str | None = None, also: str = ""
+    name: str,
+    *,
+    file: str | None = None,
+    option: str | None = None,
+    also: str = "",
+    mat_order: str | None = None,
 ) -> Callable[[_F], _F]:
     """Fill the ``{data_home}`` and ``{raises}`` lines that every loader's docstring shares.
 
     ``file``: the one file the loader reads (``raw/<name>/<file>``), named in the
     FileNotFoundError; ``option``: the keyword whose bad value raises a ValueError,
-    ``also`` what else does, as the end of that sentence.
+    ``also`` what else does, as the end of that sentence. ``mat_order``, if given, fills
+    a ``{notes}`` line with the Notes on re-flattening the column-major ``.mat`` images,
+    whose subject and verb it is (``"file stores"``).
     """
     missing = f"``raw/{name}/{file}``" if file else "an expected file"
     raises = _RAISES_DOC.format(missing=missing)
     if option is not None:
         raises += _CHOICE_DOC.format(option=option, also=also)
-    return _fill_doc(data_home=_DATA_HOME_DOC.format(name=name), raises=raises)
+    sections = {"data_home": _DATA_HOME_DOC.format(name=name), "raises": raises}
+    if mat_order is not None:
+        sections["notes"] = _MAT_ORDER_NOTES_DOC.format(files=mat_order)
+    return _fill_doc(**sections)
 
 
 def _fill_doc(**sections: str) -> Callable[[_F], _F]:
@@ -270,7 +287,7 @@ def read_pgm(path: str | os.PathLike) -> np.ndarray:
     return pixels.reshape(height, width).astype(dtype.newbyteorder("="))
 
 
-@_loader_doc("orl", option="resolution")
+@_loader_doc("orl", option="resolution", mat_order="file stores")
 def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"):
     """The AT&T/ORL faces: 40 subjects x 10 images, from a local copy.
 
@@ -293,10 +310,7 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
 
     {raises}
 
-    Notes
-    -----
-    The ``.mat`` file stores each image flattened column-major (MATLAB order); this
-    loader transposes it so that rows are flattened in C order like every other loader.
+    {notes}
 
     References
     ----------
@@ -338,7 +352,7 @@ def load_orl(data_home: str | os.PathLike | None = None, *, resolution: str = "3
     )
 
 
-@_loader_doc("yale", option="resolution")
+@_loader_doc("yale", option="resolution", mat_order="files store")
 def load_yale(data_home: str | os.PathLike | None = None, *, resolution: str = "32x32"):
     """The Yale faces: 15 subjects x 11 images (expressions, glasses, lighting).
 
@@ -358,10 +372,7 @@ def load_yale(data_home: str | os.PathLike | None = None, *, resolution: str = "
 
     {raises}
 
-    Notes
-    -----
-    The ``.mat`` files store each image flattened column-major (MATLAB order); this
-    loader transposes it so that rows are flattened in C order like every other loader.
+    {notes}
 
     References
     ----------

@@ -7,12 +7,17 @@ Each reads ``<data_home>/raw/<dataset>/...`` (``data_home`` or ``$ROBUSTPCA_DATA
 stored in the file (each docstring says the range and whether labels are 0- or 1-based).
 The storage layout of every file (row- or column-major, images as rows or columns) is the one
 recorded in the data description ``SOURCES.md`` next to ``raw/``.
+
+Most files differ only in that layout, so each is described by a :class:`_MatFile` and read by
+:func:`_read_mat`; the loaders of a single file are built by :func:`_file_loader`.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -32,13 +37,32 @@ __all__ = [
     "load_umist",
 ]
 
-_FERET_RESOLUTIONS = ("32x32", "40x40")
-_AR_SUBSETS = ("100", "120")
-_JAFFE_VARIANTS = ("adagae", "nmflibrary")
-_MNIST_SUBSETS = ("3495", "test")
-
 #: 0-based columns of ``FEI_partial_500_48x64.mat`` that hold dog photos, not faces.
 FEI_NON_FACE_COLUMNS = (25, 26, 27, 28)
+
+
+@dataclass(frozen=True)
+class _MatFile:
+    """Where ``raw/<name>/<filename>`` keeps its images and labels, and how they are stored.
+
+    ``images``/``labels``: the variables (``"AllSet.X"`` is field ``X`` of the struct
+    ``AllSet``); the images are flattened in ``order`` ('F' column-major, 'C' row-major),
+    one per row (per column if ``columns``), to ``image_shape`` (None: the file's
+    ``im_height``/``im_width``). ``description`` becomes ``ImageDataset.description``.
+    """
+
+    filename: str
+    description: str
+    images: str = "fea"
+    labels: str = "gnd"
+    image_shape: tuple[int, int] | None = (32, 32)
+    order: str = "F"
+    columns: bool = False
+
+
+def _nie_file(filename: str, description: str) -> _MatFile:
+    """A Feiping Nie style ``X``/``Y``/``im_height``/``im_width`` file, column-major rows."""
+    return _MatFile(filename, description, images="X", labels="Y", image_shape=None)
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
@@ -53,162 +77,160 @@ def _labels(array) -> np.ndarray:
     return labels.astype(np.int64)
 
 
-def _column_major_mat(
-    data_home,
-    name: str,
-    filename: str,
-    description: str,
-    *,
-    images: str,
-    labels: str,
-    image_shape: tuple[int, int] | None = None,
-) -> ImageDataset:
-    """``raw/<name>/<filename>``, one image per row flattened column-major: ``mat[images]``
-    and ``mat[labels]``; the shape is ``image_shape`` or the file's ``im_height``/``im_width``.
-    """
+def _variable(mat: dict, key: str):
+    """``mat[key]``, or for ``"Struct.field"`` the field of a 1x1 MATLAB struct."""
+    struct, _, field = key.rpartition(".")
+    return mat[struct][field][0, 0] if struct else mat[key]
+
+
+def _read_mat(data_home, name: str, spec: _MatFile) -> ImageDataset:
+    """The images and labels of ``raw/<name>/<spec.filename>`` as an :class:`ImageDataset`."""
     home = get_data_home(data_home)
-    mat = _load_mat(home / "raw" / name / filename, home)
+    mat = _load_mat(home / "raw" / name / spec.filename, home)
+    image_shape = spec.image_shape
     if image_shape is None:
         image_shape = (
             int(np.asarray(mat["im_height"]).item()),
             int(np.asarray(mat["im_width"]).item()),
         )
+    data = _images_to_rows(
+        _variable(mat, spec.images), image_shape, order=spec.order, columns=spec.columns
+    )
     return ImageDataset(
-        data=_images_to_rows(mat[images], image_shape, order="F"),
-        target=_labels(mat[labels]),
+        data=data,
+        target=_labels(_variable(mat, spec.labels)),
         image_shape=image_shape,
         name=name,
-        description=description,
+        description=spec.description,
     )
 
 
-def _deng_cai(
-    data_home, name: str, filename: str, image_shape: tuple[int, int], description: str
-) -> ImageDataset:
-    """A Deng Cai style ``fea``/``gnd`` file: one image per row, column-major."""
-    return _column_major_mat(
-        data_home, name, filename, description, images="fea", labels="gnd", image_shape=image_shape
+def _read_choice(data_home, name: str, option: str, value: str, files: dict[str, _MatFile]):
+    """:func:`_read_mat` of ``files[value]``, ``value`` being the loader's keyword ``option``."""
+    _check_choice(option, value, tuple(files))
+    return _read_mat(data_home, name, files[value])
+
+
+_FILE_LOADER_DOC = """{summary}
+
+    Parameters
+    ----------
+    {{data_home}}
+
+    Returns
+    -------
+    ImageDataset
+{returns}
+    {{raises}}
+
+    Notes
+    -----
+{notes}    """
+
+
+class _FileLoader(Protocol):
+    """The signature of a loader built by :func:`_file_loader`."""
+
+    def __call__(self, data_home: str | os.PathLike | None = None) -> ImageDataset: ...
+
+
+def _file_loader(name: str, spec: _MatFile, doc: str) -> _FileLoader:
+    """The public ``load_<name>(data_home=None)`` of a data set stored as the one ``spec``.
+
+    ``doc`` is its docstring in short: the summary line, the paragraph that describes the
+    returned data set, and the paragraph of notes (separated by blank lines, indented by
+    4); they are put into the numpydoc sections that these loaders share.
+    """
+    summary, returns, notes = doc.split("\n\n")
+
+    def load(data_home: str | os.PathLike | None = None) -> ImageDataset:
+        return _read_mat(data_home, name, spec)
+
+    load.__name__ = load.__qualname__ = f"load_{name}"
+    load.__doc__ = _FILE_LOADER_DOC.format(
+        summary=summary,
+        returns="".join(f"    {line}\n" for line in returns.split("\n")),
+        notes=notes.rstrip(" "),
     )
+    return _loader_doc(name, file=spec.filename)(load)
 
 
-@_loader_doc("umist", file="UMIST_32x32.mat")
-def load_umist(data_home: str | os.PathLike | None = None) -> ImageDataset:
+load_umist = _file_loader(
+    "umist",
+    _MatFile(
+        "UMIST_32x32.mat", "UMIST faces (20 subjects, varying pose), 32x32 (UMIST_32x32.mat)."
+    ),
     """UMIST faces (20 subjects, 575 images from profile to frontal), 32x32.
 
-    Parameters
-    ----------
-    {data_home}
+    ``data`` (575, 1024) float64 with pixel values 3..241, ``target`` the subject
+    numbers 1..20 (1-based; 19 to 48 images each, sorted), ``image_shape`` (32, 32).
 
-    Returns
-    -------
-    ImageDataset
-        ``data`` (575, 1024) float64 with pixel values 3..241, ``target`` the subject
-        numbers 1..20 (1-based; 19 to 48 images each, sorted), ``image_shape`` (32, 32).
-
-    {raises}
-
-    Notes
-    -----
     ``fea``/``gnd`` file, one image per row flattened column-major; re-flattened in C order.
-    """
-    return _deng_cai(
-        data_home,
-        "umist",
-        "UMIST_32x32.mat",
-        (32, 32),
-        "UMIST faces (20 subjects, varying pose), 32x32 (UMIST_32x32.mat).",
-    )
+    """,
+)
 
-
-@_loader_doc("coil20", file="COIL20_32x32.mat")
-def load_coil20(data_home: str | os.PathLike | None = None) -> ImageDataset:
+load_coil20 = _file_loader(
+    "coil20",
+    _MatFile(
+        "COIL20_32x32.mat",
+        "COIL-20 objects (20 x 72 poses), Deng Cai's 32x32 version scaled to [0, 1].",
+    ),
     """COIL-20 objects: 20 objects x 72 poses (5 degree steps), Deng Cai's 32x32 version.
 
-    Parameters
-    ----------
-    {data_home}
+    ``data`` (1440, 1024) float64 with values in [0, 1] (the file is already scaled,
+    unlike the 0..255 face sets), ``target`` the object numbers 1..20 (1-based, 72
+    each, sorted), ``image_shape`` (32, 32).
 
-    Returns
-    -------
-    ImageDataset
-        ``data`` (1440, 1024) float64 with values in [0, 1] (the file is already scaled,
-        unlike the 0..255 face sets), ``target`` the object numbers 1..20 (1-based, 72
-        each, sorted), ``image_shape`` (32, 32).
-
-    {raises}
-
-    Notes
-    -----
     ``fea``/``gnd`` file, one image per row flattened column-major; re-flattened in C order.
     Within each object the images follow the poses 0..71 of ``coil-20-proc/objK__P.png``.
-    """
-    return _deng_cai(
-        data_home,
-        "coil20",
-        "COIL20_32x32.mat",
-        (32, 32),
-        "COIL-20 objects (20 x 72 poses), Deng Cai's 32x32 version scaled to [0, 1].",
-    )
+    """,
+)
 
-
-@_loader_doc("extended_yale_b", file="YaleB_32x32.mat")
-def load_extended_yale_b(data_home: str | os.PathLike | None = None) -> ImageDataset:
+load_extended_yale_b = _file_loader(
+    "extended_yale_b",
+    _MatFile(
+        "YaleB_32x32.mat",
+        "Extended Yale B cropped faces (38 subjects), Deng Cai's 32x32 version.",
+    ),
     """Extended Yale B cropped faces: 38 subjects, 2,414 frontal images under varied light.
 
-    Parameters
-    ----------
-    {data_home}
+    ``data`` (2414, 1024) float64 with pixel values 0..255, ``target`` 1..38 (1-based;
+    59 to 64 images each, sorted), ``image_shape`` (32, 32).
 
-    Returns
-    -------
-    ImageDataset
-        ``data`` (2414, 1024) float64 with pixel values 0..255, ``target`` 1..38 (1-based;
-        59 to 64 images each, sorted), ``image_shape`` (32, 32).
-
-    {raises}
-
-    Notes
-    -----
     Deng Cai's ``YaleB_32x32.mat``: one image per row flattened column-major; re-flattened
     in C order. The labels 1..38 are consecutive (the original subject numbers skip 14).
-    """
-    return _deng_cai(
-        data_home,
-        "extended_yale_b",
-        "YaleB_32x32.mat",
-        (32, 32),
-        "Extended Yale B cropped faces (38 subjects), Deng Cai's 32x32 version.",
-    )
+    """,
+)
 
-
-@_loader_doc("cmu_pie", file="PIE_pose27_32x32.mat")
-def load_cmu_pie(data_home: str | os.PathLike | None = None) -> ImageDataset:
+load_cmu_pie = _file_loader(
+    "cmu_pie",
+    _MatFile(
+        "PIE_pose27_32x32.mat",
+        "CMU-PIE pose C27 (frontal) subset, 68 subjects x 42, Deng Cai's 32x32 version.",
+    ),
     """CMU-PIE pose C27 (frontal): 68 subjects x 42 illumination/expression images, 32x32.
 
-    Parameters
-    ----------
-    {data_home}
+    ``data`` (2856, 1024) float64 with pixel values 0..255, ``target`` 1..68 (1-based,
+    42 each, sorted), ``image_shape`` (32, 32).
 
-    Returns
-    -------
-    ImageDataset
-        ``data`` (2856, 1024) float64 with pixel values 0..255, ``target`` 1..68 (1-based,
-        42 each, sorted), ``image_shape`` (32, 32).
-
-    {raises}
-
-    Notes
-    -----
     Deng Cai's ``fea``/``gnd`` format, one image per row flattened column-major; re-flattened
     in C order. Only this frontal subset is available locally, not the full 11,554 images.
-    """
-    return _deng_cai(
-        data_home,
-        "cmu_pie",
-        "PIE_pose27_32x32.mat",
-        (32, 32),
-        "CMU-PIE pose C27 (frontal) subset, 68 subjects x 42, Deng Cai's 32x32 version.",
-    )
+    """,
+)
+
+_FERET_FILES = {
+    "32x32": _MatFile(
+        "FERET_32x32.mat", "FERET subset (200 subjects x 7 images), 32x32 (FERET_32x32.mat)."
+    ),
+    "40x40": _MatFile(
+        "FERET_40x40.mat",
+        "FERET subset (200 subjects x 7 images), 40x40 (FERET_40x40.mat).",
+        images="all_data",
+        labels="all_label",
+        image_shape=(40, 40),
+        columns=True,
+    ),
+}
 
 
 @_loader_doc("feret", option="resolution")
@@ -234,19 +256,21 @@ def load_feret(
 
     {raises}
     """
-    _check_choice("resolution", resolution, _FERET_RESOLUTIONS)
-    description = f"FERET subset (200 subjects x 7 images), {resolution} (FERET_{resolution}.mat)."
-    if resolution == "32x32":
-        return _deng_cai(data_home, "feret", "FERET_32x32.mat", (32, 32), description)
-    home = get_data_home(data_home)
-    mat = _load_mat(home / "raw" / "feret" / "FERET_40x40.mat", home)
-    return ImageDataset(
-        data=_images_to_rows(mat["all_data"], (40, 40), order="F", columns=True),
-        target=_labels(mat["all_label"]),
-        image_shape=(40, 40),
-        name="feret",
-        description=description,
-    )
+    return _read_choice(data_home, "feret", "resolution", resolution, _FERET_FILES)
+
+
+_AR_FILES = {
+    "100": _MatFile(
+        "AR_100_32x32.mat",
+        "AR faces, 100 subjects x 26 images incl. sunglasses/scarf occlusions, 32x32 "
+        "(AR_100_32x32.mat).",
+    ),
+    "120": _MatFile(
+        "AR_120_50x40.mat",
+        "AR faces, 120 subjects x 14 non-occluded images, 50x40 (AR_120_50x40.mat).",
+        image_shape=(50, 40),
+    ),
+}
 
 
 @_loader_doc("ar", option="subset")
@@ -275,14 +299,25 @@ def load_ar(data_home: str | os.PathLike | None = None, *, subset: str = "100") 
     -----
     Both files store one image per row flattened column-major; re-flattened in C order.
     """
-    _check_choice("subset", subset, _AR_SUBSETS)
-    if subset == "100":
-        filename, shape = "AR_100_32x32.mat", (32, 32)
-        what = "100 subjects x 26 images incl. sunglasses/scarf occlusions, 32x32"
-    else:
-        filename, shape = "AR_120_50x40.mat", (50, 40)
-        what = "120 subjects x 14 non-occluded images, 50x40"
-    return _deng_cai(data_home, "ar", filename, shape, f"AR faces, {what} ({filename}).")
+    return _read_choice(data_home, "ar", "subset", subset, _AR_FILES)
+
+
+_JAFFE_FILES = {
+    "adagae": _MatFile(
+        "JAFFE_32x32_AdaGAE.mat",
+        "JAFFE faces (whole head), 32x32, AdaGAE copy (labels 0..9).",
+        images="X",
+        labels="Y",
+        order="C",
+    ),
+    "nmflibrary": _MatFile(
+        "JAFFE_32x32_NMFLibrary.mat",
+        "JAFFE faces (tight crop), 32x32, NMFLibrary copy (labels 1..10).",
+        images="AllSet.X",
+        labels="AllSet.y",
+        columns=True,
+    ),
+}
 
 
 @_loader_doc("jaffe", option="variant")
@@ -312,23 +347,7 @@ def load_jaffe(
 
     {raises}
     """
-    _check_choice("variant", variant, _JAFFE_VARIANTS)
-    home = get_data_home(data_home)
-    folder = home / "raw" / "jaffe"
-    if variant == "adagae":
-        mat = _load_mat(folder / "JAFFE_32x32_AdaGAE.mat", home)
-        data = _images_to_rows(mat["X"], (32, 32), order="C")
-        target = _labels(mat["Y"])
-        description = "JAFFE faces (whole head), 32x32, AdaGAE copy (labels 0..9)."
-    else:
-        mat = _load_mat(folder / "JAFFE_32x32_NMFLibrary.mat", home)
-        all_set = mat["AllSet"]
-        data = _images_to_rows(all_set["X"][0, 0], (32, 32), order="F", columns=True)
-        target = _labels(all_set["y"][0, 0])
-        description = "JAFFE faces (tight crop), 32x32, NMFLibrary copy (labels 1..10)."
-    return ImageDataset(
-        data=data, target=target, image_shape=(32, 32), name="jaffe", description=description
-    )
+    return _read_choice(data_home, "jaffe", "variant", variant, _JAFFE_FILES)
 
 
 def _read_idx(path, expected_ndim: int) -> np.ndarray:
@@ -346,6 +365,35 @@ def _read_idx(path, expected_ndim: int) -> np.ndarray:
     if len(raw) - offset != size:
         raise ValueError(f"{path}: {len(raw) - offset} data bytes, expected {size}.")
     return np.frombuffer(raw, dtype=np.uint8, count=size, offset=offset).reshape(shape)
+
+
+def _mnist_test_set(data_home) -> ImageDataset:
+    """The official MNIST test set from ``raw/mnist/t10k-{images-idx3,labels-idx1}-ubyte.gz``."""
+    home = get_data_home(data_home)
+    folder = home / "raw" / "mnist"
+    images = _read_idx(_require(folder / "t10k-images-idx3-ubyte.gz", home), 3)
+    labels = _read_idx(_require(folder / "t10k-labels-idx1-ubyte.gz", home), 1)
+    if images.shape[1:] != (28, 28) or images.shape[0] != labels.shape[0]:
+        raise ValueError(
+            f"MNIST test files disagree: images {images.shape}, labels {labels.shape}."
+        )
+    return ImageDataset(
+        data=images.reshape(images.shape[0], 28 * 28).astype(np.float64),
+        target=labels.astype(np.int64),
+        image_shape=(28, 28),
+        name="mnist",
+        description="MNIST, the official 10,000-image test set (labels = digit).",
+    )
+
+
+_MNIST_3495 = _MatFile(
+    "MnistData_05_uni.mat",
+    "MNIST, 3,495-image class-balanced subset (labels = digit + 1).",
+    images="X",
+    labels="Y",
+    image_shape=(28, 28),
+    order="C",
+)
 
 
 @_loader_doc("mnist", option="subset", also=", or an IDX file is malformed")
@@ -372,91 +420,42 @@ def load_mnist(data_home: str | os.PathLike | None = None, *, subset: str = "349
 
     {raises}
     """
-    _check_choice("subset", subset, _MNIST_SUBSETS)
-    home = get_data_home(data_home)
-    folder = home / "raw" / "mnist"
+    _check_choice("subset", subset, ("3495", "test"))
     if subset == "3495":
-        mat = _load_mat(folder / "MnistData_05_uni.mat", home)
-        data = _images_to_rows(mat["X"], (28, 28), order="C")
-        target = _labels(mat["Y"])
-        description = "MNIST, 3,495-image class-balanced subset (labels = digit + 1)."
-    else:
-        images = _read_idx(_require(folder / "t10k-images-idx3-ubyte.gz", home), 3)
-        labels = _read_idx(_require(folder / "t10k-labels-idx1-ubyte.gz", home), 1)
-        if images.shape[1:] != (28, 28) or images.shape[0] != labels.shape[0]:
-            raise ValueError(
-                f"MNIST test files disagree: images {images.shape}, labels {labels.shape}."
-            )
-        data = images.reshape(images.shape[0], 28 * 28).astype(np.float64)
-        target = labels.astype(np.int64)
-        description = "MNIST, the official 10,000-image test set (labels = digit)."
-    return ImageDataset(
-        data=data, target=target, image_shape=(28, 28), name="mnist", description=description
-    )
+        return _read_mat(data_home, "mnist", _MNIST_3495)
+    return _mnist_test_set(data_home)
 
 
-def _nie(data_home, name: str, filename: str, description: str) -> ImageDataset:
-    """A Feiping Nie style ``X``/``Y``/``im_height``/``im_width`` file, column-major rows."""
-    return _column_major_mat(data_home, name, filename, description, images="X", labels="Y")
-
-
-@_loader_doc("palm", file="Palm_16x16.mat")
-def load_palm(data_home: str | os.PathLike | None = None) -> ImageDataset:
+load_palm = _file_loader(
+    "palm",
+    _nie_file(
+        "Palm_16x16.mat", "Palmprints (100 palms x 20), 16x16, from Feiping Nie's collection."
+    ),
     """Palmprints: 100 palms x 20 images, 16x16 (Hou et al., 2009, as cited by Nie 2014).
 
-    Parameters
-    ----------
-    {data_home}
+    ``data`` (2000, 256) float64 with values about -11.1..270.8 (the file's values,
+    including overshoot of a bicubic resize; not clipped), ``target`` the palm numbers
+    1..100 (1-based, 20 each, sorted), ``image_shape`` (16, 16).
 
-    Returns
-    -------
-    ImageDataset
-        ``data`` (2000, 256) float64 with values about -11.1..270.8 (the file's values,
-        including overshoot of a bicubic resize; not clipped), ``target`` the palm numbers
-        1..100 (1-based, 20 each, sorted), ``image_shape`` (16, 16).
-
-    {raises}
-
-    Notes
-    -----
     Read column-major like the other files of the same collection (MSRA25, ...). For
     palmprint texture the pixel order cannot be confirmed by eye, so the orientation of
     these images is unverified.
-    """
-    return _nie(
-        data_home,
-        "palm",
-        "Palm_16x16.mat",
-        "Palmprints (100 palms x 20), 16x16, from Feiping Nie's collection.",
-    )
+    """,
+)
 
-
-@_loader_doc("msra25", file="MSRA25_16x16.mat")
-def load_msra25(data_home: str | os.PathLike | None = None) -> ImageDataset:
+load_msra25 = _file_loader(
+    "msra25",
+    _nie_file(
+        "MSRA25_16x16.mat", "MSRA25 faces (12 subjects), 16x16, from Feiping Nie's collection."
+    ),
     """MSRA25 faces (Nie 2014's 'MSRA'): 1,799 images of 12 subjects, 16x16.
 
-    Parameters
-    ----------
-    {data_home}
+    ``data`` (1799, 256) float64 with pixel values 0..255, ``target`` the subject
+    numbers 1..12 (1-based, 113 to 186 each, **not** sorted), ``image_shape`` (16, 16).
 
-    Returns
-    -------
-    ImageDataset
-        ``data`` (1799, 256) float64 with pixel values 0..255, ``target`` the subject
-        numbers 1..12 (1-based, 113 to 186 each, **not** sorted), ``image_shape`` (16, 16).
-
-    {raises}
-
-    Notes
-    -----
     ``X`` holds one image per row flattened column-major; re-flattened in C order.
-    """
-    return _nie(
-        data_home,
-        "msra25",
-        "MSRA25_16x16.mat",
-        "MSRA25 faces (12 subjects), 16x16, from Feiping Nie's collection.",
-    )
+    """,
+)
 
 
 @_loader_doc("fei", file="FEI_partial_500_48x64.mat")

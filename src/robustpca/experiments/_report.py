@@ -199,9 +199,13 @@ def style_panel(
     ax.grid(alpha=0.3)
 
 
-def finish_figure(fig: Any, axes: Sequence[Any], title: str = "", legend_size: int = 7) -> Any:
-    """One legend, in the first panel, and the figure's title; returns ``fig``."""
-    axes[0].legend(fontsize=legend_size)
+def finish_figure(
+    fig: Any, axes: Sequence[Any], title: str = "", legend_size: int = 7, *, every: bool = False
+) -> Any:
+    """One legend, in the first panel (in every panel if ``every``), and the figure's
+    title; returns ``fig``."""
+    for ax in axes if every else axes[:1]:
+        ax.legend(fontsize=legend_size)
     if title:
         fig.suptitle(title)
     return fig

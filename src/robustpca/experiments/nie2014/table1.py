@@ -47,15 +47,13 @@ def table1_task(
 
 
 def _table1_tasks(config: RunConfig) -> list[Task]:
-    dims = grid(TABLE1_DIMENSIONS, (10, 30), config)
-    max_iter = 30 if config.quick else 300
     return trial_tasks(
         table1_task,
         config,
         seeds=seeds_for(config, n_full=3),
         methods=TABLE1_METHODS,
-        dims=dims,
-        max_iter=max_iter,
+        dims=grid(TABLE1_DIMENSIONS, (10, 30), config),
+        max_iter=30 if config.quick else 300,
     )
 
 

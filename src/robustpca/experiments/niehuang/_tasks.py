@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -54,7 +55,8 @@ def _score(
     return out
 
 
-def occlusion_task(
+def corruption_task(
+    corruption: str,
     dataset: str,
     seed: int,
     method: str,
@@ -63,45 +65,53 @@ def occlusion_task(
     data_home: str | None,
     max_iter: int | None,
 ) -> list[dict]:
-    """Occlude ``fraction`` of ``dataset`` with ``seed``; e(m) of eq. (37) for ``method``."""
-    data = paper_images(dataset, data_home)
-    X, _ = occlude(data, fraction, seed)
-    every = np.ones(data.n_samples, dtype=bool)
-    base = {"dataset": dataset, "occluded": fraction, "seed": seed, "method": method}
-    return [{**base, **r} for r in _score(method, X, data.data, every, dims, seed, max_iter)]
+    """Corrupt ``dataset`` with ``seed``, then e(m) for ``method`` at every m of ``dims``.
 
-
-def outlier_task(
-    dataset: str,
-    seed: int,
-    method: str,
-    fraction: float,
-    dims: list[int],
-    data_home: str | None,
-    max_iter: int | None,
-) -> list[dict]:
-    """Append Palm outliers to ``dataset`` with ``seed``; e(m) of eq. (38) for ``method``."""
+    ``corruption`` is ``"occlusion"`` (sec. V.A: occlude ``fraction`` of the images,
+    eq. (37) over all of them) or ``"outliers"`` (sec. V.B: append Palm outliers, eq. (38)
+    over the faces).
+    """
     data = paper_images(dataset, data_home)
-    X, is_outlier = with_outliers(data, fraction, seed, data_home)
-    base = {
-        "dataset": dataset,
-        "outliers": int(is_outlier.sum()),
-        "seed": seed,
-        "method": method,
-    }
-    scores = _score(method, X, data.data, ~is_outlier, dims, seed, max_iter)
+    if corruption == "occlusion":
+        X, _ = occlude(data, fraction, seed)
+        scored = np.ones(data.n_samples, dtype=bool)
+        base = {"dataset": dataset, "occluded": fraction, "seed": seed, "method": method}
+    elif corruption == "outliers":
+        X, is_outlier = with_outliers(data, fraction, seed, data_home)
+        scored = ~is_outlier
+        base = {
+            "dataset": dataset,
+            "outliers": int(is_outlier.sum()),
+            "seed": seed,
+            "method": method,
+        }
+    else:
+        raise ValueError(f"corruption must be 'occlusion' or 'outliers', got {corruption!r}")
+    scores = _score(method, X, data.data, scored, dims, seed, max_iter)
     return [{**base, **r} for r in scores]
 
 
+#: The task of the occlusion exhibits: ``occlusion_task(dataset, seed, method, fraction,
+#: dims, data_home, max_iter)``.
+occlusion_task = functools.partial(corruption_task, "occlusion")
+occlusion_task.__doc__ = (
+    "Occlude ``fraction`` of ``dataset`` with ``seed``; e(m) of eq. (37) for ``method``."
+)
+
+#: The task of the outlier exhibit, with the same parameters.
+outlier_task = functools.partial(corruption_task, "outliers")
+outlier_task.__doc__ = (
+    "Append Palm outliers to ``dataset`` with ``seed``; e(m) of eq. (38) for ``method``."
+)
+
+
 def _tasks(config: RunConfig, *, fn, fraction: float) -> list[Task]:
-    dims = grid(DIMENSIONS, QUICK_DIMENSIONS, config)
-    max_iter = 20 if config.quick else None
     return trial_tasks(
         fn,
         config,
         seeds=seeds_for(config, n_full=3),
         methods=METHODS,
         fraction=fraction,
-        dims=dims,
-        max_iter=max_iter,
+        dims=grid(DIMENSIONS, QUICK_DIMENSIONS, config),
+        max_iter=20 if config.quick else None,
     )

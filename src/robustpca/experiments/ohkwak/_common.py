@@ -1,12 +1,14 @@
-"""Oh & Kwak (2016): the paper's printed values and shared helpers."""
+"""Oh & Kwak (2016): the paper's printed values, the draws of its two figures, and shared
+helpers."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._core import RunConfig, registrar
+from .._core import RunConfig, Task, registrar, seeds_for
 
 PAPER = "Oh & Kwak (2016), Generalized mean for robust principal component analysis"
 
@@ -46,3 +48,45 @@ def _no_datasets(config: RunConfig, name: str) -> None:
             f"datasets: {name} runs on the paper's synthetic 2-D data and takes no data "
             f"set, got {list(config.datasets)}"
         )
+
+
+def draw_tasks(
+    config: RunConfig, name: str, task: Callable[..., list[dict]], **params
+) -> list[Task]:
+    """One ``task(seed=..., **params)`` per draw of the synthetic data (50 in a full run).
+
+    The paper shows one draw; we repeat it over 50 seeds from the base seed.
+    """
+    _no_datasets(config, name)
+    return [
+        Task(task, dict(seed=seed, **params), label=f"seed {seed}")
+        for seed in seeds_for(config, n_full=50)
+    ]
+
+
+def _inliers_first(inliers: np.ndarray, outliers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``inliers`` then of ``outliers``, and the mask of the inliers."""
+    X = np.vstack([inliers, outliers])
+    return X, np.arange(len(X)) < len(inliers)
+
+
+def figure1_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fig. 1: 100 inliers from N(0, 0.5 I), then 10 outliers from N([5, 5], 0.3 I).
+
+    Returns the (110, 2) data and the inlier mask (the first 100 rows).
+    """
+    rng = np.random.default_rng(seed)
+    inliers = rng.normal(0.0, np.sqrt(0.5), size=(100, 2))
+    return _inliers_first(inliers, rng.normal(5.0, np.sqrt(0.3), size=(10, 2)))
+
+
+def figure2_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Fig. 2: x ~ N(0, 1), y = x + e; e ~ N(0, 0.5^2) (100 inliers), N(0, 3^2) (10).
+
+    Returns the (110, 2) data and the inlier mask (the first 100 rows).
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=110)
+    e = np.concatenate([rng.normal(0.0, 0.5, 100), rng.normal(0.0, 3.0, 10)])
+    X = np.column_stack([x, x + e])
+    return _inliers_first(X[:100], X[100:])

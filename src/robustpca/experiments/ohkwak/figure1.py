@@ -5,26 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...solvers.generalized_mean import resolve_delta, solve_generalized_mean
-from .._core import RunConfig, Task, seeds_for
-from .._report import strip_plot, table_header
+from .._core import RunConfig, Task
+from .._report import finish_figure, strip_plot, style_panel, table_header
 from ._common import (
     FIGURE1_POWERS,
     SAMPLE_MEAN,
-    _no_datasets,
     _scatter_samples,
+    draw_tasks,
+    figure1_samples,
     register_exhibit,
 )
-
-
-def figure1_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fig. 1: 100 inliers from N(0, 0.5 I), then 10 outliers from N([5, 5], 0.3 I).
-
-    Returns the (110, 2) data and the inlier mask (the first 100 rows).
-    """
-    rng = np.random.default_rng(seed)
-    inliers = rng.normal(0.0, np.sqrt(0.5), size=(100, 2))
-    outliers = rng.normal(5.0, np.sqrt(0.3), size=(10, 2))
-    return np.vstack([inliers, outliers]), np.arange(110) < 100
 
 
 def _mean_label(p: float) -> str:
@@ -68,15 +58,9 @@ def figure1_task(seed: int, powers: list[float], max_iter: int) -> list[dict]:
 
 
 def _figure1_tasks(config: RunConfig) -> list[Task]:
-    _no_datasets(config, "ohkwak-figure1")
-    return [
-        Task(
-            figure1_task,
-            dict(seed=seed, powers=list(FIGURE1_POWERS), max_iter=500),
-            label=f"seed {seed}",
-        )
-        for seed in seeds_for(config, n_full=50)
-    ]
+    return draw_tasks(
+        config, "ohkwak-figure1", figure1_task, powers=list(FIGURE1_POWERS), max_iter=500
+    )
 
 
 def _stats(values: list[float], digits: int = 3) -> str:
@@ -141,16 +125,11 @@ def _figure1_figure(rows: list[dict], config: RunConfig):
         r = next(r for r in rows if r["seed"] == seed and r["method"] == m)
         ax.scatter(r["mean_x"], r["mean_y"], s=90, marker=markers.get(m, "D"), label=m)
     ax.set_aspect("equal")
-    ax.set_title(f"Fig. 1, draw {seed}")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    style_panel(ax, title=f"Fig. 1, draw {seed}")
     strip_plot(ax2, [[r["distance_to_origin"] for r in rows if r["method"] == m] for m in methods])
     ax2.set_xticks(range(len(methods)), methods, fontsize=8)
-    ax2.set_ylabel("distance to the inliers' centre (0, 0)")
-    ax2.set_title("over all draws")
-    ax2.grid(alpha=0.3)
-    fig.suptitle("Oh & Kwak 2016, Fig. 1: generalized sample mean")
-    return fig
+    style_panel(ax2, title="over all draws", ylabel="distance to the inliers' centre (0, 0)")
+    return finish_figure(fig, [ax], "Oh & Kwak 2016, Fig. 1: generalized sample mean")
 
 
 register_exhibit(

@@ -10,29 +10,19 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ...estimators import PCA, GeneralizedMeanPCA
 from ...solvers.generalized_mean import solve_generalized_mean_pca
-from .._core import RunConfig, Task, grid, seeds_for
-from .._report import strip_plot, table_header, table_row
+from .._core import RunConfig, Task, grid
+from .._report import finish_figure, strip_plot, style_panel, table_header, table_row
 from ._common import (
     FIGURE2_POWER,
     FIGURE2_POWERS,
     GRID_STEP,
     PAPER_FIGURE2,
-    _no_datasets,
     _scatter_samples,
+    draw_tasks,
+    figure2_samples,
     register_exhibit,
 )
 from .figure1 import _stats
-
-
-def figure2_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fig. 2: x ~ N(0, 1), y = x + e; e ~ N(0, 0.5^2) (100 inliers), N(0, 3^2) (10).
-
-    Returns the (110, 2) data and the inlier mask (the first 100 rows).
-    """
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=110)
-    e = np.concatenate([rng.normal(0.0, 0.5, 100), rng.normal(0.0, 3.0, 10)])
-    return np.column_stack([x, x + e]), np.arange(110) < 100
 
 
 def _degrees(direction) -> float:
@@ -51,6 +41,23 @@ def figure2_objective(X, mean, thetas_deg, p: float, delta: float) -> np.ndarray
     r"""Objective (10) with eq. (13), :math:`\sum_i (e_i(W) + \delta)^p`, of the lines at
     ``thetas_deg`` degrees through ``mean`` (monotone in objective (9))."""
     return ((_squared_errors(X - mean, thetas_deg) + delta) ** p).sum(axis=0)
+
+
+def _one_step_from_30(X: np.ndarray, model: GeneralizedMeanPCA) -> float:
+    """The direction (degrees) after one step of Algorithm 2 from the line at 30 degrees,
+    about the centre and with the p and delta of the fitted ``model``."""
+    step = solve_generalized_mean_pca(
+        X,
+        1,
+        model.p,
+        mean=model.mean_,
+        delta=model.delta_,
+        rng=np.random.default_rng(0),
+        init=np.array([[np.cos(np.pi / 6)], [np.sin(np.pi / 6)]]),
+        max_iter=1,
+        tol=0.0,
+    )
+    return _degrees(step.components[0])
 
 
 def figure2_task(seed: int, powers: list[float], max_iter: int, tol: float) -> list[dict]:
@@ -83,7 +90,6 @@ def figure2_task(seed: int, powers: list[float], max_iter: int, tol: float) -> l
         row("PCA, inliers only", 1.0, reference),
     ]
     grid_deg = np.arange(0.0, 180.0, GRID_STEP)
-    w0 = np.array([[np.cos(np.pi / 6)], [np.sin(np.pi / 6)]])
     for p in powers:
         model = GeneralizedMeanPCA(1, p=p, max_iter=max_iter, tol=tol)
         with warnings.catch_warnings():
@@ -93,17 +99,6 @@ def figure2_task(seed: int, powers: list[float], max_iter: int, tol: float) -> l
         steps = np.array([-1e-3, -1e-4, 0.0, 1e-4, 1e-3])  # degrees
         near = figure2_objective(X, model.mean_, theta + steps, p, model.delta_)
         values = figure2_objective(X, model.mean_, grid_deg, p, model.delta_)
-        step = solve_generalized_mean_pca(
-            X,
-            1,
-            p,
-            mean=model.mean_,
-            delta=model.delta_,
-            rng=np.random.default_rng(0),
-            init=w0,
-            max_iter=1,
-            tol=0.0,
-        )
         rows += [
             row(
                 "PCA-GM",
@@ -114,22 +109,16 @@ def figure2_task(seed: int, powers: list[float], max_iter: int, tol: float) -> l
                 local_minimum=bool(near[2] <= near.min() * (1 + 1e-10)),
             ),
             row("min of (9) on a grid", p, float(grid_deg[np.argmin(values)])),
-            row("one step from 30°", p, _degrees(step.components[0])),
+            row("one step from 30°", p, _one_step_from_30(X, model)),
         ]
     return rows
 
 
 def _figure2_tasks(config: RunConfig) -> list[Task]:
-    _no_datasets(config, "ohkwak-figure2")
     powers = grid(FIGURE2_POWERS, (FIGURE2_POWER,), config)
-    return [
-        Task(
-            figure2_task,
-            dict(seed=seed, powers=list(powers), max_iter=100_000, tol=1e-13),
-            label=f"seed {seed}",
-        )
-        for seed in seeds_for(config, n_full=50)
-    ]
+    return draw_tasks(
+        config, "ohkwak-figure2", figure2_task, powers=powers, max_iter=100_000, tol=1e-13
+    )
 
 
 def _angles(rows, method, p=None) -> dict[int, dict]:
@@ -222,9 +211,7 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
         ax.plot(t * math.cos(a), t * math.sin(a), style, label=f"{label}: {angle:.1f}°")
     ax.set_aspect("equal")
     ax.set_ylim(-6, 6)
-    ax.legend(fontsize=7)
-    ax.set_title(f"(a) draw {seed}")
-    ax.grid(alpha=0.3)
+    style_panel(ax, title=f"(a) draw {seed}")
 
     thetas = np.arange(0.0, 90.0, 0.05)
     objective = figure2_objective(X, model.mean_, thetas, p, model.delta_)
@@ -240,10 +227,7 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
         ax2.plot(thetas, surrogate, style, lw=1, label=given or f"surrogate at {angle:.1f}°")
     ax2.axvline(by["PCA"], color="tab:blue", ls=":", lw=0.8)
     ax2.set_ylim(objective.min() * 0.95, objective.max() * 1.05)
-    ax2.set_xlabel("θ (degrees)")
-    ax2.set_title(f"(b) objective and surrogates, p = {p:g}")
-    ax2.legend(fontsize=7)
-    ax2.grid(alpha=0.3)
+    style_panel(ax2, title=f"(b) objective and surrogates, p = {p:g}", xlabel="θ (degrees)")
 
     methods = ["PCA", "PCA-GM", "min of (9) on a grid", "PCA, inliers only"]
     strip_plot(
@@ -254,12 +238,9 @@ def _figure2_figure(rows: list[dict], config: RunConfig):
     ax3.scatter([0, 1], [PAPER_FIGURE2["PCA"], PAPER_FIGURE2["PCA-GM"]], marker="*", s=120,
                 c="k", label="paper")  # fmt: skip
     ax3.set_xticks(range(len(methods)), ["PCA", "PCA-GM", "grid min (9)", "PCA inliers"])
-    ax3.set_ylabel("θ (degrees)")
-    ax3.set_title(f"(c) all draws, p = {p:g}")
-    ax3.legend(fontsize=7)
-    ax3.grid(alpha=0.3)
-    fig.suptitle("Oh & Kwak 2016, Fig. 2: PCA-GM on a noisy line")
-    return fig
+    style_panel(ax3, title=f"(c) all draws, p = {p:g}", ylabel="θ (degrees)")
+    title = "Oh & Kwak 2016, Fig. 2: PCA-GM on a noisy line"
+    return finish_figure(fig, [ax, ax2, ax3], title, every=True)
 
 
 register_exhibit(

@@ -9,22 +9,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ... import estimators
 from ...datasets import ImageDataset, occlude_blocks
-from ...estimators import (
-    GLRAM,
-    HQPCA,
-    L1PCA,
-    L21PCA,
-    PCA,
-    R1PCA,
-    AdaptiveNeighborsPCA,
-    CappedRobust2DPCA,
-    GeneralizedMeanPCA,
-    L21TwoDPCA,
-    OptimalMeanPCA,
-    Robust2DPCA,
-    TwoDPCA,
-)
 from ...metrics import weighted_reconstruction_error
 from ...solvers.two_d import image_residuals, initial_two_d_bases
 from .._data import load_dataset
@@ -41,6 +27,9 @@ BLOCK_FRACTION = (0.25, 0.5)
 
 #: "occluded by noises" (sec. 5.3): uniform noise between the data's min and max
 FILL = "noise"
+
+#: sec. 5.1's occlusion: one block on each chosen image, of a random size (BLOCK_FRACTION)
+_occlude_sec51 = functools.partial(occlude_blocks, block_fraction=BLOCK_FRACTION)
 
 #: the paper does not say what the blocks hold: Table 2 runs noise and white blocks
 TABLE2_FILLS = ("noise", "max")
@@ -77,23 +66,25 @@ EXTRA_METHODS = (
     "PCA-GM",
 )
 
+#: Method label -> estimator class: the methods fitted on the images as vectors.
 _ONE_D = {
-    "RWL-AN": AdaptiveNeighborsPCA,
-    "RWL-AN (random p0)": AdaptiveNeighborsPCA,
-    "PCA": PCA,
-    "RPCA-OM": OptimalMeanPCA,
-    "PCA-L21": L21PCA,
-    "R1-PCA": R1PCA,
-    "PCA-L1": L1PCA,
-    "HQ-PCA": HQPCA,
-    "PCA-GM": GeneralizedMeanPCA,
+    "RWL-AN": estimators.AdaptiveNeighborsPCA,
+    "RWL-AN (random p0)": estimators.AdaptiveNeighborsPCA,
+    "PCA": estimators.PCA,
+    "RPCA-OM": estimators.OptimalMeanPCA,
+    "PCA-L21": estimators.L21PCA,
+    "R1-PCA": estimators.R1PCA,
+    "PCA-L1": estimators.L1PCA,
+    "HQ-PCA": estimators.HQPCA,
+    "PCA-GM": estimators.GeneralizedMeanPCA,
 }
 
+#: The methods fitted on the images as matrices, at 2-D ranks (2DPCA: see make_estimator).
 _TWO_D = {
-    "GLRAM": GLRAM,
-    "R2DPCA": Robust2DPCA,
-    "capped R2DPCA": CappedRobust2DPCA,
-    "L21-2DPCA": L21TwoDPCA,
+    "GLRAM": estimators.GLRAM,
+    "R2DPCA": estimators.Robust2DPCA,
+    "capped R2DPCA": estimators.CappedRobust2DPCA,
+    "L21-2DPCA": estimators.L21TwoDPCA,
 }
 
 #: Table 2 as printed: (data set, "raw" or "0.2") -> errors in the order of PAPER_METHODS.
@@ -143,13 +134,8 @@ def occluded_faces(
     data = load_faces(dataset, data_home)
     if noise_rate == 0:
         return data, data.data, np.zeros(data.n_samples, dtype=bool)
-    X, mask = occlude_blocks(
-        data.data,
-        data.image_shape,
-        image_fraction=noise_rate,
-        block_fraction=BLOCK_FRACTION,
-        fill=fill,
-        random_state=seed,
+    X, mask = _occlude_sec51(
+        data.data, data.image_shape, image_fraction=noise_rate, fill=fill, random_state=seed
     )
     return data, X, mask.any(axis=1)
 
@@ -190,7 +176,7 @@ def make_estimator(
     """
     h, w = image_shape
     if method == "2DPCA":
-        return TwoDPCA(max(1, round(dims[0] * dims[1] / h)), image_shape=image_shape)
+        return estimators.TwoDPCA(max(1, round(dims[0] * dims[1] / h)), image_shape=image_shape)
     if method in _TWO_D:
         model = _TWO_D[method](tuple(dims), image_shape=image_shape, random_state=seed)
         if method == "capped R2DPCA":

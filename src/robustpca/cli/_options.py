@@ -1,0 +1,44 @@
+"""The argparse pieces the sub-commands share: the sub-command itself and its common options."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["add_command", "add_folder", "add_seed"]
+
+#: What a sub-command runs: ``run(args, parser)`` returns the exit status.
+Run = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
+
+
+def add_command(
+    sub, name: str, run: Run, *, help: str, description: str
+) -> argparse.ArgumentParser:
+    """Add ``robustpca <name>`` to the sub-parsers ``sub``; it calls ``run(args, parser)``."""
+    parser = sub.add_parser(name, help=help, description=description)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def add_folder(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    help: str,
+    *,
+    default: str | None = None,
+    required: bool = False,
+) -> None:
+    """A folder option such as ``--out`` or ``--data-home``, parsed to a :class:`Path`."""
+    parser.add_argument(
+        flag,
+        type=Path,
+        default=None if default is None else Path(default),
+        required=required,
+        help=help,
+    )
+
+
+def add_seed(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--seed``, an int, 0 by default."""
+    parser.add_argument("--seed", type=int, default=0, help=help)
