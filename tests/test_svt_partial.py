@@ -68,6 +68,26 @@ def test_block_svt_is_the_exact_svt(seed):
     assert Vt.shape == (14 + 1 + alm_svt.BLOCK_OVERSAMPLES, 200)
 
 
+def test_converged_triplets_are_locked_and_the_step_stays_exact(monkeypatch):
+    """Ten well separated values converge in a pass or two; the one just above the
+    threshold, next to a flat tail, takes many. The converged ones are locked: later
+    passes multiply M by the unconverged columns only, and the result is still the exact
+    SVT (with the same kept triplets as LAPACK's, orthonormal)."""
+    sigma = np.concatenate([np.geomspace(100, 20, 10), [1.5], np.linspace(0.9, 0.5, 60)])
+    M = spectrum_matrix(sigma, 300, 200, 3)
+    widths = []
+    small_svd = alm_svt._small_svd
+    monkeypatch.setattr(alm_svt, "_small_svd", lambda B: widths.append(len(B)) or small_svd(B))
+    low, Vt = _block_svt(M, 1.0, 12, None, np.random.default_rng(0))
+    assert low.method == "partial" and low.s.size == 11
+    assert len(widths) > 3 and widths[0] == 12 + 1 + alm_svt.BLOCK_OVERSAMPLES
+    assert widths[-1] <= widths[0] - 10  # the ten leading triplets no longer iterated
+    assert relative(dense(low), exact_svt(M, 1.0)) < 10 * alm_svt.BLOCK_RTOL
+    np.testing.assert_allclose(low.U.T @ low.U, np.eye(11), atol=1e-12)
+    np.testing.assert_allclose(low.Vt @ low.Vt.T, np.eye(11), atol=1e-9)
+    assert Vt.shape == (widths[0], 200) and np.all(np.diff(low.s) <= 0)
+
+
 def test_block_svt_asks_to_grow_when_the_next_value_is_above():
     """With a hint of 5 and 12 values above the threshold, the 6th Ritz value exceeds it:
     the step does not truncate, it asks for a larger block."""
