@@ -53,7 +53,7 @@ def test_salt_noise_counts_values_and_input(seed, n, d, fraction):
     noisy, mask = add_salt_noise(X, fraction, random_state=seed)
     np.testing.assert_array_equal(X, before)
     assert mask.shape == X.shape and mask.dtype == bool
-    assert mask.sum() == math.floor(fraction * n * d + 0.5)
+    assert mask.sum() == math.floor(fraction * (n * d) + 0.5)  # round(fraction * X.size)
     np.testing.assert_array_equal(noisy[mask], X.max())
     np.testing.assert_array_equal(noisy[~mask], X[~mask])
     again, mask_again = add_salt_noise(X, fraction, random_state=seed)
