@@ -25,8 +25,9 @@ cheaper of two routes:
   right vectors as a warm start. It is **verified**: the triplet after the last one kept
   must fall below the threshold (Ritz value plus residual), otherwise the block grows
   and the step is repeated, warm started; the kept triplets are converged to a residual
-  of ``BLOCK_RTOL = 1e-10`` of the top singular value. Every step is then the exact SVT
-  to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
+  of ``BLOCK_RTOL = 1e-10`` of the top singular value, and locked once they are (later
+  passes iterate on the unconverged columns only, ``_Locked``). Every step is then the
+  exact SVT to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
   objectives after every iteration equal to 1e-10, the same iterations and ranks).
   Taken when ``PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) <= min(n, d)``, with the Gram
   route as fallback when it grows past that or does not converge in 30 passes. On
