@@ -13,7 +13,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["IterationState", "LoopOutcome", "SolverResult", "StopReason", "relative_change"]
+__all__ = [
+    "IterationState",
+    "LoopOutcome",
+    "LoopSummary",
+    "SolverResult",
+    "StopReason",
+    "relative_change",
+]
 
 
 class StopReason:
@@ -92,6 +99,18 @@ class LoopOutcome(Protocol):
 
     @property
     def stop_reason(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class LoopSummary:
+    """A :class:`LoopOutcome` of a loop written inline in its solver (the convex and
+    known-rank solvers): how many iterations, whether and why it stopped, and the
+    objective after each iteration."""
+
+    n_iter: int
+    converged: bool
+    stop_reason: str
+    objective: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ from scipy import linalg as sla
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from ..prox import OVERSAMPLES, svt_factors
-from ._result import IterationState, SolverResult, StopReason
+from ._result import IterationState, LoopSummary, SolverResult, StopReason
 from .alm_blocks import (
     _L1,
     _L21,
@@ -368,12 +368,9 @@ def _solve(
         n_components=n_components,
         row_sparse=row_sparse,
         rng=rng,
-        loop={
-            "n_iter": out.n_iter,
-            "converged": out.converged,
-            "stop_reason": out.stop_reason,
-            "objective": out.objective,
-        },
+        loop=LoopSummary(
+            out.n_iter, out.converged, out.stop_reason, np.asarray(out.objective, dtype=float)
+        ),
         duality_gap=gap,
         mu=mu0,
         svd_counts=dict(problem.svt.counts),

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..prox import l21_shrinkage, soft_threshold, svt_factors
-from ._result import SolverResult, StopReason
+from ._result import LoopSummary, SolverResult, StopReason
 from .alm_types import convex_result
 
 __all__ = ["solve_observed"]
@@ -114,12 +114,7 @@ def _solve(
         n_components=n_components,
         row_sparse=row_sparse,
         rng=rng,
-        loop={
-            "n_iter": n_iter,
-            "converged": converged,
-            "stop_reason": stop,
-            "objective": objective,
-        },
+        loop=LoopSummary(n_iter, converged, stop, np.asarray(objective, dtype=float)),
         duality_gap=gap,
         mu=float(mu),
     )

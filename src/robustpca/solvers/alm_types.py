@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..linalg import complete_orthonormal
-from ._result import SolverResult
+from ._result import LoopSummary, SolverResult
 
 __all__: list[str] = []  # private types of the ALM solvers
 
@@ -88,7 +88,7 @@ def convex_result(
     n_components: int | None,
     row_sparse: bool,
     rng: np.random.Generator,
-    loop: dict,
+    loop: LoopSummary,
     **info,
 ) -> SolverResult:
     """The result of a convex solver from its final ``L`` (``low_rank``, with its singular
@@ -98,7 +98,7 @@ def convex_result(
     rule of :func:`numpy.linalg.matrix_rank`); ``components`` are the first
     ``n_components`` (default: ``max(rank, 1)``) right singular vectors, from
     ``right_vectors(count)`` (``count`` rows, at most ``rank``) completed by ``rng``.
-    ``loop`` holds ``n_iter``, ``converged``, ``stop_reason`` and ``objective``; ``info``
+    ``loop`` is the loop's outcome (iterations, stop, objective); ``info``
     gets ``low_rank``, ``sparse``, ``rank``, ``low_rank_singular_values``, the keyword
     arguments (``duality_gap``, ``mu``, ...) and, for a row-sparse ``S``, ``outliers``.
     """
@@ -116,13 +116,6 @@ def convex_result(
     }
     if row_sparse:
         info["outliers"] = np.einsum("ij,ij->i", sparse, sparse) > 0
-    return SolverResult(
-        components=complete_orthonormal(vectors.T, k, rng).T,
-        mean=mean,
-        weights=None,
-        n_iter=loop["n_iter"],
-        converged=loop["converged"],
-        stop_reason=loop["stop_reason"],
-        objective=np.asarray(loop["objective"], dtype=float),
-        info=info,
+    return SolverResult.from_loop(
+        loop, components=complete_orthonormal(vectors.T, k, rng).T, mean=mean, info=info
     )

@@ -48,7 +48,7 @@ from scipy import linalg as sla
 from scipy.sparse.linalg import svds
 
 from ..linalg import complete_orthonormal, single_blas_thread
-from ._result import IterationState, SolverResult, StopReason
+from ._result import IterationState, LoopSummary, SolverResult, StopReason
 from .missing import initial_fill
 
 __all__ = [
@@ -375,14 +375,13 @@ def solve_accaltproj(
     if n_iter == 0:
         L = (U * s) @ V.T
     info = {"thresholds": np.asarray(thresholds), "beta": beta, "beta_init": beta_init}
-    run = {"n_iter": n_iter, "converged": converged, "stop_reason": stop_reason}
-    return _result(X, L, S, (U, s, V), r, rng, info, objective=objective, **run)
+    loop = LoopSummary(n_iter, converged, stop_reason, np.asarray(objective, dtype=float))
+    return _result(X, L, S, (U, s, V), r, rng, info, loop)
 
 
-def _result(X, L, S, factors, r, rng, info, **run) -> SolverResult:
+def _result(X, L, S, factors, r, rng, info, loop: LoopSummary) -> SolverResult:
     """The shared result: exact SVD of the factored ``L = U diag(s) V^T`` (orthonormal to
-    rounding whatever the iterations did), its numerical rank and the components;
-    ``run`` holds ``n_iter``, ``converged``, ``stop_reason`` and ``objective``."""
+    rounding whatever the iterations did), its numerical rank and the components."""
     m, n = X.shape
     U, s, V = factors
     with single_blas_thread():
@@ -402,16 +401,7 @@ def _result(X, L, S, factors, r, rng, info, **run) -> SolverResult:
         "explained_variance": sv**2 / max(m - 1, 1),
         **info,
     }
-    return SolverResult(
-        components=components,
-        mean=np.zeros(n),
-        weights=None,
-        n_iter=run["n_iter"],
-        converged=run["converged"],
-        stop_reason=run["stop_reason"],
-        objective=np.asarray(run["objective"], dtype=float),
-        info=info,
-    )
+    return SolverResult.from_loop(loop, components=components, mean=np.zeros(n), info=info)
 
 
 # ------------------------------------------------------------------------------ GoDec
@@ -530,5 +520,5 @@ def solve_godec(
     with single_blas_thread():
         Uz, sz, Wt = sla.svd(ZQ, full_matrices=False, check_finite=False)
     info: dict = {"card": k}
-    run = {"n_iter": n_iter, "converged": converged, "stop_reason": stop_reason}
-    return _result(X, L, S, (Uz, sz, Q @ Wt.T), r, rng, info, objective=objective, **run)
+    loop = LoopSummary(n_iter, converged, stop_reason, np.asarray(objective, dtype=float))
+    return _result(X, L, S, (Uz, sz, Q @ Wt.T), r, rng, info, loop)
