@@ -27,10 +27,11 @@ Algorithm 3 with a full SVD every iteration (``paper_literal_crpca.py``, the sam
 gamma, mu_0 and a cap of 1e9 mu_0, its tol 1e-7) on ``--outlier-shapes`` (rank 5% of d,
 10% outlying samples).
 
-Reported per fit: wall time (one timed fit), iterations, relative error of ``L``
-(Frobenius), recovered rank (singular values above 1e-6 of the largest) and the F1 score
-of the support of ``S`` (entries of the recovered ``S`` above 1e-3 of the mean ``|L|``
-against the planted support), and the time ratios to ``robustpca``. Nothing is asserted.
+Reported per fit: wall time (the fastest of ``--repeats`` timed fits, one by default),
+iterations, relative error of ``L`` (Frobenius), recovered rank (singular values above
+1e-6 of the largest) and the F1 score of the support of ``S`` (entries of the recovered
+``S`` above 1e-3 of the mean ``|L|`` against the planted support), and the time ratios to
+``robustpca``. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -123,10 +125,21 @@ def _available(name: str) -> str | None:
     return None
 
 
-def measure(name, X, L, support, lam) -> dict:
-    t0 = time.perf_counter()
-    A, E, iterations, note = METHODS[name](X, lam)
-    seconds = time.perf_counter() - t0
+def best_of(repeats: int, fit, *args):
+    """``(seconds, output)`` of the fastest of ``repeats`` runs of ``fit(*args)`` (the
+    minimum, as ``timeit`` reports: the run least disturbed by the machine)."""
+    best = None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = fit(*args)
+        seconds = time.perf_counter() - t0
+        if best is None or seconds < best[0]:
+            best = (seconds, out)
+    return best
+
+
+def measure(name, X, L, support, lam, repeats: int = 1) -> dict:
+    seconds, (A, E, iterations, note) = best_of(repeats, METHODS[name], X, lam)
     s = np.linalg.svd(A, compute_uv=False)
     rank = int(np.count_nonzero(s > 1e-6 * s[0])) if s[0] > 0 else 0
     found = np.abs(E) > 1e-3 * np.abs(L).mean()
@@ -154,7 +167,7 @@ def outlier_problem(n: int, d: int, seed: int):
     return X
 
 
-def outlier_section(n: int, d: int, seed: int) -> list[dict]:
+def outlier_section(n: int, d: int, seed: int, repeats: int = 1) -> list[dict]:
     """Outlier pursuit and CRPCA-OM against Nie et al.'s Algorithm 3 with a full SVD
     every iteration (``paper_literal_crpca.py``), same gamma, mu_0 and cap."""
     from robustpca.estimators._convex import ConvexOptimalMeanPCA, OutlierPursuit
@@ -165,14 +178,15 @@ def outlier_section(n: int, d: int, seed: int) -> list[dict]:
     print("|---|---:|---:|---:|---:|---:|")
     rows = []
     for cls, with_mean in ((OutlierPursuit, False), (ConvexOptimalMeanPCA, True)):
-        t0 = time.perf_counter()
-        model = cls(random_state=0).fit(X)
-        ours = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        lit = crpca_om_paper_literal(
-            X, model.gamma_, mu=model.mu_, mu_max=1e9 * model.mu_, with_mean=with_mean
+        ours, model = best_of(repeats, cls(random_state=0).fit, X)
+        literal, lit = best_of(
+            repeats,
+            partial(
+                crpca_om_paper_literal, mu=model.mu_, mu_max=1e9 * model.mu_, with_mean=with_mean
+            ),
+            X,
+            model.gamma_,
         )
-        literal = time.perf_counter() - t0
         name = cls.__name__
         print(
             f"| {name} (robustpca) | {ours:.2f} | {model.n_iter_} "
@@ -198,6 +212,9 @@ def parse_args(argv=None):
         "--outlier-shapes", default="1000x500", help="nxd for outlier pursuit and CRPCA-OM"
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--repeats", type=int, default=1, help="time every fit this many times, keep the fastest"
+    )
     p.add_argument("--no-limits", action="store_true", help="run every method at every size")
     p.add_argument("--quick", action="store_true", help="300 x 300 only")
     p.add_argument("--json", type=Path, help="also write the results to this JSON file")
@@ -254,7 +271,7 @@ def run(args) -> dict:
                 if why is not None:
                     print(f"| {name} | - | - | - | - | - | {why} |")
                     continue
-                row = measure(name, X, L, support, lam)
+                row = measure(name, X, L, support, lam, args.repeats)
                 row.update(shape=f"{n}x{d}", fraction=fraction)
                 rows.append(row)
                 ours = row["time_s"] if name == "robustpca" else ours
@@ -267,7 +284,7 @@ def run(args) -> dict:
                     flush=True,
                 )
     for text in (t for t in args.outlier_shapes.split(",") if t):
-        rows.extend(outlier_section(*_shape(text), args.seed))
+        rows.extend(outlier_section(*_shape(text), args.seed, args.repeats))
     results = {"machine": machine, "args": {k: str(v) for k, v in vars(args).items()}}
     results["rows"] = rows
     write_json(args.json, results, default=float)
