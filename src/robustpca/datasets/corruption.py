@@ -11,23 +11,6 @@ corrupted copy together with a boolean mask of what it corrupted.
 :func:`append_outliers`         outlier images of another data set appended, resized to
                                 the image shape (Nie & Huang sec. V.B, Palm images)
 =============================== ========================================================
-
-Each function's References name the paper and the section it follows; the papers'
-titles are:
-
-References
-----------
-F. Nie, J. Yuan and H. Huang, "Optimal mean robust principal component analysis",
-ICML 2014.
-
-R. Zhang and H. Tong, "Robust principal component analysis with adaptive neighbors",
-NeurIPS 2019.
-
-F. Nie and H. Huang, "Non-greedy L21-norm maximization for principal component
-analysis", arXiv:1603.08293.
-
-Y. Guo, "Robust Transfer Principal Component Analysis with Rank Constraints",
-NIPS 2013.
 """
 
 from __future__ import annotations
@@ -164,8 +147,11 @@ def occlude_blocks(
 
     References
     ----------
-    F. Nie, J. Yuan and H. Huang (ICML 2014), sec. 5.1; R. Zhang and H. Tong
-    (NeurIPS 2019), sec. 5.1.
+    F. Nie, J. Yuan and H. Huang, "Optimal mean robust principal component analysis",
+    ICML 2014, sec. 5.1.
+
+    R. Zhang and H. Tong, "Robust principal component analysis with adaptive neighbors",
+    NeurIPS 2019, sec. 5.1.
 
     Examples
     --------
@@ -237,7 +223,8 @@ def occlude_half_width_squares(
 
     References
     ----------
-    F. Nie and H. Huang (arXiv:1603.08293), sec. V.A.
+    F. Nie and H. Huang, "Non-greedy L21-norm maximization for principal component
+    analysis", arXiv:1603.08293, sec. V.A.
 
     Examples
     --------
@@ -334,7 +321,8 @@ def add_salt_noise(X, fraction: float, *, value=None, random_state=None):
 
     References
     ----------
-    Y. Guo (NIPS 2013), sec. 5.
+    Y. Guo, "Robust Transfer Principal Component Analysis with Rank Constraints",
+    NIPS 2013, sec. 5.
 
     Examples
     --------
@@ -465,7 +453,8 @@ def append_outliers(
 
     References
     ----------
-    F. Nie and H. Huang (arXiv:1603.08293), sec. V.B, eq. (38).
+    F. Nie and H. Huang, "Non-greedy L21-norm maximization for principal component
+    analysis", arXiv:1603.08293, sec. V.B, eq. (38).
 
     Examples
     --------
