@@ -272,8 +272,8 @@ def test_gram_route_fits_like_the_exact_svd(cls):
     auto = fit_attributes(cls, X, gap_tol=None)
     full = fit_attributes(cls, X, svd_solver="full", gap_tol=None)
     assert auto.n_iter_ == full.n_iter_ and auto.rank_ == full.rank_
-    assert relative(auto.low_rank_, full.low_rank_) < 1e-9
-    assert relative(auto.sparse_, full.sparse_) < 1e-8
+    assert relative(auto.low_rank_, full.low_rank_) < 1e-10
+    assert relative(auto.sparse_, full.sparse_) < 1e-9
     assert auto.objective_history_[-1] == pytest.approx(full.objective_history_[-1], rel=1e-10)
     assert auto.duality_gap_ == pytest.approx(full.duality_gap_, rel=1e-6, abs=1e-12)
     np.testing.assert_allclose(
@@ -285,17 +285,17 @@ def test_gram_route_fits_like_the_exact_svd(cls):
 def test_gram_route_fits_like_the_exact_svd_on_faces(shared_data):
     """PCP on every second AT&T face (200 x 1024): 40 iterations with the threshold
     falling to 1e-7 of the top singular value, the regime where the Gram route is least
-    accurate. Gram against LAPACK every iteration: the same rank, L and S equal to 1e-9,
-    the objective to 1e-10 (measured: 9.3e-11, 8.6e-10, 2.4e-11, with the partial steps
-    locking their converged triplets at BLOCK_RTOL = 1e-10; 5.8e-11, 5.3e-10, 6.5e-12
-    when they went on refining them)."""
+    accurate. Gram against LAPACK every iteration: the same rank, L to 1e-10, S to 1e-9
+    and the objective to 1e-10 (measured: 5.0e-11, 4.6e-10, 1.1e-11 with the partial
+    steps locking converged triplets at a tenth of BLOCK_RTOL; 5.7e-11, 5.2e-10, 7.9e-12
+    without locking: the objective moves at 1e-11 either way, L and S do not grow)."""
     X = load_orl(shared_data).data[::2]
     # Lin et al.'s stopping rule (gap_tol=None): the threshold falls to 1e-7 of sigma_1
     auto = PrincipalComponentPursuit(random_state=0, gap_tol=None).fit(X)
     full = PrincipalComponentPursuit(random_state=0, svd_solver="full", gap_tol=None).fit(X)
     assert auto.n_iter_ == full.n_iter_ > 30 and auto.rank_ == full.rank_
-    assert relative(auto.low_rank_, full.low_rank_) < 1e-9
-    assert relative(auto.sparse_, full.sparse_) < 1e-8
+    assert relative(auto.low_rank_, full.low_rank_) < 1e-10
+    assert relative(auto.sparse_, full.sparse_) < 1e-9
     assert auto.objective_history_[-1] == pytest.approx(full.objective_history_[-1], rel=1e-10)
 
 

@@ -94,6 +94,10 @@ PARTIAL_COST = 10
 BLOCK_OVERSAMPLES = 5
 #: Residual tolerance of the block iteration, relative to the top singular value.
 BLOCK_RTOL = 1e-10
+#: A triplet is locked (no longer iterated) once its residual is this fraction of the
+#: acceptance tolerance ``BLOCK_RTOL * theta_1``: locked triplets stay ten times more
+#: accurate than the step requires, as they were when every triplet went on iterating.
+LOCK_FRACTION = 0.1
 #: Passes of the block iteration before the Gram route takes over.
 BLOCK_MAX_PASSES = 30
 #: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
@@ -193,7 +197,7 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
             Vt = np.vstack([locked.Vt, Vt_a])[order]
             low = _LowRank("factors", theta[:count] - tau, U, Vt[:count])
             return replace(low, method="partial"), Vt
-        n_lock = locked.add(U_a, theta_a, Vt_a, residual_a, tau, rtol * top)
+        n_lock = locked.add(U_a, theta_a, Vt_a, residual_a, tau, LOCK_FRACTION * rtol * top)
         Q = _orth(locked.deflate(MV[:, n_lock:]))
     return None, None
 
@@ -201,12 +205,12 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
 class _Locked:
     """The converged leading triplets of :func:`_block_svt`, no longer iterated.
 
-    A triplet is locked when its residual is at most ``rtol`` times the top Ritz value
-    and its value is above the threshold (it will be kept): it stays as it is (``M`` does
-    not change within a step, nor its residual), and the rest of the block iterates on
-    the orthogonal complement of its left vector, so the products with ``M`` shrink to
-    the unconverged columns (outlier pursuit at 1000 x 500: the 25 leading triplets
-    converge in a pass or two, the one just above the threshold takes ten).
+    A triplet is locked when its residual is at most ``LOCK_FRACTION * rtol`` times the
+    top Ritz value and its value is above the threshold (it will be kept): it stays as
+    it is (``M`` does not change within a step, nor its residual), and the rest of the
+    block iterates on the orthogonal complement of its left vector, so the products with
+    ``M`` shrink to the unconverged columns (CRPCA-OM at 1000 x 500: the 25 leading
+    triplets converge in a pass or two, the one just above the threshold takes ten).
     """
 
     def __init__(self, shape: tuple[int, int]):
