@@ -125,21 +125,26 @@ def _available(name: str) -> str | None:
     return None
 
 
-def best_of(repeats: int, fit, *args):
-    """``(seconds, output)`` of the fastest of ``repeats`` runs of ``fit(*args)`` (the
-    minimum, as ``timeit`` reports: the run least disturbed by the machine)."""
-    best = None
+def best_of(repeats: int, fits: dict) -> dict:
+    """``{name: (seconds, output)}``: the fastest of ``repeats`` runs of each of ``fits``
+    (callables without arguments; the minimum, as ``timeit`` reports: the run least
+    disturbed by the machine). The runs are interleaved, one of each method per round,
+    so that the methods compared share the machine's slow and fast periods: on a shared
+    machine the speed drifts by 10% over minutes, more than the differences measured."""
+    best: dict = {}
     for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        out = fit(*args)
-        seconds = time.perf_counter() - t0
-        if best is None or seconds < best[0]:
-            best = (seconds, out)
+        for name, fit in fits.items():
+            t0 = time.perf_counter()
+            out = fit()
+            seconds = time.perf_counter() - t0
+            if name not in best or seconds < best[name][0]:
+                best[name] = (seconds, out)
     return best
 
 
-def measure(name, X, L, support, lam, repeats: int = 1) -> dict:
-    seconds, (A, E, iterations, note) = best_of(repeats, METHODS[name], X, lam)
+def measure(name, timed, L, support) -> dict:
+    """The row of one method from its ``(seconds, output)``."""
+    seconds, (A, E, iterations, note) = timed
     s = np.linalg.svd(A, compute_uv=False)
     rank = int(np.count_nonzero(s > 1e-6 * s[0])) if s[0] > 0 else 0
     found = np.abs(E) > 1e-3 * np.abs(L).mean()
@@ -178,15 +183,18 @@ def outlier_section(n: int, d: int, seed: int, repeats: int = 1) -> list[dict]:
     print("|---|---:|---:|---:|---:|---:|")
     rows = []
     for cls, with_mean in ((OutlierPursuit, False), (ConvexOptimalMeanPCA, True)):
-        ours, model = best_of(repeats, cls(random_state=0).fit, X)
-        literal, lit = best_of(
-            repeats,
-            partial(
-                crpca_om_paper_literal, mu=model.mu_, mu_max=1e9 * model.mu_, with_mean=with_mean
-            ),
-            X,
-            model.gamma_,
+        probe = cls(random_state=0).fit(X)  # its gamma and mu_0 for the literal code
+        literal_fit = partial(
+            crpca_om_paper_literal, mu=probe.mu_, mu_max=1e9 * probe.mu_, with_mean=with_mean
         )
+        timed = best_of(
+            repeats,
+            {
+                "ours": lambda cls=cls: cls(random_state=0).fit(X),
+                "literal": lambda f=literal_fit, g=probe.gamma_: f(X, g),
+            },
+        )
+        (ours, model), (literal, lit) = timed["ours"], timed["literal"]
         name = cls.__name__
         print(
             f"| {name} (robustpca) | {ours:.2f} | {model.n_iter_} "
@@ -213,7 +221,10 @@ def parse_args(argv=None):
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--repeats", type=int, default=1, help="time every fit this many times, keep the fastest"
+        "--repeats",
+        type=int,
+        default=1,
+        help="time every fit this many times, interleaved across the methods; keep the fastest",
     )
     p.add_argument("--no-limits", action="store_true", help="run every method at every size")
     p.add_argument("--quick", action="store_true", help="300 x 300 only")
@@ -262,7 +273,7 @@ def run(args) -> dict:
             print(f"\n### {n} x {d}, rank {round(0.05 * min(n, d))}, {100 * fraction:g}% gross\n")
             print("| method | time (s) | iterations | rel. error of L | rank | F1 of S | x ours |")
             print("|---|---:|---:|---:|---:|---:|---:|")
-            ours = None
+            ours, runnable = None, {}
             for name in methods:
                 why = _available(name)
                 limit = SIZE_LIMITS.get(name)
@@ -270,8 +281,11 @@ def run(args) -> dict:
                     why = f"skipped above {limit:.0e} entries (--no-limits runs it)"
                 if why is not None:
                     print(f"| {name} | - | - | - | - | - | {why} |")
-                    continue
-                row = measure(name, X, L, support, lam, args.repeats)
+                else:
+                    runnable[name] = partial(METHODS[name], X, lam)
+            timed = best_of(args.repeats, runnable)
+            for name in runnable:
+                row = measure(name, timed[name], L, support)
                 row.update(shape=f"{n}x{d}", fraction=fraction)
                 rows.append(row)
                 ours = row["time_s"] if name == "robustpca" else ours

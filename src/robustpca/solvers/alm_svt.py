@@ -25,8 +25,11 @@ cheaper of two routes:
   right vectors as a warm start. It is **verified**: the triplet after the last one kept
   must fall below the threshold (Ritz value plus residual), otherwise the block grows
   and the step is repeated, warm started; the kept triplets are converged to a residual
-  of ``BLOCK_RTOL = 1e-10`` of the top singular value, and locked once they are (later
-  passes iterate on the unconverged columns only, ``_Locked``). Every step is then the
+  of ``BLOCK_RTOL = 5e-11`` of the top singular value, and locked once they are (later
+  passes iterate on the unconverged columns only, ``_Locked``). Each pass is one
+  product with ``M`` and one with ``M^T``; the next block is shifted,
+  ``(M M^T - s I) Q`` at no extra product (``_shifted_power``), and the Rayleigh-Ritz
+  SVD is a QR and a small SVD (``_small_svd``). Every step is then the
   exact SVT to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
   objectives after every iteration equal to 1e-10, the same iterations and ranks).
   Taken when ``PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) <= min(n, d)``, with the Gram
@@ -92,8 +95,11 @@ from .alm_types import _LowRank
 PARTIAL_COST = 10
 #: Extra columns of the block iteration beyond the hint and the verifying triplet.
 BLOCK_OVERSAMPLES = 5
-#: Residual tolerance of the block iteration, relative to the top singular value.
-BLOCK_RTOL = 1e-10
+#: Residual tolerance of the block iteration, relative to the top singular value. It was
+#: 1e-10 before the shifted passes (``_shifted_power``): converging faster, they stop
+#: nearer the tolerance, and PCP on 200 AT&T faces then ended 1.1e-10 from LAPACK's fit
+#: in ``L`` (5.0e-11 before); at 5e-11 it ends 5.6e-11 away, as close as before.
+BLOCK_RTOL = 5e-11
 #: A triplet is locked (no longer iterated) once its residual is this fraction of the
 #: acceptance tolerance ``BLOCK_RTOL * theta_1``: locked triplets stay ten times more
 #: accurate than the step requires, as they were when every triplet went on iterating.
@@ -145,9 +151,18 @@ def _orth(Y: np.ndarray) -> np.ndarray:
 
 
 def _small_svd(B: np.ndarray):
-    """Thin SVD of the ``b x d`` (``b`` small) Rayleigh-Ritz matrix, on one BLAS thread."""
+    """Thin SVD of the ``b x d`` (``b`` small) Rayleigh-Ritz matrix, on one BLAS thread.
+
+    By a QR of ``B^T = Q R`` first and the SVD of the ``b x b`` ``R^T = P S W^T``, so
+    ``B = P S (Q W)^T``: both factorizations are backward stable, so this is as
+    accurate as LAPACK's SVD of ``B``, and 1.7x faster on the 57 x 1000 blocks of PCP at
+    1000^2 (1.4 ms against 2.35 ms for ``gesdd``, which reduces the wide matrix to
+    bidiagonal form directly).
+    """
     with single_blas_thread(SMALL_FACTORIZATIONS_ONE_THREAD):
-        return sla.svd(B, full_matrices=False, check_finite=False)
+        Q, R = sla.qr(B.T, mode="economic", check_finite=False)
+        P, s, Wt = sla.svd(R.T, check_finite=False)
+        return P, s, (Q @ Wt.T).T
 
 
 def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSES):
@@ -198,8 +213,29 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
             low = _LowRank("factors", theta[:count] - tau, U, Vt[:count])
             return replace(low, method="partial"), Vt
         n_lock = locked.add(U_a, theta_a, Vt_a, residual_a, tau, LOCK_FRACTION * rtol * top)
-        Q = _orth(locked.deflate(MV[:, n_lock:]))
+        Q = _orth(locked.deflate(_shifted_power(MV, U_a, theta_a)[:, n_lock:]))
     return None, None
+
+
+def _shifted_power(MV: np.ndarray, U_a: np.ndarray, theta_a: np.ndarray) -> np.ndarray:
+    r"""The next block, ``(M M^T - s I) Q`` in the basis of the Ritz vectors:
+    ``MV diag(theta) - s U`` (``M^T Q = V diag(theta) U_b^T`` and ``Q U_b = U``), with the
+    shift :math:`s = \theta_b^2 / 2` at half the smallest Ritz value squared.
+
+    The unwanted eigenvalues of :math:`MM^\top` beyond the block lie in
+    :math:`[0, \sigma_{b+1}^2] \subseteq [0, \theta_b^2]` at convergence, and the shift
+    at the middle of that interval is the best one for a degree-one filter (Rutishauser;
+    Saad 2011, sec. 5.1): per pass a component along :math:`\sigma_i` grows by
+    :math:`(\sigma_i^2 - s) / \max_{t} |t - s|` against :math:`\sigma_i^2 / \sigma_{b+1}^2`
+    unshifted, never less for :math:`\sigma_i \ge \sigma_{b+1}` and up to twice as much
+    (in logarithm: fewer passes) where the gap is wide. It costs no product with ``M``;
+    the rounding of column ``i`` stays of order :math:`\epsilon\sigma_1\theta_i`, as in
+    ``MV diag(theta)`` unshifted.
+    """
+    shift = 0.5 * theta_a[-1] ** 2
+    Y = MV * theta_a
+    Y -= shift * U_a
+    return Y
 
 
 class _Locked:
