@@ -305,33 +305,6 @@ def test_top_eigh_routes_by_size_and_dtype(monkeypatch):
     assert calls == [50, 80]
 
 
-@pytest.mark.parametrize("n", [50, 300])
-@pytest.mark.parametrize("multiplicity", [1, 40])
-def test_largest_eigenvalue_equals_lapack(n, multiplicity):
-    """A top eigenvalue of multiplicity 40 (a PCP multiplier at the optimum has as many
-    singular values equal to 1 as the rank) and a simple one: Lanczos (from 200 rows) and
-    LAPACK give the same value to rounding."""
-    rng = np.random.default_rng(n + multiplicity)
-    Q = np.linalg.qr(rng.standard_normal((n, n)))[0]
-    values = np.concatenate([np.ones(multiplicity), rng.uniform(0, 0.8, n - multiplicity)])
-    A = (Q * values) @ Q.T
-    A = (A + A.T) / 2
-    expected = np.linalg.eigvalsh(A)[-1]
-    assert abs(linalg.largest_eigenvalue(A) - expected) <= 1e-13 * expected
-
-
-def test_largest_eigenvalue_falls_back_to_lapack(monkeypatch):
-    from scipy.sparse.linalg import ArpackNoConvergence
-
-    def no_convergence(*args, **kwargs):
-        raise ArpackNoConvergence("no", [], [])
-
-    A = np.diag(np.linspace(0.0, 2.0, 300))
-    assert linalg.largest_eigenvalue(np.zeros((300, 300))) == 0.0  # ARPACK: "v0 is zero"
-    monkeypatch.setattr(linalg.eigen, "eigsh", no_convergence)
-    assert linalg.largest_eigenvalue(A) == pytest.approx(2.0, rel=1e-15)
-
-
 # -- the raw Gram route -------------------------------------------------------------------
 @pytest.mark.parametrize("offset", [0.0, 1.0, 3.0])
 def test_raw_centred_gram_equals_the_blocked_one(offset):

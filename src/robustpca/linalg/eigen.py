@@ -17,7 +17,6 @@ import functools
 import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
-from scipy.sparse.linalg import ArpackError, eigsh
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
@@ -25,7 +24,6 @@ __all__ = [
     "cholesky_qr",
     "complete_orthonormal",
     "flip_component_signs",
-    "largest_eigenvalue",
     "positive_eigen_mask",
     "single_blas_thread",
     "top_eigh",
@@ -51,12 +49,6 @@ TRIDIAGONAL_MAX = 600
 #: Tolerance of the checks of the tridiagonal route (orthonormality of the eigenvectors of
 #: ``T``, and their residual relative to the largest entry of ``T``).
 TRIDIAGONAL_RTOL = 1e-10
-
-#: :func:`largest_eigenvalue` takes LAPACK's ``syevr`` below this size, Lanczos from it on.
-LANCZOS_MIN = 200
-
-#: Relative accuracy of the Ritz value of :func:`largest_eigenvalue` (ARPACK's ``tol``).
-LANCZOS_RTOL = 1e-14
 
 #: Extra Ritz vectors carried along (the block is k + WARM_EXTRA wide).
 WARM_EXTRA = 10
@@ -124,31 +116,6 @@ def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         vals, vecs = sla.eigh(A, driver="evd", check_finite=False)
         vals, vecs = vals[n - k :], vecs[:, n - k :]
     return vals[::-1], vecs[:, ::-1]
-
-
-def largest_eigenvalue(A: np.ndarray) -> float:
-    """The largest eigenvalue of a symmetric ``A``: Lanczos (ARPACK's ``eigsh``, from a
-    fixed start vector) to a relative accuracy of :data:`LANCZOS_RTOL`, LAPACK's
-    ``syevr`` for the top index below :data:`LANCZOS_MIN` rows or should ARPACK fail
-    (no convergence; a zero ``A``).
-
-    Both are accurate to a few units of rounding of ``||A||_2``. The Lanczos value is a
-    Ritz value, a lower bound that converges from below, started from a random vector
-    (all the Krylov vectors are orthogonal to the top eigenvector only with probability
-    zero). On the 1000 x 1000 Gram matrix of a PCP multiplier at the optimum (50
-    eigenvalues equal to 1, the rest below 0.81): 10 ms against 45 ms for ``syevr``'s
-    tridiagonal reduction, the same value to 1e-15.
-    """
-    n = A.shape[0]
-    if n < LANCZOS_MIN:
-        return float(sla.eigvalsh(A, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
-    start = np.random.default_rng(0).standard_normal(n)
-    try:
-        return float(
-            eigsh(A, k=1, which="LA", tol=LANCZOS_RTOL, v0=start, return_eigenvectors=False)[0]
-        )
-    except ArpackError:  # no convergence, or a breakdown (A v0 = 0: A is zero)
-        return float(sla.eigvalsh(A, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
 
 
 @functools.cache

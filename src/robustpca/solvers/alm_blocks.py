@@ -34,8 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import linalg as sla
 
-from ..linalg import largest_eigenvalue
 from .alm_types import _ALMOutcome, _LowRank, _Problem
 
 #: Bytes of one block of the blocked passes (three such blocks are held).
@@ -542,8 +542,7 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
     """:func:`robustpca.solvers.alm.duality_gap` of the final multiplier, which is never
     formed: its blocks are made from ``(D, Y)`` in three passes (column sums and l2,1 row
     scalings; the inner product with ``X - c`` and the entry norm; the Gram matrix of its
-    short side, whose top eigenvalue, by Lanczos (:func:`robustpca.linalg.largest_eigenvalue`),
-    gives ``||Y||_2`` to about machine precision)."""
+    short side, whose top eigenvalue gives ``||Y||_2`` to about machine precision)."""
     if objective <= 0:
         return 0.0
     sparse, (n, d) = problem.sparse, data.shape
@@ -575,7 +574,8 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
             _final_blocks(sparse, out, slice(None), cols, Yk, S, factor)
             Yk -= ybar[cols]
             G += Yk @ Yk.T
-    two = float(np.sqrt(max(largest_eigenvalue(G), 0.0)))
+    top = sla.eigvalsh(G, subset_by_index=[len(G) - 1, len(G) - 1], check_finite=False)[0]
+    two = float(np.sqrt(max(top, 0.0)))
     value /= max(1.0, sparse.dual_norm(two, entry))
     return (objective - value) / objective
 
