@@ -19,14 +19,11 @@ the singular value thresholding of ``M`` (:mod:`robustpca.solvers.alm_svt`); (3)
 applies the thresholding operator to ``M`` block by block, writing :math:`D_{k+1}` over
 ``M``, and measures the primal residual (for the l2,1 term after the column form of the
 Gram route, in one more pass over row blocks). The data are centred block by block
-(``X`` is never copied). At the end
-the duality gap is computed block by block from :math:`(D, Y)`, then :math:`S` is
-written over ``Y`` and the low-rank part :math:`X - D` over ``D``. A fit holds those two
-arrays, three blocks, ``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows
-at most, and at the end ``components`` (``rank x d`` when ``n_components=None``).
-
-The duality gap is computed from blocks of the final multiplier with the exact
-``||Y||_2`` (the top eigenvalue of its short-side Gram matrix).
+(``X`` is never copied). At the end the duality gap is computed block by block from
+:math:`(D, Y)` with the exact ``||Y||_2``, then :math:`S` is written over ``Y`` and the
+low-rank part :math:`X - D` over ``D``. A fit holds those two arrays, three blocks,
+``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows at most, and at the end
+``components`` (``rank x d`` when ``n_components=None``).
 """
 
 from __future__ import annotations
@@ -40,13 +37,17 @@ from .alm_types import _ALMOutcome, _LowRank, _Problem
 
 #: Bytes of one block of the blocked passes (three such blocks are held).
 BLOCK_BYTES = 1 << 20
+#: Blocks are kept to 1/32 of the data only down to this size (blocks of 2 rows of a
+#: 60 x 40 problem made the passes' Python overhead 20x their arithmetic).
+MIN_BLOCK_BYTES = 1 << 16
 
 
 # ------------------------------------------------------------- the data, by blocks
 def _blocks(length: int, other: int) -> list[slice]:
     """Slices of ``range(length)`` whose blocks (times ``other``) hold about
-    ``BLOCK_BYTES``, at most 1/32 of ``length`` and at least 1."""
-    step = max(1, min(BLOCK_BYTES // (8 * max(other, 1)), -(-length // 32)))
+    ``BLOCK_BYTES``, at most 1/32 of ``length`` above ``MIN_BLOCK_BYTES``, at least 1."""
+    row = 8 * max(other, 1)
+    step = max(1, min(BLOCK_BYTES // row, max(-(-length // 32), MIN_BLOCK_BYTES // row)))
     return [slice(i, min(i + step, length)) for i in range(0, length, step)]
 
 
@@ -540,15 +541,17 @@ def _final_dual(data: _Data, sparse, out: _ALMOutcome) -> np.ndarray:
 
 def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> float:
     """:func:`robustpca.solvers.alm.duality_gap` of the final multiplier, which is never
-    formed: its blocks are made from ``(D, Y)`` in three passes (column sums and l2,1 row
-    scalings; the inner product with ``X - c`` and the entry norm; the Gram matrix of its
-    short side, whose top eigenvalue gives ``||Y||_2`` to about machine precision)."""
+    formed: its blocks are made from ``(D, Y)`` in one pass for PCP, up to three
+    otherwise (column sums and l2,1 row scalings; the inner product with ``X - c`` and
+    the entry norm; the Gram matrix of the short side, whose top eigenvalue gives
+    ``||Y||_2`` to about machine precision)."""
     if objective <= 0:
         return 0.0
     sparse, (n, d) = problem.sparse, data.shape
+    wide = n < d  # the Gram matrix of the short side (a square one by row blocks)
     factor = np.ones((n, 1)) if sparse.rowwise else None
     total = np.zeros(d)
-    for rows in data.rows:
+    for rows in data.rows if problem.free_mean or (wide and sparse.rowwise) else ():
         Yk, S, T = data.row_block(rows)
         _final_blocks(sparse, out, rows, slice(None), Yk, S)
         total += Yk.sum(axis=0)
@@ -558,22 +561,26 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
             factor[rows] = sparse.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), out.mu)
     ybar = total / n if problem.free_mean else np.zeros(d)
     value = entry = 0.0
-    wide = n <= d
     G = np.zeros((n, n) if wide else (d, d))
-    for rows in data.rows:
+    by_columns = wide and not sparse.rowwise  # all of it from column blocks
+    for rows in () if by_columns else data.rows:
         Yk, S, T = data.row_block(rows)
         _final_blocks(sparse, out, rows, slice(None), Yk, S)
-        Yk -= ybar
+        if problem.free_mean:
+            Yk -= ybar
         value += float(np.vdot(data.take(rows, slice(None), T), Yk))
         entry = max(entry, sparse.entry_norm(Yk))
         if not wide:
             G += Yk.T @ Yk
-    if wide:
-        for cols in data.columns:
-            Yk, S, _ = data.column_block(cols)
-            _final_blocks(sparse, out, slice(None), cols, Yk, S, factor)
+    for cols in data.columns if wide else ():
+        Yk, S, T = data.column_block(cols)
+        _final_blocks(sparse, out, slice(None), cols, Yk, S, factor)
+        if problem.free_mean:
             Yk -= ybar[cols]
-            G += Yk @ Yk.T
+        if by_columns:
+            value += float(np.vdot(data.take(slice(None), cols, T), Yk))
+            entry = max(entry, sparse.entry_norm(Yk))
+        G += Yk @ Yk.T
     top = sla.eigvalsh(G, subset_by_index=[len(G) - 1, len(G) - 1], check_finite=False)[0]
     two = float(np.sqrt(max(top, 0.0)))
     value /= max(1.0, sparse.dual_norm(two, entry))
