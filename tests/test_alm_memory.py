@@ -9,6 +9,7 @@ a multiplier that is never formed) agree with their direct counterparts.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -398,11 +399,17 @@ def test_implicit_centring_equals_the_centred_data():
         (solve_crpca_om, {"gamma": 2.0}, True),
     ],
 )
-@pytest.mark.parametrize("shape", [(40, 150), (150, 40)])
-def test_blocked_duality_gap_and_return_dual(solver, kwargs, free_mean, shape):
+@pytest.mark.parametrize("shape", [(40, 150), (150, 40), (60, 60)])
+@pytest.mark.parametrize("min_block", [alm_blocks.MIN_BLOCK_BYTES, 0])
+def test_blocked_duality_gap_and_return_dual(
+    monkeypatch, solver, kwargs, free_mean, shape, min_block
+):
     """The gap from blocks of a multiplier that is never formed equals duality_gap on the
     multiplier returned with return_dual=True; both runs fit the same model. Lin et al.'s
-    penalty growth (gap_tol=None), so that 30 iterations leave a small residual."""
+    penalty growth (gap_tol=None), so that 30 iterations leave a small residual. Wide,
+    tall and square data (the Gram matrix by column blocks, by row blocks, by row blocks),
+    in one block (these data are below MIN_BLOCK_BYTES) and in blocks of 1/32."""
+    monkeypatch.setattr(alm_blocks, "MIN_BLOCK_BYTES", min_block)
     X = planted(*shape, seed=9)
     kwargs = {**kwargs, "gap_tol": None, "max_iter": 30}
     with_dual = solver(X, rng=np.random.default_rng(0), **kwargs)
@@ -422,6 +429,19 @@ def test_blocked_duality_gap_and_return_dual(solver, kwargs, free_mean, shape):
     # the multiplier is the ALM's: low_rank + sparse reproduce X up to the residual
     R = X - with_dual.info["low_rank"] - with_dual.info["sparse"]
     assert np.linalg.norm(R) < 1e-2 * np.linalg.norm(Xc)
+
+
+def test_blocks_are_a_32nd_of_the_data_down_to_the_minimum_block():
+    """Large data: blocks of 1/32 of the rows (at most BLOCK_BYTES); small data: blocks of
+    MIN_BLOCK_BYTES, one block below it; every slice list covers the range once."""
+    for length, other, count in [(1000, 1000, 32), (60, 40, 1), (200, 3000, 29), (3000, 5, 2)]:
+        slices = alm_blocks._blocks(length, other)
+        assert len(slices) == count, (length, other)
+        assert slices[0].start == 0 and slices[-1].stop == length
+        assert all(a.stop == b.start for a, b in itertools.pairwise(slices))
+    step = alm_blocks._blocks(400, 2000)[0].stop  # 13 rows of 16 KB: above the minimum
+    assert step == 13 and 8 * 2000 * step >= alm_blocks.MIN_BLOCK_BYTES
+    assert alm_blocks._blocks(100, 10**6)[0].stop == 1  # rows above BLOCK_BYTES: one each
 
 
 def test_sign_flip_in_place_equals_flip_component_signs():

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg as sla
 
+from ..linalg import _syrk_upper
 from .alm_types import _ALMOutcome, _LowRank, _Problem
 
 #: Bytes of one block of the blocked passes (three such blocks are held).
@@ -562,7 +563,6 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
     value = entry = 0.0
     # G's upper triangle by syrk in place (numpy's Yk^T Yk rewrote all of G: 2.8x slower)
     G = np.zeros((n, n) if wide else (d, d), order="F")
-    syrk = sla.blas.get_blas_funcs("syrk", (G,))
     by_columns = wide and not sparse.rowwise  # all of it from column blocks
     for rows in () if by_columns else data.rows:
         Yk, S, T = data.row_block(rows)
@@ -571,8 +571,8 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
             Yk -= ybar
         value += float(np.vdot(data.take(rows, slice(None), T), Yk))
         entry = max(entry, sparse.entry_norm(Yk))
-        if not wide:  # Yk^T is F-contiguous: G += Yk^T Yk
-            G = syrk(1.0, Yk.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
+        if not wide:
+            G = _syrk_upper(G, Yk.T, trans=0)  # += Yk^T Yk
     for cols in data.columns if wide else ():
         Yk, S, T = data.column_block(cols)
         _final_blocks(sparse, out, slice(None), cols, Yk, S, factor)
@@ -581,7 +581,7 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
         if by_columns:
             value += float(np.vdot(data.take(slice(None), cols, T), Yk))
             entry = max(entry, sparse.entry_norm(Yk))
-        G = syrk(1.0, Yk.T, beta=1.0, c=G, trans=1, lower=0, overwrite_c=1)  # += Yk Yk^T
+        G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
     top = sla.eigvalsh(G, lower=False, subset_by_index=[len(G) - 1] * 2, check_finite=False)[0]
     two = float(np.sqrt(max(top, 0.0)))
     value /= max(1.0, sparse.dual_norm(two, entry))
