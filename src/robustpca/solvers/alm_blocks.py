@@ -228,10 +228,11 @@ class _PassStats:
     \hat Y\rangle`; ``entry``: the entry norm of :math:`\hat Y` (``max |y_ij|`` or the
     largest row norm); ``size``: :math:`\lVert\hat Y\rVert_F^2`; ``colsum``: column sums
     of :math:`\hat Y` and ``xsum`` of ``X - c`` (for the zero-mean constraint of the free
-    mean).
+    mean; not summed, and left zero, with ``column_sums=False``).
     """
 
     d: int
+    column_sums: bool = True
     loss: float = 0.0
     primal: float = 0.0
     dual: float = 0.0
@@ -253,29 +254,33 @@ class _PassStats:
         self.dual += float(np.einsum("ij,ij->", change, change))
         self.size_next += float(np.einsum("ij,ij->", change, Yhat))  # completed in the loop
         self.value_next += float(np.vdot(Xb, change))
-        self.colsum_next[cols] += change.sum(axis=0)
+        if self.column_sums:
+            self.colsum_next[cols] += change.sum(axis=0)
 
     def add_dual_block(self, Xb, Yhat, cols=slice(None)) -> None:
         self.value += float(np.vdot(Xb, Yhat))
         self.size += float(np.einsum("ij,ij->", Yhat, Yhat))
-        self.colsum[cols] += Yhat.sum(axis=0)
-        self.xsum[cols] += Xb.sum(axis=0)
+        if self.column_sums:
+            self.colsum[cols] += Yhat.sum(axis=0)
+            self.xsum[cols] += Xb.sum(axis=0)
 
 
 def _low_rank_pass(
-    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, measure=True
+    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, measure=True, column_sums=True
 ) -> _PassStats:
     r"""Apply the ``L`` step block by block: ``D = X - L`` written over ``M`` (in
     ``work``), measuring on the way the primal residual with ``S = prox(D + Y/mu)`` (not
     written) and, with ``measure``, :math:`\hat Y = \mu(M - L)`, its dual value and the
-    dual residual (those cost about five more passes over the blocks; the loop asks for
-    them only after Lin et al.'s phase). Holds three blocks."""
+    dual residual (those cost about five more passes over the blocks); with
+    ``measure='residual'`` the dual residual only (``dual``, ``size`` and ``size_next``;
+    ``value_next`` None), about three. Holds three blocks."""
     if low.kind == "columns":
-        return _column_pass(data, sparse, work, Y, low, mean, mu)
+        return _column_pass(data, sparse, work, Y, low, mean, mu, column_sums)
     if not measure:
         return _plain_pass(data, sparse, work, Y, low, mean, mu)
+    full = measure != "residual"
     U = low.U * low.s if low.kind == "factors" else None
-    stats = _PassStats(data.shape[1])
+    stats = _PassStats(data.shape[1], column_sums, value_next=0.0 if full else None)
     for rows in data.rows:
         L, T, S = data.row_block(rows)
         _low_rank_rows(low, U, work, rows, mean, out=L)
@@ -283,15 +288,22 @@ def _low_rank_pass(
         np.subtract(D, L, out=T)  # M - L
         T *= mu  # Y hat
         Xb = data.take(rows, slice(None), S)
-        stats.add_dual_block(Xb, T)
-        stats.entry = max(stats.entry, sparse.entry_norm(T))
+        if full:
+            stats.add_dual_block(Xb, T)
+            stats.entry = max(stats.entry, sparse.entry_norm(T))
+        else:
+            stats.size += float(np.einsum("ij,ij->", T, T))
         np.subtract(Xb, L, out=D)
         stats.loss += sparse.loss(D, S)
         stats.primal += _residual(sparse, D, Y[rows], mu, L, S)  # S <- D - S_new
         S *= mu  # Y_new - Y hat = Y + mu (D - S_new) - Y hat
         S += Y[rows]
         S -= T
-        stats.add_next_block(data.take(rows, slice(None), L), T, S)
+        if full:
+            stats.add_next_block(data.take(rows, slice(None), L), T, S)
+        else:
+            stats.dual += float(np.einsum("ij,ij->", S, S))
+            stats.size_next += float(np.einsum("ij,ij->", S, T))
     return stats
 
 
@@ -322,14 +334,16 @@ def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassS
     return stats
 
 
-def _column_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassStats:
+def _column_pass(
+    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, column_sums=True
+) -> _PassStats:
     r""":func:`_low_rank_pass` for ``L = U diag(gain) U^T M`` by column blocks. For the
     l2,1 term the row norms are accumulated, the dual residual is expanded by rows
     (``Y_new - Y hat = (1 - f_i)(Y + mu D)_i - Y hat_i`` with the row factor ``f_i``; its
     cancellation error, about 1e-8 relative, does not matter for what it is used for) and
     the primal residual needs a row pass after."""
     A, Ut = low.U * low.gain, low.U.T
-    stats = _PassStats(data.shape[1])
+    stats = _PassStats(data.shape[1], column_sums)
     n = data.shape[0]
     sums = {k: np.zeros(n) for k in ("dd", "dy", "yy", "hy", "hd", "hh")}
     for cols in data.columns:
@@ -378,26 +392,7 @@ def _column_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _Pass
     return stats
 
 
-# --------------------------------------------------------- the stopping rule
-#: Stop reason with a gap target: primal feasibility and the certified gap.
-DUALITY_GAP = (
-    "certified relative duality gap below gap_tol, primal residual below max(tol, gap_tol)"
-)
-#: Residual balancing: mu changes when the relative primal and dual residuals differ by
-#: more than this factor (see _Schedule).
-BALANCE = 2.0
-#: The balancing keeps the penalty above MU_MIN times its start.
-MU_MIN = 1.0
-#: Iterations at the cap after which Lin et al.'s phase gives up on tol.
-CAPPED_WAIT = 20
-#: Largest factor of one penalty change in the balancing phase.
-MAX_STEP = 10.0
-#: The certified gap is computed once the cheap one is below TRIGGER * gap_tol, then
-#: every CHECK_EVERY iterations (or once the cheap gap has halved).
-TRIGGER = 10.0
-CHECK_EVERY = 5
-
-
+# --------------------------------------------------------- the cheap gap
 def _cheap_gap(problem: _Problem, stats: _PassStats, objective: float, n: int) -> float:
     r"""A relative duality gap from the sums of pass (3), without an SVD.
 
@@ -441,79 +436,6 @@ def _cheap_gap(problem: _Problem, stats: _PassStats, objective: float, n: int) -
         value = stats.value + stats.value_next - shift
         best = max(best, value / max(1.0, sparse.dual_norm(two, cap + grow)))
     return (objective - best) / objective
-
-
-class _Schedule:
-    r"""The penalty and the stopping rule of the loop with a gap target (two phases).
-
-    * ``'lin'``: Lin et al.'s growth :math:`\mu_{k+1} = \min(\rho\mu_k, \bar\mu)`
-      until the relative primal residual ``r`` is below ``tol`` (or for ``CAPPED_WAIT``
-      iterations at the cap :math:`\bar\mu`, when ``tol`` is out of reach); the
-      certified gap is then computed and the loop stops if it is below ``gap_tol``
-      (problems with exact recovery stop here, after exactly Lin et al.'s iterations);
-    * ``'balance'``: otherwise the iterates froze before the optimum (the geometric
-      growth makes :math:`\sum_k 1/\mu_k` finite). The penalty is then balanced (Boyd
-      et al. 2011, sec. 3.4.1, with the adaptive factor of Wohlberg 2017): multiplied by
-      :math:`\sqrt{r/s}` (clipped to ``[1/MAX_STEP, MAX_STEP]``) whenever ``r`` and the
-      relative dual residual ``s`` differ by more than a factor ``BALANCE``; with a
-      fixed penalty the ALM is ADMM, which converges to the optimum; the penalty is
-      kept above its start :math:`\mu_0` (on small planted problems balancing drove it
-      to 0.04 :math:`\mu_0` where 3-10 :math:`\mu_0` converged 10x faster). While
-      ``r <= max(tol, gap_tol)`` the certified gap is computed every ``CHECK_EVERY``
-      iterations, or sooner once the cheap gap (:func:`_cheap_gap`) has halved or is
-      below ``TRIGGER * gap_tol``; the loop stops when it is below ``gap_tol``. After
-      each change the next one waits twice as long (1, 2, 4, ... iterations): the
-      penalty changes ever more rarely, so that the loop ends as ADMM with a fixed
-      penalty (He, Yang & Wang 2000); without that wait it cycled on a planted
-      200 x 3000 problem (gap between 1e-2 and 4e-2 for 1000 iterations).
-
-    Growing the penalty again to push ``r`` down to ``tol`` after that undoes the
-    optimality (measured: PCP on the occluded faces went from a gap of 7.6e-4 back to
-    5.2e-2 in 30 such steps), hence ``max(tol, gap_tol)`` in that phase.
-    """
-
-    def __init__(self, mu0: float, rho: float, mu_max: float, tol: float, gap_tol):
-        self.rho, self.mu_max, self.tol, self.gap_tol = rho, mu_max, tol, gap_tol
-        self.mu_min = mu0 * MU_MIN
-        self.phase = "lin"
-        self.next_check = (np.inf, 0)
-        self.since, self.wait = 0, 1  # iterations since the last change, and the wait
-        self.capped = 0  # iterations of Lin et al.'s phase at the cap
-
-    def next_mu(self, mu: float, primal: float, dual: float) -> float:
-        if self.phase == "lin":
-            return min(self.rho * mu, self.mu_max)
-        self.since += 1
-        ratio = primal / dual if dual > 0 else np.inf
-        if self.since < self.wait or 1.0 / BALANCE <= ratio <= BALANCE:
-            return mu
-        self.since, self.wait = 0, 2 * self.wait  # ever rarer changes: ADMM in the end
-        step = min(max(np.sqrt(ratio), 1.0 / MAX_STEP), MAX_STEP)
-        return min(max(mu * step, self.mu_min), self.mu_max)
-
-    def wants_certificate(self, iteration: int, primal: float, gap: float, mu: float) -> bool:
-        """Whether to compute the certified gap now (``mu``: the penalty just used)."""
-        if self.phase == "lin":
-            if primal <= self.tol:
-                return True
-            self.capped = self.capped + 1 if mu >= self.mu_max else 0
-            if self.capped < CAPPED_WAIT:
-                return False
-            # capped for CAPPED_WAIT iterations with the residual still above tol
-            self.phase = "balance"
-            self.next_check = (TRIGGER * self.gap_tol, iteration + CHECK_EVERY)
-            return primal <= max(self.tol, self.gap_tol)
-        if primal > max(self.tol, self.gap_tol):
-            return False
-        return gap <= self.next_check[0] or iteration >= self.next_check[1]
-
-    def done(self, iteration: int, gap: float, certified: float) -> bool:
-        """After a certificate: stop, or schedule the next one."""
-        if certified <= self.gap_tol:
-            return True
-        self.phase = "balance"
-        self.next_check = (min(0.5 * gap, TRIGGER * self.gap_tol), iteration + CHECK_EVERY)
-        return False
 
 
 # ------------------------------------------------------------ the passes at the end
