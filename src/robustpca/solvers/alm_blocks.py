@@ -343,12 +343,18 @@ def _column_pass(
     cancellation error, about 1e-8 relative, does not matter for what it is used for) and
     the primal residual needs a row pass after."""
     A, Ut = low.U * low.gain, low.U.T
-    stats = _PassStats(data.shape[1], column_sums)
     n = data.shape[0]
+    # above half the side, one product with the n x n projector costs fewer flops than
+    # two with the factors (400 x 10,304 at rank 240: 96 ms against 114 ms)
+    P = A @ Ut if 2 * low.s.size > n else None
+    stats = _PassStats(data.shape[1], column_sums)
     sums = {k: np.zeros(n) for k in ("dd", "dy", "yy", "hy", "hd", "hh")}
     for cols in data.columns:
         L, T, S = data.column_block(cols)
-        np.matmul(A, Ut @ work[:, cols], out=L)
+        if P is None:
+            np.matmul(A, Ut @ work[:, cols], out=L)
+        else:
+            np.matmul(P, work[:, cols], out=L)
         if mean is not None:
             L += mean[cols]
         D = work[:, cols]
