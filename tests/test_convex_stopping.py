@@ -159,10 +159,10 @@ def test_residual_trace_is_recorded():
     assert certified[-1] == res.info["duality_gap"] and iterations[-1] == res.n_iter
 
 
-def lin_phase(duals, primal=1e-3, gap_tol=1e-3):
+def lin_phase(duals, primal=1e-3, gap_tol=1e-3, mu_max=1e7):
     """Feed a schedule the dual residuals ``duals`` (primal residual fixed); return the
     iteration at which Lin et al.'s phase ended (None if it did not) and the penalties."""
-    schedule, mu, mus = _Schedule(1.0, 1.5, 1e7, 1e-7, gap_tol), 1.0, []
+    schedule, mu, mus = _Schedule(1.0, 1.5, mu_max, 1e-7, gap_tol), 1.0, []
     for k, dual in enumerate(duals, start=1):
         mus.append(mu)
         mu = schedule.next_mu(mu, primal, dual)
@@ -182,6 +182,9 @@ def test_lin_et_als_phase_ends_when_the_multiplier_stalls():
     assert k == STALL_WINDOW + 2 and mus[-1] == mus[-2] == 1.5 ** (k - 1)
     assert lin_phase(stalling, primal=0.05)[0] is None  # not 5 times the primal one
     assert lin_phase(stalling, gap_tol=None)[0] is None  # Lin et al.'s rule kept
+    # at the cap the penalty no longer grows: the phase goes on to tol (Nie et al.'s
+    # Figure 1 in its accurate mode, capped at 10 mu_0, relies on it)
+    assert lin_phase(stalling, mu_max=1.5)[0] is None
     # once is noise (planted 200 x 200, exact recovery: 6.3e-3, 4.6e-3, 3.9e-3, 1.1e-3,
     # 4.2e-3, 1.6e-3 at iterations 13-18)
     assert lin_phase([6.3e-3, 4.6e-3, 3.9e-3, 1.1e-3, 4.2e-3, 1.6e-3], primal=1e-6)[0] is None
