@@ -265,7 +265,7 @@ def run(args) -> dict:
     print("versions: " + ", ".join(f"{a} {v}" for a, v in machine["versions"].items()))
     rows = []
     methods = [m for m in args.methods.split(",") if m]
-    for text in args.shapes.split(","):
+    for text in (t for t in args.shapes.split(",") if t):
         n, d = _shape(text)
         for fraction in (float(f) for f in args.fractions.split(",")):
             X, L, support = make_problem(n, d, fraction, args.seed)

@@ -192,6 +192,50 @@ def test_lin_et_als_phase_ends_when_the_multiplier_stalls():
     assert lin_phase([0.0, 8e-17, 9.5e-17, 4.1e-2, 0.23, 2.8e-2, 7.9e-4])[0] is None
 
 
+def test_a_stall_near_the_optimum_is_certified_at_once():
+    """At the stall with the primal residual below ``max(tol, gap_tol)`` the certified gap
+    is due at that very iteration; above it, not yet. A failed certificate without a
+    cheap gap (NaN in Lin et al.'s phase) leaves the cheap-gap trigger armed."""
+    stalling = [0.09, 0.095, 0.096, 0.094, 0.09, 0.085, 0.08]
+    for primal, due in ((1e-3, True), (2e-3, False)):
+        schedule, mu = _Schedule(1.0, 1.5, 1e7, 1e-7, 1e-3), 1.0
+        for dual in stalling:
+            mu = schedule.next_mu(mu, primal, dual)
+            if schedule.phase != "lin":
+                break
+        k = len(schedule.duals)  # the iteration of the stall
+        assert k == STALL_WINDOW + 2
+        assert schedule.wants_certificate(k, primal, np.nan, mu) is due
+    assert not schedule.done(k, np.nan, 2e-2)
+    assert schedule.wants_certificate(k + 1, 1e-3, 5e-3, mu)  # cheap gap under 10 gap_tol
+
+
+def outlying_samples(n, d, seed=0):
+    """Rank 5% of ``d`` plus an offset, 10% of the rows replaced by Gaussian vectors of
+    the typical norm (the outlier problem of ``benchmarks/bench_convex.py``)."""
+    rng = np.random.default_rng(seed)
+    r = max(1, round(0.05 * d))
+    X = rng.standard_normal((n, r)) @ rng.standard_normal((r, d)) + 1.0
+    rows = rng.choice(n, n // 10, replace=False)
+    X[rows] = rng.standard_normal((len(rows), d)) * np.linalg.norm(X, axis=1).mean() / np.sqrt(d)
+    return X
+
+
+def test_crpca_om_stops_at_the_stall_when_the_gap_is_met():
+    """CRPCA-OM on 600 x 300 data with 10% outlying samples: the multiplier stalls at
+    iteration 9 with the primal residual below gap_tol and a certified gap of 6.6e-4,
+    so the fit stops there (it balanced on to 16 iterations before; Lin et al.'s rule
+    takes 19)."""
+    X = outlying_samples(600, 300)
+    model = ConvexOptimalMeanPCA(random_state=0).fit(X)
+    lin = ConvexOptimalMeanPCA(random_state=0, gap_tol=None).fit(X)
+    assert model.stop_reason_ == DUALITY_GAP and model.duality_gap_ <= 1e-3
+    (first, _), *_ = model.residuals_["certified"]
+    assert first == model.n_iter_ <= lin.n_iter_ // 2
+    # the objective is that of Lin et al.'s run to within the gap
+    assert model.objective_history_[-1] <= lin.objective_history_[-1] * (1 + 1e-3)
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize(("cls", "before"), list(zip(ESTIMATORS, (94, 35, 36), strict=True)))
 def test_default_gap_target_on_occluded_faces(orl, cls, before):
