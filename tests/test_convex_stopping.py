@@ -222,28 +222,28 @@ def outlying_samples(n, d, seed=0):
 
 
 def test_crpca_om_stops_at_the_stall_when_the_gap_is_met():
-    """CRPCA-OM on 600 x 300 data with 10% outlying samples: the multiplier stalls at
-    iteration 9 with the primal residual below gap_tol and a certified gap of 6.6e-4,
-    so the fit stops there (it balanced on to 16 iterations before; Lin et al.'s rule
-    takes 19)."""
+    """CRPCA-OM on 600 x 300 data with 10% outlying samples: the dual residual stalls at
+    4e-3 (iterations 10-13) while the primal one falls below gap_tol, and the certified
+    gap is then 4.5e-4, so the fit stops at 13 (Lin et al.'s rule takes 19; before,
+    the balancing took over from there, to a lower penalty and dearer iterations)."""
     X = outlying_samples(600, 300)
     model = ConvexOptimalMeanPCA(random_state=0).fit(X)
     lin = ConvexOptimalMeanPCA(random_state=0, gap_tol=None).fit(X)
     assert model.stop_reason_ == DUALITY_GAP and model.duality_gap_ <= 1e-3
     (first, _), *_ = model.residuals_["certified"]
-    assert first == model.n_iter_ <= lin.n_iter_ // 2
+    assert first == model.n_iter_ < lin.n_iter_
     # the objective is that of Lin et al.'s run to within the gap
     assert model.objective_history_[-1] <= lin.objective_history_[-1] * (1 + 1e-3)
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("cls", "before"), list(zip(ESTIMATORS, (94, 35, 36), strict=True)))
+@pytest.mark.parametrize(("cls", "before"), list(zip(ESTIMATORS, (46, 35, 36), strict=True)))
 def test_default_gap_target_on_occluded_faces(orl, cls, before):
     """AT&T faces (400 x 1024), 20% of the images with a block of 1/4 of the image: by
     default the three fits stop with a certified gap of at most 1e-3 (Lin et al.'s rule
-    alone: 5.7e-2, 1.6e-2, 1.7e-2). Measured: 53, 25 and 19 iterations, where 94, 35
+    alone: 5.7e-2, 1.6e-2, 1.7e-2). Measured: 38, 25 and 19 iterations, where 94, 35
     and 36 were needed before Lin et al.'s phase could end early on a stalled
-    multiplier."""
+    multiplier, and PCP took 53 before its balancing phase was over-relaxed."""
     X, _ = occluded_faces(orl)
     model = cls(random_state=0).fit(X)
     assert model.converged_ and model.stop_reason_ == DUALITY_GAP

@@ -21,7 +21,10 @@ applies the thresholding operator to ``M`` block by block, writing :math:`D_{k+1
 Gram route, in one more pass over row blocks). The data are centred block by block
 (``X`` is never copied). At the end the duality gap is computed block by block from
 :math:`(D, Y)` with the exact ``||Y||_2``, then :math:`S` is written over ``Y`` and the
-low-rank part :math:`X - D` over ``D``. A fit holds those two arrays, three blocks,
+low-rank part :math:`X - D` over ``D``. In an over-relaxed iteration (PCP's balancing
+phase) pass (3) also overwrites :math:`Y_k` by the relaxed multiplier
+:math:`\hat W` (:func:`_relax_multiplier`), from which the relaxed sparse step and
+:math:`Y_{k+1}` follow in the same way (``alpha``). A fit holds those two arrays, three blocks,
 ``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows at most, and at the end
 ``components`` (``rank x d`` when ``n_components=None``).
 """
@@ -190,31 +193,81 @@ def _shift_into(data: _Data, S: np.ndarray, Y: np.ndarray, inv: float) -> None:
         S[rows] += np.multiply(Y[rows], inv, out=b)
 
 
-def _advance(data: _Data, sparse, work, Y, mu_prev: float, inv: float) -> None:
-    """From ``(D_k, Y_{k-1})`` to ``(M_{k+1}, Y_k)`` by row blocks: ``S_k = prox(D_k +
-    Y_{k-1}/mu_prev)``, ``Y_k = Y_{k-1} + mu_prev (D_k - S_k)`` in place, and ``M = (X -
-    S_k) + inv * Y_k`` written over ``D_k``."""
-    inv_prev = 1.0 / mu_prev
+def _advance(data: _Data, sparse, work, Y, mu_prev: float, inv: float, alpha: float = 1.0) -> None:
+    """From ``(D_k, Y_{k-1})`` to ``(M_{k+1}, Y_k)`` by row blocks: ``S_k = prox(alpha D_k
+    + Y_{k-1}/mu_prev)``, ``Y_k = Y_{k-1} + mu_prev (alpha D_k - S_k)`` in place, and ``M =
+    (X - S_k) + inv * Y_k`` written over ``D_k`` (``alpha``: the relaxation of the pass
+    that wrote ``D_k``, whose ``Y`` array then holds the relaxed multiplier, see
+    :func:`_relax_multiplier`)."""
     for rows in data.rows:
         T, S, _ = data.row_block(rows)
         D = work[rows]
-        np.multiply(Y[rows], inv_prev, out=T)
-        T += D
+        _relaxed_point(D, Y[rows], mu_prev, alpha, out=T)
         sparse.prox_into(T, mu_prev, S)
-        np.subtract(D, S, out=T)  # R
+        _minus_relaxed(D, S, alpha, out=T)  # R = alpha D - S
         T *= mu_prev
         Y[rows] += T
         np.subtract(data.take(rows, slice(None), T), S, out=D)
         D += np.multiply(Y[rows], inv, out=T)
 
 
-def _residual(sparse, D, Y, mu, T, S, factor=None) -> float:
-    """``||D - prox(D + Y/mu)||_F^2`` of one block, with scratch ``T`` and ``S``."""
-    np.multiply(Y, 1.0 / mu, out=T)
-    T += D
+def _relaxed_point(D, Y, mu, alpha, out) -> np.ndarray:
+    """``alpha D + Y/mu`` into ``out``: the argument of the sparse step (``alpha = 1``:
+    ``D + Y/mu``, as before relaxation existed, to the last bit)."""
+    np.multiply(Y, 1.0 / mu, out=out)
+    if alpha == 1.0:
+        out += D
+    else:
+        out /= alpha
+        out += D
+        out *= alpha
+    return out
+
+
+def _minus_relaxed(D, S, alpha, out) -> np.ndarray:
+    """``alpha D - S`` into ``out`` (which may be ``S``)."""
+    if alpha == 1.0:
+        return np.subtract(D, S, out=out)
+    if out is S:
+        S /= -alpha
+        S += D
+        S *= alpha
+        return S
+    np.multiply(D, alpha, out=out)
+    out -= S
+    return out
+
+
+def _relax_multiplier(Y, Xb, M, mean, mu, alpha) -> None:
+    r"""Over-relaxation (Eckstein & Bertsekas 1992; Boyd et al. 2011, sec. 3.4.3): with
+    :math:`S_k = X - M + Y_k/\mu` (``M`` the argument of this ``L`` step), the sparse step
+    of relaxed ADMM takes :math:`lpha(X - L_{k+1}) + (1 - lpha)S_k + Y_k/\mu`;
+    ``Y`` is overwritten by :math:`\hat W = Y_k + \mu(1 - lpha)S_k = (2 - lpha)Y_k +
+    \mu(1 - lpha)(X - M)`, so that the argument is :math:`lpha D + \hat W/\mu`
+    (:func:`_relaxed_point`) and the next multiplier :math:`\hat W + \mu(lpha D -
+    S_{k+1})`: no third array. In place on the block ``Y``; ``M`` holds the argument
+    less ``mean`` (the free mean ``b``, subtracted by the ``L`` step; None without)."""
+    Y *= (2.0 - alpha) / (mu * (1.0 - alpha))
+    Y += Xb
+    Y -= M
+    if mean is not None:
+        Y -= mean
+    Y *= mu * (1.0 - alpha)
+
+
+def _residual(sparse, D, Y, mu, T, S, factor=None, alpha=1.0) -> float:
+    """``||D - prox(alpha D + Y/mu)||_F^2`` of one block, with scratch ``T`` and ``S``;
+    leaves ``alpha D - prox(...)`` in ``S`` (so ``Y + mu S`` is the next multiplier) and
+    the primal residual block in ``T`` when ``alpha != 1``."""
+    _relaxed_point(D, Y, mu, alpha, out=T)
     sparse.prox_into(T, mu, S, factor)
-    np.subtract(D, S, out=S)
-    return float(np.einsum("ij,ij->", S, S))
+    if alpha == 1.0:
+        np.subtract(D, S, out=S)
+        return float(np.einsum("ij,ij->", S, S))
+    np.subtract(D, S, out=T)
+    np.multiply(D, alpha - 1.0, out=S)
+    S += T
+    return float(np.einsum("ij,ij->", T, T))
 
 
 @dataclass
@@ -266,16 +319,27 @@ class _PassStats:
 
 
 def _low_rank_pass(
-    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, measure=True, column_sums=True
+    data: _Data,
+    sparse,
+    work,
+    Y,
+    low: _LowRank,
+    mean,
+    mu,
+    measure=True,
+    column_sums=True,
+    alpha=1.0,
 ) -> _PassStats:
     r"""Apply the ``L`` step block by block: ``D = X - L`` written over ``M`` (in
     ``work``), measuring on the way the primal residual with ``S = prox(D + Y/mu)`` (not
     written) and, with ``measure``, :math:`\hat Y = \mu(M - L)`, its dual value and the
     dual residual (those cost about five more passes over the blocks); with
     ``measure='residual'`` the dual residual only (``dual``, ``size`` and ``size_next``;
-    ``value_next`` None), about three. Holds three blocks."""
+    ``value_next`` None), about three. ``alpha != 1`` (only with ``measure``): the
+    sparse step that follows is relaxed, and ``Y`` is overwritten by the relaxed
+    multiplier (:func:`_relax_multiplier`). Holds three blocks."""
     if low.kind == "columns":
-        return _column_pass(data, sparse, work, Y, low, mean, mu, column_sums)
+        return _column_pass(data, sparse, work, Y, low, mean, mu, column_sums, alpha)
     if not measure:
         return _plain_pass(data, sparse, work, Y, low, mean, mu)
     full = measure != "residual"
@@ -283,19 +347,23 @@ def _low_rank_pass(
     stats = _PassStats(data.shape[1], column_sums, value_next=0.0 if full else None)
     for rows in data.rows:
         L, T, S = data.row_block(rows)
-        _low_rank_rows(low, U, work, rows, mean, out=L)
-        D = work[rows]
-        np.subtract(D, L, out=T)  # M - L
+        _low_rank_rows(low, U, work, rows, None, out=L)
+        D = work[rows]  # M, less b with a free mean
+        np.subtract(D, L, out=T)  # M - L = (M - b) - Z
         T *= mu  # Y hat
+        if mean is not None:
+            L += mean
         Xb = data.take(rows, slice(None), S)
         if full:
             stats.add_dual_block(Xb, T)
             stats.entry = max(stats.entry, sparse.entry_norm(T))
         else:
             stats.size += float(np.einsum("ij,ij->", T, T))
+        if alpha != 1.0:
+            _relax_multiplier(Y[rows], Xb, D, mean, mu, alpha)
         np.subtract(Xb, L, out=D)
         stats.loss += sparse.loss(D, S)
-        stats.primal += _residual(sparse, D, Y[rows], mu, L, S)  # S <- D - S_new
+        stats.primal += _residual(sparse, D, Y[rows], mu, L, S, alpha=alpha)  # S: aD - S_new
         S *= mu  # Y_new - Y hat = Y + mu (D - S_new) - Y hat
         S += Y[rows]
         S -= T
@@ -335,7 +403,7 @@ def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassS
 
 
 def _column_pass(
-    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, column_sums=True
+    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, column_sums=True, alpha=1.0
 ) -> _PassStats:
     r""":func:`_low_rank_pass` for ``L = U diag(gain) U^T M`` by column blocks. For the
     l2,1 term the row norms are accumulated, the dual residual is expanded by rows
@@ -355,13 +423,15 @@ def _column_pass(
             np.matmul(A, Ut @ work[:, cols], out=L)
         else:
             np.matmul(P, work[:, cols], out=L)
+        D = work[:, cols]  # M, less b with a free mean
+        np.subtract(D, L, out=T)  # M - L = (M - b) - Z
+        T *= mu  # Y hat
         if mean is not None:
             L += mean[cols]
-        D = work[:, cols]
-        np.subtract(D, L, out=T)
-        T *= mu  # Y hat
         Xb = data.take(slice(None), cols, S)
         stats.add_dual_block(Xb, T, cols)
+        if alpha != 1.0:
+            _relax_multiplier(Y[:, cols], Xb, D, None if mean is None else mean[cols], mu, alpha)
         np.subtract(Xb, L, out=D)
         if sparse.rowwise:
             Yc = Y[:, cols]
@@ -377,7 +447,7 @@ def _column_pass(
         else:
             stats.entry = max(stats.entry, sparse.entry_norm(T))
             stats.loss += sparse.loss(D, S)
-            stats.primal += _residual(sparse, D, Y[:, cols], mu, L, S)
+            stats.primal += _residual(sparse, D, Y[:, cols], mu, L, S, alpha=alpha)
             S *= mu
             S += Y[:, cols]
             S -= T
@@ -385,16 +455,17 @@ def _column_pass(
     if sparse.rowwise:
         stats.loss = float(np.sqrt(sums["dd"]).sum())
         stats.entry = float(np.sqrt(sums["hh"].max(initial=0.0)))
-        w2 = np.maximum(sums["yy"] + 2 * mu * sums["dy"] + mu**2 * sums["dd"], 0.0)
+        ma = mu * alpha  # the rows of Y + mu alpha D (alpha: the relaxation)
+        w2 = np.maximum(sums["yy"] + 2 * ma * sums["dy"] + ma**2 * sums["dd"], 0.0)
         keep = 1.0 - sparse.row_factor(np.sqrt(w2) / mu, mu)  # 1 - f_i
-        dual = keep**2 * w2 - 2 * keep * (sums["hy"] + mu * sums["hd"]) + sums["hh"]
+        dual = keep**2 * w2 - 2 * keep * (sums["hy"] + ma * sums["hd"]) + sums["hh"]
         stats.dual = float(np.maximum(dual, 0.0).sum())
         # ||Y_next||^2 = ||Y hat||^2 + 2 <change, Y hat> + ||change||^2: store <change, Y hat>
         stats.size_next = 0.5 * (float((keep**2 * w2).sum()) - stats.size - stats.dual)
         stats.value_next = None  # not measured in this form
         for rows in data.rows:
             T, S, _ = data.row_block(rows)
-            stats.primal += _residual(sparse, work[rows], Y[rows], mu, T, S)
+            stats.primal += _residual(sparse, work[rows], Y[rows], mu, T, S, alpha=alpha)
     return stats
 
 
@@ -446,14 +517,14 @@ def _cheap_gap(problem: _Problem, stats: _PassStats, objective: float, n: int) -
 
 # ------------------------------------------------------------ the passes at the end
 def _final_blocks(sparse, out: _ALMOutcome, rows, cols, Yk, S, factor=None):
-    """A block of the final multiplier ``Y_k = Y + mu (D - prox(D + Y/mu))`` into ``Yk``
-    (``S``: scratch, left holding ``mu R``); ``factor``: the l2,1 row scaling of whole
-    rows when the block has only some columns."""
+    """A block of the final multiplier ``Y_k = Y + mu (a D - prox(a D + Y/mu))`` into
+    ``Yk`` (``a``: the relaxation ``out.alpha``; ``S``: scratch, left holding ``mu (a D -
+    prox(...))``); ``factor``: the l2,1 row scaling of whole rows when the block has only
+    some columns."""
     D, Y, mu = out.work[rows, cols], out.dual[rows, cols], out.mu
-    np.multiply(Y, 1.0 / mu, out=Yk)
-    Yk += D
+    _relaxed_point(D, Y, mu, out.alpha, out=Yk)
     sparse.prox_into(Yk, mu, S, factor)
-    np.subtract(D, S, out=S)
+    _minus_relaxed(D, S, out.alpha, out=S)
     S *= mu
     np.add(Y, S, out=Yk)
     return Yk
@@ -483,9 +554,8 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
         Yk, S, T = data.row_block(rows)
         _final_blocks(sparse, out, rows, slice(None), Yk, S)
         total += Yk.sum(axis=0)
-        if sparse.rowwise:  # the row scaling of prox(D + Y/mu), for the column blocks
-            np.multiply(out.dual[rows], 1.0 / out.mu, out=T)
-            T += out.work[rows]
+        if sparse.rowwise:  # the row scaling of prox(a D + Y/mu), for the column blocks
+            _relaxed_point(out.work[rows], out.dual[rows], out.mu, out.alpha, out=T)
             factor[rows] = sparse.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), out.mu)
     ybar = total / n if problem.free_mean else np.zeros(d)
     value = entry = 0.0
@@ -517,12 +587,12 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
 
 
 def _finish_arrays(data: _Data, sparse, out: _ALMOutcome) -> tuple[np.ndarray, np.ndarray]:
-    """``S = prox(D + Y/mu)`` over ``Y`` and the low-rank part ``X - D = L + c`` over
-    ``D``, by row blocks. Returns ``(low_rank, sparse)``."""
+    """``S = prox(a D + Y/mu)`` over ``Y`` (``a``: the relaxation ``out.alpha``) and the
+    low-rank part ``X - D = L + c`` over ``D``, by row blocks. Returns ``(low_rank,
+    sparse)``."""
     for rows in data.rows:
         T, _, _ = data.row_block(rows)
-        np.multiply(out.dual[rows], 1.0 / out.mu, out=T)
-        T += out.work[rows]
+        _relaxed_point(out.work[rows], out.dual[rows], out.mu, out.alpha, out=T)
         sparse.prox_into(T, out.mu, out.dual[rows])
         np.subtract(data.X[rows], out.work[rows], out=out.work[rows])
     return out.work, out.dual

@@ -66,6 +66,7 @@ class _ALMOutcome:
     stop_reason: str
     certified_gap: float = np.inf  # the certified gap at the last iteration, if computed
     trace: dict | None = None  # relative primal and dual residuals, cheap gap, mu
+    alpha: float = 1.0  # the relaxation of the last pass: dual holds the relaxed multiplier
 
 
 @dataclass(frozen=True)
