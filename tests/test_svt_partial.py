@@ -19,8 +19,10 @@ from robustpca.estimators._convex import (
     PrincipalComponentPursuit,
 )
 from robustpca.solvers import alm_svt
-from robustpca.solvers.alm import solve_pcp
+from robustpca.solvers.alm import solve_crpca_om, solve_pcp
 from robustpca.solvers.alm_svt import _block_svt, _SVTStep
+
+from .conftest import occluded_faces
 
 
 def exact_svt(M, tau):
@@ -121,6 +123,7 @@ def test_pcp_follows_the_full_svd_iterates(n, solver, monkeypatch):
     """Candès et al.'s setting: the objective after every iteration, the iteration count,
     the rank and the final L and S equal those of LAPACK's SVD every step."""
     monkeypatch.setattr(alm_svt, "PARTIAL_COST", 4)  # the partial route at these sizes
+    monkeypatch.setattr(alm_svt._SVTStep, "_gram_cost", lambda self: np.inf)  # and after
     L, X = candes_problem(n, seed=n)
     lam = 1 / np.sqrt(n)
     seen = {"full": [], solver: []}
@@ -155,6 +158,49 @@ def test_estimators_partial_and_full_give_the_same_fit(cls, monkeypatch):
     assert part.n_iter_ == full.n_iter_ and part.rank_ == full.rank_
     assert relative(part.low_rank_, full.low_rank_) < 1e-9
     assert part.objective_history_[-1] == pytest.approx(full.objective_history_[-1], rel=1e-11)
+
+
+def test_auto_takes_the_gram_route_for_a_while_after_a_dear_partial_step():
+    """A slowly decaying spectrum (200 x 4000, 0.9^i): the block iteration needs many
+    passes, so its step costs more than the Gram route; 'auto' then takes the Gram route
+    for a number of steps in proportion, and tries the partial route again after them."""
+    sigma = 0.9 ** np.arange(200)
+    M = spectrum_matrix(sigma, 200, 4000, seed=1)
+    tau = 0.5 * (sigma[4] + sigma[5])
+    step = _SVTStep(M.shape, "auto", np.random.default_rng(0))
+    first = step(M, tau)
+    assert first.method == "partial" and first.s.size == 5
+    wait = step.skip
+    assert wait >= alm_svt.PARTIAL_RETRY and step.wait == 2 * alm_svt.PARTIAL_RETRY
+    routes = [step(M, tau) for _ in range(wait + 1)]
+    assert [low.method for low in routes] == ["gram"] * wait + ["partial"]
+    assert step.wait == 4 * alm_svt.PARTIAL_RETRY  # dear again: the next wait is longer
+    for low in (first, routes[0], routes[-1]):
+        assert relative(dense(low), exact_svt(M, tau)) < 1e-9
+
+
+def test_pass_cost_counts_the_reads_of_m_and_the_rayleigh_ritz():
+    # a product with few columns reads all of M: as dear as with MEMORY_COLUMNS
+    assert alm_svt._pass_cost(2, 10**12) == pytest.approx(2 * alm_svt.MEMORY_COLUMNS)
+    assert alm_svt._pass_cost(64, 400) > 2 * 64  # the small SVD grows like a^2
+
+
+@pytest.mark.realdata
+def test_crpca_om_on_the_faces_takes_the_gram_route_and_stays_exact(orl):
+    """CRPCA-OM on the occluded AT&T faces (400 x 1024, rank 22 at the end): the block
+    iteration needs many passes per step (the singular values near the threshold are
+    close), so 'auto' takes the Gram route on most steps; the fit is LAPACK's to 1e-9."""
+    X, _ = occluded_faces(orl)
+    gamma = ConvexOptimalMeanPCA(random_state=0).fit(X).gamma_
+
+    def fit(route):
+        return solve_crpca_om(X, gamma=gamma, rng=np.random.default_rng(0), svd_solver=route)
+
+    auto, full = fit("auto"), fit("full")
+    counts = auto.info["svd_counts"]
+    assert counts["gram"] > 2 * counts["partial"] > 0
+    assert auto.n_iter == full.n_iter and auto.info["rank"] == full.info["rank"]
+    assert relative(auto.info["low_rank"], full.info["low_rank"]) < 1e-9
 
 
 def test_small_factorizations_run_on_one_blas_thread(monkeypatch):

@@ -33,7 +33,12 @@ cheaper of two routes:
   exact SVT to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
   objectives after every iteration equal to 1e-10, the same iterations and ranks).
   Taken when ``PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) <= min(n, d)``, with the Gram
-  route as fallback when it grows past that or does not converge in 30 passes. On
+  route as fallback when it grows past that or does not converge in 30 passes; and
+  after a step that cost more than the Gram route, counted in products with ``M``
+  (``_pass_cost``), the Gram route is taken for a number of steps in proportion
+  (``PARTIAL_RETRY``): where the singular values near the threshold are close the block
+  iteration needs 8-28 passes a step (CRPCA-OM on the occluded 400 x 10,304 AT&T faces:
+  13.5 s with the partial route every step, 4.9-5.9 s with the Gram route). On
   Candès et al.'s 1000 x 1000 problem (rank 50, 5% errors) it takes 9 passes at the
   third iteration (10 unshifted), 2 from the eleventh on; the first two iterations
   (215 and 50 values above the threshold) take the Gram route.
@@ -93,6 +98,22 @@ from .alm_types import _LowRank
 #: 'auto' takes the partial route when PARTIAL_COST * (hint + 1 + BLOCK_OVERSAMPLES)
 #: <= min(n, d).
 PARTIAL_COST = 10
+#: 'auto' also takes the Gram route for the next ``PARTIAL_RETRY * c`` steps after a
+#: partial step that cost ``c > 1`` times the Gram route (``_pass_cost``,
+#: ``_SVTStep._gram_cost``), then tries the partial route again; each such retry that
+#: costs more too doubles the wait. Measured on the occluded 400 x 10,304 AT&T faces, one BLAS
+#: thread: a Gram step takes 75-81 ms, a pass of the block iteration 13 ms at 4 columns
+#: and 36 ms at 33; CRPCA-OM (rank 22-28) took 8-28 passes per step, and its fit 13.5 s
+#: against 4.9 s with the Gram route every step. Candès et al.'s 1000^2 problem takes 2-9
+#: passes of about 57 columns, a fifth to a half of its Gram route's cost.
+PARTIAL_RETRY = 4
+#: A product of ``M`` with fewer columns than this costs as much as with this many: it
+#: reads all of ``M`` (400 x 10,304: 5 ms at 4 columns, 0.27 ms per column at 33).
+MEMORY_COLUMNS = 16
+#: The QR and SVD of the Rayleigh-Ritz matrix of ``a`` columns cost as much as
+#: ``RAYLEIGH_RITZ * a^2 / n`` products of the ``n``-row ``M`` with a vector (at 33
+#: columns, 11 ms of the pass's 36).
+RAYLEIGH_RITZ = 15
 #: Extra columns of the block iteration beyond the hint and the verifying triplet.
 BLOCK_OVERSAMPLES = 5
 #: Residual tolerance of the block iteration, relative to the top singular value. It was
@@ -165,7 +186,7 @@ def _small_svd(B: np.ndarray):
         return P, s, (Q @ Wt.T).T
 
 
-def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSES):
+def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSES, tally=None):
     r"""Verified partial SVT: the top ``k + 1`` triplets of ``M`` by block subspace
     iteration with Rayleigh-Ritz on ``k + 1 + BLOCK_OVERSAMPLES`` columns, warm-started
     from the rows of ``init`` (the previous step's block of right vectors).
@@ -183,7 +204,10 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
     below the threshold). The thresholded matrix then equals the full SVD's to about
     ``rtol`` relative, unless a singular value above ``tau`` was missed by the whole
     block (started from random directions besides the warm start: not observed).
+    ``tally``: a one-element list to which the cost of the step is added, in products of
+    ``M`` with a vector (:func:`_pass_cost`; for :class:`_SVTStep`).
     """
+    tally = [0] if tally is None else tally
     m = min(M.shape)
     width = min(k + 1 + BLOCK_OVERSAMPLES, m)
     omega = rng.standard_normal((M.shape[1], width))
@@ -191,10 +215,12 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
         keep = min(init.shape[0], width - 2)
         omega[:, :keep] = init[:keep].T
     Q = _orth(M @ omega)
+    tally[0] += max(width, MEMORY_COLUMNS)
     locked = _Locked(M.shape)
     for _ in range(max_passes):
         # Rayleigh-Ritz on the complement of the locked triplets, on both sides
         Ub, theta_a, Vt_a = _small_svd(locked.deflate_rows(Q.T @ M))
+        tally[0] += _pass_cost(Q.shape[1], M.shape[0])  # Q^T M, its SVD, and M V below
         theta = np.concatenate([locked.theta, theta_a])
         order = np.argsort(-theta, kind="stable")  # locked first, unless overtaken
         if theta[order[min(k, width - 1)]] > tau and width < m:
@@ -215,6 +241,14 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
         n_lock = locked.add(U_a, theta_a, Vt_a, residual_a, tau, LOCK_FRACTION * rtol * top)
         Q = _orth(locked.deflate(_shifted_power(MV, U_a, theta_a)[:, n_lock:]))
     return None, None
+
+
+def _pass_cost(active: int, n: int) -> float:
+    """The cost of a pass of :func:`_block_svt` on ``active`` columns, in products of the
+    ``n``-row ``M`` with a vector: two products with ``M``, each reading all of ``M``
+    however few the columns (``MEMORY_COLUMNS``), and the QR and SVD of the Rayleigh-Ritz
+    matrix (``RAYLEIGH_RITZ``)."""
+    return 2 * max(active, MEMORY_COLUMNS) + RAYLEIGH_RITZ * active * active / n
 
 
 def _shifted_power(MV: np.ndarray, U_a: np.ndarray, theta_a: np.ndarray) -> np.ndarray:
@@ -299,14 +333,16 @@ class _SVTStep:
     started. No step is truncated: every step is the exact SVT to about ``BLOCK_RTOL``
     (unlike Lin et al.'s code, whose truncated early steps differ from the exact SVT).
     ``'auto'`` takes that partial route when ``PARTIAL_COST * (hint + 1 +
-    BLOCK_OVERSAMPLES) <= min(n, d)``, the Gram route otherwise and whenever the block
-    iteration does not converge; ``'partial'`` always tries it first; ``'full'`` is
-    LAPACK's SVD. Holds the block of right vectors (``hint + 6`` rows of length ``d``)
-    for the warm start.
+    BLOCK_OVERSAMPLES) <= min(n, d)`` and no wait (``PARTIAL_RETRY``) is running, the
+    Gram route otherwise and whenever the block iteration does not converge;
+    ``'partial'`` always tries it first; ``'full'`` is LAPACK's SVD. Holds the block of
+    right vectors (``hint + 6`` rows of length ``d``) for the warm start.
     """
 
     def __init__(self, shape: tuple[int, int], solver: str, rng: np.random.Generator):
-        self.side = min(shape)
+        self.side, self.long = min(shape), max(shape)
+        # Gram steps before the partial route is tried again, and the next such wait
+        self.skip, self.wait = 0, PARTIAL_RETRY
         self.hint = min(10, self.side)
         self.solver = solver
         self.rng = rng
@@ -315,13 +351,29 @@ class _SVTStep:
         self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
 
     def _partial_pays(self) -> bool:
-        """'auto': is the partial route predicted cheaper than the Gram route?"""
-        return PARTIAL_COST * (self.hint + 1 + BLOCK_OVERSAMPLES) <= self.side
+        """'auto': is the partial route predicted cheaper than the Gram route? By the
+        block's width (``PARTIAL_COST``), and by what the last partial step cost."""
+        return PARTIAL_COST * (self.hint + 1 + BLOCK_OVERSAMPLES) <= self.side and not self.skip
+
+    def _gram_cost(self) -> float:
+        """The Gram route in products of ``M`` with a vector (``2 n d`` flops each): the
+        ``syrk`` (``side^2 long`` flops) and the tridiagonal reduction (``4/3 side^3``
+        flops, half of them at the speed of matrix-vector products: counted 3x). On the
+        400 x 10,304 faces 231 products, measured as 290 (78 ms)."""
+        return 0.5 * self.side * (1.0 + 4.0 * self.side / self.long)
 
     def _partial(self, M: np.ndarray, tau: float) -> _LowRank | None:
+        tally = [0]
+        low = self._grown(M, tau, tally)
+        dearer = tally[0] / self._gram_cost()
+        if dearer > 1.0:  # wait in proportion, so that retries cost a few Gram steps
+            self.skip, self.wait = int(np.ceil(self.wait * dearer)), 2 * self.wait
+        return low
+
+    def _grown(self, M: np.ndarray, tau: float, tally: list) -> _LowRank | None:
         k, init = self.hint, self.init
         while k + 1 + BLOCK_OVERSAMPLES < self.side:
-            low, Vt = _block_svt(M, tau, k, init, self.rng, rtol=self.rtol)
+            low, Vt = _block_svt(M, tau, k, init, self.rng, rtol=self.rtol, tally=tally)
             if not isinstance(low, str):
                 self.init = Vt
                 return low
@@ -338,6 +390,8 @@ class _SVTStep:
             low = _LowRank("factors", f.s, f.U, f.Vt, None, "full")
         elif self.solver == "partial" or self._partial_pays():
             low = self._partial(M, tau)
+        elif self.skip:  # retried once the Gram route has been taken for a few steps
+            self.skip -= 1
         if low is None:
             self.init = None
             low = _gram_step(M, tau)
