@@ -249,3 +249,20 @@ def test_default_gap_target_on_occluded_faces(orl, cls, before):
     assert model.converged_ and model.stop_reason_ == DUALITY_GAP
     assert 0 <= model.duality_gap_ <= 1e-3
     assert model.n_iter_ < before
+
+
+def test_a_certificate_in_the_balancing_phase_keeps_the_balanced_penalty(monkeypatch):
+    """Only the certificate that ends Lin et al.'s phase takes the penalty back to the
+    one that froze; later certificates leave the balancing's changes alone."""
+
+    def next_mu(self, mu, primal, dual):  # balancing from the first iteration: x2
+        self.phase = "balance"
+        return 2.0 * mu
+
+    monkeypatch.setattr(_Schedule, "next_mu", next_mu)
+    monkeypatch.setattr(_Schedule, "wants_certificate", lambda self, *args: True)
+    monkeypatch.setattr(_Schedule, "done", lambda self, *args: False)
+    res = solve("pcp", problem(2), max_iter=6)
+    mus = res.info["residuals"]["mu"]
+    np.testing.assert_allclose(mus[1:] / mus[:-1], 2.0)
+    assert len(res.info["residuals"]["certified"]) == 6

@@ -268,6 +268,7 @@ def _inexact_alm(
                 stop_reason, converged = PRIMAL_RESIDUAL, True
                 break
             continue
+        growing = schedule.phase == "lin"
         if schedule.wants_certificate(iteration, primal, gap, mu_used):
             outcome = _ALMOutcome(
                 work, Y, mu_used, mean, low, history, iteration, False, "", alpha=alpha
@@ -277,7 +278,7 @@ def _inexact_alm(
             if schedule.done(iteration, gap, certified):
                 stop_reason, converged = DUALITY_GAP, True
                 break
-            if mu > mu_used:  # the balancing starts from the penalty that froze
+            if growing and mu > mu_used:  # the balancing starts where the penalty froze
                 mu = mu_used
     tail = (converged, stop_reason, certified, trace, alpha)
     return _ALMOutcome(work, Y, mu_used, mean, low, history, iteration, *tail)
