@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
+from bench_convex import outlier_problem  # benchmarks/, put on the path by conftest
 from robustpca.estimators._convex import (
     ConvexOptimalMeanPCA,
     OutlierPursuit,
@@ -210,23 +211,12 @@ def test_a_stall_near_the_optimum_is_certified_at_once():
     assert schedule.wants_certificate(k + 1, 1e-3, 5e-3, mu)  # cheap gap under 10 gap_tol
 
 
-def outlying_samples(n, d, seed=0):
-    """Rank 5% of ``d`` plus an offset, 10% of the rows replaced by Gaussian vectors of
-    the typical norm (the outlier problem of ``benchmarks/bench_convex.py``)."""
-    rng = np.random.default_rng(seed)
-    r = max(1, round(0.05 * d))
-    X = rng.standard_normal((n, r)) @ rng.standard_normal((r, d)) + 1.0
-    rows = rng.choice(n, n // 10, replace=False)
-    X[rows] = rng.standard_normal((len(rows), d)) * np.linalg.norm(X, axis=1).mean() / np.sqrt(d)
-    return X
-
-
 def test_crpca_om_stops_at_the_stall_when_the_gap_is_met():
     """CRPCA-OM on 600 x 300 data with 10% outlying samples: the dual residual stalls at
     4e-3 (iterations 10-13) while the primal one falls below gap_tol, and the certified
     gap is then 4.5e-4, so the fit stops at 13 (Lin et al.'s rule takes 19; before,
     the balancing took over from there, to a lower penalty and dearer iterations)."""
-    X = outlying_samples(600, 300)
+    X = outlier_problem(600, 300, 0)  # benchmarks/bench_convex.py's, smaller
     model = ConvexOptimalMeanPCA(random_state=0).fit(X)
     lin = ConvexOptimalMeanPCA(random_state=0, gap_tol=None).fit(X)
     assert model.stop_reason_ == DUALITY_GAP and model.duality_gap_ <= 1e-3
