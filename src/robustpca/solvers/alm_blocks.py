@@ -241,10 +241,10 @@ def _minus_relaxed(D, S, alpha, out) -> np.ndarray:
 def _relax_multiplier(Y, Xb, M, mean, mu, alpha) -> None:
     r"""Over-relaxation (Eckstein & Bertsekas 1992; Boyd et al. 2011, sec. 3.4.3): with
     :math:`S_k = X - M + Y_k/\mu` (``M`` the argument of this ``L`` step), the sparse step
-    of relaxed ADMM takes :math:`lpha(X - L_{k+1}) + (1 - lpha)S_k + Y_k/\mu`;
-    ``Y`` is overwritten by :math:`\hat W = Y_k + \mu(1 - lpha)S_k = (2 - lpha)Y_k +
-    \mu(1 - lpha)(X - M)`, so that the argument is :math:`lpha D + \hat W/\mu`
-    (:func:`_relaxed_point`) and the next multiplier :math:`\hat W + \mu(lpha D -
+    of relaxed ADMM takes :math:`\alpha(X - L_{k+1}) + (1 - \alpha)S_k + Y_k/\mu`;
+    ``Y`` is overwritten by :math:`\hat W = Y_k + \mu(1 - \alpha)S_k = (2 - \alpha)Y_k +
+    \mu(1 - \alpha)(X - M)`, so that the argument is :math:`\alpha D + \hat W/\mu`
+    (:func:`_relaxed_point`) and the next multiplier :math:`\hat W + \mu(\alpha D -
     S_{k+1})`: no third array. In place on the block ``Y``; ``M`` holds the argument
     less ``mean`` (the free mean ``b``, subtracted by the ``L`` step; None without)."""
     Y *= (2.0 - alpha) / (mu * (1.0 - alpha))
