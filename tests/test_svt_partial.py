@@ -177,6 +177,8 @@ def test_auto_takes_the_gram_route_for_a_while_after_a_dear_partial_step():
     assert step.wait == 4 * alm_svt.PARTIAL_RETRY  # dear again: the next wait is longer
     for low in (first, routes[0], routes[-1]):
         assert relative(dense(low), exact_svt(M, tau)) < 1e-9
+    forced = _SVTStep(M.shape, "partial", np.random.default_rng(0))
+    assert forced(M, tau).method == "partial" and forced.skip == 0  # 'partial' never waits
 
 
 def test_pass_cost_counts_the_reads_of_m_and_the_rayleigh_ritz():

@@ -366,7 +366,9 @@ class _SVTStep:
         tally = [0]
         low = self._grown(M, tau, tally)
         dearer = tally[0] / self._gram_cost()
-        if dearer > 1.0:  # wait in proportion, so that retries cost a few Gram steps
+        # 'auto' waits in proportion, so that retries cost a few Gram steps ('partial'
+        # always tries this route, and keeps the warm start of a Gram fallback)
+        if dearer > 1.0 and self.solver == "auto":
             self.skip, self.wait = int(np.ceil(self.wait * dearer)), 2 * self.wait
         return low
 
