@@ -174,8 +174,8 @@ def test_the_three_forms_of_the_low_rank_step_are_used(monkeypatch):
     seen = []
     step = alm_svt._gram_step
 
-    def recording_step(M, tau):
-        low = step(M, tau)
+    def recording_step(M, tau, predicted=0):
+        low = step(M, tau, predicted)
         seen.append(low.kind)
         return low
 
@@ -203,11 +203,21 @@ def apply_low_rank(low, M):
 
 @pytest.mark.parametrize("shape", [(40, 300), (300, 40), (50, 50)])
 @pytest.mark.parametrize("fraction", [0.9, 0.3, 1e-3, 1e-6])
-def test_gram_step_is_the_exact_singular_value_thresholding(shape, fraction):
+@pytest.mark.parametrize("subset", [True, False])
+def test_gram_step_is_the_exact_singular_value_thresholding(monkeypatch, shape, fraction, subset):
     """The thresholded matrix of the Gram route against LAPACK's SVD: its error is about
     eps sigma_1^2 / tau (module docstring), here at most 1e-9 relative down to
     tau = 1e-6 sigma_1; the same singular values are kept, each accurate to about
-    eps sigma_1^2 / sigma_i."""
+    eps sigma_1^2 / sigma_i. With the eigenpairs above the threshold only (a small
+    predicted rank) and with all of them (a large one)."""
+    subsets = []
+    eigh = alm_svt.sla.eigh
+
+    def recording_eigh(*args, **kwargs):
+        subsets.append("subset_by_value" in kwargs)
+        return eigh(*args, **kwargs)
+
+    monkeypatch.setattr(alm_svt.sla, "eigh", recording_eigh)
     rng = np.random.default_rng(0)
     n, d = shape
     s = np.geomspace(1.0, 1e-8, min(n, d))
@@ -216,7 +226,8 @@ def test_gram_step_is_the_exact_singular_value_thresholding(shape, fraction):
     M = (U * s) @ V.T
     tau = fraction * s[0]
     exact = svt_factors(M, tau, solver="full")
-    low = alm_svt._gram_step(M, tau)
+    low = alm_svt._gram_step(M, tau, 0 if subset else min(n, d))
+    assert subsets == [subset]
     assert low.s.size == exact.s.size
     bound = 20 * np.finfo(float).eps * s[0] ** 2 / (exact.s + tau)
     assert np.all(np.abs(low.s - exact.s) <= bound)
