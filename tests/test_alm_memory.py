@@ -349,6 +349,28 @@ def test_partial_svt_factors_is_one_partial_attempt_of_svt_factors():
 
 
 # ------------------------------------------------- pieces that replaced temporaries
+@pytest.mark.parametrize("sparse", [alm_blocks._L1(0.7), alm_blocks._L21(1.0)])
+def test_multiplier_is_the_projection_of_moreau(sparse):
+    """``mu (A - prox(A))`` formed as the projection of ``mu A`` onto the dual ball
+    (Moreau's identity), with the l2,1 row factor given or not: it lies in the ball, and
+    ``A - projection / mu`` is the prox to rounding (rows below and above the ball)."""
+    rng = np.random.default_rng(8)
+    mu = 2.5
+    A = rng.normal(size=(20, 13)) / mu
+    A[3] *= 1e-3  # a row (and entries) inside the ball: prox 0, multiplier mu A
+    prox, B, out = np.empty_like(A), mu * A, np.empty_like(A)
+    sparse.prox_into(A, mu, prox)
+    factor = None
+    if sparse.rowwise:
+        factor = sparse.row_factor(np.linalg.norm(A, axis=1, keepdims=True), mu)
+    for f in (None, factor):
+        sparse.project_into(B, out, f)
+        np.testing.assert_allclose(A - out / mu, prox, rtol=0, atol=1e-15)
+        assert sparse.entry_norm(out) <= (1.0 if sparse.rowwise else 0.7) * (1 + 1e-15)
+        assert np.all(prox[3] == 0) and np.allclose(out[3], B[3], rtol=1e-15)
+    np.testing.assert_array_equal(B, mu * A)  # not modified
+
+
 def test_in_place_proximal_steps_equal_the_prox_functions():
     rng = np.random.default_rng(7)
     T = 3 * rng.normal(size=(20, 13))

@@ -235,12 +235,13 @@ def _inexact_alm(
     mu_used, certified, alpha = mu, np.inf, 1.0
     for iteration in range(1, max_iter + 1):
         low = None  # the previous factors are not kept while the next are made
-        if iteration == 1:
+        relax = schedule.relaxation()  # of this iteration's sparse step
+        if iteration == 1:  # S_0 = 0: the relaxed multiplier is Y_0
             _shift_into(data, work, Y, 1.0 / mu)
         else:
-            _advance(data, problem.sparse, work, Y, mu_used, 1.0 / mu, alpha)
+            _advance(data, problem.sparse, work, Y, mu_used, 1.0 / mu, alpha, relax)
         mean, low = problem.low_rank_step(work, mu)
-        measure, alpha = schedule.measures(), schedule.relaxation()
+        measure, alpha = schedule.measures(), relax
         stats = _low_rank_pass(
             data, problem.sparse, work, Y, low, mean, mu, measure, problem.free_mean, alpha
         )

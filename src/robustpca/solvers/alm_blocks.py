@@ -22,8 +22,8 @@ Gram route, in one more pass over row blocks). The data are centred block by blo
 (``X`` is never copied). At the end the duality gap is computed block by block from
 :math:`(D, Y)` with the exact ``||Y||_2``, then :math:`S` is written over ``Y`` and the
 low-rank part :math:`X - D` over ``D``. In an over-relaxed iteration (PCP's balancing
-phase) pass (3) also overwrites :math:`Y_k` by the relaxed multiplier
-:math:`\hat W` (:func:`_relax_multiplier`), from which the relaxed sparse step and
+phase) pass (1) leaves the relaxed multiplier :math:`\hat W` in place of :math:`Y_k`
+(:func:`_advance`), from which the relaxed sparse step and
 :math:`Y_{k+1}` follow in the same way (``alpha``). A fit holds those two arrays, three blocks,
 ``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows at most, and at the end
 ``components`` (``rank x d`` when ``n_components=None``).
@@ -134,6 +134,11 @@ class _L1:
         np.clip(T, -t, t, out=out)
         np.subtract(T, out, out=out)
 
+    def project_into(self, B, out, factor=None) -> None:
+        r"""The multiplier :math:`\mu(A - \operatorname{prox}(A))` from ``B`` :math:`=
+        \mu A` (Moreau): ``B`` clipped to ``[-lam, lam]``, written into ``out``."""
+        np.clip(B, -self.lam, self.lam, out=out)
+
     def loss(self, D, scratch) -> float:
         """``||D||_1`` of these rows (the objective weighs it by ``lam``)."""
         return float(np.abs(D, out=scratch).sum())
@@ -171,6 +176,19 @@ class _L21:
             factor = self.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), mu)
         np.multiply(T, factor, out=out)
 
+    def project_into(self, B, out, factor=None) -> None:
+        r"""The multiplier :math:`\mu(A - \operatorname{prox}(A))` from ``B`` :math:`=
+        \mu A` (Moreau): the rows of ``B`` scaled into the unit ball, ``B (1 - f)`` with
+        the row factor ``f`` of ``A`` (``factor``, of whole rows, or from ``B``'s rows),
+        written into ``out``."""
+        if factor is None:
+            norms = np.linalg.norm(B, axis=-1, keepdims=True)
+            keep = np.ones_like(norms)
+            np.divide(1.0, norms, out=keep, where=norms > 1.0)
+        else:
+            keep = 1.0 - factor
+        np.multiply(B, keep, out=out)
+
     def loss(self, D, scratch) -> float:
         return float(np.linalg.norm(D, axis=1).sum())
 
@@ -193,22 +211,46 @@ def _shift_into(data: _Data, S: np.ndarray, Y: np.ndarray, inv: float) -> None:
         S[rows] += np.multiply(Y[rows], inv, out=b)
 
 
-def _advance(data: _Data, sparse, work, Y, mu_prev: float, inv: float, alpha: float = 1.0) -> None:
-    """From ``(D_k, Y_{k-1})`` to ``(M_{k+1}, Y_k)`` by row blocks: ``S_k = prox(alpha D_k
-    + Y_{k-1}/mu_prev)``, ``Y_k = Y_{k-1} + mu_prev (alpha D_k - S_k)`` in place, and ``M =
-    (X - S_k) + inv * Y_k`` written over ``D_k`` (``alpha``: the relaxation of the pass
-    that wrote ``D_k``, whose ``Y`` array then holds the relaxed multiplier, see
-    :func:`_relax_multiplier`)."""
+def _advance(
+    data: _Data, sparse, work, Y, mu_prev: float, inv: float, alpha: float = 1.0, relax=1.0
+) -> None:
+    r"""From ``(D_k, Y_{k-1})`` to ``(M_{k+1}, Y_k)`` by row blocks: with the sparse step's
+    argument ``A = alpha D_k + Y_{k-1}/mu_prev``, ``Y_k = mu_prev (A - prox(A))`` (the
+    projection of ``mu_prev A``, :func:`_multiplier_into`) over ``Y``, ``S_k = A -
+    Y_k/mu_prev`` and ``M = (X - S_k) + inv * Y_k`` written over ``D_k`` (``alpha``: the
+    relaxation of the pass that wrote ``D_k``). Eight operations a block where the
+    explicit ``prox`` took ten.
+
+    ``relax != 1``: the next ``L`` step's sparse step is over-relaxed (Eckstein &
+    Bertsekas 1992; Boyd et al. 2011, sec. 3.4.3): it takes :math:`\alpha(X - L_{k+1}) +
+    (1 - \alpha)S_k + Y_k/\mu` (:math:`\mu = 1/` ``inv``), so ``Y`` is left holding the
+    relaxed multiplier :math:`\hat W = Y_k + \mu(1 - \alpha)S_k` (two more operations),
+    whose sparse step's argument is :math:`\alpha D_{k+1} + \hat W/\mu` and next
+    multiplier :math:`\hat W + \mu(\alpha D_{k+1} - S_{k+1})`: no third array."""
     for rows in data.rows:
         T, S, _ = data.row_block(rows)
-        D = work[rows]
-        _relaxed_point(D, Y[rows], mu_prev, alpha, out=T)
-        sparse.prox_into(T, mu_prev, S)
-        _minus_relaxed(D, S, alpha, out=T)  # R = alpha D - S
-        T *= mu_prev
-        Y[rows] += T
-        np.subtract(data.take(rows, slice(None), T), S, out=D)
-        D += np.multiply(Y[rows], inv, out=T)
+        D, Yr = work[rows], Y[rows]
+        _multiplier_into(sparse, D, Yr, mu_prev, alpha, T, Yr)  # T: mu_prev A
+        T -= Yr  # mu_prev S_k, exactly 0 where the prox is
+        np.multiply(Yr, inv, out=D)
+        if relax != 1.0:
+            Yr += np.multiply(T, (1.0 - relax) / (inv * mu_prev), out=S)
+        T *= -1.0 / mu_prev
+        T += data.take(rows, slice(None), S)  # X - S_k
+        D += T
+
+
+def _multiplier_into(sparse, D, W, mu, alpha, B, out, factor=None) -> np.ndarray:
+    r"""The next multiplier :math:`\mu(A - \operatorname{prox}(A))` of the sparse step's
+    argument :math:`A = \alpha D + W/\mu` into ``out`` (which may be ``W``), by Moreau's
+    identity the projection of :math:`\mu A = \mu\alpha D + W` (left in ``B``) onto the
+    dual ball of the sparse term (``sparse.project_into``): two operations fewer than
+    forming ``prox(A)`` and :math:`W + \mu(\alpha D - \operatorname{prox}(A))`, with
+    the same rounding order of magnitude. ``factor``: the l2,1 row factor of whole rows."""
+    np.multiply(D, mu * alpha, out=B)
+    B += W
+    sparse.project_into(B, out, factor)
+    return out
 
 
 def _relaxed_point(D, Y, mu, alpha, out) -> np.ndarray:
@@ -224,49 +266,14 @@ def _relaxed_point(D, Y, mu, alpha, out) -> np.ndarray:
     return out
 
 
-def _minus_relaxed(D, S, alpha, out) -> np.ndarray:
-    """``alpha D - S`` into ``out`` (which may be ``S``)."""
-    if alpha == 1.0:
-        return np.subtract(D, S, out=out)
-    if out is S:
-        S /= -alpha
-        S += D
-        S *= alpha
-        return S
-    np.multiply(D, alpha, out=out)
-    out -= S
-    return out
-
-
-def _relax_multiplier(Y, Xb, M, mean, mu, alpha) -> None:
-    r"""Over-relaxation (Eckstein & Bertsekas 1992; Boyd et al. 2011, sec. 3.4.3): with
-    :math:`S_k = X - M + Y_k/\mu` (``M`` the argument of this ``L`` step), the sparse step
-    of relaxed ADMM takes :math:`\alpha(X - L_{k+1}) + (1 - \alpha)S_k + Y_k/\mu`;
-    ``Y`` is overwritten by :math:`\hat W = Y_k + \mu(1 - \alpha)S_k = (2 - \alpha)Y_k +
-    \mu(1 - \alpha)(X - M)`, so that the argument is :math:`\alpha D + \hat W/\mu`
-    (:func:`_relaxed_point`) and the next multiplier :math:`\hat W + \mu(\alpha D -
-    S_{k+1})`: no third array. In place on the block ``Y``; ``M`` holds the argument
-    less ``mean`` (the free mean ``b``, subtracted by the ``L`` step; None without)."""
-    Y *= (2.0 - alpha) / (mu * (1.0 - alpha))
-    Y += Xb
-    Y -= M
-    if mean is not None:
-        Y -= mean
-    Y *= mu * (1.0 - alpha)
-
-
 def _residual(sparse, D, Y, mu, T, S, factor=None, alpha=1.0) -> float:
     """``||D - prox(alpha D + Y/mu)||_F^2`` of one block, with scratch ``T`` and ``S``;
-    leaves ``alpha D - prox(...)`` in ``S`` (so ``Y + mu S`` is the next multiplier) and
-    the primal residual block in ``T`` when ``alpha != 1``."""
-    _relaxed_point(D, Y, mu, alpha, out=T)
-    sparse.prox_into(T, mu, S, factor)
-    if alpha == 1.0:
-        np.subtract(D, S, out=S)
-        return float(np.einsum("ij,ij->", S, S))
-    np.subtract(D, S, out=T)
-    np.multiply(D, alpha - 1.0, out=S)
-    S += T
+    leaves the next multiplier ``mu (A - prox(A))`` in ``S`` (:func:`_multiplier_into`)
+    and the primal residual block ``D - prox(A)`` in ``T``."""
+    _multiplier_into(sparse, D, Y, mu, alpha, T, S, factor)
+    T -= S  # mu prox(A)
+    T *= -1.0 / mu
+    T += D
     return float(np.einsum("ij,ij->", T, T))
 
 
@@ -336,8 +343,8 @@ def _low_rank_pass(
     dual residual (those cost about five more passes over the blocks); with
     ``measure='residual'`` the dual residual only (``dual``, ``size`` and ``size_next``;
     ``value_next`` None), about three. ``alpha != 1`` (only with ``measure``): the
-    sparse step that follows is relaxed, and ``Y`` is overwritten by the relaxed
-    multiplier (:func:`_relax_multiplier`). Holds three blocks."""
+    sparse step that follows is relaxed, and ``Y`` holds the relaxed multiplier that
+    :func:`_advance` wrote. Holds three blocks."""
     if low.kind == "columns":
         return _column_pass(data, sparse, work, Y, low, mean, mu, column_sums, alpha)
     if not measure:
@@ -359,14 +366,10 @@ def _low_rank_pass(
             stats.entry = max(stats.entry, sparse.entry_norm(T))
         else:
             stats.size += float(np.einsum("ij,ij->", T, T))
-        if alpha != 1.0:
-            _relax_multiplier(Y[rows], Xb, D, mean, mu, alpha)
         np.subtract(Xb, L, out=D)
         stats.loss += sparse.loss(D, S)
-        stats.primal += _residual(sparse, D, Y[rows], mu, L, S, alpha=alpha)  # S: aD - S_new
-        S *= mu  # Y_new - Y hat = Y + mu (D - S_new) - Y hat
-        S += Y[rows]
-        S -= T
+        stats.primal += _residual(sparse, D, Y[rows], mu, L, S, alpha=alpha)  # S: Y_new
+        S -= T  # Y_new - Y hat
         if full:
             stats.add_next_block(data.take(rows, slice(None), L), T, S)
         else:
@@ -430,8 +433,6 @@ def _column_pass(
             L += mean[cols]
         Xb = data.take(slice(None), cols, S)
         stats.add_dual_block(Xb, T, cols)
-        if alpha != 1.0:
-            _relax_multiplier(Y[:, cols], Xb, D, None if mean is None else mean[cols], mu, alpha)
         np.subtract(Xb, L, out=D)
         if sparse.rowwise:
             Yc = Y[:, cols]
@@ -448,9 +449,7 @@ def _column_pass(
             stats.entry = max(stats.entry, sparse.entry_norm(T))
             stats.loss += sparse.loss(D, S)
             stats.primal += _residual(sparse, D, Y[:, cols], mu, L, S, alpha=alpha)
-            S *= mu
-            S += Y[:, cols]
-            S -= T
+            S -= T  # Y_new - Y hat
             stats.add_next_block(data.take(slice(None), cols, L), T, S, cols)
     if sparse.rowwise:
         stats.loss = float(np.sqrt(sums["dd"]).sum())
@@ -517,17 +516,12 @@ def _cheap_gap(problem: _Problem, stats: _PassStats, objective: float, n: int) -
 
 # ------------------------------------------------------------ the passes at the end
 def _final_blocks(sparse, out: _ALMOutcome, rows, cols, Yk, S, factor=None):
-    """A block of the final multiplier ``Y_k = Y + mu (a D - prox(a D + Y/mu))`` into
-    ``Yk`` (``a``: the relaxation ``out.alpha``; ``S``: scratch, left holding ``mu (a D -
-    prox(...))``); ``factor``: the l2,1 row scaling of whole rows when the block has only
-    some columns."""
-    D, Y, mu = out.work[rows, cols], out.dual[rows, cols], out.mu
-    _relaxed_point(D, Y, mu, out.alpha, out=Yk)
-    sparse.prox_into(Yk, mu, S, factor)
-    _minus_relaxed(D, S, out.alpha, out=S)
-    S *= mu
-    np.add(Y, S, out=Yk)
-    return Yk
+    """A block of the final multiplier ``Y_k = mu (A - prox(A))``, ``A = a D + Y/mu``,
+    into ``Yk`` (``a``: the relaxation ``out.alpha``; ``S``: scratch, left holding ``mu
+    A``); ``factor``: the l2,1 row factor of whole rows when the block has only some
+    columns."""
+    D, Y = out.work[rows, cols], out.dual[rows, cols]
+    return _multiplier_into(sparse, D, Y, out.mu, out.alpha, S, Yk, factor)
 
 
 def _final_dual(data: _Data, sparse, out: _ALMOutcome) -> np.ndarray:
