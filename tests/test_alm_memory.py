@@ -236,6 +236,26 @@ def test_gram_step_is_the_exact_singular_value_thresholding(monkeypatch, shape, 
     assert low.kind == ("rows" if n > d else "factors" if 4 * low.s.size <= n else "columns")
 
 
+def test_gram_route_computes_all_eigenpairs_after_a_step_of_high_rank(monkeypatch):
+    """The first step (no rank yet) and steps after a rank of at most a third of the
+    side take the eigenpairs above the threshold only; after a higher rank, all."""
+    subsets = []
+    eigh = alm_svt.sla.eigh
+
+    def recording_eigh(*args, **kwargs):
+        subsets.append("subset_by_value" in kwargs)
+        return eigh(*args, **kwargs)
+
+    monkeypatch.setattr(alm_svt.sla, "eigh", recording_eigh)
+    rng = np.random.default_rng(3)
+    M = rng.normal(size=(60, 200)) * np.linspace(1, 0.01, 60)[:, None]
+    step = alm_svt._SVTStep(M.shape, "auto", rng)
+    s = np.linalg.svd(M, compute_uv=False)
+    for tau in (s[40], s[10], s[30], s[5]):  # ranks 40, 10, 30, 5 of 60
+        step(M, tau)
+    assert subsets == [True, False, True, False]
+
+
 def test_gram_step_forms_on_wide_data():
     rng = np.random.default_rng(1)
     M = rng.normal(size=(40, 200))

@@ -44,7 +44,7 @@ cheaper of two routes:
   (215 and 50 values above the threshold) take the Gram route.
 
 The Gram route computes only the eigenpairs above :math:`\tau^2` (LAPACK's ``syevr``),
-or all of them when the rank prediction is above a quarter of the side
+or all of them when the last step kept more than a third of the side
 (``ALL_EIGENPAIRS_FRACTION``), which is then cheaper.
 ``'partial'`` tries the block route first at every size; ``'full'`` is LAPACK's SVD
 every iteration (:func:`robustpca.prox.svt_factors`), which copies ``M`` and returns a
@@ -129,15 +129,17 @@ BLOCK_RTOL = 5e-11
 LOCK_FRACTION = 0.1
 #: Passes of the block iteration before the Gram route takes over.
 BLOCK_MAX_PASSES = 30
-#: The Gram route computes all eigenpairs when more than this fraction of them is
-#: predicted above the threshold, only those above it otherwise (both by LAPACK's
+#: The Gram route computes all eigenpairs when the last step kept more than this
+#: fraction of them, only those above the threshold otherwise (both by LAPACK's
 #: ``syevr``, whose subsets cost more per vector). One BLAS thread, the eigenpairs above
-#: a fraction ``f`` against all of them: n = 400, 17 / 26 / 49 ms at f = 0.1 / 0.2 / 0.5
-#: against 26 ms; n = 1000, 147 / 199 / 258 / 351 ms at f = 0.1 / 0.2 / 0.3 / 0.5
-#: against 284 ms (PCP on the occluded 400 x 10,304 AT&T faces keeps about half).
+#: a fraction ``f`` against all of them: n = 400, 17 / 26 / 33 / 49 ms at f = 0.1 / 0.2
+#: / 0.3 / 0.5 against 26 ms; n = 1000, 147 / 199 / 258 / 351 ms against 284 ms; n =
+#: 2000, 1.30 / 1.46 / 1.78 / 2.41 s against 2.11 s (PCP on the occluded 400 x 10,304
+#: AT&T faces keeps about half). By the last rank, not Lin et al.'s prediction, which
+#: overshoots where the rank falls (Candès et al.'s problems: 215 then 50 of 1000).
 #: ``syevd`` (divide and conquer) is as fast but less accurate: PCP's iterates on the
 #: AT&T faces then left the exact-SVD fit by 8e-10 (tests/test_alm_memory.py).
-ALL_EIGENPAIRS_FRACTION = 0.25
+ALL_EIGENPAIRS_FRACTION = 1.0 / 3.0
 #: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
 FACTOR_ROWS = 4
 #: The QR and SVD of the block iteration's few columns run on one BLAS thread, the
@@ -153,8 +155,8 @@ def _gram_step(M: np.ndarray, tau: float, predicted: int = 0) -> _LowRank:
 
     ``M`` is neither copied nor modified; holds the ``min(n, d)``-square Gram matrix, its
     eigenvectors and, for wide data at rank ``r <= n / 4``, the ``r x d`` factor.
-    ``predicted``: the number of singular values expected above ``tau`` (the rank
-    prediction), which picks whether all eigenpairs are computed
+    ``predicted``: the number of singular values expected above ``tau`` (the last
+    rank), which picks whether all eigenpairs are computed
     (:data:`ALL_EIGENPAIRS_FRACTION`).
     """
     n, d = M.shape
@@ -365,6 +367,7 @@ class _SVTStep:
         # Gram steps before the partial route is tried again, and the next such wait
         self.skip, self.wait = 0, PARTIAL_RETRY
         self.hint = min(10, self.side)
+        self.rank = 0  # of the last step
         self.solver = solver
         self.rng = rng
         self.init = None
@@ -417,8 +420,8 @@ class _SVTStep:
             self.skip -= 1
         if low is None:
             self.init = None
-            low = _gram_step(M, tau, self.hint)
-        svp = low.s.size
+            low = _gram_step(M, tau, self.rank)
+        svp = self.rank = low.s.size
         grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
         self.hint = max(1, min(svp + grow, self.side))
         self.counts[low.method] += 1
