@@ -201,6 +201,20 @@ def apply_low_rank(low, M):
     return (low.U * low.gain) @ (low.U.T @ M)
 
 
+def record_eigh_subsets(monkeypatch) -> list:
+    """Record, for each eigendecomposition of the Gram route, whether it asked for a
+    subset (the eigenpairs above the threshold) rather than all of them."""
+    subsets = []
+    eigh = alm_svt.sla.eigh
+
+    def recording_eigh(*args, **kwargs):
+        subsets.append("subset_by_value" in kwargs)
+        return eigh(*args, **kwargs)
+
+    monkeypatch.setattr(alm_svt.sla, "eigh", recording_eigh)
+    return subsets
+
+
 @pytest.mark.parametrize("shape", [(40, 300), (300, 40), (50, 50)])
 @pytest.mark.parametrize("fraction", [0.9, 0.3, 1e-3, 1e-6])
 @pytest.mark.parametrize("subset", [True, False])
@@ -210,14 +224,7 @@ def test_gram_step_is_the_exact_singular_value_thresholding(monkeypatch, shape, 
     tau = 1e-6 sigma_1; the same singular values are kept, each accurate to about
     eps sigma_1^2 / sigma_i. With the eigenpairs above the threshold only (a small
     predicted rank) and with all of them (a large one)."""
-    subsets = []
-    eigh = alm_svt.sla.eigh
-
-    def recording_eigh(*args, **kwargs):
-        subsets.append("subset_by_value" in kwargs)
-        return eigh(*args, **kwargs)
-
-    monkeypatch.setattr(alm_svt.sla, "eigh", recording_eigh)
+    subsets = record_eigh_subsets(monkeypatch)
     rng = np.random.default_rng(0)
     n, d = shape
     s = np.geomspace(1.0, 1e-8, min(n, d))
@@ -238,22 +245,17 @@ def test_gram_step_is_the_exact_singular_value_thresholding(monkeypatch, shape, 
 
 def test_gram_route_computes_all_eigenpairs_after_a_step_of_high_rank(monkeypatch):
     """The first step (no rank yet) and steps after a rank of at most a third of the
-    side take the eigenpairs above the threshold only; after a higher rank, all."""
-    subsets = []
-    eigh = alm_svt.sla.eigh
-
-    def recording_eigh(*args, **kwargs):
-        subsets.append("subset_by_value" in kwargs)
-        return eigh(*args, **kwargs)
-
-    monkeypatch.setattr(alm_svt.sla, "eigh", recording_eigh)
+    side take the eigenpairs above the threshold only; after a higher rank, all (by the
+    last rank, not by Lin et al.'s prediction, which overshoots where the rank falls)."""
+    subsets = record_eigh_subsets(monkeypatch)
     rng = np.random.default_rng(3)
     M = rng.normal(size=(60, 200)) * np.linspace(1, 0.01, 60)[:, None]
     step = alm_svt._SVTStep(M.shape, "auto", rng)
     s = np.linalg.svd(M, compute_uv=False)
-    for tau in (s[40], s[10], s[30], s[5]):  # ranks 40, 10, 30, 5 of 60
+    for tau in (s[40], s[10], s[30], s[5], s[19], s[8]):  # ranks 40, 10, 30, 5, 19, 8 of 60
         step(M, tau)
-    assert subsets == [True, False, True, False]
+    # after rank 19 Lin et al.'s prediction is 22, above a third: the last rank decides
+    assert subsets == [True, False, True, False, True, True]
 
 
 def test_gram_step_forms_on_wide_data():
