@@ -271,6 +271,34 @@ def test_thresholding_operators():
     np.testing.assert_array_equal(keep_largest_entries(A, 9), A)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 12),
+    st.integers(1, 12),
+    st.integers(-1, 150),
+    st.integers(0, 2**31 - 1),
+    st.booleans(),
+)
+def test_keep_largest_entries_is_the_cardinality_projection(n, d, k, seed, ties):
+    """Exactly ``min(k, size)`` entries kept (fewer non-zeros only where ``A`` has
+    zeros), none smaller in magnitude than one dropped, kept unchanged; with many ties
+    (integer entries) the same as breaking them by position with ``argpartition``."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(scale=2.0, size=(n, d))
+    if ties:
+        A = np.round(A)
+    S = keep_largest_entries(A, k)
+    kept = np.zeros(A.shape, bool)
+    if 0 < k < A.size:
+        flat = np.abs(A).ravel()
+        kept.ravel()[np.argpartition(flat, A.size - k)[A.size - k :]] = True
+    elif k >= A.size:
+        kept[:] = True
+    np.testing.assert_array_equal(S, np.where(kept, A, 0.0))
+    if kept.any() and not kept.all():
+        assert np.abs(A[kept]).min() >= np.abs(A[~kept]).max()
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS)
 @pytest.mark.parametrize("X", [np.zeros((20, 10)), np.ones((20, 10)), np.eye(20)[:, :10]])
 def test_degenerate_inputs_give_finite_fits(cls, X):
