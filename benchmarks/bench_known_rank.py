@@ -21,7 +21,10 @@ The comparison codes are optional and run where they import:
 
 Ours: ``AccAltProj(n_components=r)``, ``GoDec(n_components=r, card=|supp S|)`` (the
 true cardinality) and ``PrincipalComponentPursuit()`` (rank not given), all with their
-defaults. The data (Candès et al. 2011, sec. 4.1, as in issue 14): ``L = A B^T`` with
+defaults; AccAltProj and GoDec once more at ``tol=--target-tol`` (default 1e-5), which
+recovers ``L`` to about 1e-4, the accuracy of issue 14's target (a third of PCP's
+time), where their default ``tol=1e-7`` recovers it to about 1e-7. The data (Candès et
+al. 2011, sec. 4.1, as in issue 14): ``L = A B^T`` with
 standard normal ``n x r`` factors, ``r = 0.05 n``; a Bernoulli(``p``) support, on which
 ``S`` is a random sign times a uniform magnitude in ``[1, 5]`` times 10 times the mean
 ``|L|``. Reported per fit: wall time (one run, ``--repeat`` for the best of several),
@@ -81,17 +84,17 @@ def f1_support(found: np.ndarray, truth: np.ndarray) -> float:
 
 
 # ------------------------------------------------------------------------- the codes
-def ours_accaltproj(X, r, support, seed):
+def ours_accaltproj(X, r, support, seed, tol=1e-7):
     from robustpca.estimators._known_rank import AccAltProj
 
-    m = AccAltProj(n_components=r, random_state=seed).fit(X)
+    m = AccAltProj(n_components=r, random_state=seed, tol=tol).fit(X)
     return m.low_rank_, m.sparse_, m.n_iter_
 
 
-def ours_godec(X, r, support, seed):
+def ours_godec(X, r, support, seed, tol=1e-7):
     from robustpca.estimators._known_rank import GoDec
 
-    m = GoDec(n_components=r, card=int(support.sum()), random_state=seed).fit(X)
+    m = GoDec(n_components=r, card=int(support.sum()), random_state=seed, tol=tol).fit(X)
     return m.low_rank_, m.sparse_, m.n_iter_
 
 
@@ -139,6 +142,12 @@ def parse_args(argv=None):
     p.add_argument("--repeat", type=int, default=1, help="best of this many timed fits")
     p.add_argument("--no-pcp", action="store_true", help="leave out our PCP")
     p.add_argument("--hyperspy-maxiter", type=int, default=1000)
+    p.add_argument(
+        "--target-tol",
+        type=float,
+        default=1e-5,
+        help="also fit ours at this tol (issue 14 asks for recovery to 1e-4; 0: leave out)",
+    )
     p.add_argument("--quick", action="store_true", help="n = 200, 5%% only")
     p.add_argument("--json", type=Path, help="also write every number to this file")
     args = p.parse_args(argv)
@@ -165,6 +174,20 @@ def codes(args):
             available("hyperspy.learn"),
         ),
     ]
+    if args.target_tol:
+        tol = args.target_tol
+        out[2:2] = [
+            (
+                f"robustpca AccAltProj, tol={tol:g}",
+                lambda X, r, sup, seed: ours_accaltproj(X, r, sup, seed, tol),
+                None,
+            ),
+            (
+                f"robustpca GoDec, tol={tol:g}",
+                lambda X, r, sup, seed: ours_godec(X, r, sup, seed, tol),
+                None,
+            ),
+        ]
     if not args.no_pcp:
         out.append(("robustpca PCP", ours_pcp, None))
     return out
