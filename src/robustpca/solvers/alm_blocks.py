@@ -212,7 +212,14 @@ def _shift_into(data: _Data, S: np.ndarray, Y: np.ndarray, inv: float) -> None:
 
 
 def _advance(
-    data: _Data, sparse, work, Y, mu_prev: float, inv: float, alpha: float = 1.0, relax=1.0
+    data: _Data,
+    sparse,
+    work,
+    Y,
+    mu_prev: float,
+    inv: float,
+    alpha: float = 1.0,
+    relax: float = 1.0,
 ) -> None:
     r"""From ``(D_k, Y_{k-1})`` to ``(M_{k+1}, Y_k)`` by row blocks: with the sparse step's
     argument ``A = alpha D_k + Y_{k-1}/mu_prev``, ``Y_k = mu_prev (A - prox(A))`` (the

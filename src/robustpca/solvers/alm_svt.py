@@ -162,7 +162,7 @@ def _gram_step(M: np.ndarray, tau: float, predicted: int = 0) -> _LowRank:
     n, d = M.shape
     wide = n <= d
     G = M @ M.T if wide else M.T @ M  # numpy uses syrk for a product with its transpose
-    if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all of them, then those above tau^2
+    if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all of them (cheaper then)
         lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evr")
         first = int(np.searchsorted(lam, tau * tau, side="right"))  # those above tau^2
         lam, E = lam[first:], E[:, first:]
