@@ -121,3 +121,44 @@ def test_relaxation_takes_fewer_iterations_on_noisy_pcp(monkeypatch):
     # the same problem: objectives within the two certified gaps
     f, g = relaxed.objective[-1], plain.objective[-1]
     assert abs(f - g) <= 1e-3 * max(f, g)
+
+
+@pytest.mark.parametrize("sparse", [blocks._L1(0.3), blocks._L21(1.0)], ids=["l1", "l21"])
+@pytest.mark.parametrize("shape", [(30, 20), (12, 40)], ids=["rows", "columns"])
+@pytest.mark.parametrize("alpha", [1.0, 1.8])
+def test_pass_measures_only_what_it_is_asked_for(monkeypatch, sparse, shape, alpha):
+    """Pass (3) at the three measuring levels from one state: the same ``D`` and primal
+    residual bit for bit; with the dual residual ('residual') the same dual residual and
+    its scale as the full measure; the cheap gap's sums (value, entry norm, the next
+    value) only with ``measure=True``. The wide case takes the column pass (a rank above
+    a quarter of the side), the tall one the row pass; small blocks make both blocked."""
+    from robustpca.solvers.alm_svt import _gram_step
+
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 8 * 4 * max(shape))
+    monkeypatch.setattr(blocks, "MIN_BLOCK_BYTES", 8)
+    rng = np.random.default_rng(4)
+    X = corrupted_low_rank(5, *shape, rank=6, offset=1.5, entry_scale=8, row_scale=3)
+    Y0, M0 = rng.normal(size=shape), X + rng.normal(size=shape)
+    data, mu = blocks._Data(X, None), 0.7
+    low = _gram_step(M0, 0.5)
+    assert low.kind == ("columns" if shape[0] < shape[1] else "rows")
+    runs = {}
+    for measure in (True, "residual", False):
+        work, Y = M0.copy(), Y0.copy()
+        a = alpha if measure else 1.0
+        stats = blocks._low_rank_pass(data, sparse, work, Y, low, None, mu, measure, False, a)
+        runs[measure] = (stats, work)
+        np.testing.assert_array_equal(Y, Y0)  # the multiplier is not written here
+    full, residual = runs[True][0], runs["residual"][0]
+    assert full.value != 0 and full.entry > 0
+    assert residual.value == 0 and residual.entry == 0 and residual.value_next is None
+    assert residual.dual == pytest.approx(full.dual, rel=1e-12)
+    assert residual.size == pytest.approx(full.size, rel=1e-12)
+    assert residual.size_next == pytest.approx(full.size_next, rel=1e-12, abs=1e-12)
+    if alpha == 1.0:  # the plain pass (never relaxed) against the others
+        plain, work = runs[False]
+        np.testing.assert_array_equal(work, runs[True][1])
+        assert plain.primal == full.primal and plain.loss == full.loss
+        assert plain.dual == plain.size == plain.value == 0 and plain.value_next is None
+    np.testing.assert_array_equal(runs["residual"][1], runs[True][1])
+    assert residual.primal == full.primal and residual.loss == full.loss

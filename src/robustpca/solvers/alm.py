@@ -40,7 +40,7 @@ residual stalls (the multiplier freezes). PCP's balancing phase is over-relaxed 
 occluded AT&T faces PCP needs 33 iterations, where it took 99 with Lin et al.'s phase
 run to its end and 46 without the relaxation. The dual residual is measured in the
 passes of every iteration, and after Lin et al.'s phase a gap that needs no SVD
-(:func:`robustpca.solvers.alm_blocks._cheap_gap`) too (``info['residuals']``; NaN
+(:func:`robustpca.solvers.alm_gap._cheap_gap`) too (``info['residuals']``; NaN
 during Lin et al.'s phase, where it is not needed and would cost two more passes over
 the data); the certified
 gap costs a Gram matrix of the multiplier and is computed only once the primal
@@ -52,12 +52,13 @@ value thresholding of the centred :math:`\tilde X` (:func:`optimal_mean_svt`). T
 centring is a broadcast subtraction; no ``n x n`` centring matrix is formed.
 
 This module holds the loop and the three solvers, with :func:`duality_gap`,
-:func:`gamma_max`, :func:`spectral_norm` and :func:`optimal_mean_svt`. The loop keeps two
-``n x d`` arrays and updates them in place by blocks: those passes, the sparse terms and
-the blockwise duality gap are in :mod:`robustpca.solvers.alm_blocks` (with what a fit
-holds in memory); the singular value thresholding of the ``L`` step, by the Gram route or
-the partial SVD, is in :mod:`robustpca.solvers.alm_svt` (with the accuracy of the Gram
-route against LAPACK's SVD).
+:func:`gamma_max`, :func:`spectral_norm` and :func:`optimal_mean_svt`. The loop keeps
+two ``n x d`` arrays and updates them in place by blocks: those passes and the sparse
+terms are in :mod:`robustpca.solvers.alm_blocks` (with what a fit holds in memory), the
+cheap and the blockwise certified duality gaps in :mod:`robustpca.solvers.alm_gap`; the
+singular value thresholding of the ``L`` step, by the Gram route or the partial SVD, is
+in :mod:`robustpca.solvers.alm_svt` (with the accuracy of the Gram route against
+LAPACK's SVD).
 """
 
 from __future__ import annotations
@@ -74,16 +75,14 @@ from .alm_blocks import (
     _L1,
     _L21,
     _advance,
-    _cheap_gap,
     _Data,
-    _final_dual,
     _finish_arrays,
-    _gap,
     _low_rank_pass,
     _row_norms,
     _shift_into,
 )
 from .alm_blocks import BLOCK_BYTES as BLOCK_BYTES  # re-exported: importable from here
+from .alm_gap import _cheap_gap, _final_dual, _gap
 from .alm_schedule import DUALITY_GAP as DUALITY_GAP  # re-exported
 from .alm_schedule import RELAX_PCP, _Schedule
 from .alm_svt import FACTOR_ROWS as FACTOR_ROWS  # re-exported
@@ -248,11 +247,11 @@ def _inexact_alm(
         history.append(problem.sparse.objective(stats.loss, low.s))
         primal = float(np.sqrt(stats.primal)) / scale
         gap = dual = np.nan
-        if measure or low.kind == "columns":
+        if measure:
             # ||Y hat||^2 + ||Y_{k+1}||^2, with ||Y_{k+1}||^2 = ||Y hat + change||^2
             size = 2 * (stats.size + stats.size_next) + stats.dual
             dual = float(np.sqrt(stats.dual / size)) if size > 0 else 0.0
-        if measure is True or low.kind == "columns":
+        if measure is True:
             gap = _cheap_gap(problem, stats, history[-1], n)
         for key, value in zip(
             ("primal", "dual", "gap", "mu"), (primal, dual, gap, mu), strict=True

@@ -3,11 +3,12 @@ r"""The blocked in-place passes of the convex ALM solvers of :mod:`robustpca.sol
 Holds the data as the loop sees them, by row or column blocks and centred block by block
 (``_Data``), the sparse terms with their proximal steps written in place (``_L1`` for
 PCP, ``_L21`` for outlier pursuit and CRPCA-OM), the passes of one iteration
-(``_advance``, ``_low_rank_pass``) and those that end a fit (the final multiplier, the
-blockwise duality gap ``_gap``, the returned arrays). The loop and the solvers that call
-them are in :mod:`robustpca.solvers.alm`; the singular value thresholding between
-passes (1) and (3), with the forms in which it leaves the low-rank part, is in
-:mod:`robustpca.solvers.alm_svt`.
+(``_advance``, ``_low_rank_pass``) and the one that writes the returned arrays. The
+loop and the solvers that call them are in :mod:`robustpca.solvers.alm`; the singular
+value thresholding between passes (1) and (3), with the forms in which it leaves the
+low-rank part, is in :mod:`robustpca.solvers.alm_svt`; the duality gaps read from these
+passes (the cheap one from pass (3)'s sums, the certified one at the end, from the two
+arrays) in :mod:`robustpca.solvers.alm_gap`.
 
 **Memory.** The loop holds two ``n x d`` arrays and never a third one, nor an ``n x d``
 factor of ``L``. After the ``L`` step they hold :math:`D_{k+1} = X - L_{k+1}` and
@@ -20,13 +21,13 @@ applies the thresholding operator to ``M`` block by block, writing :math:`D_{k+1
 ``M``, and measures the primal residual (for the l2,1 term after the column form of the
 Gram route, in one more pass over row blocks). The data are centred block by block
 (``X`` is never copied). At the end the duality gap is computed block by block from
-:math:`(D, Y)` with the exact ``||Y||_2``, then :math:`S` is written over ``Y`` and the
-low-rank part :math:`X - D` over ``D``. In an over-relaxed iteration (PCP's balancing
-phase) pass (1) leaves the relaxed multiplier :math:`\hat W` in place of :math:`Y_k`
-(:func:`_advance`), from which the relaxed sparse step and
-:math:`Y_{k+1}` follow in the same way (``alpha``). A fit holds those two arrays, three blocks,
-``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows at most, and at the end
-``components`` (``rank x d`` when ``n_components=None``).
+:math:`(D, Y)` with the exact ``||Y||_2`` (:mod:`robustpca.solvers.alm_gap`), then
+:math:`S` is written over ``Y`` and the low-rank part :math:`X - D` over ``D``. In an
+over-relaxed iteration (PCP's balancing phase) pass (1) leaves the relaxed multiplier
+:math:`\hat W` in place of :math:`Y_k` (:func:`_advance`), from which the relaxed sparse
+step and :math:`Y_{k+1}` follow in the same way (``alpha``). A fit holds those two
+arrays, three blocks, ``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows
+at most, and at the end ``components`` (``rank x d`` when ``n_components=None``).
 """
 
 from __future__ import annotations
@@ -34,10 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import linalg as sla
 
-from ..linalg import _syrk_upper
-from .alm_types import _ALMOutcome, _LowRank, _Problem
+from .alm_types import _ALMOutcome, _LowRank
 
 #: Bytes of one block of the blocked passes (three such blocks are held).
 BLOCK_BYTES = 1 << 20
@@ -52,6 +51,15 @@ def _blocks(length: int, other: int) -> list[slice]:
     row = 8 * max(other, 1)
     step = max(1, min(BLOCK_BYTES // row, max(-(-length // 32), MIN_BLOCK_BYTES // row)))
     return [slice(i, min(i + step, length)) for i in range(0, length, step)]
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``<a, b>`` of two blocks of the passes: BLAS's dot where both are contiguous (the
+    scratch blocks; 2.3x faster than ``einsum`` on 400 x 327), ``einsum`` where one is a
+    strided view of a column block (``vdot`` would copy it: 1.3x slower)."""
+    if a.flags.c_contiguous and b.flags.c_contiguous:
+        return float(np.vdot(a, b))
+    return float(np.einsum("ij,ij->", a, b))
 
 
 def _row_norms(X: np.ndarray) -> np.ndarray:
@@ -100,7 +108,7 @@ class _Data:
         total = 0.0
         for rows in self.rows:
             block = self.take(rows, slice(None), self.row_block(rows)[0])
-            total += float(np.einsum("ij,ij->", block, block))
+            total += _dot(block, block)
         return float(np.sqrt(total))
 
     def abs_max(self) -> float:
@@ -281,7 +289,7 @@ def _residual(sparse, D, Y, mu, T, S, factor=None, alpha=1.0) -> float:
     T -= S  # mu prox(A)
     T *= -1.0 / mu
     T += D
-    return float(np.einsum("ij,ij->", T, T))
+    return _dot(T, T)
 
 
 @dataclass
@@ -291,15 +299,19 @@ class _PassStats:
 
     ``loss``: ``g(D)`` of the objective; ``primal``: :math:`\lVert D - S_{k+1}\rVert_F^2`;
     ``dual``: :math:`\lVert Y_{k+1} - \hat Y\rVert_F^2 = \mu_k^2\lVert S_{k+1} -
-    S_k\rVert_F^2` (Boyd et al.'s dual residual); ``value``: :math:`\langle X - c,
-    \hat Y\rangle`; ``entry``: the entry norm of :math:`\hat Y` (``max |y_ij|`` or the
-    largest row norm); ``size``: :math:`\lVert\hat Y\rVert_F^2`; ``colsum``: column sums
-    of :math:`\hat Y` and ``xsum`` of ``X - c`` (for the zero-mean constraint of the free
-    mean; not summed, and left zero, with ``column_sums=False``).
+    S_k\rVert_F^2` (Boyd et al.'s dual residual); ``size``: :math:`\lVert\hat
+    Y\rVert_F^2` and ``size_next``: :math:`\langle Y_{k+1} - \hat Y, \hat Y\rangle`
+    (its scale). With ``full`` (the cheap gap's sums) also ``value``: :math:`\langle X -
+    c, \hat Y\rangle` and ``value_next`` that of :math:`Y_{k+1} - \hat Y` (None when not
+    measured); ``entry``: the entry norm of :math:`\hat Y` (``max |y_ij|`` or the
+    largest row norm); ``colsum``: column sums of :math:`\hat Y` and ``xsum`` of ``X -
+    c`` (for the zero-mean constraint of the free mean; not summed, and left zero, with
+    ``column_sums=False``).
     """
 
     d: int
     column_sums: bool = True
+    full: bool = True
     loss: float = 0.0
     primal: float = 0.0
     dual: float = 0.0
@@ -315,18 +327,24 @@ class _PassStats:
     def __post_init__(self):
         self.colsum, self.xsum = np.zeros(self.d), np.zeros(self.d)
         self.colsum_next = np.zeros(self.d)
+        self.column_sums = self.column_sums and self.full
+        if not self.full:
+            self.value_next = None
 
     def add_next_block(self, Xb, Yhat, change, cols=slice(None)) -> None:
-        """``change``: the block of ``Y_next - Y hat``."""
-        self.dual += float(np.einsum("ij,ij->", change, change))
-        self.size_next += float(np.einsum("ij,ij->", change, Yhat))  # completed in the loop
-        self.value_next += float(np.vdot(Xb, change))
+        """``change``: the block of ``Y_next - Y hat``; ``Xb`` (that of ``X - c``) is read
+        only with ``full``."""
+        self.dual += _dot(change, change)
+        self.size_next += _dot(change, Yhat)  # completed in the loop
+        if self.full:
+            self.value_next += _dot(Xb, change)
         if self.column_sums:
             self.colsum_next[cols] += change.sum(axis=0)
 
     def add_dual_block(self, Xb, Yhat, cols=slice(None)) -> None:
-        self.value += float(np.vdot(Xb, Yhat))
-        self.size += float(np.einsum("ij,ij->", Yhat, Yhat))
+        self.size += _dot(Yhat, Yhat)
+        if self.full:
+            self.value += _dot(Xb, Yhat)
         if self.column_sums:
             self.colsum[cols] += Yhat.sum(axis=0)
             self.xsum[cols] += Xb.sum(axis=0)
@@ -353,12 +371,12 @@ def _low_rank_pass(
     sparse step that follows is relaxed, and ``Y`` holds the relaxed multiplier that
     :func:`_advance` wrote. Holds three blocks."""
     if low.kind == "columns":
-        return _column_pass(data, sparse, work, Y, low, mean, mu, column_sums, alpha)
+        return _column_pass(data, sparse, work, Y, low, mean, mu, measure, column_sums, alpha)
     if not measure:
         return _plain_pass(data, sparse, work, Y, low, mean, mu)
-    full = measure != "residual"
+    full = measure is True
     U = low.U * low.s if low.kind == "factors" else None
-    stats = _PassStats(data.shape[1], column_sums, value_next=0.0 if full else None)
+    stats = _PassStats(data.shape[1], column_sums, full)
     for rows in data.rows:
         L, T, S = data.row_block(rows)
         _low_rank_rows(low, U, work, rows, None, out=L)
@@ -368,20 +386,14 @@ def _low_rank_pass(
         if mean is not None:
             L += mean
         Xb = data.take(rows, slice(None), S)
+        stats.add_dual_block(Xb, T)
         if full:
-            stats.add_dual_block(Xb, T)
             stats.entry = max(stats.entry, sparse.entry_norm(T))
-        else:
-            stats.size += float(np.einsum("ij,ij->", T, T))
         np.subtract(Xb, L, out=D)
         stats.loss += sparse.loss(D, S)
         stats.primal += _residual(sparse, D, Y[rows], mu, L, S, alpha=alpha)  # S: Y_new
         S -= T  # Y_new - Y hat
-        if full:
-            stats.add_next_block(data.take(rows, slice(None), L), T, S)
-        else:
-            stats.dual += float(np.einsum("ij,ij->", S, S))
-            stats.size_next += float(np.einsum("ij,ij->", S, T))
+        stats.add_next_block(data.take(rows, slice(None), L) if full else None, T, S)
     return stats
 
 
@@ -401,7 +413,7 @@ def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassS
     """:func:`_low_rank_pass` without the dual measurements (``dual``, ``value`` and
     ``size`` stay zero, ``value_next`` None)."""
     U = low.U * low.s if low.kind == "factors" else None
-    stats = _PassStats(data.shape[1], value_next=None)
+    stats = _PassStats(data.shape[1], full=False)
     for rows in data.rows:
         L, T, S = data.row_block(rows)
         _low_rank_rows(low, U, work, rows, mean, out=L)
@@ -412,21 +424,28 @@ def _plain_pass(data: _Data, sparse, work, Y, low: _LowRank, mean, mu) -> _PassS
     return stats
 
 
+#: The row sums of the column pass for the l2,1 term, by what is measured (``measure``):
+#: its loss only, or what the dual residual needs too (D, Y, Y hat: "dy" is <D_i, Y_i>).
+_ROW_SUMS = {False: ("dd",), True: ("dd", "dy", "yy", "hy", "hd", "hh")}
+
+
 def _column_pass(
-    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, column_sums=True, alpha=1.0
+    data: _Data, sparse, work, Y, low: _LowRank, mean, mu, measure=True, column_sums=True, alpha=1.0
 ) -> _PassStats:
-    r""":func:`_low_rank_pass` for ``L = U diag(gain) U^T M`` by column blocks. For the
-    l2,1 term the row norms are accumulated, the dual residual is expanded by rows
-    (``Y_new - Y hat = (1 - f_i)(Y + mu D)_i - Y hat_i`` with the row factor ``f_i``; its
-    cancellation error, about 1e-8 relative, does not matter for what it is used for) and
-    the primal residual needs a row pass after."""
+    r""":func:`_low_rank_pass` for ``L = U diag(gain) U^T M`` by column blocks, measuring
+    what ``measure`` asks for in the same way. For the l2,1 term the row norms are
+    accumulated, the dual residual is expanded by rows (``Y_new - Y hat = (1 - f_i)(Y +
+    mu D)_i - Y hat_i`` with the row factor ``f_i``; its cancellation error, about 1e-8
+    relative, does not matter for what it is used for) and the primal residual needs a
+    row pass after."""
     A, Ut = low.U * low.gain, low.U.T
     n = data.shape[0]
     # above half the side, one product with the n x n projector costs fewer flops than
     # two with the factors (400 x 10,304 at rank 240: 96 ms against 114 ms)
     P = A @ Ut if 2 * low.s.size > n else None
-    stats = _PassStats(data.shape[1], column_sums)
-    sums = {k: np.zeros(n) for k in ("dd", "dy", "yy", "hy", "hd", "hh")}
+    full = measure is True
+    stats = _PassStats(data.shape[1], column_sums, full)
+    sums = {key: np.zeros(n) for key in _ROW_SUMS[bool(measure)]}
     for cols in data.columns:
         L, T, S = data.column_block(cols)
         if P is None:
@@ -434,159 +453,55 @@ def _column_pass(
         else:
             np.matmul(P, work[:, cols], out=L)
         D = work[:, cols]  # M, less b with a free mean
-        np.subtract(D, L, out=T)  # M - L = (M - b) - Z
-        T *= mu  # Y hat
+        if measure:
+            np.subtract(D, L, out=T)  # M - L = (M - b) - Z
+            T *= mu  # Y hat
         if mean is not None:
             L += mean[cols]
         Xb = data.take(slice(None), cols, S)
-        stats.add_dual_block(Xb, T, cols)
+        if measure:
+            stats.add_dual_block(Xb, T, cols)
         np.subtract(Xb, L, out=D)
         if sparse.rowwise:
             Yc = Y[:, cols]
-            for key, (a, b) in {
-                "dd": (D, D),
-                "dy": (D, Yc),
-                "yy": (Yc, Yc),
-                "hy": (T, Yc),
-                "hd": (T, D),
-                "hh": (T, T),
-            }.items():
-                sums[key] += np.einsum("ij,ij->i", a, b)
-        else:
+            pairs = {"dd": (D, D), "dy": (D, Yc), "yy": (Yc, Yc)}
+            pairs.update(hy=(T, Yc), hd=(T, D), hh=(T, T))
+            for key in sums:
+                sums[key] += np.einsum("ij,ij->i", *pairs[key])
+            continue
+        if full:
             stats.entry = max(stats.entry, sparse.entry_norm(T))
-            stats.loss += sparse.loss(D, S)
-            stats.primal += _residual(sparse, D, Y[:, cols], mu, L, S, alpha=alpha)
+        stats.loss += sparse.loss(D, S)
+        stats.primal += _residual(sparse, D, Y[:, cols], mu, L, S, alpha=alpha)
+        if measure:
             S -= T  # Y_new - Y hat
-            stats.add_next_block(data.take(slice(None), cols, L), T, S, cols)
+            stats.add_next_block(data.take(slice(None), cols, L) if full else None, T, S, cols)
     if sparse.rowwise:
         stats.loss = float(np.sqrt(sums["dd"]).sum())
-        stats.entry = float(np.sqrt(sums["hh"].max(initial=0.0)))
-        ma = mu * alpha  # the rows of Y + mu alpha D (alpha: the relaxation)
-        w2 = np.maximum(sums["yy"] + 2 * ma * sums["dy"] + ma**2 * sums["dd"], 0.0)
-        keep = 1.0 - sparse.row_factor(np.sqrt(w2) / mu, mu)  # 1 - f_i
-        dual = keep**2 * w2 - 2 * keep * (sums["hy"] + ma * sums["hd"]) + sums["hh"]
-        stats.dual = float(np.maximum(dual, 0.0).sum())
-        # ||Y_next||^2 = ||Y hat||^2 + 2 <change, Y hat> + ||change||^2: store <change, Y hat>
-        stats.size_next = 0.5 * (float((keep**2 * w2).sum()) - stats.size - stats.dual)
-        stats.value_next = None  # not measured in this form
+        if measure:
+            _row_dual_residual(sparse, stats, sums, mu, alpha)
         for rows in data.rows:
             T, S, _ = data.row_block(rows)
             stats.primal += _residual(sparse, work[rows], Y[rows], mu, T, S, alpha=alpha)
     return stats
 
 
-# --------------------------------------------------------- the cheap gap
-def _cheap_gap(problem: _Problem, stats: _PassStats, objective: float, n: int) -> float:
-    r"""A relative duality gap from the sums of pass (3), without an SVD.
-
-    Two dual points, the better gap of the two:
-
-    * :math:`\hat Y = \mu_k(M - L_{k+1})` is a subgradient of the low-rank term at
-      :math:`L_{k+1}` (the optimality condition of the ``L`` step), so its spectral norm
-      is at most the nuclear weight ``w`` (1 for PCP, :math:`\gamma` otherwise): the SVT
-      leaves the singular values of :math:`M - L_{k+1}` at :math:`\min(\sigma_i,
-      \tau)`. Only its entry (row) norm, measured, scales it into the dual set.
-    * :math:`Y_{k+1}` is a subgradient of the sparse term at :math:`S_{k+1}`, so its
-      entry (row) norm is at most 1 (:math:`\lambda` for PCP), and
-      :math:`\lVert Y_{k+1}\rVert_2 \le w + \lVert Y_{k+1} - \hat Y\rVert_F`, the
-      dual residual.
-
-    With a free mean each is first centred (which cannot raise its spectral norm; the
-    entry norm is bounded by the triangle inequality). Exact up to the accuracy of the
-    SVT step; used only to decide when the certified gap
-    (:func:`robustpca.solvers.alm_blocks._gap`, with the exact spectral norm) is worth
-    computing.
-    """
-    if objective <= 0:
-        return 0.0
-    sparse = problem.sparse
-    rowwise = sparse.rowwise
-    w = sparse.gamma if rowwise else 1.0
-    cap = 1.0 if rowwise else sparse.lam  # entry norm of Y_{k+1}
-
-    def spread(colsum):  # value correction and entry-norm growth of the centring
-        if not problem.free_mean:
-            return 0.0, 0.0
-        ybar = colsum / n
-        grow = np.sqrt(ybar @ ybar) if rowwise else np.abs(ybar).max(initial=0.0)
-        return float(ybar @ stats.xsum), float(grow)
-
-    shift, grow = spread(stats.colsum)
-    best = (stats.value - shift) / max(1.0, sparse.dual_norm(w, stats.entry + grow))
-    if stats.value_next is not None:
-        shift, grow = spread(stats.colsum + stats.colsum_next)
-        two = w + float(np.sqrt(stats.dual))
-        value = stats.value + stats.value_next - shift
-        best = max(best, value / max(1.0, sparse.dual_norm(two, cap + grow)))
-    return (objective - best) / objective
+def _row_dual_residual(sparse, stats: _PassStats, sums: dict, mu: float, alpha: float) -> None:
+    """The l2,1 column pass's dual residual (and with ``full`` its entry norm) from its
+    row sums."""
+    if stats.full:
+        stats.entry = float(np.sqrt(sums["hh"].max(initial=0.0)))
+    ma = mu * alpha  # the rows of Y + mu alpha D (alpha: the relaxation)
+    w2 = np.maximum(sums["yy"] + 2 * ma * sums["dy"] + ma**2 * sums["dd"], 0.0)
+    keep = 1.0 - sparse.row_factor(np.sqrt(w2) / mu, mu)  # 1 - f_i
+    dual = keep**2 * w2 - 2 * keep * (sums["hy"] + ma * sums["hd"]) + sums["hh"]
+    stats.dual = float(np.maximum(dual, 0.0).sum())
+    # ||Y_next||^2 = ||Y hat||^2 + 2 <change, Y hat> + ||change||^2: store <change, Y hat>
+    stats.size_next = 0.5 * (float((keep**2 * w2).sum()) - stats.size - stats.dual)
+    stats.value_next = None  # not measured in this form
 
 
 # ------------------------------------------------------------ the passes at the end
-def _final_blocks(sparse, out: _ALMOutcome, rows, cols, Yk, S, factor=None):
-    """A block of the final multiplier ``Y_k = mu (A - prox(A))``, ``A = a D + Y/mu``,
-    into ``Yk`` (``a``: the relaxation ``out.alpha``; ``S``: scratch, left holding ``mu
-    A``); ``factor``: the l2,1 row factor of whole rows when the block has only some
-    columns."""
-    D, Y = out.work[rows, cols], out.dual[rows, cols]
-    return _multiplier_into(sparse, D, Y, out.mu, out.alpha, S, Yk, factor)
-
-
-def _final_dual(data: _Data, sparse, out: _ALMOutcome) -> np.ndarray:
-    """The final multiplier as a new array."""
-    Yk = np.empty(data.shape)
-    for rows in data.rows:
-        _final_blocks(sparse, out, rows, slice(None), Yk[rows], data.row_block(rows)[0])
-    return Yk
-
-
-def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> float:
-    """:func:`robustpca.solvers.alm.duality_gap` of the final multiplier, which is never
-    formed: its blocks are made from ``(D, Y)`` in one pass for PCP, up to three
-    otherwise (column sums and l2,1 row scalings; the inner product with ``X - c`` and
-    the entry norm; the Gram matrix of the short side, whose top eigenvalue gives
-    ``||Y||_2`` to about machine precision)."""
-    if objective <= 0:
-        return 0.0
-    (n, d), sparse = data.shape, problem.sparse
-    wide = n < d  # the Gram matrix of the short side (a square one by row blocks)
-    factor = np.ones((n, 1)) if sparse.rowwise else None
-    total = np.zeros(d)
-    for rows in data.rows if problem.free_mean or (wide and sparse.rowwise) else ():
-        Yk, S, T = data.row_block(rows)
-        _final_blocks(sparse, out, rows, slice(None), Yk, S)
-        total += Yk.sum(axis=0)
-        if sparse.rowwise:  # the row scaling of prox(a D + Y/mu), for the column blocks
-            _relaxed_point(out.work[rows], out.dual[rows], out.mu, out.alpha, out=T)
-            factor[rows] = sparse.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), out.mu)
-    ybar = total / n if problem.free_mean else np.zeros(d)
-    value = entry = 0.0
-    # G's upper triangle by syrk in place (numpy's Yk^T Yk rewrote all of G: 2.8x slower)
-    G = np.zeros((n, n) if wide else (d, d), order="F")
-    by_columns = wide and not sparse.rowwise  # all of it from column blocks
-    for rows in () if by_columns else data.rows:
-        Yk, S, T = data.row_block(rows)
-        _final_blocks(sparse, out, rows, slice(None), Yk, S)
-        if problem.free_mean:
-            Yk -= ybar
-        value += float(np.vdot(data.take(rows, slice(None), T), Yk))
-        entry = max(entry, sparse.entry_norm(Yk))
-        if not wide:
-            G = _syrk_upper(G, Yk.T, trans=0)  # += Yk^T Yk
-    for cols in data.columns if wide else ():
-        Yk, S, T = data.column_block(cols)
-        _final_blocks(sparse, out, slice(None), cols, Yk, S, factor)
-        if problem.free_mean:
-            Yk -= ybar[cols]
-        if by_columns:
-            value += float(np.vdot(data.take(slice(None), cols, T), Yk))
-            entry = max(entry, sparse.entry_norm(Yk))
-        G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
-    top = sla.eigvalsh(G, lower=False, subset_by_index=[len(G) - 1] * 2, check_finite=False)[0]
-    two = float(np.sqrt(max(top, 0.0)))
-    value /= max(1.0, sparse.dual_norm(two, entry))
-    return (objective - value) / objective
-
-
 def _finish_arrays(data: _Data, sparse, out: _ALMOutcome) -> tuple[np.ndarray, np.ndarray]:
     """``S = prox(a D + Y/mu)`` over ``Y`` (``a``: the relaxation ``out.alpha``) and the
     low-rank part ``X - D = L + c`` over ``D``, by row blocks. Returns ``(low_rank,

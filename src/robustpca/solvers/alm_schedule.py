@@ -97,7 +97,7 @@ class _Schedule:
       :math:`\mu_0` (on small planted problems balancing drove it to 0.04 :math:`\mu_0`
       where 3-10 :math:`\mu_0` converged 10x faster). While ``r <= max(tol,
       gap_tol)`` the certified gap is computed every ``CHECK_EVERY`` iterations, or
-      sooner once the cheap gap (:func:`robustpca.solvers.alm_blocks._cheap_gap`) has
+      sooner once the cheap gap (:func:`robustpca.solvers.alm_gap._cheap_gap`) has
       halved or is below ``TRIGGER * gap_tol``; the loop stops when it is below
       ``gap_tol``. After each change the next one waits twice as long (1, 2, 4, ...
       iterations): the penalty changes ever more rarely, so that the loop ends as ADMM

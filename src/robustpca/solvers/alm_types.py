@@ -1,10 +1,11 @@
 """Types shared by the convex ALM solvers' loop and steps, and their result's packaging.
 
 The loop (:mod:`robustpca.solvers.alm`), its blocked passes
-(:mod:`robustpca.solvers.alm_blocks`) and its singular value thresholding
+(:mod:`robustpca.solvers.alm_blocks`), its duality gaps
+(:mod:`robustpca.solvers.alm_gap`) and its singular value thresholding
 (:mod:`robustpca.solvers.alm_svt`) all speak of these three types; they live here, below
-all three, so that the imports of the ALM modules only point downward:
-``alm -> alm_svt -> alm_blocks -> alm_types``. :func:`convex_result` is the one
+all of them, so that the imports of the ALM modules only point downward: ``alm ->
+alm_svt, alm_gap -> alm_blocks -> alm_types``. :func:`convex_result` is the one
 :class:`~robustpca.solvers.SolverResult` of the complete-data solvers and of the
 observed-entries ones (:mod:`robustpca.solvers.alm_observed`).
 """
@@ -53,7 +54,7 @@ class _LowRank:
 @dataclass
 class _ALMOutcome:
     """Where the loop stopped: ``work`` holds ``D = X - L`` and ``dual`` the multiplier
-    ``Y`` that entered the last step, at penalty ``mu`` (see ``alm_blocks._final_blocks``)."""
+    ``Y`` that entered the last step, at penalty ``mu`` (see ``alm_gap._final_blocks``)."""
 
     work: np.ndarray
     dual: np.ndarray
