@@ -205,16 +205,15 @@ def test_crpca_om_on_the_faces_takes_the_gram_route_and_stays_exact(orl):
     assert relative(auto.info["low_rank"], full.info["low_rank"]) < 1e-9
 
 
-def test_small_factorizations_run_on_one_blas_thread(monkeypatch):
-    """The QR and SVD of the block iteration's few columns run on one BLAS thread (small
-    LAPACK calls were 10-14x slower on OpenBLAS's threads), the products with the data on
-    all of them; the iterates are those of the threaded run."""
-    from threadpoolctl import threadpool_info, threadpool_limits
+def blas_threads() -> set[int]:
+    from threadpoolctl import threadpool_info
 
-    def blas_threads() -> set[int]:
-        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
 
-    seen = {"qr": set(), "svd": set()}
+
+def spied_module(module, seen: dict):
+    """``module`` (SciPy's ``linalg`` or a module of ours) with the functions named in
+    ``seen`` recording the BLAS thread counts they run with into ``seen``."""
 
     def spy(name, real):
         def call(*args, **kwargs):
@@ -223,27 +222,83 @@ def test_small_factorizations_run_on_one_blas_thread(monkeypatch):
 
         return call
 
-    class Spied:  # alm_svt's scipy.linalg with qr and svd recording the BLAS threads
-        qr = staticmethod(spy("qr", sla.qr))
-        svd = staticmethod(spy("svd", sla.svd))
-
+    class Spied:
         def __getattr__(self, name):
-            return getattr(sla, name)
+            real = getattr(module, name)
+            return spy(name, real) if name in seen else real
 
+    return Spied()
+
+
+def two_blas_threads():
+    """Context with two BLAS threads; skips where the BLAS cannot run on two."""
+    from threadpoolctl import threadpool_limits
+
+    limits = threadpool_limits(2, user_api="blas")
+    if blas_threads() != {2}:
+        limits.unregister()
+        pytest.skip("the BLAS cannot run on 2 threads here")
+    return limits
+
+
+def test_small_factorizations_run_on_one_blas_thread(monkeypatch):
+    """The QR and SVD of the block iteration's few columns run on one BLAS thread (small
+    LAPACK calls were 10-14x slower on OpenBLAS's threads), the products with the data on
+    all of them; the iterates are those of the threaded run."""
+    seen = {"qr": set(), "svd": set()}
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 12)) @ rng.normal(size=(12, 300))
     X[rng.random(X.shape) < 0.05] += 20.0
     reference = solve_pcp(X, lam=300**-0.5, svd_solver="partial", rng=np.random.default_rng(1))
-    monkeypatch.setattr(alm_svt, "sla", Spied())
-    with threadpool_limits(2, user_api="blas"):
-        if blas_threads() != {2}:
-            pytest.skip("the BLAS cannot run on 2 threads here")
+    monkeypatch.setattr(alm_svt, "sla", spied_module(sla, seen))
+    with two_blas_threads():
         result = solve_pcp(X, lam=300**-0.5, svd_solver="partial", rng=np.random.default_rng(1))
         assert blas_threads() == {2}  # restored after each small call
     assert seen["qr"] == {1} and seen["svd"] == {1}
     # singular vectors have arbitrary signs (the estimators fix them); the rest is equal
     signs = np.sign(np.sum(result.components * reference.components, axis=1, keepdims=True))
     np.testing.assert_allclose(signs * result.components, reference.components, atol=1e-10)
+    assert result.n_iter == reference.n_iter
+    for part in ("low_rank", "sparse"):
+        np.testing.assert_allclose(result.info[part], reference.info[part], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("side_max", [alm_svt.GRAM_EIGH_ONE_THREAD_MAX, 10])
+def test_gram_eigensolver_and_certificate_run_on_one_blas_thread(monkeypatch, side_max):
+    """With two BLAS threads the Gram route's eigensolver runs on one up to
+    ``GRAM_EIGH_ONE_THREAD_MAX`` (SciPy's LAPACK between NumPy's products: the two
+    OpenBLAS libraries' threads fought, and the fit on the occluded faces took 11.9 s
+    against 7.1 s), on both above it; the certified gap's ``syrk`` and eigensolver on one
+    always; the iterates are those of the run on one thread."""
+    from robustpca.solvers import alm_gap
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 8)) @ rng.normal(size=(8, 600))
+    X[rng.random(X.shape) < 0.1] += 15.0
+    X += 0.05 * rng.normal(size=X.shape)  # no exact recovery: the gap is certified
+
+    def fit():
+        return solve_pcp(X, lam=600**-0.5, rng=np.random.default_rng(1))
+
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        reference = fit()
+    seen = {"eigh": set(), "eigvalsh": set(), "_syrk_upper": set()}
+    monkeypatch.setattr(alm_svt, "GRAM_EIGH_ONE_THREAD_MAX", side_max)
+    monkeypatch.setattr(alm_svt, "sla", spied_module(sla, seen))
+    monkeypatch.setattr(alm_gap, "sla", spied_module(sla, seen))
+    monkeypatch.setattr(alm_gap, "_syrk_upper", spied_module(alm_gap, seen)._syrk_upper)
+    with two_blas_threads():
+        result = fit()
+        assert blas_threads() == {2}
+    assert result.info["svd_counts"]["gram"] == result.n_iter  # every step by the Gram route
+    assert len(result.info["residuals"]["certified"]) >= 1
+    if side_max >= 40:  # also the small eigensolver of the returned components
+        assert seen["eigh"] == {1}
+    else:
+        assert 2 in seen["eigh"]
+    assert seen["eigvalsh"] == seen["_syrk_upper"] == {1}
     assert result.n_iter == reference.n_iter
     for part in ("low_rank", "sparse"):
         np.testing.assert_allclose(result.info[part], reference.info[part], rtol=0, atol=1e-9)

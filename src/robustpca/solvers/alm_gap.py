@@ -19,9 +19,17 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg as sla
 
-from ..linalg import _syrk_upper
+from ..linalg import _syrk_upper, single_blas_thread
 from .alm_blocks import _Data, _multiplier_into, _PassStats, _relaxed_point
 from .alm_types import _ALMOutcome, _Problem
+
+#: The certified gap runs on one BLAS thread: its Gram matrix is accumulated by SciPy's
+#: ``syrk`` between NumPy's operations on the blocks, and the two OpenBLAS libraries'
+#: threads then fight over the cores ("More than one BLAS thread" in
+#: docs/performance.md). PCP on the occluded 400 x 10,304 AT&T faces, 2 BLAS threads on
+#: 2 cores: a certificate cost about 400 ms more than an iteration, about 90 ms at one
+#: thread.
+CERTIFICATE_ONE_THREAD = True
 
 
 # --------------------------------------------------------- the cheap gap
@@ -93,7 +101,13 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
     formed: its blocks are made from ``(D, Y)`` in one pass for PCP, up to three
     otherwise (column sums and l2,1 row scalings; the inner product with ``X - c`` and
     the entry norm; the Gram matrix of the short side, whose top eigenvalue gives
-    ``||Y||_2`` to about machine precision)."""
+    ``||Y||_2`` to about machine precision). On one BLAS thread
+    (:data:`CERTIFICATE_ONE_THREAD`)."""
+    with single_blas_thread(CERTIFICATE_ONE_THREAD):
+        return _blockwise_gap(data, problem, out, objective)
+
+
+def _blockwise_gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> float:
     if objective <= 0:
         return 0.0
     (n, d), sparse = data.shape, problem.sparse

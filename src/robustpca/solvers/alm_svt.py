@@ -148,6 +148,17 @@ FACTOR_ROWS = 4
 #: at one), so that PCP at 1000^2 took 4.0 s at 2 threads against 1.25 s at one; with
 #: them on one thread it takes 1.36 s, and at 2000^2 5.4 s against 7.4 s at one thread.
 SMALL_FACTORIZATIONS_ONE_THREAD = True
+#: The Gram route's eigendecomposition runs on one BLAS thread up to this side. It is
+#: SciPy's LAPACK between NumPy's products: with two or more BLAS threads the two
+#: OpenBLAS libraries' threads fight over the cores ("More than one BLAS thread" in
+#: docs/performance.md). 2 BLAS threads on 2 cores, PCP on the occluded 400 x 10,304
+#: AT&T faces: 76 ms per ``syevr`` in the fit against 28 ms at one thread, and NumPy's
+#: projector product after it no faster than at one thread (120 ms against 67 ms when
+#: the eigensolver ran on one); fit 11.9 s against 8.5 s (7.1 s with the certificate on
+#: one thread too, :data:`robustpca.solvers.alm_gap.CERTIFICATE_ONE_THREAD`). Above it
+#: the threads pay for themselves in the eigensolver (n = 2000: 1.35 s at two threads
+#: against 1.76 s at one, on its own; PCP at 2000^2 within the noise either way).
+GRAM_EIGH_ONE_THREAD_MAX = 1000
 
 
 def _gram_step(M: np.ndarray, tau: float, predicted: int = 0) -> _LowRank:
@@ -162,18 +173,19 @@ def _gram_step(M: np.ndarray, tau: float, predicted: int = 0) -> _LowRank:
     n, d = M.shape
     wide = n <= d
     G = M @ M.T if wide else M.T @ M  # numpy uses syrk for a product with its transpose
-    if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all of them (cheaper then)
-        lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evr")
-        first = int(np.searchsorted(lam, tau * tau, side="right"))  # those above tau^2
-        lam, E = lam[first:], E[:, first:]
-    else:  # only the eigenpairs above tau^2 (syevr: the vectors wanted, not all)
-        lam, E = sla.eigh(
-            G,
-            check_finite=False,
-            overwrite_a=True,
-            subset_by_value=(tau * tau, np.inf),
-            driver="evr",
-        )
+    with single_blas_thread(min(n, d) <= GRAM_EIGH_ONE_THREAD_MAX):
+        if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all of them (cheaper then)
+            lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evr")
+            first = int(np.searchsorted(lam, tau * tau, side="right"))  # those above tau^2
+            lam, E = lam[first:], E[:, first:]
+        else:  # only the eigenpairs above tau^2 (syevr: the vectors wanted, not all)
+            lam, E = sla.eigh(
+                G,
+                check_finite=False,
+                overwrite_a=True,
+                subset_by_value=(tau * tau, np.inf),
+                driver="evr",
+            )
     sigma = np.sqrt(np.maximum(lam[::-1], 0.0))
     r = int(np.count_nonzero(sigma > tau))
     sigma, E = sigma[:r], np.ascontiguousarray(E[:, ::-1][:, :r])
@@ -444,10 +456,12 @@ def _exact_right_factors(f: SVDFactors, *, overwrite: bool) -> tuple[np.ndarray,
     s = f.s
     if f.method != "gram" or s.size == 0:
         return s, f.Vt
-    lam, E = sla.eigh(f.Vt @ f.Vt.T, check_finite=False, overwrite_a=True)
-    lam = np.maximum(lam, np.finfo(float).eps * lam[-1])
-    E *= np.sqrt(lam)  # E Lambda^(1/2)
-    _, sigma, Qt = np.linalg.svd(s[:, None] * E)  # its workspace is not numpy's
+    H = f.Vt @ f.Vt.T
+    with single_blas_thread(SMALL_FACTORIZATIONS_ONE_THREAD):  # r x r
+        lam, E = sla.eigh(H, check_finite=False, overwrite_a=True)
+        lam = np.maximum(lam, np.finfo(float).eps * lam[-1])
+        E *= np.sqrt(lam)  # E Lambda^(1/2)
+        _, sigma, Qt = np.linalg.svd(s[:, None] * E)  # its workspace is not numpy's
     Qt /= lam  # W = Q^T Lambda^(-1/2) E^T = (Q^T Lambda^(-1)) (E Lambda^(1/2))^T
     W = Qt @ E.T
     del E, Qt
