@@ -38,15 +38,14 @@ after exactly Lin et al.'s iterations, and Lin et al.'s phase ends early when th
 residual stalls (the multiplier freezes). PCP's balancing phase is over-relaxed ADMM
 (Eckstein & Bertsekas 1992; :data:`robustpca.solvers.alm_schedule.RELAX_PCP`): on the
 occluded AT&T faces PCP needs 33 iterations, where it took 99 with Lin et al.'s phase
-run to its end and 46 without the relaxation. The dual residual is measured in the
-passes of every iteration, and after Lin et al.'s phase a gap that needs no SVD
-(:func:`robustpca.solvers.alm_gap._cheap_gap`) too (``info['residuals']``; NaN
-during Lin et al.'s phase, where it is not needed and would cost two more passes over
-the data); the certified
-gap costs a Gram matrix of the multiplier and is computed only once the primal
-residual is below ``max(tol, gap_tol)``, every few iterations. The ``L`` step is
-singular value thresholding for PCP and outlier
-pursuit, and for CRPCA-OM the closed form of Theorem 3 of Nie et al.:
+run to its end and 46 without the relaxation. With a gap target the dual residual is
+measured in the passes of every iteration, and after Lin et al.'s phase a gap that
+needs no SVD (:func:`robustpca.solvers.alm_gap._cheap_gap`) too (``info['residuals']``;
+NaN during Lin et al.'s phase, where it is not needed and would cost two more passes
+over the data; both NaN with ``gap_tol=None``); the certified gap costs a Gram matrix
+of the multiplier and is computed only once the primal residual is below ``max(tol,
+gap_tol)``, every few iterations. The ``L`` step is singular value thresholding for
+PCP and outlier pursuit, and for CRPCA-OM the closed form of Theorem 3 of Nie et al.:
 :math:`b = \frac1n \tilde X^\top 1` (the arithmetic mean) and :math:`Z` the singular
 value thresholding of the centred :math:`\tilde X` (:func:`optimal_mean_svt`). The
 centring is a broadcast subtraction; no ``n x n`` centring matrix is formed.
