@@ -112,13 +112,13 @@ def _blockwise_gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: 
         return 0.0
     (n, d), sparse = data.shape, problem.sparse
     wide = n < d  # the Gram matrix of the short side (a square one by row blocks)
-    factor = np.ones((n, 1)) if sparse.rowwise else None
+    factor = np.ones((n, 1)) if sparse.rowwise else None  # the l2,1 row factor
     total = np.zeros(d)
     for rows in data.rows if problem.free_mean or (wide and sparse.rowwise) else ():
         Yk, S, T = data.row_block(rows)
         _final_blocks(sparse, out, rows, slice(None), Yk, S)
         total += Yk.sum(axis=0)
-        if sparse.rowwise:  # the row scaling of prox(a D + Y/mu), for the column blocks
+        if factor is not None:  # the row scaling of prox(a D + Y/mu), for the column blocks
             _relaxed_point(out.work[rows], out.dual[rows], out.mu, out.alpha, out=T)
             factor[rows] = sparse.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), out.mu)
     ybar = total / n if problem.free_mean else np.zeros(d)
