@@ -154,8 +154,9 @@ SMALL_FACTORIZATIONS_ONE_THREAD = True
 #: docs/performance.md). 2 BLAS threads on 2 cores, PCP on the occluded 400 x 10,304
 #: AT&T faces: 76 ms per ``syevr`` in the fit against 28 ms at one thread, and NumPy's
 #: projector product after it no faster than at one thread (120 ms against 67 ms when
-#: the eigensolver ran on one); fit 11.9 s against 8.5 s (7.1 s with the certificate on
-#: one thread too, :data:`robustpca.solvers.alm_gap.CERTIFICATE_ONE_THREAD`). Above it
+#: the eigensolver ran on one); the fit took 11.9 s, 8.5 s with this eigensolver on one
+#: thread, 7.1 s with the certificate on one too
+#: (:data:`robustpca.solvers.alm_gap.CERTIFICATE_ONE_THREAD`). Above it
 #: the threads pay for themselves in the eigensolver (n = 2000: 1.35 s at two threads
 #: against 1.76 s at one, on its own; PCP at 2000^2 within the noise either way).
 GRAM_EIGH_ONE_THREAD_MAX = 1000
