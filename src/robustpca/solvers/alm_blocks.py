@@ -341,8 +341,10 @@ class _PassStats:
         if self.column_sums:
             self.colsum_next[cols] += change.sum(axis=0)
 
-    def add_dual_block(self, Xb, Yhat, cols=slice(None)) -> None:
-        self.size += _dot(Yhat, Yhat)
+    def add_dual_block(self, Xb, Yhat, cols=slice(None), size=True) -> None:
+        """``size=False``: ``||Y hat||^2`` is summed elsewhere (the l2,1 row sums)."""
+        if size:
+            self.size += _dot(Yhat, Yhat)
         if self.full:
             self.value += _dot(Xb, Yhat)
         if self.column_sums:
@@ -460,7 +462,7 @@ def _column_pass(
             L += mean[cols]
         Xb = data.take(slice(None), cols, S)
         if measure:
-            stats.add_dual_block(Xb, T, cols)
+            stats.add_dual_block(Xb, T, cols, size=not sparse.rowwise)
         np.subtract(Xb, L, out=D)
         if sparse.rowwise:
             Yc = Y[:, cols]
@@ -489,6 +491,7 @@ def _column_pass(
 def _row_dual_residual(sparse, stats: _PassStats, sums: dict, mu: float, alpha: float) -> None:
     """The l2,1 column pass's dual residual (and with ``full`` its entry norm) from its
     row sums."""
+    stats.size = float(sums["hh"].sum())  # ||Y hat||^2, by rows
     if stats.full:
         stats.entry = float(np.sqrt(sums["hh"].max(initial=0.0)))
     ma = mu * alpha  # the rows of Y + mu alpha D (alpha: the relaxation)
