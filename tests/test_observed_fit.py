@@ -1,0 +1,95 @@
+"""The observed-coordinates least squares under every fit with gaps
+(:func:`robustpca.solvers.missing.observed_fit`): row by row it is the minimum-norm
+least-squares fit on the observed coordinates, whichever of its two routes (LU where the
+normal matrix is provably well conditioned, the eigendecomposition elsewhere) a row takes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustpca.solvers import missing as missing_module
+from robustpca.solvers.missing import observed_fit
+
+
+def _problem(seed: int, n: int, d: int, k: int, rate: float):
+    rng = np.random.default_rng(seed)
+    comps = np.linalg.qr(rng.normal(size=(d, k)))[0].T
+    mean = rng.normal(size=d)
+    X = mean + rng.normal(size=(n, k)) @ comps + 0.1 * rng.normal(size=(n, d))
+    missing = rng.random((n, d)) < rate
+    missing[0, : d - k + 1] = True  # k - 1 observed: scores not identified
+    missing[1, : d - k] = True  # exactly k observed
+    X[missing] = np.nan
+    return X, missing, mean, comps
+
+
+def _row_by_row(X, missing, mean, comps):
+    """``np.linalg.lstsq`` on each row's observed coordinates (minimum norm; singular
+    values below 1e-5 of the largest cut, as ``_RANK_RTOL = 1e-10`` cuts their squares)."""
+    scores = np.zeros((X.shape[0], comps.shape[0]))
+    for i, (x, m) in enumerate(zip(X, missing, strict=True)):
+        scores[i] = np.linalg.lstsq(comps[:, ~m].T, (x - mean)[~m], rcond=1e-5)[0]
+    return scores
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(6, 30),
+    k=st.integers(1, 5),
+    rate=st.floats(0.0, 0.6),
+)
+def test_scores_are_the_minimum_norm_least_squares_fit_of_each_row(seed, d, k, rate):
+    X, missing, mean, comps = _problem(seed, 40, d, k, rate)
+    X_before = X.copy()
+    scores, fitted, resid = observed_fit(X, missing, mean, comps)
+    expected = _row_by_row(X, missing, mean, comps)
+    np.testing.assert_allclose(scores, expected, atol=1e-9)
+    np.testing.assert_allclose(fitted, mean + expected @ comps, atol=1e-9)
+    r = np.where(missing, 0.0, np.nan_to_num(X) - fitted)
+    np.testing.assert_allclose(resid, np.linalg.norm(r, axis=1), atol=1e-9)
+    np.testing.assert_array_equal(X, X_before)  # NaN in place, untouched
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), rate=st.floats(0.0, 0.9))
+def test_the_eigenvalue_bound_is_a_lower_bound(seed, k, rate):
+    rng = np.random.default_rng(seed)
+    d = k + int(rng.integers(1, 20))
+    comps = np.linalg.qr(rng.normal(size=(d, k)))[0].T
+    missing = rng.random((50, d)) < rate
+    A = missing_module._normal_matrices(missing, comps)
+    bound = missing_module._smallest_eigenvalue_bound(A)
+    assert np.all(bound <= np.linalg.eigvalsh(A)[:, 0] + 1e-12)
+
+
+def test_both_routes_are_taken_and_agree_with_the_eigendecomposition(monkeypatch):
+    """One problem whose rows split between the routes; forcing every row through the
+    eigendecomposition (the bound set to -inf) changes the scores by rounding only."""
+    X, missing, mean, comps = _problem(5, 300, 20, 4, 0.3)
+    A = missing_module._normal_matrices(missing[missing.any(axis=1)], comps)
+    safe = missing_module._smallest_eigenvalue_bound(A) >= missing_module._WELL_CONDITIONED
+    assert 0 < safe.sum() < safe.size
+    fast = observed_fit(X, missing, mean, comps)
+    monkeypatch.setattr(
+        missing_module, "_smallest_eigenvalue_bound", lambda A: np.full(A.shape[0], -np.inf)
+    )
+    slow = observed_fit(X, missing, mean, comps)
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_no_missing_rows_and_no_components():
+    X, missing, mean, comps = _problem(1, 10, 8, 2, 0.0)
+    missing[:] = False
+    X = np.nan_to_num(X)
+    scores, fitted, _ = observed_fit(X, missing, mean, comps)
+    np.testing.assert_allclose(scores, (X - mean) @ comps.T, atol=1e-12)
+    missing[:, 0] = True
+    scores, fitted, resid = observed_fit(X, missing, mean, comps[:0])
+    assert scores.shape == (10, 0)
+    np.testing.assert_allclose(fitted, np.broadcast_to(mean, X.shape))
+    assert np.all(np.isfinite(resid))
