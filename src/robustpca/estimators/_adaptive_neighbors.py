@@ -127,6 +127,7 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _dask_fit = "adaptive_neighbors"  # robustpca._dask.fit.FITS
 
     def __init__(

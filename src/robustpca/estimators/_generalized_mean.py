@@ -140,6 +140,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _dask_fit = "generalized_mean"  # robustpca._dask.fit.FITS
 
     def __init__(

@@ -145,6 +145,7 @@ class HQPCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
 
     def __init__(
         self,

@@ -118,6 +118,7 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     """
 
     _supports_missing = True
+    _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _dask_fit = "optimal_mean"  # robustpca._dask.fit.FITS
 
     def __init__(

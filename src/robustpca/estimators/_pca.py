@@ -85,6 +85,7 @@ class PCA(BaseSubspaceEstimator):
     #: rrcov's PcaClassic diagnostics (:mod:`robustpca.diagnostics`).
     _od_cutoff_rule = "classical"
     _supports_missing = True
+    _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _dask_fit = "pca"  # robustpca._dask.fit.FITS
 
     def __init__(self, n_components=None, *, random_state=None):

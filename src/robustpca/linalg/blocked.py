@@ -11,11 +11,13 @@ weighted step (Nie et al. 2014, problem 14, by the SVD route for ``d > n``).
 residual pass, SciPy's ``syrk`` and LAPACK for the scatter and its eigenvectors), the
 threads of one library still spin-wait while the other's start, and with more than one
 BLAS thread they fight over the cores. The passes of the scatter route therefore make
-their products through SciPy's BLAS (:func:`project_out`, :func:`add_weighted_rows`, the
-``syrk`` of :func:`_syrk_upper`), as its eigensolvers do. Measured on 2 cores, RPCA-OM on
-20,000 x 100 (17 iterations): 0.24 s at one thread, 0.65 s at two with the NumPy
-products, 0.24 s at two without; HQ-PCA 0.13 s, 0.30 s and 0.13 s; the results are the
-same to the bit.
+their products through SciPy's BLAS (:meth:`Projector.project_out`,
+:func:`add_weighted_rows`, :func:`sum_weighted_rows`, the ``syrk`` of
+:func:`_syrk_upper`), as its eigensolvers do, and so do the training distances at the
+end of those fits (``_tall_fit_blas`` in :mod:`robustpca.estimators._outlier_api`).
+Measured on 2 cores, RPCA-OM on 20,000 x 100 (17 iterations): 0.24 s at one thread,
+0.65 s at two with the NumPy products, 0.24 s at two without; HQ-PCA 0.13 s, 0.30 s and
+0.13 s; the results are the same to the bit.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ __all__ = [
     "raw_centred_gram",
     "row_sq_distances",
     "subspace_sq_residuals",
+    "sum_weighted_rows",
     "weighted_row_sum",
 ]
 
@@ -130,7 +133,7 @@ def weighted_row_sum(X, w: np.ndarray, point: np.ndarray | None = None, work=Non
     """``sum_i w_i (x_i - point)`` in float64, by blocks of rows (no ``n x d`` temporary)."""
     n, d = X.shape
     if point is None and X.dtype == np.float64:
-        return w @ X
+        return sum_weighted_rows(X, w)
     point = np.zeros(d) if point is None else point
     work = _Workspace() if work is None else work
     total = np.zeros(d)
@@ -175,9 +178,23 @@ class Projector:
     def __init__(self, U: np.ndarray):
         self.Ut, self.U = np.asfortranarray(U.T), np.asfortranarray(U)
 
-    def project_out(self, B: np.ndarray) -> None:
+    def project_out(self, B: np.ndarray) -> np.ndarray:
+        """``B -= (B U) U^T`` in place; returns the scores ``B U`` (``rows x k``) of the
+        block before the projection."""
         BU_t = _GEMM(1.0, self.Ut, B.T)  # (B U)^T, k x rows (B.T is F-ordered: no copy)
         _GEMM(-1.0, self.U, BU_t, beta=1.0, c=B.T, overwrite_c=1)  # B^T -= U (B U)^T
+        return BU_t.T
+
+
+def sum_weighted_rows(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``w @ X`` for float64 ``X``, through SciPy's BLAS when ``X`` is contiguous (a
+    NumPy product at the start of a fit whose loop is SciPy's wakes NumPy's threads,
+    which then spin against SciPy's: module docstring)."""
+    if X.flags.c_contiguous:
+        return _GEMV(1.0, X.T, w)
+    if X.flags.f_contiguous:
+        return _GEMV(1.0, X, w, trans=1)
+    return w @ X
 
 
 def add_weighted_rows(total: np.ndarray, w: np.ndarray, B: np.ndarray) -> np.ndarray:

@@ -62,6 +62,7 @@ from ..linalg import (
     subspace_sq_residuals,
     weighted_row_sum,
 )
+from ..linalg.blocked import add_weighted_rows
 from ..losses import L2pLoss
 from ._result import IterationState, SolverResult, StopReason
 from .reweighting import minimize_reweighted, minimize_reweighted_pca
@@ -142,7 +143,7 @@ class _MeanPasses:
             B = _centred_rows(X, rows, point, self._work)
             r[rows] = np.sqrt(np.einsum("ij,ij->i", B, B))
             a[rows] = self.loss.weights(r[rows])
-            t += a[rows] @ B
+            t = add_weighted_rows(t, a[rows], B)  # SciPy's BLAS: see linalg.blocked
         self._weights = a
         self._next = m0 + t / a.sum()
         return r
