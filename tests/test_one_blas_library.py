@@ -189,3 +189,29 @@ def test_the_tall_scatter_fits_take_their_training_distances_through_scipy(monke
         blocks.clear()
         model._set_outlier_reference(data)
         assert blocks == []
+
+
+def test_the_weighted_mean_follows_the_route(monkeypatch):
+    """PCA's weighted mean (its reference weights) is SciPy's ``gemv`` on the scatter
+    route, whose passes are SciPy's, and NumPy's product on the Gram route, whose Gram
+    matrix and basis are NumPy's; the two give the same mean to rounding."""
+    from robustpca.linalg import weighted_pca
+    from robustpca.linalg.weighted_pca import WeightedPCAProblem
+
+    calls = []
+    original = weighted_pca.sum_weighted_rows
+
+    def spy(X, w):
+        calls.append(X.shape)
+        return original(X, w)
+
+    monkeypatch.setattr(weighted_pca, "sum_weighted_rows", spy)
+    rng = np.random.default_rng(0)
+    X, w = rng.normal(size=(40, 12)), rng.random(40)
+    means = {}
+    for route in ("scatter", "gram"):
+        problem = WeightedPCAProblem(X, 2, rng, route=route, reference_weights=w)
+        means[route] = problem.center
+    assert calls == [X.shape]
+    np.testing.assert_allclose(means["scatter"], means["gram"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(means["scatter"], w @ X / w.sum(), rtol=1e-12, atol=1e-12)

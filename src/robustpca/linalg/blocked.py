@@ -133,7 +133,7 @@ def weighted_row_sum(X, w: np.ndarray, point: np.ndarray | None = None, work=Non
     """``sum_i w_i (x_i - point)`` in float64, by blocks of rows (no ``n x d`` temporary)."""
     n, d = X.shape
     if point is None and X.dtype == np.float64:
-        return sum_weighted_rows(X, w)
+        return w @ X
     point = np.zeros(d) if point is None else point
     work = _Workspace() if work is None else work
     total = np.zeros(d)

@@ -59,6 +59,7 @@ from .blocked import (
     raw_centred_gram,
     row_sq_distances,
     subspace_sq_residuals,
+    sum_weighted_rows,
     weighted_row_sum,
 )
 from .eigen import (
@@ -171,15 +172,18 @@ class WeightedPCAProblem:
         self.with_mean = center
         self._work = _Workspace()
         self._eigh = WarmStartEigh(n_components)
+        self.gram = (n < d) if route == "auto" else (route == "gram")
         if not center:
             self.center = np.zeros(d) if offset is None else np.asarray(offset, dtype=np.float64)
         elif reference_weights is None:
             self.center = X.mean(axis=0, dtype=np.float64)
         else:
             w = np.asarray(reference_weights, dtype=np.float64)
-            self.center = weighted_row_sum(X, w, work=self._work) / w.sum()
+            if not self.gram and X.dtype == np.float64:  # the scatter route's BLAS
+                self.center = sum_weighted_rows(X, w) / w.sum()
+            else:  # the Gram route's products are NumPy's (raw_centred_gram)
+                self.center = weighted_row_sum(X, w, work=self._work) / w.sum()
         self._center_is_mean = center and reference_weights is None
-        self.gram = (n < d) if route == "auto" else (route == "gram")
         # Gram route on dense float64 data: one syrk on the raw data, centred afterwards,
         # and the basis and mean by one product with X each (no centred copies) when
         # that is accurate (raw_centred_gram)
