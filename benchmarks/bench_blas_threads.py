@@ -25,7 +25,7 @@ import sys
 import time
 import warnings
 
-DEFAULT = "PCA,OptimalMeanPCA,HQPCA,GeneralizedMeanPCA,AdaptiveNeighborsPCA,R1PCA,L21PCA"
+DEFAULT = "PCA,OptimalMeanPCA,HQPCA,GeneralizedMeanPCA,AdaptiveNeighborsPCA,R1PCA,L21PCA,L1PCA"
 
 
 def _worker(args: argparse.Namespace) -> None:

@@ -215,3 +215,20 @@ def test_the_weighted_mean_follows_the_route(monkeypatch):
     assert calls == [X.shape]
     np.testing.assert_allclose(means["scatter"], means["gram"], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(means["scatter"], w @ X / w.sum(), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2000), d=st.integers(1, 300), seed=st.integers(0, 999))
+def test_l1_pca_deflation_is_numpys_rank_one_update(n, d, seed):
+    """PCA-L1's deflation ``R - (R w) w^T`` is done in place by blocks of rows (of
+    ``BLOCK_BYTES``: from 437 rows at ``d = 300``), without SciPy's BLAS ``ger``
+    between the NumPy products of Kwak's iterations."""
+    from robustpca.solvers.l1_pca import _deflate
+
+    rng = np.random.default_rng(seed)
+    R = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    w /= np.linalg.norm(w)
+    expected = R - np.outer(R @ w, w)
+    _deflate(R, w)
+    np.testing.assert_allclose(R, expected, rtol=1e-12, atol=1e-12)
