@@ -165,7 +165,7 @@ def test_the_tall_scatter_fits_take_their_training_distances_through_scipy(monke
     """At the end of a fit on tall float64 data the scatter-route estimators compute the
     training distances by ``Projector`` (SciPy's BLAS), as their iterations do: a NumPy
     product there woke NumPy's OpenBLAS threads against SciPy's (PCA on 20,000 x 100 at
-    two BLAS threads: 0.11-0.15 s, against 0.035 s at one). Wide data (the Gram route)
+    two BLAS threads: 0.07-0.15 s, against 0.03-0.04 s at one). Wide data (the Gram route)
     and float32 data keep NumPy's products."""
     import robustpca
 

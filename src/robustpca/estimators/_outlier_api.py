@@ -55,8 +55,8 @@ class OutlierDetectorMixin:
     #: :class:`~robustpca.linalg.WeightedPCAProblem`. The training distances at the end
     #: of ``fit`` use the same one, so that the threads of the other library are not
     #: woken between the last iteration and this pass ("One BLAS library per loop" in
-    #: :mod:`robustpca.linalg.blocked`: PCA on 20,000 x 100 took 0.11-0.15 s at two
-    #: BLAS threads against 0.035 s at one).
+    #: :mod:`robustpca.linalg.blocked`: PCA on 20,000 x 100 took 0.07-0.15 s at two
+    #: BLAS threads against 0.03-0.04 s at one).
     _tall_fit_blas = "numpy"
 
     def _reference_distances(self, X):
