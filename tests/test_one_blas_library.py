@@ -13,6 +13,20 @@ from hypothesis import strategies as st
 from robustpca.linalg.blocked import Projector, add_weighted_rows, sum_weighted_rows
 
 
+def _record_shapes(monkeypatch, owner, name: str, *, method: bool = False) -> list:
+    """Patch ``owner.name`` to record the shape of the array each call works on (the
+    first argument, or the one after ``self``); returns the list it fills."""
+    shapes = []
+    original = getattr(owner, name)
+
+    def spy(*args):
+        shapes.append(args[1 if method else 0].shape)
+        return original(*args)
+
+    monkeypatch.setattr(owner, name, spy)
+    return shapes
+
+
 @settings(max_examples=25, deadline=None)
 @given(rows=st.integers(1, 40), d=st.integers(1, 12), k=st.integers(0, 4), seed=st.integers(0, 999))
 def test_products_equal_numpys(rows, d, k, seed):
@@ -39,14 +53,7 @@ def test_the_tall_scatter_iterations_make_no_numpy_product(monkeypatch):
     NumPy's OpenBLAS threads between SciPy's calls (2.7x slower at 2 threads, measured)."""
     from robustpca import OptimalMeanPCA
 
-    calls = []
-    original = Projector.project_out
-
-    def spy(self, B):
-        calls.append(B.shape)
-        return original(self, B)
-
-    monkeypatch.setattr(Projector, "project_out", spy)
+    calls = _record_shapes(monkeypatch, Projector, "project_out", method=True)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3000, 3)) @ rng.normal(size=(3, 20)) + 0.01 * rng.normal(size=(3000, 20))
     model = OptimalMeanPCA(3, random_state=0).fit(X)
@@ -169,21 +176,14 @@ def test_the_tall_scatter_fits_take_their_training_distances_through_scipy(monke
     and float32 data keep NumPy's products."""
     import robustpca
 
-    blocks = []
-    original = Projector.project_out
-
-    def spy(self, B):
-        blocks.append(B.shape[0])
-        return original(self, B)
-
-    monkeypatch.setattr(Projector, "project_out", spy)
+    blocks = _record_shapes(monkeypatch, Projector, "project_out", method=True)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3)) @ rng.normal(size=(3, 12)) + 0.01 * rng.normal(size=(300, 12))
     cls = getattr(robustpca, name)
     model = cls(3).fit(X)
     blocks.clear()
     model._set_outlier_reference(X)
-    assert sum(blocks) == X.shape[0]
+    assert sum(rows for rows, _ in blocks) == X.shape[0]
     for data in (X.T[:, :20].copy(), X.astype(np.float32)):
         model = cls(3).fit(data)
         blocks.clear()
@@ -198,14 +198,7 @@ def test_the_weighted_mean_follows_the_route(monkeypatch):
     from robustpca.linalg import weighted_pca
     from robustpca.linalg.weighted_pca import WeightedPCAProblem
 
-    calls = []
-    original = weighted_pca.sum_weighted_rows
-
-    def spy(X, w):
-        calls.append(X.shape)
-        return original(X, w)
-
-    monkeypatch.setattr(weighted_pca, "sum_weighted_rows", spy)
+    calls = _record_shapes(monkeypatch, weighted_pca, "sum_weighted_rows")
     rng = np.random.default_rng(0)
     X, w = rng.normal(size=(40, 12)), rng.random(40)
     means = {}
