@@ -41,11 +41,17 @@ def _row_by_row(X, missing, mean, comps):
     d=st.integers(6, 30),
     k=st.integers(1, 5),
     rate=st.floats(0.0, 0.6),
+    scipy_blas=st.booleans(),
 )
-def test_scores_are_the_minimum_norm_least_squares_fit_of_each_row(seed, d, k, rate):
+def test_scores_are_the_minimum_norm_least_squares_fit_of_each_row(seed, d, k, rate, scipy_blas):
+    """Against row-by-row ``lstsq``, with NumPy's products or SciPy's (``blas_matmul``,
+    the scatter route's)."""
+    from robustpca.linalg.blocked import blas_matmul
+
     X, missing, mean, comps = _problem(seed, 40, d, k, rate)
     X_before = X.copy()
-    scores, fitted, resid = observed_fit(X, missing, mean, comps)
+    matmul = blas_matmul if scipy_blas else np.matmul
+    scores, fitted, resid = observed_fit(X, missing, mean, comps, matmul=matmul)
     expected = _row_by_row(X, missing, mean, comps)
     np.testing.assert_allclose(scores, expected, atol=1e-9)
     np.testing.assert_allclose(fitted, mean + expected @ comps, atol=1e-9)
@@ -93,3 +99,27 @@ def test_no_missing_rows_and_no_components():
     assert scores.shape == (10, 0)
     np.testing.assert_allclose(fitted, np.broadcast_to(mean, X.shape))
     assert np.all(np.isfinite(resid))
+
+
+def test_the_em_step_takes_the_products_of_its_route(monkeypatch):
+    """``MissingPCAProblem`` re-completes by ``observed_fit``, and the training distances
+    of a fit with gaps are its observed fits, through SciPy's BLAS on tall data (the
+    scatter route's library) and NumPy's on wide data (the Gram route's):
+    NumPy products between SciPy's made RPCA-OM with 5% gaps on 20,000 x 100 0.94 s at
+    two BLAS threads against 0.67 s at one."""
+    from robustpca import OptimalMeanPCA
+    from robustpca.linalg.blocked import blas_matmul
+
+    seen = []
+    original = missing_module.observed_fit
+
+    def spy(*args, matmul=np.matmul):
+        seen.append(matmul)
+        return original(*args, matmul=matmul)
+
+    monkeypatch.setattr(missing_module, "observed_fit", spy)
+    for shape, expected in (((200, 12), blas_matmul), ((12, 200), np.matmul)):
+        X, *_ = _problem(3, *shape, 2, 0.05)
+        seen.clear()
+        OptimalMeanPCA(2, random_state=0, max_iter=5).fit(X)
+        assert seen and set(seen) == {expected}

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..diagnostics import DEFAULT_QUANTILE, diagnostic_reference, outlier_diagnostics
-from ..linalg.blocked import Projector
+from ..linalg.blocked import Projector, blas_matmul
 
 __all__ = ["OutlierDetectorMixin"]
 
@@ -230,7 +230,9 @@ def _observed_distances(model, X):
     missing = np.isnan(Xh)
     comps = np.asarray(to_numpy(model.components_), dtype=np.float64)
     mean = np.asarray(to_numpy(model.mean_), dtype=np.float64)
-    scores, _, r = observed_fit(Xh, missing, mean, comps)
+    scipy_blas = model._tall_fit_blas == "scipy" and Xh.shape[0] >= Xh.shape[1]
+    matmul = blas_matmul if scipy_blas else np.matmul  # the fit's library, as above
+    scores, _, r = observed_fit(Xh, missing, mean, comps, matmul=matmul)
     p, k = Xh.shape[1], comps.shape[0]
     return scores, r * od_correction(p - missing.sum(axis=1), p, k)
 

@@ -46,6 +46,7 @@ import numpy as np
 from scipy import sparse
 
 from ..linalg import WeightedPCAProblem, complete_orthonormal, positive_eigen_mask, top_eigh
+from ..linalg.blocked import blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
 from .reweighting import minimize_reweighted, minimize_reweighted_pca
@@ -138,7 +139,12 @@ def _pseudo_solve(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 def observed_fit(
-    X: np.ndarray, missing: np.ndarray, mean: np.ndarray, components: np.ndarray
+    X: np.ndarray,
+    missing: np.ndarray,
+    mean: np.ndarray,
+    components: np.ndarray,
+    *,
+    matmul: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.matmul,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Least-squares scores of each row on its observed coordinates.
 
@@ -150,6 +156,11 @@ def observed_fit(
     mean : ndarray of shape (n_features,)
     components : ndarray of shape (n_components, n_features)
         Orthonormal rows.
+    matmul : callable, default=np.matmul
+        The product of two C-ordered float64 matrices: NumPy's, or
+        :func:`~robustpca.linalg.blocked.blas_matmul` (SciPy's BLAS) for a loop whose
+        other products are SciPy's (:class:`MissingPCAProblem`; "One BLAS library per
+        loop" in :mod:`robustpca.linalg.blocked`).
 
     Returns
     -------
@@ -164,12 +175,12 @@ def observed_fit(
     comps = np.asarray(components, dtype=np.float64)
     centred = np.subtract(X, mean, dtype=np.float64)  # in place from here on: each pass
     np.copyto(centred, 0.0, where=missing)  # over n x d costs as much as the products
-    scores = centred @ comps.T
+    scores = matmul(centred, np.ascontiguousarray(comps.T))
     rows = np.flatnonzero(missing.any(axis=1))
     if rows.size and comps.shape[0]:
         A = _normal_matrices(missing[rows], comps)
         scores[rows] = _solve_psd(A, scores[rows])
-    fitted = scores @ comps
+    fitted = matmul(np.ascontiguousarray(scores), np.ascontiguousarray(comps))
     resid = np.subtract(centred, fitted, out=centred)
     np.copyto(resid, 0.0, where=missing)
     fitted += mean
@@ -242,7 +253,16 @@ class _MissingSubspace:
         """Observed residual norms at this solution; the problem's data are completed
         from it (idempotent: the fit only reads the observed entries)."""
         problem = self._problem
-        _, fitted, r = observed_fit(problem.X, problem.missing, self._mean, self._basis.T)
+        # the products of the loop's library: SciPy's on the scatter route (tall data),
+        # NumPy's on the Gram route (see linalg.blocked, "One BLAS library per loop")
+        n, d = problem.X.shape
+        _, fitted, r = observed_fit(
+            problem.X,
+            problem.missing,
+            self._mean,
+            self._basis.T,
+            matmul=blas_matmul if n >= d else np.matmul,
+        )
         # a new array (earlier solutions keep theirs), in one pass: boolean indexing
         # would take three
         completed = np.where(problem.missing, fitted, problem.X)
