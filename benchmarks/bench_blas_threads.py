@@ -10,8 +10,10 @@ the median time of each::
 
     python benchmarks/bench_blas_threads.py                       # 20,000 x 100, k = 5
     python benchmarks/bench_blas_threads.py --threads 1,2,4 --n 200000 --d 256 --k 20
+    python benchmarks/bench_blas_threads.py --n 400 --d 2000 --k 10 --missing 0.05
 
-The data: rank-``k`` signal, noise 0.1 and 5% of the rows gross outliers, seed 0.
+The data: rank-``k`` signal, noise 0.1 and 5% of the rows gross outliers, seed 0; with
+``--missing``, that fraction of the entries NaN (the fits with gaps).
 To compare two versions, run it with ``PYTHONPATH=<other checkout>/src``.
 """
 
@@ -37,6 +39,8 @@ def _worker(args: argparse.Namespace) -> None:
     n, d, k = args.n, args.d, args.k
     X = rng.normal(size=(n, k)) @ rng.normal(size=(k, d)) + 0.1 * rng.normal(size=(n, d))
     X[: n // 20] += 5.0 * rng.normal(size=(n // 20, d))
+    if args.missing:
+        X[rng.random(X.shape) < args.missing] = np.nan
     out = {}
     for name in args.estimators.split(","):
         cls = getattr(robustpca, name)
@@ -57,6 +61,7 @@ def main() -> None:
     p.add_argument("--d", type=int, default=100)
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--missing", type=float, default=0.0, help="fraction of entries NaN")
     p.add_argument("--threads", default="1,2", help="comma-separated BLAS thread counts")
     p.add_argument("--estimators", default=DEFAULT)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -71,7 +76,8 @@ def main() -> None:
         cmd = [sys.executable, __file__, "--worker", *sys.argv[1:]]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
         results[t] = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"{args.n} x {args.d}, k = {args.k}, median of {args.repeats} fits (seconds)")
+    gaps = f", {args.missing:.0%} missing" if args.missing else ""
+    print(f"{args.n} x {args.d}, k = {args.k}{gaps}, median of {args.repeats} fits (seconds)")
     print("| estimator | " + " | ".join(f"{t} thread{'s' * (t > 1)}" for t in counts) + " |")
     print("|---" * (len(counts) + 1) + "|")
     for name in args.estimators.split(","):

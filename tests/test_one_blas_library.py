@@ -225,3 +225,37 @@ def test_l1_pca_deflation_is_numpys_rank_one_update(n, d, seed):
     expected = R - np.outer(R @ w, w)
     _deflate(R, w)
     np.testing.assert_allclose(R, expected, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(d=st.integers(1, 300), k=st.integers(1, 12), seed=st.integers(0, 999))
+def test_cholesky_qr_is_numpys_householder_q(d, k, seed):
+    """The Gram routes' orthonormalisation calls no SciPy (its products and factorisations
+    are NumPy's, like the routes' loops) and gives Householder QR's ``Q`` with a positive
+    diagonal ``R``; a rank-deficient ``U`` takes the Householder fallback."""
+    from robustpca.linalg import eigen
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("SciPy's LAPACK in a NumPy loop")
+
+    rng = np.random.default_rng(seed)
+    k = min(k, d)
+    Q0 = np.linalg.qr(rng.normal(size=(d, k)))[0]
+    U = Q0 + 1e-3 * rng.normal(size=(d, k))  # nearly orthonormal, as its callers' bases
+    U_before = U.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("cholesky", "solve_triangular"):
+            mp.setattr(eigen.sla, name, forbidden)
+        Q = eigen.cholesky_qr(U)
+        if k > 1:
+            deficient = U.copy()
+            deficient[:, -1] = deficient[:, 0]  # the Cholesky factorisation fails
+            Qd = eigen.cholesky_qr(deficient)
+    H, R = np.linalg.qr(U)
+    expected = H * np.sign(np.diag(R))[None, :]
+    np.testing.assert_allclose(Q, expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(U, U_before)
+    if k > 1:
+        Q = Qd
+        assert np.isfinite(Q).all()
+        np.testing.assert_allclose(Q[:, :-1].T @ Q[:, :-1], np.eye(k - 1), atol=1e-12)
