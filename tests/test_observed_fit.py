@@ -2,16 +2,19 @@
 (:func:`robustpca.solvers.missing.observed_fit`): row by row it is the minimum-norm
 least-squares fit on the observed coordinates, whichever of its two routes (LU where the
 normal matrix is provably well conditioned, the eigendecomposition elsewhere) a row takes.
+And the completion every such fit starts from (:func:`~robustpca.solvers.missing.
+initial_fill`): NumPy's column medians of the observed entries, to the bit.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustpca.solvers import missing as missing_module
-from robustpca.solvers.missing import observed_fit
+from robustpca.solvers.missing import initial_fill, observed_fit
 
 
 def _problem(seed: int, n: int, d: int, k: int, rate: float):
@@ -123,3 +126,37 @@ def test_the_em_step_takes_the_products_of_its_route(monkeypatch):
         seen.clear()
         OptimalMeanPCA(2, random_state=0, max_iter=5).fit(X)
         assert seen and set(seen) == {expected}
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 40),
+    d=st.integers(1, 12),
+    rate=st.floats(0.0, 1.0),
+    block_cols=st.integers(1, 5),
+    ties=st.booleans(),
+    dtype=st.sampled_from([np.float64, np.float32]),
+)
+def test_the_first_completion_is_numpys_column_medians(seed, n, d, rate, block_cols, ties, dtype):
+    """Each missing entry gets the :func:`numpy.median` of its column's observed entries
+    (0 where none is observed), whatever the blocks of columns the medians are taken in;
+    the input is left alone."""
+    rng = np.random.default_rng(seed)
+    scale = 1e30 if dtype is np.float32 else 1e300  # large, far from overflowing
+    X = (rng.integers(-3, 4, size=(n, d)) if ties else rng.normal(size=(n, d)) * scale).astype(
+        dtype
+    )
+    missing = rng.random((n, d)) < rate
+    X[missing] = np.nan
+    before = X.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(missing_module, "BLOCK_BYTES", 8 * n * block_cols)
+        filled = initial_fill(X, missing)
+    expected = np.array(X, dtype=np.float64)
+    for j in range(d):
+        seen = ~missing[:, j]
+        expected[~seen, j] = np.median(expected[seen, j]) if seen.any() else 0.0
+    assert filled.dtype == np.float64
+    np.testing.assert_array_equal(filled, expected)
+    np.testing.assert_array_equal(X, before)
