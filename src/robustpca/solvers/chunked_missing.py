@@ -28,7 +28,7 @@ from ..linalg import complete_orthonormal
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult, StopReason
 from .chunked import Moments, WeightedPCAStep, block_moments
-from .missing import observed_fit
+from .missing import observed_fit, rows_fitted_exactly
 from .reweighting import ReweightingProgress
 
 __all__ = [
@@ -42,6 +42,11 @@ __all__ = [
 def _constant(value: np.ndarray) -> Callable[[], np.ndarray]:
     """A callback state's lazy attribute that is already computed."""
     return lambda: value
+
+
+def _every_row(out: dict) -> Moments:
+    """The moments of a pass's completion over every row (the left-out rows' added)."""
+    return out["moments"] + out["left_out"] if "left_out" in out else out["moments"]
 
 
 def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
@@ -65,13 +70,17 @@ def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
         "col_sum": np.where(seen, x, 0.0).sum(axis=0),
         "col_count": seen.sum(axis=0).astype(np.float64),
         "empty_rows": int(missing.all(axis=1).sum()),
+        # rows by their number of observed entries (the rows fitted exactly, per k)
+        "rows_by_observed": np.bincount(seen.sum(axis=1), minlength=x.shape[1] + 1),
     }
 
 
-def missing_moments_pass(x, rows=None, *, state, loss, fill) -> dict:
+def missing_moments_pass(x, rows=None, *, state, loss, fill, leave_out_exact=False) -> dict:
     """A pass of the loop: complete the chunk from ``state`` (or ``fill`` when ``state``
     is None), weight its rows by ``loss`` on the observed residuals (``rows``: sample
-    weights, multiplying), and return the weighted moments and the objective."""
+    weights, multiplying), and return the weighted moments and the objective. With
+    ``leave_out_exact`` the rows fitted exactly take weight 0 in the moments
+    (:class:`~robustpca.solvers.missing.MissingPCAProblem`)."""
     missing = np.isnan(x)
     sw = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
     if state is None:
@@ -81,10 +90,13 @@ def missing_moments_pass(x, rows=None, *, state, loss, fill) -> dict:
     _, fitted, r = observed_fit(x, missing, mean, comps)
     completed = np.where(missing, fitted, x)
     w = sw * loss.weights(r)
-    return {
-        "moments": block_moments(completed, w),
-        "objective": float((sw * loss.rho(r)).sum()),
-    }
+    out: dict[str, float | Moments] = {"objective": float((sw * loss.rho(r)).sum())}
+    if leave_out_exact:  # their moments apart: the final moments are every row's
+        exact = rows_fitted_exactly(missing, comps.shape[0])
+        out["left_out"] = block_moments(completed[exact], w[exact])
+        w[exact] = 0.0
+    out["moments"] = block_moments(completed, w)
+    return out
 
 
 def observed_rows_block(x, *, mean, components, loss, which) -> np.ndarray:
@@ -113,9 +125,14 @@ def solve_missing_chunked(
     moments of its completion with its weights; the eigen step gives state ``t``. The
     loop stops on the relative change of that objective (which never increases); the
     last state is returned (``n_iter + 1`` passes with the first). ``info['final_moments']``
-    holds the moments the last state was solved from (PCA's explained variance).
+    holds the moments of the completion the last state was solved from, every row's
+    (PCA's explained variance): the rows fitted exactly take no part in the steps (as in
+    :class:`~robustpca.solvers.missing.MissingPCAProblem`) but do in these.
     """
     fill = counts["col_sum"] / np.maximum(counts["col_count"], 1.0)
+    by_observed = counts["rows_by_observed"]
+    exact = int(by_observed[: n_components + 1].sum())
+    leave_out = 0 < exact < int(by_observed.sum())  # as MissingPCAProblem
     step = WeightedPCAStep(n_components)
     moments: Moments = run(missing_moments_pass, sample_weight, state=None, loss=loss, fill=fill)[
         "moments"
@@ -130,12 +147,15 @@ def solve_missing_chunked(
             state=(current.mean, basis.T),
             loss=loss,
             fill=fill,
+            leave_out_exact=leave_out,
         )
         progress.record(out["objective"])
-        if not out["moments"].weight > 0:
+        # as MissingPCAProblem: every row's moments where every other row is capped
+        moments = out["moments"] if out["moments"].weight > 0 else _every_row(out)
+        if not moments.weight > 0:
             progress.stop(StopReason.ALL_CAPPED)
             break
-        previous, current = current, step.solve(out["moments"])
+        previous, current = current, step.solve(moments)
         state = partial(
             IterationState,
             iteration,
@@ -151,5 +171,5 @@ def solve_missing_chunked(
         progress,
         components=basis.T,
         mean=current.mean,
-        info={"final_moments": out["moments"] if progress.history else moments},
+        info={"final_moments": _every_row(out) if progress.history else moments},
     )

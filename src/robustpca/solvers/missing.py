@@ -28,6 +28,19 @@ on the current completion and whose ``residuals`` are the :math:`r_O`, re-comple
 the data as a side effect, so the reweighted solvers run on it unchanged (one weighted
 step per completion: no refits from scratch).
 
+**Rows fitted exactly.** A row with at most ``k`` observed coordinates has :math:`r_O =
+0` at every :math:`(b, U)` whose observed columns ``U_O`` are linearly independent (all
+but a null set): its term :math:`\rho(0)` is a constant of the objective. In the
+majorizer above it is not: its completion lies on the current subspace, and a loss whose
+weight is largest at :math:`r = 0` (the l2,1 loss: :math:`1 / (2\sqrt{r^2 +
+\epsilon})`) gives it a weight that pins the subspace where it is.
+:func:`rows_fitted_exactly` names these rows and the weighted step leaves them out
+(weight 0; the majorizer of the remaining terms), unless every row is one or every other
+row has weight 0 (a capped loss). On rrcov's hbk (3 columns, ``k = 2``) with 5-20% of
+the cells missing (four random masks), RPCA-OM then converged in 9-60 iterations, to a
+lower observed objective; before, it took 114 on one mask and had not converged in
+5,000 on the other three.
+
 References
 ----------
 E. J. Candès, X. Li, Y. Ma, J. Wright, "Robust principal component analysis?", J. ACM
@@ -58,6 +71,7 @@ __all__ = [
     "observed_fit",
     "od_correction",
     "pca_basis",
+    "rows_fitted_exactly",
     "solve_generalized_mean_missing",
     "solve_weighted_pca_missing",
 ]
@@ -294,13 +308,22 @@ class _MissingSubspace:
         return r
 
 
+def rows_fitted_exactly(missing: np.ndarray, n_components: int) -> np.ndarray:
+    """Rows with at most ``n_components`` observed entries (boolean, per row): their
+    observed residual is zero for almost every subspace, so they carry no information
+    on it (module docstring, "Rows fitted exactly")."""
+    return missing.shape[1] - np.count_nonzero(missing, axis=1) <= n_components
+
+
 class MissingPCAProblem:
     """:class:`~robustpca.linalg.WeightedPCAProblem` on data with missing entries.
 
     ``X`` is held completed (first by the column medians, then by the reconstruction
     of the last solution whose ``residuals`` were read); ``solve(weights)`` is the
     weighted-PCA step (problem 14 of Nie et al. 2014) on that completion, and the
-    solution's ``residuals()`` are the observed residual norms (module docstring).
+    solution's ``residuals()`` are the observed residual norms (module docstring). The
+    step gives the rows fitted exactly (:func:`rows_fitted_exactly`) weight 0, unless
+    every row is one or every other row has weight 0.
 
     Parameters
     ----------
@@ -323,6 +346,8 @@ class MissingPCAProblem:
         self.rng = rng
         self.with_mean = center
         self.offset = offset
+        exact = rows_fitted_exactly(self.missing, n_components)
+        self._left_out = exact if exact.any() and not exact.all() else None
 
     @property
     def n_samples(self) -> int:
@@ -334,6 +359,10 @@ class MissingPCAProblem:
         return float(np.einsum("ij,ij->", centred, centred)) / self.n_samples
 
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> _MissingSubspace:
+        if self._left_out is not None:
+            kept = np.where(self._left_out, 0.0, weights)
+            if np.any(kept > 0):  # else every other row is capped: the step as it was
+                weights = kept
         # wide data: the completion is centred first, so that the Gram route forms its
         # matrix by one product (linalg.raw_centred_gram) instead of by centred blocks
         shift = self.X.mean(axis=0) if self.X.shape[0] < self.X.shape[1] else None
