@@ -90,8 +90,9 @@ def cholesky_qr(U: np.ndarray) -> np.ndarray:
     Every call is NumPy's, none SciPy's: its callers are the Gram routes, whose products
     are NumPy's ("One BLAS library per loop" in :mod:`robustpca.linalg.blocked`). SciPy's
     triangular solve here left SciPy's OpenBLAS threads spinning against NumPy's next
-    products: at two BLAS threads, RPCA-OM on 400 x 2,000 took 113 ms against 87 ms,
-    PCA 60 against 33 ms (``benchmarks/bench_blas_threads.py``).
+    products: at two BLAS threads, PCA on 400 x 2,000 took 0.048-0.072 s against
+    0.029-0.033 s now, PCA with 5% gaps 0.92-1.0 s against 0.51 s
+    (``benchmarks/bench_blas_threads.py``; ``docs/performance.md``).
     """
     try:
         L = np.linalg.cholesky(U.T @ U)
