@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustpca.solvers import missing as missing_module
-from robustpca.solvers.missing import initial_fill, observed_fit
+from robustpca.solvers.missing import GapPattern, initial_fill, observed_fit
 
 
 def _problem(seed: int, n: int, d: int, k: int, rate: float):
@@ -61,6 +61,10 @@ def test_scores_are_the_minimum_norm_least_squares_fit_of_each_row(seed, d, k, r
     r = np.where(missing, 0.0, np.nan_to_num(X) - fitted)
     np.testing.assert_allclose(resid, np.linalg.norm(r, axis=1), atol=1e-9)
     np.testing.assert_array_equal(X, X_before)  # NaN in place, untouched
+    # a loop's pattern, made once, gives the same fit to the bit
+    again = observed_fit(X, missing, mean, comps, matmul=matmul, pattern=GapPattern.of(missing))
+    for a, b in zip(again, (scores, fitted, resid), strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 @settings(max_examples=25, deadline=None)
@@ -70,7 +74,7 @@ def test_the_eigenvalue_bound_is_a_lower_bound(seed, k, rate):
     d = k + int(rng.integers(1, 20))
     comps = np.linalg.qr(rng.normal(size=(d, k)))[0].T
     missing = rng.random((50, d)) < rate
-    A = missing_module._normal_matrices(missing, comps)
+    A = missing_module._pattern_normal_matrices(GapPattern.of(missing), comps)
     bound = missing_module._smallest_eigenvalue_bound(A)
     assert np.all(bound <= np.linalg.eigvalsh(A)[:, 0] + 1e-12)
 
@@ -79,7 +83,7 @@ def test_both_routes_are_taken_and_agree_with_the_eigendecomposition(monkeypatch
     """One problem whose rows split between the routes; forcing every row through the
     eigendecomposition (the bound set to -inf) changes the scores by rounding only."""
     X, missing, mean, comps = _problem(5, 300, 20, 4, 0.3)
-    A = missing_module._normal_matrices(missing[missing.any(axis=1)], comps)
+    A = missing_module._pattern_normal_matrices(GapPattern.of(missing), comps)
     safe = missing_module._smallest_eigenvalue_bound(A) >= missing_module._WELL_CONDITIONED
     assert 0 < safe.sum() < safe.size
     fast = observed_fit(X, missing, mean, comps)
@@ -113,19 +117,26 @@ def test_the_em_step_takes_the_products_of_its_route(monkeypatch):
     from robustpca import OptimalMeanPCA
     from robustpca.linalg.blocked import blas_matmul
 
-    seen = []
+    seen, patterns = [], []
     original = missing_module.observed_fit
 
-    def spy(*args, matmul=np.matmul):
+    def spy(*args, matmul=np.matmul, pattern=None):
         seen.append(matmul)
-        return original(*args, matmul=matmul)
+        patterns.append(pattern)
+        return original(*args, matmul=matmul, pattern=pattern)
 
     monkeypatch.setattr(missing_module, "observed_fit", spy)
     for shape, expected in (((200, 12), blas_matmul), ((12, 200), np.matmul)):
         X, *_ = _problem(3, *shape, 2, 0.05)
         seen.clear()
+        patterns.clear()
         OptimalMeanPCA(2, random_state=0, max_iter=5).fit(X)
         assert seen and set(seen) == {expected}
+        # every EM step reuses the problem's pattern (made once, not once a step); the
+        # training distances at the end make their own
+        steps = [p for p in patterns if p is not None]
+        assert len(steps) >= 5 and len({id(p) for p in steps}) == 1
+        assert isinstance(steps[0], GapPattern)
 
 
 @settings(max_examples=50, deadline=None)
