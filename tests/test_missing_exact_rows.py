@@ -1,10 +1,11 @@
 """Rows fitted exactly (:func:`robustpca.solvers.missing.rows_fitted_exactly`): a row with
 at most ``k`` observed entries has a zero observed residual for almost every subspace, so
-its term of the objective is a constant and the weighted steps leave it out. Before,
-the EM completion of such rows pinned the subspace: on rrcov's hbk (3 columns, ``k =
-2``) with a tenth of its cells missing, RPCA-OM had not converged in 5,000 iterations
-and PCA's EM ran for its 500 with a mean far outside the data (-19.5 in a column whose
-values lie between 0 and 10)."""
+its term of the objective is a constant and the weighted steps leave it out (the
+arithmetic-mean-centred methods fit the other rows alone). Before, the EM completion of
+such rows pinned the subspace: on rrcov's hbk (3 columns, ``k = 2``) with a tenth of its
+cells missing, RPCA-OM had not converged in 5,000 iterations, PCA's EM ran for its 500
+with a mean far outside the data (-19.5 in a column whose values lie between 0 and 10),
+and R1-PCA and PCA-L21 stopped at ``max_iter`` with means outside the data too."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import PCA, AdaptiveNeighborsPCA, OptimalMeanPCA
+from robustpca import L1PCA, L21PCA, PCA, R1PCA, AdaptiveNeighborsPCA, OptimalMeanPCA
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.estimators._hq import HQPCA
 from robustpca.solvers.missing import MissingPCAProblem, rows_fitted_exactly
@@ -170,3 +171,33 @@ def test_the_dask_route_leaves_them_out_too(hbk, cls):
             chunked.explained_variance_, memory.explained_variance_, rtol=1e-6
         )
         np.testing.assert_allclose(chunked.mean_, memory.mean_, rtol=1e-6)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("seed", [0, 1, 3])
+@pytest.mark.parametrize("cls", [R1PCA, L21PCA, L1PCA], ids=lambda c: c.__name__)
+def test_the_centred_methods_fit_the_informative_rows(hbk, cls, seed):
+    """R1-PCA, PCA-L21 and PCA-L1 (arithmetic-mean-centred EM) on hbk with random gaps:
+    the fit is that of the rows not fitted exactly, it converges, its mean lies within
+    the data's range, and R1-PCA's per-row attributes cover every row (residual 0 and
+    the loss's weight at 0 for the rows left out). Before, R1-PCA ran to its 300
+    iterations on all three masks and PCA-L21 to its 500 on two, with means outside."""
+    mask = np.random.default_rng(seed).random(hbk.shape) < (0.2 if seed == 3 else 0.1)
+    mask[mask.all(axis=1), 0] = False
+    Xm = hbk.copy()
+    Xm[mask] = np.nan
+    exact = rows_fitted_exactly(mask, 2)
+    assert 0 < exact.sum() < len(hbk)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = cls(2, random_state=0).fit(Xm)
+        alone = cls(2, random_state=0).fit(Xm[~exact])
+    assert model.converged_
+    assert _sine(model.components_, alone.components_) < 1e-10
+    np.testing.assert_allclose(model.mean_, alone.mean_, rtol=1e-12)
+    assert np.all((model.mean_ >= hbk.min(axis=0)) & (model.mean_ <= hbk.max(axis=0)))
+    if cls is R1PCA:
+        assert model.weights_.shape == model.residuals_.shape == (len(hbk),)
+        np.testing.assert_array_equal(model.residuals_[exact], 0.0)
+        np.testing.assert_allclose(model.residuals_[~exact], alone.residuals_, atol=1e-9)
+        assert np.all(model.weights_[exact] >= model.weights_[~exact].max())

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..linalg import _row_slices, complete_orthonormal
 from ._result import IterationState, SolverResult, StopReason, relative_change
-from .missing import complete, initial_fill
+from .missing import complete, informative_rows, initial_fill
 
 __all__ = ["solve_l1_pca", "solve_l1_pca_missing"]
 
@@ -253,8 +253,12 @@ def solve_l1_pca_missing(
     coordinates to the new subspace, until the L1 dispersion
     :math:`\\sum_{i,j} |w_j^\\top (x_i - m)|` of the completion changes by at most
     ``max(tol, EM_TOL)`` relatively. ``objective`` holds that dispersion per EM
-    iteration; ``n_iter`` counts every fixed-point iteration.
+    iteration; ``n_iter`` counts every fixed-point iteration. Rows with at most ``k``
+    observed entries take no part (:func:`~robustpca.solvers.missing.informative_rows`).
     """
+    rows = informative_rows(missing, n_components)
+    if rows is not None:
+        X, missing = X[rows], missing[rows]
     filled = initial_fill(X, missing)
     history: list[float] = []
     n_iter = 0

@@ -68,6 +68,7 @@ __all__ = [
     "GapPattern",
     "MissingPCAProblem",
     "complete",
+    "informative_rows",
     "initial_fill",
     "observed_fit",
     "od_correction",
@@ -347,6 +348,15 @@ def rows_fitted_exactly(missing: np.ndarray, n_components: int) -> np.ndarray:
     observed residual is zero for almost every subspace, so they carry no information
     on it (module docstring, "Rows fitted exactly")."""
     return missing.shape[1] - np.count_nonzero(missing, axis=1) <= n_components
+
+
+def informative_rows(missing: np.ndarray, n_components: int) -> np.ndarray | None:
+    """The indices of the rows not fitted exactly (:func:`rows_fitted_exactly`) where
+    some rows are and some are not, else None: the EM of the arithmetic-mean-centred
+    methods (R1-PCA, PCA-L21, PCA-L1) runs on these rows alone, since the completions of
+    the others, free along the subspace, dragged its mean and pinned its subspace."""
+    exact = rows_fitted_exactly(missing, n_components)
+    return np.flatnonzero(~exact) if exact.any() and not exact.all() else None
 
 
 class MissingPCAProblem:

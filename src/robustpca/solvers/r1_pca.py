@@ -38,6 +38,7 @@ Two routes give the same iterates:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from scipy import linalg as sla
@@ -46,7 +47,7 @@ from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..linalg.blocked import blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .missing import complete, initial_fill, pca_basis
+from .missing import complete, informative_rows, initial_fill, pca_basis
 from .reweighting import ReweightingResult, minimize_reweighted
 
 __all__ = ["solve_r1_pca", "solve_r1_pca_missing"]
@@ -269,8 +270,15 @@ def solve_r1_pca_missing(
     Ding's step :math:`U \\leftarrow \\operatorname{orth}(C_w U)` on it, and completes
     the data from the new subspace; the weights come from the observed residual norms.
     Starts from the PCA subspace of the median-completed data. The scatter route only
-    (the completion changes every iteration, so a Gram matrix would be re-formed).
+    (the completion changes every iteration, so a Gram matrix would be re-formed). Rows
+    with at most ``k`` observed entries take no part
+    (:func:`~robustpca.solvers.missing.informative_rows`): their residuals are 0, their
+    weights the loss's at 0.
     """
+    rows = informative_rows(missing, n_components)
+    if rows is not None:
+        n_samples = X.shape[0]
+        X, missing = X[rows], missing[rows]
     filled = initial_fill(X, missing)
     mean0 = filled.mean(axis=0)
     U0 = pca_basis(filled - mean0, n_components, rng)
@@ -284,4 +292,10 @@ def solve_r1_pca_missing(
     )
     it = res.solution
     components = complete_orthonormal(it.U, n_components, rng).T
+    if rows is not None:  # every row's residual (0 for the rows fitted exactly), weight
+        residuals, weights = np.zeros(n_samples), np.empty(n_samples)
+        residuals[rows], weights[rows] = res.residuals, res.weights
+        rest = np.setdiff1d(np.arange(n_samples), rows)
+        weights[rest] = loss.resolve(res.residuals).weights(np.zeros(rest.size))
+        res = replace(res, residuals=residuals, weights=weights)
     return _r1_result(res, loss, components=components, mean=it.mean)
