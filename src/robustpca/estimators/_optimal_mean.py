@@ -96,7 +96,11 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     weighted least squares because the completion turns the l2,1 loss on the observed
     entries into a majorizer that the paper's closed-form step minimises: the
     observed-entries objective of problem (13) never increases (Theorem 1 carries
-    over; tested). ``n_missing_`` counts the missing entries.
+    over; tested). Rows with at most ``n_components`` observed entries have a zero
+    observed residual for any subspace, so the weighted steps leave them out: with the
+    largest weight of the l2,1 loss, their completions had pinned the subspace (hbk with
+    gaps: past 5,000 iterations before, 9-60 now); ``weights_`` still reports the loss's
+    weight at their zero residual. ``n_missing_`` counts the missing entries.
 
     References
     ----------

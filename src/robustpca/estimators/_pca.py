@@ -65,7 +65,11 @@ class PCA(BaseSubspaceEstimator):
     squared residual on the observed entries never increases; ``n_iter_`` and
     ``objective_history_`` are then the EM's (otherwise one closed-form step). EM is
     chosen over alternating least squares because its step is the very closed form of
-    the complete-data fit. ``transform`` and the other methods accept rows with NaN
+    the complete-data fit. Rows with at most ``n_components`` observed entries fit any
+    subspace exactly and take no part in the EM steps (their completions, free along the
+    subspace, had kept hbk's EM from converging); ``mean_`` and ``explained_variance_``
+    are the closed form on the final completion of every row. ``transform`` and the
+    other methods accept rows with NaN
     (:class:`~robustpca.estimators._base.BaseSubspaceEstimator`).
 
     The outlier diagnostics (:mod:`robustpca.diagnostics`, ``predict``) follow rrcov's
