@@ -23,6 +23,8 @@ from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.estimators._hq import HQPCA
 from robustpca.solvers.missing import MissingPCAProblem, rows_fitted_exactly
 
+from .conftest import random_gaps
+
 
 def _sine(A, B) -> float:
     return float(np.sin(subspace_angles(A.T, B.T).max()))
@@ -41,16 +43,6 @@ def _one_cell_out(X, n_rows, seed=0):
     Xm = X.copy()
     Xm[rows, rng.integers(0, X.shape[1], n_rows)] = np.nan
     return Xm, np.setdiff1d(np.arange(X.shape[0]), rows)
-
-
-def _random_gaps(X, seed):
-    """``X`` with a random tenth of its cells NaN (a fifth for seed 3), none of its rows
-    emptied, and the mask."""
-    mask = np.random.default_rng(seed).random(X.shape) < (0.2 if seed == 3 else 0.1)
-    mask[mask.all(axis=1), 0] = False
-    Xm = X.copy()
-    Xm[mask] = np.nan
-    return Xm, mask
 
 
 def test_rows_fitted_exactly_are_those_with_at_most_k_observed_entries():
@@ -87,7 +79,7 @@ def test_hbk_with_random_gaps_converges_and_flags_its_outliers(hbk, seed):
     most 2 of their 3 entries): the default RPCA-OM converges before max_iter (it ran
     past 5,000 before), its objective never increases, the rows fitted exactly keep a
     zero observed residual, and the 14 documented outliers are flagged."""
-    Xm, mask = _random_gaps(hbk, seed)
+    Xm, mask = random_gaps(hbk, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         model = OptimalMeanPCA(2, random_state=0).fit(Xm)
@@ -189,7 +181,7 @@ def test_the_centred_methods_fit_the_informative_rows(hbk, cls, seed):
     the data's range, and R1-PCA's per-row attributes cover every row (residual 0 and
     the loss's weight at 0 for the rows left out). Before, R1-PCA ran to its 300
     iterations on all three masks and PCA-L21 to its 500 on two, with means outside."""
-    Xm, mask = _random_gaps(hbk, seed)
+    Xm, mask = random_gaps(hbk, seed)
     exact = rows_fitted_exactly(mask, 2)
     assert 0 < exact.sum() < len(hbk)
     with warnings.catch_warnings():

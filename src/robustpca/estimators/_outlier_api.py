@@ -27,7 +27,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..diagnostics import DEFAULT_QUANTILE, diagnostic_reference, outlier_diagnostics
+from ..diagnostics import (
+    DEFAULT_QUANTILE,
+    diagnostic_reference,
+    observed_counts,
+    outlier_diagnostics,
+)
 from ..linalg.blocked import Projector, blas_matmul
 
 __all__ = ["OutlierDetectorMixin"]
@@ -141,7 +146,9 @@ class OutlierDetectorMixin:
             sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
             if sample_weight.ndim == 0:
                 sample_weight = np.full(od.shape[0], float(sample_weight))
-        self._outlier_reference = diagnostic_reference(self, scores, od, skew, sample_weight)
+        self._outlier_reference = diagnostic_reference(
+            self, scores, od, skew, sample_weight, n_observed=observed_counts(self, X)
+        )
 
     def _diagnose(self, X, method: str):
         from .._array_api import check_same_namespace
