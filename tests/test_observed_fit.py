@@ -68,6 +68,35 @@ def test_scores_are_the_minimum_norm_least_squares_fit_of_each_row(seed, d, k, r
 
 
 @settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(6, 30),
+    k=st.integers(2, 5),
+    rate=st.floats(0.0, 0.9),
+    shift=st.floats(-50.0, 50.0),
+)
+def test_a_centre_moves_only_the_scores_that_are_not_determined(seed, d, k, rate, shift):
+    """``centre=c``: a row with fewer than ``k`` observed coordinates gets, of the scores
+    that fit them exactly, the nearest to ``c`` (``c + pinv(U_O)(x_O - b_O - U_O c)``);
+    every other row keeps its fit to the bit."""
+    X, missing, mean, comps = _problem(seed, 40, d, k, rate)
+    centre = shift * np.random.default_rng(seed).normal(size=k)
+    base = observed_fit(X, missing, mean, comps)
+    got = observed_fit(X, missing, mean, comps, centre=centre)
+    under = (~missing).sum(axis=1) < k
+    assert under[0]
+    for a, b in zip(got, base, strict=True):
+        np.testing.assert_array_equal(a[~under], b[~under])
+    for i in np.flatnonzero(under):
+        U = comps[:, ~missing[i]].T
+        rhs = (X[i] - mean)[~missing[i]] - U @ centre
+        expected = centre + np.linalg.lstsq(U, rhs, rcond=1e-5)[0]
+        np.testing.assert_allclose(got[0][i], expected, atol=1e-8 * (1 + abs(shift)))
+    np.testing.assert_allclose(got[1], mean + got[0] @ comps, atol=1e-8 * (1 + abs(shift)))
+    np.testing.assert_allclose(got[2], base[2], atol=1e-8 * (1 + abs(shift)))  # still exact
+
+
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), rate=st.floats(0.0, 0.9))
 def test_the_eigenvalue_bound_is_a_lower_bound(seed, k, rate):
     rng = np.random.default_rng(seed)
