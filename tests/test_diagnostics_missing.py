@@ -17,7 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustpca import PCA, ROBPCA, CovariancePCA, OptimalMeanPCA, PrincipalComponentPursuit
+from robustpca import (
+    PCA,
+    ROBPCA,
+    ConvexOptimalMeanPCA,
+    CovariancePCA,
+    OptimalMeanPCA,
+    OutlierPursuit,
+    PrincipalComponentPursuit,
+)
 from robustpca.diagnostics import diagnostic_reference, observed_counts, outlier_diagnostics
 
 from .conftest import load_table, random_gaps
@@ -192,8 +200,8 @@ def test_rows_with_fewer_than_k_entries_sit_at_the_centre_of_the_data(hbk):
     near the outliers, 28.7 score units from the regular rows. The three rows that keep
     one of their three entries (seed 3) were completed at that mean (28.7 in a column
     whose regular values lie in [0, 3.4]) and flagged as leverage points; they now take
-    the scores nearest the training scores' median, inside the regular data, and none is
-    flagged. A refit gives what a fresh fit gives."""
+    the scores of smallest score distance, inside the regular data, and none is flagged.
+    A refit gives what a fresh fit gives."""
     Xm, mask = random_gaps(hbk, 3)
     under = (~mask).sum(axis=1) < 2
     assert under.sum() == 3 and not under[:14].any()
@@ -213,12 +221,44 @@ def test_rows_with_fewer_than_k_entries_sit_at_the_centre_of_the_data(hbk):
     np.testing.assert_array_equal(refit.reconstruct(Xm), model.reconstruct(Xm))
 
 
-def test_the_rrcov_estimators_keep_the_minimum_norm_scores(hbk):
-    """Their scores are centred by the fit's centre (score centre 0): nothing moves."""
+@pytest.mark.parametrize("cls", [ROBPCA, OptimalMeanPCA])
+def test_their_score_distance_is_the_smallest_that_fits(hbk, cls):
+    """Of the scores that fit the observed coordinates of such a row exactly, the ones
+    returned have the smallest score distance: moving along the free direction (the null
+    space of ``U_O``) only increases it. The determined rows keep their least squares."""
     from robustpca.solvers.missing import observed_fit
 
     Xm, mask = random_gaps(hbk, 3)
-    model = ROBPCA(2, random_state=0).fit(Xm)
-    assert model._score_centre() is None
-    expected = observed_fit(Xm, mask, model.mean_, model.components_)[0]
-    np.testing.assert_array_equal(model.transform(Xm), expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(2, random_state=0).fit(Xm)
+    ref = model._outlier_reference
+    scores = model.transform(Xm)
+    under = (~mask).sum(axis=1) < 2
+    plain = observed_fit(Xm, mask, model.mean_, model.components_)[0]
+    np.testing.assert_array_equal(scores[~under], plain[~under])
+    for i in np.flatnonzero(under):
+        U = model.components_[:, ~mask[i]].T  # 1 x 2: one free direction
+        free = np.linalg.svd(U)[2][-1]
+        sd = ref.score_distances(scores[i] + np.outer([-1e-3, 0.0, 1e-3, 1.0], free))
+        assert sd[1] <= sd[0] and sd[1] <= sd[2] and sd[1] < sd[3]
+
+
+@pytest.mark.parametrize("cls", [OutlierPursuit, ConvexOptimalMeanPCA])
+def test_full_rank_fits_of_bushfire_with_gaps_flag_few_regular_rows(shared_data, cls):
+    """Outlier pursuit and CRPCA-OM keep all 5 directions of bushfire (k = d), so every
+    row with a gap has fewer than ``k`` observed coordinates. With their minimum-norm
+    scores, 32 and 35 flags over five random masks fell outside the documented outliers
+    (rows 7-11 and 32-38): such rows were flagged almost at random. With the scores of
+    smallest score distance, 8 and 6 do (rows 12 and 13 among them, flagged by outlier
+    pursuit on the complete table too)."""
+    bushfire = load_table(shared_data, "bushfire")
+    documented = np.r_[6:11, 31:38]
+    regular_flags = 0
+    for seed in range(5):
+        Xm, _ = random_gaps(bushfire, seed)
+        model = cls(random_state=0).fit(Xm)
+        assert model.n_components_ == 5
+        flagged = np.flatnonzero(model.predict(Xm) == -1)
+        regular_flags += np.setdiff1d(flagged, documented).size
+    assert regular_flags <= 10

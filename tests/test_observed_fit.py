@@ -74,26 +74,34 @@ def test_scores_are_the_minimum_norm_least_squares_fit_of_each_row(seed, d, k, r
     k=st.integers(2, 5),
     rate=st.floats(0.0, 0.9),
     shift=st.floats(-50.0, 50.0),
+    scaled=st.booleans(),
 )
-def test_a_centre_moves_only_the_scores_that_are_not_determined(seed, d, k, rate, shift):
-    """``centre=c``: a row with fewer than ``k`` observed coordinates gets, of the scores
-    that fit them exactly, the nearest to ``c`` (``c + pinv(U_O)(x_O - b_O - U_O c)``);
-    every other row keeps its fit to the bit."""
+def test_a_metric_moves_only_the_scores_that_are_not_determined(seed, d, k, rate, shift, scaled):
+    """``centre=c, scale=s``: a row with fewer than ``k`` observed coordinates gets, of
+    the scores that fit them exactly, the nearest to ``c`` in the metric of ``s``
+    (``c + S pinv(U_O S)(x_O - b_O - U_O c)``); every other row keeps its fit to the
+    bit. A zero scale counts as the largest."""
     X, missing, mean, comps = _problem(seed, 40, d, k, rate)
-    centre = shift * np.random.default_rng(seed).normal(size=k)
+    rng = np.random.default_rng(seed)
+    centre = shift * rng.normal(size=k)
+    scale = rng.uniform(0.1, 10.0, k) if scaled else None
+    if scaled and k > 2:
+        scale[-1] = 0.0
     base = observed_fit(X, missing, mean, comps)
-    got = observed_fit(X, missing, mean, comps, centre=centre)
+    got = observed_fit(X, missing, mean, comps, centre=centre, scale=scale)
     under = (~missing).sum(axis=1) < k
     assert under[0]
     for a, b in zip(got, base, strict=True):
         np.testing.assert_array_equal(a[~under], b[~under])
+    s = np.ones(k) if scale is None else np.where(scale > 0, scale, scale.max())
+    tol = 1e-8 * (1 + abs(shift))
     for i in np.flatnonzero(under):
         U = comps[:, ~missing[i]].T
         rhs = (X[i] - mean)[~missing[i]] - U @ centre
-        expected = centre + np.linalg.lstsq(U, rhs, rcond=1e-5)[0]
-        np.testing.assert_allclose(got[0][i], expected, atol=1e-8 * (1 + abs(shift)))
-    np.testing.assert_allclose(got[1], mean + got[0] @ comps, atol=1e-8 * (1 + abs(shift)))
-    np.testing.assert_allclose(got[2], base[2], atol=1e-8 * (1 + abs(shift)))  # still exact
+        expected = centre + s * np.linalg.lstsq(U * s, rhs, rcond=1e-5)[0]
+        np.testing.assert_allclose(got[0][i], expected, atol=tol * s.max() / s.min())
+    np.testing.assert_allclose(got[1], mean + got[0] @ comps, atol=tol * s.max() / s.min())
+    np.testing.assert_allclose(got[2], base[2], atol=tol * s.max() / s.min())  # still exact
 
 
 @settings(max_examples=25, deadline=None)

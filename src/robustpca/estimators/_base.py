@@ -347,8 +347,8 @@ class BaseSubspaceEstimator(
         """:func:`~robustpca.solvers.missing.observed_fit` of ``X`` when it has NaN (the
         scores, the reconstruction and the corrected orthogonal distances, on the host),
         else None (the complete-data formulas apply unchanged). A row with fewer than
-        ``k`` observed coordinates gets the scores nearest the training scores' centre
-        (:meth:`_score_centre`)."""
+        ``k`` observed coordinates gets the scores of smallest score distance
+        (:meth:`_score_metric`)."""
         if not self._supports_missing or not bool(xp.any(xp.isnan(X))):
             return None
         Xh = np.asarray(to_numpy(X), dtype=np.float64)
@@ -356,7 +356,8 @@ class BaseSubspaceEstimator(
         check_observed(missing, None, where="X")
         mean = np.asarray(to_numpy(self.mean_), dtype=np.float64)
         comps = np.asarray(to_numpy(self.components_), dtype=np.float64)
-        scores, fitted, r = observed_fit(Xh, missing, mean, comps, centre=self._score_centre())
+        centre, scale = self._score_metric()
+        scores, fitted, r = observed_fit(Xh, missing, mean, comps, centre=centre, scale=scale)
         od = r * od_correction(missing.shape[1] - missing.sum(axis=1), *comps.shape[::-1])
         dtype = X.dtype
         return tuple(_back(a, X, xp, dtype) for a in (scores, fitted, od))

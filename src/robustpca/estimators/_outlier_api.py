@@ -131,25 +131,27 @@ class OutlierDetectorMixin:
             np.concatenate(od).astype(np.float64, copy=False),
         )
 
-    def _score_centre(self) -> np.ndarray | None:
-        """The centre of the training scores where it is not 0 (the score statistics
-        of the "scores" rule, :mod:`robustpca.diagnostics`), else None.
+    def _score_metric(self) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+        """The centre and scales of the training scores (their statistics in
+        :mod:`robustpca.diagnostics`), or ``(None, None)`` before the training
+        diagnostics exist (during ``fit``, or after a Dask fit).
 
         A row with fewer than ``k`` observed coordinates fits a whole affine set of
-        scores; ``transform`` and ``reconstruct`` take the one nearest this centre.
-        The minimum-norm one sits at ``mean_``, which is no centre of the data for the
-        estimators whose mean is only identified orthogonally to the subspace: RPCA-OM
-        on hbk with a fifth of its cells missing put such rows at 28.7 in a column whose
-        regular values lie in [0, 3.4], and flagged every one as a leverage point."""
+        scores; ``transform`` and ``reconstruct`` take the one of smallest score
+        distance, nearest the centre. The minimum-norm one sits at ``mean_``, which is
+        no centre of the data for the estimators whose mean is only identified
+        orthogonally to the subspace: RPCA-OM on hbk with a fifth of its cells missing
+        put such rows at 28.7 in a column whose regular values lie in [0, 3.4], and
+        flagged every one as a leverage point."""
         reference = getattr(self, "_outlier_reference", None)
-        if reference is None or not np.any(reference.score_center):
-            return None
-        return np.asarray(reference.score_center, dtype=np.float64)
+        if reference is None:
+            return None, None
+        return reference.score_center, reference.score_scale
 
     def _set_outlier_reference(self, X, sample_weight=None) -> None:
         """Store ``_outlier_reference`` from the training data ``X`` (end of fit), with
         the frequency weights of the fit where it has them."""
-        self._outlier_reference = None  # a refit: the last fit's centre (_score_centre)
+        self._outlier_reference = None  # a refit: the last fit's metric (_score_metric)
         scores, od = self._reference_distances(X)
         from .._array_api import to_numpy
 

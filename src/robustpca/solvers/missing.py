@@ -210,6 +210,7 @@ def observed_fit(
     matmul: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.matmul,
     pattern: GapPattern | None = None,
     centre: np.ndarray | None = None,
+    scale: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Least-squares scores of each row on its observed coordinates.
 
@@ -229,11 +230,14 @@ def observed_fit(
     pattern : GapPattern, optional
         ``GapPattern.of(missing)``, made once by a loop that fits the same mask again
         and again (its sparse pattern cost 4-18% of a call).
-    centre : ndarray of shape (n_components,), optional
+    centre, scale : ndarray of shape (n_components,), optional
         A row with fewer than ``k`` observed coordinates fits a whole affine set of
-        scores exactly; it gets the one nearest ``centre`` (by default the one nearest
-        0, the minimum-norm solution, which puts it at ``mean``). The other rows'
-        scores are unique and do not depend on it.
+        scores exactly; it gets the one nearest ``centre`` in the metric
+        :math:`\\sum_j ((t_j - c_j) / s_j)^2` (the smallest score distance of
+        :mod:`robustpca.diagnostics` where ``centre`` and ``scale`` are its statistics).
+        By default ``centre`` is 0 and ``scale`` 1: the minimum-norm solution, which
+        puts the row at ``mean``. A zero scale counts as the largest positive one. The
+        other rows' scores are unique and depend on neither.
 
     Returns
     -------
@@ -254,19 +258,33 @@ def observed_fit(
     rows = pattern.rows
     if rows.size and comps.shape[0]:
         A = _pattern_normal_matrices(pattern, comps)
+        under = None
+        if centre is not None or scale is not None:
+            under = _underdetermined(pattern, *comps.shape)
         rhs = scores[rows]
-        under = None if centre is None else _underdetermined(pattern, *comps.shape)
-        if under is not None:  # t = centre + the minimum-norm solution for x - t(centre)
-            rhs[under] -= A[under] @ centre
-        solved = _solve_psd(A, rhs)
+        scores[rows] = _solve_psd(A, rhs)
         if under is not None:
-            solved[under] += centre
-        scores[rows] = solved
+            scores[rows[under]] = _nearest_scores(A[under], rhs[under], centre, scale)
     fitted = matmul(np.ascontiguousarray(scores), np.ascontiguousarray(comps))
     resid = np.subtract(centred, fitted, out=centred)
     np.copyto(resid, 0.0, where=missing)
     fitted += mean
     return scores, fitted, np.sqrt(np.einsum("ij,ij->i", resid, resid))
+
+
+def _nearest_scores(A: np.ndarray, rhs: np.ndarray, centre, scale) -> np.ndarray:
+    """The solutions of ``A_i t_i = rhs_i`` (consistent, ``A_i`` singular) nearest
+    ``centre`` in the metric of ``scale`` (:func:`observed_fit`): with
+    ``t = centre + s z``, the minimum-norm ``z`` of ``(S A S) z = S (rhs - A centre)``.
+    ``s`` is divided by its largest value (the nearest point does not change), so that
+    ``S A S`` keeps the eigenvalues at most 1 that :func:`_pseudo_solve`'s cut assumes."""
+    k = A.shape[-1]
+    c = np.zeros(k) if centre is None else np.asarray(centre, dtype=np.float64)
+    s = np.ones(k) if scale is None else np.asarray(scale, dtype=np.float64)
+    top = float(s.max()) if s.size and s.max() > 0 else 1.0
+    s = np.where(s > 0, s, top) / top
+    z = _pseudo_solve(A * s[:, None] * s[None, :], (rhs - A @ c) * s)
+    return c + s * z
 
 
 def _underdetermined(pattern: GapPattern, n_components: int, n_features: int):
