@@ -262,3 +262,13 @@ def test_full_rank_fits_of_bushfire_with_gaps_flag_few_regular_rows(shared_data,
         flagged = np.flatnonzero(model.predict(Xm) == -1)
         regular_flags += np.setdiff1d(flagged, documented).size
     assert regular_flags <= 10
+
+
+def test_an_array_api_array_is_counted_on_its_device(hbk):
+    """Only the counts cross to the host; they equal NumPy's."""
+    xp = pytest.importorskip("array_api_strict")
+    Xm, mask = random_gaps(hbk, 3)
+    model = ROBPCA(2, random_state=0).fit(Xm)
+    np.testing.assert_array_equal(observed_counts(model, xp.asarray(Xm)), 3 - mask.sum(axis=1))
+    assert observed_counts(model, xp.asarray(hbk)) is None
+    assert observed_counts(model, Xm.astype(object)) is not None  # as fit converts it

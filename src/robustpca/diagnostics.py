@@ -377,7 +377,9 @@ def observed_counts(model, X):
     ``model`` accepts missing entries and ``X`` has some, else None: the
     ``n_observed`` of :func:`diagnostic_reference`. Lazy for a Dask array; NumPy
     otherwise."""
-    from ._array_api import to_numpy
+    import array_api_compat
+
+    from ._array_api import _is_foreign, to_numpy
     from ._validation import is_dask_collection
 
     if not getattr(model, "_supports_missing", False):
@@ -387,7 +389,13 @@ def observed_counts(model, X):
 
         X = da.asarray(X)
         return X.shape[1] - da.isnan(X).sum(axis=1)
-    missing = np.isnan(np.asarray(to_numpy(X)))
+    if _is_foreign(X):  # counted on the array's device: only the counts cross
+        xp = array_api_compat.array_namespace(X)
+        observed = xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)
+        counts = np.asarray(to_numpy(observed))
+        return counts if np.any(counts < X.shape[1]) else None
+    X = np.asarray(X)  # a DataFrame or a list; an object array is converted as fit does
+    missing = np.isnan(X if X.dtype.kind == "f" else X.astype(np.float64))
     return missing.shape[1] - missing.sum(axis=1) if missing.any() else None
 
 

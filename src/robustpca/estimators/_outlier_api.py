@@ -164,8 +164,9 @@ class OutlierDetectorMixin:
             sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
             if sample_weight.ndim == 0:
                 sample_weight = np.full(od.shape[0], float(sample_weight))
+        counts = observed_counts(self, X) if getattr(self, "n_missing_", 0) else None
         self._outlier_reference = diagnostic_reference(
-            self, scores, od, skew, sample_weight, n_observed=observed_counts(self, X)
+            self, scores, od, skew, sample_weight, n_observed=counts
         )
 
     def _diagnose(self, X, method: str):
