@@ -90,6 +90,7 @@ __all__ = [
     "DiagnosticReference",
     "OutlierDiagnostics",
     "diagnostic_reference",
+    "observed_counts",
     "outlier_diagnostics",
     "plot_outlier_map",
 ]
@@ -373,10 +374,24 @@ def _as_host(values) -> np.ndarray:
 
 
 def observed_counts(model, X):
-    """The number of observed (non-NaN) coordinates of each row of ``X`` where
-    ``model`` accepts missing entries and ``X`` has some, else None: the
-    ``n_observed`` of :func:`diagnostic_reference`. Lazy for a Dask array; NumPy
-    otherwise."""
+    """The number of observed (non-NaN) coordinates of each row of ``X``.
+
+    The ``n_observed`` of :func:`diagnostic_reference`, for training data with
+    missing entries.
+
+    Parameters
+    ----------
+    model : estimator
+        Only one that accepts missing entries (input tag ``allow_nan``) counts them.
+    X : array-like of shape (n_samples, n_features)
+        NumPy, a DataFrame, a Dask array or an array-API array (counted on its device).
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples,), or None
+        None when ``model`` rejects missing entries or ``X`` has none; a lazy Dask
+        array for a Dask ``X``.
+    """
     import array_api_compat
 
     from ._array_api import _is_foreign, to_numpy
