@@ -30,7 +30,10 @@ _IMPUTATION_DOC = """\
     2008): the gaps start at their column medians, then the method is refitted with each
     row's gaps refilled from its least-squares fit, on its observed coordinates, to the
     robust subspace, until the fills settle (``n_iter_`` counts the refits;
-    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`)."""
+    :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`). The robust fit's
+    discrete choices (the MCD's support, ROBPCA's h-subset) can flip from one refit to
+    the next, and the fills then cycle instead of settling: after 100 refits a
+    ``ConvergenceWarning`` says so and the last fit is kept (``converged_`` False)."""
 
 
 def with_imputation_doc(doc: str | None) -> str | None:
@@ -105,7 +108,11 @@ class ImputationEMMixin:
     is no objective to decrease (the robust fits are not M-estimators of one criterion):
     the iteration stops when the largest change of a filled value is below ``1e-4``
     times the spread of the data (``converged_``), or after 100 refits with a
-    ``ConvergenceWarning``.
+    ``ConvergenceWarning``. The second happens when a discrete choice of the robust fit
+    flips between refits: on bushfire with a tenth of its cells missing (and a tenth of
+    its rows keeping two entries), ROBPCA's h-subset settles into a cycle of five
+    refits, one subset for four of them and another for one. rrcovNA's ``PcaNA``, the
+    same algorithm, stops after its 100 iterations without a warning.
     ``n_iter_`` counts the refits. Every refit draws the same random numbers, so that
     the search of the robust fit does not change from one iteration to the next.
 
