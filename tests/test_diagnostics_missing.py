@@ -5,7 +5,9 @@ dragged the median of :math:`OD^{2/3}` and its MAD towards 0: on rrcov's hbk wit
 of its cells missing (36 of 75 rows fitted exactly at ``k = 2``), the OD cutoff of ROBPCA
 fell from 3.2 to 0.44 and it flagged 34 rows, CovariancePCA 37 and RPCA-OM 54, where the
 documented outliers are rows 1-14. A row with fewer than ``k`` has no determined scores
-either and is left out of the score statistics."""
+either and is left out of the score statistics; ``transform`` gives it, of the scores
+that fit it exactly, those of smallest score distance (``observed_fit``'s ``centre`` and
+``scale``), where the minimum-norm ones had put it at ``mean_``."""
 
 from __future__ import annotations
 
