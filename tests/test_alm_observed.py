@@ -120,3 +120,39 @@ def test_bad_masks_name_themselves(mask, error, match):
     X = np.random.default_rng(0).normal(size=(10, 6))
     with pytest.raises(error, match=match):
         PrincipalComponentPursuit().fit(X, mask=mask)
+
+
+def test_wide_data_with_gaps_are_fitted_as_their_transpose():
+    """Wide data (n < d) with gaps: ``n_components=None`` resolved to ``min(n, d)`` and
+    the observed-entries count of a rank-``n`` model refused any gap (1% was enough).
+    The penalty sets the rank, so only empty rows and columns are refused now. PCP is
+    symmetric under transposition: the wide fit is the tall fit of ``X^T``, and it
+    recovers ``L`` as the tall problem does."""
+    L, X, observed = candes_problem(n=120, d=300, rank=5)
+    Xn = np.where(observed, X, np.nan)
+    model = PrincipalComponentPursuit(random_state=0).fit(Xn)
+    tall = PrincipalComponentPursuit(random_state=0).fit(Xn.T)
+    scale = np.abs(L).max()
+    np.testing.assert_allclose(model.low_rank_, tall.low_rank_.T, atol=1e-9 * scale)
+    assert np.linalg.norm(model.low_rank_ - L) / np.linalg.norm(L) < 1e-3
+    assert model.rank_ == 5
+    with pytest.raises(ValueError, match="column"):
+        PrincipalComponentPursuit().fit(np.where(np.arange(300) == 7, np.nan, Xn))
+
+
+@pytest.mark.parametrize(
+    "estimator", [OutlierPursuit(random_state=0), ConvexOptimalMeanPCA(random_state=0)]
+)
+def test_octane_with_gaps_flags_its_alcohol_samples(shared_data, estimator):
+    """rrcov's octane NIR spectra (39 x 227, wide) with a tenth of the cells missing: the
+    sample-outlier programs fit (they were refused) and flag the six samples with added
+    alcohol (25, 26, 36-39, 1-based), as on the complete table."""
+    from .conftest import load_table, random_gaps
+
+    octane = load_table(shared_data, "octane")
+    complete = np.flatnonzero(estimator.fit(octane).predict(octane) == -1)
+    for seed in range(3):
+        Xm, _ = random_gaps(octane, seed)
+        flagged = np.flatnonzero(estimator.fit(Xm).predict(Xm) == -1)
+        assert {24, 25, 35, 36, 37, 38} <= set(flagged)
+        assert flagged.size <= complete.size + 5

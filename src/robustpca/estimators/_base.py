@@ -153,6 +153,11 @@ class BaseSubspaceEstimator(
     #: Whether ``fit`` and the transforms accept NaN as missing entries (the subclass
     #: then implements ``_fit_solver_missing``); others reject NaN as scikit-learn does.
     _supports_missing = False
+    #: Whether ``n_components`` is the rank the fit identifies, so that a fit with
+    #: missing entries needs the observed entries to outnumber the parameters of that
+    #: rank (:func:`~robustpca._validation.check_observed`). The convex estimators
+    #: choose their rank by a penalty and clear it: only empty rows and columns stop them.
+    _n_components_is_rank = True
     #: The name of the class's chunked fit in :data:`robustpca._dask.fit.FITS`, or None
     #: (a dask array is then refused). A subclass that overrides ``_fit_solver`` without
     #: naming its own chunked fit has none: the inherited one would fit another method.
@@ -235,7 +240,8 @@ class BaseSubspaceEstimator(
         n_samples, n_features = X.shape
         spec = self._check_n_components(n_samples, n_features)
         if missing is not None:
-            check_observed(missing, spec if isinstance(spec, numbers.Integral) else 1)
+            rank = spec if isinstance(spec, numbers.Integral) else 1
+            check_observed(missing, rank if self._n_components_is_rank else n_features)
         if isinstance(spec, numbers.Integral):
             self.n_components_ = int(spec)
         else:

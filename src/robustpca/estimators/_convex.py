@@ -77,6 +77,10 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     #: NaN (or ``mask``) marks missing entries: the observed-entries problem
     #: (:mod:`robustpca.solvers.alm_observed`), ``low_rank_`` filling the gaps
     _supports_missing = True
+    #: ``n_components`` only sets how many directions of ``L`` are kept: the penalty
+    #: sets the rank, so the observed entries are not counted against it (with its
+    #: default None, the rank-``min(n, d)`` count refused any gap in wide data)
+    _n_components_is_rank = False
 
     def _observed_kwargs(self, rng) -> dict:
         kwargs = self._alm_kwargs(rng)
