@@ -19,8 +19,18 @@ The certified relative duality gap is computed at the end: the multiplier is sup
 mean, and scaled into the dual ball (spectral norm at most 1, entry or row norm at most
 :math:`\lambda`); the primal value is that of the feasible point :math:`(L, b,
 P_\Omega(X - L - \mathbf 1 b^\top))`. By weak duality the gap bounds the relative
-suboptimality. The stopping rule is Lin et al.'s relative primal residual on
-:math:`\Omega`.
+suboptimality.
+
+The stopping rule is that of the complete-data solvers
+(:class:`~robustpca.solvers.alm_schedule._Schedule`): Lin et al.'s growing penalty until
+the relative primal residual on :math:`\Omega` is below ``tol``, then, unless
+``gap_tol`` is None, the penalty balanced on the primal and dual residuals (Boyd et al.
+2011, sec. 3.4.1) until the certified gap is below ``gap_tol``. Lin et al.'s rule alone
+left a gap of 5.6% on rrcov's octane table with a tenth of its cells missing (PCP, 38
+iterations, rank 20 where the complete table's fit has rank 4), and 2.8% at
+``tol=1e-11`` after 3,857 iterations. The dual residual is :math:`\mu_k \lVert S_{k+1}
+- S_k\rVert_F / \lVert Y_{k+1}\rVert_F`. The certificate uses the singular values of
+the thresholding step and one Lanczos spectral norm of the multiplier.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import numpy as np
 
 from ..prox import l21_shrinkage, soft_threshold, svt_factors
 from ._result import LoopSummary, SolverResult, StopReason
+from .alm_schedule import DUALITY_GAP, _Schedule
 from .alm_types import convex_result
 
 __all__ = ["solve_observed"]
@@ -52,6 +63,7 @@ def _solve(
     rho,
     max_iter,
     tol,
+    gap_tol,
     rng,
     n_components,
 ):
@@ -76,7 +88,8 @@ def _solve(
     sv = min(10, min(n, d))
     s = np.zeros(0)
     stop, converged, n_iter = StopReason.MAX_ITER, False, 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is kept)
+    schedule = _Schedule(mu, rho, mu_cap, tol, gap_tol)
+    for n_iter in range(1, max_iter + 1):
         f = svt_factors(Z - b - S + Y / mu, 1.0 / mu, rank_hint=sv, rng=rng)
         s = f.s
         L = f.to_array()
@@ -86,18 +99,34 @@ def _solve(
             b = np.where(observed, Z - L - S + Y / mu, 0.0).sum(axis=0) / counts
         R = Z - L - b + Y / mu
         if row_sparse:
-            S = _masked_row_shrinkage(R, observed, lam / mu)
+            S_next = _masked_row_shrinkage(R, observed, lam / mu)
         else:
-            S = np.where(observed, soft_threshold(R, lam / mu), 0.0)
-        S = np.where(observed, S, R)  # free off Omega: absorbs the gaps
+            S_next = np.where(observed, soft_threshold(R, lam / mu), 0.0)
+        S_next = np.where(observed, S_next, R)  # free off Omega: absorbs the gaps
+        change = float(np.linalg.norm(S_next - S)) if gap_tol is not None else 0.0
+        S = S_next
         P = np.where(observed, Z - L - b - S, 0.0)
         Y += mu * P
-        mu = min(rho * mu, mu_cap)
         penalty = _penalty(np.where(observed, S, 0.0), row_sparse)
         objective.append(float(s.sum()) + lam * penalty)
-        if norm_Z == 0 or np.linalg.norm(P) <= tol * norm_Z:
+        primal = float(np.linalg.norm(P)) / norm_Z if norm_Z > 0 else 0.0
+        if norm_Z == 0 or (gap_tol is None and primal <= tol):
             stop, converged = StopReason.PRIMAL_RESIDUAL, True
             break
+        if gap_tol is None:
+            mu = min(rho * mu, mu_cap)
+            continue
+        size = float(np.linalg.norm(Y))
+        dual = mu * change / size if size > 0 else 0.0
+        growing = schedule.phase == "lin"
+        mu_used, mu = mu, schedule.next_mu(mu, primal, dual)
+        if schedule.wants_certificate(n_iter, primal, np.inf, mu_used):
+            certified = _iterate_gap(Z, Y, observed, L, s, b, lam, row_sparse, with_mean, rng)
+            if schedule.done(n_iter, np.inf, certified):
+                stop, converged = DUALITY_GAP, True
+                break
+            if growing and mu > mu_used:  # the balancing starts where the penalty froze
+                mu = mu_used
     # the feasible point (L, b, P_Omega(Z - L - b)) and the certified gap
     sigma = np.linalg.svd(L, compute_uv=False) if L.size else np.zeros(0)
     S_obs = np.where(observed, Z - L - b, 0.0)
@@ -134,12 +163,26 @@ def _entry_norm(W: np.ndarray, row_sparse: bool) -> float:
     return float(np.abs(W).max(initial=0.0))
 
 
-def _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean) -> float:
+def _iterate_gap(Z, Y, observed, L, s, b, lam, row_sparse, with_mean, rng) -> float:
+    """The certified gap of the current iterate (its feasible point, as at the end),
+    with ``s`` the singular values of ``L`` from the thresholding step."""
+    primal = float(s.sum()) + lam * _penalty(np.where(observed, Z - L - b, 0.0), row_sparse)
+    return _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean, rng=rng)
+
+
+def _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean, rng=None) -> float:
     W = np.where(observed, Y, 0.0)
     if with_mean:  # dual feasibility for a free mean: columns sum to zero on Omega
         col = W.sum(axis=0) / np.maximum(observed.sum(axis=0), 1)
         W = np.where(observed, W - col, 0.0)
-    spectral = float(np.linalg.norm(W, 2)) if W.size else 0.0
+    if not W.size:
+        spectral = 0.0
+    elif rng is None:
+        spectral = float(np.linalg.norm(W, 2))
+    else:  # Lanczos, during the loop (exact for small W)
+        from .alm import spectral_norm
+
+        spectral = spectral_norm(W, rng)
     entry = _entry_norm(W, row_sparse)
     scale = max(1.0, spectral, entry / lam if lam > 0 else 0.0)
     dual = float(np.sum(Z * W)) / scale
@@ -162,6 +205,7 @@ def solve_observed(
     rho: float = 1.5,
     max_iter: int = 1000,
     tol: float = 1e-7,
+    gap_tol: float | None = None,
     rng: np.random.Generator,
 ) -> SolverResult:
     r"""The convex problems on the observed entries (module docstring); ``X`` may hold
@@ -176,8 +220,10 @@ def solve_observed(
       (:func:`~.alm.solve_outlier_pursuit`, :func:`~.alm.solve_crpca_om`).
 
     ``center`` subtracts the observed column means first (as :func:`~.alm.solve_pcp`
-    subtracts the means). Returns the result of the complete-data solver, with
-    ``low_rank`` filling the gaps and ``sparse`` zero there.
+    subtracts the means). ``gap_tol`` (None: Lin et al.'s primal rule alone) is the
+    certified relative duality gap the loop goes on to meet (module docstring). Returns
+    the result of the complete-data solver, with ``low_rank`` filling the gaps and
+    ``sparse`` zero there.
     """
     return _solve(
         np.where(observed, X, 0.0),
@@ -191,6 +237,7 @@ def solve_observed(
         rho=rho,
         max_iter=max_iter,
         tol=tol,
+        gap_tol=gap_tol,
         rng=rng,
         n_components=n_components,
     )
