@@ -65,7 +65,7 @@ _ACCURACY_NOTE = r"""
     the primal residual is small, every 5 iterations or once a gap estimate that needs
     no SVD has halved (``_cheap_gap`` in :mod:`robustpca.solvers.alm_blocks`).
     With missing entries the observed-entries problem stops the same way
-    (:mod:`robustpca.solvers.alm_observed`, without the relaxation or the early end),
+    (:mod:`robustpca.solvers.alm_observed`, without the over-relaxation),
     certified with a Lanczos spectral norm every 5 iterations: on rrcov's octane table
     with a tenth of its cells missing PCP reaches a gap of 1e-3 in 148 iterations, where
     Lin et al.'s rule stopped at 38 with a gap of 5.6% and rank 20 (4 on the complete
