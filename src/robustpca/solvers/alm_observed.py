@@ -39,6 +39,7 @@ import numpy as np
 
 from ..prox import l21_shrinkage, soft_threshold, svt_factors
 from ._result import LoopSummary, SolverResult, StopReason
+from .alm import spectral_norm
 from .alm_schedule import DUALITY_GAP, _Schedule
 from .alm_types import convex_result
 
@@ -180,8 +181,6 @@ def _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean, rng=None)
     elif rng is None:
         spectral = float(np.linalg.norm(W, 2))
     else:  # Lanczos, during the loop (exact for small W)
-        from .alm import spectral_norm
-
         spectral = spectral_norm(W, rng)
     entry = _entry_norm(W, row_sparse)
     scale = max(1.0, spectral, entry / lam if lam > 0 else 0.0)
