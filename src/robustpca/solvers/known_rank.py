@@ -138,6 +138,13 @@ def _frobenius(A: np.ndarray) -> float:
     return float(np.sqrt(np.einsum("ij,ij->", A, A))) if A.size else 0.0
 
 
+def _binary_unit(X: np.ndarray, observed: np.ndarray | None) -> float:
+    """The power of two at or below the largest observed ``|X|`` (1 for a zero or empty
+    ``X``): dividing by it is exact and brings the largest entry into ``[1, 2)``."""
+    top = float(np.max(np.abs(X), where=True if observed is None else observed, initial=0.0))
+    return float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 and np.isfinite(top) else 1.0
+
+
 class _Entries:
     """The data as the solvers see them: every entry (``observed=None``) or the observed
     ones, with the gaps filled by the current low-rank part (module docstring, "Missing
@@ -478,7 +485,11 @@ def solve_godec(
     X = np.asarray(X, dtype=np.float64)
     m, n = X.shape
     r, k = int(rank), int(card)
-    entries = _Entries(X, observed)
+    # The power steps cube the data's scale (Z^T Z Y): from about 1e103 they overflow and
+    # from about 1e-103 underflow. Every step is scale-equivariant, so the loop runs on X
+    # divided by a power of two near its largest entry (exact) and L, S scale back.
+    unit = _binary_unit(X, observed)
+    entries = _Entries(X / unit, observed)
     norm_x2 = float(np.einsum("ij,ij->", entries.data, entries.data)) if X.size else 0.0
     S = np.zeros_like(X)
     Q = None
@@ -509,7 +520,7 @@ def solve_godec(
         objective.append(float(np.einsum("ij,ij->", R, R)))
         n_iter = t
         if callback is not None:
-            state = IterationState(t, objective[-1], None, _transposed(Q), _zeros(n))
+            state = IterationState(t, objective[-1] * unit**2, None, _transposed(Q), _zeros(n))
             if callback(t, state):
                 stop_reason = StopReason.CALLBACK
                 break
@@ -526,5 +537,6 @@ def solve_godec(
     with single_blas_thread():
         Uz, sz, Wt = sla.svd(ZQ, full_matrices=False, check_finite=False)
     info: dict = {"card": k}
-    loop = LoopSummary(n_iter, converged, stop_reason, np.asarray(objective, dtype=float))
-    return _result(X, L, S, (Uz, sz, Q @ Wt.T), r, rng, info, loop)
+    history = np.asarray(objective, dtype=float) * unit**2
+    loop = LoopSummary(n_iter, converged, stop_reason, history)
+    return _result(X, L * unit, S * unit, (Uz, sz * unit, Q @ Wt.T), r, rng, info, loop)
