@@ -512,6 +512,9 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
             lam=1.0 / self.gamma_,
             row_sparse=True,
             with_mean=True,
+            # the solution is translation equivariant, the ALM's start and stopping
+            # rules are not: centre first, as solve_crpca_om does
+            center=True,
             **self._observed_kwargs(rng),
         )
         return self._finish(result)
