@@ -18,13 +18,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robustpca.datasets import add_salt_noise, load_orl, occlude_blocks
 from robustpca.estimators._known_rank import AccAltProj, GoDec
+from robustpca.solvers.godec import solve_godec
 from robustpca.solvers.known_rank import (
     RESIDUAL,
     _tangent_truncation,
     hard_threshold,
     keep_largest_entries,
     solve_accaltproj,
-    solve_godec,
 )
 
 ESTIMATORS = [AccAltProj, GoDec]

@@ -14,7 +14,8 @@ projects new samples on them.
 
 Missing entries (NaN, or ``fit(X, mask=...)``) are fitted on the observed entries, as
 PCP does: ``sparse_`` is zero in the gaps and ``low_rank_`` fills them
-(:mod:`robustpca.solvers.known_rank`, "Missing entries").
+(:mod:`robustpca.solvers.known_rank`, "Missing entries"; GoDec's low-rank step with gaps
+in :mod:`robustpca.solvers.godec`).
 
 Not provided: a ``center`` option, a Dask route (``fit`` on a dask array raises
 ``TypeError``) and an array-API solver (array-API inputs are fitted on the host by the
@@ -28,7 +29,8 @@ import numbers
 import numpy as np
 
 from .._validation import check_nonnegative_float, check_positive_int, check_positive_or_auto
-from ..solvers.known_rank import solve_accaltproj, solve_godec
+from ..solvers.godec import solve_godec
+from ..solvers.known_rank import solve_accaltproj
 from ._base import BaseSubspaceEstimator
 from ._masked import MaskedFitMixin
 
@@ -325,6 +327,14 @@ class GoDec(_KnownRankRPCA):
     is non-increasing at every iteration, the monotonicity behind the paper's Theorem 1,
     which fresh random projections at every iteration do not guarantee. The stopping
     rule is the paper's on the unsquared relative residual, plus a stall test (``tol``).
+
+    With missing entries (the paper has none) the objective is that of the observed
+    entries. Where it is cheap, the low-rank step after the first is then an exact
+    alternating least-squares sweep on the entries neither missing nor in ``sparse_``
+    rather than the BRP step on the data completed by ``L``, which converges slowly
+    where rows keep few such entries: on rrcov's five tables with a tenth of the cells
+    missing the completion converged within ``max_iter=100`` on 16 of 40 masks, the sweep
+    on all 40 (:func:`robustpca.solvers.godec.solve_godec`, ``missing_step``).
 
     ``fit`` on a Dask array is not supported, and array-API inputs are fitted on the
     host (NumPy).

@@ -8,9 +8,9 @@ most ``r`` and a sparse part by alternating projections on the two non-convex se
   the low-rank step is a rank-``r`` truncation of ``X - S`` projected on the tangent
   space of the current iterate (an SVD of a ``2r x 2r`` matrix, never of an ``m x n``
   one), the sparse step a hard thresholding at a level that decays geometrically;
-* :func:`solve_godec` -- GoDec (Zhou & Tao 2011, Algorithm 1): the low-rank step is the
-  bilateral random projection (BRP) with power iterations, the sparse step keeps the
-  ``k`` largest entries of the residual.
+* :func:`~robustpca.solvers.godec.solve_godec` -- GoDec (Zhou & Tao 2011, Algorithm 1;
+  its own module): the low-rank step is the bilateral random projection (BRP) with
+  power iterations, the sparse step keeps the ``k`` largest entries of the residual.
 
 The solvers are pure functions: no validation, no warnings (the estimators of
 :mod:`robustpca.estimators._known_rank` do that). Both return a
@@ -25,9 +25,13 @@ observed entries less the current sparse part, with the current ``L`` in the gap
 the columns' observed medians at the start), and each sparse step thresholds the
 observed residual ``P_O(X - L)``. For GoDec this is majorize-minimize:
 ``||Z - L'||_F^2`` majorizes ``||P_O(X - L' - S)||_F^2`` and touches it at ``L' = L``,
-so its objective, now ``||P_O(X - L - S)||_F^2``, still never increases. The stopping
-rules measure the observed entries (``||P_O(X)||_F`` as the reference). With every
-entry observed the iterates are those of the complete-data solvers, operation for
+so its objective, now ``||P_O(X - L - S)||_F^2``, still never increases. That
+completion converges slowly where rows keep few entries outside the gaps and ``S``, so
+GoDec's low-rank step with gaps is by default an exact alternating least-squares sweep
+on those entries where it is cheap (``missing_step`` of
+:func:`~robustpca.solvers.godec.solve_godec`). The
+stopping rules measure the observed entries (``||P_O(X)||_F`` as the reference). With
+every entry observed the iterates are those of the complete-data solvers, operation for
 operation.
 
 **Threads.** The thin QRs (``n x r``), the small SVDs and ARPACK's Lanczos iterations
@@ -58,7 +62,6 @@ __all__ = [
     "hard_threshold",
     "keep_largest_entries",
     "solve_accaltproj",
-    "solve_godec",
     "top_singular_triplets",
 ]
 
@@ -136,13 +139,6 @@ def top_singular_triplets(A: np.ndarray, k: int, rng: np.random.Generator):
 
 def _frobenius(A: np.ndarray) -> float:
     return float(np.sqrt(np.einsum("ij,ij->", A, A))) if A.size else 0.0
-
-
-def _binary_unit(X: np.ndarray, observed: np.ndarray | None) -> float:
-    """The power of two at or below the largest observed ``|X|`` (1 for a zero or empty
-    ``X``): dividing by it is exact and brings the largest entry into ``[1, 2)``."""
-    top = float(np.max(np.abs(X), where=True if observed is None else observed, initial=0.0))
-    return float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 and np.isfinite(top) else 1.0
 
 
 class _Entries:
@@ -415,128 +411,3 @@ def _result(X, L, S, factors, r, rng, info, loop: LoopSummary) -> SolverResult:
         **info,
     }
     return SolverResult.from_loop(loop, components=components, mean=np.zeros(n), info=info)
-
-
-# ------------------------------------------------------------------------------ GoDec
-def solve_godec(
-    X: np.ndarray,
-    rank: int,
-    card: int,
-    *,
-    power: int = 1,
-    max_iter: int = 100,
-    tol: float = 1e-7,
-    rng: np.random.Generator | None = None,
-    callback: Callback | None = None,
-    observed: np.ndarray | None = None,
-) -> SolverResult:
-    r"""Low-rank + sparse decomposition of known rank and cardinality by GoDec.
-
-    Zhou & Tao (2011), Algorithm 1, for
-
-    .. math:: \min_{L, S} \lVert X - L - S\rVert_F^2 \quad\text{s.t.}\quad
-              \operatorname{rank}(L) \le r,\ \operatorname{card}(S) \le k ,
-
-    from :math:`L_0 = X, S_0 = 0`:
-
-    .. math::
-        L_t = \text{BRP}_r(X - S_{t-1}),\qquad S_t = P_\Omega(X - L_t),
-
-    ``Omega`` the ``k`` largest entries of :math:`|X - L_t|`
-    (:func:`keep_largest_entries`). The BRP step with ``q = power`` power iterations, in
-    the form of the authors' code: :math:`Y_2 \leftarrow Z^T(Z Y_2)` ``q + 1`` times from
-    the projection matrix :math:`Y_2 = A_1` (``n x r``), :math:`Q = \operatorname{qr}(Y_2)`
-    and :math:`L = ZQQ^T` (with :math:`A_2 = Y_1` this has the row space of the paper's
-    :math:`Y_1(A_2^TY_1)^{-1}Y_2^T` and is the best approximation with that row space).
-    :math:`A_1` is Gaussian at the first iteration and the previous row basis after
-    (a warm start); a step that would fit :math:`Z = X - S_{t-1}` worse than the previous
-    row basis (:math:`\lVert ZQ\rVert_F < \lVert ZQ_{t-1}\rVert_F`, known from the first
-    product) keeps that basis. So every L step does not increase the objective, and the
-    S step is its exact minimiser: the objective never increases (the monotonicity
-    behind the paper's Theorem 1), which a fresh Gaussian :math:`A_1` at every
-    iteration does not guarantee.
-
-    Stops when :math:`\lVert X - L - S\rVert_F \le \mathrm{tol}\lVert X\rVert_F` (the
-    paper's criterion, unsquared) or when the objective decreases by less than ``tol``
-    relative (noisy data, whose residual does not vanish).
-
-    Parameters
-    ----------
-    X : ndarray of shape (m, n)
-    rank : int
-        Rank bound ``r``, ``1 <= r <= min(m, n)``.
-    card : int
-        Cardinality bound ``k`` of ``S``, ``0 <= k <= m n``.
-    power : int, default=1
-        Power iterations ``q`` of the BRP.
-    max_iter, tol, rng, callback, observed
-        As in :func:`solve_accaltproj`. With ``observed``, ``S`` keeps the ``k`` largest
-        entries of the observed residual and the objective is
-        :math:`\lVert P_O(X - L_t - S_t)\rVert_F^2`, still non-increasing (module
-        docstring, "Missing entries").
-
-    Returns
-    -------
-    SolverResult
-        ``objective``: :math:`\lVert X - L_t - S_t\rVert_F^2` after each iteration;
-        ``info`` as in :func:`solve_accaltproj`, without the thresholds.
-    """
-    rng = np.random.default_rng(0) if rng is None else rng
-    X = np.asarray(X, dtype=np.float64)
-    m, n = X.shape
-    r, k = int(rank), int(card)
-    # The power steps cube the data's scale (Z^T Z Y): from about 1e103 they overflow and
-    # from about 1e-103 underflow. Every step is scale-equivariant, so the loop runs on X
-    # divided by a power of two near its largest entry (exact) and L, S scale back.
-    unit = _binary_unit(X, observed)
-    entries = _Entries(X / unit, observed)
-    norm_x2 = float(np.einsum("ij,ij->", entries.data, entries.data)) if X.size else 0.0
-    S = np.zeros_like(X)
-    Q = None
-    objective: list[float] = []
-    stop_reason, converged, n_iter = StopReason.MAX_ITER, False, 0
-    L = entries.filled.copy()
-    for t in range(1, max_iter + 1):
-        Z = entries.target(S, L)
-        Y2 = rng.standard_normal((n, r)) if Q is None else Q
-        Y1 = Z @ Y2
-        previous_fit = _frobenius(Y1) if Q is not None else -1.0
-        for step in range(power + 1):
-            if step:
-                Y1 = Z @ Y2
-            Y2 = Z.T @ Y1
-        with single_blas_thread():
-            Q_new = sla.qr(Y2, mode="economic", check_finite=False)[0]
-        ZQ = Z @ Q_new
-        if _frobenius(ZQ) >= previous_fit:
-            Q = Q_new
-        else:  # the previous row basis fits Z better: keep it
-            assert Q is not None  # (previous_fit is -1 on the first step)
-            ZQ = Z @ Q
-        L = ZQ @ Q.T
-        R = entries.residual(L)
-        S = keep_largest_entries(R, k)
-        R -= S
-        objective.append(float(np.einsum("ij,ij->", R, R)))
-        n_iter = t
-        if callback is not None:
-            state = IterationState(t, objective[-1] * unit**2, None, _transposed(Q), _zeros(n))
-            if callback(t, state):
-                stop_reason = StopReason.CALLBACK
-                break
-        if objective[-1] <= tol**2 * norm_x2:
-            stop_reason, converged = RESIDUAL, True
-            break
-        if t > 1 and objective[-2] - objective[-1] <= tol * objective[-2]:
-            stop_reason, converged = STALLED, True
-            break
-    # factors of L = (ZQ) Q^T for the result
-    if Q is None:  # max_iter = 0 is not used by the estimators; keep the shape
-        Q = np.zeros((n, r))
-        ZQ = np.zeros((m, r))
-    with single_blas_thread():
-        Uz, sz, Wt = sla.svd(ZQ, full_matrices=False, check_finite=False)
-    info: dict = {"card": k}
-    history = np.asarray(objective, dtype=float) * unit**2
-    loop = LoopSummary(n_iter, converged, stop_reason, history)
-    return _result(X, L * unit, S * unit, (Uz, sz * unit, Q @ Wt.T), r, rng, info, loop)
