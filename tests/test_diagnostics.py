@@ -156,3 +156,19 @@ def test_skew_rule_uses_the_estimators_adjusted_outlyingness():
     assert diag.score_cutoff == _skew_cutoff(ao)
     assert diag.orthogonal_cutoff == pytest.approx(_skew_cutoff(model.reconstruction_error(X)))
     np.testing.assert_array_equal(model.predict(X) == -1, diag.outliers)
+
+
+def test_a_distance_at_its_cutoff_to_rounding_is_regular():
+    """The skew rule's cutoffs are training distances (rrcov's ``.crit.od``), which
+    ``predict`` may recompute an ulp apart: a distance within 8 ulps of its cutoff is at
+    the cutoff (regular, margin 0 to rounding); one 1e-12 beyond is flagged, with a
+    negative margin. Flags and margins agree either way."""
+    from robustpca.diagnostics import OutlierDiagnostics
+
+    cut = 0.1945901563348386
+    sd = np.array([1.0, np.nextafter(1.0, 2.0), 1.0 + 1e-12, 0.5])
+    od = np.array([np.nextafter(cut, 1.0), 0.1, 0.1, cut * (1 + 1e-12)])
+    diag = OutlierDiagnostics(sd, od, 1.0, cut, np.ones(1), 0.975, rule="skew")
+    np.testing.assert_array_equal(diag.outliers, [False, False, True, True])
+    np.testing.assert_array_equal(diag.margins < 0, diag.outliers)
+    assert abs(diag.margins[:2]).max() < 1e-14

@@ -101,6 +101,12 @@ DEFAULT_QUANTILE = 0.975
 RRCOV_RULES = ("classical", "robust", "skew")
 #: ODs below this fraction of the largest centred norm count as zero (k = rank).
 _ZERO_OD = float(np.sqrt(np.finfo(np.float64).eps))
+#: A distance within this relative rounding of its cutoff is at the cutoff, so regular.
+#: The skew rule's cutoffs are training distances themselves (rrcov's ``.crit.od``), and
+#: rrcov compares each with the very vector it came from; here a sample's distance may be
+#: recomputed by another route (blocked at ``fit``, whole at ``predict``) and come out an
+#: ulp above: skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff.
+_AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
 
 
 def _skew_cutoff(values: np.ndarray) -> float:
@@ -328,7 +334,7 @@ class OutlierDiagnostics:
     @property
     def score_outliers(self) -> np.ndarray:
         """Samples beyond the score-distance cutoff (leverage points)."""
-        return self.score_distances > self.score_cutoff
+        return self.score_distances > self.score_cutoff * _AT_CUTOFF
 
     @property
     def orthogonal_outliers(self) -> np.ndarray:
@@ -336,7 +342,7 @@ class OutlierDiagnostics:
         there is no OD cutoff (``orthogonal_cutoff = 0``, as rrcov)."""
         if self.orthogonal_cutoff <= 0:
             return np.zeros(self.orthogonal_distances.shape, dtype=bool)
-        return self.orthogonal_distances > self.orthogonal_cutoff
+        return self.orthogonal_distances > self.orthogonal_cutoff * _AT_CUTOFF
 
     @property
     def outliers(self) -> np.ndarray:
@@ -347,9 +353,10 @@ class OutlierDiagnostics:
     def margins(self) -> np.ndarray:
         r""":math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`: negative beyond a cutoff, zero at
         it (the OD term only where there is an OD cutoff)."""
-        ratio = _ratio(self.score_distances, self.score_cutoff)
+        ratio = _ratio(self.score_distances, self.score_cutoff * _AT_CUTOFF)
         if self.orthogonal_cutoff > 0:
-            ratio = np.maximum(ratio, self.orthogonal_distances / self.orthogonal_cutoff)
+            cutoff = self.orthogonal_cutoff * _AT_CUTOFF
+            ratio = np.maximum(ratio, self.orthogonal_distances / cutoff)
         return 1.0 - ratio
 
     @property
