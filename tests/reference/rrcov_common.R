@@ -9,6 +9,13 @@ rrcov_data_dir <- function(args) {
     if (nzchar(env)) file.path(env, "rrcov") else "../shared/data/rrcov"
 }
 
+# One table's explanatory variables: octane.csv also holds the octane number y in its
+# first column, which rrcov's own examples drop (octane[, -1], man/octane.Rd).
+read_table <- function(data_dir, name) {
+    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    x[, colnames(x) != "y", drop = FALSE]
+}
+
 # The held-out rows x[held, ] under a fit made without them: their score and orthogonal
 # distances from rrcov's predict() with the fit's eigenvalues and centre, and their flag
 # by the fit's cutoffs (1 = regular), i.e. rrcov's definitions applied to new data.

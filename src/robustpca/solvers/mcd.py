@@ -350,6 +350,8 @@ def minimum_covariance_determinant(
             raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
         )
     raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
+    if p == 1:  # robustbase's univariate MCD (rfmcduni) divides the h-subset's sum of
+        raw_cov = raw_cov * ((h - 1) / h)  # squares by h, its crit by h - 1
     cutoff = stats.chi2.ppf(0.975, p)
     support = _mahalanobis_sq(X, raw_location, raw_cov) < cutoff
     n_kept = int(support.sum())

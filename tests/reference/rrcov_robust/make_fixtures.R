@@ -3,12 +3,15 @@
 # Run from the repository root (R >= 4 with rrcov and pcaPP; Debian: r-cran-rrcov,
 # r-cran-pcapp):
 #   Rscript tests/reference/rrcov_robust/make_fixtures.R [DATA_DIR]
-# DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Writes, next to
-# this script fits.csv, mcd.csv and predict.csv (described above each); fits.csv has one
-# row per (method, table, k):
+# DATA_DIR defaults to ../shared/data/rrcov (or $ROBUSTPCA_DATA/rrcov). Each table is read
+# without a response column y (octane.csv holds its octane number there; rrcov's own
+# examples drop it: octane[, -1]). Writes, next to this script, fits.csv, mcd.csv,
+# skew_draws.csv and predict.csv (described above each); fits.csv has one row per
+# (method, table, k):
 #   method     PcaHubert, PcaLocantore, PcaGrid, PcaProj, PcaCov (rrcov defaults), and
-#              PcaHubertSkew = PcaHubert(skew = TRUE) at k = 1 (in one dimension its
-#              adjusted outlyingness has no random directions, so it is reproducible),
+#              PcaHubertSkew = PcaHubert(skew = TRUE) at k = 1 (set.seed(1); its first
+#              step's random hyperplanes can matter: skew_draws.csv has octane's fit
+#              under seeds 1-12),
 #              PcaHubertAlpha05 = PcaHubert(alpha = 0.5) at k = 1, 2 (an alpha given
 #              explicitly: rrcov then takes h from k, not kmax)
 #   table, k   k = 0 means rrcov chose k itself (k_fitted is what it chose)
@@ -26,7 +29,7 @@ methods <- list(PcaHubert = PcaHubert, PcaLocantore = PcaLocantore, PcaGrid = Pc
 num <- function(x) paste(sprintf("%.17g", x), collapse = ";")
 rows <- list()
 for (name in names(ks)) {
-    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    x <- read_table(data_dir, name)
     for (m in names(methods)) {
         if (m == "PcaCov" && ncol(x) >= nrow(x)) next  # the MCD needs n > p
         for (k in ks[[name]]) {
@@ -43,7 +46,7 @@ for (name in names(ks)) {
     }
 }
 for (name in names(ks)) {
-    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    x <- read_table(data_dir, name)
     for (k in 1:2) {
         set.seed(1)
         fit <- PcaHubert(x, k = k, alpha = 0.5)
@@ -72,7 +75,7 @@ write.csv(do.call(rbind, rows), file.path(out_dir, "fits.csv"), row.names = FALS
 # covariance), best (1-based h-subset), center, cov, raw_cov
 mcd <- list()
 for (name in c("hbk", "bushfire", "wood", "starsCYG")) {
-    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    x <- read_table(data_dir, name)
     for (a in c(0.5, 0.75)) {
         set.seed(1)
         m <- CovMcd(x, alpha = a)
@@ -81,14 +84,39 @@ for (name in c("hbk", "bushfire", "wood", "starsCYG")) {
             center = num(getCenter(m)), cov = num(getCov(m)), raw_cov = num(m@raw.cov))
     }
 }
+# ... and the univariate MCD (robustbase's exact rfmcduni) of each table's first column,
+# as "table:1"
+for (name in names(ks)) {
+    x <- read_table(data_dir, name)[, 1, drop = FALSE]
+    for (a in c(0.5, 0.75)) {
+        set.seed(1)
+        m <- CovMcd(x, alpha = a)
+        mcd[[length(mcd) + 1]] <- data.frame(
+            table = paste0(name, ":1"), alpha = a, h = m@quan, crit = num(m@crit),
+            best = paste(m@best, collapse = ";"), center = num(getCenter(m)),
+            cov = num(getCov(m)), raw_cov = num(m@raw.cov))
+    }
+}
 write.csv(do.call(rbind, mcd), file.path(out_dir, "mcd.csv"), row.names = FALSE)
+
+# skew_draws.csv: skew-adjusted PcaHubert on octane at k = 1 under set.seed(1..12): its
+# random hyperplanes decide between two h-subsets (table, seed, eigenvalue, flags)
+draws <- list()
+x <- read_table(data_dir, "octane")
+for (s in 1:12) {
+    set.seed(s)
+    fit <- suppressWarnings(PcaHubert(x, k = 1, skew = TRUE))
+    draws[[s]] <- data.frame(table = "octane", seed = s, eigenvalue = num(fit@eigenvalues),
+                             flags = paste(which(!fit@flag), collapse = ";"))
+}
+write.csv(do.call(rbind, draws), file.path(out_dir, "skew_draws.csv"), row.names = FALSE)
 
 # predict.csv: PcaHubert fitted without every 4th row (k = 1, 2), then rrcov's predict()
 # on the held-out rows: their score and orthogonal distances with the fit's eigenvalues
 # and centre, and the flag by the fit's cutoffs (rrcov's definitions on new data)
 pred <- list()
 for (name in names(ks)) {
-    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    x <- read_table(data_dir, name)
     held <- seq(4, nrow(x), by = 4)
     for (k in 1:2) {
         set.seed(1)
