@@ -73,13 +73,17 @@ def r_available() -> bool:
 
 
 def rrcov_tables(names: Iterable[str] = RRCOV_TABLES) -> dict:
-    """{name: X} of the rrcov tables among ``names`` that are on this machine."""
+    """{name: X} of the rrcov tables among ``names`` that are on this machine, without the
+    response ``y`` that ``octane.csv`` holds in its first column (rrcov's examples drop
+    it: ``octane[, -1]``; the tests' ``load_table`` does the same)."""
     folder = data_home() / "rrcov"
     data = {}
     for name in names:
         path = folder / f"{name}.csv"
         if path.exists():
-            data[name] = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+            header = path.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
+            X = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+            data[name] = X[:, [j for j, c in enumerate(header) if c.strip().strip('"') != "y"]]
     return data
 
 

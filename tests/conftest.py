@@ -182,8 +182,15 @@ csv.field_size_limit(sys.maxsize)  # the octane loadings are one long field
 
 
 def load_table(shared_data, name) -> np.ndarray:
-    """One of rrcov's data tables (hbk, bushfire, ...) from the shared data folder."""
-    return np.loadtxt(shared_data / "rrcov" / f"{name}.csv", delimiter=",", skiprows=1, ndmin=2)
+    """One of rrcov's data tables (hbk, bushfire, ...) from the shared data folder, its
+    explanatory variables only: ``octane.csv`` also holds the octane number ``y`` in its
+    first column, which rrcov's examples drop (``octane[, -1]``, ``man/octane.Rd``); its
+    226 spectra are the table of the literature (the other tables were exported without
+    their response)."""
+    path = shared_data / "rrcov" / f"{name}.csv"
+    header = path.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
+    X = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    return X[:, [j for j, column in enumerate(header) if column.strip().strip('"') != "y"]]
 
 
 def random_gaps(X, seed):

@@ -146,12 +146,18 @@ def test_wide_data_with_gaps_are_fitted_as_their_transpose():
 
 
 @pytest.mark.parametrize(
-    "estimator", [OutlierPursuit(random_state=0), ConvexOptimalMeanPCA(random_state=0)]
+    "estimator",
+    [
+        PrincipalComponentPursuit(random_state=0),
+        OutlierPursuit(random_state=0),
+        ConvexOptimalMeanPCA(random_state=0),
+    ],
 )
 def test_octane_with_gaps_flags_its_alcohol_samples(shared_data, estimator):
-    """rrcov's octane NIR spectra (39 x 227, wide) with a tenth of the cells missing: the
-    sample-outlier programs fit (they were refused) and flag the six samples with added
-    alcohol (25, 26, 36-39, 1-based), as on the complete table."""
+    """rrcov's octane NIR spectra (39 x 226, wide) with a tenth of the cells missing: the
+    convex programs fit (they were refused) and flag the six samples with added alcohol
+    (25, 26, 36-39, 1-based), as on the complete table. (PCP missed some of 36-39 when
+    the tests read octane's response ``y`` as a 227th column.)"""
     from .conftest import load_table, random_gaps
 
     octane = load_table(shared_data, "octane")
@@ -176,11 +182,11 @@ def _primal_objective(model, X, observed, lam, row_sparse):
     [(PrincipalComponentPursuit, False), (OutlierPursuit, True), (ConvexOptimalMeanPCA, True)],
 )
 def test_the_observed_problem_stops_on_its_certified_gap(shared_data, cls, row_sparse):
-    """rrcov's octane (39 x 227) with a tenth of the cells missing. Lin et al.'s rule
-    alone (``gap_tol=None``, the only rule before) stopped PCP with a certified gap of
-    5.6% and rank 20 (the complete table's fit has rank 4). The default now goes on to
-    a gap of at most 1e-3, and by weak duality the objective is then within 1e-3 of a
-    fit to ``gap_tol=1e-5``."""
+    """rrcov's octane spectra (39 x 226) with a tenth of the cells missing. Lin et al.'s
+    rule alone (``gap_tol=None``, the only rule before) stopped the three programs with
+    certified gaps of 5.3-6.7%, PCP at rank 20 (its fit of the complete table has rank
+    10). The default now goes on to a gap of at most 1e-3 (PCP at rank 9), and by weak
+    duality the objective is then within 1e-3 of a fit to ``gap_tol=1e-5``."""
     from .conftest import load_table, random_gaps
 
     octane = load_table(shared_data, "octane")
@@ -197,4 +203,4 @@ def test_the_observed_problem_stops_on_its_certified_gap(shared_data, cls, row_s
     # weak duality: ours is within its gap of the optimum p* <= best (1 + 1e-5)/(...)
     assert ours <= best / (1 - 1e-3) and best <= ours * (1 + 2e-5)
     if cls is PrincipalComponentPursuit:
-        assert lin.rank_ > 10 and model.rank_ == cls(random_state=0).fit(octane).rank_ == 4
+        assert lin.rank_ >= 15 and abs(model.rank_ - cls(random_state=0).fit(octane).rank_) <= 1

@@ -54,7 +54,10 @@ def test_equals_rrcov_on_the_rrcov_tables(shared_data, method, table, k):
     grid = method == "PcaGrid"
     rtol = 1e-10 if grid else 5e-6
     eigenvalues = reference_numbers(ref["eigenvalues"])
-    np.testing.assert_allclose(model.explained_variance_, eigenvalues, rtol=rtol)
+    # (octane at k = rank: its last eigenvalues, 7e-11 and 1e-20 against 2e-2, are
+    # rounding noise in both codes)
+    floor = 1e-10 * eigenvalues.max()
+    np.testing.assert_allclose(model.explained_variance_, eigenvalues, rtol=rtol, atol=floor)
     centre = reference_numbers(ref["center"])
     np.testing.assert_allclose(model.mean_, centre, rtol=0, atol=1e-7 * np.abs(centre).max())
     loadings = reference_numbers(ref["loadings"]).reshape(k_fit, X.shape[1])

@@ -192,20 +192,21 @@ def test_skew_equals_pcahubert_skew_at_k1(shared_data, table, k):
 
 @pytest.mark.realdata
 def test_skew_on_octane_at_k1_agrees_with_rrcov_up_to_the_draw(shared_data):
-    """octane's first step draws hyperplanes in 38 dimensions: which of two nearly tied
-    spectra enters the h-subset depends on the draw (and, for the same seed, on the
-    LAPACK build), so the eigenvalue agrees with rrcov's to 1e-3 and the flags are rrcov's
-    six alcohol spectra, or five of them (sample 25 lies at the skewed cutoff: flagged
-    with numpy 2, not with the declared minimum numpy 1.23 and its LAPACK)."""
+    """octane's first step draws hyperplanes in 38 dimensions, which decide between two
+    h-subsets: rrcov's eigenvalue is 0.0015653 under 10 of the seeds 1-12 and 0.0017819
+    under seeds 1 and 12 (``skew_draws.csv``). Ours is the former, with rrcov's flags
+    (the six alcohol spectra) under every seed: sample 23's OD is the skewed cutoff
+    itself, so it is regular (it was flagged while its OD, recomputed at ``predict``,
+    came out an ulp above the cutoff)."""
+    with open(RRCOV_ROBUST / "skew_draws.csv", newline="") as f:
+        draws = list(csv.DictReader(f))
+    values = [float(r["eigenvalue"]) for r in draws]
+    common = max(set(values), key=values.count)
     X = load_table(shared_data, "octane")
-    ref = SKEW[("octane", 1)]
     model = ROBPCA(n_components=1, skew=True, random_state=0).fit(X)
-    assert model.explained_variance_ == pytest.approx(
-        reference_numbers(ref["eigenvalues"]), rel=1e-3
-    )
-    flagged = set((np.flatnonzero(model.predict(X) == -1) + 1).tolist())
-    expected = set(reference_numbers(ref["flags"]).astype(int).tolist())
-    assert flagged <= expected and len(expected - flagged) <= 1
+    assert model.explained_variance_[0] == pytest.approx(common, rel=1e-9)
+    flagged = (np.flatnonzero(model.predict(X) == -1) + 1).tolist()
+    assert all(flagged == reference_numbers(r["flags"]).astype(int).tolist() for r in draws)
 
 
 @pytest.mark.realdata

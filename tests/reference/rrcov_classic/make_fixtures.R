@@ -21,7 +21,7 @@ ks <- list(hbk = 1:2, bushfire = 1:3, wood = 1:3, octane = 1:4, starsCYG = 1:2)
 num <- function(x) sprintf("%.17g", x)
 dist <- list(); cuts <- list(); auto <- list(); pred <- list()
 for (name in names(ks)) {
-    x <- as.matrix(read.csv(file.path(data_dir, paste0(name, ".csv"))))
+    x <- read_table(data_dir, name)
     for (k in ks[[name]]) {
         fit <- PcaClassic(x, k = k)
         dist[[length(dist) + 1]] <- data.frame(
