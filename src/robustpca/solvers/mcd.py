@@ -133,7 +133,8 @@ class MCDResult:
     location, covariance : ndarray
         Reweighted location and (consistency- and small-sample-corrected) scatter.
     raw_location, raw_covariance : ndarray
-        Mean and corrected covariance of the h-subset.
+        Mean and corrected covariance of the h-subset (for one variable, robustbase's
+        ``rfmcduni``: its sum of squares divided by ``h``, not ``h - 1``).
     raw_support : ndarray of bool, shape (n_samples,)
         The h-subset.
     support : ndarray of bool, shape (n_samples,)
