@@ -69,6 +69,12 @@ class RobustLoss:
         """Return a loss with every data-dependent parameter fixed for residuals ``r``."""
         return self
 
+    @property
+    def refitted(self) -> bool:
+        """Whether a parameter is re-estimated from the residuals at every iteration, so
+        that the objective is not one function from one iteration to the next."""
+        return self.resolve(np.ones(1)) is not self
+
 
 @dataclass(frozen=True)
 class L21Loss(RobustLoss):

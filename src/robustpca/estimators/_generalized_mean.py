@@ -112,7 +112,8 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     the distances on the observed coordinates, and Algorithm 2's weighted step runs on
     the data completed by the current reconstruction, the weights :math:`\beta_i` from
     the observed residuals (:class:`~robustpca.solvers.missing.MissingPCAProblem`); the
-    observed-entries objective never increases within a pass (tested). Centre and
+    observed-entries objective never increases within a pass (tested), the gap values
+    extrapolated by SQUAREM (:mod:`robustpca.solvers.accelerated_em`). Centre and
     subspace are alternated ``CENTER_PASSES = 3`` times, the later centres computed on
     the completed data (a centre from gaps filled by the centre itself lies off the
     inliers' subspace).

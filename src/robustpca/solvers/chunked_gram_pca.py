@@ -8,7 +8,7 @@ routes of the in-memory solvers do, with no pass per iteration (one in an iterat
 those routes form residuals explicitly), and forms the ``d``-dimensional components and
 mean in one last pass (``init='random'`` of PCA-L21: one more). They return a
 :class:`~robustpca.solvers.SolverResult` (the generalized mean of PCA-GM's Algorithm 1:
-the :class:`~robustpca.solvers.reweighting.ReweightingResult` of its coefficient).
+the :class:`~robustpca.solvers.reweighting_progress.ReweightingResult` of its coefficient).
 
 The passes and the Gram problem they use are in :mod:`robustpca.solvers.chunked_gram`;
 the tall-data twins (``solve_*_chunked``, passes over row chunks with the ``d x d``

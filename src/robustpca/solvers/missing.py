@@ -26,7 +26,10 @@ either. :class:`MissingPCAProblem` is this: a drop-in for
 :class:`~robustpca.linalg.WeightedPCAProblem` whose ``solve`` is the weighted-PCA step
 on the current completion and whose ``residuals`` are the :math:`r_O`, re-completing
 the data as a side effect, so the reweighted solvers run on it unchanged (one weighted
-step per completion: no refits from scratch).
+step per completion: no refits from scratch). Where the loss has no parameter
+re-estimated from the residuals (PCA, RPCA-OM, PCA-GM), the loop extrapolates the gap
+values by SQUAREM (:mod:`robustpca.solvers.accelerated_em`), keeping the objective
+monotone.
 
 **Rows fitted exactly.** A row with at most ``k`` observed coordinates has :math:`r_O =
 0` at every :math:`(b, U)` whose observed columns ``U_O`` are linearly independent (all
@@ -548,7 +551,7 @@ def solve_generalized_mean_missing(
     missing coordinates with those of :math:`m`, take the weighted mean, repeat. The
     generalized sample mean of Oh & Kwak (2016, Algorithm 1) on the observed entries
     for ``loss = L2pLoss(2p, delta)``; the objective never increases.
-    Returns the :class:`~robustpca.solvers.reweighting.ReweightingResult`
+    Returns the :class:`~robustpca.solvers.reweighting_progress.ReweightingResult`
     (``solution`` is the mean).
     """
     filled = initial_fill(X, missing)

@@ -31,14 +31,15 @@ Example: an l2,1 (geometric-median) location estimate falls out with three lines
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..losses import RobustLoss
-from ._result import IterationState, StopReason, relative_change
+from ._result import IterationState, StopReason
+from .accelerated_em import minimize_reweighted_squarem
+from .reweighting_progress import ReweightingProgress, ReweightingResult, stopping_test
 
 __all__ = [
     "ReweightingProgress",
@@ -47,120 +48,6 @@ __all__ = [
     "minimize_reweighted_pca",
     "stopping_test",
 ]
-
-
-@dataclass(frozen=True)
-class ReweightingResult:
-    """Outcome of :func:`minimize_reweighted`.
-
-    Attributes
-    ----------
-    solution : object
-        The last iterate ``x`` returned by ``solve_weighted``.
-    residuals : ndarray
-        Residual norms ``r_i`` at ``solution``.
-    weights : ndarray
-        Weights ``d_i = h'(r_i^2)`` at ``solution`` (the weights of the KKT condition of
-        the robust problem; at convergence they equal those that produced ``solution``).
-    used_weights : ndarray
-        Weights of the last weighted solve (``solution`` is optimal for them).
-    objective : ndarray
-        ``f(x) + sum_i rho(r_i)`` after each iteration.
-    n_iter, converged, stop_reason
-        As in :class:`robustpca.solvers.SolverResult`.
-    """
-
-    solution: Any
-    residuals: np.ndarray
-    weights: np.ndarray
-    used_weights: np.ndarray
-    objective: np.ndarray
-    n_iter: int
-    converged: bool
-    stop_reason: str
-
-
-def stopping_test(history: list[float], tol: float) -> str | None:
-    """The stop of the re-weighting loops after an iteration with objective ``history[-1]``.
-
-    ``StopReason.EXACT`` at a zero objective (every residual zero: no weight is defined
-    beyond it), ``StopReason.TOLERANCE`` when the relative change from the previous
-    iteration is at most ``tol``, else ``None``. Shared by :func:`minimize_reweighted` and
-    the chunked (Dask) loops, through :class:`ReweightingProgress`.
-    """
-    value = history[-1]
-    if value == 0.0:
-        return StopReason.EXACT
-    if len(history) > 1 and relative_change(history[-2], value) <= tol:
-        return StopReason.TOLERANCE
-    return None
-
-
-@dataclass
-class ReweightingProgress:
-    """The objective history of a re-weighting loop and why it stopped.
-
-    The bookkeeping shared by :func:`minimize_reweighted` and the chunked (Dask) loops:
-    after each iteration :meth:`record` its objective and ask :meth:`should_stop`, which
-    gives ``callback`` its say first and then applies :func:`stopping_test`. The
-    attributes ``objective``, ``n_iter``, ``converged`` and ``stop_reason`` are those of
-    the loop's result (:meth:`outcome`; :meth:`SolverResult.from_loop
-    <robustpca.solvers.SolverResult.from_loop>` reads them from here directly).
-
-    Parameters
-    ----------
-    tol : float
-        The relative objective change at which :func:`stopping_test` stops.
-    callback : callable, optional
-        ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
-    """
-
-    tol: float
-    callback: Callable[[int, IterationState], bool | None] | None = None
-    history: list[float] = field(default_factory=list)
-    stop_reason: str = StopReason.MAX_ITER
-    converged: bool = False
-
-    @property
-    def objective(self) -> np.ndarray:
-        """The objective after each iteration."""
-        return np.asarray(self.history)
-
-    @property
-    def n_iter(self) -> int:
-        """Iterations recorded."""
-        return len(self.history)
-
-    def record(self, value: float) -> None:
-        """Append the objective of the iteration just run."""
-        self.history.append(value)
-
-    def stop(self, reason: str, converged: bool = True) -> None:
-        """Stop for ``reason`` (a :class:`StopReason`)."""
-        self.stop_reason, self.converged = reason, converged
-
-    def should_stop(self, iteration: int, state: Callable[[], IterationState]) -> bool:
-        """Whether the loop stops after ``iteration`` (its objective recorded).
-
-        ``state()`` builds what the callback sees; it is called only with a callback.
-        """
-        if self.callback is not None and self.callback(iteration, state()):
-            self.stop(StopReason.CALLBACK, converged=False)
-            return True
-        reason = stopping_test(self.history, self.tol)
-        if reason is not None:
-            self.stop(reason)
-            return True
-        return False
-
-    def outcome(self) -> dict[str, Any]:
-        """``objective``, ``n_iter``, ``converged`` and ``stop_reason`` as keywords."""
-        return {
-            "objective": self.objective,
-            "n_iter": self.n_iter,
-            "converged": self.converged,
-            "stop_reason": self.stop_reason,
-        }
 
 
 def minimize_reweighted(
@@ -239,6 +126,7 @@ def minimize_reweighted_pca(
     max_iter: int = 100,
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
+    accelerate: bool = True,
 ) -> ReweightingResult:
     """:func:`minimize_reweighted` whose weighted step is problem (14), weighted PCA.
 
@@ -259,6 +147,14 @@ def minimize_reweighted_pca(
     fixed_mean : ndarray, optional
         The centre the callback's ``state.mean`` reports (a copy) when the subproblem
         keeps a fixed one (PCA-GM); ``subspace.mean()`` otherwise.
+    accelerate : bool, default=True
+        On a :class:`~robustpca.solvers.missing.MissingPCAProblem` (the EM over missing
+        entries), extrapolate the gap values by SQUAREM
+        (:func:`~robustpca.solvers.accelerated_em.minimize_reweighted_squarem`), where
+        the loss has no parameter estimated from the residuals: its objective, which
+        decides whether an extrapolation is kept, must be one function from one
+        iteration to the next. A loss re-estimated at every iteration (HQ-PCA's kernel
+        width, RWL-AN's ``gamma``, Huber's median cutoff) keeps the plain loop.
 
     Returns
     -------
@@ -270,9 +166,21 @@ def minimize_reweighted_pca(
         mean = sub.mean if fixed_mean is None else fixed_mean.copy
         return (lambda: sub.basis().T), mean
 
+    residuals = (lambda sub: sub.residuals()) if residuals is None else residuals
+    if accelerate and getattr(problem, "missing", None) is not None and not loss.refitted:
+        return minimize_reweighted_squarem(
+            problem,
+            residuals,
+            loss,
+            initial_weights,
+            max_iter=max_iter,
+            tol=tol,
+            callback=callback,
+            state_view=state_view,
+        )
     return minimize_reweighted(
         problem.solve,
-        (lambda sub: sub.residuals()) if residuals is None else residuals,
+        residuals,
         loss,
         initial_weights,
         max_iter=max_iter,

@@ -1,0 +1,132 @@
+"""The bookkeeping of the re-weighting loops: their result, history and stopping test.
+
+Shared by :func:`~robustpca.solvers.minimize_reweighted`, its SQUAREM-accelerated form
+over missing entries (:mod:`robustpca.solvers.accelerated_em`) and the chunked (Dask)
+loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._result import IterationState, StopReason, relative_change
+
+__all__ = ["ReweightingProgress", "ReweightingResult", "stopping_test"]
+
+
+@dataclass(frozen=True)
+class ReweightingResult:
+    """Outcome of :func:`minimize_reweighted`.
+
+    Attributes
+    ----------
+    solution : object
+        The last iterate ``x`` returned by ``solve_weighted``.
+    residuals : ndarray
+        Residual norms ``r_i`` at ``solution``.
+    weights : ndarray
+        Weights ``d_i = h'(r_i^2)`` at ``solution`` (the weights of the KKT condition of
+        the robust problem; at convergence they equal those that produced ``solution``).
+    used_weights : ndarray
+        Weights of the last weighted solve (``solution`` is optimal for them).
+    objective : ndarray
+        ``f(x) + sum_i rho(r_i)`` after each iteration.
+    n_iter, converged, stop_reason
+        As in :class:`robustpca.solvers.SolverResult`.
+    """
+
+    solution: Any
+    residuals: np.ndarray
+    weights: np.ndarray
+    used_weights: np.ndarray
+    objective: np.ndarray
+    n_iter: int
+    converged: bool
+    stop_reason: str
+
+
+def stopping_test(history: list[float], tol: float) -> str | None:
+    """The stop of the re-weighting loops after an iteration with objective ``history[-1]``.
+
+    ``StopReason.EXACT`` at a zero objective (every residual zero: no weight is defined
+    beyond it), ``StopReason.TOLERANCE`` when the relative change from the previous
+    iteration is at most ``tol``, else ``None``. Shared by :func:`minimize_reweighted` and
+    the chunked (Dask) loops, through :class:`ReweightingProgress`.
+    """
+    value = history[-1]
+    if value == 0.0:
+        return StopReason.EXACT
+    if len(history) > 1 and relative_change(history[-2], value) <= tol:
+        return StopReason.TOLERANCE
+    return None
+
+
+@dataclass
+class ReweightingProgress:
+    """The objective history of a re-weighting loop and why it stopped.
+
+    The bookkeeping shared by :func:`minimize_reweighted` and the chunked (Dask) loops:
+    after each iteration :meth:`record` its objective and ask :meth:`should_stop`, which
+    gives ``callback`` its say first and then applies :func:`stopping_test`. The
+    attributes ``objective``, ``n_iter``, ``converged`` and ``stop_reason`` are those of
+    the loop's result (:meth:`outcome`; :meth:`SolverResult.from_loop
+    <robustpca.solvers.SolverResult.from_loop>` reads them from here directly).
+
+    Parameters
+    ----------
+    tol : float
+        The relative objective change at which :func:`stopping_test` stops.
+    callback : callable, optional
+        ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
+    """
+
+    tol: float
+    callback: Callable[[int, IterationState], bool | None] | None = None
+    history: list[float] = field(default_factory=list)
+    stop_reason: str = StopReason.MAX_ITER
+    converged: bool = False
+
+    @property
+    def objective(self) -> np.ndarray:
+        """The objective after each iteration."""
+        return np.asarray(self.history)
+
+    @property
+    def n_iter(self) -> int:
+        """Iterations recorded."""
+        return len(self.history)
+
+    def record(self, value: float) -> None:
+        """Append the objective of the iteration just run."""
+        self.history.append(value)
+
+    def stop(self, reason: str, converged: bool = True) -> None:
+        """Stop for ``reason`` (a :class:`StopReason`)."""
+        self.stop_reason, self.converged = reason, converged
+
+    def should_stop(self, iteration: int, state: Callable[[], IterationState]) -> bool:
+        """Whether the loop stops after ``iteration`` (its objective recorded).
+
+        ``state()`` builds what the callback sees; it is called only with a callback.
+        """
+        if self.callback is not None and self.callback(iteration, state()):
+            self.stop(StopReason.CALLBACK, converged=False)
+            return True
+        reason = stopping_test(self.history, self.tol)
+        if reason is not None:
+            self.stop(reason)
+            return True
+        return False
+
+    def outcome(self) -> dict[str, Any]:
+        """``objective``, ``n_iter``, ``converged`` and ``stop_reason`` as keywords."""
+        return {
+            "objective": self.objective,
+            "n_iter": self.n_iter,
+            "converged": self.converged,
+            "stop_reason": self.stop_reason,
+        }
