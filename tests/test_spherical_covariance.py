@@ -74,6 +74,32 @@ def test_covariance_pca_equals_pcacov(shared_data, table, k):
     assert_equals_rrcov(model, X, PCACOV[(table, k)])
 
 
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["bushfire", "hbk", "wood"])
+def test_covariance_pca_ignores_a_constant_column(shared_data, table):
+    """A constant column (a dead sensor) puts every sample on a hyperplane, so every
+    h-subset's covariance is singular and the MCD's criterion cannot choose: FAST-MCD
+    returned an arbitrary subset (bushfire with a zero column: 7 of its 12 flags changed,
+    the subspace 1.0 off in sine), and robustbase returns the classical estimate of all
+    the samples. The MCD is now taken within the data's affine hull: the fit is that of
+    the table without the column, to rounding, the column's loadings 0 (to 1e-12) and
+    its centre the constant."""
+    X = load_table(shared_data, table)
+    reference = CovariancePCA(n_components=2, random_state=0).fit(X)
+    for value in (0.0, 7.0):
+        padded = np.column_stack([X[:, :1], np.full(len(X), value), X[:, 1:]])
+        model = CovariancePCA(n_components=2, random_state=0).fit(padded)
+        np.testing.assert_allclose(
+            np.delete(model.components_, 1, axis=1), reference.components_, atol=1e-8
+        )
+        np.testing.assert_allclose(model.components_[:, 1], 0.0, atol=1e-12)
+        np.testing.assert_allclose(
+            model.explained_variance_, reference.explained_variance_, rtol=1e-8
+        )
+        np.testing.assert_allclose(model.mean_[1], value, atol=1e-10 * np.abs(X).max())
+        np.testing.assert_array_equal(model.predict(padded), reference.predict(X))
+
+
 @pytest.mark.parametrize(("Estimator", "bound"), [(SphericalPCA, 0.2), (CovariancePCA, 0.05)])
 def test_planted_subspace_despite_leverage_points(Estimator, bound):
     """Spherical PCA's axes are biased for non-spherical data (Locantore et al.): a

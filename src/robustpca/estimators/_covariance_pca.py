@@ -29,7 +29,10 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
 
     The MCD needs more samples than features (``n_samples > n_features + 1``; rrcov
     refuses ``n < p`` too); for wide data use :class:`~robustpca.ROBPCA`, which reduces
-    the dimension first.
+    the dimension first. Where every sample lies in a proper affine subspace (a constant
+    column), the MCD is taken within it, where robustbase stops on the exact fit and
+    returns the classical estimate: the fit is then that of the data without the
+    degenerate directions.
 
     %(imputation)s
 
@@ -118,17 +121,14 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
         X = np.asarray(X, dtype=np.float64)
         n, p = X.shape
+        support: np.ndarray | None
         if isinstance(self.covariance, str):
             if n <= p + 1:
                 raise ValueError(
                     f"CovariancePCA with the MCD needs n_samples > n_features + 1, got "
                     f"X of shape {X.shape}; use ROBPCA for wide data."
                 )
-            fit = minimum_covariance_determinant(
-                X, self.alpha, n_starts=self.n_starts, random_state=rng
-            )
-            location, covariance = fit.location, fit.covariance
-            support: np.ndarray | None = fit.support
+            location, covariance, support = _mcd_in_affine_hull(X, self.alpha, self.n_starts, rng)
         else:
             est = clone(self.covariance).fit(X)
             location, covariance = est.location_, est.covariance_
@@ -141,3 +141,31 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         vectors = vectors[:, order]
         rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
         return self._finish_axes(vectors[:, :rank].T, values[:rank], location, values, rank, rng)
+
+
+def _mcd_in_affine_hull(
+    X: np.ndarray, alpha: float, n_starts: int, rng
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The reweighted MCD of ``X`` within the affine hull of its rows.
+
+    Where every sample lies in a proper affine subspace (a constant column, a column that
+    is a combination of others), every h-subset's covariance is singular and the MCD's
+    criterion cannot choose among them: robustbase stops on the exact fit and returns
+    the classical estimate of all the samples (rrcov's ``PcaCov`` on bushfire with a
+    zero column flags 3 of its 13 outliers), and FAST-MCD's random starts returned an
+    arbitrary one here (7 of the 12 flags changed). The MCD is affine equivariant, so it
+    is taken in coordinates of the hull (rank by the singular values above ``max(n, p)
+    eps`` of the largest, as :class:`~robustpca.PCA`) and mapped back: zero variance off
+    the hull, the fit of the data without the degenerate directions on it. Data of full
+    rank take the MCD as they are (robustbase's to the bit)."""
+    centre = X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(X - centre, full_matrices=False)
+    rank = int(np.sum(s > max(X.shape) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
+    if rank == X.shape[1] or rank == 0:
+        fit = minimum_covariance_determinant(X, alpha, n_starts=n_starts, random_state=rng)
+        return fit.location, fit.covariance, fit.support
+    V = Vt[:rank].T
+    fit = minimum_covariance_determinant(
+        (X - centre) @ V, alpha, n_starts=n_starts, random_state=rng
+    )
+    return centre + V @ fit.location, V @ fit.covariance @ V.T, fit.support
