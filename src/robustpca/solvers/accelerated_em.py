@@ -73,14 +73,14 @@ def _norm(x: np.ndarray) -> float:
 class _Iterate:
     """One weighted solve: the subspace, its residuals, objective and next weights."""
 
-    def __init__(self, problem, residuals, loss: RobustLoss, weights: np.ndarray):
+    def __init__(self, problem, residuals, loss: RobustLoss, weights: np.ndarray, gaps):
         self.used = weights
         self.solution = problem.solve(weights)
         self.residuals = residuals(self.solution)  # completes problem.X from it
         concrete = loss.resolve(self.residuals)
         self.value = float(concrete.rho(self.residuals).sum())
         self.weights = concrete.weights(self.residuals)
-        self.gaps = problem.X[problem.missing]
+        self.gaps = problem.X.take(gaps)
 
 
 def minimize_reweighted_squarem(
@@ -114,6 +114,8 @@ def minimize_reweighted_squarem(
     ReweightingResult
     """
     progress = ReweightingProgress(tol, callback)
+    # flat indices of the gaps: a boolean mask scans every entry, at every gather
+    gaps = np.flatnonzero(problem.missing)
     weights = np.asarray(initial_weights, dtype=float)
     step_max = 1.0
     kept: _Iterate | None = None
@@ -132,10 +134,10 @@ def minimize_reweighted_squarem(
         if not np.any(w > 0):
             progress.stop(StopReason.ALL_CAPPED)
             return None
-        return _Iterate(problem, residuals, loss, w)
+        return _Iterate(problem, residuals, loss, w, gaps)
 
     while progress.n_iter < max_iter:
-        start = problem.X[problem.missing]
+        start = problem.X.take(gaps)
         first = plain(weights)
         if first is None or keep(first):
             break
@@ -153,7 +155,7 @@ def minimize_reweighted_squarem(
             if alpha == -step_max:
                 step_max *= _STEP_GROWTH
             continue
-        problem.X[problem.missing] = start - 2.0 * alpha * r + alpha * alpha * v
+        problem.X.put(gaps, start - 2.0 * alpha * r + alpha * alpha * v)
         jump = plain(weights)
         if jump is None:
             break
@@ -164,7 +166,7 @@ def minimize_reweighted_squarem(
             if keep(jump):
                 break
         else:  # discarded: back to g_2, with a shorter largest step
-            problem.X[problem.missing] = second.gaps
+            problem.X.put(gaps, second.gaps)
             step_max = max(1.0, step_max / _STEP_GROWTH)
     if kept is None:  # every weight was zero before the first solve
         raise ValueError("initial_weights must contain at least one positive weight.")
