@@ -167,24 +167,7 @@ def minimize_reweighted_pca(
         return (lambda: sub.basis().T), mean
 
     residuals = (lambda sub: sub.residuals()) if residuals is None else residuals
+    options = {"max_iter": max_iter, "tol": tol, "callback": callback, "state_view": state_view}
     if accelerate and getattr(problem, "missing", None) is not None and not loss.refitted:
-        return minimize_reweighted_squarem(
-            problem,
-            residuals,
-            loss,
-            initial_weights,
-            max_iter=max_iter,
-            tol=tol,
-            callback=callback,
-            state_view=state_view,
-        )
-    return minimize_reweighted(
-        problem.solve,
-        residuals,
-        loss,
-        initial_weights,
-        max_iter=max_iter,
-        tol=tol,
-        callback=callback,
-        state_view=state_view,
-    )
+        return minimize_reweighted_squarem(problem, residuals, loss, initial_weights, **options)
+    return minimize_reweighted(problem.solve, residuals, loss, initial_weights, **options)
