@@ -13,9 +13,9 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from robustpca import L1PCA
 from robustpca.solvers import StopReason
-from robustpca.solvers.l1_pca import solve_l1_pca
+from robustpca.solvers.l1_pca import EM_UNSETTLED, solve_l1_pca
 
-from .conftest import SEEDS
+from .conftest import SEEDS, load_table, random_gaps
 
 
 def l1_dispersion(X, w):
@@ -210,7 +210,8 @@ def test_callback_stops_the_fit():
 def test_convergence_warning_at_max_iter():
     rng = np.random.default_rng(8)
     X = rng.standard_normal((200, 10))
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
+    # the limit set, not n_iter_ (each component counts its own): it said max_iter=3
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 \(3 iterations in all\)"):
         model = L1PCA(n_components=3, max_iter=1).fit(X)
     assert not model.converged_
     assert model.stop_reason_ == StopReason.MAX_ITER
@@ -261,3 +262,17 @@ def test_bad_input():
         L1PCA().fit(X)
     with pytest.raises(ValueError):
         L1PCA().fit(np.ones((1, 3)))
+
+
+@pytest.mark.realdata
+def test_an_em_that_does_not_settle_says_so(shared_data):
+    """PCA-L1's greedy sign patterns can cycle from one completion to the next: on wood
+    with a tenth of its cells missing (mask 1) the EM had not settled after 1,000
+    completions. It stops after ``max_em_iter`` (50), not converged, and the warning
+    names the EM (it used to say ``max_iter=138``, the fixed-point iterations counted)."""
+    X, _ = random_gaps(load_table(shared_data, "wood"), 1)
+    with pytest.warns(ConvergenceWarning, match="EM completions not settled after 50") as seen:
+        model = L1PCA(n_components=2, random_state=0).fit(X)
+    assert len(seen) == 1
+    assert not model.converged_ and model.stop_reason_ == EM_UNSETTLED.format(50)
+    assert np.isfinite(model.transform(X)).all()

@@ -319,8 +319,13 @@ class BaseSubspaceEstimator(
         for key, value in result.info.items():
             setattr(self, f"{key}_", value)
         if result.stop_reason == StopReason.MAX_ITER:
+            # the limit set, not n_iter_: PCA-L1 counts every component's iterations,
+            # PCA-GM with gaps every pass's (L1PCA(max_iter=1) used to say max_iter=3)
+            limit = getattr(self, "max_iter", None)
+            limit = self.n_iter_ if limit is None else limit
+            counted = "" if limit == self.n_iter_ else f" ({self.n_iter_} iterations in all)"
             warnings.warn(
-                f"{type(self).__name__} reached max_iter={self.n_iter_} before its "
+                f"{type(self).__name__} reached max_iter={limit}{counted} before its "
                 f"stopping criterion fell below tol={getattr(self, 'tol', None)}; "
                 "increase max_iter or tol.",
                 ConvergenceWarning,

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
+from sklearn.exceptions import ConvergenceWarning
+
 from .._validation import check_positive_int
+from ..solvers import StopReason
 from ..solvers.l1_pca import solve_l1_pca, solve_l1_pca_missing
 from ._base import BaseSubspaceEstimator
 
@@ -135,7 +140,7 @@ class L1PCA(BaseSubspaceEstimator):
         """PCA-L1 by EM on the observed entries (:func:`~robustpca.solvers.l1_pca.
         solve_l1_pca_missing`)."""
         check_positive_int(self.max_perturbations, "max_perturbations", minimum=0)
-        return solve_l1_pca_missing(
+        result = solve_l1_pca_missing(
             X,
             missing,
             self.n_components_,
@@ -144,6 +149,14 @@ class L1PCA(BaseSubspaceEstimator):
             tol=self.tol,
             max_perturbations=self.max_perturbations,
         )
+        if not result.converged and result.stop_reason != StopReason.MAX_ITER:  # the EM's
+            warnings.warn(
+                f"L1PCA: {result.stop_reason} (PCA-L1's greedy signs can cycle "
+                "from one completion to the next); the fit uses the last completion.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return result
 
     def _fit_solver(self, X, rng, sample_weight=None):
         check_positive_int(self.max_perturbations, "max_perturbations", minimum=0)
