@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
 from scipy.stats import ortho_group
@@ -121,9 +121,14 @@ def test_covariance_pca_takes_any_sklearn_covariance():
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**16))
+@example(seed=15675)  # the spatial median is a sample (found by hypothesis)
 def test_spherical_is_orthogonally_equivariant(seed):
     """Up to the spatial median's stopping rule, which is rrcov's and absolute (steps
-    below ``delta * sqrt(p)``): equivariant to that tolerance, not to rounding."""
+    below ``delta * sqrt(p)``): equivariant to that tolerance, not to rounding. Seed
+    15675's spatial median is one of the samples: the iterates stopped near it, its
+    distance about the floor below which it is not sphered, and its sign (sphered on one
+    side of the rotation, not on the other) moved the second eigenvalue by 14%. The
+    sample itself is now the centre (Vardi & Zhang's condition)."""
     scale = 1.0
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(40, 4)) * [3.0, 2.0, 1.0, 0.5]
@@ -142,6 +147,20 @@ def test_spatial_median_of_symmetric_points_is_the_centre():
     np.testing.assert_allclose(centre, 0.0, atol=1e-12)
     centre, _, _ = spatial_median(X)  # one gross outlier moves it little
     assert np.linalg.norm(centre) < 0.5
+
+
+def test_a_sample_that_is_the_spatial_median_is_returned_exactly():
+    """With a sample at the centre of four symmetric ones, the iterates only approach it
+    (Weiszfeld's steps at a vertex): the sample itself is returned, to the bit, and its
+    sign is 0. Off-centre, no sample is the median and the iterate is kept."""
+    X = np.array([[0.3, -0.2], [2.3, -0.2], [-1.7, -0.2], [0.3, 1.8], [0.3, -2.2]])
+    centre, _, _ = spatial_median(X[::-1], delta=1e-3)
+    np.testing.assert_array_equal(centre, X[0])
+    model = SphericalPCA(n_components=2).fit(X)
+    np.testing.assert_array_equal(model.mean_, X[0])
+    X[0] = [1.3, 0.8]  # now pulled off: not a vertex of the median
+    centre, _, _ = spatial_median(X, delta=1e-8)
+    assert not np.any(np.all(centre == X, axis=1))
 
 
 @pytest.mark.parametrize("Estimator", [SphericalPCA, CovariancePCA])

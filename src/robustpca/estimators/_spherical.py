@@ -28,7 +28,9 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     define them (sec. 2.3); rrcov takes the MAD of the sphered scores, which puts them on
     the unit sphere's scale: ``scale_on="sphere"`` reproduces rrcov, eigenvalues,
     distances and flags included. The axes, centre and an automatic ``k`` (rrcov's rule on
-    the sphered data's classical eigenvalues) are rrcov's either way.
+    the sphered data's classical eigenvalues) are rrcov's either way, but where one of
+    the samples is the spatial median: the centre is then that sample, not the iterate
+    near it where rrcov stops (:func:`~robustpca.solvers.spherical.spatial_median`).
 
     %(imputation)s
 

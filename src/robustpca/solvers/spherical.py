@@ -35,7 +35,9 @@ def spatial_median(
 
     Starts at the coordinatewise median; each step averages the samples with weights
     ``1 / ||x_i - m||``, distances below ``eps = delta * median ||x_i - m||`` counting
-    as ``eps``; stops when the step is at most ``delta * sqrt(p)``.
+    as ``eps``; stops when the step is at most ``delta * sqrt(p)``. Where the nearest
+    sample is the spatial median itself (Vardi & Zhang's condition), it is returned, not
+    the iterate near it (:func:`_at_a_sample`; rrcov returns the iterate).
 
     Returns
     -------
@@ -60,8 +62,28 @@ def spatial_median(
         step = float(np.linalg.norm(new - mu))
         mu = new
         if step <= tol:
-            return mu, eps, it
-    return mu, eps, max_iter
+            return _at_a_sample(X, mu), eps, it
+    return _at_a_sample(X, mu), eps, max_iter
+
+
+def _at_a_sample(X: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    r"""The sample nearest ``mu`` where it is the spatial median, else ``mu``.
+
+    A sample :math:`x_k` (with multiplicity :math:`\eta_k`) is the spatial median exactly
+    when :math:`\lVert \sum_{x_i \ne x_k} (x_i - x_k) / \lVert x_i - x_k \rVert \rVert
+    \le \eta_k` (Vardi & Zhang 2000), and Weiszfeld's steps then only approach it: they
+    stop within about the tolerance, so the sample's distance to the centre hovers about
+    the floor ``eps`` below which it is not sphered. Its sign, sphered or not, then
+    turned with a rotation of the data: the sign covariance of 40 samples turned by 0.04,
+    and a robust eigenvalue moved by 14% (``tests/test_spherical_covariance.py``). At
+    the sample itself its sign is 0, as the spatial sign of 0 is."""
+    d = np.linalg.norm(X - mu, axis=1)
+    k = int(np.argmin(d))
+    diff = X - X[k]
+    norms = np.linalg.norm(diff, axis=1)
+    other = norms > 0
+    pull = float(np.linalg.norm((diff[other] / norms[other, None]).sum(axis=0)))
+    return X[k].copy() if pull <= np.count_nonzero(~other) else mu
 
 
 @dataclass(frozen=True)
