@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
 
-from robustpca.losses import CauchyLoss, HuberLoss, L2pLoss, L21Loss, WelschLoss
+from robustpca.losses import CappedL2Loss, CauchyLoss, HuberLoss, L2pLoss, L21Loss, WelschLoss
+from robustpca.solvers import StopReason
 from robustpca.solvers.adaptive_neighbors import AdaptiveNeighborLoss
 from robustpca.solvers.missing import MissingPCAProblem, _FixedWeights
 from robustpca.solvers.reweighting import minimize_reweighted_pca
@@ -145,3 +146,20 @@ def test_a_refitted_loss_keeps_the_plain_loop(loss):
     b = _fit(Xm, missing, loss, accelerate=False, max_iter=50, tol=1e-8)
     np.testing.assert_array_equal(a.objective, b.objective)
     np.testing.assert_array_equal(a.solution.basis(), b.solution.basis())
+
+
+def test_every_sample_capped_stops_with_the_completion_of_the_last_kept_iterate():
+    """A capped loss whose cap every residual passes after the first step leaves no
+    weight: the loop stops there (``ALL_CAPPED``), and the problem's completion is that
+    of the iterate it returns (the estimators read it as the final completion)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2)) @ rng.normal(size=(2, 5)) + 0.5 * rng.normal(size=(30, 5))
+    missing = rng.random(X.shape) < 0.2
+    Xm = np.where(missing, np.nan, X)
+    problem = MissingPCAProblem(Xm, missing, 1, np.random.default_rng(0))
+    res = minimize_reweighted_pca(problem, CappedL2Loss(threshold=1e-9), np.ones(30))
+    assert res.stop_reason == StopReason.ALL_CAPPED and res.n_iter == 1
+    fitted = problem.X.copy()
+    np.testing.assert_array_equal(fitted[~missing], X[~missing])
+    res.solution.residuals()  # re-completes from the returned subspace: nothing moves
+    np.testing.assert_allclose(problem.X, fitted, rtol=0, atol=1e-12)

@@ -157,7 +157,8 @@ def minimize_reweighted_squarem(
             continue
         problem.X.put(gaps, start - 2.0 * alpha * r + alpha * alpha * v)
         jump = plain(weights)
-        if jump is None:
+        if jump is None:  # every weight zero: stop at g_2, its completion restored
+            problem.X.put(gaps, second.gaps)
             break
         if jump.value <= second.value:
             if alpha == -step_max:
