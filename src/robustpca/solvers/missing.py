@@ -42,10 +42,9 @@ weight is largest at :math:`r = 0` (the l2,1 loss: :math:`1 / (2\sqrt{r^2 +
 row has weight 0 (a capped loss). On rrcov's hbk (3 columns, ``k = 2``) with 5-20% of
 the cells missing (four random masks), RPCA-OM then converged in 9-60 iterations, to a
 lower observed objective; before, it took 114 on one mask and had not converged in
-5,000 on the other three.
-Their residuals, rounding in floating point, are set to 0 (:func:`observed_fit`): at
-``k = p``, where every row is one, the objective is then exactly 0 and the loops stop at
-their first iteration.
+5,000 on the other three. Their computed residuals are rounding errors, and are set to
+0 (:func:`observed_fit`): at ``k = p``, where every row is one, the objective is then
+exactly 0 and the loops stop at their first iteration.
 
 References
 ----------
