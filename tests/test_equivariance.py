@@ -34,6 +34,9 @@ drawn by row index, as robustbase's) give the same fit whatever the order of the
 
 **Column order and signs.** The same estimators but GoDec (a Gaussian draw per column)
 give the same fit, its components moved with the columns, whatever their order and signs.
+
+**A constant column** changes nothing for the estimators whose constants do not grow with
+the dimension (not AccAltProj, GoDec or SphericalPCA).
 """
 
 from __future__ import annotations
@@ -198,3 +201,32 @@ def test_fit_of_permuted_and_flipped_columns_is_the_same_fit(shared_data, table,
         moved = np.abs(model.transform(X[:, order] * signs))
         np.testing.assert_allclose(moved, scores, rtol=0, atol=1e-8 * scores.max())
         np.testing.assert_array_equal(model.predict(X[:, order] * signs), flags)
+
+
+#: the known-rank models have no offset, and their thresholds scale with the dimensions;
+#: SphericalPCA's spatial median stops on steps below ``delta * sqrt(p)``
+DIMENSION_DEPENDENT = {"AccAltProj", "GoDec", "SphericalPCA"}
+CONSTANT = [name for name in NAMES if name not in DIMENSION_DEPENDENT]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", CONSTANT)
+def test_a_constant_column_changes_nothing(shared_data, name):
+    """bushfire with a constant column (0 or 7, a dead sensor) inserted second: the
+    components are those without it (1e-6 in sine, the column's loadings below 1e-8) and
+    every flag is kept. CovariancePCA's MCD could not choose among its h-subsets, every
+    one singular, and turned the subspace by 1.0 in sine (7 of 12 flags changed)."""
+    X = load_table(shared_data, "bushfire")
+    reference = _fit(name, X, centred=True)
+    flags = reference.predict(X)
+    k = min(2, reference.n_components_)
+    for value in (0.0, 7.0):
+        padded = np.insert(X, 1, value, axis=1)
+        model = _fit(name, padded, centred=True)
+        assert np.abs(model.components_[:k, 1]).max() < 1e-8
+        cosines = np.linalg.svd(
+            reference.components_[:k] @ np.delete(model.components_[:k], 1, axis=1).T,
+            compute_uv=False,
+        )
+        assert np.sqrt(max(0.0, 1.0 - cosines.min() ** 2)) < 1e-6
+        np.testing.assert_array_equal(model.predict(padded), flags)
