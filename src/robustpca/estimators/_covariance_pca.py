@@ -152,12 +152,13 @@ def _mcd_in_affine_hull(
     is a combination of others), every h-subset's covariance is singular and the MCD's
     criterion cannot choose among them: robustbase stops on the exact fit and returns
     the classical estimate of all the samples (rrcov's ``PcaCov`` on bushfire with a
-    zero column flags 3 of its 13 outliers), and FAST-MCD's random starts returned an
-    arbitrary one here (7 of the 12 flags changed). The MCD is affine equivariant, so it
-    is taken in coordinates of the hull (rank by the singular values above ``max(n, p)
-    eps`` of the largest, as :class:`~robustpca.PCA`) and mapped back: zero variance off
-    the hull, the fit of the data without the degenerate directions on it. Data of full
-    rank take the MCD as they are (robustbase's to the bit)."""
+    zero column flags rows 12, 13 and 15, none of the 12 it flags without it), and
+    FAST-MCD's random starts returned an arbitrary one here (7 of the 12 flags changed).
+    The MCD is affine equivariant, so it is taken in coordinates of the hull (rank by the
+    singular values above ``max(n, p) eps`` of the largest, as :class:`~robustpca.PCA`)
+    and mapped back: zero variance off the hull, the fit of the data without the
+    degenerate directions on it. Data of full rank take the MCD as they are
+    (robustbase's to the bit)."""
     centre = X.mean(axis=0)
     _, s, Vt = np.linalg.svd(X - centre, full_matrices=False)
     rank = int(np.sum(s > max(X.shape) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
