@@ -217,12 +217,12 @@ _EVERY_ROW_EXACT = [
 @pytest.mark.parametrize("name", _EVERY_ROW_EXACT)
 @pytest.mark.parametrize("table", ["hbk", "bushfire"])
 def test_every_row_fitted_exactly_stops_at_the_first_iteration(shared_data, table, name):
-    """At ``k = p`` every row is fitted exactly, so the observed residuals are 0 and no
-    estimator iterates on them. They came out as rounding (up to 7 ``eps`` of a row's
-    norm): PCA's EM compared objectives of 1e-25 and ran to its 500 iterations on hbk
-    (mask 0) and bushfire (masks 1-3), and R1-PCA's Huber weights became ratios of
-    rounding errors (300 iterations on both tables). Four masks each, warnings as errors;
-    the residuals are exactly 0 and every transform finite."""
+    """At ``k = p`` every row is fitted exactly, so the observed residuals are 0. They came
+    out as rounding (up to 7 ``eps`` of a row's norm): PCA's EM compared objectives of
+    1e-25 and ran to its 500 iterations on hbk (mask 0) and bushfire (masks 1-3), and
+    R1-PCA's Huber weights became ratios of rounding errors (300 iterations on both
+    tables). Four masks each, warnings as errors, every transform finite; PCA and R1-PCA
+    stop at their first iteration with residuals exactly 0."""
     X = load_table(shared_data, table)
     cls = getattr(robustpca, name)
     kwargs = {"n_components": X.shape[1]}
