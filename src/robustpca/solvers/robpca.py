@@ -161,21 +161,34 @@ def _mahalanobis_diag(scores: np.ndarray, eigenvalues: np.ndarray) -> np.ndarray
     return np.where(np.isfinite(d), d, np.inf)
 
 
+def _log_det(eigenvalues: np.ndarray) -> float:
+    """Log of the product of ``eigenvalues`` (``-inf`` at a zero), without its overflow."""
+    with np.errstate(divide="ignore"):
+        return float(np.sum(np.log(np.maximum(eigenvalues, 0.0))))
+
+
 def _projected_mcd(X2: np.ndarray, ev: np.ndarray, k: int, alpha: float, h: int, rng, n_starts):
-    """rrcov's ``projectMCD``: C-steps from the h-subset fit, then the reweighted MCD."""
+    """rrcov's ``projectMCD``: C-steps from the h-subset fit, then the reweighted MCD.
+
+    The C-steps stop when the determinant changes by less than a relative 1e-12 (its
+    log by less than 1e-12). rrcov compares the products of the eigenvalues with an
+    absolute 1e-12: in a small unit that stops at the first step, in a large one never
+    before the 100th, and from entries of about 1e77 (with ``k = 2``) the product
+    overflows and the difference is NaN.
+    """
     n = X2.shape[0]
     shift = np.zeros(X2.shape[1])
     rot = np.eye(X2.shape[1])
     mah = _mahalanobis_diag(X2, ev[:k])
-    old = np.prod(ev[:k])
+    old = _log_det(ev[:k])
     for _ in range(100):
         fit = class_pca(X2[np.argsort(mah, kind="stable")[:h]])
-        obj = np.prod(fit.eigenvalues)
+        obj = _log_det(fit.eigenvalues)
         X2 = (X2 - fit.center) @ fit.loadings
         shift = shift + fit.center @ rot.T
         rot = rot @ fit.loadings
         mah = _mahalanobis_diag(X2, fit.eigenvalues)
-        if fit.rank == k and abs(old - obj) < 1e-12:
+        if fit.rank == k and (obj == old or abs(old - obj) < 1e-12):
             break
         old = obj
         k = min(k, fit.rank)
