@@ -177,10 +177,19 @@ class DiagnosticReference:
     od_cutoff_applies: bool
 
     def score_distances(self, scores: np.ndarray) -> np.ndarray:
-        """:math:`SD` of the scores (components with zero scale left out)."""
+        """:math:`SD` of the scores (components with zero scale left out).
+
+        The standardised scores are divided by their row's largest before they are
+        squared: a gross outlier's score over the regular samples' scale can exceed the
+        square root of the largest float (an entry of 1e152 in wood, whose regular
+        scores spread over 1e-2, overflowed to an infinite distance)."""
         keep = self.score_scale > 0
-        z = (scores[:, keep] - self.score_center[keep]) / self.score_scale[keep]
-        return np.sqrt(np.sum(z * z, axis=1))
+        z = np.abs(scores[:, keep] - self.score_center[keep]) / self.score_scale[keep]
+        if z.shape[1] == 0:
+            return np.zeros(z.shape[0])
+        top = np.max(z, axis=1)
+        unit = np.where((top > 0) & np.isfinite(top), top, 1.0)[:, None]
+        return top * np.sqrt(np.sum((z / unit) ** 2, axis=1))  # inf stays inf
 
     def score_cutoff(self, quantile: float) -> float:
         if self.sd_skew_cutoff > 0:
