@@ -14,6 +14,8 @@ from sklearn.utils import check_random_state
 
 __all__ = [
     "as_generator",
+    "check_finite_sums",
+    "check_magnitude",
     "check_n_components",
     "check_observed",
     "check_positive_int",
@@ -205,6 +207,74 @@ def check_observed(missing: np.ndarray, n_components: int | None, *, where: str 
             f"of a rank-{k} affine model of {n} x {d} data (d + k(d - k) + nk): "
             "reduce n_components or observe more entries."
         )
+
+
+#: Entries up to this fraction of the overflow bound pass (centring can double them).
+_HEADROOM = 0.5
+
+
+def magnitude_limit(dtype, size: int) -> float:
+    r"""Largest magnitude of the entries of ``size`` values of ``dtype`` whose squares,
+    centred and summed, stay finite: :math:`\tfrac12 \sqrt{\text{max} / \text{size}}`.
+
+    2.1e149 for 10^9 float64 values, 9.2e15 for 10^6 float32 values (float32 data are
+    fitted in float64, but their variances, distances and scores are float32)."""
+    return float(_HEADROOM * np.sqrt(np.finfo(dtype).max / max(int(size), 1)))
+
+
+def overflow_message(name: str, dtype, size: int | None, magnitude: float | None = None) -> str:
+    """The ``ValueError`` message of :func:`check_magnitude` and :func:`check_finite_sums`
+    (``size`` None: not known where the overflow was found)."""
+    dtype = np.dtype(dtype)
+    held = "" if magnitude is None else f" of magnitude up to {magnitude:.3g}"
+    advice = ""
+    if dtype == np.float32:
+        advice = " or pass it as float64 (float32 data give float32 variances)"
+    over = "" if size is None else f" over its {size} entries"
+    bound = "sqrt(max / size) / 2" if size is None else f"{magnitude_limit(dtype, size):.3g} here"
+    return (
+        f"{name} holds entries{held} whose squares, summed{over}, overflow {dtype.name}: "
+        "variances, distances and Gram matrices are sums of squares, so the entries must "
+        f"stay below {bound}. Rescale {name}{advice}. A fill value (netCDF's 9.97e36, say) "
+        "marks a missing entry: set it to NaN where the estimator takes missing values."
+    )
+
+
+def check_finite_sums(sums: np.ndarray, *, name: str = "X") -> None:
+    """Raise :func:`check_magnitude`'s ``ValueError`` when the scatter or Gram matrix
+    ``sums`` of a first pass over ``name`` (float64, finite data) overflowed: the Dask
+    route's check, which costs no pass of its own."""
+    if not np.all(np.isfinite(sums)):
+        raise ValueError(overflow_message(name, np.float64, None))
+
+
+def check_magnitude(X, *, name: str = "X") -> None:
+    """Raise a ``ValueError`` naming ``name`` when the squares of the validated floating
+    array ``X`` (NumPy or array API; NaN ignored) could overflow its dtype when summed.
+
+    Every estimator squares the data somewhere, and past that bound a fit ended in a
+    ``LinAlgError``, an ``OverflowError`` or infinite scores, depending on the estimator
+    (one row at 1e160 among standard normal ones; float32 data at 1e20). The bound,
+    :func:`magnitude_limit`, depends only on the dtype and the size, so it does not
+    depend on the data's values otherwise, and all of it is within the scale that every
+    scale-equivariant estimator is tested at (``tests/test_equivariance.py``).
+    """
+    size = int(np.prod(X.shape))
+    if size == 0:
+        return
+    if isinstance(X, np.ndarray):
+        top = np.fmax.reduce(X, axis=None)  # NaN skipped, no copy
+        bottom = np.fmin.reduce(X, axis=None)
+        magnitude = float(np.nan_to_num(max(abs(top), abs(bottom)), nan=0.0))
+        dtype = X.dtype
+    else:
+        import array_api_compat
+
+        xp = array_api_compat.array_namespace(X)
+        magnitude = float(xp.max(xp.where(xp.isnan(X), 0.0, xp.abs(X))))
+        dtype = np.float32 if X.dtype == xp.float32 else np.float64
+    if magnitude > magnitude_limit(dtype, size):
+        raise ValueError(overflow_message(name, dtype, size, magnitude))
 
 
 def is_dask_collection(X) -> bool:

@@ -16,7 +16,12 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._array_api import finish_fit
-from .._validation import as_generator, check_n_components, check_sample_weight
+from .._validation import (
+    as_generator,
+    check_finite_sums,
+    check_n_components,
+    check_sample_weight,
+)
 from ..losses import L2pLoss
 from ..solvers import StopReason
 from ..solvers.chunked import combine_parts, moments_pass, rows_block
@@ -137,9 +142,18 @@ def _with_rows(X, result, per_sample=None):
 
 
 def _first_pass(run, sample_weight=None, check_weights=False):
-    return run(moments_pass, sample_weight, check_finite=True, check_weights=check_weights)[
+    moments = run(moments_pass, sample_weight, check_finite=True, check_weights=check_weights)[
         "moments"
     ]
+    check_finite_sums(moments.scatter)
+    return moments
+
+
+def _gram_first_pass(run, also=None):
+    """The wide route's first pass (:meth:`GramPasses.first_pass`), its sums checked."""
+    computed = run.first_pass(also=also)
+    check_finite_sums(run.gram)
+    return computed
 
 
 def _wide(run) -> bool:
@@ -152,7 +166,7 @@ def _fit_optimal_mean(est, X, run, rng, sample_weight):
     iteration = {"max_iter": est.max_iter, "tol": est.tol, "callback": est.callback}
     k = est.n_components_
     if _wide(run):
-        run.first_pass()
+        _gram_first_pass(run)
         loss, est.epsilon_ = est._loss_for_scale(run.trace / X.shape[0])
         result = solve_optimal_mean_pca_gram(run, k, loss, rng=rng, **iteration)
         per_sample = None
@@ -191,7 +205,7 @@ def _fit_pca(est, X, run, rng, sample_weight):
         else:
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
     if _wide(run):
-        computed = run.first_pass(also=sample_weight if check_weights else None)
+        computed = _gram_first_pass(run, also=sample_weight if check_weights else None)
         w = check_sample_weight(computed if check_weights else sample_weight, X.shape[0])
         result = solve_weighted_pca_gram(run, est.n_components_, w, rng=rng)
     else:
@@ -221,7 +235,7 @@ def _fit_l21(est, X, run, rng, sample_weight):
         raise ValueError(f"init={est.init!r} must be 'pca' or 'random'.")
     iteration = {"max_iter": est.max_iter, "tol": est.tol, "callback": est.callback}
     if _wide(run):
-        run.first_pass()
+        _gram_first_pass(run)
         return solve_l21_pca_gram(run, est.n_components_, rng=rng, init=est.init, **iteration)
     return solve_l21_pca_chunked(
         run, _first_pass(run), est.n_components_, rng=rng, init=est.init, **iteration
@@ -232,7 +246,7 @@ def _fit_r1(est, X, run, rng, sample_weight):
     loss = est._make_loss()
     iteration = {"max_iter": est.max_iter, "tol": est.tol, "callback": est.callback}
     if _wide(run):
-        run.first_pass()
+        _gram_first_pass(run)
         return _with_rows(X, solve_r1_pca_gram(run, est.n_components_, loss, rng=rng, **iteration))
     result, per_sample = solve_r1_pca_chunked(
         run, _first_pass(run), est.n_components_, loss, rng=rng, **iteration
@@ -260,7 +274,7 @@ def _fit_generalized_mean(est, X, run, rng, sample_weight):
     k, n = est.n_components_, X.shape[0]
     center_n_iter = 0
     if _wide(run):
-        run.first_pass()
+        _gram_first_pass(run)
         if auto:
             delta = AUTO_DELTA * run.trace / n
         mean_coef = np.zeros(n)
@@ -301,7 +315,7 @@ def _fit_adaptive_neighbors(est, X, run, rng, sample_weight):
     iteration = {"max_iter": est.max_iter, "tol": est.tol, "callback": est.callback}
     k, m = est.n_components_, est.n_neighbors_
     if _wide(run):
-        run.first_pass()
+        _gram_first_pass(run)
         result = solve_adaptive_neighbors_pca_gram(run, k, m, rng=rng, init=est.init, **iteration)
         return _with_rows(X, result)
     result, per_sample = solve_adaptive_neighbors_pca_chunked(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_finite_sums
 from ..solvers.chunked import weights_are_local
 from ..solvers.chunked_missing import (
     missing_counts_pass,
@@ -29,6 +30,7 @@ def counts_pass(run, sample_weight=None, check_weights=False) -> dict:
     """The first pass of PCA and RPCA-OM on the tall route: the moments (exactly those
     of the complete-data first pass) and the number of missing entries."""
     counts = run(missing_counts_pass, sample_weight, check_weights=check_weights)
+    check_finite_sums(counts["moments"].scatter)
     if counts["empty_rows"]:
         raise ValueError(
             f"X has {counts['empty_rows']} row(s) with no observed entry (all NaN); drop them."

@@ -35,6 +35,7 @@ from .._array_api import (
 )
 from .._validation import (
     as_generator,
+    check_magnitude,
     check_n_components,
     check_nonnegative_float,
     check_observed,
@@ -224,6 +225,7 @@ class BaseSubspaceEstimator(
                 reset=True,
                 ensure_all_finite=self._finite,
             )
+            check_magnitude(X)
             if self._supports_missing and bool(xp.any(xp.isnan(X))):
                 X, in_namespace = to_numpy(X), False  # fitted on the host (solvers.missing)
         else:
@@ -235,6 +237,7 @@ class BaseSubspaceEstimator(
                 reset=True,
                 ensure_all_finite=self._finite,
             )
+            check_magnitude(X)
         self._validate_common()
         missing = missing_mask(X) if self._supports_missing and not in_namespace else None
         n_samples, n_features = X.shape
@@ -342,7 +345,9 @@ class BaseSubspaceEstimator(
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        check_magnitude(X)
+        return X
 
     def _check_X_namespace(self, X, method: str):
         """Validated ``X`` in its own array namespace (that of the fitted attributes)."""
@@ -352,6 +357,7 @@ class BaseSubspaceEstimator(
         X = validate_data(
             self, X, dtype=[xp.float64, xp.float32], reset=False, ensure_all_finite=self._finite
         )
+        check_magnitude(X)
         return X, xp
 
     def _observed(self, X, xp):

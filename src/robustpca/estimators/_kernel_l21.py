@@ -16,7 +16,7 @@ from .._array_api import (
     move_to,
     to_numpy,
 )
-from .._validation import check_nonnegative_float
+from .._validation import check_magnitude, check_nonnegative_float
 from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers.l21_pca import solve_l21_pca
 from ._base import BaseSubspaceEstimator
@@ -297,6 +297,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         """Validated ``X``, its kernel against the training data, and its embedding."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        check_magnitude(X)
         Kx = self._kernel(X, self.X_fit_)
         Kc = Kx - Kx.mean(axis=1)[:, None] - self._K_col_mean[None, :] + self._K_mean
         return X, Kx, Kc @ self._embed_coef

@@ -7,7 +7,12 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
-from .._validation import check_n_components, check_nonnegative_float, check_positive_int
+from .._validation import (
+    check_magnitude,
+    check_n_components,
+    check_nonnegative_float,
+    check_positive_int,
+)
 from ..solvers.transfer import (
     lipschitz_constant,
     solve_rank_constrained_rpca,
@@ -366,6 +371,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         """
         xp, device = input_namespace(X)
         X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
+        check_magnitude(X)
         self._validate_common()
         rng = as_generator(self.random_state)
         if source is None:
@@ -405,6 +411,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
                 f"{np.ndim(source)} dimension(s)."
             )
         Xs = check_array(source, dtype=np.float64, input_name="source", ensure_min_samples=1)
+        check_magnitude(Xs, name="source")
         if Xs.shape[1] != n_features:
             raise ValueError(
                 f"source has {Xs.shape[1]} columns but X has {n_features}; the source and "

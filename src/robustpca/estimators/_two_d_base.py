@@ -31,6 +31,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
+from .._validation import check_magnitude
 from ..solvers.two_d import (
     image_residuals,
     kron_components,
@@ -188,6 +189,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
     def _fit(self, X, sample_weight=None):
         xp, device = input_namespace(X)
         X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
+        check_magnitude(X)
         self._validate_common()
         n_samples, n_features = X.shape
         shape = check_image_shape(self.image_shape, n_features)
