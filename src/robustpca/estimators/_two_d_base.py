@@ -83,12 +83,9 @@ def check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
     return h, w
 
 
-def _check_count(value, name: str) -> int:
+def _check_count(value, name: str, kinds: str = "an int, a pair of ints or None") -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
-            f"{name} must be an int, a pair of ints or None, got {type(value).__name__} "
-            f"({value!r})."
-        )
+        raise TypeError(f"{name} must be {kinds}, got {type(value).__name__} ({value!r}).")
     return int(value)
 
 
@@ -114,7 +111,7 @@ def check_one_sided_components(
     upper = min(w, n_samples * h)
     if n_components is None:
         return upper
-    k = _check_count(n_components, "n_components")
+    k = _check_count(n_components, "n_components", "an int or None (2DPCA is one-sided)")
     if not 1 <= k <= upper:
         raise ValueError(
             _bound_message(n_components, k, upper, "right", image_shape, n_samples, n_features)
