@@ -167,8 +167,15 @@ def test_a_sample_that_is_the_spatial_median_is_returned_exactly():
 @pytest.mark.parametrize(
     "X", [np.ones((12, 4)), np.repeat(np.arange(12.0)[:, None], 3, axis=1)], ids=["const", "r1"]
 )
-def test_degenerate_data_give_finite_fits(Estimator, X):
-    model = Estimator(n_components=2, random_state=0).fit(X)
+@pytest.mark.parametrize("n_components", [2, "auto", 0.9])
+def test_degenerate_data_give_finite_fits(Estimator, X, n_components):
+    """Equal rows (no direction of variance: SphericalPCA's automatic rank raised
+    "eigenvalues must hold at least one value") and rank-one rows."""
+    model = Estimator(n_components=n_components, random_state=0).fit(X)
+    if isinstance(n_components, int):
+        assert model.n_components_ == n_components
+    else:  # one direction at most: one component, as ROBPCA gives
+        assert model.n_components_ == 1
     for attr in ("components_", "mean_", "explained_variance_"):
         assert np.isfinite(getattr(model, attr)).all()
     assert np.isfinite(model.decision_function(X)).all()

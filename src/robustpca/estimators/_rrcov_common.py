@@ -77,6 +77,8 @@ class RrcovFamilyMixin:
         else:
             kmax = n_features if self.kmax is None else self.kmax
             kmax = max(min(kmax, max(rank, 1)), 1)
+            # no direction of variance (every sample at the centre): one axis, as PCA's
+            spectrum = spectrum if spectrum.size else np.zeros(1)
             k = select_n_components(spectrum, spec, kmax=kmax, rank=max(rank, 1))
         k = max(k, 1)
         if components.shape[0] < k:  # fewer directions of variance than asked for
