@@ -98,23 +98,31 @@ def _fit(name: str, X, centred: bool = False):
         return _model(name, centred).fit(X)
 
 
+#: PCA-GM with gaps: its weights r^(p - 2) are not scaled by a power of two, so the two
+#: fits differ by rounding, and its fixed point amplifies that: stopped at tol 1e-6,
+#: 1e-8, 1e-10 or 1e-12 (208-604 iterations), the components of 2^e X differed by
+#: 2e-11 to 1.2e-10 (1.07e-10 at the default on an AMD EPYC, 2026-11-28).
+SCALE_ATOL = {("GeneralizedMeanPCA", True): 5e-10}
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize(("name", "gaps"), CASES, ids=_ids(CASES))
 def test_fit_of_scaled_data_is_the_scaled_fit(shared_data, name, gaps):
     """bushfire (38 x 5, outliers in rows 7-11 and 32-38), complete and with a tenth of
     its cells missing: at ``c = 2**e``, ``e`` in -400, -60, 60, 400, the components
-    agree to 1e-10, the scores of ``c X`` are ``c`` times those of ``X`` to 1e-10
+    agree to 1e-10 (``SCALE_ATOL``), the scores of ``c X`` are ``c`` times those of ``X`` to 1e-10
     relative, and the flags are the same."""
     X = _bushfire(shared_data, gaps)
     reference = _fit(name, X)
     scores, flags = reference.transform(X), reference.predict(X)
     assert np.isfinite(scores).all()
+    atol = SCALE_ATOL.get((name, gaps), 1e-10)
     for exponent in EXPONENTS:
         c = np.ldexp(1.0, exponent)
         model = _fit(name, X * c)
-        np.testing.assert_allclose(model.components_, reference.components_, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(model.components_, reference.components_, rtol=0, atol=atol)
         scaled = np.asarray(model.transform(X * c)) / c
-        np.testing.assert_allclose(scaled, scores, rtol=0, atol=1e-10 * np.abs(scores).max())
+        np.testing.assert_allclose(scaled, scores, rtol=0, atol=atol * np.abs(scores).max())
         np.testing.assert_array_equal(model.predict(X * c), flags)
 
 
