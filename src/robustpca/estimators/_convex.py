@@ -84,7 +84,17 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
 
     def _observed_kwargs(self, rng) -> dict:
         kwargs = self._alm_kwargs(rng)
-        keep = ("mu", "mu_max", "rho", "max_iter", "tol", "gap_tol", "rng", "n_components")
+        keep = (
+            "mu",
+            "mu_max",
+            "rho",
+            "max_iter",
+            "tol",
+            "gap_tol",
+            "rng",
+            "n_components",
+            "callback",
+        )
         return {key: kwargs[key] for key in keep}
 
     def _alm_kwargs(self, rng) -> dict:

@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..prox import l21_shrinkage, soft_threshold, svt_factors
-from ._result import LoopSummary, SolverResult, StopReason
-from .alm import spectral_norm
+from ._result import IterationState, LoopSummary, SolverResult, StopReason
+from .alm import Callback, spectral_norm
 from .alm_schedule import DUALITY_GAP, _Schedule
 from .alm_types import convex_result
 
@@ -67,6 +67,7 @@ def _solve(
     gap_tol,
     rng,
     n_components,
+    callback,
 ):
     n, d = X.shape
     offset0 = np.zeros(d)
@@ -111,6 +112,18 @@ def _solve(
         penalty = _penalty(np.where(observed, S, 0.0), row_sparse)
         objective.append(float(s.sum()) + lam * penalty)
         primal = float(np.linalg.norm(P)) / norm_Z if norm_Z > 0 else 0.0
+        if callback is not None and callback(
+            n_iter,
+            IterationState(
+                n_iter,
+                objective[-1],
+                None,
+                lambda f=f: f.Vt.copy(),  # the row space of L
+                lambda b=b: offset0 + b,
+            ),
+        ):
+            stop = StopReason.CALLBACK
+            break
         if norm_Z == 0 or (gap_tol is None and primal <= tol):
             stop, converged = StopReason.PRIMAL_RESIDUAL, True
             break
@@ -206,6 +219,7 @@ def solve_observed(
     tol: float = 1e-7,
     gap_tol: float | None = None,
     rng: np.random.Generator,
+    callback: Callback | None = None,
 ) -> SolverResult:
     r"""The convex problems on the observed entries (module docstring); ``X`` may hold
     NaN off ``observed``.
@@ -222,7 +236,9 @@ def solve_observed(
     subtracts the means). ``gap_tol`` (None: Lin et al.'s primal rule alone) is the
     certified relative duality gap the loop goes on to meet (module docstring). Returns
     the result of the complete-data solver, with ``low_rank`` filling the gaps and
-    ``sparse`` zero there.
+    ``sparse`` zero there. ``callback(iteration, state)`` after each iteration, as in
+    :func:`~.alm.solve_pcp` (``state.components``: the row space of the low-rank
+    iterate; ``state.mean``: its offset); returning ``True`` stops.
     """
     return _solve(
         np.where(observed, X, 0.0),
@@ -239,4 +255,5 @@ def solve_observed(
         gap_tol=gap_tol,
         rng=rng,
         n_components=n_components,
+        callback=callback,
     )
