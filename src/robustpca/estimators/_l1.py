@@ -148,8 +148,12 @@ class L1PCA(BaseSubspaceEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             max_perturbations=self.max_perturbations,
+            callback=self.callback,
         )
-        if not result.converged and result.stop_reason != StopReason.MAX_ITER:  # the EM's
+        if not result.converged and result.stop_reason not in (
+            StopReason.MAX_ITER,
+            StopReason.CALLBACK,
+        ):  # the EM's
             warnings.warn(
                 f"L1PCA: {result.stop_reason} (PCA-L1's greedy signs can cycle "
                 "from one completion to the next); the fit uses the last completion.",

@@ -247,6 +247,7 @@ def solve_l1_pca_missing(
     tol: float = 0.0,
     max_perturbations: int = 10,
     max_em_iter: int = 50,
+    callback: Callable[[int, IterationState], bool | None] | None = None,
 ) -> SolverResult:
     """PCA-L1 with missing entries, by EM (:mod:`robustpca.solvers.missing`).
 
@@ -260,6 +261,8 @@ def solve_l1_pca_missing(
     :data:`EM_UNSETTLED`, not converged). ``objective`` holds that dispersion per EM
     iteration; ``n_iter`` counts every fixed-point iteration. Rows with at most ``k``
     observed entries take no part (:func:`~robustpca.solvers.missing.informative_rows`).
+    ``callback`` is :func:`solve_l1_pca`'s, with the iterations of every completion
+    numbered on; its ``True`` ends the EM too.
     """
     rows = informative_rows(missing, n_components)
     if rows is not None:
@@ -270,6 +273,12 @@ def solve_l1_pca_missing(
     reason = EM_UNSETTLED.format(max_em_iter)
     result: SolverResult | None = None
     for _ in range(max_em_iter):
+        numbered = None
+        if callback is not None:  # numbered on from the completions before
+
+            def numbered(iteration, state, before=n_iter):
+                return callback(before + iteration, state)
+
         result = solve_l1_pca(
             filled,
             n_components,
@@ -277,10 +286,15 @@ def solve_l1_pca_missing(
             max_iter=max_iter,
             tol=tol,
             max_perturbations=max_perturbations,
+            callback=numbered,
         )
         n_iter += result.n_iter
-        filled, _ = complete(filled, missing, result.mean, result.components)
+        if result.stop_reason != StopReason.CALLBACK:
+            filled, _ = complete(filled, missing, result.mean, result.components)
         history.append(float(np.abs((filled - result.mean) @ result.components.T).sum()))
+        if result.stop_reason == StopReason.CALLBACK:  # the current completion's
+            reason = StopReason.CALLBACK
+            break
         if len(history) > 1 and relative_change(history[-2], history[-1]) <= max(tol, EM_TOL):
             reason = result.stop_reason
             break
@@ -290,7 +304,8 @@ def solve_l1_pca_missing(
         mean=result.mean,
         weights=None,
         n_iter=max(n_iter, 1),
-        converged=reason not in (StopReason.MAX_ITER, EM_UNSETTLED.format(max_em_iter)),
+        converged=reason
+        not in (StopReason.MAX_ITER, StopReason.CALLBACK, EM_UNSETTLED.format(max_em_iter)),
         stop_reason=reason,
         objective=np.asarray(history),
         info=result.info,
