@@ -169,9 +169,10 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         if not (isinstance(self.center, str) and self.center in _CENTERS):
             raise ValueError(f"center={self.center!r} must be 'generalized' or 'mean'.")
 
-    def _solve_pca(self, X, p, mean, delta, rng, problem=None):
+    def _solve_pca(self, X, p, mean, delta, rng, problem=None, callback=None):
         """Algorithm 2 about ``mean`` with this estimator's rank and stopping rule
-        (``problem``: the observed-entries problem of a fit with missing values)."""
+        (``problem``: the observed-entries problem of a fit with missing values;
+        ``callback``: in place of the estimator's)."""
         return solve_generalized_mean_pca(
             X,
             self.n_components_,
@@ -181,7 +182,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             rng=rng,
             max_iter=self.max_iter,
             tol=self.tol,
-            callback=self.callback,
+            callback=self.callback if callback is None else callback,
             problem=problem,
         )
 
@@ -217,7 +218,8 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         gaps completed by the centre lies off the inliers' subspace, so each later pass
         recomputes the generalized mean (Algorithm 1) on the data completed by the last
         subspace and Algorithm 2 about it. Within a pass the objective on the observed
-        entries never increases; ``objective_history_`` is the last pass's.
+        entries never increases; ``objective_history_`` is the last pass's. The callback
+        sees the iterations of all passes numbered on, and its ``True`` ends the fit.
         """
         p = check_p(self.p)
         delta = resolve_delta(self.delta, initial_fill(X, missing))
@@ -242,9 +244,17 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             )
             if completed is not None:
                 problem.X = completed
-            result = self._solve_pca(X, p, mean, delta, rng, problem=problem)
+            callback = None
+            if self.callback is not None:  # numbered on from the passes before
+
+                def callback(iteration, state, before=n_iter):
+                    return self.callback(before + iteration, state)
+
+            result = self._solve_pca(X, p, mean, delta, rng, problem=problem, callback=callback)
             n_iter += result.n_iter
             completed = problem.X
+            if result.stop_reason == StopReason.CALLBACK:
+                break
         result = dataclasses.replace(result, n_iter=n_iter)
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result
