@@ -116,6 +116,10 @@ def test_fit_two_d_method_on_images(shared_data, tmp_path):
         ("a,b\n1,2\n3,inf\n", "infinite"),
         ("a,b\n1,2\n", "at least 2 samples"),
         ("a,b\n1,2\n3,4,5\n", "3 fields, expected 2"),
+        # a spreadsheet's ';' table with decimal commas, and a tab-separated .csv
+        ("a;b;c\n1,5;2;3\n", "split by semicolons, not ','"),
+        ("a\tb\n1\t2\n3\t4\n5\t1\n", "split by tabs, not ','"),
+        ("a,b\n1,2\n3,4\n1e160,1\n", "X holds entries of magnitude up to 1e+160"),
         ("", "empty"),
         ("a,b\n", "no data rows"),
     ],

@@ -157,6 +157,20 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _separator_hint(sample: str, delimiter: str) -> str:
+    """Why the rows of a ``.csv`` may not split: its first line is split by another
+    separator (spreadsheets write ``;`` where the decimal mark is a comma)."""
+    first = sample.split("\n", 1)[0]
+    for other, name in ((";", "semicolons"), ("\t", "tabs")):
+        if other != delimiter and first.count(other) > first.count(delimiter):
+            return (
+                f"; its first line is split by {name}, not {delimiter!r}: write the table "
+                "with ',' between fields and '.' as the decimal mark, or name a "
+                "tab-separated file .tsv"
+            )
+    return ""
+
+
 def _read_table(
     path: Path, delimiter: str | None, index_col: str | None = None, drop: tuple[str, ...] = ()
 ) -> InputData:
@@ -185,7 +199,10 @@ def _read_table(
     for i, row in enumerate(rows):
         if len(row) != width:
             line = i + (2 if header is not None else 1)
-            raise InputError(f"{path}, line {line}: {len(row)} fields, expected {width}")
+            raise InputError(
+                f"{path}, line {line}: {len(row)} fields, expected {width}"
+                + _separator_hint(sample, delimiter)
+            )
     skip: set[int] = set()
     sample_names = _default_names("sample", len(rows))
     if index_col is not None:
@@ -218,7 +235,7 @@ def _read_table(
                 raise InputError(
                     f"{path}, line {line}: column {names[j]!r} holds {cell!r}, which is not "
                     f"a number; if it labels the rows pass --index-col {ref}, or leave it "
-                    f"out of the fit with --drop {ref}"
+                    f"out of the fit with --drop {ref}" + _separator_hint(sample, delimiter)
                 )
     return InputData(X, sample_names, names, None, "csv")
 
