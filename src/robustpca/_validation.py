@@ -271,7 +271,9 @@ def check_magnitude(X, *, name: str = "X") -> None:
         import array_api_compat
 
         xp = array_api_compat.array_namespace(X)
-        magnitude = float(xp.max(xp.where(xp.isnan(X), 0.0, xp.abs(X))))
+        size_of = xp.abs(X)
+        # (array-api-strict 2.2 takes no Python scalar in where)
+        magnitude = float(xp.max(xp.where(xp.isnan(size_of), xp.zeros_like(size_of), size_of)))
         dtype = np.float32 if X.dtype == xp.float32 else np.float64
     if magnitude > magnitude_limit(dtype, size):
         raise ValueError(overflow_message(name, dtype, size, magnitude))
