@@ -49,6 +49,15 @@ def test_equals_rrcov_on_the_rrcov_tables(shared_data, method, table, k):
     model = ProjectionPursuitPCA(n_components=None if k == 0 else k, method=METHODS[method])
     model.fit(X)
     np.testing.assert_array_equal(X, X_copy)
+    # octane at k = 0 fits 39 components of a rank-38 centred table
+    assert_equals_pcapp(model, X, ref, method, at_rank=table == "octane" and k == 0)
+
+
+def assert_equals_pcapp(model, X, ref, method: str, at_rank: bool = False) -> None:
+    """``model`` (a fitted ProjectionPursuitPCA) equals rrcov's ``method`` (``PcaGrid``
+    or ``PcaProj``) fit ``ref``: eigenvalues, centre, loadings, distances, cutoffs and
+    flags, to the tolerances of the module docstring. ``at_rank``: as many components as
+    the rank, where the ODs and their flags are rounding noise in both codes."""
     k_fit = int(ref["k_fitted"])
     assert model.n_components_ == k_fit
     grid = method == "PcaGrid"
@@ -65,10 +74,10 @@ def test_equals_rrcov_on_the_rrcov_tables(shared_data, method, table, k):
     np.testing.assert_allclose(cosines, 1.0, atol=1e-10 if grid else 1e-5)
     diag = outlier_diagnostics(model, X)
     assert diag.score_cutoff == pytest.approx(float(ref["cutoff_sd"]), rel=1e-12)
-    if table == "octane" and k == 0:
-        # 39 components of a rank-38 centred table: the ODs are rounding noise (1e-15
-        # here and in R), and so are the OD cutoff and OD flags; the score distances
-        # divide by eigenvalues down to 1e-9 of the first
+    if at_rank:
+        # octane's 39 components of a rank-38 centred table: the ODs are rounding noise
+        # (1e-15 here and in R), and so are the OD cutoff and OD flags; the score
+        # distances divide by eigenvalues down to 1e-9 of the first
         assert diag.orthogonal_distances.max() < 1e-9
         return
     # the distances are taken from the centre, so they inherit its 6e-8 for both methods
