@@ -36,6 +36,19 @@ def test_no_command_is_a_usage_error(capsys):
     assert "usage" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", [[], ["demo"], ["list"], ["reproduce"], ["fit"]])
+def test_help_texts_print_single_percent_signs(command, capsys):
+    """argparse expands ``%%`` in argument help, not in a description: the demo's said
+    "Occlude 20%% of"."""
+    with pytest.raises(SystemExit) as info:
+        cli.main([*command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "%%" not in out and "%(" not in out
+    if command == ["demo"]:
+        assert "Occlude 20% of" in " ".join(out.split())
+
+
 @pytest.mark.parametrize("ks", [["0"], ["65"], ["x"]])
 def test_bad_n_components(ks, tmp_path, capsys):
     with pytest.raises(SystemExit) as info:

@@ -61,7 +61,7 @@ def add_parser(sub) -> None:
         run,
         help="compare the methods on occluded digits (no download)",
         description=(
-            "Occlude 20%% of scikit-learn's 8x8 digits with a block of a quarter of the "
+            "Occlude 20% of scikit-learn's 8x8 digits with a block of a quarter of the "
             "image, fit each method on the occluded images, print the total reconstruction "
             "error against the clean images and save a figure of example reconstructions."
         ),
