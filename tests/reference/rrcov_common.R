@@ -1,5 +1,5 @@
-# Shared by rrcov_classic/make_fixtures.R and rrcov_robust/make_fixtures.R (each sources
-# it from next to its own folder).
+# Shared by the make_fixtures.R of rrcov_classic, rrcov_robust and rrcov_synthetic (each
+# sources it from next to its own folder).
 
 # The folder of the rrcov tables: the script's first argument, else $ROBUSTPCA_DATA/rrcov,
 # else ../shared/data/rrcov.
@@ -30,4 +30,17 @@ held_out_distances <- function(fit, x, held, k) {
     data.frame(
         row = held, sd = sprintf("%.17g", sd), od = sprintf("%.17g", od),
         flag = as.integer(regular))
+}
+
+# One row of a fits.csv: rrcov's fit `fit` of data set `table` by `method` at `k`
+# (columns described in rrcov_robust/make_fixtures.R).
+fit_row <- function(method, table, k, fit) {
+    num <- function(x) paste(sprintf("%.17g", x), collapse = ";")
+    data.frame(
+        method = method, table = table, k = k, k_fitted = fit@k,
+        eigenvalues = num(fit@eigenvalues), center = num(fit@center),
+        loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
+        cutoff_od = num(fit@cutoff.od),
+        flags = paste(which(!fit@flag), collapse = ";"),
+        sd = num(fit@sd), od = num(fit@od))
 }

@@ -35,13 +35,7 @@ for (name in names(ks)) {
         for (k in ks[[name]]) {
             set.seed(1)
             fit <- methods[[m]](x, k = k)
-            rows[[length(rows) + 1]] <- data.frame(
-                method = m, table = name, k = k, k_fitted = fit@k,
-                eigenvalues = num(fit@eigenvalues), center = num(fit@center),
-                loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
-                cutoff_od = num(fit@cutoff.od),
-                flags = paste(which(!fit@flag), collapse = ";"),
-                sd = num(fit@sd), od = num(fit@od))
+            rows[[length(rows) + 1]] <- fit_row(m, name, k, fit)
         }
     }
 }
@@ -50,23 +44,11 @@ for (name in names(ks)) {
     for (k in 1:2) {
         set.seed(1)
         fit <- PcaHubert(x, k = k, alpha = 0.5)
-        rows[[length(rows) + 1]] <- data.frame(
-            method = "PcaHubertAlpha05", table = name, k = k, k_fitted = fit@k,
-            eigenvalues = num(fit@eigenvalues), center = num(fit@center),
-            loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
-            cutoff_od = num(fit@cutoff.od),
-            flags = paste(which(!fit@flag), collapse = ";"),
-            sd = num(fit@sd), od = num(fit@od))
+        rows[[length(rows) + 1]] <- fit_row("PcaHubertAlpha05", name, k, fit)
     }
     set.seed(1)
     fit <- suppressWarnings(PcaHubert(x, k = 1, skew = TRUE))  # warns: mcd = FALSE is used
-    rows[[length(rows) + 1]] <- data.frame(
-        method = "PcaHubertSkew", table = name, k = 1, k_fitted = fit@k,
-        eigenvalues = num(fit@eigenvalues), center = num(fit@center),
-        loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
-        cutoff_od = num(fit@cutoff.od),
-        flags = paste(which(!fit@flag), collapse = ";"),
-        sd = num(fit@sd), od = num(fit@od))
+    rows[[length(rows) + 1]] <- fit_row("PcaHubertSkew", name, 1, fit)
 }
 write.csv(do.call(rbind, rows), file.path(out_dir, "fits.csv"), row.names = FALSE)
 

@@ -16,7 +16,7 @@
 # scaled by 6).
 suppressPackageStartupMessages({library(rrcov); library(pcaPP)})
 out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
-num <- function(x) paste(sprintf("%.17g", x), collapse = ";")
+source(file.path(out_dir, "..", "rrcov_common.R"))
 shapes <- list(c(60, 8), c(40, 12), c(100, 3), c(30, 30), c(25, 60))
 methods <- list(PcaHubert = PcaHubert, PcaLocantore = PcaLocantore, PcaGrid = PcaGrid,
                 PcaProj = PcaProj)
@@ -42,13 +42,7 @@ for (variant in c("a", "b")) for (si in seq_along(shapes)) {
         for (k in ks) {
             set.seed(1)
             fit <- methods[[method]](x, k = k)
-            rows[[length(rows) + 1]] <- data.frame(
-                method = method, table = name, k = k, k_fitted = fit@k,
-                eigenvalues = num(fit@eigenvalues), center = num(fit@center),
-                loadings = num(fit@loadings), cutoff_sd = num(fit@cutoff.sd),
-                cutoff_od = num(fit@cutoff.od),
-                flags = paste(which(!fit@flag), collapse = ";"),
-                sd = num(fit@sd), od = num(fit@od))
+            rows[[length(rows) + 1]] <- fit_row(method, name, k, fit)
         }
     }
 }
