@@ -279,3 +279,49 @@ def test_explicit_alpha_equals_pcahubert_with_that_alpha(shared_data, table, k):
     X = load_table(shared_data, table)
     model = ROBPCA(n_components=k, alpha=0.5, random_state=0).fit(X)
     assert_equals_rrcov(model, X, ALPHA05[(table, k)])
+
+
+def test_c_steps_of_lower_rank_equal_pcahubert():
+    """17 x 5 data whose regular rows have rank 2, three outlying rows, ``k = 3``
+    (``tests/reference/rrcov_synthetic/data/c_17x5.csv``, made by NumPy's
+    ``default_rng(506)`` in a random search for this case): the C-steps of the
+    projected MCD reach an h-subset of rank 2. The centre and rotation stayed in the
+    three projected coordinates while the eigenvalues were two, and the fit failed on a
+    matrix product. rrcov 1.7-2 (``set.seed(1); PcaHubert(x, k = 3)``, printed with
+    %.17g) returns the rank-2 fit: the same here, with a third axis of zero variance."""
+    from pathlib import Path
+
+    X = np.loadtxt(
+        Path(__file__).parent / "reference" / "rrcov_synthetic" / "data" / "c_17x5.csv",
+        delimiter=",",
+    )
+    model = ROBPCA(n_components=3, random_state=0).fit(X)
+    np.testing.assert_allclose(
+        model.explained_variance_, [11.383759482466463, 0.7932261739218941, 0.0], rtol=1e-10
+    )
+    centre = [-0.56156793335845367, -0.37825813567531619, 0.19022618041864528,
+              0.1329121379807926, -0.11447293740049214]  # fmt: skip
+    np.testing.assert_allclose(model.mean_, centre, rtol=1e-10)
+    loadings = np.array(
+        [-0.75433569963329505, -0.53251614911562928, 0.25072706682212503,
+         0.24313313182418589, -0.15945664414487079, -0.49460381031698675,
+         0.51680290957709141, -0.63920015651686168, 0.078727234798445692,
+         -0.27112175471987049]
+    ).reshape(2, 5)  # fmt: skip
+    np.testing.assert_allclose(np.abs(model.components_[:2] @ loadings.T), np.eye(2), atol=1e-9)
+    np.testing.assert_array_equal(np.flatnonzero(model.predict(X) == -1) + 1, [1, 2, 3])
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_an_h_subset_at_one_point_is_an_exact_fit(k):
+    """Two equal rows and a third on their line: the h-subset is one point, and the
+    C-steps left no coordinate for the MCD (a KeyError; rrcov fails here too, in
+    ``outl``). The centre is that point, with no variance, and the third row is an
+    outlier."""
+    x = np.array([-0.787, -0.952, 0.757, -0.813, -0.918, -0.088])
+    X = np.array([x, x, 10 * x])
+    model = ROBPCA(n_components=k, random_state=0).fit(X)
+    np.testing.assert_allclose(model.mean_, x, rtol=1e-12)
+    np.testing.assert_array_equal(model.explained_variance_, np.zeros(k))
+    assert np.isfinite(model.components_).all()
+    np.testing.assert_array_equal(model.predict(X), [1, 1, -1])

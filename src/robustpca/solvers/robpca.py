@@ -170,6 +170,12 @@ def _log_det(eigenvalues: np.ndarray) -> float:
 def _projected_mcd(X2: np.ndarray, ev: np.ndarray, k: int, alpha: float, h: int, rng, n_starts):
     """rrcov's ``projectMCD``: C-steps from the h-subset fit, then the reweighted MCD.
 
+    Returns the centre and the rotation in the coordinates of ``X2`` (``k`` of them; the
+    rotation has a column per eigenvalue, fewer where an h-subset of lower rank reduced
+    ``k``), the eigenvalues and the MCD's support. Where an h-subset is a single point
+    (more than half the samples coincide), the C-steps stop there with no eigenvalue:
+    rrcov fails on such data (``outl``: "invalid 'length' argument").
+
     The C-steps stop when the determinant changes by less than a relative 1e-12 (its
     log by less than 1e-12). rrcov compares the products of the eigenvalues with an
     absolute 1e-12: in a small unit that stops at the first step, in a large one never
@@ -182,11 +188,16 @@ def _projected_mcd(X2: np.ndarray, ev: np.ndarray, k: int, alpha: float, h: int,
     mah = _mahalanobis_diag(X2, ev[:k])
     old = _log_det(ev[:k])
     for _ in range(100):
-        fit = class_pca(X2[np.argsort(mah, kind="stable")[:h]])
+        subset = np.argsort(mah, kind="stable")[:h]
+        fit = class_pca(X2[subset])
         obj = _log_det(fit.eigenvalues)
         X2 = (X2 - fit.center) @ fit.loadings
         shift = shift + fit.center @ rot.T
         rot = rot @ fit.loadings
+        if fit.rank == 0:  # the h-subset is one point: an exact fit, no scatter left
+            support = np.zeros(n, dtype=bool)
+            support[subset] = True
+            return shift, rot, np.zeros(0), support
         mah = _mahalanobis_diag(X2, fit.eigenvalues)
         if fit.rank == k and (obj == old or abs(old - obj) < 1e-12):
             break
@@ -335,9 +346,12 @@ def solve_robpca(
         centre2, rot2, values, support = _projected_mcd(
             X2, sub.eigenvalues, k, alpha, h, rng, n_starts
         )
+    # centre2 and rot2 live in the k columns of X2; values may be fewer (a C-step of
+    # lower rank), and so are the components
+    projected = sub.loadings[:, : centre2.shape[0]]
     k = values.size
-    rot = full.loadings @ sub.loadings[:, :k]
-    centre = full.center + (sub.center + centre2 @ sub.loadings[:, :k].T) @ full.loadings.T
+    rot = full.loadings @ projected
+    centre = full.center + (sub.center + centre2 @ projected.T) @ full.loadings.T
     return ROBPCAResult(
         components=(rot @ rot2).T,
         mean=centre,
