@@ -172,3 +172,41 @@ def test_a_distance_at_its_cutoff_to_rounding_is_regular():
     np.testing.assert_array_equal(diag.outliers, [False, False, True, True])
     np.testing.assert_array_equal(diag.margins < 0, diag.outliers)
     assert abs(diag.margins[:2]).max() < 1e-14
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_samples_on_the_subspace_are_regular_whatever_their_rounding(k):
+    """Four equal rows and two others, one of them on the line through the four: the
+    ODs of the five are zero up to rounding (4.6e-16 and 5.5e-16), and so was the
+    robust OD cutoff taken of them (4.5e-16), so they were flagged by their rounding:
+    two flagged at ``k = 1``, all six at ``k = 2``. The cutoff is now at least the
+    level below which an OD is rounding."""
+    from robustpca import ROBPCA
+
+    x = np.array([-0.787, -0.952, 0.757, -0.813, -0.918, -0.088])
+    X = np.vstack([np.tile(x, (4, 1)), np.random.default_rng(0).normal(size=(2, 6))])
+    model = ROBPCA(n_components=k, random_state=0).fit(X)
+    np.testing.assert_array_equal(model.predict(X), [1, 1, 1, 1, 1, -1])
+    assert np.all(model.decision_function(X)[:5] > 0.5)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("k", [2, 3])
+def test_rows_fitted_exactly_are_regular_on_wood(shared_data, k):
+    """wood with its regular rows moved onto their own rank-2 affine subspace (planted,
+    exact) and its four documented outliers (4, 6, 8, 19) as they are: ROBPCA fits the
+    sixteen to rounding and flags exactly the four (the OD cutoff is above rounding)."""
+    from robustpca import ROBPCA
+
+    from .conftest import load_table
+
+    X = load_table(shared_data, "wood")
+    outliers = np.array([3, 5, 7, 18])
+    regular = np.setdiff1d(np.arange(X.shape[0]), outliers)
+    centre = X[regular].mean(axis=0)
+    basis = np.linalg.svd(X[regular] - centre, full_matrices=False)[2][:2]
+    X[regular] = centre + (X[regular] - centre) @ basis.T @ basis
+    model = ROBPCA(n_components=k, random_state=0).fit(X)
+    diag = outlier_diagnostics(model, X)
+    assert diag.orthogonal_distances[regular].max() < 1e-12
+    np.testing.assert_array_equal(np.flatnonzero(diag.outliers), outliers)

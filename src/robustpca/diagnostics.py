@@ -165,6 +165,13 @@ class DiagnosticReference:
         is 0 also when the estimator has no adjusted outlyingness).
     od_cutoff_applies : bool
         False when the training ODs are all zero (``k`` equals the rank): no OD cutoff.
+    od_floor : float
+        The OD below which a distance is zero up to rounding (``_ZERO_OD`` times the
+        largest training norm), and the least OD cutoff: where more than half the
+        training samples lie on the subspace exactly, their ODs are rounding noise and
+        so is the robust cutoff taken of them; samples on the subspace were then flagged
+        or not by their rounding (ROBPCA at ``k = 2`` on four equal rows and two others
+        flagged all six).
     """
 
     rule: str
@@ -175,6 +182,7 @@ class DiagnosticReference:
     od_skew_cutoff: float
     sd_skew_cutoff: float
     od_cutoff_applies: bool
+    od_floor: float = 0.0
 
     def score_distances(self, scores: np.ndarray) -> np.ndarray:
         """:math:`SD` of the scores (components with zero scale left out).
@@ -200,9 +208,9 @@ class DiagnosticReference:
         if not self.od_cutoff_applies:
             return 0.0
         if self.rule == "skew":
-            return self.od_skew_cutoff
+            return max(self.od_skew_cutoff, self.od_floor)
         value = self.od_location + self.od_scale * stats.norm.ppf(quantile)
-        return float(value**1.5) if value > 0 else 0.0
+        return max(float(value**1.5) if value > 0 else 0.0, self.od_floor)
 
 
 def diagnostic_reference(
@@ -266,13 +274,16 @@ def diagnostic_reference(
         rule = "scores"
         centre = _median(scores, w)
         scale = _robust_scores_scale(scores, centre, w)
-    applies = bool(od.size) and bool(od.max() > _ZERO_OD * max(float(norms.max()), 1e-300))
+    floor = _ZERO_OD * max(float(norms.max()), 1e-300) if norms.size else 0.0
+    applies = bool(od.size) and bool(od.max() > floor)
     location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
     od_skew = _skew_cutoff(od) if rule == "skew" and applies else 0.0
     sd_skew = 0.0
     if rule == "skew" and skew_distances is not None:
         sd_skew = _skew_cutoff(np.asarray(skew_distances, dtype=np.float64))
-    return DiagnosticReference(rule, centre, scale, location, spread, od_skew, sd_skew, applies)
+    return DiagnosticReference(
+        rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor
+    )
 
 
 def _reference_rows(
