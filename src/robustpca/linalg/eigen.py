@@ -23,6 +23,7 @@ __all__ = [
     "WarmStartEigh",
     "cholesky_qr",
     "complete_orthonormal",
+    "eigh_index_range",
     "flip_component_signs",
     "positive_eigen_mask",
     "single_blas_thread",
@@ -103,13 +104,47 @@ def cholesky_qr(U: np.ndarray) -> np.ndarray:
     return U @ np.linalg.solve(L, np.eye(L.shape[0])).T
 
 
+def eigh_index_range(
+    A: np.ndarray, first: int, last: int, *, eigvals_only: bool = False, lower: bool = True
+):
+    """Eigenvalues ``first..last`` (ascending, 0-based, inclusive) of a symmetric matrix,
+    with their eigenvectors unless ``eigvals_only``, as SciPy's ``eigh`` returns them.
+
+    LAPACK's ``syevr`` for the index range; where it fails, the full ``syevd``. On a
+    tight cluster (the eigenvalues equal to rounding) ``syevr``'s subset stage fails:
+    on a 5 x 5 Gram matrix of equal eigenvalues 2.079 (CRPCA-OM's certified gap, found
+    by a random fuzz) it raised ``LinAlgError: Internal Error`` (``syevx``: eigenvectors
+    failed to converge), and on ``2 I`` plus a 1e-16 perturbation at 40 x 40 it
+    returned no eigenpair at all for the top one (OpenBLAS 0.3.30, SciPy 1.17).
+    """
+    count = last - first + 1
+    try:
+        found = sla.eigh(
+            A,
+            lower=lower,
+            eigvals_only=eigvals_only,
+            subset_by_index=[first, last],
+            driver="evr",
+            check_finite=False,
+        )
+    except np.linalg.LinAlgError:
+        found = None
+    if found is not None and (found if eigvals_only else found[0]).size == count:
+        return found
+    full = sla.eigh(A, lower=lower, eigvals_only=eigvals_only, driver="evd", check_finite=False)
+    if eigvals_only:
+        return full[first : last + 1]
+    return full[0][first : last + 1], full[1][:, first : last + 1]
+
+
 def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-``k`` eigenpairs of a symmetric matrix, in decreasing order (``k`` capped at n).
 
     When ``k`` is small relative to the size: the tridiagonal route
     (:func:`top_eigh_tridiagonal`) for float64 matrices of at most
     :data:`TRIDIAGONAL_MAX` rows, else (or when its checks fail) LAPACK's ``syevr`` for
-    the subset. When most of the spectrum is wanted, the full ``syevd`` (faster then).
+    the subset (:func:`eigh_index_range`). When most of the spectrum is wanted, the full
+    ``syevd`` (faster then).
     """
     n = A.shape[0]
     k = min(k, n)
@@ -119,7 +154,7 @@ def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
                 found = top_eigh_tridiagonal(A, k)
             if found is not None:
                 return found
-        vals, vecs = sla.eigh(A, subset_by_index=[n - k, n - 1], driver="evr", check_finite=False)
+        vals, vecs = eigh_index_range(A, n - k, n - 1)
     else:
         vals, vecs = sla.eigh(A, driver="evd", check_finite=False)
         vals, vecs = vals[n - k :], vecs[:, n - k :]

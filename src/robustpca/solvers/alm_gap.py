@@ -17,9 +17,8 @@ sums they read in :mod:`robustpca.solvers.alm_blocks`.
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg as sla
 
-from ..linalg import _syrk_upper, single_blas_thread
+from ..linalg import _syrk_upper, eigh_index_range, single_blas_thread
 from .alm_blocks import _Data, _multiplier_into, _PassStats, _relaxed_point
 from .alm_types import _ALMOutcome, _Problem
 
@@ -144,7 +143,7 @@ def _blockwise_gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: 
             value += float(np.vdot(data.take(slice(None), cols, T), Yk))
             entry = max(entry, sparse.entry_norm(Yk))
         G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
-    top = sla.eigvalsh(G, lower=False, subset_by_index=[len(G) - 1] * 2, check_finite=False)[0]
+    top = eigh_index_range(G, len(G) - 1, len(G) - 1, eigvals_only=True, lower=False)[0]
     two = float(np.sqrt(max(top, 0.0)))
     value /= max(1.0, sparse.dual_norm(two, entry))
     return (objective - value) / objective

@@ -175,18 +175,22 @@ def _gram_step(M: np.ndarray, tau: float, predicted: int = 0) -> _LowRank:
     wide = n <= d
     G = M @ M.T if wide else M.T @ M  # numpy uses syrk for a product with its transpose
     with single_blas_thread(min(n, d) <= GRAM_EIGH_ONE_THREAD_MAX):
-        if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all of them (cheaper then)
-            lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evr")
-            first = int(np.searchsorted(lam, tau * tau, side="right"))  # those above tau^2
-            lam, E = lam[first:], E[:, first:]
-        else:  # only the eigenpairs above tau^2 (syevr: the vectors wanted, not all)
-            lam, E = sla.eigh(
-                G,
-                check_finite=False,
-                overwrite_a=True,
-                subset_by_value=(tau * tau, np.inf),
-                driver="evr",
-            )
+        try:
+            if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all (cheaper then)
+                lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evr")
+            else:  # only the eigenpairs above tau^2 (syevr: the vectors wanted, not all)
+                lam, E = sla.eigh(
+                    G,
+                    check_finite=False,
+                    overwrite_a=True,
+                    subset_by_value=(tau * tau, np.inf),
+                    driver="evr",
+                )
+        except np.linalg.LinAlgError:  # syevr fails on tight clusters (eigh_index_range)
+            G = M @ M.T if wide else M.T @ M  # (overwritten)
+            lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evd")
+        first = int(np.searchsorted(lam, tau * tau, side="right"))  # those above tau^2
+        lam, E = lam[first:], E[:, first:]
     sigma = np.sqrt(np.maximum(lam[::-1], 0.0))
     r = int(np.count_nonzero(sigma > tau))
     sigma, E = sigma[:r], np.ascontiguousarray(E[:, ::-1][:, :r])
@@ -459,7 +463,10 @@ def _exact_right_factors(f: SVDFactors, *, overwrite: bool) -> tuple[np.ndarray,
         return s, f.Vt
     H = f.Vt @ f.Vt.T
     with single_blas_thread(SMALL_FACTORIZATIONS_ONE_THREAD):  # r x r
-        lam, E = sla.eigh(H, check_finite=False, overwrite_a=True)
+        try:
+            lam, E = sla.eigh(H, check_finite=False, overwrite_a=True)
+        except np.linalg.LinAlgError:  # syevr on H = I + rounding: a tight cluster
+            lam, E = sla.eigh(f.Vt @ f.Vt.T, check_finite=False, driver="evd")
         lam = np.maximum(lam, np.finfo(float).eps * lam[-1])
         E *= np.sqrt(lam)  # E Lambda^(1/2)
         _, sigma, Qt = np.linalg.svd(s[:, None] * E)  # its workspace is not numpy's
