@@ -210,3 +210,46 @@ def test_rows_fitted_exactly_are_regular_on_wood(shared_data, k):
     diag = outlier_diagnostics(model, X)
     assert diag.orthogonal_distances[regular].max() < 1e-12
     np.testing.assert_array_equal(np.flatnonzero(diag.outliers), outliers)
+
+
+@pytest.mark.realdata
+def test_a_gross_outlier_does_not_hide_the_others(shared_data):
+    """bushfire plus one row at 1e10: ROBPCA flags the rows it flags without it, and
+    that row. The rounding floor of the OD cutoff is taken of a typical row's norm;
+    taken of the largest (the new row's), it rose to 150 and hid rows 7-12."""
+    from robustpca import ROBPCA
+
+    from .conftest import load_table
+
+    X = load_table(shared_data, "bushfire")
+    far = X.mean(axis=0) + 1e10 * np.array([1.0, -1.0, 1.0, -1.0, 1.0]) / np.sqrt(5.0)
+    D = np.vstack([X, far])
+    alone = np.flatnonzero(ROBPCA(n_components=2, random_state=0).fit(X).predict(X) == -1)
+    model = ROBPCA(n_components=2, random_state=0).fit(D)
+    np.testing.assert_array_equal(np.flatnonzero(model.predict(D) == -1), [*alone, len(X)])
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", ["PCA", "HQPCA", "ROBPCA"])
+def test_a_component_beyond_the_rank_is_left_out_of_the_score_distance(shared_data, name):
+    """The first 7 octane spectra (rank 6 once centred) at k = 7: the seventh
+    component's scores are rounding, and so was HQ-PCA's robust scale of them (9.5e-19
+    against 4.5e-3 to 6.2e-2): the score distances, so the flags, were rounding. Its
+    scale is zero, as rrcov leaves out a zero eigenvalue, and the score distances are
+    those of the six others."""
+    import robustpca
+
+    from .conftest import load_table
+
+    X = load_table(shared_data, "octane")[:7]
+    model = getattr(robustpca, name)(n_components=7)
+    if "random_state" in model.get_params():
+        model.set_params(random_state=0)
+    model.fit(X)
+    reference = model._outlier_reference
+    assert reference.score_scale[-1] == 0.0 and np.all(reference.score_scale[:-1] > 0)
+    scores = (X - model.mean_) @ model.components_.T
+    z = (scores[:, :6] - reference.score_center[:6]) / reference.score_scale[:6]
+    np.testing.assert_allclose(
+        outlier_diagnostics(model, X).score_distances, np.linalg.norm(z, axis=1), rtol=1e-10
+    )

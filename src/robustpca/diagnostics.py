@@ -101,6 +101,9 @@ DEFAULT_QUANTILE = 0.975
 RRCOV_RULES = ("classical", "robust", "skew")
 #: ODs below this fraction of the largest centred norm count as zero (k = rank).
 _ZERO_OD = float(np.sqrt(np.finfo(np.float64).eps))
+#: A component's score scale below this fraction of the median training norm is the
+#: rounding of its scores (``eps |x|`` each), so zero: left out of the score distance.
+_ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 #: A distance within this relative rounding of its cutoff is at the cutoff, so regular.
 #: The skew rule's cutoffs are training distances themselves (rrcov's ``.crit.od``), and
 #: rrcov compares each with the very vector it came from; here a sample's distance may be
@@ -167,7 +170,7 @@ class DiagnosticReference:
         False when the training ODs are all zero (``k`` equals the rank): no OD cutoff.
     od_floor : float
         The OD below which a distance is zero up to rounding (``_ZERO_OD`` times the
-        largest training norm), and the least OD cutoff: where more than half the
+        median training norm), and the least OD cutoff: where more than half the
         training samples lie on the subspace exactly, their ODs are rounding noise and
         so is the robust cutoff taken of them; samples on the subspace were then flagged
         or not by their rounding (ROBPCA at ``k = 2`` on four equal rows and two others
@@ -274,8 +277,16 @@ def diagnostic_reference(
         rule = "scores"
         centre = _median(scores, w)
         scale = _robust_scores_scale(scores, centre, w)
-    floor = _ZERO_OD * max(float(norms.max()), 1e-300) if norms.size else 0.0
-    applies = bool(od.size) and bool(od.max() > floor)
+    # the rounding level of the distances: that of a typical row (the median norm; the
+    # largest would be a gross outlier's, 1e152 in tests/test_input_magnitude.py)
+    typical = float(np.median(norms)) if norms.size else 0.0
+    # a scale at the rounding of the scores (more components than the data's rank) is
+    # zero, left out as rrcov leaves out zero eigenvalues: 3e-16 against scales of 0.07
+    # to 5.5 at k = 7 on 7 x 12 data made the score distances, so the flags, rounding
+    scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
+    floor = _ZERO_OD * typical
+    largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
+    applies = bool(od.size) and bool(od.max() > _ZERO_OD * largest)  # ODs not all rounding
     location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
     od_skew = _skew_cutoff(od) if rule == "skew" and applies else 0.0
     sd_skew = 0.0
