@@ -210,6 +210,7 @@ class BaseSubspaceEstimator(
             fit_dask(self, X, sample_weight)
             self._outlier_reference = None  # no extra pass over the data (module _dask)
             return X
+        self.__dict__.pop("n_passes_", None)  # a Dask fit's, not this one's
         xp, device = input_namespace(X)
         # estimators with a namespace solver fit array-API data where they are
         # (robustpca.array_api_linalg); only the fitted arrays cross to the host
@@ -311,16 +312,23 @@ class BaseSubspaceEstimator(
         iterative estimator shares are checked by ``_validate_common``."""
 
     def _store(self, result: SolverResult) -> None:
+        # a refit drops what only the last fit's route stored (PCP fitted on complete
+        # data, then with gaps, kept the first data's residuals_)
+        for name in getattr(self, "_route_attributes", ()):
+            self.__dict__.pop(name, None)
         self._store_components(result.components)
         self.mean_ = result.mean
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged)
         self.stop_reason_ = result.stop_reason
         self.objective_history_ = np.asarray(result.objective, dtype=float)
+        stored = [f"{key}_" for key in result.info]
         if result.weights is not None:
             self.weights_ = result.weights
+            stored.append("weights_")
         for key, value in result.info.items():
             setattr(self, f"{key}_", value)
+        self._route_attributes = tuple(stored)
         if result.stop_reason == StopReason.MAX_ITER:
             # the limit set, not n_iter_: PCA-L1 counts every component's iterations,
             # PCA-GM with gaps every pass's (L1PCA(max_iter=1) used to say max_iter=3)
