@@ -255,9 +255,9 @@ def check_magnitude(X, *, name: str = "X") -> None:
     Every estimator squares the data somewhere, and past that bound a fit ended in a
     ``LinAlgError``, an ``OverflowError`` or infinite scores, depending on the estimator
     (one row at 1e160 among standard normal ones; float32 data at 1e20). The bound,
-    :func:`magnitude_limit`, depends only on the dtype and the size, so it does not
-    depend on the data's values otherwise, and all of it is within the scale that every
-    scale-equivariant estimator is tested at (``tests/test_equivariance.py``).
+    :func:`magnitude_limit`, depends only on the dtype and the size;
+    ``tests/test_input_magnitude.py`` fits every estimator at 0.99 of it with no
+    overflow.
     """
     size = int(np.prod(X.shape))
     if size == 0:
