@@ -1,7 +1,7 @@
 """LAPACK's ``syevr`` fails on tight clusters; the eigensolvers fall back to ``syevd``.
 
 A random fuzz of every estimator (``/work/notes/s17/randfuzz2.py``, case 134541: 56 x 5
-Cauchy-like data) ended CRPCA-OM in ``LinAlgError: Internal Error`` from the certified
+data, entries up to 4.3) ended CRPCA-OM in ``LinAlgError: Internal Error`` from the certified
 gap's top eigenvalue: the 5 x 5 Gram matrix of the multiplier had five eigenvalues equal
 to rounding (2.0791814948623...), and ``syevr``'s index subset failed on it (``syevx``
 too; OpenBLAS 0.3.30, SciPy 1.17). On ``2 I`` plus a 1e-16 perturbation, the subset with
