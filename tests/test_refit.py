@@ -1,7 +1,7 @@
 """A refit is a fresh fit: no fitted attribute of the previous data survives it.
 
 PCP, outlier pursuit and CRPCA-OM fitted on complete data and then refitted with gaps
-kept the first data's ``residuals_`` (38 rows of bushfire on a 20-row wood fit), which
+kept the first fit's ``residuals_`` (its trace of the primal and dual residuals), which
 the gap route does not store; a Dask fit's ``n_passes_`` survived a NumPy refit.
 """
 

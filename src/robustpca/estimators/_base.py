@@ -313,7 +313,7 @@ class BaseSubspaceEstimator(
 
     def _store(self, result: SolverResult) -> None:
         # a refit drops what only the last fit's route stored (PCP fitted on complete
-        # data, then with gaps, kept the first data's residuals_)
+        # data, then with gaps, kept the first fit's residuals_ trace)
         for name in getattr(self, "_route_attributes", ()):
             self.__dict__.pop(name, None)
         self._store_components(result.components)
