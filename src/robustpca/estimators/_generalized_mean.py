@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..losses import L2pLoss
 from ..solvers import StopReason
+from ..solvers._result import renumbered
 from ..solvers.generalized_mean import (
     check_p,
     resolve_delta,
@@ -244,12 +245,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             )
             if completed is not None:
                 problem.X = completed
-            callback = None
-            if self.callback is not None:  # numbered on from the passes before
-
-                def callback(iteration, state, before=n_iter):
-                    return self.callback(before + iteration, state)
-
+            callback = renumbered(self.callback, n_iter)  # numbered on across passes
             result = self._solve_pca(X, p, mean, delta, rng, problem=problem, callback=callback)
             n_iter += result.n_iter
             completed = problem.X

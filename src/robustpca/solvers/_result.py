@@ -20,6 +20,7 @@ __all__ = [
     "SolverResult",
     "StopReason",
     "relative_change",
+    "renumbered",
 ]
 
 
@@ -177,3 +178,12 @@ def relative_change(previous: float, current: float) -> float:
     """``|previous - current| / max(|previous|, tiny)``: the objective stopping measure."""
     scale = max(abs(previous), np.finfo(float).tiny)
     return abs(previous - current) / scale
+
+
+def renumbered(callback, before: int):
+    """``callback`` seeing iteration ``before + i`` for an inner loop's iteration ``i``
+    (None for None): a loop run several times (PCA-GM's centring passes, PCA-L1's EM
+    completions) numbers its iterations on for the user's callback."""
+    if callback is None:
+        return None
+    return lambda iteration, state: callback(before + iteration, state)

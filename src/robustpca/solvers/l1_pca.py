@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..linalg import _row_slices, complete_orthonormal
-from ._result import IterationState, SolverResult, StopReason, relative_change
+from ._result import IterationState, SolverResult, StopReason, relative_change, renumbered
 from .missing import complete, informative_rows, initial_fill
 
 __all__ = ["solve_l1_pca", "solve_l1_pca_missing"]
@@ -273,12 +273,6 @@ def solve_l1_pca_missing(
     reason = EM_UNSETTLED.format(max_em_iter)
     result: SolverResult | None = None
     for _ in range(max_em_iter):
-        numbered = None
-        if callback is not None:  # numbered on from the completions before
-
-            def numbered(iteration, state, before=n_iter):
-                return callback(before + iteration, state)
-
         result = solve_l1_pca(
             filled,
             n_components,
@@ -286,7 +280,7 @@ def solve_l1_pca_missing(
             max_iter=max_iter,
             tol=tol,
             max_perturbations=max_perturbations,
-            callback=numbered,
+            callback=renumbered(callback, n_iter),
         )
         n_iter += result.n_iter
         if result.stop_reason != StopReason.CALLBACK:
