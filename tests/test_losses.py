@@ -80,6 +80,21 @@ def test_huber_and_cauchy_median_threshold():
     assert HuberLoss().resolve(np.zeros(3)).threshold == 1.0
 
 
+@pytest.mark.parametrize("loss", [HuberLoss(), CauchyLoss()])
+def test_a_zero_median_gives_a_scale_of_rounding_size(loss):
+    """More than half the residuals zero: the samples off the exact fit keep a weight of
+    rounding size (the smallest positive residual gave 30 a weight of about 1/4)."""
+    r = np.array([0.0, 0.0, 0.0, 30.0, 50.0])
+    resolved = loss.resolve(r)
+    assert 0 < resolved.threshold <= 50.0 * np.finfo(np.float64).eps
+    w = loss.weights(r)
+    np.testing.assert_array_equal(w[:3], 0.5)
+    assert np.all(w[3:] <= 1e-15)
+    assert np.all(np.isfinite(loss.rho(r)))
+    tiny = np.array([0.0, 0.0, 0.0, 1e-320])
+    assert np.all(np.isfinite(loss.weights(tiny))) and loss.resolve(tiny).threshold > 0
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [

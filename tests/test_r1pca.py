@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -163,6 +165,28 @@ def test_constant_data_stop_exactly():
     assert model.stop_reason_ == StopReason.EXACT
     assert_orthonormal(model.components_)
     np.testing.assert_allclose(model.residuals_, 0.0)
+
+
+@pytest.mark.parametrize("loss", ["huber", "cauchy"])
+@pytest.mark.parametrize("shape", [(16, 44), (10, 30)])
+def test_a_majority_fitted_exactly_converges(shape, loss):
+    """At ``k`` above half the samples the subspace can hold a majority exactly: the
+    median cutoff goes to 0 with their residuals. The fit must stay there. Falling back to
+    the smallest positive residual when the median reached 0 pulled the subspace off
+    again, and R1-PCA cycled until ``max_iter`` (16 x 44 at ``k = 9``: the objective fell
+    to 1e-4, jumped to 84 and repeated)."""
+    n_samples = shape[0]
+    k = n_samples // 2 + 1
+    X = np.random.default_rng(0).normal(size=shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = R1PCA(n_components=k, loss=loss).fit(X)
+    assert model.converged_
+    assert_orthonormal(model.components_)
+    history = model.objective_history_
+    assert history[-1] <= 1e-6 * history[0]
+    assert np.all(np.diff(history[len(history) // 2 :]) <= 1e-12 * history[0])
+    assert np.count_nonzero(model.residuals_ == 0) >= k
 
 
 def test_callback_stops_the_fit():

@@ -143,12 +143,23 @@ class CappedL2Loss(RobustLoss):
 
 
 def _median_scale(r: np.ndarray) -> float:
-    """Median residual, falling back to the smallest positive residual (or 1)."""
+    """The median residual; a scale of rounding size where it is zero.
+
+    The median is zero where more than half the residuals are (a subspace fitting most
+    samples exactly). The scale is then ``eps`` times the largest residual, the limit
+    ``c -> 0`` up to rounding: the samples off that fit keep a weight of rounding size,
+    and the fit stays where it is. (Falling back to the smallest positive residual,
+    an outlier's, gave them weight again: the subspace moved off the exact fit, the
+    median returned, and R1-PCA cycled until ``max_iter``: 16 x 44 standard normal data
+    at ``k = 9``.) 1 where every residual is zero.
+    """
     c = float(np.median(r))
     if c > 0:
         return c
-    positive = r[r > 0]
-    return float(positive.min()) if positive.size else 1.0
+    top = float(np.max(r)) if r.size else 0.0
+    if top <= 0:
+        return 1.0
+    return max(top * float(np.finfo(np.float64).eps), float(np.finfo(np.float64).tiny))
 
 
 @dataclass(frozen=True)
