@@ -40,6 +40,22 @@ def test_planted_subspace_with_gaps_and_leverage_points(Estimator, bound):
     assert np.isfinite(filled).all()
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_skew_adjusted_robpca_with_gaps(seed):
+    """``skew=True`` with gaps: the fit imputed, then its outlier reference (the adjusted
+    outlyingness of the training rows) failed on their NaN with scikit-learn's "ROBPCA does
+    not accept missing values"; the gaps are filled on the fitted subspace as for the
+    other scores."""
+    X, U, m = leverage_cluster(frac=0.1)
+    Xm = with_gaps(X, seed=seed)
+    model = ROBPCA(n_components=2, skew=True, random_state=0).fit(Xm)
+    assert model.converged_
+    assert np.sin(subspace_angles(model.components_.T, U)).max() < 0.05
+    labels = model.predict(Xm)
+    assert np.all(labels[:m] == -1) and np.mean(labels[m:] == 1) > 0.95
+    assert np.isfinite(model.decision_function(Xm)).all()
+
+
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_complete_data_take_the_unchanged_route(Estimator):
     X, _, _ = leverage_cluster(n=80, frac=0.1)

@@ -351,9 +351,12 @@ class BaseSubspaceEstimator(
     def _n_features_out(self):
         return self.components_.shape[0]
 
-    def _check_X(self, X):
+    def _check_X(self, X, *, allow_nan: bool = False):
+        """Validated ``X`` on the host; NaN passes with ``allow_nan`` where the estimator
+        supports missing entries."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        finite = self._finite if allow_nan else True
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False, ensure_all_finite=finite)
         check_magnitude(X)
         return X
 

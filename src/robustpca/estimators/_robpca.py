@@ -200,7 +200,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         adjusted = getattr(self, "_adjusted", None)
         if adjusted is None:
             raise ValueError("the adjusted outlyingness exists for skew=True fits only.")
-        X = np.asarray(self._check_X(X), dtype=np.float64)
+        X = np.asarray(self._check_X(X, allow_nan=True), dtype=np.float64)
         missing = np.isnan(X)
         if missing.any():  # the gaps filled on the fitted subspace (observed coordinates)
             _, fitted, _ = observed_fit(X, missing, self.mean_, self.components_)
