@@ -96,6 +96,13 @@ def check_positive_int(value: int, name: str, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_bool(value, name: str) -> bool:
+    """Validate a flag such as ``center``: a Python or NumPy bool, not any truthy value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} ({value!r}).")
+    return bool(value)
+
+
 def check_nonnegative_float(value: float, name: str, *, strict: bool = False) -> float:
     """Validate a real, finite, non-negative (or positive) parameter."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

@@ -28,19 +28,18 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_nonnegative_float, check_positive_int, check_positive_or_auto
+from .._validation import (
+    check_bool,
+    check_nonnegative_float,
+    check_positive_int,
+    check_positive_or_auto,
+)
 from ..solvers.godec import solve_godec
 from ..solvers.known_rank import solve_accaltproj
 from ._base import BaseSubspaceEstimator
 from ._masked import MaskedFitMixin
 
 __all__ = ["AccAltProj", "GoDec"]
-
-
-def _check_bool(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__} ({value!r}).")
-    return bool(value)
 
 
 class _KnownRankRPCA(MaskedFitMixin, BaseSubspaceEstimator):
@@ -263,7 +262,7 @@ class AccAltProj(_KnownRankRPCA):
             beta=beta,
             beta_init=beta_init,
             gamma=gamma,
-            trim=_check_bool(self.trim, "trim"),
+            trim=check_bool(self.trim, "trim"),
             incoherence=incoherence,
             max_iter=self.max_iter,
             tol=self.tol,

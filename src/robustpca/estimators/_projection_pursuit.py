@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_bool, check_positive_int
 from ..solvers import SolverResult, StopReason
 from ..solvers.projection_pursuit import solve_projection_pursuit
 from ._base import BaseSubspaceEstimator
@@ -214,8 +214,7 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         check_positive_int(self.update_max_iter, "update_max_iter")
         check_positive_int(self.max_halvings, "max_halvings", minimum=0)
         check_positive_int(self.n_candidates, "n_candidates")
-        if not isinstance(self.update, bool | np.bool_):
-            raise TypeError(f"update must be a bool, got {self.update!r}.")
+        check_bool(self.update, "update")
 
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:
         X = np.asarray(X, dtype=np.float64)

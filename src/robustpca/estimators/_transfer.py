@@ -8,6 +8,7 @@ from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
 from .._validation import (
+    check_bool,
     check_magnitude,
     check_n_components,
     check_nonnegative_float,
@@ -37,12 +38,6 @@ def _check_eta(eta, lipschitz: float) -> float:
     return value
 
 
-def _check_accelerate(accelerate) -> bool:
-    if not isinstance(accelerate, (bool, np.bool_)):
-        raise TypeError(f"accelerate must be True or False, got {accelerate!r}.")
-    return bool(accelerate)
-
-
 class _ProximalMixin:
     """The iteration parameters shared by the two estimators."""
 
@@ -52,7 +47,7 @@ class _ProximalMixin:
     def _solver_options(self, rng) -> dict:
         return {
             "rng": rng,
-            "accelerate": _check_accelerate(self.accelerate),
+            "accelerate": check_bool(self.accelerate, "accelerate"),
             "max_iter": self.max_iter,
             "tol": self.tol,
             "callback": self.callback,

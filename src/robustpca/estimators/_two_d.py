@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_nonnegative_float, resolve_epsilon
+from .._validation import check_bool, check_nonnegative_float, resolve_epsilon
 from ..losses import CappedL2Loss, L21Loss
 from ..solvers.two_d import (
     CentredImages,
@@ -189,8 +189,7 @@ class GLRAM(BaseTwoDEstimator):
         self.random_state = random_state
 
     def _fit_solver(self, X, rng, sample_weight=None):
-        if not isinstance(self.center, bool | np.bool_):
-            raise TypeError(f"center must be a bool, got {self.center!r}.")
+        check_bool(self.center, "center")
         if not (isinstance(self.init, str) and self.init in ("2dpca", "identity")):
             raise ValueError(f"init={self.init!r} must be '2dpca' or 'identity'.")
         return solve_glram(
