@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_nonnegative_float, check_positive_or_auto
+from .._validation import check_bool, check_nonnegative_float, check_positive_or_auto
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
 from ..solvers.alm_observed import solve_observed
@@ -100,6 +100,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     def _alm_kwargs(self, rng) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):
             raise ValueError(f"svd_solver must be one of {_SVD_SOLVERS}, got {self.svd_solver!r}.")
+        if hasattr(self, "center"):  # PCP and outlier pursuit (CRPCA-OM always centres)
+            check_bool(self.center, "center")
         mu = check_positive_or_auto(self.mu, "mu")
         mu_max = check_positive_or_auto(self.mu_max, "mu_max")
         if mu is not None and mu_max is not None and mu_max < mu:

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from sklearn.base import clone
 
+from .._validation import check_positive_int
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant
 from ._base import BaseSubspaceEstimator
@@ -104,6 +105,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
 
     def _check_params(self) -> None:
         self._check_kmax()
+        check_positive_int(self.n_starts, "n_starts")
         cov = self.covariance
         if isinstance(cov, str):
             if cov != "mcd":

@@ -189,12 +189,10 @@ class KernelL21PCA(BaseSubspaceEstimator):
 
     # -- parameters and kernel ------------------------------------------------------
     def _check_params(self) -> None:
-        if callable(self.kernel):
-            if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
-                raise TypeError(
-                    f"kernel_params must be a dict or None, got {self.kernel_params!r}."
-                )
-        elif not (isinstance(self.kernel, str) and self.kernel in _KERNELS):
+        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
+            raise TypeError(f"kernel_params must be a dict or None, got {self.kernel_params!r}.")
+        named = isinstance(self.kernel, str) and self.kernel in _KERNELS
+        if not (callable(self.kernel) or named):
             raise ValueError(
                 f"kernel={self.kernel!r} must be a callable or one of {_KERNELS} "
                 "('precomputed' is not supported)."
@@ -204,6 +202,8 @@ class KernelL21PCA(BaseSubspaceEstimator):
         check_nonnegative_float(self.degree, "degree")
         if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real):
             raise TypeError(f"coef0 must be a real number, got {self.coef0!r}.")
+        if not np.isfinite(float(self.coef0)):
+            raise ValueError(f"coef0={self.coef0!r} must be finite.")
         if not (isinstance(self.init, str) and self.init in ("pca", "random")):
             raise ValueError(f"init={self.init!r} must be 'pca' or 'random'.")
 

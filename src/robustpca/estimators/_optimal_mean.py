@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 from .._validation import check_nonnegative_float, resolve_epsilon
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
@@ -155,12 +153,13 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
         """The loss and ``epsilon_`` for data whose centred rows have mean squared norm
         ``scale`` (shared with the chunked fit of :mod:`robustpca._dask`)."""
         eps = resolve_epsilon(self.epsilon, scale)
-        if self.loss == "capped" and self.threshold is not None:
-            if not isinstance(self.threshold, numbers.Real):
-                raise TypeError(f"threshold must be a real number, got {self.threshold!r}.")
+        # checked whatever the loss, as scikit-learn checks every parameter: a value
+        # the loss ignores is still a mistake
+        if self.threshold is not None:
             check_nonnegative_float(self.threshold, "threshold", strict=True)
-        if self.loss == "l2p" and not isinstance(self.p, numbers.Real):
-            raise TypeError(f"p must be a real number, got {self.p!r}.")
+        p = check_nonnegative_float(self.p, "p", strict=True)
+        if p > 2:
+            raise ValueError(f"p={self.p!r} must be in (0, 2].")
         if self.loss in ("huber", "cauchy"):
             raise ValueError(
                 f"loss={self.loss!r} is not a loss of RPCA-OM; use 'l21', 'l2p' or 'capped' "

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_positive_int
+from .._validation import check_bool, check_positive_int
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.missing import observed_fit
@@ -67,10 +67,11 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
 
     Parameters
     ----------
-    n_components : int, float or "auto", default="auto"
+    n_components : int, float, "auto" or None, default="auto"
         ``k``. ``"auto"`` is rrcov's ``k = 0`` rule on the h-subset's eigenvalues (the
         fewest components explaining 80% of the variance, at most ``kmax``, the
-        eigenvalue-ratio guard); a float in (0, 1) is the share of that variance.
+        eigenvalue-ratio guard); a float in (0, 1) is the share of that variance;
+        ``None`` is ``min(n_samples, n_features)``, as an int.
     alpha : float in [0.5, 1] or None, default=None
         Coverage: the fraction of samples the fit must describe (None: 0.75, with
         rrcov's default conventions above); ``1 - alpha`` is the
@@ -189,8 +190,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         for name in ("kmax", "max_directions", "n_starts"):
             check_positive_int(getattr(self, name), name)
         for name in ("mcd", "skew"):
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}.")
+            check_bool(getattr(self, name), name)
         if self.directions not in ("rrcov", "random"):
             raise ValueError(f"directions must be 'rrcov' or 'random', got {self.directions!r}.")
 
@@ -215,6 +215,8 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         X = np.asarray(X, dtype=np.float64)
         n_samples, n_features = X.shape
         spec = self.n_components
+        if spec is None:  # every direction, as for the other estimators
+            spec = min(n_samples, n_features)
         kmax = self.kmax
         if isinstance(spec, numbers.Integral):
             spec = min(int(spec), n_samples, n_features)
