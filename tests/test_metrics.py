@@ -20,6 +20,9 @@ from robustpca.metrics import (
     total_reconstruction_error,
     weighted_reconstruction_error,
 )
+from robustpca.qn_scale import qn
+from robustpca.rank_selection import spherical_spectrum
+from robustpca.robust_scale import mad, medcouple
 
 from .conftest import SEEDS
 
@@ -362,3 +365,39 @@ def test_kmeans_scores_shape_errors():
         kmeans_scores(np.zeros((5, 2)), [0, 1, 0])
     with pytest.raises(ValueError, match="Z must be finite"):
         kmeans_scores(np.full((3, 2), np.nan), [0, 1, 0])
+
+
+_REAL_INPUTS = [
+    (lambda z: total_reconstruction_error(z, np.zeros((2, 2))), "reconstructed"),
+    (lambda z: mean_reconstruction_error(np.zeros((2, 2)), z), "clean"),
+    (lambda z: rmse(z, np.zeros((2, 2))), "recovered"),
+    (lambda z: subspace_angles(z, np.eye(2)[:1]), "A"),
+    (lambda z: projector_distance(np.eye(2)[:1], z), "B"),
+    (lambda z: weighted_reconstruction_error(z, np.zeros((2, 2))), "reconstructed"),
+    (lambda z: kmeans_scores(z, [0, 1]), "Z"),
+    (lambda z: mad(z), "x"),
+    (lambda z: qn(z), "x"),
+    (lambda z: medcouple(z.ravel()), "x"),
+    (lambda z: spherical_spectrum(z), "X"),
+]
+
+
+@pytest.mark.parametrize(("func", "name"), _REAL_INPUTS)
+def test_complex_and_text_inputs_are_refused_by_name(func, name):
+    """NumPy's cast to float had dropped the imaginary parts with a warning only."""
+    with pytest.raises(TypeError, match=f"{name} must be real"):
+        func(np.array([[1.0 + 2.0j, 0.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match=f"{name} must be numeric"):
+        func(np.array([["a", "b"], ["c", "d"]]))
+
+
+def test_empty_or_infinite_inputs_are_refused():
+    """Empty rows gave the mean of an empty slice (NaN); infinite entries an RMSE of NaN."""
+    with pytest.raises(ValueError, match="non-empty"):
+        mean_reconstruction_error(np.zeros((0, 3)), np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="recovered must be finite"):
+        rmse([[np.inf, 1.0]], [[np.inf, 1.0]])
+    with pytest.raises(ValueError, match="non-empty 2-D"):
+        spherical_spectrum(np.zeros((2, 3, 4)))
+    with pytest.raises(ValueError, match="finite"):
+        spherical_spectrum([[np.nan, 1.0], [0.0, 1.0]])

@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 
 __all__ = [
     "as_generator",
+    "check_bool",
     "check_finite_sums",
     "check_magnitude",
     "check_n_components",
@@ -22,6 +23,7 @@ __all__ = [
     "check_sample_weight",
     "is_dask_collection",
     "missing_mask",
+    "real_array",
     "resolve_epsilon",
 ]
 
@@ -94,6 +96,19 @@ def check_positive_int(value: int, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"{name}={value} must be >= {minimum}.")
     return int(value)
+
+
+def real_array(value, name: str) -> np.ndarray:
+    """``value`` as a float64 array; a ``TypeError`` naming ``name`` for complex values
+    (NumPy's cast would drop the imaginary parts with a warning) and a ``ValueError`` for
+    what is not numeric."""
+    array = np.asarray(value)
+    if array.dtype.kind == "c":
+        raise TypeError(f"{name} must be real, got complex values.")
+    try:
+        return array.astype(np.float64, copy=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be numeric: {error}") from None
 
 
 def check_bool(value, name: str) -> bool:

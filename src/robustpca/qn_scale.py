@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import real_array
+
 __all__ = ["QN_CONSTANT", "qn"]
 
 #: pcaPP's consistency factor of Qn at the normal distribution.
@@ -112,7 +114,7 @@ def qn(x, axis: int = 0) -> np.ndarray:
     >>> round(float(qn([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 100.0])), 6)
     3.937192
     """
-    a = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)
+    a = np.moveaxis(real_array(x, "x"), axis, -1)
     n = a.shape[-1]
     flat = a.reshape(-1, n)
     out = np.zeros(flat.shape[0])

@@ -26,6 +26,8 @@ import numbers
 
 import numpy as np
 
+from ._validation import real_array
+
 __all__ = ["select_n_components", "spherical_spectrum"]
 
 #: Share of the total variance the ``"auto"`` rule aims at (rrcov).
@@ -35,7 +37,7 @@ AUTO_EIGENVALUE_RATIO = 1e-3
 
 
 def _spectrum(eigenvalues) -> np.ndarray:
-    ev = np.asarray(eigenvalues, dtype=np.float64).ravel()
+    ev = real_array(eigenvalues, "eigenvalues").ravel()
     if ev.size == 0:
         raise ValueError("eigenvalues must hold at least one value.")
     if not np.all(np.isfinite(ev)):
@@ -176,7 +178,11 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     """
     from .robust_scale import mad
 
-    X = np.asarray(X, dtype=np.float64)
+    X = real_array(X, "X")
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must be finite (no NaN or inf).")
     centre = np.median(X, axis=0)
     for _ in range(max_iter):
         dist = np.linalg.norm(X - centre, axis=1)

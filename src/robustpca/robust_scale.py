@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import real_array
+
 __all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns"]
 
 #: R's ``mad`` constant, ``1 / Phi^{-1}(3/4)`` rounded as R rounds it (``constant = 1.4826``).
@@ -42,7 +44,7 @@ def mad(x, axis: int = 0) -> np.ndarray:
     >>> float(mad([1.0, 2.0, 3.0, 4.0, 100.0]))
     1.4826
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = real_array(x, "x")
     med = np.median(x, axis=axis, keepdims=True)
     return MAD_CONSTANT * np.median(np.abs(x - med), axis=axis)
 
@@ -79,7 +81,7 @@ def medcouple(x) -> float:
     >>> medcouple([1.0, 2.0, 3.0, 4.0, 5.0]), medcouple([1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 9.0, 10.0])
     (0.0, 0.75)
     """
-    y = np.sort(np.asarray(x, dtype=np.float64).ravel())
+    y = np.sort(real_array(x, "x").ravel())
     if y.size == 0:
         raise ValueError("medcouple needs at least one value.")
     z = y - np.median(y)
@@ -125,7 +127,7 @@ def medcouple_columns(Y) -> np.ndarray:
     by :func:`medcouple`. The skew-adjusted outlyingness needs one medcouple per
     direction, hundreds per fit.
     """
-    Y = np.asarray(Y, dtype=np.float64)
+    Y = real_array(Y, "Y")
     n, m = Y.shape
     if n > _PAIRS_MAX_N or n == 0:
         return np.array([medcouple(Y[:, j]) for j in range(m)])
@@ -232,7 +234,7 @@ def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
 
 def _medcouple_naive(x) -> float:
     """All pairs (``O(n^2)`` memory): the definition, kept to test :func:`medcouple`."""
-    y = np.sort(np.asarray(x, dtype=np.float64).ravel())
+    y = np.sort(real_array(x, "x").ravel())
     z = y - np.median(y)
     lower = z[z <= 0.0]
     upper = z[z >= 0.0][:, None]

@@ -7,6 +7,8 @@ import numbers
 
 import numpy as np
 
+from .._validation import real_array
+
 __all__ = [
     "clustering_accuracy",
     "kmeans_scores",
@@ -169,7 +171,7 @@ def kmeans_scores(
     """
     from sklearn.cluster import KMeans
 
-    Z = np.asarray(Z, dtype=np.float64)
+    Z = real_array(Z, "Z")
     y = _labels(labels, "labels")
     if Z.ndim != 2 or Z.shape[0] != y.size or y.size == 0:
         raise ValueError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import real_array
 from .subspaces import _row_basis
 
 __all__ = [
@@ -17,11 +18,11 @@ __all__ = [
 
 
 def _row_errors(reconstructed, clean) -> np.ndarray:
-    R = np.asarray(reconstructed, dtype=np.float64)
-    C = np.asarray(clean, dtype=np.float64)
-    if R.ndim != 2 or R.shape != C.shape:
+    R = real_array(reconstructed, "reconstructed")
+    C = real_array(clean, "clean")
+    if R.ndim != 2 or R.shape != C.shape or R.shape[0] == 0:
         raise ValueError(
-            "reconstructed and clean must be 2-D arrays of the same shape, got "
+            "reconstructed and clean must be non-empty 2-D arrays of the same shape, got "
             f"{R.shape} and {C.shape}."
         )
     return np.linalg.norm(R - C, axis=1)
@@ -99,8 +100,8 @@ def mean_reconstruction_error(reconstructed, clean) -> float:
 
 def _finite_pair(A, B, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     """Two finite 2-D float arrays of the same shape with at least one row."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
+    A = real_array(A, names[0])
+    B = real_array(B, names[1])
     if A.ndim != 2 or A.shape != B.shape or A.shape[0] == 0:
         raise ValueError(
             f"{names[0]} and {names[1]} must be non-empty 2-D arrays of the same shape, got "
@@ -146,12 +147,15 @@ def rmse(recovered, clean) -> float:
     >>> rmse([[1.0, 3.0]], [[0.0, 0.0]])
     2.23606797749979
     """
-    R = np.asarray(recovered, dtype=np.float64)
-    C = np.asarray(clean, dtype=np.float64)
+    R = real_array(recovered, "recovered")
+    C = real_array(clean, "clean")
     if R.shape != C.shape:
         raise ValueError(f"recovered and clean must have the same shape, got {R.shape}, {C.shape}.")
     if R.size == 0:
         raise ValueError("recovered and clean are empty.")
+    for name, M in (("recovered", R), ("clean", C)):
+        if not np.all(np.isfinite(M)):
+            raise ValueError(f"{name} must be finite (no NaN or inf).")
     return float(np.sqrt(np.mean((R - C) ** 2)))
 
 
@@ -207,7 +211,7 @@ def weighted_reconstruction_error(reconstructed, clean, weights=None) -> float:
     if weights is None:
         p = np.full(n, 1.0 / n)
     else:
-        w = np.asarray(weights, dtype=np.float64)
+        w = real_array(weights, "weights")
         if w.shape != (n,):
             raise ValueError(f"weights must have shape ({n},) (one per sample), got {w.shape}.")
         if not np.all(np.isfinite(w)) or np.any(w < 0):
@@ -300,7 +304,7 @@ def projection_reconstruction_error(components, X_train, clean, mean=None) -> fl
     if mean is None:
         mu = X.mean(axis=0)
     else:
-        mu = np.asarray(mean, dtype=np.float64)
+        mu = real_array(mean, "mean")
         if mu.ndim > 1 or (mu.ndim == 1 and mu.shape != (d,)):
             raise ValueError(f"mean must be a float or have shape ({d},), got shape {mu.shape}.")
         if not np.all(np.isfinite(mu)):

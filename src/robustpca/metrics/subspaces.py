@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg as sla
 
+from .._validation import real_array
+
 __all__ = [
     "projector_distance",
     "subspace_angles",
@@ -12,7 +14,7 @@ __all__ = [
 
 
 def _row_basis(A, name: str) -> np.ndarray:
-    A = np.asarray(A, dtype=np.float64)
+    A = real_array(A, name)
     if A.ndim != 2 or A.shape[0] == 0:
         raise ValueError(
             f"{name} must be a 2-D (k, n_features) array with k >= 1, got shape {A.shape}."
