@@ -159,13 +159,32 @@ def test_bad_options(tmp_path, capsys):
         (["--method", "glram"], "works on images"),
         (["--image-shape", "3x3"], "does not match the 8 features"),
         (["--quantile", "2"], "--quantile"),
+        (["--method", "godec", "-k", "auto"], "GoDec needs a whole number -k"),
+        (["--method", "pcp", "-k", "0.9"], "needs a whole number -k or auto"),
+        (["--max-iter", "5"], "ROBPCA has no iteration cap"),
+        (["--max-iter", "0"], "--max-iter: expected a whole number >= 1"),
+        (["--random-state", "-1"], "--random-state: expected a whole number >= 0"),
     ]:
         full = ["fit", src, "--out", tmp_path / "o", *argv]
         if "-k" not in argv:
             full += ["-k", "2"]
-        assert cli.main(full) == 1, argv
+        try:
+            assert cli.main(full) == 1, argv
+        except SystemExit as stop:  # argparse's own errors
+            assert stop.code == 2, argv
         assert message in capsys.readouterr().err, argv
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("method", ["pcp", "outlier-pursuit", "crpca-om"])
+def test_penalty_methods_fit_with_the_default_k(shared_data, tmp_path, capsys, method):
+    """``robustpca fit table.csv --method pcp`` failed: the default ``-k auto`` went to an
+    estimator whose penalty, not a rule on the spectrum, sets the rank."""
+    src = shared_data / "rrcov" / "bushfire.csv"
+    out = tmp_path / "o"
+    assert cli.main(["fit", src, "--method", method, "--out", out, "--no-figures"]) == 0
+    assert (out / "summary.json").exists()
 
 
 def test_existing_output_is_kept_unless_overwrite(tmp_path, capsys):

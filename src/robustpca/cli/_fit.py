@@ -125,6 +125,21 @@ def parse_n_components(text: str) -> int | float | str:
     return share
 
 
+def _int_at_least(minimum: int):
+    """An argparse type: a whole number ``>= minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}; got {text!r}")
+        return value
+
+    return parse
+
+
 def scale_columns(X: np.ndarray, how: str, names: list[str]):
     """Centre and scale the columns: ``standard`` (mean/sd) or ``robust`` (median/MAD).
 
@@ -185,7 +200,9 @@ def add_parser(sub) -> None:
         default="auto",
         metavar="K",
         help="number of components; a share of variance in (0, 1) such as 0.9; or auto "
-        "(rrcov's rule: 80%% of the robust variance; the default)",
+        "(rrcov's rule: 80%% of the robust variance; the default; for pcp, "
+        "outlier-pursuit and crpca-om their penalty sets the rank). The known-rank "
+        "methods (godec, accaltproj, rank-rpca) and the 2-D ones need a whole number",
     )
     fit.add_argument(
         "--scale",
@@ -223,8 +240,13 @@ def add_parser(sub) -> None:
         default=0.975,
         help="quantile of the outlier cutoffs (default 0.975)",
     )
-    fit.add_argument("--random-state", type=int, default=0)
-    fit.add_argument("--max-iter", type=int, default=None, help="iteration cap of the solver")
+    fit.add_argument("--random-state", type=_int_at_least(0), default=0)
+    fit.add_argument(
+        "--max-iter",
+        type=_int_at_least(1),
+        default=None,
+        help="iteration cap of the solver (iterative methods only)",
+    )
     fit.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
 
 
@@ -289,11 +311,19 @@ def _run(args) -> int:
             f"--n-components must be between 1 and {min(X.shape)} "
             f"(samples x features = {X.shape[0]} x {X.shape[1]}), got {k}"
         )
+    if not isinstance(k, int) and not cls._supports_auto_rank and cls.__name__ not in TWO_D:
+        if k == "auto" and not cls._n_components_is_rank:
+            k = None  # the penalty of PCP, outlier pursuit and CRPCA-OM sets the rank
+        else:
+            also = "" if cls._n_components_is_rank else " or auto (its penalty sets the rank)"
+            raise InputError(f"--method {cls.__name__} needs a whole number -k{also}; got {k}")
     params = {"n_components": k}
     model = cls()
     if "random_state" in model.get_params():
         params["random_state"] = args.random_state
-    if args.max_iter is not None and "max_iter" in model.get_params():
+    if args.max_iter is not None:
+        if "max_iter" not in model.get_params():
+            raise InputError(f"--max-iter: {cls.__name__} has no iteration cap")
         params["max_iter"] = args.max_iter
     if cls.__name__ in TWO_D:
         if image_shape is None:
