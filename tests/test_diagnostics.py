@@ -76,6 +76,15 @@ def test_outlier_map_draws(tmp_path):
     assert (tmp_path / "map.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_outlier_map_labels_must_match_the_samples():
+    """Too few labels failed with an IndexError at the first flagged sample beyond them."""
+    X, _ = gaussian_subspace_data(1, n=200)
+    X[:5] += 20.0
+    diag = outlier_diagnostics(PCA(2).fit(X), X)
+    with pytest.raises(ValueError, match="labels must have one entry per sample"):
+        plot_outlier_map(diag, labels=["a"])
+
+
 def test_outlier_map_keeps_its_labels_inside_the_figure():
     """The axis labels and the title are drawn inside the figure (they were clipped on the
     left before the map had a constrained layout), and the row labels sit beside their

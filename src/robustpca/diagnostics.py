@@ -561,6 +561,10 @@ def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
         ax = Figure(figsize=(5.5, 4.2), layout="constrained").add_subplot()
     d = diagnostics
     flagged = d.outliers
+    if labels is not None and labels is not False and len(labels) != flagged.size:
+        raise ValueError(
+            f"labels must have one entry per sample ({flagged.size}), got {len(labels)}."
+        )
     # k equal to the rank: the orthogonal distances are rounding noise (no OD cutoff), so
     # the map is the score distances by sample, as rrcov draws it in that case
     by_index = not d.orthogonal_cutoff > 0
