@@ -162,8 +162,8 @@ def test_bad_options(tmp_path, capsys):
         (["--method", "godec", "-k", "auto"], "GoDec needs a whole number -k"),
         (["--method", "pcp", "-k", "0.9"], "needs a whole number -k or auto"),
         (["--max-iter", "5"], "ROBPCA has no iteration cap"),
-        (["--max-iter", "0"], "--max-iter: expected a whole number >= 1"),
-        (["--random-state", "-1"], "--random-state: expected a whole number >= 0"),
+        (["--max-iter", "0"], "--max-iter: expected a positive integer"),
+        (["--random-state", "-1"], "--random-state: expected a non-negative integer"),
     ]:
         full = ["fit", src, "--out", tmp_path / "o", *argv]
         if "-k" not in argv:

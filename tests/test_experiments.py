@@ -201,6 +201,35 @@ def test_cli_reproduce_errors(tmp_path, capsys, monkeypatch):
     assert "error" in capsys.readouterr().err
 
 
+def test_cli_reproduce_reports_a_failed_download(tmp_path, capsys, monkeypatch):
+    """Without the data and without internet the download's own message (where to put
+    the file by hand) came as the last line of a traceback."""
+    from robustpca.datasets import DatasetDownloadError
+    from robustpca.experiments import _data
+
+    def offline(name, **kwargs):
+        raise DatasetDownloadError(f"Could not download data set {name!r}: offline.")
+
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)
+    monkeypatch.setattr(_data, "fetch_dataset", offline)
+    _data._load_cached.cache_clear()
+    try:
+        args = ["reproduce", "nie2014-table1", "--quick", "--out", tmp_path, "--no-progress"]
+        assert cli.main(args) == 1
+    finally:
+        _data._load_cached.cache_clear()
+    assert "error: Could not download data set 'orl': offline." in capsys.readouterr().err
+
+
+def test_cli_seeds_are_non_negative(tmp_path, capsys):
+    """NumPy refuses negative seeds: ``--seed -1`` ended in its traceback."""
+    for command in (["demo"], ["reproduce", "nie2014-table1"]):
+        with pytest.raises(SystemExit) as info:
+            cli.main([*command, "--seed", "-1", "--out", tmp_path])
+        assert info.value.code == 2
+        assert "--seed: expected a non-negative integer" in capsys.readouterr().err
+
+
 def test_run_config_is_hashable():
     assert hash(experiments.RunConfig(datasets=("orl",)))
 

@@ -21,7 +21,7 @@ import robustpca
 
 from ..datasets import load_digits_images, occlude_blocks
 from ..metrics import total_reconstruction_error
-from ._options import add_command, add_folder, add_seed
+from ._options import add_command, add_folder, add_seed, int_at_least
 
 __all__ = ["add_parser", "run"]
 
@@ -43,16 +43,6 @@ def _resolve_methods():
     return [(label, getattr(robustpca, name)) for label, name in METHODS]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def add_parser(sub) -> None:
     """Add the ``demo`` sub-command to the sub-parsers ``sub``."""
     demo = add_command(
@@ -71,7 +61,7 @@ def add_parser(sub) -> None:
     )
     demo.add_argument(
         "--n-components",
-        type=_positive_int,
+        type=int_at_least(1),
         nargs="+",
         default=list(DEFAULT_COMPONENTS),
         metavar="K",
@@ -80,7 +70,7 @@ def add_parser(sub) -> None:
     add_seed(demo, "seed of the occlusion and of the estimators (default: 0)")
     demo.add_argument(
         "--n-examples",
-        type=_positive_int,
+        type=int_at_least(1),
         default=6,
         help="occluded images shown in the figure (default: 6)",
     )

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ._io import InputError, atomic_output_dir, read_input
-from ._options import add_command, add_folder
+from ._options import add_command, add_folder, int_at_least
 
 __all__ = ["METHOD_ALIASES", "add_parser", "resolve_method", "run"]
 
@@ -125,21 +125,6 @@ def parse_n_components(text: str) -> int | float | str:
     return share
 
 
-def _int_at_least(minimum: int):
-    """An argparse type: a whole number ``>= minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = minimum - 1
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}; got {text!r}")
-        return value
-
-    return parse
-
-
 def scale_columns(X: np.ndarray, how: str, names: list[str]):
     """Centre and scale the columns: ``standard`` (mean/sd) or ``robust`` (median/MAD).
 
@@ -240,10 +225,10 @@ def add_parser(sub) -> None:
         default=0.975,
         help="quantile of the outlier cutoffs (default 0.975)",
     )
-    fit.add_argument("--random-state", type=_int_at_least(0), default=0)
+    fit.add_argument("--random-state", type=int_at_least(0), default=0)
     fit.add_argument(
         "--max-iter",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         default=None,
         help="iteration cap of the solver (iterative methods only)",
     )

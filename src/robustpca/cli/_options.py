@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["add_command", "add_folder", "add_seed"]
+__all__ = ["add_command", "add_folder", "add_seed", "int_at_least"]
 
 #: What a sub-command runs: ``run(args, parser)`` returns the exit status.
 Run = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
@@ -39,6 +39,24 @@ def add_folder(
     )
 
 
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``minimum`` (0 or 1)."""
+    kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    if minimum == 0:
+        kind = "a non-negative integer"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {value}")
+        return value
+
+    return parse
+
+
 def add_seed(parser: argparse.ArgumentParser, help: str) -> None:
-    """``--seed``, an int, 0 by default."""
-    parser.add_argument("--seed", type=int, default=0, help=help)
+    """``--seed``, a non-negative int (NumPy's seeds), 0 by default."""
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help=help)

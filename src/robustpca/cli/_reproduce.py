@@ -100,7 +100,7 @@ def run_reproduce(args, parser: argparse.ArgumentParser) -> int:
     for name in names:
         try:
             result = run_experiment(name, progress=not args.no_progress, **options)
-        except (FileNotFoundError, ValueError) as error:
+        except (OSError, ValueError) as error:  # a missing file or a failed download too
             print(f"robustpca reproduce {name}: error: {error}", file=sys.stderr)
             return 1
         print(result.markdown)
