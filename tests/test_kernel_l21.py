@@ -15,9 +15,10 @@ from sklearn.metrics import roc_auc_score
 
 from robustpca import L21PCA
 from robustpca.estimators import BaseSubspaceEstimator
+from robustpca.estimators._kernel_l21 import _KERNELS as _NAMED_KERNELS
 from robustpca.estimators._kernel_l21 import KernelL21PCA
 
-from .conftest import occluded_faces
+from .conftest import occluded_faces, peak_memory
 
 
 def data(seed, n, d, outliers=True):
@@ -273,3 +274,26 @@ def test_faces_kernel_l21_subspace_is_closer_to_the_clean_faces_than_kpca(orl, f
         assert l21.converged_
         assert l21.reconstruction_error(orl.data).sum() < kpca.reconstruction_error(orl.data).sum()
         assert roc_auc_score(mask.any(axis=1), l21.reconstruction_error(X)) > 0.98
+
+
+@pytest.mark.parametrize("kernel", sorted(_NAMED_KERNELS))
+def test_self_similarity_by_blocks_is_the_kernel_diagonal(kernel):
+    """The named kernels' ``k(x, x)`` come from the diagonals of row blocks; they equal
+    the kernel called on each row alone (a zero row included, for cosine)."""
+    X = np.abs(np.random.default_rng(0).normal(size=(600, 12)))
+    X[5] = 0.0
+    model = KernelL21PCA(n_components=2, kernel=kernel, random_state=0).fit(X[:80])
+    one_by_one = np.array([model._kernel(x[None, :])[0, 0] for x in X])
+    np.testing.assert_allclose(model._self_similarity(X), one_by_one, rtol=1e-14, atol=1e-14)
+
+
+def test_fit_and_scores_hold_one_kernel_at_a_time():
+    """Memory: the training kernel is centred in place and the eigensolver's copy is the
+    only other ``n x n`` array (the fit peaked at 3 kernels; 2 now); scoring holds one
+    ``n x n_train`` kernel (it held 2-3)."""
+    n = 1500
+    X = np.random.default_rng(1).normal(size=(n, 10))
+    kernel_bytes = n * n * 8
+    model = KernelL21PCA(n_components=3, n_embedding=40, random_state=0)
+    assert peak_memory(lambda: model.fit(X)) < 2.3 * kernel_bytes
+    assert peak_memory(lambda: model.score_samples(X)) < 1.3 * kernel_bytes

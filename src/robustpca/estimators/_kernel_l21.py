@@ -130,7 +130,9 @@ class KernelL21PCA(BaseSubspaceEstimator):
     (sigmoid, in general) has no feature space: the embedding keeps the positive part
     of its spectrum (as KPCA does), and its reconstruction error, clipped at zero, is
     only a heuristic. Fitting costs an ``n x n`` kernel and one eigendecomposition,
-    plus ``O(n r m)`` per iteration.
+    plus ``O(n r m)`` per iteration; its memory peak is two ``n x n`` arrays (the
+    kernel, centred in place, and the eigensolver's copy), and :meth:`transform` and
+    the scores hold one kernel of the new samples against the training data.
 
     References
     ----------
@@ -226,16 +228,34 @@ class KernelL21PCA(BaseSubspaceEstimator):
         return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
 
     def _self_similarity(self, X) -> np.ndarray:
-        """``k(x_i, x_i)`` for every row (one kernel call per row: any kernel, O(m d))."""
-        return np.array([self._kernel(x[None, :])[0, 0] for x in X], dtype=np.float64)
+        """``k(x_i, x_i)`` for every row.
+
+        A named kernel is evaluated on blocks of rows and its diagonal kept: about
+        ``2^20`` kernel terms per call (``2^20 / n_features`` rows, at most 256), where
+        one call per row spent 90% of scoring 3,000 samples in Python (0.48 of 0.54 s).
+        A callable kernel, called once per pair by scikit-learn, still gets one call
+        per row.
+        """
+        if callable(self.kernel):
+            return np.array([self._kernel(x[None, :])[0, 0] for x in X], dtype=np.float64)
+        step = max(1, min(256, 2**20 // max(X.shape[1], 1)))
+        out = np.empty(X.shape[0], dtype=np.float64)
+        for start in range(0, X.shape[0], step):
+            out[start : start + step] = np.diagonal(self._kernel(X[start : start + step]))
+        return out
 
     # -- fitting --------------------------------------------------------------------
     def _fit_embedding(self, K: np.ndarray) -> np.ndarray:
+        """The embedding of the training kernel ``K``, which is centred in place (it is
+        the fit's own array): no other ``n x n`` array than the eigensolver's. The
+        eigensolvers read its lower triangle only, so it is not symmetrised either."""
         n = K.shape[0]
         self._K_col_mean = K.mean(axis=0)
         self._K_mean = float(self._K_col_mean.mean())
-        Kc = K - self._K_col_mean[None, :] - self._K_col_mean[:, None] + self._K_mean
-        Kc = 0.5 * (Kc + Kc.T)
+        Kc = K
+        Kc -= self._K_col_mean[None, :]
+        Kc -= self._K_col_mean[:, None]
+        Kc += self._K_mean
         if self.n_embedding is None:
             vals, vecs = top_eigh(Kc, n)
             r = max(int(positive_eigen_mask(vals).sum()), self.n_components or 1)
@@ -294,13 +314,17 @@ class KernelL21PCA(BaseSubspaceEstimator):
 
     # -- transforming ---------------------------------------------------------------
     def _embed(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Validated ``X``, its kernel against the training data, and its embedding."""
+        """Validated ``X``, the row means of its kernel against the training data, and its
+        embedding (that kernel is centred in place: one ``n x n_train`` array)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
         check_magnitude(X)
-        Kx = self._kernel(X, self.X_fit_)
-        Kc = Kx - Kx.mean(axis=1)[:, None] - self._K_col_mean[None, :] + self._K_mean
-        return X, Kx, Kc @ self._embed_coef
+        Kc = np.asarray(self._kernel(X, self.X_fit_), dtype=np.float64)
+        row_mean = Kc.mean(axis=1)
+        Kc -= row_mean[:, None]
+        Kc -= self._K_col_mean[None, :]
+        Kc += self._K_mean
+        return X, row_mean, Kc @ self._embed_coef
 
     @host_method()
     def embed(self, X):
@@ -357,8 +381,8 @@ class KernelL21PCA(BaseSubspaceEstimator):
     def _scores_and_distances(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``transform(X)`` and ``reconstruction_error(X)`` from one kernel evaluation
         (host arrays: called on NumPy data and a host copy of the model)."""
-        X, Kx, Y = self._embed(X)
-        sq = self._self_similarity(X) - 2.0 * Kx.mean(axis=1) + self._K_mean  # ||phi - phibar||^2
+        X, row_mean, Y = self._embed(X)
+        sq = self._self_similarity(X) - 2.0 * row_mean + self._K_mean  # ||phi - phibar||^2
         sq += -2.0 * (Y @ self.mean_) + float(self.mean_ @ self.mean_)
         Z = (Y - self.mean_) @ self.components_.T
         return Z, np.sqrt(np.maximum(sq - np.einsum("ij,ij->i", Z, Z), 0.0))
