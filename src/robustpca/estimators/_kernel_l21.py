@@ -319,7 +319,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
         check_magnitude(X)
-        Kc = np.asarray(self._kernel(X, self.X_fit_), dtype=np.float64)
+        Kc = self._kernel(X, self.X_fit_)  # float32 only for a float32 fit and X
         row_mean = Kc.mean(axis=1)
         Kc -= row_mean[:, None]
         Kc -= self._K_col_mean[None, :]
