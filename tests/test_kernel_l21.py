@@ -297,3 +297,14 @@ def test_fit_and_scores_hold_one_kernel_at_a_time():
     model = KernelL21PCA(n_components=3, n_embedding=40, random_state=0)
     assert peak_memory(lambda: model.fit(X)) < 2.3 * kernel_bytes
     assert peak_memory(lambda: model.score_samples(X)) < 1.3 * kernel_bytes
+
+
+def test_a_kernel_with_non_finite_values_is_a_clear_error():
+    """``kernel='poly'`` with ``degree=1.5`` takes powers of negative numbers: the fit
+    failed in the eigensolver ("SVD did not converge")."""
+    X = np.random.default_rng(0).normal(size=(30, 5))
+    with pytest.raises(ValueError, match=r"non-integer degree=1\.5"):
+        KernelL21PCA(kernel="poly", degree=1.5).fit(X)
+    model = KernelL21PCA(n_components=2, kernel="poly", degree=2.0).fit(X)
+    with pytest.raises(ValueError, match="kernel='poly' gave non-finite values"):
+        model.set_params(degree=1.5).transform(X)

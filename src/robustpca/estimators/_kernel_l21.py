@@ -225,7 +225,16 @@ class KernelL21PCA(BaseSubspaceEstimator):
             params = self.kernel_params or {}
         else:
             params = {"gamma": self.gamma_, "degree": self.degree, "coef0": self.coef0}
-        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
+        with np.errstate(invalid="ignore", over="ignore"):  # checked just below
+            K = pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
+        if not np.isfinite(K).all():
+            hint = ""
+            if self.kernel in ("poly", "polynomial") and float(self.degree) % 1:
+                hint = f" (a non-integer degree={self.degree!r} of a negative base)"
+            raise ValueError(
+                f"kernel={self.kernel!r} gave non-finite values{hint}; check its parameters."
+            )
+        return K
 
     def _self_similarity(self, X) -> np.ndarray:
         """``k(x_i, x_i)`` for every row.
