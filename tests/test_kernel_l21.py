@@ -308,3 +308,65 @@ def test_a_kernel_with_non_finite_values_is_a_clear_error():
     model = KernelL21PCA(n_components=2, kernel="poly", degree=2.0).fit(X)
     with pytest.raises(ValueError, match="kernel='poly' gave non-finite values"):
         model.set_params(degree=1.5).transform(X)
+
+
+def _projector(model):
+    V = model.eigenvectors_
+    return V @ V.T
+
+
+@pytest.mark.realdata
+def test_arpack_embedding_equals_lapack_on_the_faces(orl):
+    """ARPACK's top pairs of the AT&T faces' kernel (400 samples, 10 pairs) are LAPACK's:
+    eigenvalues to 1e-12, the embedding's projector to 1e-9, and the fits' scores."""
+    X, _ = occluded_faces(orl, fill="max")
+    gamma = 1.0 / np.median(pdist(X, "sqeuclidean"))
+    fits = {
+        solver: KernelL21PCA(5, gamma=gamma, n_embedding=10, eigen_solver=solver).fit(X)
+        for solver in ("dense", "arpack")
+    }
+    dense, arpack = fits["dense"], fits["arpack"]
+    np.testing.assert_allclose(arpack.eigenvalues_, dense.eigenvalues_, rtol=1e-12)
+    np.testing.assert_allclose(_projector(arpack), _projector(dense), atol=1e-9)
+    np.testing.assert_allclose(arpack.score_samples(X), dense.score_samples(X), rtol=1e-7)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5
+def test_auto_takes_arpack_for_few_pairs_of_many_samples(monkeypatch):
+    """``'auto'``: ARPACK above 1,000 samples for at most n / 40 pairs, LAPACK otherwise;
+    ARPACK's failure to converge falls back to LAPACK."""
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    import robustpca.estimators._kernel_l21 as module
+
+    calls = []
+    real = module.eigsh
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["k"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "eigsh", spy)
+    X = np.random.default_rng(0).normal(size=(1200, 6))
+    auto = KernelL21PCA(2, n_embedding=30, max_iter=5).fit(X)
+    assert calls == [30]
+    KernelL21PCA(2, n_embedding=31, max_iter=5).fit(X)  # 40 * 31 > 1200
+    KernelL21PCA(2, n_embedding=30, max_iter=5).fit(X[:1000])
+    assert calls == [30]
+    dense = KernelL21PCA(2, n_embedding=30, max_iter=5, eigen_solver="dense").fit(X)
+    np.testing.assert_allclose(auto.eigenvalues_, dense.eigenvalues_, rtol=1e-12)
+
+    def no_convergence(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((1200, 0)))
+
+    monkeypatch.setattr(module, "eigsh", no_convergence)
+    fallback = KernelL21PCA(2, n_embedding=30, max_iter=5).fit(X)
+    np.testing.assert_array_equal(fallback.eigenvalues_, dense.eigenvalues_)
+
+
+def test_arpack_needs_a_truncated_embedding():
+    X = np.random.default_rng(0).normal(size=(30, 4))
+    with pytest.raises(ValueError, match="eigen_solver='arpack' needs an int n_embedding"):
+        KernelL21PCA(2, eigen_solver="arpack").fit(X)
+    with pytest.raises(ValueError, match="eigen_solver='lobpcg' must be one of"):
+        KernelL21PCA(2, eigen_solver="lobpcg").fit(X)

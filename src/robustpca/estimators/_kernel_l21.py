@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy.sparse.linalg import ArpackError, eigsh
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -24,6 +25,11 @@ from ._base import BaseSubspaceEstimator
 __all__ = ["KernelL21PCA"]
 
 _KERNELS = tuple(sorted(PAIRWISE_KERNEL_FUNCTIONS))
+_EIGEN_SOLVERS = ("auto", "dense", "arpack")
+#: ``eigen_solver='auto'`` takes ARPACK above this many samples, for at most
+#: ``n_samples / ARPACK_MIN_RATIO`` eigenpairs (the measurements in the docstring).
+ARPACK_MIN_SAMPLES = 1000
+ARPACK_MIN_RATIO = 40
 
 
 def _check_count(value, name: str, upper: int, what: str) -> int | None:
@@ -85,6 +91,17 @@ class KernelL21PCA(BaseSubspaceEstimator):
         truncation, as in KPCA). Directions with a non-positive eigenvalue (an
         indefinite kernel such as sigmoid, or fewer directions than ``n_components``)
         get zero coordinates.
+    eigen_solver : {'auto', 'dense', 'arpack'}, default='auto'
+        How the top ``n_embedding`` eigenpairs of the centred kernel are found:
+        ``'dense'`` by LAPACK (a Householder reduction, ``O(n^3)``), ``'arpack'`` by
+        ARPACK's Lanczos iteration (:func:`scipy.sparse.linalg.eigsh`, products with
+        the kernel only, to machine precision; it needs an int ``n_embedding`` below
+        ``n_samples``, and its start vector is fixed, so fits are deterministic).
+        ``'auto'`` takes ARPACK for an int ``n_embedding`` of at most ``n_samples / 40``
+        with more than 1,000 samples, where it was measured faster (one BLAS thread,
+        centred rbf kernels: 2,000 samples and 50 pairs 0.11 s against 0.19 s; 4,000
+        and 50 pairs 0.53 s against 2.0 s; at 2,000 and 150 pairs ARPACK was slower),
+        and LAPACK otherwise. Where ARPACK does not converge, LAPACK is used.
     init : {'pca', 'random'}, default='pca'
         Starting ``W`` of Algorithm 2: the top kernel principal directions, or a random
         orthonormal matrix drawn from ``random_state``.
@@ -131,8 +148,9 @@ class KernelL21PCA(BaseSubspaceEstimator):
     of its spectrum (as KPCA does), and its reconstruction error, clipped at zero, is
     only a heuristic. Fitting costs an ``n x n`` kernel and one eigendecomposition,
     plus ``O(n r m)`` per iteration; its memory peak is two ``n x n`` arrays (the
-    kernel, centred in place, and the eigensolver's copy), and :meth:`transform` and
-    the scores hold one kernel of the new samples against the training data.
+    kernel, centred in place, and LAPACK's copy; ARPACK needs no copy), and
+    :meth:`transform` and the scores hold one kernel of the new samples against the
+    training data.
 
     References
     ----------
@@ -165,6 +183,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         coef0=1,
         kernel_params=None,
         n_embedding=None,
+        eigen_solver="auto",
         init="pca",
         max_iter=500,
         tol=1e-6,
@@ -178,6 +197,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.n_embedding = n_embedding
+        self.eigen_solver = eigen_solver
         self.init = init
         self.max_iter = max_iter
         self.tol = tol
@@ -206,6 +226,8 @@ class KernelL21PCA(BaseSubspaceEstimator):
             raise TypeError(f"coef0 must be a real number, got {self.coef0!r}.")
         if not np.isfinite(float(self.coef0)):
             raise ValueError(f"coef0={self.coef0!r} must be finite.")
+        if not (isinstance(self.eigen_solver, str) and self.eigen_solver in _EIGEN_SOLVERS):
+            raise ValueError(f"eigen_solver={self.eigen_solver!r} must be one of {_EIGEN_SOLVERS}.")
         if not (isinstance(self.init, str) and self.init in ("pca", "random")):
             raise ValueError(f"init={self.init!r} must be 'pca' or 'random'.")
 
@@ -217,6 +239,11 @@ class KernelL21PCA(BaseSubspaceEstimator):
         if self.n_embedding is not None and (k or 1) > self.n_embedding:
             raise ValueError(
                 f"n_components={self.n_components} must not exceed n_embedding={self.n_embedding}."
+            )
+        if self.eigen_solver == "arpack" and (self.n_embedding or n_samples) >= n_samples:
+            raise ValueError(
+                f"eigen_solver='arpack' needs an int n_embedding below n_samples={n_samples}, "
+                f"got n_embedding={self.n_embedding!r}."
             )
         return n_samples if k is None else k
 
@@ -270,7 +297,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
             r = max(int(positive_eigen_mask(vals).sum()), self.n_components or 1)
             vals, vecs = vals[:r], vecs[:, :r]
         else:
-            vals, vecs = top_eigh(Kc, self.n_embedding)
+            vals, vecs = self._top_pairs(Kc, self.n_embedding)
         keep = positive_eigen_mask(vals)
         vals = np.where(keep, vals, 0.0)
         vecs = flip_component_signs(vecs.T).T  # deterministic signs
@@ -279,6 +306,32 @@ class KernelL21PCA(BaseSubspaceEstimator):
         self.eigenvalues_, self.eigenvectors_ = vals, vecs
         self.n_embedding_ = vals.size
         return vecs * root  # Y = V Lambda^{1/2}, so Y Y^T = Kc
+
+    def _use_arpack(self, n: int) -> bool:
+        k = self.n_embedding
+        if self.eigen_solver == "arpack":
+            return True  # n_embedding < n_samples checked with n_components
+        return (
+            self.eigen_solver == "auto"
+            and k is not None
+            and n > ARPACK_MIN_SAMPLES
+            and ARPACK_MIN_RATIO * k <= n
+        )
+
+    def _top_pairs(self, Kc: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The top ``k`` eigenpairs of the centred kernel, in decreasing order."""
+        n = Kc.shape[0]
+        if self._use_arpack(n):
+            # fixed start: Kc's null space holds the constant vector, not a random one
+            v0 = np.random.default_rng(0).uniform(-1.0, 1.0, n)
+            try:
+                vals, vecs = eigsh(Kc, k=k, which="LA", v0=v0, tol=0.0)
+            except ArpackError:  # no convergence: LAPACK below
+                pass
+            else:
+                order = np.argsort(vals)[::-1]
+                return vals[order], vecs[:, order]
+        return top_eigh(Kc, k)
 
     def _fit_solver(self, X, rng, sample_weight=None):
         """Embed ``X`` by kernel PCA, then Algorithm 2 of Nie & Huang on the embedding."""
