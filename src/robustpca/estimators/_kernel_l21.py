@@ -283,8 +283,9 @@ class KernelL21PCA(BaseSubspaceEstimator):
     # -- fitting --------------------------------------------------------------------
     def _fit_embedding(self, K: np.ndarray) -> np.ndarray:
         """The embedding of the training kernel ``K``, which is centred in place (it is
-        the fit's own array): no other ``n x n`` array than the eigensolver's. The
-        eigensolvers read its lower triangle only, so it is not symmetrised either."""
+        the fit's own array): no other ``n x n`` array than LAPACK's copy. It is not
+        symmetrised either: LAPACK reads its lower triangle, and it is symmetric to
+        rounding for ARPACK's products."""
         n = K.shape[0]
         self._K_col_mean = K.mean(axis=0)
         self._K_mean = float(self._K_col_mean.mean())
