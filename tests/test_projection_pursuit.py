@@ -152,6 +152,28 @@ def test_qn_selection_equals_the_order_statistic(seed, n, levels):
     assert qn(x) == pytest.approx(expected, rel=1e-13, abs=1e-300)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    m=st.integers(1, 6),
+    n=st.integers(1, 60),
+    levels=st.sampled_from([0, 2, 5]),
+)
+def test_mad_of_the_grid_equals_numpys_median_to_the_bit(seed, m, n, levels):
+    """The grid's one-selection medians (the upper middle value as the smallest entry
+    above the lower one) and MAD are NumPy's, bit for bit, for odd and even ``n`` and
+    with ties (``levels > 0``: discrete data)."""
+    from robustpca.solvers.projection_pursuit import PCAPP_MAD_CONSTANT, _mad, _median_rows
+
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, levels, size=(m, n)).astype(float) if levels else rng.standard_t(2, (m, n))
+    before = P.copy()
+    np.testing.assert_array_equal(_median_rows(P.copy()), np.median(P, axis=1))
+    expected = np.median(np.abs(P - np.median(P, axis=1, keepdims=True)), axis=1)
+    np.testing.assert_array_equal(_mad(P), expected * PCAPP_MAD_CONSTANT)
+    np.testing.assert_array_equal(P, before)  # not modified without overwrite
+
+
 def test_l1_median_is_the_minimiser():
     """Zero gradient away from the data points; a majority point is its own median."""
     rng = np.random.default_rng(1)

@@ -49,11 +49,14 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
 
     Cost per component: the grid projects the ``n`` samples on about ``275 p`` angles
     (``p`` planes, 11 refinements, 25 angles), PCAproj on ``n`` candidates, so PCAproj
-    is the cheaper when ``n < 275 p`` (measured: 3x faster on 1,000 x 20, 2x slower on
+    is the cheaper when ``n < 275 p`` (measured: 5x faster on 1,000 x 20, 2x slower on
     10,000 x 20; ``benchmarks/bench_projection_pursuit.py``). Against pcaPP's C++
-    (rrcov time / ours, one run): the grid 1.0x to 1.3x on synthetic tables of 1,000
-    and 10,000 rows, 0.45x to 1.3x on the small rrcov tables (Python's overhead per
-    plane shows there); PCAproj 1.1x to 7x. ``scale="qn"`` costs :math:`O(n \log n)`
+    (rrcov time / ours, one run, 2026-11-29): the grid 1.5x to 5.2x on synthetic tables
+    of 200 to 10,000 rows, 0.5x to 1.4x on the small rrcov tables (Python's overhead per
+    plane shows there); PCAproj 1x to 7x. Most of the cost is the MAD's two selections
+    per projection, each one NumPy partition at a single order statistic (its
+    vectorised quickselect: at the two middle ones of an even ``n`` it took 8x longer
+    on 25 x 10,000 projections). ``scale="qn"`` costs :math:`O(n \log n)`
     per projection instead of the MAD's :math:`O(n)`: several times slower, and about
     0.6x of pcaPP's speed.
 
