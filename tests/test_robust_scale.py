@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustpca.robust_scale import _medcouple_naive, mad, medcouple, medcouple_columns
@@ -67,3 +67,35 @@ def test_medcouple_columns_equals_medcouple(columns):
 def test_medcouple_columns_long_columns_go_one_by_one():
     Y = np.random.default_rng(0).lognormal(size=(1500, 2))
     np.testing.assert_allclose(medcouple_columns(Y), [medcouple(Y[:, 0]), medcouple(Y[:, 1])])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    p=st.integers(1, 40),
+    q=st.integers(1, 40),
+    levels=st.sampled_from([0, 3, 8]),
+    steps=st.sampled_from([0, 3]),
+)
+def test_row_counts_equal_counting_the_computed_kernel(seed, p, q, levels, steps):
+    """The searched and stepped counts of the medcouple's selection are the counts of
+    the kernel as computed, at its own values (ties, rounding at the bound) and between
+    them; ``steps=0`` sends every unconfirmed row to the binary search."""
+    import robustpca.robust_scale as rs
+
+    rng = np.random.default_rng(seed)
+    if levels:  # discrete values: many equal kernel values
+        above = np.sort(rng.integers(1, levels + 1, p).astype(float))
+        below = np.sort(-rng.integers(1, levels + 1, q).astype(float))
+    else:
+        above = np.sort(rng.lognormal(size=p))
+        below = np.sort(-rng.lognormal(size=q))
+    H = rs._kernel(above[:, None], below[None, :])
+    values = np.r_[rng.choice(H.ravel(), size=8), rng.uniform(-1, 1, 4), -1.0, 1.0, -2.0, 2.0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rs, "_COUNT_STEPS", steps)
+        for value in values:
+            for strict in (True, False):
+                expected = (H < value).sum(axis=1) if strict else (H <= value).sum(axis=1)
+                got = rs._row_counts(above, below, float(value), strict=strict)
+                np.testing.assert_array_equal(got, expected)

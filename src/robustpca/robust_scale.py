@@ -61,8 +61,10 @@ def medcouple(x) -> float:
     symmetric. Exact, in :math:`O(n \log^2 n)` time and :math:`O(n)` memory: the kernel
     is increasing along the rows and columns of the sorted pairs, so an order statistic
     is found by weighted medians of row medians (Brys et al., sec. 3, after Johnson &
-    Mizoguchi) with row counts by vectorised binary searches; the kernel values at the
-    median (tied samples) are counted in closed form. The median of the kernel values
+    Mizoguchi) with row counts by one sorted search of the rows' bounds, each confirmed
+    on the kernel as computed (``_row_counts``); the kernel values at the median (tied
+    samples) are counted in closed form. 10,000 lognormal values: 7 ms (29 ms with a
+    binary search of the computed kernel per row). The median of the kernel values
     is the usual one (mean of the two middle values), as ``robustbase::mc`` returns it
     for ``n <= 100``; for larger ``n`` robustbase returns the high median, which differs
     from this by at most the gap between two neighbouring kernel values.
@@ -184,17 +186,61 @@ def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a + b) / (a - b)
 
 
-def _row_counts(above, below, value: float, *, strict: bool, lo=None, hi=None) -> np.ndarray:
+#: :func:`_core_select` takes the order statistic of the remaining candidates directly
+#: (one partition) once they are at most this many per row: the last pivots cost two
+#: count passes each for a few times fewer candidates (10,000 lognormal values: 6.9 ms
+#: a medcouple at 4 per row, 8.0 ms at 1, 8.6 ms at 16).
+_SELECT_ROWS = 4
+#: Steps by one from the predicted count before :func:`_row_counts` falls back to a
+#: binary search (the prediction is off by rounding, one entry as a rule).
+_COUNT_STEPS = 3
+
+
+def _row_counts(above, below, value: float, *, strict: bool) -> np.ndarray:
     """Per row ``i``: the number of ``j`` with ``h(above[i], below[j]) < value`` (strict)
-    or ``<= value``; rows are increasing, so one vectorised binary search."""
+    or ``<= value``; rows are increasing, so a row's count is where its test turns false.
+
+    For ``a > 0 > b`` and ``-1 < v < 1``, :math:`h(a, b) < v` exactly when :math:`b <
+    a (v - 1) / (v + 1)`, so one :func:`numpy.searchsorted` of those bounds in ``below``
+    predicts every count. A prediction stands where the kernel as computed, :math:`(a +
+    b) / (a - b)` in floating point, confirms it on both sides (the entry before passes
+    the test, the entry at it does not); elsewhere (values within rounding of the bound)
+    it moves by one towards the turn, up to ``_COUNT_STEPS`` times, and then a
+    vectorised binary search on the computed kernel decides, so the counts are those of
+    the computed kernel either way (on rows along which it increases, as the search
+    assumes too).
+    """
     q = below.size
-    lo = np.zeros(above.size, dtype=np.int64) if lo is None else lo.copy()
-    hi = np.full(above.size, q, dtype=np.int64) if hi is None else hi.copy()
+    test = np.less if strict else np.less_equal
+    if -1.0 < value < 1.0:
+        bound = above * ((value - 1.0) / (value + 1.0))
+        count = np.searchsorted(below, bound, side="left" if strict else "right")
+    else:
+        count = np.zeros(above.size, dtype=np.int64) if value <= -1.0 else np.full(above.size, q)
+    count = count.astype(np.int64, copy=False)
+    rows = np.arange(above.size)
+    for _ in range(_COUNT_STEPS):  # confirm, or move by one towards the turn
+        guess = count[rows]
+        high = (guess > 0) & ~test(_kernel(above[rows], below[np.maximum(guess - 1, 0)]), value)
+        low = (guess < q) & test(_kernel(above[rows], below[np.minimum(guess, q - 1)]), value)
+        off = high | low
+        if not off.any():
+            return count
+        rows = rows[off]
+        count[rows] += low[off].astype(np.int64) - high[off]
+    count[rows] = _binary_counts(above[rows], below, value, test)
+    return count
+
+
+def _binary_counts(above, below, value: float, test) -> np.ndarray:
+    """:func:`_row_counts` by a vectorised binary search on the computed kernel."""
+    q = below.size
+    lo = np.zeros(above.size, dtype=np.int64)
+    hi = np.full(above.size, q, dtype=np.int64)
     while np.any(lo < hi):
         mid = (lo + hi) // 2
         active = lo < hi
-        h = _kernel(above, below[np.minimum(mid, q - 1)])
-        inside = (h < value) if strict else (h <= value)
+        inside = test(_kernel(above, below[np.minimum(mid, q - 1)]), value)
         lo = np.where(active & inside, mid + 1, lo)
         hi = np.where(active & ~inside, mid, hi)
     return lo
@@ -211,12 +257,12 @@ def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
     p, q = above.size, below.size
     left = np.zeros(p, dtype=np.int64)  # candidates of row i: columns left[i]..right[i]
     right = np.full(p, q - 1, dtype=np.int64)
-    while int(np.sum(right - left + 1)) > max(p, 32):
+    while int(np.sum(right - left + 1)) > max(_SELECT_ROWS * p, 32):
         rows = np.flatnonzero(left <= right)
         mid = (left[rows] + right[rows]) // 2
         medians = _kernel(above[rows], below[mid])
         weights = (right[rows] - left[rows] + 1).astype(np.float64)
-        order = np.argsort(medians, kind="stable")
+        order = np.argsort(medians)  # ties hold one value: any order gives the pivot
         cum = np.cumsum(weights[order])
         pivot = medians[order][np.searchsorted(cum, 0.5 * cum[-1])]
         smaller = _row_counts(above, below, pivot, strict=True)
@@ -228,7 +274,10 @@ def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
         else:
             return float(pivot)
     rows = np.flatnonzero(left <= right)
-    candidates = np.concatenate([_kernel(above[i], below[left[i] : right[i] + 1]) for i in rows])
+    lengths = right[rows] - left[rows] + 1  # the candidates of each row, row by row
+    start = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    columns = np.repeat(left[rows], lengths) + (np.arange(start.size) - start)
+    candidates = _kernel(above[np.repeat(rows, lengths)], below[columns])
     return float(np.partition(candidates, k - int(left.sum()))[k - int(left.sum())])
 
 
