@@ -325,3 +325,39 @@ def test_an_h_subset_at_one_point_is_an_exact_fit(k):
     np.testing.assert_array_equal(model.explained_variance_, np.zeros(k))
     assert np.isfinite(model.components_).all()
     np.testing.assert_array_equal(model.predict(X), [1, 1, -1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(3, 40),
+    p=st.integers(1, 8),
+    levels=st.sampled_from([0, 2, 3]),
+    n_directions=st.integers(1, 120),
+)
+def test_hyperplane_normals_are_the_first_regular_draws(seed, n, p, levels, n_directions):
+    """The skew step factorizes its drawn p-subsets only until it has enough regular
+    ones; the normals are those of the first regular subsets in draw order, as when
+    every drawn subset was factorized (``levels > 0``: discrete data, many singular
+    subsets)."""
+    from robustpca.solvers.outlyingness import _hyperplane_normals
+
+    p = min(p, n)
+    data = np.random.default_rng(seed)
+    X = data.integers(0, levels, (n, p)).astype(float) if levels else data.normal(size=(n, p))
+    max_tries = max(100, p) * n_directions
+    got = _hyperplane_normals(X, n_directions, np.random.default_rng(seed), max_tries)
+
+    rng, found, tries = np.random.default_rng(seed), [], 0  # every drawn subset factorized
+    while sum(map(len, found)) < n_directions and tries < max_tries:
+        need = n_directions - sum(map(len, found))
+        batch = min(2 * need + 8, max_tries - tries)
+        tries += batch
+        rows = np.sort(np.argpartition(rng.random((batch, n)), p - 1, axis=1)[:, :p], axis=1)
+        P = X[rows]
+        s = np.linalg.svd(P, compute_uv=False)
+        ok = s[:, -1] > 1e-12 * np.maximum(s[:, 0], 1e-300)
+        if ok.any():
+            found.append(np.linalg.solve(P[ok], np.ones((int(ok.sum()), p, 1)))[:need, :, 0])
+    expected = np.concatenate(found).T if found else np.zeros((p, 0))
+    np.testing.assert_array_equal(got, expected)
