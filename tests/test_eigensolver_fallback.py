@@ -85,3 +85,18 @@ def test_convex_fits_are_unchanged_when_syevr_fails(monkeypatch, cls):
     assert model.n_iter_ == reference.n_iter_
     np.testing.assert_allclose(model.low_rank_, reference.low_rank_, rtol=0, atol=1e-8)
     assert model.duality_gap_ == pytest.approx(reference.duality_gap_, rel=1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(2000, 50), (300, 200), (120, 80), (80, 120), (7, 1), (1, 5)])
+def test_svd_right_equals_numpys_svd_without_the_left_vectors(shape):
+    """The QR-first route of tall matrices gives NumPy's singular values and right
+    vectors (up to sign); wide and square ones are NumPy's SVD itself."""
+    from robustpca.linalg import svd_right
+
+    A = np.random.default_rng(0).standard_normal(shape) * np.logspace(0, -6, shape[1])
+    before = A.copy()
+    s, vt = svd_right(A)
+    _, s0, vt0 = np.linalg.svd(A, full_matrices=False)
+    np.testing.assert_allclose(s, s0, rtol=1e-12, atol=1e-15 * s0[0])
+    np.testing.assert_allclose(np.abs(np.sum(vt * vt0, axis=1)), 1.0, atol=1e-9)
+    np.testing.assert_array_equal(A, before)

@@ -176,6 +176,7 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     N. Locantore, J. S. Marron, D. G. Simpson, N. Tripoli, J. T. Zhang, K. L. Cohen,
     "Robust principal component analysis for functional data", Test 8(1), 1999.
     """
+    from .linalg import svd_right
     from .robust_scale import mad
 
     X = real_array(X, "X")
@@ -200,7 +201,7 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     Y = Xc[norms > 0] / norms[norms > 0, None]
     if Y.shape[0] == 0:
         return np.zeros(1), 1
-    _, s, Vt = np.linalg.svd(Y, full_matrices=False)
+    s, Vt = svd_right(Y)
     rank = max(int(np.sum(s > max(Y.shape) * np.finfo(np.float64).eps * s[0])), 1)
     ev = mad(Xc @ Vt[:rank].T, axis=0) ** 2
     return np.sort(ev)[::-1], rank

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._validation import check_positive_int
+from ..linalg import svd_right
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant
 from ._base import BaseSubspaceEstimator
@@ -162,7 +163,7 @@ def _mcd_in_affine_hull(
     degenerate directions on it. Data of full rank take the MCD as they are
     (robustbase's to the bit)."""
     centre = X.mean(axis=0)
-    _, s, Vt = np.linalg.svd(X - centre, full_matrices=False)
+    s, Vt = svd_right(X - centre)
     rank = int(np.sum(s > max(X.shape) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
     if rank == X.shape[1] or rank == 0:
         fit = minimum_covariance_determinant(X, alpha, n_starts=n_starts, random_state=rng)

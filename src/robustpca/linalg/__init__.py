@@ -70,6 +70,9 @@ from .blocked import (
     _Workspace as _Workspace,
 )
 from .eigen import (
+    QR_FIRST_ROWS_PER_COLUMN as QR_FIRST_ROWS_PER_COLUMN,
+)
+from .eigen import (
     RANK_RTOL as RANK_RTOL,
 )
 from .eigen import (
@@ -98,6 +101,7 @@ from .eigen import (
     flip_component_signs,
     positive_eigen_mask,
     single_blas_thread,
+    svd_right,
     top_eigh,
     top_eigh_tridiagonal,
 )
@@ -138,6 +142,7 @@ __all__ = [
     "row_sq_distances",
     "single_blas_thread",
     "subspace_sq_residuals",
+    "svd_right",
     "top_eigh",
     "top_eigh_tridiagonal",
     "weighted_row_sum",

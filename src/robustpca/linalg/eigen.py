@@ -27,6 +27,7 @@ __all__ = [
     "flip_component_signs",
     "positive_eigen_mask",
     "single_blas_thread",
+    "svd_right",
     "top_eigh",
     "top_eigh_tridiagonal",
 ]
@@ -329,6 +330,29 @@ def complete_orthonormal(basis: np.ndarray, n_columns: int, rng: np.random.Gener
         q -= basis @ (basis.T @ q)
         q, _ = np.linalg.qr(q)
     return np.hstack([basis, q])
+
+
+#: :func:`svd_right` reduces matrices with at least this many rows per column to their
+#: triangular factor first (one thread, 500 columns: 600 rows 47 ms direct against 51
+#: ms, 750 rows 56 against 52, 1,000 rows 71 against 49, 2,000 rows 100 against 64).
+QR_FIRST_ROWS_PER_COLUMN = 1.5
+
+
+def svd_right(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Singular values and right singular vectors ``(s, Vt)`` of ``A``, thin.
+
+    For tall ``A`` by the SVD of the triangular factor ``R`` of ``A = QR``. LAPACK's
+    ``gesdd``, which :func:`numpy.linalg.svd` calls, reduces a tall matrix by the same
+    QR, then forms the left vectors ``U = Q U_R``: as dear again, for callers that
+    discard them. The singular values are those of ``R``, equal to rounding (bit for
+    bit on a 2,000 x 500 test matrix), and the right vectors the same up to rounding
+    and the signs of the columns. ``A`` is not modified.
+    """
+    m, n = A.shape
+    if n and m >= QR_FIRST_ROWS_PER_COLUMN * n:
+        A = sla.qr(A, mode="r", check_finite=False)[0][:n]
+    _, s, vt = np.linalg.svd(A, full_matrices=False)
+    return s, vt
 
 
 def flip_component_signs(components: np.ndarray) -> np.ndarray:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..linalg import svd_right
 from ..rank_selection import select_n_components
 from .mcd import h_alpha_n, minimum_covariance_determinant
 from .outlyingness import (
@@ -143,7 +144,7 @@ def class_pca(X: np.ndarray) -> _ClassPC:
     """
     n, p = X.shape
     center = X.mean(axis=0)
-    _, s, vt = np.linalg.svd(X - center, full_matrices=False)
+    s, vt = svd_right(X - center)
     tol = max(n, p) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
     rank = int(np.sum(s >= tol)) if s.size and s[0] > 0 else 0
     return _ClassPC(center, vt[:rank].T, s[:rank] ** 2 / max(n - 1, 1))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..linalg import svd_right
 from ..robust_scale import mad
 
 __all__ = ["SphericalPCAResult", "solve_spherical_pca", "spatial_median"]
@@ -141,7 +142,7 @@ def solve_spherical_pca(
     Y = np.zeros_like(centred)
     Y[far] = centred[far] / norms[far, None]
     Yc = Y - Y.mean(axis=0)
-    _, s, vt = np.linalg.svd(Yc, full_matrices=False)
+    s, vt = svd_right(Yc)
     tol = max(n, p) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
     rank = int(np.sum(s >= tol)) if s.size and s[0] > 0 else 0
     axes = vt[:rank]
