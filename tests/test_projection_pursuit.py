@@ -163,7 +163,8 @@ def test_mad_of_the_grid_equals_numpys_median_to_the_bit(seed, m, n, levels):
     """The grid's one-selection medians (the upper middle value as the smallest entry
     above the lower one) and MAD are NumPy's, bit for bit, for odd and even ``n`` and
     with ties (``levels > 0``: discrete data)."""
-    from robustpca.solvers.projection_pursuit import PCAPP_MAD_CONSTANT, _mad, _median_rows
+    from robustpca.robust_scale import _median_rows
+    from robustpca.solvers.projection_pursuit import PCAPP_MAD_CONSTANT, _mad
 
     rng = np.random.default_rng(seed)
     P = rng.integers(0, levels, size=(m, n)).astype(float) if levels else rng.standard_t(2, (m, n))

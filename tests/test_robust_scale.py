@@ -99,3 +99,34 @@ def test_row_counts_equal_counting_the_computed_kernel(seed, p, q, levels, steps
                 expected = (H < value).sum(axis=1) if strict else (H <= value).sum(axis=1)
                 got = rs._row_counts(above, below, float(value), strict=strict)
                 np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.lists(st.integers(1, 7), min_size=1, max_size=3),
+    levels=st.sampled_from([0, 2, 4]),
+    special=st.sampled_from([None, np.nan, np.inf, -np.inf]),
+    keepdims=st.booleans(),
+    data=st.data(),
+)
+def test_one_selection_median_is_numpys(seed, shape, levels, special, keepdims, data):
+    """``_median`` (one selection per lane) equals :func:`numpy.median` bit for bit,
+    shape and type included: odd and even lengths, ties, infinities, NaN (NumPy's own
+    route), any axis; and so does ``mad``."""
+    from robustpca.robust_scale import MAD_CONSTANT, _median
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, shape).astype(float) if levels else rng.standard_t(2, shape)
+    if special is not None:
+        x.flat[rng.integers(x.size)] = special
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    before = x.copy()
+    got, expected = _median(x, axis=axis, keepdims=keepdims), np.median(x, axis, keepdims=keepdims)
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(x, before)
+    with np.errstate(invalid="ignore"):  # inf - inf at an infinite median: NaN, as R's
+        med = np.median(x, axis=axis, keepdims=True)
+        expected_mad = MAD_CONSTANT * np.median(np.abs(x - med), axis=axis)
+        np.testing.assert_array_equal(mad(x, axis=axis), expected_mad)

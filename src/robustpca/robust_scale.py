@@ -23,6 +23,39 @@ __all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns"]
 MAD_CONSTANT = 1.4826
 
 
+def _median_rows(P: np.ndarray) -> np.ndarray:
+    """Row medians of the 2-D ``P`` (m, n >= 1), partitioning ``P`` in place.
+
+    One selection per row even for even ``n``: after the partition at the lower middle
+    order statistic, the upper one is the smallest entry above it. NumPy selects a
+    single ``kth`` by a vectorised quickselect where the CPU has one (AVX-512 or AVX2
+    since NumPy 2.0) and a list of them by its generic introselect, 8x slower on 25 x
+    10,000 projections (2.2 against 0.27 ms, AVX-512). The values are the same two
+    order statistics, so the medians equal :func:`numpy.median`'s to the bit (which
+    partitions at a list: the middle ones and the last, for NaN).
+    """
+    n = P.shape[1]
+    half = (n - 1) // 2
+    P.partition(half, axis=1)
+    if n % 2:
+        return P[:, half].copy()
+    return (P[:, half] + P[:, half + 1 :].min(axis=1)) / 2
+
+
+def _median(x: np.ndarray, axis: int = 0, keepdims: bool = False):
+    """:func:`numpy.median` of a float64 array along ``axis``, to the bit, by
+    :func:`_median_rows` on a copy; NumPy's own where ``x`` holds NaN (which it
+    propagates), is empty or of another dtype. ``x`` is not modified."""
+    if x.dtype != np.float64 or x.ndim == 0 or x.size == 0 or np.isnan(x).any():
+        return np.median(x, axis=axis, keepdims=keepdims)
+    moved = np.moveaxis(x, axis, -1)
+    lanes = np.array(moved.reshape(-1, moved.shape[-1]), copy=True)
+    med = _median_rows(lanes).reshape(moved.shape[:-1])
+    if keepdims:
+        med = np.expand_dims(med, axis)
+    return med if med.ndim else med[()]
+
+
 def mad(x, axis: int = 0) -> np.ndarray:
     """Median absolute deviation about the median, times 1.4826 (R's ``mad``).
 
@@ -45,8 +78,8 @@ def mad(x, axis: int = 0) -> np.ndarray:
     1.4826
     """
     x = real_array(x, "x")
-    med = np.median(x, axis=axis, keepdims=True)
-    return MAD_CONSTANT * np.median(np.abs(x - med), axis=axis)
+    med = _median(x, axis=axis, keepdims=True)
+    return MAD_CONSTANT * _median(np.abs(x - med), axis=axis)
 
 
 def medcouple(x) -> float:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import svd_right
-from ..robust_scale import mad
+from ..robust_scale import _median, mad
 
 __all__ = ["SphericalPCAResult", "solve_spherical_pca", "spatial_median"]
 
@@ -48,12 +48,12 @@ def spatial_median(
     n_iter : int
     """
     p = X.shape[1]
-    mu = np.median(X, axis=0)
+    mu = _median(X, axis=0)
     tol = delta * np.sqrt(p)
     eps = 0.0
     for it in range(1, max_iter + 1):
         w = np.linalg.norm(X - mu, axis=1)
-        eps = delta * float(np.median(w))
+        eps = delta * float(_median(w))
         close = w <= eps
         w = np.where(close, eps, 1.0 / np.where(close, 1.0, w))
         total = w.sum()
