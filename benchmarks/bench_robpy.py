@@ -34,7 +34,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import markdown_table, median_cpu_fit, subspace_sin
+import bench_rrcov
+from _harness import markdown_table, subspace_sin
 from bench_rrcov import datasets
 
 #: Our estimator and robpy's class, per pair.
@@ -88,24 +89,9 @@ def run_robpy(python: str, data: dict, k: int, repeat: int) -> dict:
 
 
 def run_ours(data: dict, k: int, repeat: int) -> dict:
-    from threadpoolctl import threadpool_limits
-
-    import robustpca
-
-    results = {}
-    with threadpool_limits(1):
-        for key, X in data.items():
-            for name in PAIRS:
-
-                def make(r, name=name):
-                    model = getattr(robustpca, name)(n_components=k)
-                    if "random_state" in model.get_params():
-                        model.set_params(random_state=r)
-                    return model
-
-                seconds, model = median_cpu_fit(make, X, repeat)
-                results[(key, name)] = (seconds, model.components_.T)
-    return results
+    """``(key, name) -> (CPU seconds, loadings p x k)``: ``bench_rrcov``'s timing of ours."""
+    fits = bench_rrcov.run_ours(data, k, repeat, list(PAIRS))
+    return {key: (seconds, loadings) for key, (seconds, _, loadings) in fits.items()}
 
 
 def planted(key: str, p: int, k: int) -> np.ndarray | None:
