@@ -130,3 +130,5 @@ def test_one_selection_median_is_numpys(seed, shape, levels, special, keepdims, 
         med = np.median(x, axis=axis, keepdims=True)
         expected_mad = MAD_CONSTANT * np.median(np.abs(x - med), axis=axis)
         np.testing.assert_array_equal(mad(x, axis=axis), expected_mad)
+        flat = MAD_CONSTANT * np.median(np.abs(x - np.median(x)))
+        np.testing.assert_array_equal(mad(x, axis=None), flat)  # all the values at once

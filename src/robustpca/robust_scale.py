@@ -42,11 +42,12 @@ def _median_rows(P: np.ndarray) -> np.ndarray:
     return (P[:, half] + P[:, half + 1 :].min(axis=1)) / 2
 
 
-def _median(x: np.ndarray, axis: int = 0, keepdims: bool = False):
+def _median(x: np.ndarray, axis: int | None = 0, keepdims: bool = False):
     """:func:`numpy.median` of a float64 array along ``axis``, to the bit, by
     :func:`_median_rows` on a copy; NumPy's own where ``x`` holds NaN (which it
-    propagates), is empty or of another dtype. ``x`` is not modified."""
-    if x.dtype != np.float64 or x.ndim == 0 or x.size == 0 or np.isnan(x).any():
+    propagates), is empty or of another dtype, or ``axis`` is None. ``x`` is not
+    modified."""
+    if axis is None or x.dtype != np.float64 or x.ndim == 0 or x.size == 0 or np.isnan(x).any():
         return np.median(x, axis=axis, keepdims=keepdims)
     moved = np.moveaxis(x, axis, -1)
     lanes = np.array(moved.reshape(-1, moved.shape[-1]), copy=True)
@@ -56,7 +57,7 @@ def _median(x: np.ndarray, axis: int = 0, keepdims: bool = False):
     return med if med.ndim else med[()]
 
 
-def mad(x, axis: int = 0) -> np.ndarray:
+def mad(x, axis: int | None = 0) -> np.ndarray:
     """Median absolute deviation about the median, times 1.4826 (R's ``mad``).
 
     Parameters
