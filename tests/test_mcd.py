@@ -87,3 +87,36 @@ def test_univariate_mcd_is_the_exact_window():
     x = np.array([0.0, 0.1, 0.2, 0.3, 5.0, 9.0, 13.0])
     support = fast_mcd_subset(x[:, None], 4, rng=np.random.default_rng(0))
     np.testing.assert_array_equal(np.flatnonzero(support), [0, 1, 2, 3])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(20, 300),
+    p=st.integers(2, 6),
+    rounding=st.sampled_from([None, 0]),
+)
+def test_final_c_steps_of_the_moving_fits_only_end_as_all_together(seed, n, p, rounding):
+    """FAST-MCD's last C-steps leave the fits whose subset stopped moving (fixed points)
+    and go on with the others by the routes of the whole batch: the h-subset is the one
+    of stepping all the fits until none moves (discrete data too: ties in distances)."""
+    from robustpca.solvers import mcd
+
+    data = np.random.default_rng(seed)
+    X = data.standard_normal((n, p)) * data.uniform(0.5, 5.0, p)
+    X[: n // 5] += 6.0 * data.standard_normal(p)
+    if rounding is not None:
+        X = np.round(X, rounding)
+    h = (n + p + 1) // 2
+    got = mcd.fast_mcd_subset(X, h, n_starts=50, rng=np.random.default_rng(seed))
+
+    means, covs = mcd._best_starts(X, h, 50, 10, np.random.default_rng(seed))
+    subsets, means, covs = mcd._c_step(X, means, covs, h)
+    for _ in range(99):  # every fit, until none moves
+        new_subsets, means, covs = mcd._c_step(X, means, covs, h)
+        if np.array_equal(new_subsets, subsets):
+            break
+        subsets = new_subsets
+    expected = np.zeros(n, dtype=bool)
+    expected[subsets[int(np.argmin(mcd._log_dets(covs)))]] = True
+    np.testing.assert_array_equal(got, expected)

@@ -173,10 +173,16 @@ def _cov(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _VECTORISED = 200_000
 
 
-def _batched_cov(X: np.ndarray, subsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Means (B, p) and covariances (B, p, p) of the rows ``subsets`` (B, m) of ``X``."""
+def _batched_cov(
+    X: np.ndarray, subsets: np.ndarray, n_fits: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Means (B, p) and covariances (B, p, p) of the rows ``subsets`` (B, m) of ``X``.
+
+    ``n_fits``: the batch size that picks the route (batched or one GEMM a subset), B by
+    default; a part of a batch passes the whole one's, to be computed as it was."""
     p = X.shape[1]
-    if subsets.size * p <= _VECTORISED:  # small: one batched product
+    n_fits = subsets.shape[0] if n_fits is None else n_fits
+    if n_fits * subsets.shape[1] * p <= _VECTORISED:  # small: one batched product
         rows = X[subsets]
         means = rows.mean(axis=1)
         centred = rows - means[:, None, :]
@@ -192,21 +198,23 @@ def _batched_cov(X: np.ndarray, subsets: np.ndarray) -> tuple[np.ndarray, np.nda
     return means, covs
 
 
-def _c_step(X: np.ndarray, means, covs, h: int):
-    """One concentration step for a batch of fits: the h samples of smallest distance."""
+def _c_step(X: np.ndarray, means, covs, h: int, n_fits: int | None = None):
+    """One concentration step for a batch of fits: the h samples of smallest distance
+    (``n_fits``: the batch size that picks the routes, as in :func:`_batched_cov`)."""
     ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / X.shape[1]
     precisions = np.linalg.inv(covs + ridge[:, None, None] * np.eye(X.shape[1]))
-    if means.shape[0] * X.size <= _VECTORISED:
+    n_fits = means.shape[0] if n_fits is None else n_fits
+    if n_fits * X.size <= _VECTORISED:
         centred = X[None, :, :] - means[:, None, :]
         distances = np.sum(np.matmul(centred, precisions) * centred, axis=2)
         subsets = np.sort(np.argpartition(distances, h - 1, axis=1)[:, :h], axis=1)
-        return (subsets, *_batched_cov(X, subsets))
+        return (subsets, *_batched_cov(X, subsets, n_fits))
     distances = np.empty((means.shape[0], X.shape[0]))
     for b in range(means.shape[0]):  # one GEMM per fit: faster than a batched solve
         centred = X - means[b]
         distances[b] = np.einsum("ij,ij->i", centred @ precisions[b], centred)
     subsets = np.sort(np.argpartition(distances, h - 1, axis=1)[:, :h], axis=1)
-    means, covs = _batched_cov(X, subsets)
+    means, covs = _batched_cov(X, subsets, n_fits)
     return subsets, means, covs
 
 
@@ -302,11 +310,19 @@ def fast_mcd_subset(
     else:
         means, covs = _best_starts(X, h, n_starts, n_best, rng)
     subsets, means, covs = _c_step(X, means, covs, h)
+    # A fit whose subset did not move is at a fixed point of the C-step (the same subset,
+    # mean and covariance again): only the others go on, by the routes of the whole
+    # batch, so every fit ends as when all went on together. CovariancePCA at 50,000 x
+    # 20: 13 full-data steps, the last four with 5, 4, 2 and 0 of 10 fits moving.
+    n_fits = means.shape[0]
+    moving = np.arange(n_fits)
     for _ in range(max_steps - 1):
-        new_subsets, means, covs = _c_step(X, means, covs, h)
-        if np.array_equal(new_subsets, subsets):
+        new_subsets, new_means, new_covs = _c_step(X, means[moving], covs[moving], h, n_fits)
+        moved = ~np.all(new_subsets == subsets[moving], axis=1)
+        subsets[moving], means[moving], covs[moving] = new_subsets, new_means, new_covs
+        if not moved.any():
             break
-        subsets = new_subsets
+        moving = moving[moved]
     dets = _log_dets(covs)
     support = np.zeros(n, dtype=bool)
     support[subsets[int(np.argmin(dets))]] = True
