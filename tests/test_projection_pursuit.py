@@ -318,6 +318,8 @@ def test_auto_rank_share_and_none():
         ({"max_iter": 0}, ValueError, "max_iter"),
         ({"n_angles": 1}, ValueError, "n_angles"),
         ({"n_angles": 2.5}, TypeError, "n_angles"),
+        ({"n_angles": 2**63}, ValueError, "n_angles"),  # overflowed in NumPy's indexing
+        ({"n_candidates": 2**62}, ValueError, "n_candidates"),
         ({"update": "yes"}, TypeError, "update"),
         ({"update_max_iter": 0}, ValueError, "update_max_iter"),
         ({"max_halvings": -1}, ValueError, "max_halvings"),

@@ -164,6 +164,8 @@ def test_solver_returns_h_subset_without_the_outliers():
         ({"alpha": "half"}, TypeError, "alpha"),
         ({"kmax": 0}, ValueError, "kmax"),
         ({"max_directions": 0}, ValueError, "max_directions"),
+        ({"max_directions": 2**62}, ValueError, "max_directions"),
+        ({"n_starts": 2**63}, ValueError, "n_starts"),
         ({"mcd": "yes"}, TypeError, "mcd"),
         ({"directions": "all"}, ValueError, "directions"),
         ({"n_components": "all"}, ValueError, "n_components"),

@@ -190,6 +190,7 @@ def test_degenerate_data_give_finite_fits(Estimator, X, n_components):
         (CovariancePCA, {"covariance": "ogk"}, ValueError, "covariance"),
         (CovariancePCA, {"covariance": 3}, TypeError, "covariance"),
         (CovariancePCA, {"alpha": 0.2}, ValueError, "alpha"),
+        (CovariancePCA, {"n_starts": 2**62}, ValueError, "n_starts"),
     ],
 )
 def test_bad_parameters_name_themselves(Estimator, params, error, match):

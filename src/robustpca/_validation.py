@@ -89,12 +89,23 @@ def check_n_components(
     return int(n_components)
 
 
-def check_positive_int(value: int, name: str, *, minimum: int = 1) -> int:
-    """Validate an integer parameter such as ``max_iter``."""
+#: The largest count of things a fit allocates at once (angles, random starts): NumPy's
+#: sizes are 64-bit, and larger counts overflow in its index arithmetic before they
+#: reach the allocator, with errors that name no parameter.
+MAX_ALLOCATED_COUNT = 2**31 - 1
+
+
+def check_positive_int(
+    value: int, name: str, *, minimum: int = 1, maximum: int | None = None
+) -> int:
+    """Validate an integer parameter such as ``max_iter`` (``maximum``: for counts that
+    size arrays, such as :data:`MAX_ALLOCATED_COUNT`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} ({value!r}).")
     if value < minimum:
         raise ValueError(f"{name}={value} must be >= {minimum}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name}={value} must be <= {maximum}.")
     return int(value)
 
 

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.base import clone
 
-from .._validation import check_positive_int
+from .._validation import MAX_ALLOCATED_COUNT, check_positive_int
 from ..linalg import svd_right
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant
@@ -106,7 +106,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
 
     def _check_params(self) -> None:
         self._check_kmax()
-        check_positive_int(self.n_starts, "n_starts")
+        check_positive_int(self.n_starts, "n_starts", maximum=MAX_ALLOCATED_COUNT)
         cov = self.covariance
         if isinstance(cov, str):
             if cov != "mcd":

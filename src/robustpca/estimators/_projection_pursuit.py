@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_bool, check_positive_int
+from .._validation import MAX_ALLOCATED_COUNT, check_bool, check_positive_int
 from ..solvers import SolverResult, StopReason
 from ..solvers.projection_pursuit import solve_projection_pursuit
 from ._base import BaseSubspaceEstimator
@@ -215,10 +215,10 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}.")
         check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.n_angles, "n_angles", minimum=2)
+        check_positive_int(self.n_angles, "n_angles", minimum=2, maximum=MAX_ALLOCATED_COUNT)
         check_positive_int(self.update_max_iter, "update_max_iter")
         check_positive_int(self.max_halvings, "max_halvings", minimum=0)
-        check_positive_int(self.n_candidates, "n_candidates")
+        check_positive_int(self.n_candidates, "n_candidates", maximum=MAX_ALLOCATED_COUNT)
         check_bool(self.update, "update")
 
     def _fit_solver(self, X, rng, sample_weight=None) -> SolverResult:

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_bool, check_positive_int
+from .._validation import MAX_ALLOCATED_COUNT, check_bool, check_positive_int
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.missing import observed_fit
@@ -187,8 +187,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
             raise TypeError(f"alpha must be a float in [0.5, 1], got {alpha!r}.")
         elif not 0.5 <= float(alpha) <= 1.0:
             raise ValueError(f"alpha must lie in [0.5, 1], got {alpha!r}.")
-        for name in ("kmax", "max_directions", "n_starts"):
-            check_positive_int(getattr(self, name), name)
+        check_positive_int(self.kmax, "kmax")
+        for name in ("max_directions", "n_starts"):
+            check_positive_int(getattr(self, name), name, maximum=MAX_ALLOCATED_COUNT)
         for name in ("mcd", "skew"):
             check_bool(getattr(self, name), name)
         if self.directions not in ("rrcov", "random"):
