@@ -120,3 +120,46 @@ def test_final_c_steps_of_the_moving_fits_only_end_as_all_together(seed, n, p, r
     expected = np.zeros(n, dtype=bool)
     expected[subsets[int(np.argmin(mcd._log_dets(covs)))]] = True
     np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    extra=st.integers(1, 110),
+    p=st.integers(2, 9),
+    n_fits=st.integers(1, 400),
+)
+def test_batched_c_step_is_one_fit_at_a_time(seed, extra, p, n_fits):
+    """The vectorised route of a C-step (gathered (m, B, p), distances in (B, p, n)
+    layout) computes each fit's mean, covariance and h nearest samples as the plain
+    formulas do for that fit alone: ``np.cov`` of the subset, and the Mahalanobis
+    distances ``(x - mu)' P (x - mu)`` under the inverse of the ridge-regularised
+    covariance (the selection is checked against distances with a margin, which
+    rounding cannot cross)."""
+    from robustpca.solvers import mcd
+
+    n = p + 1 + extra
+    n_fits = min(n_fits, mcd._VECTORISED // (n * p))  # the route under test
+    data = np.random.default_rng(seed)
+    X = data.standard_normal((n, p)) * data.uniform(0.1, 10.0, p) + data.uniform(-50, 50, p)
+    m, h = p + 1, (n + p + 1) // 2
+    starts = np.argpartition(data.random((n_fits, n)), m - 1, axis=1)[:, :m]
+    means, covs = mcd._batched_cov(X, starts)
+    for b in range(n_fits):
+        np.testing.assert_allclose(means[b], X[starts[b]].mean(axis=0), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(covs[b], np.cov(X[starts[b]].T), rtol=1e-9, atol=1e-9)
+    covs = covs + np.eye(p)  # regular, so that the distances are well defined
+    subsets, new_means, new_covs = mcd._c_step(X, means, covs, h)
+    for b in range(n_fits):
+        precision = np.linalg.inv(covs[b] + 1e-12 * np.trace(covs[b]) / p * np.eye(p))
+        centred = X - means[b]
+        distances = np.einsum("ij,jk,ik->i", centred, precision, centred)
+        chosen = np.zeros(n, dtype=bool)
+        chosen[subsets[b]] = True
+        assert subsets[b].size == h and np.all(np.diff(subsets[b]) > 0)
+        if chosen.all():
+            continue
+        margin = 1e-9 * distances.max()
+        assert distances[chosen].max() <= distances[~chosen].min() + margin
+        np.testing.assert_allclose(new_means[b], X[subsets[b]].mean(axis=0), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(new_covs[b], np.cov(X[subsets[b]].T), rtol=1e-9, atol=1e-9)
