@@ -126,20 +126,19 @@ def test_final_c_steps_of_the_moving_fits_only_end_as_all_together(seed, n, p, r
 @given(
     seed=st.integers(0, 2**32 - 1),
     extra=st.integers(1, 110),
-    p=st.integers(2, 9),
+    p=st.integers(2, 16),
     n_fits=st.integers(1, 400),
 )
 def test_batched_c_step_is_one_fit_at_a_time(seed, extra, p, n_fits):
-    """The vectorised route of a C-step (gathered (m, B, p), distances in (B, p, n)
-    layout) computes each fit's mean, covariance and h nearest samples as the plain
-    formulas do for that fit alone: ``np.cov`` of the subset, and the Mahalanobis
-    distances ``(x - mu)' P (x - mu)`` under the inverse of the ridge-regularised
-    covariance (the selection is checked against distances with a margin, which
-    rounding cannot cross)."""
+    """A C-step over a batch of fits (chunked, gathered (m, B, p); distances in
+    (B, p, n) layout up to ``_FEW_FEATURES`` features, one GEMM a fit above) computes
+    each fit's mean, covariance and h nearest samples as the plain formulas do for that
+    fit alone: ``np.cov`` of the subset, and the Mahalanobis distances
+    ``(x - mu)' P (x - mu)`` under the inverse of the ridge-regularised covariance (the
+    selection is checked against distances with a margin, which rounding cannot cross)."""
     from robustpca.solvers import mcd
 
     n = p + 1 + extra
-    n_fits = min(n_fits, mcd._VECTORISED // (n * p))  # the route under test
     data = np.random.default_rng(seed)
     X = data.standard_normal((n, p)) * data.uniform(0.1, 10.0, p) + data.uniform(-50, 50, p)
     m, h = p + 1, (n + p + 1) // 2
@@ -163,3 +162,57 @@ def test_batched_c_step_is_one_fit_at_a_time(seed, extra, p, n_fits):
         assert distances[chosen].max() <= distances[~chosen].min() + margin
         np.testing.assert_allclose(new_means[b], X[subsets[b]].mean(axis=0), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(new_covs[b], np.cov(X[subsets[b]].T), rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(10, 200),
+    p=st.sampled_from([2, 3, 12, 13]),
+    chunk=st.sampled_from([1, 500, 32_768]),
+)
+def test_a_fit_steps_alike_in_any_batch_and_chunk(seed, n, p, chunk):
+    """The last C-steps go on with the moving fits only, which relies on a fit being
+    computed to the same bits whatever the other fits of its batch and wherever the
+    chunks of ``_VECTORISED`` numbers split it (both distance routes)."""
+    from robustpca.solvers import mcd
+
+    data = np.random.default_rng(seed)
+    X = np.round(data.standard_normal((n + p, p)) * data.uniform(0.5, 5.0, p), 1)
+    h = (X.shape[0] + p + 1) // 2
+    means, covs = mcd._best_starts(X, h, 40, 20, np.random.default_rng(seed))
+    precisions = np.linalg.inv(covs)
+    subsets = np.sort(np.argsort(data.random((means.shape[0], X.shape[0])))[:, :h], axis=1)
+    whole = (mcd._distances(X, means, precisions), *mcd._batched_cov(X, subsets))
+    keep = np.flatnonzero(data.random(means.shape[0]) < 0.5)
+    old = mcd._VECTORISED
+    try:
+        mcd._VECTORISED = chunk
+        part = (
+            mcd._distances(X, means[keep], precisions[keep]),
+            *mcd._batched_cov(X, subsets[keep]),
+        )
+    finally:
+        mcd._VECTORISED = old
+    for got, expected in zip(part, whole, strict=True):
+        np.testing.assert_array_equal(got, expected[keep])
+
+
+def test_mahalanobis_by_cholesky_and_by_least_squares_on_a_singular_covariance():
+    """The reweighting's distances: by the Cholesky factor as by a solve where the
+    covariance is positive definite; by least squares (the distances within its range)
+    where it is singular (an exact fit), not an error or NaN."""
+    from robustpca.solvers.mcd import _mahalanobis_sq
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 3)) * [3.0, 1.0, 0.2] + 10.0
+    location, covariance = X.mean(axis=0), np.cov(X.T)
+    centred = X - location
+    expected = np.einsum("ij,ij->i", centred @ np.linalg.inv(covariance), centred)
+    np.testing.assert_allclose(_mahalanobis_sq(X, location, covariance), expected, rtol=1e-12)
+    flat = X.copy()
+    flat[:, 2] = 1.0  # on a hyperplane: a singular covariance
+    got = _mahalanobis_sq(flat, flat.mean(axis=0), np.cov(flat.T))
+    plane = flat[:, :2] - flat[:, :2].mean(axis=0)
+    within = np.einsum("ij,ij->i", plane @ np.linalg.inv(np.cov(plane.T)), plane)
+    np.testing.assert_allclose(got, within, rtol=1e-9)
