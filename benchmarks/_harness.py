@@ -6,8 +6,9 @@ Nothing here knows about robust PCA. The pieces:
   iteration, so that the steady per-iteration time excludes one-off set-up work;
 * :func:`timed` and :func:`peak_memory` -- wall and CPU time of one call, and the
   ``tracemalloc`` peak of a separate call (NumPy reports its buffers to tracemalloc; the
-  workspace LAPACK allocates inside a call is not seen); :func:`median_cpu_fit` -- the
-  median CPU time of repeated fits;
+  workspace LAPACK allocates inside a call is not seen); :func:`cpu_per_call` and
+  :func:`median_cpu_fit` -- the CPU time of a call (short ones averaged over a loop)
+  and the median over repeated fits;
 * :func:`run_time_boxed` -- run a paper-literal code for as many iterations as fit in a
   time budget (a 1-iteration pilot first);
 * :func:`machine_description`, :func:`markdown_table` and :func:`data_home`;
@@ -92,15 +93,37 @@ def timed(fn: Callable[[], Any], repeat: int = 1, before: Callable[[], None] | N
     return Timing(best, best_cpu, result)
 
 
+#: Calls shorter than this many CPU seconds are timed over a loop that lasts this long.
+MIN_TIMED_SECONDS = 0.2
+
+
+def cpu_per_call(call: Callable[[], Any], min_seconds: float = MIN_TIMED_SECONDS):
+    """CPU seconds (``time.process_time``) of one ``call()``, and its result.
+
+    A call shorter than ``min_seconds`` is timed again, as the mean over as many calls
+    as last ``min_seconds``: a fit of milliseconds is then measured without its
+    first-call costs (caches, lazy imports) and above the clock's resolution. R's side
+    does the same (``_rrcov.R_TIME_FIT``)."""
+    start = time.process_time()
+    result = call()
+    elapsed = time.process_time() - start
+    if elapsed >= min_seconds:
+        return elapsed, result
+    loops = int(np.ceil(min_seconds / max(elapsed, 1e-6)))
+    start = time.process_time()
+    for _ in range(loops):
+        result = call()
+    return (time.process_time() - start) / loops, result
+
+
 def median_cpu_fit(make: Callable[[int], Any], X: Any, repeat: int) -> tuple[float, Any]:
-    """Median CPU time (``time.process_time``) of ``make(r).fit(X)`` for ``r < repeat``
-    (the model built outside the clock), and the last fitted model."""
+    """Median over ``r < repeat`` of the CPU time of ``make(r).fit(X)`` (by
+    :func:`cpu_per_call`: short fits are averaged over a loop), and the last fitted
+    model."""
     cpu, model = [], None
     for r in range(repeat):
-        model = make(r)
-        start = time.process_time()
-        model.fit(X)
-        cpu.append(time.process_time() - start)
+        seconds, model = cpu_per_call(lambda r=r: make(r).fit(X))
+        cpu.append(seconds)
     return float(np.median(cpu)), model
 
 
@@ -536,6 +559,14 @@ def write_json(path: Path | None, results: Any, default: Callable[[Any], Any] = 
     ``default`` turns what JSON cannot hold (NumPy scalars, paths) into what it can."""
     if path:
         path.write_text(json.dumps(results, indent=2, default=default))
+
+
+def write_between(path: Path, begin: str, end: str, text: str) -> None:
+    """Write ``text`` between the markers ``begin`` and ``end`` of the page ``path``
+    (a new page of just the block if there is none), keeping the rest of the page."""
+    page = path.read_text() if path.exists() else f"{begin}\n{end}\n"
+    start, stop = page.index(begin), page.index(end)
+    path.write_text(page[: start + len(begin)] + "\n\n" + text + "\n\n" + page[stop:])
 
 
 def write_markdown(path: Path, text: str) -> None:

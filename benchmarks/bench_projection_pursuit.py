@@ -37,8 +37,9 @@ R_CALLS = {"grid": "PcaGrid(x, k = k)", "proj": "PcaProj(x, k = k)"}
 R_DRIVER = _rrcov.r_driver(
     r"""  cpu <- numeric(reps)
   for (r in seq_len(reps)) {
-    st <- system.time(fit <- eval(parse(text = jobs$call[i])))
-    cpu[r] <- st[["user.self"]] + st[["sys.self"]]
+    res <- time_fit(function() eval(parse(text = jobs$call[i])))
+    cpu[r] <- res$cpu
+    fit <- res$fit
   }
   flagged <- paste(which(!fit@flag), collapse = " ")
   ev <- paste(format(fit@eigenvalues, digits = 17), collapse = " ")
@@ -46,7 +47,7 @@ R_DRIVER = _rrcov.r_driver(
   writeLines(paste(jobs$id[i], median(cpu), flagged, ev, loadings, sep = ","), out)
 """,
     libraries="{library(rrcov); library(pcaPP)}",
-    setup="reps <- as.integer(args[3])\n",
+    setup="reps <- as.integer(args[3])\n" + _rrcov.R_TIME_FIT,
 )
 
 

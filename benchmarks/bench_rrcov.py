@@ -12,7 +12,8 @@ pair (``ROBPCA`` / ``PcaHubert``, ``SphericalPCA`` / ``PcaLocantore``, ``Covaria
 / ``PcaCov`` up to 100 features, ``ProjectionPursuitPCA`` / ``PcaGrid``) it fits
 ``k = 2`` components and reports:
 
-* the **CPU seconds** of one fit (user + system, the median of ``--repeat`` fits): on a
+* the **CPU seconds** of one fit (user + system, the median of ``--repeat`` fits; a fit
+  shorter than 0.2 s is timed as the mean over a loop of 0.2 s, on both sides): on a
   shared machine CPU time is steadier than wall time; both sides run with one BLAS thread
   (threadpoolctl here; R's reference BLAS there, which is single-threaded);
 * the **ratio** rrcov / robustpca (above 1: we are faster);
@@ -33,8 +34,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import markdown_table, median_cpu_fit, subspace_sin
+from _harness import markdown_table, median_cpu_fit, subspace_sin, write_between
 from _rrcov import (
+    R_TIME_FIT,
     parse_flagged,
     parse_loadings,
     r_available,
@@ -58,16 +60,18 @@ R_DRIVER = r_driver(
     r"""  cpu <- numeric(reps)
   for (r in seq_len(reps)) {
     set.seed(r)
-    st <- system.time(fit <- try(eval(parse(text = jobs$call[i])), silent = TRUE))
-    cpu[r] <- st[["user.self"]] + st[["sys.self"]]
+    res <- try(time_fit(function() eval(parse(text = jobs$call[i]))), silent = TRUE)
+    if (inherits(res, "try-error")) break
+    cpu[r] <- res$cpu
+    fit <- res$fit
   }
-  if (inherits(fit, "try-error")) { writeLines(paste(i, "NA", "FAIL", "", sep = ","), out); next }
+  if (inherits(res, "try-error")) { writeLines(paste(i, "NA", "FAIL", "", sep = ","), out); next }
   flagged <- paste(which(!fit@flag), collapse = " ")
   loadings <- paste(format(as.vector(getLoadings(fit)), digits = 17), collapse = " ")
   writeLines(paste(i, median(cpu), flagged, loadings, sep = ","), out)
 """,
     libraries="{library(rrcov); library(pcaPP)}",
-    setup="reps <- as.integer(args[3])\n",
+    setup="reps <- as.integer(args[3])\n" + R_TIME_FIT,
 )
 
 
@@ -161,9 +165,7 @@ def report(data, ours, theirs, names) -> str:
 
 
 def write_markdown(path: Path, table: str) -> None:
-    text = path.read_text() if path.exists() else f"{MARK_BEGIN}\n{MARK_END}\n"
-    begin, end = text.index(MARK_BEGIN), text.index(MARK_END)
-    path.write_text(text[: begin + len(MARK_BEGIN)] + "\n\n" + table + "\n\n" + text[end:])
+    write_between(path, MARK_BEGIN, MARK_END, table)
 
 
 def main(argv=None) -> int:
