@@ -17,6 +17,7 @@ from robustpca.solvers.mcd import (
     fast_mcd_subset,
     h_alpha_n,
     mcd_consistency,
+    mcd_small_sample,
     minimum_covariance_determinant,
 )
 
@@ -216,3 +217,63 @@ def test_mahalanobis_by_cholesky_and_by_least_squares_on_a_singular_covariance()
     plane = flat[:, :2] - flat[:, :2].mean(axis=0)
     within = np.einsum("ij,ij->i", plane @ np.linalg.inv(np.cov(plane.T)), plane)
     np.testing.assert_allclose(got, within, rtol=1e-9)
+
+
+EXHAUSTIVE = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd_exhaustive.csv"
+with open(EXHAUSTIVE, newline="") as _f:
+    EXHAUSTIVE_ROWS = list(csv.DictReader(_f))
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(
+    "ref", EXHAUSTIVE_ROWS, ids=lambda r: f"{r['table']}[:{r['n']}]-{r['alpha']}"
+)
+def test_exhaustive_search_on_tiny_data_is_robustbase_whatever_the_seed(shared_data, ref):
+    """Up to 22, 17, 15 or 14 samples for p = 2..5, robustbase starts from every
+    (p+1)-subset (``make_exhaustive.R``: its fit is the same under six seeds), and so
+    does ours: the same h-subset, raw and reweighted estimates under any seed and any
+    ``n_starts``. At alpha = 0.5 these sizes also take robustbase's simulated
+    small-sample factors (14 x 5: the fitted formula's was 16% larger)."""
+    from robustpca.solvers import mcd
+
+    assert int(ref["seeds"]) == 1
+    X = load_table(shared_data, ref["table"])[: int(ref["n"])]
+    n, p = X.shape
+    assert mcd._exhaustive(n, p) and not mcd._exhaustive(mcd.EXHAUSTIVE_MAX_N[p + 1] + 1, p)
+    best = _numbers(ref["best"]).astype(int) - 1
+    for seed, n_starts in ((0, 500), (1, 500), (2, 3)):
+        fit = minimum_covariance_determinant(
+            X, float(ref["alpha"]), n_starts=n_starts, random_state=seed
+        )
+        assert fit.h == int(ref["h"])
+        np.testing.assert_array_equal(np.flatnonzero(fit.raw_support), best)
+        assert fit.log_det == pytest.approx(float(ref["crit"]), abs=1e-10)
+        np.testing.assert_allclose(fit.raw_covariance.ravel(), _numbers(ref["raw_cov"]), rtol=1e-9)
+        np.testing.assert_allclose(fit.location, _numbers(ref["center"]), rtol=1e-9)
+        np.testing.assert_allclose(fit.covariance.ravel(), _numbers(ref["cov"]), rtol=1e-9)
+
+
+SIMULATED = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd_simulated.csv"
+
+
+def test_simulated_small_sample_factors_are_robustbases():
+    """``_SIMULATED_CNP2`` holds robustbase's simulated factors (``make_mcd_simulated.R``)
+    for exactly the (p, n) that robustbase covers, and ``mcd_small_sample`` takes them
+    at alpha = 0.5 only (elsewhere the fitted formula, continuous in alpha)."""
+    from robustpca.solvers import mcd
+
+    with open(SIMULATED, newline="") as f:
+        table = {
+            (int(r["p"]), int(r["n"])): (float(r["raw"]), float(r["reweighted"]))
+            for r in csv.DictReader(f)
+        }
+    assert table == mcd._SIMULATED_CNP2
+    for (p, n), (raw, reweighted) in table.items():
+        assert mcd_small_sample(p, n, 0.5) == pytest.approx(raw, rel=1e-12)
+        assert mcd_small_sample(p, n, 0.5, reweighted=True) == pytest.approx(reweighted, rel=1e-12)
+    # 5 variables, 14 samples: robustbase's .MCDcnp2(5, 14, alpha)
+    assert mcd_small_sample(5, 14, 0.5) == pytest.approx(1.877996, rel=1e-12)
+    assert mcd_small_sample(5, 14, 0.75) == pytest.approx(1.575407, rel=1e-6)
+    assert mcd_small_sample(5, 17, 0.5) == pytest.approx(
+        mcd_small_sample(5, 17, 0.5 + 1e-12), rel=1e-9
+    )  # outside the table: the formula

@@ -36,6 +36,7 @@ M. Maechler et al., robustbase: ``covMcd``, ``.MCDcons``, ``.MCDcnp2``, ``.MCDcn
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,6 +93,58 @@ _CNP2_SMALL_P = {
 }
 
 
+# robustbase's simulated factors at alpha = 0.5 (``MCDcnp2s``: ``sim.0`` raw, ``sim.rew``
+# reweighted), which replace the fitted formula for the (p, n) they cover; written by
+# tests/reference/rrcov_robust/make_mcd_simulated.R, and checked against its CSV.
+_SIMULATED_CNP2 = {
+    (1, 1): (1.0, 1.0),
+    (1, 2): (3.075819, 0.984724),
+    (2, 4): (3.15342, 2.216302),
+    (2, 5): (1.799889, 1.418526),
+    (2, 6): (2.258497, 1.635601),
+    (3, 6): (2.12777, 1.73511),
+    (3, 7): (2.718898, 2.06681),
+    (3, 8): (1.993509, 1.545905),
+    (3, 9): (2.220433, 1.659655),
+    (3, 10): (1.820585, 1.456835),
+    (4, 8): (2.950549, 2.388892),
+    (4, 9): (2.145387, 1.847626),
+    (4, 10): (2.382224, 1.96998),
+    (4, 11): (1.927077, 1.630723),
+    (4, 12): (2.032489, 1.701272),
+    (4, 13): (1.8371, 1.521008),
+    (5, 10): (2.229573, 1.968153),
+    (5, 11): (2.494447, 2.168931),
+    (5, 12): (2.016117, 1.784373),
+    (5, 13): (2.190061, 1.894409),
+    (5, 14): (1.877996, 1.667912),
+    (5, 15): (1.978964, 1.693007),
+    (5, 16): (1.767284, 1.545176),
+    (6, 12): (2.580264, 2.275891),
+    (6, 13): (2.109121, 1.866587),
+    (6, 14): (2.240741, 2.014249),
+    (6, 15): (1.944719, 1.750567),
+    (6, 16): (2.043397, 1.829363),
+    (6, 17): (1.821808, 1.650019),
+    (6, 18): (1.89725, 1.689043),
+    (7, 14): (2.165233, 1.95771),
+    (7, 15): (2.320281, 2.074066),
+    (7, 16): (2.007836, 1.847385),
+    (7, 17): (2.086471, 1.905408),
+    (7, 18): (1.884052, 1.71393),
+    (7, 19): (1.950563, 1.768425),
+    (7, 20): (1.76926, 1.63908),
+    (8, 16): (2.340443, 2.164121),
+    (8, 17): (2.048262, 1.871024),
+    (8, 18): (2.161097, 1.979485),
+    (8, 19): (1.926082, 1.782417),
+    (8, 20): (1.995422, 1.84489),
+    (9, 18): (2.093386, 1.938822),
+    (9, 19): (2.185793, 2.050409),
+    (9, 20): (1.948989, 1.834863),
+}
+
+
 def _fp_fit(coeffs, p: int, n: int) -> float:
     (a1, b1, c1), (a2, b2, c2) = coeffs
     y = np.log([-a1 / p**b1, -a2 / p**b2])
@@ -105,9 +158,9 @@ def mcd_small_sample(p: int, n: int, alpha: float, *, reweighted: bool = False) 
 
     Pison, Van Aelst & Willems (2002), interpolated linearly in ``alpha`` between the
     fits at 0.5 and 0.875 (and to 1 at ``alpha = 1``). ``reweighted`` gives
-    ``.MCDcnp2.rew``. At exactly ``alpha = 0.5`` robustbase replaces the fit by a
-    simulated table for ``p <= 100``-ish small ``n``; here the fitted formula is used
-    at every ``alpha`` (documented deviation, a factor within a few percent).
+    ``.MCDcnp2.rew``. At exactly ``alpha = 0.5``, for the small samples robustbase
+    simulated (``p <= 9`` and at most 2 to 20 samples, by ``p``), its simulated factor
+    replaces the fit, as in robustbase (at 14 x 5 the fit would be 16% larger).
     """
     index = int(reweighted)
     if p > 2:
@@ -117,6 +170,8 @@ def mcd_small_sample(p: int, n: int, alpha: float, *, reweighted: bool = False) 
         a5, b5, a8, b8 = _CNP2_SMALL_P[(p, index)]
         fp500 = 1.0 - np.exp(a5) / n**b5
         fp875 = 1.0 - np.exp(a8) / n**b8
+    if alpha == 0.5 and (p, n) in _SIMULATED_CNP2:
+        fp500 = 1.0 / _SIMULATED_CNP2[(p, n)][index]
     if alpha <= 0.875:
         fp = fp500 + (fp875 - fp500) / 0.375 * (alpha - 0.5)
     else:
@@ -269,15 +324,32 @@ def _univariate_mcd_subset(x: np.ndarray, h: int) -> np.ndarray:
     return support
 
 
+#: robustbase's ``replow``: the largest ``n`` at which FAST-MCD starts from every
+#: (p+1)-subset instead of ``nsamp`` random ones, by ``p + 1`` (``rffastmcd.f``: at
+#: most C(22, 3) = 1,540 to C(14, 6) = 3,003 starts).
+EXHAUSTIVE_MAX_N = {2: 50, 3: 22, 4: 17, 5: 15, 6: 14}
+
+
+def _exhaustive(n: int, p: int) -> bool:
+    """Whether robustbase starts from every (p+1)-subset of ``n`` samples."""
+    return n <= EXHAUSTIVE_MAX_N.get(p + 1, 0)
+
+
 def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
-    """Random (p+1)-subsets, two C-steps each: the ``n_best`` fits of least determinant."""
+    """(p+1)-subsets, two C-steps each: the ``n_best`` fits of least determinant.
+
+    The starts are ``n_starts`` random subsets, or every one of them on data as small
+    as robustbase searches exhaustively (:data:`EXHAUSTIVE_MAX_N`), in lexicographic
+    order, as its ``rfgenpn`` enumerates them."""
     n, p = X.shape
     m = min(p + 1, h)
-    # n_starts random m-subsets: the m smallest of n uniform keys per start
-    starts = np.argpartition(rng.random((n_starts, n)), m - 1, axis=1)[:, :m]
+    if _exhaustive(n, p):
+        starts = np.array(list(itertools.combinations(range(n), m)), dtype=np.intp)
+    else:  # n_starts random m-subsets: the m smallest of n uniform keys per start
+        starts = np.argpartition(rng.random((n_starts, n)), m - 1, axis=1)[:, :m]
     batch = max(1, int(2e6 // max(n * p, 1)))
     kept_means, kept_covs, kept_dets = [], [], []
-    for lo in range(0, n_starts, batch):
+    for lo in range(0, starts.shape[0], batch):
         means, covs = _batched_cov(X, starts[lo : lo + batch])
         singular = ~np.isfinite(_log_dets(covs))
         for b in np.flatnonzero(singular):  # enlarge a singular start (robustbase does too)
@@ -309,9 +381,11 @@ def fast_mcd_subset(
 ) -> np.ndarray:
     """The h-subset of FAST-MCD (Rousseeuw & Van Driessen 1999, sec. 3).
 
-    ``n_starts`` random (p+1)-subsets (robustbase's ``nsamp = 500``), enlarged by random
-    samples while their covariance is singular, two C-steps each, then the ``n_best``
-    lowest determinants iterated to convergence on all the data; C-steps never increase
+    ``n_starts`` random (p+1)-subsets (robustbase's ``nsamp = 500``; every one of them,
+    whatever ``n_starts``, on data as small as robustbase searches exhaustively:
+    :data:`EXHAUSTIVE_MAX_N`), enlarged by random samples while their covariance is
+    singular, two C-steps each, then the ``n_best`` lowest determinants iterated to
+    convergence on all the data; C-steps never increase
     the determinant (the paper's Theorem 1). Above ``2 * NMINI`` samples (and for
     ``NMINI > 2 (p + 1)``, so that a group can hold several starts) the paper's
     nested extension, as robustbase runs it: the starts are split over ``KMINI``
