@@ -277,3 +277,50 @@ def test_simulated_small_sample_factors_are_robustbases():
     assert mcd_small_sample(5, 17, 0.5) == pytest.approx(
         mcd_small_sample(5, 17, 0.5 + 1e-12), rel=1e-9
     )  # outside the table: the formula
+
+
+@pytest.mark.parametrize(
+    ("n", "sizes"),
+    [
+        (600, [300, 300]),
+        (899, [449, 450]),  # odd: n/2 and n/2 + 1
+        (901, [300, 301, 300]),  # 3 (n/3) = n - 1
+        (1199, [399, 400, 400]),
+        (1202, [300, 301, 301, 300]),  # 4 (n/4) = n - 2
+        (1499, [374, 375, 375, 375]),
+        (1500, [300] * 5),
+        (123_457, [300] * 5),
+    ],
+)
+def test_nested_groups_are_robustbases(n, sizes):
+    """The subdatasets of the nested extension, as ``rffastmcd.f`` sizes them (its
+    ``mini``): below 1,500 samples 2-4 groups share all of them; from there five of
+    300. The groups' h is ``int(size * h / n)`` of the first, as robustbase truncates."""
+    from robustpca.solvers import mcd
+
+    assert mcd._group_sizes(n) == sizes
+    assert sum(sizes) == min(n, mcd.KMINI * mcd.NMINI)
+
+
+def test_nested_h_is_truncated_as_robustbase(monkeypatch):
+    """1,000 samples in 10 dimensions, h = 505: three groups of 333-334 searched with
+    robustbase's ``int(333 * 0.505) = 168``, and the merged set (all 1,000) with 505."""
+    from robustpca.solvers import mcd
+
+    seen = {"groups": [], "merged": []}
+    best_starts, c_step = mcd._best_starts, mcd._c_step
+
+    def spy_starts(X, h, *args):
+        seen["groups"].append((X.shape[0], h))
+        return best_starts(X, h, *args)
+
+    def spy_step(X, means, covs, h):
+        seen["merged"].append((X.shape[0], h))
+        return c_step(X, means, covs, h)
+
+    monkeypatch.setattr(mcd, "_best_starts", spy_starts)
+    monkeypatch.setattr(mcd, "_c_step", spy_step)
+    X = np.random.default_rng(0).standard_normal((1000, 10))
+    mcd.fast_mcd_subset(X, 505, n_starts=30, rng=np.random.default_rng(0))
+    assert seen["groups"] == [(333, 168), (334, 168), (333, 168)]
+    assert set(seen["merged"]) == {(333, 168), (334, 168), (1000, 505)}

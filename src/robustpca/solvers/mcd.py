@@ -371,9 +371,24 @@ def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
 
 
 #: Nested extension (Rousseeuw & Van Driessen 1999, sec. 3.3; robustbase's ``nmini = 300``,
-#: ``kmini = 5``): above ``2 * NMINI`` samples the starts run in ``KMINI`` disjoint random
-#: groups of at most ``NMINI`` samples, then on their union, then on all the data.
+#: ``kmini = 5``): from ``2 * NMINI`` samples the starts run in disjoint random groups
+#: (:func:`_group_sizes`), then on their union, then on all the data.
 NMINI, KMINI = 300, 5
+
+
+def _group_sizes(n: int) -> list[int]:
+    """robustbase's subdatasets (``rffastmcd.f``'s ``mini``) of ``n >= 2 * NMINI``
+    samples: ``n // NMINI`` groups sharing all the samples below ``KMINI * NMINI``
+    (the first of size ``n // groups``, one more in as many of the next as the remainder
+    needs), ``KMINI`` groups of ``NMINI`` from there."""
+    groups = n // NMINI
+    if groups >= KMINI:
+        return [NMINI] * KMINI
+    base, extra = divmod(n, groups)
+    sizes = [base] * groups
+    for g in range(1, 1 + extra):
+        sizes[g] += 1
+    return sizes
 
 
 def fast_mcd_subset(
@@ -386,13 +401,14 @@ def fast_mcd_subset(
     :data:`EXHAUSTIVE_MAX_N`), enlarged by random samples while their covariance is
     singular, two C-steps each, then the ``n_best`` lowest determinants iterated to
     convergence on all the data; C-steps never increase
-    the determinant (the paper's Theorem 1). Above ``2 * NMINI`` samples (and for
+    the determinant (the paper's Theorem 1). From ``2 * NMINI`` samples (and for
     ``NMINI > 2 (p + 1)``, so that a group can hold several starts) the paper's
-    nested extension, as robustbase runs it: the starts are split over ``KMINI``
-    disjoint groups of ``NMINI`` samples (``h`` scaled to each), the ``n_best`` of each
-    group take two C-steps on the union of the groups, and the ``n_best`` of those go on
-    to all the data. The starts are processed in batches with vectorised linear algebra.
-    Univariate data get the exact MCD.
+    nested extension, as robustbase runs it: the starts are split over disjoint random
+    groups (2 to 4 sharing all the samples below 1,500, else ``KMINI`` of ``NMINI``;
+    :func:`_group_sizes`) with ``h`` scaled to each as robustbase truncates it, the
+    ``n_best`` of each group take two C-steps on the union of the groups, and the
+    ``n_best`` of those go on to all the data. The starts are processed in batches with
+    vectorised linear algebra. Univariate data get the exact MCD.
 
     One deliberate difference from robustbase: its last stage (``rffastmcd.f``, stage
     3) iterates only the best candidate above 5,000 samples, and above
@@ -404,18 +420,20 @@ def fast_mcd_subset(
     n, p = X.shape
     if p == 1:
         return _univariate_mcd_subset(X[:, 0], h)
-    if n > 2 * NMINI and NMINI > 2 * (p + 1):
-        groups = min(KMINI, n // NMINI)
-        order = rng.permutation(n)[: groups * NMINI].reshape(groups, NMINI)
-        h_group = min(max(p + 1, int(np.ceil(h * NMINI / n))), NMINI)
+    if n >= 2 * NMINI and NMINI > 2 * (p + 1):
+        sizes = _group_sizes(n)
+        fraction = h / n  # robustbase's percen: h of a group is int(size * percen)
+        h_group = max(p + 1, int(sizes[0] * fraction))
+        drawn = rng.permutation(n)[: sum(sizes)]
+        bounds = np.cumsum([0, *sizes])
         found = [
-            _best_starts(X[rows], h_group, max(n_starts // groups, 1), n_best, rng)
-            for rows in order
+            _best_starts(X[drawn[lo:hi]], h_group, max(n_starts // len(sizes), 1), n_best, rng)
+            for lo, hi in itertools.pairwise(bounds)
         ]
         means = np.concatenate([f[0] for f in found])
         covs = np.concatenate([f[1] for f in found])
-        merged = X[order.ravel()]
-        h_merged = min(max(p + 1, int(np.ceil(h * merged.shape[0] / n))), merged.shape[0])
+        merged = X[drawn]
+        h_merged = max(p + 1, int(merged.shape[0] * fraction))
         for _ in range(2):
             _, means, covs = _c_step(merged, means, covs, h_merged)
         top = np.argsort(_log_dets(covs), kind="stable")[:n_best]
