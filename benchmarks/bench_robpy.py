@@ -23,6 +23,7 @@ the data (robpy 0.0.6, ``ROBPCA.fit``); its spherical PCA has its own spatial me
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -35,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_rrcov
-from _harness import markdown_table, subspace_sin
+from _harness import MIN_TIMED_SECONDS, cpu_per_call, markdown_table, subspace_sin
 from bench_rrcov import datasets
 
 #: Our estimator and robpy's class, per pair.
@@ -60,14 +61,28 @@ with threadpool_limits(1):
         cpu, model = [], None
         for r in range(repeat):
             kwargs = {"random_seed": r} if job["cls"] == "ROBPCA" else {}
-            model = getattr(pca, job["cls"])(n_components=k, **kwargs)
-            start = time.process_time()
-            model.fit(X)
-            cpu.append(time.process_time() - start)
+
+            def make(cls=job["cls"], kwargs=kwargs):
+                model = getattr(pca, cls)(n_components=k, **kwargs)
+                model.fit(X)  # (robpy's fit need not return the model)
+                return model
+
+            seconds, model = cpu_per_call(make)  # bench_rrcov's timing (_harness)
+            cpu.append(seconds)
         results.append({"key": job["key"], "name": job["name"], "seconds": float(np.median(cpu)),
                         "components": np.asarray(model.components_).tolist()})
 json.dump(results, open(out, "w"))
 """
+
+
+def _driver() -> str:
+    """The driver with ``_harness.cpu_per_call`` (short fits timed over a loop, as ours
+    are) prepended: robpy's environment does not have this folder on its path."""
+    timing = f"MIN_TIMED_SECONDS = {MIN_TIMED_SECONDS}\n\n" + inspect.getsource(cpu_per_call)
+    head, body = ROBPY_DRIVER.split("jobs, out, k, repeat", 1)
+    return (
+        "from __future__ import annotations\n" + head + timing + "\n\njobs, out, k, repeat" + body
+    )
 
 
 def run_robpy(python: str, data: dict, k: int, repeat: int) -> dict:
@@ -80,7 +95,7 @@ def run_robpy(python: str, data: dict, k: int, repeat: int) -> dict:
             np.save(path, X)
             jobs += [{"key": key, "name": n, "cls": c, "path": str(path)} for n, c in PAIRS.items()]
         (folder / "jobs.json").write_text(json.dumps(jobs))
-        (folder / "driver.py").write_text(ROBPY_DRIVER)
+        (folder / "driver.py").write_text(_driver())
         out = folder / "out.json"
         driver, jobs_file = str(folder / "driver.py"), str(folder / "jobs.json")
         subprocess.run([python, driver, jobs_file, str(out), str(k), str(repeat)], check=True)
