@@ -324,3 +324,28 @@ def test_nested_h_is_truncated_as_robustbase(monkeypatch):
     mcd.fast_mcd_subset(X, 505, n_starts=30, rng=np.random.default_rng(0))
     assert seen["groups"] == [(333, 168), (334, 168), (333, 168)]
     assert set(seen["merged"]) == {(333, 168), (334, 168), (1000, 505)}
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(6, 60), p=st.integers(2, 5))
+def test_singular_starts_are_enlarged_as_one_at_a_time(seed, n, p):
+    """Singular starts (ties, a repeated pattern of rows) are replaced all at once by
+    what enlarging each in turn gives: the same random orders, drawn one start after
+    another, and for each the least size above p + 1 with a regular covariance (the
+    first h samples if there is none)."""
+    from robustpca.solvers import mcd
+
+    data = np.random.default_rng(seed)
+    X = data.integers(0, 2, (n, p)).astype(float)  # binary: many singular subsets
+    h, m, count = (n + p + 1) // 2, p + 1, 7
+    means, covs = mcd._enlarged_starts(X, h, m, count, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    for b in range(count):
+        order = rng.permutation(n)
+        rows = order[:h]
+        for size in range(m + 1, h):  # the old loop, one start and one size at a time
+            if np.isfinite(mcd._log_dets(mcd._batched_cov(X, order[None, :size])[1]))[0]:
+                rows = order[:size]
+                break
+        np.testing.assert_allclose(means[b], X[rows].mean(axis=0), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(covs[b], np.cov(X[rows].T), rtol=1e-9, atol=1e-12)

@@ -335,6 +335,26 @@ def _exhaustive(n: int, p: int) -> bool:
     return n <= EXHAUSTIVE_MAX_N.get(p + 1, 0)
 
 
+def _enlarged_starts(X: np.ndarray, h: int, m: int, count: int, rng):
+    """Means and covariances of ``count`` starts in place of singular ones, as robustbase
+    enlarges them: a random order of the samples each, its first ``size`` samples for the
+    least ``size`` above ``m`` whose covariance is regular (the first ``h`` if none is:
+    singular data stay singular). The orders are drawn one start after another, as one
+    start at a time would draw them; the sizes are tried for all the starts at once."""
+    n = X.shape[0]
+    orders = np.array([rng.permutation(n) for _ in range(count)])
+    means, covs = _batched_cov(X, orders[:, :h])
+    pending = np.arange(count)
+    for size in range(m + 1, h):
+        if not pending.size:
+            break
+        trial_means, trial_covs = _batched_cov(X, orders[pending, :size])
+        regular = np.isfinite(_log_dets(trial_covs))
+        means[pending[regular]], covs[pending[regular]] = trial_means[regular], trial_covs[regular]
+        pending = pending[~regular]
+    return means, covs
+
+
 def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
     """(p+1)-subsets, two C-steps each: the ``n_best`` fits of least determinant.
 
@@ -351,16 +371,10 @@ def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
     kept_means, kept_covs, kept_dets = [], [], []
     for lo in range(0, starts.shape[0], batch):
         means, covs = _batched_cov(X, starts[lo : lo + batch])
-        singular = ~np.isfinite(_log_dets(covs))
-        for b in np.flatnonzero(singular):  # enlarge a singular start (robustbase does too)
-            order = rng.permutation(n)
-            mu, cov = _batched_cov(X, order[None, :h])  # (singular data stay singular)
-            for size in range(m + 1, h):
-                trial = _batched_cov(X, order[None, :size])
-                if np.isfinite(_log_dets(trial[1]))[0]:
-                    mu, cov = trial
-                    break
-            means[b], covs[b] = mu[0], cov[0]
+        singular = np.flatnonzero(~np.isfinite(_log_dets(covs)))
+        for part in range(0, singular.size, max(1, int(2e6 // n))):
+            fits = singular[part : part + max(1, int(2e6 // n))]
+            means[fits], covs[fits] = _enlarged_starts(X, h, m, len(fits), rng)
         for _ in range(2):
             _, means, covs = _c_step(X, means, covs, h)
         kept_means.append(means)
