@@ -108,12 +108,15 @@ def test_row_counts_equal_counting_the_computed_kernel(seed, p, q, levels, steps
     levels=st.sampled_from([0, 2, 4]),
     special=st.sampled_from([None, np.nan, np.inf, -np.inf]),
     keepdims=st.booleans(),
+    sorted_max=st.sampled_from([0, 256]),
     data=st.data(),
 )
-def test_one_selection_median_is_numpys(seed, shape, levels, special, keepdims, data):
-    """``_median`` (one selection per lane) equals :func:`numpy.median` bit for bit,
-    shape and type included: odd and even lengths, ties, infinities, NaN (NumPy's own
-    route), any axis; and so does ``mad``."""
+def test_one_selection_median_is_numpys(seed, shape, levels, special, keepdims, sorted_max, data):
+    """``_median`` (one selection per lane, by a partition, or by a sort of lanes up to
+    ``_SORTED_MEDIAN_MAX`` values) equals :func:`numpy.median` bit for bit, shape and
+    type included: odd and even lengths, ties, infinities, NaN (NumPy's own route), any
+    axis; and so does ``mad``."""
+    import robustpca.robust_scale as rs
     from robustpca.robust_scale import MAD_CONSTANT, _median
 
     rng = np.random.default_rng(seed)
@@ -122,13 +125,16 @@ def test_one_selection_median_is_numpys(seed, shape, levels, special, keepdims, 
         x.flat[rng.integers(x.size)] = special
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     before = x.copy()
-    got, expected = _median(x, axis=axis, keepdims=keepdims), np.median(x, axis, keepdims=keepdims)
-    assert type(got) is type(expected)
-    np.testing.assert_array_equal(got, expected)
-    np.testing.assert_array_equal(x, before)
-    with np.errstate(invalid="ignore"):  # inf - inf at an infinite median: NaN, as R's
-        med = np.median(x, axis=axis, keepdims=True)
-        expected_mad = MAD_CONSTANT * np.median(np.abs(x - med), axis=axis)
-        np.testing.assert_array_equal(mad(x, axis=axis), expected_mad)
-        flat = MAD_CONSTANT * np.median(np.abs(x - np.median(x)))
-        np.testing.assert_array_equal(mad(x, axis=None), flat)  # all the values at once
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rs, "_SORTED_MEDIAN_MAX", sorted_max)
+        got = _median(x, axis=axis, keepdims=keepdims)
+        expected = np.median(x, axis, keepdims=keepdims)
+        assert type(got) is type(expected)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(x, before)
+        with np.errstate(invalid="ignore"):  # inf - inf at an infinite median: NaN, as R's
+            med = np.median(x, axis=axis, keepdims=True)
+            expected_mad = MAD_CONSTANT * np.median(np.abs(x - med), axis=axis)
+            np.testing.assert_array_equal(mad(x, axis=axis), expected_mad)
+            flat = MAD_CONSTANT * np.median(np.abs(x - np.median(x)))
+            np.testing.assert_array_equal(mad(x, axis=None), flat)  # all the values at once

@@ -23,8 +23,14 @@ __all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns"]
 MAD_CONSTANT = 1.4826
 
 
+#: Rows of at most this many values are sorted rather than partitioned: NumPy's sort of
+#: 25 rows of 38 takes 3.0 microseconds, its partition and the minimum above it 5.2
+#: (the same two order statistics either way); from about 500 values the partition wins.
+_SORTED_MEDIAN_MAX = 256
+
+
 def _median_rows(P: np.ndarray) -> np.ndarray:
-    """Row medians of the 2-D ``P`` (m, n >= 1), partitioning ``P`` in place.
+    """Row medians of the 2-D ``P`` (m, n >= 1), partitioning (or sorting) ``P`` in place.
 
     One selection per row even for even ``n``: after the partition at the lower middle
     order statistic, the upper one is the smallest entry above it. NumPy selects a
@@ -36,10 +42,15 @@ def _median_rows(P: np.ndarray) -> np.ndarray:
     """
     n = P.shape[1]
     half = (n - 1) // 2
-    P.partition(half, axis=1)
-    if n % 2:
+    if n <= _SORTED_MEDIAN_MAX:  # short rows: one sort, both middle values in place
+        P.sort(axis=1)
+        upper = P[:, half + 1] if n % 2 == 0 else None
+    else:
+        P.partition(half, axis=1)
+        upper = P[:, half + 1 :].min(axis=1) if n % 2 == 0 else None
+    if upper is None:
         return P[:, half].copy()
-    return (P[:, half] + P[:, half + 1 :].min(axis=1)) / 2
+    return (P[:, half] + upper) / 2
 
 
 def _median(x: np.ndarray, axis: int | None = 0, keepdims: bool = False):
