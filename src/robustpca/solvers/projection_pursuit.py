@@ -275,12 +275,12 @@ def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
                     c, s = np.r_[1.0, c], np.r_[0.0, s]
                 proj = np.multiply.outer(c, y_opt)
                 proj += np.multiply.outer(s, cur_y)
-                scat = scale(proj, overwrite=True)
+                scat = scale(proj)  # (a copy: proj's rows are the candidates)
                 obj = scat * scat
                 best = int(np.argmax(obj))
                 nl, ncl = float(s[best]), float(c[best])
                 cur_scat, best_obj = float(scat[best]), float(obj[best])
-                y_opt = y_opt * ncl + cur_y * nl  # AddLoading
+                y_opt = proj[best]  # AddLoading: y_opt * ncl + cur_y * nl, computed above
                 afin *= ncl
                 afin[cur_p] = nl
             afin /= math.sqrt(float(afin @ afin))
