@@ -38,7 +38,10 @@ def spatial_median(
     ``1 / ||x_i - m||``, distances below ``eps = delta * median ||x_i - m||`` counting
     as ``eps``; stops when the step is at most ``delta * sqrt(p)``. Where the nearest
     sample is the spatial median itself (Vardi & Zhang's condition), it is returned, not
-    the iterate near it (:func:`_at_a_sample`; rrcov returns the iterate).
+    the iterate near it (:func:`_at_a_sample`; rrcov returns the iterate), as soon as an
+    iterate comes within the floor of it: rrcov's steps, which weigh such a sample by
+    ``eps`` rather than ``1 / eps``, can circle it without end (its ``PcaLocantore``
+    does not return on the 10 x 3 table of ``tests/test_spherical_covariance.py``).
 
     Returns
     -------
@@ -55,6 +58,10 @@ def spatial_median(
         w = np.linalg.norm(X - mu, axis=1)
         eps = delta * float(_median(w))
         close = w <= eps
+        if close.any():  # a sample within the floor: done if it is the spatial median
+            at = _at_a_sample(X, mu)
+            if at is not mu:
+                return at, eps, it
         w = np.where(close, eps, 1.0 / np.where(close, 1.0, w))
         total = w.sum()
         if not total > 0:  # every sample at the median
