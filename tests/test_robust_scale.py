@@ -48,6 +48,28 @@ def test_fast_medcouple_on_a_larger_sample():
     assert medcouple(x) == pytest.approx(_medcouple_naive(x), abs=1e-15)
 
 
+def test_medcouple_selection_without_progress_falls_back_to_all_candidates(monkeypatch):
+    """Counts that never narrow a row (which exact counts on the computed kernel never
+    give) once made the selection loop endless; it now selects among the candidates
+    left, which is still the medcouple. (The stuck counts raise after 100 calls, so
+    that a regression fails instead of hanging.)"""
+    import robustpca.robust_scale as rs
+
+    x = np.random.default_rng(2).lognormal(size=300)  # even: no tie at the median
+    expected = _medcouple_naive(x)
+    calls = []
+
+    def stuck(above, below, value, *, strict):  # every kernel value below any pivot
+        calls.append(value)
+        if len(calls) > 100:
+            raise RuntimeError("the selection loop made no progress")
+        return np.full(above.size, below.size, dtype=np.int64)
+
+    monkeypatch.setattr(rs, "_row_counts", stuck)
+    assert medcouple(x) == pytest.approx(expected, abs=1e-15)
+    assert 0 < len(calls) <= 4
+
+
 @given(
     st.integers(1, 60).flatmap(
         lambda n: st.lists(

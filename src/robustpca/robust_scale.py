@@ -304,7 +304,8 @@ def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
     p, q = above.size, below.size
     left = np.zeros(p, dtype=np.int64)  # candidates of row i: columns left[i]..right[i]
     right = np.full(p, q - 1, dtype=np.int64)
-    while int(np.sum(right - left + 1)) > max(_SELECT_ROWS * p, 32):
+    remaining = p * q
+    while remaining > max(_SELECT_ROWS * p, 32):
         rows = np.flatnonzero(left <= right)
         mid = (left[rows] + right[rows]) // 2
         medians = _kernel(above[rows], below[mid])
@@ -320,6 +321,9 @@ def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
             left = np.maximum(left, not_larger)
         else:
             return float(pivot)
+        before, remaining = remaining, int(np.sum(right - left + 1))
+        if remaining >= before:  # no progress (counts not monotone along a row, never
+            break  # seen): select among all the candidates left, as below
     rows = np.flatnonzero(left <= right)
     lengths = right[rows] - left[rows] + 1  # the candidates of each row, row by row
     start = np.repeat(np.cumsum(lengths) - lengths, lengths)
