@@ -349,3 +349,38 @@ def test_singular_starts_are_enlarged_as_one_at_a_time(seed, n, p):
                 break
         np.testing.assert_allclose(means[b], X[rows].mean(axis=0), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(covs[b], np.cov(X[rows].T), rtol=1e-9, atol=1e-12)
+
+
+SMALL = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd_small.csv"
+with open(SMALL, newline="") as _f:
+    SMALL_ROWS = list(csv.DictReader(_f))
+SMALL_TABLES = {
+    int(r["case"]): _numbers(r["x"]).reshape(int(r["n"]), int(r["p"])) for r in SMALL_ROWS if r["x"]
+}
+
+
+@pytest.mark.parametrize(
+    "ref", SMALL_ROWS, ids=lambda r: f"{r['case']}-{r['n']}x{r['p']}-{r['alpha']}"
+)
+def test_small_random_tables_are_robustbases(ref):
+    """``make_mcd_small.R``: 24 random tables from 8 x 2 to 40 x 12 at both alphas,
+    across the exhaustive search, the simulated small-sample factors and the random
+    starts. Where robustbase's own seeds agree (44 of 48), the h-subset, raw and
+    reweighted estimates are robustbase's. Elsewhere the search is unsettled in both
+    libraries (over 30 seeds each, the same minima at the same rates: 20 x 6 87% and
+    87%, 40 x 9 10% and 17%, 30 x 12 23% and 20%), and the best of ten of our seeds must
+    reach a determinant at least as low as robustbase's first seed."""
+    X = SMALL_TABLES[int(ref["case"])]
+    fit = minimum_covariance_determinant(X, float(ref["alpha"]), random_state=0)
+    assert fit.h == int(ref["h"])
+    if int(ref["seeds"]) > 1:
+        alpha = float(ref["alpha"])
+        fits = [minimum_covariance_determinant(X, alpha, random_state=s) for s in range(10)]
+        assert min(f.log_det for f in fits) <= float(ref["crit"]) + 1e-9
+        return
+    best = _numbers(ref["best"]).astype(int) - 1
+    np.testing.assert_array_equal(np.flatnonzero(fit.raw_support), np.sort(best))
+    assert fit.log_det == pytest.approx(float(ref["crit"]), abs=1e-9)
+    np.testing.assert_allclose(fit.raw_covariance.ravel(), _numbers(ref["raw_cov"]), rtol=1e-9)
+    np.testing.assert_allclose(fit.location, _numbers(ref["center"]), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fit.covariance.ravel(), _numbers(ref["cov"]), rtol=1e-9, atol=1e-12)
