@@ -1,4 +1,4 @@
-# Shared by the make_fixtures.R of rrcov_classic, rrcov_robust and rrcov_synthetic (each
+# Shared by the R scripts of rrcov_classic, rrcov_robust and rrcov_synthetic (each
 # sources it from next to its own folder).
 
 # The folder of the rrcov tables: the script's first argument, else $ROBUSTPCA_DATA/rrcov,
@@ -43,4 +43,21 @@ fit_row <- function(method, table, k, fit) {
         cutoff_od = num(fit@cutoff.od),
         flags = paste(which(!fit@flag), collapse = ";"),
         sd = num(fit@sd), od = num(fit@od))
+}
+
+# robustbase's covMcd(x, alpha) under set.seed(1), as the columns alpha, h, crit (the
+# log-determinant of the raw h-subset's covariance), best (1-based), center, cov, raw_cov,
+# and seeds: how many distinct best subsets set.seed(1..n_seeds) give (1: a settled search).
+mcd_reference <- function(x, alpha, n_seeds) {
+    num <- function(v) paste(sprintf("%.17g", v), collapse = ";")
+    bests <- sapply(seq_len(n_seeds), function(s) {
+        set.seed(s)
+        paste(robustbase::covMcd(x, alpha = alpha)$best, collapse = ";")
+    })
+    set.seed(1)
+    m <- robustbase::covMcd(x, alpha = alpha)
+    data.frame(
+        alpha = alpha, h = m$quan, crit = num(m$crit), best = paste(m$best, collapse = ";"),
+        center = num(m$center), cov = num(m$cov), raw_cov = num(m$raw.cov),
+        seeds = length(unique(bests)))
 }

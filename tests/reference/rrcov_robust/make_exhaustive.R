@@ -12,23 +12,14 @@ suppressPackageStartupMessages(library(robustbase))
 out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
 source(file.path(out_dir, "..", "rrcov_common.R"))
 data_dir <- rrcov_data_dir(commandArgs(trailingOnly = TRUE))
-num <- function(x) paste(sprintf("%.17g", x), collapse = ";")
 cases <- list(c("starsCYG", 22), c("starsCYG", 16), c("hbk", 17), c("wood", 14), c("bushfire", 14))
 rows <- list()
 for (case in cases) {
     n <- as.integer(case[2])
     x <- read_table(data_dir, case[1])[seq_len(n), , drop = FALSE]
     for (a in c(0.5, 0.75)) {
-        bests <- sapply(1:6, function(s) {
-            set.seed(s)
-            paste(covMcd(x, alpha = a)$best, collapse = ";")
-        })
-        set.seed(1)
-        m <- covMcd(x, alpha = a)
-        rows[[length(rows) + 1]] <- data.frame(
-            table = case[1], n = n, alpha = a, h = m$quan, crit = num(m$crit),
-            best = paste(m$best, collapse = ";"), center = num(m$center), cov = num(m$cov),
-            raw_cov = num(m$raw.cov), seeds = length(unique(bests)))
+        rows[[length(rows) + 1]] <- cbind(
+            data.frame(table = case[1], n = n), mcd_reference(x, a, n_seeds = 6))
     }
 }
 write.csv(do.call(rbind, rows), file.path(out_dir, "mcd_exhaustive.csv"), row.names = FALSE)

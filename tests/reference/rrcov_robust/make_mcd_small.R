@@ -12,6 +12,7 @@
 #                  is settled, and robustpca must find the same subset)
 suppressPackageStartupMessages(library(robustbase))
 out_dir <- dirname(sub("--file=", "", grep("--file=", commandArgs(), value = TRUE)[1]))
+source(file.path(out_dir, "..", "rrcov_common.R"))
 num <- function(x) paste(sprintf("%.17g", x), collapse = ";")
 shapes <- list(c(8, 2), c(10, 2), c(14, 2), c(20, 2), c(23, 2), c(30, 2), c(9, 3), c(12, 3),
                c(17, 3), c(25, 3), c(11, 4), c(15, 4), c(16, 4), c(30, 4), c(12, 5), c(14, 5),
@@ -23,16 +24,9 @@ for (case in seq_along(shapes)) {
     x <- matrix(round(rnorm(n * p) * rep(runif(p, 0.5, 3), each = n), 6), n, p)
     x[seq_len(max(1, n %/% 6)), ] <- x[seq_len(max(1, n %/% 6)), ] + 6
     for (a in c(0.5, 0.75)) {
-        bests <- sapply(1:4, function(s) {
-            set.seed(s)
-            paste(covMcd(x, alpha = a)$best, collapse = ";")
-        })
-        set.seed(1)
-        m <- covMcd(x, alpha = a)
-        rows[[length(rows) + 1]] <- data.frame(
-            case = case, n = n, p = p, x = if (a == 0.5) num(t(x)) else "", alpha = a, h = m$quan,
-            crit = num(m$crit), best = paste(m$best, collapse = ";"), center = num(m$center),
-            cov = num(m$cov), raw_cov = num(m$raw.cov), seeds = length(unique(bests)))
+        rows[[length(rows) + 1]] <- cbind(
+            data.frame(case = case, n = n, p = p, x = if (a == 0.5) num(t(x)) else ""),
+            mcd_reference(x, a, n_seeds = 4))
     }
 }
 write.csv(do.call(rbind, rows), file.path(out_dir, "mcd_small.csv"), row.names = FALSE)
