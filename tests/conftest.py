@@ -290,3 +290,15 @@ def make_estimator(name: str, random_state=0, **params):
     if "random_state" in estimator.get_params():
         estimator.set_params(random_state=random_state)
     return estimator
+
+
+def run_into_marked_page(module, argv: list[str], tmp_path: Path) -> str:
+    """Run a benchmark's ``main(argv + ["--markdown", page])`` on a page whose generated
+    block (between the module's ``MARK_BEGIN`` and ``MARK_END``) sits between other text,
+    and return the page: the block is replaced, the text around it kept."""
+    page = tmp_path / "page.md"
+    page.write_text(f"intro\n\n{module.MARK_BEGIN}\nold\n{module.MARK_END}\n\nend\n")
+    assert module.main([*argv, "--markdown", str(page)]) == 0
+    text = page.read_text()
+    assert text.startswith("intro") and text.rstrip().endswith("end") and "old" not in text
+    return text

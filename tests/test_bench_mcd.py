@@ -13,14 +13,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_mcd
 
+from .conftest import run_into_marked_page
+
 
 def test_quick_run_without_r_writes_both_python_columns(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench_mcd, "robustbase_available", lambda: False)
-    page = tmp_path / "rrcov.md"
-    page.write_text(f"intro\n\n{bench_mcd.MARK_BEGIN}\nold\n{bench_mcd.MARK_END}\n\nend\n")
-    assert bench_mcd.main(["--quick", "--markdown", str(page)]) == 0
-    text = page.read_text()
-    assert text.startswith("intro") and text.rstrip().endswith("end") and "old" not in text
+    text = run_into_marked_page(bench_mcd, ["--quick"], tmp_path)
     rows = [line for line in text.splitlines() if line.startswith("| synthetic")]
     assert len(rows) == 2
     for row in rows:

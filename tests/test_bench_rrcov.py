@@ -10,14 +10,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_rrcov
 
+from .conftest import run_into_marked_page
+
 
 def test_quick_run_without_r_writes_our_rows(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench_rrcov, "r_available", lambda: False)
-    page = tmp_path / "rrcov.md"
-    page.write_text(f"intro\n\n{bench_rrcov.MARK_BEGIN}\nold\n{bench_rrcov.MARK_END}\n\nend\n")
-    assert bench_rrcov.main(["--quick", "--markdown", str(page)]) == 0
-    text = page.read_text()
-    assert text.startswith("intro") and text.rstrip().endswith("end") and "old" not in text
+    text = run_into_marked_page(bench_rrcov, ["--quick"], tmp_path)
     for name in ("ROBPCA", "SphericalPCA", "CovariancePCA", "ProjectionPursuitPCA"):
         assert f"| {name} |" in text
     assert "| - |" in text  # no rrcov column without R
