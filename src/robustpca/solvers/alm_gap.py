@@ -8,7 +8,11 @@ feasible set (:func:`robustpca.solvers.alm.duality_gap`):
   decides when the certified gap is worth computing;
 * the *certified gap* (:func:`_gap`) of the multiplier the fit would return, never
   formed: its blocks are made from the loop's two arrays, and its spectral norm is the
-  top eigenvalue of its Gram matrix.
+  top eigenvalue of its Gram matrix. For PCP, where that misses the target, also the
+  gap of a better dual point made from it (:func:`_refined_gap`: its singular values
+  above 1 clipped, then its entries), the smaller of the two: PCP on the occluded
+  400 x 10,304 AT&T faces then stops after 28 iterations instead of 33 (400 x 1,024:
+  33 instead of 38).
 
 The loop that calls them is in :mod:`robustpca.solvers.alm`, the passes whose arrays and
 sums they read in :mod:`robustpca.solvers.alm_blocks`.
@@ -17,6 +21,7 @@ sums they read in :mod:`robustpca.solvers.alm_blocks`.
 from __future__ import annotations
 
 import numpy as np
+from scipy import linalg as sla
 
 from ..linalg import _syrk_upper, eigh_index_range, single_blas_thread
 from .alm_blocks import _Data, _multiplier_into, _PassStats, _relaxed_point
@@ -95,7 +100,9 @@ def _final_dual(data: _Data, sparse, out: _ALMOutcome) -> np.ndarray:
     return Yk
 
 
-def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> float:
+def _gap(
+    data: _Data, problem: _Problem, out: _ALMOutcome, objective: float, target: float = 0.0
+) -> float:
     """:func:`robustpca.solvers.alm.duality_gap` of the final multiplier, which is never
     formed: its blocks are made from ``(D, Y)`` in one pass for PCP, up to three
     otherwise (column sums and l2,1 row scalings; the inner product with ``X - c`` and
@@ -103,10 +110,12 @@ def _gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> 
     ``||Y||_2`` to about machine precision). On one BLAS thread
     (:data:`CERTIFICATE_ONE_THREAD`)."""
     with single_blas_thread(CERTIFICATE_ONE_THREAD):
-        return _blockwise_gap(data, problem, out, objective)
+        return _blockwise_gap(data, problem, out, objective, target)
 
 
-def _blockwise_gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: float) -> float:
+def _blockwise_gap(
+    data: _Data, problem: _Problem, out: _ALMOutcome, objective: float, target: float
+) -> float:
     if objective <= 0:
         return 0.0
     (n, d), sparse = data.shape, problem.sparse
@@ -145,5 +154,64 @@ def _blockwise_gap(data: _Data, problem: _Problem, out: _ALMOutcome, objective: 
         G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
     top = eigh_index_range(G, len(G) - 1, len(G) - 1, eigvals_only=True, lower=False)[0]
     two = float(np.sqrt(max(top, 0.0)))
-    value /= max(1.0, sparse.dual_norm(two, entry))
-    return (objective - value) / objective
+    gap = (objective - value / max(1.0, sparse.dual_norm(two, entry))) / objective
+    if sparse.rowwise or two <= 1.0 or gap <= target:
+        return gap
+    return min(gap, _refined_gap(data, sparse, out, objective, G, wide))
+
+
+def _clipped_spectrum(G: np.ndarray) -> np.ndarray | None:
+    r"""The ``m x m`` operator :math:`P = I - E\operatorname{diag}(1 - 1/\sigma)E^\top`
+    that clips at 1 the singular values of a matrix whose Gram matrix is ``G`` (upper
+    triangle): :math:`E` the eigenvectors of the eigenvalues :math:`\sigma^2 > 1`. None
+    when there are none, or where LAPACK fails on them (then no refinement)."""
+    try:
+        lam, E = sla.eigh(
+            G, lower=False, check_finite=False, subset_by_value=(1.0, np.inf), driver="evr"
+        )
+    except np.linalg.LinAlgError:  # syevr on a tight cluster (eigh_index_range)
+        return None
+    keep = lam > 1.0
+    if not keep.any():
+        return None
+    lam, E = lam[keep], E[:, keep]
+    P = (E * (1.0 / np.sqrt(lam) - 1.0)) @ E.T
+    P[np.diag_indices_from(P)] += 1.0
+    return P
+
+
+def _refined_gap(data: _Data, sparse, out: _ALMOutcome, objective: float, G, wide) -> float:
+    r"""PCP's certified gap of a better dual point: one round of alternating projections
+    of the multiplier onto the two balls of the dual set.
+
+    :math:`Y_k` is entrywise feasible (:math:`|y_{ij}| \le \lambda`), but its spectral
+    norm exceeds 1 until the end, and scaling all of it by :math:`1/\lVert Y_k\rVert_2`
+    (:func:`robustpca.solvers.alm.duality_gap`) loses a share
+    :math:`1 - 1/\lVert Y_k\rVert_2` of the dual value however few singular values are
+    above 1. Here those singular values are clipped to 1 (the projection onto the
+    spectral ball, :func:`_clipped_spectrum`, from the eigenpairs of the Gram matrix
+    ``G`` that the plain certificate formed), then the entries to
+    :math:`[-\lambda, \lambda]` (the projection onto the other ball), and the result is
+    scaled by its exact spectral norm (a second Gram matrix): a dual feasible point, so
+    by weak duality a certified gap again. It costs one more pass over the blocks
+    (about an iteration), so it is computed only where the plain certificate misses its
+    target.
+    """
+    P = _clipped_spectrum(G)
+    if P is None:
+        return np.inf
+    (n, d), value = data.shape, 0.0
+    Z = np.zeros((n, n) if wide else (d, d), order="F")
+    for block in data.columns if wide else data.rows:
+        rows, cols = (slice(None), block) if wide else (block, slice(None))
+        Yk, S, T = data.column_block(block) if wide else data.row_block(block)
+        _final_blocks(sparse, out, rows, cols, Yk, S)
+        if wide:
+            np.matmul(P, Yk, out=S)
+        else:
+            np.matmul(Yk, P, out=S)
+        np.clip(S, -sparse.lam, sparse.lam, out=S)
+        value += float(np.vdot(data.take(rows, cols, T), S))
+        Z = _syrk_upper(Z, S.T, trans=1 if wide else 0)
+    top = eigh_index_range(Z, len(Z) - 1, len(Z) - 1, eigvals_only=True, lower=False)[0]
+    return (objective - value / max(1.0, float(np.sqrt(max(top, 0.0))))) / objective
