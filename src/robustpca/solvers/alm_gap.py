@@ -108,9 +108,19 @@ def _gap(
     otherwise (column sums and l2,1 row scalings; the inner product with ``X - c`` and
     the entry norm; the Gram matrix of the short side, whose top eigenvalue gives
     ``||Y||_2`` to about machine precision). On one BLAS thread
-    (:data:`CERTIFICATE_ONE_THREAD`)."""
-    with single_blas_thread(CERTIFICATE_ONE_THREAD):
+    (:data:`CERTIFICATE_ONE_THREAD`), except PCP on wide data, whose Gram matrices are
+    NumPy's products of column blocks (no SciPy BLAS between them: on every thread)."""
+    numpy_only = data.shape[0] < data.shape[1] and not problem.sparse.rowwise
+    with single_blas_thread(CERTIFICATE_ONE_THREAD and not numpy_only):
         return _blockwise_gap(data, problem, out, objective, target)
+
+
+def _top_eigenvalue(G: np.ndarray) -> float:
+    """The largest eigenvalue of the symmetric ``G`` from its upper triangle (SciPy's
+    LAPACK, on one BLAS thread: :data:`CERTIFICATE_ONE_THREAD`)."""
+    with single_blas_thread(CERTIFICATE_ONE_THREAD):
+        top = eigh_index_range(G, len(G) - 1, len(G) - 1, eigvals_only=True, lower=False)
+    return float(top[0])
 
 
 def _blockwise_gap(
@@ -131,7 +141,8 @@ def _blockwise_gap(
             factor[rows] = sparse.row_factor(np.linalg.norm(T, axis=-1, keepdims=True), out.mu)
     ybar = total / n if problem.free_mean else np.zeros(d)
     value = entry = 0.0
-    # G's upper triangle by syrk in place (numpy's Yk^T Yk rewrote all of G: 2.8x slower)
+    # G's upper triangle by syrk in place (numpy's Yk^T Yk rewrote all of G: 2.8x slower),
+    # or for PCP on wide data all of it by numpy's Yk Yk^T of the column blocks
     G = np.zeros((n, n) if wide else (d, d), order="F")
     by_columns = wide and not sparse.rowwise  # all of it from column blocks
     for rows in () if by_columns else data.rows:
@@ -151,9 +162,10 @@ def _blockwise_gap(
         if by_columns:
             value += float(np.vdot(data.take(slice(None), cols, T), Yk))
             entry = max(entry, sparse.entry_norm(Yk))
-        G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
-    top = eigh_index_range(G, len(G) - 1, len(G) - 1, eigvals_only=True, lower=False)[0]
-    two = float(np.sqrt(max(top, 0.0)))
+            G += Yk @ Yk.T
+        else:
+            G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
+    two = float(np.sqrt(max(_top_eigenvalue(G), 0.0)))
     gap = (objective - value / max(1.0, sparse.dual_norm(two, entry))) / objective
     if sparse.rowwise or two <= 1.0 or gap <= target:
         return gap
@@ -164,13 +176,15 @@ def _clipped_spectrum(G: np.ndarray) -> np.ndarray | None:
     r"""The ``m x m`` operator :math:`P = I - E\operatorname{diag}(1 - 1/\sigma)E^\top`
     that clips at 1 the singular values of a matrix whose Gram matrix is ``G`` (upper
     triangle): :math:`E` the eigenvectors of the eigenvalues :math:`\sigma^2 > 1`. None
-    when there are none, or where LAPACK fails on them (then no refinement)."""
-    try:
-        lam, E = sla.eigh(
-            G, lower=False, check_finite=False, subset_by_value=(1.0, np.inf), driver="evr"
-        )
-    except np.linalg.LinAlgError:  # syevr on a tight cluster (eigh_index_range)
-        return None
+    when there are none. LAPACK's ``syevr`` for those eigenpairs; where it fails (on a
+    tight cluster, :func:`robustpca.linalg.eigh_index_range`), all of them by ``syevd``."""
+    with single_blas_thread(CERTIFICATE_ONE_THREAD):
+        try:
+            lam, E = sla.eigh(
+                G, lower=False, check_finite=False, subset_by_value=(1.0, np.inf), driver="evr"
+            )
+        except np.linalg.LinAlgError:
+            lam, E = sla.eigh(G, lower=False, check_finite=False, driver="evd")
     keep = lam > 1.0
     if not keep.any():
         return None
@@ -206,12 +220,14 @@ def _refined_gap(data: _Data, sparse, out: _ALMOutcome, objective: float, G, wid
         rows, cols = (slice(None), block) if wide else (block, slice(None))
         Yk, S, T = data.column_block(block) if wide else data.row_block(block)
         _final_blocks(sparse, out, rows, cols, Yk, S)
-        if wide:
+        if wide:  # NumPy's products only, on every BLAS thread (see _gap)
             np.matmul(P, Yk, out=S)
         else:
             np.matmul(Yk, P, out=S)
         np.clip(S, -sparse.lam, sparse.lam, out=S)
         value += float(np.vdot(data.take(rows, cols, T), S))
-        Z = _syrk_upper(Z, S.T, trans=1 if wide else 0)
-    top = eigh_index_range(Z, len(Z) - 1, len(Z) - 1, eigvals_only=True, lower=False)[0]
-    return (objective - value / max(1.0, float(np.sqrt(max(top, 0.0))))) / objective
+        if wide:
+            Z += S @ S.T
+        else:
+            Z = _syrk_upper(Z, S.T, trans=0)
+    return (objective - value / max(1.0, float(np.sqrt(max(_top_eigenvalue(Z), 0.0))))) / objective
