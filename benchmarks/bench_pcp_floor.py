@@ -18,11 +18,12 @@ ALM/ADMM variant of our kind needs, in one run:
 
 The floor is the oracle's iterations times the BLAS calls of one iteration, over the PCA
 time: no elementwise pass, no set-up, no certificate counted. Measured on the 2-vCPU
-machine of ``docs/performance.md`` (2026-12-01, 2 BLAS threads): PCA 0.27-0.31 s, an
-iteration's BLAS 58 ms in float64 (Gram 17, eigensolver 12, product 29) and about 28 ms
-in float32, the oracle 18 iterations at relaxation 1.95 (20 at 1.8), so a floor of 3.4-
-3.9x in float64 and about 2x in float32, against 9.2x for our fit (28 iterations of
-90 ms). Nothing is asserted.
+machine of ``docs/performance.md`` (2026-12-01): the oracle needs 19 iterations at
+relaxation 1.95 and 20 at 1.8 (our fit: 28); at 2 BLAS threads PCA took 0.29 s and an
+iteration's BLAS 61 ms in float64 (Gram 19, eigensolver 13, product 30) and 36 ms in
+float32, a floor of 4.0-4.2x (float64) and 2.3-2.5x (float32) against 9.4x for our fit;
+at one thread 0.41 s and 107 / 59 ms, a floor of 4.9-5.2x and 2.7-2.9x against 9.7x.
+Nothing is asserted.
 
 Usage::
 
@@ -38,6 +39,16 @@ from pathlib import Path
 
 import numpy as np
 
+# every BLAS library is loaded before --blas-threads limits them (threadpoolctl limits the
+# libraries loaded when its context is entered, and scikit-learn's import brings SciPy's)
+from scipy import linalg as sla
+from sklearn.decomposition import PCA
+from threadpoolctl import threadpool_limits
+
+from robustpca import PrincipalComponentPursuit
+from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.linalg import single_blas_thread
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -48,8 +59,6 @@ def faces(quick: bool, seed: int = 0) -> tuple[np.ndarray, str]:
     """The occluded AT&T faces at 112 x 92 (``quick``: the first 80 at 32 x 32, every
     second pixel, as ``run_all.py --quick``), or a synthetic stand-in of the same kind
     where the faces are not found."""
-    from robustpca.datasets import load_orl, occlude_blocks
-
     try:
         ds = load_orl(data_home(), resolution="32x32" if quick else "112x92")
     except (FileNotFoundError, OSError) as err:
@@ -79,10 +88,6 @@ def blas_calls(X: np.ndarray, rank: int, repeats: int) -> dict:
     """Seconds of the Gram matrix, its eigendecomposition and the product with an
     ``n x n`` operator of rank ``rank`` (float64), and of the Gram matrix and the
     product in float32."""
-    from scipy import linalg as sla
-
-    from robustpca.linalg import single_blas_thread
-
     n = X.shape[0]
     E = np.linalg.qr(np.random.default_rng(0).normal(size=(n, max(rank, 1))))[0]
     P = E @ E.T
@@ -137,10 +142,6 @@ def oracle_admm(X: np.ndarray, lam: float, mu: float, relax: float, gap_tol: flo
 
 
 def run(args) -> dict:
-    from sklearn.decomposition import PCA
-
-    from robustpca import PrincipalComponentPursuit
-
     X, source = faces(args.quick)
     lam = 1.0 / np.sqrt(max(X.shape))
     t_pca, _ = best_time(lambda: PCA(svd_solver="full").fit(X), args.repeats)
@@ -203,8 +204,6 @@ def parse_args(argv=None):
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         results = run(args)
     write_json(args.json, results)
