@@ -32,7 +32,8 @@ from .alm_types import _ALMOutcome, _Problem
 #: threads then fight over the cores ("More than one BLAS thread" in
 #: docs/performance.md). PCP on the occluded 400 x 10,304 AT&T faces, 2 BLAS threads on
 #: 2 cores: a certificate cost about 400 ms more than an iteration, about 90 ms at one
-#: thread.
+#: thread. PCP on wide data is the exception: its Gram matrices are NumPy's products of
+#: whole column blocks, so only its eigensolvers (SciPy's) run on one thread.
 CERTIFICATE_ONE_THREAD = True
 
 
@@ -109,7 +110,11 @@ def _gap(
     the entry norm; the Gram matrix of the short side, whose top eigenvalue gives
     ``||Y||_2`` to about machine precision). On one BLAS thread
     (:data:`CERTIFICATE_ONE_THREAD`), except PCP on wide data, whose Gram matrices are
-    NumPy's products of column blocks (no SciPy BLAS between them: on every thread)."""
+    NumPy's products of column blocks (no SciPy BLAS between them: on every thread).
+    ``target``: the gap the loop stops on; PCP's refined certificate
+    (:func:`_refined_gap`) is computed where the plain one is above it (``0``: wherever
+    the multiplier's spectral norm exceeds 1, as for the gap a fit reports when it did
+    not stop on its certificate)."""
     numpy_only = data.shape[0] < data.shape[1] and not problem.sparse.rowwise
     with single_blas_thread(CERTIFICATE_ONE_THREAD and not numpy_only):
         return _blockwise_gap(data, problem, out, objective, target)
