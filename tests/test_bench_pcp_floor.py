@@ -25,6 +25,11 @@ def test_quick_run_reports_the_oracle_and_the_floor(tmp_path):
     assert set(res["oracle"]) == {"1.8", "1.95"}
     for row in res["oracle"].values():
         assert 0 <= row["gap"] <= 1e-3 and 1 <= row["iterations"] <= 60
+        # the floor is the best penalty of the scan (0.5, 1 and 1.6 times the frozen one)
+        assert set(row["scan"]) == {"0.5", "1.0", "1.6"}
+        best = min(row["scan"].values(), key=lambda v: (v["iterations"], v["gap"]))
+        assert (row["iterations"], row["gap"]) == (best["iterations"], best["gap"])
+        assert row["mu"] > 0
         assert row["floor_float64"] > 0 and row["floor_float32"] > 0
     blas = res["blas"]
     assert blas["iteration_float64"] == pytest.approx(
