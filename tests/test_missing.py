@@ -30,7 +30,8 @@ from robustpca.solvers.adaptive_neighbors import (
     AdaptiveNeighborLoss,
     solve_adaptive_neighbors_pca,
 )
-from robustpca.solvers.missing import MissingPCAProblem, observed_fit, od_correction
+from robustpca.solvers.informative_coordinates import od_correction
+from robustpca.solvers.missing import MissingPCAProblem, observed_fit
 
 #: Estimators whose losses resist gross outlier rows of any position (bounded weights).
 ROBUST = [OptimalMeanPCA, HQPCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA]

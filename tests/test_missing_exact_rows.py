@@ -1,5 +1,6 @@
-"""Rows fitted exactly (:func:`robustpca.solvers.missing.rows_fitted_exactly`): a row with
-at most ``k`` observed entries has a zero observed residual for almost every subspace, so
+"""Rows fitted exactly
+(:func:`robustpca.solvers.informative_coordinates.rows_fitted_exactly`): a row with at
+most ``k`` observed entries has a zero observed residual for almost every subspace, so
 its term of the objective is a constant and the weighted steps leave it out (the
 arithmetic-mean-centred methods fit the other rows alone). Before, the EM completion of
 such rows pinned the subspace: on rrcov's hbk (3 columns, ``k = 2``) with a tenth of its
@@ -22,7 +23,8 @@ import robustpca
 from robustpca import L1PCA, L21PCA, PCA, R1PCA, AdaptiveNeighborsPCA, OptimalMeanPCA
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.estimators._hq import HQPCA
-from robustpca.solvers.missing import MissingPCAProblem, rows_fitted_exactly
+from robustpca.solvers.informative_coordinates import rows_fitted_exactly
+from robustpca.solvers.missing import MissingPCAProblem
 
 from .conftest import load_table, random_gaps
 

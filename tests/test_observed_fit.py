@@ -157,10 +157,10 @@ def test_the_em_step_takes_the_products_of_its_route(monkeypatch):
     seen, patterns = [], []
     original = missing_module.observed_fit
 
-    def spy(*args, matmul=np.matmul, pattern=None):
+    def spy(*args, matmul=np.matmul, pattern=None, **kwargs):
         seen.append(matmul)
         patterns.append(pattern)
-        return original(*args, matmul=matmul, pattern=pattern)
+        return original(*args, matmul=matmul, pattern=pattern, **kwargs)
 
     monkeypatch.setattr(missing_module, "observed_fit", spy)
     for shape, expected in (((200, 12), blas_matmul), ((12, 200), np.matmul)):

@@ -412,10 +412,9 @@ def _as_host(values) -> np.ndarray:
 
 
 def observed_counts(model, X):
-    """The number of observed (non-NaN) coordinates of each row of ``X``.
-
-    The ``n_observed`` of :func:`diagnostic_reference`, for training data with
-    missing entries.
+    """The observed coordinates of each row of ``X``, NaN and those of the constant
+    training columns that the model does not use left out (:func:`robustpca.solvers.
+    informative_coordinates.model_constants`); :func:`diagnostic_reference`'s ``n_observed``.
 
     Parameters
     ----------
@@ -437,19 +436,24 @@ def observed_counts(model, X):
 
     if not getattr(model, "_supports_missing", False):
         return None
+    constants = getattr(model, "_unmodelled_constants", None)
     if is_dask_collection(X):
         import dask.array as da
 
         X = da.asarray(X)
-        return X.shape[1] - da.isnan(X).sum(axis=1)
-    if _is_foreign(X):  # counted on the array's device: only the counts cross
+        counts = X.shape[1] - da.isnan(X).sum(axis=1)
+    elif _is_foreign(X):  # counted on the array's device: only the counts cross
         xp = array_api_compat.array_namespace(X)
-        observed = xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)
-        counts = np.asarray(to_numpy(observed))
-        return counts if np.any(counts < X.shape[1]) else None
-    X = np.asarray(X)  # a DataFrame or a list; an object array is converted as fit does
-    missing = np.isnan(X if X.dtype.kind == "f" else X.astype(np.float64))
-    return missing.shape[1] - missing.sum(axis=1) if missing.any() else None
+        counts = np.asarray(to_numpy(xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)))
+        if constants is not None and np.any(counts < X.shape[1]):  # rare: on the host
+            X = np.asarray(to_numpy(X))
+    else:
+        X = np.asarray(X)  # a DataFrame or a list; an object array is converted as fit does
+        X = X if X.dtype.kind == "f" else X.astype(np.float64)
+        counts = X.shape[1] - np.isnan(X).sum(axis=1)
+    if isinstance(counts, np.ndarray) and not np.any(counts < X.shape[1]):
+        return None  # no gaps
+    return counts if constants is None else counts - (~np.isnan(X) & constants.mask).sum(axis=1)
 
 
 def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:

@@ -45,8 +45,9 @@ from ..solvers.chunked_pca import (
     solve_weighted_pca_chunked,
 )
 from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
+from ..solvers.informative_coordinates import model_constants
 from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
-from .missing import counts_pass, fit_missing, lazy_rows
+from .missing import counts_pass, fit_missing, lazy_rows, training_constants
 
 __all__ = ["FITS", "DaskPassRunner", "fit_dask"]
 
@@ -172,6 +173,7 @@ def _fit_optimal_mean(est, X, run, rng, sample_weight):
         per_sample = None
     else:
         counts = counts_pass(run)
+        training_constants(est, counts)
         moments = counts["moments"]
         loss, est.epsilon_ = est._loss_for_scale(float(np.trace(moments.scatter)) / X.shape[0])
         if counts["n_missing"]:
@@ -210,6 +212,7 @@ def _fit_pca(est, X, run, rng, sample_weight):
         result = solve_weighted_pca_gram(run, est.n_components_, w, rng=rng)
     else:
         counts = counts_pass(run, sample_weight, check_weights)
+        training_constants(est, counts)
         moments = counts["moments"]
         if not moments.weight > 0:
             raise ValueError(
@@ -400,6 +403,10 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     estimator.n_passes_ = runner.n_passes
     estimator._store(result)
     finish_fit(estimator, input_dtype)  # float32 input: float32 attributes, as in NumPy
+    constants = estimator.__dict__.pop("_training_constants", None)  # the tall first pass's
+    estimator._unmodelled_constants = model_constants(
+        constants, estimator.mean_, estimator.components_
+    )
     if input_dtype == np.float32:
         for name, value in list(vars(estimator).items()):
             if name.endswith("_") and getattr(value, "dtype", None) == np.float64:

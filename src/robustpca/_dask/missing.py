@@ -21,9 +21,10 @@ from ..solvers.chunked_missing import (
     observed_rows_block,
     solve_missing_chunked,
 )
-from ..solvers.missing import observed_fit, od_correction
+from ..solvers.informative_coordinates import informative_counts, observed_od
+from ..solvers.missing import observed_fit
 
-__all__ = ["counts_pass", "fit_missing", "lazy_rows", "observed_block"]
+__all__ = ["counts_pass", "fit_missing", "lazy_rows", "observed_block", "training_constants"]
 
 
 def counts_pass(run, sample_weight=None, check_weights=False) -> dict:
@@ -58,6 +59,12 @@ def fit_missing(est, X, run, counts, loss, rng, sample_weight=None, **iteration)
     return result
 
 
+def training_constants(est, counts) -> None:
+    """Keep the first pass's constant columns for :func:`robustpca._dask.fit_dask`,
+    which compares them with the fitted model (``_unmodelled_constants``)."""
+    est._training_constants = counts["col_range"].constants()
+
+
 def lazy_rows(X, result, loss, which):
     """``residuals_`` (observed residual norms) or ``weights_`` of a fit, lazily."""
     return X.map_blocks(
@@ -73,17 +80,18 @@ def lazy_rows(X, result, loss, which):
     )
 
 
-def observed_block(x, mean, components, allow_nan, finite):
+def observed_block(x, mean, components, allow_nan, finite, constants=None):
     """The observed-coordinates fit of a block with NaN (estimators that fit missing
-    entries), else None; infinity (and NaN elsewhere) raises."""
+    entries), else None; infinity (and NaN elsewhere) raises. ``constants``: the
+    model's ``_unmodelled_constants``, whose entries count as unobserved."""
     if not allow_nan or np.isinf(x).any() or not np.isnan(x).any():
         finite(x)
         return None
     missing = np.isnan(x)
     if missing.all(axis=1).any():
         raise ValueError("X has rows with no observed entry (all NaN); drop them.")
-    scores, fitted, r = observed_fit(x, missing, mean, components)
-    p = x.shape[1]
-    od = r * od_correction(p - missing.sum(axis=1), p, components.shape[0])
+    counts = None if constants is None else informative_counts(missing, constants)[0]
+    scores, fitted, r = observed_fit(x, missing, mean, components, n_informative=counts)
+    od = observed_od(r, x, missing, constants, components.shape[0])
     dtype = np.result_type(x.dtype, components.dtype)
     return missing, tuple(a.astype(dtype, copy=False) for a in (scores, fitted, od))

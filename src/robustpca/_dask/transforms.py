@@ -24,22 +24,22 @@ def _finite(x):
     return x
 
 
-def _transform_block(x, *, mean, components, allow_nan=False):
-    fit = observed_block(x, mean, components, allow_nan, _finite)
+def _transform_block(x, *, mean, components, allow_nan=False, constants=None):
+    fit = observed_block(x, mean, components, allow_nan, _finite, constants)
     if fit is not None:
         return fit[1][0]
     return (x - mean) @ components.T
 
 
-def _reconstruct_block(x, *, mean, components, allow_nan=False):
-    fit = observed_block(x, mean, components, allow_nan, _finite)
+def _reconstruct_block(x, *, mean, components, allow_nan=False, constants=None):
+    fit = observed_block(x, mean, components, allow_nan, _finite, constants)
     if fit is not None:
         return fit[1][1]
     return ((x - mean) @ components.T) @ components + mean
 
 
-def _error_block(x, *, mean, components, allow_nan=False):
-    fit = observed_block(x, mean, components, allow_nan, _finite)
+def _error_block(x, *, mean, components, allow_nan=False, constants=None):
+    fit = observed_block(x, mean, components, allow_nan, _finite, constants)
     if fit is not None:
         return fit[1][2]
     xc = x - mean
@@ -132,6 +132,7 @@ def lazy_method(estimator, name: str, X):
         "mean": mean,
         "components": C,
         "allow_nan": bool(getattr(estimator, "_supports_missing", False)),
+        "constants": getattr(estimator, "_unmodelled_constants", None),
     }
     dtype = np.result_type(X.dtype, C.dtype)
     meta = np.empty((0, 0), dtype=dtype)

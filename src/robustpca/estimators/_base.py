@@ -46,7 +46,13 @@ from .._validation import (
 from ..linalg import flip_component_signs
 from ..rank_selection import select_n_components, spherical_spectrum
 from ..solvers import SolverResult, StopReason
-from ..solvers.missing import initial_fill, observed_fit, od_correction
+from ..solvers.informative_coordinates import (
+    constant_columns,
+    informative_counts,
+    model_constants,
+    observed_od,
+)
+from ..solvers.missing import initial_fill, observed_fit
 from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["BaseSubspaceEstimator"]
@@ -112,9 +118,12 @@ class BaseSubspaceEstimator(
     scores of the observed coordinates (``components_[:, observed]``), ``reconstruct``
     fills the gaps with the fitted values, ``reconstruction_error`` is the observed
     residual norm times :math:`\sqrt{(p - k) / (p_O - k)}` for ``p_O`` observed of
-    ``p`` coordinates (:func:`~robustpca.solvers.missing.od_correction`: the degrees of
-    freedom left by a ``k``-score fit, so the OD is on the scale of a complete row's
-    and of the training cutoff), and so ``score_samples``, ``predict``,
+    ``p`` coordinates (:func:`~robustpca.solvers.informative_coordinates.od_correction`:
+    the degrees of freedom left by a ``k``-score fit, so the OD is on the scale of a
+    complete row's and of the training cutoff; an entry equal to its column's value
+    where the training column was constant and the model does not use it counts as
+    unobserved, :func:`~robustpca.solvers.informative_coordinates.model_constants`),
+    and so ``score_samples``, ``predict``,
     ``decision_function`` and :mod:`robustpca.diagnostics`. A row (or, at fit, a
     column) with no observed entry is a ``ValueError`` naming it. Rows without NaN take
     the complete-data formulas unchanged; the others reject NaN as scikit-learn does.
@@ -263,8 +272,23 @@ class BaseSubspaceEstimator(
             self._store(self._fit_solver(X, rng, to_numpy(sample_weight)))
             dtype = X.dtype
         finish_fit(self, dtype, xp, device)
+        self._unmodelled_constants = (
+            self._model_constants(X, xp if in_namespace else np) if self._supports_missing else None
+        )
         self._set_outlier_reference(X, sample_weight)
         return X
+
+    def _model_constants(self, X, xp):
+        """The training data's constant columns that the fitted model does not use
+        (:func:`~robustpca.solvers.informative_coordinates.model_constants`): their
+        entries count as unobserved in the fits and diagnostics of rows with NaN."""
+        if xp is np:
+            constants = constant_columns(X)
+        else:  # only the column ranges cross from the device
+            ranges = [np.asarray(to_numpy(f(X, axis=0))) for f in (xp.min, xp.max)]
+            constants = constant_columns(np.stack(ranges).astype(np.float64))
+        mean = np.asarray(to_numpy(self.mean_), dtype=np.float64)
+        return model_constants(constants, mean, np.asarray(to_numpy(self.components_)))
 
     def _check_n_components(self, n_samples: int, n_features: int) -> int | float | str:
         """``n_components`` checked against the data shape: the number of components, or
@@ -385,8 +409,18 @@ class BaseSubspaceEstimator(
         mean = np.asarray(to_numpy(self.mean_), dtype=np.float64)
         comps = np.asarray(to_numpy(self.components_), dtype=np.float64)
         centre, scale = self._score_metric()
-        scores, fitted, r = observed_fit(Xh, missing, mean, comps, centre=centre, scale=scale)
-        od = r * od_correction(missing.shape[1] - missing.sum(axis=1), *comps.shape[::-1])
+        constants = getattr(self, "_unmodelled_constants", None)
+        counts = None if constants is None else informative_counts(missing, constants)[0]
+        scores, fitted, r = observed_fit(
+            Xh,
+            missing,
+            mean,
+            comps,
+            centre=centre,
+            scale=scale,
+            n_informative=counts,
+        )
+        od = observed_od(r, Xh, missing, constants, comps.shape[0])
         dtype = X.dtype
         return tuple(_back(a, X, xp, dtype) for a in (scores, fitted, od))
 
@@ -454,7 +488,7 @@ class BaseSubspaceEstimator(
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples; for a row with NaN (where supported) the observed residual, scaled by
-            :func:`~robustpca.solvers.missing.od_correction`.
+            :func:`~robustpca.solvers.informative_coordinates.od_correction`.
 
         Returns
         -------

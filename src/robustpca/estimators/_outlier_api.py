@@ -250,7 +250,8 @@ def _observed_distances(model, X):
     """Scores and corrected ODs of training data with NaN, on the host (the fit may have
     moved its attributes to the input's array namespace; the data came back here)."""
     from .._array_api import to_numpy
-    from ..solvers.missing import observed_fit, od_correction
+    from ..solvers.informative_coordinates import informative_counts, observed_od
+    from ..solvers.missing import observed_fit
 
     Xh = np.asarray(to_numpy(X), dtype=np.float64)
     missing = np.isnan(Xh)
@@ -258,9 +259,10 @@ def _observed_distances(model, X):
     mean = np.asarray(to_numpy(model.mean_), dtype=np.float64)
     scipy_blas = model._tall_fit_blas == "scipy" and Xh.shape[0] >= Xh.shape[1]
     matmul = blas_matmul if scipy_blas else np.matmul  # the fit's library, as above
-    scores, _, r = observed_fit(Xh, missing, mean, comps, matmul=matmul)
-    p, k = Xh.shape[1], comps.shape[0]
-    return scores, r * od_correction(p - missing.sum(axis=1), p, k)
+    constants = getattr(model, "_unmodelled_constants", None)
+    counts = None if constants is None else informative_counts(missing, constants)[0]
+    scores, _, r = observed_fit(Xh, missing, mean, comps, matmul=matmul, n_informative=counts)
+    return scores, observed_od(r, Xh, missing, constants, comps.shape[0])
 
 
 def _to_input_namespace(values: np.ndarray, X):

@@ -25,6 +25,7 @@ projector, the in-memory objective 0.25% lower).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -33,10 +34,17 @@ from ..linalg import complete_orthonormal
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult, StopReason
 from .chunked import Moments, WeightedPCAStep, block_moments
-from .missing import observed_fit, rows_fitted_exactly
+from .informative_coordinates import (
+    ConstantColumns,
+    constant_columns,
+    rows_fitted_exactly,
+    uninformative_entries,
+)
+from .missing import observed_fit
 from .reweighting import ReweightingProgress
 
 __all__ = [
+    "ColumnRange",
     "missing_counts_pass",
     "missing_moments_pass",
     "observed_rows_block",
@@ -54,10 +62,33 @@ def _every_row(out: dict) -> Moments:
     return out["moments"] + out["left_out"] if "left_out" in out else out["moments"]
 
 
+@dataclass(frozen=True, eq=False)
+class ColumnRange:
+    """The smallest and largest observed entry of each column, over the chunks added
+    (``+`` is the pass's combination, :func:`~robustpca.solvers.chunked.combine_parts`);
+    NaN in a column with none observed yet."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    @classmethod
+    def of(cls, x: np.ndarray) -> ColumnRange:
+        return cls(np.fmin.reduce(x, axis=0), np.fmax.reduce(x, axis=0))
+
+    def __add__(self, other: ColumnRange) -> ColumnRange:
+        return ColumnRange(np.fmin(self.low, other.low), np.fmax(self.high, other.high))
+
+    def constants(self) -> ConstantColumns | None:
+        """:func:`~robustpca.solvers.informative_coordinates.constant_columns` of the
+        data: the columns whose range is one value."""
+        return constant_columns(np.stack([self.low, self.high]))
+
+
 def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
     """First pass: moments (as :func:`~robustpca.solvers.chunked.moments_pass`, valid
-    only when no entry is missing), the number of missing entries and the observed
-    column sums and counts. Infinity raises ``ValueError``."""
+    only when no entry is missing), the number of missing entries, the observed
+    column sums and counts, and the columns' ranges (:class:`ColumnRange`). Infinity
+    raises ``ValueError``."""
     if np.isinf(x).any():
         raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
     w = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
@@ -77,15 +108,19 @@ def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
         "empty_rows": int(missing.all(axis=1).sum()),
         # rows by their number of observed entries (the rows fitted exactly, per k)
         "rows_by_observed": np.bincount(seen.sum(axis=1), minlength=x.shape[1] + 1),
+        "col_range": ColumnRange.of(x),
     }
 
 
-def missing_moments_pass(x, rows=None, *, state, loss, fill, leave_out_exact=False) -> dict:
+def missing_moments_pass(
+    x, rows=None, *, state, loss, fill, leave_out_exact=False, constants=None
+) -> dict:
     """A pass of the loop: complete the chunk from ``state`` (or ``fill`` when ``state``
     is None), weight its rows by ``loss`` on the observed residuals (``rows``: sample
     weights, multiplying), and return the weighted moments and the objective. With
     ``leave_out_exact`` the rows fitted exactly take weight 0 in the moments
-    (:class:`~robustpca.solvers.missing.MissingPCAProblem`)."""
+    (:class:`~robustpca.solvers.missing.MissingPCAProblem`; the entries equal to
+    ``constants``, the data's constant columns, do not count as informative)."""
     missing = np.isnan(x)
     sw = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
     if state is None:
@@ -97,7 +132,7 @@ def missing_moments_pass(x, rows=None, *, state, loss, fill, leave_out_exact=Fal
     w = sw * loss.weights(r)
     out: dict[str, float | Moments] = {"objective": float((sw * loss.rho(r)).sum())}
     if leave_out_exact:  # their moments apart: the final moments are every row's
-        exact = rows_fitted_exactly(missing, comps.shape[0])
+        exact = rows_fitted_exactly(uninformative_entries(missing, constants), comps.shape[0])
         out["left_out"] = block_moments(completed[exact], w[exact])
         w[exact] = 0.0
     out["moments"] = block_moments(completed, w)
@@ -137,7 +172,11 @@ def solve_missing_chunked(
     fill = counts["col_sum"] / np.maximum(counts["col_count"], 1.0)
     by_observed = counts["rows_by_observed"]
     exact = int(by_observed[: n_components + 1].sum())
-    leave_out = 0 < exact < int(by_observed.sum())  # as MissingPCAProblem
+    constants = counts["col_range"].constants()
+    # as MissingPCAProblem; with constant columns the counts of informative entries are
+    # not known before this pass, and leaving out no row, or every row (whose moments
+    # are then taken whole, below), is the same step
+    leave_out = constants is not None or 0 < exact < int(by_observed.sum())
     step = WeightedPCAStep(n_components)
     moments: Moments = run(missing_moments_pass, sample_weight, state=None, loss=loss, fill=fill)[
         "moments"
@@ -153,6 +192,7 @@ def solve_missing_chunked(
             loss=loss,
             fill=fill,
             leave_out_exact=leave_out,
+            constants=constants,
         )
         progress.record(out["objective"])
         # as MissingPCAProblem: every row's moments where every other row is capped

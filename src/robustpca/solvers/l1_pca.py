@@ -24,7 +24,8 @@ import numpy as np
 
 from ..linalg import _row_slices, complete_orthonormal
 from ._result import IterationState, SolverResult, StopReason, relative_change, renumbered
-from .missing import complete, informative_rows, initial_fill
+from .informative_coordinates import informative_rows
+from .missing import complete, initial_fill
 
 __all__ = ["solve_l1_pca", "solve_l1_pca_missing"]
 
@@ -260,11 +261,12 @@ def solve_l1_pca_missing(
     ``max(tol, EM_TOL)`` relatively, or after ``max_em_iter`` completions (stop reason
     :data:`EM_UNSETTLED`, not converged). ``objective`` holds that dispersion per EM
     iteration; ``n_iter`` counts every fixed-point iteration. Rows with at most ``k``
-    observed entries take no part (:func:`~robustpca.solvers.missing.informative_rows`).
+    informative entries take no part
+    (:func:`~robustpca.solvers.informative_coordinates.informative_rows`).
     ``callback`` is :func:`solve_l1_pca`'s, with the iterations of every completion
     numbered on; its ``True`` ends the EM too.
     """
-    rows = informative_rows(missing, n_components)
+    rows = informative_rows(X, missing, n_components)
     if rows is not None:
         X, missing = X[rows], missing[rows]
     filled = initial_fill(X, missing)

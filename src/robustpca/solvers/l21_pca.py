@@ -23,7 +23,8 @@ import numpy as np
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ._result import IterationState, SolverResult
 from .convex_maximization import LinearizedResult, l21_row_subgradients, maximize_linearized
-from .missing import complete, informative_rows, initial_fill, pca_basis
+from .informative_coordinates import informative_rows
+from .missing import complete, initial_fill, pca_basis
 
 __all__ = ["l21_objective", "solve_l21_pca", "solve_l21_pca_missing"]
 
@@ -183,10 +184,10 @@ def solve_l21_pca_missing(
     subspace of the median-completed data. ``objective`` holds objective (8) of the
     completion after each iteration: the completion moves with ``W``, so Theorem 1's
     monotonicity is not claimed for it (the stop is its relative change). Rows with at
-    most ``k`` observed entries take no part
-    (:func:`~robustpca.solvers.missing.informative_rows`).
+    most ``k`` informative entries take no part
+    (:func:`~robustpca.solvers.informative_coordinates.informative_rows`).
     """
-    rows = informative_rows(missing, n_components)
+    rows = informative_rows(X, missing, n_components)
     if rows is not None:
         X, missing = X[rows], missing[rows]
     filled = initial_fill(X, missing)

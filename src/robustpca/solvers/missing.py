@@ -44,7 +44,8 @@ the cells missing (four random masks), RPCA-OM then converged in 9-60 iterations
 lower observed objective; before, it took 114 on one mask and had not converged in
 5,000 on the other three. Their computed residuals are rounding errors, and are set to
 0 (:func:`observed_fit`): at ``k = p``, where every row is one, the objective is then
-exactly 0 and the loops stop at their first iteration.
+exactly 0 and the loops stop at their first iteration. The entries of a constant column
+count as unobserved in these rules (:mod:`robustpca.solvers.informative_coordinates`).
 
 References
 ----------
@@ -67,18 +68,16 @@ from ..linalg import WeightedPCAProblem, complete_orthonormal, positive_eigen_ma
 from ..linalg.blocked import BLOCK_BYTES, blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
+from .informative_coordinates import constant_columns, rows_fitted_exactly, uninformative_entries
 from .reweighting import minimize_reweighted, minimize_reweighted_pca
 
 __all__ = [
     "GapPattern",
     "MissingPCAProblem",
     "complete",
-    "informative_rows",
     "initial_fill",
     "observed_fit",
-    "od_correction",
     "pca_basis",
-    "rows_fitted_exactly",
     "solve_generalized_mean_missing",
     "solve_weighted_pca_missing",
 ]
@@ -222,6 +221,7 @@ def observed_fit(
     pattern: GapPattern | None = None,
     centre: np.ndarray | None = None,
     scale: np.ndarray | None = None,
+    n_informative: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Least-squares scores of each row on its observed coordinates.
 
@@ -249,6 +249,10 @@ def observed_fit(
         By default ``centre`` is 0 and ``scale`` 1: the minimum-norm solution, which
         puts the row at ``mean``. A zero scale counts as the largest positive one. The
         other rows' scores are unique and depend on neither.
+    n_informative : ndarray of int, shape (n_samples,), optional
+        The informative coordinates of each row (:func:`informative_counts`), which
+        decide the rows with fewer than ``k`` (above) and the rows fitted exactly, whose
+        residual rounding is set to 0; by default the observed ones.
 
     Returns
     -------
@@ -271,12 +275,12 @@ def observed_fit(
         A = _pattern_normal_matrices(pattern, comps)
         under = None
         if centre is not None or scale is not None:
-            under = _underdetermined(pattern, *comps.shape)
+            under = _underdetermined(pattern, *comps.shape, n_informative=n_informative)
         rhs = scores[rows]
         scores[rows] = _solve_psd(A, rhs)
         if under is not None:
             scores[rows[under]] = _nearest_scores(A[under], rhs[under], centre, scale)
-    exact = _exact_rows(pattern, *comps.shape, n_samples=X.shape[0])
+    exact = _exact_rows(pattern, *comps.shape, n_samples=X.shape[0], n_informative=n_informative)
     if exact is not None:  # their centred norms, before ``centred`` becomes the residual
         rows_exact = centred[exact]
         bounds = _EXACT_FIT * np.sqrt(np.einsum("ij,ij->i", rows_exact, rows_exact))
@@ -301,12 +305,21 @@ _EXACT_FIT = float(np.sqrt(np.finfo(np.float64).eps))
 
 
 def _exact_rows(
-    pattern: GapPattern, n_components: int, n_features: int, *, n_samples: int
+    pattern: GapPattern,
+    n_components: int,
+    n_features: int,
+    *,
+    n_samples: int,
+    n_informative: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """The indices of the rows with at most ``k`` observed coordinates (None if none):
-    every row where ``k >= p``, else those of ``pattern`` (:func:`rows_fitted_exactly`)."""
+    """The indices of the rows with at most ``k`` observed (or ``n_informative``)
+    coordinates (None if none): every row where ``k >= p``, else those of ``pattern``
+    (:func:`rows_fitted_exactly`)."""
     if n_components >= n_features:
         return np.arange(n_samples)
+    if n_informative is not None:
+        exact = np.flatnonzero(n_informative <= n_components)
+        return exact if exact.size else None
     counts = np.diff(pattern.entries.indptr)
     n_observed = counts if pattern.observed else n_features - counts
     exact = pattern.rows[n_observed <= n_components]
@@ -328,33 +341,22 @@ def _nearest_scores(A: np.ndarray, rhs: np.ndarray, centre, scale) -> np.ndarray
     return c + s * z
 
 
-def _underdetermined(pattern: GapPattern, n_components: int, n_features: int):
-    """Which of ``pattern.rows`` have fewer than ``k`` observed coordinates (None if
-    none has)."""
-    counts = np.diff(pattern.entries.indptr)
-    n_observed = counts if pattern.observed else n_features - counts
+def _underdetermined(
+    pattern: GapPattern,
+    n_components: int,
+    n_features: int,
+    *,
+    n_informative: np.ndarray | None = None,
+):
+    """Which of ``pattern.rows`` have fewer than ``k`` observed (or ``n_informative``)
+    coordinates (None if none has)."""
+    if n_informative is not None:
+        n_observed = n_informative[pattern.rows]
+    else:
+        counts = np.diff(pattern.entries.indptr)
+        n_observed = counts if pattern.observed else n_features - counts
     under = n_observed < n_components
     return under if under.any() else None
-
-
-def od_correction(n_observed: np.ndarray, n_features: int, n_components: int) -> np.ndarray:
-    r"""Factor that puts an observed residual norm on the scale of a complete one.
-
-    A least-squares fit of ``k`` scores to ``p_O`` coordinates leaves ``p_O - k``
-    degrees of freedom in the residual; with noise of equal variance :math:`\sigma^2`
-    per coordinate, :math:`E\,r_O^2 = (p_O - k)\sigma^2` against :math:`(p - k)
-    \sigma^2` for a complete row. The orthogonal distance of a row with ``p_O``
-    observed coordinates is therefore :math:`r_O \sqrt{(p - k) / (p_O - k)}` (1 for
-    a complete row), so that it is comparable with the training cutoff; ``sqrt(p /
-    p_O)`` would ignore the ``k`` coordinates the scores absorb. A row with
-    :math:`p_O \le k` is fitted exactly (no residual information): factor 0.
-    """
-    n_observed = np.asarray(n_observed, dtype=np.float64)
-    free = n_observed - n_components
-    total = max(n_features - n_components, 0)
-    out = np.zeros_like(free)
-    np.divide(total, free, out=out, where=free > 0)
-    return np.sqrt(out)
 
 
 def complete(
@@ -413,6 +415,7 @@ class _MissingSubspace:
             self._basis.T,
             matmul=blas_matmul if n >= d else np.matmul,
             pattern=problem.pattern,
+            n_informative=problem.n_informative,
         )
         # a new array (earlier solutions keep theirs), in one pass: boolean indexing
         # would take three
@@ -424,22 +427,6 @@ class _MissingSubspace:
         return r
 
 
-def rows_fitted_exactly(missing: np.ndarray, n_components: int) -> np.ndarray:
-    """Rows with at most ``n_components`` observed entries (boolean, per row): their
-    observed residual is zero for almost every subspace, so they carry no information
-    on it (module docstring, "Rows fitted exactly")."""
-    return missing.shape[1] - np.count_nonzero(missing, axis=1) <= n_components
-
-
-def informative_rows(missing: np.ndarray, n_components: int) -> np.ndarray | None:
-    """The indices of the rows not fitted exactly (:func:`rows_fitted_exactly`) where
-    some rows are and some are not, else None: the EM of the arithmetic-mean-centred
-    methods (R1-PCA, PCA-L21, PCA-L1) runs on these rows alone, since the completions of
-    the others, free along the subspace, dragged its mean and pinned its subspace."""
-    exact = rows_fitted_exactly(missing, n_components)
-    return np.flatnonzero(~exact) if exact.any() and not exact.all() else None
-
-
 class MissingPCAProblem:
     """:class:`~robustpca.linalg.WeightedPCAProblem` on data with missing entries.
 
@@ -448,7 +435,10 @@ class MissingPCAProblem:
     weighted-PCA step (problem 14 of Nie et al. 2014) on that completion, and the
     solution's ``residuals()`` are the observed residual norms (module docstring). The
     step gives the rows fitted exactly (:func:`rows_fitted_exactly`) weight 0, unless
-    every row is one or every other row has weight 0.
+    every row is one or every other row has weight 0. Where the fit is centred (or
+    through ``offset``), the entries of constant columns do not count as informative
+    (module docstring, "Constant columns"); through the origin they do, since a nonzero
+    constant column is then a direction of the data.
 
     Parameters
     ----------
@@ -472,7 +462,14 @@ class MissingPCAProblem:
         self.rng = rng
         self.with_mean = center
         self.offset = offset
-        exact = rows_fitted_exactly(self.missing, n_components)
+        # the informative coordinates of each row (None: the observed ones), fixed by the
+        # data: the completions never move the constant columns' observed entries
+        constants = constant_columns(X, self.missing) if center or offset is not None else None
+        entries = uninformative_entries(self.missing, constants)
+        self.n_informative = None
+        if constants is not None:
+            self.n_informative = entries.shape[1] - np.count_nonzero(entries, axis=1)
+        exact = rows_fitted_exactly(entries, n_components)
         self._left_out = exact if exact.any() and not exact.all() else None
 
     @property

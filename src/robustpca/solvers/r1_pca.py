@@ -47,7 +47,8 @@ from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..linalg.blocked import blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .missing import complete, informative_rows, initial_fill, pca_basis
+from .informative_coordinates import informative_rows
+from .missing import complete, initial_fill, pca_basis
 from .reweighting import ReweightingResult, minimize_reweighted
 
 __all__ = ["solve_r1_pca", "solve_r1_pca_missing"]
@@ -288,11 +289,11 @@ def solve_r1_pca_missing(
     the data from the new subspace; the weights come from the observed residual norms.
     Starts from the PCA subspace of the median-completed data. The scatter route only
     (the completion changes every iteration, so a Gram matrix would be re-formed). Rows
-    with at most ``k`` observed entries take no part
-    (:func:`~robustpca.solvers.missing.informative_rows`): their residuals are 0, their
-    weights the loss's at 0.
+    with at most ``k`` informative entries take no part
+    (:func:`~robustpca.solvers.informative_coordinates.informative_rows`): their
+    residuals are 0, their weights the loss's at 0.
     """
-    rows = informative_rows(missing, n_components)
+    rows = informative_rows(X, missing, n_components)
     if rows is not None:
         n_samples = X.shape[0]
         X, missing = X[rows], missing[rows]
