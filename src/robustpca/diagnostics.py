@@ -412,9 +412,9 @@ def _as_host(values) -> np.ndarray:
 
 
 def observed_counts(model, X):
-    """The observed coordinates of each row of ``X``, NaN and those of the constant
-    training columns that the model does not use left out (:func:`robustpca.solvers.
-    informative_coordinates.model_constants`); :func:`diagnostic_reference`'s ``n_observed``.
+    """:func:`diagnostic_reference`'s ``n_observed``: the observed coordinates of each row,
+    less those of the constant training columns that the model does not use
+    (:func:`~robustpca.solvers.informative_coordinates.model_constants`).
 
     Parameters
     ----------
