@@ -83,7 +83,8 @@ def lazy_rows(X, result, loss, which):
 def observed_block(x, mean, components, allow_nan, finite, constants=None):
     """The observed-coordinates fit of a block with NaN (estimators that fit missing
     entries), else None; infinity (and NaN elsewhere) raises. ``constants``: the
-    model's ``_unmodelled_constants``, whose entries count as unobserved."""
+    model's ``_unmodelled_constants``, whose columns count as uninformative
+    (:func:`~robustpca.solvers.informative_coordinates.observed_od`)."""
     if not allow_nan or np.isinf(x).any() or not np.isnan(x).any():
         finite(x)
         return None

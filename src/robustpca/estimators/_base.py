@@ -120,10 +120,11 @@ class BaseSubspaceEstimator(
     residual norm times :math:`\sqrt{(p - k) / (p_O - k)}` for ``p_O`` observed of
     ``p`` coordinates (:func:`~robustpca.solvers.informative_coordinates.od_correction`:
     the degrees of freedom left by a ``k``-score fit, so the OD is on the scale of a
-    complete row's and of the training cutoff; an entry equal to its column's value
-    where the training column was constant and the model does not use it counts as
-    unobserved, :func:`~robustpca.solvers.informative_coordinates.model_constants`),
-    and so ``score_samples``, ``predict``,
+    complete row's and of the training cutoff; the constant training columns that the
+    model does not use count as uninformative, and a row's deviation from such a
+    constant adds to its OD as it is,
+    :func:`~robustpca.solvers.informative_coordinates.observed_od`), and so
+    ``score_samples``, ``predict``,
     ``decision_function`` and :mod:`robustpca.diagnostics`. A row (or, at fit, a
     column) with no observed entry is a ``ValueError`` naming it. Rows without NaN take
     the complete-data formulas unchanged; the others reject NaN as scikit-learn does.

@@ -68,7 +68,12 @@ from ..linalg import WeightedPCAProblem, complete_orthonormal, positive_eigen_ma
 from ..linalg.blocked import BLOCK_BYTES, blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .informative_coordinates import constant_columns, rows_fitted_exactly, uninformative_entries
+from .informative_coordinates import (
+    constant_columns,
+    informative_counts,
+    rows_fitted_exactly,
+    uninformative_entries,
+)
 from .reweighting import minimize_reweighted, minimize_reweighted_pca
 
 __all__ = [
@@ -466,9 +471,9 @@ class MissingPCAProblem:
         # data: the completions never move the constant columns' observed entries
         constants = constant_columns(X, self.missing) if center or offset is not None else None
         entries = uninformative_entries(self.missing, constants)
-        self.n_informative = None
-        if constants is not None:
-            self.n_informative = entries.shape[1] - np.count_nonzero(entries, axis=1)
+        self.n_informative = (
+            None if constants is None else informative_counts(self.missing, constants)[0]
+        )
         exact = rows_fitted_exactly(entries, n_components)
         self._left_out = exact if exact.any() and not exact.all() else None
 
