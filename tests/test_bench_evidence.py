@@ -1,0 +1,55 @@
+"""Smoke tests of two measurement scripts of ``benchmarks/``: their quick runs report
+what their docstrings promise. Timings are never asserted.
+
+* ``bench_transfer_momentum.py``: Guo's estimators with and without momentum, whose
+  figures the ``accelerate`` entries of their docstrings quote;
+* ``bench_missing_copies.py``: fits with gaps on ``hbk`` with a copied column, whose
+  figures ``docs/user_guide/missing.rst`` quotes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import bench_missing_copies
+import bench_transfer_momentum
+
+
+def test_momentum_quick_run_pairs_every_fit(shared_data, capsys):
+    res = bench_transfer_momentum.main(["--quick"])
+    tables = res["tables"]
+    assert {r["table"] for r in tables} == {"wood", "starsCYG"}
+    for name in ("wood", "starsCYG"):
+        plain, fast = (r for r in tables if r["table"] == name)
+        assert (plain["accelerate"], fast["accelerate"]) == (False, True)
+        # the momentum is monotone and restarted: never above the plain objective by
+        # more than the tolerance on these tables
+        assert fast["objective"] <= plain["objective"] * (1 + 1e-5)
+    rows = res["denoising"]
+    assert {(r["method"], r["accelerate"]) for r in rows} == {
+        (m, a) for m in ("R-T-PCA", "R-PCA") for a in (False, True)
+    }
+    for r in rows:
+        assert r["n_iter"] == 50 and not r["converged"]  # --quick caps at 50
+        assert 0 < r["rmse"] < 1 and np.isfinite(r["objective"])
+    assert "| task | pixels |" in capsys.readouterr().out
+
+
+def test_copies_quick_run_counts_every_mask(shared_data, capsys):
+    res = bench_missing_copies.main(["--quick"])
+    labels = list(bench_missing_copies.variants(np.zeros((3, 3))))
+    assert set(res) == {(n, v) for n in ("PCA", "OptimalMeanPCA", "ROBPCA") for v in labels}
+    for cell in res.values():
+        assert cell["masks"] == 2 and 0 <= cell["converged"] <= 2 and cell["max_iter"] >= 1
+    for name in ("PCA", "OptimalMeanPCA", "ROBPCA"):  # the table as it is: all converge
+        assert res[(name, "as is")]["converged"] == 2
+    # the limitation the user guide documents: RPCA-OM with a scaled copy converges on
+    # neither of the first two masks (measured). Once copies are recognised, this
+    # assertion and the user guide's paragraph change together.
+    assert res[("OptimalMeanPCA", f"+ {bench_missing_copies.FACTOR} x column 0")]["converged"] == 0
+    assert "| estimator |" in capsys.readouterr().out
