@@ -39,17 +39,28 @@ occlude_half_width_squares  Nie & Huang sec. V.A: squares half as wide as the im
 add_salt_noise              Guo (2013) sec. 5: a fraction of the pixels set to the maximum.
 append_outliers             Nie & Huang sec. V.B: images of another set (Palm) appended.
 
+Video
+-----
+read_video                  a video file, a frame folder or a CDnet clip as an array, grey or
+                            RGB, resized; iter_video the same in batches; video_info its size.
+load_cdnet                  a clip in CDnet 2014's layout: frames, ground truth, ROI, temporal
+                            ROI and the scored frames (a CDnetClip).
+write_masks                 masks as CDnet's binNNNNNN.png; write_frames a frame sequence;
+write_preview               frame | background | mask side by side, as GIF or MP4.
+                            (They need the ``video`` extra: imageio, PyAV, Pillow.)
+
 Every loader returns an :class:`ImageDataset` whose ``data[i].reshape(image_shape)`` is
 image ``i`` upright.
 """
 
 from collections.abc import Callable
 
-from . import _fetch, _local, _mat_loaders, corruption
+from . import _fetch, _local, _mat_loaders, corruption, video
 from ._fetch import *  # noqa: F403 (the names of _fetch.__all__, re-exported)
 from ._local import *  # noqa: F403
 from ._mat_loaders import *  # noqa: F403
 from .corruption import *  # noqa: F403
+from .video import *  # noqa: F403
 
 #: Data set name -> loader, for every loader above.
 DATASETS: dict[str, Callable[..., _local.ImageDataset]] = {
@@ -75,5 +86,6 @@ __all__ += _fetch.__all__
 __all__ += _local.__all__
 __all__ += _mat_loaders.__all__
 __all__ += corruption.__all__
+__all__ += video.__all__
 # the API reference's order: constants, then classes, then functions, each alphabetical
 __all__.sort(key=lambda name: (not name.isupper(), name.islower(), name))

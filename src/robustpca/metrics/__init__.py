@@ -12,9 +12,17 @@ reconstruction                      :func:`total_reconstruction_error`,
 clustering                          :func:`clustering_accuracy`,
                                     :func:`normalized_mutual_info`, :func:`kmeans_scores`
 subspaces                           :func:`subspace_angles`, :func:`projector_distance`
+change detection (CDnet)            :func:`change_detection_counts`,
+                                    :func:`change_detection_measures`,
+                                    :func:`best_threshold_f_measure`
 =================================== ===================================================
 """
 
+from .change_detection import (
+    best_threshold_f_measure,
+    change_detection_counts,
+    change_detection_measures,
+)
 from .clustering import clustering_accuracy, kmeans_scores, normalized_mutual_info
 from .reconstruction import (
     mean_reconstruction_error,
@@ -26,6 +34,9 @@ from .reconstruction import (
 from .subspaces import projector_distance, subspace_angles
 
 __all__ = [
+    "best_threshold_f_measure",
+    "change_detection_counts",
+    "change_detection_measures",
     "clustering_accuracy",
     "kmeans_scores",
     "mean_reconstruction_error",

@@ -1,0 +1,408 @@
+"""Reading video: a video file (imageio's PyAV plugin) or a folder of image frames (Pillow).
+
+Every reader yields 8-bit frames, converted to grey (Pillow's ITU-R 601-2 luma) or RGB and
+resized with a box (area-averaging) filter, then cast to the requested dtype, so a frame
+folder and a video file of the same pictures give the same arrays up to the codec's loss.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["VideoInfo", "iter_video", "read_video", "video_info"]
+
+#: Suffixes of the image files a frame folder is read from (case-insensitive).
+IMAGE_SUFFIXES = (".bmp", ".jpeg", ".jpg", ".png", ".tif", ".tiff")
+
+#: A selection of frames: None (all), a ``slice`` or a ``range`` of 0-based positions.
+FrameSelection = slice | range | None
+
+_EXTRA_HINT = "install the video extra: pip install 'robustpca[video]'"
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What a video holds, read without decoding its frames.
+
+    Parameters
+    ----------
+    n_frames : int or None
+        Number of frames; None where the container does not say (some video files).
+    frame_shape : tuple of int
+        ``(height, width)`` of the frames :func:`read_video` returns at the ``scale`` given
+        to :func:`video_info`.
+    fps : float or None
+        Frames per second of a video file; None for a frame folder.
+    """
+
+    n_frames: int | None
+    frame_shape: tuple[int, int]
+    fps: float | None
+
+
+def _pil() -> Any:
+    try:
+        from PIL import Image
+    except ImportError as error:  # pragma: no cover - Pillow comes with the test extra
+        raise ImportError(f"reading and writing frames needs Pillow; {_EXTRA_HINT}") from error
+    return Image
+
+
+def _imageio() -> Any:
+    try:
+        import imageio.v3 as iio
+    except ImportError as error:  # pragma: no cover - imageio comes with the test extra
+        raise ImportError(f"reading video files needs imageio and PyAV; {_EXTRA_HINT}") from error
+    return iio
+
+
+def resolve_video_path(path: str | os.PathLike) -> tuple[Path, list[Path] | None]:
+    """``(path, frame files)``: the files of a frame folder (sorted by name), or None for a
+    video file. A CDnet clip folder (one with ``input/``) is read from ``input/``.
+
+    A missing path is a FileNotFoundError; a folder without image files a ValueError.
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such video file or frame folder.")
+    if not path.is_dir():
+        return path, None
+    if (path / "input").is_dir():
+        path = path / "input"
+    files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    if not files:
+        raise ValueError(f"{path}: no frames found (looked for {', '.join(IMAGE_SUFFIXES)} files).")
+    return path, files
+
+
+def scaled_size(size: tuple[int, int], scale: float) -> tuple[int, int]:
+    """Pillow's ``(width, height)`` of a frame of ``size`` resized by ``scale`` (at least 1)."""
+    if scale == 1.0:
+        return size
+    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
+
+
+def check_scale(scale: float) -> float:
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.floating, np.integer)):
+        raise TypeError(f"scale must be a positive number, got {scale!r}.")
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a positive finite number, got {scale!r}.")
+    return float(scale)
+
+
+def _check_dtype(dtype: Any) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f" or (dtype.kind in "ui" and np.iinfo(dtype).max >= 255):
+        return dtype
+    raise ValueError(f"dtype must be a float or an integer type holding 0..255, got {dtype}.")
+
+
+def _check_frames(frames: FrameSelection) -> slice:
+    """``frames`` as a slice with a positive step (its bounds not yet resolved)."""
+    if frames is None:
+        return slice(None)
+    if isinstance(frames, range):
+        if frames.step < 0:
+            raise ValueError(f"frames must select frames in order, got {frames!r}.")
+        return slice(frames.start, frames.stop, frames.step)
+    if isinstance(frames, slice):
+        for name in ("start", "stop", "step"):
+            value = getattr(frames, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"frames: the slice's {name} must be an int, got {value!r}.")
+        if frames.step is not None and frames.step <= 0:
+            raise ValueError(f"frames must select frames in order (step > 0), got {frames!r}.")
+        return frames
+    raise TypeError(f"frames must be None, a slice or a range, got {type(frames).__name__}.")
+
+
+def _positions(frames: slice, n: int | None, path: Path) -> range | slice:
+    """The positions selected among ``n`` frames (a range), or, with ``n`` unknown, the
+    slice itself when its bounds are non-negative."""
+    if n is not None:
+        return range(*frames.indices(n))
+    if (frames.start or 0) < 0 or (frames.stop or 0) < 0:
+        raise ValueError(
+            f"{path}: the number of frames is not known without decoding the video, so "
+            f"frames cannot count from the end (got {frames!r})."
+        )
+    return frames
+
+
+def _to_pil(Image: Any, image: Any, grey: bool, size: tuple[int, int] | None) -> np.ndarray:
+    """A Pillow image (or RGB array) -> uint8 grey (h, w) or RGB (h, w, 3), resized to
+    ``size`` with the box filter when given."""
+    if isinstance(image, np.ndarray):
+        image = Image.fromarray(image)
+    image = image.convert("L" if grey else "RGB")
+    if size is not None and size != image.size:
+        image = image.resize(size, Image.Resampling.BOX)
+    return np.asarray(image)
+
+
+def _open_image(Image: Any, file: Path) -> Any:
+    try:
+        image = Image.open(file)
+        image.load()
+    except (OSError, SyntaxError, ValueError) as error:
+        raise ValueError(f"{file}: not a readable image ({error}).") from None
+    return image
+
+
+def image_size(file: Path) -> tuple[int, int]:
+    """``(width, height)`` of an image file, read from its header."""
+    Image = _pil()
+    try:
+        with Image.open(file) as image:
+            width, height = image.size
+            return int(width), int(height)
+    except (OSError, SyntaxError, ValueError) as error:
+        raise ValueError(f"{file}: not a readable image ({error}).") from None
+
+
+def iter_images(
+    files: Sequence[Path], *, grey: bool, scale: float, reference: Path | None = None
+) -> Iterator[np.ndarray]:
+    """uint8 frames of image ``files``, all of the size of the first (or of ``reference``):
+    a file of another size is a ValueError naming it."""
+    Image = _pil()
+    first = reference if reference is not None else (files[0] if files else None)
+    size = image_size(first) if first is not None else None
+    for file in files:
+        image = _open_image(Image, file)
+        if image.size != size:
+            raise ValueError(
+                f"{file}: frame size {image.size[0]}x{image.size[1]} differs from "
+                f"{first}'s {size[0]}x{size[1]}."  # type: ignore[index]
+            )
+        yield _to_pil(Image, image, grey, scaled_size(image.size, scale))
+
+
+def _video_error(path: Path, error: BaseException) -> ValueError:
+    return ValueError(f"{path}: not a readable video ({type(error).__name__}: {error}).")
+
+
+def _iter_video_file(
+    path: Path, positions: range | slice, *, grey: bool, scale: float
+) -> Iterator[np.ndarray]:
+    iio, Image = _imageio(), _pil()
+    start, stop, step = positions.start or 0, positions.stop, positions.step or 1
+    if stop is not None and stop <= start:
+        return
+    reader = None
+    try:
+        reader = iio.imiter(path, plugin="pyav")
+        for index in range(stop if stop is not None else np.iinfo(np.int64).max):
+            frame = next(reader, None)
+            if frame is None:
+                break
+            if index >= start and (index - start) % step == 0:
+                size = scaled_size((frame.shape[1], frame.shape[0]), scale)
+                yield _to_pil(Image, frame, grey, size)
+    except Exception as error:  # imageio's and FFmpeg's errors have no common base
+        raise _video_error(path, error) from None
+    finally:
+        if reader is not None:
+            reader.close()
+
+
+def _iter_frames(
+    path: str | os.PathLike, grey: bool, scale: float, frames: FrameSelection
+) -> tuple[Path, int | None, Iterator[np.ndarray]]:
+    """``(resolved path, number of frames selected or None, uint8 frame iterator)``."""
+    scale = check_scale(scale)
+    selection = _check_frames(frames)
+    root, files = resolve_video_path(path)
+    if files is not None:
+        chosen = [files[i] for i in range(*selection.indices(len(files)))]
+        if not chosen:
+            raise ValueError(f"{root}: frames={frames!r} selects none of its {len(files)} frames.")
+        return root, len(chosen), iter_images(chosen, grey=grey, scale=scale)
+    positions = _positions(selection, None, root)
+    return root, None, _iter_video_file(root, positions, grey=grey, scale=scale)
+
+
+def read_video(
+    path: str | os.PathLike,
+    *,
+    grey: bool = True,
+    scale: float = 1.0,
+    frames: FrameSelection = None,
+    dtype: Any = np.float32,
+) -> np.ndarray:
+    """Read the frames of a video file, a folder of image frames or a CDnet clip.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A video file (anything FFmpeg decodes: mp4, avi, ...), a folder of image frames
+        (``.jpg``, ``.png``, ``.bmp``, ``.tif``; read in the order of their names) or a
+        CDnet clip folder (its ``input/`` is read).
+    grey : bool, default=True
+        Grey frames (ITU-R 601-2 luma, Pillow's ``convert("L")``); else RGB.
+    scale : float, default=1.0
+        Resize factor of both sides (rounded, at least one pixel), with a box filter: each
+        output pixel is the mean of the input pixels it covers.
+    frames : slice, range or None, default=None
+        0-based positions of the frames to read, e.g. ``slice(100, 400)``; None reads all.
+        Counting from the end (negative bounds) needs a frame folder.
+    dtype : data-type, default=numpy.float32
+        Type of the returned array: a float, or an integer type that holds 0..255.
+
+    Returns
+    -------
+    ndarray of shape (n_frames, height, width) or (n_frames, height, width, 3)
+        Grey or RGB frames, values in [0, 255] (8-bit levels, whatever ``dtype``).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If the file is not a readable video, the folder holds no frames, a frame cannot be
+        read or differs in size from the first, or ``frames`` selects no frame.
+
+    See Also
+    --------
+    iter_video : the same frames in batches, never holding the whole clip.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from robustpca.datasets import read_video, write_frames
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_frames(folder, np.zeros((5, 8, 6), dtype=np.uint8))
+    >>> read_video(folder, scale=0.5).shape
+    (5, 4, 3)
+    """
+    dtype = _check_dtype(dtype)
+    root, n, it = _iter_frames(path, grey, scale, frames)
+    if n is not None:
+        first = next(it)
+        out = np.empty((n, *first.shape), dtype=dtype)
+        out[0] = first
+        for i, frame in enumerate(it, start=1):
+            out[i] = frame
+        return out
+    stack = list(it)
+    if not stack:
+        raise ValueError(f"{root}: frames={frames!r} selects no frame of the video.")
+    return np.stack(stack).astype(dtype, copy=False)
+
+
+def iter_video(
+    path: str | os.PathLike,
+    *,
+    batch_size: int = 64,
+    grey: bool = True,
+    scale: float = 1.0,
+    frames: FrameSelection = None,
+    dtype: Any = np.float32,
+) -> Iterator[np.ndarray]:
+    """Yield the frames of :func:`read_video` in batches, never holding the whole clip.
+
+    A video file is decoded frame by frame (imageio's ``imiter``), a frame folder read file
+    by file, so memory holds one batch whatever the clip's length.
+
+    Parameters
+    ----------
+    path, grey, scale, frames, dtype
+        As in :func:`read_video`.
+    batch_size : int, default=64
+        Frames per batch; the last batch holds the rest.
+
+    Yields
+    ------
+    ndarray of shape (batch, height, width) or (batch, height, width, 3)
+        Consecutive frames, values in [0, 255].
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`read_video`; the path and the selection are checked at the first batch.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from robustpca.datasets import iter_video, write_frames
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_frames(folder, np.zeros((5, 4, 6), dtype=np.uint8))
+    >>> [batch.shape for batch in iter_video(folder, batch_size=2)]
+    [(2, 4, 6), (2, 4, 6), (1, 4, 6)]
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(f"batch_size must be a positive int, got {batch_size!r}.")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
+    dtype = _check_dtype(dtype)
+    root, _, it = _iter_frames(path, grey, scale, frames)
+    batch: list[np.ndarray] = []
+    seen = 0
+    for frame in it:
+        batch.append(frame)
+        if len(batch) == batch_size:
+            seen += len(batch)
+            yield np.stack(batch).astype(dtype, copy=False)
+            batch = []
+    if batch:
+        seen += len(batch)
+        yield np.stack(batch).astype(dtype, copy=False)
+    if not seen:
+        raise ValueError(f"{root}: frames={frames!r} selects no frame of the video.")
+
+
+def video_info(path: str | os.PathLike, *, scale: float = 1.0) -> VideoInfo:
+    """Number of frames, frame shape and frame rate of a video, decoding no frame.
+
+    Parameters
+    ----------
+    path : str or path-like
+        As in :func:`read_video`.
+    scale : float, default=1.0
+        The resize factor whose frame shape to report (that of ``read_video(path,
+        scale=scale)``).
+
+    Returns
+    -------
+    VideoInfo
+        ``n_frames`` (None when a video file's container does not say), ``frame_shape``
+        ``(height, width)`` and ``fps`` (None for a frame folder).
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`read_video`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from robustpca.datasets import video_info, write_frames
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = write_frames(folder, np.zeros((3, 4, 6), dtype=np.uint8))
+    >>> video_info(folder)
+    VideoInfo(n_frames=3, frame_shape=(4, 6), fps=None)
+    """
+    scale = check_scale(scale)
+    root, files = resolve_video_path(path)
+    if files is not None:
+        width, height = scaled_size(image_size(files[0]), scale)
+        return VideoInfo(len(files), (height, width), None)
+    iio = _imageio()
+    try:
+        with iio.imopen(root, "r", plugin="pyav") as file:
+            shape = file.properties().shape
+            fps = file.metadata().get("fps")
+    except Exception as error:  # imageio's and FFmpeg's errors have no common base
+        raise _video_error(root, error) from None
+    n_frames = int(shape[0]) if shape[0] > 0 else None
+    width, height = scaled_size((int(shape[2]), int(shape[1])), scale)
+    return VideoInfo(n_frames, (height, width), float(fps) if fps else None)

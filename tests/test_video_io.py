@@ -1,0 +1,455 @@
+"""Video in and out: video files, frame folders and CDnet clips written in tmp_path, every
+error path, the writers, and the real CDnet clips (highway, fall)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robustpca.datasets import (
+    CDnetClip,
+    VideoInfo,
+    iter_video,
+    load_cdnet,
+    read_video,
+    video_info,
+    write_frames,
+    write_masks,
+    write_preview,
+)
+from robustpca.metrics import best_threshold_f_measure, change_detection_measures
+
+av = pytest.importorskip("av")
+Image = pytest.importorskip("PIL.Image")
+iio = pytest.importorskip("imageio.v3")
+
+
+def moving_square(n=6, h=16, w=24, colour=False):
+    """``n`` uint8 frames: a grey ramp with a bright square moving right (planted truth)."""
+    frames = np.tile(np.linspace(40, 120, w, dtype=np.uint8), (n, h, 1))
+    truth = np.zeros((n, h, w), dtype=bool)
+    for i in range(n):
+        truth[i, 4:10, 2 + 2 * i : 8 + 2 * i] = True
+    frames[truth] = 230
+    if colour:
+        frames = np.stack([frames, frames // 2, 255 - frames], axis=-1)
+    return frames, truth
+
+
+def write_mp4(path, frames, fps=10):
+    """An H.264 (or MPEG-4) file of uint8 RGB ``frames`` with PyAV."""
+    codec = "libx264" if "libx264" in av.codecs_available else "mpeg4"
+    with av.open(str(path), mode="w") as container:
+        stream = container.add_stream(codec, rate=fps)
+        stream.width, stream.height, stream.pix_fmt = frames.shape[2], frames.shape[1], "yuv420p"
+        if codec == "libx264":
+            stream.options = {"crf": "0"}
+        for frame in frames:
+            for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return path
+
+
+def make_cdnet(root, numbers=range(5, 11), temporal=(7, 20), h=12, w=16, roi=True, gt=True):
+    """A CDnet clip folder: PNG frames ``inNNNNNN.png``, ground truth with every label,
+    ``ROI.bmp`` (left column outside) and ``temporalROI.txt``. Returns the planted labels."""
+    numbers = list(numbers)
+    frames, truth = moving_square(len(numbers), h, w, colour=True)
+    root.mkdir(parents=True, exist_ok=True)
+    write_frames(root / "input", frames, pattern="in{:06d}.png", frame_numbers=numbers)
+    labels = np.where(truth, 255, 0).astype(np.uint8)
+    labels[:, 0, :] = 50
+    labels[:, 1, :] = 170
+    labels[:, :, 0] = 85
+    if gt:
+        write_frames(root / "groundtruth", labels, pattern="gt{:06d}.png", frame_numbers=numbers)
+    if roi:
+        inside = np.full((h, w), 255, dtype=np.uint8)
+        inside[:, 0] = 0
+        Image.fromarray(inside).save(root / "ROI.bmp")
+    if temporal is not None:
+        (root / "temporalROI.txt").write_text(f"{temporal[0]} {temporal[1]}\n")
+    return frames, labels
+
+
+# ----------------------------------------------------------------------------- reading
+def test_read_frame_folder_grey_colour_scale_and_frames(tmp_path):
+    frames, _ = moving_square(colour=True)
+    write_frames(tmp_path, frames)
+    colour = read_video(tmp_path, grey=False)
+    assert colour.shape == (6, 16, 24, 3) and colour.dtype == np.float32
+    np.testing.assert_array_equal(colour, frames)
+    grey = read_video(tmp_path)
+    expected = np.stack([np.asarray(Image.fromarray(f).convert("L")) for f in frames])
+    np.testing.assert_array_equal(grey, expected)
+    assert grey.min() >= 0 and grey.max() <= 255
+    # a box filter: each pixel of the half-size frame is the mean of its 2x2 block
+    half = read_video(tmp_path, scale=0.5, dtype=np.float64)
+    assert half.shape == (6, 8, 12)
+    blocks = expected.reshape(6, 8, 2, 12, 2).astype(float).mean(axis=(2, 4))
+    assert np.abs(half - blocks).max() <= 0.5 + 1e-9
+    np.testing.assert_array_equal(read_video(tmp_path, frames=slice(1, 5, 2)), grey[1:5:2])
+    np.testing.assert_array_equal(read_video(tmp_path, frames=range(2, 4)), grey[2:4])
+    np.testing.assert_array_equal(read_video(tmp_path, frames=slice(-2, None)), grey[-2:])
+    assert read_video(tmp_path, dtype=np.uint8).dtype == np.uint8
+
+
+def test_iter_video_batches_equal_read_video(tmp_path):
+    frames, _ = moving_square(n=7)
+    write_frames(tmp_path, frames)
+    batches = list(iter_video(tmp_path, batch_size=3, scale=0.5, frames=slice(1, None)))
+    assert [b.shape[0] for b in batches] == [3, 3]
+    np.testing.assert_array_equal(
+        np.concatenate(batches), read_video(tmp_path, scale=0.5, frames=slice(1, None))
+    )
+
+
+def test_video_file_reading_streams_and_matches_frames(tmp_path):
+    frames, _ = moving_square(n=8, h=32, w=48, colour=True)
+    path = write_mp4(tmp_path / "clip.mp4", frames)
+    video = read_video(path, grey=False)
+    assert video.shape == frames.shape
+    # lossless H.264 in yuv420p: only the chroma subsampling differs
+    assert np.abs(video - frames).mean() < 6
+    grey = read_video(path)
+    assert grey.shape == (8, 32, 48)
+    np.testing.assert_array_equal(read_video(path, frames=slice(2, 7, 2)), grey[2:7:2])
+    batches = list(iter_video(path, batch_size=3, scale=0.5))
+    assert [b.shape for b in batches] == [(3, 16, 24), (3, 16, 24), (2, 16, 24)]
+    info = video_info(path)
+    assert info.frame_shape == (32, 48) and info.fps == pytest.approx(10)
+    assert info.n_frames in (8, None)
+    assert video_info(path, scale=0.5).frame_shape == (16, 24)
+
+
+def test_iter_video_holds_one_batch(tmp_path, monkeypatch):
+    """Taking one batch of a long video decodes only that batch's frames."""
+    frames, _ = moving_square(n=40, h=16, w=16, colour=True)
+    path = write_mp4(tmp_path / "long.mp4", frames)
+    decoded = []
+    real_imiter = iio.imiter
+
+    def counting_imiter(*args, **kwargs):
+        for frame in real_imiter(*args, **kwargs):
+            decoded.append(1)
+            yield frame
+
+    monkeypatch.setattr(iio, "imiter", counting_imiter)
+    first = next(iter_video(path, batch_size=4))
+    assert first.shape == (4, 16, 16)
+    assert len(decoded) == 4
+
+
+def test_video_info_of_folders_and_cdnet_clips(tmp_path):
+    make_cdnet(tmp_path / "clip")
+    assert video_info(tmp_path / "clip") == VideoInfo(6, (12, 16), None)
+    assert video_info(tmp_path / "clip", scale=0.25).frame_shape == (3, 4)
+    # a CDnet clip folder reads its input/
+    assert read_video(tmp_path / "clip").shape == (6, 12, 16)
+
+
+def test_errors_name_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        read_video(tmp_path / "nowhere.mp4")
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        video_info(tmp_path / "nowhere")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no frames here")
+    with pytest.raises(ValueError, match="empty: no frames found"):
+        read_video(empty)
+    corrupt = tmp_path / "corrupt.mp4"
+    corrupt.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=r"corrupt\.mp4: not a readable video"):
+        read_video(corrupt)
+    with pytest.raises(ValueError, match=r"corrupt\.mp4: not a readable video"):
+        video_info(corrupt)
+    with pytest.raises(ValueError, match=r"corrupt\.mp4: not a readable video"):
+        next(iter_video(corrupt))
+    # frames of different sizes
+    sizes = tmp_path / "sizes"
+    write_frames(sizes, np.zeros((2, 8, 8)))
+    Image.fromarray(np.zeros((8, 9), np.uint8)).save(sizes / "bg000003.png")
+    with pytest.raises(ValueError, match=r"bg000003.png: frame size 9x8 differs"):
+        read_video(sizes)
+    # a frame that is not an image
+    broken = tmp_path / "broken"
+    write_frames(broken, np.zeros((2, 8, 8)))
+    (broken / "bg000002.png").write_bytes(b"not a png")
+    with pytest.raises(ValueError, match=r"bg000002\.png: not a readable image"):
+        read_video(broken)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"scale": 0}, ValueError, "scale"),
+        ({"scale": "half"}, TypeError, "scale"),
+        ({"frames": [1, 2]}, TypeError, "frames"),
+        ({"frames": slice(None, None, -1)}, ValueError, "frames"),
+        ({"frames": slice(0.5, 2)}, TypeError, "frames"),
+        ({"frames": slice(10, 20)}, ValueError, "selects none"),
+        ({"dtype": np.int8}, ValueError, "dtype"),
+    ],
+)
+def test_bad_parameters(tmp_path, kwargs, error, match):
+    write_frames(tmp_path, np.zeros((3, 4, 4)))
+    with pytest.raises(error, match=match):
+        read_video(tmp_path, **kwargs)
+
+
+def test_bad_batch_size_and_video_selections(tmp_path):
+    frames, _ = moving_square(n=3, colour=True)
+    path = write_mp4(tmp_path / "c.mp4", frames)
+    with pytest.raises(ValueError, match="batch_size"):
+        next(iter_video(path, batch_size=0))
+    with pytest.raises(ValueError, match="count from the end"):
+        read_video(path, frames=slice(-2, None))
+    with pytest.raises(ValueError, match="selects no frame"):
+        read_video(path, frames=slice(5, 9))
+    with pytest.raises(ValueError, match="selects no frame"):
+        next(iter_video(path, frames=slice(5, 9)))
+
+
+# ----------------------------------------------------------------------------- CDnet
+def test_load_cdnet_planted_clip(tmp_path):
+    frames, labels = make_cdnet(tmp_path / "clip", numbers=range(5, 11), temporal=(7, 20))
+    clip = load_cdnet(tmp_path / "clip")
+    assert isinstance(clip, CDnetClip) and clip.name == "clip"
+    assert clip.frames.shape == (6, 12, 16) and clip.frames.dtype == np.float32
+    assert clip.frame_numbers.tolist() == [5, 6, 7, 8, 9, 10]
+    assert clip.temporal_roi == (7, 20)
+    assert clip.scored.tolist() == [False, False, True, True, True, True]
+    np.testing.assert_array_equal(clip.labels, labels)
+    assert clip.labels.dtype == np.uint8
+    assert not clip.roi[:, 0].any() and clip.roi[:, 1:].all()
+    assert clip.n_frames == 6 and clip.frame_shape == (12, 16)
+    colour = load_cdnet(tmp_path / "clip", grey=False)
+    np.testing.assert_array_equal(colour.frames, frames)
+    # the planted foreground scores perfectly
+    m = change_detection_measures(labels == 255, clip.labels, clip.roi, scored=clip.scored)
+    assert m["f_measure"] == 1.0 and m["pwc"] == 0.0
+
+
+def test_load_cdnet_scale_keeps_label_values(tmp_path):
+    make_cdnet(tmp_path / "clip", h=12, w=16)
+    clip = load_cdnet(tmp_path / "clip", scale=0.5)
+    assert clip.frames.shape == (6, 6, 8) and clip.labels.shape == (6, 6, 8)
+    assert clip.roi.shape == (6, 8)
+    assert set(np.unique(clip.labels).tolist()) <= {0, 50, 85, 170, 255}
+
+
+def test_load_cdnet_selections(tmp_path):
+    make_cdnet(tmp_path / "clip", numbers=range(5, 11))
+    clip = load_cdnet(tmp_path / "clip", frames=slice(1, 3))
+    assert clip.frame_numbers.tolist() == [6, 7]
+    assert clip.scored.tolist() == [False, True]
+    assert load_cdnet(tmp_path / "clip", numbers=(8, 9)).frame_numbers.tolist() == [8, 9]
+    with pytest.raises(ValueError, match="selects none"):
+        load_cdnet(tmp_path / "clip", numbers=(100, 200))
+    with pytest.raises(ValueError, match="not both"):
+        load_cdnet(tmp_path / "clip", numbers=(5, 6), frames=slice(0, 2))
+
+
+def test_load_cdnet_without_optional_files(tmp_path):
+    make_cdnet(tmp_path / "clip", roi=False, temporal=None, gt=False)
+    clip = load_cdnet(tmp_path / "clip")
+    assert clip.roi.shape == (12, 16) and clip.roi.all()
+    assert clip.temporal_roi == (5, 10)
+    assert clip.labels is None and not clip.scored.any()
+
+
+def test_load_cdnet_ground_truth_outside_the_temporal_roi_may_be_missing(tmp_path):
+    make_cdnet(tmp_path / "clip", numbers=range(5, 11), temporal=(7, 20))
+    (tmp_path / "clip" / "groundtruth" / "gt000005.png").unlink()
+    clip = load_cdnet(tmp_path / "clip")
+    assert (clip.labels[0] == 85).all()
+    assert clip.scored.tolist() == [False, False, True, True, True, True]
+
+
+def test_load_cdnet_errors_name_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        load_cdnet(tmp_path / "nowhere")
+    (tmp_path / "noinput").mkdir()
+    with pytest.raises(FileNotFoundError, match="input"):
+        load_cdnet(tmp_path / "noinput")
+
+    make_cdnet(tmp_path / "missing", temporal=(7, 20))
+    (tmp_path / "missing" / "groundtruth" / "gt000008.png").unlink()
+    with pytest.raises(ValueError, match=r"gt000008\.png: ground truth missing"):
+        load_cdnet(tmp_path / "missing")
+
+    make_cdnet(tmp_path / "size")
+    Image.fromarray(np.zeros((12, 15), np.uint8)).save(tmp_path / "size/groundtruth/gt000009.png")
+    with pytest.raises(ValueError, match=r"gt000009\.png: ground truth size 15x12"):
+        load_cdnet(tmp_path / "size")
+
+    make_cdnet(tmp_path / "values")
+    Image.fromarray(np.ones((12, 16), np.uint8)).save(tmp_path / "values/groundtruth/gt000006.png")
+    with pytest.raises(ValueError, match=r"gt000006.png: labels \[1\]"):
+        load_cdnet(tmp_path / "values")
+
+    make_cdnet(tmp_path / "roi")
+    Image.fromarray(np.zeros((5, 5), np.uint8)).save(tmp_path / "roi/ROI.bmp")
+    with pytest.raises(ValueError, match=r"ROI\.bmp: ROI size 5x5"):
+        load_cdnet(tmp_path / "roi")
+
+    make_cdnet(tmp_path / "troi")
+    (tmp_path / "troi/temporalROI.txt").write_text("first last")
+    with pytest.raises(ValueError, match=r"temporalROI\.txt"):
+        load_cdnet(tmp_path / "troi")
+
+    make_cdnet(tmp_path / "names")
+    Image.fromarray(np.zeros((12, 16), np.uint8)).save(tmp_path / "names/input/frame1.png")
+    with pytest.raises(ValueError, match=r"frame1\.png: not a CDnet file name"):
+        load_cdnet(tmp_path / "names")
+
+    make_cdnet(tmp_path / "frames")
+    Image.fromarray(np.zeros((11, 16), np.uint8)).save(tmp_path / "frames/input/in000008.png")
+    with pytest.raises(ValueError, match=r"in000008\.png: frame size 16x11"):
+        load_cdnet(tmp_path / "frames")
+
+
+# ----------------------------------------------------------------------------- writing
+def test_write_masks_cdnet_names_and_values(tmp_path):
+    _, truth = moving_square(n=3)
+    paths = write_masks(tmp_path / "out" / "masks", truth, frame_numbers=[470, 471, 472])
+    assert [p.name for p in paths] == ["bin000470.png", "bin000471.png", "bin000472.png"]
+    back = np.stack([np.asarray(Image.open(p)) for p in paths])
+    assert set(np.unique(back).tolist()) == {0, 255}
+    np.testing.assert_array_equal(back == 255, truth)
+    # batches, numbered from 1
+    paths = write_masks(tmp_path / "batches", iter([truth[:2], truth[2:]]))
+    assert [p.name for p in paths] == ["bin000001.png", "bin000002.png", "bin000003.png"]
+    with pytest.raises(ValueError, match="fewer"):
+        write_masks(tmp_path / "few", truth, frame_numbers=[1, 2])
+    with pytest.raises(ValueError, match="more numbers"):
+        write_masks(tmp_path / "many", truth, frame_numbers=[1, 2, 3, 4])
+    with pytest.raises(ValueError, match="no frames"):
+        write_masks(tmp_path / "none", iter([]))
+    with pytest.raises(ValueError, match="batches of shape"):
+        write_masks(tmp_path / "flat", truth[0, 0])
+
+
+def test_write_frames_round_trip_and_rounding(tmp_path):
+    frames = np.array([[[-3.0, 0.4, 254.6, 300.0]]])
+    (path,) = write_frames(tmp_path, frames, pattern="background{:03d}.png", frame_numbers=[7])
+    assert path.name == "background007.png"
+    np.testing.assert_array_equal(np.asarray(Image.open(path)), [[0, 0, 255, 255]])
+    with pytest.raises(ValueError, match="NaN"):
+        write_frames(tmp_path / "nan", np.full((1, 2, 2), np.nan))
+    colour, _ = moving_square(n=2, colour=True)
+    write_frames(tmp_path / "colour", colour, pattern="{:04d}.png")
+    np.testing.assert_array_equal(read_video(tmp_path / "colour", grey=False), colour)
+
+
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_write_preview_side_by_side(tmp_path, suffix):
+    frames, truth = moving_square(n=5, h=16, w=24)
+    background = np.tile(np.linspace(40, 120, 24), (16, 1))
+    batches = (frames[i : i + 2] for i in range(0, 5, 2))
+    mask_batches = (truth[i : i + 2] for i in range(0, 5, 2))
+    path = write_preview(tmp_path / f"preview{suffix}", batches, background, mask_batches, fps=5)
+    video = read_video(path)
+    assert video.shape == (5, 16, 72)
+    tolerance = 0 if suffix == ".gif" else 40
+    np.testing.assert_allclose(video[:, :, :24], frames, atol=tolerance)
+    np.testing.assert_allclose(video[:, :, 48:], 255.0 * truth, atol=tolerance)
+    if suffix == ".gif":
+        np.testing.assert_array_equal(
+            video[:, :, 24:48], np.rint(np.broadcast_to(background, (5, 16, 24)))
+        )
+
+
+def test_write_preview_pads_odd_sizes_for_video(tmp_path):
+    frames, truth = moving_square(n=2, h=15, w=9, colour=True)
+    path = write_preview(tmp_path / "odd.mp4", frames, frames, truth)
+    assert read_video(path).shape == (2, 16, 28)
+
+
+def test_write_preview_errors(tmp_path):
+    frames, truth = moving_square(n=3)
+    with pytest.raises(ValueError, match="cannot write a preview"):
+        write_preview(tmp_path / "p.txt", frames, frames, truth)
+    with pytest.raises(ValueError, match="fps"):
+        write_preview(tmp_path / "p.gif", frames, frames, truth, fps=0)
+    with pytest.raises(ValueError, match="different numbers of frames"):
+        write_preview(tmp_path / "p.gif", frames, frames, truth[:2])
+    with pytest.raises(ValueError, match="different numbers of frames"):
+        write_preview(tmp_path / "p.gif", frames[:2], frames, truth[:2])
+    with pytest.raises(ValueError, match="differ in size"):
+        write_preview(tmp_path / "p.gif", frames, frames[:, :8], truth)
+    with pytest.raises(ValueError, match="no frames"):
+        write_preview(tmp_path / "p.mp4", iter([]), iter([]), iter([]))
+
+
+def test_inputs_are_not_modified(tmp_path):
+    frames, truth = moving_square(n=2)
+    floats = frames.astype(float) + 0.3
+    before = floats.copy(), truth.copy()
+    write_frames(tmp_path / "f", floats)
+    write_masks(tmp_path / "m", truth)
+    write_preview(tmp_path / "p.gif", floats, floats[0], truth)
+    np.testing.assert_array_equal(floats, before[0])
+    np.testing.assert_array_equal(truth, before[1])
+
+
+# ----------------------------------------------------------------------------- real data
+@pytest.fixture(scope="module")
+def video_data() -> Path:
+    """The CDnet clips of the shared data; missing is an error, never a silent skip."""
+    from _harness import data_home
+
+    path = data_home() / "video"
+    if not (path / "highway" / "input").is_dir():
+        pytest.fail(f"video clips not found at {path}; set ROBUSTPCA_DATA (see SOURCES.md)")
+    return path
+
+
+@pytest.mark.realdata
+def test_highway_slice(video_data):
+    clip = load_cdnet(video_data / "highway", scale=0.5, numbers=(1050, 1349))
+    assert clip.frames.shape == (300, 120, 160)
+    assert clip.frame_numbers[0] == 1050 and clip.frame_numbers[-1] == 1349
+    assert clip.temporal_roi == (470, 1700)
+    assert clip.scored.all() and clip.roi.all()
+    assert set(np.unique(clip.labels).tolist()) <= {0, 50, 85, 170, 255}
+    assert (clip.labels == 255).any()
+    # a temporal median background and a fixed threshold find the cars
+    residual = np.abs(clip.frames - np.median(clip.frames, axis=0))
+    m = change_detection_measures(residual > 25, clip.labels, clip.roi, scored=clip.scored)
+    assert m["f_measure"] > 0.7, m
+    f, t = best_threshold_f_measure(residual, clip.labels, clip.roi, scored=clip.scored)
+    assert m["f_measure"] <= f < 1.0 and np.isfinite(t)
+    # the same frames by position and through read_video
+    np.testing.assert_array_equal(
+        read_video(video_data / "highway", scale=0.5, frames=slice(580, 582)), clip.frames[:2]
+    )
+    info = video_info(video_data / "highway")
+    assert info == VideoInfo(1231, (240, 320), None)
+
+
+@pytest.mark.realdata
+def test_fall_slice(video_data):
+    clip = load_cdnet(video_data / "fall", scale=0.25, frames=slice(50, 110, 3), grey=False)
+    assert clip.frames.shape == (20, 120, 180, 3)
+    assert clip.frame_numbers.tolist() == list(range(1451, 1510, 3))
+    assert clip.temporal_roi == (1000, 4000)
+    assert clip.scored.all() and clip.roi.all()
+    assert set(np.unique(clip.labels).tolist()) <= {0, 50, 85, 170, 255}
+    assert 0 <= clip.frames.min() and clip.frames.max() <= 255
+
+
+def test_frames_of_written_clip_stream_in_order(tmp_path):
+    frames, _ = moving_square(n=9)
+    write_frames(tmp_path, frames)
+    streamed = np.concatenate(list(iter_video(tmp_path, batch_size=4, dtype=np.uint8)))
+    np.testing.assert_array_equal(streamed, frames)
+    # a second pass of the iterator starts over
+    again = itertools.islice(iter_video(tmp_path, batch_size=4), 1)
+    assert next(again).shape == (4, 16, 24)
