@@ -14,6 +14,7 @@ from ..losses import WelschLoss
 from ..solvers import StopReason, solve_optimal_mean_pca
 from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator
+from ._incremental import IncrementalMixin
 
 __all__ = ["HQPCA"]
 
@@ -39,7 +40,7 @@ def check_kernel_width(kernel_width) -> float | None:
     return width
 
 
-class HQPCA(BaseSubspaceEstimator):
+class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
     r"""HQ-PCA: PCA that maximises the correntropy of the reconstruction, mean included.
 
     Solves the maximum-correntropy problem of He et al. (2011), eq. (2)-(3) of Oh & Kwak
@@ -124,6 +125,10 @@ class HQPCA(BaseSubspaceEstimator):
     observed entries never increases (tested); the adaptive width is not monotone with
     or without gaps. EM is chosen because it keeps the paper's closed-form step.
 
+    **Streams.** :meth:`partial_fit` runs the half-quadratic loop as a stochastic
+    majorise-minimise fit over batches (the method's docstring says what it converges
+    to); the adaptive kernel width of a pass is that of the previous pass's residuals.
+
     References
     ----------
     R. He, B.-G. Hu, W.-S. Zheng and X.-W. Kong, "Robust principal component analysis
@@ -146,6 +151,8 @@ class HQPCA(BaseSubspaceEstimator):
 
     _supports_missing = True
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
+    _stream_reweights = True  # partial_fit (_incremental)
+    _stream_weight_scale = 2.0  # weights_ are g(r_i) = 2 h'(r_i^2)
 
     def __init__(
         self,
@@ -163,6 +170,16 @@ class HQPCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+
+    def _stream_loss(self, scale, mean_square):
+        """The Welsch loss of ``partial_fit``; He et al.'s adaptive width from the mean
+        squared residual of the stream (:class:`~robustpca.solvers.incremental.
+        ResidualScaleMemory`)."""
+        width = check_kernel_width(self.kernel_width)
+        if width is None:
+            width = float(np.sqrt(0.5 * mean_square)) if mean_square > 0 else 1.0
+        self.kernel_width_ = width
+        return WelschLoss(kernel_width=width)
 
     def _fit_solver(self, X, rng, sample_weight=None):
         return self._solve(WeightedPCAProblem(X, self.n_components_, rng))

@@ -9,11 +9,12 @@ from ..losses import make_loss
 from ..solvers import solve_optimal_mean_pca
 from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator, warn_if_all_capped
+from ._incremental import IncrementalMixin
 
 __all__ = ["OptimalMeanPCA"]
 
 
-class OptimalMeanPCA(BaseSubspaceEstimator):
+class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
     r"""Robust PCA with the mean optimised jointly (RPCA-OM).
 
     Solves problem (13) of Nie et al. (2014),
@@ -103,6 +104,11 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     tables with a tenth of the cells missing it stops no higher, in fewer iterations
     (bushfire, four masks: 112 against 152). ``n_missing_`` counts the missing entries.
 
+    **Streams.** :meth:`partial_fit` runs Algorithm 1 as a stochastic majorise-minimise
+    fit over batches; with ``new_pass=True`` at the start of each later pass over the
+    same data, each pass is one iteration of the batch loop, so the passes converge to
+    the batch fit's fixed points (the method's docstring says exactly how).
+
     References
     ----------
     F. Nie, J. Yuan and H. Huang, "Optimal Mean Robust Principal Component Analysis",
@@ -125,6 +131,7 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
     _supports_missing = True
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _dask_fit = "optimal_mean"  # robustpca._dask.fit.FITS
+    _stream_reweights = True  # partial_fit (_incremental)
 
     def __init__(
         self,
@@ -166,6 +173,11 @@ class OptimalMeanPCA(BaseSubspaceEstimator):
                 "(Huber and Cauchy weights belong to R1PCA)."
             )
         return make_loss(self.loss, p=self.p, threshold=self.threshold, epsilon=eps), eps
+
+    def _stream_loss(self, scale, mean_square):
+        """The loss of ``partial_fit``, its ``epsilon`` from the first batch's scale."""
+        loss, self.epsilon_ = self._loss_for_scale(scale)
+        return loss
 
     def _fit_solver(self, X, rng, sample_weight=None):
         # the subproblem first: its centred Gram matrix gives the loss's scale for free

@@ -13,11 +13,12 @@ from ..rank_selection import select_n_components
 from ..solvers import solve_weighted_pca
 from ..solvers.missing import solve_weighted_pca_missing
 from ._base import BaseSubspaceEstimator
+from ._incremental import IncrementalMixin
 
 __all__ = ["PCA"]
 
 
-class PCA(BaseSubspaceEstimator):
+class PCA(IncrementalMixin, BaseSubspaceEstimator):
     r"""Principal component analysis with optional per-sample weights.
 
     Solves problem (4) of Nie et al. (2014), with weights:
@@ -74,6 +75,10 @@ class PCA(BaseSubspaceEstimator):
     are the closed form on the final completion of every row. ``transform`` and the
     other methods accept rows with NaN
     (:class:`~robustpca.estimators._base.BaseSubspaceEstimator`).
+
+    **Streams.** :meth:`partial_fit` fits batch by batch from the merged weighted count,
+    mean and scatter (:mod:`robustpca.solvers.incremental`): over any split of the data
+    it equals :meth:`fit`, ``sample_weight`` included, to rounding.
 
     The outlier diagnostics (:mod:`robustpca.diagnostics`, ``predict``) follow rrcov's
     ``PcaClassic``: score distances with ``explained_variance_``, the OD cutoff from the

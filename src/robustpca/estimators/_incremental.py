@@ -1,0 +1,299 @@
+r"""``partial_fit``: PCA and the reweighting estimators fitted over a stream of batches.
+
+The estimators whose weighted step is weighted PCA (Nie et al. 2014, problem 14) need
+only the weighted count, mean and scatter of the data
+(:mod:`robustpca.solvers.incremental`), which merge exactly across batches. So
+:class:`~robustpca.PCA` fitted batch by batch equals its batch fit to rounding, and the
+reweighting estimators run Algorithm 2 as a stochastic majorise-minimise fit.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
+from .._validation import (
+    as_generator,
+    check_magnitude,
+    check_n_components,
+    check_sample_weight,
+    is_dask_collection,
+)
+from ..linalg import flip_component_signs
+from ..losses import RobustLoss
+from ..solvers import StopReason
+from ..solvers.incremental import (
+    ReferenceSample,
+    ScatterStatistics,
+    StreamingReweightedPCA,
+    residual_norms,
+)
+from ..solvers.informative_coordinates import constant_columns, model_constants
+
+__all__ = ["IncrementalMixin"]
+
+#: The reference sample of the outlier diagnostics holds at most this many rows ...
+REFERENCE_ROWS = 1000
+#: ... and entries, but never fewer than REFERENCE_MIN_ROWS rows.
+REFERENCE_ENTRIES = 1 << 21
+REFERENCE_MIN_ROWS = 64
+
+#: ``stop_reason_`` of a reweighting estimator after ``partial_fit``.
+STREAM_STOP = "partial_fit: one stochastic majorise-minimise step per batch"
+
+
+def _check_forgetting_factor(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"forgetting_factor must be a real number in [0, 1], got "
+            f"{type(value).__name__} ({value!r})."
+        )
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"forgetting_factor={value!r} must be in [0, 1].")
+    return value
+
+
+class IncrementalMixin:
+    r"""Gives ``partial_fit`` to an estimator whose weighted step is weighted PCA.
+
+    The estimator says how its batches are weighted through ``_stream_loss``: None
+    (:class:`~robustpca.PCA`: every weight 1, the fit exact) or the loss whose
+    weights :math:`h'(r_i^2)` Algorithm 2 of Nie et al. (2014) re-weights with (it
+    then sets ``_stream_reweights``, and may set ``_stream_weight_scale``, the factor
+    between the loss's weights and its ``weights_``).
+    """
+
+    n_components: Any
+    _route_attributes: tuple[str, ...]
+
+    #: Whether batches are weighted by ``_stream_loss`` (a reweighting estimator).
+    _stream_reweights = False
+    #: ``weights_`` = this times the loss weights (HQ-PCA reports g(r) = 2 h'(r^2)).
+    _stream_weight_scale = 1.0
+
+    def _stream_loss(self, scale: float, mean_square: float) -> RobustLoss | None:
+        """The loss that weights a batch (None: unit weights, PCA). ``scale`` is the mean
+        squared distance of the first batch to its mean (the scale of an ``epsilon``),
+        ``mean_square`` the running mean squared residual
+        (:class:`~robustpca.solvers.incremental.ResidualScaleMemory`)."""
+        return None
+
+    def _fit(self, X, sample_weight=None):
+        # a batch fit starts afresh: a later partial_fit starts a new stream
+        self.__dict__.pop("_stream", None)
+        X = super()._fit(X, sample_weight)
+        n = X.shape[0]
+        if isinstance(n, numbers.Integral):
+            self.n_samples_seen_ = int(n)
+        return X
+
+    def partial_fit(self, X, y=None, sample_weight=None, *, forgetting_factor=1.0, new_pass=False):
+        r"""Update the fit with one batch of samples (scikit-learn's incremental API).
+
+        The first call (or the first after ``fit``) starts the fit; each call merges
+        the batch's weighted count, mean and scatter into the accumulated ones
+        (:mod:`robustpca.solvers.incremental`) and refits from them, so every fitted
+        attribute is that of the data seen after every call. Memory:
+        ``min(n_samples_seen_, n_features) x n_features`` floats (twice that from the
+        second pass on), whatever the number of samples.
+
+        **PCA** is exact: over any split of the data into batches (with
+        ``forgetting_factor=1``) it equals :meth:`fit` on their concatenation, with
+        the same ``sample_weight``, to rounding (the scatter merge of Chan, Golub &
+        LeVeque 1979, every singular value kept; scikit-learn's ``IncrementalPCA``
+        keeps ``k``).
+
+        **Reweighting estimators** run Algorithm 2 of Nie et al. (2014) as a
+        stochastic majorise-minimise fit. As Algorithm 1 starts from unit weights,
+        the first batch is weighted at its own PCA. Every batch gets the loss's weights :math:`d_i =
+        h'(r_i^2)` at the *anchor* fit, its :math:`d`-weighted statistics join the
+        accumulated ones, and the fit is their weighted PCA: the minimiser of the sum of
+        the majorisers of the batches seen. During the first pass the anchor is the
+        latest fit. ``new_pass=True`` on the first batch of a later pass over the same
+        data restarts the accumulation and fixes the anchor, for the whole pass, at
+        the fit when the pass starts, :math:`\theta_p`. *What this converges to:* the
+        pass's statistics are then those of every sample weighted at
+        :math:`\theta_p`, so the fit at the end of the pass is
+        :math:`T(\theta_p)`, one iteration of the batch Algorithm 2 (:math:`T`: the
+        weighted PCA of all the data with the weights at its argument), exactly to
+        rounding. The passes therefore are the batch iterations started from the
+        first pass's fit: the objective over the data never increases from one pass
+        to the next (Theorem 1), and their limits are the fixed points of the batch
+        fit, which satisfy the KKT conditions (23) (Theorem 2); with a loss whose
+        scale is estimated from the residuals (HQ-PCA's kernel width), each pass uses
+        the previous pass's, which moves the iterates but not the fixed points. Within
+        a pass, the batches not yet revisited are represented by the previous pass's
+        statistics, scaled to the sample weight still to come. Without ``new_pass``
+        (one pass, or a stream seen once) the weights of successive batches come from
+        successive fits: the statistics mix the majorisers of different iterates, and
+        the fit is a stochastic MM estimate (Mairal 2013) rather than a fixed point
+        of the batch map.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            One batch (any number of rows); never modified. NaN is not supported here.
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative frequency weights (as :class:`~robustpca.PCA`'s ``fit``); a
+            reweighting estimator multiplies its loss weights by them.
+        forgetting_factor : float in [0, 1], default=1
+            The accumulated statistics are multiplied by it before the batch is merged.
+            1 (stationary data) keeps every batch; :math:`\lambda < 1` keeps an
+            effective memory of about :math:`1/(1-\lambda)` batches, to track a
+            drifting subspace (PCA is then no longer the batch fit); 0 keeps only this
+            batch.
+        new_pass : bool, default=False
+            The data seen so far come again, starting with this batch (above).
+
+        Returns
+        -------
+        self : object
+
+        Notes
+        -----
+        ``n_samples_seen_`` counts the rows of every call (every pass). A reweighting
+        estimator's ``weights_`` and ``residuals_`` are those of the last batch, at
+        its anchor; ``objective_history_`` holds each batch's :math:`\sum_i s_i
+        \rho(r_i)` there, ``n_iter_`` the number of steps, and ``converged_`` is False
+        (a stream has no stopping rule). ``predict`` and ``decision_function`` use
+        reference statistics recomputed after every call, at the current fit, from a
+        random sample of at most 1,000 rows (and :data:`REFERENCE_ENTRIES` entries)
+        of those seen since the last ``new_pass``
+        (:class:`~robustpca.solvers.incremental.ReferenceSample`): while the rows
+        seen are fewer, they are all of them, and PCA's diagnostics then equal those
+        of :meth:`fit`.
+        """
+        if is_dask_collection(X):
+            raise TypeError(
+                "partial_fit takes one in-memory batch (a NumPy or array-API array); "
+                "a Dask array is fitted by fit, or passed to partial_fit by blocks."
+            )
+        stream = getattr(self, "_stream", None)
+        first = stream is None
+        lam = _check_forgetting_factor(forgetting_factor)
+        if not isinstance(new_pass, (bool, np.bool_)):
+            raise TypeError(f"new_pass must be a bool, got {new_pass!r}.")
+        if first:
+            self._check_params()
+            self._validate_common()
+        xp, device = input_namespace(X)
+        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, reset=first, ensure_min_samples=1)
+        check_magnitude(X)
+        w = check_sample_weight(to_numpy(sample_weight), X.shape[0])
+        if first:
+            stream = self._start_stream(X)
+        step = stream["fit"].step(
+            X,
+            w,
+            self._loss_factory(stream),
+            forgetting_factor=lam,
+            new_pass=bool(new_pass) and not first,
+        )
+        self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first)
+        finish_fit(self, X.dtype, xp, device)
+        sample = stream["reference"]
+        weights = sample.weights if stream["weighted"] or sample_weight is not None else None
+        stream["weighted"] = weights is not None
+        self._set_outlier_reference(sample.rows, weights)
+        return self
+
+    def _check_stream_n_components(self, n_samples: int, n_features: int) -> int:
+        spec = self.n_components
+        if isinstance(spec, str) or (
+            isinstance(spec, numbers.Real) and not isinstance(spec, (bool, numbers.Integral))
+        ):
+            raise ValueError(
+                f"n_components={spec!r}: partial_fit needs an int or None (a variance "
+                "share or 'auto' is chosen on the spectrum of all the data, which a "
+                "stream does not have yet)."
+            )
+        # None: the first batch's min(n_samples, n_features), as IncrementalPCA
+        upper = n_samples if spec is None else n_features
+        return int(check_n_components(spec, upper, n_features, owner=type(self).__name__))
+
+    def _start_stream(self, X) -> dict:
+        """The stream's state after its first batch's checks (and batch fit)."""
+        for name in getattr(self, "_route_attributes", ()):  # a previous fit's extras
+            self.__dict__.pop(name, None)
+        self._route_attributes = ()
+        n, d = X.shape
+        self.n_components_ = self._check_stream_n_components(n, d)
+        rng = as_generator(getattr(self, "random_state", None))
+        Xf = np.asarray(X, dtype=np.float64)
+        centred = Xf - Xf.mean(axis=0)
+        fit = StreamingReweightedPCA.start(d, self.n_components_, rng)
+        capacity = max(min(REFERENCE_ROWS, REFERENCE_ENTRIES // max(d, 1)), REFERENCE_MIN_ROWS)
+        self._stream = stream = {
+            "fit": fit,
+            "scale": float(np.einsum("ij,ij->", centred, centred)) / n,
+            "reference": ReferenceSample.empty(capacity, d),
+            "low": np.min(X, axis=0).astype(np.float64),
+            "high": np.max(X, axis=0).astype(np.float64),
+            "weighted": False,
+            "objectives": [],
+            "n_steps": 0,
+        }
+        self.n_samples_seen_ = 0
+        if self._stream_reweights:
+            # Algorithm 1 starts from D = I: the first batch is weighted at its own PCA
+            start = ScatterStatistics.of(X, np.ones(n)).principal(self.n_components_, rng)
+            if start is not None:
+                fit.mean, fit.components = start.mean, start.components
+        return stream
+
+    def _loss_factory(self, stream):
+        if not self._stream_reweights:
+            return None
+        return lambda mean_square: self._stream_loss(stream["scale"], mean_square)
+
+    def _stream_record(self, stream, X, w, step, lam: float, new_pass: bool) -> None:
+        """Set every fitted attribute from the stream after a batch."""
+        fit = stream["fit"]
+        stream["low"] = np.minimum(stream["low"], X.min(axis=0))
+        stream["high"] = np.maximum(stream["high"], X.max(axis=0))
+        stream["reference"] = stream["reference"].update(
+            X, w, fit.rng, forgetting_factor=lam, reset=new_pass
+        )
+        stream["n_steps"] += 1
+        self.n_samples_seen_ += X.shape[0]
+        self.n_missing_ = 0
+        robust = self._stream_reweights
+        if fit.mean is None:  # no positive weight yet: nothing to fit
+            raise ValueError(
+                "partial_fit: every weight of the first batch is zero, so there is no fit "
+                "(check sample_weight, or a capped loss's threshold)."
+            )
+        self.components_ = flip_component_signs(np.ascontiguousarray(fit.components))
+        self.mean_ = fit.mean.copy()
+        if not robust and step.result is not None:  # PCA: its closed-form attributes
+            result = self._finish(step.result)  # type: ignore[attr-defined]
+            self.objective_history_ = np.asarray(result.objective, dtype=float)
+            for key, value in result.info.items():
+                setattr(self, f"{key}_", value)
+            self._route_attributes = tuple(f"{key}_" for key in result.info)
+        if robust:
+            residuals, weights, objective = step.residuals, step.weights, step.objective
+            if residuals is None:  # a first batch of at most k rows: no fit to weight at
+                loss = self._stream_loss(stream["scale"], fit.scale.mean_square())
+                assert loss is not None  # _stream_reweights
+                residuals = residual_norms(X, fit.mean, fit.components)
+                weights, objective = loss.weights(residuals), float(w @ loss.rho(residuals))
+            stream["objectives"].append(objective)
+            self.objective_history_ = np.asarray(stream["objectives"], dtype=float)
+            self.weights_ = self._stream_weight_scale * weights
+            self.residuals_ = residuals
+            self._route_attributes = ("weights_", "residuals_")
+            self.n_iter_, self.converged_, self.stop_reason_ = stream["n_steps"], False, STREAM_STOP
+        else:
+            self.n_iter_, self.converged_ = 1, True
+            self.stop_reason_ = StopReason.CLOSED_FORM
+        self._unmodelled_constants = None
+        if getattr(self, "_supports_missing", False):
+            constants = constant_columns(np.vstack([stream["low"], stream["high"]]))
+            self._unmodelled_constants = model_constants(constants, self.mean_, self.components_)

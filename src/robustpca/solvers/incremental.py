@@ -1,0 +1,423 @@
+r"""Sufficient statistics of weighted PCA over a stream of batches, and the stochastic
+majorise-minimise step of the reweighting methods on them.
+
+Weighted PCA (Nie et al. 2014, problem 14) needs three numbers of the data only: the
+total weight :math:`W = \sum_i d_i`, the weighted mean :math:`m = \sum_i d_i x_i / W`
+and the weighted scatter about it, :math:`S = \sum_i d_i (x_i - m)(x_i - m)^\top`
+(problem 16: the top eigenvectors of :math:`S`; :math:`b = m`). Two sets of statistics
+merge exactly (Chan, Golub & LeVeque 1979), with :math:`\delta = m_b - m_a`:
+
+.. math::
+    W = W_a + W_b, \quad m = m_a + \frac{W_b}{W}\,\delta, \quad
+    S = S_a + S_b + \frac{W_a W_b}{W}\,\delta\delta^\top ,
+
+so PCA of the merged statistics of any split of the data is PCA of the whole, to
+rounding: :class:`ScatterStatistics` (scikit-learn's ``IncrementalPCA`` keeps only
+``k`` singular values and is exact only when the data have rank ``k``). A forgetting
+factor :math:`\lambda` scales :math:`W_a` and :math:`S_a` before the merge.
+
+**Memory.** :math:`S` is kept as a ``d x d`` matrix once the statistics have at least
+``d`` rows; before, as a factor :math:`F` with :math:`S = F^\top F`, ``r x d`` with
+``r`` at most the number of samples merged, compressed after every merge to its
+singular values times right singular vectors (every singular value above the
+rounding of the largest kept: the numerical rank, so nothing is truncated). The memory is therefore
+``min(n_seen, d) x d`` floats: wide data (images, ``n < d``) hold as much as the
+samples seen, never a ``d x d`` matrix; tall data a ``d x d`` matrix, whatever ``n``.
+
+**Stochastic majorise-minimise** (:func:`reweighted_step`). Each step of Algorithm 2
+of Nie et al. (2014) majorises the loss :math:`\sum_i h(r_i^2)` (concave ``h``) at the
+current iterate by :math:`\sum_i h'(r_i^2)\, r_i^2` + const and minimises the majoriser:
+weighted PCA with weights :math:`d_i = h'(r_i^2)`. Over a stream, each batch's weights
+are taken at the current iterate, its weighted statistics added to the accumulated
+ones, and the next iterate is the weighted PCA of the accumulated statistics: the
+majorisers of the batches seen, each built at the iterate current when its batch came
+(Mairal 2013, "Stochastic majorization-minimization algorithms for large-scale
+optimization", NeurIPS, whose surrogates are here the tangent majorisers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
+from ..losses import RobustLoss
+from ._result import SolverResult
+from .optimal_mean import _weighted_pca_result
+
+__all__ = [
+    "ReferenceSample",
+    "ResidualScaleMemory",
+    "ScatterStatistics",
+    "StochasticStep",
+    "StreamingReweightedPCA",
+    "residual_norms",
+]
+
+
+@dataclass(frozen=True)
+class ScatterStatistics:
+    r"""Total weight, weighted mean and weighted scatter of the samples merged so far.
+
+    Exactly one of ``scatter`` (``d x d``) and ``factor`` (``r x d``, :math:`S =
+    F^\top F`, rows orthogonal by decreasing norm) is set once a positive weight has
+    been merged; both are None before (module docstring, "Memory").
+
+    Attributes
+    ----------
+    weight : float
+        :math:`W`, the (discounted) total weight.
+    mean : ndarray of shape (n_features,)
+        :math:`m`.
+    scatter : ndarray of shape (n_features, n_features) or None
+    factor : ndarray of shape (r, n_features) or None
+    """
+
+    weight: float
+    mean: np.ndarray
+    scatter: np.ndarray | None = None
+    factor: np.ndarray | None = None
+
+    @classmethod
+    def empty(cls, n_features: int) -> ScatterStatistics:
+        """The statistics of no sample."""
+        return cls(0.0, np.zeros(n_features))
+
+    @property
+    def n_features(self) -> int:
+        return self.mean.shape[0]
+
+    @property
+    def n_rows(self) -> int:
+        """Rows held: ``d`` for the scatter, ``r`` for the factor, 0 when empty."""
+        if self.scatter is not None:
+            return self.n_features
+        return 0 if self.factor is None else self.factor.shape[0]
+
+    def discounted(self, forgetting_factor: float) -> ScatterStatistics:
+        r"""The statistics with :math:`W` and :math:`S` scaled by ``forgetting_factor``
+        (:math:`\lambda`; 0 forgets everything, 1 nothing)."""
+        lam = float(forgetting_factor)
+        if lam == 1.0:
+            return self
+        if lam == 0.0 or self.weight == 0.0:
+            return ScatterStatistics.empty(self.n_features)
+        scatter = None if self.scatter is None else lam * self.scatter
+        factor = None if self.factor is None else np.sqrt(lam) * self.factor
+        return ScatterStatistics(lam * self.weight, self.mean, scatter, factor)
+
+    def merge(self, other: ScatterStatistics) -> ScatterStatistics:
+        """The statistics of the samples of both (exactly; module docstring)."""
+        if other.weight <= 0.0:
+            return self
+        if self.weight <= 0.0:
+            return other
+        total = self.weight + other.weight
+        delta = other.mean - self.mean
+        mean = self.mean + (other.weight / total) * delta
+        cross = np.sqrt(self.weight * other.weight / total) * delta
+        if self.scatter is not None or other.scatter is not None:
+            S = self.full_scatter() + other.full_scatter() + np.outer(cross, cross)
+            return ScatterStatistics(total, mean, 0.5 * (S + S.T))
+        return _merged(total, mean, [self.factor, other.factor, cross[None, :]])
+
+    def full_scatter(self) -> np.ndarray:
+        """The ``d x d`` scatter (formed from the factor where that is what is held)."""
+        if self.scatter is not None:
+            return self.scatter
+        if self.factor is None:
+            return np.zeros((self.n_features, self.n_features))
+        return self.factor.T @ self.factor
+
+    @classmethod
+    def of(cls, X: np.ndarray, weights: np.ndarray) -> ScatterStatistics:
+        """The statistics of the rows of ``X`` (not modified) weighted by ``weights``."""
+        w = np.asarray(weights, dtype=np.float64)
+        w_b = float(w.sum())
+        if w_b <= 0.0:
+            return cls.empty(X.shape[1])
+        X = np.asarray(X, dtype=np.float64)
+        mean = (w @ X) / w_b
+        positive = w > 0
+        B = np.sqrt(w[positive])[:, None] * (X[positive] - mean)
+        return _merged(w_b, mean, [B])
+
+    def update(
+        self, X: np.ndarray, weights: np.ndarray, *, forgetting_factor: float = 1.0
+    ) -> ScatterStatistics:
+        """The statistics discounted by ``forgetting_factor``, merged with those of the
+        rows of ``X`` weighted by ``weights``. A batch of zero total weight only
+        discounts."""
+        return self.discounted(forgetting_factor).merge(ScatterStatistics.of(X, weights))
+
+    def principal(self, n_components: int, rng: np.random.Generator) -> SolverResult | None:
+        """Weighted PCA of the statistics (problem 14 in closed form): the mean, the top
+        ``n_components`` eigenvectors of the scatter (completed by ``rng`` where the
+        scatter has fewer positive eigenvalues) and their eigenvalues, as
+        :func:`~robustpca.solvers.solve_weighted_pca` returns them (``info`` holds
+        ``explained_variance`` and ``total_variance`` with the denominator ``W - 1``).
+        None when no positive weight has been merged."""
+        if self.weight <= 0.0:
+            return None
+        if self.scatter is not None:
+            vals, vecs = top_eigh(self.scatter, n_components)
+            total = float(np.trace(self.scatter))
+        elif self.factor is not None:
+            s = np.linalg.norm(self.factor, axis=1)  # the singular values, decreasing
+            top = s[:n_components]
+            vals, vecs = top**2, (self.factor[:n_components] / _nonzero(top)).T
+            total = float(np.sum(s * s))
+        else:
+            return None
+        usable = positive_eigen_mask(vals)
+        basis = complete_orthonormal(np.ascontiguousarray(vecs[:, usable]), n_components, rng)
+        return _weighted_pca_result(basis.T, self.mean.copy(), vals[usable], total, self.weight)
+
+
+def _nonzero(s: np.ndarray) -> np.ndarray:
+    """``s`` as a column, zeros replaced by 1 (rows of zero norm stay zero)."""
+    return np.where(s > 0, s, 1.0)[:, None]
+
+
+def _merged(weight: float, mean: np.ndarray, blocks: list) -> ScatterStatistics:
+    """Statistics of weight ``weight`` and mean ``mean`` whose scatter is ``R^T R`` for
+    the rows ``R`` of ``blocks`` stacked: a factor while they are fewer than ``d``, else
+    the ``d x d`` scatter."""
+    d = mean.shape[0]
+    R = np.vstack([np.zeros((0, d))] + [b for b in blocks if b is not None and b.shape[0]])
+    if R.shape[0] >= d:
+        S = R.T @ R
+        return ScatterStatistics(weight, mean, 0.5 * (S + S.T))
+    _, s, Vt = np.linalg.svd(R, full_matrices=False)
+    # only singular values at the rounding of the largest go (the numerical rank): the
+    # merge rows add one direction per batch that is exactly in the span of the others
+    keep = s > (s[0] * np.finfo(np.float64).eps * max(R.shape) if s.size else 0.0)
+    return ScatterStatistics(weight, mean, factor=s[keep, None] * Vt[keep])
+
+
+@dataclass(frozen=True)
+class ResidualScaleMemory:
+    r"""The mean squared residual of the samples seen, for losses whose scale is
+    estimated from every residual (HQ-PCA's kernel width, :math:`\sigma^2 =
+    \frac{1}{2n}\sum_i r_i^2`, He et al. 2011).
+
+    ``current`` holds the discounted sums ``(sum of s_i r_i^2, sum of s_i)`` of the
+    current pass, ``previous`` those of the last complete pass.
+    :meth:`mean_square` uses the previous pass where there is one, so that at a fixed
+    point of the passes every batch is weighted with the scale of all the residuals at
+    that point, as in the batch loop; else the current pass including the new batch.
+    """
+
+    current: tuple[float, float] = (0.0, 0.0)
+    previous: tuple[float, float] | None = None
+
+    def update(
+        self,
+        residuals: np.ndarray,
+        sample_weight: np.ndarray,
+        *,
+        forgetting_factor: float = 1.0,
+        new_pass: bool = False,
+    ) -> ResidualScaleMemory:
+        """The memory after a batch of ``residuals``."""
+        add = (float(sample_weight @ (residuals * residuals)), float(sample_weight.sum()))
+        if new_pass:
+            previous = self.current if self.current[1] > 0 else self.previous
+            return ResidualScaleMemory(add, previous)
+        lam = float(forgetting_factor)
+        current = (lam * self.current[0] + add[0], lam * self.current[1] + add[1])
+        return replace(self, current=current)
+
+    def mean_square(self) -> float:
+        """The mean squared residual to scale the next weights with (0 if none)."""
+        sums = self.previous if self.previous is not None else self.current
+        return sums[0] / sums[1] if sums[1] > 0 else 0.0
+
+
+#: ``loss_for(mean_square) -> RobustLoss``: the loss of a reweighting method, given the
+#: mean squared residual of :class:`ResidualScaleMemory` (for a scale estimated from it).
+LossFactory = Callable[[float], RobustLoss]
+
+
+@dataclass
+class StreamingReweightedPCA:
+    r"""The state of weighted PCA, or of a reweighting method, fitted over a stream.
+
+    Each :meth:`step` takes a batch, its frequency weights ``s_i`` and the method's
+    loss (None: PCA, every weight 1), and moves the fit (``mean``, ``components``).
+
+    **Weights.** The batch's weights :math:`d_i = h'(r_i^2)` are taken at the *anchor*:
+    the latest fit during the first pass (stochastic MM; module docstring), and, from
+    a ``new_pass`` on, the fit at the start of that pass, for all its batches.
+
+    **Passes.** ``new_pass=True`` declares that the data seen so far come again: the
+    accumulated statistics of the finished pass are kept aside (``previous``) and a new
+    accumulation starts. The fit after the ``j``-th batch of a pass is the weighted PCA
+    of the pass's statistics merged with the previous pass's discounted by the share
+    of the sample weight not yet revisited, :math:`1 - s_{\text{pass}} /
+    s_{\text{previous}}` (nothing once the pass has as much): at the end of a pass
+    over the same data it is the weighted PCA of every sample weighted at the anchor,
+    one iteration of the batch Algorithm 2 exactly.
+
+    **Forgetting.** ``forgetting_factor`` :math:`\lambda` scales the accumulated
+    statistics before each batch is merged (1: keep all; below 1: an effective memory
+    of about :math:`1/(1-\lambda)` batches, to track a drifting subspace).
+
+    Attributes
+    ----------
+    statistics, previous : ScatterStatistics
+        The current pass's and the last complete pass's (None in the first pass).
+    mean, components : ndarray or None
+        The current fit (None before a positive weight).
+    anchor : tuple of ndarray or None
+        ``(mean, components)`` at which a pass's weights are taken (None: the latest).
+    scale : ResidualScaleMemory
+    """
+
+    n_components: int
+    rng: np.random.Generator
+    statistics: ScatterStatistics
+    previous: ScatterStatistics | None = None
+    pass_weight: float = 0.0
+    previous_weight: float = 0.0
+    mean: np.ndarray | None = None
+    components: np.ndarray | None = None
+    anchor: tuple[np.ndarray, np.ndarray] | None = None
+    scale: ResidualScaleMemory = field(default_factory=ResidualScaleMemory)
+
+    @classmethod
+    def start(cls, n_features: int, n_components: int, rng) -> StreamingReweightedPCA:
+        return cls(n_components, rng, ScatterStatistics.empty(n_features))
+
+    def step(
+        self,
+        X: np.ndarray,
+        sample_weight: np.ndarray,
+        loss_for: LossFactory | None,
+        *,
+        forgetting_factor: float = 1.0,
+        new_pass: bool = False,
+    ) -> StochasticStep:
+        """Merge one batch (class docstring) and refit; ``X`` is not modified."""
+        lam = float(forgetting_factor)
+        if new_pass and self.pass_weight > 0:
+            self.previous, self.previous_weight = self.statistics, self.pass_weight
+            self.statistics, self.pass_weight = ScatterStatistics.empty(X.shape[1]), 0.0
+            if self.mean is not None and self.components is not None:
+                self.anchor = (self.mean, self.components)
+        point = self.anchor
+        if point is None and self.mean is not None and self.components is not None:
+            point = (self.mean, self.components)
+        if loss_for is None or point is None:
+            r, d, value = None, np.ones(X.shape[0]), float("nan")
+        else:
+            r = residual_norms(X, *point)
+            self.scale = self.scale.update(
+                r, sample_weight, forgetting_factor=lam, new_pass=new_pass
+            )
+            loss = loss_for(self.scale.mean_square())
+            d = loss.weights(r)
+            value = float(sample_weight @ loss.rho(r))
+        self.statistics = self.statistics.update(X, sample_weight * d, forgetting_factor=lam)
+        self.pass_weight = lam * self.pass_weight + float(sample_weight.sum())
+        fitted = self.statistics
+        if self.previous is not None and self.pass_weight < self.previous_weight:
+            missing = 1.0 - self.pass_weight / self.previous_weight
+            fitted = fitted.merge(self.previous.discounted(missing))
+        result = fitted.principal(self.n_components, self.rng)
+        if result is not None:
+            self.mean, self.components = result.mean, result.components
+        return StochasticStep(result, r, d, value)
+
+
+@dataclass(frozen=True)
+class StochasticStep:
+    """The outcome of :meth:`StreamingReweightedPCA.step`.
+
+    Attributes
+    ----------
+    result : SolverResult or None
+        The weighted PCA of the statistics (the new fit, with ``explained_variance``
+        and ``total_variance`` in ``info``); None while no positive weight was merged
+        (the fit is then unchanged).
+    residuals : ndarray of shape (n_batch,) or None
+        The batch's residual norms at the anchor (None for PCA).
+    weights : ndarray of shape (n_batch,)
+        The loss weights of the batch at the anchor (without ``sample_weight``).
+    objective : float
+        :math:`\\sum_i s_i \\rho(r_i)` of the batch at the anchor (NaN for PCA).
+    """
+
+    result: SolverResult | None
+    residuals: np.ndarray | None
+    weights: np.ndarray
+    objective: float
+
+
+def residual_norms(X: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
+    r""":math:`\lVert (I - UU^\top)(x_i - b) \rVert_2` per row, formed explicitly (no
+    cancellation), with ``U = components.T`` and ``b = mean``."""
+    Xc = np.asarray(X, dtype=np.float64) - mean
+    Xc -= (Xc @ components.T) @ components
+    return np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
+
+
+@dataclass(frozen=True)
+class ReferenceSample:
+    """A bounded random sample of the rows seen, for the outlier diagnostics' reference
+    statistics, which need rows (medians, the spread of the orthogonal distances) rather
+    than sufficient statistics.
+
+    Reservoir sampling (Vitter 1985, Algorithm R): every row seen since the last reset is
+    kept with the same probability, ``capacity / n_seen``; all of them while they are at
+    most ``capacity``. With a forgetting factor the count of rows seen is discounted like
+    the statistics, so recent rows enter more often (Aggarwal 2006's biased reservoir:
+    approximately an exponentially weighted sample).
+
+    Attributes
+    ----------
+    capacity : int
+    rows : ndarray of shape (m, n_features), float64
+    weights : ndarray of shape (m,)
+        The rows' frequency weights.
+    seen : float
+        The (discounted) number of rows seen since the last reset.
+    """
+
+    capacity: int
+    rows: np.ndarray
+    weights: np.ndarray
+    seen: float = 0.0
+
+    @classmethod
+    def empty(cls, capacity: int, n_features: int) -> ReferenceSample:
+        return cls(capacity, np.zeros((0, n_features)), np.zeros(0))
+
+    def update(
+        self,
+        X: np.ndarray,
+        sample_weight: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        forgetting_factor: float = 1.0,
+        reset: bool = False,
+    ) -> ReferenceSample:
+        """The sample after the rows of ``X`` (not modified); ``reset`` empties it first."""
+        base = ReferenceSample.empty(self.capacity, X.shape[1]) if reset else self
+        seen = base.seen * float(forgetting_factor)
+        n = X.shape[0]
+        take = min(max(self.capacity - base.rows.shape[0], 0), n)
+        rows = np.vstack([base.rows, np.asarray(X[:take], dtype=np.float64)])
+        weights = np.concatenate([base.weights, sample_weight[:take]])
+        rest = np.arange(take, n)
+        if rest.size:
+            counts = seen + rest + 1.0  # rows seen, each row included
+            chosen = rest[rng.random(rest.size) < self.capacity / counts]
+            slots = rng.integers(0, self.capacity, chosen.size)
+            # a later row replaces an earlier one drawn to the same slot (Algorithm R)
+            last = slots.size - 1 - np.unique(slots[::-1], return_index=True)[1]
+            rows[slots[last]] = X[chosen[last]]
+            weights[slots[last]] = sample_weight[chosen[last]]
+        return ReferenceSample(self.capacity, rows, weights, seen + n)
