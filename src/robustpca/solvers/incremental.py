@@ -17,10 +17,10 @@ rounding: :class:`ScatterStatistics` (scikit-learn's ``IncrementalPCA`` keeps on
 factor :math:`\lambda` scales :math:`W_a` and :math:`S_a` before the merge.
 
 **Memory.** :math:`S` is kept as a ``d x d`` matrix once the statistics have at least
-``d`` rows; before, as a factor :math:`F` with :math:`S = F^\top F`, ``r x d`` with
-``r`` at most the number of samples merged, compressed after every merge to its
-singular values times right singular vectors (every singular value above the
-rounding of the largest kept: the numerical rank, so nothing is truncated). The memory is therefore
+``d`` rows; before, as a factor :math:`F` with :math:`S = F^\top F`: the rows
+:math:`\sqrt{d_i}(x_i - m_b)` of each batch and one row per merge, nothing dropped, so
+nothing is approximated. Its weighted PCA takes the Gram route of the batch fit (the
+eigenpairs of :math:`F F^\top`). The memory is therefore about
 ``min(n_seen, d) x d`` floats: wide data (images, ``n < d``) hold as much as the
 samples seen, never a ``d x d`` matrix; tall data a ``d x d`` matrix, whatever ``n``.
 
@@ -61,9 +61,9 @@ __all__ = [
 class ScatterStatistics:
     r"""Total weight, weighted mean and weighted scatter of the samples merged so far.
 
-    Exactly one of ``scatter`` (``d x d``) and ``factor`` (``r x d``, :math:`S =
-    F^\top F`, rows orthogonal by decreasing norm) is set once a positive weight has
-    been merged; both are None before (module docstring, "Memory").
+    Exactly one of ``scatter`` (``d x d``) and ``factor`` (``r x d`` with ``r < d``,
+    :math:`S = F^\top F`) is set once a positive weight has been merged; both are None
+    before (module docstring, "Memory").
 
     Attributes
     ----------
@@ -165,10 +165,14 @@ class ScatterStatistics:
             vals, vecs = top_eigh(self.scatter, n_components)
             total = float(np.trace(self.scatter))
         elif self.factor is not None:
-            s = np.linalg.norm(self.factor, axis=1)  # the singular values, decreasing
-            top = s[:n_components]
-            vals, vecs = top**2, (self.factor[:n_components] / _nonzero(top)).T
-            total = float(np.sum(s * s))
+            # the Gram route of the batch fit: eigenpairs of F F^T (r x r), U = F^T V / s
+            F = self.factor
+            G = F @ F.T
+            vals, small = top_eigh(0.5 * (G + G.T), n_components)
+            usable = positive_eigen_mask(vals)
+            vals = vals[usable]
+            vecs = _orthonormal_columns((F.T @ small[:, usable]) / np.sqrt(vals))
+            total = float(np.einsum("ij,ij->", F, F))
         else:
             return None
         usable = positive_eigen_mask(vals)
@@ -176,9 +180,13 @@ class ScatterStatistics:
         return _weighted_pca_result(basis.T, self.mean.copy(), vals[usable], total, self.weight)
 
 
-def _nonzero(s: np.ndarray) -> np.ndarray:
-    """``s`` as a column, zeros replaced by 1 (rows of zero norm stay zero)."""
-    return np.where(s > 0, s, 1.0)[:, None]
+def _orthonormal_columns(U: np.ndarray) -> np.ndarray:
+    """``U`` (orthonormal up to rounding) made orthonormal, columns and signs kept."""
+    if U.shape[1] == 0:
+        return U
+    Q, R = np.linalg.qr(U)
+    signs = np.sign(np.diag(R))
+    return Q * np.where(signs == 0, 1.0, signs)[None, :]
 
 
 def _merged(weight: float, mean: np.ndarray, blocks: list) -> ScatterStatistics:
@@ -190,11 +198,7 @@ def _merged(weight: float, mean: np.ndarray, blocks: list) -> ScatterStatistics:
     if R.shape[0] >= d:
         S = R.T @ R
         return ScatterStatistics(weight, mean, 0.5 * (S + S.T))
-    _, s, Vt = np.linalg.svd(R, full_matrices=False)
-    # only singular values at the rounding of the largest go (the numerical rank): the
-    # merge rows add one direction per batch that is exactly in the span of the others
-    keep = s > (s[0] * np.finfo(np.float64).eps * max(R.shape) if s.size else 0.0)
-    return ScatterStatistics(weight, mean, factor=s[keep, None] * Vt[keep])
+    return ScatterStatistics(weight, mean, factor=R)
 
 
 @dataclass(frozen=True)
