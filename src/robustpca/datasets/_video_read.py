@@ -56,6 +56,7 @@ def _pil() -> Any:
 
 def _imageio() -> Any:
     try:
+        import av  # noqa: F401 (imageio's PyAV plugin needs it)
         import imageio.v3 as iio
     except ImportError as error:  # pragma: no cover - imageio comes with the test extra
         raise ImportError(f"reading video files needs imageio and PyAV; {_EXTRA_HINT}") from error
@@ -197,7 +198,7 @@ def _iter_video_file(
         return
     reader = None
     try:
-        reader = iio.imiter(path, plugin="pyav")
+        reader = iio.imiter(path, plugin="pyav", format="rgb24")
         for index in range(stop if stop is not None else np.iinfo(np.int64).max):
             frame = next(reader, None)
             if frame is None:
