@@ -301,6 +301,18 @@ def test_tiny_first_batch_of_a_reweighting_estimator():
     assert np.isfinite(model.components_).all()
 
 
+def test_batches_with_every_weight_zero_warn_and_leave_the_fit():
+    X = np.random.default_rng(11).normal(size=(60, 5))
+    model = OptimalMeanPCA(2, loss="capped", threshold=1e-9)
+    with pytest.warns(UserWarning, match="weight zero"):
+        model.partial_fit(X[:30])
+    before = model.components_.copy()
+    with pytest.warns(UserWarning, match="weight zero"):
+        model.partial_fit(X[30:])
+    np.testing.assert_array_equal(model.components_, before)
+    assert np.isfinite(model.decision_function(X)).all()
+
+
 # -- the statistics ------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ reweighting estimators run Algorithm 2 as a stochastic majorise-minimise fit.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -105,20 +106,21 @@ class IncrementalMixin:
         **PCA** is exact: over any split of the data into batches (with
         ``forgetting_factor=1``) it equals :meth:`fit` on their concatenation, with
         the same ``sample_weight``, to rounding (the scatter merge of Chan, Golub &
-        LeVeque 1979, every singular value kept; scikit-learn's ``IncrementalPCA``
-        keeps ``k``).
+        LeVeque 1979, nothing truncated; scikit-learn's ``IncrementalPCA`` keeps
+        ``k`` singular values, exact only for data of rank ``k``).
 
         **Reweighting estimators** run Algorithm 2 of Nie et al. (2014) as a
         stochastic majorise-minimise fit. As Algorithm 1 starts from unit weights,
-        the first batch is weighted at its own PCA. Every batch gets the loss's weights :math:`d_i =
-        h'(r_i^2)` at the *anchor* fit, its :math:`d`-weighted statistics join the
-        accumulated ones, and the fit is their weighted PCA: the minimiser of the sum of
-        the majorisers of the batches seen. During the first pass the anchor is the
+        the first batch is weighted at its own PCA. Every batch gets the loss's
+        weights :math:`d_i = h'(r_i^2)` at the *anchor* fit, its weighted statistics
+        join the accumulated ones, and the fit is their weighted PCA: the minimiser of
+        the sum of the majorisers of the batches seen. During the first pass the anchor is the
         latest fit. ``new_pass=True`` on the first batch of a later pass over the same
         data restarts the accumulation and fixes the anchor, for the whole pass, at
-        the fit when the pass starts, :math:`\theta_p`. *What this converges to:* the
-        pass's statistics are then those of every sample weighted at
-        :math:`\theta_p`, so the fit at the end of the pass is
+        the fit when the pass starts, :math:`\theta_p`. *What this converges to:* a
+        sample's weight depends only on its own residual at the anchor, and the merge
+        is exact, so the pass's statistics are those of every sample weighted at
+        :math:`\theta_p`, and the fit at the end of the pass is
         :math:`T(\theta_p)`, one iteration of the batch Algorithm 2 (:math:`T`: the
         weighted PCA of all the data with the weights at its argument), exactly to
         rounding. The passes therefore are the batch iterations started from the
@@ -195,6 +197,14 @@ class IncrementalMixin:
             forgetting_factor=lam,
             new_pass=bool(new_pass) and not first,
         )
+        if self._stream_reweights and step.residuals is not None and not np.any(w * step.weights):
+            warnings.warn(
+                f"Every sample of this batch has weight zero at the current {type(self).__name__} "
+                "fit (a capped loss's threshold or a kernel width too small): the batch leaves "
+                "the fit unchanged.",
+                UserWarning,
+                stacklevel=2,
+            )
         self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first)
         finish_fit(self, X.dtype, xp, device)
         sample = stream["reference"]
