@@ -145,6 +145,23 @@ def test_forgetting_factor_tracks_a_drifting_subspace():
     assert projector_distance(keep.components_, B) > 1.0
 
 
+def test_robust_stream_with_forgetting_follows_drift_through_outliers():
+    """OptimalMeanPCA with a forgetting factor: the plane changes halfway and 10% of
+    every batch are gross outliers; the fit ends on the new plane, while without
+    forgetting the robust fit keeps the old one (the new plane's samples are its
+    outliers)."""
+    rng = np.random.default_rng(14)
+    A, B = np.linalg.qr(rng.normal(size=(15, 4)))[0].T.reshape(2, 2, 15)
+    forget, keep = OptimalMeanPCA(2, random_state=0), OptimalMeanPCA(2, random_state=0)
+    for plane in [A] * 8 + [B] * 8:
+        Xb = rng.normal(size=(50, 2)) * [3.0, 2.0] @ plane + 0.05 * rng.normal(size=(50, 15))
+        Xb[:5] = 10.0 * rng.normal(size=(5, 15))
+        forget.partial_fit(Xb, forgetting_factor=0.3)
+        keep.partial_fit(Xb)
+    assert projector_distance(forget.components_, B) < 0.1
+    assert projector_distance(keep.components_, B) > 1.5
+
+
 def test_fit_after_partial_fit_starts_afresh():
     X, _, _ = planted_outlier_data(5, n_samples=100, n_features=8)
     model = PCA(2).partial_fit(X[:50])
@@ -311,6 +328,35 @@ def test_batches_with_every_weight_zero_warn_and_leave_the_fit():
         model.partial_fit(X[30:])
     np.testing.assert_array_equal(model.components_, before)
     assert np.isfinite(model.decision_function(X)).all()
+
+
+@pytest.mark.parametrize("estimator", [PCA(1), OptimalMeanPCA(1), HQPCA(1)], ids=repr)
+@pytest.mark.parametrize("case", ["one row", "constant", "k = d"])
+def test_degenerate_batches_give_no_nan(estimator, case):
+    X = np.random.default_rng(12).normal(size=(20, 4))
+    data = {"one row": X[:1], "constant": np.ones((10, 4)), "k = d": X}[case]
+    model = clone(estimator).set_params(n_components=4 if case == "k = d" else 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zero residuals, zero variance
+        model.partial_fit(data).partial_fit(data)
+    fitted = [getattr(model, name) for name in vars(model) if name.endswith("_")]
+    arrays = [np.asarray(v) for v in fitted if isinstance(v, np.ndarray)]
+    arrays += [model.decision_function(X), model.transform(X)]
+    assert all(np.isfinite(a).all() for a in arrays if a.dtype.kind == "f")
+    k = model.n_components_
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(k), atol=1e-12)
+
+
+@pytest.mark.parametrize("estimator", [PCA(2), OptimalMeanPCA(2), HQPCA(2)], ids=repr)
+def test_partial_fit_sets_the_attributes_of_fit(estimator):
+    X, _, _ = planted_outlier_data(13, n_samples=80, n_features=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = clone(estimator).fit(X)
+    streamed = _split_fit(clone(estimator), X, [40])
+    names = {n for n in vars(fitted) if n.endswith("_") and not n.startswith("_")}
+    assert names <= set(vars(streamed))
+    assert streamed.n_samples_seen_ == fitted.n_samples_seen_ == 80
 
 
 # -- the statistics ------------------------------------------------------------------------
