@@ -4,14 +4,17 @@ occluded faces."""
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import sys
+import threading
 
 # scikit-learn runs its array-API estimator checks (tests/test_common.py) only when SciPy
 # was imported with this set; it must come before anything imports SciPy.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import warnings
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +32,8 @@ from robustpca.metrics import total_reconstruction_error
 
 REPO = Path(__file__).resolve().parents[1]
 # one measure of peak memory (tracemalloc) for the memory tests and the benchmarks, and
-# one place for the real data: $ROBUSTPCA_DATA or ../shared/data beside the repo
+# one place for the real data: $ROBUSTPCA_DATA or ../shared/data beside the repo, else
+# the download cache (data_home)
 sys.path.insert(0, str(REPO / "benchmarks"))
 from _harness import data_home  # noqa: E402
 from _harness import peak_memory as peak_memory  # noqa: E402  (re-exported to the tests)
@@ -37,11 +41,75 @@ from _harness import peak_memory as peak_memory  # noqa: E402  (re-exported to t
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """Path to the real data; a missing directory is an error, never a silent skip."""
-    path = data_home()
+    """The real data folder: ``$ROBUSTPCA_DATA`` or ``../shared/data`` when present, else
+    the download cache, filled once through the package's fetchers (every image set, and
+    rrcov's committed tables; see ``data_home``). Data that cannot be had is an error that
+    says how to get it, never a silent skip."""
+    try:
+        path = data_home()
+    except FileNotFoundError as exc:
+        pytest.fail(str(exc), pytrace=False)
     if not (path / "raw").is_dir():
-        pytest.fail(f"real data not found at {path}; set ROBUSTPCA_DATA to the folder holding raw/")
+        pytest.fail(
+            f"real data not found at {path}; set ROBUSTPCA_DATA to the folder holding raw/, "
+            "or unset it to download the data (CONTRIBUTING.md, 'Real data')",
+            pytrace=False,
+        )
     return path
+
+
+class DataMirror:
+    """A threaded HTTP server on 127.0.0.1 (a free port) serving the folder ``root``, as
+    ``$ROBUSTPCA_MIRROR`` expects it (``<url>/<name>/<file>``); records the paths asked
+    for. Loopback only; ``close()`` shuts it down."""
+
+    def __init__(self, root: Path):
+        self.requests: list[str] = []
+        mirror = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as on real servers
+            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall per response
+
+            def do_GET(self):
+                mirror.requests.append(self.path)
+                super().do_GET()
+
+            def log_message(self, *args):
+                pass
+
+        handler = functools.partial(Handler, directory=str(root))
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
+
+
+def mirror_folder(data: Path, folder: Path) -> Path:
+    """``folder`` made a mirror of the data folder ``data`` in the fetchers' layout
+    (``<name>/<file>``): one symbolic link per data set, to ``raw/<name>/``, and to
+    ``adbench/`` and ``video/`` where ``data`` has them. Nothing is copied."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in sorted((data / "raw").iterdir()):
+        if path.is_dir():
+            (folder / path.name).symlink_to(path.resolve(), target_is_directory=True)
+    for name in ("adbench", "video"):
+        if (data / name).is_dir():
+            (folder / name).symlink_to((data / name).resolve(), target_is_directory=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def data_mirror(shared_data, tmp_path_factory):
+    """The real data served by a local HTTP mirror (:class:`DataMirror`) for the session."""
+    server = DataMirror(mirror_folder(shared_data, tmp_path_factory.mktemp("mirror") / "m"))
+    yield server
+    server.close()
 
 
 def planted_outlier_data(
@@ -213,6 +281,13 @@ def reference_fits(method: str) -> dict:
     with open(RRCOV_ROBUST / "fits.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["method"] == method]
     return {(r["table"], int(r["k"])): r for r in rows}
+
+
+def pytest_configure(config):
+    # the fresh-clone test (tests/test_fresh_clone.py): selectable with -m fresh_clone
+    config.addinivalue_line(
+        "markers", "fresh_clone: runs real-data tests in a fresh clone against a local mirror"
+    )
 
 
 # One BLAS thread for the whole suite: the tests use small matrices, where OpenBLAS threads

@@ -1,19 +1,17 @@
 """Fetchers: pinned sources, downloads from a local HTTP mirror, cache, and failures.
 
 No test reaches the internet: every download goes to a ``http.server`` on 127.0.0.1 that
-serves the real data (``shared_data/raw``, laid out as ``<mirror>/<name>/<file>``), and an
-autouse fixture points ``ROBUSTPCA_MIRROR`` at a closed port by default.
+serves the real data (conftest's ``data_mirror``, laid out as ``<mirror>/<name>/<file>``),
+and an autouse fixture points ``ROBUSTPCA_MIRROR`` at a closed port by default.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
+import re
 import shutil
 import socket
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from robustpca.datasets import (
     FETCHERS,
     DatasetChecksumError,
     DatasetDownloadError,
+    _download,
     _fetch,
     fetch_dataset,
     fetch_orl,
@@ -32,7 +31,11 @@ from robustpca.datasets import (
     load_orl,
     load_palm,
 )
+from robustpca.datasets._download import _fetch_keys, _root
 from robustpca.datasets._fetch import _FILES, _FOLDERS, _NEEDS
+from robustpca.datasets._sources import _OUTSIDE_RAW
+
+from .conftest import REPO, DataMirror
 
 pytestmark = pytest.mark.realdata
 
@@ -45,40 +48,11 @@ def _dead_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-class _Mirror:
-    """A threaded HTTP server on 127.0.0.1 serving ``root``; records the paths asked for."""
-
-    def __init__(self, root: Path):
-        self.requests: list[str] = []
-        mirror = self
-
-        class Handler(SimpleHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as on real servers
-            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall per response
-
-            def do_GET(self):
-                mirror.requests.append(self.path)
-                super().do_GET()
-
-            def log_message(self, *args):
-                pass
-
-        handler = functools.partial(Handler, directory=str(root))
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture(scope="module")
-def mirror(shared_data):
-    server = _Mirror(shared_data / "raw")
-    yield server
-    server.close()
+@pytest.fixture
+def mirror(data_mirror):
+    """The session's local mirror of the real data, its request log cleared."""
+    data_mirror.requests.clear()
+    return data_mirror
 
 
 @pytest.fixture
@@ -86,7 +60,7 @@ def make_mirror():
     servers = []
 
     def make(root):
-        servers.append(_Mirror(root))
+        servers.append(DataMirror(root))
         return servers[-1]
 
     yield make
@@ -114,31 +88,79 @@ def _assert_same(a, b):
 # ------------------------------------------------------------------- pinned sources
 
 
-def test_pinned_hashes_match_sources_md_and_the_local_files(shared_data):
+def _sources_md_rows(path: Path) -> dict[str, list[str]]:
+    """The file rows of a SOURCES.md table, by their first cell."""
     rows = {}
-    for line in (shared_data / "SOURCES.md").read_text().splitlines():
+    for line in path.read_text().splitlines():
         cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
         if line.startswith("| `") and len(cells) > 5:
             rows[cells[0]] = cells
-    for local, src in _FILES.items():
-        assert rows[local][1:4] == [src.repo, src.path, src.commit], local
-        assert rows[local][5] == src.sha256, local
-        assert _sha256(shared_data / "raw" / local) == src.sha256, local
+    return rows
 
 
-def test_pinned_folder_listing_matches_the_local_checksum_list(shared_data):
-    spec = _FOLDERS["orl/orl_faces"]
-    root = shared_data / "raw" / "orl"
-    listing = root / "orl_faces.sha256"
-    assert _sha256(listing) == spec.listing_sha256
-    listed = sorted(line.split("  ", 1)[1] for line in listing.read_text().splitlines())
-    assert listed == sorted(f"orl_faces/{rel}" for rel in spec.files)
-    assert (
-        _fetch._listing_sha256(root / "orl_faces", "orl_faces", spec.files) == spec.listing_sha256
-    )
-    lines = (shared_data / "SOURCES.md").read_text().splitlines()
-    row = next(r for r in lines if r.startswith("| `orl/orl_faces/`"))
-    assert spec.repo in row and spec.commit in row and spec.listing_sha256 in row
+def test_pinned_files_match_the_data_folder(shared_data):
+    """Every pinned image file is in the data folder with its pinned SHA-256 (the local
+    copy, or the files the fixture downloaded); where the data folder documents its
+    sources (SOURCES.md, local copies only), the pins are those of its table."""
+    for key, src in _FILES.items():
+        name, local = key.split("/", 1)
+        if name not in _OUTSIDE_RAW:
+            assert _sha256(_root(shared_data, name) / local) == src.sha256, key
+    if (shared_data / "SOURCES.md").is_file():
+        rows = _sources_md_rows(shared_data / "SOURCES.md")
+        for key, src in _FILES.items():
+            if key.split("/", 1)[0] not in _OUTSIDE_RAW:
+                assert rows[key][1:4] == [src.repo, src.path, src.commit], key
+                assert rows[key][5] == src.sha256, key
+
+
+def test_pinned_folders_match_the_data_folder(shared_data):
+    """Every image folder's listing has its pinned hash; where the data folder keeps its
+    ``<folder>.sha256`` list and SOURCES.md (local copies), they agree with the pins."""
+    sources = shared_data / "SOURCES.md"
+    lines = sources.read_text().splitlines() if sources.is_file() else []
+    for key, spec in _FOLDERS.items():
+        name, folder = key.split("/", 1)
+        if name in _OUTSIDE_RAW:
+            continue
+        root = _root(shared_data, name)
+        assert _fetch._listing_sha256(root / folder, folder, spec.files) == spec.listing_sha256
+        listing = root / f"{folder}.sha256"
+        if listing.is_file():
+            assert _sha256(listing) == spec.listing_sha256, key
+            listed = sorted(line.split("  ", 1)[1] for line in listing.read_text().splitlines())
+            assert listed == sorted(f"{folder}/{rel}" for rel in spec.files), key
+        if lines:
+            row = next(r for r in lines if r.startswith(f"| `{key}/`"))
+            assert spec.repo in row and spec.commit in row and spec.listing_sha256 in row, key
+
+
+def test_tables_and_clips_pins_match_the_data_folder(shared_data):
+    """The ADBench tables and the video clips (kept beside ``raw/``): where the data folder
+    has them (local copies; the test fixtures download only the image sets), their pins
+    are its files' hashes, its SHA256SUMS and the sources of its SOURCES.md."""
+    for name in _OUTSIDE_RAW:
+        if not (shared_data / name).is_dir():
+            continue
+        notes = (shared_data / name / "SOURCES.md").read_text()
+        for key, src in _FILES.items():
+            if key.startswith(f"{name}/"):
+                assert _sha256(shared_data / key) == src.sha256, key
+                assert src.repo in notes and src.commit in notes, key
+        for key, spec in _FOLDERS.items():
+            if key.startswith(f"{name}/"):
+                folder = shared_data / key
+                assert _fetch._listing_sha256(folder, folder.name, spec.files) == (
+                    spec.listing_sha256
+                ), key
+                sums = (folder / "SHA256SUMS").read_text().split()[1::2]
+                assert sorted(p.removeprefix("./") for p in sums) == sorted(spec.files), key
+                assert spec.repo in notes and spec.commit in notes and spec.prefix in notes
+    if (shared_data / "adbench").is_dir():
+        sums = (shared_data / "adbench" / "SHA256SUMS").read_text().split()
+        assert {f"adbench/{f}": h for h, f in zip(sums[::2], sums[1::2], strict=True)} == {
+            k: src.sha256 for k, src in _FILES.items() if k.startswith("adbench/")
+        }
 
 
 def test_every_loader_option_has_pinned_files():
@@ -166,6 +188,22 @@ def test_default_urls_are_raw_github_at_the_pinned_commit(monkeypatch):
     assert _fetch._url("palm", "Palm_16x16.mat", "http://m/x", src, "-") == (
         "http://m/x/palm/Palm_16x16.mat"
     )
+    # a folder file held in another repository, a table and a frame (beside raw/)
+    yale = _FOLDERS["yale/yalefaces"]
+    url = _download._folder_url("yale", "yalefaces", "Readme.txt", None, yale)
+    assert url.startswith("https://raw.githubusercontent.com/FranFT/")
+    url = _download._folder_url("yale", "yalefaces", "subject02.sad", None, yale)
+    assert url.endswith(f"pattern_recognition/{yale.commit}/yalefaces/subject02.sad")
+    table = _FILES["adbench/14_glass.npz"]
+    assert _fetch._url("adbench", "14_glass.npz", None, table, table.path) == (
+        "https://raw.githubusercontent.com/Minqi824/ADBench/"
+        f"{table.commit}/adbench/datasets/Classical/14_glass.npz"
+    )
+    clip = _FOLDERS["video/highway"]
+    url = _download._folder_url("video", "highway", "input/in000470.jpg", "http://m", clip)
+    assert url == "http://m/video/highway/input/in000470.jpg"
+    url = _download._folder_url("video", "highway", "input/in000470.jpg", None, clip)
+    assert url.endswith("/databases/changedetection/highway/input/in000470.jpg")
 
 
 # ------------------------------------------------------------------------- downloads
@@ -355,3 +393,103 @@ def test_bad_name_and_options_fail_before_any_download(tmp_path):
     assert not (tmp_path / "raw").exists()
     assert fetch_dataset("digits").data.shape == (1797, 64)  # bundled, no download
     assert os.environ["ROBUSTPCA_MIRROR"].startswith("http://127.0.0.1:")
+
+
+# --------------------------------------------- tables and clips, the tests' data folder
+
+
+def test_tables_and_clips_land_beside_raw(tmp_path, make_mirror, monkeypatch):
+    """ADBench tables and video clips go to ``<home>/adbench/`` and ``<home>/video/<clip>/``
+    (the data folder's layout), from ``<mirror>/adbench/...`` and ``<mirror>/video/...``;
+    a second call downloads nothing."""
+    served = tmp_path / "mirror"
+    (served / "adbench").mkdir(parents=True)
+    (served / "adbench" / "t.npz").write_bytes(b"table")
+    (served / "video" / "c" / "input").mkdir(parents=True)
+    (served / "video" / "c" / "ROI.bmp").write_bytes(b"roi")
+    (served / "video" / "c" / "input" / "in000001.jpg").write_bytes(b"frame")
+    files = ("ROI.bmp", "input/in000001.jpg")
+    monkeypatch.setitem(_FILES, "adbench/t.npz", type(_FILES["adbench/14_glass.npz"])(
+        "o/r", "0" * 40, "t.npz", hashlib.sha256(b"table").hexdigest()
+    ))  # fmt: skip
+    clip = type(_FOLDERS["video/fall"])(
+        "o/r", "0" * 40, "c/", files, _fetch._listing_sha256(served / "video" / "c", "c", files)
+    )
+    monkeypatch.setitem(_FOLDERS, "video/c", clip)
+    server = make_mirror(served)
+    home = tmp_path / "home"
+    assert _fetch_keys(["adbench/t.npz", "video/c"], home, base_url=server.url) == home
+    assert (home / "adbench" / "t.npz").read_bytes() == b"table"
+    assert (home / "video" / "c" / "input" / "in000001.jpg").read_bytes() == b"frame"
+    assert sorted(server.requests) == [
+        "/adbench/t.npz", "/video/c/ROI.bmp", "/video/c/input/in000001.jpg"
+    ]  # fmt: skip
+    assert not (home / "raw").exists()
+    server.requests.clear()
+    _fetch_keys(["adbench/t.npz", "video/c"], home, base_url=server.url)
+    assert server.requests == []
+    with pytest.raises(ValueError, match="no pinned source"):
+        _fetch_keys(["video/nope"], home)
+
+
+@pytest.fixture
+def harness(monkeypatch, tmp_path):
+    """benchmarks/_harness.py as on a machine without the data: ROBUSTPCA_DATA unset, no
+    ``../shared/data`` beside the (pretend) repository, an empty cache."""
+    import _harness  # on sys.path: conftest puts benchmarks/ there
+
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)
+    monkeypatch.setattr(_harness, "REPO", tmp_path / "clone")
+    monkeypatch.setenv("ROBUSTPCA_CACHE", str(tmp_path / "cache"))
+    return _harness
+
+
+def test_data_home_downloads_what_is_needed_into_the_cache(harness, mirror, tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUSTPCA_MIRROR", mirror.url)
+    home = harness.data_home("palm", "rrcov")
+    assert home == tmp_path / "cache"
+    assert mirror.requests == ["/palm/Palm_16x16.mat"]
+    assert sorted(p.name for p in (home / "raw").iterdir()) == ["palm"]
+    for table in harness.RRCOV_FIXTURES.glob("*.csv"):
+        assert (home / "rrcov" / table.name).read_bytes() == table.read_bytes()
+    mirror.requests.clear()
+    assert harness.data_home("palm", "rrcov") == home  # there with its checksum: no request
+    assert mirror.requests == []
+    with pytest.raises(ValueError, match="'nope'"):
+        harness.data_home("nope")
+    # a local folder wins: ROBUSTPCA_DATA, else ../shared/data beside the repository
+    monkeypatch.setenv("ROBUSTPCA_DATA", str(tmp_path / "mine"))
+    assert harness.data_home("palm") == tmp_path / "mine"
+    monkeypatch.delenv("ROBUSTPCA_DATA")
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    assert harness.data_home() == tmp_path / "shared" / "data"
+
+
+def test_data_home_offline_says_how_to_get_the_data(harness, tmp_path):
+    """Offline (the autouse fixture's dead mirror) and no local copy: an error whose message
+    names the three ways to get the data."""
+    with pytest.raises(FileNotFoundError) as info:
+        harness.data_home("orl")
+    message = str(info.value)
+    assert "Real data not found" in message and str(tmp_path / "shared" / "data") in message
+    for hint in ("ROBUSTPCA_MIRROR", "ROBUSTPCA_DATA to a copy", "run again online"):
+        assert hint in message
+    assert "/orl/ORL_32x32.mat" in message  # the download that failed
+    assert isinstance(info.value.__cause__, DatasetDownloadError)
+
+
+def test_committed_rrcov_tables_are_the_documented_ones(shared_data):
+    """tests/fixtures/rrcov: the five tables with the SHA-256 of PROVENANCE.md, the same
+    bytes as the data folder's rrcov/ (a local copy, or the fixtures copied there)."""
+    fixtures = REPO / "tests" / "fixtures"
+    documented = dict(
+        re.findall(r"^\| `(\w+\.csv)` \|.*\| `([0-9a-f]{64})` \|$",
+                   (fixtures / "PROVENANCE.md").read_text(), re.M)
+    )  # fmt: skip
+    tables = sorted(p.name for p in (fixtures / "rrcov").iterdir())
+    assert tables == sorted(documented) and len(tables) == 5
+    for name in tables:
+        assert _sha256(fixtures / "rrcov" / name) == documented[name], name
+        assert (shared_data / "rrcov" / name).read_bytes() == (
+            fixtures / "rrcov" / name
+        ).read_bytes()

@@ -20,6 +20,7 @@ from ._sources import (
     _FOLDERS,
     _GITHUB,
     _NEEDS,
+    _OUTSIDE_RAW,
     CACHE_ENV,
     MIRROR_ENV,
     DatasetChecksumError,
@@ -70,6 +71,20 @@ def _url(name: str, local: str, mirror: str | None, source: _File | _Folder, in_
     if mirror is not None:
         return f"{mirror}/{name}/{local}"
     return f"{_GITHUB}/{source.repo}/{source.commit}/{in_repo}"
+
+
+def _root(home: Path, name: str) -> Path:
+    """Where data set ``name`` lives under a data folder: ``raw/<name>/`` for the image sets,
+    ``<name>/`` for the tables and clips kept beside ``raw/`` (as in the data folder)."""
+    return home / name if name in _OUTSIDE_RAW else home / "raw" / name
+
+
+def _folder_url(name: str, key: str, rel: str, mirror: str | None, spec: _Folder) -> str:
+    """URL of file ``rel`` of folder ``key``: the mirror, or its own pinned repository."""
+    elsewhere = dict(spec.elsewhere)
+    if rel in elsewhere:
+        return _url(name, f"{key}/{rel}", mirror, elsewhere[rel], elsewhere[rel].path)
+    return _url(name, f"{key}/{rel}", mirror, spec, spec.prefix + rel)
 
 
 def _manual_hint(name: str, target: Path, known_hash: str | None) -> str:
@@ -172,8 +187,8 @@ def _fetch_folder(name: str, key: str, root: Path, mirror: str | None, progressb
     spec = _FOLDERS[f"{name}/{key}"]
     if _listing_sha256(root / key, key, spec.files) == spec.listing_sha256:
         return
-    partial = root / f".{key}.partial"
-    urls = {rel: _url(name, f"{key}/{rel}", mirror, spec, spec.prefix + rel) for rel in spec.files}
+    partial = root / f".{key}.partial-{os.getpid()}"  # one per process: no two write there
+    urls = {rel: _folder_url(name, key, rel, mirror, spec) for rel in spec.files}
     _log.info("Downloading %d files of %s/%s to %s.", len(urls), name, key, root / key)
     import pooch
 
@@ -216,3 +231,63 @@ def _fetch(name: str, loader: Callable, data_home, base_url, progressbar, **opti
         if f"{name}/{key}" in _FOLDERS:
             _fetch_folder(name, key, root, mirror, progressbar)
     return loader(home, **options)
+
+
+def _fetch_keys(keys, data_home=None, *, base_url=None, progressbar=False) -> Path:
+    """Download the pinned files and folders ``keys`` (``"<name>/<file or folder>"``, keys
+    of ``_FILES`` and ``_FOLDERS``) into a data folder laid out as the shared one
+    (``raw/<name>/...``, ``adbench/``, ``video/``), skipping those already there with the
+    pinned checksum, and return that folder (``data_home`` or the cache).
+    """
+    keys = list(keys)
+    unknown = [k for k in keys if k not in _FILES and k not in _FOLDERS]
+    if unknown:
+        raise ValueError(f"no pinned source for {unknown}.")
+    home = get_cache_home(data_home)
+    mirror = _mirror(base_url)
+    by_name: dict[str, list[str]] = {}
+    for key in keys:
+        by_name.setdefault(key.split("/", 1)[0], []).append(key)
+    import pooch
+
+    quiet = pooch.get_logger()
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        for name, group in by_name.items():
+            root = _root(home, name)
+            files = {k.split("/", 1)[1]: _FILES[k] for k in group if k in _FILES}
+            if files:
+                registry = {f: f"sha256:{src.sha256}" for f, src in files.items()}
+                urls = {f: _url(name, f, mirror, src, src.path) for f, src in files.items()}
+                _download(registry, urls, root, name, progressbar, workers=min(8, len(files)))
+            for key in group:
+                if key in _FOLDERS:
+                    _fetch_folder(name, key.split("/", 1)[1], root, mirror, progressbar)
+    finally:
+        quiet.setLevel(level)
+    return home
+
+
+def _fetch_data_sets(names, data_home=None, *, base_url=None) -> Path:
+    """Every pinned file and folder of the data sets ``names`` (``"orl"``, ...,
+    ``"adbench"``, ``"video"``) downloaded into a data folder (see :func:`_fetch_keys`);
+    a failed download says how else to get the data."""
+    keys = {name: [k for k in (*_FILES, *_FOLDERS) if k.split("/", 1)[0] == name] for name in names}
+    unknown = [name for name, found in keys.items() if not found]
+    if unknown:
+        raise ValueError(f"no data set called {unknown} to download.")
+    home = get_cache_home(data_home)
+    try:
+        return _fetch_keys([k for found in keys.values() for k in found], home, base_url=base_url)
+    except DatasetChecksumError:
+        raise
+    except DatasetDownloadError as exc:
+        raise DatasetDownloadError(
+            f"downloading the data into {home} failed:\n  {exc}\nTo get the data, either: "
+            f"run again online (the pinned files are downloaded once, with their checksums, "
+            f"into ${CACHE_ENV} or pooch's cache); or set {MIRROR_ENV} to a mirror laid out "
+            f"as <url>/<name>/<file> (e.g. <url>/orl/ORL_32x32.mat, <url>/video/highway/...); "
+            f"or set {DATA_ENV} to a copy of the data folder (raw/<name>/..., rrcov/, "
+            "adbench/, video/). See CONTRIBUTING.md, 'Real data'."
+        ) from exc

@@ -20,17 +20,29 @@ Where they go (first match)
     checksum matches are used as they are, others are downloaded again.
 
 Mirrors
-    ``base_url`` (or the environment variable ``ROBUSTPCA_MIRROR``) replaces GitHub by a
-    server laid out like the cache: ``<base_url>/<name>/<file>``, e.g.
-    ``<base_url>/orl/ORL_32x32.mat`` and ``<base_url>/orl/orl_faces/s1/1.pgm``.
+    ``base_url`` (or the environment variable ``ROBUSTPCA_MIRROR``) replaces every
+    upstream host by one server laid out as ``<base_url>/<name>/<file>``: the path under
+    ``raw/`` for the image sets (``<base_url>/orl/ORL_32x32.mat``,
+    ``<base_url>/orl/orl_faces/s1/1.pgm``), under the data folder for the rest
+    (``<base_url>/adbench/14_glass.npz``, ``<base_url>/video/highway/input/in000470.jpg``).
+    A data folder served as it is (``python -m http.server`` in a folder holding one link
+    per name to ``raw/<name>``, ``adbench`` and ``video``) is such a mirror.
+
+Beyond the loaders
+    The registry also pins what only the tests and benchmarks read: the original image
+    folders of Yale (two repositories), UMIST and COIL-20, ADBench's 25 tables and the
+    CDnet clips and escalator matrix (``_sources``). ``_download._fetch_data_sets``
+    downloads whole data sets into a folder laid out as the project's data folder
+    (``raw/<name>/``, ``adbench/``, ``video/``), as the test fixtures do when no local copy
+    exists.
 
 Image folders
-    Only ``fetch_orl(resolution="112x92")`` needs one: the 400 original PGM files (and
-    the README), 401 small downloads (8 at a time, over keep-alive connections). Rather
-    than pinning 401 hashes here, the folder is verified as a whole: the SHA-256 of its
-    ``sha256sum`` listing (``<sha256>  <path>`` lines sorted by path, as in
-    ``raw/orl/orl_faces.sha256``) must equal the pinned hash of that listing. A folder
-    that fails is downloaded again into a temporary folder, verified, and only then
+    Of the loaders only ``fetch_orl(resolution="112x92")`` needs one: the 400 original
+    PGM files and the README, 401 small downloads (8 at a time, over keep-alive
+    connections). Rather than pinning one hash per file, a folder is verified as a whole:
+    the SHA-256 of its ``sha256sum`` listing (``<sha256>  <path>`` lines sorted by path,
+    as in ``raw/orl/orl_faces.sha256``) must equal the pinned hash of that listing. A
+    folder that fails is downloaded again into a temporary folder, verified, and only then
     moved into place, file by file (other files in the folder are left alone).
 """
 

@@ -38,6 +38,8 @@ class _Folder:
     prefix: str  # path of the folder in the repository, with a trailing slash
     files: tuple[str, ...]  # relative to the folder
     listing_sha256: str  # of the sorted `sha256sum` listing of "<folder name>/<file>"
+    # files of the folder held in another repository: (file, source), sha256 ignored
+    elsewhere: tuple[tuple[str, _File], ...] = ()
 
 
 #: Local path under ``raw/`` -> source, as listed in the data folder's SOURCES.md.
@@ -171,7 +173,130 @@ _ORL_FACES = _Folder(
     ("README", *(f"s{s}/{i}.pgm" for s in range(1, 41) for i in range(1, 11))),
     "7ebf5d45a470fbeda204b52d8067570063b0cbe098e3b2a3fb7c1e7c2c3999e3",
 )
-_FOLDERS: dict[str, _Folder] = {"orl/orl_faces": _ORL_FACES}
+_FRANFT = "FranFT/TFG---Face-expression-recognition", "ef291c90445822894f90da39e1f062ae51b1a57b"
+_YALE_CONDITIONS = (
+    "centerlight glasses happy leftlight noglasses normal rightlight sad sleepy surprised wink"
+).split()
+_YALE_FACES = _Folder(  # 164 GIFs without extension; subject01.centerlight is a PNG elsewhere
+    "leecarraher/pattern_recognition",
+    "b072a1f88e7b5e3356e61b3724615f78ab4194f6",
+    "yalefaces/",
+    (
+        "Readme.txt",
+        *(
+            f"subject{s:02d}.{c}" + (".png" if (s, c) == (1, "centerlight") else "")
+            for s in range(1, 16)
+            for c in _YALE_CONDITIONS
+        ),
+    ),
+    "d90fac036d709dad5bbec8ea1e6bf631b1a035e62231db3516f9b3606078b42c",
+    tuple(
+        (f, _File(*_FRANFT, f"yalefaces/{f}", ""))
+        for f in ("Readme.txt", "subject01.centerlight.png")
+    ),
+)
+_JOINT_CLUSTER = "FJR-Nancy/joint-cluster-cnn", "200274b032ef95aced858ff37ad64d19bc97b665"
+#: UMIST: images <letter><1..n>.pgm of the 20 subjects a..t
+_UMIST_COUNTS = dict(
+    zip(
+        "abcdefghijklmnopqrst",
+        (38, 35, 26, 26, 24, 23, 19, 22, 20, 32, 34, 34, 26, 30, 19, 26, 26, 33, 48, 34),
+        strict=True,
+    )
+)
+_UMIST_FACES = _Folder(
+    *_JOINT_CLUSTER,
+    "dataset/UMist/",
+    tuple(f"{s}{i}.pgm" for s, n in _UMIST_COUNTS.items() for i in range(1, n + 1)),
+    "8f0c996368d552204f1ea09d3d6736713a698d70daa33795996241aa6d6c9118",
+)
+_COIL20_PNG = _Folder(
+    *_JOINT_CLUSTER,
+    "dataset/coil-20-proc/",
+    tuple(f"obj{k}__{p}.png" for k in range(1, 21) for p in range(72)),
+    "24185f6595ed60d20278264366161ce28ea24b099815452e80cde942eea73fb2",
+)
+
+
+def _cdnet_clip(prefix: str, first: int, last: int, listing_sha256: str) -> _Folder:
+    """A CDnet clip of frames ``first..last``: frames, ground truth, ROI and temporal ROI."""
+    frames = range(first, last + 1)
+    return _Folder(
+        "mcv-m6-video/mcv-m6-2018-team8",
+        "7474522b38f9da1552889b8aef1be0603c8942dc",
+        prefix,
+        (
+            "ROI.bmp",
+            "temporalROI.txt",
+            *(f"input/in{i:06d}.jpg" for i in frames),
+            *(f"groundtruth/gt{i:06d}.png" for i in frames),
+        ),
+        listing_sha256,
+    )
+
+
+_FOLDERS: dict[str, _Folder] = {
+    "orl/orl_faces": _ORL_FACES,
+    "yale/yalefaces": _YALE_FACES,
+    "umist/UMist": _UMIST_FACES,
+    "coil20/coil-20-proc": _COIL20_PNG,
+    # the video clips of the data folder's video/SOURCES.md
+    "video/highway": _cdnet_clip(
+        "databases/changedetection/highway/",
+        470,
+        1700,
+        "761bd400e2a2fec454e7f81ef820ee831ce814217830c3d0a481602f90e29a9a",
+    ),
+    "video/fall": _cdnet_clip(
+        "databases/fall/",
+        1401,
+        1600,
+        "29e656835da207943e58c0d01a9ef141687ec456316e4a826a20815ddb3765f9",
+    ),
+}
+
+_ADBENCH = "Minqi824/ADBench", "3dac8221081e190f157d78e93bfa8867f90d0965"
+#: ADBench's "Classical" tables of the data folder's adbench/SOURCES.md
+_ADBENCH_TABLES = (
+    ("12_fault.npz", "ec27301f9a4cf7c5d8b22c360cf37ddb043b7fb062465723dfd8b34e2771e5dd"),
+    ("14_glass.npz", "aa7a8db1d475ba01a10488af454bc15220a3d5951b010b03b7020567d8152cdc"),
+    ("15_Hepatitis.npz", "4a87a2f7d8013e5bfde63294fae61ec7a612322de72f338a7f9491749025ad98"),
+    ("18_Ionosphere.npz", "bca46cb0cfd1bf9ddef6cde5ad2215d54fb0189508d0d4c4eb98e788cad69001"),
+    ("19_landsat.npz", "ba17e2158c07469597b89db49d3982c874c6b713ff6670721ddc88969da77987"),
+    ("1_ALOI.npz", "792d0b5bd1147bfc9574a1974f157b39fbd4cbed8ecd04cf983fd554498ed477"),
+    ("20_letter.npz", "f986d3da80cf1fa2aea83a5ebe73b7d4800e0d4c01fdd1ae074b58d20f10d039"),
+    ("21_Lymphography.npz", "dad977b04f4ea65b78ccd0e9f76b45175bad605165b37e63f3cc177845e67037"),
+    ("22_magic.gamma.npz", "0be375984d7af9ea7a63b12206c240840d8b7daa3607021c5fb8756407dd86f1"),
+    ("23_mammography.npz", "a0308ac9712d78321073b1c2dc98dc37665c0f35c1cc33019416fe8f8d7de7ea"),
+    ("24_mnist.npz", "be7706272325fdd3592c1be555ae1a82f916a2f8545f4f8cbaa548ab102cc44c"),
+    ("25_musk.npz", "2ed3f4392197b76a1e59116ff880c7720a4b026cf4842073a53b56fdea265017"),
+    ("26_optdigits.npz", "60de17a375a278ba220a7849727d998aa02b5e2f9fd17732a004bba28de4656e"),
+    ("27_PageBlocks.npz", "10a9b4d5bb5d3b9083caab4c4062f665610eada703c3d927bf7c34b1f2d0d223"),
+    ("28_pendigits.npz", "c4936b89dcdad59d303020e492f763a0f54170080d787c77497609acbb9c2d79"),
+    ("29_Pima.npz", "215454bb263a2f040945c9ea7bd7f06f1e89a61a3143bdb6f196e3887e801a7d"),
+    ("2_annthyroid.npz", "e738f7c58a8740d2c4aac4c71ff49ce5e1d1aa16f44178135fc9c09df05fad1b"),
+    ("30_satellite.npz", "1f048f5686f1b8c16a227fdfa3c81a62cd9a92715714a6b24c69b1c5ad96b46e"),
+    ("31_satimage-2.npz", "1b056e357f801b8b20c3f380a30224a3c4088d7ed764ec5a24828dc9b1918d6f"),
+    ("32_shuttle.npz", "26900b0f6be45d9ddb7a402c9b2f956ceda42d23a8ca4cf4406b8bc1352823d1"),
+    ("35_SpamBase.npz", "d0c46c7928e43f6496bcd06e09de0b70f6bc8143792dfa0a43f450263d254e9b"),
+    ("4_breastw.npz", "4f37ce07dbc25ddad8178fdc6d664ab46d2d0000ee28c2787c3c7ff3c03ef9f6"),
+    ("5_campaign.npz", "74dd4d0072d6c6f1aabab63bc102f9633454f32bb936fa9bcfbd38f9f2386bcd"),
+    ("6_cardio.npz", "bc5009bde6930b4d298b594f31b34485a9a17210cff0e8fb00a8c3068b885a2d"),
+    ("7_Cardiotocography.npz", "5ae84910430f05923e11b6f537243263977c9136949dabd891e3570aeec51e29"),
+)
+_FILES |= {
+    f"adbench/{f}": _File(*_ADBENCH, f"adbench/datasets/Classical/{f}", sha)
+    for f, sha in _ADBENCH_TABLES
+}
+_FILES["video/escalator.mat"] = _File(
+    "hiroyuki-kasai/SparseGDLibrary",
+    "fd434cb26543be48bf5cefa8e95f1e1017200930",
+    "data/movie/escalator.mat",
+    "6aa464f195a4fee595b590fda00f32532ac43b3c361559d26b9a29c953811fcd",
+)
+
+#: Data kept beside ``raw/`` (``<home>/<name>/``, as in the data folder), not under it.
+_OUTSIDE_RAW = ("adbench", "video")
 
 #: For each data set: the loader option that selects files, and its values -> files.
 _NEEDS: dict[str, tuple[str | None, dict]] = {
