@@ -23,6 +23,8 @@ nothing is approximated. Its weighted PCA takes the Gram route of the batch fit 
 eigenpairs of :math:`F F^\top`). The memory is therefore about
 ``min(n_seen, d) x d`` floats: wide data (images, ``n < d``) hold as much as the
 samples seen, never a ``d x d`` matrix; tall data a ``d x d`` matrix, whatever ``n``.
+A batch of ``n_b`` rows then costs ``O(r^2 d)`` (the Gram matrix, ``r`` rows held), or
+``O(n_b d^2)`` and a ``d x d`` eigenproblem: about one iteration of the batch fit.
 
 **Stochastic majorise-minimise** (:func:`reweighted_step`). Each step of Algorithm 2
 of Nie et al. (2014) majorises the loss :math:`\sum_i h(r_i^2)` (concave ``h``) at the
