@@ -26,15 +26,17 @@ samples seen, never a ``d x d`` matrix; tall data a ``d x d`` matrix, whatever `
 A batch of ``n_b`` rows then costs ``O(r^2 d)`` (the Gram matrix, ``r`` rows held), or
 ``O(n_b d^2)`` and a ``d x d`` eigenproblem: about one iteration of the batch fit.
 
-**Stochastic majorise-minimise** (:func:`reweighted_step`). Each step of Algorithm 2
-of Nie et al. (2014) majorises the loss :math:`\sum_i h(r_i^2)` (concave ``h``) at the
-current iterate by :math:`\sum_i h'(r_i^2)\, r_i^2` + const and minimises the majoriser:
-weighted PCA with weights :math:`d_i = h'(r_i^2)`. Over a stream, each batch's weights
-are taken at the current iterate, its weighted statistics added to the accumulated
-ones, and the next iterate is the weighted PCA of the accumulated statistics: the
-majorisers of the batches seen, each built at the iterate current when its batch came
-(Mairal 2013, "Stochastic majorization-minimization algorithms for large-scale
-optimization", NeurIPS, whose surrogates are here the tangent majorisers).
+**Stochastic majorise-minimise** (:class:`StreamingReweightedPCA`). Each step of
+Algorithm 2 of Nie et al. (2014) majorises the loss :math:`\sum_i h(r_i^2)` (concave
+``h``) at the current iterate by :math:`\sum_i h'(r_i^2)\, r_i^2` + const and
+minimises the majoriser: weighted PCA with weights :math:`d_i = h'(r_i^2)`. Over a
+stream, each batch's weights are taken at an anchor iterate, its weighted statistics
+added to the accumulated ones, and the next iterate is the weighted PCA of the
+accumulated statistics: the minimiser of the sum of the majorisers of the batches
+seen (Mairal 2013, "Stochastic majorization-minimization algorithms for large-scale
+optimization", NeurIPS, whose surrogates are here the tangent majorisers). With the
+anchor held for a whole pass over a finite data set, the pass is one iteration of
+the batch Algorithm 2 exactly (:class:`StreamingReweightedPCA`).
 """
 
 from __future__ import annotations
