@@ -148,6 +148,50 @@ def test_best_threshold_matches_brute_force(seed, levels):
     assert change_detection_measures(scores >= t, labels, roi)["f_measure"] == pytest.approx(f)
 
 
+def sorted_best_f(scores, labels, roi):
+    """The best F over every distinct positive score, counting from fully sorted scores."""
+    counted = np.broadcast_to(roi, labels.shape)
+    pos = np.sort(scores[(labels == 255) & counted])
+    neg = np.sort(scores[((labels == 0) | (labels == 50)) & counted])
+    candidates = np.unique(pos)[::-1]
+    tp = pos.size - np.searchsorted(pos, candidates)
+    fp = neg.size - np.searchsorted(neg, candidates)
+    f = 2.0 * tp / (tp + fp + pos.size)
+    return f.max(), candidates[np.argmax(f)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("levels", [None, 4])
+@pytest.mark.parametrize("separation", [0.5, 3.0])
+def test_best_threshold_on_large_clips_matches_a_full_sort(seed, levels, separation):
+    """Large clips, where only the largest negative scores are sorted."""
+    rng = np.random.default_rng(seed)
+    labels = rng.choice(
+        np.array([0, 50, 85, 170, 255], dtype=np.uint8),
+        size=(20, 40, 40),
+        p=[0.7, 0.1, 0.05, 0.05, 0.1],
+    )
+    scores = rng.normal(size=labels.shape) + separation * (labels == 255)
+    if levels is not None:
+        scores = np.round(scores * levels) / levels
+    roi = rng.random((40, 40)) < 0.9
+    f, t = best_threshold_f_measure(scores, labels, roi)
+    f_ref, t_ref = sorted_best_f(scores, labels, roi)
+    assert f == pytest.approx(f_ref, abs=1e-12)
+    assert t == t_ref
+    assert change_detection_measures(scores >= t, labels, roi)["f_measure"] == pytest.approx(f)
+
+
+def test_best_threshold_keeps_the_negatives_at_the_bound():
+    """The best threshold has exactly the largest number of false positives the pruning
+    allows (M = 3 here): its negatives must stay counted (found by hypothesis)."""
+    pos = [1.24775785, 1.58561156, 1.68699388, 1.76723642, 1.92336009]
+    neg = [1.72112692, 1.09839871, 1.14914618, 1.22326367, 1.20670302, 1.68804515, 1.77355502]
+    scores = np.array([pos + neg])
+    labels = np.array([[255] * 5 + [0] * 7])
+    assert best_threshold_f_measure(scores, labels) == (pytest.approx(10 / 13), pos[0])
+
+
 def test_best_threshold_separable_and_degenerate():
     labels = np.array([[255, 255, 0, 0, 170]], dtype=np.uint8)
     scores = np.array([[5.0, 4.0, 1.0, 2.0, 9.0]])  # the 170 pixel's score does not count
@@ -195,3 +239,26 @@ def test_properties(seed, p):
     f, _ = best_threshold_f_measure(masks.astype(float) + rng.random(shape), labels, roi)
     assert 0.0 <= f <= 1.0
     assert f >= m["f_measure"] - 1e-12  # the mask itself is one threshold of these scores
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    separation=st.floats(0.0, 4.0),
+    levels=st.sampled_from([None, 1, 2, 8]),
+)
+def test_best_threshold_equals_the_full_sort(seed, separation, levels):
+    """The pruned negatives never change the best F or its threshold (ties included)."""
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 5)), int(rng.integers(1, 9)), int(rng.integers(1, 9)))
+    labels = rng.choice(np.array([0, 50, 85, 170, 255], dtype=np.uint8), size=shape)
+    scores = rng.normal(size=shape) + separation * (labels == 255)
+    if levels is not None:
+        scores = np.round(scores * levels) / levels
+    roi = rng.random(shape[1:]) < 0.8
+    f, t = best_threshold_f_measure(scores, labels, roi)
+    if not ((labels == 255) & roi).any():
+        assert (f, t) == (0.0, float("inf"))
+        return
+    f_ref, t_ref = sorted_best_f(scores, labels, roi)
+    assert f == pytest.approx(f_ref, abs=1e-12)
+    assert t == t_ref

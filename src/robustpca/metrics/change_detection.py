@@ -9,6 +9,8 @@ taken, as CDnet's own evaluation does per clip.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._validation import real_array
@@ -213,9 +215,10 @@ def best_threshold_f_measure(scores, labels, roi=None, *, scored=None) -> tuple[
 
     Notes
     -----
-    Exact, in O(N log N) for N counted pixels: the positive and the negative scores are
-    sorted once and every distinct positive score is a candidate threshold (a threshold
-    between two positive scores only adds false positives).
+    Exact: every distinct positive score is a candidate threshold (a threshold between two
+    positive scores only adds false positives); the positive scores are sorted, and of the
+    negative ones only those that a winning threshold can count (the largest few, found by
+    a partition), so the cost is O(N) plus sorting the positives.
 
     Examples
     --------
@@ -232,23 +235,68 @@ def best_threshold_f_measure(scores, labels, roi=None, *, scored=None) -> tuple[
     )
     if scores_arr.dtype.kind not in "biuf":
         raise TypeError(f"scores must be real numbers, got dtype {scores_arr.dtype}.")
-    positives, negatives = [np.empty(0, scores_arr.dtype)], [np.empty(0, scores_arr.dtype)]
-    for start in range(0, scores_arr.shape[0], _CHUNK_FRAMES):
-        chunk = slice(start, start + _CHUNK_FRAMES)
-        positive, negative = _classes(labels_arr[chunk], roi_arr)
-        positives.append(scores_arr[chunk][positive])
-        negatives.append(scores_arr[chunk][negative])
+    chunks = [
+        (scores_arr[i : i + _CHUNK_FRAMES], labels_arr[i : i + _CHUNK_FRAMES])
+        for i in range(0, scores_arr.shape[0], _CHUNK_FRAMES)
+    ]
+    positives = [np.empty(0, scores_arr.dtype)]
+    positives += [chunk[_classes(labels, roi_arr)[0]] for chunk, labels in chunks]
     pos = np.sort(np.concatenate(positives))
-    neg = np.sort(np.concatenate(negatives))
-    if pos.dtype.kind == "f" and (np.isnan(pos[-1:]).any() or np.isnan(neg[-1:]).any()):
-        raise ValueError("scores hold NaN values.")  # NaN sorts last
+    if pos.dtype.kind == "f" and np.isnan(pos[-1:]).any():  # NaN sorts last
+        raise ValueError("scores hold NaN values.")
     if pos.size == 0:
         return 0.0, float("inf")
-    # candidate thresholds: the distinct positive scores, from high to low
+    neg, floor = _top_negatives(pos, chunks, roi_arr)
+    # candidate thresholds: the distinct positive scores above the floor, from high to low
     candidates = pos[np.append(pos[1:] != pos[:-1], True)][::-1]
+    if floor is not None:
+        candidates = candidates[candidates > floor]
     tp = pos.size - np.searchsorted(pos, candidates, side="left")
     fp = neg.size - np.searchsorted(neg, candidates, side="left")
     # F = 2 tp / (2 tp + fp + fn) with fn = n_pos - tp (equal to 2PR / (P + R))
     f = 2.0 * tp / (tp + fp + pos.size)
     best = int(np.argmax(f))
     return float(f[best]), float(candidates[best])
+
+
+def _top_negatives(pos: np.ndarray, chunks: list, roi: np.ndarray | None) -> tuple[np.ndarray, Any]:
+    r"""``(negatives, floor)``: the negative scores that a winning threshold can count,
+    sorted, and a score the best threshold lies above (None: no bound).
+
+    With ``P`` positives, a mask with ``fp`` false positives has
+    :math:`F \le 2P / (2P + fp)`; so once some threshold reaches :math:`F_0`, the best one
+    has :math:`fp \le M = 2P(1 - F_0)/F_0`: it lies above every threshold with more false
+    positives, and above the :math:`(M+1)`-th largest negative score. Only the negatives
+    above that change the counts of the thresholds that can win, so the others are never
+    sorted. ``pos`` is sorted; ``chunks`` are ``(scores, labels)`` blocks of frames. The
+    counts are exact for the thresholds above ``floor``; at or below the partition's cut
+    they count ``keep > M`` false positives, so those thresholds cannot win.
+    """
+    # F_0: the best F of a few quantiles of the positive scores, from one pass
+    quantiles = pos[(np.array([0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7]) * (pos.size - 1)).astype(int)]
+    fp = np.zeros(quantiles.size, dtype=np.int64)  # negatives >= each quantile
+    n_negative = 0
+    for scores, labels in chunks:
+        negative = scores[_classes(labels, roi)[1]]
+        if negative.dtype.kind == "f" and np.isnan(negative).any():
+            raise ValueError("scores hold NaN values.")
+        n_negative += negative.size
+        fp += [np.count_nonzero(negative >= q) for q in quantiles]
+    tp = pos.size - np.searchsorted(pos, quantiles, side="left")
+    best = int(np.argmax(2.0 * tp / (tp + fp + pos.size)))
+    tp0, fp0, n_pos = int(tp[best]), int(fp[best]), int(pos.size)
+    # M + 1 in integers (M = 2P(1 - F_0)/F_0 = P (fp_0 + P - tp_0) / tp_0), no rounding
+    keep = n_pos * (fp0 + n_pos - tp0) // tp0 + 1 if tp0 > 0 else n_negative + 1
+    # the best threshold lies above every quantile with fp > M: skip the negatives below
+    excluded = quantiles[fp >= keep]
+    floor = excluded.max() if excluded.size else None
+    kept = [np.empty(0, pos.dtype)]
+    for scores, labels in chunks:
+        negative = scores[_classes(labels, roi)[1]]
+        kept.append(negative if floor is None else negative[negative > floor])
+    neg = np.concatenate(kept)
+    if keep < neg.size:
+        # every negative above the keep-th largest is among the keep largest, and a
+        # threshold at or below it has fp >= keep > M, so F < F_0
+        neg = np.partition(neg, neg.size - keep)[neg.size - keep :]
+    return np.sort(neg), floor
