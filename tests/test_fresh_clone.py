@@ -89,7 +89,7 @@ def test_real_data_tests_pass_on_a_fresh_clone_from_the_mirror(clone, data_mirro
     where = _run(clone, env, "-c", "import robustpca; print(robustpca.__file__)")
     assert Path(where.stdout.strip()).is_relative_to(clone / "src"), where.stdout + where.stderr
     data_mirror.requests.clear()
-    args = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not fresh_clone")
+    args = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "realdata and not fresh_clone")
     run = _run(clone, env, *args, *SELECTION)
     report = run.stdout[-6000:] + run.stderr[-3000:]
     assert run.returncode == 0, report
