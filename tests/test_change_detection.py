@@ -12,6 +12,7 @@ from robustpca.metrics import (
     best_threshold_f_measure,
     change_detection_counts,
     change_detection_measures,
+    measures_from_counts,
 )
 
 KEYS = ["f_measure", "precision", "recall", "specificity", "fpr", "fnr", "pwc"]
@@ -60,6 +61,17 @@ def test_measures_by_hand():
     assert m["fnr"] == pytest.approx(2 / 5)
     assert m["pwc"] == pytest.approx(100 * 3 / 10)
     assert all(isinstance(v, float) for v in m.values())
+
+
+def test_measures_from_counts_checks_its_counts():
+    assert measures_from_counts(3, 1, 2, 4) == change_detection_measures(
+        np.array([[1, 1, 1, 0, 0], [1, 0, 0, 0, 0]], dtype=bool),
+        np.array([[255] * 5, [0] * 5]),
+    )
+    assert measures_from_counts(np.int64(0), 0, 0, 0)["f_measure"] == 0.0
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="tp"):
+            measures_from_counts(bad, 0, 0, 0)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import pytest
 from robustpca.datasets import (
     CDnetClip,
     VideoInfo,
+    iter_cdnet,
     iter_video,
     load_cdnet,
     read_video,
@@ -20,7 +21,12 @@ from robustpca.datasets import (
     write_masks,
     write_preview,
 )
-from robustpca.metrics import best_threshold_f_measure, change_detection_measures
+from robustpca.metrics import (
+    best_threshold_f_measure,
+    change_detection_counts,
+    change_detection_measures,
+    measures_from_counts,
+)
 
 av = pytest.importorskip("av")
 Image = pytest.importorskip("PIL.Image")
@@ -234,6 +240,38 @@ def test_load_cdnet_planted_clip(tmp_path):
     # the planted foreground scores perfectly
     m = change_detection_measures(labels == 255, clip.labels, clip.roi, scored=clip.scored)
     assert m["f_measure"] == 1.0 and m["pwc"] == 0.0
+
+
+def test_iter_cdnet_batches_equal_the_whole_clip(tmp_path):
+    make_cdnet(tmp_path / "clip", numbers=range(5, 12), temporal=(7, 20))
+    whole = load_cdnet(tmp_path / "clip", scale=0.5, frames=slice(1, None))
+    batches = list(iter_cdnet(tmp_path / "clip", batch_size=4, scale=0.5, frames=slice(1, None)))
+    assert [b.n_frames for b in batches] == [4, 2]
+    for name in ("frames", "labels", "frame_numbers", "scored"):
+        np.testing.assert_array_equal(
+            np.concatenate([getattr(b, name) for b in batches]), getattr(whole, name)
+        )
+    assert all(b.temporal_roi == (7, 20) and (b.roi == whole.roi).all() for b in batches)
+    # counts summed over the batches give the clip's measures
+    masks = whole.frames > 150
+    counts = np.sum(
+        [
+            change_detection_counts(b.frames > 150, b.labels, b.roi, scored=b.scored)
+            for b in batches
+        ],
+        axis=0,
+    )
+    expected = change_detection_measures(masks, whole.labels, whole.roi, scored=whole.scored)
+    assert measures_from_counts(*(int(c) for c in counts)) == expected
+    # the layout is checked at the call, before any batch
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        iter_cdnet(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="batch_size"):
+        iter_cdnet(tmp_path / "clip", batch_size=0)
+    # a frame of another size in a later batch names its file
+    Image.fromarray(np.zeros((3, 3, 3), np.uint8)).save(tmp_path / "clip/input/in000011.png")
+    with pytest.raises(ValueError, match=r"in000011\.png: frame size 3x3"):
+        list(iter_cdnet(tmp_path / "clip", batch_size=4))
 
 
 def test_load_cdnet_scale_keeps_label_values(tmp_path):

@@ -44,7 +44,7 @@ Video
 read_video                  a video file, a frame folder or a CDnet clip as an array, grey or
                             RGB, resized; iter_video the same in batches; video_info its size.
 load_cdnet                  a clip in CDnet 2014's layout: frames, ground truth, ROI, temporal
-                            ROI and the scored frames (a CDnetClip).
+                            ROI and the scored frames (a CDnetClip); iter_cdnet in batches.
 write_masks                 masks as CDnet's binNNNNNN.png; write_frames a frame sequence;
 write_preview               frame | background | mask side by side, as GIF or MP4.
                             (They need the ``video`` extra: imageio, PyAV, Pillow.)

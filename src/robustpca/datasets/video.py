@@ -4,7 +4,8 @@ Reading (:func:`read_video`, :func:`iter_video`, :func:`video_info`) takes a vid
 a folder of image frames or a CDnet clip folder; :func:`load_cdnet` adds CDnet's ground
 truth, spatial and temporal regions of interest; the writers put out CDnet-named masks
 (:func:`write_masks`), frame sequences (:func:`write_frames`) and a side-by-side preview
-(:func:`write_preview`). They need the ``video`` extra (imageio, PyAV, Pillow).
+(:func:`write_preview`); :func:`iter_cdnet` streams a clip with its ground truth in
+batches. They need the ``video`` extra (imageio, PyAV, Pillow).
 
 CDnet's layout (Goyette et al. 2012; Wang et al. 2014): ``input/inNNNNNN.jpg`` frames,
 ``groundtruth/gtNNNNNN.png`` labels (0 static, 50 hard shadow, 85 outside the ROI, 170
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +44,7 @@ __all__ = [
     "CDNET_LABELS",
     "CDnetClip",
     "VideoInfo",
+    "iter_cdnet",
     "iter_video",
     "load_cdnet",
     "read_video",
@@ -274,6 +277,89 @@ def load_cdnet(
     >>> c.frames.shape, c.frame_numbers.tolist(), c.temporal_roi, c.labels is None
     ((4, 6, 8), [10, 11, 12, 13], (12, 20), True)
     """
+    index = _cdnet_index(path, scale, frames, numbers)
+    return _cdnet_batch(index, slice(None), grey=grey, scale=scale)
+
+
+def iter_cdnet(
+    path: str | os.PathLike,
+    *,
+    batch_size: int = 64,
+    grey: bool = True,
+    scale: float = 1.0,
+    frames: FrameSelection = None,
+    numbers: tuple[int, int] | None = None,
+) -> Iterator[CDnetClip]:
+    """Yield a CDnet clip in batches of consecutive frames, never holding the whole clip.
+
+    Each batch is a :class:`CDnetClip` of up to ``batch_size`` frames with their labels,
+    numbers and scored flags (the ROI and temporal ROI of the whole clip), so a stream of
+    masks can be written (:func:`write_masks` with ``frame_numbers``) and counted
+    (:func:`robustpca.metrics.change_detection_counts`, summed over the batches) as the
+    frames arrive.
+
+    Parameters
+    ----------
+    path, grey, scale, frames, numbers
+        As in :func:`load_cdnet`.
+    batch_size : int, default=64
+        Frames per batch; the last batch holds the rest.
+
+    Returns
+    -------
+    iterator of CDnetClip
+        The batches, in frame order.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`load_cdnet`: the layout, the names, the ROI, the temporal ROI and the
+        selection are checked at the call; a frame or a ground-truth file when its batch
+        is read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from robustpca.datasets import iter_cdnet, write_frames
+    >>> clip = Path(tempfile.mkdtemp())
+    >>> _ = write_frames(clip / "input", np.zeros((5, 6, 8)), pattern="in{:06d}.png")
+    >>> [batch.frame_numbers.tolist() for batch in iter_cdnet(clip, batch_size=2)]
+    [[1, 2], [3, 4], [5]]
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise TypeError(f"batch_size must be a positive int, got {batch_size!r}.")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
+    index = _cdnet_index(path, scale, frames, numbers)
+    n = len(index.files)
+    return (
+        _cdnet_batch(index, slice(start, start + int(batch_size)), grey=grey, scale=scale)
+        for start in range(0, n, int(batch_size))
+    )
+
+
+@dataclass(frozen=True)
+class _CDnetIndex:
+    """What a clip's batches share: the chosen files and numbers, the regions of interest."""
+
+    path: Path
+    files: list[Path]
+    numbers: np.ndarray
+    temporal_roi: tuple[int, int]
+    native: tuple[int, int]
+    size: tuple[int, int]
+    roi: np.ndarray
+    has_labels: bool
+
+
+def _cdnet_index(
+    path: str | os.PathLike,
+    scale: float,
+    frames: FrameSelection,
+    numbers: tuple[int, int] | None,
+) -> _CDnetIndex:
     scale = check_scale(scale)
     clip = Path(path).expanduser()
     if not clip.exists():
@@ -288,28 +374,42 @@ def load_cdnet(
     temporal_roi = _read_temporal_roi(clip, all_numbers)
     chosen = _select_numbers(all_numbers, frames, numbers, clip)
     chosen_files = [files[i] for i in chosen]
-    frame_numbers = all_numbers[chosen]
-
     native = image_size(chosen_files[0])
     size = scaled_size(native, scale)
-    out = np.empty((len(chosen), size[1], size[0], *(() if grey else (3,))), dtype=np.float32)
-    for i, frame in enumerate(iter_images(chosen_files, grey=grey, scale=scale)):
+    return _CDnetIndex(
+        path=clip,
+        files=chosen_files,
+        numbers=all_numbers[chosen],
+        temporal_roi=temporal_roi,
+        native=native,
+        size=size,
+        roi=_read_roi(clip, native, size),
+        has_labels=(clip / "groundtruth").is_dir(),
+    )
+
+
+def _cdnet_batch(index: _CDnetIndex, part: slice, *, grey: bool, scale: float) -> CDnetClip:
+    """The frames ``part`` of an indexed clip, read with their ground truth."""
+    files, frame_numbers = index.files[part], index.numbers[part]
+    width, height = index.size
+    out = np.empty((len(files), height, width, *(() if grey else (3,))), dtype=np.float32)
+    frames = iter_images(files, grey=grey, scale=scale, reference=index.files[0])
+    for i, frame in enumerate(frames):
         out[i] = frame
-    roi = _read_roi(clip, native, size)
-    in_time = (frame_numbers >= temporal_roi[0]) & (frame_numbers <= temporal_roi[1])
+    first, last = index.temporal_roi
     labels = None
-    scored = np.zeros(len(chosen), dtype=bool)
-    if (clip / "groundtruth").is_dir():
+    scored = np.zeros(len(files), dtype=bool)
+    if index.has_labels:
         labels, present = _read_labels(
-            clip / "groundtruth", frame_numbers, temporal_roi, native, size
+            index.path / "groundtruth", frame_numbers, index.temporal_roi, index.native, index.size
         )
-        scored = in_time & present
+        scored = (frame_numbers >= first) & (frame_numbers <= last) & present
     return CDnetClip(
         frames=out,
         labels=labels,
-        roi=roi,
-        temporal_roi=temporal_roi,
+        roi=index.roi,
+        temporal_roi=index.temporal_roi,
         frame_numbers=frame_numbers,
         scored=scored,
-        path=clip,
+        path=index.path,
     )

@@ -14,7 +14,8 @@ clustering                          :func:`clustering_accuracy`,
 subspaces                           :func:`subspace_angles`, :func:`projector_distance`
 change detection (CDnet)            :func:`change_detection_counts`,
                                     :func:`change_detection_measures`,
-                                    :func:`best_threshold_f_measure`
+                                    :func:`best_threshold_f_measure`,
+                                    :func:`measures_from_counts`
 =================================== ===================================================
 """
 
@@ -22,6 +23,7 @@ from .change_detection import (
     best_threshold_f_measure,
     change_detection_counts,
     change_detection_measures,
+    measures_from_counts,
 )
 from .clustering import clustering_accuracy, kmeans_scores, normalized_mutual_info
 from .reconstruction import (
@@ -40,6 +42,7 @@ __all__ = [
     "clustering_accuracy",
     "kmeans_scores",
     "mean_reconstruction_error",
+    "measures_from_counts",
     "normalized_mutual_info",
     "projection_reconstruction_error",
     "projector_distance",

@@ -19,6 +19,7 @@ __all__ = [
     "best_threshold_f_measure",
     "change_detection_counts",
     "change_detection_measures",
+    "measures_from_counts",
 ]
 
 #: Frames counted per pass, which bounds the boolean temporaries.
@@ -131,7 +132,29 @@ def _ratio(numerator: float, denominator: float) -> float:
 
 
 def measures_from_counts(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]:
-    """CDnet's seven measures from confusion counts (see :func:`change_detection_measures`)."""
+    """CDnet's seven measures from confusion counts, e.g. summed over batches of a stream.
+
+    Parameters
+    ----------
+    tp, fp, fn, tn : int
+        True positives, false positives, false negatives and true negatives, as
+        :func:`change_detection_counts` returns them (sum them over batches first).
+
+    Returns
+    -------
+    dict
+        As :func:`change_detection_measures` (zero denominators give 0.0).
+
+    Examples
+    --------
+    >>> from robustpca.metrics import measures_from_counts
+    >>> m = measures_from_counts(3, 1, 2, 4)
+    >>> m["precision"], m["recall"], m["pwc"]
+    (0.75, 0.6, 30.0)
+    """
+    for name, value in zip(("tp", "fp", "fn", "tn"), (tp, fp, fn, tn), strict=True):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative int, got {value!r}.")
     precision = _ratio(tp, tp + fp)
     recall = _ratio(tp, tp + fn)
     return {
