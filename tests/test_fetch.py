@@ -24,9 +24,11 @@ from robustpca.datasets import (
     DatasetDownloadError,
     _download,
     _fetch,
+    fetch_adbench,
     fetch_dataset,
     fetch_orl,
     fetch_palm,
+    fetch_video,
     get_cache_home,
     load_orl,
     load_palm,
@@ -399,37 +401,51 @@ def test_bad_name_and_options_fail_before_any_download(tmp_path):
 
 
 def test_tables_and_clips_land_beside_raw(tmp_path, make_mirror, monkeypatch):
-    """ADBench tables and video clips go to ``<home>/adbench/`` and ``<home>/video/<clip>/``
-    (the data folder's layout), from ``<mirror>/adbench/...`` and ``<mirror>/video/...``;
-    a second call downloads nothing."""
+    """fetch_adbench and fetch_video put the tables and clips in ``<home>/adbench/`` and
+    ``<home>/video/`` (the data folder's layout), from ``<mirror>/adbench/...`` and
+    ``<mirror>/video/...``, and return their paths; a second call downloads nothing.
+    (Small stand-ins for the pinned files, served by a mirror of their own.)"""
     served = tmp_path / "mirror"
-    (served / "adbench").mkdir(parents=True)
-    (served / "adbench" / "t.npz").write_bytes(b"table")
-    (served / "video" / "c" / "input").mkdir(parents=True)
-    (served / "video" / "c" / "ROI.bmp").write_bytes(b"roi")
-    (served / "video" / "c" / "input" / "in000001.jpg").write_bytes(b"frame")
+    content = {
+        "adbench/t.npz": b"table",
+        "video/escalator.mat": b"matrix",
+        "video/fall/ROI.bmp": b"roi",
+        "video/fall/input/in000001.jpg": b"frame",
+    }
+    for rel, data in content.items():
+        (served / rel).parent.mkdir(parents=True, exist_ok=True)
+        (served / rel).write_bytes(data)
+    file_type, folder_type = type(_FILES["adbench/14_glass.npz"]), type(_FOLDERS["video/fall"])
+    for key in ("adbench/t.npz", "video/escalator.mat"):
+        sha = hashlib.sha256(content[key]).hexdigest()
+        monkeypatch.setitem(_FILES, key, file_type("o/r", "0" * 40, key, sha))
+    monkeypatch.setattr(_fetch, "_ADBENCH_TABLES", ("t",))
     files = ("ROI.bmp", "input/in000001.jpg")
-    monkeypatch.setitem(_FILES, "adbench/t.npz", type(_FILES["adbench/14_glass.npz"])(
-        "o/r", "0" * 40, "t.npz", hashlib.sha256(b"table").hexdigest()
-    ))  # fmt: skip
-    clip = type(_FOLDERS["video/fall"])(
-        "o/r", "0" * 40, "c/", files, _fetch._listing_sha256(served / "video" / "c", "c", files)
-    )
-    monkeypatch.setitem(_FOLDERS, "video/c", clip)
+    listing = _fetch._listing_sha256(served / "video" / "fall", "fall", files)
+    monkeypatch.setitem(_FOLDERS, "video/fall", folder_type("o/r", "0" * 40, "f/", files, listing))
     server = make_mirror(served)
     home = tmp_path / "home"
-    assert _fetch_keys(["adbench/t.npz", "video/c"], home, base_url=server.url) == home
-    assert (home / "adbench" / "t.npz").read_bytes() == b"table"
-    assert (home / "video" / "c" / "input" / "in000001.jpg").read_bytes() == b"frame"
-    assert sorted(server.requests) == [
-        "/adbench/t.npz", "/video/c/ROI.bmp", "/video/c/input/in000001.jpg"
-    ]  # fmt: skip
+    assert fetch_adbench(home, base_url=server.url) == home / "adbench"
+    assert fetch_video("fall", home, base_url=server.url) == home / "video" / "fall"
+    assert fetch_video("escalator", home, base_url=server.url) == home / "video" / "escalator.mat"
+    for rel, data in content.items():
+        assert (home / rel).read_bytes() == data, rel
+    assert sorted(server.requests) == sorted(f"/{rel}" for rel in content)
     assert not (home / "raw").exists()
     server.requests.clear()
-    _fetch_keys(["adbench/t.npz", "video/c"], home, base_url=server.url)
+    fetch_adbench(home, tables="t", base_url=server.url)
+    fetch_video("fall", home, base_url=server.url)
     assert server.requests == []
+    with pytest.raises(ValueError, match="not among"):
+        fetch_adbench(home, tables=["nope"])
+    with pytest.raises(ValueError, match="name='nope' is not one of"):
+        fetch_video("nope", home)
     with pytest.raises(ValueError, match="no pinned source"):
         _fetch_keys(["video/nope"], home)
+    with pytest.raises(DatasetDownloadError) as info:  # offline: the autouse dead mirror
+        fetch_adbench(tmp_path / "elsewhere")
+    assert "<folder>/adbench/ and set ROBUSTPCA_DATA" in str(info.value)
+    assert "load_adbench" not in str(info.value)
 
 
 @pytest.fixture

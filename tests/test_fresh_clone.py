@@ -70,8 +70,7 @@ def _environment(clone: Path, cache: Path, mirror_url: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(
         [str(clone / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
-    env["ROBUSTPCA_CACHE"] = str(cache)
-    env["XDG_CACHE_HOME"] = str(cache.parent / "xdg")  # pooch's own cache, also empty
+    env["ROBUSTPCA_CACHE"] = str(cache)  # the fetchers' cache: empty
     env["ROBUSTPCA_MIRROR"] = mirror_url
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env

@@ -89,11 +89,17 @@ def _folder_url(name: str, key: str, rel: str, mirror: str | None, spec: _Folder
 
 def _manual_hint(name: str, target: Path, known_hash: str | None) -> str:
     checksum = f" (sha256 {known_hash.removeprefix('sha256:')})" if known_hash else ""
+    if name in _OUTSIDE_RAW:
+        where = f"keep the files under <folder>/{name}/ and set {DATA_ENV}=<folder>"
+    else:
+        where = (
+            f"keep the files under <folder>/raw/{name}/ and call load_{name}(<folder>) or "
+            f"set {DATA_ENV}=<folder>"
+        )
     return (
         f"On a machine without internet access, place the file by hand at {target}"
         f"{checksum}, point base_url= or {MIRROR_ENV} at a mirror laid out as "
-        f"<url>/{name}/<file>, or keep the files under <folder>/raw/{name}/ and call "
-        f"load_{name}(<folder>) or set {DATA_ENV}=<folder>."
+        f"<url>/{name}/<file>, or {where}."
     )
 
 

@@ -49,10 +49,12 @@ Image folders
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from ._download import (  # noqa: F401 (re-exported: tests use _fetch.<name>)
     _fetch,
     _fetch_folder,
+    _fetch_keys,
     _listing_sha256,
     _mirror,
     _url,
@@ -86,6 +88,7 @@ __all__ = [
     "FETCHERS",
     "DatasetChecksumError",
     "DatasetDownloadError",
+    "fetch_adbench",
     "fetch_ar",
     "fetch_cmu_pie",
     "fetch_coil20",
@@ -99,6 +102,7 @@ __all__ = [
     "fetch_orl",
     "fetch_palm",
     "fetch_umist",
+    "fetch_video",
     "fetch_yale",
     "get_cache_home",
 ]
@@ -380,3 +384,102 @@ def fetch_dataset(
     except (KeyError, TypeError):
         raise ValueError(f"name={name!r} is not one of {sorted(FETCHERS)}.") from None
     return fetcher(data_home, base_url=base_url, progressbar=progressbar, **options)
+
+
+#: The ADBench tables that :func:`fetch_adbench` knows (file names without ``.npz``).
+_ADBENCH_TABLES = tuple(k[8:-4] for k in _FILES if k.startswith("adbench/"))
+_VIDEOS = ("highway", "fall", "escalator")
+
+
+def fetch_adbench(data_home=None, *, tables=None, base_url=None, progressbar=False) -> Path:
+    """Download (once) ADBench's "Classical" outlier-detection tables and return their folder.
+
+    Each ``<table>.npz`` holds ``X`` (rows x features) and ``y`` (1 = anomaly), as
+    published by ADBench (Han et al., "ADBench: Anomaly Detection Benchmark", NeurIPS 2022)
+    at a pinned commit of ``Minqi824/ADBench``: the 25 tables with at most 50,000 rows and
+    500 features that come first in its numbering. Cite ADBench and each table's source.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None, default=None
+        Folder that holds (or will hold) ``adbench/``; None is ``$ROBUSTPCA_CACHE`` or
+        ``pooch.os_cache("robustpca")``.
+    tables : str, iterable of str or None, default=None
+        Table names, the files' without ``.npz`` (``"14_glass"``, ``"25_musk"``, ...);
+        None downloads all 25.
+    base_url, progressbar
+        As in :func:`fetch_orl` (a mirror serves ``<base_url>/adbench/<table>.npz``).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder ``<data_home>/adbench``.
+
+    Raises
+    ------
+    ValueError
+        If a table name is unknown.
+    DatasetDownloadError, DatasetChecksumError
+        As in :func:`fetch_orl`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.datasets import fetch_adbench
+    >>> folder = fetch_adbench(tables=["14_glass"])  # doctest: +SKIP
+    >>> np.load(folder / "14_glass.npz")["X"].shape  # doctest: +SKIP
+    (214, 7)
+    """
+    names = (
+        _ADBENCH_TABLES
+        if tables is None
+        else tuple([tables] if isinstance(tables, str) else tables)
+    )
+    unknown = sorted(set(names) - set(_ADBENCH_TABLES))
+    if unknown:
+        raise ValueError(f"tables {unknown} are not among {_ADBENCH_TABLES}.")
+    keys = [f"adbench/{t}.npz" for t in names]
+    return _fetch_keys(keys, data_home, base_url=base_url, progressbar=progressbar) / "adbench"
+
+
+def fetch_video(name="highway", data_home=None, *, base_url=None, progressbar=False) -> Path:
+    """Download (once) a video clip for background subtraction and return its path.
+
+    ``"highway"`` (CDnet 2014 baseline/highway, frames 470-1700, 320x240) and ``"fall"``
+    (dynamicBackground/fall, frames 1401-1600, 720x480) are folders in CDnet's layout
+    (frames, ground truth, ROI, temporal ROI) for :func:`load_cdnet`; ``"escalator"`` is
+    the I2R escalator matrix (Li et al., IEEE TIP 2004), a ``.mat`` file with ``X`` (one
+    130x160 frame per column). The frames are those of public repositories at pinned
+    commits, verified as a folder (see the module notes). Cite CDnet (Goyette et al. 2012,
+    Wang et al. 2014) or Li et al. (2004).
+
+    Parameters
+    ----------
+    name : {'highway', 'fall', 'escalator'}, default='highway'
+    data_home : str, path-like or None, default=None
+        Folder that holds (or will hold) ``video/``; None is ``$ROBUSTPCA_CACHE`` or
+        ``pooch.os_cache("robustpca")``.
+    base_url, progressbar
+        As in :func:`fetch_orl` (a mirror serves ``<base_url>/video/<clip>/...``).
+
+    Returns
+    -------
+    pathlib.Path
+        ``<data_home>/video/<name>`` (a folder), or ``<data_home>/video/escalator.mat``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown.
+    DatasetDownloadError, DatasetChecksumError
+        As in :func:`fetch_orl`.
+
+    Examples
+    --------
+    >>> from robustpca.datasets import fetch_video, load_cdnet
+    >>> clip = load_cdnet(fetch_video("highway"), scale=0.5)  # doctest: +SKIP
+    """
+    if name not in _VIDEOS:
+        raise ValueError(f"name={name!r} is not one of {_VIDEOS}.")
+    key = "video/escalator.mat" if name == "escalator" else f"video/{name}"
+    return _fetch_keys([key], data_home, base_url=base_url, progressbar=progressbar) / key
