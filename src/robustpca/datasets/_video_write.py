@@ -237,6 +237,8 @@ def _write_av(path: Path, rows: Iterator[np.ndarray], fps: float) -> None:
     with av.open(str(path), mode="w") as container:
         stream: Any = container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        if codec == "libx264":  # a preview: three times faster than the default, no larger
+            stream.options = {"preset": "veryfast"}
         for row in itertools.chain([first], rows):
             even = np.pad(row, ((0, height - row.shape[0]), (0, width - row.shape[1])), "edge")
             rgb = np.ascontiguousarray(np.repeat(even[:, :, None], 3, axis=2))
