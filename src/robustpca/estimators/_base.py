@@ -53,6 +53,7 @@ from ..solvers.informative_coordinates import (
     observed_od,
 )
 from ..solvers.missing import initial_fill, observed_fit
+from ._likelihood import LikelihoodScoreMixin
 from ._outlier_api import OutlierDetectorMixin
 
 __all__ = ["BaseSubspaceEstimator"]
@@ -92,7 +93,11 @@ def warn_if_all_capped(result: SolverResult, threshold, *, unit: str, stacklevel
 
 
 class BaseSubspaceEstimator(
-    OutlierDetectorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    LikelihoodScoreMixin,
+    OutlierDetectorMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
 ):
     r"""Common machinery: validation, fitted attributes, projection and diagnostics.
 

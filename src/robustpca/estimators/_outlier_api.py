@@ -168,6 +168,9 @@ class OutlierDetectorMixin:
         self._outlier_reference = diagnostic_reference(
             self, scores, od, skew, sample_weight, n_observed=counts
         )
+        store = getattr(self, "_set_likelihood_reference", None)
+        if store is not None:  # the Gaussian model of score() (estimators/_likelihood.py)
+            store(od, sample_weight, counts)
 
     def _diagnose(self, X, method: str):
         from .._array_api import check_same_namespace

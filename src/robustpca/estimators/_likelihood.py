@@ -1,0 +1,178 @@
+r"""``score``: the average log-likelihood of data under the Gaussian model of a fit, so that
+``GridSearchCV`` and ``cross_val_score`` choose ``n_components`` with no scorer.
+
+**The model.** Every linear fit (``mean_`` :math:`b`, orthonormal ``components_``
+:math:`U`) is read as probabilistic PCA (Tipping & Bishop 1999):
+:math:`x \sim \mathcal N(b + U^\top c,\; U^\top \operatorname{diag}(\lambda) U +
+\sigma^2 (I - U^\top U))` (:mod:`robustpca.solvers.likelihood`). Its parameters are the
+training statistics of the outlier diagnostics (:mod:`robustpca.diagnostics`, stored at
+``fit``), so the model is as robust as the fit:
+
+* :math:`c` and :math:`\sqrt{\lambda_j}` are the score centre and scales of the
+  diagnostics: ``explained_variance_`` (consistent eigenvalues; :math:`c = 0`) for
+  :class:`~robustpca.PCA` and the rrcov family, the median and MAD of the training scores
+  of each component for the methods without consistent eigenvalues (the reweighting,
+  convex, known-rank and 2-D methods);
+* :math:`\sigma^2` from the training orthogonal distances (:math:`OD^2/\sigma^2 \sim
+  \chi^2_{d-k}`): their median over the median of :math:`\chi^2_{d-k}` for the robust
+  fits, Tipping & Bishop's mean of the discarded eigenvalues for classical PCA.
+
+**The aggregate.** A held-out outlying row has a log-likelihood without bound below, so
+a plain mean over a fold with a few gross outliers is their mean: every rank then loses
+to the one whose model is widest (the smallest ``k``). The robust fits therefore cap each
+row's squared Mahalanobis distance :math:`m_i^2` at :math:`\chi^2_d(0.975)`, the quantile
+of the diagnostics' cutoffs: a row beyond that contour counts as a row on it, and every
+row inside keeps its exact log-likelihood. What still separates the ranks is what a
+likelihood should weigh: a ``k`` too small leaves signal in the orthogonal part (a large
+:math:`\sigma^2` and many rows at the cap), a ``k`` too large models training noise
+(variances fitted to one fold's noise directions, which the held-out rows do not share).
+Classical :class:`~robustpca.PCA` keeps the plain mean, which is scikit-learn's
+``PCA.score``.
+
+``score_samples`` keeps its meaning (minus the orthogonal distance, the outlier API);
+the likelihood is only ``score``. ``KernelL21PCA`` has no ``score``: its distances live
+in a kernel embedding with no dimension :math:`d` to normalise a density by.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from .._array_api import to_numpy
+from .._validation import is_dask_collection
+from ..diagnostics import DEFAULT_QUANTILE
+from ..solvers.likelihood import (
+    SubspaceGaussian,
+    average_log_likelihood,
+    noise_variance,
+    subspace_gaussian,
+)
+
+__all__ = ["LikelihoodScoreMixin"]
+
+
+def _has_density(estimator) -> bool:
+    """``available_if`` check: a linear model in the input space (not a kernel one)."""
+    return bool(getattr(estimator, "_linear_model", True))
+
+
+class LikelihoodScoreMixin:
+    """``score(X)``: the (robust) average log-likelihood under the fit's Gaussian model."""
+
+    # set by BaseEstimator's validation and OutlierDetectorMixin at fit
+    n_features_in_: int
+    _outlier_reference: Any
+
+    def _set_likelihood_reference(self, od, sample_weight=None, n_observed=None) -> None:
+        """Store the Gaussian model of the fit (end of ``fit``, after
+        ``_outlier_reference``; module docstring), from the training ODs ``od`` (NumPy)
+        with the fit's frequency weights and, with missing entries, each row's observed
+        coordinates (the rows fitted exactly, at most ``k`` of them, are left out as in
+        the diagnostics)."""
+        self._likelihood_reference = None
+        reference = getattr(self, "_outlier_reference", None)
+        if reference is None or not _has_density(self):
+            return
+        k = int(reference.score_center.shape[0])
+        d = int(self.n_features_in_)
+        od = np.asarray(od, dtype=np.float64)
+        rows = np.ones(od.shape[0], dtype=bool)
+        if n_observed is not None:
+            rows &= np.asarray(n_observed) > k
+        w = None
+        if sample_weight is not None:
+            w = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), od.shape)[rows]
+        robust = reference.rule != "classical"
+        sigma2 = noise_variance(od[rows], d, k, robust=robust, sample_weight=w)
+        # rounding level of a variance: od_floor is sqrt(eps) times the median norm of the
+        # centred training rows, spread over the d coordinates
+        floor = reference.od_floor**2 / max(d, 1)
+        model = subspace_gaussian(
+            reference.score_center, reference.score_scale, sigma2, d, floor=floor
+        )
+        self._likelihood_reference = (reference, model)
+
+    def _likelihood_model(self) -> SubspaceGaussian:
+        """The stored model, checked to belong to the current fit."""
+        check_is_fitted(self)
+        stored = getattr(self, "_likelihood_reference", None)
+        reference = getattr(self, "_outlier_reference", None)
+        if stored is None or reference is None or stored[0] is not reference:
+            raise ValueError(
+                f"This {type(self).__name__} has no training statistics for its likelihood "
+                "(a Dask fit does not compute them): fit it on in-memory data to use score."
+            )
+        return stored[1]
+
+    @available_if(_has_density)
+    def score(self, X, y=None) -> float:
+        r"""Average log-likelihood of ``X`` under the Gaussian model of the fit.
+
+        The model is probabilistic PCA (Tipping & Bishop 1999) with the fit's centre and
+        components and robust variances (module :mod:`robustpca.estimators._likelihood`):
+
+        .. math::
+            \ell(x) = -\tfrac12 \Bigl(d \log 2\pi + \sum_{j=1}^k \log\lambda_j
+            + (d - k)\log\sigma^2 + \min\bigl(m^2(x),\, \chi^2_{d}(0.975)\bigr)\Bigr),
+            \qquad m^2(x) = \sum_{j=1}^k \frac{(t_j - c_j)^2}{\lambda_j}
+            + \frac{OD^2}{\sigma^2},
+
+        with :math:`t` = ``transform(x)``, :math:`OD` = ``reconstruction_error(x)``,
+        :math:`c_j, \lambda_j` the centre and variance of the training scores of
+        component ``j`` (``explained_variance_`` where the estimator has consistent
+        eigenvalues, else their median and squared MAD) and :math:`\sigma^2` the median
+        training :math:`OD^2` over the median of :math:`\chi^2_{d-k}`. The cap makes a
+        held-out outlier count as a row on the 97.5% contour, so that cross-validation
+        (``GridSearchCV`` over ``n_components``) chooses the rank of the inliers.
+        :class:`~robustpca.PCA` uses no cap and the classical
+        :math:`\sigma^2` (the mean of the discarded eigenvalues): its score is
+        scikit-learn's ``PCA.score`` where ``n_samples >= n_features``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (NaN marks a missing entry where the estimator supports them: the
+            scores and corrected OD of the observed coordinates enter :math:`m^2`).
+        y : Ignored
+            Present for scikit-learn API consistency.
+
+        Returns
+        -------
+        float
+            Higher is better; a log-density, so comparable only between fits on data of
+            the same units and dimension.
+
+        References
+        ----------
+        M. E. Tipping, C. M. Bishop, "Probabilistic principal component analysis",
+        Journal of the Royal Statistical Society B 61(3), 1999, eq. (6)-(8).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.model_selection import GridSearchCV
+        >>> from robustpca import ROBPCA
+        >>> rng = np.random.default_rng(0)
+        >>> W = np.linalg.qr(rng.normal(size=(10, 2)))[0]
+        >>> X = rng.normal(size=(120, 2)) * [3.0, 2.0] @ W.T + 0.1 * rng.normal(size=(120, 10))
+        >>> X[:12] = 10 * rng.normal(size=(12, 10))              # 10% gross outliers
+        >>> search = GridSearchCV(ROBPCA(random_state=0), {"n_components": [1, 2, 3, 4]}, cv=3)
+        >>> search.fit(X).best_params_
+        {'n_components': 2}
+        """
+        model = self._likelihood_model()
+        estimator: Any = self  # transform and reconstruction_error: BaseSubspaceEstimator's
+        scores, od = estimator.transform(X), estimator.reconstruction_error(X)
+        if is_dask_collection(scores):  # lazy transforms of a dask X: one pass for both
+            import dask
+
+            scores, od = dask.compute(scores, od)
+        scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(-1, model.n_components)
+        od = np.asarray(to_numpy(od), dtype=np.float64)
+        robust = self._outlier_reference.rule != "classical"
+        cap = DEFAULT_QUANTILE if robust else None
+        return average_log_likelihood(model, scores, od, cap_quantile=cap)

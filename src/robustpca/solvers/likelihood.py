@@ -1,0 +1,227 @@
+r"""The Gaussian model of a fitted subspace (probabilistic PCA) and its log-likelihood.
+
+A fit with centre :math:`b`, orthonormal components :math:`U` (``k x d``), score centre
+:math:`c`, score variances :math:`\lambda_1, \dots, \lambda_k` and noise variance
+:math:`\sigma^2` is the Gaussian of probabilistic PCA (Tipping & Bishop 1999, eq. 6-8)
+
+.. math::
+    x \sim \mathcal N\bigl(b + U^\top c,\;
+    C = U^\top \operatorname{diag}(\lambda) U + \sigma^2 (I - U^\top U)\bigr).
+
+With the scores :math:`t = U (x - b)` and the orthogonal distance
+:math:`OD = \lVert (I - U^\top U)(x - b)\rVert_2`, the squared Mahalanobis distance is
+:math:`m^2 = \sum_j (t_j - c_j)^2 / \lambda_j + OD^2 / \sigma^2` and
+
+.. math::
+    \log p(x) = -\tfrac12 \Bigl(d \log 2\pi + \sum_j \log\lambda_j
+    + (d - k) \log\sigma^2 + m^2\Bigr).
+
+:func:`average_log_likelihood` averages it over rows, optionally with each row's
+:math:`m^2` capped at a chi-square quantile (the robust score of the estimators,
+:mod:`robustpca.estimators._likelihood`), and :func:`noise_variance` estimates
+:math:`\sigma^2` from training orthogonal distances, classically (Tipping & Bishop's
+maximum likelihood, the mean of the discarded eigenvalues) or robustly (the median of
+:math:`OD^2` over the median of :math:`\chi^2_{d-k}`).
+
+References
+----------
+M. E. Tipping, C. M. Bishop, "Probabilistic principal component analysis", Journal of
+the Royal Statistical Society B 61(3), 1999, eq. (6)-(8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "SubspaceGaussian",
+    "average_log_likelihood",
+    "noise_variance",
+    "subspace_gaussian",
+]
+
+#: The least variance of the model: a zero variance (a rank-deficient fit, constant
+#: data) would give an infinite log-likelihood.
+_TINY = float(np.finfo(np.float64).tiny)
+#: The largest squared distance counted (an uncapped mean stays finite for any number of
+#: rows even where a variance sits at its floor and a row lies off the model).
+_MAX_SQUARED_DISTANCE = 1e250
+
+
+@dataclass(frozen=True)
+class SubspaceGaussian:
+    """Probabilistic PCA model of a fitted subspace (module docstring).
+
+    Attributes
+    ----------
+    center : ndarray of shape (n_components,)
+        Centre :math:`c` of the scores.
+    variances : ndarray of shape (n_components,)
+        Variances :math:`\\lambda_j` of the scores (positive).
+    noise_variance : float
+        Variance :math:`\\sigma^2` of each of the ``n_features - n_components``
+        orthogonal coordinates (positive; unused when there are none).
+    n_features : int
+        Dimension :math:`d` of the data.
+    """
+
+    center: np.ndarray
+    variances: np.ndarray
+    noise_variance: float
+    n_features: int
+
+    @property
+    def n_components(self) -> int:
+        return int(self.center.shape[0])
+
+    @property
+    def noise_dims(self) -> int:
+        """:math:`d - k`, the orthogonal coordinates (0 when the fit holds them all)."""
+        return max(self.n_features - self.n_components, 0)
+
+    def log_det(self) -> float:
+        """:math:`\\log\\det C = \\sum_j \\log\\lambda_j + (d - k)\\log\\sigma^2`."""
+        noise = self.noise_dims * np.log(self.noise_variance) if self.noise_dims else 0.0
+        return float(np.sum(np.log(self.variances)) + noise)
+
+    def squared_distances(self, scores: np.ndarray, od: np.ndarray) -> np.ndarray:
+        """:math:`m^2` of each row, from its scores and orthogonal distance (at most
+        ``1e250``: a row off a model of zero variance stays finite)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = (np.asarray(scores, dtype=np.float64) - self.center) / np.sqrt(self.variances)
+            m2 = np.einsum("ij,ij->i", z, z)
+            if self.noise_dims:
+                m2 = m2 + np.asarray(od, dtype=np.float64) ** 2 / self.noise_variance
+        return np.minimum(np.nan_to_num(m2, nan=_MAX_SQUARED_DISTANCE), _MAX_SQUARED_DISTANCE)
+
+    def log_likelihood(self, scores: np.ndarray, od: np.ndarray) -> np.ndarray:
+        """:math:`\\log p(x)` of each row (module docstring)."""
+        return self._log_density(self.squared_distances(scores, od))
+
+    def _log_density(self, m2: np.ndarray) -> np.ndarray:
+        return -0.5 * (self.n_features * np.log(2.0 * np.pi) + self.log_det() + m2)
+
+
+def subspace_gaussian(
+    center: np.ndarray,
+    scales: np.ndarray,
+    noise_var: float,
+    n_features: int,
+    *,
+    floor: float = 0.0,
+) -> SubspaceGaussian:
+    """The model with score standard deviations ``scales``; every variance at least
+    ``floor`` (and the smallest positive float), so that a zero scale (a component or
+    an orthogonal part with no spread in the training data) gives a finite model.
+
+    Parameters
+    ----------
+    center : ndarray of shape (n_components,)
+    scales : ndarray of shape (n_components,)
+        Standard deviations of the scores (square roots of :math:`\\lambda_j`).
+    noise_var : float
+        :math:`\\sigma^2` (:func:`noise_variance`).
+    n_features : int
+    floor : float, default=0.0
+        The least variance (typically the rounding level of the data's squared scale).
+
+    Returns
+    -------
+    SubspaceGaussian
+    """
+    least = max(float(floor), _TINY)
+    center = np.asarray(center, dtype=np.float64)
+    variances = np.maximum(np.asarray(scales, dtype=np.float64) ** 2, least)
+    return SubspaceGaussian(center, variances, max(float(noise_var), least), int(n_features))
+
+
+def noise_variance(
+    od: np.ndarray,
+    n_features: int,
+    n_components: int,
+    *,
+    robust: bool,
+    sample_weight: np.ndarray | None = None,
+) -> float:
+    r""":math:`\sigma^2` from the training orthogonal distances.
+
+    Under the model :math:`OD^2 / \sigma^2 \sim \chi^2_{d-k}`. The classical estimate
+    is Tipping & Bishop's maximum likelihood (eq. 8), the mean of the ``d - k``
+    discarded eigenvalues: :math:`\sum_i w_i OD_i^2 / ((\sum_i w_i - 1)(d - k))`, with
+    the ``n - 1`` denominator of the eigenvalues (scikit-learn's ``noise_variance_``
+    where ``n_samples >= n_features``). The robust one is
+    :math:`\operatorname{med}_i OD_i^2 / \chi^2_{d-k}(1/2)` (weighted median with
+    weights), which a minority of outlying rows cannot carry away. 0 when ``k >= d``
+    (no orthogonal coordinate) or no row is given.
+
+    Parameters
+    ----------
+    od : ndarray of shape (n_samples,)
+        Training orthogonal distances.
+    n_features, n_components : int
+    robust : bool
+        The median rule (True) or the classical mean (False).
+    sample_weight : ndarray of shape (n_samples,), optional
+        Frequency weights.
+
+    Returns
+    -------
+    float
+    """
+    dof = n_features - n_components
+    od2 = np.asarray(od, dtype=np.float64) ** 2
+    if dof <= 0 or od2.size == 0:
+        return 0.0
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if w is not None and not np.any(w > 0):
+        return 0.0
+    if not robust:
+        total = float(od2.size if w is None else w.sum())
+        sq = float(np.sum(od2) if w is None else w @ od2)
+        return sq / (max(total - 1.0, 1.0) * dof)
+    return _weighted_median(od2, w) / float(stats.chi2.ppf(0.5, dof))
+
+
+def _weighted_median(values: np.ndarray, w: np.ndarray | None) -> float:
+    """The median; with frequency weights, that of each value repeated ``w_i`` times
+    (the lower of the two middle values)."""
+    if w is None:
+        return float(np.median(values))
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(w[order])
+    return float(values[order][np.searchsorted(cum, 0.5 * cum[-1])])
+
+
+def average_log_likelihood(
+    model: SubspaceGaussian,
+    scores: np.ndarray,
+    od: np.ndarray,
+    *,
+    cap_quantile: float | None = None,
+) -> float:
+    r"""Mean over rows of :math:`\log p(x_i)`, each :math:`m_i^2` capped at
+    :math:`\chi^2_{d}(q)` for ``cap_quantile`` :math:`q` (None: no cap).
+
+    With the cap, a row beyond the :math:`q` contour of the model counts as a row on it:
+    its term is bounded below by the log-density there, so a minority of outlying rows
+    cannot dominate the mean, while every row inside the contour (a share :math:`q` of
+    the model's own rows) keeps its exact log-likelihood.
+
+    Parameters
+    ----------
+    model : SubspaceGaussian
+    scores : ndarray of shape (n_samples, n_components)
+    od : ndarray of shape (n_samples,)
+    cap_quantile : float in (0, 1) or None, default=None
+
+    Returns
+    -------
+    float
+    """
+    m2 = model.squared_distances(scores, od)
+    if cap_quantile is not None:
+        m2 = np.minimum(m2, float(stats.chi2.ppf(cap_quantile, model.n_features)))
+    return float(np.mean(model._log_density(m2)))
