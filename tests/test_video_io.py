@@ -151,6 +151,27 @@ def test_iter_video_holds_one_batch(tmp_path, monkeypatch):
     assert len(decoded) == 4
 
 
+def test_video_frames_of_different_sizes_or_broken_mid_stream(tmp_path, monkeypatch):
+    path = tmp_path / "odd.mkv"
+    path.write_bytes(b"stand-in")  # the decoder is replaced below
+
+    def resizing(*args, **kwargs):
+        yield np.zeros((8, 8, 3), np.uint8)
+        yield np.zeros((8, 10, 3), np.uint8)
+
+    monkeypatch.setattr(iio, "imiter", resizing)
+    with pytest.raises(ValueError, match=r"odd\.mkv: frame 1 is 10x8.*different sizes"):
+        read_video(path)
+
+    def broken(*args, **kwargs):
+        yield np.zeros((8, 8, 3), np.uint8)
+        raise av.error.InvalidDataError(1094995529, "Invalid data found when processing input")
+
+    monkeypatch.setattr(iio, "imiter", broken)
+    with pytest.raises(ValueError, match=r"odd\.mkv: not a readable video.*Invalid data"):
+        read_video(path)
+
+
 def test_video_info_of_folders_and_cdnet_clips(tmp_path):
     make_cdnet(tmp_path / "clip")
     assert video_info(tmp_path / "clip") == VideoInfo(6, (12, 16), None)

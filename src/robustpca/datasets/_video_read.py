@@ -200,21 +200,30 @@ def _iter_video_file(
     start, stop, step = positions.start or 0, positions.stop, positions.step or 1
     if stop is not None and stop <= start:
         return
-    reader = None
+    reader = iio.imiter(path, plugin="pyav", format="rgb24")  # opens at the first next()
+    shape = None
+    index = 0
     try:
-        reader = iio.imiter(path, plugin="pyav", format="rgb24")
-        for index in range(stop if stop is not None else np.iinfo(np.int64).max):
-            frame = next(reader, None)
+        while stop is None or index < stop:
+            try:
+                frame = next(reader, None)
+            except Exception as error:  # imageio's and FFmpeg's errors have no common base
+                raise _video_error(path, error) from None
             if frame is None:
                 break
+            if shape is None:
+                shape = frame.shape
+            elif frame.shape != shape:
+                raise ValueError(
+                    f"{path}: frame {index} is {frame.shape[1]}x{frame.shape[0]}, the first "
+                    f"frames {shape[1]}x{shape[0]}; frames of different sizes."
+                )
             if index >= start and (index - start) % step == 0:
                 size = scaled_size((frame.shape[1], frame.shape[0]), scale)
                 yield _to_pil(Image, frame, grey, size)
-    except Exception as error:  # imageio's and FFmpeg's errors have no common base
-        raise _video_error(path, error) from None
+            index += 1
     finally:
-        if reader is not None:
-            reader.close()
+        reader.close()
 
 
 def _iter_frames(
