@@ -256,7 +256,8 @@ def test_load_cdnet_planted_clip(tmp_path):
     assert clip.labels.dtype == np.uint8
     assert not clip.roi[:, 0].any() and clip.roi[:, 1:].all()
     assert clip.n_frames == 6 and clip.frame_shape == (12, 16)
-    colour = load_cdnet(tmp_path / "clip", grey=False)
+    colour = load_cdnet(tmp_path / "clip", grey=False, dtype=np.uint8)
+    assert colour.frames.dtype == np.uint8
     np.testing.assert_array_equal(colour.frames, frames)
     # the planted foreground scores perfectly
     m = change_detection_measures(labels == 255, clip.labels, clip.roi, scored=clip.scored)
@@ -289,6 +290,9 @@ def test_iter_cdnet_batches_equal_the_whole_clip(tmp_path):
         iter_cdnet(tmp_path / "nowhere")
     with pytest.raises(ValueError, match="batch_size"):
         iter_cdnet(tmp_path / "clip", batch_size=0)
+    with pytest.raises(ValueError, match="dtype"):
+        iter_cdnet(tmp_path / "clip", dtype=np.int8)
+    assert next(iter_cdnet(tmp_path / "clip", dtype=np.uint8)).frames.dtype == np.uint8
     # a frame of another size in a later batch names its file
     Image.fromarray(np.zeros((3, 3, 3), np.uint8)).save(tmp_path / "clip/input/in000011.png")
     with pytest.raises(ValueError, match=r"in000011\.png: frame size 3x3"):

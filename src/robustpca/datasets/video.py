@@ -20,12 +20,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ._video_read import (
     FrameSelection,
     VideoInfo,
+    _check_dtype,
     _check_frames,
     _open_image,
     _pil,
@@ -67,7 +69,7 @@ class CDnetClip:
     Parameters
     ----------
     frames : ndarray of shape (n_frames, height, width) or (n_frames, height, width, 3)
-        float32 frames, levels in [0, 255].
+        Frames (float32 unless asked otherwise), levels in [0, 255].
     labels : ndarray of shape (n_frames, height, width), uint8, or None
         Ground truth, values in :data:`CDNET_LABELS`; None when the clip has no
         ``groundtruth/``. A frame outside the temporal ROI without its file holds 85
@@ -218,6 +220,7 @@ def load_cdnet(
     scale: float = 1.0,
     frames: FrameSelection = None,
     numbers: tuple[int, int] | None = None,
+    dtype: Any = np.float32,
 ) -> CDnetClip:
     """Load a clip in CDnet 2014's layout: frames, ground truth, ROI and scored frames.
 
@@ -235,11 +238,14 @@ def load_cdnet(
         0-based positions among the frames of ``input/`` (sorted by number).
     numbers : tuple of int or None, default=None
         ``(first, last)``, inclusive CDnet frame numbers to load instead of ``frames``.
+    dtype : data-type, default=numpy.float32
+        Type of the frames (as :func:`read_video`; ``numpy.uint8`` takes a quarter of the
+        memory).
 
     Returns
     -------
     CDnetClip
-        Frames (float32), labels, ROI, temporal ROI, frame numbers and scored frames.
+        Frames (of ``dtype``), labels, ROI, temporal ROI, frame numbers and scored frames.
 
     Raises
     ------
@@ -278,7 +284,7 @@ def load_cdnet(
     ((4, 6, 8), [10, 11, 12, 13], (12, 20), True)
     """
     index = _cdnet_index(path, scale, frames, numbers)
-    return _cdnet_batch(index, slice(None), grey=grey, scale=scale)
+    return _cdnet_batch(index, slice(None), grey=grey, scale=scale, dtype=_check_dtype(dtype))
 
 
 def iter_cdnet(
@@ -289,6 +295,7 @@ def iter_cdnet(
     scale: float = 1.0,
     frames: FrameSelection = None,
     numbers: tuple[int, int] | None = None,
+    dtype: Any = np.float32,
 ) -> Iterator[CDnetClip]:
     """Yield a CDnet clip in batches of consecutive frames, never holding the whole clip.
 
@@ -300,7 +307,7 @@ def iter_cdnet(
 
     Parameters
     ----------
-    path, grey, scale, frames, numbers
+    path, grey, scale, frames, numbers, dtype
         As in :func:`load_cdnet`.
     batch_size : int, default=64
         Frames per batch; the last batch holds the rest.
@@ -332,11 +339,12 @@ def iter_cdnet(
         raise TypeError(f"batch_size must be a positive int, got {batch_size!r}.")
     if batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
+    dtype = _check_dtype(dtype)
     index = _cdnet_index(path, scale, frames, numbers)
-    n = len(index.files)
+    size = int(batch_size)
     return (
-        _cdnet_batch(index, slice(start, start + int(batch_size)), grey=grey, scale=scale)
-        for start in range(0, n, int(batch_size))
+        _cdnet_batch(index, slice(start, start + size), grey=grey, scale=scale, dtype=dtype)
+        for start in range(0, len(index.files), size)
     )
 
 
@@ -388,11 +396,13 @@ def _cdnet_index(
     )
 
 
-def _cdnet_batch(index: _CDnetIndex, part: slice, *, grey: bool, scale: float) -> CDnetClip:
+def _cdnet_batch(
+    index: _CDnetIndex, part: slice, *, grey: bool, scale: float, dtype: np.dtype
+) -> CDnetClip:
     """The frames ``part`` of an indexed clip, read with their ground truth."""
     files, frame_numbers = index.files[part], index.numbers[part]
     width, height = index.size
-    out = np.empty((len(files), height, width, *(() if grey else (3,))), dtype=np.float32)
+    out = np.empty((len(files), height, width, *(() if grey else (3,))), dtype=dtype)
     frames = iter_images(files, grey=grey, scale=scale, reference=index.files[0])
     for i, frame in enumerate(frames):
         out[i] = frame

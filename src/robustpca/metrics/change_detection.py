@@ -4,7 +4,10 @@ Ground-truth labels follow CDnet: 255 (motion) is positive; 0 (static) and 50 (h
 shadow) are negative; 85 (outside the ROI), 170 (unknown motion, object borders) and any
 other value are not counted, nor are pixels outside the spatial ROI or frames not scored.
 The confusion counts are summed over a clip's pixels and frames before the measures are
-taken, as CDnet's own evaluation does per clip.
+taken, as CDnet's own evaluation does per clip. (CDnet's comparator skips 170 and the
+pixels outside ``ROI.bmp``, and counts the rest as 255 or not: an 85 inside the ROI
+would count as negative there; CDnet marks with 85 only pixels outside ``ROI.bmp``, so the
+two rules agree on its clips.)
 """
 
 from __future__ import annotations
