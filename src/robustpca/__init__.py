@@ -24,6 +24,8 @@ SphericalPCA        spherical PCA (Locantore et al. 1999), rrcov's PcaLocantore.
 CovariancePCA       PCA of a robust covariance, the MCD by default (rrcov's PcaCov).
 ProjectionPursuitPCA  projection pursuit (Croux et al.), rrcov's PcaGrid and PcaProj.
 AccAltProj, GoDec   known-rank robust PCA (Cai, Cai & Wei 2019; Zhou & Tao 2011).
+OnlineRobustPCA     OR-PCA (Feng, Xu & Yan 2013): online stable PCP, partial_fit.
+GRASTA              GRASTA (He, Balzano & Szlam 2012): l1 subspace tracking, subsampled.
 
 Solvers (usable on their own) live in :mod:`robustpca.solvers`, robust losses in
 :mod:`robustpca.losses`, data sets and corruption protocols in :mod:`robustpca.datasets`.
@@ -60,6 +62,8 @@ ESTIMATOR_NAMES = (
     "ProjectionPursuitPCA",
     "AccAltProj",
     "GoDec",
+    "OnlineRobustPCA",
+    "GRASTA",
 )
 
 #: The estimators in the order above, then the rest of the top-level API.

@@ -11,6 +11,7 @@ from ._known_rank import AccAltProj, GoDec
 from ._l1 import L1PCA
 from ._l21 import L21PCA
 from ._l21_two_d import L21TwoDPCA
+from ._online import GRASTA, OnlineRobustPCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 from ._projection_pursuit import ProjectionPursuitPCA
@@ -22,6 +23,7 @@ from ._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 
 __all__ = [
     "GLRAM",
+    "GRASTA",
     "HQPCA",
     "L1PCA",
     "L21PCA",
@@ -38,6 +40,7 @@ __all__ = [
     "GoDec",
     "KernelL21PCA",
     "L21TwoDPCA",
+    "OnlineRobustPCA",
     "OptimalMeanPCA",
     "OutlierPursuit",
     "PrincipalComponentPursuit",

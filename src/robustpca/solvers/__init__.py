@@ -29,10 +29,12 @@ from .generalized_mean import (
     solve_generalized_mean,
     solve_generalized_mean_pca,
 )
+from .grasta import GrastaState, grasta_process, grasta_step
 from .l1_pca import solve_l1_pca
 from .l21_pca import l21_objective, solve_l21_pca
 from .l21_two_d import solve_l21_two_d
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
+from .orpca import ORPCAState, orpca_initialize, orpca_project, orpca_update
 from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
 from .robust_two_d import solve_robust_two_d_pca
@@ -42,18 +44,25 @@ from .two_d import solve_glram, solve_two_d_pca
 __all__ = [
     "AdaptiveNeighborLoss",
     "GeneralizedMeanResult",
+    "GrastaState",
     "IterationState",
     "LinearizedResult",
+    "ORPCAState",
     "ReweightingResult",
     "SolverResult",
     "StopReason",
     "adaptive_neighbor_weights",
     "generalized_sample_mean",
+    "grasta_process",
+    "grasta_step",
     "l21_objective",
     "l21_row_subgradients",
     "maximize_linearized",
     "minimize_reweighted",
     "optimal_mean_svt",
+    "orpca_initialize",
+    "orpca_project",
+    "orpca_update",
     "power_method",
     "solve_adaptive_neighbors_pca",
     "solve_crpca_om",

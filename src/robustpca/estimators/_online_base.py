@@ -1,0 +1,287 @@
+"""The incremental machinery shared by the online low-rank plus sparse estimators.
+
+scikit-learn's incremental convention (as :class:`sklearn.decomposition.IncrementalPCA`):
+``partial_fit(X)`` updates the state and returns ``self``; ``fit(X)`` starts afresh and
+runs ``n_passes`` passes of the same updates over batches of ``batch_size`` rows;
+``n_samples_seen_`` counts the rows processed. A subclass implements ``_start``
+(the state from the burn-in buffer), ``_advance`` (one batch: its split and the updated
+state), ``_split`` (the split of new rows, the state unchanged) and ``_basis``.
+
+**Burn-in.** The first rows, up to ``burn_in``, are kept in a buffer, and the state is
+started again from all of them after each batch whose split is asked for (robust start:
+the per-feature median and the top directions around it,
+:func:`~robustpca.solvers.orpca.initial_directions`), so early rows are split against a
+background estimated from every row seen so far; at the end of the burn-in the buffered
+rows seed the model and the buffer is dropped, and the online updates take over.
+Memory is the state's O(p r) plus, during the burn-in only, at most
+``burn_in + batch_size`` rows.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._array_api import FLOAT_DTYPES
+from .._validation import (
+    as_generator,
+    check_magnitude,
+    check_nonnegative_float,
+    check_positive_int,
+)
+from ..linalg import flip_component_signs
+from ..linalg.eigen import complete_orthonormal
+from ..solvers import SolverResult
+from ._base import BaseSubspaceEstimator
+
+__all__ = ["OnlineLowRankSparse"]
+
+#: The stop reason of a fit, which runs a fixed number of passes.
+PASSES_DONE = "n_passes passes over the data done (online updates)"
+
+
+def orthonormal_rows(basis: np.ndarray, energy: np.ndarray | None, rng) -> np.ndarray:
+    """Orthonormal rows spanning the columns of ``basis`` (p, r), ordered by the energy
+    ``L' E L`` of the low-rank part (``energy`` r x r, e.g. OR-PCA's ``A``; None: by the
+    column norms), completed by orthonormal directions where ``basis`` is rank deficient."""
+    B = np.asarray(basis, dtype=np.float64)
+    r = B.shape[1]
+    Q, T = np.linalg.qr(B)
+    E = np.eye(r) if energy is None else np.asarray(energy, dtype=np.float64)
+    M = T @ E @ T.T
+    vals, vecs = np.linalg.eigh((M + M.T) / 2)
+    order = np.argsort(vals)[::-1]
+    vals, vecs = vals[order], vecs[:, order]
+    keep = vals > 1e-12 * max(float(vals[0]) if vals.size else 0.0, 1e-300)
+    comps = complete_orthonormal(Q @ vecs[:, keep], r, rng)
+    return flip_component_signs(np.ascontiguousarray(comps.T)).astype(basis.dtype)
+
+
+class OnlineLowRankSparse(BaseSubspaceEstimator):
+    """Base of :class:`~robustpca.OnlineRobustPCA` and :class:`~robustpca.GRASTA`."""
+
+    _supports_auto_rank = False
+    #: The method's state object (None before the first batch).
+    _state: Any = None
+    #: The per-batch losses kept in ``objective_history_`` (bounded: a stream never
+    #: grows it).
+    _history = 10_000
+
+    # -- parameters ---------------------------------------------------------------
+    def _check_params(self) -> None:
+        check_positive_int(self.batch_size, "batch_size")
+        check_positive_int(self.n_passes, "n_passes")
+        check_positive_int(self.burn_in, "burn_in", minimum=0)
+        check_positive_int(self.max_iter, "max_iter")
+        check_nonnegative_float(self.tol, "tol")
+        if self.n_components is not None:
+            check_positive_int(self.n_components, "n_components")
+        self._check_method_params()
+
+    def _check_method_params(self) -> None:  # pragma: no cover - overridden
+        """The method's own parameters."""
+
+    # -- subclass interface -------------------------------------------------------
+    def _start(self, buffer: np.ndarray, final: bool, n_last: int, want: bool):
+        """Start the state from the burn-in rows ``buffer`` (``final``: the burn-in ends
+        and the rows seed the model); the split of its last ``n_last`` rows if ``want``."""
+        raise NotImplementedError
+
+    def _advance(self, Z: np.ndarray, n_last: int | None = None):
+        """One online update on ``Z``; the split of ``Z`` (of its last ``n_last`` rows)."""
+        raise NotImplementedError
+
+    def _split(self, Z: np.ndarray):
+        """``(low_rank, sparse)`` of new rows ``Z`` with the state unchanged."""
+        raise NotImplementedError
+
+    def _basis(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The state's basis (p, r) and its energy matrix (r, r) or None."""
+        raise NotImplementedError
+
+    def _fitted_info(self) -> dict:
+        """Method-specific fitted attributes (name without the trailing underscore)."""
+        return {}
+
+    # -- the incremental loop -----------------------------------------------------
+    def _reset(self, n_features: int) -> None:
+        self._state = None
+        self._buffer: list[np.ndarray] | None = []
+        self._buffered = 0
+        self._rng = as_generator(self.random_state)
+        self._losses: collections.deque[float] = collections.deque(maxlen=self._history)
+        self.n_samples_seen_ = 0
+        self.n_features_in_ = n_features
+
+    def _consume(self, Z: np.ndarray, *, want: bool):
+        """Process the batch ``Z``: burn-in or online update; its split if ``want``."""
+        self.n_samples_seen_ += Z.shape[0]
+        if self._buffer is None:
+            return self._advance(Z)
+        self._buffer.append(Z)
+        self._buffered += Z.shape[0]
+        final = self._buffered >= self.burn_in
+        # without a split to return, the start can wait for the end of the burn-in
+        if not final and self._state is not None and not want:
+            return None
+        buffer = self._buffer[0] if len(self._buffer) == 1 else np.concatenate(self._buffer)
+        self._buffer = None if final else [buffer]
+        return self._start(buffer, final, Z.shape[0], want)
+
+    def _close_burn_in(self) -> None:
+        """End the burn-in on the rows buffered so far (end of a fit's first pass)."""
+        if self._buffer:
+            buffer = self._buffer[0] if len(self._buffer) == 1 else np.concatenate(self._buffer)
+            self._buffer = None
+            self._start(buffer, True, 0, False)
+
+    def _publish(self) -> None:
+        """Set the fitted attributes from the state."""
+        basis, energy = self._basis()
+        self.components_ = orthonormal_rows(basis, energy, self._rng)
+        self.mean_ = np.zeros(basis.shape[0], dtype=basis.dtype)
+        self.n_components_ = int(basis.shape[1])
+        for key, value in self._fitted_info().items():
+            setattr(self, f"{key}_", value)
+
+    def _rank(self, n_features: int) -> int:
+        r = 1 if self.n_components is None else int(self.n_components)
+        if r > n_features:
+            raise ValueError(f"n_components={r} must be between 1 and n_features={n_features}.")
+        return r
+
+    def _batches(self, n: int):
+        step = int(self.batch_size)
+        return [(s, min(s + step, n)) for s in range(0, n, step)]
+
+    def _fit_solver(self, X, rng, sample_weight=None):
+        self._reset(X.shape[1])
+        self._rank_ = self._rank(X.shape[1])
+        self._rng = rng
+        self._missing_fit = False
+        return self._run_passes(X)
+
+    def _run_passes(self, X) -> SolverResult:
+        n_batches = 0
+        for p in range(int(self.n_passes)):
+            for start, stop in self._batches(X.shape[0]):
+                self._consume(X[start:stop], want=False)
+                n_batches += 1
+            if p == 0:
+                self._close_burn_in()
+        self._publish()
+        basis_info = {k: getattr(self, f"{k}_") for k in self._fitted_info()}
+        losses = np.asarray(self._losses if self._losses else [0.0], dtype=float)
+        return SolverResult(
+            components=self.components_,
+            mean=self.mean_,
+            weights=None,
+            n_iter=max(n_batches, 1),
+            converged=True,
+            stop_reason=PASSES_DONE,
+            objective=losses,
+            info={"n_samples_seen": self.n_samples_seen_, **basis_info},
+        )
+
+    # -- public incremental API ---------------------------------------------------
+    def _validate_batch(self, X, *, first: bool):
+        X = validate_data(
+            self,
+            X,
+            dtype=FLOAT_DTYPES,
+            reset=first,
+            ensure_min_samples=1,
+            ensure_all_finite=self._finite,
+        )
+        check_magnitude(X)
+        return X
+
+    def _incremental(self, X, *, want: bool):
+        first = self._state is None or not hasattr(self, "n_samples_seen_")
+        if first:
+            self._check_params()
+            X = self._validate_batch(X, first=True)
+            self._reset(X.shape[1])
+            self._rank_ = self._rank(X.shape[1])
+            self.n_missing_ = 0
+        else:
+            X = self._validate_batch(X, first=False)
+        if self._supports_missing:
+            self.n_missing_ += int(np.isnan(X).sum())
+        split = self._consume(X, want=want)
+        self._publish()
+        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
+        self.converged_ = True
+        self.stop_reason_ = PASSES_DONE
+        self.objective_history_ = np.asarray(self._losses or [0.0], dtype=float)
+        self._outlier_reference = None  # predict needs a fit (see _diagnose)
+        self._unmodelled_constants = None
+        return split
+
+    def partial_fit(self, X, y=None):
+        """Update the model with the batch ``X`` (rows are samples); returns ``self``.
+
+        The first call starts the model (and the burn-in); ``n_samples_seen_`` counts
+        every row given. ``X`` is not modified and nothing per row is kept (beyond the
+        burn-in buffer).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self : object
+        """
+        self._incremental(X, want=False)
+        return self
+
+    def partial_fit_decompose(self, X):
+        """Update the model with the batch ``X`` and return the batch's two parts.
+
+        One pass for a stream (a video): each batch is split with the model as it was
+        when the batch arrived, then the model is updated (the order of the papers'
+        algorithms), so a row's split never uses the row itself, except during the
+        burn-in, when the start is fitted to the buffered rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        low_rank, sparse : ndarray of shape (n_samples, n_features)
+            ``X = low_rank + sparse`` on the observed entries (the sparse part is zero
+            where ``X`` is missing, and the low-rank part fills the gaps).
+        """
+        return self._incremental(X, want=True)
+
+    def decompose(self, X):
+        """Low-rank and sparse parts of the rows of ``X``, without updating the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        low_rank, sparse : ndarray of shape (n_samples, n_features)
+            See :meth:`partial_fit_decompose`.
+        """
+        check_is_fitted(self)
+        X = self._validate_batch(X, first=False)
+        return self._split(X)
+
+    def _diagnose(self, X, method: str):
+        if getattr(self, "_outlier_reference", None) is None and self._state is not None:
+            check_is_fitted(self)
+            raise ValueError(
+                f"{type(self).__name__} has no training diagnostics after partial_fit "
+                f"(they need the training rows); call fit, or use "
+                "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train)."
+            )
+        return super()._diagnose(X, method)

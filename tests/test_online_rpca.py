@@ -1,0 +1,270 @@
+"""OnlineRobustPCA (OR-PCA, Feng, Xu & Yan 2013): planted truth, drift, the incremental
+convention, the surrogate of Theorem 1, scale equivariance, degenerate input, a real clip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from robustpca import OnlineRobustPCA
+from robustpca.solvers.orpca import orpca_loss, orpca_project
+
+from .conftest import projector
+
+
+def planted_stream(seed, n=600, d=60, rank=2, frac=0.05, gross=30.0, noise=0.05):
+    """A low-rank stream with a common level (a 'background' direction), plus gross
+    sparse entries and a little dense noise; returns ``X, L, support, basis``."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(d, rank)))[0]
+    coef = rng.normal(size=(n, rank)) * [10.0, 3.0][:rank]
+    coef[:, 0] += 40.0  # the common level: most energy on the first direction
+    L = coef @ basis.T
+    support = rng.random((n, d)) < frac
+    S = np.where(support, gross * rng.choice([-1.0, 1.0], size=(n, d)), 0.0)
+    return L + S + noise * rng.normal(size=(n, d)), L, support, basis
+
+
+def rotating_stream(seed, n=1200, d=40, speed=np.pi / 1200, gross_frac=0.03, noise=0.5):
+    """A rank-1 stream whose direction rotates by ``speed`` per sample in a plane (OR-PCA
+    learns through residuals clipped at lambda2, about the noise: a drift is followed
+    while it moves an entry by less than that over the forgetting window)."""
+    rng = np.random.default_rng(seed)
+    a, b = np.linalg.qr(rng.normal(size=(d, 2)))[0].T
+    angles = speed * np.arange(n)
+    directions = np.cos(angles)[:, None] * a + np.sin(angles)[:, None] * b
+    X = (20 + rng.normal(size=(n, 1))) * directions
+    X += np.where(rng.random((n, d)) < gross_frac, 15.0, 0.0) + noise * rng.normal(size=(n, d))
+    return X, directions
+
+
+def best_f_measure(score, positive, negative=None):
+    """The F-measure at the best global threshold of ``score``."""
+    negative = ~positive if negative is None else negative
+    pos, neg = np.sort(score[positive]), np.sort(score[negative])
+    best = 0.0
+    for t in np.quantile(score[positive | negative], np.linspace(0.3, 0.999, 300)):
+        tp = pos.size - np.searchsorted(pos, t, "right")
+        fp = neg.size - np.searchsorted(neg, t, "right")
+        best = max(best, 2 * tp / max(2 * tp + fp + (pos.size - tp), 1))
+    return best
+
+
+def test_planted_basis_and_support_recovered():
+    X, L, support, basis = planted_stream(0)
+    model = OnlineRobustPCA(2, n_passes=2, random_state=0).fit(X)
+    P_true = basis @ basis.T
+    assert np.linalg.norm(projector(model.components_) - P_true, 2) < 0.05
+    low, sparse = model.decompose(X)
+    assert np.linalg.norm(low - L) / np.linalg.norm(L) < 0.02
+    found = np.abs(sparse) > 10.0
+    assert (found & support).sum() / support.sum() > 0.98  # recall of the gross entries
+    assert (found & support).sum() / found.sum() > 0.98  # precision
+
+
+def test_sparse_entries_barely_move_the_basis():
+    """The same stream without its gross entries gives nearly the same subspace, while
+    the subspace of ordinary PCA moves (the errors are not symmetric per row)."""
+    X, _, support, basis = planted_stream(1, gross=60.0)
+    X[support] = np.abs(X[support])  # one-signed errors pull a least-squares fit
+    robust = OnlineRobustPCA(2, n_passes=2, random_state=0).fit(X)
+    pca_basis = np.linalg.svd(X, full_matrices=False)[2][:2]
+    P_true = basis @ basis.T
+    err_robust = np.linalg.norm(projector(robust.components_) - P_true, 2)
+    err_pca = np.linalg.norm(projector(pca_basis) - P_true, 2)
+    assert err_robust < 0.05 < err_pca
+
+
+def test_rotating_subspace_is_followed():
+    X, directions = rotating_stream(0)
+    tracked = OnlineRobustPCA(1, forgetting_factor=0.95, batch_size=10, burn_in=50, random_state=0)
+    frozen = OnlineRobustPCA(1, forgetting_factor=1.0, batch_size=10, burn_in=50, random_state=0)
+    lags = []
+    for start in range(0, X.shape[0], 10):
+        tracked.partial_fit(X[start : start + 10])
+        frozen.partial_fit(X[start : start + 10])
+        if start >= 600:
+            u = directions[start + 9]
+            lags.append([1 - (model.components_[0] @ u) ** 2 for model in (tracked, frozen)])
+    lags = np.array(lags)
+    assert lags[:, 0].max() < 0.03  # within 10 degrees of the moving truth throughout
+    assert lags[-1, 1] > 5 * lags[-1, 0]  # without forgetting the basis lags behind
+
+
+def test_partial_fit_over_batches_equals_fit():
+    X = planted_stream(2, n=300)[0]
+    fitted = OnlineRobustPCA(2, batch_size=25, burn_in=50, random_state=3).fit(X)
+    streamed = OnlineRobustPCA(2, batch_size=25, burn_in=50, random_state=3)
+    for start in range(0, 300, 25):
+        assert streamed.partial_fit(X[start : start + 25]) is streamed
+    assert streamed.n_samples_seen_ == fitted.n_samples_seen_ == 300
+    np.testing.assert_allclose(streamed.components_, fitted.components_, atol=1e-12)
+    np.testing.assert_allclose(streamed.decompose(X[:5])[1], fitted.decompose(X[:5])[1])
+
+
+def test_partial_fit_decompose_splits_with_the_model_before_the_update():
+    X = planted_stream(3, n=300)[0]
+    model = OnlineRobustPCA(2, batch_size=50, burn_in=100, random_state=0)
+    model.partial_fit(X[:200])
+    before = model.decompose(X[200:250])
+    low, sparse = model.partial_fit_decompose(X[200:250])
+    np.testing.assert_allclose(low, before[0], rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(sparse, before[1], rtol=1e-10, atol=1e-9)
+    assert model.n_samples_seen_ == 250
+    # OR-PCA's split: X = L + S + a dense residual inside [-lambda2, lambda2]
+    assert np.abs(X[200:250] - low - sparse).max() <= model.lambda2_ * (1 + 1e-9)
+
+
+def test_surrogate_upper_bounds_the_loss_and_converges():
+    """Theorem 1 (beta = 1): the surrogate g_t(L_t) bounds the empirical loss f_t(L_t)
+    from above, stays close to it, and converges (its changes over doubling horizons
+    shrink) on a stationary stream."""
+    X = planted_stream(4, n=1600, d=30, rank=1, noise=0.5)[0]
+    model = OnlineRobustPCA(1, forgetting_factor=1.0, batch_size=20, burn_in=40, random_state=0)
+    surrogates = []
+    for start in range(0, 1600, 20):
+        model.partial_fit(X[start : start + 20])
+        if start + 20 in (200, 400, 800, 1600):
+            s = model._state
+            seen = X[: start + 20]
+            step = orpca_project(seen, s.basis, s.lambda1, s.lambda2, max_iter=500, tol=1e-12)
+            loss = orpca_loss(step, s.basis, s.lambda1, s.lambda2)[1]
+            f_t = (loss + 0.5 * s.lambda1 * np.sum(s.basis**2)) / seen.shape[0]
+            g_t = model.surrogate()
+            assert f_t * (1 - 1e-9) <= g_t <= f_t * 1.01
+            surrogates.append(g_t)
+    changes = np.abs(np.diff(surrogates))
+    assert np.all(np.diff(changes) < 0)
+
+
+def test_basis_minimises_the_surrogate():
+    X = planted_stream(5, n=200, d=30)[0]
+    model = OnlineRobustPCA(2, batch_size=20, burn_in=40, random_state=0).fit(X)
+    s = model._state
+    rng = np.random.default_rng(0)
+    g = s.surrogate()
+    for _ in range(5):
+        assert s.surrogate(s.basis + 1e-3 * rng.normal(size=s.basis.shape)) > g
+
+
+@pytest.mark.parametrize("factor", [1 / 255, 1000.0])
+def test_scale_equivariant(factor):
+    X = planted_stream(6, n=300)[0]
+    a = OnlineRobustPCA(2, random_state=0).fit(X)
+    b = OnlineRobustPCA(2, random_state=0).fit(X * factor)
+    np.testing.assert_allclose(b.components_, a.components_, atol=1e-8)
+    assert b.lambda2_ == pytest.approx(a.lambda2_ * factor, rel=1e-8)
+    low_a, sparse_a = a.decompose(X[:50])
+    low_b, sparse_b = b.decompose(X[:50] * factor)
+    np.testing.assert_allclose(low_b, low_a * factor, rtol=1e-6, atol=1e-8 * factor)
+    np.testing.assert_allclose(sparse_b, sparse_a * factor, rtol=1e-6, atol=1e-6 * factor)
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"forgetting_factor": 0.0}, "forgetting_factor"),
+        ({"forgetting_factor": 1.5}, "forgetting_factor"),
+        ({"lambda1": -1.0}, "lambda1"),
+        ({"lambda2": "big"}, "lambda2"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"n_passes": 0}, "n_passes"),
+        ({"burn_in": -1}, "burn_in"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"tol": -1.0}, "tol"),
+        ({"n_components": 0}, "n_components"),
+    ],
+)
+def test_bad_parameters_raise_naming_them(params, name):
+    X = planted_stream(7, n=40)[0]
+    for call in ("fit", "partial_fit"):
+        with pytest.raises(ValueError, match=name):
+            getattr(OnlineRobustPCA(**params), call)(X)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", ["zeros", "constant", "one_row_batches"])
+def test_degenerate_input_gives_no_nan(kind, dtype):
+    X = np.zeros((60, 25), dtype=dtype) if kind == "zeros" else np.full((60, 25), 7.0, dtype)
+    if kind == "one_row_batches":
+        X = planted_stream(8, n=60, d=25)[0].astype(dtype)
+    model = OnlineRobustPCA(2, batch_size=1 if kind == "one_row_batches" else 32)
+    model.fit(X)
+    for start in range(0, 60, 7):
+        low, sparse = model.partial_fit_decompose(X[start : start + 7])
+        assert low.dtype == sparse.dtype == dtype
+        assert np.isfinite(low).all() and np.isfinite(sparse).all()
+    assert np.isfinite(model.components_).all()
+    np.testing.assert_allclose(model.components_ @ model.components_.T, np.eye(2), atol=1e-5)
+    if kind == "constant":  # the constant level is the low-rank part, nothing is sparse
+        np.testing.assert_allclose(low, 7.0, rtol=1e-4)
+
+
+def test_inputs_never_modified():
+    X = planted_stream(9, n=200)[0]
+    copy = X.copy()
+    model = OnlineRobustPCA(2, random_state=0).fit(X)
+    model.partial_fit(X[:50])
+    model.partial_fit_decompose(X[50:100])
+    model.decompose(X[100:150])
+    model.transform(X)
+    np.testing.assert_array_equal(X, copy)
+
+
+def test_memory_does_not_grow_with_the_stream():
+    X = planted_stream(10, n=400)[0]
+    model = OnlineRobustPCA(2, batch_size=10, burn_in=30, random_state=0)
+    sizes = []
+    for start in range(0, 400, 10):
+        model.partial_fit_decompose(X[start : start + 10])
+        s = model._state
+        sizes.append(s.basis.size + s.A.size + s.B.size + (0 if model._buffer is None else 1))
+    assert model._buffer is None and len(set(sizes[5:])) == 1
+    assert sizes[-1] == 60 * 2 + 4 + 60 * 2
+
+
+def test_predict_needs_a_fit_after_partial_fit():
+    X = planted_stream(11, n=100)[0]
+    model = OnlineRobustPCA(2, random_state=0).fit(X)
+    assert set(np.unique(model.predict(X))) <= {-1, 1}
+    model.partial_fit(X[:20])
+    with pytest.raises(ValueError, match="partial_fit"):
+        model.predict(X)
+
+
+@given(seed=st.integers(0, 2**16), shift=st.floats(-50, 50))
+def test_reconstruction_identity_property(seed, shift):
+    """Any batch: the sparse part is the residual soft-thresholded at lambda2_."""
+    X = planted_stream(seed % 7, n=80, d=20)[0] + shift
+    model = OnlineRobustPCA(1, burn_in=40, random_state=seed).fit(X)
+    low, sparse = model.decompose(X[:10])
+    residual = X[:10] - low
+    expected = np.sign(residual) * np.maximum(np.abs(residual) - model.lambda2_, 0)
+    np.testing.assert_allclose(sparse, expected, atol=1e-9 * np.abs(X).max())
+
+
+def load_highway(shared_data, first=1050, n=100, size=(80, 60)):
+    """Grey frames of CDnet's highway at ``size`` and their labels (Pillow)."""
+    Image = pytest.importorskip("PIL.Image")
+    root = shared_data / "video" / "highway"
+    frames, labels = [], []
+    for k in range(first, first + n):
+        image = Image.open(root / "input" / f"in{k:06d}.jpg").convert("L")
+        frames.append(np.asarray(image.resize(size, Image.BILINEAR), dtype=np.float32).ravel())
+        truth = Image.open(root / "groundtruth" / f"gt{k:06d}.png")
+        labels.append(np.asarray(truth.resize(size, Image.NEAREST)).ravel())
+    return np.array(frames), np.array(labels)
+
+
+@pytest.mark.realdata
+def test_highway_cars_separated_from_the_road(shared_data):
+    X, labels = load_highway(shared_data)
+    model = OnlineRobustPCA(random_state=0, burn_in=50)
+    parts = [model.partial_fit_decompose(X[s : s + 25]) for s in range(0, 100, 25)]
+    low = np.concatenate([p[0] for p in parts])
+    positive, negative = labels == 255, (labels == 0) | (labels == 50)
+    f = best_f_measure(np.abs(X - low), positive, negative)
+    assert f > 0.75
+    assert low.dtype == np.float32 and model.n_samples_seen_ == 100
