@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robustpca.datasets import (
     CDnetClip,
@@ -103,6 +105,27 @@ def test_read_frame_folder_grey_colour_scale_and_frames(tmp_path):
     np.testing.assert_array_equal(read_video(tmp_path, frames=range(2, 4)), grey[2:4])
     np.testing.assert_array_equal(read_video(tmp_path, frames=slice(-2, None)), grey[-2:])
     assert read_video(tmp_path, dtype=np.uint8).dtype == np.uint8
+
+
+@settings(max_examples=15)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 9), st.integers(1, 9)),
+    colour=st.booleans(),
+    scale=st.floats(0.1, 2.0),
+)
+def test_png_round_trip_and_scaled_shape(tmp_path_factory, seed, shape, colour, scale):
+    """Frames written as PNG read back exactly; any scale gives the rounded shape."""
+    frames = np.random.default_rng(seed).integers(0, 256, (*shape, 3) if colour else shape)
+    folder = tmp_path_factory.mktemp("frames")
+    write_frames(folder, frames.astype(np.uint8))
+    np.testing.assert_array_equal(read_video(folder, grey=not colour), frames)
+    resized = read_video(folder, grey=False, scale=scale)
+    expected = (max(1, round(shape[1] * scale)), max(1, round(shape[2] * scale)))
+    assert resized.shape == (shape[0], *expected, 3)
+    assert video_info(folder, scale=scale).frame_shape == expected
+    # a box filter keeps the levels within the frames' range
+    assert frames.min() <= resized.min() and resized.max() <= frames.max()
 
 
 def test_iter_video_batches_equal_read_video(tmp_path):
