@@ -434,7 +434,7 @@ def test_write_frames_round_trip_and_rounding(tmp_path):
     np.testing.assert_array_equal(read_video(tmp_path / "colour", grey=False), colour)
 
 
-@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+@pytest.mark.parametrize("suffix", [".gif", ".mp4", ".avi", ".mkv"])
 def test_write_preview_side_by_side(tmp_path, suffix):
     frames, truth = moving_square(n=5, h=16, w=24)
     background = np.tile(np.linspace(40, 120, 24), (16, 1))
@@ -443,13 +443,14 @@ def test_write_preview_side_by_side(tmp_path, suffix):
     path = write_preview(tmp_path / f"preview{suffix}", batches, background, mask_batches, fps=5)
     video = read_video(path)
     assert video.shape == (5, 16, 72)
-    tolerance = 0 if suffix == ".gif" else 40
-    np.testing.assert_allclose(video[:, :, :24], frames, atol=tolerance)
-    np.testing.assert_allclose(video[:, :, 48:], 255.0 * truth, atol=tolerance)
+    expected = np.concatenate(
+        [frames, np.broadcast_to(np.rint(background), (5, 16, 24)), 255.0 * truth], axis=2
+    )
     if suffix == ".gif":
-        np.testing.assert_array_equal(
-            video[:, :, 24:48], np.rint(np.broadcast_to(background, (5, 16, 24)))
-        )
+        np.testing.assert_array_equal(video, expected)
+    else:  # lossy codecs: close on average, and the mask panel still shows the square
+        assert np.abs(video - expected).mean() < 8
+        assert ((video[:, :, 48:] > 127) == truth).mean() > 0.95
 
 
 def test_write_preview_pads_odd_sizes_for_video(tmp_path):
