@@ -195,6 +195,36 @@ def test_video_frames_of_different_sizes_or_broken_mid_stream(tmp_path, monkeypa
         read_video(path)
 
 
+@pytest.mark.parametrize("kind", ["folder", "mp4", "cdnet"])
+def test_streaming_memory_does_not_grow_with_the_clip(tmp_path, kind):
+    """The peak of a pass over 3x more frames stays that of one batch (tracemalloc)."""
+    from .conftest import peak_memory
+
+    frames, _ = moving_square(n=96, h=32, w=48, colour=True)
+
+    def clip(n):
+        root = tmp_path / f"{kind}{n}"
+        if kind == "mp4":
+            return write_mp4(tmp_path / f"clip{n}.mp4", frames[:n])
+        if kind == "cdnet":
+            make_cdnet(root, numbers=range(1, n + 1), h=32, w=48)
+            return root
+        write_frames(root, frames[:n])
+        return root
+
+    def one_pass(path):
+        if kind == "cdnet":
+            return lambda: sum(b.n_frames for b in iter_cdnet(path, batch_size=8))
+        return lambda: sum(len(b) for b in iter_video(path, batch_size=8))
+
+    short, long = clip(32), clip(96)
+    one_pass(long)()  # imports and caches out of the measure
+    peaks = [peak_memory(one_pass(path)) for path in (short, long)]
+    whole = 96 * 32 * 48 * 4  # the long clip as float32
+    assert peaks[1] < 1.5 * peaks[0] + 50_000, peaks
+    assert peaks[1] < whole / 2, peaks
+
+
 def test_video_info_of_folders_and_cdnet_clips(tmp_path):
     make_cdnet(tmp_path / "clip")
     assert video_info(tmp_path / "clip") == VideoInfo(6, (12, 16), None)
