@@ -299,6 +299,7 @@ def test_bad_batch_size_and_video_selections(tmp_path):
 # ----------------------------------------------------------------------------- CDnet
 def test_load_cdnet_planted_clip(tmp_path):
     frames, labels = make_cdnet(tmp_path / "clip", numbers=range(5, 11), temporal=(7, 20))
+    (tmp_path / "clip/input/._in000005.png").write_bytes(b"macOS resource fork")
     clip = load_cdnet(tmp_path / "clip")
     assert isinstance(clip, CDnetClip) and clip.name == "clip"
     assert clip.frames.shape == (6, 12, 16) and clip.frames.dtype == np.float32

@@ -64,8 +64,9 @@ def _imageio() -> Any:
 
 
 def resolve_video_path(path: str | os.PathLike) -> tuple[Path, list[Path] | None]:
-    """``(path, frame files)``: the files of a frame folder (sorted by name), or None for a
-    video file. A CDnet clip folder (one with ``input/``) is read from ``input/``.
+    """``(path, frame files)``: the image files of a frame folder (sorted by name, hidden
+    ones left out), or None for a video file. A CDnet clip folder (one with ``input/``) is
+    read from ``input/``.
 
     A missing path is a FileNotFoundError; a folder without image files a ValueError.
     """
@@ -76,7 +77,12 @@ def resolve_video_path(path: str | os.PathLike) -> tuple[Path, list[Path] | None
         return path, None
     if (path / "input").is_dir():
         path = path / "input"
-    files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    # hidden files (macOS's ._in000001.jpg beside each frame) are not frames
+    files = sorted(
+        p
+        for p in path.iterdir()
+        if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".") and p.is_file()
+    )
     if not files:
         raise ValueError(f"{path}: no frames found (looked for {', '.join(IMAGE_SUFFIXES)} files).")
     return path, files
