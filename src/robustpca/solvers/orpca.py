@@ -71,6 +71,9 @@ SCALE_SAMPLE = 50_000
 #: Floor of a data scale, relative to the root mean square of the data: exactly
 #: low-rank or constant data have no residual scale, and a zero threshold stalls.
 SCALE_FLOOR = 1e-6
+#: The start's residual is clipped at this many robust scales before its top directions
+#: are taken (:func:`initial_directions`).
+CLIP_SCALES = 3.0
 
 
 @dataclass
@@ -290,8 +293,9 @@ def feature_median(Z: np.ndarray) -> np.ndarray:
 
 def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
     """An orthonormal (p, r) start from a batch: the direction of the per-feature median,
-    then the top directions of what its projection leaves (from the ``b x b`` Gram
-    matrix), completed by random orthonormal directions where the batch has fewer."""
+    then the top directions of what its projection leaves, clipped at three MAD scales
+    of its entries so that gross sparse entries do not take them (from the ``b x b``
+    Gram matrix), completed by random orthonormal directions where the batch has fewer."""
     median = feature_median(Z).astype(np.float64)
     norm = float(np.linalg.norm(median))
     Zf = Z.astype(np.float64) if n_components > 1 or not norm > 0 else np.zeros((0, 0))
@@ -304,6 +308,12 @@ def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generato
     if n_components > len(columns) and columns and Zf.size:
         u = columns[0]
         rest = Zf - (Zf @ u) @ u.T
+        # gross entries would take the top directions: clip at three robust scales
+        bound = CLIP_SCALES * robust_residual_scale(
+            rest, np.zeros((rest.shape[0], 0)), u[:, :0], rng
+        )
+        np.clip(rest, -bound, bound, out=rest)
+        rest -= (rest @ u) @ u.T  # clipping brings back some of u
         vals, vecs = np.linalg.eigh(rest @ rest.T)
         keep = vals[::-1][: n_components - 1] > 1e-12 * max(vals.max(initial=0.0), 1e-300)
         V = rest.T @ vecs[:, ::-1][:, : n_components - 1][:, keep]
