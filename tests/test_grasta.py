@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import linprog
 
 from robustpca import GRASTA
-from robustpca.solvers.grasta import GrastaState, admm_l1, geodesic_step
+from robustpca.solvers.grasta import admm_l1, geodesic_step
 
 from .conftest import projector
 from .test_online_rpca import best_f_measure, load_highway, planted_stream, rotating_stream
@@ -125,6 +125,7 @@ def test_scale_equivariant(factor):
     low_a, sparse_a = a.decompose(X[:20])
     low_b, sparse_b = b.decompose(X[:20] * factor)
     np.testing.assert_allclose(low_b, low_a * factor, rtol=1e-5, atol=1e-6 * factor)
+    np.testing.assert_allclose(sparse_b, sparse_a * factor, rtol=1e-5, atol=1e-5 * factor)
 
 
 def test_random_state_reproducible_and_drawn():

@@ -127,8 +127,9 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     one noise scale (Algorithm 2 is the Huber regression of :math:`z` on :math:`L`), and
     :math:`\lambda_1 = \hat\sigma\sqrt p`, the norm of a sample of pure noise: the
     nuclear norm shrinks a direction's coefficients by about :math:`\lambda_1` over its
-    accumulated energy, which removes the directions that carry less than the noise. Then the masks of a video in 0..255 and in 0..1 are the
-    same (the split is equivariant to the data's scale).
+    accumulated energy, which removes the directions that carry less than the noise.
+    Then the masks of a video in 0..255 and in 0..1 are the same (the split is
+    equivariant to the data's scale).
 
     **Learning rate.** Each sample moves the basis by its clipped residual
     (:math:`|z - e - Lr| \le \lambda_2`) over the accumulated weight, so a wrong start
