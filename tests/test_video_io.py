@@ -288,8 +288,14 @@ def test_bad_batch_size_and_video_selections(tmp_path):
     path = write_mp4(tmp_path / "c.mp4", frames)
     with pytest.raises(ValueError, match="batch_size"):
         next(iter_video(path, batch_size=0))
+    # mp4 gives its number of frames: counting from the end works (numpy ints too)
+    np.testing.assert_array_equal(
+        read_video(path, frames=slice(np.int64(-2), None)), read_video(path)[1:]
+    )
+    mkv = write_mp4(tmp_path / "c.mkv", frames)
+    assert video_info(mkv).n_frames is None  # Matroska does not say
     with pytest.raises(ValueError, match="count from the end"):
-        read_video(path, frames=slice(-2, None))
+        read_video(mkv, frames=slice(-2, None))
     with pytest.raises(ValueError, match="selects no frame"):
         read_video(path, frames=slice(5, 9))
     with pytest.raises(ValueError, match="selects no frame"):

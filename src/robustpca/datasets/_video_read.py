@@ -119,13 +119,17 @@ def _check_frames(frames: FrameSelection) -> slice:
             raise ValueError(f"frames must select frames in order, got {frames!r}.")
         return slice(frames.start, frames.stop, frames.step)
     if isinstance(frames, slice):
+        bounds = []
         for name in ("start", "stop", "step"):
             value = getattr(frames, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, (int, np.integer))
+            ):
                 raise TypeError(f"frames: the slice's {name} must be an int, got {value!r}.")
-        if frames.step is not None and frames.step <= 0:
+            bounds.append(None if value is None else int(value))
+        if bounds[2] is not None and bounds[2] <= 0:
             raise ValueError(f"frames must select frames in order (step > 0), got {frames!r}.")
-        return frames
+        return slice(*bounds)
     raise TypeError(f"frames must be None, a slice or a range, got {type(frames).__name__}.")
 
 
@@ -136,7 +140,7 @@ def _positions(frames: slice, n: int | None, path: Path) -> range | slice:
         return range(*frames.indices(n))
     if (frames.start or 0) < 0 or (frames.stop or 0) < 0:
         raise ValueError(
-            f"{path}: the number of frames is not known without decoding the video, so "
+            f"{path}: the container does not give the number of frames, so "
             f"frames cannot count from the end (got {frames!r})."
         )
     return frames
@@ -244,7 +248,10 @@ def _iter_frames(
         if not chosen:
             raise ValueError(f"{root}: frames={frames!r} selects none of its {len(files)} frames.")
         return root, len(chosen), iter_images(chosen, grey=grey, scale=scale)
-    positions = _positions(selection, None, root)
+    n_frames = None
+    if (selection.start or 0) < 0 or (selection.stop or 0) < 0:
+        n_frames = video_info(root).n_frames  # counting from the end needs the length
+    positions = _positions(selection, n_frames, root)
     return root, None, _iter_video_file(root, positions, grey=grey, scale=scale)
 
 
@@ -271,7 +278,8 @@ def read_video(
         output pixel is the mean of the input pixels it covers.
     frames : slice, range or None, default=None
         0-based positions of the frames to read, e.g. ``slice(100, 400)``; None reads all.
-        Counting from the end (negative bounds) needs a frame folder.
+        Counting from the end (negative bounds) needs a frame folder or a video file whose
+        container gives its number of frames.
     dtype : data-type, default=numpy.float32
         Type of the returned array: a float, or an integer type that holds 0..255.
 
