@@ -31,6 +31,10 @@ from ._masked import MaskedFitMixin
 
 __all__ = ["ConvexOptimalMeanPCA", "OutlierPursuit", "PrincipalComponentPursuit"]
 
+#: ``lam='video'`` is :math:`1/\sqrt{m \max(n, d)}` with ``m = VIDEO_PERSISTENCE``: a
+#: change over a whole frame enters the low-rank part when it lasts about ``m`` frames
+#: or more (see ``PrincipalComponentPursuit``).
+VIDEO_PERSISTENCE = 10
 #: ``gamma='auto'`` is this fraction of the smallest gamma at which the low-rank part
 #: vanishes (see ``OutlierPursuit``).
 AUTO_GAMMA_FRACTION = 0.3
@@ -72,6 +76,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     """Shared fitting logic: validate the ALM parameters, run the solver, keep extras."""
 
     _rho_upper: float | None = None
+    #: ``center='median'`` is accepted (PCP)
+    _median_center = False
     #: the convex program chooses the rank (n_components caps it): no "auto" or share
     _supports_auto_rank = False
     #: NaN (or ``mask``) marks missing entries: the observed-entries problem
@@ -100,8 +106,9 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     def _alm_kwargs(self, rng) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):
             raise ValueError(f"svd_solver must be one of {_SVD_SOLVERS}, got {self.svd_solver!r}.")
-        if hasattr(self, "center"):  # PCP and outlier pursuit (CRPCA-OM always centres)
-            check_bool(self.center, "center")
+        median = isinstance(getattr(self, "center", None), str) and self.center == "median"
+        if hasattr(self, "center") and not (self._median_center and median):
+            check_bool(self.center, "center")  # PCP and outlier pursuit (CRPCA-OM centres)
         mu = check_positive_or_auto(self.mu, "mu")
         mu_max = check_positive_or_auto(self.mu_max, "mu_max")
         if mu is not None and mu_max is not None and mu_max < mu:
@@ -165,15 +172,19 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
     ----------
     n_components : int or None, default=None
         Number of directions of ``L`` kept for ``transform``.
-    lam : float or 'auto', default='auto'
+    lam : float, 'auto' or 'video', default='auto'
         Weight :math:`\lambda` of the l1 term; ``'auto'`` is the universal choice
         :math:`1/\sqrt{\max(n, d)}` of Candès et al. (2011, Theorem 1.1). It is scale
-        free: ``L`` and ``S`` scale with ``X``.
-    center : bool, default=False
+        free: ``L`` and ``S`` scale with ``X``. ``'video'`` (frames as rows or as
+        columns) is :math:`1/\sqrt{m\max(n, d)}` with :math:`m = 10`; see Notes.
+    center : bool or 'median', default=False
         Subtract the arithmetic mean first. PCP models ``X = L + S`` without an offset
         (the offset is one more direction of ``L``), so the default does not centre and
         ``mean_`` is zero; centring spreads the gross errors of every sample into the
-        mean and therefore into every row.
+        mean and therefore into every row. ``'median'`` subtracts the column medians,
+        which gross errors in fewer than half of the samples cannot carry away (for
+        video, one frame per row: the temporal median of each pixel, the background of a
+        static camera); ``mean_`` holds them.
     rho : float, default=1.5
         Growth factor of the penalty, > 1 (1.5 in Lin et al.'s code).
     """
@@ -198,6 +209,25 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
     \lambda^{-1}\lVert X\rVert_\infty)` (Lin et al.'s code). With ``svd_solver='auto'``
     an iteration costs a Gram matrix of the iterate (or a few products with it) instead
     of a full SVD (see ``benchmarks/README.md``).
+
+    **Video** (``lam='video'``, ``center='median'``). A rank-one pattern
+    :math:`uv^\top` costs :math:`\lVert u\rVert_2\lVert v\rVert_2` in ``L`` and
+    :math:`\lambda\lVert u\rVert_1\lVert v\rVert_1` in ``S``, so it goes to ``L``
+    when its effective support :math:`k(u)k(v)`, :math:`k(u) = \lVert
+    u\rVert_1^2/\lVert u\rVert_2^2`, exceeds :math:`1/\lambda^2`. With ``'auto'`` on
+    a clip of ``n`` frames of ``d > n`` pixels that is ``d``: a change over one whole
+    frame is on the edge, so the noise and flicker of every frame enter ``L``, whose
+    rank grows with the clip (hundreds on a few hundred frames of a static camera).
+    ``'video'`` asks a change over a whole frame to last about :math:`m = 10` frames
+    (a third of a second at 30 frames per second; an object of a tenth of the frame,
+    a hundred frames) before it is background, whatever the clip's length, which
+    leaves ``L`` the rank of a static background and its slow changes. Where the
+    background rank is that low, the nuclear norm shrinks the background itself toward
+    zero (a static background of brightness :math:`b_j` sits at a quantile of its
+    pixel's values below the median, lower for brighter pixels), which
+    ``center='median'`` removes by taking the temporal median out first: ``L`` then
+    holds the background's changes, ``low_rank_`` the whole background
+    (``benchmarks/bench_pcp_video.py`` measures both rules on CDnet clips).
 
     References
     ----------
@@ -248,24 +278,32 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         self.callback = callback
         self.random_state = random_state
 
+    _median_center = True
+
     def _resolve_lam(self, X) -> None:
         if isinstance(self.lam, str):
-            if self.lam != "auto":
-                raise ValueError(f"lam must be 'auto' or a positive float, got {self.lam!r}.")
-            self.lam_ = 1.0 / np.sqrt(max(X.shape))
+            if self.lam not in ("auto", "video"):
+                raise ValueError(
+                    f"lam must be 'auto', 'video' or a positive float, got {self.lam!r}."
+                )
+            persistence = VIDEO_PERSISTENCE if self.lam == "video" else 1
+            self.lam_ = 1.0 / np.sqrt(persistence * max(X.shape))
         else:
             self.lam_ = check_nonnegative_float(self.lam, "lam", strict=True)
+
+    def _center(self) -> bool | str:
+        return "median" if isinstance(self.center, str) else bool(self.center)
 
     def _fit_solver(self, X, rng, sample_weight=None):
         self._resolve_lam(X)
         kwargs = self._alm_kwargs(rng)
-        return self._finish(solve_pcp(X, lam=self.lam_, center=bool(self.center), **kwargs))
+        return self._finish(solve_pcp(X, lam=self.lam_, center=self._center(), **kwargs))
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         self._resolve_lam(X)
         return self._finish(
             solve_observed(
-                X, ~missing, lam=self.lam_, center=bool(self.center), **self._observed_kwargs(rng)
+                X, ~missing, lam=self.lam_, center=self._center(), **self._observed_kwargs(rng)
             )
         )
 

@@ -90,7 +90,7 @@ from .alm_schedule import RELAX_PCP, _Schedule
 from .alm_svt import FACTOR_ROWS as FACTOR_ROWS  # re-exported
 from .alm_svt import PARTIAL_COST as PARTIAL_COST  # re-exported
 from .alm_svt import _right_vectors, _SVTStep
-from .alm_types import _ALMOutcome, _LowRank, _Problem, convex_result
+from .alm_types import _ALMOutcome, _LowRank, _Problem, column_offset, convex_result
 
 __all__ = [
     "DUALITY_GAP",
@@ -127,10 +127,8 @@ def spectral_norm(
     is a lower bound that converges from below), started from a vector of ``rng``.
 
     Lanczos needs a fraction of the products of block power iteration where the top
-    singular values are close: on Candès et al.'s 1000 x 1000 problem it is exact to
-    1e-13 in 0.014 s, where 30 passes of an 11-vector power iteration (the former route)
-    stopped 1.4e-4 low in 0.075 s. Should ARPACK not converge, LAPACK's singular values
-    are the fallback.
+    singular values are close. Should ARPACK not converge, LAPACK's singular values are
+    the fallback.
     """
     side = min(X.shape)
     if side <= 4 * OVERSAMPLES:
@@ -407,7 +405,7 @@ def solve_pcp(
     *,
     lam: float,
     n_components: int | None = None,
-    center: bool = False,
+    center: bool | str = False,
     mu: float | None = None,
     mu_max: float | None = None,
     rho: float = 1.5,
@@ -428,8 +426,9 @@ def solve_pcp(
     :math:`J(X) = \max(\lVert X\rVert_2, \lambda^{-1}\lVert X\rVert_\infty)`. ``mu=None``
     gives :math:`\mu_0 = 1.25/\lVert X\rVert_2` and ``mu_max=None`` gives
     :math:`\bar\mu = 10^7\mu_0` (the values of Lin et al.'s code), so the iterates are
-    equivariant to the scale of ``X``. ``return_dual=False`` leaves out the multiplier
-    (one ``n x d`` array less; the estimators use it).
+    equivariant to the scale of ``X``. ``center``: ``True`` subtracts the column means
+    first, ``'median'`` the column medians (:func:`~.alm_types.column_offset`), block by
+    block. ``return_dual=False`` leaves out the multiplier (one ``n x d`` array less).
 
     Returns
     -------
@@ -440,7 +439,7 @@ def solve_pcp(
         (:func:`duality_gap`), ``mu`` (:math:`\mu_0`) and ``svd_counts`` (SVT steps by
         route).
     """
-    center_vec = X.mean(axis=0, dtype=np.float64) if center else None
+    center_vec = column_offset(X, center)
     data = _Data(X, center_vec)
     # Y_0 = X / J(X), J(X) = max(||X||_2, ||X||_inf / lam) (Lin et al., Algorithm 5)
     norm_two = spectral_norm(data.X, rng, center=data.center)

@@ -32,8 +32,9 @@ from .alm_types import _ALMOutcome, _Problem
 #: threads then fight over the cores ("More than one BLAS thread" in
 #: docs/performance.md). PCP on the occluded 400 x 10,304 AT&T faces, 2 BLAS threads on
 #: 2 cores: a certificate cost about 400 ms more than an iteration, about 90 ms at one
-#: thread. PCP on wide data is the exception: its Gram matrices are NumPy's products of
-#: whole column blocks, so only its eigensolvers (SciPy's) run on one thread.
+#: thread. PCP on wide data is the exception where its column blocks are as wide as its
+#: side (``_numpy_grams``): its Gram matrices are then NumPy's products of whole column
+#: blocks, so only its eigensolvers (SciPy's) run on one thread.
 CERTIFICATE_ONE_THREAD = True
 
 
@@ -109,15 +110,34 @@ def _gap(
     otherwise (column sums and l2,1 row scalings; the inner product with ``X - c`` and
     the entry norm; the Gram matrix of the short side, whose top eigenvalue gives
     ``||Y||_2`` to about machine precision). On one BLAS thread
-    (:data:`CERTIFICATE_ONE_THREAD`), except PCP on wide data, whose Gram matrices are
-    NumPy's products of column blocks (no SciPy BLAS between them: on every thread).
+    (:data:`CERTIFICATE_ONE_THREAD`), except PCP on wide data in blocks of ``n`` columns
+    or more, whose Gram matrices are NumPy's products (:func:`_numpy_grams`; no SciPy
+    BLAS between them: on every thread).
     ``target``: the gap the loop stops on; PCP's refined certificate
     (:func:`_refined_gap`) is computed where the plain one is above it (``0``: wherever
     the multiplier's spectral norm exceeds 1, as for the gap a fit reports when it did
     not stop on its certificate)."""
-    numpy_only = data.shape[0] < data.shape[1] and not problem.sparse.rowwise
-    with single_blas_thread(CERTIFICATE_ONE_THREAD and not numpy_only):
+    with single_blas_thread(CERTIFICATE_ONE_THREAD and not _numpy_grams(data, problem.sparse)):
         return _blockwise_gap(data, problem, out, objective, target)
+
+
+def _numpy_grams(data: _Data, sparse) -> bool:
+    """Whether the certificate's Gram matrices are NumPy's products of column blocks
+    (PCP on wide data with blocks of at least ``n`` columns), on every BLAS thread; else
+    SciPy's ``syrk`` into the upper triangle in place, on one. NumPy's product of a block
+    with its transpose fills both triangles of a new ``n x n`` matrix, then added: with
+    blocks narrower than ``n`` those ``n^2`` operations outweigh the product (n = 1231, a
+    block of 106 columns: 3.5x SciPy's in-place ``syrk``, one thread)."""
+    n, d = data.shape
+    return n < d and not sparse.rowwise and data.columns[0].stop >= n
+
+
+def _add_gram(G: np.ndarray, B: np.ndarray, numpy_products: bool) -> np.ndarray:
+    """``G + B B^T`` (its upper triangle at least), in place where it can."""
+    if numpy_products:
+        G += B @ B.T
+        return G
+    return _syrk_upper(G, B.T, trans=1)
 
 
 def _top_eigenvalue(G: np.ndarray) -> float:
@@ -167,7 +187,7 @@ def _blockwise_gap(
         if by_columns:
             value += float(np.vdot(data.take(slice(None), cols, T), Yk))
             entry = max(entry, sparse.entry_norm(Yk))
-            G += Yk @ Yk.T
+            G = _add_gram(G, Yk, _numpy_grams(data, sparse))
         else:
             G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
     two = float(np.sqrt(max(_top_eigenvalue(G), 0.0)))
@@ -177,12 +197,13 @@ def _blockwise_gap(
     return min(gap, _refined_gap(data, sparse, out, objective, G, wide))
 
 
-def _clipped_spectrum(G: np.ndarray) -> np.ndarray | None:
-    r"""The ``m x m`` operator :math:`P = I - E\operatorname{diag}(1 - 1/\sigma)E^\top`
-    that clips at 1 the singular values of a matrix whose Gram matrix is ``G`` (upper
-    triangle): :math:`E` the eigenvectors of the eigenvalues :math:`\sigma^2 > 1`. None
-    when there are none. LAPACK's ``syevr`` for those eigenpairs; where it fails (on a
-    tight cluster, :func:`robustpca.linalg.eigh_index_range`), all of them by ``syevd``."""
+def _clipped_spectrum(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""The operator :math:`P = I + E\operatorname{diag}(c)E^\top`,
+    :math:`c = 1/\sigma - 1`, that clips at 1 the singular values of a matrix whose Gram
+    matrix is ``G`` (upper triangle), as ``(E, c)``: :math:`E` the eigenvectors of the
+    eigenvalues :math:`\sigma^2 > 1`. None when there are none. LAPACK's ``syevr`` for
+    those eigenpairs; where it fails (on a tight cluster,
+    :func:`robustpca.linalg.eigh_index_range`), all of them by ``syevd``."""
     with single_blas_thread(CERTIFICATE_ONE_THREAD):
         try:
             lam, E = sla.eigh(
@@ -193,10 +214,24 @@ def _clipped_spectrum(G: np.ndarray) -> np.ndarray | None:
     keep = lam > 1.0
     if not keep.any():
         return None
-    lam, E = lam[keep], E[:, keep]
-    P = (E * (1.0 / np.sqrt(lam) - 1.0)) @ E.T
-    P[np.diag_indices_from(P)] += 1.0
-    return P
+    return np.ascontiguousarray(E[:, keep]), 1.0 / np.sqrt(lam[keep]) - 1.0
+
+
+def _clip_into(E: np.ndarray, c: np.ndarray, Yk: np.ndarray, out: np.ndarray, wide: bool):
+    """``P Yk`` (``wide``) or ``Yk P`` into ``out``, with ``P`` of :func:`_clipped_spectrum`:
+    by its ``m`` eigenvectors (``4 m`` flops an entry) where ``m`` is below half the
+    side, else by ``P`` formed (``2 x side``). NumPy's products only (see :func:`_gap`)."""
+    m, side = E.shape[1], E.shape[0]
+    if 2 * m >= side:
+        P = (E * c) @ E.T
+        P[np.diag_indices_from(P)] += 1.0
+        return np.matmul(P, Yk, out=out) if wide else np.matmul(Yk, P, out=out)
+    if wide:
+        np.matmul(E, c[:, None] * (E.T @ Yk), out=out)
+    else:
+        np.matmul((Yk @ E) * c, E.T, out=out)
+    out += Yk
+    return out
 
 
 def _refined_gap(data: _Data, sparse, out: _ALMOutcome, objective: float, G, wide) -> float:
@@ -216,8 +251,8 @@ def _refined_gap(data: _Data, sparse, out: _ALMOutcome, objective: float, G, wid
     (about an iteration), so it is computed only where the plain certificate misses its
     target.
     """
-    P = _clipped_spectrum(G)
-    if P is None:
+    clip = _clipped_spectrum(G)
+    if clip is None:
         return np.inf
     (n, d), value = data.shape, 0.0
     Z = np.zeros((n, n) if wide else (d, d), order="F")
@@ -225,14 +260,11 @@ def _refined_gap(data: _Data, sparse, out: _ALMOutcome, objective: float, G, wid
         rows, cols = (slice(None), block) if wide else (block, slice(None))
         Yk, S, T = data.column_block(block) if wide else data.row_block(block)
         _final_blocks(sparse, out, rows, cols, Yk, S)
-        if wide:  # NumPy's products only, on every BLAS thread (see _gap)
-            np.matmul(P, Yk, out=S)
-        else:
-            np.matmul(Yk, P, out=S)
+        _clip_into(*clip, Yk, S, wide)
         np.clip(S, -sparse.lam, sparse.lam, out=S)
         value += float(np.vdot(data.take(rows, cols, T), S))
         if wide:
-            Z += S @ S.T
+            Z = _add_gram(Z, S, _numpy_grams(data, sparse))
         else:
             Z = _syrk_upper(Z, S.T, trans=0)
     return (objective - value / max(1.0, float(np.sqrt(max(_top_eigenvalue(Z), 0.0))))) / objective

@@ -41,7 +41,7 @@ from ..prox import l21_shrinkage, soft_threshold, svt_factors
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
 from .alm import Callback, spectral_norm
 from .alm_schedule import DUALITY_GAP, _Schedule
-from .alm_types import convex_result
+from .alm_types import column_offset, convex_result
 
 __all__ = ["solve_observed"]
 
@@ -70,10 +70,8 @@ def _solve(
     callback,
 ):
     n, d = X.shape
-    offset0 = np.zeros(d)
-    if center:
-        counts = np.maximum(observed.sum(axis=0), 1)
-        offset0 = np.where(observed, X, 0.0).sum(axis=0) / counts
+    offset = column_offset(X, center, observed)
+    offset0 = np.zeros(d) if offset is None else offset
     Z = np.where(observed, X - offset0, 0.0)
     norm_Z = float(np.linalg.norm(Z))
     two = float(np.linalg.norm(Z, 2)) if norm_Z > 0 else 0.0
@@ -210,7 +208,7 @@ def solve_observed(
     lam: float,
     row_sparse: bool = False,
     with_mean: bool = False,
-    center: bool = False,
+    center: bool | str = False,
     n_components: int | None = None,
     mu: float | None = None,
     mu_max: float | None = None,
@@ -232,8 +230,8 @@ def solve_observed(
       :math:`\lVert E\rVert_{2,1} + \gamma\lVert L\rVert_*`
       (:func:`~.alm.solve_outlier_pursuit`, :func:`~.alm.solve_crpca_om`).
 
-    ``center`` subtracts the observed column means first (as :func:`~.alm.solve_pcp`
-    subtracts the means). ``gap_tol`` (None: Lin et al.'s primal rule alone) is the
+    ``center`` subtracts the observed column means first (``'median'``: their medians;
+    as :func:`~.alm.solve_pcp` does). ``gap_tol`` (None: Lin et al.'s primal rule alone) is the
     certified relative duality gap the loop goes on to meet (module docstring). Returns
     the result of the complete-data solver, with ``low_rank`` filling the gaps and
     ``sparse`` zero there. ``callback(iteration, state)`` after each iteration, as in

@@ -12,6 +12,7 @@ observed-entries ones (:mod:`robustpca.solvers.alm_observed`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,28 @@ from ..linalg import complete_orthonormal
 from ._result import LoopSummary, SolverResult
 
 __all__: list[str] = []  # private types of the ALM solvers
+
+
+def column_offset(X: np.ndarray, center: bool | str, observed=None) -> np.ndarray | None:
+    """The offset a convex solver subtracts from the columns of ``X`` (``X`` is never
+    copied): ``False``: none; ``True``: the arithmetic means; ``'median'``: the
+    coordinate-wise medians, which gross errors in fewer than half of a column's entries
+    cannot carry away (for video, one frame per row, the temporal median of each pixel:
+    the background of a static camera). ``observed``: the entries counted (a column
+    with none gets 0)."""
+    if center is False or center is None:
+        return None
+    if observed is None:
+        if center == "median":
+            return np.median(X, axis=0).astype(np.float64, copy=False)
+        return X.mean(axis=0, dtype=np.float64)
+    counts = observed.sum(axis=0)
+    if center != "median":
+        return np.where(observed, X, 0.0).sum(axis=0) / np.maximum(counts, 1)
+    with warnings.catch_warnings():  # columns with no entry: NaN, then 0
+        warnings.simplefilter("ignore", RuntimeWarning)
+        med = np.nanmedian(np.where(observed, X, np.nan), axis=0)
+    return np.where(counts > 0, med, 0.0)
 
 
 @dataclass(frozen=True)
