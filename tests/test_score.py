@@ -72,8 +72,8 @@ def test_grid_search_picks_planted_rank(estimator, n, folds, seed):
     assert scores[2] > scores[7]  # k = 8, too large, loses
 
 
-def test_uncapped_mean_would_pick_the_outliers_rank():
-    """The cap is what makes the choice robust: the plain mean of the same model's
+def test_plain_mean_would_pick_the_widest_model():
+    """The floor is what makes the choice robust: the plain mean of the same model's
     log-likelihoods (held-out outliers included) prefers the widest model, k = 1."""
     X, _ = planted(0, n=200)
     folds = list(KFold(5, shuffle=True, random_state=0).split(X))
@@ -99,9 +99,10 @@ def test_cross_val_score_needs_no_scorer():
 def test_held_out_outliers_do_not_change_the_rank():
     """Fit on contaminated data; score a clean held-out set, then the same set with a
     fifth of its rows replaced by gross outliers: the same rank wins."""
-    X, _ = planted(3, n=200)
     rng = np.random.default_rng(3)
-    clean, _ = planted(3, n=80, outliers=0.0)  # same subspace and noise (same seed)
+    inliers, _ = planted(3, n=280, outliers=0.0)
+    X, clean = inliers[:200].copy(), inliers[200:]
+    X[rng.choice(200, 20, replace=False)] = 10.0 * rng.normal(size=(20, 20))
     dirty = clean.copy()
     dirty[:16] = 10.0 * rng.normal(size=(16, 20)) + 50.0 * rng.normal(size=20)
     models = [OptimalMeanPCA(k, random_state=0).fit(X) for k in RANKS]
@@ -162,21 +163,26 @@ def test_model_parameters_are_the_robust_statistics():
             np.testing.assert_allclose(gauss.variances, mad**2, rtol=1e-10)
 
 
-def test_score_is_the_capped_gaussian_log_likelihood():
+def test_score_is_the_floored_gaussian_log_likelihood():
     """The documented formula, written out for one fit."""
     X, _ = planted(5)
     model = HQPCA(3, random_state=0).fit(X)
     gauss = model._likelihood_model()
     t, od = model.transform(X), model.reconstruction_error(X)
     m2 = np.sum((t - gauss.center) ** 2 / gauss.variances, axis=1) + od**2 / gauss.noise_variance
-    m2 = np.minimum(m2, stats.chi2.ppf(0.975, 20))
     logdet = np.sum(np.log(gauss.variances)) + 17 * np.log(gauss.noise_variance)
-    expected = np.mean(-0.5 * (20 * np.log(2 * np.pi) + logdet + m2))
-    assert model.score(X) == pytest.approx(expected, rel=1e-12)
-    # one far row changes a capped score by a bounded amount
-    far = X.copy()
-    far[0] = 1e6
-    assert model.score(far) >= model.score(X) - 0.5 * stats.chi2.ppf(0.975, 20) / len(X)
+    ll = -0.5 * (20 * np.log(2 * np.pi) + logdet + m2)
+    tau = (gauss.variances.sum() + 17 * gauss.noise_variance) / 20
+    floor = -0.5 * (20 * np.log(2 * np.pi) + 20 * np.log(tau) + stats.chi2.ppf(0.975, 20))
+    assert model.score(X) == pytest.approx(np.mean(np.maximum(ll, floor)), rel=1e-12)
+    # the floor lies below the log-density on the model's own 97.5% contour
+    assert floor <= -0.5 * (20 * np.log(2 * np.pi) + logdet + stats.chi2.ppf(0.975, 20))
+    # a far row counts at the floor, whatever its distance
+    for far in (1e3, 1e6):
+        Y = X.copy()
+        Y[0] = far
+        expected = np.mean(np.r_[floor, np.maximum(ll[1:], floor)])
+        assert model.score(Y) == pytest.approx(expected, rel=1e-12)
 
 
 def test_score_samples_keeps_its_meaning():

@@ -19,15 +19,22 @@ training statistics of the outlier diagnostics (:mod:`robustpca.diagnostics`, st
 
 **The aggregate.** A held-out outlying row has a log-likelihood without bound below, so
 a plain mean over a fold with a few gross outliers is their mean: every rank then loses
-to the one whose model is widest (the smallest ``k``). The robust fits therefore cap each
-row's squared Mahalanobis distance :math:`m_i^2` at :math:`\chi^2_d(0.975)`, the quantile
-of the diagnostics' cutoffs: a row beyond that contour counts as a row on it, and every
-row inside keeps its exact log-likelihood. What still separates the ranks is what a
-likelihood should weigh: a ``k`` too small leaves signal in the orthogonal part (a large
-:math:`\sigma^2` and many rows at the cap), a ``k`` too large models training noise
-(variances fitted to one fold's noise directions, which the held-out rows do not share).
-Classical :class:`~robustpca.PCA` keeps the plain mean, which is scikit-learn's
-``PCA.score``.
+to the one whose model is widest (the smallest ``k``). The robust fits therefore bound
+each row's term below by :math:`\ell_0`, the log-density on the 97.5% contour (the
+quantile of the diagnostics' cutoffs) of the isotropic Gaussian with the model's total
+variance (:meth:`~robustpca.solvers.likelihood.SubspaceGaussian.floor`). It lies at or
+below the log-density on the model's own 97.5% contour, so every row inside that contour
+keeps its exact log-likelihood; and it depends on the model only through its total
+variance, which fits of every rank estimate alike. Capping each row at the model's own
+contour instead (:math:`m^2 \le \chi^2_d(0.975)`) would make the capped rows count
+:math:`-\tfrac12 \log\det C`, smallest for the most uneven spectrum: the held-out outliers
+could then favour a rank with an extra noise direction over the rank that the held-out
+inliers alone choose. What
+separates the ranks is then what a likelihood should weigh: a ``k`` too small leaves
+signal in the orthogonal part (a large :math:`\sigma^2`), a ``k`` too large models
+training noise (variances fitted to one fold's noise directions, which the held-out rows
+do not share). Classical :class:`~robustpca.PCA` keeps the plain mean, which is
+scikit-learn's ``PCA.score``.
 
 ``score_samples`` keeps its meaning (minus the orthogonal distance, the outlier API);
 the likelihood is only ``score``. ``KernelL21PCA`` has no ``score``: its distances live
@@ -116,19 +123,26 @@ class LikelihoodScoreMixin:
         components and robust variances (module :mod:`robustpca.estimators._likelihood`):
 
         .. math::
-            \ell(x) = -\tfrac12 \Bigl(d \log 2\pi + \sum_{j=1}^k \log\lambda_j
-            + (d - k)\log\sigma^2 + \min\bigl(m^2(x),\, \chi^2_{d}(0.975)\bigr)\Bigr),
-            \qquad m^2(x) = \sum_{j=1}^k \frac{(t_j - c_j)^2}{\lambda_j}
-            + \frac{OD^2}{\sigma^2},
+            \operatorname{score}(X) = \frac1n \sum_{i=1}^n
+            \max\bigl(\log p(x_i),\ \ell_0\bigr), \qquad
+            \log p(x) = -\tfrac12 \Bigl(d \log 2\pi + \sum_{j=1}^k \log\lambda_j
+            + (d - k)\log\sigma^2 + m^2(x)\Bigr),
+
+        .. math::
+            m^2(x) = \sum_{j=1}^k \frac{(t_j - c_j)^2}{\lambda_j} + \frac{OD^2}{\sigma^2},
+            \qquad \ell_0 = -\tfrac12 \bigl(d \log 2\pi + d \log\tau + \chi^2_d(0.975)\bigr),
+            \quad \tau = \frac{\sum_j \lambda_j + (d - k)\sigma^2}{d},
 
         with :math:`t` = ``transform(x)``, :math:`OD` = ``reconstruction_error(x)``,
         :math:`c_j, \lambda_j` the centre and variance of the training scores of
         component ``j`` (``explained_variance_`` where the estimator has consistent
         eigenvalues, else their median and squared MAD) and :math:`\sigma^2` the median
-        training :math:`OD^2` over the median of :math:`\chi^2_{d-k}`. The cap makes a
-        held-out outlier count as a row on the 97.5% contour, so that cross-validation
-        (``GridSearchCV`` over ``n_components``) chooses the rank of the inliers.
-        :class:`~robustpca.PCA` uses no cap and the classical
+        training :math:`OD^2` over the median of :math:`\chi^2_{d-k}`. The floor
+        :math:`\ell_0`, the log-density on the 97.5% contour of the isotropic Gaussian
+        of the same total variance, bounds what a held-out outlier can cost, and every
+        row inside the model's own 97.5% contour keeps its exact log-likelihood, so that
+        cross-validation (``GridSearchCV`` over ``n_components``) chooses the rank of
+        the inliers. :class:`~robustpca.PCA` uses no floor and the classical
         :math:`\sigma^2` (the mean of the discarded eigenvalues): its score is
         scikit-learn's ``PCA.score`` where ``n_samples >= n_features``.
 
@@ -174,5 +188,5 @@ class LikelihoodScoreMixin:
         scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(-1, model.n_components)
         od = np.asarray(to_numpy(od), dtype=np.float64)
         robust = self._outlier_reference.rule != "classical"
-        cap = DEFAULT_QUANTILE if robust else None
-        return average_log_likelihood(model, scores, od, cap_quantile=cap)
+        floor = DEFAULT_QUANTILE if robust else None
+        return average_log_likelihood(model, scores, od, floor_quantile=floor)

@@ -16,8 +16,8 @@ With the scores :math:`t = U (x - b)` and the orthogonal distance
     \log p(x) = -\tfrac12 \Bigl(d \log 2\pi + \sum_j \log\lambda_j
     + (d - k) \log\sigma^2 + m^2\Bigr).
 
-:func:`average_log_likelihood` averages it over rows, optionally with each row's
-:math:`m^2` capped at a chi-square quantile (the robust score of the estimators,
+:func:`average_log_likelihood` averages it over rows, optionally with each row's term
+bounded below by :meth:`SubspaceGaussian.floor` (the robust score of the estimators,
 :mod:`robustpca.estimators._likelihood`), and :func:`noise_variance` estimates
 :math:`\sigma^2` from training orthogonal distances, classically (Tipping & Bishop's
 maximum likelihood, the mean of the discarded eigenvalues) or robustly (the median of
@@ -103,6 +103,27 @@ class SubspaceGaussian:
 
     def _log_density(self, m2: np.ndarray) -> np.ndarray:
         return -0.5 * (self.n_features * np.log(2.0 * np.pi) + self.log_det() + m2)
+
+    def floor(self, quantile: float) -> float:
+        r"""The least log-likelihood a row counts with: the log-density on the
+        ``quantile`` contour of the isotropic Gaussian of the same total variance,
+
+        .. math::
+            \ell_0 = -\tfrac12\bigl(d \log 2\pi + d \log\tau + \chi^2_d(q)\bigr),
+            \qquad \tau = \Bigl(\sum_j \lambda_j + (d - k)\sigma^2\Bigr) / d .
+
+        Since :math:`d\log\tau \ge \log\det C` (arithmetic and geometric means of the
+        eigenvalues), it lies at or below the log-density on the model's own ``quantile``
+        contour: every row inside that contour keeps its exact log-likelihood. It depends
+        on the model only through its total variance, which fits of every rank estimate
+        alike; a floor at the model's own contour would move with :math:`\log\det C`,
+        which is smallest for the most uneven spectrum, so that the rows at the floor
+        (held-out outliers) would favour the ranks that model noise directions.
+        """
+        d = self.n_features
+        tau = (float(np.sum(self.variances)) + self.noise_dims * self.noise_variance) / d
+        chi2 = float(stats.chi2.ppf(quantile, d))
+        return float(-0.5 * (d * np.log(2.0 * np.pi) + d * np.log(tau) + chi2))
 
 
 def subspace_gaussian(
@@ -200,28 +221,23 @@ def average_log_likelihood(
     scores: np.ndarray,
     od: np.ndarray,
     *,
-    cap_quantile: float | None = None,
+    floor_quantile: float | None = None,
 ) -> float:
-    r"""Mean over rows of :math:`\log p(x_i)`, each :math:`m_i^2` capped at
-    :math:`\chi^2_{d}(q)` for ``cap_quantile`` :math:`q` (None: no cap).
-
-    With the cap, a row beyond the :math:`q` contour of the model counts as a row on it:
-    its term is bounded below by the log-density there, so a minority of outlying rows
-    cannot dominate the mean, while every row inside the contour (a share :math:`q` of
-    the model's own rows) keeps its exact log-likelihood.
+    r"""Mean over rows of :math:`\log p(x_i)`, each bounded below by
+    :meth:`SubspaceGaussian.floor` at ``floor_quantile`` (None: no bound).
 
     Parameters
     ----------
     model : SubspaceGaussian
     scores : ndarray of shape (n_samples, n_components)
     od : ndarray of shape (n_samples,)
-    cap_quantile : float in (0, 1) or None, default=None
+    floor_quantile : float in (0, 1) or None, default=None
 
     Returns
     -------
     float
     """
-    m2 = model.squared_distances(scores, od)
-    if cap_quantile is not None:
-        m2 = np.minimum(m2, float(stats.chi2.ppf(cap_quantile, model.n_features)))
-    return float(np.mean(model._log_density(m2)))
+    ll = model.log_likelihood(scores, od)
+    if floor_quantile is not None:
+        ll = np.maximum(ll, model.floor(floor_quantile))
+    return float(np.mean(ll))
