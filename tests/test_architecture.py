@@ -21,7 +21,7 @@ MAX_LINES = 600
 #: they use only the bottom (and one another). The package's ``__init__`` is the facade.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
-    ("experiments", "transfer"),
+    ("experiments", "transfer", "background_subtraction"),
     ("estimators",),
     ("_dask",),
     ("solvers", "array_api_linalg"),

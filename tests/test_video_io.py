@@ -529,7 +529,7 @@ def video_data() -> Path:
     """The CDnet clips of the shared data; missing is an error, never a silent skip."""
     from _harness import data_home
 
-    path = data_home() / "video"
+    path = data_home("video") / "video"
     if not (path / "highway" / "input").is_dir():
         pytest.fail(f"video clips not found at {path}; set ROBUSTPCA_DATA (see SOURCES.md)")
     return path

@@ -5,7 +5,9 @@ Sub-commands:
 - ``robustpca demo``: the methods side by side on occluded digits (no download);
 - ``robustpca list`` / ``robustpca reproduce NAME``: the papers' tables and figures;
 - ``robustpca fit INPUT --method NAME --n-components K --out DIR``: a robust PCA of
-  your own data with outlier diagnostics.
+  your own data with outlier diagnostics;
+- ``robustpca video INPUT --out DIR [--method orpca|grasta|pcp|accaltproj|godec]``:
+  background subtraction of a video (masks, background, preview, CDnet's measures).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import argparse
 
 import robustpca
 
-from . import _demo, _fit, _reproduce
+from . import _demo, _fit, _reproduce, _video
 from ._demo import FIGURE_NAME
 
 __all__ = ["FIGURE_NAME", "main"]
@@ -30,6 +32,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _demo.add_parser(sub)
     _reproduce.add_parsers(sub)
     _fit.add_parser(sub)
+    _video.add_parser(sub)
     return parser
 
 

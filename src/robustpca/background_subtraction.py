@@ -1,0 +1,250 @@
+"""Background subtraction of a video by robust PCA: frames in, backgrounds and masks out.
+
+One frame is one row (its pixels, times the colour channels): a static camera's
+background is low rank and the moving objects are sparse (Candès, Li, Ma & Wright 2011,
+sec. 4.1). :func:`subtract_background` runs any of the library's low-rank plus sparse
+methods over a stream of frame batches and turns each frame's residual ``x - l`` into a
+foreground mask with the rule of :mod:`robustpca.foreground`:
+
+- the online methods (``"orpca"``, ``"grasta"``) split each batch with the model as it
+  stands, then update it, so memory is that of the model, O(d r), and of one batch,
+  whatever the length of the clip;
+- the batch methods (``"pcp"``, ``"accaltproj"``, ``"godec"``) gather every frame, fit,
+  then hand the frames back batch by batch.
+
+The function works on arrays only; reading and writing video files is
+:mod:`robustpca.datasets.video`'s, and ``robustpca video`` ties the two together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import estimators
+
+__all__ = [
+    "BATCH_METHODS",
+    "DEFAULT_METHOD",
+    "METHODS",
+    "ONLINE_METHODS",
+    "VideoBatch",
+    "make_video_model",
+    "subtract_background",
+]
+
+#: Methods that stream: O(d r) memory whatever the clip's length.
+ONLINE_METHODS = ("orpca", "grasta")
+#: Methods that fit the whole clip at once.
+BATCH_METHODS = ("pcp", "accaltproj", "godec")
+METHODS = ONLINE_METHODS + BATCH_METHODS
+#: The method of ``robustpca video`` when none is named (docs/video.md gives the evidence).
+DEFAULT_METHOD = "orpca"
+#: Rank of the background when none is given: a static camera's background is nearly
+#: constant; one more direction absorbs slow lighting changes and swaying scenery.
+DEFAULT_RANK = 2
+
+
+@dataclass(frozen=True)
+class VideoBatch:
+    """One batch of consecutive frames with their background and foreground.
+
+    Attributes
+    ----------
+    start : int
+        Position of the batch's first frame in the stream (0-based).
+    frames : ndarray of shape (b, h, w) or (b, h, w, c)
+        The frames as given.
+    background : ndarray, same shape as ``frames``
+        The low-rank part of each frame.
+    masks : ndarray of shape (b, h, w), bool
+        Foreground masks (:mod:`robustpca.foreground`).
+    scores : ndarray of shape (b, h, w) or None
+        The foreground score the masks threshold (the residual in units of its robust
+        per-pixel scale, :func:`robustpca.foreground.foreground_score`), for measures at
+        other thresholds; None unless asked for.
+    """
+
+    start: int
+    frames: np.ndarray
+    background: np.ndarray
+    masks: np.ndarray
+    scores: np.ndarray | None
+
+
+def _check_method(method: str) -> str:
+    if not isinstance(method, str) or method.lower() not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    return method.lower()
+
+
+def make_video_model(
+    method: str = DEFAULT_METHOD,
+    *,
+    n_components: int | None = None,
+    random_state: Any = 0,
+) -> Any:
+    """The estimator :func:`subtract_background` runs for ``method``, with its video
+    defaults.
+
+    Parameters
+    ----------
+    method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
+        :class:`~robustpca.OnlineRobustPCA`, :class:`~robustpca.GRASTA`,
+        :class:`~robustpca.PrincipalComponentPursuit` (``lam="video"`` and
+        ``center="median"``, whose background has the low rank of a static camera),
+        :class:`~robustpca.AccAltProj` or :class:`~robustpca.GoDec`.
+    n_components : int or None, default=None
+        Rank of the background (not used by PCP, whose penalty sets it); None:
+        :data:`DEFAULT_RANK`.
+    random_state : int, Generator or None, default=0
+
+    Returns
+    -------
+    estimator
+        An unfitted estimator.
+    """
+    method = _check_method(method)
+    if n_components is not None and (
+        isinstance(n_components, bool) or not isinstance(n_components, int | np.integer)
+    ):
+        raise TypeError(f"n_components must be an int or None, got {n_components!r}.")
+    if n_components is not None and n_components < 1:
+        raise ValueError(f"n_components must be at least 1, got {n_components}.")
+    rank = DEFAULT_RANK if n_components is None else int(n_components)
+    if method == "orpca":
+        return estimators.OnlineRobustPCA(n_components=rank, random_state=random_state)
+    if method == "grasta":
+        return estimators.GRASTA(n_components=rank, random_state=random_state)
+    if method == "pcp":
+        return estimators.PrincipalComponentPursuit(
+            lam="video", center="median", random_state=random_state
+        )
+    if method == "accaltproj":
+        return estimators.AccAltProj(n_components=rank, random_state=random_state)
+    return estimators.GoDec(n_components=rank, random_state=random_state)
+
+
+def _rows(frames: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(frames, dtype=np.float32).reshape(frames.shape[0], -1)
+
+
+def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np.ndarray:
+    frames = np.asarray(batch)
+    if frames.ndim not in (3, 4) or frames.shape[0] == 0:
+        raise ValueError(
+            f"frames: each batch must have shape (n_frames, height, width) or "
+            f"(n_frames, height, width, channels) with n_frames >= 1; batch at frame "
+            f"{position} has shape {frames.shape}."
+        )
+    if shape is not None and frames.shape[1:] != shape:
+        raise ValueError(
+            f"frames: frame {position} has shape {frames.shape[1:]}, the first frames "
+            f"{shape}; every frame must have the same size."
+        )
+    if not np.issubdtype(frames.dtype, np.number) or not np.all(np.isfinite(frames)):
+        raise ValueError(f"frames: the batch at frame {position} holds non-finite values.")
+    return frames
+
+
+def subtract_background(
+    batches: Iterable[Any],
+    *,
+    method: str = DEFAULT_METHOD,
+    n_components: int | None = None,
+    random_state: Any = 0,
+    model: Any = None,
+    return_scores: bool = False,
+) -> Iterator[VideoBatch]:
+    """Split a stream of frames into background and foreground, batch by batch.
+
+    Parameters
+    ----------
+    batches : iterable of array-like of shape (b, h, w) or (b, h, w, c)
+        Consecutive frames, grey or colour, in batches (e.g.
+        :func:`robustpca.datasets.iter_video`); one array of the whole clip works too,
+        as one batch.
+    method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
+        See :func:`make_video_model`. The online methods stream; the batch methods
+        first gather every frame.
+    n_components : int or None, default=None
+        Rank of the background; see :func:`make_video_model`.
+    random_state : int, Generator or None, default=0
+    model : estimator, optional
+        An unfitted estimator to use instead of :func:`make_video_model`'s (it needs
+        ``partial_fit_decompose`` for an online ``method``, ``low_rank_`` after ``fit``
+        for a batch one).
+    return_scores : bool, default=False
+        Also give each batch's foreground scores (``VideoBatch.scores``).
+
+    Yields
+    ------
+    VideoBatch
+        The frames of each input batch with their background, masks and scores.
+
+    Notes
+    -----
+    The mask of a frame comes from its residual ``x - l`` (for PCP, the sparse part)
+    by :func:`robustpca.foreground.foreground_masks` for the batch methods, and by the
+    streaming form of the same rule, :class:`robustpca.foreground.ForegroundDetector`,
+    for the online ones.
+    """
+    method = _check_method(method)
+    if model is None:
+        model = make_video_model(method, n_components=n_components, random_state=random_state)
+    if isinstance(batches, np.ndarray):
+        batches = [batches]
+    if method in ONLINE_METHODS:
+        yield from _online(batches, model, bool(return_scores))
+    else:
+        yield from _batch(batches, model, bool(return_scores))
+
+
+def _online(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
+    from .foreground import ForegroundDetector
+
+    detector = ForegroundDetector()
+    shape: tuple[int, ...] | None = None
+    start = 0
+    for batch in batches:
+        frames = _check_batch(batch, shape, start)
+        shape = frames.shape[1:]
+        low_rank, _ = model.partial_fit_decompose(_rows(frames))
+        background = low_rank.reshape(frames.shape)
+        residual = frames.astype(np.float32, copy=False) - background
+        masks = detector.update(residual)
+        scores = detector.score(residual) if scored else None
+        yield VideoBatch(start, frames, background, masks, scores)
+        start += frames.shape[0]
+    if shape is None:
+        raise ValueError("frames: the stream holds no frame.")
+
+
+def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
+    from .foreground import foreground_masks, foreground_score
+
+    parts: list[np.ndarray] = []
+    sizes: list[int] = []
+    shape: tuple[int, ...] | None = None
+    for batch in batches:
+        frames = _check_batch(batch, shape, sum(sizes))
+        shape = frames.shape[1:]
+        parts.append(frames)
+        sizes.append(frames.shape[0])
+    if shape is None:
+        raise ValueError("frames: the stream holds no frame.")
+    clip = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    model.fit(_rows(clip))
+    background = np.asarray(model.low_rank_, dtype=np.float32).reshape(clip.shape)
+    residual = clip.astype(np.float32, copy=False) - background
+    masks = foreground_masks(residual)
+    scores = foreground_score(residual) if scored else None
+    start = 0
+    for frames, size in zip(parts, sizes, strict=True):
+        stop = start + size
+        part = None if scores is None else scores[start:stop]
+        yield VideoBatch(start, frames, background[start:stop], masks[start:stop], part)
+        start = stop

@@ -1,0 +1,307 @@
+"""``robustpca video``: background subtraction of a video, with CDnet's measures.
+
+INPUT is a video file, a folder of frames or a clip in CDnet 2014's layout (``input/``,
+``groundtruth/``, ``ROI.bmp``, ``temporalROI.txt``). The frames stream through
+:func:`robustpca.background_subtraction.subtract_background` in batches, and the masks,
+the backgrounds and the preview are written as the batches come, so an online method
+holds one batch and its model whatever the clip's length. Where INPUT has CDnet ground
+truth, the confusion counts accumulate batch by batch over the scored frames (inside
+``temporalROI.txt``, with ground truth) and ``summary.json`` holds CDnet's measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._io import InputError, atomic_output_dir
+from ._options import add_command, add_folder, int_at_least
+
+__all__ = ["add_parser", "run"]
+
+#: Frames of the preview at most (a longer clip is shown every k-th frame).
+PREVIEW_FRAMES = 300
+
+
+def add_parser(sub) -> None:
+    """Add the ``video`` sub-command."""
+    from ..background_subtraction import DEFAULT_METHOD, METHODS
+
+    video = add_command(
+        sub,
+        "video",
+        run,
+        help="separate a video's background and foreground (masks, CDnet measures)",
+        description=(
+            "Split INPUT (a video file, a folder of frames, or a CDnet clip folder with "
+            "input/ and groundtruth/) into a low-rank background and a sparse foreground, "
+            "and write to --out: the foreground masks (masks/binNNNNNN.png, 0 and 255), the "
+            "background (background.png, and background/ with --write-backgrounds), a "
+            "side-by-side preview (frame | background | mask) and summary.json, with "
+            "CDnet's measures where INPUT has ground truth. The folder appears only when "
+            "everything is written."
+        ),
+    )
+    video.add_argument("input", type=Path, metavar="INPUT")
+    add_folder(video, "--out", "output folder (created)", required=True)
+    video.add_argument(
+        "--method",
+        choices=METHODS,
+        default=DEFAULT_METHOD,
+        help=f"online (orpca, grasta: constant memory) or batch (pcp, accaltproj, godec: "
+        f"the whole clip in memory) low-rank plus sparse method; default {DEFAULT_METHOD}",
+    )
+    video.add_argument(
+        "--scale",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="resize factor of the frames (default 0.5; 1 keeps their size)",
+    )
+    video.add_argument(
+        "--n-components",
+        "-k",
+        type=int_at_least(1),
+        default=None,
+        metavar="K",
+        help="rank of the background (default 2; pcp sets its own by its penalty)",
+    )
+    video.add_argument("--colour", action="store_true", help="fit colour frames (RGB)")
+    video.add_argument(
+        "--batch-size", type=int_at_least(1), default=100, help="frames per batch (100)"
+    )
+    video.add_argument(
+        "--preview",
+        choices=("gif", "mp4", "none"),
+        default="gif",
+        help=f"preview format (default gif, at most {PREVIEW_FRAMES} frames shown)",
+    )
+    video.add_argument(
+        "--write-backgrounds",
+        action="store_true",
+        help="also write every frame's background (background/bgNNNNNN.png)",
+    )
+    video.add_argument("--random-state", type=int_at_least(0), default=0)
+    video.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
+    video.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args, parser: argparse.ArgumentParser) -> int:
+    try:
+        return _run(args)
+    except InputError as error:
+        print(f"robustpca video: error: {error}", file=sys.stderr)
+        return 1
+
+
+class _Source:
+    """The input: frames in batches and, for a CDnet clip, the ground truth with them."""
+
+    def __init__(self, path: Path, *, grey: bool, scale: float, batch_size: int):
+        from ..datasets import video_info
+
+        self.path, self.grey, self.scale, self.batch_size = path, grey, scale, batch_size
+        self.cdnet = (path / "input").is_dir()
+        try:
+            info = video_info(path, scale=scale)
+        except (FileNotFoundError, ValueError, ImportError) as error:
+            raise InputError(str(error)) from None
+        self.n_frames = info.n_frames
+        self.frame_shape = info.frame_shape
+        self.fps = info.fps or 25.0
+        self.has_truth = self.cdnet and (path / "groundtruth").is_dir()
+
+    def batches(self) -> Iterator[tuple[np.ndarray, Any]]:
+        """``(frames, clip)``: ``clip`` is the batch's :class:`CDnetClip` (ground truth,
+        ROI, scored frames) for a CDnet folder, else None."""
+        from ..datasets import iter_cdnet, iter_video
+
+        options: dict[str, Any] = {
+            "batch_size": self.batch_size,
+            "grey": self.grey,
+            "scale": self.scale,
+        }
+        try:
+            if self.cdnet:
+                for clip in iter_cdnet(self.path, **options):
+                    yield clip.frames, clip
+            else:
+                for frames in iter_video(self.path, **options):
+                    yield frames, None
+        except (FileNotFoundError, ValueError, ImportError) as error:
+            raise InputError(str(error)) from None
+
+
+class _Truth:
+    """What the measures need of a CDnet batch: numbers, labels, ROI, scored frames."""
+
+    def __init__(self, frame_numbers, labels, roi, scored):
+        self.frame_numbers, self.labels, self.roi, self.scored = frame_numbers, labels, roi, scored
+
+    @classmethod
+    def of(cls, clip: Any) -> _Truth:
+        return cls(clip.frame_numbers, clip.labels, clip.roi, clip.scored)
+
+
+def _progress(total: int | None, quiet: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="frame", desc="robustpca video", disable=quiet, leave=False)
+
+
+def _grey(frames: np.ndarray) -> np.ndarray:
+    return frames if frames.ndim == 3 else frames.mean(axis=-1)
+
+
+def _run(args) -> int:
+    from ..background_subtraction import make_video_model, subtract_background
+    from ..datasets import write_frames, write_masks, write_preview
+    from ..metrics.change_detection import change_detection_counts, measures_from_counts
+
+    if not 0 < args.scale <= 4:
+        raise InputError(f"--scale must be in (0, 4], got {args.scale}")
+    if not args.input.exists():
+        raise InputError(f"{args.input}: no such file or folder")
+    source = _Source(args.input, grey=not args.colour, scale=args.scale, batch_size=args.batch_size)
+    model = make_video_model(
+        args.method, n_components=args.n_components, random_state=args.random_state
+    )
+    every = 1
+    if source.n_frames is not None and source.n_frames > PREVIEW_FRAMES:
+        every = -(-source.n_frames // PREVIEW_FRAMES)
+
+    counts = np.zeros(4, dtype=np.int64)
+    n_scored = 0
+    numbers: list[int] = []
+    background_sum: np.ndarray | None = None
+    last_background: np.ndarray | None = None
+    n_seen = 0
+    clips: list[Any] = []
+
+    def frames_only() -> Iterator[np.ndarray]:
+        for frames, clip in source.batches():
+            # the ground truth of the batch, without its frames (a batch method holds
+            # every batch's until the fit ends)
+            clips.append(None if clip is None else _Truth.of(clip))
+            yield frames
+
+    start_time = time.perf_counter()
+    with atomic_output_dir(args.out, overwrite=args.overwrite) as out, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a summary line says whether a fit converged
+        bar = _progress(source.n_frames, args.quiet)
+        preview_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        try:
+            for part in subtract_background(frames_only(), method=args.method, model=model):
+                clip = clips.pop(0)  # the batches come back with the input's boundaries
+                b = part.masks.shape[0]
+                ids = (
+                    [int(v) for v in clip.frame_numbers]
+                    if clip is not None
+                    else list(range(n_seen + 1, n_seen + b + 1))
+                )
+                numbers.extend(ids)
+                write_masks(out / "masks", part.masks, frame_numbers=ids)
+                if args.write_backgrounds:
+                    write_frames(
+                        out / "background",
+                        np.clip(part.background, 0, 255),
+                        pattern="bg{:06d}.png",
+                        frame_numbers=ids,
+                    )
+                grey_bg = _grey(part.background).astype(np.float64)
+                total = grey_bg.sum(axis=0)
+                background_sum = total if background_sum is None else background_sum + total
+                last_background = grey_bg[-1]
+                if clip is not None and clip.labels is not None and clip.scored.any():
+                    counts += change_detection_counts(
+                        part.masks, clip.labels, clip.roi, scored=clip.scored
+                    )
+                    n_scored += int(clip.scored.sum())
+                keep = [i for i in range(b) if (n_seen + i) % every == 0]
+                if args.preview != "none" and keep:
+                    preview_rows.append(
+                        (
+                            _grey(part.frames)[keep],
+                            np.clip(_grey(part.background)[keep], 0, 255),
+                            part.masks[keep],
+                        )
+                    )
+                n_seen += b
+                bar.update(b)
+        except InputError:
+            raise
+        except ValueError as error:
+            raise InputError(f"{args.input}: {error}") from None
+        finally:
+            bar.close()
+        seconds = time.perf_counter() - start_time
+        if n_seen == 0 or background_sum is None or last_background is None:
+            raise InputError(f"{args.input}: no frames")
+        mean_background = background_sum / n_seen
+        write_frames(out, np.clip(mean_background, 0, 255)[None], pattern="background.png")
+        preview = None
+        if preview_rows:
+            preview = out / f"preview.{args.preview}"
+            fps = source.fps / every
+            write_preview(
+                preview,
+                (r[0] for r in preview_rows),
+                (r[1] for r in preview_rows),
+                (r[2] for r in preview_rows),
+                fps=fps,
+            )
+        summary: dict[str, Any] = {
+            "input": str(args.input),
+            "method": args.method,
+            "model": type(model).__name__,
+            "params": {k: _jsonable(v) for k, v in model.get_params().items()},
+            "n_frames": n_seen,
+            "frame_shape": list(source.frame_shape),
+            "colour": bool(args.colour),
+            "scale": args.scale,
+            "seconds": round(seconds, 3),
+            "frames_per_second": round(n_seen / seconds, 1) if seconds > 0 else None,
+            "first_frame": numbers[0],
+            "last_frame": numbers[-1],
+            "preview": None if preview is None else preview.name,
+        }
+        if source.has_truth:
+            summary["n_scored_frames"] = n_scored
+            if n_scored:
+                tp, fp, fn, tn = (int(v) for v in counts)
+                summary.update(measures_from_counts(tp, fp, fn, tn))
+                summary["counts"] = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    _report(summary, args.out)
+    return 0
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return repr(value)
+
+
+def _report(summary: dict[str, Any], out: Path) -> None:
+    line = (
+        f"{summary['method']}: {summary['n_frames']} frames "
+        f"{summary['frame_shape'][1]}x{summary['frame_shape'][0]} in {summary['seconds']} s "
+        f"({summary['frames_per_second']} frames/s)"
+    )
+    if "f_measure" in summary:
+        line += (
+            f"; F-measure {summary['f_measure']:.3f} (precision {summary['precision']:.3f}, "
+            f"recall {summary['recall']:.3f}) over {summary['n_scored_frames']} scored frames"
+        )
+    print(line)
+    print(f"wrote {out}")

@@ -1,0 +1,209 @@
+"""``robustpca video``: outputs, CDnet's measures, errors naming the file, atomic output."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robustpca.background_subtraction import METHODS, subtract_background
+from robustpca.cli import main
+from robustpca.datasets import write_frames
+
+H, W, N = 24, 32, 60
+
+
+def synthetic_clip(seed: int = 0, n: int = N) -> tuple[np.ndarray, np.ndarray]:
+    """A static textured background with sensor noise and a bright block crossing it;
+    the ground truth in CDnet's labels (255 on the block, 0 elsewhere)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:H, 0:W]
+    background = 100 + 40 * np.sin(xx / 5.0) * np.cos(yy / 4.0)
+    frames = np.empty((n, H, W))
+    labels = np.zeros((n, H, W), dtype=np.uint8)
+    for t in range(n):
+        frames[t] = background + 2.0 * rng.normal(size=(H, W))
+        x0 = (t * 3) % (W - 6)
+        frames[t, 8:16, x0 : x0 + 6] = 230.0
+        labels[t, 8:16, x0 : x0 + 6] = 255
+    return np.clip(frames, 0, 255), labels
+
+
+def write_cdnet(folder: Path, frames: np.ndarray, labels: np.ndarray | None, first: int = 1):
+    numbers = list(range(first, first + len(frames)))
+    write_frames(folder / "input", frames, pattern="in{:06d}.png", frame_numbers=numbers)
+    if labels is not None:
+        write_frames(folder / "groundtruth", labels, pattern="gt{:06d}.png", frame_numbers=numbers)
+    (folder / "temporalROI.txt").write_text(f"{first} {first + len(frames) - 1}\n")
+    return folder
+
+
+@pytest.fixture
+def clip(tmp_path) -> Path:
+    frames, labels = synthetic_clip()
+    return write_cdnet(tmp_path / "clip", frames, labels, first=101)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_writes_masks_background_preview_and_measures(clip, tmp_path, method):
+    out = tmp_path / f"out-{method}"
+    args = ["video", str(clip), "--out", str(out), "--method", method, "--scale", "1"]
+    assert main([*args, "--batch-size", "25", "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("f_measure", "precision", "recall", "specificity", "fpr", "fnr", "pwc"):
+        assert 0.0 <= summary[key] <= 100.0
+    assert summary["n_frames"] == N and summary["n_scored_frames"] == N
+    assert summary["first_frame"] == 101 and summary["last_frame"] == 100 + N
+    masks = sorted((out / "masks").glob("bin*.png"))
+    assert [m.name for m in masks[:2]] == ["bin000101.png", "bin000102.png"]
+    assert len(masks) == N
+    assert (out / "background.png").is_file() and (out / "preview.gif").is_file()
+    # a bright block on a quiet background: every method finds it
+    assert summary["f_measure"] > 0.7, summary
+
+
+def test_measures_count_only_the_temporal_roi(tmp_path):
+    frames, labels = synthetic_clip()
+    clip = write_cdnet(tmp_path / "clip", frames, labels)
+    (clip / "temporalROI.txt").write_text("31 60\n")
+    out = tmp_path / "out"
+    assert main(["video", str(clip), "--out", str(out), "--scale", "1", "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_scored_frames"] == 30 and summary["n_frames"] == N
+    counts = summary["counts"]
+    assert sum(counts.values()) == 30 * H * W
+
+
+def test_frame_folder_without_truth_has_no_measures(tmp_path):
+    frames, _ = synthetic_clip()
+    folder = tmp_path / "frames"
+    write_frames(folder, frames)
+    out = tmp_path / "out"
+    code = main(["video", str(folder), "--out", str(out), "--scale", "1", "--preview", "none"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert "f_measure" not in summary and summary["n_frames"] == N
+    assert not (out / "preview.gif").exists()
+
+
+def test_video_file_input(tmp_path):
+    pytest.importorskip("av")
+    import imageio.v3 as iio
+
+    frames, _ = synthetic_clip(n=30)
+    path = tmp_path / "clip.mp4"
+    rgb = np.repeat(frames.astype(np.uint8)[..., None], 3, axis=-1)
+    iio.imwrite(path, rgb, plugin="pyav", codec="libx264", fps=25)
+    out = tmp_path / "out"
+    assert main(["video", str(path), "--out", str(out), "--scale", "1", "--quiet"]) == 0
+    assert len(list((out / "masks").glob("*.png"))) == 30
+
+
+def test_colour_and_backgrounds(clip, tmp_path):
+    out = tmp_path / "out"
+    args = ["video", str(clip), "--out", str(out), "--colour", "--write-backgrounds"]
+    assert main([*args, "--scale", "1", "--quiet"]) == 0
+    assert len(list((out / "background").glob("bg*.png"))) == N
+    assert json.loads((out / "summary.json").read_text())["colour"] is True
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p / "missing", "no such file or folder"),
+        (lambda p: (p / "empty").mkdir() or p / "empty", "empty"),
+    ],
+)
+def test_bad_input_is_an_error_naming_it(tmp_path, capsys, make, message):
+    source = make(tmp_path)
+    out = tmp_path / "out"
+    assert main(["video", str(source), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert str(source) in err
+    assert not out.exists()
+
+
+def test_frames_of_different_sizes_leave_no_output(tmp_path, capsys):
+    frames, _ = synthetic_clip(n=10)
+    folder = tmp_path / "frames"
+    write_frames(folder, frames)
+    write_frames(folder, np.zeros((1, H + 2, W)), pattern="z{:06d}.png")
+    out = tmp_path / "out"
+    assert main(["video", str(folder), "--out", str(out), "--quiet"]) == 1
+    assert "z000000.png" in capsys.readouterr().err or not out.exists()
+    assert not out.exists()
+
+
+def test_ground_truth_that_does_not_match_is_an_error(tmp_path, capsys):
+    frames, labels = synthetic_clip(n=20)
+    clip = write_cdnet(tmp_path / "clip", frames, labels)
+    os.remove(clip / "groundtruth" / "gt000005.png")
+    out = tmp_path / "out"
+    assert main(["video", str(clip), "--out", str(out), "--scale", "1", "--quiet"]) == 1
+    assert "gt000005.png" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_unreadable_video_names_the_file(tmp_path, capsys):
+    bad = tmp_path / "broken.mp4"
+    bad.write_bytes(b"not a video at all")
+    assert main(["video", str(bad), "--out", str(tmp_path / "out")]) == 1
+    assert "broken.mp4" in capsys.readouterr().err
+
+
+def test_existing_output_needs_overwrite(clip, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    assert main(["video", str(clip), "--out", str(out), "--quiet"]) == 1
+    assert (out / "keep.txt").exists()
+    assert main(["video", str(clip), "--out", str(out), "--quiet", "--overwrite"]) == 0
+    assert not (out / "keep.txt").exists()
+
+
+def test_subtract_background_checks_its_input():
+    with pytest.raises(ValueError, match="method"):
+        next(subtract_background([np.zeros((2, 4, 4))], method="mog2"))
+    with pytest.raises(ValueError, match="same size"):
+        list(subtract_background([np.zeros((2, 4, 4)), np.zeros((2, 4, 5))]))
+    with pytest.raises(ValueError, match="no frame"):
+        list(subtract_background([]))
+    with pytest.raises(ValueError, match="non-finite"):
+        list(subtract_background([np.full((3, 4, 4), np.nan)]))
+
+
+def test_online_and_batch_split_agree_on_a_static_scene():
+    frames, labels = synthetic_clip()
+    original = frames.copy()
+    online = np.concatenate(
+        [p.masks for p in subtract_background(frames[i : i + 20] for i in range(0, N, 20))]
+    )
+    batch = np.concatenate([p.masks for p in subtract_background(frames, method="pcp")])
+    np.testing.assert_array_equal(frames, original)  # input not modified
+    truth = labels == 255
+    for masks in (online, batch):
+        assert (masks & truth).sum() > 0.8 * truth.sum()
+        assert (masks & ~truth).sum() < 0.05 * truth.sum()
+
+
+@pytest.mark.realdata
+def test_highway_slice_beats_a_fixed_threshold(shared_data, tmp_path):
+    """100 frames of CDnet's highway at quarter size through the default method."""
+    source = shared_data / "video" / "highway"
+    clip = tmp_path / "highway"
+    (clip / "input").mkdir(parents=True)
+    (clip / "groundtruth").mkdir()
+    for k in range(1050, 1150):
+        os.symlink(source / "input" / f"in{k:06d}.jpg", clip / "input" / f"in{k:06d}.jpg")
+        gt = f"gt{k:06d}.png"
+        os.symlink(source / "groundtruth" / gt, clip / "groundtruth" / gt)
+    os.symlink(source / "ROI.bmp", clip / "ROI.bmp")
+    (clip / "temporalROI.txt").write_text("1050 1149\n")
+    out = tmp_path / "out"
+    assert main(["video", str(clip), "--out", str(out), "--scale", "0.25", "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_scored_frames"] == 100
+    assert summary["f_measure"] > 0.7, summary
