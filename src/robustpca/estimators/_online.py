@@ -273,10 +273,11 @@ class GRASTA(OnlineLowRankSparse):
     ----------
     n_components : int, default=1
         The rank ``r`` of the tracked subspace.
-    subsample : float, default=0.3
+    subsample : float, default=0.1
         Share of each sample's observed entries used by its fit and step, in (0, 1]:
         the ADMM costs :math:`O(|\Omega| r^2)` per iteration; the low-rank part is still
-        given on every entry.
+        given on every entry. The default suits images (thousands of pixels); with few
+        features keep ``subsample * n_features`` well above the rank.
     step : 'adaptive' or float, default='adaptive'
         The geodesic step: the authors' multi-level adaptive rule (steps grow while
         consecutive gradients agree, as under a drifting subspace, and shrink when they
@@ -338,7 +339,7 @@ class GRASTA(OnlineLowRankSparse):
         self,
         n_components=1,
         *,
-        subsample=0.3,
+        subsample=0.1,
         step="adaptive",
         rho=1.8,
         batch_size=32,
