@@ -197,7 +197,8 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
     lam_ : float
         The :math:`\lambda` used.
     mean_ : ndarray of shape (n_features,)
-        Zeros, or the arithmetic mean with ``center=True``."""
+        Zeros, the arithmetic mean with ``center=True``, the column medians with
+        ``center='median'``."""
         + _COMMON_ATTRS
         + r"""
     Notes
@@ -217,7 +218,8 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
     u\rVert_1^2/\lVert u\rVert_2^2`, exceeds :math:`1/\lambda^2`. With ``'auto'`` on
     a clip of ``n`` frames of ``d > n`` pixels that is ``d``: a change over one whole
     frame is on the edge, so the noise and flicker of every frame enter ``L``, whose
-    rank grows with the clip (hundreds on a few hundred frames of a static camera).
+    rank grows with the clip (tens to hundreds on a few hundred frames of a static
+    camera).
     ``'video'`` asks a change over a whole frame to last about :math:`m = 10` frames
     (a third of a second at 30 frames per second; an object of a tenth of the frame,
     a hundred frames) before it is background, whatever the clip's length, which
