@@ -270,7 +270,7 @@ def test_dask_input_scores_as_numpy():
     n=st.integers(4, 25),
     d=st.integers(1, 6),
     kind=st.sampled_from(["constant column", "all constant", "duplicates", "full rank", "plain"]),
-    estimator=st.sampled_from(["PCA", "ROBPCA", "OptimalMeanPCA", "SphericalPCA", "GoDec"]),
+    estimator=st.sampled_from(["PCA", "ROBPCA", "OptimalMeanPCA", "SphericalPCA", "HQPCA"]),
 )
 def test_score_is_finite_on_degenerate_data(seed, n, d, kind, estimator):
     rng = np.random.default_rng(seed)

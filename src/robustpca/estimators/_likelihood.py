@@ -27,14 +27,13 @@ below the log-density on the model's own 97.5% contour, so every row inside that
 keeps its exact log-likelihood; and it depends on the model only through its total
 variance, which fits of every rank estimate alike. Capping each row at the model's own
 contour instead (:math:`m^2 \le \chi^2_d(0.975)`) would make the capped rows count
-:math:`-\tfrac12 \log\det C`, smallest for the most uneven spectrum: the held-out outliers
-could then favour a rank with an extra noise direction over the rank that the held-out
-inliers alone choose. What
-separates the ranks is then what a likelihood should weigh: a ``k`` too small leaves
-signal in the orthogonal part (a large :math:`\sigma^2`), a ``k`` too large models
-training noise (variances fitted to one fold's noise directions, which the held-out rows
-do not share). Classical :class:`~robustpca.PCA` keeps the plain mean, which is
-scikit-learn's ``PCA.score``.
+:math:`-\tfrac12 \log\det C`, smallest for the most uneven spectrum: the held-out
+outliers could then favour a rank with an extra noise direction over the rank that the
+held-out inliers alone choose. What separates the ranks is then what a likelihood should
+weigh: a ``k`` too small leaves signal in the orthogonal part (a large :math:`\sigma^2`),
+a ``k`` too large models training noise (variances fitted to one fold's noise
+directions, which the held-out rows do not share). Classical :class:`~robustpca.PCA`
+keeps the plain mean, which is scikit-learn's ``PCA.score``.
 
 ``score_samples`` keeps its meaning (minus the orthogonal distance, the outlier API);
 the likelihood is only ``score``. ``KernelL21PCA`` has no ``score``: its distances live
