@@ -179,6 +179,24 @@ def _outer(R: np.ndarray, Lt: np.ndarray, out: np.ndarray) -> np.ndarray:
     return np.matmul(R, Lt, out=out)
 
 
+def _right(C: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """``C @ P.T`` for the ``r`` rows of ``P``, one matrix-vector product per row: for a
+    few columns OpenBLAS's single-precision ``gemm`` is several times slower than its
+    ``gemv`` on the same data."""
+    out = np.empty((C.shape[0], P.shape[0]), dtype=np.result_type(C, P))
+    for j in range(P.shape[0]):
+        np.matmul(C, P[j], out=out[:, j])
+    return out
+
+
+def _left(R: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``C.T @ R`` (p, r) in float64, one vector-matrix product per column of ``R``."""
+    out = np.empty((C.shape[1], R.shape[1]))
+    for j in range(R.shape[1]):
+        out[:, j] = np.ascontiguousarray(R[:, j]) @ C
+    return out
+
+
 def orpca_project(
     Z: np.ndarray,
     basis: np.ndarray,
@@ -202,10 +220,10 @@ def orpca_project(
     dtype = Z.dtype
     P, H = _ridge_operators(basis, lambda1)
     Lt = np.ascontiguousarray(basis.T)
-    Pt = np.ascontiguousarray(P.T)
+    P = np.ascontiguousarray(P)
     gram = (basis.T @ basis).astype(np.float64)
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
-    R = Z @ Pt
+    R = _right(Z, P)
     buf = np.empty_like(Z)
     row_sq = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
     limit = (tol * tol) * row_sq
@@ -214,7 +232,7 @@ def orpca_project(
         _outer(R, Lt, buf)
         np.subtract(Z, buf, out=buf)
         np.clip(buf, lo, hi, out=buf)
-        R_new = R @ H + buf @ Pt
+        R_new = R @ H + _right(buf, P)
         delta = (R_new - R).astype(np.float64)
         R = R_new
         if np.all(np.einsum("ij,jk,ik->i", delta, gram, delta) <= limit):
@@ -235,7 +253,7 @@ def orpca_loss(step: OrpcaStep, basis: np.ndarray, lambda1: float, lambda2: floa
     gram = (basis.T @ basis).astype(np.float64)
     C = step.clipped
     low_sq = float(np.sum((R @ gram) * R))
-    cross = float(np.sum(R * (C @ basis).astype(np.float64)))
+    cross = float(np.sum(R * _right(C, np.ascontiguousarray(basis.T)).astype(np.float64)))
     clip_sq = float(np.vdot(C, C))
     l1 = float(np.abs(step.sparse).sum(dtype=np.float64))
     ridge = 0.5 * lambda1 * float(np.sum(R * R))
@@ -266,7 +284,7 @@ def orpca_update(
     R = step.coefficients.astype(np.float64)
     decay = forgetting ** Z.shape[0]
     RtR = R.T @ R
-    CtR = (step.clipped.T @ step.coefficients).astype(np.float64)
+    CtR = _left(step.coefficients, step.clipped)
     constant, loss = orpca_loss(step, L, state.lambda1, state.lambda2)
     state.A = decay * state.A + RtR
     state.B = decay * state.B + L.astype(np.float64) @ RtR + CtR
@@ -304,27 +322,30 @@ def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generato
     Gram matrix), completed by random orthonormal directions where the batch has fewer."""
     median = feature_median(Z).astype(np.float64)
     norm = float(np.linalg.norm(median))
-    Zf = Z.astype(np.float64) if n_components > 1 or not norm > 0 else np.zeros((0, 0))
     if not norm > 0:  # a centred batch: its top singular direction instead
+        Zf = Z.astype(np.float64)
         vals, vecs = np.linalg.eigh(Zf @ Zf.T)
         top = Zf.T @ vecs[:, -1]
         norm = float(np.linalg.norm(top))
         median = top if norm > 0 else np.zeros_like(median)
     columns = [median[:, None] / norm] if norm > 0 else []
-    if n_components > len(columns) and columns and Zf.size:
-        u = columns[0]
-        rest = Zf - (Zf @ u) @ u.T
+    if n_components > len(columns) and columns:
+        # in the data's dtype (float32 video: half the memory traffic)
+        u = columns[0].astype(Z.dtype)
+        rest = Z - (Z @ u) @ u.T
         # gross entries would take the top directions: clip at three robust scales
         bound = CLIP_SCALES * robust_residual_scale(
             rest, np.zeros((rest.shape[0], 0)), u[:, :0], rng
         )
         np.clip(rest, -bound, bound, out=rest)
         rest -= (rest @ u) @ u.T  # clipping brings back some of u
-        vals, vecs = np.linalg.eigh(rest @ rest.T)
+        vals, vecs = np.linalg.eigh((rest @ rest.T).astype(np.float64))
         keep = vals[::-1][: n_components - 1] > 1e-12 * max(vals.max(initial=0.0), 1e-300)
-        V = rest.T @ vecs[:, ::-1][:, : n_components - 1][:, keep]
+        top = vecs[:, ::-1][:, : n_components - 1][:, keep].astype(Z.dtype)
+        V = (rest.T @ top).astype(np.float64)
         if V.shape[1]:
-            V -= u @ (u.T @ V)
+            u64 = columns[0]
+            V -= u64 @ (u64.T @ V)
             columns.append(np.linalg.qr(V)[0])
     basis = np.hstack(columns) if columns else np.zeros((Z.shape[1], 0))
     if basis.shape[1]:
@@ -379,7 +400,7 @@ def orpca_initialize(
             lam2 = scale if lambda2 is None else lam2
         R = step.coefficients.astype(np.float64)
         RtR = R.T @ R
-        B = L.astype(np.float64) @ RtR + (step.clipped.T @ step.coefficients).astype(np.float64)
+        B = L.astype(np.float64) @ RtR + _left(step.coefficients, step.clipped)
         L = basis_step(RtR, B, lam1).astype(dtype)
     state = ORPCAState(
         basis=L,
