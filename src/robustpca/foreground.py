@@ -8,6 +8,10 @@ compression noise everywhere, and much more of it where the background itself mo
 ``|S|`` either misses objects on quiet pixels or floods the moving background. The rule
 here judges every pixel against its *own* noise:
 
+0. **Frame offset.** Each frame's median residual (per channel) is subtracted: a
+   change of the whole frame's brightness that the background missed (clouds, the
+   camera's exposure) is light, not an object, and objects cover less than half a
+   frame.
 1. **Magnitude.** ``e_tp = |r_tp|`` for grey frames; for colour frames the root mean
    square over the channels, :math:`e = (\frac1c\sum_k r_k^2)^{1/2}`. The channels of
    real video share most of their noise (luminance, compression), so the colour rule
@@ -100,7 +104,8 @@ def _check_rule(high, low, min_size, window, fill_holes) -> _Rule:
 
 
 def _magnitude(residual, frame_shape, name: str = "residual") -> tuple[np.ndarray, int]:
-    """``(e, c)``: the per-pixel magnitude, shape ``(n, h, w)``, and the channel count.
+    """``(e, c)``: the per-pixel magnitude, shape ``(n, h, w)``, and the channel count
+    (steps 0-1 of the rule).
 
     ``residual`` is ``(n, h, w)`` (grey), ``(n, h, w, c)`` (colour: the root mean square
     over the last axis), or ``(n, d)`` with ``frame_shape`` ``(h, w)`` or ``(h, w, c)``.
@@ -125,6 +130,9 @@ def _magnitude(residual, frame_shape, name: str = "residual") -> tuple[np.ndarra
         raise ValueError(f"{name} holds no frames (shape {R.shape}).")
     if not np.isfinite(R).all():
         raise ValueError(f"{name} holds NaN or infinite values.")
+    n = R.shape[0]
+    offset = _median(R.reshape((n, -1, *R.shape[3:])), axis=1)
+    R = R - offset.reshape((n, 1, 1, *R.shape[3:]))
     if R.ndim == 3:
         return np.abs(R), 1
     return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1]
@@ -188,11 +196,12 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
 def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.ndarray:
     r"""Per-pixel foreground score: the residual in units of its own robust scale.
 
-    Steps 1-5 of the rule (module docstring): ``|r|`` (the norm over channels for
-    colour), divided by the per-pixel scale over time with its noise floor and by each
-    frame's gain, then median-filtered over a ``window x window`` neighbourhood in each
-    frame. :func:`foreground_masks` thresholds it; a benchmark can scan thresholds on it
-    for the best global F-measure under the same normalisation.
+    Steps 0-5 of the rule (module docstring): ``|r|`` less each frame's median (the
+    root mean square over channels for colour), divided by the per-pixel scale over
+    time with its noise floor and by each frame's gain, then median-filtered over a
+    ``window x window`` neighbourhood in each frame. :func:`foreground_masks`
+    thresholds it; a benchmark can scan thresholds on it for the best global F-measure
+    under the same normalisation.
 
     Parameters
     ----------
