@@ -255,8 +255,11 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         Returns
         -------
         low_rank, sparse : ndarray of shape (n_samples, n_features)
-            ``X = low_rank + sparse`` on the observed entries (the sparse part is zero
-            where ``X`` is missing, and the low-rank part fills the gaps).
+            The low-rank part (it fills missing entries) and the sparse part (zero where
+            ``X`` is missing). GRASTA: ``X = low_rank + sparse`` on the observed entries;
+            OR-PCA (stable PCP): ``X - low_rank - sparse`` is the dense residual inside
+            ``[-lambda2_, lambda2_]``. For a foreground mask, threshold
+            ``|X - low_rank|`` (or ``|sparse|``).
         """
         return self._incremental(X, want=True)
 
