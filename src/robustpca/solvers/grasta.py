@@ -267,21 +267,25 @@ def grasta_process(
     """GRASTA over the rows of ``Z`` in order; returns their low-rank parts ``U_t w_t``.
 
     Each row is observed on its non-NaN entries, of which each enters the ADMM with
-    probability ``subsample`` (drawn from ``rng``: a uniform random subset); its low-rank part
+    probability ``subsample`` (drawn from ``rng``: a uniform random subset, of at least
+    ``2 r + 1`` entries where the row has them); its low-rank part
     is the basis before its step times its weights, on every entry. The basis is
     re-orthonormalised (QR) every ``reorthonormalize`` steps against rounding drift.
     """
     low = np.empty_like(Z)
-    p = state.basis.shape[0]
+    p, r = state.basis.shape
     has_nan = bool(np.isnan(Z).any())
     all_idx = np.arange(p)
     for i in range(Z.shape[0]):
         v = Z[i]
-        keep = ~np.isnan(v) if has_nan else None
-        if subsample < 1.0:
-            drawn = rng.random(p) < subsample
-            keep = drawn if keep is None else keep & drawn
-        idx = all_idx if keep is None else np.flatnonzero(keep)
+        observed = np.flatnonzero(~np.isnan(v)) if has_nan else all_idx
+        idx = observed
+        if subsample < 1.0 and observed.size:
+            drawn = rng.random(observed.size) < subsample
+            idx = observed[drawn]
+            floor = min(observed.size, 2 * r + 1)  # never fewer entries than that
+            if idx.size < floor:
+                idx = np.sort(rng.choice(observed, size=floor, replace=False))
         if idx.size == 0:
             low[i] = 0
             continue
