@@ -28,20 +28,25 @@ from ._online_base import OnlineLowRankSparse
 
 __all__ = ["GRASTA", "OnlineRobustPCA"]
 
-#: The level at which GRASTA's adaptive rule starts from the fitted burn-in basis.
+#: The level at which GRASTA's adaptive rule starts from the fitted burn-in basis: the
+#: authors start at level 0 from a random basis, where large steps are needed; from a
+#: fitted one such steps throw the fit away, and the rule climbs back towards level 0
+#: by itself while consecutive gradients agree (a drifting subspace).
 START_LEVEL = 10
 
 _SHARED_PARAMS = r"""
     batch_size : int, default=32
-        Rows per update in :meth:`fit` (and per re-start during the burn-in).
+        Rows per batch in :meth:`fit` (OR-PCA: per update).
     n_passes : int, default=1
         Passes of :meth:`fit` over the data (one: each row once, as a stream).
     burn_in : int, default=100
         Rows buffered at the start of a stream: the model is started again from all
-        buffered rows after each batch (per-feature median and the top directions
-        around it), then the buffer is dropped. A short clip's first frames are then
-        split against a background fitted to every frame so far, instead of a random
-        or one-batch start. 0: the first batch only.
+        buffered rows (per-feature median and the top directions around it) after
+        each batch whose split is asked for (:meth:`partial_fit_decompose`), and once
+        more when ``burn_in`` rows are in; those rows then seed the model and the
+        buffer is dropped. A clip's first frames are thus split against a background
+        fitted to every frame so far, instead of a random or one-batch start (OR-PCA
+        unlearns a wrong start slowly). 0: the first batch only.
     random_state : int, Generator or None, default=None
         Seeds the subsampling and the completion of rank-deficient bases.
 """
@@ -307,7 +312,11 @@ class GRASTA(OnlineLowRankSparse):
     compares gradients by their cosine, so the fit is scale-free: data in 0..255 and in
     0..1 give the same split up to the factor. The authors start from a random basis;
     we start from the burn-in rows (their per-feature median and the top directions
-    around it), so the first frames already have a background. Missing entries (NaN)
+    around it), so the first frames already have a background, and the adaptive rule
+    at level 10 (steps :math:`2^{-10}` of the authors' first): from a fitted basis their
+    large first steps throw the fit away, and the rule returns to shallower levels by
+    itself while consecutive gradients agree. A rank above one whose start misses a
+    direction is therefore learned slowly. Missing entries (NaN)
     are simply not in :math:`\Omega`. :meth:`decompose` fits new rows on all their
     observed entries by the same ADMM, the basis unchanged.
 
