@@ -25,6 +25,7 @@ base class and the fitted arrays moved back).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -34,8 +35,10 @@ from .._validation import (
     check_positive_int,
     check_positive_or_auto,
 )
+from ..solvers import StopReason
 from ..solvers.godec import solve_godec
-from ..solvers.known_rank import solve_accaltproj
+from ..solvers.godec_card import ResidualCutoff, gross_left_out
+from ..solvers.known_rank import RESIDUAL, solve_accaltproj
 from ._base import BaseSubspaceEstimator
 from ._masked import MaskedFitMixin
 
@@ -291,11 +294,14 @@ class GoDec(_KnownRankRPCA):
     n_components : int or None, default=None
         The rank bound ``r`` (``None``: ``min(n_samples, n_features)``, which makes
         ``L = X``; pass the rank).
-    card : int or float, default=0.1
-        The cardinality bound ``k`` of ``S``: an int in ``[0, n_samples * n_features]``,
-        or a float in ``[0, 1)``, the fraction of the entries (of the observed entries
-        when some are missing; rounded). Set it from what you know of the corruption:
-        the default is only a placeholder.
+    card : 'auto', int or float, default='auto'
+        The cardinality bound ``k`` of ``S``. ``'auto'``: estimated from the data as
+        the fit goes, as the entries of the residual ``X - L`` beyond 3 robust standard
+        deviations of their column (see Notes). An int in
+        ``[0, n_samples * n_features]``, or a float in ``[0, 1)``, the fraction of the
+        entries (of the observed entries when some are missing; rounded): the bound
+        of the paper, fixed. GoDec is sensitive to it: too small a ``k`` leaves gross
+        errors in ``L``, too large a ``k`` slows the BRP step to a crawl.
     power : int, default=1
         Power iterations ``q >= 0`` of the BRP. ``q = 0`` (the default of the authors'
         code and of hyperspy) is cheaper per iteration (two products with ``X`` fewer)
@@ -310,7 +316,8 @@ class GoDec(_KnownRankRPCA):
     Attributes
     ----------
     card_ : int
-        The cardinality bound ``k`` used (``sparse_`` has at most ``card_`` non-zeros)."""
+        The cardinality bound ``k`` used (``sparse_`` has at most ``card_`` non-zeros);
+        with ``card='auto'``, the last estimate."""
         + _COMMON_ATTRS
         + r"""
     Notes
@@ -327,6 +334,26 @@ class GoDec(_KnownRankRPCA):
     which fresh random projections at every iteration do not guarantee. The stopping
     rule is the paper's on the unsquared relative residual, plus a stall test (``tol``).
 
+    **card='auto'** (ours; the paper takes ``k`` as given). An entry of the residual
+    :math:`R = X - L` is a gross error where
+    :math:`|R_{ij}| > 3 \cdot 1.4826\,\operatorname{median}_i |R_{ij}|`, three robust
+    standard deviations of its column. ``k`` starts at the count on the first fit (at
+    least 30% of the entries: a first fit bent by the gross errors masks some of
+    them), ``S`` keeps the ``k`` entries largest in their columns' scales, and ``k``
+    is counted again whenever the objective settles or the residual vanishes, until
+    it no longer changes; it is capped at half of the entries. As the fit improves
+    the scales fall and smaller errors are found, and entries counted wrongly are
+    released: for that the low-rank step after the first fits ``L`` to the entries
+    outside ``S`` (the least-squares sweep below) instead of the BRP step, which
+    fills them with the current ``L`` and keeps its errors there. The rule is
+    scale-free (a column scaled by ``a`` has its scale scaled by ``a``), but it
+    assumes at most half of each column gross. The objective may rise where ``k``
+    changes. Where ``sparse_`` is full (``card_`` non-zeros, or the cap of
+    ``'auto'``) and the entries beyond the cutoff outside it carry more than half of
+    :math:`\lVert X - L - S\rVert_F^2`, gross errors were left in ``low_rank_``:
+    ``fit`` warns (``UserWarning``) and says what to change
+    (:mod:`robustpca.solvers.godec_card`).
+
     With missing entries (the paper has none) the objective is that of the observed
     entries. Where it is cheap, the low-rank step after the first is then an exact
     alternating least-squares sweep on the entries neither missing nor in ``sparse_``
@@ -341,7 +368,8 @@ class GoDec(_KnownRankRPCA):
     References
     ----------
     T. Zhou and D. Tao, "GoDec: randomized low-rank & sparse matrix decomposition in
-    noisy case", ICML 2011, problem (1), Algorithm 1 and Theorem 1.
+    noisy case", ICML 2011, problem (1), Algorithm 1 and Theorem 1. ``card='auto'``
+    and the least-squares low-rank step are ours.
 
     Examples
     --------
@@ -351,8 +379,10 @@ class GoDec(_KnownRankRPCA):
     >>> L = rng.normal(size=(200, 3)) @ rng.normal(size=(3, 150))
     >>> mask = rng.random(L.shape) < 0.05
     >>> S = np.where(mask, 50 * rng.normal(size=L.shape), 0.0)
-    >>> model = GoDec(n_components=3, card=int(mask.sum()), random_state=0).fit(L + S)
+    >>> model = GoDec(n_components=3, random_state=0).fit(L + S)
     >>> bool(np.linalg.norm(model.low_rank_ - L) < 1e-6 * np.linalg.norm(L))
+    True
+    >>> bool(model.card_ == mask.sum())
     True
     """
     )
@@ -361,7 +391,7 @@ class GoDec(_KnownRankRPCA):
         self,
         n_components=None,
         *,
-        card=0.1,
+        card="auto",
         power=1,
         max_iter=100,
         tol=1e-7,
@@ -376,10 +406,14 @@ class GoDec(_KnownRankRPCA):
         self.callback = callback
         self.random_state = random_state
 
-    def _resolve_card(self, size: int, n_observed: int) -> int:
+    def _resolve_card(self, size: int, n_observed: int) -> int | ResidualCutoff:
         card = self.card
+        if isinstance(card, str):
+            if card != "auto":
+                raise ValueError(f"card={card!r} must be 'auto', an int or a float.")
+            return ResidualCutoff()
         if isinstance(card, bool) or not isinstance(card, numbers.Real):
-            raise TypeError(f"card must be an int or a float, got {type(card).__name__}.")
+            raise TypeError(f"card must be 'auto', an int or a float, got {type(card).__name__}.")
         if isinstance(card, numbers.Integral):
             if not 0 <= int(card) <= size:
                 raise ValueError(
@@ -395,7 +429,7 @@ class GoDec(_KnownRankRPCA):
     def _fit_solver(self, X, rng, sample_weight=None, observed=None):
         card = self._resolve_card(X.size, X.size if observed is None else int(observed.sum()))
         power = check_positive_int(self.power, "power", minimum=0)
-        return solve_godec(
+        result = solve_godec(
             X,
             self.n_components_,
             card,
@@ -405,4 +439,44 @@ class GoDec(_KnownRankRPCA):
             rng=rng,
             callback=self.callback,
             observed=observed,
+        )
+        self._warn_gross_left_out(X, observed, result)
+        return result
+
+    def _warn_gross_left_out(self, X, observed, result) -> None:
+        """Warn where ``sparse_`` is full (``card_`` non-zeros, or the cap of 'auto')
+        and the residual entries beyond the rule's threshold outside it carry most of
+        ``X - L - S``: gross errors were left in the fit (``godec_card.gross_left_out``)."""
+        if result.stop_reason == RESIDUAL or result.stop_reason == StopReason.CALLBACK:
+            return
+        S, k = result.info["sparse"], int(result.info["card"])
+        rule = ResidualCutoff()
+        n_entries = X.size if observed is None else int(observed.sum())
+        auto = isinstance(self.card, str)
+        if n_entries == 0 or k < (rule.cap(n_entries) if auto else max(k, 1)):
+            return
+        if np.count_nonzero(S) < k:
+            return
+        data = X if observed is None else np.where(observed, X, 0.0)
+        reference = float(np.sqrt(np.einsum("ij,ij->", data, data) / n_entries))
+        residual = data - result.info["low_rank"]
+        count, share = gross_left_out(residual, S, observed, rule, reference)
+        if share < 0.5:
+            return
+        what = (
+            f"card='auto' reached its cap of {k} entries ({rule.max_share:.0%})"
+            if auto
+            else f"card={self.card!r} ({k} entries) is full"
+        )
+        advice = (
+            "the data may not be low rank + sparse at this rank: raise n_components"
+            if auto
+            else "raise card, or use card='auto'"
+        )
+        warnings.warn(
+            f"GoDec: {what}, and {count} more entries of the residual lie beyond "
+            f"{rule.cutoff:g} robust standard deviations, carrying {share:.0%} of "
+            f"||X - L - S||_F^2: gross errors were left in low_rank_; {advice}.",
+            UserWarning,
+            stacklevel=4,
         )

@@ -14,6 +14,9 @@ default one exact alternating least-squares sweep on the entries neither missing
 ``S`` where that is cheap (``missing_step`` of :func:`solve_godec`). Neither paper
 treats missing entries.
 
+**Cardinality.** ``card`` may be the rule of :mod:`robustpca.solvers.godec_card`,
+which sets ``k`` from a robust cutoff on the residual as the fit improves (ours).
+
 The solver is a pure function: no validation, no warnings (the estimator
 :class:`~robustpca.GoDec` does that).
 """
@@ -25,6 +28,7 @@ from scipy import linalg as sla
 
 from ..linalg import single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
+from .godec_card import ResidualCutoff
 from .known_rank import (
     RESIDUAL,
     STALLED,
@@ -77,9 +81,10 @@ class _ObservedALS:
     """One sweep of alternating least squares on the observed entries outside the
     support of ``S`` (``missing_step='als'`` of :func:`solve_godec`)."""
 
-    def __init__(self, observed: np.ndarray, r: int):
+    def __init__(self, observed: np.ndarray, r: int, unpin: ResidualCutoff | None = None):
         self.gaps = ~observed
         self.r = r
+        self.unpin = unpin
 
     @classmethod
     def of(cls, observed: np.ndarray | None, r: int, card: int, missing_step: str):
@@ -104,7 +109,7 @@ class _ObservedALS:
         over their entries neither missing nor in ``S``, in the rows that keep more than
         ``r`` such entries (all rows with ``every_row``); then every row's on the new
         row basis ``Q'``."""
-        m, n = data.shape
+        m = data.shape[0]
         left_out = self.gaps | (S != 0)
         rows = np.ones(m, dtype=bool)
         if not every_row:
@@ -113,18 +118,116 @@ class _ObservedALS:
                 rows[:] = True
         with single_blas_thread():
             Qa = sla.qr(F[rows], mode="economic", check_finite=False)[0]
-        C = observed_fit(data[rows].T, left_out[rows].T, np.zeros(int(rows.sum())), Qa.T)[0]
+        C = self._fit(data[rows].T, left_out[rows].T, self.gaps[rows].T, Qa)
         with single_blas_thread():
             Q = sla.qr(C, mode="economic", check_finite=False)[0]
-        return observed_fit(data, left_out, np.zeros(n), Q.T)[0], Q
+        return self._fit(data, left_out, self.gaps, Q), Q
+
+    def _fit(self, data, left_out, gaps, basis) -> np.ndarray:
+        """Each row's least-squares coefficients on ``basis`` over its entries not
+        ``left_out``. With ``unpin`` (``card`` set by the rule,
+        :mod:`~robustpca.solvers.godec_card`), a row that keeps at most ``r`` entries
+        and has more than half of its observed ones in ``S`` (beyond the rule's
+        assumption) is fitted instead on its observed entries, trimmed three times of
+        those beyond the rule's cutoff of the row's own residual scale: left out, it
+        would be fitted exactly by any basis and keep whatever residual it has, and
+        once all in ``S`` it would stay there."""
+        kept = np.count_nonzero(~left_out, axis=1)
+        in_s = np.count_nonzero(left_out & ~gaps, axis=1)
+        pinned = (kept <= self.r) & (2 * in_s > kept + in_s)
+        if self.unpin is None:
+            return observed_fit(data, left_out, np.zeros(data.shape[1]), basis.T)[0]
+        coef = _row_least_squares(data, left_out, basis, ~pinned)  # min-norm where <= r
+        if not pinned.any():
+            return coef
+        rows, gaps = data[pinned], gaps[pinned]
+        floor = np.sqrt(np.finfo(float).eps * np.mean(rows**2, axis=1))
+        trimmed = gaps
+        for _ in range(3):
+            sub = observed_fit(rows, trimmed, np.zeros(rows.shape[1]), basis.T)[0]
+            residual = np.abs(np.where(gaps, 0.0, rows - sub @ basis.T))
+            # the rule's cutoff in each row's own scale (thresholds() works by column)
+            cut = self.unpin.thresholds(residual.T, None if not gaps.any() else ~gaps.T, 0.0)
+            trimmed = gaps | (residual > np.maximum(cut, floor)[:, None])
+        coef[pinned] = sub
+        return coef
 
 
-def _sparse_step(entries: _Entries, F: np.ndarray, Q: np.ndarray, k: int):
+def _row_least_squares(
+    data: np.ndarray, left_out: np.ndarray, basis: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """Each of ``rows``' least-squares coefficients on the orthonormal ``basis``
+    (``n x r``) over its entries not ``left_out`` (zeros for the other rows): the normal
+    matrix of row ``i`` is ``B^T B`` less the outer products of the basis rows it leaves
+    out, or the sum of those it keeps where fewer, one BLAS product a row
+    (:func:`~robustpca.solvers.missing.observed_fit` sums them by a sparse product, the
+    cost of the ALS step at large ``r``)."""
+    m, r = data.shape[0], basis.shape[1]
+    coef = np.zeros((m, r))
+    kept = ~left_out
+    rhs = np.where(kept, data, 0.0) @ basis
+    gram = basis.T @ basis
+    index = np.flatnonzero(rows)
+    normal = np.empty((index.size, r, r))
+    with single_blas_thread():
+        for at, i in enumerate(index):
+            out = np.flatnonzero(left_out[i])
+            if 2 * out.size <= left_out.shape[1]:
+                B = basis[out]
+                normal[at] = gram - B.T @ B
+            else:
+                B = basis[kept[i]]
+                normal[at] = B.T @ B
+    if index.size:
+        try:
+            coef[index] = np.linalg.solve(normal, rhs[index][:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:  # a row whose entries do not fix its coefficients:
+            coef[index] = (np.linalg.pinv(normal) @ rhs[index][:, :, None])[:, :, 0]  # min-norm
+    return coef
+
+
+class _Recount:
+    """:class:`~robustpca.solvers.godec_card.ResidualCutoff` applied along the loop:
+    ``k`` from the first fit (at least the rule's ``start`` share), then again whenever
+    the objective settles or the residual vanishes, until it no longer changes. A ``k``
+    met before (a cycle) is not taken again: the current one stays."""
+
+    def __init__(self, rule: ResidualCutoff, entries: _Entries, reference: float):
+        self.rule, self.entries, self.reference = rule, entries, reference
+        self.seen: set[int] = set()
+
+    def _count(self, L: np.ndarray) -> int:
+        R = self.entries.residual(L)
+        return self.rule.support_size(R, self.entries.observed, self.reference)
+
+    def select(self, R: np.ndarray, k: int) -> np.ndarray:
+        """``S``: ``R`` at its ``k`` entries of largest ``|R_ij| / scale_j``."""
+        return self.rule.keep_largest(R, k, self.entries.observed, self.reference)
+
+    def first(self, L: np.ndarray) -> int:
+        k = self._count(L)
+        observed = self.entries.observed
+        n = self.entries.data.size if observed is None else int(np.count_nonzero(observed))
+        return max(k, int(self.rule.start * n))
+
+    def due(self, previous: float, value: float) -> bool:
+        return previous - value <= self.rule.refit * previous
+
+    def again(self, L: np.ndarray, k: int) -> int:
+        k_new = self._count(L)
+        if k_new in self.seen:
+            return k
+        self.seen.add(k_new)
+        return k_new
+
+
+def _sparse_step(entries: _Entries, F: np.ndarray, Q: np.ndarray, k: int, recount=None):
     r"""``L = F Q^T``, GoDec's ``S`` for it and the objective
-    :math:`\lVert P_O(X - L - S)\rVert_F^2`."""
+    :math:`\lVert P_O(X - L - S)\rVert_F^2`. With ``recount`` (``card`` set by the
+    rule) the ``k`` entries kept are the largest relative to their column's scale."""
     L = F @ Q.T
     R = entries.residual(L)
-    S = keep_largest_entries(R, k)
+    S = keep_largest_entries(R, k) if recount is None else recount.select(R, k)
     R -= S
     return L, S, float(np.einsum("ij,ij->", R, R))
 
@@ -177,8 +280,14 @@ def solve_godec(
     X : ndarray of shape (m, n)
     rank : int
         Rank bound ``r``, ``1 <= r <= min(m, n)``.
-    card : int
-        Cardinality bound ``k`` of ``S``, ``0 <= k <= m n``.
+    card : int or ResidualCutoff
+        Cardinality bound ``k`` of ``S``, ``0 <= k <= m n``; or the rule that sets it
+        from the residual as the fit goes (:mod:`~robustpca.solvers.godec_card`: ours,
+        not the paper's). With the rule, the low-rank step after the first is the
+        ALS sweep (``missing_step`` ``'auto'`` or ``'als'``; ``'em'`` keeps the BRP
+        step), ``S`` keeps the largest entries in the columns' scales, the objective
+        may rise where ``k`` changes, and the loop stops only on a ``k`` that a new
+        count leaves unchanged.
     power : int, default=1
         Power iterations ``q`` of the BRP.
     max_iter, tol, rng, callback, observed
@@ -218,20 +327,30 @@ def solve_godec(
     SolverResult
         ``objective``: :math:`\lVert X - L_t - S_t\rVert_F^2` after each iteration;
         ``info`` as in :func:`solve_accaltproj`, without the thresholds, plus
-        ``missing_step``: the low-rank step taken with gaps (``'em'`` or ``'als'``;
-        None without ``observed``).
+        ``card`` (the ``k`` used last) and ``missing_step``: the low-rank step taken
+        with gaps (``'em'`` or ``'als'``; None without ``observed``).
     """
     rng = np.random.default_rng(0) if rng is None else rng
     X = np.asarray(X, dtype=np.float64)
     m, n = X.shape
-    r, k = int(rank), int(card)
+    r = int(rank)
+    rule = card if isinstance(card, ResidualCutoff) else None
+    k = 0 if isinstance(card, ResidualCutoff) else int(card)
     # The power steps cube the data's scale (Z^T Z Y): from about 1e103 they overflow and
     # from about 1e-103 underflow. Every step is scale-equivariant, so the loop runs on X
     # divided by a power of two near its largest entry (exact) and L, S scale back.
     unit = _binary_unit(X, observed)
     entries = _Entries(X / unit, observed)
     norm_x2 = float(np.einsum("ij,ij->", entries.data, entries.data)) if X.size else 0.0
-    als = _ObservedALS.of(observed, r, k, missing_step)
+    n_entries = X.size if observed is None else int(np.count_nonzero(observed))
+    reference = np.sqrt(norm_x2 / max(n_entries, 1))
+    if rule is None:
+        als = _ObservedALS.of(observed, r, k, missing_step)
+    elif missing_step == "em":
+        als = None
+    else:  # the rule's surplus entries must be left out, not filled (godec_card)
+        als = _ObservedALS(np.ones(X.shape, bool) if observed is None else observed, r, rule)
+    recount = _Recount(rule, entries, reference) if rule is not None else None
     S = np.zeros_like(X)
     Q = None
     objective: list[float] = []
@@ -240,14 +359,28 @@ def solve_godec(
     for t in range(1, max_iter + 1):
         if als is None or Q is None:
             ZQ, Q = _brp_step(entries.target(S, L), Q, r, power, rng)
-            L, S, value = _sparse_step(entries, ZQ, Q, k)
+            if recount is not None and t == 1:
+                k = recount.first(ZQ @ Q.T)
+            L, S, value = _sparse_step(entries, ZQ, Q, k, recount)
         else:
             F, Q_new = als.step(entries.data, S, ZQ)
-            L_new, S_new, value = _sparse_step(entries, F, Q_new, k)
-            if value > objective[-1] * (1.0 + 1e-12):  # a row left out was not fitted
-                F, Q_new = als.step(entries.data, S, ZQ, every_row=True)  # exactly
-                L_new, S_new, value = _sparse_step(entries, F, Q_new, k)
+            L_new, S_new, value = _sparse_step(entries, F, Q_new, k, recount)
+            if rule is None and value > objective[-1] * (1.0 + 1e-12):  # a row left out
+                F, Q_new = als.step(entries.data, S, ZQ, every_row=True)  # was not fitted
+                L_new, S_new, value = _sparse_step(entries, F, Q_new, k, recount)
             ZQ, Q, L, S = F, Q_new, L_new, S_new
+        settled = t > 1 and objective[-1] - value <= tol * objective[-1]
+        exact = value <= tol**2 * norm_x2
+        if recount is not None and t > 1 and (exact or recount.due(objective[-1], value)):
+            k_new = recount.again(L, k)
+            settled = settled and k_new == k
+            exact = exact and k_new == k  # a new k is fitted at least once
+            if k_new != k:
+                k = k_new
+                R = entries.residual(L)
+                S = recount.select(R, k)
+                R -= S
+                value = float(np.einsum("ij,ij->", R, R))
         objective.append(value)
         n_iter = t
         if callback is not None:
@@ -255,10 +388,10 @@ def solve_godec(
             if callback(t, state):
                 stop_reason = StopReason.CALLBACK
                 break
-        if objective[-1] <= tol**2 * norm_x2:
+        if exact if recount is not None else objective[-1] <= tol**2 * norm_x2:
             stop_reason, converged = RESIDUAL, True
             break
-        if t > 1 and objective[-2] - objective[-1] <= tol * objective[-2]:
+        if settled:
             stop_reason, converged = STALLED, True
             break
     # factors of L = (ZQ) Q^T for the result
