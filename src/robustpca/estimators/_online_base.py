@@ -49,6 +49,9 @@ def orthonormal_rows(basis: np.ndarray, energy: np.ndarray | None, rng) -> np.nd
     column norms), completed by orthonormal directions where ``basis`` is rank deficient."""
     B = np.asarray(basis, dtype=np.float64)
     r = B.shape[1]
+    norm = float(np.linalg.norm(B)) if r == 1 else 0.0
+    if norm > 0:  # one direction: no factorisation (a stream publishes every batch)
+        return flip_component_signs(B.T / norm).astype(basis.dtype)
     Q, T = np.linalg.qr(B)
     E = np.eye(r) if energy is None else np.asarray(energy, dtype=np.float64)
     M = T @ E @ T.T

@@ -163,7 +163,7 @@ def _ridge_operators(basis: np.ndarray, lambda1: float):
     L = basis.astype(np.float64)
     gram = L.T @ L
     G = gram + lambda1 * np.eye(gram.shape[0])
-    if not np.all(np.isfinite(G)) or np.linalg.matrix_rank(G) < G.shape[0]:
+    if not lambda1 > 0:  # positive definite only through the ridge: a small one
         G = G + np.eye(G.shape[0]) * max(np.trace(gram), 1.0) * 1e-12
     P = sla.solve(G, L.T, assume_a="pos", check_finite=False)
     H = (P @ L).T
@@ -298,7 +298,7 @@ def orpca_update(
 def basis_step(A: np.ndarray, B: np.ndarray, lambda1: float) -> np.ndarray:
     r"""The minimiser :math:`B(A + \lambda_1 I)^{-1}` of the surrogate (float64)."""
     G = A + lambda1 * np.eye(A.shape[0])
-    if np.linalg.matrix_rank(G) < G.shape[0]:
+    if not lambda1 > 0:  # positive definite only through the ridge: a small one
         G = G + np.eye(G.shape[0]) * max(np.trace(A), 1.0) * 1e-12
     return sla.solve(G, B.T, assume_a="pos", check_finite=False).T
 
