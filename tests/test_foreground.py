@@ -108,7 +108,16 @@ def test_min_size_and_fill_holes():
     assert not foreground_masks(R, min_size=0.01)[2, 30:33, 30:33].any()  # 9 < 16 pixels
 
 
-arrays = st.integers(0, 2**32 - 1).map(lambda s: planted_video(s, n=12, h=12, w=14)[0])
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), density=st.floats(0.2, 0.8))
+def test_holes_filled_as_scipy_fills_them_frame_by_frame(seed, density):
+    from scipy import ndimage as ndi
+
+    from robustpca.foreground import _fill_holes
+
+    masks = np.random.default_rng(seed).random((4, 9, 11)) < density
+    expected = np.stack([ndi.binary_fill_holes(m) for m in masks])
+    np.testing.assert_array_equal(_fill_holes(masks), expected)
 
 
 @settings(max_examples=15, deadline=None)

@@ -189,10 +189,26 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
     keep[0] = False
     masks = keep[labels]
     if rule.fill_holes:
-        for t in range(len(masks)):
-            if masks[t].any():
-                masks[t] = ndi.binary_fill_holes(masks[t])
+        masks = _fill_holes(masks)
     return masks
+
+
+#: 4-connected in each frame, never across frames (the background of 8-connected regions)
+_CROSS = np.zeros((3, 3, 3), dtype=bool)
+_CROSS[1] = ndi.generate_binary_structure(2, 1)
+
+
+def _fill_holes(masks: np.ndarray) -> np.ndarray:
+    """``scipy.ndimage.binary_fill_holes`` of each frame, in one labelling of the whole
+    stack: the holes are the background's components that touch no edge of the frame."""
+    labels, n = ndi.label(~masks, structure=_CROSS)
+    if n == 0:
+        return masks
+    outside = np.zeros(n + 1, dtype=bool)
+    for edge in (labels[:, 0, :], labels[:, -1, :], labels[:, :, 0], labels[:, :, -1]):
+        outside[edge] = True
+    outside[0] = True  # the masks themselves
+    return masks | ~outside[labels]
 
 
 def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.ndarray:
