@@ -123,16 +123,23 @@ def admm_l1(
     gram = gram + np.eye(r, dtype=gram.dtype) * (1e-10 * max(float(np.trace(gram)), 1e-30))
     P = np.linalg.solve(gram, U.T)
     penalty = 1.25 / norm
+    limit = (tol * norm) ** 2
+    base = np.empty_like(v)
+    t = np.empty_like(v)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
-        w = P @ (v - s - y / penalty)
+        inv = 1.0 / penalty
+        np.multiply(y, -inv, out=base)
+        base += v  # v - y / penalty
+        w = P @ (base - s)
         Uw = U @ w
-        t = v - Uw - y / penalty
-        s = t - np.clip(t, -1.0 / penalty, 1.0 / penalty)
-        h = Uw + s - v
-        y = y + penalty * h
+        np.subtract(base, Uw, out=t)
+        s = t - np.clip(t, -inv, inv)
+        h = Uw + s
+        h -= v
+        y += penalty * h
         penalty *= rho
-        if float(np.linalg.norm(h)) <= tol * norm:
+        if float(h @ h) <= limit:
             break
     return s, w, y, n_iter
 
