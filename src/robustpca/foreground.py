@@ -288,8 +288,8 @@ def foreground_masks(
     window : int, default=3
         Side of the spatial median filter of the scores (odd; 1 turns it off).
     fill_holes : bool, default=True
-        Fill the holes of each region (the uniform inside of a vehicle matches the
-        background less than its edges do).
+        Fill the holes of each region (the uniform inside of a vehicle can match the
+        background where its edges do not).
 
     Returns
     -------
@@ -304,6 +304,13 @@ def foreground_masks(
     background blurs. ``low = 4`` keeps those tails out of the grown regions, and
     ``high = 2 low`` asks each region for a pixel whose median neighbourhood is twice as
     far out, which noise clusters do not reach.
+
+    The rule serves any residual, but the scale it reads is the residual's own: a
+    soft-thresholded sparse part (principal component pursuit's ``sparse_``, and
+    ``X - L`` of the same fit, which equals it to the solver's tolerance) has most of
+    its small entries set to zero, which shrinks the per-pixel medians and loosens the
+    masks. A residual that keeps the noise (a fit of known rank such as
+    ``AccAltProj``'s ``X - low_rank_``, or a temporal median) is measured as it is.
 
     See Also
     --------
