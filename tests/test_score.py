@@ -172,7 +172,9 @@ def test_score_is_the_floored_gaussian_log_likelihood():
     m2 = np.sum((t - gauss.center) ** 2 / gauss.variances, axis=1) + od**2 / gauss.noise_variance
     logdet = np.sum(np.log(gauss.variances)) + 17 * np.log(gauss.noise_variance)
     ll = -0.5 * (20 * np.log(2 * np.pi) + logdet + m2)
-    tau = (gauss.variances.sum() + 17 * gauss.noise_variance) / 20
+    t_train, od_train = model.transform(X), model.reconstruction_error(X)
+    tau = np.median(np.sum(t_train**2, axis=1) + od_train**2) / stats.chi2.ppf(0.5, 20)
+    assert tau > np.exp(logdet / 20)  # the background is wider than the model
     floor = -0.5 * (20 * np.log(2 * np.pi) + 20 * np.log(tau) + stats.chi2.ppf(0.975, 20))
     assert model.score(X) == pytest.approx(np.mean(np.maximum(ll, floor)), rel=1e-12)
     # the floor lies below the log-density on the model's own 97.5% contour

@@ -21,12 +21,14 @@ training statistics of the outlier diagnostics (:mod:`robustpca.diagnostics`, st
 a plain mean over a fold with a few gross outliers is their mean: every rank then loses
 to the one whose model is widest (the smallest ``k``). The robust fits therefore bound
 each row's term below by :math:`\ell_0`, the log-density on the 97.5% contour (the
-quantile of the diagnostics' cutoffs) of the isotropic Gaussian with the model's total
-variance (:meth:`~robustpca.solvers.likelihood.SubspaceGaussian.floor`). It lies at or
-below the log-density on the model's own 97.5% contour, so every row inside that contour
-keeps its exact log-likelihood; and it depends on the model only through its total
-variance, which fits of every rank estimate alike. Capping each row at the model's own
-contour instead (:math:`m^2 \le \chi^2_d(0.975)`) would make the capped rows count
+quantile of the diagnostics' cutoffs) of a background Gaussian :math:`\mathcal N(b,
+\tau I)`, :math:`\tau` the median squared distance of the training rows to the centre
+over the median of :math:`\chi^2_d`, and at most the log-density on the model's own
+97.5% contour (:meth:`~robustpca.solvers.likelihood.SubspaceGaussian.floor`). Every row
+inside that contour keeps its exact log-likelihood; a held-out outlier costs at most the
+gap to :math:`\ell_0`, which the fits of every rank on the same data share, so the
+outliers cannot favour one. Capping each row at the model's own contour instead
+(:math:`m^2 \le \chi^2_d(0.975)`) makes the capped rows count
 :math:`-\tfrac12 \log\det C`, smallest for the most uneven spectrum: the held-out
 outliers could then favour a rank with an extra noise direction over the rank that the
 held-out inliers alone choose. What separates the ranks is then what a likelihood should
@@ -54,6 +56,7 @@ from ..diagnostics import DEFAULT_QUANTILE
 from ..solvers.likelihood import (
     SubspaceGaussian,
     average_log_likelihood,
+    background_variance,
     noise_variance,
     subspace_gaussian,
 )
@@ -73,12 +76,12 @@ class LikelihoodScoreMixin:
     n_features_in_: int
     _outlier_reference: Any
 
-    def _set_likelihood_reference(self, od, sample_weight=None, n_observed=None) -> None:
+    def _set_likelihood_reference(self, scores, od, sample_weight=None, n_observed=None) -> None:
         """Store the Gaussian model of the fit (end of ``fit``, after
-        ``_outlier_reference``; module docstring), from the training ODs ``od`` (NumPy)
-        with the fit's frequency weights and, with missing entries, each row's observed
-        coordinates (the rows fitted exactly, at most ``k`` of them, are left out as in
-        the diagnostics)."""
+        ``_outlier_reference``; module docstring), from the training scores and ODs
+        (NumPy) with the fit's frequency weights and, with missing entries, each row's
+        observed coordinates (the rows fitted exactly, at most ``k`` of them, are left
+        out as in the diagnostics)."""
         self._likelihood_reference = None
         reference = getattr(self, "_outlier_reference", None)
         if reference is None or not _has_density(self):
@@ -94,12 +97,14 @@ class LikelihoodScoreMixin:
             w = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), od.shape)[rows]
         robust = reference.rule != "classical"
         sigma2 = noise_variance(od[rows], d, k, robust=robust, sample_weight=w)
+        t = np.asarray(scores, dtype=np.float64).reshape(od.shape[0], -1)[rows]
+        squared_norms = np.einsum("ij,ij->i", t, t) + od[rows] ** 2
+        tau = background_variance(squared_norms, d, w) if robust else 0.0
         # rounding level of a variance: od_floor is sqrt(eps) times the median norm of the
         # centred training rows, spread over the d coordinates
         floor = reference.od_floor**2 / max(d, 1)
-        model = subspace_gaussian(
-            reference.score_center, reference.score_scale, sigma2, d, floor=floor
-        )
+        centre, scale = reference.score_center, reference.score_scale
+        model = subspace_gaussian(centre, scale, sigma2, d, floor=floor, background=tau)
         self._likelihood_reference = (reference, model)
 
     def _likelihood_model(self) -> SubspaceGaussian:
@@ -129,21 +134,24 @@ class LikelihoodScoreMixin:
 
         .. math::
             m^2(x) = \sum_{j=1}^k \frac{(t_j - c_j)^2}{\lambda_j} + \frac{OD^2}{\sigma^2},
-            \qquad \ell_0 = -\tfrac12 \bigl(d \log 2\pi + d \log\tau + \chi^2_d(0.975)\bigr),
-            \quad \tau = \frac{\sum_j \lambda_j + (d - k)\sigma^2}{d},
+            \qquad \ell_0 = -\tfrac12 \bigl(d \log 2\pi + \max(d \log\tau,\ \log\det C)
+            + \chi^2_d(0.975)\bigr),
 
         with :math:`t` = ``transform(x)``, :math:`OD` = ``reconstruction_error(x)``,
         :math:`c_j, \lambda_j` the centre and variance of the training scores of
         component ``j`` (``explained_variance_`` where the estimator has consistent
-        eigenvalues, else their median and squared MAD) and :math:`\sigma^2` the median
-        training :math:`OD^2` over the median of :math:`\chi^2_{d-k}`. The floor
-        :math:`\ell_0`, the log-density on the 97.5% contour of the isotropic Gaussian
-        of the same total variance, bounds what a held-out outlier can cost, and every
-        row inside the model's own 97.5% contour keeps its exact log-likelihood, so that
-        cross-validation (``GridSearchCV`` over ``n_components``) chooses the rank of
-        the inliers. :class:`~robustpca.PCA` uses no floor and the classical
-        :math:`\sigma^2` (the mean of the discarded eigenvalues): its score is
-        scikit-learn's ``PCA.score`` where ``n_samples >= n_features``.
+        eigenvalues, else their median and squared MAD), :math:`\sigma^2` the median
+        training :math:`OD^2` over the median of :math:`\chi^2_{d-k}`, :math:`\log\det
+        C = \sum_j \log\lambda_j + (d - k)\log\sigma^2` and :math:`\tau` the median
+        squared distance of the training rows to ``mean_`` over the median of
+        :math:`\chi^2_d`. The floor :math:`\ell_0` (the 97.5% contour of the background
+        Gaussian :math:`\mathcal N(b, \tau I)`, at most the model's own) bounds what a
+        held-out outlier can cost, equally for every rank, while every row inside the
+        model's 97.5% contour keeps its exact log-likelihood, so that cross-validation
+        (``GridSearchCV`` over ``n_components``) chooses the rank of the inliers.
+        :class:`~robustpca.PCA` uses no floor and the classical :math:`\sigma^2` (the
+        mean of the discarded eigenvalues): its score is scikit-learn's ``PCA.score``
+        where ``n_samples >= n_features``.
 
         Parameters
         ----------

@@ -170,7 +170,7 @@ class OutlierDetectorMixin:
         )
         store = getattr(self, "_set_likelihood_reference", None)
         if store is not None:  # the Gaussian model of score() (estimators/_likelihood.py)
-            store(od, sample_weight, counts)
+            store(scores, od, sample_weight, counts)
 
     def _diagnose(self, X, method: str):
         from .._array_api import check_same_namespace

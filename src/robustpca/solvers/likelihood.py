@@ -39,6 +39,7 @@ from scipy import stats
 __all__ = [
     "SubspaceGaussian",
     "average_log_likelihood",
+    "background_variance",
     "noise_variance",
     "subspace_gaussian",
 ]
@@ -66,12 +67,17 @@ class SubspaceGaussian:
         orthogonal coordinates (positive; unused when there are none).
     n_features : int
         Dimension :math:`d` of the data.
+    background_variance : float
+        :math:`\\tau`, the variance per coordinate of an isotropic Gaussian about the
+        centre fitted to the training rows (:func:`background_variance`), for
+        :meth:`floor`; 0: the model's own ``tr(C) / d``.
     """
 
     center: np.ndarray
     variances: np.ndarray
     noise_variance: float
     n_features: int
+    background_variance: float = 0.0
 
     @property
     def n_components(self) -> int:
@@ -106,24 +112,58 @@ class SubspaceGaussian:
 
     def floor(self, quantile: float) -> float:
         r"""The least log-likelihood a row counts with: the log-density on the
-        ``quantile`` contour of the isotropic Gaussian of the same total variance,
+        ``quantile`` contour of the isotropic background Gaussian
+        :math:`\mathcal N(b, \tau I)`, and at most that on the model's own contour,
 
         .. math::
-            \ell_0 = -\tfrac12\bigl(d \log 2\pi + d \log\tau + \chi^2_d(q)\bigr),
-            \qquad \tau = \Bigl(\sum_j \lambda_j + (d - k)\sigma^2\Bigr) / d .
+            \ell_0 = -\tfrac12\bigl(d \log 2\pi + \max(d \log\tau,\ \log\det C)
+            + \chi^2_d(q)\bigr).
 
-        Since :math:`d\log\tau \ge \log\det C` (arithmetic and geometric means of the
-        eigenvalues), it lies at or below the log-density on the model's own ``quantile``
-        contour: every row inside that contour keeps its exact log-likelihood. It depends
-        on the model only through its total variance, which fits of every rank estimate
-        alike; a floor at the model's own contour would move with :math:`\log\det C`,
-        which is smallest for the most uneven spectrum, so that the rows at the floor
-        (held-out outliers) would favour the ranks that model noise directions.
+        Every row inside the model's ``quantile`` contour keeps its exact
+        log-likelihood. :math:`\tau` comes from the training rows' distances to the
+        centre, not from the model's variances, so the floor is (nearly) the same for
+        fits of every rank on the same data and the rows at it (held-out outliers)
+        cannot favour one: a floor at the model's own contour moves with
+        :math:`\log\det C`, smallest for the most uneven spectrum, which favoured ranks
+        that model noise directions.
         """
         d = self.n_features
-        tau = (float(np.sum(self.variances)) + self.noise_dims * self.noise_variance) / d
+        tau = self.background_variance
+        if not tau > 0:
+            tau = (float(np.sum(self.variances)) + self.noise_dims * self.noise_variance) / d
+        log_det = max(d * np.log(max(tau, _TINY)), self.log_det())
         chi2 = float(stats.chi2.ppf(quantile, d))
-        return float(-0.5 * (d * np.log(2.0 * np.pi) + d * np.log(tau) + chi2))
+        return float(-0.5 * (d * np.log(2.0 * np.pi) + log_det + chi2))
+
+
+def background_variance(
+    squared_norms: np.ndarray, n_features: int, sample_weight: np.ndarray | None = None
+) -> float:
+    r""":math:`\tau = \operatorname{med}_i \lVert x_i - b \rVert^2 / \chi^2_d(1/2)`: the
+    variance of the isotropic Gaussian about the centre :math:`b` whose squared
+    distances have the training rows' median (weighted median with frequency weights),
+    a scale of the whole data that no minority of outlying rows carries away and that
+    does not depend on the rank of the fit (0 without rows).
+
+    Parameters
+    ----------
+    squared_norms : ndarray of shape (n_samples,)
+        :math:`\lVert x_i - b \rVert^2` of the training rows (scores and ODs:
+        :math:`\lVert t_i \rVert^2 + OD_i^2`).
+    n_features : int
+    sample_weight : ndarray of shape (n_samples,), optional
+
+    Returns
+    -------
+    float
+    """
+    values = np.asarray(squared_norms, dtype=np.float64)
+    if values.size == 0 or n_features < 1:
+        return 0.0
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if w is not None and not np.any(w > 0):
+        return 0.0
+    return _weighted_median(values, w) / float(stats.chi2.ppf(0.5, n_features))
 
 
 def subspace_gaussian(
@@ -133,6 +173,7 @@ def subspace_gaussian(
     n_features: int,
     *,
     floor: float = 0.0,
+    background: float = 0.0,
 ) -> SubspaceGaussian:
     """The model with score standard deviations ``scales``; every variance at least
     ``floor`` (and the smallest positive float), so that a zero scale (a component or
@@ -148,6 +189,8 @@ def subspace_gaussian(
     n_features : int
     floor : float, default=0.0
         The least variance (typically the rounding level of the data's squared scale).
+    background : float, default=0.0
+        :math:`\\tau` of :meth:`SubspaceGaussian.floor` (:func:`background_variance`).
 
     Returns
     -------
@@ -156,7 +199,8 @@ def subspace_gaussian(
     least = max(float(floor), _TINY)
     center = np.asarray(center, dtype=np.float64)
     variances = np.maximum(np.asarray(scales, dtype=np.float64) ** 2, least)
-    return SubspaceGaussian(center, variances, max(float(noise_var), least), int(n_features))
+    noise = max(float(noise_var), least)
+    return SubspaceGaussian(center, variances, noise, int(n_features), float(background))
 
 
 def noise_variance(
