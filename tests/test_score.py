@@ -305,6 +305,11 @@ def test_solver_helpers_on_edge_cases():
     assert np.isfinite(gauss.log_det())
     value = average_log_likelihood(gauss, np.full((3, 2), 1e200), np.zeros(3))
     assert np.isfinite(value)
+    # no component (a convex fit of rank 0): the isotropic Gaussian N(b, sigma^2 I)
+    iso = subspace_gaussian(np.zeros(0), np.zeros(0), 2.0, 5)
+    od = np.array([0.0, 1.0, 3.0])
+    expected = -0.5 * (5 * np.log(2 * np.pi) + 5 * np.log(2.0) + od**2 / 2.0)
+    assert average_log_likelihood(iso, np.zeros((3, 0)), od) == pytest.approx(expected.mean())
     # weighted median: frequency weights equal repeated values
     od = np.array([1.0, 2.0, 3.0, 10.0])
     w = np.array([1.0, 3.0, 1.0, 1.0])

@@ -192,8 +192,8 @@ class LikelihoodScoreMixin:
             import dask
 
             scores, od = dask.compute(scores, od)
-        scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(-1, model.n_components)
         od = np.asarray(to_numpy(od), dtype=np.float64)
+        scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(od.shape[0], -1)
         robust = self._outlier_reference.rule != "classical"
         floor = DEFAULT_QUANTILE if robust else None
         return average_log_likelihood(model, scores, od, floor_quantile=floor)
