@@ -30,13 +30,16 @@ a shift of 1e6 turned its subspace by 8e-3 in sine and changed 5 of bushfire's f
 on octane it took 135-143 iterations, against 37-41 centred).
 
 **Row order.** The same estimators but CovariancePCA (FAST-MCD's random subsets are
-drawn by row index, as robustbase's) give the same fit whatever the order of the rows.
+drawn by row index, as robustbase's) and the online ones (a stream is seen in its order)
+give the same fit whatever the order of the rows.
 
 **Column order and signs.** The same estimators but GoDec (a Gaussian draw per column)
-give the same fit, its components moved with the columns, whatever their order and signs.
+and GRASTA (a random subset of entries per row, drawn by column index) give the same fit,
+its components moved with the columns, whatever their order and signs.
 
 **A constant column** changes nothing for the estimators whose constants do not grow with
-the dimension (not AccAltProj, GoDec or SphericalPCA).
+the dimension and that have an offset (not AccAltProj, GoDec, SphericalPCA,
+OnlineRobustPCA or GRASTA).
 """
 
 from __future__ import annotations
@@ -68,8 +71,9 @@ CASES = [(name, False) for name in NAMES] + [
 
 #: no offset by default; ``center=True`` subtracts the (observed) column means
 CENTRED_ON_REQUEST = {"PrincipalComponentPursuit", "OutlierPursuit"}
-#: the known-rank models have no offset at all
-SHIFTED = [(name, gaps) for name, gaps in CASES if name not in {"AccAltProj", "GoDec"}]
+#: the known-rank and online low-rank plus sparse models have no offset at all
+NO_OFFSET = {"AccAltProj", "GoDec", "OnlineRobustPCA", "GRASTA"}
+SHIFTED = [(name, gaps) for name, gaps in CASES if name not in NO_OFFSET]
 
 
 def _model(name: str, centred: bool):
@@ -151,7 +155,8 @@ def test_fit_of_shifted_data_is_the_shifted_fit(shared_data, name, gaps):
 
 #: FAST-MCD draws its random subsets by row index (as robustbase's does): one of three
 #: orders of bushfire moved CovariancePCA's subspace by 3e-2
-ORDER_DEPENDENT = {"CovariancePCA"}
+#: and an online fit sees its rows in their order, by design (each batch moves the model)
+ORDER_DEPENDENT = {"CovariancePCA", "OnlineRobustPCA", "GRASTA"}
 PERMUTED = [(name, gaps) for name, gaps in CASES if name not in ORDER_DEPENDENT]
 
 
@@ -178,7 +183,8 @@ def test_fit_of_permuted_rows_is_the_same_fit(shared_data, name, gaps):
 #: GoDec's first low-rank step multiplies by a Gaussian matrix with one row per column,
 #: so another column order is another draw (as another ``random_state`` is): on
 #: bushfire with gaps its subspace moved by up to 0.3 in sine
-COLUMN_ORDER_DEPENDENT = {"GoDec"}
+#: GRASTA draws each row's random subset of entries by column index
+COLUMN_ORDER_DEPENDENT = {"GoDec", "GRASTA"}
 COLUMNS = [(name, gaps) for name, gaps in CASES if name not in COLUMN_ORDER_DEPENDENT]
 
 
@@ -213,7 +219,7 @@ def test_fit_of_permuted_and_flipped_columns_is_the_same_fit(shared_data, table,
 
 #: the known-rank models have no offset, and their thresholds scale with the dimensions;
 #: SphericalPCA's spatial median stops on steps below ``delta * sqrt(p)``
-DIMENSION_DEPENDENT = {"AccAltProj", "GoDec", "SphericalPCA"}
+DIMENSION_DEPENDENT = {"AccAltProj", "GoDec", "SphericalPCA"} | NO_OFFSET
 CONSTANT = [name for name in NAMES if name not in DIMENSION_DEPENDENT]
 
 

@@ -444,4 +444,6 @@ class GRASTA(OnlineLowRankSparse):
         return low, sparse
 
     def _basis(self):
-        return self._state.basis, None
+        # directions ordered by the recent energy of the weights (the basis is
+        # orthonormal, so its own Gram matrix cannot order them)
+        return self._state.basis, self._state.energy

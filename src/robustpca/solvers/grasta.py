@@ -57,6 +57,10 @@ SIGMOID_FMIN, SIGMOID_FMAX, SIGMOID_OMEGA = -1.0, 1.0, 0.1
 MAX_STEP = np.pi / 3
 
 
+#: Memory of :attr:`GrastaState.energy`: about a hundred vectors.
+ENERGY_DECAY = 0.99
+
+
 @dataclass
 class GrastaState:
     r"""GRASTA's O(p r) state.
@@ -77,6 +81,9 @@ class GrastaState:
         ADMM iterations per vector at the current level.
     n_seen : int
         Vectors processed.
+    energy : ndarray of shape (n_components, n_components)
+        Exponentially weighted sum of :math:`w w^\top` (weight ``ENERGY_DECAY`` per
+        vector): orders the basis directions by the energy of the data along them.
     """
 
     basis: np.ndarray
@@ -87,6 +94,7 @@ class GrastaState:
     step_scale: float = 0.0
     admm_iter: int = 5
     n_seen: int = 0
+    energy: np.ndarray | None = None
 
     @classmethod
     def start(cls, basis: np.ndarray, min_admm_iter: int, level: int = 0) -> GrastaState:
@@ -190,9 +198,17 @@ def adaptive_step(
     """
     if not state.step_scale:
         state.step_scale = 0.5 * np.pi * (1.0 + MIN_MU) / sigma
-    inner = float(state.last_gamma @ gamma) * float(state.last_w @ w)
-    norm = float(np.linalg.norm(state.last_gamma) * np.linalg.norm(state.last_w)) * sigma
-    cosine = inner / norm if norm > 0 else 0.0
+    # <G_{t-1}, G_t> / (|G_{t-1}| sigma) with G = gamma w', each factor normalised first:
+    # the plain products scale as the data's fourth power and overflow far from 1
+    norms = [float(np.linalg.norm(a)) for a in (state.last_gamma, state.last_w, gamma, w)]
+    if min(norms) > 0 and sigma > 0:
+        cosine = (
+            float((state.last_gamma / norms[0]) @ (gamma / norms[2]))
+            * float((state.last_w / norms[1]) @ (w / norms[3]))
+            * (norms[2] / sigma * norms[3])
+        )
+    else:
+        cosine = 0.0
     state.mu = max(state.mu + _sigmoid(-cosine), MIN_MU)
     t = min(state.step_scale * LEVEL_FACTOR ** (-state.level) * sigma / (1.0 + state.mu), MAX_STEP)
     moved = False
@@ -246,6 +262,8 @@ def grasta_step(
     gamma = -(U @ (U_O.T @ y))
     gamma[idx] += y
     state.n_seen += 1
+    outer = np.outer(w, w).astype(np.float64)
+    state.energy = outer if state.energy is None else ENERGY_DECAY * state.energy + outer
     sigma = float(np.linalg.norm(gamma)) * float(np.linalg.norm(w))
     if not (sigma > 0 and np.isfinite(sigma)):
         return w
