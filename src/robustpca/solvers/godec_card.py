@@ -63,7 +63,7 @@ from .known_rank import keep_largest_entries
 
 __all__ = ["MAD_TO_SD", "ResidualCutoff", "gross_left_out"]
 
-#: 1 / Phi^-1(3/4): the median of |N(0, s^2)| times this is s.
+#: ``1 / Phi^-1(3/4)``: the median of ``|N(0, s^2)|`` times this is ``s``.
 MAD_TO_SD = 1.482602218505602
 
 
