@@ -109,6 +109,31 @@ def test_min_size_and_fill_holes():
 
 
 @settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    window=st.sampled_from([1, 3, 5]),
+    threshold=st.floats(0.0, 1.0),
+)
+def test_masks_threshold_the_median_filtered_score(seed, window, threshold):
+    # foreground_masks counts the neighbours above a threshold instead of filtering:
+    # the same masks as thresholding the scores foreground_score returns
+    from scipy import ndimage as ndi
+
+    from robustpca.foreground import _majority
+
+    z = np.random.default_rng(seed).random((3, 7, 9))
+    z[z < 0.3] = 0.3  # ties
+    filtered = ndi.median_filter(z, size=(1, window, window), mode="nearest")
+    np.testing.assert_array_equal(_majority(z > threshold, window), filtered > threshold)
+    R = planted_video(seed % 1000, n=10, h=12, w=14)[0]
+    z = foreground_score(R, window=window)
+    masks = foreground_masks(R, window=window, high=6.0, low=3.0, fill_holes=False)
+    labels, _ = ndi.label(z > 3.0, structure=np.eye(3)[1][:, None, None] * np.ones((3, 3, 3)))
+    seeded = np.unique(labels[z > 6.0])
+    np.testing.assert_array_equal(masks, np.isin(labels, seeded[seeded > 0]))
+
+
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), density=st.floats(0.2, 0.8))
 def test_holes_filled_as_scipy_fills_them_frame_by_frame(seed, density):
     from scipy import ndimage as ndi

@@ -175,14 +175,36 @@ _STRUCTURE = np.zeros((3, 3, 3), dtype=bool)
 _STRUCTURE[1] = True
 
 
+def _majority(above: np.ndarray, window: int) -> np.ndarray:
+    """Where the median of each ``window x window`` neighbourhood (edges replicated) of
+    the scores exceeds a threshold, from where the scores do (``above``): the median of
+    ``m`` values exceeds it when at least ``(m + 1) / 2`` of them do. Two box sums of
+    small integers instead of a median filter."""
+    if window == 1:
+        return above
+    r = window // 2
+    counts = np.pad(above, ((0, 0), (r, r), (r, r)), mode="edge").astype(np.uint16)
+    h, w = above.shape[1:]
+    rows = counts[:, :h, :].copy()
+    for i in range(1, window):
+        rows += counts[:, i : i + h, :]
+    box = rows[:, :, :w].copy()
+    for j in range(1, window):
+        box += rows[:, :, j : j + w]
+    result: np.ndarray = box >= (window * window + 1) // 2
+    return result
+
+
 def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
-    """Steps 6-7: hysteresis between ``rule.low`` and ``rule.high``, size filter, holes."""
-    weak = z > rule.low
+    """Steps 5-7 on the scores before the spatial median: the median filter (through
+    :func:`_majority`), hysteresis between ``rule.low`` and ``rule.high``, size filter,
+    holes."""
+    weak = _majority(z > rule.low, rule.window)
     labels, n = ndi.label(weak, structure=_STRUCTURE)
     if n == 0:
         return weak
     keep = np.zeros(n + 1, dtype=bool)
-    keep[labels[z > rule.high]] = True
+    keep[labels[_majority(z > rule.high, rule.window)]] = True
     if rule.min_size > 0:
         sizes = np.bincount(labels.ravel(), minlength=n + 1)
         keep &= sizes >= rule.min_size * z[0].size
@@ -331,7 +353,7 @@ def foreground_masks(
     rule = _check_rule(high, low, min_size, window, fill_holes)
     e, _ = _magnitude(residual, frame_shape)
     scale, _ = _pixel_scale(e)
-    return _threshold(_score(e, scale, rule.window), rule)
+    return _threshold(_score(e, scale, 1), rule)
 
 
 class ForegroundDetector:
@@ -475,4 +497,4 @@ class ForegroundDetector:
         e, c = self._magnitude(residual_batch)
         self._update_scale(e, c, rate)
         scale = np.maximum(self.scale_, self.noise_floor_)
-        return _threshold(_score(e, scale, rule.window), rule)
+        return _threshold(_score(e, scale, 1), rule)
