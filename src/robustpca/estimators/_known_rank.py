@@ -338,7 +338,7 @@ class GoDec(_KnownRankRPCA):
     :math:`R = X - L` is a gross error where
     :math:`|R_{ij}| > 3 \cdot 1.4826\,\operatorname{median}_i |R_{ij}|`, three robust
     standard deviations of its column. ``k`` starts at the count on the first fit (at
-    least 30% of the entries: a first fit bent by the gross errors masks some of
+    least three tenths of the entries: a first fit bent by the gross errors masks some of
     them), ``S`` keeps the ``k`` entries largest in their columns' scales, and ``k``
     is counted again whenever the objective settles or the residual vanishes, until
     it no longer changes; it is capped at half of the entries. As the fit improves

@@ -150,7 +150,7 @@ def gross_left_out(
 ) -> tuple[int, float]:
     """Entries of ``residual = X - L`` beyond the rule's cutoff but outside the support
     of ``sparse``: their number and their share of the squared norm of ``X - L - S``.
-    Gaussian noise puts about 3% of its energy beyond 3 standard deviations; a share
+    Gaussian noise puts a thirtieth of its energy beyond 3 standard deviations; a share
     above one half says that ``S`` left gross errors in the fit."""
     left = residual - sparse
     if observed is not None:
