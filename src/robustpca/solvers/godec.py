@@ -44,6 +44,12 @@ from .missing import observed_fit
 
 __all__ = ["AUTO_ALS_LIMIT", "solve_godec"]
 
+#: ``_row_least_squares`` forms every normal matrix by one product with the ``n x r^2``
+#: outer products of the basis rows up to this rank (beyond, a BLAS product per row is
+#: cheaper) while that array has at most ``_OUTER_LIMIT`` entries.
+_OUTER_RANK = 8
+_OUTER_LIMIT = 1 << 23
+
 #: With gaps, the ALS step is taken while the rank times the share of the entries it
 #: leaves out is at most this (``missing_step='auto'`` of :func:`solve_godec`).
 AUTO_ALS_LIMIT = 3.0
@@ -159,18 +165,26 @@ def _row_least_squares(
     """Each of ``rows``' least-squares coefficients on the orthonormal ``basis``
     (``n x r``) over its entries not ``left_out`` (zeros for the other rows): the normal
     matrix of row ``i`` is ``B^T B`` less the outer products of the basis rows it leaves
-    out, or the sum of those it keeps where fewer, one BLAS product a row
-    (:func:`~robustpca.solvers.missing.observed_fit` sums them by a sparse product, the
-    cost of the ALS step at large ``r``)."""
+    out, or the sum of those it keeps where fewer, one BLAS product a row; or, at a
+    small rank, all rows' sums of the kept ones by one product with the ``n x r^2``
+    outer products of the basis rows (:func:`~robustpca.solvers.missing.observed_fit` sums
+    them by a sparse product, the cost of the ALS step at large ``r``)."""
     m, r = data.shape[0], basis.shape[1]
     coef = np.zeros((m, r))
     kept = ~left_out
     rhs = np.where(kept, data, 0.0) @ basis
     gram = basis.T @ basis
     index = np.flatnonzero(rows)
-    normal = np.empty((index.size, r, r))
+    n = basis.shape[0]
+    if r <= _OUTER_RANK and n * r * r <= _OUTER_LIMIT:  # all normal matrices at once
+        outer = (basis[:, :, None] * basis[:, None, :]).reshape(n, r * r)
+        normal = (kept[index].astype(float) @ outer).reshape(index.size, r, r)
+        index_loop = index[:0]
+    else:
+        normal = np.empty((index.size, r, r))
+        index_loop = index
     with single_blas_thread():
-        for at, i in enumerate(index):
+        for at, i in enumerate(index_loop):
             out = np.flatnonzero(left_out[i])
             if 2 * out.size <= left_out.shape[1]:
                 B = basis[out]
