@@ -390,8 +390,9 @@ class ForegroundDetector:
     Attributes
     ----------
     scale_ : ndarray of shape (h, w)
-        The running per-pixel median of the residual's magnitude, divided by
-        1.4826, before the floor (values below half the floor are held there).
+        The running per-pixel median of the residual's magnitude (steps 0-1 of the
+        rule) times 1.4826, before the floor (values below half the floor are held
+        there).
     noise_floor_ : float
         The median of ``scale_`` (the floor of step 3 of the rule).
     n_frames_seen_ : int
