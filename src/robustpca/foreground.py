@@ -205,7 +205,7 @@ def _majority(above: np.ndarray, window: int) -> np.ndarray:
     # counts up to window**2 <= 255 for a window up to 15; wider ones take 16 bits
     kind = np.uint8 if window <= 15 else np.uint16
     padded = np.pad(above, ((0, 0), (r, r), (r, r)), mode="edge")
-    counts = padded.view(np.uint8) if kind is np.uint8 else padded.astype(kind)
+    counts: np.ndarray = padded.view(np.uint8) if kind is np.uint8 else padded.astype(kind)
     h, w = above.shape[1:]
     rows = counts[:, :h, :].copy()
     for i in range(1, window):
