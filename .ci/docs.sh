@@ -23,6 +23,12 @@ rm -rf docs/_build docs/api/generated docs/auto_examples docs/sg_execution_times
 
 # One BLAS thread per example: the timings in the gallery stay those of a plain run.
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 MPLBACKEND=Agg
+# The real-clip example reads a local copy of the data where there is one (else it
+# downloads the clip with robustpca.datasets.fetch_video).
+if [ -z "${ROBUSTPCA_DATA:-}" ] && [ -d ../shared/data ]; then
+  ROBUSTPCA_DATA="$(cd ../shared/data && pwd)"
+  export ROBUSTPCA_DATA
+fi
 python -m sphinx -W --keep-going -b html docs docs/_build/html
 
 # Internal links: every href/src of the built pages that is not external must name a file

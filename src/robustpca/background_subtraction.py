@@ -43,9 +43,11 @@ BATCH_METHODS = ("pcp", "accaltproj", "godec")
 METHODS = ONLINE_METHODS + BATCH_METHODS
 #: The method of ``robustpca video`` when none is named (docs/video.md gives the evidence).
 DEFAULT_METHOD = "orpca"
-#: Rank of the background when none is given: a static camera's background is nearly
-#: constant; one more direction absorbs slow lighting changes and swaying scenery.
-DEFAULT_RANK = 2
+#: Rank of the background when none is given: a static camera's frames share one image
+#: up to their brightness; what else moves in the background (leaves, water, flicker)
+#: the mask rule's per-pixel scale absorbs, where more directions would take in objects
+#: that stop (docs/video.md has the measurements).
+DEFAULT_RANK = 1
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def add_parser(sub) -> None:
         type=int_at_least(1),
         default=None,
         metavar="K",
-        help="rank of the background (default 2; pcp sets its own by its penalty)",
+        help="rank of the background (default 1; pcp sets its own by its penalty)",
     )
     video.add_argument("--colour", action="store_true", help="fit colour frames (RGB)")
     video.add_argument(
