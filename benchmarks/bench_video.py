@@ -19,7 +19,9 @@ ROI not counted; frames of ``temporalROI.txt``):
 - ``F default``: the F-measure of the masks the method gives by default: for robustpca's
   methods and the temporal median, the rule of :mod:`robustpca.foreground` on the
   residual; OpenCV's own masks (shadows, 127, count as background); for the peers
-  without a rule (hyperspy's ORPCA, pyrpca), the same rule as ours on their residual;
+  without a rule (hyperspy's ORPCA, pyrpca), the same rule as ours on their residual
+  ``x - l`` (hyperspy's ORPCA gets frames in [0, 1], the scale its default penalties
+  are for; pyrpca its sparse part);
 - ``F best``: the F-measure at the best global threshold of the foreground score (an
   upper bound no rule reaches without the ground truth): our rule's score for ours, the
   absolute residual for the peers (OpenCV: its masks have no score, so none).
@@ -175,19 +177,18 @@ def _opencv(clip, kind: str):
 
 def _hyperspy(clip, rank: int):
     import numpy as np
-    from hyperspy.learn._rpca import ORPCA
+    from hyperspy.learn._rpca import orpca
 
     from robustpca.foreground import foreground_masks
 
-    X = clip.frames.reshape(clip.n_frames, -1).astype(np.float64)
+    # hyperspy's defaults (lambda1=0.1, lambda2=1) are for data of unit scale: frames in
+    # [0, 1]; it takes (n_features, n_samples)
+    X = clip.frames.reshape(clip.n_frames, -1).astype(np.float64) / 255.0
     start = time.perf_counter()
-    model = ORPCA(rank, store_error=True, random_state=0)
-    model.fit(X.T)  # hyperspy takes (n_features, n_samples)
-    Xhat, E, *_ = model.finish()
+    Xhat, *_ = orpca(X.T, rank, store_error=True, random_state=0)
     seconds = time.perf_counter() - start
     residual = (X - np.asarray(Xhat).T).reshape(clip.frames.shape)
-    masks = foreground_masks(residual)
-    return seconds, masks, np.abs(np.asarray(E).T.reshape(clip.frames.shape))
+    return seconds, foreground_masks(residual), np.abs(residual)
 
 
 def _pyrpca(clip):
