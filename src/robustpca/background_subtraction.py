@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import estimators
+from .foreground import ForegroundDetector, foreground_masks, foreground_score
 
 __all__ = [
     "BATCH_METHODS",
@@ -206,8 +207,6 @@ def subtract_background(
 
 
 def _online(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
-    from .foreground import ForegroundDetector
-
     detector = ForegroundDetector()
     shape: tuple[int, ...] | None = None
     start = 0
@@ -226,8 +225,6 @@ def _online(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoB
 
 
 def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
-    from .foreground import foreground_masks, foreground_score
-
     parts: list[np.ndarray] = []
     sizes: list[int] = []
     shape: tuple[int, ...] | None = None
