@@ -316,3 +316,37 @@ def test_solver_helpers_on_edge_cases():
     assert noise_variance(od, 4, 1, robust=True, sample_weight=w) == pytest.approx(
         noise_variance(np.repeat(od, w.astype(int)), 4, 1, robust=True)
     )
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["hbk", "bushfire", "starsCYG", "wood"])
+def test_pca_score_is_sklearn_pca_score_on_real_tables(shared_data, table):
+    """rrcov's tables (n > d): the classical model's score is scikit-learn's, k = 1, 2."""
+    from .conftest import load_table
+
+    X = load_table(shared_data, table)
+    for k in (1, 2):
+        ours = robustpca.PCA(n_components=k).fit(X).score(X)
+        np.testing.assert_allclose(ours, SklearnPCA(n_components=k).fit(X).score(X), rtol=1e-10)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", ["ROBPCA", "OptimalMeanPCA"])
+def test_hbk_outliers_do_not_change_the_chosen_rank(shared_data, name):
+    """hbk (75 x 3; rows 1-14 the documented outliers, 10 of them bad leverage points):
+    cross-validation picks the same rank with and without the outlying rows in the folds."""
+    from .conftest import load_table
+
+    X = load_table(shared_data, "hbk")
+    for seed in range(2):
+        chosen = [
+            GridSearchCV(
+                getattr(robustpca, name)(),
+                {"n_components": [1, 2]},
+                cv=KFold(3, shuffle=True, random_state=seed),
+            )
+            .fit(data)
+            .best_params_["n_components"]
+            for data in (X, X[14:])
+        ]
+        assert chosen[0] == chosen[1], chosen
