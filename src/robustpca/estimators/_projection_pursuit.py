@@ -49,25 +49,19 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
 
     Cost per component: the grid projects the ``n`` samples on about ``275 p`` angles
     (``p`` planes, 11 refinements, 25 angles), PCAproj on ``n`` candidates, so PCAproj
-    is the cheaper when ``n < 275 p`` (measured: 5x faster on 1,000 x 20, 2x slower on
-    10,000 x 20; ``benchmarks/bench_projection_pursuit.py``). Against pcaPP's C++
-    (rrcov time / ours, one run, 2026-11-29): the grid 1.5x to 5.2x on synthetic tables
-    of 200 to 10,000 rows, 0.5x to 1.4x on the small rrcov tables (Python's overhead per
-    plane shows there); PCAproj 1x to 7x. Most of the cost is the MAD's two selections
+    is the cheaper when ``n < 275 p``. Most of the cost is the MAD's two selections
     per projection, each one NumPy partition at a single order statistic (its
-    vectorised quickselect: at the two middle ones of an even ``n`` it took 8x longer
-    on 25 x 10,000 projections). ``scale="qn"`` costs :math:`O(n \log n)`
-    per projection instead of the MAD's :math:`O(n)`: 90-190x slower than the MAD,
-    and 1.15x faster than pcaPP's C++ (``k = 2``, one thread, 2026-11-29: the grid
-    4.4 s against 5.0 s at 1,000 x 20 and 57 s against 66 s at 10,000 x 20; PCAproj
-    0.86 s against 0.99 s and 109 s against 126 s).
+    vectorised quickselect; a partition at the two middle order statistics of an even
+    ``n`` falls back to a slower generic selection). ``scale="qn"`` costs
+    :math:`O(n \log n)` per projection instead of the MAD's :math:`O(n)`. Timings
+    against pcaPP's C++ are made by ``benchmarks/bench_projection_pursuit.py``
+    (``docs/design-notes/projection-pursuit.md``).
 
-    Robustness, measured (``tests/test_projection_pursuit.py``): 20% of the rows
-    replaced by a tight cluster of bad leverage points (200 x 10, rank 2) tilt the
-    subspace towards the cluster (largest principal sine 0.28 for the grid, 0.24 for
-    PCAproj; 0.6 and 0.5 with Qn, whose bias under a point mass is larger) but do not
-    take it over, and every point of the cluster is flagged; classical PCA follows the
-    cluster (sine 1). At 40% the grid's sine is 0.81, at 45% both break down.
+    Robustness (``tests/test_projection_pursuit.py``): a tight cluster of bad leverage
+    points replacing a fifth of the rows tilts the subspace towards the cluster but
+    does not take it over, and every point of the cluster is flagged, where classical
+    PCA follows the cluster. Qn's bias under such a point mass is larger than the
+    MAD's. Both searches break down as the cluster nears half the rows.
 
     The result equals rrcov's on the five rrcov tables (``tests/test_projection_pursuit.py``):
     the grid to rounding (its scale is location-invariant, so the centre does not
