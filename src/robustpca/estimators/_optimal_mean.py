@@ -97,12 +97,12 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
     observed-entries objective of problem (13) never increases (Theorem 1 carries
     over; tested). Rows with at most ``n_components`` observed entries have a zero
     observed residual for any subspace, so the weighted steps leave them out: with the
-    largest weight of the l2,1 loss, their completions had pinned the subspace (hbk with
-    gaps: past 5,000 iterations before, 9-60 now); ``weights_`` still reports the loss's
-    weight at their zero residual. The gap values are extrapolated by SQUAREM
-    (:mod:`robustpca.solvers.accelerated_em`), the objective kept monotone: on rrcov's
-    tables with a tenth of the cells missing it stops no higher, in fewer iterations
-    (bushfire, four masks: 112 against 152). ``n_missing_`` counts the missing entries.
+    largest weight of the l2,1 loss, their completions had pinned the subspace and
+    stalled the fit (hbk with gaps); ``weights_`` still reports the loss's weight at
+    their zero residual. The gap values are extrapolated by SQUAREM
+    (:mod:`robustpca.solvers.accelerated_em`), the objective kept monotone: it stops no
+    higher, in fewer iterations (``docs/design-notes/missing-entries.md``).
+    ``n_missing_`` counts the missing entries.
 
     **Streams.** :meth:`partial_fit` runs Algorithm 1 as a stochastic majorise-minimise
     fit over batches; with ``new_pass=True`` at the start of each later pass over the
