@@ -47,6 +47,7 @@ from ..solvers.chunked_pca import (
 from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 from ..solvers.informative_coordinates import model_constants
 from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
+from .hq import fit_hq
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
 
 __all__ = ["FITS", "DaskPassRunner", "fit_dask"]
@@ -336,8 +337,15 @@ FITS = {
     "r1": _fit_r1,
     "generalized_mean": _fit_generalized_mean,
     "adaptive_neighbors": _fit_adaptive_neighbors,
+    "hq": partial(
+        fit_hq, first_pass=_first_pass, gram_first_pass=_gram_first_pass, with_rows=_with_rows
+    ),
 }
-SUPPORTED = "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA"
+SUPPORTED = "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA"
+
+
+#: The chunked fits that resolve a share or ``"auto"`` themselves (on their own spectrum).
+AUTO_RANK = ("robpca", "spherical", "covariance")
 
 
 def _fitter_for(estimator):
@@ -389,7 +397,12 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     if hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
     estimator.n_features_in_ = n_features
-    estimator.n_components_ = check_n_components(estimator.n_components, n_samples, n_features)
+    estimator.n_components_ = check_n_components(
+        estimator.n_components,
+        n_samples,
+        n_features,
+        allow_auto=getattr(type(estimator), "_dask_fit", None) in AUTO_RANK,
+    )
     rng = as_generator(getattr(estimator, "random_state", None))
     run: GramPasses | DaskPassRunner
     if n_samples < n_features:  # the Gram route, as WeightedPCAProblem(route='auto')

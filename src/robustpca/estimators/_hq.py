@@ -149,6 +149,7 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
     True
     """
 
+    _dask_fit = "hq"  # robustpca._dask.fit.FITS
     _supports_missing = True
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _stream_reweights = True  # partial_fit (_incremental)
