@@ -52,8 +52,8 @@ def qn_factor(n: int) -> float:
 
 def _weighted_high_median(values: np.ndarray, weights: np.ndarray) -> float:
     """pcaPP's ``whimed``: the smallest value whose weight up to it exceeds half (equal
-    values are one value, so their order in the sort does not matter: not stable, 3x
-    faster)."""
+    values are one value, so their order in the sort does not matter: not stable, which
+    is faster)."""
     order = np.argsort(values)
     cumulative = np.cumsum(weights[order])
     return float(values[order[np.searchsorted(2 * cumulative, cumulative[-1], side="right")]])

@@ -35,8 +35,8 @@ def _median_rows(P: np.ndarray) -> np.ndarray:
     One selection per row even for even ``n``: after the partition at the lower middle
     order statistic, the upper one is the smallest entry above it. NumPy selects a
     single ``kth`` by a vectorised quickselect where the CPU has one (AVX-512 or AVX2
-    since NumPy 2.0) and a list of them by its generic introselect, 8x slower on 25 x
-    10,000 projections (2.2 against 0.27 ms, AVX-512). The values are the same two
+    since NumPy 2.0) and a list of them by its generic introselect, several times slower
+    (``docs/design-notes/robust-scales.md``). The values are the same two
     order statistics, so the medians equal :func:`numpy.median`'s to the bit (which
     partitions at a list: the middle ones and the last, for NaN).
     """
@@ -108,8 +108,8 @@ def medcouple(x) -> float:
     is found by weighted medians of row medians (Brys et al., sec. 3, after Johnson &
     Mizoguchi) with row counts by one sorted search of the rows' bounds, each confirmed
     on the kernel as computed (``_row_counts``); the kernel values at the median (tied
-    samples) are counted in closed form. 10,000 lognormal values: 7 ms (29 ms with a
-    binary search of the computed kernel per row). The median of the kernel values
+    samples) are counted in closed form, which is much faster than a binary search of
+    the computed kernel per row. The median of the kernel values
     is the usual one (mean of the two middle values), as ``robustbase::mc`` returns it
     for ``n <= 100``; for larger ``n`` robustbase returns the high median, which differs
     from this by at most the gap between two neighbouring kernel values.
@@ -162,9 +162,9 @@ def medcouple(x) -> float:
     return float(0.5 * (order_statistic(half - 1) + order_statistic(half)))
 
 
-#: Columns up to this length go through the all-pairs route of :func:`medcouple_columns`
-#: (lognormal columns, per column: all pairs 0.40 / 0.67 / 1.03 / 3.9 ms at n = 400 /
-#: 500 / 600 / 1,000, :func:`medcouple` 0.65 / 0.70 / 0.74 / 0.99 ms).
+#: Columns up to this length go through the all-pairs route of :func:`medcouple_columns`,
+#: where it is still cheaper than :func:`medcouple` per column
+#: (``docs/design-notes/robust-scales.md``).
 _PAIRS_MAX_N = 500
 
 
@@ -235,8 +235,7 @@ def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 #: :func:`_core_select` takes the order statistic of the remaining candidates directly
 #: (one partition) once they are at most this many per row: the last pivots cost two
-#: count passes each for a few times fewer candidates (10,000 lognormal values: 6.9 ms
-#: a medcouple at 4 per row, 8.0 ms at 1, 8.6 ms at 16).
+#: count passes each for a few times fewer candidates (the fastest of the values tried).
 _SELECT_ROWS = 4
 #: Steps by one from the predicted count before :func:`_row_counts` falls back to a
 #: binary search (the prediction is off by rounding, one entry as a rule).

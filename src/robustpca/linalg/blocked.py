@@ -15,9 +15,9 @@ their products through SciPy's BLAS (:meth:`Projector.project_out`,
 :func:`add_weighted_rows`, :func:`sum_weighted_rows`, the ``syrk`` of
 :func:`_syrk_upper`), as its eigensolvers do, and so do the training distances at the
 end of those fits (``_tall_fit_blas`` in :mod:`robustpca.estimators._outlier_api`).
-Measured on 2 cores, RPCA-OM on 20,000 x 100 (17 iterations): 0.24 s at one thread,
-0.65 s at two with the NumPy products, 0.24 s at two without; HQ-PCA 0.13 s, 0.30 s and
-0.13 s; the results are the same to the bit.
+With two BLAS threads the mixed loop was several times slower than one thread, the
+single-library loop as fast; the results are the same to the bit
+(``benchmarks/bench_blas_threads.py``; ``docs/design-notes/linear-algebra.md``).
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ SUSPICIOUS_RTOL = 1e-6
 EXTREME_WEIGHT_RATIO = 1e4
 
 #: Size of one block of rows (or columns) in the passes over the data: small enough to
-#: stay in cache and keep the float64 scratch small (256 KiB to 4 MiB blocks measured
-#: within noise of each other on 200,000 x 256 data).
+#: stay in cache and keep the float64 scratch small (the speed is flat over a wide
+#: range of block sizes).
 BLOCK_BYTES = 1 << 20
 
 #: Fewest rows (or columns) in a block of the passes that update the whole d x d scatter
@@ -232,10 +232,10 @@ def raw_centred_gram(X: np.ndarray, center: np.ndarray) -> np.ndarray | None:
     :math:`G - g1^\top - 1g^\top + (c^\top c) 11^\top` with :math:`g = Xc`. Rounding in
     the raw products is relative to :math:`\lVert x_i\rVert^2` instead of
     :math:`\lVert x_i - c\rVert^2`, so the result is returned only when the ratio of the
-    two traces is at most :data:`RAW_GRAM_MAX_GAIN` (at most about one digit lost: 5.4 on
-    the ORL faces); data far from the origin relative to their spread get ``None`` and
-    the blocked, explicitly centred :func:`centred_gram`. Saves that route's copies of
-    the centred blocks (``n x d`` float64 written once: 10 of 50 ms on the ORL faces).
+    two traces is at most :data:`RAW_GRAM_MAX_GAIN` (at most about one digit lost);
+    data far from the origin relative to their spread get ``None`` and the blocked,
+    explicitly centred :func:`centred_gram`. Saves that route's copies of the centred
+    blocks, a noticeable share of the Gram matrix's cost.
     """
     G = X @ X.T  # numpy calls syrk for a product with its own transpose
     raw_trace = float(np.trace(G))

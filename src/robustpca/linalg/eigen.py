@@ -37,15 +37,13 @@ RANK_RTOL = 1e-12
 
 #: Eigenproblems of at least this size, in a sequence of slowly changing matrices (the
 #: reweighting iterations), start from the previous Ritz vectors (:class:`WarmStartEigh`).
-#: Measured with one BLAS thread on RPCA-OM's matrices: at n = 400 (ORL faces, k = 30,
-#: lambda_31 / lambda_30 = 0.98) LAPACK's ``syevr`` takes 9 ms and a block-Krylov step 4 ms,
-#: with 2 to 8 steps needed, so the exact solver wins; at n = 2000 (k = 20) ``syevr``
-#: takes 740 ms and the warm start 270 ms (4 steps to the tolerance).
+#: Below it the exact solver is cheaper than the several block-Krylov steps a warm start
+#: needs (``docs/design-notes/linear-algebra.md``).
 WARM_START_MIN = 1000
 
 #: Largest float64 matrix whose top eigenpairs :func:`top_eigh` takes by the tridiagonal
-#: route (:func:`top_eigh_tridiagonal`): 13-25% faster than ``syevr`` at n = 100-400
-#: (one BLAS thread), no faster at n = 1000, and ``dstemr`` allocates an ``n x n`` output.
+#: route (:func:`top_eigh_tridiagonal`): faster than ``syevr`` for a few hundred rows,
+#: no faster beyond, and ``dstemr`` allocates an ``n x n`` output.
 TRIDIAGONAL_MAX = 600
 
 #: Tolerance of the checks of the tridiagonal route (orthonormality of the eigenvectors of
@@ -66,8 +64,7 @@ _GEMM = sla.blas.get_blas_funcs("gemm", dtype=np.float64)
 
 
 #: The tridiagonal route (at most TRIDIAGONAL_MAX rows) runs on one BLAS thread: OpenBLAS's
-#: threads make its blocked reduction slower at these sizes (a 400 x 400 weighted Gram
-#: matrix of the faces, k = 5: 5.8 ms at one thread, 8.3 ms at two, on 2 cores).
+#: threads make its blocked reduction slower at these sizes.
 TRIDIAGONAL_ONE_THREAD = True
 
 
@@ -92,9 +89,8 @@ def cholesky_qr(U: np.ndarray) -> np.ndarray:
     Every call is NumPy's, none SciPy's: its callers are the Gram routes, whose products
     are NumPy's ("One BLAS library per loop" in :mod:`robustpca.linalg.blocked`). SciPy's
     triangular solve here left SciPy's OpenBLAS threads spinning against NumPy's next
-    products: at two BLAS threads, PCA on 400 x 2,000 took 0.048-0.072 s against
-    0.029-0.033 s now, PCA with 5% gaps 0.92-1.0 s against 0.51 s
-    (``benchmarks/bench_blas_threads.py``; ``docs/performance.md``).
+    products, which slowed the fits at two BLAS threads
+    (``benchmarks/bench_blas_threads.py``; ``docs/design-notes/linear-algebra.md``).
     """
     try:
         L = np.linalg.cholesky(U.T @ U)
@@ -112,11 +108,9 @@ def eigh_index_range(
     with their eigenvectors unless ``eigvals_only``, as SciPy's ``eigh`` returns them.
 
     LAPACK's ``syevr`` for the index range; where it fails, the full ``syevd``. On a
-    tight cluster (the eigenvalues equal to rounding) ``syevr``'s subset stage fails:
-    on a 5 x 5 Gram matrix of equal eigenvalues 2.079 (CRPCA-OM's certified gap, found
-    by a random fuzz) it raised ``LinAlgError: Internal Error`` (``syevx``: eigenvectors
-    failed to converge), and on ``2 I`` plus a 1e-16 perturbation at 40 x 40 it
-    returned no eigenpair at all for the top one (OpenBLAS 0.3.30, SciPy 1.17).
+    tight cluster (the eigenvalues equal to rounding) ``syevr``'s subset stage can
+    raise ``LinAlgError`` (eigenvectors failed to converge) or return fewer eigenpairs
+    than asked; the cases found are in ``docs/design-notes/linear-algebra.md``.
     """
     count = last - first + 1
     try:
@@ -175,9 +169,9 @@ def top_eigh_tridiagonal(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]
     of ``T`` by MRRR on the index range (``dstemr``, where ``syevr`` uses bisection and
     inverse iteration, ``dstebz`` + ``dstein``, for any proper subset), and ``Q Z`` as the
     product of the reflectors (``dormqr`` on the reflectors shifted into QR storage, as
-    ``dorgtr`` does for ``uplo='L'``). On RPCA-OM's 400 x 400 weighted Gram matrices of the
-    ORL faces (``k = 30``, one BLAS thread): 8.4 ms against 9.7 ms for ``syevr``; the
-    reduction is 4.2 ms of both, MRRR 3 ms against 4.4 ms.
+    ``dorgtr`` does for ``uplo='L'``). The reduction costs the same as in ``syevr``;
+    MRRR is the cheaper middle stage, which makes the route faster than ``syevr`` for
+    a few hundred rows (:data:`TRIDIAGONAL_MAX`).
 
     LAPACK calls MRRR in ``syevr`` only for the whole spectrum, so the result is checked:
     ``info == 0``, ``k`` pairs found, ``|Z^T Z - I| <= TRIDIAGONAL_RTOL`` and
@@ -333,8 +327,8 @@ def complete_orthonormal(basis: np.ndarray, n_columns: int, rng: np.random.Gener
 
 
 #: :func:`svd_right` reduces matrices with at least this many rows per column to their
-#: triangular factor first (one thread, 500 columns: 600 rows 47 ms direct against 51
-#: ms, 750 rows 56 against 52, 1,000 rows 71 against 49, 2,000 rows 100 against 64).
+#: triangular factor first; the QR pays off from about this aspect ratio
+#: (``docs/design-notes/linear-algebra.md``).
 QR_FIRST_ROWS_PER_COLUMN = 1.5
 
 
@@ -344,9 +338,9 @@ def svd_right(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     For tall ``A`` by the SVD of the triangular factor ``R`` of ``A = QR``. LAPACK's
     ``gesdd``, which :func:`numpy.linalg.svd` calls, reduces a tall matrix by the same
     QR, then forms the left vectors ``U = Q U_R``: as dear again, for callers that
-    discard them. The singular values are those of ``R``, equal to rounding (bit for
-    bit on a 2,000 x 500 test matrix), and the right vectors the same up to rounding
-    and the signs of the columns. ``A`` is not modified.
+    discard them. The singular values are those of ``R``, equal to rounding, and the
+    right vectors the same up to rounding and the signs of the columns
+    (``tests/test_eigensolver_fallback.py``). ``A`` is not modified.
     """
     m, n = A.shape
     if n and m >= QR_FIRST_ROWS_PER_COLUMN * n:

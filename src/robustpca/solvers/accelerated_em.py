@@ -4,9 +4,8 @@ With missing entries, each iteration of :func:`~robustpca.solvers.minimize_rewei
 is one EM step (:mod:`robustpca.solvers.missing`): weighted PCA on the current
 completion, then the gaps refilled from the new subspace. EM converges linearly, at the
 rate of the fraction of missing information, which is close to 1 on small tables with
-a flat direction: PCA on rrcov's wood (20 x 5) with a tenth of its cells missing ran to
-its 500 iterations on two of four masks, and R1-PCA, PCA-GM, HQ-PCA and RWL-AN to their
-300.
+a flat direction (rrcov's wood with a tenth of its cells missing), where the plain loop
+runs to ``max_iter`` (``docs/design-notes/missing-entries.md``).
 
 SQUAREM (Varadhan & Roland 2008, scheme S3) extrapolates the fixed-point map ``F`` of the
 gap values ``g``. From ``g_0``, two plain steps give ``g_1 = F(g_0)`` and ``g_2 = F(g_1)``;
@@ -60,8 +59,8 @@ def _norm(x: np.ndarray) -> float:
     Scaled, so that data of any magnitude neither overflow nor underflow (``x * x`` is
     ``inf`` beyond about 1e154) and ``c x`` gives exactly ``|c|`` times the norm for a
     power of two ``c`` (``tests/test_equivariance.py``). Without BLAS, because NumPy's
-    ``dot`` woke NumPy's BLAS threads in a loop whose products are SciPy's, and made each
-    weighted solve up to 2x slower ("One BLAS library per loop" in
+    ``dot`` woke NumPy's BLAS threads in a loop whose products are SciPy's, and slowed
+    each weighted solve ("One BLAS library per loop" in
     :mod:`robustpca.linalg.blocked`)."""
     top = float(np.max(np.abs(x), initial=0.0))
     if top == 0.0 or not np.isfinite(top):

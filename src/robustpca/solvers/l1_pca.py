@@ -110,8 +110,8 @@ def _deflate(R: np.ndarray, w: np.ndarray) -> None:
     The rank-one update is elementwise, not SciPy's BLAS ``ger``: the iterations make
     their products with NumPy's BLAS, and a SciPy call between them woke SciPy's
     OpenBLAS threads against NumPy's ("One BLAS library per loop" in
-    :mod:`robustpca.linalg.blocked`; 5,000 x 100, k = 5: 0.16-0.26 s at two BLAS
-    threads against 0.05 s at one)."""
+    :mod:`robustpca.linalg.blocked`), several times slower at two BLAS threads than
+    at one."""
     z = R @ w
     for rows in _row_slices(*R.shape):
         R[rows] -= np.multiply.outer(z[rows], w)

@@ -39,12 +39,12 @@ weight is largest at :math:`r = 0` (the l2,1 loss: :math:`1 / (2\sqrt{r^2 +
 \epsilon})`) gives it a weight that pins the subspace where it is.
 :func:`rows_fitted_exactly` names these rows and the weighted step leaves them out
 (weight 0; the majorizer of the remaining terms), unless every row is one or every other
-row has weight 0 (a capped loss). On rrcov's hbk (3 columns, ``k = 2``) with 5-20% of
-the cells missing (four random masks), RPCA-OM then converged in 9-60 iterations, to a
-lower observed objective; before, it took 114 on one mask and had not converged in
-5,000 on the other three. Their computed residuals are rounding errors, and are set to
-0 (:func:`observed_fit`): at ``k = p``, where every row is one, the objective is then
-exactly 0 and the loops stop at their first iteration. The entries of a constant column
+row has weight 0 (a capped loss). Without this rule RPCA-OM stalls on tables with few
+columns, such as rrcov's hbk with cells missing; with it, it converges to a lower
+observed objective (``docs/design-notes/missing-entries.md``). The computed residuals
+of these rows are rounding errors, and are set to 0 (:func:`observed_fit`): at
+``k = p``, where every row is one, the objective is then exactly 0 and the loops stop
+at their first iteration. The entries of a constant column
 count as unobserved in these rules (:mod:`robustpca.solvers.informative_coordinates`).
 
 References
@@ -102,13 +102,11 @@ def initial_fill(X: np.ndarray, missing: np.ndarray) -> np.ndarray:
     taken a block of columns at a time: each block is copied transposed, its missing
     entries set to ``+inf`` (after every finite value), and each of its columns
     partitioned at its lower middle order statistic; the upper one is the smallest entry
-    after it. Column by column on the row-major data (a strided gather per column) this
-    took 0.12 s at 400 x 2,000 and 3.7 s at 200,000 x 256, against 0.03 s and 1.7 s (5%
-    missing, one thread). A partition at both middle order statistics at once (a list
-    of ``kth``) takes NumPy's generic introselect, where a single ``kth`` takes its
-    vectorised quickselect (AVX-512 or AVX2, NumPy >= 2.0): on a later, faster machine
-    the fill took 0.74 s at 200,000 x 256 with the list and 0.56 s with one ``kth``
-    (best of 5; 400 x 2,000: 8.6 against 6.0 ms).
+    after it. Blocks of columns avoid a strided gather per column of the row-major data.
+    A partition at both middle order statistics at once (a list of ``kth``) would take
+    NumPy's generic introselect, where a single ``kth`` takes its vectorised quickselect
+    (AVX-512 or AVX2, NumPy >= 2.0), which is faster (timings in
+    ``docs/design-notes/missing-entries.md``).
     """
     filled = np.array(X, dtype=np.float64, copy=True)
     n, d = filled.shape
@@ -190,7 +188,7 @@ def _solve_psd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     Where :func:`_smallest_eigenvalue_bound` proves ``A_i`` well conditioned (condition
     number at most ``1 / _WELL_CONDITIONED``; no eigenvalue near the cut-off
     ``_RANK_RTOL``) the minimum-norm solution is the solution, from batched LU
-    (``np.linalg.solve``, 8x faster than the eigendecomposition for ``5 x 5`` systems);
+    (``np.linalg.solve``, much cheaper than the eigendecomposition for small systems);
     the other rows take the eigendecomposition and its pseudo-inverse. Both give the
     same solution to rounding where both apply.
     """
