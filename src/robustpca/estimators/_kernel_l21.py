@@ -98,10 +98,9 @@ class KernelL21PCA(BaseSubspaceEstimator):
         the kernel only, to machine precision; it needs an int ``n_embedding`` below
         ``n_samples``, and its start vector is fixed, so fits are deterministic).
         ``'auto'`` takes ARPACK for an int ``n_embedding`` of at most ``n_samples / 40``
-        with more than 1,000 samples, where it was measured faster (one BLAS thread,
-        centred rbf kernels: 2,000 samples and 50 pairs 0.11 s against 0.19 s; 4,000
-        and 50 pairs 0.53 s against 2.0 s; at 2,000 and 150 pairs ARPACK was slower),
-        and LAPACK otherwise. Where ARPACK does not converge, LAPACK is used.
+        with more than 1,000 samples, where Lanczos is the faster (few eigenpairs of a
+        large kernel; ``docs/design-notes/estimator-options.md``), and LAPACK
+        otherwise. Where ARPACK does not converge, LAPACK is used.
     init : {'pca', 'random'}, default='pca'
         Starting ``W`` of Algorithm 2: the top kernel principal directions, or a random
         orthonormal matrix drawn from ``random_state``.
@@ -268,7 +267,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
 
         A named kernel is evaluated on blocks of rows and its diagonal kept: about
         ``2^20`` kernel terms per call (``2^20 / n_features`` rows, at most 256), where
-        one call per row spent 90% of scoring 3,000 samples in Python (0.48 of 0.54 s).
+        one call per row spent most of the scoring time in Python's overhead.
         A callable kernel, called once per pair by scikit-learn, still gets one call
         per row.
         """
