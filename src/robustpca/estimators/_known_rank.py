@@ -156,14 +156,17 @@ class AccAltProj(_KnownRankRPCA):
     gamma : float, default=0.5
         Decay :math:`\gamma \in (0, 1)` of the thresholds. Larger is safer and slower
         (the authors suggest up to 0.7 for hard problems). With missing entries raise
-        it as more is missing: on a planted 400 x 300 problem of rank 10 with 5% gross
-        errors, 0.5 recovered ``L`` to 6e-9 with 20% missing but only to 1e-3 at 25%
-        and 3e-2 at 30%; 0.7 held to 30% and 0.8 to 40%
-        (``tests/test_known_rank_missing.py``).
+        it as more is missing: 0.5 suits a fifth of the entries missing, 0.7 and 0.8
+        larger shares (``tests/test_known_rank_missing.py``;
+        ``docs/design-notes/estimator-options.md``).
     trim : bool, default=False
         Trim the factors before each projection (Algorithm 2, needed by the theory).
     incoherence : float, default=5.0
         The incoherence :math:`\mu \ge 1` used by the trimming step.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
     """
 
     __doc__ += (
@@ -238,6 +241,7 @@ class AccAltProj(_KnownRankRPCA):
         tol=1e-7,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.beta = beta
@@ -249,6 +253,7 @@ class AccAltProj(_KnownRankRPCA):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None, observed=None):
         beta = check_positive_or_auto(self.beta, "beta")
@@ -304,10 +309,13 @@ class GoDec(_KnownRankRPCA):
         errors in ``L``, too large a ``k`` slows the BRP step to a crawl.
     power : int, default=1
         Power iterations ``q >= 0`` of the BRP. ``q = 0`` (the default of the authors'
-        code and of hyperspy) is cheaper per iteration (two products with ``X`` fewer)
-        and took as many iterations on the benchmark's problems, but from its rough
-        first subspace it stalled on a planted 500 x 500, rank-5 problem with 10%
-        errors (relative error 0.05 after 100 iterations; ``q = 1``: 1e-9 in 23).
+        code and of hyperspy) is cheaper per iteration (two products with ``X`` fewer),
+        but its rough first subspace can stall the iteration on problems that ``q = 1``
+        solves (``docs/design-notes/estimator-options.md``).
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
     """
 
     __doc__ += (
@@ -397,6 +405,7 @@ class GoDec(_KnownRankRPCA):
         tol=1e-7,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.card = card
@@ -405,6 +414,7 @@ class GoDec(_KnownRankRPCA):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _resolve_card(self, size: int, n_observed: int) -> int | ResidualCutoff:
         card = self.card
