@@ -92,10 +92,10 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
         Inverse step size; ``None`` uses :math:`2\alpha`. Smaller values are refused.
     accelerate : bool, default=False
         Add restarted momentum (monotone; see :mod:`robustpca.solvers.transfer`). On
-        rrcov's tables it took 7-10x fewer iterations to ``tol`` on ``hbk`` and
-        ``starsCYG`` (as many on ``wood`` and ``octane``), and on ``bushfire``
-        (``k = 2``) the plain method stops at ``max_iter`` with three times the
-        objective of the accelerated fit (``benchmarks/bench_transfer_momentum.py``).
+        some of rrcov's tables it reaches ``tol`` in far fewer iterations, and where
+        the plain method stops at ``max_iter`` it ends at a lower objective
+        (``benchmarks/bench_transfer_momentum.py``;
+        ``docs/design-notes/estimator-options.md``).
         It is not the default because on the denoising of Guo's sec. 5 the converged
         fit is not the better estimate: on three Yale tasks at 0-255 pixels (rank 11,
         5% salt noise) the plain iterates, capped at ``max_iter``, recovered the clean
@@ -109,6 +109,10 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
         ``callback(iteration, state)`` after each iteration; returning True stops.
     random_state : int, Generator or None, default=None
         Only used to complete ``components_`` when ``low_rank_`` has lower rank.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -164,6 +168,7 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.alpha = alpha
@@ -174,6 +179,7 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None):
         alpha = check_nonnegative_float(self.alpha, "alpha", strict=True)
@@ -248,23 +254,25 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         Add Nesterov momentum with a monotone restart (the objective still never
         increases; see :mod:`robustpca.solvers.transfer`). It reaches a given objective
         in fewer iterations, but on a non-convex problem it may end at another
-        stationary point than the plain Algorithm 1. On three Yale tasks of Guo's
-        sec. 5.1 at 0-255 pixels (5% noise, ranks 8, 3, 3) it converged in 1,900-3,200
-        iterations where the plain method stopped at ``max_iter``, to a lower objective,
-        but its RMSE against the clean target was 0.087 and 0.069 where the capped
-        plain iterates had 0.062 and 0.049 (0.064 against 0.066 on the third task;
-        ``benchmarks/bench_transfer_momentum.py``). So the default is the paper's
+        stationary point than the plain Algorithm 1: on Guo's Yale tasks (sec. 5.1) it
+        reached a lower objective but recovered the clean target less well than the
+        plain iterates stopped at ``max_iter`` (``benchmarks/bench_transfer_momentum.py``;
+        ``docs/design-notes/estimator-options.md``). So the default is the paper's
         Algorithm 1.
     max_iter : int, default=10000
         Maximum number of iterations. Algorithm 1 converges linearly and slowly: on the
-        64x64 Yale tasks of Guo's sec. 5.1 it needs 1,200 to 9,100 iterations (median
-        3,400, 30 tasks) to reach ``tol=1e-6``.
+        Yale tasks of Guo's sec. 5.1 it needs thousands of iterations to reach
+        ``tol=1e-6``, hence the large default.
     tol : float, default=1e-6
         Stop when the relative decrease of objective (13) is at most ``tol``.
     callback : callable or None, default=None
         ``callback(iteration, state)`` after each iteration; returning True stops.
     random_state : int, Generator or None, default=None
         Only used to complete ``components_`` when ``low_rank_`` has lower rank.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -300,9 +308,8 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
     of subspace iteration with a Rayleigh-Ritz extraction, checked against a residual
     tolerance and replaced by the exact top-:math:`k` eigenpairs of the smaller Gram
     matrix when the check fails (:mod:`robustpca.solvers.transfer`). An iteration costs
-    :math:`O((n_s + n_t)\, d\, (k + 5))` per block; on 64x64 faces it is about 6x faster
-    than Algorithm 1 with full SVDs, at the same objective to 1e-7 relative
-    (``benchmarks/bench_transfer.py``).
+    :math:`O((n_s + n_t)\, d\, (k + 5))` per block, far less than Algorithm 1 with full
+    SVDs, at the same objective to 1e-7 relative (``benchmarks/bench_transfer.py``).
 
     References
     ----------
@@ -345,6 +352,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.n_shared = n_shared
@@ -360,6 +368,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def fit(self, X, y=None, source=None):
         """Fit R-T-PCA to the target ``X`` with the related, clean ``source``.
