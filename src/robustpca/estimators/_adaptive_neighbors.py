@@ -49,8 +49,8 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
         deterministic, the start of RPCA-OM's Algorithm 1) or ``'random'``, a uniform
         draw on the simplex from ``random_state`` (Algorithm 2, step 1, as published).
     max_iter : int, default=300
-        Maximum number of iterations of Algorithm 2 (on random Gaussian data the median
-        fit takes about 45 iterations to reach ``tol=1e-6``, 1 in 10 more than 110).
+        Maximum number of iterations of Algorithm 2 (the default leaves room for the
+        slow fits on unstructured data; ``docs/design-notes/estimator-options.md``).
     tol : float, default=1e-6
         Stop when the relative change of objective (16) is at most ``tol``.
     callback : callable or None, default=None
@@ -58,6 +58,10 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
         :math:`p` of that iteration's weighted step); returning ``True`` stops the fit.
     random_state : int, Generator or None, default=None
         Draws ``init='random'`` and completes a rank-deficient basis.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -88,8 +92,8 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     for a fixed :math:`\gamma` (block-coordinate descent), but Algorithm 1 changes
     :math:`\gamma` with the errors at every iteration, and the recorded objective
     usually increases: with that :math:`\gamma`, (16) equals :math:`(g_{(k+1)} +
-    \sum_i p_i g_i)/2`, which grows as the first rejected sample is pushed away (on
-    Gaussian data 30 x 5, ``k = 20``, 177 of 200 fits end above their first value).
+    \sum_i p_i g_i)/2`, which grows as the first rejected sample is pushed away (most
+    fits on Gaussian data end above their first value).
     The iteration still settles on a fixed point in every case we tried; the fit stops
     when the relative change of (16) falls below ``tol``. The fixed-:math:`\gamma`
     variant (monotone, but then the number of activated samples drifts) is available
@@ -141,6 +145,7 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -150,6 +155,7 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _resolve_n_neighbors(self, n_samples: int) -> int:
         rate = self.neighbor_rate

@@ -81,8 +81,8 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
         monotonically; with a fixed width it does.
     max_iter : int, default=300
         Maximum number of half-quadratic iterations. With the adaptive kernel width
-        the last digits converge slowly (about 100 iterations to ``tol=1e-6`` for two
-        components of the iris data), and an iteration costs no more than weighted PCA.
+        the last digits converge slowly, and an iteration costs no more than weighted
+        PCA, so the cap is generous.
     tol : float, default=1e-6
         Stop when the relative change of the objective is at most ``tol``.
     callback : callable or None, default=None
@@ -90,6 +90,10 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
         :class:`~robustpca.solvers.IterationState`); returning ``True`` stops.
     random_state : int, Generator or None, default=None
         Only used to complete the basis of rank-deficient data.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -164,6 +168,7 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.kernel_width = kernel_width
@@ -171,6 +176,7 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _stream_loss(self, scale, mean_square):
         """The Welsch loss of ``partial_fit``; He et al.'s adaptive width from the mean

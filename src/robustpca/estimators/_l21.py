@@ -39,13 +39,17 @@ class L21PCA(BaseSubspaceEstimator):
         Starting ``W``: the PCA subspace (so the result is never worse than PCA in
         objective 8) or a random orthonormal matrix drawn from ``random_state``.
     max_iter : int, default=500
-        Iterations are cheap but convergence is linear and can take ~100 iterations to
-        reach ``tol=1e-6`` on face data (k = 10 on occluded AT&T faces).
+        Iterations are cheap but convergence is linear and can be slow on image data,
+        so the cap is generous.
     tol : float, default=1e-6
         Stop when the relative increase of objective (8) is at most ``tol``.
     callback : callable or None, default=None
         ``callback(iteration, state)``; returning ``True`` stops the fit.
     random_state : int, Generator or None, default=None
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -98,6 +102,7 @@ class L21PCA(BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.init = init
@@ -105,6 +110,7 @@ class L21PCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         """Algorithm 2 by EM on the observed entries (:func:`~robustpca.solvers.

@@ -57,11 +57,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
 
     Breakdown: 50% at ``alpha = 0.5`` (``h`` about ``n / 2``), about 25% at the default
     0.75. A tight cluster of leverage points beyond ``1 - alpha`` of the data takes the
-    fit over, as it does rrcov's. Measured on planted rank-2 data in 10 dimensions (n =
-    200): the default holds to 20% of such points and breaks at 25-30%; ``alpha=0.5``
-    holds to 40% of a cluster placed off the subspace (``tests/test_robpca.py``), and to
-    30% of one placed both along and off it, breaking at 40% there like
-    ``PcaHubert(alpha = 0.5)`` (``docs/which-method.md``).
+    fit over, as it does rrcov's; ``alpha=0.5`` resists larger clusters, breaking down
+    where ``PcaHubert(alpha = 0.5)`` does (``tests/test_robpca.py``;
+    ``docs/which-method.md``; ``docs/design-notes/estimator-options.md``).
 
     %(imputation)s
 
@@ -98,6 +96,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         ``"random"``: pairs drawn from ``random_state``.
     random_state : int, RandomState, Generator or None, default=None
         Seeds FAST-MCD (and the directions when ``directions="random"``).
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -168,6 +170,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         n_starts=500,
         directions="rrcov",
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.alpha = alpha
@@ -178,6 +181,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         self.n_starts = n_starts
         self.directions = directions
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_params(self) -> None:
         alpha = self.alpha
