@@ -7,7 +7,7 @@ model holds ``left_components_`` :math:`L` (h x k1) and ``right_components_`` :m
 linear map on flattened images has the orthonormal rows
 :math:`(L \otimes R)^\top` (or :math:`(I_h \otimes R)^\top`), the ``components_`` of the
 library's contract. That matrix is as large as ``k1 k2 / n`` (2DPCA: ``h k / n``) times
-the data -- 2.8 times the data for 2DPCA with ``k = 10`` on 400 faces of 112 x 92 -- so
+the data -- several times the data for 2DPCA on a few hundred face images -- so
 it is not stored by ``fit``: ``components_`` is a read-only property that builds it from
 the bases on first access and caches it. ``transform``, ``inverse_transform``,
 ``reconstruct``, ``reconstruction_error`` and ``score_samples`` use the image products
@@ -222,8 +222,8 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         Shape ``(n_components_, height * width)``; for 2DPCA :math:`(I_h \otimes R)^\top`.
         Built from ``left_components_`` and ``right_components_`` on first access, in
         their dtype, namespace and device, and cached (it holds ``n_components_ *
-        n_features_in_`` entries, 2.8 times the data for 2DPCA with ``k = 10`` on 400
-        faces of 112 x 92); the transforms never need it.
+        n_features_in_`` entries, which can exceed the data several times over); the
+        transforms never need it.
         """
         right = self.__dict__.get("right_components_")
         if right is None:
