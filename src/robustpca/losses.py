@@ -150,8 +150,8 @@ def _median_scale(r: np.ndarray) -> float:
     ``c -> 0`` up to rounding: the samples off that fit keep a weight of rounding size,
     and the fit stays where it is. (Falling back to the smallest positive residual,
     an outlier's, gave them weight again: the subspace moved off the exact fit, the
-    median returned, and R1-PCA cycled until ``max_iter``: 16 x 44 standard normal data
-    at ``k = 9``.) 1 where every residual is zero.
+    median returned, and R1-PCA cycled until ``max_iter``; see
+    ``tests/test_r1pca.py``.) 1 where every residual is zero.
     """
     c = float(np.median(r))
     if c > 0:
