@@ -53,10 +53,9 @@ TWO_D = {"TwoDPCA", "GLRAM", "Robust2DPCA", "CappedRobust2DPCA", "L21TwoDPCA"}
 #: ``--method`` default, by input (the evidence is in docs/which-method.md, measured by
 #: benchmarks/which_method.py). Tables: the high-breakdown ROBPCA, the only method that
 #: keeps its subspace under a tight cluster of bad leverage points (every l2,1/M-type
-#: method of ours breaks there from 5-10% on); RPCA-OM in a build without ROBPCA. Images:
-#: RWL-AN (AdaptiveNeighborsPCA), which on the occluded AT&T faces recalls 95% of the
-#: occluded images against RPCA-OM's 85% and reconstructs them best, at 0.3 s for 400
-#: images.
+#: method of ours breaks there at small shares); RPCA-OM in a build without ROBPCA.
+#: Images: RWL-AN (AdaptiveNeighborsPCA), which on the occluded AT&T faces finds the
+#: occluded images best and reconstructs them best, in a fraction of a second.
 DEFAULT_METHOD = {
     "table": ("ROBPCA", "OptimalMeanPCA"),
     "images": ("AdaptiveNeighborsPCA", "OptimalMeanPCA"),

@@ -135,9 +135,9 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
 
     def _store(self, result):
         # The base class fixes the signs of components_ on a copy, with an |components_|
-        # temporary; with n_components=None, components_ is rank_ x n_features (0.6x the
-        # data for PCP on the AT&T faces), and those two arrays would lift the peak of
-        # the fit above 3x the data. Same signs, fixed in place.
+        # temporary; with n_components=None, components_ is rank_ x n_features (a large
+        # share of the data for PCP on faces), and those two arrays would lift the peak
+        # of the fit above 3x the data. Same signs, fixed in place.
         components = _flip_signs_in_place(result.components)
         super()._store(replace(result, components=components[:0]))
         self.components_ = components
@@ -187,6 +187,10 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         static camera); ``mean_`` holds them.
     rho : float, default=1.5
         Growth factor of the penalty, > 1 (1.5 in Lin et al.'s code).
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
     """
 
     __doc__ += (
@@ -266,6 +270,7 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         svd_solver="auto",
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.lam = lam
@@ -279,6 +284,7 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         self.svd_solver = svd_solver
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     _median_center = True
 
@@ -348,6 +354,10 @@ class OutlierPursuit(_ConvexLowRankPCA):
         offset; :class:`ConvexOptimalMeanPCA` optimises the mean instead.
     rho : float, default=1.5
         Growth factor of the penalty, in (1, 2) (Nie et al. 2014, Algorithm 3).
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
     """
 
     __doc__ += (
@@ -409,6 +419,7 @@ class OutlierPursuit(_ConvexLowRankPCA):
         svd_solver="auto",
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.gamma = gamma
@@ -422,6 +433,7 @@ class OutlierPursuit(_ConvexLowRankPCA):
         self.svd_solver = svd_solver
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(X, centred=bool(self.center))
@@ -475,6 +487,10 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
         ``Z = 0``.
     rho : float, default=1.5
         Growth factor of the penalty, in (1, 2) as Algorithm 3 requires.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
     """
 
     __doc__ += (
@@ -539,6 +555,7 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
         svd_solver="auto",
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.gamma = gamma
@@ -551,6 +568,7 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
         self.svd_solver = svd_solver
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(X, centred=True)

@@ -73,8 +73,7 @@ from .eigen import (
 __all__ = ["WeightedPCAProblem", "WeightedSubspace"]
 
 #: Gram-route iterations on at most this many samples run on one BLAS thread: on small
-#: matrices thread start-up costs more than it saves (2.6x slower eigh at n = 400 on two
-#: cores, measured in benchmarks/).
+#: matrices thread start-up costs more than it saves (docs/design-notes/linear-algebra.md).
 SMALL_GRAM = 1000
 
 

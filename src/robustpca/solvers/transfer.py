@@ -88,8 +88,8 @@ CHOLQR_RTOL = 1e-4
 # --------------------------------------------------------------------------- prox pieces
 # Rank-k projections use the warm-started _RankProjector below rather than
 # robustpca.prox.truncated_svd: on the 128 x 64 and 64 x 64 blocks of the Yale tasks the
-# latter was 3-10x slower per call (it restarts from k vectors and takes the full SVD at
-# this size). Candidate for prox.py as a tracking variant.
+# latter was several times slower per call (it restarts from k vectors and takes the full
+# SVD at this size). Candidate for prox.py as a tracking variant.
 
 
 def _truncate_exact(Y: np.ndarray, rank: int, n_vectors: int):

@@ -16,7 +16,7 @@ from .table2 import FIGURE1_CAPS, FIGURE1_D1, FIGURE1_METHODS, _best_cap_means, 
 def _kmeans(Z, target, seed: int, n_runs: int) -> dict:
     from threadpoolctl import threadpool_limits
 
-    # one OpenMP thread: k-means on a few hundred points is 10x slower on busy cores
+    # one OpenMP thread: k-means on a few hundred points is much slower on busy cores
     # with more, and the results do not depend on it
     with threadpool_limits(limits=1):
         scores = [
