@@ -1,0 +1,553 @@
+r"""The convex ALM solvers (PCP, outlier pursuit, CRPCA-OM) in passes over row chunks.
+
+The in-memory loop of :mod:`robustpca.solvers.alm` holds two ``n x d`` arrays, ``work``
+(:math:`D = X - L`, then the argument ``M`` of the ``L`` step) and the multiplier ``Y``,
+and on tall data (``n >= d``) every step but the singular value thresholding is local to
+a row: the sparse steps (soft thresholding, l2,1 row shrinkage), the multiplier, the
+primal and dual residuals and the sums of the cheap gap. The thresholding needs only the
+``d x d`` Gram matrix of ``M`` (the Gram route of :mod:`robustpca.solvers.alm_svt`:
+``L = M V diag(s / sigma) V^T``). So here the two arrays stay in row chunks, each chunk
+holding its ``(work, Y)`` (the *state*, updated in place), and an iteration is **two
+passes**:
+
+1. each chunk advances its state to ``(M, Y_k)`` (:func:`~.alm_blocks._advance`) and
+   returns the Gram matrix of its ``M`` (with a free mean, its mean and centred scatter,
+   merged by Chan et al.'s formula, :class:`~.chunked.Moments`);
+2. the eigendecomposition of the summed ``d x d`` matrix runs in memory, and each chunk
+   applies the thresholding to its rows (:func:`~.alm_blocks._low_rank_pass`), writing
+   :math:`D_{k+1}` over ``M`` and returning the primal and dual residuals and the cheap
+   gap's sums.
+
+The penalty schedule and the stopping rule are the in-memory ones
+(:class:`~.alm_schedule._Schedule`, :func:`~.alm_gap._cheap_gap`), step for step. The
+certified duality gap (:func:`~.alm_gap._gap`) is computed over the chunks as well, in
+the iterations where the loop asks for it: one read-only pass for PCP and outlier pursuit
+(the multiplier's inner product with ``X - c``, its entry norm and its ``d x d`` Gram
+matrix, whose top eigenvalue is its squared spectral norm), two for CRPCA-OM (the column
+sums of the multiplier first, for the zero-mean constraint), and for PCP one more where
+the refined certificate is needed (:func:`~.alm_gap._refined_gap`). At the end one pass
+writes, chunk by chunk, ``S`` over ``Y`` and ``L = X - D`` over ``work``
+(:func:`~.alm_blocks._finish_arrays`).
+
+The iterates are those of the in-memory solver to rounding (sums over chunks in another
+order) where it takes the Gram route; ``svd_solver`` is not used here (the block SVT of
+``'partial'`` needs products with ``M``, a pass each). The spectral norms of the start
+(``mu='auto'``, ``Y_0`` of PCP, ``gamma='auto'``) are taken from ``d x d`` Gram matrices
+gathered in the first passes, by the same Lanczos iteration from the same random start as
+:func:`~.alm.spectral_norm`.
+
+A runner is any callable ``run(kernel, **params) -> dict`` that applies ``kernel(x_block,
+state, **params) -> (state, dict)`` to every chunk with its state (``None`` before the
+first pass), keeps the returned states and adds the dictionaries key by key
+(:func:`~.chunked.combine_parts`); ``run.state_arrays()`` returns the two arrays of the
+states, stacked in row order. :class:`NumpyStateRunner` runs over slices of an in-memory
+array; :mod:`robustpca._dask.low_rank_sparse` provides the dask one (states persisted on
+the workers). Nothing here imports dask, validates or warns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+from scipy import linalg as sla
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
+from ..linalg import single_blas_thread
+from ._result import IterationState, LoopSummary, SolverResult, StopReason
+from .alm_blocks import (
+    _L1,
+    _L21,
+    _advance,
+    _Data,
+    _finish_arrays,
+    _low_rank_pass,
+    _row_norms,
+    _shift_into,
+)
+from .alm_gap import _cheap_gap, _clip_into, _clipped_spectrum, _final_blocks, _top_eigenvalue
+from .alm_schedule import DUALITY_GAP, RELAX_PCP, _Schedule
+from .alm_svt import ALL_EIGENPAIRS_FRACTION, GRAM_EIGH_ONE_THREAD_MAX
+from .alm_types import _LowRank, _Problem, convex_result
+from .chunked import Moments, block_moments, combine_parts
+
+__all__ = [
+    "NumpyStateRunner",
+    "first_pass",
+    "gamma_max_chunked",
+    "solve_convex_chunked",
+]
+
+Callback = Callable[[int, IterationState], bool | None]
+
+
+# ------------------------------------------------------------------- the runner
+class NumpyStateRunner:
+    """The in-memory state runner: a pass is a loop over row slices of ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    chunk_rows : int
+        Rows per chunk.
+    """
+
+    def __init__(self, X: np.ndarray, chunk_rows: int):
+        self.X = X
+        n = X.shape[0]
+        self.bounds = [(i, min(i + chunk_rows, n)) for i in range(0, n, chunk_rows)]
+        self.states: list = [None] * len(self.bounds)
+        self.n_samples = n
+        self.n_passes = 0
+
+    def __call__(self, kernel: Callable, **params) -> dict:
+        self.n_passes += 1
+        parts = []
+        for i, (a, b) in enumerate(self.bounds):
+            self.states[i], part = kernel(self.X[a:b], self.states[i], **params)
+            parts.append(part)
+        return combine_parts(*parts)
+
+    def state_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two arrays of the states, stacked in row order."""
+        return tuple(np.concatenate([s[i] for s in self.states]) for i in (0, 1))
+
+
+@dataclass(frozen=True)
+class Max:
+    """A number whose ``+`` is the maximum (for entry norms summed by a runner)."""
+
+    value: float
+
+    def __add__(self, other: Max) -> Max:
+        return Max(max(self.value, other.value))
+
+
+# --------------------------------------------------------------- spectral norms
+def _norm_from_gram(G: np.ndarray, rng: np.random.Generator, rtol: float) -> float:
+    """:func:`~.alm.spectral_norm` of a tall matrix from its ``d x d`` Gram matrix ``G``:
+    exact (LAPACK) up to ``4 * OVERSAMPLES`` columns, else ARPACK's Lanczos on ``G`` from
+    the same random start (so the same draws from ``rng`` and the same Ritz value to
+    rounding), LAPACK where it does not converge."""
+    from ..prox import OVERSAMPLES
+
+    d = len(G)
+    if d == 0:
+        return 0.0
+
+    def exact() -> float:
+        return float(np.sqrt(max(sla.eigvalsh(G, check_finite=False)[-1], 0.0)))
+
+    if d <= 4 * OVERSAMPLES:
+        return exact()
+    try:
+        top = eigsh(
+            G, k=1, which="LA", tol=rtol, v0=rng.standard_normal(d), return_eigenvectors=False
+        )
+    except ArpackNoConvergence:
+        return exact()
+    return float(np.sqrt(max(top[0], 0.0)))
+
+
+def first_pass(x, state, *, check_finite=True, row_gram=False):
+    """The first pass: the data are finite; the column extremes, the moments (mean and
+    centred ``d x d`` scatter) and with ``row_gram`` the Gram matrix of the rows scaled to
+    unit norm (``gamma='auto'`` of uncentred outlier pursuit)."""
+    if check_finite and not np.isfinite(x).all():
+        raise ValueError(
+            "Input X contains NaN or infinity; a dask fit of the convex estimators needs "
+            "finite data (fit X.compute() for missing entries)."
+        )
+    d = x.shape[1]
+    empty = np.full(d, -np.inf)
+    part = {
+        "moments": block_moments(x, np.ones(x.shape[0])),
+        "hi": _VecMax(x.max(axis=0) if len(x) else empty),
+        "lo": _VecMax(-x.min(axis=0) if len(x) else empty),
+    }
+    if row_gram:
+        part["row_gram"] = _unit_rows_gram(x, None)
+    return state, part
+
+
+@dataclass(frozen=True)
+class _VecMax:
+    """Entrywise maximum of vectors under ``+``."""
+
+    value: np.ndarray
+
+    def __add__(self, other: _VecMax) -> _VecMax:
+        return _VecMax(np.maximum(self.value, other.value))
+
+
+def _unit_rows_gram(x: np.ndarray, center) -> np.ndarray:
+    """``G^T G`` of the rows of ``x - c`` scaled to unit norm (zero rows stay zero)."""
+    G = np.array(x, dtype=np.float64) if center is None else np.subtract(x, center)
+    norms = _row_norms(G)
+    np.divide(G, norms[:, None], out=G, where=norms[:, None] > 0)
+    G[norms == 0] = 0.0
+    return G.T @ G
+
+
+def _unit_rows_pass(x, state, *, center):
+    return state, {"row_gram": _unit_rows_gram(x, center)}
+
+
+def gamma_max_chunked(run, center=None, row_gram=None) -> float:
+    """:func:`~.alm.gamma_max` over the chunks: the spectral norm of the rows of
+    ``X - c`` scaled to unit norm, from their ``d x d`` Gram matrix (``row_gram``, or one
+    pass), by the Lanczos iteration of ``gamma_max`` (seed 0, ``rtol=1e-10``)."""
+    if row_gram is None:
+        row_gram = run(_unit_rows_pass, center=center)["row_gram"]
+    return _norm_from_gram(row_gram, np.random.default_rng(0), rtol=1e-10)
+
+
+# ----------------------------------------------------------- the thresholding step
+def _gram_threshold(G: np.ndarray, tau: float, predicted: int) -> _LowRank:
+    """The tall branch of :func:`~.alm_svt._gram_step` from the Gram matrix ``G`` of
+    ``M`` (overwritten): ``L = M V diag(s / sigma) V^T``."""
+    d = len(G)
+    with single_blas_thread(d <= GRAM_EIGH_ONE_THREAD_MAX):
+        try:
+            if predicted > ALL_EIGENPAIRS_FRACTION * d:
+                lam, E = sla.eigh(G.copy(), check_finite=False, overwrite_a=True, driver="evr")
+            else:
+                lam, E = sla.eigh(
+                    G.copy(),
+                    check_finite=False,
+                    overwrite_a=True,
+                    subset_by_value=(tau * tau, np.inf),
+                    driver="evr",
+                )
+        except np.linalg.LinAlgError:  # syevr fails on tight clusters
+            lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evd")
+        first = int(np.searchsorted(lam, tau * tau, side="right"))
+        lam, E = lam[first:], E[:, first:]
+    sigma = np.sqrt(np.maximum(lam[::-1], 0.0))
+    r = int(np.count_nonzero(sigma > tau))
+    sigma, E = sigma[:r], np.ascontiguousarray(E[:, ::-1][:, :r])
+    s = sigma - tau
+    return _LowRank("rows", s, Vt=np.ascontiguousarray(E.T), gain=s / sigma)
+
+
+# ------------------------------------------------------------------ chunk kernels
+def _gram_part(M: np.ndarray, free_mean: bool) -> dict:
+    if free_mean:
+        return {"m": block_moments(M, np.ones(M.shape[0]))}
+    return {"gram": M.T @ M}
+
+
+def _start_kernel(x, state, *, center, J, inv, free_mean):
+    """Iteration 1: the state ``(M, Y_0)`` with ``S_0 = 0``, ``Y_0 = (X - c) / J`` (PCP)
+    or 0 (``J=None``), and the Gram part of ``M``."""
+    data = _Data(x, center)
+    Y = data.divided(J) if J else np.zeros(x.shape)
+    W = np.zeros(x.shape)
+    _shift_into(data, W, Y, inv)
+    return (W, Y), _gram_part(W, free_mean)
+
+
+def _zero_kernel(x, state):
+    """The state of data equal to their offset: ``D = 0``, ``Y = 0``."""
+    return (np.zeros(x.shape), np.zeros(x.shape)), {}
+
+
+def _advance_kernel(x, state, *, center, sparse, mu_prev, inv, alpha, relax, free_mean):
+    """Pass 1 of an iteration: ``(D_k, Y_{k-1}) -> (M, Y_k)`` in place; the Gram part."""
+    W, Y = state
+    _advance(_Data(x, center), sparse, W, Y, mu_prev, inv, alpha, relax)
+    return state, _gram_part(W, free_mean)
+
+
+def _apply_kernel(x, state, *, center, sparse, low, mean, mu, measure, column_sums, alpha):
+    """Pass 2: ``M -> D_{k+1}`` in place, and the pass's sums (``_PassStats``)."""
+    W, Y = state
+    if mean is not None:
+        W -= mean  # the in-memory step subtracts b from M in place
+    stats = _low_rank_pass(
+        _Data(x, center), sparse, W, Y, low, mean, mu, measure, column_sums, alpha
+    )
+    part = {
+        key: getattr(stats, key) for key in ("loss", "primal", "dual", "value", "size", "size_next")
+    }
+    part["entry"] = Max(stats.entry)
+    if stats.value_next is not None:
+        part["value_next"] = stats.value_next
+    if stats.column_sums:
+        part.update(colsum=stats.colsum, colsum_next=stats.colsum_next, xsum=stats.xsum)
+    return state, part
+
+
+def _outcome(state, mu, alpha):
+    return SimpleNamespace(work=state[0], dual=state[1], mu=mu, alpha=alpha)
+
+
+def _dual_sum_kernel(x, state, *, center, sparse, mu, alpha):
+    """Column sums of the final multiplier (CRPCA-OM's certificate, first pass)."""
+    data, out = _Data(x, center), _outcome(state, mu, alpha)
+    total = np.zeros(x.shape[1])
+    for rows in data.rows:
+        Yk, S, _ = data.row_block(rows)
+        total += _final_blocks(sparse, out, rows, slice(None), Yk, S).sum(axis=0)
+    return state, {"total": total}
+
+
+def _gap_kernel(x, state, *, center, sparse, mu, alpha, ybar):
+    """The certificate's sums over a chunk (:func:`~.alm_gap._blockwise_gap`, tall)."""
+    data, out = _Data(x, center), _outcome(state, mu, alpha)
+    value, entry = 0.0, 0.0
+    G = np.zeros((x.shape[1],) * 2)
+    for rows in data.rows:
+        Yk, S, T = data.row_block(rows)
+        _final_blocks(sparse, out, rows, slice(None), Yk, S)
+        if ybar is not None:
+            Yk -= ybar
+        value += float(np.vdot(data.take(rows, slice(None), T), Yk))
+        entry = max(entry, sparse.entry_norm(Yk))
+        G += Yk.T @ Yk
+    return state, {"value": value, "entry": Max(entry), "gram": G}
+
+
+def _refined_kernel(x, state, *, center, sparse, mu, alpha, clip):
+    """PCP's refined certificate over a chunk (:func:`~.alm_gap._refined_gap`, tall)."""
+    data, out = _Data(x, center), _outcome(state, mu, alpha)
+    value = 0.0
+    Z = np.zeros((x.shape[1],) * 2)
+    for rows in data.rows:
+        Yk, S, T = data.row_block(rows)
+        _final_blocks(sparse, out, rows, slice(None), Yk, S)
+        _clip_into(*clip, Yk, S, False)
+        np.clip(S, -sparse.lam, sparse.lam, out=S)
+        value += float(np.vdot(data.take(rows, slice(None), T), S))
+        Z += S.T @ S
+    return state, {"value": value, "gram": Z}
+
+
+def _finish_kernel(x, state, *, center, sparse, mu, alpha):
+    """The state becomes ``(L + c, S)`` in place (:func:`~.alm_blocks._finish_arrays`)."""
+    low, sparse_part = _finish_arrays(_Data(x, center), sparse, _outcome(state, mu, alpha))
+    return (low, sparse_part), {}
+
+
+# ------------------------------------------------------------- certified gap
+def _chunked_gap(run, problem, center, mu, alpha, objective, target=0.0) -> float:
+    """:func:`~.alm_gap._gap` of the current state over the chunks."""
+    if objective <= 0:
+        return 0.0
+    sparse, common = problem.sparse, {"center": center, "sparse": problem.sparse}
+    ybar = None
+    if problem.free_mean:
+        total = run(_dual_sum_kernel, mu=mu, alpha=alpha, **common)["total"]
+        ybar = total / run.n_samples
+    sums = run(_gap_kernel, mu=mu, alpha=alpha, ybar=ybar, **common)
+    G = sums["gram"]
+    two = float(np.sqrt(max(_top_eigenvalue(np.asfortranarray(G)), 0.0)))
+    gap = (
+        objective - sums["value"] / max(1.0, sparse.dual_norm(two, sums["entry"].value))
+    ) / objective
+    if sparse.rowwise or two <= 1.0 or gap <= target:
+        return gap
+    clip = _clipped_spectrum(np.asfortranarray(G))
+    if clip is None:
+        return gap
+    refined = run(_refined_kernel, mu=mu, alpha=alpha, clip=clip, **common)
+    top = float(np.sqrt(max(_top_eigenvalue(np.asfortranarray(refined["gram"])), 0.0)))
+    return min(gap, (objective - refined["value"] / max(1.0, top)) / objective)
+
+
+def _stats_of(sums: dict, d: int, column_sums: bool, full: bool):
+    from .alm_blocks import _PassStats
+
+    stats = _PassStats(d, column_sums, full)
+    for key, value in sums.items():
+        setattr(stats, key, value.value if isinstance(value, Max) else value)
+    return stats
+
+
+# ------------------------------------------------------------------------ the solver
+def _callback_state(iteration: int, objective: float, low: _LowRank, mean, d: int):
+    """The callback's view: the right singular vectors of ``L - b`` and ``b``."""
+    b = np.zeros(d) if mean is None else mean
+    vt = low.Vt if low.Vt is not None else np.zeros((0, d))
+    return IterationState(iteration, objective, None, lambda: vt, lambda: b)
+
+
+def _start(first: dict, problem: str, weight: float, center: bool, mu, mu_max, rng):
+    """The offset, the scale and the start of the loop, as :func:`~.alm.solve_pcp` and
+    :func:`~.alm._row_sparse_alm` set them, from the first pass's sums."""
+    moments: Moments = first["moments"]
+    d = moments.mean.size
+    c = moments.mean.copy() if center else None
+    assert moments.scatter is not None
+    gram = moments.scatter if c is not None else moments.scatter_about(np.zeros(d))
+    scale = float(np.sqrt(max(float(np.trace(gram)), 0.0)))
+    J = None
+    if problem == "pcp":
+        hi, lo = first["hi"].value, -first["lo"].value
+        if c is not None:
+            hi, lo = hi - c, lo - c
+        abs_max = float(max(hi.max(initial=-np.inf), -lo.min(initial=np.inf))) if d else 0.0
+        norm_two = _norm_from_gram(gram, rng, rtol=1e-6)
+        J = max(norm_two, abs_max / weight)
+        if mu is None and norm_two > 0:
+            mu = 1.25 / norm_two
+        J = J if J > 0 else None
+    if mu is None:  # _auto_mu
+        norm_two = _norm_from_gram(gram, rng, rtol=1e-6)
+        mu = 1.25 / norm_two if norm_two > 0 else 1.0
+    ratio = 1e7 if problem == "pcp" else 1e9
+    cap = ratio * mu if mu_max is None else float(mu_max)
+    return c, scale, J, float(mu), max(cap, float(mu))
+
+
+def solve_convex_chunked(
+    run,
+    first: dict,
+    *,
+    problem: str,
+    weight: float,
+    center: bool = False,
+    n_components: int | None = None,
+    mu: float | None = None,
+    mu_max: float | None = None,
+    rho: float = 1.5,
+    max_iter: int = 1000,
+    tol: float = 1e-7,
+    gap_tol: float | None = 1e-3,
+    rng: np.random.Generator,
+    callback: Callback | None = None,
+) -> SolverResult:
+    r"""PCP, outlier pursuit or CRPCA-OM over the row chunks of ``run``, two passes an
+    iteration (see the module docstring).
+
+    The loop of :func:`~.alm._inexact_alm` and the result of :func:`~.alm._solve`, with
+    the same start (:math:`\mu_0`, :math:`\bar\mu`, :math:`Y_0`), penalty schedule,
+    stopping rule and certified gap.
+
+    Parameters
+    ----------
+    run : callable
+        A state runner (module docstring), with ``n_samples`` and ``n_passes``.
+    first : dict
+        The sums of :func:`first_pass` over the chunks.
+    problem : {'pcp', 'outlier_pursuit', 'crpca_om'}
+        :func:`~.alm.solve_pcp`, :func:`~.alm.solve_outlier_pursuit` or
+        :func:`~.alm.solve_crpca_om`.
+    weight : float
+        :math:`\lambda` (PCP) or :math:`\gamma`.
+    center : bool
+        Subtract the column means first (always for CRPCA-OM).
+    n_components, mu, mu_max, rho, max_iter, tol, gap_tol, rng, callback
+        As for the in-memory solvers (``mu=None``: ``'auto'``).
+
+    Returns
+    -------
+    SolverResult
+        As the in-memory solver's (:func:`~.alm_types.convex_result`), with ``low_rank``
+        and ``sparse`` from ``run.state_arrays()`` (for dask, chunked arrays) and
+        ``info['svd_counts']`` counting Gram steps; no ``dual``.
+    """
+    rowwise = problem != "pcp"
+    free_mean = problem == "crpca_om"
+    sparse = _L21(weight) if rowwise else _L1(weight)
+    prob = _Problem(_gram_threshold, sparse, None, free_mean=free_mean)  # what _cheap_gap reads
+    c, scale, J, mu, cap = _start(first, problem, weight, center or free_mean, mu, mu_max, rng)
+    mu0 = mu
+    n, d = run.n_samples, first["moments"].mean.size
+    history: list[float] = []
+    trace: dict[str, list] = {"primal": [], "dual": [], "gap": [], "mu": [], "certified": []}
+    stop_reason, converged, mean, low = StopReason.MAX_ITER, False, None, _LowRank.empty(0, d)
+    counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
+    mu_used, certified, alpha, iteration = mu, np.inf, 1.0, 0
+    nuclear = weight if rowwise else 1.0
+    common = {"center": c, "sparse": sparse}
+    if scale == 0.0:  # X - c = 0: D = 0 and Y_0 = 0 are the solution
+        run(_zero_kernel)
+        history, converged, stop_reason, certified = [0.0], True, StopReason.EXACT, 0.0
+    else:
+        schedule = _Schedule(mu, rho, cap, tol, gap_tol, 1.0 if rowwise else RELAX_PCP)
+        for iteration in range(1, max_iter + 1):
+            relax = schedule.relaxation()
+            if iteration == 1:
+                sums = run(_start_kernel, center=c, J=J, inv=1.0 / mu, free_mean=free_mean)
+            else:
+                sums = run(
+                    _advance_kernel,
+                    mu_prev=mu_used,
+                    inv=1.0 / mu,
+                    alpha=alpha,
+                    relax=relax,
+                    free_mean=free_mean,
+                    **common,
+                )
+            mean, G = (sums["m"].mean, sums["m"].scatter) if free_mean else (None, sums["gram"])
+            low = _gram_threshold(G, nuclear / mu, low.s.size if iteration > 1 else 0)
+            counts["gram"] += 1
+            measure, alpha = schedule.measures(), relax
+            sums = run(
+                _apply_kernel,
+                low=low,
+                mean=mean,
+                mu=mu,
+                measure=measure,
+                column_sums=free_mean,
+                alpha=alpha,
+                **common,
+            )
+            stats = _stats_of(sums, d, free_mean, measure is True)
+            history.append(sparse.objective(stats.loss, low.s))
+            primal = float(np.sqrt(stats.primal)) / scale
+            gap = dual = np.nan
+            if measure:
+                size = 2 * (stats.size + stats.size_next) + stats.dual
+                dual = float(np.sqrt(stats.dual / size)) if size > 0 else 0.0
+            if measure is True:
+                gap = _cheap_gap(prob, stats, history[-1], n)
+            for key, value in (("primal", primal), ("dual", dual), ("gap", gap), ("mu", mu)):
+                trace[key].append(value)
+            mu_used, mu = mu, schedule.next_mu(mu, primal, dual)
+            if callback is not None:
+                if callback(iteration, _callback_state(iteration, history[-1], low, mean, d)):
+                    stop_reason = StopReason.CALLBACK
+                    break
+            if gap_tol is None:
+                if primal <= tol:
+                    stop_reason, converged = StopReason.PRIMAL_RESIDUAL, True
+                    break
+                continue
+            growing = schedule.phase == "lin"
+            if schedule.wants_certificate(iteration, primal, gap, mu_used):
+                certified = _chunked_gap(run, prob, c, mu_used, alpha, history[-1], gap_tol)
+                trace["certified"].append((iteration, certified))
+                if schedule.done(iteration, gap, certified):
+                    stop_reason, converged = DUALITY_GAP, True
+                    break
+                if growing and mu > mu_used:
+                    mu = mu_used
+    objective = history[-1]
+    gap = certified if converged and gap_tol is not None else np.inf
+    if not np.isfinite(gap):
+        gap = _chunked_gap(run, prob, c, mu_used, alpha, objective)
+    run(_finish_kernel, mu=mu_used, alpha=alpha, **common)
+    low_rank, sparse_part = run.state_arrays()
+    offset = np.zeros(d) if mean is None else mean
+    if c is not None:
+        offset = offset + c
+    vt = low.Vt if low.kind == "rows" and low.Vt is not None else np.zeros((0, d))
+    return convex_result(
+        low_rank,
+        sparse_part,
+        low.s,
+        lambda count: vt[:count],
+        mean=offset,
+        n_components=n_components,
+        row_sparse=rowwise,
+        rng=rng,
+        loop=LoopSummary(iteration, converged, stop_reason, np.asarray(history, dtype=float)),
+        duality_gap=gap,
+        mu=mu0,
+        svd_counts=counts,
+        residuals={k: np.asarray(v) for k, v in trace.items()},
+    )
