@@ -49,6 +49,7 @@ from ..solvers.informative_coordinates import model_constants
 from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
 from .hq import fit_hq
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
+from .rrcov import fit_robpca
 
 __all__ = ["FITS", "DaskPassRunner", "fit_dask"]
 
@@ -340,8 +341,12 @@ FITS = {
     "hq": partial(
         fit_hq, first_pass=_first_pass, gram_first_pass=_gram_first_pass, with_rows=_with_rows
     ),
+    "robpca": partial(fit_robpca, tall_runner=DaskPassRunner),
 }
-SUPPORTED = "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA"
+SUPPORTED = (
+    "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
+    "ROBPCA"
+)
 
 
 #: The chunked fits that resolve a share or ``"auto"`` themselves (on their own spectrum).

@@ -152,6 +152,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     """
 
     __doc__ = with_imputation_doc(__doc__)
+    _dask_fit = "robpca"  # robustpca._dask.fit.FITS
 
     @property
     def _od_cutoff_rule(self) -> str:

@@ -1,0 +1,136 @@
+"""The chunked fits of the rrcov family on tall dask arrays: ROBPCA (issue 41, item 1).
+
+The iteration is the pure solver :func:`~robustpca.solvers.chunked_rrcov.
+solve_robpca_chunked` over :class:`~robustpca._dask.fit.DaskPassRunner` (one
+``dask.compute`` per pass); this module sets the estimator's attributes as its
+``_fit_solver`` does, with the per-sample ones (``outlyingness_``, ``h_subset_``,
+``support_``) as lazy dask arrays chunked like the rows of ``X``. It never imports an
+estimator.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..linalg import complete_orthonormal
+from ..solvers import SolverResult, StopReason
+from ..solvers.chunked_gram import GramPasses
+from ..solvers.chunked_rrcov import solve_robpca_chunked
+from .arrays import _dask, row_blocks
+
+__all__ = ["fit_robpca", "row_index", "rows_map"]
+
+
+def row_index(X):
+    """The global row numbers as a dask array chunked like the rows of ``X``."""
+    _, da = _dask()
+    return da.arange(X.shape[0], chunks=(X.chunks[0],), dtype=np.int64)
+
+
+def _apply(x, index, *, fn, kind):
+    index = index[:, 0]
+    if kind == "values":
+        return fn(x)[:, 0]
+    return fn(x, index)
+
+
+def rows_map(X, fn, dtype, kind="values"):
+    """``fn`` applied block by block to the rows of ``X`` (lazy, one value per row):
+    ``fn(x)[:, 0]`` for ``kind="values"``, ``fn(x, index)`` for ``kind="mask"``."""
+    _, da = _dask()
+    X = row_blocks(X)
+    index = row_index(X)[:, None]
+    return da.map_blocks(
+        _apply,
+        X,
+        index,
+        fn=fn,
+        kind=kind,
+        drop_axis=1,
+        chunks=(X.chunks[0],),
+        dtype=dtype,
+        meta=np.empty(0, dtype=dtype),
+    )
+
+
+class _RowPasses:
+    """Passes over blocks of whole rows also for data with more features than samples
+    (the rrcov family reduces them to their affine span by the rows' own SVD), counted
+    in the route's runner (``n_passes_``)."""
+
+    def __init__(self, X, run, tall_runner):
+        self.outer = run.run if isinstance(run, GramPasses) else None
+        self.run = tall_runner(row_blocks(X)) if self.outer is not None else run
+
+    def __call__(self, kernel, rows=None, **params):
+        out = self.run(kernel, rows, **params)
+        if self.outer is not None:
+            self.outer.n_passes += 1
+        return out
+
+
+def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
+    """ROBPCA on a dask array chunked by rows: ``ROBPCA._fit_solver`` with the chunked
+    solver (a passes runner over row blocks, whatever the route)."""
+    run = _RowPasses(X, run, tall_runner)
+    if est.skew:
+        raise ValueError(
+            "ROBPCA(skew=True) has no chunked fit (its adjusted outlyingness is fitted in "
+            "memory); pass a NumPy array (X.compute()) or skew=False."
+        )
+    n, p = X.shape
+    spec = est.n_components
+    if spec is None:
+        spec = min(n, p)
+    kmax = est.kmax
+    if isinstance(spec, numbers.Integral):
+        spec = min(int(spec), n, p)
+        kmax = max(kmax, spec)
+    result = solve_robpca_chunked(
+        run,
+        row_index(X),
+        n,
+        p,
+        spec,
+        alpha=est.alpha,
+        kmax=kmax,
+        mcd=est.mcd,
+        max_directions=est.max_directions,
+        n_starts=est.n_starts,
+        rng=rng,
+        direction_rng=rng if est.directions == "random" else None,
+    )
+    components, eigenvalues = result.components, result.eigenvalues
+    k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)
+    if components.shape[0] < k:  # fewer directions of variance than asked for
+        components = complete_orthonormal(components.T, k, rng).T
+        eigenvalues = np.concatenate([eigenvalues, np.zeros(k - eigenvalues.size)])
+    _, da = _dask()
+    est.n_components_ = k
+    est.rank_ = result.rank
+    est.h_ = result.h
+    if result.h_subset is not None:
+        est.h_subset_ = da.flatnonzero(rows_map(X, result.h_subset.member, bool, "mask"))
+    else:
+        est.h_subset_ = da.arange(n, chunks=(X.chunks[0],))
+    est.outlyingness_ = (
+        None if result.outlyingness is None else rows_map(X, result.outlyingness, np.float64)
+    )
+    if result.support is not None:
+        est.support_ = rows_map(X, result.support, bool, "mask")
+    else:
+        est.support_ = da.ones(n, chunks=(X.chunks[0],), dtype=bool)
+    est.initial_eigenvalues_ = result.initial_eigenvalues
+    est._adjusted = None
+    return SolverResult(
+        components=components[:k],
+        mean=result.mean,
+        weights=None,
+        n_iter=1,
+        converged=True,
+        stop_reason=StopReason.CLOSED_FORM,
+        objective=np.array([float(np.sum(eigenvalues[:k]))]),
+        info={"explained_variance": eigenvalues[:k]},
+    )

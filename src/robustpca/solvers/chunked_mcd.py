@@ -1,0 +1,398 @@
+r"""The MCD of robustbase (:mod:`robustpca.solvers.mcd`) over row chunks, in passes.
+
+Everything that :func:`~robustpca.solvers.mcd.minimum_covariance_determinant` does on
+all the rows runs in passes over the chunks, each one ``dask.compute`` in the Dask
+route: the C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999) on all the data (the
+``h`` smallest distances under each fit found by counting passes,
+:mod:`robustpca.solvers.chunked_order_statistics`, and the mean and scatter of those
+rows gathered in the next pass), the reweighting, the support.
+
+FAST-MCD's search for starting fits works by design on a random subsample: robustbase's
+nested subsets of at most 1,500 rows (``rng.permutation(n)`` drawn from
+``random_state`` as in memory, so it is the same subsample); those rows are gathered by
+index and the starts run in memory on them. Below ``2 * NMINI = 600`` rows, where
+robustbase starts from subsets of all the data, the (at most 600 x k) rows are gathered
+and the MCD runs in memory. Rows are points of ``k`` coordinates given by an affine map
+of the data (:class:`AffineRows`): the scores of ROBPCA, or the data themselves.
+
+The scatter of a set of rows is carried as the triangular factor ``R`` of its centred
+rows (:class:`QRMoments`, merged like Chan et al.'s update), so that singular values and
+ranks are those of an SVD of the rows, as in memory.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import linalg, stats
+
+from .chunked import Rows
+from .chunked_order_statistics import _blocks, _gathered_by_column, bracket_ranks, gather_rows
+from .mcd import (
+    NMINI,
+    _best_starts,
+    _c_step,
+    _distances,
+    _group_sizes,
+    _log_dets,
+    _mahalanobis_sq,
+    h_alpha_n,
+    mcd_consistency,
+    mcd_small_sample,
+    minimum_covariance_determinant,
+)
+
+__all__ = [
+    "AffineRows",
+    "ChunkedMCD",
+    "QRMoments",
+    "Subset",
+    "mcd_chunked",
+    "smallest_subsets",
+]
+
+
+@dataclass(frozen=True)
+class AffineRows:
+    """Rows as points of ``k`` coordinates: ``(x - origin) @ A - offset`` (``x`` itself
+    when ``A`` is None)."""
+
+    origin: np.ndarray | None = None
+    A: np.ndarray | None = None
+    offset: np.ndarray | None = None
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if self.A is None:
+            return x
+        return (x - self.origin) @ self.A - self.offset
+
+    def then(self, centre: np.ndarray, rotation: np.ndarray) -> AffineRows:
+        """The map followed by ``(z - centre) @ rotation``."""
+        assert self.A is not None
+        return AffineRows(self.origin, self.A @ rotation, (self.offset + centre) @ rotation)
+
+
+@dataclass(frozen=True)
+class QRMoments:
+    """Count, mean and triangular factor ``R`` (``R^T R`` the centred scatter) of a set
+    of rows; ``+`` merges two sets (the mean shift enters as one more row of ``R``)."""
+
+    count: float
+    mean: np.ndarray
+    R: np.ndarray
+
+    @classmethod
+    def of(cls, Z: np.ndarray) -> QRMoments:
+        if Z.shape[0] == 0:
+            return cls(0.0, np.zeros(Z.shape[1]), np.zeros((0, Z.shape[1])))
+        mean = Z.mean(axis=0)
+        R = linalg.qr(Z - mean, mode="r", check_finite=False)[0]
+        return cls(float(Z.shape[0]), mean, R[: Z.shape[1]])
+
+    def __add__(self, other: QRMoments) -> QRMoments:
+        if other.count == 0:
+            return self
+        if self.count == 0:
+            return other
+        total = self.count + other.count
+        delta = other.mean - self.mean
+        mean = self.mean + delta * (other.count / total)
+        stacked = np.vstack([self.R, other.R, np.sqrt(self.count * other.count / total) * delta])
+        R = linalg.qr(stacked, mode="r", check_finite=False)[0][: delta.size]
+        return QRMoments(total, mean, R)
+
+    def covariance(self) -> np.ndarray:
+        """The centred scatter divided by ``count - 1`` (``np.cov``'s)."""
+        return self.R.T @ self.R / max(self.count - 1, 1)
+
+
+@dataclass(frozen=True)
+class FitDistances:
+    """Squared distances of the rows under ``B`` fits (mcd's ``_distances``), (b, B)."""
+
+    coords: AffineRows
+    means: np.ndarray
+    precisions: np.ndarray
+
+    def __call__(self, x):
+        return _distances(self.coords(x), self.means, self.precisions).T
+
+
+@dataclass(frozen=True)
+class Subset:
+    """Rows whose value (column ``column`` of ``values``) is below ``low``, and the rows
+    ``chosen`` (sorted indices) from the bracket above it."""
+
+    values: Any
+    column: int
+    low: float
+    chosen: np.ndarray
+
+    def member(self, x, index, cache=None) -> np.ndarray:
+        """Whether each row of ``x`` (global indices ``index``) is in the subset;
+        ``cache`` (a dict) shares the values of one block between subsets."""
+        if cache is None:
+            cache = {}
+        key = id(self.values)
+        if key not in cache:
+            cache[key] = self.values(x)
+        v = cache[key][:, self.column]
+        return (v < self.low) | np.isin(index, self.chosen)
+
+
+def subset_pass(x, rows=None, *, values, coords, low, high, old=None) -> dict:
+    """Per column ``f`` of ``values``: the :class:`QRMoments` of the rows below
+    ``low[f]``, the records ``[f, 0, value, index, in_old, coords...]`` of the rows in
+    ``[low[f], high[f])``, and with ``old`` (a :class:`Subset` per column) how many rows
+    below ``low[f]`` are in ``old[f]``."""
+    B = low.shape[0]
+    out: dict[str, Any] = {}
+    parts = []
+    both = np.zeros(B)
+    moments = [QRMoments.of(np.empty((0, 1)))] * B
+    for a, b in _blocks(x, B):
+        xb, ib = x[a:b], rows[a:b]
+        V, Z = values(xb), coords(xb)
+        cache: dict = {}
+        for f in range(B):
+            v = V[:, f]
+            below = v < low[f]
+            part = QRMoments.of(Z[below])
+            moments[f] = part if moments[f].count == 0 else moments[f] + part
+            inside = (v >= low[f]) & (v < high[f])
+            flag = old[f].member(xb, ib, cache) if old is not None else np.zeros(v.size, bool)
+            both[f] += np.count_nonzero(below & flag)
+            if inside.any():
+                cols = [np.full(inside.sum(), f), np.zeros(inside.sum()), v[inside], ib[inside]]
+                parts.append(np.column_stack([*cols, flag[inside], Z[inside]]))
+    for f in range(B):
+        out[f"m{f}"] = moments[f]
+    width = 5 + coords(x[:0]).shape[1]
+    out["records"] = Rows((np.concatenate(parts) if parts else np.empty((0, width)),))
+    out["both"] = both
+    return out
+
+
+def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, old=None):
+    """The ``h`` rows of smallest value in each column of ``values`` (ties by row
+    index, as a stable sort), their :class:`QRMoments`, and with ``old`` whether each
+    subset differs from ``old``'s. Counting passes, then one gathering pass."""
+    pilot = values(pilot_x)
+    B = pilot.shape[1]
+    brackets, passes = bracket_ranks(run, row_index, values, np.full((B, 1), h - 1), pilot)
+    low, high = brackets.low[:, 0], brackets.high[:, 0]
+    out = run(subset_pass, row_index, values=values, coords=coords, low=low, high=high, old=old)
+    passes += 1
+    groups = _gathered_by_column(out["records"].values, B, 1)
+    subsets, moments, same = [], [], []
+    for f in range(B):
+        need = int(h - brackets.below[f, 0])
+        taken = groups[f][0][:need]
+        moments.append(out[f"m{f}"] + QRMoments.of(taken[:, 5:]))
+        subsets.append(Subset(values, f, float(low[f]), np.sort(taken[:, 3]).astype(np.int64)))
+        same.append(out["both"][f] + taken[:, 4].sum() == h)
+    return subsets, moments, np.array(same), passes
+
+
+@dataclass(frozen=True)
+class ChunkedMCD:
+    """The reweighted MCD of rows seen in passes (:class:`~robustpca.solvers.mcd.MCDResult`'s
+    estimates); the supports are recipes over chunks: ``support_mask(x)``."""
+
+    location: np.ndarray
+    covariance: np.ndarray
+    raw_location: np.ndarray
+    raw_covariance: np.ndarray
+    log_det: float
+    h: int
+    coords: AffineRows
+    raw_subset: Subset | None
+    cutoff: float
+    reweighted: bool
+
+    def support_mask(self, x, index) -> np.ndarray:
+        """The samples kept by the reweighting (the raw subset when it did not run)."""
+        if not self.reweighted:
+            if self.raw_subset is None:
+                return np.ones(x.shape[0], dtype=bool)
+            return self.raw_subset.member(x, index)
+        return _mahalanobis_sq(self.coords(x), self.raw_location, self.raw_covariance) < self.cutoff
+
+
+@dataclass(frozen=True)
+class _RawDistances:
+    coords: AffineRows
+    location: np.ndarray
+    covariance: np.ndarray
+
+    def __call__(self, x):
+        return _mahalanobis_sq(self.coords(x), self.location, self.covariance)[:, None]
+
+
+def _moments_below_pass(x, rows=None, *, values, cutoff, coords) -> dict:
+    parts = [QRMoments.of(np.empty((0, 1)))]
+    for a, b in _blocks(x, 1):
+        keep = values(x[a:b])[:, 0] < cutoff
+        parts.append(QRMoments.of(coords(x[a:b])[keep]))
+    total = parts[1] if len(parts) > 1 else parts[0]
+    for part in parts[2:]:
+        total = total + part
+    return {"m": total}
+
+
+def _in_memory(rows: np.ndarray, alpha, n_starts, rng, coords, n):
+    fit = minimum_covariance_determinant(rows, alpha, n_starts=n_starts, random_state=rng)
+    chosen = np.flatnonzero(fit.raw_support)
+    ordinal = _Ordinal()
+    raw = Subset(ordinal, 0, -np.inf, chosen)
+    reweighted = fit.support is not fit.raw_support
+    cutoff = stats.chi2.ppf(0.975, rows.shape[1])
+    return ChunkedMCD(
+        fit.location,
+        fit.covariance,
+        fit.raw_location,
+        fit.raw_covariance,
+        fit.log_det,
+        fit.h,
+        coords,
+        raw,
+        cutoff,
+        reweighted and fit.h < n,
+    )
+
+
+@dataclass(frozen=True)
+class _Ordinal:
+    def __call__(self, x):
+        return np.zeros((x.shape[0], 1))
+
+
+def mcd_chunked(
+    run,
+    row_index,
+    coords: AffineRows,
+    p: int,
+    n: int,
+    alpha: float,
+    *,
+    n_starts,
+    rng,
+    pilot_x,
+    max_steps: int = 100,
+    n_best: int = 10,
+) -> tuple[ChunkedMCD, int]:
+    """:func:`~robustpca.solvers.mcd.minimum_covariance_determinant` of the rows
+    ``coords(x)`` (``p`` coordinates) of all ``n`` rows (module docstring). Returns the
+    fit and the passes run."""
+    h = min(h_alpha_n(alpha, n, p), n)
+    passes = 0
+    if h >= n:  # robustbase's classical estimate: every row
+        every = run(_moments_below_pass, row_index, values=_Ordinal(), cutoff=1.0, coords=coords)
+        m = every["m"]
+        cov = m.covariance()
+        sign, log_det = np.linalg.slogdet(cov)
+        fit = ChunkedMCD(
+            m.mean,
+            cov,
+            m.mean,
+            cov,
+            float(log_det) if sign > 0 else -np.inf,
+            h,
+            coords,
+            None,
+            np.inf,
+            False,
+        )
+        return fit, 1
+    if n < 2 * NMINI or p == 1:
+        rows = coords(gather_rows(run, row_index, np.arange(n)))
+        return _in_memory(rows, alpha, n_starts, rng, coords, n), 1
+    if NMINI <= 2 * (p + 1):
+        raise NotImplementedError("the chunked MCD needs 2 * (n_features + 1) < 300.")
+    sizes = _group_sizes(n)
+    fraction = h / n
+    h_group = max(p + 1, int(sizes[0] * fraction))
+    drawn = rng.permutation(n)[: sum(sizes)]
+    wanted = np.unique(drawn)
+    gathered = coords(gather_rows(run, row_index, wanted))
+    passes += 1
+    merged = gathered[np.searchsorted(wanted, drawn)]
+    bounds = np.cumsum([0, *sizes])
+    found = [
+        _best_starts(merged[lo:hi], h_group, max(n_starts // len(sizes), 1), n_best, rng)
+        for lo, hi in itertools.pairwise(bounds)
+    ]
+    means = np.concatenate([f[0] for f in found])
+    covs = np.concatenate([f[1] for f in found])
+    h_merged = max(p + 1, int(merged.shape[0] * fraction))
+    for _ in range(2):
+        _, means, covs = _c_step(merged, means, covs, h_merged)
+    top = np.argsort(_log_dets(covs), kind="stable")[:n_best]
+    means, covs = means[top], covs[top]
+
+    def step(means, covs, old=None):
+        ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / p
+        precisions = np.linalg.inv(covs + ridge[:, None, None] * np.eye(p))
+        values = FitDistances(coords, means, precisions)
+        return smallest_subsets(run, row_index, coords, values, h, pilot_x, old)
+
+    subsets, moments, _, used = step(means, covs)
+    passes += used
+    means = np.array([m.mean for m in moments])
+    covs = np.array([m.covariance() for m in moments])
+    moving = np.arange(means.shape[0])
+    for _ in range(max_steps - 1):
+        new_subsets, new_moments, same, used = step(
+            means[moving], covs[moving], [subsets[i] for i in moving]
+        )
+        passes += used
+        for i, f in enumerate(moving):
+            subsets[f], moments[f] = new_subsets[i], new_moments[i]
+            means[f], covs[f] = new_moments[i].mean, new_moments[i].covariance()
+        if same.all():
+            break
+        moving = moving[~same]
+    best = int(np.argmin(_log_dets(covs)))
+    raw_location, raw_cov = means[best], covs[best]
+    sign, log_det = np.linalg.slogdet(raw_cov)
+    log_det = float(log_det) if sign > 0 else -np.inf
+    raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
+    cutoff = stats.chi2.ppf(0.975, p)
+    raw_subset = subsets[best]
+    out = run(
+        _moments_below_pass,
+        row_index,
+        values=_RawDistances(coords, raw_location, raw_cov),
+        cutoff=cutoff,
+        coords=coords,
+    )
+    passes += 1
+    kept = out["m"]
+    if not np.isfinite(log_det) or kept.count <= p:
+        fit = ChunkedMCD(
+            raw_location,
+            raw_cov,
+            raw_location,
+            raw_cov,
+            log_det,
+            h,
+            coords,
+            raw_subset,
+            cutoff,
+            False,
+        )
+        return fit, passes
+    location, covariance = kept.mean, kept.covariance()
+    if kept.count != n:
+        covariance = (
+            covariance
+            * mcd_consistency(p, kept.count / n)
+            * mcd_small_sample(p, n, alpha, reweighted=True)
+        )
+    fit = ChunkedMCD(
+        location, covariance, raw_location, raw_cov, log_det, h, coords, raw_subset, cutoff, True
+    )
+    return fit, passes

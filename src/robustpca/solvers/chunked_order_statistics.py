@@ -1,0 +1,443 @@
+r"""Exact order statistics of per-row values over row chunks, by counting passes.
+
+The rrcov family needs order statistics of values computed row by row (projections on
+directions, distances under fits): the ``h``-th smallest outlyingness or distance, the
+windows of the univariate MCD, medians. Over data seen only in passes they are found
+exactly without bringing the rows to the client:
+
+1. **bins from a pilot**: the values of a few thousand rows (a fixed pseudo-random
+   pilot, :func:`pilot_indices`, gathered once) give each column's bin edges, so that
+   the bins hold about ``n / pilot`` rows each whatever the distribution;
+2. **counting passes** (:func:`histogram_pass`) count the values of every column in
+   its bins, vectorised over all the columns at once (and, for the univariate MCD, add
+   the values and their squares per bin); a bin still too full for the client is split
+   into equal-width bins between its smallest and largest value and counted again;
+3. **a gathering pass** brings back only the values (and the rows) inside the bin that
+   holds each wanted rank, with what is below it summed in the same pass.
+
+The pilot only sets the bins: the results are the exact order statistics of all rows,
+whatever rows it draws. :func:`univariate_mcd_chunked` is rrcov's ``unimcd``
+(:func:`~robustpca.solvers.outlyingness.univariate_mcd`) in five passes: the window of
+``h`` contiguous order statistics of least variance is located by bounds on the binned
+sums (a set's sum of squares lies between that of any subset and of any superset) and
+settled on the values gathered around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .chunked import Rows, sub_blocks
+
+__all__ = [
+    "Extremes",
+    "bracket_ranks",
+    "gather_pass",
+    "gather_rows",
+    "gather_rows_pass",
+    "histogram_pass",
+    "pilot_indices",
+    "select_ranks",
+    "univariate_mcd_chunked",
+]
+
+#: Rows of the pilot whose values set the bins (at most; a quarter of small data).
+PILOT_ROWS = 4096
+#: The pilot's seed: a constant, so that the pilot never draws from ``random_state``.
+PILOT_SEED = 41
+#: At most this many values (over all columns) are gathered by one pass; bins holding
+#: more are split and counted again first.
+GATHER_BUDGET = 1 << 21
+#: A bin that is split becomes this many equal-width bins.
+REFINE_BINS = 512
+#: Rounds of splitting at most; then the bins are gathered as they are.
+MAX_SPLITS = 4
+
+
+def pilot_indices(n: int) -> np.ndarray:
+    """Sorted distinct row indices of the pilot: about ``min(PILOT_ROWS, n / 4)`` rows."""
+    size = max(1, min(PILOT_ROWS, n // 4))
+    drawn = np.random.default_rng(PILOT_SEED).integers(0, n, size=size)
+    return np.unique(drawn)
+
+
+@dataclass(frozen=True)
+class Extremes:
+    """Per-bin smallest and largest values; ``+`` merges two sets of rows."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    def __add__(self, other: Extremes) -> Extremes:
+        return Extremes(np.minimum(self.low, other.low), np.maximum(self.high, other.high))
+
+
+def _blocks(x, width: int):
+    return sub_blocks(x.shape[0], max(width, x.shape[1]))
+
+
+def gather_rows_pass(x, rows=None, *, wanted: np.ndarray) -> dict:
+    """The rows of ``x`` whose global index (``rows``) is in the sorted ``wanted``,
+    as ``[index, x...]`` records."""
+    at = np.searchsorted(wanted, rows)
+    at = np.minimum(at, max(wanted.size - 1, 0))
+    keep = wanted[at] == rows if wanted.size else np.zeros(rows.shape[0], dtype=bool)
+    record = np.column_stack([rows[keep].astype(np.float64), x[keep]])
+    return {"rows": Rows((record,))}
+
+
+def gather_rows(run, row_index, wanted: np.ndarray, *, also=None) -> np.ndarray:
+    """The rows ``wanted`` (sorted distinct indices), in that order, by one pass."""
+    out = run(gather_rows_pass, row_index, wanted=np.asarray(wanted, dtype=np.int64))
+    records = out["rows"].values
+    order = np.argsort(records[:, 0], kind="stable")
+    return records[order, 1:]
+
+
+def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
+    """Counts of each column's values in the bins of ``edges`` (m, E) (+inf padded):
+    bin ``b`` holds ``edges[b-1] <= v < edges[b]``. With ``shift`` (m,), also the sums
+    of ``v - shift`` and of its square per bin, and each bin's extremes."""
+    m, E = edges.shape
+    counts = np.zeros((m, E + 1))
+    s1, s2 = np.zeros((m, E + 1)), np.zeros((m, E + 1))
+    low = np.full((m, E + 1), np.inf)
+    high = np.full((m, E + 1), -np.inf)
+    for a, b in _blocks(x, m):
+        V = values(x[a:b])
+        for j in range(m):
+            v = V[:, j]
+            idx = np.searchsorted(edges[j], v, side="right")
+            counts[j] += np.bincount(idx, minlength=E + 1)
+            np.minimum.at(low[j], idx, v)
+            np.maximum.at(high[j], idx, v)
+            if shift is not None:
+                d = v - shift[j]
+                s1[j] += np.bincount(idx, weights=d, minlength=E + 1)
+                s2[j] += np.bincount(idx, weights=d * d, minlength=E + 1)
+    out: dict[str, Any] = {"counts": counts, "extremes": Extremes(low, high)}
+    if shift is not None:
+        out.update(s1=s1, s2=s2)
+    return out
+
+
+def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
+    """Records ``[column, range, value, index(, x...)]`` of the values in any of the
+    ranges ``low[j, r] <= v < high[j, r]`` (``low``, ``high`` of shape (m, R))."""
+    m, R = low.shape
+    parts = []
+    for a, b in _blocks(x, m):
+        V = values(x[a:b])
+        for j in range(m):
+            v = V[:, j]
+            for r in range(R):
+                keep = (v >= low[j, r]) & (v < high[j, r])
+                if not keep.any():
+                    continue
+                cols = [np.full(keep.sum(), j), np.full(keep.sum(), r), v[keep], rows[a:b][keep]]
+                record = np.column_stack(cols)
+                if payload:
+                    record = np.column_stack([record, x[a:b][keep]])
+                parts.append(record)
+    width = 4 + (x.shape[1] if payload else 0)
+    merged = np.concatenate(parts) if parts else np.empty((0, width))
+    return {"gathered": Rows((merged,))}
+
+
+def _padded(edge_lists: list[np.ndarray]) -> np.ndarray:
+    E = max(1, max(e.size for e in edge_lists))
+    out = np.full((len(edge_lists), E), np.inf)
+    for j, e in enumerate(edge_lists):
+        out[j, : e.size] = e
+    return out
+
+
+def pilot_edges(pilot_values: np.ndarray) -> list[np.ndarray]:
+    """Each column's distinct finite pilot values: the first bin edges."""
+    return [np.unique(c[np.isfinite(c)]) for c in np.asarray(pilot_values).T]
+
+
+def _split(edge_lists, counts, extremes, wanted_bins):
+    """Edges with the bins ``wanted_bins[j]`` (sets of bin numbers) split evenly."""
+    new = []
+    for j, e in enumerate(edge_lists):
+        extra = []
+        for b in wanted_bins[j]:
+            lo, hi = extremes.low[j, b], extremes.high[j, b]
+            if counts[j, b] > 1 and hi > lo:
+                extra.append(np.linspace(lo, hi, REFINE_BINS + 1)[1:])
+        new.append(np.unique(np.concatenate([e, *extra])) if extra else e)
+    return new
+
+
+@dataclass(frozen=True)
+class Brackets:
+    """For each column ``j`` and wanted rank ``r``: ``low <= v_(r) < high``, with
+    ``below`` values under ``low`` and ``inside`` values in the bracket; where the
+    bracket holds one distinct value, ``exact`` is it (else NaN)."""
+
+    low: np.ndarray
+    high: np.ndarray
+    below: np.ndarray
+    inside: np.ndarray
+    exact: np.ndarray
+
+
+def _bins_of(edge_lists, counts, extremes, ranks):
+    m, q = ranks.shape
+    low, high = np.full((m, q), -np.inf), np.full((m, q), np.inf)
+    below, inside, exact = np.zeros((m, q)), np.zeros((m, q)), np.full((m, q), np.nan)
+    bins = np.zeros((m, q), dtype=np.intp)
+    for j, e in enumerate(edge_lists):
+        cum = np.concatenate([[0.0], np.cumsum(counts[j, : e.size + 1])])
+        b = np.searchsorted(cum, ranks[j], side="right") - 1
+        bins[j] = b
+        below[j], inside[j] = cum[b], counts[j, b]
+        low[j] = np.where(b > 0, e[np.maximum(b - 1, 0)], -np.inf)
+        high[j] = np.where(b < e.size, e[np.minimum(b, e.size - 1)], np.inf)
+        same = extremes.low[j, b] == extremes.high[j, b]
+        exact[j] = np.where(same, extremes.low[j, b], np.nan)
+    return bins, Brackets(low, high, below, inside, exact)
+
+
+def bracket_ranks(run, row_index, values, ranks, pilot_values) -> tuple[Brackets, int]:
+    """Counting passes until the bins holding the wanted ``ranks`` (m, q), 0-based,
+    hold at most :data:`GATHER_BUDGET` values together. Returns the brackets and the
+    passes run."""
+    ranks = np.asarray(ranks, dtype=np.float64)
+    edge_lists = pilot_edges(pilot_values)
+    passes = 0
+    for _ in range(MAX_SPLITS + 1):
+        out = run(histogram_pass, row_index, values=values, edges=_padded(edge_lists))
+        passes += 1
+        counts, extremes = out["counts"], out["extremes"]
+        bins, brackets = _bins_of(edge_lists, counts, extremes, ranks)
+        pending = np.isnan(brackets.exact)
+        load = sum(
+            counts[j, b] for j in range(ranks.shape[0]) for b in set(bins[j][pending[j]].tolist())
+        )
+        if load <= GATHER_BUDGET:
+            break
+        edge_lists = _split(
+            edge_lists,
+            counts,
+            extremes,
+            [set(bins[j][pending[j]].tolist()) for j in range(len(bins))],
+        )
+    return brackets, passes
+
+
+def _gathered_by_column(records: np.ndarray, m: int, R: int):
+    """Gathered records split by column and range, each sorted by (value, index)."""
+    order = np.lexsort((records[:, 3], records[:, 2], records[:, 1], records[:, 0]))
+    records = records[order]
+    key = records[:, 0].astype(np.intp) * R + records[:, 1].astype(np.intp)
+    bounds = np.searchsorted(key, np.arange(m * R + 1))
+    return [
+        [records[bounds[j * R + r] : bounds[j * R + r + 1]] for r in range(R)] for j in range(m)
+    ]
+
+
+def select_ranks(run, row_index, values, ranks, pilot_values) -> tuple[np.ndarray, int]:
+    """The values of the 0-based ``ranks`` (m, q) of each column, exactly, and the
+    passes run (counting passes, then one gathering pass unless every bracket holds a
+    single value)."""
+    ranks = np.asarray(ranks, dtype=np.float64)
+    brackets, passes = bracket_ranks(run, row_index, values, ranks, pilot_values)
+    out = brackets.exact.copy()
+    pending = np.isnan(out)
+    if pending.any():
+        low = np.where(pending, brackets.low, np.inf)
+        high = np.where(pending, brackets.high, -np.inf)
+        got = run(gather_pass, row_index, values=values, low=low, high=high)
+        passes += 1
+        groups = _gathered_by_column(got["gathered"].values, *ranks.shape)
+        for j, r in zip(*np.nonzero(pending), strict=True):
+            inside = groups[j][r][:, 2]
+            out[j, r] = inside[int(ranks[j, r] - brackets.below[j, r])]
+    return out, passes
+
+
+# --------------------------------------------------------------------------- unimcd
+@dataclass(frozen=True)
+class _Scaled:
+    """``(values(x) - centre)**2 / var`` per column, as ``univariate_mcd`` forms ``res``."""
+
+    values: Any
+    centre: np.ndarray
+    var: np.ndarray
+
+    def __call__(self, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            res = (self.values(x) - self.centre) ** 2 / self.var
+        return np.where(np.isfinite(res), res, 0.0)
+
+
+def reweighted_sums_pass(x, rows=None, *, values, centre, var, factor, cutoff) -> dict:
+    """Count, sum and sum of squares about ``centre`` of the values kept by unimcd's
+    reweighting, ``res / factor < cutoff``."""
+    m = centre.shape[0]
+    count, s1, s2 = np.zeros(m), np.zeros(m), np.zeros(m)
+    for a, b in _blocks(x, m):
+        V = values(x[a:b])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            res = (V - centre) ** 2 / var
+            res = res / factor
+        keep = res < cutoff
+        d = np.where(keep, V - centre, 0.0)
+        count += keep.sum(axis=0)
+        s1 += d.sum(axis=0)
+        s2 += (d * d).sum(axis=0)
+    return {"count": count, "s1": s1, "s2": s2}
+
+
+def _ss_of(cnt, s1, s2):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(cnt > 0, s2 - s1 * s1 / np.maximum(cnt, 1), 0.0)
+
+
+def _window_candidates(counts, s1, s2, n: int, h: int):
+    """Start bins that can hold the least-variance window of ``h`` ranks: a window's
+    sum of squares is at least that of the full bins every window from the bin holds,
+    and at most that of the full bins covering the window from the bin's first rank."""
+    cum = np.concatenate([[0.0], np.cumsum(counts)])
+    c1 = np.concatenate([[0.0], np.cumsum(s1)])
+    c2 = np.concatenate([[0.0], np.cumsum(s2)])
+    nb = counts.size
+    first = cum[:-1]
+    valid = (counts > 0) & (first <= n - h)
+    a = np.flatnonzero(valid)
+    s_lo = first[a]
+    s_hi = np.minimum(cum[a + 1] - 1, n - h)
+    # bins entirely inside ranks [s_hi, s_lo + h - 1]: from the first bin starting at or
+    # after s_hi to the last bin ending at or before s_lo + h - 1
+    in_lo = np.searchsorted(cum[:-1], s_hi, side="left")
+    in_hi = np.searchsorted(cum[1:], s_lo + h - 1, side="right")  # exclusive
+    in_hi = np.maximum(in_hi, in_lo)
+    lower = _ss_of(cum[in_hi] - cum[in_lo], c1[in_hi] - c1[in_lo], c2[in_hi] - c2[in_lo])
+    # bins covering [s_lo, s_lo + h - 1]: from a to the bin holding rank s_lo + h - 1
+    end = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1) + 1
+    upper = _ss_of(cum[end] - cum[a], c1[end] - c1[a], c2[end] - c2[a])
+    best = upper.min()
+    margin = 1e-9 * max(abs(best), 1e-300) + 1e-13 * float(np.abs(c2[-1]))
+    keep = a[lower <= best + margin]
+    return int(keep.min()), int(keep.max()), cum
+
+
+def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot_values):
+    """rrcov's ``unimcd`` of each of the ``m`` columns of ``values`` over all rows.
+
+    Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m``
+    values, to rounding (the same window, ties of sums of squares within a relative
+    1e-12 included, the same reweighting), in five passes: the binned sums, the values
+    around the window, the binned scaled residuals, the ``h``-th of them, the
+    reweighted sums (more where a bin must be split). Returns ``(location, scale,
+    passes)``.
+    """
+    pilot_values = np.asarray(pilot_values, dtype=np.float64)
+    passes = 0
+    if h >= n:
+        shift = np.median(pilot_values, axis=0)
+        centre, var = shift, np.ones(m)
+        out = run(
+            reweighted_sums_pass,
+            row_index,
+            values=values,
+            centre=centre,
+            var=var,
+            factor=np.ones(m),
+            cutoff=np.inf,
+        )
+        cnt = out["count"]
+        loc = shift + out["s1"] / cnt
+        spread = (out["s2"] - out["s1"] ** 2 / cnt) / max(n - 1, 1)
+        return loc, np.sqrt(np.maximum(spread, 0.0)), 1
+    shift = np.median(pilot_values, axis=0)
+    edge_lists = pilot_edges(pilot_values)
+    for _ in range(MAX_SPLITS + 1):
+        hist = run(histogram_pass, row_index, values=values, edges=_padded(edge_lists), shift=shift)
+        passes += 1
+        ranges, heavy = [], []
+        load = 0.0
+        for j, e in enumerate(edge_lists):
+            nb = e.size + 1
+            counts = hist["counts"][j, :nb]
+            a_lo, a_hi, cum = _window_candidates(
+                counts, hist["s1"][j, :nb], hist["s2"][j, :nb], n, h
+            )
+            start_last = min(cum[a_hi + 1] - 1, n - h)
+            b_lo = int(np.searchsorted(cum, cum[a_lo] + h - 1, side="right") - 1)
+            b_hi = int(np.searchsorted(cum, start_last + h - 1, side="right") - 1)
+            ranges.append((a_lo, a_hi, b_lo, b_hi, cum))
+            bins = set(range(a_lo, a_hi + 1)) | set(range(b_lo, b_hi + 1))
+            load += sum(counts[b] for b in bins)
+            heavy.append(bins)
+        if load <= GATHER_BUDGET:
+            break
+        edge_lists = _split(edge_lists, hist["counts"], hist["extremes"], heavy)
+    low, high = np.full((m, 2), np.inf), np.full((m, 2), -np.inf)
+    for j, (a_lo, a_hi, b_lo, b_hi, _) in enumerate(ranges):
+        e = np.concatenate([[-np.inf], edge_lists[j], [np.inf]])
+        low[j] = e[a_lo], e[b_lo]
+        high[j] = e[a_hi + 1], e[b_hi + 1]
+    got = run(gather_pass, row_index, values=values, low=low, high=high)
+    passes += 1
+    groups = _gathered_by_column(got["gathered"].values, m, 2)
+    init_mean, init_var = np.zeros(m), np.zeros(m)
+    for j, (a_lo, a_hi, b_lo, _, cum) in enumerate(ranges):
+        nb = edge_lists[j].size + 1
+        c1 = np.concatenate([[0.0], np.cumsum(hist["s1"][j, :nb])])
+        c2 = np.concatenate([[0.0], np.cumsum(hist["s2"][j, :nb])])
+        start = groups[j][0][:, 2] - shift[j]
+        end = groups[j][1][:, 2] - shift[j]
+        # sums of the ranks below each rank of the two gathered ranges
+        p1 = c1[a_lo] + np.concatenate([[0.0], np.cumsum(start)])
+        p2 = c2[a_lo] + np.concatenate([[0.0], np.cumsum(start * start)])
+        q1 = c1[b_lo] + np.concatenate([[0.0], np.cumsum(end)])
+        q2 = c2[b_lo] + np.concatenate([[0.0], np.cumsum(end * end)])
+        j0 = int(cum[a_lo])
+        starts = np.arange(j0, int(min(cum[a_hi + 1] - 1, n - h)) + 1)
+        i_s = starts - j0
+        i_e = starts + h - int(cum[b_lo])
+        sums = q1[i_e] - p1[i_s]
+        ss = (q2[i_e] - p2[i_s]) - sums * sums / h
+        ss_min = ss.min()
+        ties = ss <= ss_min + 1e-12 * max(abs(ss_min), 1e-300)
+        tied = np.flatnonzero(ties)
+        window = tied[(tied.size + 1) // 2 - 1]
+        init_mean[j] = shift[j] + sums[window] / h
+        init_var[j] = ss_min / (h - 1)
+    scaled = _Scaled(values, init_mean, init_var)
+    pilot_res = scaled_pilot(pilot_values, init_mean, init_var)
+    kth, more = select_ranks(run, row_index, scaled, np.full((m, 1), h - 1), pilot_res)
+    passes += more
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = kth[:, 0] / stats.chi2.ppf(h / n, 1)
+    out = run(
+        reweighted_sums_pass,
+        row_index,
+        values=values,
+        centre=init_mean,
+        var=init_var,
+        factor=factor,
+        cutoff=stats.chi2.ppf(0.975, 1),
+    )
+    passes += 1
+    cnt = out["count"]
+    location = init_mean + out["s1"] / np.maximum(cnt, 1)
+    spread = (out["s2"] - out["s1"] ** 2 / np.maximum(cnt, 1)) / np.maximum(cnt - 1, 1)
+    degenerate = ~(init_var > 0)
+    location = np.where(degenerate, init_mean, location)
+    scale = np.where(degenerate, 0.0, np.sqrt(np.maximum(spread, 0.0)))
+    return location, scale, passes
+
+
+def scaled_pilot(pilot_values, centre, var):
+    """The pilot's ``(v - centre)**2 / var`` (finite), for the bins of that selection."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = (pilot_values - centre) ** 2 / var
+    return np.where(np.isfinite(res), res, 0.0)

@@ -1,0 +1,343 @@
+r"""ROBPCA (Hubert, Rousseeuw & Vanden Branden 2005) over row chunks, in passes.
+
+:func:`solve_robpca_chunked` is :func:`~robustpca.solvers.robpca.solve_robpca` step for
+step (its module docstring lists the steps), with the data seen only in passes (each one
+``dask.compute`` in the Dask route) and nothing ``n``-sized on the client:
+
+1. **first pass**: the mean and the triangular factor of the centred rows (their SVD is
+   that of the data, :class:`~robustpca.solvers.chunked_mcd.QRMoments`), and, gathered
+   by index, the rows that span the directions (rrcov's deterministic pairs, or pairs
+   drawn from ``random_state`` exactly as in memory) and the pilot rows that set the
+   bins of the counting passes;
+2. **outlyingness**: the univariate MCD of the projections on every direction at once
+   (:func:`~robustpca.solvers.chunked_order_statistics.univariate_mcd_chunked`: five
+   passes), then the ``h`` least outlying rows (their ``h``-th outlyingness by counting
+   passes, their mean and factor gathered in the next pass);
+3. **orthogonal distances** (when ``k`` is below the rank): the univariate MCD of
+   :math:`OD^{2/3}` (five passes) and the rows within the cutoff (one pass);
+4. **C-steps in k dimensions** (two passes each: counting, then the ``h`` rows of least
+   distance) and the reweighted MCD (:func:`~robustpca.solvers.chunked_mcd.mcd_chunked`,
+   FAST-MCD's starts on robustbase's random subsample gathered by index).
+
+The per-sample results (outlyingness, h-subset, MCD support) are recipes evaluated chunk
+by chunk, never held. The skew-adjusted variant (``skew=True``) is not chunked.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .chunked import sub_blocks
+from .chunked_mcd import (
+    AffineRows,
+    QRMoments,
+    _moments_below_pass,
+    mcd_chunked,
+    smallest_subsets,
+)
+from .chunked_order_statistics import gather_rows_pass, pilot_indices, univariate_mcd_chunked
+from .mcd import h_alpha_n
+from .outlyingness import rrcov_pairs
+from .robpca import _ClassPC, _log_det, _resolve_k
+
+__all__ = ["ROBPCAChunkedResult", "class_pca_of", "first_pass", "solve_robpca_chunked"]
+
+
+def first_pass(x, rows=None, *, wanted) -> dict:
+    """The :class:`QRMoments` of the rows and the rows ``wanted`` (by global index);
+    raises ``ValueError`` on a chunk that is not finite (validation costs no pass)."""
+    if not np.isfinite(x).all():
+        raise ValueError("Input X contains NaN or infinity; ROBPCA on dask needs finite data.")
+    total = None
+    for a, b in sub_blocks(*x.shape):
+        part = QRMoments.of(x[a:b])
+        total = part if total is None else total + part
+    return {"qr": total, **gather_rows_pass(x, rows, wanted=wanted)}
+
+
+def class_pca_of(moments: QRMoments) -> _ClassPC:
+    """:func:`~robustpca.solvers.robpca.class_pca` of the rows behind ``moments``."""
+    n, p = moments.count, moments.mean.size
+    if moments.R.shape[0] == 0:
+        return _ClassPC(moments.mean, np.zeros((p, 0)), np.zeros(0))
+    _, s, vt = np.linalg.svd(moments.R, full_matrices=False)
+    tol = max(n, p) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
+    rank = int(np.sum(s >= tol)) if s.size and s[0] > 0 else 0
+    return _ClassPC(moments.mean, vt[:rank].T, s[:rank] ** 2 / max(n - 1, 1))
+
+
+@dataclass(frozen=True)
+class Projections:
+    """The rows' coordinates ``coords(x)`` projected on the unit ``directions`` (m, k)."""
+
+    coords: AffineRows
+    directions: np.ndarray
+
+    def __call__(self, x):
+        return self.coords(x) @ self.directions.T
+
+
+@dataclass(frozen=True)
+class Outlyingness:
+    """Stahel-Donoho outlyingness: the largest ``|y - location| / scale`` over the
+    directions (as :func:`~robustpca.solvers.outlyingness.outlyingness`), (b, 1)."""
+
+    projections: Projections
+    location: np.ndarray
+    scale: np.ndarray
+
+    def __call__(self, x):
+        if self.scale.size == 0:
+            return np.zeros((x.shape[0], 1))
+        Y = self.projections(x)
+        return (np.abs(Y - self.location) / self.scale).max(axis=1)[:, None]
+
+
+@dataclass(frozen=True)
+class OrthogonalDistance:
+    """``OD ** (2 / 3)`` of the rows to the affine subspace ``centre + span(basis)`` of
+    the coordinates (step 4 of ROBPCA), (b, 1); ``power=1`` gives the OD."""
+
+    coords: AffineRows
+    centre: np.ndarray
+    basis: np.ndarray
+    power: float = 2.0 / 3.0
+
+    def __call__(self, x):
+        centred = self.coords(x) - self.centre
+        od = np.linalg.norm(centred - (centred @ self.basis) @ self.basis.T, axis=1)
+        return (od**self.power)[:, None]
+
+
+@dataclass(frozen=True)
+class DiagonalDistance:
+    """``sum_j z_j^2 / eigenvalue_j`` (robpca's ``_mahalanobis_diag``), (b, 1)."""
+
+    coords: AffineRows
+    eigenvalues: np.ndarray
+
+    def __call__(self, x):
+        z = self.coords(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = np.sum(z * z / self.eigenvalues, axis=1)
+        return np.where(np.isfinite(d), d, np.inf)[:, None]
+
+
+@dataclass(frozen=True)
+class ROBPCAChunkedResult:
+    """Outcome of :func:`solve_robpca_chunked`: the estimates of
+    :class:`~robustpca.solvers.robpca.ROBPCAResult`, with the per-sample ones as recipes
+    (``outlyingness(x)``, ``h_subset.member(x, index)``, ``support(x, index)``)."""
+
+    components: np.ndarray
+    mean: np.ndarray
+    eigenvalues: np.ndarray
+    n_components: int
+    rank: int
+    h: int
+    initial_eigenvalues: np.ndarray
+    outlyingness: Any
+    h_subset: Any
+    support: Any
+    n_passes: int
+
+
+def _pairs(n: int, max_directions: int, direction_rng):
+    if comb(n, 2) <= max_directions:
+        first, second = np.triu_indices(n, k=1)
+        return np.column_stack([first, second])
+    if direction_rng is None:
+        return rrcov_pairs(n, max_directions)
+    first = direction_rng.integers(0, n, size=max_directions)
+    second = (first + direction_rng.integers(1, n, size=max_directions)) % n
+    return np.column_stack([first, second])
+
+
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+    def add(self, used: int):
+        self.n += used
+
+
+def _eigen(covariance):
+    values, vectors = np.linalg.eigh(covariance)
+    order = np.argsort(values, kind="stable")[::-1]
+    return np.clip(values[order], 0.0, None), vectors[:, order]
+
+
+def solve_robpca_chunked(
+    run,
+    row_index,
+    n: int,
+    p: int,
+    n_components="auto",
+    *,
+    alpha: float | None = None,
+    kmax: int = 10,
+    mcd: bool = True,
+    max_directions: int = 250,
+    n_starts: int = 500,
+    rng: np.random.Generator,
+    direction_rng: np.random.Generator | None = None,
+) -> ROBPCAChunkedResult:
+    """ROBPCA of the ``n x p`` rows seen by ``run`` (module docstring): the estimates of
+    :func:`~robustpca.solvers.robpca.solve_robpca` with the same arguments (``skew`` is
+    not available). ``row_index`` is the global index of the rows, split like them."""
+    count = _Counter()
+    pilot = pilot_indices(n)
+    pairs = _pairs(n, max_directions, copy.deepcopy(direction_rng))
+    wanted = np.unique(np.concatenate([pilot, pairs.ravel()]))
+    out = run(first_pass, row_index, wanted=wanted)
+    count.add(1)
+    records = out["rows"].values
+    records = records[np.argsort(records[:, 0], kind="stable")]
+    rows_at = {int(i): r for i, r in zip(records[:, 0], records[:, 1:], strict=True)}
+    pilot_x = np.array([rows_at[int(i)] for i in pilot])
+    full = class_pca_of(out["qr"])
+    rank = full.rank
+    if rank == 0:
+        return ROBPCAChunkedResult(
+            np.zeros((0, p)),
+            full.center,
+            np.zeros(0),
+            0,
+            0,
+            n,
+            np.zeros(0),
+            None,
+            None,
+            None,
+            count.n,
+        )
+    scores = AffineRows(full.center, full.loadings, np.zeros(rank))
+    kmax = max(min(int(kmax), rank), 1)
+    auto = not isinstance(n_components, int | np.integer)
+    k_given = kmax if auto else min(int(n_components), kmax)
+    if alpha is None:
+        h = min(h_alpha_n(0.75, n, kmax), n)
+        alpha = h / n
+    else:
+        h = min(h_alpha_n(alpha, n, k_given), n)
+
+    if mcd and rank <= min(n // 5, kmax):  # rrcov's shortcut: the MCD of the scores
+        fit, used = mcd_chunked(
+            run, row_index, scores, rank, n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x
+        )
+        count.add(used)
+        values, vectors = _eigen(fit.covariance)
+        k = _resolve_k(n_components, values, kmax, rank) if auto else min(k_given, rank)
+        return ROBPCAChunkedResult(
+            components=(full.loadings @ vectors[:, :k]).T,
+            mean=full.center + fit.location @ full.loadings.T,
+            eigenvalues=values[:k],
+            n_components=k,
+            rank=rank,
+            h=fit.h,
+            initial_eigenvalues=values,
+            outlyingness=None,
+            h_subset=fit.raw_subset,
+            support=fit.support_mask,
+            n_passes=count.n,
+        )
+
+    if direction_rng is not None:  # advance it as the in-memory draw did
+        _pairs(n, max_directions, direction_rng)
+    pair_x = np.array([[rows_at[int(i)] for i in pair] for pair in pairs])
+    B = scores(pair_x[:, 0]) - scores(pair_x[:, 1])
+    norms = np.linalg.norm(B, axis=1)
+    B = B[norms > 1e-12] / norms[norms > 1e-12, None]
+    projections = Projections(scores, B)
+    location, scale, used = univariate_mcd_chunked(
+        run, row_index, projections, B.shape[0], n, h, projections(pilot_x)
+    )
+    count.add(used)
+    keep = scale >= 1e-12
+    outl = Outlyingness(Projections(scores, B[keep]), location[keep], scale[keep])
+    (h_subset,), (moments,), _, used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
+    count.add(used)
+    sub = class_pca_of(moments)
+    kmax = min(sub.rank, kmax)
+    k = _resolve_k(n_components, sub.eigenvalues, kmax, sub.rank) if auto else k_given
+    if k != rank:
+        k = min(sub.rank, k)
+        od23 = OrthogonalDistance(scores, sub.center, sub.loadings[:, :k])
+        loc, sc, used = univariate_mcd_chunked(run, row_index, od23, 1, n, h, od23(pilot_x))
+        count.add(used)
+        cutoff = (loc[0] + sc[0] * stats.norm.ppf(0.975)) ** 1.5
+        od = OrthogonalDistance(scores, sub.center, sub.loadings[:, :k], power=1.0)
+        kept = run(
+            _moments_below_pass,
+            row_index,
+            values=od,
+            cutoff=np.nextafter(cutoff, np.inf),  # od <= cutoff
+            coords=scores,
+        )
+        count.add(1)
+        sub = class_pca_of(kept["m"])
+        k = min(sub.rank, k)
+    initial_eigenvalues = sub.eigenvalues
+    X2 = scores.then(sub.center, sub.loadings[:, :k])
+    centre2, rot2, values, fit = _projected_mcd(
+        run, row_index, X2, sub.eigenvalues, k, n, alpha, h, rng, n_starts, pilot_x, count
+    )
+    projected = sub.loadings[:, : centre2.shape[0]]
+    rot = full.loadings @ projected
+    centre = full.center + (sub.center + centre2 @ projected.T) @ full.loadings.T
+    support = fit.support_mask if fit is not None else None
+    return ROBPCAChunkedResult(
+        components=(rot @ rot2).T,
+        mean=centre,
+        eigenvalues=values,
+        n_components=values.size,
+        rank=rank,
+        h=h,
+        initial_eigenvalues=initial_eigenvalues,
+        outlyingness=outl,
+        h_subset=h_subset,
+        support=support,
+        n_passes=count.n,
+    )
+
+
+def _projected_mcd(run, row_index, X2, ev, k, n, alpha, h, rng, n_starts, pilot_x, count):
+    """robpca's ``_projected_mcd`` (rrcov's ``projectMCD``) over chunks: C-steps from
+    the h-subset fit, two passes each, then the reweighted MCD of the rotated scores."""
+    d = X2.A.shape[1]
+    shift = np.zeros(d)
+    rot = np.eye(d)
+    distance = DiagonalDistance(X2, ev[:k])
+    old = _log_det(ev[:k])
+    for _ in range(100):
+        _, (moments,), _, used = smallest_subsets(run, row_index, X2, distance, h, pilot_x)
+        count.add(used)
+        fit = _class(moments)
+        obj = _log_det(fit.eigenvalues)
+        X2 = X2.then(fit.center, fit.loadings)
+        shift = shift + fit.center @ rot.T
+        rot = rot @ fit.loadings
+        if fit.rank == 0:
+            return shift, rot, np.zeros(0), None
+        distance = DiagonalDistance(X2, fit.eigenvalues)
+        if fit.rank == k and (obj == old or abs(old - obj) < 1e-12):
+            break
+        old = obj
+        k = min(k, fit.rank)
+    mcd_fit, used = mcd_chunked(
+        run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x
+    )
+    count.add(used)
+    values, vectors = _eigen(mcd_fit.covariance)
+    centre = shift + mcd_fit.location @ rot.T
+    return centre, rot @ vectors, values, mcd_fit
+
+
+def _class(moments: QRMoments) -> _ClassPC:
+    return class_pca_of(moments)
