@@ -48,6 +48,7 @@ from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 from ..solvers.informative_coordinates import model_constants
 from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
 from .hq import fit_hq
+from .low_rank_sparse import fit_crpca_om, fit_outlier_pursuit, fit_pcp
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
 from .rrcov import fit_robpca
 
@@ -338,6 +339,9 @@ FITS = {
     "r1": _fit_r1,
     "generalized_mean": _fit_generalized_mean,
     "adaptive_neighbors": _fit_adaptive_neighbors,
+    "pcp": fit_pcp,
+    "outlier_pursuit": fit_outlier_pursuit,
+    "crpca_om": fit_crpca_om,
     "hq": partial(
         fit_hq, first_pass=_first_pass, gram_first_pass=_gram_first_pass, with_rows=_with_rows
     ),
@@ -345,7 +349,7 @@ FITS = {
 }
 SUPPORTED = (
     "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
-    "ROBPCA"
+    "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA (tall), ROBPCA"
 )
 
 

@@ -287,6 +287,7 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         self.contamination = contamination
 
     _median_center = True
+    _dask_fit = "pcp"
 
     def _resolve_lam(self, X) -> None:
         if isinstance(self.lam, str):
@@ -403,6 +404,7 @@ class OutlierPursuit(_ConvexLowRankPCA):
     )
 
     _rho_upper = 2.0
+    _dask_fit = "outlier_pursuit"
 
     def __init__(
         self,
@@ -540,6 +542,7 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
     )
 
     _rho_upper = 2.0
+    _dask_fit = "crpca_om"
 
     def __init__(
         self,

@@ -74,6 +74,7 @@ from .alm_types import _LowRank, _Problem, convex_result
 from .chunked import Moments, block_moments, combine_parts
 
 __all__ = [
+    "AUTO_GAMMA_FRACTION",
     "NumpyStateRunner",
     "first_pass",
     "gamma_max_chunked",
@@ -81,6 +82,10 @@ __all__ = [
 ]
 
 Callback = Callable[[int, IterationState], bool | None]
+#: ``gamma='auto'`` of outlier pursuit and CRPCA-OM: this fraction of
+#: :func:`gamma_max_chunked` (the value of ``robustpca.estimators._convex``, which a
+#: test checks; ``_dask`` may not import the estimators).
+AUTO_GAMMA_FRACTION = 0.3
 
 
 # ------------------------------------------------------------------- the runner
@@ -112,7 +117,8 @@ class NumpyStateRunner:
 
     def state_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The two arrays of the states, stacked in row order."""
-        return tuple(np.concatenate([s[i] for s in self.states]) for i in (0, 1))
+        first, second = (np.concatenate([s[i] for s in self.states]) for i in (0, 1))
+        return first, second
 
 
 @dataclass(frozen=True)

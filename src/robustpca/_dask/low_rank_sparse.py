@@ -1,0 +1,159 @@
+"""The chunked fits of the convex L + S estimators on tall dask arrays.
+
+:class:`~robustpca.PrincipalComponentPursuit`, :class:`~robustpca.OutlierPursuit` and
+:class:`~robustpca.ConvexOptimalMeanPCA` on a dask array with ``n_samples >= n_features``
+run :func:`robustpca.solvers.chunked_alm.solve_convex_chunked` over the row chunks
+(two passes an iteration; the multiplier and ``X - L`` stay chunked, persisted where the
+scheduler keeps its results: in the client process for the local schedulers, on the
+workers for a ``distributed`` cluster). The fitted ``low_rank_``, ``sparse_`` and
+``outliers_`` are dask arrays chunked like the rows of ``X``, backed by the persisted
+chunks of the last pass; the other attributes are those of the NumPy fit.
+
+This module registers the fits in :data:`robustpca._dask.fit.FITS` through the names the
+estimator classes give in ``_dask_fit``; it never imports an estimator.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from operator import getitem
+
+import numpy as np
+
+from ..solvers.chunked import combine_parts
+from ..solvers.chunked_alm import (
+    AUTO_GAMMA_FRACTION,
+    first_pass,
+    gamma_max_chunked,
+    solve_convex_chunked,
+)
+from .arrays import _dask
+
+__all__ = ["DaskStateRunner", "fit_crpca_om", "fit_outlier_pursuit", "fit_pcp"]
+
+
+class DaskStateRunner:
+    """A state runner (:mod:`robustpca.solvers.chunked_alm`) over a dask array's row chunks.
+
+    Built on the :class:`~robustpca._dask.fit.DaskPassRunner` of the fit (its blocks, its
+    tree of additions and its pass count). A pass builds one task per chunk,
+    ``kernel(x_block, state, **params) -> (state, part)``; the new states and the root of
+    the tree that adds the parts are persisted by one ``dask.persist`` (with the threaded
+    scheduler the states stay in this process, with ``distributed`` on the workers), and
+    the root, a small dictionary, is brought back. The kernels update the states in
+    place, so a pass holds no second copy of them. Should a worker die, the scheduler
+    recomputes the lost states from the tasks that made them.
+    """
+
+    def __init__(self, runner, n_features: int):
+        self.runner = runner
+        self.n_features = n_features
+        self.n_samples = int(sum(runner.row_chunks))
+        self.states: list = [None] * len(runner._blocks)
+
+    @property
+    def n_passes(self) -> int:
+        return self.runner.n_passes
+
+    def __call__(self, kernel, **params) -> dict:
+        dask, _ = _dask()
+        task = dask.delayed(partial(kernel, **params), pure=False, nout=2)
+        outs = [task(b, s) for b, s in zip(self.runner._blocks, self.states, strict=True)]
+        parts = [out[1] for out in outs]
+        combine = dask.delayed(combine_parts, pure=False)
+        step = self.runner.split_every
+        while len(parts) > 1:
+            parts = [combine(*parts[i : i + step]) for i in range(0, len(parts), step)]
+        *states, root = dask.persist(*(out[0] for out in outs), parts[0])
+        (result,) = dask.compute(root)
+        self.states = states
+        self.runner.n_passes += 1
+        return result
+
+    def state_arrays(self):
+        """The two arrays of the persisted states as dask arrays chunked like ``X``'s rows."""
+        dask, da = _dask()
+        d = self.n_features
+
+        def column(i):
+            pick = dask.delayed(getitem, pure=True)
+            blocks = [
+                da.from_delayed(pick(state, i), shape=(rows, d), dtype=np.float64)
+                for state, rows in zip(self.states, self.runner.row_chunks, strict=True)
+            ]
+            return da.concatenate(blocks, axis=0)
+
+        return column(0), column(1)
+
+
+def _tall_runner(est, X, run) -> DaskStateRunner:
+    if X.shape[0] < X.shape[1]:
+        raise ValueError(
+            f"{type(est).__name__} fits a dask array chunk by chunk only when it is tall "
+            f"(n_samples >= n_features), got shape {X.shape}; fit X.compute() or X.T."
+        )
+    return DaskStateRunner(run, X.shape[1])
+
+
+def _alm(est, rng) -> dict:
+    kwargs = est._alm_kwargs(rng)  # parameter errors before any pass
+    for key in ("svd_solver", "return_dual"):  # the Gram route; no multiplier
+        kwargs.pop(key)
+    return kwargs
+
+
+def _finish(est, result):
+    return est._finish(result)
+
+
+def fit_pcp(est, X, run, rng, sample_weight):
+    """:class:`~robustpca.PrincipalComponentPursuit` on a tall dask array."""
+    est._resolve_lam(X)
+    center = est._center()
+    kwargs = _alm(est, rng)
+    if center == "median":
+        raise ValueError(
+            "center='median' is not available on a dask array (it needs exact column "
+            "medians); use center=True or False, or fit X.compute()."
+        )
+    state_run = _tall_runner(est, X, run)
+    first = state_run(first_pass)
+    result = solve_convex_chunked(
+        state_run, first, problem="pcp", weight=est.lam_, center=bool(center), **kwargs
+    )
+    return _finish(est, result)
+
+
+def _gamma(est, state_run, first, centred: bool) -> float:
+    """``gamma_``: the estimator's own rule, ``'auto'`` by :func:`gamma_max_chunked`."""
+    if isinstance(est.gamma, str) and est.gamma == "auto":
+        center = first["moments"].mean if centred else None
+        value = AUTO_GAMMA_FRACTION * gamma_max_chunked(
+            state_run, center, None if centred else first["row_gram"]
+        )
+        return value if value > 0 else 1.0
+    return est._resolve_gamma(None, centred=centred)
+
+
+def _fit_row_sparse(est, X, run, rng, problem: str, centred: bool):
+    if not (isinstance(est.gamma, str) and est.gamma == "auto"):
+        est.gamma_ = est._resolve_gamma(None, centred=centred)
+    kwargs = _alm(est, rng)
+    state_run = _tall_runner(est, X, run)
+    auto = isinstance(est.gamma, str) and est.gamma == "auto"
+    first = state_run(first_pass, row_gram=auto and not centred)
+    est.gamma_ = _gamma(est, state_run, first, centred)
+    result = solve_convex_chunked(
+        state_run, first, problem=problem, weight=est.gamma_, center=centred, **kwargs
+    )
+    return _finish(est, result)
+
+
+def fit_outlier_pursuit(est, X, run, rng, sample_weight):
+    """:class:`~robustpca.OutlierPursuit` on a tall dask array."""
+    return _fit_row_sparse(est, X, run, rng, "outlier_pursuit", bool(est.center))
+
+
+def fit_crpca_om(est, X, run, rng, sample_weight):
+    """:class:`~robustpca.ConvexOptimalMeanPCA` on a tall dask array."""
+    return _fit_row_sparse(est, X, run, rng, "crpca_om", True)
