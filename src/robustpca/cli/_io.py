@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import shutil
@@ -12,10 +13,21 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["InputData", "InputError", "atomic_output_dir", "read_input"]
+__all__ = [
+    "InputData",
+    "InputError",
+    "TableLayout",
+    "atomic_output_dir",
+    "column_position",
+    "read_input",
+    "table_layout",
+]
 
 IMAGE_SUFFIXES = {".pgm", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff"}
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".txt": None}
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+#: The cells read as missing (any case), besides the empty cell.
+NA_TOKENS = ("na", "nan", "null")
 
 
 class InputError(ValueError):
@@ -30,7 +42,7 @@ class InputData:
     sample_names: list[str]
     feature_names: list[str]
     image_shape: tuple[int, int] | None
-    kind: str  # "csv", "npy" or "images"
+    kind: str  # "csv", "parquet", "npy" or "images"
 
 
 def read_input(
@@ -59,24 +71,28 @@ def read_input(
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
-    if path.is_dir():
+    if path.is_dir() and path.suffix.lower() in PARQUET_SUFFIXES:  # a Parquet dataset
+        data = _read_parquet(path, index_col, tuple(drop))
+    elif path.is_dir():
         data = _read_images(path)
     elif path.suffix.lower() == ".npy":
         data = _read_npy(path)
     elif path.suffix.lower() in TEXT_SUFFIXES:
         data = _read_table(path, TEXT_SUFFIXES[path.suffix.lower()], index_col, tuple(drop))
+    elif path.suffix.lower() in PARQUET_SUFFIXES:
+        data = _read_parquet(path, index_col, tuple(drop))
     else:
         raise InputError(
-            f"{path}: unsupported file type {path.suffix!r}; give a .csv, .tsv, .txt or "
-            ".npy file, or a folder of images"
+            f"{path}: unsupported file type {path.suffix!r}; give a .csv, .tsv, .txt, "
+            ".parquet or .npy file, or a folder of images"
         )
-    if data.kind != "csv" and (index_col is not None or drop):
-        raise InputError(f"{path}: --index-col and --drop apply to CSV/TSV tables only")
+    if data.kind not in ("csv", "parquet") and (index_col is not None or drop):
+        raise InputError(f"{path}: --index-col and --drop apply to CSV/TSV/Parquet tables only")
     _check_matrix(data.X, path, data)
     return data
 
 
-def _column_position(spec: str, names: list[str], has_header: bool, option: str, path) -> int:
+def column_position(spec: str, names: list[str], has_header: bool, option: str, path) -> int:
     """0-based position of the column ``spec`` (a header name, else a 1-based number)."""
     if has_header and spec in names:
         return names.index(spec)
@@ -171,6 +187,44 @@ def _separator_hint(sample: str, delimiter: str) -> str:
     return ""
 
 
+@dataclass
+class TableLayout:
+    """How a text table is split: its separator, header and column names (the first
+    64 KB decide, as for the whole-file reader)."""
+
+    delimiter: str
+    names: list[str]
+    has_header: bool
+    sample: str
+
+
+def _sniff(path: Path, delimiter: str | None, sample: str) -> str:
+    if delimiter is not None:
+        return delimiter
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t ").delimiter
+    except csv.Error:
+        return ","
+
+
+def table_layout(path: Path) -> TableLayout:
+    """The :class:`TableLayout` of the text table ``path`` from its first lines only (the
+    chunked reader's; the whole-file reader applies the same rules)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            sample = handle.read(65536)
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the file ({error})") from None
+    delimiter = _sniff(path, TEXT_SUFFIXES[path.suffix.lower()], sample)
+    first = next((row for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if row), None)
+    if first is None:
+        raise InputError(f"{path}: the file is empty")
+    first = [cell.strip() for cell in first]
+    header = any(cell and not _is_number(cell) for cell in first)
+    names = first if header else _default_names("x", len(first))
+    return TableLayout(delimiter, names, header, sample)
+
+
 def _read_table(
     path: Path, delimiter: str | None, index_col: str | None = None, drop: tuple[str, ...] = ()
 ) -> InputData:
@@ -178,11 +232,7 @@ def _read_table(
         with open(path, newline="", encoding="utf-8-sig") as handle:
             sample = handle.read(65536)
             handle.seek(0)
-            if delimiter is None:
-                try:
-                    delimiter = csv.Sniffer().sniff(sample, delimiters=",;\t ").delimiter
-                except csv.Error:
-                    delimiter = ","
+            delimiter = _sniff(path, delimiter, sample)
             rows = [row for row in csv.reader(handle, delimiter=delimiter) if row]
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read the file ({error})") from None
@@ -206,11 +256,11 @@ def _read_table(
     skip: set[int] = set()
     sample_names = _default_names("sample", len(rows))
     if index_col is not None:
-        position = _column_position(index_col, names, header is not None, "--index-col", path)
+        position = column_position(index_col, names, header is not None, "--index-col", path)
         sample_names = [row[position] for row in rows]
         skip.add(position)
     for spec in drop:
-        skip.add(_column_position(spec, names, header is not None, "--drop", path))
+        skip.add(column_position(spec, names, header is not None, "--drop", path))
     keep = [j for j in range(width) if j not in skip]
     if not keep:
         raise InputError(f"{path}: no column left to fit after --index-col/--drop")
@@ -226,7 +276,7 @@ def _read_table(
     for i, row in enumerate(rows):
         line = i + (2 if header is not None else 1)
         for j, cell in enumerate(row):
-            if cell == "" or cell.lower() in {"na", "nan", "null"}:
+            if cell == "" or cell.lower() in NA_TOKENS:
                 X[i, j] = math.nan
             elif _is_number(cell):
                 X[i, j] = float(cell)
@@ -238,6 +288,65 @@ def _read_table(
                     f"out of the fit with --drop {ref}" + _separator_hint(sample, delimiter)
                 )
     return InputData(X, sample_names, names, None, "csv")
+
+
+def parquet_labels(frame) -> list[str] | None:
+    """The row labels of a Parquet table: its stored index when it has a name (pandas
+    writes a named index with the table), else None (default names)."""
+    return None if frame.index.name is None else [str(v) for v in frame.index]
+
+
+def parquet_columns(path: Path, names: list[str], index_col, drop) -> tuple[int | None, list[int]]:
+    """The position of ``--index-col`` and those of the fitted columns of a Parquet table."""
+    skip: set[int] = set()
+    index = None
+    if index_col is not None:
+        index = column_position(index_col, names, True, "--index-col", path)
+        skip.add(index)
+    for spec in drop:
+        skip.add(column_position(spec, names, True, "--drop", path))
+    keep = [j for j in range(len(names)) if j not in skip]
+    if not keep:
+        raise InputError(f"{path}: no column left to fit after --index-col/--drop")
+    return index, keep
+
+
+def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
+    """The fitted columns of a Parquet frame as float64 (missing values as NaN); a column
+    that does not hold numbers is an error naming it."""
+    import pandas as pd
+
+    for j in keep:
+        column = frame.iloc[:, j]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            name = str(frame.columns[j])
+            values = column.dropna()
+            shown = f" holds {str(values.iloc[0])!r}, which" if len(values) else ""
+            raise InputError(
+                f"{path}: column {name!r}{shown} is not a number ({column.dtype}); if it "
+                f"labels the rows pass --index-col {name}, or leave it out of the fit with "
+                f"--drop {name}"
+            )
+    return frame.iloc[:, keep].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _read_parquet(path: Path, index_col: str | None, drop: tuple[str, ...]) -> InputData:
+    try:
+        import pandas as pd
+
+        frame = pd.read_parquet(path)
+    except ImportError as error:
+        raise InputError(f"{path}: reading Parquet needs pandas and pyarrow ({error})") from None
+    except Exception as error:  # pyarrow's errors are not OSError/ValueError only
+        raise InputError(f"{path}: not a readable Parquet table ({error})") from None
+    names = [str(c) for c in frame.columns]
+    index, keep = parquet_columns(path, names, index_col, drop)
+    X = parquet_numbers(frame, keep, path)
+    labels = parquet_labels(frame)
+    if index is not None:
+        labels = [str(v).strip() for v in frame.iloc[:, index]]
+    rows = labels if labels is not None else _default_names("sample", X.shape[0])
+    return InputData(X, rows, [names[j] for j in keep], None, "parquet")
 
 
 def _read_image(path: Path) -> np.ndarray:

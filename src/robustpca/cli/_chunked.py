@@ -1,0 +1,378 @@
+"""``robustpca fit`` on a table larger than memory: read, fitted and written chunk by chunk.
+
+Taken with ``--chunked``, or for a CSV/TSV or Parquet file larger than
+``--chunked-above``. The steps, none of which holds the table:
+
+1. **Read** (:func:`~robustpca.cli._spill.scan_table`): :mod:`dask.dataframe` reads the
+   table partition by partition into a float64 binary copy beside ``--out`` (removed at
+   the end), with the whole-file reader's checks and the counts of missing cells.
+2. **Fit**: the estimator's chunked fit (the Dask route, :data:`robustpca._dask.fit.FITS`)
+   on a dask array whose chunks are read from that copy. A method without a chunked fit
+   is refused before the table is read, naming those that have one (looked up in
+   ``FITS`` when the command runs).
+3. **Diagnose and write**: one pass writes each chunk's scores, reconstructions (and the
+   completed table) and keeps the scores and orthogonal distances of every row, ``k + 1``
+   floats per row; the reference statistics of the diagnostics are those of the
+   training rows (:func:`~robustpca.diagnostics.diagnostic_reference`), exactly as the
+   in-memory fit stores them (a Dask fit stores none), and distances.csv is written chunk
+   by chunk with them.
+
+The outputs are those of the in-memory run (names, columns, number format); the figures
+draw at most :data:`MAP_POINTS` samples of the outlier map.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from ._io import InputError, atomic_output_dir
+from ._methods import (
+    CSV_LIMIT,
+    DEFAULT_METHOD,
+    MAD_FACTOR,
+    TABLE_SUFFIXES,
+    UNSUPPORTED,
+    build_model,
+    check_missing,
+    check_scales,
+    fit_model,
+    parse_shape,
+    resolve_method,
+    supports_missing,
+)
+from ._outputs import (
+    GALLERY_SIZE,
+    csv_header,
+    csv_lines,
+    distance_lines,
+    distances_header,
+    gallery,
+    make_summary,
+    outlier_map,
+    report,
+    write_model,
+    write_scaling,
+)
+from ._spill import Scan, chunk_rows, column_median_mad, scan_table
+
+__all__ = ["MAP_POINTS", "chunked_methods", "run_chunked"]
+
+#: The outlier map of a larger table draws this many samples: the flagged ones farthest
+#: beyond their cutoffs first, the rest drawn at random (``--random-state``), unlabelled.
+MAP_POINTS = 20_000
+
+
+def chunked_methods() -> list[str]:
+    """The estimators ``fit`` can run chunk by chunk: those whose ``_dask_fit`` names a
+    chunked fit in :data:`robustpca._dask.fit.FITS`, as registered now."""
+    import robustpca
+
+    try:
+        from .._dask.fit import FITS
+    except ImportError:  # pragma: no cover - dask is missing
+        return []
+    return [
+        name
+        for name in robustpca.ESTIMATOR_NAMES
+        if name not in UNSUPPORTED and getattr(getattr(robustpca, name), "_dask_fit", None) in FITS
+    ]
+
+
+def check_chunked(cls) -> None:
+    """InputError for a method without a chunked fit, naming those with one."""
+    able = chunked_methods()
+    if cls.__name__ not in able:
+        raise InputError(
+            f"--method {cls.__name__} has no chunked fit, so it cannot fit a table chunk "
+            f"by chunk (--chunked, or a file larger than --chunked-above); the methods "
+            f"with one: {', '.join(able) or 'none (is dask installed?)'}. Or fit in memory "
+            "with --chunked-above never"
+        )
+
+
+def default_chunked(has_missing: bool) -> str:
+    """The table default (:data:`DEFAULT_METHOD`) among the methods with a chunked fit
+    (and, with missing cells, that fit them)."""
+    import robustpca
+
+    able = chunked_methods()
+    candidates = [c for c in DEFAULT_METHOD["table"] if c in able] or able
+    if has_missing:
+        fits = [c for c in candidates if supports_missing(getattr(robustpca, c))]
+        candidates = fits or candidates
+    if not candidates:
+        raise InputError("no method has a chunked fit (is dask installed?)")
+    return candidates[0]
+
+
+def run_chunked(args, drop: tuple[str, ...]) -> int:
+    """``robustpca fit`` by chunks (module docstring); the exit status."""
+    path = Path(args.input)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        raise InputError(
+            f"{path}: the chunked route reads CSV/TSV/TXT or Parquet tables; fit a .npy "
+            "array or a folder of images in memory (without --chunked)"
+        )
+    if args.method is not None:
+        check_chunked(resolve_method(args.method))
+    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+        work = tmp / ".chunks"
+        work.mkdir()
+        try:
+            summary, most_outlying = _fit_and_write(args, drop, path, tmp, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    report(args, summary, most_outlying)
+    return 0
+
+
+def _scaling(args, scan: Scan, size: int):
+    if args.scale == "none":
+        return None, None
+    if args.scale == "standard":
+        center, scale = scan.standard_scale()
+    else:
+        center, scale = column_median_mad(scan.spill, size, MAD_FACTOR)
+    check_scales(center, scale, args.scale, scan.feature_names)
+    return center, scale
+
+
+def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
+    """The chunked fit: the model, its parameters, the seconds, converged."""
+    X = scan.spill.to_dask(size)
+    if scale is not None:
+        X = (X - center) / scale  # lazily, chunk by chunk
+    model, params = build_model(cls, args, scan.spill.shape, image_shape)
+    try:
+        seconds, not_converged = fit_model(model, X)
+    except InputError as error:
+        hint = ""
+        if not isinstance(params["n_components"], int):
+            hint = "; the chunked fit may need a whole number -k"
+        if scan.n_missing:
+            hint += (
+                f"; the table has {scan.n_missing} missing cell(s): fill them first, or "
+                "fit in memory (--chunked-above never)"
+            )
+        raise InputError(f"{error}{hint}") from None
+    except NotImplementedError as error:
+        raise InputError(f"fitting {cls.__name__} chunk by chunk failed: {error}") from None
+    return model, params, seconds, not_converged
+
+
+def _fit_and_write(args, drop, path: Path, out: Path, work: Path):
+    scan = scan_table(path, work, args.index_col, drop, moments=args.scale == "standard")
+    n, d = scan.spill.shape
+    size = chunk_rows(args.chunk_rows, d)
+    image_shape = parse_shape(args.image_shape, d)
+    cls = resolve_method(args.method or default_chunked(scan.n_missing > 0))
+    check_chunked(cls)
+    check_missing(cls, scan.n_missing, path)
+    center, scale = _scaling(args, scan, size)
+    model, params, seconds, not_converged = _fit(args, cls, scan, size, center, scale, image_shape)
+    names = scan.feature_names
+    write_model(out, model, names)
+    diag = _diagnose_and_write(args, model, scan, size, center, scale, out)
+    _write_distances(out / "distances.csv", model, scan, diag, size)
+    write_scaling(out, names, center, scale)
+    summary = make_summary(
+        args,
+        model,
+        params,
+        diag,
+        kind=scan.kind,
+        shape=(n, d),
+        n_missing=scan.n_missing,
+        seconds=seconds,
+        converged=not not_converged,
+        image_shape=image_shape,
+        drop=drop,
+    )
+    summary["chunked"] = {
+        "rows_per_chunk": size,
+        "n_chunks": -(-n // size),
+        "n_passes": int(getattr(model, "n_passes_", 0)),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if not args.no_figures:
+        _figures(args, out, model, scan, diag, center, scale, image_shape)
+    flagged = np.flatnonzero(diag.outliers)
+    top = flagged[np.argsort(-diag.orthogonal_distances[flagged])][:10]
+    return summary, scan.labels_at(top)
+
+
+class _NpyWriter:
+    """A ``.npy`` file of known shape written by blocks of rows (never held whole)."""
+
+    def __init__(self, path: Path, shape: tuple[int, int]):
+        self.handle = open(path, "wb")
+        descr = np.lib.format.dtype_to_descr(np.dtype(np.float64))
+        header: dict[str, object] = {"descr": descr, "fortran_order": False, "shape": shape}
+        np.lib.format.write_array_header_2_0(self.handle, header)
+
+    def write(self, block: np.ndarray) -> None:
+        self.handle.write(np.ascontiguousarray(block, dtype=np.float64).tobytes())
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+class _CsvWriter:
+    def __init__(self, path: Path, header: list[str]):
+        self.handle = open(path, "w")
+        self.handle.write(csv_header(header, True) + "\n")
+
+    def write(self, block: np.ndarray, labels: list[str]) -> None:
+        self.handle.writelines(line + "\n" for line in csv_lines(block, labels))
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def _block_counts(model, x: np.ndarray):
+    """:func:`~robustpca.diagnostics.observed_counts` of a block, for every row: a block
+    without gaps gets what that function gives a complete row (the features less the
+    constant training columns the model does not use)."""
+    from ..diagnostics import observed_counts
+
+    counts = observed_counts(model, x)
+    if counts is not None:
+        return counts
+    constants = getattr(model, "_unmodelled_constants", None)
+    unused = 0 if constants is None else int(np.count_nonzero(constants.mask))
+    return np.full(x.shape[0], x.shape[1] - unused)
+
+
+def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path):
+    """One pass: scores.csv, the reconstructions (and completed table) by chunks, and
+    the training diagnostics from every row's scores and orthogonal distance."""
+    from ..diagnostics import OutlierDiagnostics, diagnostic_reference, model_distances
+
+    n, d = scan.spill.shape
+    k = model.components_.shape[0]
+    scores = np.empty((n, k))
+    od = np.empty(n)
+    skew = None
+    counts = np.empty(n, dtype=np.int64) if scan.n_missing else None
+    names = scan.feature_names
+    writers: list = [_CsvWriter(out / "scores.csv", [f"pc{j + 1}" for j in range(k)])]
+    recon_npy = _NpyWriter(out / "reconstructions.npy", (n, d))
+    recon_csv = _CsvWriter(out / "reconstructions.csv", names) if n * d <= CSV_LIMIT else None
+    done_npy = _NpyWriter(out / "completed.npy", (n, d)) if scan.n_missing else None
+    done_csv = (
+        _CsvWriter(out / "completed.csv", names) if scan.n_missing and n * d <= CSV_LIMIT else None
+    )
+    writers += [w for w in (recon_npy, recon_csv, done_npy, done_csv) if w is not None]
+    labels_file = scan.open_labels()
+    try:
+        for start, stop in scan.spill.blocks(size):
+            x = scan.spill.rows(start, stop)
+            xs = x if scale is None else (x - center) / scale
+            t, o, sk, _ = model_distances(model, xs)
+            scores[start:stop], od[start:stop] = t, o
+            if sk is not None:
+                skew = np.empty(n) if skew is None else skew
+                skew[start:stop] = sk
+            if counts is not None:
+                counts[start:stop] = _block_counts(model, xs)
+            recon = model.reconstruct(xs)
+            if scale is not None:
+                recon = recon * scale + center  # back in the input's units
+            labels = scan.labels(start, stop, labels_file)
+            writers[0].write(t, labels)
+            recon_npy.write(recon)
+            if recon_csv is not None:
+                recon_csv.write(recon, labels)
+            if done_npy is not None:
+                done = np.where(np.isnan(x), recon, x)
+                done_npy.write(done)
+                if done_csv is not None:
+                    done_csv.write(done, labels)
+    finally:
+        for writer in writers:
+            writer.close()
+        if labels_file is not None:
+            labels_file.close()
+    reference = diagnostic_reference(model, scores, od, skew, n_observed=counts)
+    if reference.sd_skew_cutoff > 0 and skew is not None:
+        sd = skew
+    else:
+        sd = reference.score_distances(scores)
+    del scores
+    q = args.quantile
+    return OutlierDiagnostics(
+        sd,
+        od,
+        reference.score_cutoff(q),
+        reference.orthogonal_cutoff(q),
+        reference.score_scale,
+        float(q),
+        reference.score_center,
+        reference.rule,
+    )
+
+
+def _write_distances(path: Path, model, scan: Scan, diag, size: int) -> None:
+    """distances.csv by chunks; lazy ``weights_`` (a Dask fit's) computed chunk by chunk."""
+    weights = getattr(model, "weights_", None)
+    labels_file = scan.open_labels()
+    try:
+        with open(path, "w") as handle:
+            handle.write(distances_header(weights is not None) + "\n")
+            for start, stop in scan.spill.blocks(size):
+                w = None
+                if weights is not None:
+                    w = weights[start:stop]
+                    w = np.ravel(w.compute() if hasattr(w, "compute") else w)
+                labels = scan.labels(start, stop, labels_file)
+                lines = distance_lines(labels, diag, w, start, stop)
+                handle.writelines(line + "\n" for line in lines)
+    finally:
+        if labels_file is not None:
+            labels_file.close()
+
+
+def _figures(args, out: Path, model, scan: Scan, diag, center, scale, image_shape) -> None:
+    """outlier_map.png (at most :data:`MAP_POINTS` samples) and, for images, the gallery
+    of the samples farthest from the subspace, read back from the table's copy."""
+    from ..diagnostics import OutlierDiagnostics
+
+    n = diag.orthogonal_distances.shape[0]
+    if n <= MAP_POINTS:
+        shown = diag
+        labels: list[str] | bool = scan.labels_at(range(n))
+    else:
+        flagged = np.flatnonzero(diag.outliers)
+        flagged = flagged[np.argsort(diag.margins[flagged])][: MAP_POINTS // 2]
+        regular = np.flatnonzero(~diag.outliers)
+        rng = np.random.default_rng(args.random_state)
+        count = min(regular.size, MAP_POINTS - flagged.size)
+        picked = rng.choice(regular, size=count, replace=False)
+        rows = np.sort(np.concatenate([flagged, picked]))
+        shown = OutlierDiagnostics(
+            diag.score_distances[rows],
+            diag.orthogonal_distances[rows],
+            diag.score_cutoff,
+            diag.orthogonal_cutoff,
+            diag.score_scales,
+            diag.quantile,
+            diag.score_center,
+            diag.rule,
+        )
+        labels = False
+    outlier_map(out, shown, labels)
+    if image_shape is None:
+        return
+    rows = np.argsort(-diag.orthogonal_distances)[:GALLERY_SIZE]
+    x = scan.spill.take(rows)
+    xs = x if scale is None else (x - center) / scale
+    fitted = model.reconstruct(xs)
+    recon = fitted if scale is None else fitted * scale + center
+    X_shown = np.where(np.isnan(xs), fitted, xs)  # as the in-memory run shows them
+    gallery(out, model, X_shown, recon, image_shape)

@@ -1,0 +1,181 @@
+"""The output files of ``robustpca fit``, shared by the in-memory and the chunked routes:
+the same names, columns and number format (``repr`` of each value) either way."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "GALLERY_SIZE",
+    "chosen_rank",
+    "csv_header",
+    "csv_lines",
+    "distance_lines",
+    "distances_header",
+    "gallery",
+    "make_summary",
+    "outlier_map",
+    "report",
+    "write_csv",
+    "write_model",
+    "write_scaling",
+]
+
+
+def csv_lines(rows, index=None):
+    """The CSV lines of the rows of a matrix (``repr`` of each value, round-trip exact),
+    each led by its label when ``index`` is given."""
+    for i, row in enumerate(np.atleast_2d(rows)):
+        cells = ",".join(map(repr, np.asarray(row, dtype=np.float64).tolist()))
+        yield cells if index is None else f"{index[i]},{cells}"
+
+
+def csv_header(header: list[str], labelled: bool) -> str:
+    return ",".join([*(["sample"] if labelled else []), *header])
+
+
+def write_csv(path: Path, header: list[str], rows, index: list[str] | None = None) -> None:
+    lines = [csv_header(header, index is not None), *csv_lines(rows, index)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def chosen_rank(model) -> int:
+    k_chosen = getattr(model, "n_components_", None)
+    if not isinstance(k_chosen, (int, np.integer)):  # 2-D methods: a pair
+        k_chosen = model.components_.shape[0]
+    return int(k_chosen)
+
+
+def write_model(folder: Path, model, feature_names: list[str]) -> None:
+    """components.csv and mean.csv."""
+    comp_names = [f"pc{j + 1}" for j in range(model.components_.shape[0])]
+    write_csv(folder / "components.csv", feature_names, model.components_, index=comp_names)
+    write_csv(folder / "mean.csv", feature_names, model.mean_[None, :])
+
+
+def write_scaling(folder: Path, feature_names: list[str], center, scale) -> None:
+    """scaling.csv, the centres and scales of ``--scale`` (nothing without scaling)."""
+    if scale is not None:
+        write_csv(
+            folder / "scaling.csv",
+            feature_names,
+            np.vstack([center, scale]),
+            index=["center", "scale"],
+        )
+
+
+def make_summary(
+    args, model, params, diag, *, kind, shape, n_missing, seconds, converged, image_shape, drop
+) -> dict:
+    """summary.json's content."""
+    return {
+        "input": str(args.input),
+        "kind": kind,
+        "n_samples": int(shape[0]),
+        "n_features": int(shape[1]),
+        "n_missing": int(n_missing),
+        "missing_fraction": round(n_missing / (shape[0] * shape[1]), 6),
+        "method": type(model).__name__,
+        "params": {key: (list(v) if isinstance(v, tuple) else v) for key, v in params.items()},
+        "n_components": chosen_rank(model),
+        "scale": args.scale,
+        "index_col": args.index_col,
+        "dropped": list(drop),
+        "n_iter": int(getattr(model, "n_iter_", 0)),
+        "converged": bool(getattr(model, "converged_", True)) and converged,
+        "fit_seconds": round(seconds, 4),
+        "quantile": args.quantile,
+        "score_cutoff": float(diag.score_cutoff),
+        "orthogonal_cutoff": float(diag.orthogonal_cutoff),
+        "n_score_outliers": int(diag.score_outliers.sum()),
+        "n_orthogonal_outliers": int(diag.orthogonal_outliers.sum()),
+        "n_outliers": int(diag.outliers.sum()),
+        "image_shape": list(image_shape) if image_shape else None,
+    }
+
+
+def distances_header(weighted: bool) -> str:
+    return "sample,score_distance,orthogonal_distance,score_outlier,orthogonal_outlier,outlier" + (
+        ",weight" if weighted else ""
+    )
+
+
+def distance_lines(names, diag, weights=None, start: int = 0, stop: int | None = None):
+    """The lines of distances.csv for the rows ``start:stop`` of ``diag`` (``names`` and
+    ``weights`` hold those rows only)."""
+    rows = slice(start, stop)
+    columns = [
+        names,
+        map(repr, diag.score_distances[rows].tolist()),
+        map(repr, diag.orthogonal_distances[rows].tolist()),
+        map(str, diag.score_outliers[rows].tolist()),
+        map(str, diag.orthogonal_outliers[rows].tolist()),
+        map(str, diag.outliers[rows].tolist()),
+    ]
+    if weights is not None:
+        columns.append(map(repr, np.asarray(weights, dtype=np.float64).tolist()))
+    for cells in zip(*columns, strict=True):
+        yield ",".join(cells)
+
+
+#: The samples farthest from the subspace shown in gallery.png.
+GALLERY_SIZE = 8
+
+
+def outlier_map(folder: Path, diag, labels) -> None:
+    """outlier_map.png (``labels=False``: no labels on the flagged points)."""
+    from ..diagnostics import plot_outlier_map
+
+    ax = plot_outlier_map(diag, labels=labels if labels is False else list(labels))
+    ax.figure.savefig(folder / "outlier_map.png", dpi=110, bbox_inches="tight")
+
+
+def gallery(folder: Path, model, X_shown, recon_shown, image_shape) -> None:
+    """gallery.png (the given samples, farthest first) and components.png."""
+    from ..plotting import plot_gallery
+
+    fig = plot_gallery(
+        {
+            "input": X_shown,
+            "reconstructed": recon_shown,
+            "|residual|": np.abs(X_shown - recon_shown),
+        },
+        image_shape,
+        indices=np.arange(len(X_shown)),
+        title="The samples farthest from the subspace",
+    )
+    fig.savefig(folder / "gallery.png", dpi=110)
+    comps = model.components_[: min(8, model.components_.shape[0])]
+    fig = plot_gallery({"components": comps}, image_shape, n_images=len(comps))
+    fig.savefig(folder / "components.png", dpi=110)
+
+
+def report(args, summary, most_outlying: list[str]) -> None:
+    """The lines printed at the end: the fit, the outliers, where the output is."""
+    out = sys.stdout
+    print(
+        f"{summary['method']} on {summary['n_samples']} x {summary['n_features']} "
+        f"({summary['kind']}), k = {summary['n_components']}: {summary['n_iter']} iterations, "
+        f"{'converged' if summary['converged'] else 'NOT converged (raise --max-iter)'}, "
+        f"{summary['fit_seconds']:.2f} s",
+        file=out,
+    )
+    print(
+        f"Outliers at the {100 * args.quantile:g}% cutoffs: "
+        f"{summary['n_outliers']} ({summary['n_score_outliers']} by score distance, "
+        f"{summary['n_orthogonal_outliers']} by orthogonal distance)",
+        file=out,
+    )
+    if summary["n_missing"]:
+        print(
+            f"Missing entries: {summary['n_missing']} "
+            f"({100 * summary['missing_fraction']:.3g}% of the cells), fitted on the observed "
+            "entries; completed.csv holds the table with them filled in",
+            file=out,
+        )
+    if most_outlying:
+        print("Most outlying: " + ", ".join(most_outlying), file=out)
+    print(f"Wrote {args.out}/", file=out)

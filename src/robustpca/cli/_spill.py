@@ -1,0 +1,399 @@
+"""Reading a table larger than memory for ``robustpca fit --chunked``.
+
+:func:`scan_table` reads a CSV/TSV or Parquet table with :mod:`dask.dataframe`, partition
+by partition, and writes its fitted columns as float64 to a raw binary file, a
+:class:`Spill`, with the row labels (``--index-col``, or a Parquet table's named index)
+in a text file beside it. On the way it gathers what the whole-file reader checks (no
+infinite value, no row or column without a value) and counts the missing cells, and the
+column moments of ``--scale standard``.
+
+Why a binary copy: the chunked fits take one or more passes over the data per
+iteration, and parsing text is the slow part of a pass; the copy is parsed once and read
+back at the speed of the disk (or its cache). Blocks are read with ``np.fromfile`` at an
+offset, never memory-mapped: mapped pages would count in the process's resident memory
+as the passes sweep the file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._io import (
+    NA_TOKENS,
+    PARQUET_SUFFIXES,
+    InputError,
+    _listed,
+    _separator_hint,
+    column_position,
+    parquet_columns,
+    parquet_labels,
+    parquet_numbers,
+    table_layout,
+)
+
+__all__ = ["Scan", "Spill", "chunk_rows", "column_median_mad", "scan_table"]
+
+#: dask.dataframe's partitions of a CSV: bytes of text each.
+BLOCKSIZE = "64MB"
+#: The default chunk of the fit: about this many values (32 MB of float64).
+CHUNK_VALUES = 1 << 22
+#: ``--scale robust`` gathers whole columns to take their exact medians: at most this
+#: many values at a time (128 MB), so one pass over the spill per group of columns.
+MEDIAN_VALUES = 1 << 24
+
+
+def _missing_tokens() -> list[str]:
+    """Every spelling (any case) of the cells the whole-file reader reads as missing."""
+    tokens = [""]
+    for word in NA_TOKENS:
+        for cases in itertools.product(*[(c.lower(), c.upper()) for c in word]):
+            tokens.append("".join(cases))
+    return sorted(set(tokens))
+
+
+class Spill:
+    """A float64 matrix in a raw binary file (C order), read by blocks of rows.
+
+    It has ``shape``, ``dtype``, ``ndim`` and row-slicing ``__getitem__``, so that
+    :func:`dask.array.from_array` reads each chunk from the file when a pass needs it.
+    """
+
+    def __init__(self, path: Path, n_features: int):
+        self.path = Path(path)
+        self.n_features = n_features
+        self.n_samples = 0
+        self.dtype = np.dtype(np.float64)
+        self.ndim = 2
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_samples, self.n_features)
+
+    def append(self, handle, X: np.ndarray) -> None:
+        handle.write(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+        self.n_samples += X.shape[0]
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` as a new array."""
+        stop = min(stop, self.n_samples)
+        count = max(stop - start, 0) * self.n_features
+        with open(self.path, "rb") as handle:
+            data = np.fromfile(
+                handle, dtype=np.float64, count=count, offset=start * self.n_features * 8
+            )
+        return data.reshape(-1, self.n_features)
+
+    def take(self, indices) -> np.ndarray:
+        """The rows at ``indices`` (a few: one read each)."""
+        out = np.empty((len(indices), self.n_features))
+        for i, row in enumerate(indices):
+            out[i] = self.rows(int(row), int(row) + 1)[0]
+        return out
+
+    def __getitem__(self, key):
+        rows, cols = key if isinstance(key, tuple) else (key, slice(None))
+        start, stop, step = rows.indices(self.n_samples)
+        return self.rows(start, stop)[::step, cols]
+
+    def blocks(self, size: int):
+        """``(start, stop)`` of consecutive blocks of ``size`` rows."""
+        for start in range(0, self.n_samples, size):
+            yield start, min(start + size, self.n_samples)
+
+    def to_dask(self, size: int):
+        """The matrix as a dask array chunked by ``size`` rows (nothing read yet)."""
+        import dask.array as da
+
+        return da.from_array(
+            self,
+            chunks=(size, self.n_features),
+            name=f"robustpca-spill-{uuid.uuid4().hex}",
+            lock=False,
+            asarray=True,
+            meta=np.empty((0, 0)),
+        )
+
+
+def chunk_rows(requested: int | None, n_features: int) -> int:
+    """``--chunk-rows``, or rows of about :data:`CHUNK_VALUES` values."""
+    return requested or max(1, CHUNK_VALUES // max(n_features, 1))
+
+
+@dataclass
+class Scan:
+    """What :func:`scan_table` found: the spill, the labels and the checks' counts."""
+
+    spill: Spill
+    feature_names: list[str]
+    kind: str
+    labels_path: Path | None = None
+    n_missing: int = 0
+    observed: np.ndarray | None = None  # observed cells per column
+    count: np.ndarray | None = None  # --scale standard: per column count, mean, M2
+    mean: np.ndarray | None = None
+    m2: np.ndarray | None = None
+    n_inf: int = 0
+    first_inf: tuple[int, int] | None = None
+    empty_rows: list[str] = field(default_factory=list)
+    n_empty_rows: int = 0
+
+    def labels(self, start: int, stop: int, handle=None) -> list[str]:
+        """The labels of rows ``start:stop``: read on from ``handle`` (the labels file,
+        read in order) or the default names ``sample<i>``."""
+        if handle is None:
+            return [f"sample{i}" for i in range(start, stop)]
+        return [line.rstrip("\n") for line in itertools.islice(handle, stop - start)]
+
+    def open_labels(self):
+        return None if self.labels_path is None else open(self.labels_path, encoding="utf-8")
+
+    def labels_at(self, indices) -> list[str]:
+        """The labels of a few rows, in the order of ``indices``."""
+        if self.labels_path is None:
+            return [f"sample{int(i)}" for i in indices]
+        wanted = {int(i) for i in indices}
+        found = {}
+        with open(self.labels_path, encoding="utf-8") as handle:
+            for i, line in enumerate(handle):
+                if i in wanted:
+                    found[i] = line.rstrip("\n")
+        return [found[int(i)] for i in indices]
+
+    def add(self, X: np.ndarray, names, moments: bool) -> None:
+        """Count the partition ``X``'s missing and infinite cells and empty rows."""
+        start = self.spill.n_samples
+        nan = np.isnan(X)
+        self.n_missing += int(nan.sum())
+        observed = X.shape[0] - nan.sum(axis=0)
+        self.observed = observed if self.observed is None else self.observed + observed
+        inf = np.isinf(X)
+        if inf.any():
+            if self.first_inf is None:
+                i, j = np.argwhere(inf)[0]
+                self.first_inf = (start + int(i), int(j))
+            self.n_inf += int(inf.sum())
+        empty = np.flatnonzero(nan.all(axis=1))
+        if empty.size:
+            self.n_empty_rows += int(empty.size)
+            shown = names(start, start + X.shape[0]) if len(self.empty_rows) < 5 else []
+            self.empty_rows += [shown[i] for i in empty[: 5 - len(self.empty_rows)]]
+        if moments:
+            self._merge_moments(X, nan)
+
+    def _merge_moments(self, X: np.ndarray, nan: np.ndarray) -> None:
+        """Per-column count, mean and centred sum of squares of the observed values,
+        merged by the pairwise update of Chan, Golub & LeVeque (1982)."""
+        nb = (~nan).sum(axis=0).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mb = np.where(nb > 0, np.nansum(X, axis=0) / np.maximum(nb, 1), 0.0)
+        m2b = np.nansum((X - mb) ** 2, axis=0)
+        if self.count is None:
+            self.count, self.mean, self.m2 = nb, mb, m2b
+            return
+        assert self.mean is not None and self.m2 is not None
+        na, ma = self.count, self.mean
+        total = na + nb
+        share = np.where(total > 0, nb / np.maximum(total, 1), 0.0)
+        delta = mb - ma
+        self.mean = ma + delta * share
+        self.m2 = self.m2 + m2b + delta**2 * na * share
+        self.count = total
+
+    def check(self, path: Path) -> None:
+        """The whole-file reader's checks, on the counts (the same messages)."""
+        n = self.spill.n_samples
+        if n == 0:
+            raise InputError(f"{path}: the file has a header but no data rows")
+        if n < 2:
+            raise InputError(f"{path}: at least 2 samples (rows) are needed, got {n}")
+        if self.first_inf is not None:
+            i, j = self.first_inf
+            raise InputError(
+                f"{path}: {self.n_inf} infinite value(s), the first at sample {i + 1}, "
+                f"feature {j + 1}; remove them or mark them missing (an empty cell)"
+            )
+        if self.n_empty_rows:
+            shown = ", ".join(repr(name) for name in self.empty_rows)
+            more = f" ... ({self.n_empty_rows} in all)" if self.n_empty_rows > 5 else ""
+            raise InputError(
+                f"{path}: sample(s) {shown}{more} have no value at all (every cell "
+                "missing); remove them"
+            )
+        assert self.observed is not None
+        empty = np.flatnonzero(self.observed == 0)
+        if self.n_missing and empty.size:
+            raise InputError(
+                f"{path}: column(s) {_listed(self.feature_names, empty)} have no value at "
+                "all (every cell missing); remove them or --drop them"
+            )
+
+    def standard_scale(self) -> tuple[np.ndarray, np.ndarray]:
+        """The observed columns' means and standard deviations (``ddof=1``)."""
+        assert self.count is not None and self.mean is not None and self.m2 is not None
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sd = np.sqrt(self.m2 / (self.count - 1))
+        return self.mean, np.where(self.count > 1, sd, 0.0)
+
+
+def _frames(ddf):
+    """The partitions of a dask DataFrame as pandas frames, in order, computed a few at a
+    time (one per worker thread)."""
+    import dask
+
+    parts = ddf.to_delayed()
+    width = max(1, min(4, os.cpu_count() or 1))
+    for i in range(0, len(parts), width):
+        yield from dask.compute(*parts[i : i + width])
+
+
+def _parse_error(path: Path, error: Exception, hint: str) -> InputError:
+    """pandas' parsing error (a cell that is not a number, a ragged line), named."""
+    message = str(error).split("Original Message:")[-1].strip()  # dask wraps pandas'
+    return InputError(
+        f"{path}: {message}; a column that labels the rows needs --index-col, one that "
+        f"is not a number --drop{hint}"
+    )
+
+
+def _csv_partitions(path: Path, index_col, drop):
+    """The feature names, and an iterator of (numbers, labels or None) per partition."""
+    import dask.dataframe as dd
+
+    layout = table_layout(path)
+    names, header = layout.names, layout.has_header
+    skip: set[int] = set()
+    index = None
+    if index_col is not None:
+        index = column_position(index_col, names, header, "--index-col", path)
+        skip.add(index)
+    for spec in drop:
+        skip.add(column_position(spec, names, header, "--drop", path))
+    keep = [j for j in range(len(names)) if j not in skip]
+    if not keep:
+        raise InputError(f"{path}: no column left to fit after --index-col/--drop")
+    cols = [f"c{j}" for j in range(len(names))]  # positional: header names may repeat
+    used = sorted([*keep, *([index] if index is not None else [])])
+    dtype = {cols[j]: "float64" for j in keep}
+    if index is not None:
+        dtype[cols[index]] = "object"
+    hint = _separator_hint(layout.sample, layout.delimiter)
+    try:  # dask reads a sample of the file here
+        ddf = dd.read_csv(
+            str(path),
+            sep=layout.delimiter,
+            header=0 if header else None,
+            names=cols,
+            usecols=[cols[j] for j in used],
+            dtype=dtype,
+            na_values={cols[j]: _missing_tokens() for j in keep},
+            keep_default_na=False,
+            skipinitialspace=True,
+            encoding="utf-8-sig",
+            blocksize=BLOCKSIZE,
+        )
+    except (ValueError, TypeError) as error:
+        raise _parse_error(path, error, hint) from None
+
+    def parts():
+        try:
+            for frame in _frames(ddf):
+                X = frame[[cols[j] for j in keep]].to_numpy(dtype=np.float64)
+                labels = None
+                if index is not None:
+                    labels = [str(v).strip() for v in frame[cols[index]].fillna("")]
+                yield X, labels
+        except (ValueError, TypeError) as error:  # pandas' ParserError is a ValueError
+            raise _parse_error(path, error, hint) from None
+
+    return [names[j] for j in keep], index is not None, parts()
+
+
+def _parquet_partitions(path: Path, index_col, drop):
+    import dask.dataframe as dd
+
+    try:
+        ddf = dd.read_parquet(str(path))
+    except Exception as error:  # pyarrow's errors are not OSError/ValueError only
+        raise InputError(f"{path}: not a readable Parquet table ({error})") from None
+    names = [str(c) for c in ddf.columns]
+    index, keep = parquet_columns(path, names, index_col, drop)
+    labelled = index is not None or ddf.index.name is not None
+
+    def parts():
+        for frame in _frames(ddf):
+            X = parquet_numbers(frame, keep, path)
+            labels = parquet_labels(frame)
+            if index is not None:
+                labels = [str(v).strip() for v in frame.iloc[:, index]]
+            yield X, labels
+
+    return [names[j] for j in keep], labelled, parts()
+
+
+def scan_table(path: Path, folder: Path, index_col, drop, moments: bool) -> Scan:
+    """Read the table ``path`` partition by partition into a :class:`Spill` in
+    ``folder`` (see the module docstring); ``moments``: gather those of
+    ``--scale standard``."""
+    try:
+        import dask.dataframe  # noqa: F401
+    except ImportError as error:
+        raise InputError(
+            f"{path}: the chunked route reads tables with dask.dataframe, which is not "
+            f"installed ({error}); pip install 'dask[dataframe]' pyarrow"
+        ) from None
+    parquet = path.suffix.lower() in PARQUET_SUFFIXES
+    read = _parquet_partitions if parquet else _csv_partitions
+    feature_names, labelled, parts = read(path, index_col, drop)
+    spill = Spill(folder / "table.f8", len(feature_names))
+    scan = Scan(spill, feature_names, "parquet" if parquet else "csv")
+    if labelled:
+        scan.labels_path = folder / "labels.txt"
+    labels_file = None if scan.labels_path is None else open(scan.labels_path, "w")
+    try:
+        with open(spill.path, "wb") as handle:
+            for X, labels in parts:
+                if X.shape[0] == 0:
+                    continue
+                if labels_file is not None:
+                    first = spill.n_samples
+                    labels = labels or [f"sample{first + i}" for i in range(X.shape[0])]
+                    labels_file.write("".join(s.replace("\n", " ") + "\n" for s in labels))
+
+                def names(a, b, _labels=labels, _start=spill.n_samples):
+                    if _labels is None:
+                        return [f"sample{i}" for i in range(a, b)]
+                    return _labels[a - _start : b - _start]
+
+                scan.add(X, names, moments)
+                spill.append(handle, X)
+    finally:
+        if labels_file is not None:
+            labels_file.close()
+    scan.check(path)
+    return scan
+
+
+def column_median_mad(spill: Spill, size: int, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each column's median and MAD (times ``factor``) over its observed values, exact:
+    whole columns are gathered, as many at a time as :data:`MEDIAN_VALUES` allows (one
+    pass over the spill per group of columns)."""
+    n, d = spill.shape
+    group = max(1, MEDIAN_VALUES // max(n, 1))
+    center, scale = np.empty(d), np.empty(d)
+    for first in range(0, d, group):
+        cols = slice(first, min(first + group, d))
+        values = np.empty((n, cols.stop - cols.start))
+        for start, stop in spill.blocks(size):
+            values[start:stop] = spill.rows(start, stop)[:, cols]
+        for j in range(values.shape[1]):
+            v = values[:, j]
+            v = v[~np.isnan(v)]
+            center[first + j] = np.median(v)
+            scale[first + j] = factor * np.median(np.abs(v - center[first + j]))
+    return center, scale
