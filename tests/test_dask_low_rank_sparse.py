@@ -1,0 +1,321 @@
+"""The convex L + S estimators on tall dask arrays (issue 41, item 3).
+
+``PrincipalComponentPursuit``, ``OutlierPursuit`` and ``ConvexOptimalMeanPCA`` fitted on
+a dask array chunked by rows must reproduce their NumPy fit (same iterations, stopping
+reason, objective history, residual trace, certified gaps, and every fitted array to
+1e-8), in two passes an iteration plus those of the certified gaps; ``low_rank_``,
+``sparse_`` and ``outliers_`` are dask arrays chunked like the rows of ``X``; a worker
+killed mid-fit on a ``distributed`` cluster leaves the same fit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from dask.callbacks import Callback
+from distributed import Client, LocalCluster
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from robustpca.estimators import _convex
+from robustpca.estimators._convex import (
+    ConvexOptimalMeanPCA,
+    OutlierPursuit,
+    PrincipalComponentPursuit,
+)
+from robustpca.solvers import chunked_alm
+from robustpca.solvers.alm import solve_crpca_om, solve_outlier_pursuit, solve_pcp
+from robustpca.solvers.chunked_alm import NumpyStateRunner, first_pass, solve_convex_chunked
+
+from .conftest import load_table
+
+
+class CountComputes(Callback):
+    """Counts scheduler runs (local schedulers)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def _start(self, dsk):
+        self.count += 1
+
+
+@pytest.fixture
+def threads():
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+def planted(seed=0, n=20_000, d=50, rank=3, share=0.05, scale=10.0):
+    """Low rank plus gross entries on ``share`` of the entries."""
+    rng = np.random.default_rng(seed)
+    L = rng.normal(size=(n, rank)) @ rng.normal(size=(rank, d))
+    S = np.where(rng.random((n, d)) < share, scale * rng.normal(size=(n, d)), 0.0)
+    return L, S
+
+
+def outlying_rows(seed=0, n=3000, d=30, rank=3, share=0.05):
+    """Low rank plus noise with an offset; ``share`` of the rows replaced by outliers."""
+    rng = np.random.default_rng(seed)
+    X = 2.0 + rng.normal(size=(n, rank)) @ rng.normal(size=(rank, d))
+    X += 0.01 * rng.normal(size=(n, d))
+    m = int(share * n)
+    X[:m] = 6.0 + 3.0 * rng.normal(size=(m, d))
+    return X
+
+
+def fitted(model) -> dict:
+    return {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
+
+
+def assert_same_fit(a, b, row_chunks, atol=1e-8):
+    """``b`` (a dask fit) has every fitted attribute of ``a`` (NumPy), equal."""
+    assert (b.n_iter_, b.converged_, b.stop_reason_) == (a.n_iter_, a.converged_, a.stop_reason_)
+    missing = set(fitted(a)) - set(fitted(b))
+    assert not missing, missing
+    for name, expected in fitted(a).items():
+        got = getattr(b, name)
+        if name in ("low_rank_", "sparse_", "outliers_"):
+            assert isinstance(got, da.Array) and got.chunks[0] == row_chunks, name
+            got = got.compute()
+        if name == "residuals_":
+            for key, values in expected.items():
+                np.testing.assert_allclose(got[key], values, rtol=1e-7, atol=1e-12, err_msg=key)
+        elif isinstance(expected, np.ndarray) and expected.dtype.kind == "f":
+            top = max(np.abs(expected).max(initial=0.0), 1.0)
+            np.testing.assert_allclose(got, expected, rtol=0, atol=atol * top, err_msg=name)
+        elif isinstance(expected, float):
+            assert got == pytest.approx(expected, rel=1e-8, abs=1e-12), name
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+def both_fits(model, X, rows):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = clone(model).fit(X)
+        b = clone(model).fit(da.from_array(X, chunks=(rows, -1)))
+    return a, b
+
+
+# ----------------------------------------------------------------- parity
+def test_pcp_parity_planted_20000x50(threads):
+    """The planted problem of the issue's unit tests: 20,000 x 50, rank 3, 5% gross
+    entries, chunks of 3,000 rows. Same fit as NumPy, the truth recovered, two passes
+    an iteration plus the certificates' (one or two each), the first and the last."""
+    L, S = planted()
+    X = L + S
+    X_before = X.copy()
+    a, b = both_fits(PrincipalComponentPursuit(random_state=0), X, 3000)
+    np.testing.assert_array_equal(X, X_before)
+    assert_same_fit(a, b, da.from_array(X, chunks=(3000, -1)).chunks[0])
+    assert b.rank_ == 3 and b.stop_reason_ == a.stop_reason_
+    assert np.linalg.norm(b.low_rank_.compute() - L) <= 1e-2 * np.linalg.norm(L)
+    certificates = len(b.residuals_["certified"])
+    extra = b.n_passes_ - 2 * b.n_iter_ - 2  # first pass, final pass
+    assert certificates <= extra <= 2 * certificates + 2
+    Z = b.transform(da.from_array(X, chunks=(3000, -1)))
+    assert isinstance(Z, da.Array)
+    np.testing.assert_allclose(Z.compute(), a.transform(X), atol=1e-8 * np.abs(X).max())
+
+
+CONFIGS = [
+    ("pcp-centred", PrincipalComponentPursuit(center=True, random_state=0), "entries"),
+    ("pcp-lam", PrincipalComponentPursuit(lam=0.02, mu=0.05, random_state=0), "entries"),
+    ("pcp-lin", PrincipalComponentPursuit(gap_tol=None, random_state=0), "entries"),
+    ("op", OutlierPursuit(random_state=0), "rows"),
+    ("op-centred", OutlierPursuit(center=True, random_state=0), "rows"),
+    ("op-gamma", OutlierPursuit(gamma=5.0, n_components=6, random_state=0), "rows"),
+    ("crpca-om", ConvexOptimalMeanPCA(random_state=0), "rows"),
+    ("crpca-om-lin", ConvexOptimalMeanPCA(gap_tol=None, tol=1e-6, random_state=0), "rows"),
+]
+
+
+@pytest.mark.parametrize(("name", "model", "kind"), CONFIGS, ids=[c[0] for c in CONFIGS])
+def test_parity(threads, name, model, kind):
+    X = outlying_rows() if kind == "rows" else sum(planted(1, n=3000, d=30))
+    a, b = both_fits(model, X, 700)
+    assert_same_fit(a, b, da.from_array(X, chunks=(700, -1)).chunks[0])
+    if kind == "rows":
+        assert b.outliers_.dtype == bool
+
+
+def test_max_iter_and_callback_as_numpy(threads):
+    """A fit stopped by ``max_iter`` warns and computes its gap at the end, as in NumPy;
+    the callback sees the same objectives and components."""
+    X = sum(planted(2, n=2000, d=20))
+    seen = {"a": [], "b": []}
+
+    def recorder(key):
+        def callback(iteration, state):
+            seen[key].append((state.objective, state.components.copy()))
+
+        return callback
+
+    model = PrincipalComponentPursuit(max_iter=4, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        a = clone(model).set_params(callback=recorder("a")).fit(X)
+    with pytest.warns(ConvergenceWarning):
+        b = clone(model).set_params(callback=recorder("b")).fit(da.from_array(X, chunks=500))
+    assert_same_fit(a, b, (500,) * 4)
+    assert len(seen["a"]) == len(seen["b"]) == 4
+    for (fa, ca), (fb, cb) in zip(seen["a"], seen["b"], strict=True):
+        assert fb == pytest.approx(fa, rel=1e-10)
+        np.testing.assert_allclose(np.abs(cb), np.abs(ca), atol=1e-8)
+
+    def stop(iteration, state):
+        return iteration == 2
+
+    a = clone(model).set_params(callback=stop).fit(X)
+    b = clone(model).set_params(callback=stop).fit(da.from_array(X, chunks=500))
+    assert b.n_iter_ == a.n_iter_ == 2 and b.stop_reason_ == a.stop_reason_
+
+
+@pytest.mark.parametrize(
+    ("model", "X"),
+    [
+        (PrincipalComponentPursuit(random_state=0), np.zeros((60, 5))),
+        (PrincipalComponentPursuit(center=True, random_state=0), np.full((60, 5), 3.0)),
+        (OutlierPursuit(random_state=0), np.zeros((60, 5))),
+        (ConvexOptimalMeanPCA(random_state=0), np.full((60, 5), -2.0)),
+    ],
+    ids=["pcp-zeros", "pcp-const", "op-zeros", "om-const"],
+)
+def test_degenerate_data(threads, model, X):
+    """Data equal to their offset: the exact solution at once, no NaN, as NumPy."""
+    a, b = both_fits(model, X, 25)
+    assert_same_fit(a, b, (25, 25, 10))
+    assert b.stop_reason_ == a.stop_reason_
+    assert np.isfinite(b.low_rank_.compute()).all() and np.isfinite(b.components_).all()
+
+
+def test_float32_input(threads):
+    X = sum(planted(3, n=1000, d=12)).astype(np.float32)
+    a, b = both_fits(PrincipalComponentPursuit(random_state=0), X, 250)
+    assert b.components_.dtype == np.float32 and b.low_rank_.dtype == np.float32
+    np.testing.assert_allclose(b.low_rank_.compute(), a.low_rank_, atol=1e-5)
+
+
+# ----------------------------------------------------------------- errors
+def test_errors_before_any_pass(threads):
+    dX = da.from_array(np.ones((100, 10)), chunks=(50, 10))
+    wide = da.from_array(np.ones((10, 100)), chunks=(5, 100))
+    cases = [
+        (PrincipalComponentPursuit(center="median"), dX, "center='median'"),
+        (PrincipalComponentPursuit(rho=0.5), dX, "rho"),
+        (PrincipalComponentPursuit(lam="bad"), dX, "lam"),
+        (OutlierPursuit(gamma="bad"), dX, "gamma"),
+        (OutlierPursuit(center="yes"), dX, "center"),
+        (ConvexOptimalMeanPCA(rho=2.5), dX, "rho"),
+        (PrincipalComponentPursuit(), wide, "tall"),
+    ]
+    for model, data, match in cases:
+        with CountComputes() as counter, pytest.raises((ValueError, TypeError), match=match):
+            model.fit(data)
+        assert counter.count == 0, match
+
+
+def test_nan_raises_in_the_first_pass(threads):
+    X = np.ones((100, 6))
+    X[70, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        PrincipalComponentPursuit().fit(da.from_array(X, chunks=(25, 6)))
+
+
+def test_auto_gamma_fraction_is_the_estimators():
+    """``_dask`` may not import the estimators: the constant is repeated, checked here."""
+    assert chunked_alm.AUTO_GAMMA_FRACTION == _convex.AUTO_GAMMA_FRACTION
+
+
+# --------------------------------------------------------- the solver itself
+@pytest.mark.parametrize("chunk", [7, 97, 5000])
+@pytest.mark.parametrize(
+    ("problem", "solver", "kwargs"),
+    [
+        ("pcp", solve_pcp, {"lam": 0.05}),
+        ("pcp", solve_pcp, {"lam": 0.05, "center": True}),
+        ("outlier_pursuit", solve_outlier_pursuit, {"gamma": 3.0}),
+        ("crpca_om", solve_crpca_om, {"gamma": 3.0}),
+    ],
+)
+def test_solver_any_chunking(problem, solver, kwargs, chunk):
+    """The in-memory runner, with chunks of one row up to one chunk, follows the NumPy
+    solver's iterates to rounding."""
+    X = outlying_rows(4, n=600, d=8) if problem != "pcp" else sum(planted(4, n=600, d=8))
+    a = solver(X, rng=np.random.default_rng(0), **kwargs)
+    run = NumpyStateRunner(X, chunk)
+    weight = kwargs.get("lam", kwargs.get("gamma"))
+    b = solve_convex_chunked(
+        run,
+        run(first_pass),
+        problem=problem,
+        weight=weight,
+        center=kwargs.get("center", False),
+        rng=np.random.default_rng(0),
+    )
+    assert (b.n_iter, b.stop_reason) == (a.n_iter, a.stop_reason)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-10)
+    for key in ("low_rank", "sparse"):
+        np.testing.assert_allclose(b.info[key], a.info[key], atol=1e-9 * np.abs(X).max())
+    assert b.info["duality_gap"] == pytest.approx(a.info["duality_gap"], rel=1e-6, abs=1e-12)
+
+
+# ---------------------------------------------------------------- real data
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["hbk", "bushfire"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        PrincipalComponentPursuit(random_state=0),
+        OutlierPursuit(center=True, random_state=0),
+        ConvexOptimalMeanPCA(random_state=0),
+    ],
+    ids=["pcp", "op", "crpca-om"],
+)
+def test_rrcov_tables_parity(threads, shared_data, model, table):
+    """rrcov's hbk (75 x 3) and bushfire (38 x 5) in chunks of 10 rows: the NumPy fit."""
+    X = load_table(shared_data, table)
+    a, b = both_fits(model, X, 10)
+    assert_same_fit(a, b, da.from_array(X, chunks=(10, -1)).chunks[0])
+
+
+# ------------------------------------------------------------------- faults
+def test_worker_killed_mid_fit_gives_the_same_fit():
+    """Two in-process workers on a ``distributed`` cluster; after the third iteration
+    (the states of half the chunks persisted on each) one worker is closed without
+    handing its data over. The scheduler recomputes the lost chunks from the tasks that
+    made them, and the fit ends as the threaded one does, to the last bit."""
+    L, S = planted(5, n=2000, d=16)
+    dX = da.from_array(L + S, chunks=(250, -1))
+    with dask.config.set(scheduler="threads"):
+        reference = PrincipalComponentPursuit(random_state=0).fit(dX)
+    lost = []
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+
+        def kill(iteration, state):
+            if iteration == 3 and not lost:
+                worker = next(iter(cluster.workers.values()))
+                lost.append(len(worker.state.data))
+                cluster.sync(worker.close, reason="killed by the test")
+
+        with dask.config.set(scheduler=client):
+            model = PrincipalComponentPursuit(random_state=0, callback=kill).fit(dX)
+            low_rank = model.low_rank_.compute()
+        assert len(client.scheduler_info()["workers"]) == 1
+    assert lost and lost[0] > 0  # the closed worker held persisted chunks
+    assert (model.n_iter_, model.stop_reason_) == (reference.n_iter_, reference.stop_reason_)
+    np.testing.assert_array_equal(model.objective_history_, reference.objective_history_)
+    np.testing.assert_array_equal(low_rank, reference.low_rank_.compute())
