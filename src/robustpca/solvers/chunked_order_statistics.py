@@ -45,7 +45,7 @@ __all__ = [
     "univariate_mcd_chunked",
 ]
 
-#: Rows of the pilot whose values set the bins (at most; a quarter of small data).
+#: Rows of the pilot whose values set the bins (at most; a 64th of smaller data).
 PILOT_ROWS = 4096
 #: The pilot's seed: a constant, so that the pilot never draws from ``random_state``.
 PILOT_SEED = 41
@@ -54,20 +54,24 @@ PILOT_SEED = 41
 GATHER_BUDGET = 1 << 21
 #: A bin that is split becomes this many equal-width bins.
 REFINE_BINS = 512
+#: Values per sub-block of a counting pass (the per-bin sums are formed once per
+#: sub-block, so sub-blocks much larger than the bins keep that cost small).
+HISTOGRAM_BLOCK_VALUES = 1 << 22
 #: Rounds of splitting at most; then the bins are gathered as they are.
 MAX_SPLITS = 4
 
 
 def pilot_indices(n: int) -> np.ndarray:
-    """Sorted distinct row indices of the pilot: about ``min(PILOT_ROWS, n / 4)`` rows."""
-    size = max(1, min(PILOT_ROWS, n // 4))
+    """Sorted distinct row indices of the pilot: about ``min(PILOT_ROWS, n / 64)`` rows
+    (one at least), so that a bin holds about 64 rows or more."""
+    size = max(1, min(PILOT_ROWS, n // 64))
     drawn = np.random.default_rng(PILOT_SEED).integers(0, n, size=size)
     return np.unique(drawn)
 
 
 @dataclass(frozen=True)
 class Extremes:
-    """Per-bin smallest and largest values; ``+`` merges two sets of rows."""
+    """Each column's smallest and largest values; ``+`` merges two sets of rows."""
 
     low: np.ndarray
     high: np.ndarray
@@ -100,25 +104,33 @@ def gather_rows(run, row_index, wanted: np.ndarray, *, also=None) -> np.ndarray:
 
 def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     """Counts of each column's values in the bins of ``edges`` (m, E) (+inf padded):
-    bin ``b`` holds ``edges[b-1] <= v < edges[b]``. With ``shift`` (m,), also the sums
-    of ``v - shift`` and of its square per bin, and each bin's extremes."""
+    bin ``b`` holds ``edges[b-1] <= v < edges[b]``; each column's extremes. With
+    ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each
+    sub-block's columns are sorted once and the edges located in them."""
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
     s1, s2 = np.zeros((m, E + 1)), np.zeros((m, E + 1))
-    low = np.full((m, E + 1), np.inf)
-    high = np.full((m, E + 1), -np.inf)
-    for a, b in _blocks(x, m):
-        V = values(x[a:b])
+    low, high = np.full(m, np.inf), np.full(m, -np.inf)
+    step = max(64, HISTOGRAM_BLOCK_VALUES // max(m, x.shape[1], 1))
+    for a in range(0, max(x.shape[0], 1), step):
+        b = min(a + step, x.shape[0])
+        V = np.sort(values(x[a:b]), axis=0).T  # (m, rows), each column sorted
+        size = V.shape[1]
+        if size == 0:
+            continue
+        low, high = np.minimum(low, V[:, 0]), np.maximum(high, V[:, -1])
+        pos = np.empty((m, E + 2), dtype=np.intp)
+        pos[:, 0], pos[:, -1] = 0, size
         for j in range(m):
-            v = V[:, j]
-            idx = np.searchsorted(edges[j], v, side="right")
-            counts[j] += np.bincount(idx, minlength=E + 1)
-            np.minimum.at(low[j], idx, v)
-            np.maximum.at(high[j], idx, v)
-            if shift is not None:
-                d = v - shift[j]
-                s1[j] += np.bincount(idx, weights=d, minlength=E + 1)
-                s2[j] += np.bincount(idx, weights=d * d, minlength=E + 1)
+            pos[j, 1:-1] = np.searchsorted(V[j], edges[j], side="left")
+        counts += np.diff(pos, axis=1)
+        if shift is not None:
+            d = V - shift[:, None]
+            zero = np.zeros((m, 1))
+            c1 = np.concatenate([zero, np.cumsum(d, axis=1)], axis=1)
+            c2 = np.concatenate([zero, np.cumsum(d * d, axis=1)], axis=1)
+            s1 += np.diff(np.take_along_axis(c1, pos, axis=1), axis=1)
+            s2 += np.diff(np.take_along_axis(c2, pos, axis=1), axis=1)
     out: dict[str, Any] = {"counts": counts, "extremes": Extremes(low, high)}
     if shift is not None:
         out.update(s1=s1, s2=s2)
@@ -132,17 +144,15 @@ def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
     parts = []
     for a, b in _blocks(x, m):
         V = values(x[a:b])
-        for j in range(m):
-            v = V[:, j]
-            for r in range(R):
-                keep = (v >= low[j, r]) & (v < high[j, r])
-                if not keep.any():
-                    continue
-                cols = [np.full(keep.sum(), j), np.full(keep.sum(), r), v[keep], rows[a:b][keep]]
-                record = np.column_stack(cols)
-                if payload:
-                    record = np.column_stack([record, x[a:b][keep]])
-                parts.append(record)
+        for r in range(R):
+            row, col = np.nonzero((V >= low[:, r]) & (V < high[:, r]))
+            if not row.size:
+                continue
+            cols = [col, np.full(row.size, r), V[row, col], rows[a:b][row]]
+            record = np.column_stack(cols).astype(np.float64)
+            if payload:
+                record = np.column_stack([record, x[a:b][row]])
+            parts.append(record)
     width = 4 + (x.shape[1] if payload else 0)
     merged = np.concatenate(parts) if parts else np.empty((0, width))
     return {"gathered": Rows((merged,))}
@@ -162,14 +172,16 @@ def pilot_edges(pilot_values: np.ndarray) -> list[np.ndarray]:
 
 
 def _split(edge_lists, counts, extremes, wanted_bins):
-    """Edges with the bins ``wanted_bins[j]`` (sets of bin numbers) split evenly."""
+    """Edges with the bins ``wanted_bins[j]`` (sets of bin numbers) split evenly
+    between their edges (the column's extremes for the two open end bins)."""
     new = []
     for j, e in enumerate(edge_lists):
+        bounds = np.concatenate([[extremes.low[j]], e, [extremes.high[j]]])
         extra = []
         for b in wanted_bins[j]:
-            lo, hi = extremes.low[j, b], extremes.high[j, b]
+            lo, hi = bounds[b], bounds[b + 1]
             if counts[j, b] > 1 and hi > lo:
-                extra.append(np.linspace(lo, hi, REFINE_BINS + 1)[1:])
+                extra.append(np.linspace(lo, hi, REFINE_BINS + 1)[1:-1])
         new.append(np.unique(np.concatenate([e, *extra])) if extra else e)
     return new
 
@@ -199,8 +211,8 @@ def _bins_of(edge_lists, counts, extremes, ranks):
         below[j], inside[j] = cum[b], counts[j, b]
         low[j] = np.where(b > 0, e[np.maximum(b - 1, 0)], -np.inf)
         high[j] = np.where(b < e.size, e[np.minimum(b, e.size - 1)], np.inf)
-        same = extremes.low[j, b] == extremes.high[j, b]
-        exact[j] = np.where(same, extremes.low[j, b], np.nan)
+        same = extremes.low[j] == extremes.high[j]  # a constant column
+        exact[j] = np.where(same, extremes.low[j], np.nan)
     return bins, Brackets(low, high, below, inside, exact)
 
 
@@ -300,28 +312,87 @@ def _ss_of(cnt, s1, s2):
         return np.where(cnt > 0, s2 - s1 * s1 / np.maximum(cnt, 1), 0.0)
 
 
-def _window_candidates(counts, s1, s2, n: int, h: int):
-    """Start bins that can hold the least-variance window of ``h`` ranks: a window's
-    sum of squares is at least that of the full bins every window from the bin holds,
-    and at most that of the full bins covering the window from the bin's first rank."""
+def _with_part(cnt, s1, s2, m, low, high):
+    """Bounds on the sum of squares of a set of ``cnt`` values (sums ``s1``, ``s2``)
+    joined by ``m`` values known only to lie in ``[low, high]``: the part's own sum of
+    squares lies in ``[0, m (high - low)^2 / 4]`` and its mean in ``[low, high]``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(cnt > 0, s1 / np.maximum(cnt, 1), 0.0)
+        own = np.where(cnt > 0, s2 - s1 * mean, 0.0)
+        pull = np.where(cnt + m > 0, cnt * m / np.maximum(cnt + m, 1), 0.0)
+    near = np.maximum(np.maximum(low - mean, mean - high), 0.0)
+    far = np.maximum(np.abs(low - mean), np.abs(high - mean))
+    lower = own + pull * near * near
+    upper = own + m * (high - low) ** 2 / 4.0 + pull * far * far
+    return lower, upper
+
+
+def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
+    """A lower bound on the sum of squares of every window starting in bin ``a``.
+
+    A window from ``s_hi - t`` (``0 <= t <= T = s_hi - s_lo``) is the full bins ``C``
+    between bin ``a`` and the bins of its last ranks, ``t`` values of bin ``a`` and
+    the ``u`` others from the last bins (``[L_e, U_e]``). Its sum of squares is
+    ``ss(C) + ss(rest) + between``, bounded below term by term (two groups at least
+    ``L_e - U_a`` apart; a mean within the mixed bounds), minimised over ``t``."""
+    nb = cum.size - 1
+    lo_c = np.minimum(a + 1, nb - 1)
+    first_e = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1)
+    last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
+    hi_c = np.maximum(first_e, lo_c)  # C: bins lo_c .. hi_c - 1
+    nc = cum[hi_c] - cum[lo_c]
+    s1c, s2c = c1[hi_c] - c1[lo_c], c2[hi_c] - c2[lo_c]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mc = np.where(nc > 0, s1c / np.maximum(nc, 1), 0.0)
+    ssc = np.where(nc > 0, s2c - s1c * mc, 0.0)
+    T = s_hi - s_lo
+    base_u = np.maximum(s_lo + h - np.maximum(cum[hi_c], cum[lo_c]), 0.0)  # end values at t = T
+    La, Ua = bounds[a], bounds[a + 1]
+    Le, Ue = bounds[hi_c], bounds[last_e + 1]
+    gap = np.maximum(Le - Ua, 0.0)
+    steps = np.arange(int(T.max()) + 1 if T.size else 1)[None, :]
+    t = np.minimum(steps, T[:, None])
+    u = base_u[:, None] + (T[:, None] - t)
+    total = t + u
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = np.where(total > 0, t * u / np.maximum(total, 1), 0.0) * gap[:, None] ** 2
+        lo_mean = np.where(total > 0, (t * La[:, None] + u * Le[:, None]) / total, 0.0)
+        hi_mean = np.where(total > 0, (t * Ua[:, None] + u * Ue[:, None]) / total, 0.0)
+        pull = np.where(total > 0, nc[:, None] * total / (nc[:, None] + total), 0.0)
+    near = np.maximum(np.maximum(lo_mean - mc[:, None], mc[:, None] - hi_mean), 0.0)
+    bound = ssc[:, None] + inner + pull * near * near
+    return bound.min(axis=1)
+
+
+def _window_candidates(counts, s1, s2, bounds, n: int, h: int):
+    """Start bins that can hold the least-variance window of ``h`` ranks.
+
+    ``bounds`` (bins + 1) are the bins' value limits (shifted like ``s1``). Every window
+    from bin ``a`` holds the ranks every such window holds (full bins, then part of a
+    last bin): a lower bound; the window from the bin's first rank is full bins and part
+    of a last bin: an upper bound. A bin is kept when its lower bound is within rounding
+    of the least upper bound."""
     cum = np.concatenate([[0.0], np.cumsum(counts)])
     c1 = np.concatenate([[0.0], np.cumsum(s1)])
     c2 = np.concatenate([[0.0], np.cumsum(s2)])
     nb = counts.size
     first = cum[:-1]
-    valid = (counts > 0) & (first <= n - h)
-    a = np.flatnonzero(valid)
+    a = np.flatnonzero((counts > 0) & (first <= n - h))
     s_lo = first[a]
     s_hi = np.minimum(cum[a + 1] - 1, n - h)
-    # bins entirely inside ranks [s_hi, s_lo + h - 1]: from the first bin starting at or
-    # after s_hi to the last bin ending at or before s_lo + h - 1
-    in_lo = np.searchsorted(cum[:-1], s_hi, side="left")
-    in_hi = np.searchsorted(cum[1:], s_lo + h - 1, side="right")  # exclusive
-    in_hi = np.maximum(in_hi, in_lo)
-    lower = _ss_of(cum[in_hi] - cum[in_lo], c1[in_hi] - c1[in_lo], c2[in_hi] - c2[in_lo])
-    # bins covering [s_lo, s_lo + h - 1]: from a to the bin holding rank s_lo + h - 1
-    end = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1) + 1
-    upper = _ss_of(cum[end] - cum[a], c1[end] - c1[a], c2[end] - c2[a])
+
+    def span(lo_rank, last_rank):
+        """Full bins from the first starting at or after ``lo_rank`` up to the bin
+        holding ``last_rank``, and the part of that bin up to ``last_rank``."""
+        b0 = np.minimum(np.searchsorted(cum[:-1], lo_rank, side="left"), nb - 1)
+        end = np.minimum(np.searchsorted(cum, last_rank, side="right") - 1, nb - 1)
+        end = np.maximum(end, b0)
+        m = np.maximum(last_rank + 1 - np.maximum(cum[end], lo_rank), 0.0)
+        cnt = cum[end] - cum[b0]
+        return _with_part(cnt, c1[end] - c1[b0], c2[end] - c2[b0], m, bounds[end], bounds[end + 1])
+
+    _, upper = span(s_lo, s_lo + h - 1)
+    lower = _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
     best = upper.min()
     margin = 1e-9 * max(abs(best), 1e-300) + 1e-13 * float(np.abs(c2[-1]))
     keep = a[lower <= best + margin]
@@ -366,8 +437,10 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
         for j, e in enumerate(edge_lists):
             nb = e.size + 1
             counts = hist["counts"][j, :nb]
+            ext = hist["extremes"]
+            bounds = np.concatenate([[ext.low[j]], e, [ext.high[j]]]) - shift[j]
             a_lo, a_hi, cum = _window_candidates(
-                counts, hist["s1"][j, :nb], hist["s2"][j, :nb], n, h
+                counts, hist["s1"][j, :nb], hist["s2"][j, :nb], bounds, n, h
             )
             start_last = min(cum[a_hi + 1] - 1, n - h)
             b_lo = int(np.searchsorted(cum, cum[a_lo] + h - 1, side="right") - 1)
