@@ -327,14 +327,11 @@ def solve_godec(
         gaps and ``card``; the share kept, where smaller) is at most
         ``AUTO_ALS_LIMIT`` (3), EM otherwise.
 
-        Measured with ``benchmarks/bench_godec_gaps.py`` (one BLAS thread). On rrcov's
-        five tables with a tenth of the cells missing (8 masks each, a fifth on one; rank 1-2, the
-        default ``card``, ``max_iter=100``), EM converged on 16 of 40 masks (none of hbk's
-        or octane's), ALS on all 40 in 3-60 iterations, at the lower objective on 36.
-        On planted problems ALS took 7 iterations where EM took 16-65: at ``r`` times
-        the share 0.7 and 2.4 (200 x 200, rank 5; 1000 x 300, rank 10) it was as fast or
-        3x faster, at 3.6 (500 x 500, rank 25) 1.2x slower and at 7.2 (1000 x 1000,
-        rank 50) 1.5x slower: its sparse products cost about ``r^2`` per entry left out.
+        ``benchmarks/bench_godec_gaps.py`` compares the two steps: on rrcov's tables with
+        gaps the ALS step converged where EM's completion often did not, and on planted
+        problems it needed fewer iterations, each dearer as ``r`` grows (its sparse
+        products cost about ``r^2`` per entry left out), hence the limit on ``r`` times
+        the share left out (figures in ``docs/design-notes/known-rank.md``).
 
     Returns
     -------

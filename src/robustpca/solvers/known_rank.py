@@ -37,10 +37,8 @@ operation.
 **Threads.** The thin QRs (``n x r``), the small SVDs and ARPACK's Lanczos iterations
 (matrix-vector products, memory bound) run on one BLAS thread; the products of the data
 with ``r`` columns keep every thread. OpenBLAS threads gain nothing on the former, and
-on a busy machine they cost orders of magnitude: on 2 shared cores at a load of 9,
-AccAltProj on a 1000 x 1000 problem of rank 50 took 47 s with OpenBLAS's 2 threads
-everywhere and 0.5 s with one (a 1000 x 50 QR: 0.15 s against 2 ms; ``svds`` for 50
-triplets: 13 s against 0.2 s); with this split, 2.1 s.
+on a busy machine they cost orders of magnitude (the figures are in
+``docs/design-notes/known-rank.md``).
 """
 
 from __future__ import annotations
@@ -99,9 +97,9 @@ def keep_largest_entries(A: np.ndarray, k: int) -> np.ndarray:
 
     The ``k``-th magnitude by ``numpy.partition`` and one mask; where it is tied (the
     mask then holds more than ``k`` entries), ties are broken by position
-    (``numpy.argpartition``, whose ``A.size`` indices made it 2x dearer: GoDec at
-    1000^2 spent 17 ms an iteration here), so exactly ``min(k, A.size)`` entries are
-    kept (fewer non-zeros where ``A`` has zeros).
+    (``numpy.argpartition`` only then: its ``A.size`` indices make it dearer than the
+    partition), so exactly ``min(k, A.size)`` entries are kept (fewer non-zeros where
+    ``A`` has zeros).
     """
     size = A.size
     if k <= 0 or size == 0:
@@ -179,13 +177,12 @@ def accaltproj_defaults(m: int, n: int) -> tuple[float, float]:
     :math:`\beta_{init}/\beta \in [2, 6]\,\sigma_1(L)/\sigma_1(X)`: the ratio 4 assumes
     :math:`\sigma_1(X) \approx \sigma_1(L)` (small errors). When the errors dominate
     :math:`\sigma_1(X)` the first threshold lets through the errors that spoil
-    :math:`L_0` and the iteration never recovers. Measured on 300 x 300 problems (rank
-    5 and 15, 5-20% errors, 24 settings, ``tests/test_known_rank.py`` has some): with
-    :math:`4\beta` 13 of 24 failed (relative error of ``L`` >= 0.1, e.g. every one with
-    errors of 10-50 times the mean :math:`|L|` at 10% and 20%, the setup of Candès et al.
-    used in our benchmarks), with :math:`\beta` 1 of 24 (errors up to 100 times the mean
-    :math:`|L|` on 20% of the entries, rank 15); with :math:`\beta/2` small errors
-    failed. ``beta_init=4 * beta`` reproduces the authors' code.
+    :math:`L_0` and the iteration never recovers. On planted problems with gross errors
+    of ten or more times the typical entry of ``L`` (the setup of Candès et al. used in
+    our benchmarks) :math:`4\beta` failed where :math:`\beta` recovered ``L``, and
+    :math:`\beta/2` failed on small errors (``docs/design-notes/known-rank.md``;
+    ``tests/test_known_rank.py`` has some of them). ``beta_init=4 * beta`` reproduces
+    the authors' code.
     """
     beta = 1.0 / (2.0 * (float(m) * float(n)) ** 0.25)
     return beta, beta
@@ -287,8 +284,8 @@ def solve_accaltproj(
     that are not exactly low rank plus sparse (noise, real images) the residual still
     vanishes: as ``S`` absorbs the small entries, :math:`X - S_k` approaches the rank-r
     :math:`L_k`, :math:`\sigma_{r+1}` and the thresholds decay to zero, and ``S`` ends
-    up dense (measured: with Gaussian noise, ``L`` stays within a fifth of the noise
-    level of the truth).
+    up dense, while ``L`` stays within a fraction of the noise level of the truth
+    (``docs/design-notes/known-rank.md``).
 
     The truncation of the projection costs two products of ``X - S`` with ``r``
     columns and an SVD of a ``2r x 2r`` matrix (:func:`_tangent_truncation`); the
