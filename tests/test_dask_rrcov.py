@@ -1,0 +1,204 @@
+"""ROBPCA on dask arrays (issue 41, items 1 and 5): the in-memory fit, chunk by chunk.
+
+The chunked fit must equal the NumPy fit (eigenvalues, centre and loadings to 1e-8, the
+same h-subset, MCD support and flagged rows) on rrcov's five tables in 4 row blocks
+(where it must also equal rrcov's ``PcaHubert``, ``tests/reference/rrcov_robust``) and on
+planted data; order statistics are exact by counting passes (checked against sorting,
+ties included); a worker lost mid-fit on a ``distributed`` cluster changes nothing.
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustpca import ROBPCA
+from robustpca._dask import fit as dask_fit
+from robustpca.diagnostics import outlier_diagnostics
+from robustpca.solvers.chunked import NumpyPassRunner
+from robustpca.solvers.chunked_order_statistics import (
+    pilot_indices,
+    select_ranks,
+    univariate_mcd_chunked,
+)
+from robustpca.solvers.outlyingness import univariate_mcd
+
+from .conftest import load_table, reference_fits
+from .test_dask import CountComputes
+from .test_robpca import assert_equals_rrcov
+
+HUBERT = reference_fits("PcaHubert")
+
+
+class Columns:
+    """The rows themselves as the values (picklable)."""
+
+    def __call__(self, x):
+        return x
+
+
+def planted(n=10_000, d=20, k=3, share=0.1, seed=0):
+    """Rank-k data plus noise, the first ``share`` of the rows shifted off it."""
+    rng = np.random.default_rng(seed)
+    X = 3.0 + 2.0 * rng.normal(size=(n, k)) @ rng.normal(size=(k, d))
+    X += 0.3 * rng.normal(size=(n, d))
+    m = int(share * n)
+    X[:m] += 8.0 + 3.0 * rng.normal(size=(m, d))
+    return X
+
+
+@pytest.fixture
+def threads():
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+def chunked(X, blocks=4):
+    return da.from_array(X, chunks=(-(-X.shape[0] // blocks), -1))
+
+
+def assert_same_robpca(a, b, X, *, tol=1e-8):
+    """``b`` (a dask fit) equals ``a`` (NumPy): spectrum, centre, loadings, subsets, flags."""
+    assert b.n_components_ == a.n_components_ and b.rank_ == a.rank_ and b.h_ == a.h_
+    top = max(a.explained_variance_.max(), 1e-300)
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, atol=tol * top)
+    np.testing.assert_allclose(b.initial_eigenvalues_, a.initial_eigenvalues_, atol=tol * top)
+    scale = max(np.abs(a.mean_).max(), 1.0)
+    np.testing.assert_allclose(b.mean_, a.mean_, atol=tol * scale)
+    np.testing.assert_allclose(b.components_, a.components_, atol=tol)  # signs normalised
+    assert isinstance(b.support_, da.Array) and isinstance(b.h_subset_, da.Array)
+    np.testing.assert_array_equal(b.support_.compute(), a.support_)
+    np.testing.assert_array_equal(b.h_subset_.compute(), a.h_subset_)
+    if a.outlyingness_ is None:
+        assert b.outlyingness_ is None
+    else:
+        assert b.outlyingness_.chunks[0] == chunked(X).chunks[0]
+        np.testing.assert_allclose(b.outlyingness_.compute(), a.outlyingness_, rtol=1e-9)
+    flags_a = outlier_diagnostics(a, X).outliers
+    flags_b = outlier_diagnostics(b, X, reference=X).outliers
+    np.testing.assert_array_equal(flags_b, flags_a)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("table", "k"), sorted(HUBERT))
+def test_rrcov_tables_in_four_blocks(threads, shared_data, table, k):
+    """Every (table, k) of rrcov's reference fits: the chunked fit is the NumPy fit and
+    rrcov's ``PcaHubert`` (octane, 39 x 226, has more features than samples: its rows
+    are whole in each block)."""
+    X = load_table(shared_data, table)
+    spec = "auto" if k == 0 else k
+    a = ROBPCA(n_components=spec, random_state=0).fit(X)
+    dX = chunked(X)
+    with CountComputes() as counter:
+        b = ROBPCA(n_components=spec, random_state=0).fit(dX)
+    assert b.n_passes_ == counter.count
+    assert_same_robpca(a, b, X)
+    b._set_outlier_reference(X)  # the training diagnostics, from the NumPy data
+    assert_equals_rrcov(b, X, HUBERT[(table, k)])
+
+
+@pytest.mark.realdata
+def test_random_directions(threads, shared_data):
+    """Pairs drawn from ``random_state`` (and FAST-MCD's starts after them) as in memory."""
+    X = load_table(shared_data, "wood")
+    a = ROBPCA(n_components=2, directions="random", random_state=3).fit(X)
+    b = ROBPCA(n_components=2, directions="random", random_state=3).fit(chunked(X))
+    assert_same_robpca(a, b, X)
+
+
+def test_planted_outliers(threads):
+    """10,000 x 20, 10% outliers, 4 blocks: the same fit and flags; the outliers are
+    flagged, the fit is a few dozen passes, nothing computed by the lazy attributes."""
+    X = planted()
+    before = X.copy()
+    a = ROBPCA(n_components=3, random_state=0).fit(X)
+    dX = chunked(X)
+    with CountComputes() as counter:
+        b = ROBPCA(n_components=3, random_state=0).fit(dX)
+    assert b.n_passes_ == counter.count <= 80
+    assert_same_robpca(a, b, X)
+    np.testing.assert_array_equal(X, before)
+    flags = outlier_diagnostics(b, X, reference=X).outliers
+    assert flags[:1000].all()
+    assert isinstance(b.transform(dX), da.Array)
+    assert isinstance(b.reconstruction_error(dX), da.Array)
+
+
+def test_errors_before_or_in_the_first_pass(threads):
+    X = planted(n=400, d=5)
+    with pytest.raises(ValueError, match="skew"):
+        ROBPCA(skew=True).fit(chunked(X))
+    X[7, 2] = np.nan
+    with CountComputes() as counter, pytest.raises(ValueError, match="NaN"):
+        ROBPCA().fit(chunked(X))
+    assert counter.count == 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(4, 300),
+    m=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+    ties=st.booleans(),
+    data=st.data(),
+)
+def test_order_statistics_and_univariate_mcd_are_exact(n, m, seed, ties, data):
+    """Any rank of any column and rrcov's ``unimcd`` over all rows equal the sorted
+    values and the in-memory ``univariate_mcd``, with ties and gross values, in any
+    chunking."""
+    rng = np.random.default_rng(seed)
+    Y = rng.integers(-4, 5, size=(n, m)).astype(float) if ties else rng.normal(size=(n, m))
+    Y[: n // 6] *= 1e3
+    h = data.draw(st.integers(n // 2 + 1, n))
+    run = NumpyPassRunner(Y, chunk_rows=data.draw(st.integers(1, n)))
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    ranks = rng.integers(0, n, size=(m, 3))
+    values, _ = select_ranks(run, index, Columns(), ranks, pilot)
+    np.testing.assert_array_equal(values, np.take_along_axis(np.sort(Y, axis=0).T, ranks, 1))
+    location, scale, passes = univariate_mcd_chunked(run, index, Columns(), m, n, h, pilot)
+    expected = univariate_mcd(Y, h)
+    np.testing.assert_allclose(location, expected[0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(scale, expected[1], rtol=1e-9, atol=1e-9)
+    assert passes <= 5 or h < n
+
+
+def test_worker_killed_mid_fit_gives_the_same_fit(monkeypatch):
+    """Two in-process workers, the data persisted on them; after the fourth pass one
+    worker is closed without handing its chunks over. The scheduler recomputes them
+    from the tasks that made them and the fit ends as the threaded one does."""
+    X = planted(n=4000, d=8, k=2)
+    dX = chunked(X, blocks=8)
+    with dask.config.set(scheduler="threads"):
+        reference = ROBPCA(n_components=2, random_state=0).fit(dX)
+    original = dask_fit.DaskPassRunner.__call__
+    lost = []
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+
+        def call(self, kernel, rows=None, **params):
+            out = original(self, kernel, rows, **params)
+            if self.n_passes == 4 and not lost:
+                worker = next(iter(cluster.workers.values()))
+                lost.append(len(worker.state.data))
+                cluster.sync(worker.close, reason="killed by the test")
+            return out
+
+        monkeypatch.setattr(dask_fit.DaskPassRunner, "__call__", call)
+        persisted = client.persist(dX)
+        with dask.config.set(scheduler=client):
+            model = ROBPCA(n_components=2, random_state=0).fit(persisted)
+            support = model.support_.compute()
+        assert len(client.scheduler_info()["workers"]) == 1
+    assert lost and lost[0] > 0  # the closed worker held chunks of X
+    np.testing.assert_array_equal(model.explained_variance_, reference.explained_variance_)
+    np.testing.assert_array_equal(model.components_, reference.components_)
+    np.testing.assert_array_equal(support, reference.support_.compute())
