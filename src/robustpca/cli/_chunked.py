@@ -46,9 +46,9 @@ from ._methods import (
 )
 from ._outputs import (
     GALLERY_SIZE,
+    csv_block,
     csv_header,
-    csv_lines,
-    distance_lines,
+    distance_block,
     distances_header,
     gallery,
     make_summary,
@@ -229,7 +229,7 @@ class _CsvWriter:
         self.handle.write(csv_header(header, True) + "\n")
 
     def write(self, block: np.ndarray, labels: list[str]) -> None:
-        self.handle.writelines(line + "\n" for line in csv_lines(block, labels))
+        self.handle.write(csv_block(block, labels))
 
     def close(self) -> None:
         self.handle.close()
@@ -331,8 +331,7 @@ def _write_distances(path: Path, model, scan: Scan, diag, size: int) -> None:
                     w = weights[start:stop]
                     w = np.ravel(w.compute() if hasattr(w, "compute") else w)
                 labels = scan.labels(start, stop, labels_file)
-                lines = distance_lines(labels, diag, w, start, stop)
-                handle.writelines(line + "\n" for line in lines)
+                handle.write(distance_block(labels, diag, w, start, stop))
     finally:
         if labels_file is not None:
             labels_file.close()

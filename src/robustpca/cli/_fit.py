@@ -30,7 +30,7 @@ from ._methods import (
 from ._options import add_command, add_folder, int_at_least
 from ._outputs import (
     GALLERY_SIZE,
-    distance_lines,
+    distance_block,
     distances_header,
     gallery,
     make_summary,
@@ -285,8 +285,7 @@ def _run(args) -> int:
         with open(tmp / "distances.csv", "w") as handle:
             handle.write(distances_header(weights is not None) + "\n")
             weights = None if weights is None else np.ravel(weights)
-            for line in distance_lines(data.sample_names, diag, weights):
-                handle.write(line + "\n")
+            handle.write(distance_block(data.sample_names, diag, weights))
         write_scaling(tmp, data.feature_names, center, scale)
         summary = make_summary(
             args,

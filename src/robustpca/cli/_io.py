@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import os
 import shutil
@@ -225,6 +226,11 @@ def table_layout(path: Path) -> TableLayout:
     return TableLayout(delimiter, names, header, sample)
 
 
+#: The whole-file reader converts the rows to numbers by batches of this many, so that
+#: only one batch is ever held as text.
+READ_BATCH = 8192
+
+
 def _read_table(
     path: Path, delimiter: str | None, index_col: str | None = None, drop: tuple[str, ...] = ()
 ) -> InputData:
@@ -233,48 +239,79 @@ def _read_table(
             sample = handle.read(65536)
             handle.seek(0)
             delimiter = _sniff(path, delimiter, sample)
-            rows = [row for row in csv.reader(handle, delimiter=delimiter) if row]
+            reader = (row for row in csv.reader(handle, delimiter=delimiter) if row)
+            return _parse_rows(path, reader, sample, delimiter, index_col, drop)
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read the file ({error})") from None
-    if not rows:
+
+
+def _parse_rows(path: Path, reader, sample: str, delimiter: str, index_col, drop) -> InputData:
+    """The table of the non-empty rows of ``reader``, converted by batches of
+    :data:`READ_BATCH` rows."""
+    first = next(reader, None)
+    if first is None:
         raise InputError(f"{path}: the file is empty")
-    rows = [[cell.strip() for cell in row] for row in rows]
-    header = None
-    if any(cell and not _is_number(cell) for cell in rows[0]):
-        header, rows = rows[0], rows[1:]
-    if not rows:
-        raise InputError(f"{path}: the file has a header but no data rows")
-    width = len(header) if header is not None else len(rows[0])
+    first = [cell.strip() for cell in first]
+    header = first if any(cell and not _is_number(cell) for cell in first) else None
+    width = len(first)
     names = list(header) if header is not None else _default_names("x", width)
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            line = i + (2 if header is not None else 1)
-            raise InputError(
-                f"{path}, line {line}: {len(row)} fields, expected {width}"
-                + _separator_hint(sample, delimiter)
-            )
     skip: set[int] = set()
-    sample_names = _default_names("sample", len(rows))
+    position = None
     if index_col is not None:
         position = column_position(index_col, names, header is not None, "--index-col", path)
-        sample_names = [row[position] for row in rows]
         skip.add(position)
     for spec in drop:
         skip.add(column_position(spec, names, header is not None, "--drop", path))
     keep = [j for j in range(width) if j not in skip]
     if not keep:
         raise InputError(f"{path}: no column left to fit after --index-col/--drop")
-    rows = [[row[j] for j in keep] for row in rows]
-    names = [names[j] for j in keep]
+    kept = [names[j] for j in keep]
+
+    def convert(batch, line):
+        return _numbers(batch, line, kept, keep, path, sample, delimiter)
+
+    labels: list[str] = []
+    blocks: list[np.ndarray] = []
+    batch: list[list[str]] = []
+    lead = 2 if header is not None else 1  # the line number of the first data row
+    rows = reader if header is not None else itertools.chain([first], reader)
+    count = 0
+    for raw in rows:
+        row = [cell.strip() for cell in raw]
+        if len(row) != width:
+            raise InputError(
+                f"{path}, line {count + lead}: {len(row)} fields, expected {width}"
+                + _separator_hint(sample, delimiter)
+            )
+        if position is not None:
+            labels.append(row[position])
+        batch.append([row[j] for j in keep])
+        count += 1
+        if len(batch) == READ_BATCH:
+            blocks.append(
+                _numbers(batch, count - len(batch) + lead, kept, keep, path, sample, delimiter)
+            )
+            batch = []
+    if batch:
+        blocks.append(
+            _numbers(batch, count - len(batch) + lead, kept, keep, path, sample, delimiter)
+        )
+    if not count:
+        raise InputError(f"{path}: the file has a header but no data rows")
+    X = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+    sample_names = labels if position is not None else _default_names("sample", count)
+    return InputData(X, sample_names, kept, None, "csv")
+
+
+def _numbers(rows, first_line: int, names, keep, path, sample, delimiter) -> np.ndarray:
+    """A batch of rows of text as float64 (empty and NA cells as NaN); a cell that is not
+    a number is an error naming its line and column."""
     try:  # the common case, vectorised; the cell-by-cell loop below finds the culprit
-        X = np.asarray(rows, dtype=np.float64)
+        return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(keep))
     except ValueError:
         pass
-    else:
-        return InputData(X, sample_names, names, None, "csv")
     X = np.empty((len(rows), len(keep)))
     for i, row in enumerate(rows):
-        line = i + (2 if header is not None else 1)
         for j, cell in enumerate(row):
             if cell == "" or cell.lower() in NA_TOKENS:
                 X[i, j] = math.nan
@@ -283,11 +320,11 @@ def _read_table(
             else:
                 ref = names[j] if names[j] and "," not in names[j] else str(keep[j] + 1)
                 raise InputError(
-                    f"{path}, line {line}: column {names[j]!r} holds {cell!r}, which is not "
-                    f"a number; if it labels the rows pass --index-col {ref}, or leave it "
-                    f"out of the fit with --drop {ref}" + _separator_hint(sample, delimiter)
+                    f"{path}, line {first_line + i}: column {names[j]!r} holds {cell!r}, which "
+                    f"is not a number; if it labels the rows pass --index-col {ref}, or leave "
+                    f"it out of the fit with --drop {ref}" + _separator_hint(sample, delimiter)
                 )
-    return InputData(X, sample_names, names, None, "csv")
+    return X
 
 
 def parquet_labels(frame) -> list[str] | None:

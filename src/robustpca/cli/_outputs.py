@@ -3,6 +3,7 @@ the same names, columns and number format (``repr`` of each value) either way.""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -11,9 +12,9 @@ import numpy as np
 __all__ = [
     "GALLERY_SIZE",
     "chosen_rank",
+    "csv_block",
     "csv_header",
-    "csv_lines",
-    "distance_lines",
+    "distance_block",
     "distances_header",
     "gallery",
     "make_summary",
@@ -25,12 +26,26 @@ __all__ = [
 ]
 
 
-def csv_lines(rows, index=None):
-    """The CSV lines of the rows of a matrix (``repr`` of each value, round-trip exact),
-    each led by its label when ``index`` is given."""
-    for i, row in enumerate(np.atleast_2d(rows)):
-        cells = ",".join(map(repr, np.asarray(row, dtype=np.float64).tolist()))
-        yield cells if index is None else f"{index[i]},{cells}"
+def _lines(row_format: str, columns: list) -> str:
+    """Rows of ``columns`` (sequences of equal length) through ``row_format``, by one
+    %-formatting of the whole block: the loop runs in C, not per row in Python."""
+    n = len(columns[0]) if columns else 0
+    return (row_format * n) % tuple(itertools.chain.from_iterable(zip(*columns, strict=True)))
+
+
+def csv_block(rows, index=None) -> str:
+    """The CSV lines (each ending in a newline) of the rows of a matrix, ``repr`` of each
+    value (round-trip exact), led by its label when ``index`` is given."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.float64))
+    columns = rows.T.tolist()
+    if not columns:  # no column: an empty cell list per row
+        columns = [[""] * rows.shape[0]]
+        cells = "%s"
+    else:
+        cells = ",".join(["%r"] * len(columns))
+    if index is None:
+        return _lines(cells + "\n", columns)
+    return _lines("%s," + cells + "\n", [list(index), *columns])
 
 
 def csv_header(header: list[str], labelled: bool) -> str:
@@ -38,8 +53,7 @@ def csv_header(header: list[str], labelled: bool) -> str:
 
 
 def write_csv(path: Path, header: list[str], rows, index: list[str] | None = None) -> None:
-    lines = [csv_header(header, index is not None), *csv_lines(rows, index)]
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(csv_header(header, index is not None) + "\n" + csv_block(rows, index))
 
 
 def chosen_rank(model) -> int:
@@ -103,22 +117,23 @@ def distances_header(weighted: bool) -> str:
     )
 
 
-def distance_lines(names, diag, weights=None, start: int = 0, stop: int | None = None):
-    """The lines of distances.csv for the rows ``start:stop`` of ``diag`` (``names`` and
-    ``weights`` hold those rows only)."""
+def distance_block(names, diag, weights=None, start: int = 0, stop: int | None = None) -> str:
+    """The lines of distances.csv (each ending in a newline) for the rows ``start:stop``
+    of ``diag`` (``names`` and ``weights`` hold those rows only)."""
     rows = slice(start, stop)
     columns = [
-        names,
-        map(repr, diag.score_distances[rows].tolist()),
-        map(repr, diag.orthogonal_distances[rows].tolist()),
-        map(str, diag.score_outliers[rows].tolist()),
-        map(str, diag.orthogonal_outliers[rows].tolist()),
-        map(str, diag.outliers[rows].tolist()),
+        list(names),
+        diag.score_distances[rows].tolist(),
+        diag.orthogonal_distances[rows].tolist(),
+        diag.score_outliers[rows].tolist(),
+        diag.orthogonal_outliers[rows].tolist(),
+        diag.outliers[rows].tolist(),
     ]
+    row_format = "%s,%r,%r,%s,%s,%s"
     if weights is not None:
-        columns.append(map(repr, np.asarray(weights, dtype=np.float64).tolist()))
-    for cells in zip(*columns, strict=True):
-        yield ",".join(cells)
+        columns.append(np.asarray(weights, dtype=np.float64).tolist())
+        row_format += ",%r"
+    return _lines(row_format + "\n", columns)
 
 
 #: The samples farthest from the subspace shown in gallery.png.

@@ -40,7 +40,7 @@ from ._io import (
 __all__ = ["Scan", "Spill", "chunk_rows", "column_median_mad", "scan_table"]
 
 #: dask.dataframe's partitions of a CSV: bytes of text each.
-BLOCKSIZE = "64MB"
+BLOCKSIZE = "32MB"
 #: The default chunk of the fit: about this many values (32 MB of float64).
 CHUNK_VALUES = 1 << 22
 #: ``--scale robust`` gathers whole columns to take their exact medians: at most this
