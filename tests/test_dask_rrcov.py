@@ -17,7 +17,7 @@ from distributed import Client, LocalCluster
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustpca import ROBPCA
+from robustpca import ROBPCA, CovariancePCA
 from robustpca._dask import fit as dask_fit
 from robustpca.diagnostics import outlier_diagnostics
 from robustpca.solvers.chunked import NumpyPassRunner
@@ -202,3 +202,44 @@ def test_worker_killed_mid_fit_gives_the_same_fit(monkeypatch):
     np.testing.assert_array_equal(model.explained_variance_, reference.explained_variance_)
     np.testing.assert_array_equal(model.components_, reference.components_)
     np.testing.assert_array_equal(support, reference.support_.compute())
+
+
+# ------------------------------------------------------------------- CovariancePCA
+def assert_same_covariance_pca(a, b, X):
+    assert b.n_components_ == a.n_components_
+    top = max(a.explained_variance_.max(), 1e-300)
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, atol=1e-8 * top)
+    np.testing.assert_allclose(b.covariance_, a.covariance_, atol=1e-8 * top)
+    np.testing.assert_allclose(b.mean_, a.mean_, atol=1e-8 * max(np.abs(a.mean_).max(), 1.0))
+    np.testing.assert_allclose(b.components_, a.components_, atol=1e-8)
+    np.testing.assert_array_equal(b.support_.compute(), a.support_)
+    flags_a = outlier_diagnostics(a, X).outliers
+    np.testing.assert_array_equal(outlier_diagnostics(b, X, reference=X).outliers, flags_a)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["hbk", "bushfire", "starsCYG", "wood"])
+@pytest.mark.parametrize("k", ["auto", 2])
+def test_covariance_pca_tables(threads, shared_data, table, k):
+    """Below 600 rows FAST-MCD starts from subsets of all the data: the rows are gathered
+    (one pass after the first) and the fit is the NumPy one."""
+    X = load_table(shared_data, table)
+    a = CovariancePCA(n_components=k, random_state=0).fit(X)
+    b = CovariancePCA(n_components=k, random_state=0).fit(chunked(X))
+    assert b.n_passes_ == 2
+    assert_same_covariance_pca(a, b, X)
+
+
+@pytest.mark.parametrize("rank_deficient", [False, True], ids=["full", "constant-column"])
+def test_covariance_pca_planted(threads, rank_deficient):
+    """FAST-MCD's nested subsets gathered by index, its C-steps over the chunks; with a
+    constant column, the MCD within the rows' affine hull, as in memory."""
+    X = planted(n=6000, d=8, k=2)
+    if rank_deficient:
+        X = np.hstack([X, np.full((X.shape[0], 1), 2.5)])
+    a = CovariancePCA(n_components=2, random_state=0).fit(X)
+    dX = chunked(X)
+    with CountComputes() as counter:
+        b = CovariancePCA(n_components=2, random_state=0).fit(dX)
+    assert b.n_passes_ == counter.count
+    assert_same_covariance_pca(a, b, X)

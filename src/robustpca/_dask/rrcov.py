@@ -1,4 +1,4 @@
-"""The chunked fits of the rrcov family on tall dask arrays: ROBPCA (issue 41, item 1).
+"""The chunked fits of the rrcov family on dask arrays: ROBPCA, CovariancePCA (issue 41).
 
 The iteration is the pure solver :func:`~robustpca.solvers.chunked_rrcov.
 solve_robpca_chunked` over :class:`~robustpca._dask.fit.DaskPassRunner` (one
@@ -17,10 +17,12 @@ import numpy as np
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.chunked_gram import GramPasses
-from ..solvers.chunked_rrcov import solve_robpca_chunked
+from ..solvers.chunked_mcd import AffineRows, mcd_chunked
+from ..solvers.chunked_order_statistics import pilot_indices
+from ..solvers.chunked_rrcov import first_pass, solve_robpca_chunked
 from .arrays import _dask, row_blocks
 
-__all__ = ["fit_robpca", "row_index", "rows_map"]
+__all__ = ["fit_covariance", "fit_robpca", "row_index", "rows_map"]
 
 
 def row_index(X):
@@ -134,3 +136,57 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
         objective=np.array([float(np.sum(eigenvalues[:k]))]),
         info={"explained_variance": eigenvalues[:k]},
     )
+
+
+def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
+    """CovariancePCA with the MCD on a dask array chunked by rows: the reweighted MCD
+    of :func:`~robustpca.solvers.chunked_mcd.mcd_chunked` (within the affine hull of the
+    rows, as ``_mcd_in_affine_hull`` takes it), then its eigen-decomposition."""
+    if not isinstance(est.covariance, str):
+        raise TypeError(
+            "CovariancePCA fits dask arrays with covariance='mcd' only (a covariance "
+            "estimator object fits in memory); pass X.compute()."
+        )
+    run = _RowPasses(X, run, tall_runner)
+    n, p = X.shape
+    if n <= p + 1:
+        raise ValueError(
+            f"CovariancePCA with the MCD needs n_samples > n_features + 1, got X of shape "
+            f"{X.shape}; use ROBPCA for wide data."
+        )
+    index = row_index(X)
+    pilot = pilot_indices(n)
+    out = run(first_pass, index, wanted=pilot)
+    records = out["rows"].values
+    pilot_x = records[np.argsort(records[:, 0], kind="stable"), 1:]
+    moments = out["qr"]
+    _, s, Vt = np.linalg.svd(moments.R, full_matrices=False)
+    rank = int(np.sum(s > max(n, p) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
+    if rank == p or rank == 0:
+        coords = AffineRows()
+        fit, _ = mcd_chunked(
+            run, index, coords, p, n, est.alpha, n_starts=est.n_starts, rng=rng, pilot_x=pilot_x
+        )
+        location, covariance = fit.location, fit.covariance
+    else:
+        V = Vt[:rank].T
+        coords = AffineRows(moments.mean, V, np.zeros(rank))
+        fit, _ = mcd_chunked(
+            run,
+            index,
+            coords,
+            rank,
+            n,
+            est.alpha,
+            n_starts=est.n_starts,
+            rng=rng,
+            pilot_x=pilot_x,
+        )
+        location, covariance = moments.mean + V @ fit.location, V @ fit.covariance @ V.T
+    est.support_ = rows_map(X, fit.support_mask, bool, "mask")
+    est.covariance_ = covariance
+    values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
+    order = np.argsort(values, kind="stable")[::-1]
+    values, vectors = np.clip(values[order], 0.0, None), vectors[:, order]
+    rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
+    return est._finish_axes(vectors[:, :rank].T, values[:rank], location, values, rank, rng)

@@ -87,6 +87,8 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
 
     __doc__ = with_imputation_doc(__doc__)
 
+    _dask_fit = "covariance"  # robustpca._dask.fit.FITS
+
     def __init__(
         self,
         n_components="auto",
