@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -306,15 +307,15 @@ def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path)
         sd = reference.score_distances(scores)
     del scores
     q = args.quantile
-    return OutlierDiagnostics(
-        sd,
-        od,
-        reference.score_cutoff(q),
-        reference.orthogonal_cutoff(q),
-        reference.score_scale,
-        float(q),
-        reference.score_center,
-        reference.rule,
+    return OutlierDiagnostics(  # as outlier_diagnostics builds them
+        score_distances=sd,
+        orthogonal_distances=od,
+        score_cutoff=reference.score_cutoff(q),
+        orthogonal_cutoff=reference.orthogonal_cutoff(q),
+        score_scales=reference.score_scale,
+        quantile=float(q),
+        score_center=reference.score_center,
+        rule=reference.rule,
     )
 
 
@@ -331,7 +332,12 @@ def _write_distances(path: Path, model, scan: Scan, diag, size: int) -> None:
                     w = weights[start:stop]
                     w = np.ravel(w.compute() if hasattr(w, "compute") else w)
                 labels = scan.labels(start, stop, labels_file)
-                handle.write(distance_block(labels, diag, w, start, stop))
+                rows = replace(  # this chunk's rows only: its flags, not all n of them
+                    diag,
+                    score_distances=diag.score_distances[start:stop],
+                    orthogonal_distances=diag.orthogonal_distances[start:stop],
+                )
+                handle.write(distance_block(labels, rows, w))
     finally:
         if labels_file is not None:
             labels_file.close()
@@ -340,7 +346,6 @@ def _write_distances(path: Path, model, scan: Scan, diag, size: int) -> None:
 def _figures(args, out: Path, model, scan: Scan, diag, center, scale, image_shape) -> None:
     """outlier_map.png (at most :data:`MAP_POINTS` samples) and, for images, the gallery
     of the samples farthest from the subspace, read back from the table's copy."""
-    from ..diagnostics import OutlierDiagnostics
 
     n = diag.orthogonal_distances.shape[0]
     if n <= MAP_POINTS:
@@ -354,15 +359,10 @@ def _figures(args, out: Path, model, scan: Scan, diag, center, scale, image_shap
         count = min(regular.size, MAP_POINTS - flagged.size)
         picked = rng.choice(regular, size=count, replace=False)
         rows = np.sort(np.concatenate([flagged, picked]))
-        shown = OutlierDiagnostics(
-            diag.score_distances[rows],
-            diag.orthogonal_distances[rows],
-            diag.score_cutoff,
-            diag.orthogonal_cutoff,
-            diag.score_scales,
-            diag.quantile,
-            diag.score_center,
-            diag.rule,
+        shown = replace(
+            diag,
+            score_distances=diag.score_distances[rows],
+            orthogonal_distances=diag.orthogonal_distances[rows],
         )
         labels = False
     outlier_map(out, shown, labels)
