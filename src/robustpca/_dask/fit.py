@@ -48,7 +48,7 @@ from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 from ..solvers.informative_coordinates import model_constants
 from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
 from .hq import fit_hq
-from .low_rank_sparse import fit_crpca_om, fit_outlier_pursuit, fit_pcp
+from .low_rank_sparse import fit_accaltproj, fit_crpca_om, fit_outlier_pursuit, fit_pcp
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
 from .rrcov import fit_covariance, fit_robpca
 
@@ -342,6 +342,7 @@ FITS = {
     "pcp": fit_pcp,
     "outlier_pursuit": fit_outlier_pursuit,
     "crpca_om": fit_crpca_om,
+    "accaltproj": fit_accaltproj,
     "hq": partial(
         fit_hq, first_pass=_first_pass, gram_first_pass=_gram_first_pass, with_rows=_with_rows
     ),
@@ -350,7 +351,8 @@ FITS = {
 }
 SUPPORTED = (
     "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
-    "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA (tall), ROBPCA, "
+    "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA, AccAltProj (tall), "
+    "ROBPCA, "
     "CovariancePCA"
 )
 

@@ -1,4 +1,4 @@
-"""The chunked fits of the convex L + S estimators on tall dask arrays.
+"""The chunked fits of the L + S estimators on tall dask arrays: the convex ones and AccAltProj.
 
 :class:`~robustpca.PrincipalComponentPursuit`, :class:`~robustpca.OutlierPursuit` and
 :class:`~robustpca.ConvexOptimalMeanPCA` on a dask array with ``n_samples >= n_features``
@@ -8,6 +8,10 @@ scheduler keeps its results: in the client process for the local schedulers, on 
 workers for a ``distributed`` cluster). The fitted ``low_rank_``, ``sparse_`` and
 ``outliers_`` are dask arrays chunked like the rows of ``X``, backed by the persisted
 chunks of the last pass; the other attributes are those of the NumPy fit.
+:class:`~robustpca.AccAltProj` runs
+:func:`robustpca.solvers.chunked_known_rank.solve_accaltproj_chunked` (one pass an
+iteration; each chunk keeps its ``S`` and its rows of the left factor, and ``low_rank_``
+is formed from them when computed).
 
 This module registers the fits in :data:`robustpca._dask.fit.FITS` through the names the
 estimator classes give in ``_dask_fit``; it never imports an estimator.
@@ -16,10 +20,10 @@ estimator classes give in ``_dask_fit``; it never imports an estimator.
 from __future__ import annotations
 
 from functools import partial
-from operator import getitem
 
 import numpy as np
 
+from .._validation import check_bool, check_nonnegative_float, check_positive_or_auto
 from ..solvers.chunked import combine_parts
 from ..solvers.chunked_alm import (
     AUTO_GAMMA_FRACTION,
@@ -27,9 +31,16 @@ from ..solvers.chunked_alm import (
     gamma_max_chunked,
     solve_convex_chunked,
 )
+from ..solvers.chunked_known_rank import accaltproj_first_pass, solve_accaltproj_chunked
 from .arrays import _dask
 
-__all__ = ["DaskStateRunner", "fit_crpca_om", "fit_outlier_pursuit", "fit_pcp"]
+__all__ = [
+    "DaskStateRunner",
+    "fit_accaltproj",
+    "fit_crpca_om",
+    "fit_outlier_pursuit",
+    "fit_pcp",
+]
 
 
 class DaskStateRunner:
@@ -70,20 +81,25 @@ class DaskStateRunner:
         self.runner.n_passes += 1
         return result
 
+    def map_states(self, func, n_columns: int, **params):
+        """``func(state, **params)`` of every persisted state, as a lazy dask array
+        chunked like the rows of ``X`` (``n_columns`` columns)."""
+        dask, da = _dask()
+        task = dask.delayed(partial(func, **params), pure=True)
+        blocks = [
+            da.from_delayed(task(state), shape=(rows, n_columns), dtype=np.float64)
+            for state, rows in zip(self.states, self.runner.row_chunks, strict=True)
+        ]
+        return da.concatenate(blocks, axis=0)
+
     def state_arrays(self):
         """The two arrays of the persisted states as dask arrays chunked like ``X``'s rows."""
-        dask, da = _dask()
         d = self.n_features
+        return self.map_states(_pick, d, index=0), self.map_states(_pick, d, index=1)
 
-        def column(i):
-            pick = dask.delayed(getitem, pure=True)
-            blocks = [
-                da.from_delayed(pick(state, i), shape=(rows, d), dtype=np.float64)
-                for state, rows in zip(self.states, self.runner.row_chunks, strict=True)
-            ]
-            return da.concatenate(blocks, axis=0)
 
-        return column(0), column(1)
+def _pick(state, *, index: int):
+    return state[index]
 
 
 def _tall_runner(est, X, run) -> DaskStateRunner:
@@ -157,3 +173,36 @@ def fit_outlier_pursuit(est, X, run, rng, sample_weight):
 def fit_crpca_om(est, X, run, rng, sample_weight):
     """:class:`~robustpca.ConvexOptimalMeanPCA` on a tall dask array."""
     return _fit_row_sparse(est, X, run, rng, "crpca_om", True)
+
+
+def fit_accaltproj(est, X, run, rng, sample_weight):
+    """:class:`~robustpca.AccAltProj` on a tall dask array (``trim=False``, ``2 r <= d``)."""
+    beta = check_positive_or_auto(est.beta, "beta")
+    beta_init = check_positive_or_auto(est.beta_init, "beta_init")
+    gamma = check_nonnegative_float(est.gamma, "gamma", strict=True)
+    if not gamma < 1:
+        raise ValueError(f"gamma={gamma!r} must lie in (0, 1).")
+    incoherence = check_nonnegative_float(est.incoherence, "incoherence")
+    if incoherence < 1:
+        raise ValueError(f"incoherence={incoherence!r} must be >= 1.")
+    if check_bool(est.trim, "trim"):
+        raise ValueError("trim=True is not available on a dask array; fit X.compute().")
+    r = est.n_components_
+    if 2 * r > X.shape[1]:
+        raise ValueError(
+            f"AccAltProj fits a dask array chunk by chunk only with 2 * n_components <= "
+            f"n_features, got n_components={r} for {X.shape[1]} features; fit X.compute()."
+        )
+    state_run = _tall_runner(est, X, run)
+    return solve_accaltproj_chunked(
+        state_run,
+        state_run(accaltproj_first_pass),
+        r,
+        beta=beta,
+        beta_init=beta_init,
+        gamma=gamma,
+        max_iter=est.max_iter,
+        tol=est.tol,
+        rng=rng,
+        callback=est.callback,
+    )

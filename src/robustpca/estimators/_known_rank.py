@@ -255,6 +255,8 @@ class AccAltProj(_KnownRankRPCA):
         self.random_state = random_state
         self.contamination = contamination
 
+    _dask_fit = "accaltproj"
+
     def _fit_solver(self, X, rng, sample_weight=None, observed=None):
         beta = check_positive_or_auto(self.beta, "beta")
         beta_init = check_positive_or_auto(self.beta_init, "beta_init")

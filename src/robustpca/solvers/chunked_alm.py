@@ -120,6 +120,10 @@ class NumpyStateRunner:
         first, second = (np.concatenate([s[i] for s in self.states]) for i in (0, 1))
         return first, second
 
+    def map_states(self, func: Callable, n_columns: int, **params) -> np.ndarray:
+        """``func(state, **params)`` (``n_columns`` columns) of every chunk, stacked."""
+        return np.concatenate([func(state, **params) for state in self.states])
+
 
 @dataclass(frozen=True)
 class Max:
