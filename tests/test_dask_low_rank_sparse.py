@@ -1,11 +1,13 @@
-"""The convex L + S estimators on tall dask arrays (issue 41, item 3).
+"""The L + S estimators on tall dask arrays (issue 41, item 3).
 
-``PrincipalComponentPursuit``, ``OutlierPursuit`` and ``ConvexOptimalMeanPCA`` fitted on
-a dask array chunked by rows must reproduce their NumPy fit (same iterations, stopping
-reason, objective history, residual trace, certified gaps, and every fitted array to
-1e-8), in two passes an iteration plus those of the certified gaps; ``low_rank_``,
-``sparse_`` and ``outliers_`` are dask arrays chunked like the rows of ``X``; a worker
-killed mid-fit on a ``distributed`` cluster leaves the same fit.
+``PrincipalComponentPursuit``, ``OutlierPursuit``, ``ConvexOptimalMeanPCA`` and
+``AccAltProj`` fitted on a dask array chunked by rows must reproduce their NumPy fit (same
+iterations, stopping reason, objective history, residual trace, certified gaps or
+thresholds, and every fitted array to 1e-8): the convex ones in two passes an iteration
+plus those of the certified gaps, AccAltProj in one pass an iteration (three more to
+start); ``low_rank_``, ``sparse_`` and ``outliers_`` are dask arrays chunked like the
+rows of ``X``; a worker killed mid-fit on a ``distributed`` cluster leaves the same PCP
+fit.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from robustpca.estimators._convex import (
     OutlierPursuit,
     PrincipalComponentPursuit,
 )
+from robustpca.estimators._known_rank import AccAltProj
 from robustpca.solvers import chunked_alm
 from robustpca.solvers.alm import solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from robustpca.solvers.chunked_alm import NumpyStateRunner, first_pass, solve_convex_chunked
+from robustpca.solvers.chunked_known_rank import accaltproj_first_pass, solve_accaltproj_chunked
+from robustpca.solvers.known_rank import solve_accaltproj
 
 from .conftest import load_table
 
@@ -83,7 +88,9 @@ def assert_same_fit(a, b, row_chunks, atol=1e-8):
         if name in ("low_rank_", "sparse_", "outliers_"):
             assert isinstance(got, da.Array) and got.chunks[0] == row_chunks, name
             got = got.compute()
-        if name == "residuals_":
+        if name == "thresholds_":
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 * expected[0])
+        elif name == "residuals_":
             for key, values in expected.items():
                 np.testing.assert_allclose(got[key], values, rtol=1e-7, atol=1e-12, err_msg=key)
         elif isinstance(expected, np.ndarray) and expected.dtype.kind == "f":
@@ -201,6 +208,44 @@ def test_float32_input(threads):
     np.testing.assert_allclose(b.low_rank_.compute(), a.low_rank_, atol=1e-5)
 
 
+@pytest.mark.parametrize(("n", "d", "rank"), [(20_000, 50, 3), (3000, 100, 5)])
+def test_accaltproj_parity_and_one_pass_an_iteration(threads, n, d, rank):
+    """AccAltProj on planted problems with 5% gross entries (the Lanczos start above 64
+    features, LAPACK's below): the NumPy fit, the truth, ``n_iter + 3`` passes."""
+    L, S = planted(6, n=n, d=d, rank=rank)
+    X = L + S
+    a, b = both_fits(AccAltProj(rank, random_state=0), X, 3000)
+    assert_same_fit(a, b, da.from_array(X, chunks=(3000, -1)).chunks[0])
+    assert b.n_passes_ == b.n_iter_ + 3
+    assert np.linalg.norm(b.low_rank_.compute() - L) <= 1e-6 * np.linalg.norm(L)
+    np.testing.assert_allclose(
+        b.transform(da.from_array(X, chunks=(3000, -1))).compute(),
+        a.transform(X),
+        atol=1e-8 * np.abs(X).max(),
+    )
+
+
+def test_accaltproj_parameters_and_callback(threads):
+    X = sum(planted(7, n=2000, d=20, rank=2))
+    seen = {"a": [], "b": []}
+
+    def recorder(key):
+        def callback(iteration, state):
+            seen[key].append((state.objective, np.abs(state.components)))
+            return iteration == 6
+
+        return callback
+
+    model = AccAltProj(2, beta=0.05, beta_init=0.2, gamma=0.6, random_state=0)
+    a = clone(model).set_params(callback=recorder("a")).fit(X)
+    b = clone(model).set_params(callback=recorder("b")).fit(da.from_array(X, chunks=(300, -1)))
+    assert_same_fit(a, b, da.from_array(X, chunks=(300, -1)).chunks[0])
+    assert b.n_iter_ == 6 and len(seen["b"]) == 6
+    for (fa, ca), (fb, cb) in zip(seen["a"], seen["b"], strict=True):
+        assert fb == pytest.approx(fa, rel=1e-9)
+        np.testing.assert_allclose(cb, ca, atol=1e-9)
+
+
 # ----------------------------------------------------------------- errors
 def test_errors_before_any_pass(threads):
     dX = da.from_array(np.ones((100, 10)), chunks=(50, 10))
@@ -213,6 +258,10 @@ def test_errors_before_any_pass(threads):
         (OutlierPursuit(center="yes"), dX, "center"),
         (ConvexOptimalMeanPCA(rho=2.5), dX, "rho"),
         (PrincipalComponentPursuit(), wide, "tall"),
+        (AccAltProj(2, trim=True), dX, "trim"),
+        (AccAltProj(6), dX, "2 \\* n_components"),
+        (AccAltProj(2, gamma=1.5), dX, "gamma"),
+        (AccAltProj(2), wide, "tall"),
     ]
     for model, data, match in cases:
         with CountComputes() as counter, pytest.raises((ValueError, TypeError), match=match):
@@ -265,6 +314,23 @@ def test_solver_any_chunking(problem, solver, kwargs, chunk):
     assert b.info["duality_gap"] == pytest.approx(a.info["duality_gap"], rel=1e-6, abs=1e-12)
 
 
+@pytest.mark.parametrize("chunk", [7, 97, 5000])
+@pytest.mark.parametrize(("d", "rank"), [(8, 2), (80, 3)])
+def test_accaltproj_solver_any_chunking(chunk, d, rank):
+    X = sum(planted(8, n=600, d=d, rank=rank))
+    a = solve_accaltproj(X, rank, rng=np.random.default_rng(0))
+    run = NumpyStateRunner(X, chunk)
+    b = solve_accaltproj_chunked(
+        run, run(accaltproj_first_pass), rank, rng=np.random.default_rng(0)
+    )
+    assert (b.n_iter, b.stop_reason) == (a.n_iter, a.stop_reason)
+    assert run.n_passes == b.n_iter + 3
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-7, atol=1e-14)
+    for key in ("low_rank", "sparse"):
+        np.testing.assert_allclose(b.info[key], a.info[key], atol=1e-9 * np.abs(X).max())
+    np.testing.assert_allclose(b.info["thresholds"], a.info["thresholds"], rtol=1e-9)
+
+
 # ---------------------------------------------------------------- real data
 @pytest.mark.realdata
 @pytest.mark.parametrize("table", ["hbk", "bushfire"])
@@ -274,8 +340,9 @@ def test_solver_any_chunking(problem, solver, kwargs, chunk):
         PrincipalComponentPursuit(random_state=0),
         OutlierPursuit(center=True, random_state=0),
         ConvexOptimalMeanPCA(random_state=0),
+        AccAltProj(1, random_state=0),
     ],
-    ids=["pcp", "op", "crpca-om"],
+    ids=["pcp", "op", "crpca-om", "accaltproj"],
 )
 def test_rrcov_tables_parity(threads, shared_data, model, table):
     """rrcov's hbk (75 x 3) and bushfire (38 x 5) in chunks of 10 rows: the NumPy fit."""
