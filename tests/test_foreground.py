@@ -310,3 +310,41 @@ def test_highway_temporal_median_residual(shared_data):
     late = slice(100, None)
     batch_late = f_measure((masks & counted)[late], truth[late])
     assert f_measure((streamed & counted)[late], truth[late]) > batch_late - 0.03
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 40),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    ties=st.booleans(),
+)
+def test_time_median_is_numpys_to_the_bit(seed, n, dtype, ties):
+    from robustpca.foreground import _time_median
+
+    e = np.abs(np.random.default_rng(seed).normal(size=(n, 6, 7))).astype(dtype)
+    if ties:
+        e = np.round(e, 1)
+    np.testing.assert_array_equal(_time_median(e), np.median(e, axis=0))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), density=st.floats(0.01, 0.3), window=st.sampled_from([1, 3]))
+def test_threshold_is_hysteresis_then_scipys_hole_filling(seed, density, window):
+    """The masks of the rule's last steps against a direct reading: scipy's median filter,
+    labels, seeds and ``binary_fill_holes`` frame by frame."""
+    from scipy import ndimage as ndi
+
+    from robustpca.foreground import _check_rule, _threshold
+
+    rng = np.random.default_rng(seed)
+    z = ndi.gaussian_filter(rng.random((5, 17, 19)), (0, 1, 1)) * (rng.random((5, 1, 1)) + 0.5)
+    z = 10 * (z > np.quantile(z, 1 - density)) * rng.random(z.shape) + rng.random(z.shape)
+    rule = _check_rule(8.0, 4.0, 0.0, window, True)
+    filtered = ndi.median_filter(z, size=(1, window, window), mode="nearest")
+    expected = []
+    for frame in filtered:
+        labels, _ = ndi.label(frame > 4.0, structure=np.ones((3, 3)))
+        seeded = np.unique(labels[frame > 8.0])
+        expected.append(ndi.binary_fill_holes(np.isin(labels, seeded[seeded > 0])))
+    np.testing.assert_array_equal(_threshold(z, rule), np.array(expected))

@@ -74,6 +74,9 @@ SCALE_FLOOR = 1e-6
 #: The start's residual is clipped at this many robust scales before its top directions
 #: are taken (:func:`initial_directions`).
 CLIP_SCALES = 3.0
+#: At most this many features of each row enter the median start of a rank-one
+#: projection (:func:`_median_start`): a start needs no more.
+START_SAMPLE = 1024
 
 
 @dataclass
@@ -197,6 +200,95 @@ def _left(R: np.ndarray, C: np.ndarray) -> np.ndarray:
     return out
 
 
+def _median_start(Z: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """A robust start for one component: each row's median of ``z_j / u_j`` over a
+    regular grid of at most :data:`START_SAMPLE` features, those whose ``|u_j|`` is at
+    least half the grid's median (a ratio over a small loading is mostly noise); the
+    least absolute deviations fit of the row on ``u`` when every ``u_j`` is equal."""
+    step = max(1, Z.shape[1] // START_SAMPLE)
+    u_grid = u[::step]
+    size = np.abs(u_grid)
+    ok = size >= 0.5 * float(np.median(size))
+    ok &= size > 0
+    if not ok.any():
+        return np.zeros(Z.shape[0])
+    ratio = Z[:, ::step][:, ok] / u_grid[ok]
+    half = ratio.shape[1] // 2
+    return np.partition(ratio, half, axis=1)[:, half].astype(np.float64)
+
+
+def _project_rank_one(
+    Z: np.ndarray, basis: np.ndarray, lambda1: float, lambda2: float, max_iter: int, tol: float
+) -> tuple[np.ndarray, int]:
+    r"""The coefficients (b, 1) of problem (3) for one component, and the evaluations run.
+
+    With one column :math:`l`, each row's coefficient is the root of the continuous,
+    increasing :math:`\phi(r) = \lambda_1 r - l^\top\psi(z - lr)` (``psi`` the clipping
+    at :math:`\pm\lambda_2`), whose slope :math:`\lambda_1 + \sum_{|z_j - l_jr| <
+    \lambda_2} l_j^2` lies in :math:`(0, M]`, :math:`M = \lVert l\rVert^2 + \lambda_1`.
+    Algorithm 2's alternation is the step :math:`r - \phi(r)/M`, which never crosses the
+    root but crawls where many entries are clipped (its rate is their share of
+    :math:`\lVert l\rVert^2`). Here: a median start (:func:`_median_start`), that step
+    once, secant steps until the root is bracketed, then the Illinois form of regula
+    falsi, which keeps the bracket and converges superlinearly. The stopping rule is
+    Algorithm 2's (the low-rank part moves by at most ``tol`` times the row's norm).
+    """
+    dtype = Z.dtype
+    b = Z.shape[0]
+    u = np.ascontiguousarray(basis[:, 0])
+    u64 = u.astype(np.float64)
+    norm_sq = float(u64 @ u64)
+    if not norm_sq > 0:  # no basis: phi(r) = lambda1 r
+        return np.zeros((b, 1), dtype=dtype), 0
+    slope_max = norm_sq + lambda1
+    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
+    buf = np.empty_like(Z)
+    limit = (tol * tol) * np.einsum("ij,ij->i", Z, Z, dtype=np.float64) / norm_sq
+
+    def phi(r: np.ndarray) -> np.ndarray:
+        np.multiply(r.astype(dtype)[:, None], u, out=buf)
+        np.subtract(Z, buf, out=buf)
+        np.clip(buf, lo, hi, out=buf)
+        return lambda1 * r - _right(buf, u[None, :])[:, 0].astype(np.float64)
+
+    r = _median_start(Z, u)
+    left, f_left = np.full(b, -np.inf), np.full(b, -np.inf)  # phi < 0 there
+    right, f_right = np.full(b, np.inf), np.full(b, np.inf)  # phi >= 0 there
+    last = np.zeros(b, dtype=np.int8)  # the end replaced last: -1 left, 1 right
+    r_prev = f_prev = None
+    n_eval = 0
+    while True:
+        f = phi(r)
+        n_eval += 1
+        below = f < 0
+        side = np.where(below, -1, 1).astype(np.int8)
+        # Illinois: the same end replaced twice halves the other end's value
+        again = side == last
+        f_right = np.where(again & below, 0.5 * f_right, f_right)
+        f_left = np.where(again & ~below, 0.5 * f_left, f_left)
+        left, f_left = np.where(below, r, left), np.where(below, f, f_left)
+        right, f_right = np.where(below, right, r), np.where(below, f_right, f)
+        last = side
+        bracketed = np.isfinite(left) & np.isfinite(right)
+        slope = np.full(b, slope_max)
+        if r_prev is not None:  # the secant's slope, within the bounds of phi's
+            with np.errstate(divide="ignore", invalid="ignore"):
+                secant = (f - f_prev) / (r - r_prev)
+            good = np.isfinite(secant) & (secant > 0)
+            slope = np.where(good, np.minimum(secant, slope_max), slope_max)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            falsi = left - f_left * (right - left) / (f_right - f_left)
+        new = np.where(bracketed, falsi, r - f / slope)
+        new = np.where(np.isfinite(new), new, r)  # a flat stretch (lambda1 = 0) ends here
+        move = new - r
+        done = move * move <= limit
+        done |= bracketed & ((right - left) ** 2 <= limit)
+        r_prev, f_prev, r = r, f, new
+        if n_eval >= max_iter or done.all():
+            break
+    return r.astype(dtype)[:, None], n_eval
+
+
 def orpca_project(
     Z: np.ndarray,
     basis: np.ndarray,
@@ -214,15 +306,32 @@ def orpca_project(
     :math:`C = Z - E - RL^\top` (so :math:`R \leftarrow RH + CP^\top`): two products with
     ``r`` columns and two passes over the batch per iteration. Stops when every row's
     low-rank part changes by at most ``tol`` times the row's norm (the paper's criterion
-    on :math:`r`, measured on :math:`Lr`), or after ``max_iter`` iterations. Rows without
-    clipped entries are exact after the first iteration. ``Z`` is not modified.
+    on :math:`r`, taken on :math:`Lr`), or after ``max_iter`` iterations. Rows without
+    clipped entries are exact after the first iteration. With one component the same
+    minimiser is found as the root of a scalar function (:func:`_project_rank_one`),
+    ``max_iter`` then bounding its evaluations. ``Z`` is not modified.
     """
     dtype = Z.dtype
+    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
+    Lt = np.ascontiguousarray(basis.T)
+    if basis.shape[1] == 1:
+        R, n_iter = _project_rank_one(Z, basis, lambda1, lambda2, max_iter, tol)
+    else:
+        R, n_iter = _alternate(Z, basis, lambda1, lo, hi, max_iter, tol)
+    low = _outer(R, Lt, np.empty_like(Z))
+    sparse = np.subtract(Z, low)
+    buf = np.clip(sparse, lo, hi)  # the final clipped residual
+    sparse -= buf
+    return OrpcaStep(R, low, sparse, buf, n_iter)
+
+
+def _alternate(Z, basis, lambda1, lo, hi, max_iter: int, tol: float) -> tuple[np.ndarray, int]:
+    """Algorithm 2's alternation (:func:`orpca_project`): the coefficients and the
+    iterations run."""
     P, H = _ridge_operators(basis, lambda1)
     Lt = np.ascontiguousarray(basis.T)
     P = np.ascontiguousarray(P)
     gram = (basis.T @ basis).astype(np.float64)
-    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
     R = _right(Z, P)
     buf = np.empty_like(Z)
     row_sq = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
@@ -237,25 +346,37 @@ def orpca_project(
         R = R_new
         if np.all(np.einsum("ij,jk,ik->i", delta, gram, delta) <= limit):
             break
-    low = _outer(R, Lt, np.empty_like(Z))
-    sparse = np.subtract(Z, low)
-    np.clip(sparse, lo, hi, out=buf)  # the final clipped residual
-    sparse -= buf
-    return OrpcaStep(R, low, sparse, buf, n_iter)
+    return R, n_iter
 
 
-def orpca_loss(step: OrpcaStep, basis: np.ndarray, lambda1: float, lambda2: float):
+def orpca_loss(
+    step: OrpcaStep,
+    basis: np.ndarray,
+    lambda1: float,
+    lambda2: float,
+    CtR: np.ndarray | None = None,
+):
     r"""The per-batch sums of the surrogate's constant,
     :math:`\sum_i \tfrac12\lVert z_i - e_i\rVert^2 + \tfrac{\lambda_1}{2}\lVert r_i\rVert^2 +
     \lambda_2\lVert e_i\rVert_1`, and of the loss at the projection's basis,
-    :math:`\sum_i \ell(z_i, L)` (with :math:`z_i - e_i - Lr_i` the clipped residual)."""
+    :math:`\sum_i \ell(z_i, L)` (with :math:`z_i - e_i - Lr_i` the clipped residual).
+
+    ``CtR`` (:math:`C^\top R`, which the update computes anyway) saves a pass over the
+    batch; :math:`\lVert e_i\rVert_1` is read off :math:`\langle E, C\rangle/\lambda_2`,
+    since :math:`C = \pm\lambda_2` with the sign of :math:`E` wherever :math:`E \ne 0`.
+    """
     R = step.coefficients.astype(np.float64)
     gram = (basis.T @ basis).astype(np.float64)
     C = step.clipped
+    if CtR is None:
+        CtR = _left(step.coefficients, C)
     low_sq = float(np.sum((R @ gram) * R))
-    cross = float(np.sum(R * _right(C, np.ascontiguousarray(basis.T)).astype(np.float64)))
+    cross = float(np.sum(basis.astype(np.float64) * CtR))
     clip_sq = float(np.vdot(C, C))
-    l1 = float(np.abs(step.sparse).sum(dtype=np.float64))
+    if lambda2 > 0:
+        l1 = float(np.vdot(step.sparse, C)) / lambda2
+    else:
+        l1 = float(np.abs(step.sparse).sum(dtype=np.float64))
     ridge = 0.5 * lambda1 * float(np.sum(R * R))
     constant = 0.5 * (low_sq + 2.0 * cross + clip_sq) + ridge + lambda2 * l1
     loss = 0.5 * clip_sq + ridge + lambda2 * l1
@@ -285,7 +406,7 @@ def orpca_update(
     decay = forgetting ** Z.shape[0]
     RtR = R.T @ R
     CtR = _left(step.coefficients, step.clipped)
-    constant, loss = orpca_loss(step, L, state.lambda1, state.lambda2)
+    constant, loss = orpca_loss(step, L, state.lambda1, state.lambda2, CtR)
     state.A = decay * state.A + RtR
     state.B = decay * state.B + L.astype(np.float64) @ RtR + CtR
     state.c = decay * state.c + constant
