@@ -7,6 +7,8 @@ Usage (from the repository root)::
     python benchmarks/bench_dask.py --n-samples 50000000 --json om50m.json
     python benchmarks/bench_dask.py --wide                           # 2,000 x 500,000 (8 GB)
     python benchmarks/bench_dask.py --wide --n-features 1500000 --estimators om pca
+    python benchmarks/bench_dask.py --n-samples 1000000 --n-features 20 --rank 3 \
+        --estimators robpca cov hq --in-memory --parity       # the rrcov family and HQ-PCA
 
 Each (estimator, size) runs in a fresh Python process, so that ``ru_maxrss`` is the
 peak resident memory of that fit alone. Tall data are those of
@@ -19,6 +21,12 @@ extra pass that only generates and sums the blocks (``X.sum(axis=0)``), the cost
 data alone. ``CPU-s/pass`` (user + system time of all threads) is the number to
 extrapolate from on a shared machine, where wall times depend on the other processes.
 Nothing is asserted: it is a measurement.
+
+``--in-memory`` adds, for each estimator, a run that computes the array first and fits
+the NumPy array (its wall time and peak RSS: the comparison of issue 41's speed target);
+``--parity`` has the Dask run also fit the computed array in memory afterwards and report
+the largest differences of eigenvalues (relative), centre and loadings, and whether the
+MCD support and the flagged rows (training cutoffs) are the same.
 """
 
 from __future__ import annotations
@@ -43,7 +51,38 @@ ESTIMATORS = {
     "r1": ("robustpca.estimators._r1", "R1PCA"),
     "gm": ("robustpca.estimators._generalized_mean", "GeneralizedMeanPCA"),
     "an": ("robustpca.estimators._adaptive_neighbors", "AdaptiveNeighborsPCA"),
+    "hq": ("robustpca.estimators._hq", "HQPCA"),
+    "robpca": ("robustpca.estimators._robpca", "ROBPCA"),
+    "cov": ("robustpca.estimators._covariance_pca", "CovariancePCA"),
 }
+#: The estimators without max_iter / tol (closed-form or the rrcov family's own loops).
+NO_ITERATION = ("pca", "robpca", "cov")
+
+
+def _parity(model, cls, params, X) -> dict:
+    """The in-memory fit of the computed ``X`` against the Dask ``model``."""
+    import numpy as np
+
+    from robustpca.diagnostics import outlier_diagnostics
+
+    Xn = X.compute()
+    ref = cls(**params).fit(Xn)
+    spectrum = "explained_variance_" if hasattr(ref, "explained_variance_") else "weights_"
+    a, b = getattr(model, spectrum), getattr(ref, spectrum)
+    a = a.compute() if hasattr(a, "compute") else a
+    out = {
+        "parity_eigenvalues": float(np.max(np.abs(a - b)) / max(float(np.max(b)), 1e-300)),
+        "parity_mean": float(np.max(np.abs(model.mean_ - ref.mean_))),
+        "parity_components": float(np.max(np.abs(model.components_ - ref.components_))),
+    }
+    if hasattr(ref, "support_") and ref.support_ is not None:
+        out["same_support"] = bool(
+            np.array_equal(np.asarray(model.support_.compute()), ref.support_)
+        )
+    flags = outlier_diagnostics(model, Xn, reference=Xn).outliers
+    out["same_flags"] = bool(np.array_equal(flags, outlier_diagnostics(ref, Xn).outliers))
+    out["n_flagged"] = int(flags.sum())
+    return out
 
 
 def run_one(args) -> dict:
@@ -78,18 +117,27 @@ def run_one(args) -> dict:
         X, basis, center = lazy_low_rank_data(
             args.n_samples, args.n_features, rank=args.rank, chunk_rows=args.chunk_rows
         )
-    params = {} if args.estimator == "pca" else {"max_iter": args.max_iter, "tol": args.tol}
-    model = cls(n_components=args.rank, **params)
+    params = {"n_components": args.rank}
+    if args.estimator not in NO_ITERATION:
+        params.update(max_iter=args.max_iter, tol=args.tol)
+    if args.estimator in ("robpca", "cov"):
+        params["random_state"] = 0
+    model = cls(**params)
     timer = PassTimer()
+    data = X.compute() if args.in_memory else X
     with dask.config.set(scheduler="threads"), timer, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         tic, cpu = time.perf_counter(), cpu_seconds()
-        model.fit(X)
+        model.fit(data)
         fit_seconds, cpu = time.perf_counter() - tic, cpu_seconds() - cpu
+    del data
+    if args.in_memory:
+        timer.seconds = [fit_seconds]
+        model.n_passes_ = 1
     if args.wide:
         basis, center = planted()
     out = {
-        "estimator": name,
+        "estimator": name + (" (in memory)" if args.in_memory else ""),
         "layout": "wide" if args.wide else "tall",
         "n_samples": args.n_samples,
         "n_features": args.n_features,
@@ -107,7 +155,9 @@ def run_one(args) -> dict:
         "angle_deg": largest_angle(model.components_, basis),
         "mean_rms_error": float(np.linalg.norm(model.mean_ - center) / np.sqrt(args.n_features)),
     }
-    if args.read_pass:
+    if args.parity and not args.in_memory:
+        out.update(_parity(model, cls, params, X))
+    if args.read_pass and not args.in_memory:
         with dask.config.set(scheduler="threads"):
             tic = time.perf_counter()
             X.sum(axis=0).compute()
@@ -129,6 +179,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--no-read-pass", dest="read_pass", action="store_false")
     ap.add_argument("--json", type=Path, help="write every measurement to this file")
+    ap.add_argument("--in-memory", action="store_true", help="also fit the computed array")
+    ap.add_argument("--parity", action="store_true", help="compare with the in-memory fit")
     ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--estimator", default="om", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -153,8 +205,10 @@ def main(argv=None) -> int:
         f"{'angle':>7}"
     )
     rows = []
-    for n in args.n_samples:
-        for key in args.estimators:
+    modes = (False, True) if args.in_memory else (False,)
+    runs = [(n, key, memory) for n in args.n_samples for key in args.estimators for memory in modes]
+    for n, key, memory in runs:
+        if True:
             cmd = [
                 sys.executable, __file__, "--single", "--estimator", key, "--n-samples", str(n),
                 "--n-features", str(args.n_features), "--chunk-rows", str(args.chunk_rows),
@@ -165,6 +219,10 @@ def main(argv=None) -> int:
                 cmd.append("--wide")
             if not args.read_pass:
                 cmd.append("--no-read-pass")
+            if memory:
+                cmd.append("--in-memory")
+            if args.parity and not memory:
+                cmd.append("--parity")
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             row = json.loads(done.stdout.strip().splitlines()[-1])
             rows.append(row)
@@ -177,6 +235,14 @@ def main(argv=None) -> int:
                 f"{row['angle_deg']:>7.3f}",
                 flush=True,
             )
+            if "parity_eigenvalues" in row:
+                print(
+                    f"{'':>22} parity: eigenvalues {row['parity_eigenvalues']:.1e} (relative), "
+                    f"centre {row['parity_mean']:.1e}, loadings {row['parity_components']:.1e}, "
+                    f"same support {row.get('same_support')}, same flags {row['same_flags']} "
+                    f"({row['n_flagged']} flagged)",
+                    flush=True,
+                )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0
