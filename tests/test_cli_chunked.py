@@ -14,7 +14,8 @@ from robustpca import cli
 
 dd = pytest.importorskip("dask.dataframe")
 
-from robustpca.cli._chunked import chunked_methods  # noqa: E402
+import robustpca  # noqa: E402
+from robustpca.cli._chunked import chunked_methods, takes_missing_chunked  # noqa: E402
 from robustpca.cli._fit import parse_size  # noqa: E402
 
 FLAGS = ("score_outlier", "orthogonal_outlier", "outlier")
@@ -161,6 +162,26 @@ def test_missing_cells_are_fitted_and_completed_as_in_memory(tmp_path):
     )
     assert (chunked / "completed.csv").exists()
     assert json.loads((chunked / "summary.json").read_text())["n_missing"] == int(mask.sum())
+    # without --method: the table default whose chunked fit takes missing entries
+    default = fit(src, tmp_path / "default", "-k", "2", "--chunked")
+    method = json.loads((default / "summary.json").read_text())["method"]
+    assert takes_missing_chunked(getattr(robustpca, method))
+
+
+def test_a_chunked_fit_without_missing_entries_says_so(tmp_path, capsys):
+    import robustpca
+
+    refusing = [m for m in chunked_methods() if not takes_missing_chunked(getattr(robustpca, m))]
+    if not refusing:
+        pytest.skip("every chunked fit takes missing entries")
+    src = write_csv(tmp_path / "g.csv", planted(), cells=None)
+    text = src.read_text().splitlines()
+    text[3] = "," + text[3].split(",", 1)[1]  # one empty cell
+    src.write_text("\n".join(text) + "\n")
+    argv = ["fit", src, "-k", "1", "--method", refusing[0], "--out", tmp_path / "o", "--chunked"]
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"fitting {refusing[0]} failed" in err and "1 missing cell(s)" in err
 
 
 def test_a_method_without_a_chunked_fit_is_refused_naming_those_with_one(
