@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import linalg, stats
 
-from .chunked import Rows
+from .chunked import Moments, Rows, block_moments
 from .chunked_order_statistics import _blocks, _gathered_by_column, bracket_ranks, gather_rows
 from .mcd import (
     NMINI,
@@ -109,6 +109,23 @@ class QRMoments:
         return self.R.T @ self.R / max(self.count - 1, 1)
 
 
+def scatter_moments(Z: np.ndarray) -> Moments:
+    """:class:`~robustpca.solvers.chunked.Moments` (count, mean, centred scatter) of the
+    rows ``Z``: the cheaper reduction where no rank is read from the scatter (the MCD's
+    C-steps, whose covariances in memory are ``centred.T @ centred`` too)."""
+    return block_moments(Z, np.ones(Z.shape[0]))
+
+
+def _covariance(m) -> np.ndarray:
+    if isinstance(m, QRMoments):
+        return m.covariance()
+    return m.scatter / max(m.weight - 1, 1)
+
+
+def _count(m) -> float:
+    return m.count if isinstance(m, QRMoments) else m.weight
+
+
 @dataclass(frozen=True)
 class FitDistances:
     """Squared distances of the rows under ``B`` fits (mcd's ``_distances``), (b, B)."""
@@ -143,58 +160,62 @@ class Subset:
         return (v < self.low) | np.isin(index, self.chosen)
 
 
-def subset_pass(x, rows=None, *, values, coords, low, high, old=None) -> dict:
-    """Per column ``f`` of ``values``: the :class:`QRMoments` of the rows below
-    ``low[f]``, the records ``[f, 0, value, index, in_old, coords...]`` of the rows in
-    ``[low[f], high[f])``, and with ``old`` (a :class:`Subset` per column) how many rows
-    below ``low[f]`` are in ``old[f]``."""
+def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
+    """Per column ``f`` of ``values``: the moments of the rows below ``low[f]``
+    (:class:`QRMoments`, or :class:`~robustpca.solvers.chunked.Moments` for
+    ``kind="scatter"``) and the records ``[f, 0, value, index, coords...]`` of the rows
+    in ``[low[f], high[f])``."""
     B = low.shape[0]
-    out: dict[str, Any] = {}
+    of = QRMoments.of if kind == "qr" else scatter_moments
+    moments: list = [None] * B
     parts = []
-    both = np.zeros(B)
-    moments = [QRMoments.of(np.empty((0, 1)))] * B
     for a, b in _blocks(x, B):
         xb, ib = x[a:b], rows[a:b]
         V, Z = values(xb), coords(xb)
-        cache: dict = {}
         for f in range(B):
             v = V[:, f]
-            below = v < low[f]
-            part = QRMoments.of(Z[below])
-            moments[f] = part if moments[f].count == 0 else moments[f] + part
+            part = of(Z[v < low[f]])
+            moments[f] = part if moments[f] is None else moments[f] + part
             inside = (v >= low[f]) & (v < high[f])
-            flag = old[f].member(xb, ib, cache) if old is not None else np.zeros(v.size, bool)
-            both[f] += np.count_nonzero(below & flag)
             if inside.any():
                 cols = [np.full(inside.sum(), f), np.zeros(inside.sum()), v[inside], ib[inside]]
-                parts.append(np.column_stack([*cols, flag[inside], Z[inside]]))
-    for f in range(B):
-        out[f"m{f}"] = moments[f]
-    width = 5 + coords(x[:0]).shape[1]
+                parts.append(np.column_stack([*cols, Z[inside]]))
+    out: dict[str, Any] = {f"m{f}": moments[f] for f in range(B)}
+    width = 4 + coords(x[:0]).shape[1]
     out["records"] = Rows((np.concatenate(parts) if parts else np.empty((0, width)),))
-    out["both"] = both
     return out
 
 
-def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, old=None):
+def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr"):
     """The ``h`` rows of smallest value in each column of ``values`` (ties by row
-    index, as a stable sort), their :class:`QRMoments`, and with ``old`` whether each
-    subset differs from ``old``'s. Counting passes, then one gathering pass."""
+    index, as a stable sort) and their moments (``kind``: :func:`subset_pass`).
+    Counting passes, then one gathering pass."""
     pilot = values(pilot_x)
     B = pilot.shape[1]
     brackets, passes = bracket_ranks(run, row_index, values, np.full((B, 1), h - 1), pilot)
     low, high = brackets.low[:, 0], brackets.high[:, 0]
-    out = run(subset_pass, row_index, values=values, coords=coords, low=low, high=high, old=old)
+    out = run(subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind)
     passes += 1
     groups = _gathered_by_column(out["records"].values, B, 1)
-    subsets, moments, same = [], [], []
+    of = QRMoments.of if kind == "qr" else scatter_moments
+    subsets, moments = [], []
     for f in range(B):
         need = int(h - brackets.below[f, 0])
         taken = groups[f][0][:need]
-        moments.append(out[f"m{f}"] + QRMoments.of(taken[:, 5:]))
+        moments.append(out[f"m{f}"] + of(taken[:, 4:]))
         subsets.append(Subset(values, f, float(low[f]), np.sort(taken[:, 3]).astype(np.int64)))
-        same.append(out["both"][f] + taken[:, 4].sum() == h)
-    return subsets, moments, np.array(same), passes
+    return subsets, moments, passes
+
+
+def _same_fit(old_mean, old_cov, mean, cov) -> bool:
+    """Whether a C-step left a fit's h-subset unchanged: its mean and covariance equal
+    to rounding. One row traded for another moves the covariance by about ``1 / h`` of
+    its size, far above the rounding of a different summation order."""
+    scale = max(float(np.max(np.abs(np.diag(old_cov)))), 1e-300)
+    return bool(
+        np.max(np.abs(cov - old_cov)) <= 1e-11 * scale
+        and np.max(np.abs(mean - old_mean)) <= 1e-11 * (np.sqrt(scale) + np.max(np.abs(old_mean)))
+    )
 
 
 @dataclass(frozen=True)
@@ -232,14 +253,15 @@ class _RawDistances:
         return _mahalanobis_sq(self.coords(x), self.location, self.covariance)[:, None]
 
 
-def _moments_below_pass(x, rows=None, *, values, cutoff, coords) -> dict:
-    parts = [QRMoments.of(np.empty((0, 1)))]
+def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> dict:
+    """The moments (``kind`` as in :func:`subset_pass`) of the rows whose value is below
+    ``cutoff``."""
+    of = QRMoments.of if kind == "qr" else scatter_moments
+    total = None
     for a, b in _blocks(x, 1):
         keep = values(x[a:b])[:, 0] < cutoff
-        parts.append(QRMoments.of(coords(x[a:b])[keep]))
-    total = parts[1] if len(parts) > 1 else parts[0]
-    for part in parts[2:]:
-        total = total + part
+        part = of(coords(x[a:b])[keep])
+        total = part if total is None else total + part
     return {"m": total}
 
 
@@ -333,25 +355,25 @@ def mcd_chunked(
     top = np.argsort(_log_dets(covs), kind="stable")[:n_best]
     means, covs = means[top], covs[top]
 
-    def step(means, covs, old=None):
+    def step(means, covs):
         ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / p
         precisions = np.linalg.inv(covs + ridge[:, None, None] * np.eye(p))
         values = FitDistances(coords, means, precisions)
-        return smallest_subsets(run, row_index, coords, values, h, pilot_x, old)
+        return smallest_subsets(run, row_index, coords, values, h, pilot_x, kind="scatter")
 
-    subsets, moments, _, used = step(means, covs)
+    subsets, moments, used = step(means, covs)
     passes += used
     means = np.array([m.mean for m in moments])
-    covs = np.array([m.covariance() for m in moments])
+    covs = np.array([_covariance(m) for m in moments])
     moving = np.arange(means.shape[0])
     for _ in range(max_steps - 1):
-        new_subsets, new_moments, same, used = step(
-            means[moving], covs[moving], [subsets[i] for i in moving]
-        )
+        new_subsets, new_moments, used = step(means[moving], covs[moving])
         passes += used
+        same = np.zeros(moving.size, dtype=bool)
         for i, f in enumerate(moving):
-            subsets[f], moments[f] = new_subsets[i], new_moments[i]
-            means[f], covs[f] = new_moments[i].mean, new_moments[i].covariance()
+            mean, cov = new_moments[i].mean, _covariance(new_moments[i])
+            same[i] = _same_fit(means[f], covs[f], mean, cov)
+            subsets[f], moments[f], means[f], covs[f] = new_subsets[i], new_moments[i], mean, cov
         if same.all():
             break
         moving = moving[~same]
@@ -368,10 +390,11 @@ def mcd_chunked(
         values=_RawDistances(coords, raw_location, raw_cov),
         cutoff=cutoff,
         coords=coords,
+        kind="scatter",
     )
     passes += 1
     kept = out["m"]
-    if not np.isfinite(log_det) or kept.count <= p:
+    if not np.isfinite(log_det) or _count(kept) <= p:
         fit = ChunkedMCD(
             raw_location,
             raw_cov,
@@ -385,11 +408,11 @@ def mcd_chunked(
             False,
         )
         return fit, passes
-    location, covariance = kept.mean, kept.covariance()
-    if kept.count != n:
+    location, covariance = kept.mean, _covariance(kept)
+    if _count(kept) != n:
         covariance = (
             covariance
-            * mcd_consistency(p, kept.count / n)
+            * mcd_consistency(p, _count(kept) / n)
             * mcd_small_sample(p, n, alpha, reweighted=True)
         )
     fit = ChunkedMCD(

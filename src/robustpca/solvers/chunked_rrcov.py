@@ -261,7 +261,7 @@ def solve_robpca_chunked(
     count.add(used)
     keep = scale >= 1e-12
     outl = Outlyingness(Projections(scores, B[keep]), location[keep], scale[keep])
-    (h_subset,), (moments,), _, used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
+    (h_subset,), (moments,), used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
     count.add(used)
     sub = class_pca_of(moments)
     kmax = min(sub.rank, kmax)
@@ -316,7 +316,7 @@ def _projected_mcd(run, row_index, X2, ev, k, n, alpha, h, rng, n_starts, pilot_
     distance = DiagonalDistance(X2, ev[:k])
     old = _log_det(ev[:k])
     for _ in range(100):
-        _, (moments,), _, used = smallest_subsets(run, row_index, X2, distance, h, pilot_x)
+        _, (moments,), used = smallest_subsets(run, row_index, X2, distance, h, pilot_x)
         count.add(used)
         fit = _class(moments)
         obj = _log_det(fit.eigenvalues)
