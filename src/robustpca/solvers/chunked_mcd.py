@@ -256,8 +256,8 @@ class _RawDistances:
 def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> dict:
     """The moments (``kind`` as in :func:`subset_pass`) of the rows whose value is below
     ``cutoff``."""
-    of = QRMoments.of if kind == "qr" else scatter_moments
-    total = None
+    of: Any = QRMoments.of if kind == "qr" else scatter_moments
+    total: Any = None
     for a, b in _blocks(x, 1):
         keep = values(x[a:b])[:, 0] < cutoff
         part = of(coords(x[a:b])[keep])
