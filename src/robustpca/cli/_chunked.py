@@ -173,9 +173,13 @@ def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
     try:
         seconds, not_converged = fit_model(model, X)
     except InputError as error:
+        k = params["n_components"]
+        if not isinstance(k, int) and "n_components" in str(error):
+            raise InputError(
+                f"-k {args.n_components}: {cls.__name__} chunk by chunk needs a whole number "
+                f"of components (-k 3, ...); {error}"
+            ) from None
         hint = ""
-        if not isinstance(params["n_components"], int):
-            hint = "; the chunked fit may need a whole number -k"
         if scan.n_missing:
             hint += (
                 f"; the table has {scan.n_missing} missing cell(s): fill them first, or "
