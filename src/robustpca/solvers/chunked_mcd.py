@@ -11,7 +11,7 @@ FAST-MCD's search for starting fits works by design on a random subsample: robus
 nested subsets of at most 1,500 rows (``rng.permutation(n)`` drawn from
 ``random_state`` as in memory, so it is the same subsample); those rows are gathered by
 index and the starts run in memory on them. Below ``2 * NMINI = 600`` rows, where
-robustbase starts from subsets of all the data, the (at most 600 x k) rows are gathered
+robustbase starts from subsets of all the data, those few rows (of ``k`` coordinates) are gathered
 and the MCD runs in memory. Rows are points of ``k`` coordinates given by an affine map
 of the data (:class:`AffineRows`): the scores of ROBPCA, or the data themselves.
 

@@ -160,7 +160,8 @@ def mcd_small_sample(p: int, n: int, alpha: float, *, reweighted: bool = False) 
     fits at 0.5 and 0.875 (and to 1 at ``alpha = 1``). ``reweighted`` gives
     ``.MCDcnp2.rew``. At exactly ``alpha = 0.5``, for the small samples robustbase
     simulated (``p <= 9`` and at most 2 to 20 samples, by ``p``), its simulated factor
-    replaces the fit, as in robustbase (at 14 x 5 the fit would be 16% larger).
+    replaces the fit, as in robustbase (where the two differ, the simulation is what
+    robustbase uses; ``docs/design-notes/rrcov-family.md``).
     """
     index = int(reweighted)
     if p > 2:
@@ -213,7 +214,7 @@ class MCDResult:
 
 def _mahalanobis_sq(X: np.ndarray, location: np.ndarray, covariance: np.ndarray) -> np.ndarray:
     """Squared distances under ``covariance``: by its Cholesky factor (one triangular
-    solve, 20x faster than a least-squares solve at 50,000 x 20), or, where it is not
+    solve, far cheaper than a least-squares solve on tall data), or, where it is not
     positive definite (an exact fit), by least squares."""
     centred = X - location
     try:
@@ -427,9 +428,9 @@ def fast_mcd_subset(
     One deliberate difference from robustbase: its last stage (``rffastmcd.f``, stage
     3) iterates only the best candidate above 5,000 samples, and above
     ``n p = 100,000`` takes 10 down to 1 C-steps rather than going on to convergence.
-    Here all ``n_best`` go on until none moves, as robustbase does on smaller data. At
-    50,000 x 20 that reaches a lower determinant (by 8e-4 in the log) and takes about
-    1.4x robustbase's time (``docs/rrcov.md``, ``benchmarks/bench_mcd.py``).
+    Here all ``n_best`` go on until none moves, as robustbase does on smaller data: a
+    determinant as low or lower, for somewhat more time (``docs/rrcov.md``,
+    ``docs/design-notes/rrcov-family.md``, ``benchmarks/bench_mcd.py``).
     """
     n, p = X.shape
     if p == 1:

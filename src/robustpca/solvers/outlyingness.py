@@ -187,9 +187,9 @@ def _hyperplane_normals(X: np.ndarray, n_directions: int, rng, max_tries: int) -
     Each round draws twice the subsets still needed (and 8 more), in case some are
     singular, but factorizes them in order only until enough are regular: the first
     regular ones are kept, as if all had been factorized, and the surplus (all of it on
-    data in general position) costs nothing. The SVD of the subsets was 75% of a
-    skew-adjusted ROBPCA at 300 x 3,000 (where ``p = 299``) when every drawn subset
-    was factorized.
+    data in general position) costs nothing. Factorizing every drawn subset made their
+    SVDs most of the time of a skew-adjusted ROBPCA on data with a few hundred features
+    (``docs/design-notes/rrcov-family.md``).
     """
     n, p = X.shape
     found: list[np.ndarray] = []

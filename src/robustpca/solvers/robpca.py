@@ -103,7 +103,7 @@ class SkewModel:
     """Adjusted outlyingness of samples in the k-dimensional space of skewed ROBPCA.
 
     ``(x - origin) @ rotation`` are a sample's coordinates in that space (those the
-    final step measured its outlyingness in), ``outlyingness`` the fitted directions.
+    final step computed its outlyingness in), ``outlyingness`` the fitted directions.
     """
 
     origin: np.ndarray

@@ -41,7 +41,7 @@ def spatial_median(
     the iterate near it (:func:`_at_a_sample`; rrcov returns the iterate), as soon as an
     iterate comes within the floor of it: rrcov's steps, which weigh such a sample by
     ``eps`` rather than ``1 / eps``, can circle it without end (its ``PcaLocantore``
-    does not return on the 10 x 3 table of ``tests/test_spherical_covariance.py``).
+    does not return on the ten-row table of ``tests/test_spherical_covariance.py``).
 
     Returns
     -------
