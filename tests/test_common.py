@@ -7,6 +7,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robustpca
+from robustpca.diagnostics import outlier_diagnostics
 
 ESTIMATORS = [getattr(robustpca, name)() for name in robustpca.ESTIMATOR_NAMES]
 #: The linear subspace estimators: components_ live in feature space (KernelL21PCA's live
@@ -28,8 +29,15 @@ def _refuses_wide(estimator, n, d) -> bool:
 
 def check_instance(name):
     """An instance for the common checks: 2 components (the default, all components, is
-    data-shape dependent, which the weighted-vs-repeated-rows check cannot allow)."""
-    return _seeded(getattr(robustpca, name)(n_components=2), 0)
+    data-shape dependent, which the weighted-vs-repeated-rows check cannot allow), and
+    ``contamination=0.1`` (EllipticEnvelope's default): scikit-learn's outlier checks
+    want some of their 300 blob samples flagged, and rrcov's cutoffs (``"auto"``) flag
+    none of three compact blobs for half the estimators, as they should; the checks then
+    test that exactly 10% are flagged. ``"auto"`` is tested in tests/test_outlier_api.py."""
+    estimator = getattr(robustpca, name)(n_components=2)
+    if "contamination" in estimator.get_params():
+        estimator.set_params(contamination=0.1)
+    return _seeded(estimator, 0)
 
 
 def _seeded(estimator, seed):
@@ -67,7 +75,13 @@ def test_fitted_attribute_contract(estimator, n, d):
     np.testing.assert_allclose(
         err, np.linalg.norm(X - model.inverse_transform(Z), axis=1), atol=1e-10
     )
-    assert np.all(model.score_samples(X) == -err)
+    # the outlier-detector contract (estimators/_outlier_api.py): the outlyingness in
+    # units of the training cutoffs, and the decision its translate by offset_
+    outlyingness = outlier_diagnostics(model, X).outlyingness
+    np.testing.assert_array_equal(model.score_samples(X), -outlyingness)
+    assert model.offset_ == -1.0  # contamination="auto": rrcov's cutoffs
+    np.testing.assert_array_equal(model.decision_function(X), 1.0 - outlyingness)
+    np.testing.assert_array_equal(model.predict(X) == -1, outlier_diagnostics(model, X).outliers)
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)

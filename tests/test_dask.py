@@ -226,7 +226,7 @@ def test_transforms_are_lazy_and_equal_numpy(threads):
     with CountComputes() as counter:
         out = {
             name: getattr(model, name)(dX)
-            for name in ("transform", "reconstruct", "reconstruction_error", "score_samples")
+            for name in ("transform", "reconstruct", "reconstruction_error")
         }
         fit_t = clone(model).fit_transform(dX)
         n_fit = counter.count
@@ -237,9 +237,16 @@ def test_transforms_are_lazy_and_equal_numpy(threads):
         np.testing.assert_allclose(lazy.compute(), getattr(model, name)(X), rtol=1e-12, atol=1e-9)
     assert isinstance(fit_t, da.Array)
     np.testing.assert_allclose(fit_t.compute(), model.transform(X), atol=1e-9)
-    # an estimator fitted on NumPy transforms dask arrays lazily as well
+    # score_samples needs the training cutoffs, which a Dask fit does not compute
+    with pytest.raises(ValueError, match="reference=X_train"):
+        model.score_samples(dX)
+    # an estimator fitted on NumPy transforms and scores dask arrays lazily as well
     numpy_model = OptimalMeanPCA(3).fit(X)
     np.testing.assert_allclose(numpy_model.transform(dX).compute(), numpy_model.transform(X))
+    with CountComputes() as counter:
+        lazy = numpy_model.score_samples(dX)
+    assert counter.count == 0 and isinstance(lazy, da.Array) and lazy.chunks[0] == dX.chunks[0]
+    np.testing.assert_allclose(lazy.compute(), numpy_model.score_samples(X), rtol=1e-12)
 
 
 def test_weights_are_lazy_for_local_rules(threads):

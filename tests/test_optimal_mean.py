@@ -10,6 +10,7 @@ from scipy.linalg import subspace_angles
 from sklearn.exceptions import ConvergenceWarning
 
 from robustpca import PCA, OptimalMeanPCA
+from robustpca.diagnostics import outlier_diagnostics
 from robustpca.losses import L21Loss
 from robustpca.solvers import solve_optimal_mean_pca
 
@@ -237,7 +238,9 @@ def test_transform_inverse_and_errors_consistent():
         np.linalg.norm(X - rec, axis=1), model.reconstruction_error(X), atol=1e-10
     )
     np.testing.assert_allclose(model.reconstruction_error(X), model.residuals_, atol=1e-6)
-    np.testing.assert_allclose(model.score_samples(X), -model.reconstruction_error(X))
+    diag = outlier_diagnostics(model, X)  # score_samples: the detector's outlyingness
+    np.testing.assert_allclose(diag.orthogonal_distances, model.reconstruction_error(X))
+    np.testing.assert_array_equal(model.score_samples(X), -diag.outlyingness)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 Cross-validation over ``n_components`` with no scorer chooses the planted rank of the
 inliers despite gross outlier rows; classical PCA's score is scikit-learn's; degenerate
-data give a finite score; ``score_samples`` keeps its meaning.
+data give a finite score; ``score_samples`` stays the outlier detector's.
 """
 
 from __future__ import annotations
@@ -187,10 +187,15 @@ def test_score_is_the_floored_gaussian_log_likelihood():
         assert model.score(Y) == pytest.approx(expected, rel=1e-12)
 
 
-def test_score_samples_keeps_its_meaning():
+def test_score_samples_stays_the_outlier_detectors():
+    """``score`` is the likelihood; ``score_samples`` is minus the outlyingness of the
+    detector API (estimators/_outlier_api.py), not the per-sample likelihood."""
+    from robustpca.diagnostics import outlier_diagnostics
+
     X, _ = planted(6)
     model = OptimalMeanPCA(3, random_state=0).fit(X)
-    np.testing.assert_array_equal(model.score_samples(X), -model.reconstruction_error(X))
+    outlyingness = outlier_diagnostics(model, X).outlyingness
+    np.testing.assert_array_equal(model.score_samples(X), -outlyingness)
     assert np.ndim(model.score(X)) == 0
 
 

@@ -25,6 +25,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 import robustpca.linalg
 from robustpca import PCA, OptimalMeanPCA
 from robustpca.datasets import load_orl, occlude_blocks
+from robustpca.diagnostics import _AT_CUTOFF
 from robustpca.estimators._l21_two_d import L21TwoDPCA
 from robustpca.estimators._two_d import GLRAM, CappedRobust2DPCA, Robust2DPCA, TwoDPCA
 from robustpca.metrics import projector_distance, weighted_reconstruction_error
@@ -284,7 +285,12 @@ def test_structured_routes_agree_with_dense_components(cls, monkeypatch):
     np.testing.assert_allclose(model.reconstruct(X), Z @ C + mean, rtol=0, atol=1e-12)
     dense_error = np.linalg.norm(Xc - Z @ C, axis=1)
     np.testing.assert_allclose(model.reconstruction_error(X), dense_error, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(model.score_samples(X), -dense_error, rtol=0, atol=1e-12)
+    ref, q = model._outlier_reference, 0.975  # the detector's outlyingness, densely
+    dense_outlyingness = np.maximum(
+        ref.score_distances(Z) / (ref.score_cutoff(q) * _AT_CUTOFF),
+        dense_error / (ref.orthogonal_cutoff(q) * _AT_CUTOFF),
+    )
+    np.testing.assert_allclose(model.score_samples(X), -dense_outlyingness, rtol=1e-10)
 
 
 @pytest.mark.parametrize("cls", ALL)

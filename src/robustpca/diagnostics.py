@@ -29,16 +29,17 @@ The centre :math:`c`, the scales :math:`s` and the OD rule depend on the estimat
 ``"scores"``
     For every other estimator (the founding-paper methods have no consistent
     eigenvalues), :math:`c_j` the median and :math:`s_j` the MAD (times 1.4826) of the
-    training scores of component ``j``; median/MAD OD cutoff. The median and MAD are chosen over Qn
-    because they have the same 50% breakdown, cost ``O(n)`` instead of
-    ``O(n \log n)``, and are the scale of rrcov's robust OD cutoff and of
-    ``PcaGrid``'s default, so the two distances use one kind of robust scale. A
-    component whose MAD is zero (more than half the scores tie) falls back to the mean
-    absolute deviation about the median (times :math:`\sqrt{\pi/2}`); if that is zero
-    too, it is left out of the score distance, as rrcov leaves out zero eigenvalues.
-    Centring matters: the mean of RPCA-OM is only identified orthogonally to the
-    subspace (moving :math:`b` along :math:`U` leaves its objective unchanged), so its
-    raw scores can all sit far from zero.
+    training scores of component ``j`` (the mean absolute deviation times
+    :math:`\sqrt{\pi/2}` where the MAD is zero; a component with neither is left out, as
+    rrcov leaves out zero eigenvalues); median/MAD OD cutoff. Centring matters: RPCA-OM's
+    mean is only identified orthogonally to the subspace, so its raw scores can all sit
+    far from zero. The SD cutoff is the larger of :math:`\sqrt{\chi^2_{k, q}}` and the
+    OD's rule applied to the training SDs, :math:`(\hat\mu + \hat\sigma z_q)^{3/2}` with
+    the median and MAD of :math:`SD^{2/3}` (``sd_location``, ``sd_scale``): for
+    Gaussian scores :math:`SD^2` is :math:`\chi^2_k` and the two agree, but the
+    per-component MADs miss the joint spread of heavy-tailed or dependent scores, where
+    :math:`\chi^2_{k, q}` alone flagged a third of the inliers of real tables
+    (``docs/design-notes/outlier-cutoffs.md``).
 
 As in rrcov there is no OD cutoff (``orthogonal_cutoff = 0``, nothing flagged by OD)
 when the fit holds every direction of the data (all training ODs are zero up to
@@ -49,17 +50,12 @@ point. :func:`plot_outlier_map` draws the outlier map.
 **Missing entries.** For the estimators that accept NaN, a row with gaps gets the
 least-squares scores of its observed coordinates and the OD of its observed
 coordinates times :math:`\sqrt{(p - k) / (p_O - k)}` (``p_O`` of ``p`` coordinates
-observed): a ``k``-score least-squares fit leaves ``p_O - k`` residual degrees of
-freedom, so with noise of equal variance per coordinate this puts the OD on the scale
-of a complete row's, which the cutoffs are (:func:`robustpca.solvers.missing.
-od_correction`; ``sqrt(p / p_O)`` would ignore the ``k`` fitted coordinates). A row with
-``p_O <= k`` observed coordinates is fitted exactly and has OD 0. Its score distance
-uses the same centre and scales. Its OD of 0 carries no information, so the training
-rows fitted exactly are left out of the OD location and scale (and of the score
-statistics where ``p_O < k``: their scores are not determined;
-:func:`diagnostic_reference`'s ``n_observed``). Counted, they dragged the OD cutoff to
-0: on rrcov's hbk with a fifth of its cells missing, ROBPCA's fell from 3.2 to 0.44 and
-34 of 75 rows were flagged, against the 14 documented outliers.
+observed; :func:`robustpca.solvers.missing.od_correction`): a ``k``-score fit leaves
+``p_O - k`` residual degrees of freedom, so this puts the OD on the scale of a complete
+row's. A row with ``p_O <= k`` observed coordinates is fitted exactly (OD 0, which
+carries no information): the training rows fitted exactly are left out of the OD
+location and scale, which they would drag to 0, and of the score statistics where
+``p_O < k`` (:func:`diagnostic_reference`'s ``n_observed``).
 
 The reference statistics (``c``, ``s``, the OD location and scale) come from the
 training data: every estimator stores them at fit (``_outlier_reference``), so that
@@ -76,7 +72,7 @@ map", Computational Statistics & Data Analysis 53(6), 2009, sec. 3.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -104,11 +100,9 @@ _ZERO_OD = float(np.sqrt(np.finfo(np.float64).eps))
 #: A component's score scale below this fraction of the median training norm is the
 #: rounding of its scores (``eps |x|`` each), so zero: left out of the score distance.
 _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
-#: A distance within this relative rounding of its cutoff is at the cutoff, so regular.
-#: The skew rule's cutoffs are training distances themselves (rrcov's ``.crit.od``), and
-#: rrcov compares each with the very vector it came from; here a sample's distance may be
-#: recomputed by another route (blocked at ``fit``, whole at ``predict``) and come out an
-#: ulp above: skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff.
+#: A distance within this relative rounding of its cutoff is at the cutoff, so regular:
+#: the skew rule's cutoffs are training distances, which another route may recompute an
+#: ulp above (skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff).
 _AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
 
 
@@ -171,10 +165,11 @@ class DiagnosticReference:
     od_floor : float
         The OD below which a distance is zero up to rounding (``_ZERO_OD`` times the
         median training norm), and the least OD cutoff: where more than half the
-        training samples lie on the subspace exactly, their ODs are rounding noise and
-        so is the robust cutoff taken of them; samples on the subspace were then flagged
-        or not by their rounding (ROBPCA at ``k = 2`` on four equal rows and two others
-        flagged all six).
+        training samples lie on the subspace exactly, a cutoff taken of their ODs would
+        flag samples on the subspace by their rounding.
+    sd_location, sd_scale : float
+        Median and MAD of the training :math:`SD^{2/3}` ("scores" rule; 0 otherwise),
+        the empirical score-distance cutoff.
     """
 
     rule: str
@@ -186,14 +181,14 @@ class DiagnosticReference:
     sd_skew_cutoff: float
     od_cutoff_applies: bool
     od_floor: float = 0.0
+    sd_location: float = 0.0
+    sd_scale: float = 0.0
 
     def score_distances(self, scores: np.ndarray) -> np.ndarray:
         """:math:`SD` of the scores (components with zero scale left out).
 
         The standardised scores are divided by their row's largest before they are
-        squared: a gross outlier's score over the regular samples' scale can exceed the
-        square root of the largest float (an entry of 1e152 in wood, whose regular
-        scores spread over 1e-2, overflowed to an infinite distance)."""
+        squared, which a gross outlier's could overflow (an entry of 1e152 in wood)."""
         keep = self.score_scale > 0
         z = np.abs(scores[:, keep] - self.score_center[keep]) / self.score_scale[keep]
         if z.shape[1] == 0:
@@ -205,7 +200,9 @@ class DiagnosticReference:
     def score_cutoff(self, quantile: float) -> float:
         if self.sd_skew_cutoff > 0:
             return self.sd_skew_cutoff
-        return float(np.sqrt(stats.chi2.ppf(quantile, self.score_center.shape[0])))
+        chi2 = float(np.sqrt(stats.chi2.ppf(quantile, self.score_center.shape[0])))
+        empirical = self.sd_location + self.sd_scale * stats.norm.ppf(quantile)
+        return max(chi2, float(empirical**1.5) if empirical > 0 else 0.0)
 
     def orthogonal_cutoff(self, quantile: float) -> float:
         if not self.od_cutoff_applies:
@@ -242,13 +239,10 @@ def diagnostic_reference(
         statistics equal those of the data with each row repeated ``w_i`` times
         (ignored by the "skew" rule).
     n_observed : ndarray of shape (n_samples,), optional
-        The number of observed coordinates of each training row, where the data have
-        missing entries (:func:`observed_counts`; None: every row complete). A row with
-        at most ``k`` of them is fitted exactly: its OD is 0 whatever the subspace, so
-        it is left out of the OD location, scale and skew cutoff, which it would
-        otherwise drag to 0 (module docstring, "Missing entries"); a row with fewer
-        than ``k`` has no determined scores, so it is left out of the score centre and
-        scales too. With no row left for the OD statistics there is no OD cutoff.
+        The observed coordinates of each training row (:func:`observed_counts`; None:
+        every row complete). A row with at most ``k`` is left out of the OD statistics,
+        one with fewer than ``k`` of the score statistics too (module docstring,
+        "Missing entries"). With no row left for the OD statistics there is no OD cutoff.
 
     Returns
     -------
@@ -281,8 +275,7 @@ def diagnostic_reference(
     # largest would be a gross outlier's, 1e152 in tests/test_input_magnitude.py)
     typical = float(np.median(norms)) if norms.size else 0.0
     # a scale at the rounding of the scores (more components than the data's rank) is
-    # zero, left out as rrcov leaves out zero eigenvalues: 3e-16 against scales of 0.07
-    # to 5.5 at k = 7 on 7 x 12 data made the score distances, so the flags, rounding
+    # zero, left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
     scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
     floor = _ZERO_OD * typical
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
@@ -292,9 +285,14 @@ def diagnostic_reference(
     sd_skew = 0.0
     if rule == "skew" and skew_distances is not None:
         sd_skew = _skew_cutoff(np.asarray(skew_distances, dtype=np.float64))
-    return DiagnosticReference(
+    reference = DiagnosticReference(
         rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor
     )
+    if rule != "scores" or not scores.shape[0]:
+        return reference
+    sd23 = reference.score_distances(scores) ** (2.0 / 3.0)  # Wilson-Hilferty, as the OD
+    sd23 = np.where(np.isfinite(sd23), sd23, np.finfo(np.float64).max)
+    return replace(reference, sd_location=float(_median(sd23, w)), sd_scale=float(_mad(sd23, w)))
 
 
 def _reference_rows(
@@ -381,14 +379,19 @@ class OutlierDiagnostics:
         return self.score_outliers | self.orthogonal_outliers
 
     @property
-    def margins(self) -> np.ndarray:
-        r""":math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`: negative beyond a cutoff, zero at
-        it (the OD term only where there is an OD cutoff)."""
+    def outlyingness(self) -> np.ndarray:
+        r""":math:`\max(SD/c_{SD},\ OD/c_{OD})`, the distances in units of their cutoffs:
+        above 1 beyond a cutoff (the OD term only where there is an OD cutoff)."""
         ratio = _ratio(self.score_distances, self.score_cutoff * _AT_CUTOFF)
         if self.orthogonal_cutoff > 0:
             cutoff = self.orthogonal_cutoff * _AT_CUTOFF
             ratio = np.maximum(ratio, self.orthogonal_distances / cutoff)
-        return 1.0 - ratio
+        return ratio
+
+    @property
+    def margins(self) -> np.ndarray:
+        """``1 - outlyingness``: negative beyond a cutoff, zero at it."""
+        return 1.0 - self.outlyingness
 
     @property
     def labels(self) -> np.ndarray:
@@ -416,18 +419,9 @@ def observed_counts(model, X):
     less those of the constant training columns that the model does not use
     (:func:`~robustpca.solvers.informative_coordinates.model_constants`).
 
-    Parameters
-    ----------
-    model : estimator
-        Only one that accepts missing entries (input tag ``allow_nan``) counts them.
-    X : array-like of shape (n_samples, n_features)
-        NumPy, a DataFrame, a Dask array or an array-API array (counted on its device).
-
-    Returns
-    -------
-    ndarray of int, shape (n_samples,), or None
-        None when ``model`` rejects missing entries or ``X`` has none; a lazy Dask
-        array for a Dask ``X``.
+    ``X`` may be NumPy, a DataFrame, a Dask array (lazy counts) or an array-API array
+    (counted on its device). None when ``model`` rejects missing entries (input tag
+    ``allow_nan``) or ``X`` has none.
     """
     import array_api_compat
 

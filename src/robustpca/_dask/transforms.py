@@ -1,6 +1,6 @@
 """The lazy dask transforms of a fitted estimator (:func:`lazy_method`).
 
-``transform``, ``reconstruct``, ``reconstruction_error`` (``score_samples``) and
+``transform``, ``reconstruct``, ``reconstruction_error``, ``score_samples`` and
 ``inverse_transform`` of a dask array return dask arrays computed block by block with the
 NumPy formulas; rows with NaN take the observed-coordinates fit for the estimators that
 fit missing entries (:func:`robustpca._dask.missing.observed_block`).
@@ -102,11 +102,40 @@ def _lazy_by_columns(name, X, mean, C):
     return da.sqrt((R * R).sum(axis=1))
 
 
+def _score_block(x, *, estimator):
+    if x.shape[0] == 0:  # an empty block: no validation of zero rows
+        return np.empty(0, dtype=np.result_type(x.dtype, estimator.components_.dtype))
+    return estimator.score_samples(x)
+
+
+def _lazy_score_samples(estimator, X):
+    """``score_samples`` by row blocks, each block scored by the estimator's NumPy method
+    against its training cutoffs (blocks hold whole rows: the outlyingness needs the
+    scores and the orthogonal distance of a row together)."""
+    X = as_float_array(X, keep_float32=True)
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input."
+        )
+    if X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    dtype = np.result_type(X.dtype, estimator.components_.dtype)
+    return X.map_blocks(
+        _score_block,
+        drop_axis=1,
+        chunks=(X.chunks[0],),
+        dtype=dtype,
+        meta=np.empty(0, dtype=dtype),
+        estimator=estimator,
+    )
+
+
 def lazy_method(estimator, name: str, X):
     """Apply ``estimator.<name>`` to the dask array ``X``, lazily (nothing is computed).
 
-    ``name`` is ``'transform'``, ``'reconstruct'``, ``'reconstruction_error'``
-    (``score_samples`` negates it) or ``'inverse_transform'``, computed with the NumPy
+    ``name`` is ``'transform'``, ``'reconstruct'``, ``'reconstruction_error'``,
+    ``'score_samples'`` (by whole-row blocks) or ``'inverse_transform'``, computed with the NumPy
     formulas of :class:`~robustpca.estimators._base.BaseSubspaceEstimator` (float32
     stays float32, other dtypes are cast to float64). The result is chunked like the
     rows of ``X``. With one chunk of columns each block is mapped on its own; with
@@ -117,6 +146,8 @@ def lazy_method(estimator, name: str, X):
     check_is_fitted(estimator)
     if name == "inverse_transform":
         return _lazy_inverse(estimator, X)
+    if name == "score_samples":
+        return _lazy_score_samples(estimator, X)
     if name not in ("transform", "reconstruct", "reconstruction_error"):
         raise ValueError(f"{name!r} has no lazy dask version.")
     X = as_float_array(X, keep_float32=True)

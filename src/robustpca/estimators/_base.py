@@ -54,7 +54,7 @@ from ..solvers.informative_coordinates import (
 )
 from ..solvers.missing import initial_fill, observed_fit
 from ._likelihood import LikelihoodScoreMixin
-from ._outlier_api import OutlierDetectorMixin
+from ._outlier_api import OutlierDetectorMixin, check_contamination
 
 __all__ = ["BaseSubspaceEstimator"]
 
@@ -201,6 +201,8 @@ class BaseSubspaceEstimator(
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.array_api_support = True
         tags.input_tags.allow_nan = bool(self._supports_missing)
+        if "contamination" in self.get_params(deep=False):  # the detector API (_outlier_api)
+            tags.estimator_type = "outlier_detector"
         return tags
 
     @property
@@ -216,6 +218,7 @@ class BaseSubspaceEstimator(
             check_nonnegative_float(self.tol, "tol")
         if getattr(self, "callback", None) is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {self.callback!r}.")
+        check_contamination(getattr(self, "contamination", "auto"))
 
     def _fit(self, X, sample_weight=None):
         if is_dask_collection(X):
@@ -224,6 +227,9 @@ class BaseSubspaceEstimator(
             self._validate_common()
             fit_dask(self, X, sample_weight)
             self._outlier_reference = None  # no extra pass over the data (module _dask)
+            self.__dict__.pop("offset_", None)  # a float contamination needs that pass
+            if getattr(self, "contamination", "auto") == "auto":
+                self.offset_ = -1.0
             return X
         self.__dict__.pop("n_passes_", None)  # a Dask fit's, not this one's
         xp, device = input_namespace(X)

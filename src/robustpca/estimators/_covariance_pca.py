@@ -53,6 +53,10 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         FAST-MCD random starts.
     random_state : int, RandomState, Generator or None, default=None
         Seeds FAST-MCD.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -98,6 +102,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         kmax=None,
         n_starts=500,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.covariance = covariance
@@ -105,6 +110,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         self.kmax = kmax
         self.n_starts = n_starts
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_params(self) -> None:
         self._check_kmax()

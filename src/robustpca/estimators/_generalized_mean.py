@@ -83,6 +83,10 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     random_state : int, Generator or None, default=None
         Only used to complete the basis when the data have fewer than ``n_components``
         directions of variance; the algorithms are deterministic.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -156,6 +160,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.p = p
@@ -165,6 +170,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_center(self) -> None:
         if not (isinstance(self.center, str) and self.center in _CENTERS):

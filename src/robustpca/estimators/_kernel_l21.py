@@ -113,6 +113,10 @@ class KernelL21PCA(BaseSubspaceEstimator):
         coordinates. Returning ``True`` stops the fit.
     random_state : int, Generator or None, default=None
         Used by ``init='random'`` and to complete a rank-deficient basis.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -188,6 +192,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -202,6 +207,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     #: a variance share or "auto" would need the spectrum of the kernel's feature space
     _supports_auto_rank = False

@@ -52,6 +52,10 @@ class L1PCA(BaseSubspaceEstimator):
     random_state : int, Generator or None, default=None
         Seeds the perturbations and the completion of the basis when the data have
         fewer than ``n_components`` directions of variance.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -128,6 +132,7 @@ class L1PCA(BaseSubspaceEstimator):
         max_perturbations=10,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.max_iter = max_iter
@@ -135,6 +140,7 @@ class L1PCA(BaseSubspaceEstimator):
         self.max_perturbations = max_perturbations
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         """PCA-L1 by EM on the observed entries (:func:`~robustpca.solvers.l1_pca.

@@ -48,6 +48,10 @@ class L21TwoDPCA(BaseTwoDEstimator):
     callback : callable or None, default=None
         ``callback(iteration, state)`` after each alternation; returning ``True`` stops.
     random_state : int, Generator or None, default=None
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -92,6 +96,7 @@ class L21TwoDPCA(BaseTwoDEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.image_shape = image_shape
@@ -100,6 +105,7 @@ class L21TwoDPCA(BaseTwoDEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None):
         if not (isinstance(self.init, str) and self.init in ("2dpca", "random")):

@@ -63,6 +63,10 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
     random_state : int, Generator or None, default=None
         Only used to complete the basis when the data have fewer than ``n_components``
         directions of variance; the algorithm itself is deterministic.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -145,6 +149,7 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.loss = loss
@@ -155,6 +160,7 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _loss_for_scale(self, scale):
         """The loss and ``epsilon_`` for data whose centred rows have mean squared norm

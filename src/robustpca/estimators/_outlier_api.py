@@ -1,25 +1,39 @@
-r"""The outlier-detector API of every estimator: ``predict``, ``decision_function``,
-``fit_predict``, on the diagnostics of :mod:`robustpca.diagnostics`.
+r"""The outlier-detector API of every estimator: ``score_samples``, ``decision_function``,
+``predict``, ``fit_predict`` and ``offset_``, on the diagnostics of
+:mod:`robustpca.diagnostics`, as scikit-learn's outlier detectors
+(:class:`~sklearn.ensemble.IsolationForest`,
+:class:`~sklearn.covariance.EllipticEnvelope`).
 
 At the end of ``fit`` each estimator stores the reference statistics of its training
 data's diagnostics in ``_outlier_reference`` (the centre and scales of the scores and the
 location and scale of the orthogonal distances; :class:`~robustpca.diagnostics.
-DiagnosticReference`). ``predict`` then flags a sample of any data, training or new,
-exactly as :func:`~robustpca.diagnostics.outlier_diagnostics` does, with the training
-cutoffs at rrcov's quantile 0.975 (``DEFAULT_QUANTILE``): -1 beyond the score-distance
-or the orthogonal-distance cutoff, +1 otherwise. For another quantile, use
-``outlier_diagnostics(model, X, quantile=q).outliers``; a constructor parameter on
-every estimator was judged too heavy for one number rrcov itself rarely changes.
+DiagnosticReference`), which fix the score-distance and orthogonal-distance cutoffs
+:math:`c_{SD}, c_{OD}` at rrcov's quantile 0.975 (``DEFAULT_QUANTILE``). Then, for any
+data, training or new:
 
-``decision_function`` is :math:`1 - \max(SD / c_{SD},\ OD / c_{OD})`: negative for the
-flagged samples, zero at the cutoff, positive inside; in units of the cutoffs, so the two
-criteria are comparable.
+* ``score_samples`` is minus the **outlyingness** :math:`\max(SD/c_{SD},\ OD/c_{OD})`
+  (:attr:`~robustpca.diagnostics.OutlierDiagnostics.outlyingness`): the two distances
+  in units of their cutoffs, so that they are comparable, and 1 on the cutoff;
+* ``decision_function = score_samples - offset_``, and ``predict`` is -1 where it is
+  negative, +1 elsewhere.
 
-This follows :class:`sklearn.base.OutlierMixin` (``fit_predict`` is ``fit(X).predict(X)``,
-labels +1/-1) without declaring the ``"outlier_detector"`` estimator type: that type
-promises ``decision_function = score_samples - offset_``, while ``score_samples`` keeps
-its meaning across the library (minus the orthogonal distance, lazy on Dask and
-in-namespace for array-API inputs), and the decision combines two distances.
+``contamination="auto"`` (the default) sets ``offset_ = -1``: ``predict`` flags a sample
+exactly as :func:`~robustpca.diagnostics.outlier_diagnostics` does (beyond either rrcov
+cutoff) and ``decision_function`` is :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`. A float
+``contamination`` in (0, 0.5] sets ``offset_`` between the training scores so that
+``predict`` flags that share of the training rows, :math:`\lfloor c\,n + 1/2 \rfloor` of
+``n`` (the frequency-weighted share for a fit with ``sample_weight``; rows whose scores
+tie at the threshold are all flagged or all kept, whichever count is nearer). Both
+cutoffs are then multiplied by the same factor :math:`-\text{offset\_}`, so the share
+chooses how far out the cutoffs sit and the diagnostics choose their shape. For another
+quantile of the diagnostics themselves, use ``outlier_diagnostics(model, X,
+quantile=q)``.
+
+The estimators declare scikit-learn's ``"outlier_detector"`` estimator type, so
+:func:`~sklearn.base.is_outlier_detector` holds and ``check_estimator`` runs its outlier
+checks on them. ``reconstruction_error`` keeps the orthogonal distance alone (the
+reconstruction error, lazy on Dask and in-namespace for array-API inputs); before
+``contamination`` existed ``score_samples`` returned minus that.
 """
 
 from __future__ import annotations
@@ -35,7 +49,7 @@ from ..diagnostics import (
 )
 from ..linalg.blocked import Projector, blas_matmul
 
-__all__ = ["OutlierDetectorMixin"]
+__all__ = ["OutlierDetectorMixin", "check_contamination", "contamination_offset"]
 
 #: The training distances are computed at fit by blocks of rows: at most 1/8 of the
 #: data and 2**20 entries per block, so the pass adds little to the fit's peak memory.
@@ -171,52 +185,85 @@ class OutlierDetectorMixin:
         store = getattr(self, "_set_likelihood_reference", None)
         if store is not None:  # the Gaussian model of score() (estimators/_likelihood.py)
             store(scores, od, sample_weight, counts)
+        self._set_offset(X, sample_weight)
+
+    def _set_offset(self, X, sample_weight=None) -> None:
+        """``offset_`` from ``contamination`` (module docstring): -1 for ``"auto"``, else
+        a value between the training ``score_samples`` (computed as ``predict`` will
+        compute them, so the training rows are flagged by the same arithmetic)."""
+        from .._array_api import to_numpy
+
+        contamination = getattr(self, "contamination", "auto")
+        if isinstance(contamination, str):  # "auto": rrcov's cutoffs (validated at fit)
+            self.offset_ = -1.0
+            return
+        import array_api_compat
+        from sklearn import config_context
+
+        from .._array_api import _is_foreign, move_to
+
+        mean = self.__dict__["mean_"]
+        if _is_foreign(mean) and not _is_foreign(X):  # fitted on the host, moved back
+            xp = array_api_compat.array_namespace(mean)
+            X = move_to(X, xp=xp, device=array_api_compat.device(mean))
+        with config_context(array_api_dispatch=_is_foreign(X)):
+            scores = np.asarray(to_numpy(self.score_samples(X)), dtype=np.float64)
+        if sample_weight is not None:
+            sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
+        self.offset_ = contamination_offset(scores, float(contamination), sample_weight)
 
     def _diagnose(self, X, method: str):
+        """The diagnostics of ``X`` with the training cutoffs (``X=None``: only check
+        that the model has them)."""
         from .._array_api import check_same_namespace
 
         check_is_fitted(self)
-        check_same_namespace(X, self, attribute="mean_", method=method)
+        if X is not None:
+            check_same_namespace(X, self, attribute="mean_", method=method)
         if getattr(self, "_outlier_reference", None) is None:
             raise ValueError(
-                f"This {type(self).__name__} has no training diagnostics "
+                f"This {type(self).__name__} has no training diagnostics for {method} "
                 "(_outlier_reference; a Dask fit does not compute them): use "
-                "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train)."
+                "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train), "
+                "or reconstruction_error for the orthogonal distances."
             )
-        return outlier_diagnostics(self, X, quantile=DEFAULT_QUANTILE)
+        return None if X is None else outlier_diagnostics(self, X, quantile=DEFAULT_QUANTILE)
 
     def score_samples(self, X):
-        """Typicality of each sample: minus its ``reconstruction_error`` (higher = typical).
+        r"""Typicality of each sample: minus its outlyingness :math:`\max(SD/c_{SD},\
+        OD/c_{OD})` (higher = more typical; -1 on the rrcov cutoffs).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Samples to score; scikit-learn's outlier detectors use the same sign.
+            Samples to score against the training cutoffs (a Dask array gives a lazy
+            result; an array-API array one in its namespace).
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The orthogonal distance alone is ``reconstruction_error``.
         """
-        return -self.reconstruction_error(X)
+        return self._score_samples(X, "score_samples")
 
-    def predict(self, X):
-        """Outlier labels: -1 beyond a diagnostic cutoff of the training data, +1 inside.
+    def _score_samples(self, X, method: str):
+        """``score_samples``, with errors naming the public ``method`` called."""
+        from .._validation import is_dask_collection
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples to label, judged against the cutoffs fixed at ``fit``.
+        if is_dask_collection(X):
+            from .._dask import lazy_method
 
-        Returns
-        -------
-        ndarray of shape (n_samples,), dtype int
-            ``-1`` where :func:`~robustpca.diagnostics.outlier_diagnostics` (quantile
-            0.975, the training cutoffs) flags the sample, ``+1`` elsewhere.
-        """
-        return _to_input_namespace(np.where(self._diagnose(X, "predict").outliers, -1, 1), X)
+            self._diagnose(None, method)  # fitted, with training cutoffs
+            return lazy_method(self, "score_samples", X)
+        values = -self._diagnose(X, method).outlyingness
+        return _to_input_namespace(values.astype(_output_dtype(self, X), copy=False), X)
+
+    def _decision(self, X, method: str):
+        check_is_fitted(self, "offset_")
+        return self._score_samples(X, method) - self.offset_
 
     def decision_function(self, X):
-        r"""Margin to the cutoffs: :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`.
+        r"""``score_samples(X) - offset_``: negative for the samples ``predict`` flags.
 
         Parameters
         ----------
@@ -227,9 +274,36 @@ class OutlierDetectorMixin:
         Returns
         -------
         ndarray of shape (n_samples,)
-            Negative for outliers, zero at the cutoff, up to 1 at the centre.
+            With ``contamination="auto"``, :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`:
+            zero at the cutoff, up to 1 at the centre.
         """
-        return _to_input_namespace(self._diagnose(X, "decision_function").margins, X)
+        return self._decision(X, "decision_function")
+
+    def predict(self, X):
+        """Outlier labels: -1 where ``decision_function`` is negative, +1 elsewhere.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples to label, judged against the cutoffs and ``offset_`` fixed at ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), dtype int
+            With ``contamination="auto"``, ``-1`` exactly where
+            :func:`~robustpca.diagnostics.outlier_diagnostics` (quantile 0.975, the
+            training cutoffs) flags the sample.
+        """
+        from .._array_api import to_numpy
+        from .._validation import is_dask_collection
+
+        decision = self._decision(X, "predict")
+        if is_dask_collection(decision):  # lazy, as the transforms
+            import dask.array as da
+
+            return da.where(decision < 0, -1, 1)
+        labels = np.where(np.asarray(to_numpy(decision)) < 0, -1, 1)
+        return _to_input_namespace(labels, X)
 
     def fit_predict(self, X, y=None, **kwargs):
         """Fit, then label the training samples (+1 inlier, -1 outlier).
@@ -247,6 +321,63 @@ class OutlierDetectorMixin:
         ndarray of shape (n_samples,), dtype int
         """
         return self.fit(X, **kwargs).predict(X)
+
+
+def check_contamination(contamination) -> None:
+    """``contamination`` is ``"auto"`` or a real in (0, 0.5]: a ``ValueError`` naming it."""
+    import numbers
+
+    if isinstance(contamination, str) and contamination == "auto":
+        return
+    if (
+        isinstance(contamination, numbers.Real)
+        and not isinstance(contamination, bool)
+        and 0.0 < float(contamination) <= 0.5
+    ):
+        return
+    raise ValueError(
+        f"contamination must be 'auto' or a float in (0, 0.5] (the share of the training "
+        f"rows to flag), got {contamination!r}."
+    )
+
+
+def contamination_offset(scores: np.ndarray, contamination: float, sample_weight=None) -> float:
+    r"""The offset that flags ``contamination`` of the training rows (``scores < offset``).
+
+    The count is :math:`c\,n` rounded half up (with frequency weights, the weight of
+    the flagged rows is nearest :math:`c` times the total): the cut goes between two
+    distinct sorted scores, at the boundary of a group of ties nearest that count (the
+    lower one on a tie), and at their midpoint, so that rounding differences of a
+    recomputed score cannot move a row across it. Always finite."""
+    n = scores.shape[0]
+    order = np.argsort(scores, kind="stable")
+    s = scores[order]
+    if sample_weight is None:
+        w = np.ones(n)
+    else:
+        w = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), (n,))[order]
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    target = np.floor(contamination * cum[-1] + 0.5)
+    # possible cuts j (rows s[:j] flagged): between distinct scores, with s[j] finite
+    cuts = np.flatnonzero(np.concatenate([[True], s[1:] > s[:-1], [True]]))
+    cuts = cuts[(cuts == n) | np.isfinite(s[np.minimum(cuts, n - 1)])]
+    j = int(cuts[np.argmin(np.abs(cum[cuts] - target))])  # first of the nearest
+    lower = s[j - 1] if j > 0 else -np.inf
+    if j == n:
+        return float(lower + max(1.0, abs(lower))) if np.isfinite(lower) else 0.0
+    upper = float(s[j])
+    if not np.isfinite(lower):
+        return upper - max(1.0, abs(upper))
+    middle = 0.5 * lower + 0.5 * upper
+    return float(middle) if lower < middle <= upper else upper
+
+
+def _output_dtype(model, X):
+    """float32 for float32 data on a float32 model (as ``transform``), else float64."""
+    from .._array_api import to_numpy
+
+    x32 = str(getattr(X, "dtype", "")).endswith("float32")
+    return np.float32 if x32 and to_numpy(model.mean_).dtype == np.float32 else np.float64
 
 
 def _observed_distances(model, X):

@@ -43,6 +43,10 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     random_state : int, Generator or None, default=None
         Only used to complete the basis when the data have fewer directions of
         variance than ``n_components``.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -99,9 +103,10 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)
     _dask_fit = "pca"  # robustpca._dask.fit.FITS
 
-    def __init__(self, n_components=None, *, random_state=None):
+    def __init__(self, n_components=None, *, random_state=None, contamination="auto"):
         self.n_components = n_components
         self.random_state = random_state
+        self.contamination = contamination
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit PCA to ``X``, optionally weighting each sample.

@@ -117,6 +117,10 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
     random_state : int, RandomState, Generator or None, default=None
         Draws the extra candidates of ``"lincomb"`` and ``"sphere"``; nothing else is
         random (pcaPP uses R's generator, so those fits differ from pcaPP's).
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -184,6 +188,7 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         candidates="data",
         n_candidates=1000,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.method = method
@@ -196,6 +201,7 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         self.candidates = candidates
         self.n_candidates = n_candidates
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_params(self) -> None:
         for name, allowed in (

@@ -61,6 +61,10 @@ class R1PCA(BaseSubspaceEstimator):
     random_state : int, Generator or None, default=None
         Only used to complete the basis when the data have fewer than
         ``n_components`` directions of variance; the algorithm is deterministic.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -134,6 +138,7 @@ class R1PCA(BaseSubspaceEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.loss = loss
@@ -142,6 +147,7 @@ class R1PCA(BaseSubspaceEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _make_loss(self):
         if not isinstance(self.loss, str) or self.loss not in _LOSSES:

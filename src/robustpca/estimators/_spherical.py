@@ -48,6 +48,10 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     random_state : int, RandomState, Generator or None, default=None
         Only used to complete the basis when the data have fewer directions of variance
         than ``n_components``.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -80,13 +84,21 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     __doc__ = with_imputation_doc(__doc__)
 
     def __init__(
-        self, n_components="auto", *, kmax=None, scale_on="data", delta=1e-3, random_state=None
+        self,
+        n_components="auto",
+        *,
+        kmax=None,
+        scale_on="data",
+        delta=1e-3,
+        random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.kmax = kmax
         self.scale_on = scale_on
         self.delta = delta
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_params(self) -> None:
         self._check_kmax()

@@ -44,6 +44,10 @@ class TwoDPCA(BaseTwoDEstimator):
     random_state : int, Generator or None, default=None
         Only used to complete the basis when ``G`` has fewer than ``k`` positive
         eigenvalues.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -90,10 +94,13 @@ class TwoDPCA(BaseTwoDEstimator):
 
     _two_sided = False
 
-    def __init__(self, n_components=None, *, image_shape=None, random_state=None):
+    def __init__(
+        self, n_components=None, *, image_shape=None, random_state=None, contamination="auto"
+    ):
         self.n_components = n_components
         self.image_shape = image_shape
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None):
         return solve_two_d_pca(self._images(X), self._ranks[1], rng=rng, dense_components=False)
@@ -138,6 +145,10 @@ class GLRAM(BaseTwoDEstimator):
         ``callback(iteration, state)`` after each sweep; returning ``True`` stops.
     random_state : int, Generator or None, default=None
         Only used to complete rank-deficient bases.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -178,6 +189,7 @@ class GLRAM(BaseTwoDEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.image_shape = image_shape
@@ -187,6 +199,7 @@ class GLRAM(BaseTwoDEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _fit_solver(self, X, rng, sample_weight=None):
         check_bool(self.center, "center")
@@ -240,6 +253,10 @@ class Robust2DPCA(BaseTwoDEstimator):
         ``callback(iteration, state)``; returning ``True`` stops.
     random_state : int, Generator or None, default=None
         Only used to complete rank-deficient bases.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -300,6 +317,7 @@ class Robust2DPCA(BaseTwoDEstimator):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.image_shape = image_shape
@@ -308,6 +326,7 @@ class Robust2DPCA(BaseTwoDEstimator):
         self.tol = tol
         self.callback = callback
         self.random_state = random_state
+        self.contamination = contamination
 
     def _epsilon(self, X) -> float:
         Xc = X - X.mean(axis=0, dtype=np.float64)
@@ -364,6 +383,10 @@ class CappedRobust2DPCA(Robust2DPCA):
         (2D)^2PCA bases) -- a heuristic of this library, not of the paper.
     epsilon, max_iter, tol, callback, random_state
         As in :class:`Robust2DPCA`.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
+        rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`).
 
     Attributes
     ----------
@@ -416,6 +439,7 @@ class CappedRobust2DPCA(Robust2DPCA):
         tol=1e-6,
         callback=None,
         random_state=None,
+        contamination="auto",
     ):
         super().__init__(
             n_components,
@@ -427,6 +451,7 @@ class CappedRobust2DPCA(Robust2DPCA):
             random_state=random_state,
         )
         self.threshold = threshold
+        self.contamination = contamination
 
     def _make_loss(self, X, images, rng):
         self.epsilon_ = self._epsilon(X)
