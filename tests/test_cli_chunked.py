@@ -122,6 +122,12 @@ def test_chunked_parquet_equals_in_memory_and_the_csv(tmp_path):
     src = write_csv(tmp_path / "t.csv", X, ids=list(frame.index))
     from_csv = fit(src, tmp_path / "csv", *options, "--index-col", "id")
     assert_same_outputs(from_csv, chunked)
+    # a dataset folder written by dask, whose unnamed index is no label
+    dd.from_pandas(frame.reset_index(drop=True), npartitions=3).to_parquet(tmp_path / "ds.parquet")
+    memory = fit(tmp_path / "ds.parquet", tmp_path / "ds-memory", *options)
+    chunked = fit(tmp_path / "ds.parquet", tmp_path / "ds-chunked", *options, "--chunked")
+    assert_same_outputs(memory, chunked)
+    assert distances(chunked)[0]["sample"] == "sample0"
 
 
 def test_index_col_drop_and_scaling_as_in_memory(tmp_path):

@@ -20,6 +20,7 @@ __all__ = [
     "TableLayout",
     "atomic_output_dir",
     "column_position",
+    "parquet_labelled",
     "read_input",
     "table_layout",
 ]
@@ -327,10 +328,16 @@ def _numbers(rows, first_line: int, names, keep, path, sample, delimiter) -> np.
     return X
 
 
+def parquet_labelled(index_name) -> bool:
+    """Whether a Parquet table's stored index labels its rows: it has a name, other
+    than the placeholders of an unnamed one (``__null_dask_index__``, ...)."""
+    return index_name is not None and not str(index_name).startswith("__")
+
+
 def parquet_labels(frame) -> list[str] | None:
     """The row labels of a Parquet table: its stored index when it has a name (pandas
     writes a named index with the table), else None (default names)."""
-    return None if frame.index.name is None else [str(v) for v in frame.index]
+    return [str(v) for v in frame.index] if parquet_labelled(frame.index.name) else None
 
 
 def parquet_columns(path: Path, names: list[str], index_col, drop) -> tuple[int | None, list[int]]:

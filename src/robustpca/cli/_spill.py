@@ -32,6 +32,7 @@ from ._io import (
     _separator_hint,
     column_position,
     parquet_columns,
+    parquet_labelled,
     parquet_labels,
     parquet_numbers,
     table_layout,
@@ -323,7 +324,7 @@ def _parquet_partitions(path: Path, index_col, drop):
         raise InputError(f"{path}: not a readable Parquet table ({error})") from None
     names = [str(c) for c in ddf.columns]
     index, keep = parquet_columns(path, names, index_col, drop)
-    labelled = index is not None or ddf.index.name is not None
+    labelled = index is not None or parquet_labelled(ddf.index.name)
 
     def parts():
         for frame in _frames(ddf):
