@@ -111,3 +111,16 @@ def test_loss_shortcuts_equal_the_direct_sums(rank):
     for CtR in (None, C.T @ R):
         got = orpca_loss(step, basis, lambda1, lambda2, CtR)
         np.testing.assert_allclose(got, (constant, loss), rtol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 300),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_feature_median_is_numpys_to_the_bit(seed, n, dtype):
+    from robustpca.solvers.orpca import feature_median
+
+    Z = np.round(np.random.default_rng(seed).normal(size=(n, 9)), 1).astype(dtype)  # ties
+    np.testing.assert_array_equal(feature_median(Z), np.median(Z, axis=0))

@@ -199,11 +199,6 @@ def _pixel_scale(e: np.ndarray) -> tuple[np.ndarray, float]:
     return np.maximum(raw, floor), floor
 
 
-#: 8-connected in each frame, never across frames
-_STRUCTURE = np.zeros((3, 3, 3), dtype=bool)
-_STRUCTURE[1] = True
-
-
 def _box_count(counts: np.ndarray, window: int) -> np.ndarray:
     """Sums of the small non-negative integers ``counts`` (n, h, w) over each ``window x
     window`` neighbourhood, edges replicated, in ``counts``' dtype (two passes of
@@ -233,44 +228,85 @@ def _majority(above: np.ndarray, window: int) -> np.ndarray:
     return result
 
 
+def _runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows where ``active`` (n, h) holds, as flat indices into the ``n * h`` rows of
+    the frames, with their positions in a stack of them that has an empty row before
+    each run of consecutive rows of one frame, and where each run starts. A labelling
+    of the stack is that of the frames on those rows: the other rows only cost time."""
+    h = active.shape[1]
+    rows = np.flatnonzero(active.ravel())
+    starts = np.ones(rows.size, dtype=bool)
+    starts[1:] = (np.diff(rows) != 1) | (rows[1:] % h == 0)
+    at = np.arange(rows.size) + np.cumsum(starts)
+    return rows, at, starts
+
+
+def _label_runs(pixels: np.ndarray, rows, at, structure) -> tuple[np.ndarray, int]:
+    """``scipy.ndimage.label`` of the rows ``rows`` of ``pixels`` (n * h, w) stacked at
+    ``at`` (:func:`_runs`): the labels of the stack and their count."""
+    stack = np.zeros((int(at[-1]) + 1, pixels.shape[1]), dtype=bool)
+    stack[at] = pixels[rows]
+    labels, count = ndi.label(stack, structure=structure)
+    return labels, int(count)
+
+
+#: 8-connected regions in each frame; their background 4-connected
+_EIGHT = np.ones((3, 3), dtype=bool)
+_FOUR = ndi.generate_binary_structure(2, 1)
+
+
 def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
     """Steps 5-7 on the scores before the spatial median: the median filter (through
     :func:`_majority`), hysteresis between ``rule.low`` and ``rule.high``, size filter,
-    holes."""
+    holes. The regions are labelled on the rows that hold a pixel above ``low`` only."""
     weak = _majority(z > rule.low, rule.window)
-    labels, n = ndi.label(weak, structure=_STRUCTURE)
-    if n == 0:
+    n, h, w = weak.shape
+    rows, at, _ = _runs(np.any(weak, axis=2))
+    if rows.size == 0:
         return weak
-    keep = np.zeros(n + 1, dtype=bool)
-    keep[labels[_majority(z > rule.high, rule.window)]] = True
+    labels, count = _label_runs(weak.reshape(-1, w), rows, at, _EIGHT)
+    labels = labels[at]
+    keep = np.zeros(count + 1, dtype=bool)
+    keep[labels[_majority(z > rule.high, rule.window).reshape(-1, w)[rows]]] = True
     if rule.min_size > 0:
-        sizes = np.bincount(labels.ravel(), minlength=n + 1)
-        keep &= sizes >= rule.min_size * z[0].size
+        sizes = np.bincount(labels.ravel(), minlength=count + 1)
+        keep &= sizes >= rule.min_size * h * w
     keep[0] = False
-    masks = np.take(keep, labels)
+    masks = np.zeros((n * h, w), dtype=bool)
+    masks[rows] = np.take(keep, labels)
+    masks = masks.reshape(n, h, w)
     if rule.fill_holes:
         masks = _fill_holes(masks)
     return masks
 
 
-#: 4-connected in each frame, never across frames (the background of 8-connected regions)
-_CROSS = np.zeros((3, 3, 3), dtype=bool)
-_CROSS[1] = ndi.generate_binary_structure(2, 1)
-
-
 def _fill_holes(masks: np.ndarray) -> np.ndarray:
-    """``scipy.ndimage.binary_fill_holes`` of each frame, in one labelling of the whole
-    stack: the holes are the background's components that touch no edge of the frame."""
-    labels, n = ndi.label(~masks, structure=_CROSS)
-    if n == 0:
+    """``scipy.ndimage.binary_fill_holes`` of each frame, in one labelling: the holes are
+    the background's 4-connected components that touch no edge of the frame. They lie
+    between a frame's first and last rows with a mask pixel; the rows outside are all
+    background, joined to the frame's sides, so only those spans are labelled and the
+    components on a span's first or last row reach the outside."""
+    n, h, w = masks.shape
+    any_row: np.ndarray = np.any(masks, axis=2)
+    first = any_row.argmax(axis=1)
+    last = h - 1 - any_row[:, ::-1].argmax(axis=1)
+    index = np.arange(h)
+    span = np.any(any_row, axis=1)[:, None] & (index >= first[:, None]) & (index <= last[:, None])
+    rows, at, starts = _runs(span)
+    if rows.size == 0:
         return masks
-    hole = np.ones(n + 1, dtype=bool)
-    for edge in (labels[:, 0, :], labels[:, -1, :], labels[:, :, 0], labels[:, :, -1]):
+    flat = masks.reshape(-1, w)
+    labels, count = _label_runs(~flat, rows, at, _FOUR)
+    if count == 0:
+        return masks
+    hole = np.ones(count + 1, dtype=bool)
+    ends = np.append(starts[1:], True)
+    for edge in (labels[at[starts]], labels[at[ends]], labels[:, 0], labels[:, -1]):
         hole[edge] = False
-    hole[0] = False  # the masks themselves
-    filled = np.take(hole, labels)
-    filled |= masks
-    return filled
+    hole[0] = False  # the masks themselves, and the empty rows
+    filled = flat.copy()
+    filled[rows] |= np.take(hole, labels[at])
+    return filled.reshape(n, h, w)
 
 
 def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.ndarray:

@@ -53,6 +53,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from ..robust_scale import _median_rows
+
 __all__ = [
     "MAD_CONSTANT",
     "ORPCAState",
@@ -425,15 +427,12 @@ def basis_step(A: np.ndarray, B: np.ndarray, lambda1: float) -> np.ndarray:
 
 
 def feature_median(Z: np.ndarray) -> np.ndarray:
-    """The per-feature (column) median of ``Z``: one partition in the data's dtype at the
-    upper middle, whose lower neighbour is the largest entry before it (about half the
-    time of :func:`numpy.median`, which partitions at both)."""
-    n = Z.shape[0]
-    k = n // 2
-    part = np.partition(Z, k, axis=0)
-    if n % 2:
-        return part[k]
-    return (part[k] + part[:k].max(axis=0)) / 2
+    """The per-feature (column) median of ``Z``, :func:`numpy.median` along axis 0 to the
+    bit: the columns copied into contiguous rows, each selected at one ``kth`` (or
+    sorted, when short) in the data's dtype (:func:`~robustpca.robust_scale._median_rows`)
+    instead of NumPy's selection at two order statistics along the first axis."""
+    median: np.ndarray = _median_rows(np.ascontiguousarray(Z.T))
+    return median
 
 
 def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
