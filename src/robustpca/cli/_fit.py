@@ -93,14 +93,16 @@ def add_parser(sub) -> None:
         run,
         help="fit a robust PCA to your data and flag outliers",
         description=(
-            "Fit a robust PCA to INPUT (a CSV/TSV table with one sample per row, a .npy "
-            "array, or a folder of same-size images) and write to --out: components, "
+            "Fit a robust PCA to INPUT (a CSV/TSV or Parquet table with one sample per "
+            "row, a .npy array, or a folder of same-size images) and write to --out: "
+            "components, "
             "mean, scores, reconstructions, score and orthogonal distances with "
             "rrcov-style cutoffs and flags, a summary, and figures (outlier map; for "
             "images, a gallery and the components). Empty, NA and NaN cells are "
             "missing entries: they are fitted on the observed entries and completed.csv "
             "(completed.npy) holds the table with them filled in. The folder appears "
-            "only when everything is written."
+            "only when everything is written. A table larger than --chunked-above is read "
+            "and fitted chunk by chunk (--chunked)."
         ),
     )
     fit.add_argument("input", type=Path, metavar="INPUT")
@@ -134,7 +136,7 @@ def add_parser(sub) -> None:
     fit.add_argument(
         "--index-col",
         metavar="COL",
-        help="CSV column (name or 1-based number) holding the row labels; it is not "
+        help="table column (name or 1-based number) holding the row labels; it is not "
         "fitted and labels the outputs and the flagged points of the outlier map",
     )
     fit.add_argument(
@@ -142,7 +144,7 @@ def add_parser(sub) -> None:
         metavar="COLS",
         action="append",
         default=[],
-        help="comma-separated CSV columns (names or 1-based numbers) left out of the fit; "
+        help="comma-separated table columns (names or 1-based numbers) left out of the fit; "
         "may be repeated",
     )
     add_folder(fit, "--out", "output folder (created)", required=True)
