@@ -17,7 +17,7 @@ from distributed import Client, LocalCluster
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustpca import ROBPCA, CovariancePCA
+from robustpca import ROBPCA, CovariancePCA, SphericalPCA
 from robustpca._dask import fit as dask_fit
 from robustpca.diagnostics import outlier_diagnostics
 from robustpca.solvers.chunked import NumpyPassRunner
@@ -243,3 +243,34 @@ def test_covariance_pca_planted(threads, rank_deficient):
         b = CovariancePCA(n_components=2, random_state=0).fit(dX)
     assert b.n_passes_ == counter.count
     assert_same_covariance_pca(a, b, X)
+
+
+# ------------------------------------------------------------------- SphericalPCA
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["hbk", "bushfire", "starsCYG", "wood", "octane"])
+@pytest.mark.parametrize("scale_on", ["data", "sphere"])
+def test_spherical_pca_tables(threads, shared_data, table, scale_on):
+    """The spatial median's Weiszfeld steps (three passes each), the sphered rows' SVD
+    and the MADs over chunks: the NumPy fit, iteration for iteration."""
+    X = load_table(shared_data, table)
+    a = SphericalPCA(scale_on=scale_on).fit(X)
+    dX = chunked(X)
+    with CountComputes() as counter:
+        b = SphericalPCA(scale_on=scale_on).fit(dX)
+    assert b.n_passes_ == counter.count and b.n_iter_ == a.n_iter_
+    assert b.n_components_ == a.n_components_
+    top = a.explained_variance_.max()
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, atol=1e-8 * top)
+    np.testing.assert_allclose(b.mean_, a.mean_, atol=1e-8 * max(np.abs(a.mean_).max(), 1))
+    np.testing.assert_allclose(b.components_, a.components_, atol=1e-8)
+    flags = outlier_diagnostics(b, X, reference=X).outliers
+    np.testing.assert_array_equal(flags, outlier_diagnostics(a, X).outliers)
+
+
+def test_spherical_pca_planted(threads):
+    X = planted(n=6000, d=8, k=2)
+    a = SphericalPCA(n_components=2).fit(X)
+    b = SphericalPCA(n_components=2).fit(chunked(X))
+    np.testing.assert_allclose(b.components_, a.components_, atol=1e-8)
+    np.testing.assert_allclose(b.mean_, a.mean_, atol=1e-8 * np.abs(a.mean_).max())
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=1e-8)

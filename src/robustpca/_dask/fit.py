@@ -50,7 +50,7 @@ from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
 from .hq import fit_hq
 from .low_rank_sparse import fit_accaltproj, fit_crpca_om, fit_outlier_pursuit, fit_pcp
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
-from .rrcov import fit_covariance, fit_robpca
+from .rrcov import fit_covariance, fit_robpca, fit_spherical
 
 __all__ = ["FITS", "DaskPassRunner", "fit_dask"]
 
@@ -348,12 +348,13 @@ FITS = {
     ),
     "robpca": partial(fit_robpca, tall_runner=DaskPassRunner),
     "covariance": partial(fit_covariance, tall_runner=DaskPassRunner),
+    "spherical": partial(fit_spherical, tall_runner=DaskPassRunner),
 }
 SUPPORTED = (
     "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
     "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA, AccAltProj (tall), "
     "ROBPCA, "
-    "CovariancePCA"
+    "CovariancePCA, SphericalPCA"
 )
 
 

@@ -1,4 +1,5 @@
-"""The chunked fits of the rrcov family on dask arrays: ROBPCA, CovariancePCA (issue 41).
+"""The chunked fits of the rrcov family on dask arrays: ROBPCA, CovariancePCA and
+SphericalPCA (issue 41).
 
 The iteration is the pure solver :func:`~robustpca.solvers.chunked_rrcov.
 solve_robpca_chunked` over :class:`~robustpca._dask.fit.DaskPassRunner` (one
@@ -20,9 +21,10 @@ from ..solvers.chunked_gram import GramPasses
 from ..solvers.chunked_mcd import AffineRows, mcd_chunked
 from ..solvers.chunked_order_statistics import pilot_indices
 from ..solvers.chunked_rrcov import first_pass, solve_robpca_chunked
+from ..solvers.chunked_spherical import solve_spherical_pca_chunked
 from .arrays import _dask, row_blocks
 
-__all__ = ["fit_covariance", "fit_robpca", "row_index", "rows_map"]
+__all__ = ["fit_covariance", "fit_robpca", "fit_spherical", "row_index", "rows_map"]
 
 
 def row_index(X):
@@ -190,3 +192,22 @@ def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverRes
     values, vectors = np.clip(values[order], 0.0, None), vectors[:, order]
     rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
     return est._finish_axes(vectors[:, :rank].T, values[:rank], location, values, rank, rng)
+
+
+def fit_spherical(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
+    """SphericalPCA on a dask array chunked by rows: ``SphericalPCA._fit_solver`` with
+    :func:`~robustpca.solvers.chunked_spherical.solve_spherical_pca_chunked`."""
+    run = _RowPasses(X, run, tall_runner)
+    n, p = X.shape
+    fit, _ = solve_spherical_pca_chunked(
+        run, row_index(X), n, p, scale_on=est.scale_on, delta=est.delta
+    )
+    return est._finish_axes(
+        fit.components,
+        fit.eigenvalues,
+        fit.mean,
+        fit.sphere_eigenvalues,
+        fit.rank,
+        rng,
+        n_iter=fit.n_iter,
+    )

@@ -83,6 +83,8 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
 
     __doc__ = with_imputation_doc(__doc__)
 
+    _dask_fit = "spherical"  # robustpca._dask.fit.FITS
+
     def __init__(
         self,
         n_components="auto",
