@@ -30,7 +30,13 @@ import numpy as np
 from scipy import linalg, stats
 
 from .chunked import Moments, Rows, block_moments
-from .chunked_order_statistics import _blocks, _gathered_by_column, bracket_ranks, gather_rows
+from .chunked_order_statistics import (
+    GATHER_BUDGET,
+    _blocks,
+    _gathered_by_column,
+    bracket_ranks,
+    gather_rows,
+)
 from .mcd import (
     NMINI,
     _best_starts,
@@ -186,24 +192,67 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     return out
 
 
+#: The one-pass guess of :func:`smallest_subsets` brackets the wanted rank by this many
+#: standard errors of the pilot's quantile on either side.
+GUESS_Z = 4.0
+
+
+def _guess(pilot: np.ndarray, h: int, n: int):
+    """Brackets ``[low, high)`` per column that hold the ``h``-th smallest value with
+    high probability, from the pilot's order statistics; and the rows they hold, about."""
+    P, B = pilot.shape
+    q = (h - 0.5) / n
+    spread = GUESS_Z * np.sqrt(q * (1 - q) * P) + 2
+    lo, hi = int(np.floor(q * P - spread)), int(np.ceil(q * P + spread))
+    ordered = np.sort(pilot, axis=0)
+    low = ordered[lo] if lo >= 0 else np.full(B, -np.inf)
+    high = ordered[hi] if hi < P else np.full(B, np.inf)
+    return low, high, (min(hi, P) - max(lo, 0)) / P * n * B
+
+
+def _subsets_from(out, groups, values, h, below, low, kind):
+    of = QRMoments.of if kind == "qr" else scatter_moments
+    subsets, moments = [], []
+    for f in range(low.shape[0]):
+        need = int(h - below[f])
+        taken = groups[f][0][:need]
+        moments.append(out[f"m{f}"] + of(taken[:, 4:]))
+        subsets.append(Subset(values, f, float(low[f]), np.sort(taken[:, 3]).astype(np.int64)))
+    return subsets, moments
+
+
 def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr"):
     """The ``h`` rows of smallest value in each column of ``values`` (ties by row
     index, as a stable sort) and their moments (``kind``: :func:`subset_pass`).
-    Counting passes, then one gathering pass."""
+
+    One pass when a bracket guessed from the pilot's quantiles (:func:`_guess`) holds
+    the ``h``-th value of every column and its rows are few enough to gather (the
+    counts of that pass tell); otherwise counting passes, then one gathering pass."""
     pilot = values(pilot_x)
     B = pilot.shape[1]
-    brackets, passes = bracket_ranks(run, row_index, values, np.full((B, 1), h - 1), pilot)
+    n = None if not hasattr(row_index, "shape") else int(row_index.shape[0])
+    passes = 0
+    if n is not None and pilot.shape[0] >= 64:
+        low, high, load = _guess(pilot, h, n)
+        if load <= GATHER_BUDGET:
+            out = run(
+                subset_pass, row_index, values=values, coords=coords, low=low, high=high,
+                kind=kind,
+            )  # fmt: skip
+            passes += 1
+            groups = _gathered_by_column(out["records"].values, B, 1)
+            below = np.array([_count(out[f"m{f}"]) for f in range(B)])
+            inside = np.array([groups[f][0].shape[0] for f in range(B)])
+            if np.all((below <= h - 1) & (h - 1 < below + inside)):
+                subsets, moments = _subsets_from(out, groups, values, h, below, low, kind)
+                return subsets, moments, passes
+    brackets, used = bracket_ranks(run, row_index, values, np.full((B, 1), h - 1), pilot)
+    passes += used
     low, high = brackets.low[:, 0], brackets.high[:, 0]
     out = run(subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind)
     passes += 1
     groups = _gathered_by_column(out["records"].values, B, 1)
-    of = QRMoments.of if kind == "qr" else scatter_moments
-    subsets, moments = [], []
-    for f in range(B):
-        need = int(h - brackets.below[f, 0])
-        taken = groups[f][0][:need]
-        moments.append(out[f"m{f}"] + of(taken[:, 4:]))
-        subsets.append(Subset(values, f, float(low[f]), np.sort(taken[:, 3]).astype(np.int64)))
+    subsets, moments = _subsets_from(out, groups, values, h, brackets.below[:, 0], low, kind)
     return subsets, moments, passes
 
 
