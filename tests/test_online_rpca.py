@@ -268,3 +268,37 @@ def test_highway_cars_separated_from_the_road(shared_data):
     f = best_f_measure(np.abs(X - low), positive, negative)
     assert f > 0.75
     assert low.dtype == np.float32 and model.n_samples_seen_ == 100
+
+
+@pytest.mark.parametrize("model", [OnlineRobustPCA, "GRASTA"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_later_batches_are_validated_as_the_first(model, dtype):
+    """A stream's later batches skip validate_data when they are plain finite arrays;
+    anything else still gets its errors (NaN, infinity, width, magnitude, nested lists)."""
+    from robustpca import GRASTA
+
+    cls = GRASTA if model == "GRASTA" else OnlineRobustPCA
+    X = planted_stream(12, n=120, d=20)[0].astype(dtype)
+    fitted = cls(1, burn_in=40, random_state=0)
+    for start in range(0, 80, 20):
+        fitted.partial_fit(X[start : start + 20])
+    bad = X[80:100].copy()
+    bad[3, 4] = np.inf
+    with pytest.raises(ValueError, match=r"infinity|inf"):
+        fitted.partial_fit_decompose(bad)
+    if cls is OnlineRobustPCA:
+        bad[3, 4] = np.nan
+        with pytest.raises(ValueError, match="NaN"):
+            fitted.partial_fit_decompose(bad)
+    with pytest.raises(ValueError, match="features"):
+        fitted.partial_fit_decompose(X[80:100, :-1])
+    huge = X[80:100].copy()
+    huge[0, 0] = np.finfo(dtype).max / 4
+    with pytest.raises(ValueError, match=r"overflow|magnitude|large"):
+        fitted.partial_fit_decompose(huge)
+    # a Fortran-ordered batch takes the full path to the same split
+    low, _ = cls(1, burn_in=40, random_state=0).fit(X[:80]).partial_fit_decompose(X[80:100])
+    other = cls(1, burn_in=40, random_state=0).fit(X[:80])
+    low_f, _ = other.partial_fit_decompose(np.asfortranarray(X[80:100]))
+    np.testing.assert_allclose(low_f, low, rtol=1e-5 if dtype == np.float32 else 1e-10)
+    assert fitted.n_samples_seen_ == 80

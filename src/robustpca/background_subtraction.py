@@ -148,9 +148,20 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
             f"frames: frame {position} has shape {frames.shape[1:]}, the first frames "
             f"{shape}; every frame must have the same size."
         )
-    if not np.issubdtype(frames.dtype, np.number) or not np.all(np.isfinite(frames)):
+    if not np.issubdtype(frames.dtype, np.number) or not _finite(frames):
         raise ValueError(f"frames: the batch at frame {position} holds non-finite values.")
     return frames
+
+
+def _finite(frames: np.ndarray) -> bool:
+    """No NaN or infinity in the numeric ``frames``: integers never hold one; floats when
+    their sum is finite (one pass, no temporary), or else entry by entry."""
+    if frames.dtype.kind not in "fc":
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(frames, axis=None)):
+            return True
+    return bool(np.all(np.isfinite(frames)))
 
 
 def subtract_background(

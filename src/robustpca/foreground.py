@@ -109,6 +109,15 @@ def _check_rule(high, low, min_size, window, fill_holes) -> _Rule:
     return _Rule(high, low, min_size, window, bool(fill_holes))
 
 
+def _all_finite(R: np.ndarray) -> bool:
+    """Whether the floating ``R`` holds no NaN or infinity: its sum is finite (one pass,
+    no temporary), or, where the sum overflows, every entry is."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(R, axis=None)):
+            return True
+    return bool(np.isfinite(R).all())
+
+
 def _magnitude(residual, frame_shape, name: str = "residual") -> tuple[np.ndarray, int]:
     """``(e, c)``: the per-pixel magnitude, shape ``(n, h, w)``, and the channel count
     (steps 0-1 of the rule).
@@ -136,13 +145,13 @@ def _magnitude(residual, frame_shape, name: str = "residual") -> tuple[np.ndarra
         )
     if R.shape[0] < 1 or R.size == 0:
         raise ValueError(f"{name} holds no frames (shape {R.shape}).")
-    if not np.isfinite(R).all():
+    if not _all_finite(R):
         raise ValueError(f"{name} holds NaN or infinite values.")
     n = R.shape[0]
     offset = _frame_median(R.reshape((n, -1, *R.shape[3:])))
     R = R - offset.reshape((n, 1, 1, *R.shape[3:]))
     if R.ndim == 3:
-        return np.abs(R), 1
+        return np.abs(R, out=R), 1
     return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1]
 
 

@@ -31,6 +31,7 @@ from .._validation import (
     check_magnitude,
     check_nonnegative_float,
     check_positive_int,
+    magnitude_limit,
 )
 from ..linalg import flip_component_signs
 from ..linalg.eigen import complete_orthonormal
@@ -191,6 +192,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
 
     # -- public incremental API ---------------------------------------------------
     def _validate_batch(self, X, *, first: bool):
+        if not first and self._plain_batch(X):
+            return X
         X = validate_data(
             self,
             X,
@@ -201,6 +204,27 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         )
         check_magnitude(X)
         return X
+
+    def _plain_batch(self, X) -> bool:
+        """Whether a later batch needs none of ``validate_data``'s work: a C-contiguous
+        float32 or float64 ndarray of the fitted width whose largest and smallest entries
+        are finite and within :func:`~robustpca._validation.check_magnitude`'s bound (two
+        passes; a stream's hot path). Anything else takes the full validation, which
+        raises its errors."""
+        if not (
+            type(X) is np.ndarray
+            and X.dtype in (np.float32, np.float64)
+            and X.ndim == 2
+            and X.flags.c_contiguous
+            and X.shape[0] >= 1
+            and X.shape[1] == getattr(self, "n_features_in_", -1)
+            and not hasattr(self, "feature_names_in_")
+        ):
+            return False
+        top, bottom = float(np.max(X)), float(np.min(X))  # NaN propagates
+        if not (np.isfinite(top) and np.isfinite(bottom)):
+            return False
+        return max(abs(top), abs(bottom)) <= magnitude_limit(X.dtype, X.size)
 
     def _incremental(self, X, *, want: bool):
         first = self._state is None or not hasattr(self, "n_samples_seen_")
