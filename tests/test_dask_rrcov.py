@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from robustpca import ROBPCA, CovariancePCA, SphericalPCA
 from robustpca._dask import fit as dask_fit
 from robustpca.diagnostics import outlier_diagnostics
+from robustpca.solvers import chunked_mcd
+from robustpca.solvers import chunked_order_statistics as order_statistics
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_order_statistics import (
     pilot_indices,
@@ -36,10 +38,13 @@ HUBERT = reference_fits("PcaHubert")
 
 
 class Columns:
-    """The rows themselves as the values (picklable)."""
+    """The rows themselves as the values (picklable), or one of their columns."""
+
+    def __init__(self, column=None):
+        self.column = column
 
     def __call__(self, x):
-        return x
+        return x if self.column is None else x[:, self.column : self.column + 1]
 
 
 def planted(n=10_000, d=20, k=3, share=0.1, seed=0):
@@ -274,3 +279,49 @@ def test_spherical_pca_planted(threads):
     np.testing.assert_allclose(b.components_, a.components_, atol=1e-8)
     np.testing.assert_allclose(b.mean_, a.mean_, atol=1e-8 * np.abs(a.mean_).max())
     np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=1e-8)
+
+
+# ------------------------------------------------------------------- guessed brackets
+def test_guessed_brackets_with_ties_on_many_rows():
+    """Past 4,096 rows the pilot is large enough to guess the brackets: the order
+    statistics and rrcov's ``unimcd`` of integer data (many ties) stay exact."""
+    rng = np.random.default_rng(5)
+    n = 20_000
+    Y = np.column_stack([rng.integers(-30, 31, n), rng.normal(size=n), rng.integers(0, 3, n)])
+    Y = Y.astype(float)
+    Y[:2000, 1] += 50.0
+    run = NumpyPassRunner(Y, chunk_rows=3000)
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    ranks = np.array([[0, 9_999, 14_999, n - 1]] * 3)
+    values, passes = select_ranks(run, index, Columns(), ranks, pilot)
+    assert passes <= 3  # a tie at a guessed bracket's open end: counting passes then
+    np.testing.assert_array_equal(values, np.take_along_axis(np.sort(Y, axis=0).T, ranks, 1))
+    location, scale, _ = univariate_mcd_chunked(run, index, Columns(), 3, n, 15_000, pilot)
+    second = Columns(column=1)
+    values, passes = select_ranks(run, index, second, ranks[1:2, 1:3], second(pilot))
+    assert passes == 1  # continuous values: the guessed brackets hold the ranks
+    expected = univariate_mcd(Y, 15_000)
+    np.testing.assert_allclose(location, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
+
+
+def test_missed_guesses_fall_back_to_counting(threads, monkeypatch):
+    """Brackets that miss the wanted rank are seen in the counts of their pass; counting
+    passes then find it, and the fit is the same."""
+    X = planted(n=6000, d=8, k=2)
+    a = ROBPCA(n_components=2, random_state=0).fit(chunked(X))
+    c = CovariancePCA(n_components=2, random_state=0).fit(chunked(X))
+
+    def wrong(pilot_values, ranks, n):
+        shape = np.shape(ranks)
+        return np.full(shape, np.inf), np.full(shape, np.inf)  # every row below
+
+    monkeypatch.setattr(order_statistics, "guess_brackets", wrong)
+    monkeypatch.setattr(chunked_mcd, "guess_brackets", wrong)
+    b = ROBPCA(n_components=2, random_state=0).fit(chunked(X))
+    d = CovariancePCA(n_components=2, random_state=0).fit(chunked(X))
+    assert b.n_passes_ > a.n_passes_ and d.n_passes_ > c.n_passes_
+    np.testing.assert_allclose(b.components_, a.components_, atol=1e-12)
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=1e-12)
+    np.testing.assert_allclose(d.covariance_, c.covariance_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(b.support_.compute(), a.support_.compute())

@@ -31,11 +31,11 @@ from scipy import linalg, stats
 
 from .chunked import Moments, Rows, block_moments
 from .chunked_order_statistics import (
-    GATHER_BUDGET,
     _blocks,
     _gathered_by_column,
     bracket_ranks,
     gather_rows,
+    guess_brackets,
 )
 from .mcd import (
     NMINI,
@@ -192,22 +192,11 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     return out
 
 
-#: The one-pass guess of :func:`smallest_subsets` brackets the wanted rank by this many
-#: standard errors of the pilot's quantile on either side.
-GUESS_Z = 4.0
-
-
-def _guess(pilot: np.ndarray, h: int, n: int):
-    """Brackets ``[low, high)`` per column that hold the ``h``-th smallest value with
-    high probability, from the pilot's order statistics; and the rows they hold, about."""
-    P, B = pilot.shape
-    q = (h - 0.5) / n
-    spread = GUESS_Z * np.sqrt(q * (1 - q) * P) + 2
-    lo, hi = int(np.floor(q * P - spread)), int(np.ceil(q * P + spread))
-    ordered = np.sort(pilot, axis=0)
-    low = ordered[lo] if lo >= 0 else np.full(B, -np.inf)
-    high = ordered[hi] if hi < P else np.full(B, np.inf)
-    return low, high, (min(hi, P) - max(lo, 0)) / P * n * B
+def _guess(pilot: np.ndarray, h: int, n: int | None):
+    """One bracket per column around the ``h``-th smallest value (:func:`~robustpca.
+    solvers.chunked_order_statistics.guess_brackets`), or None."""
+    guessed = guess_brackets(pilot, np.full((pilot.shape[1], 1), h - 1), n)
+    return None if guessed is None else (guessed[0][:, 0], guessed[1][:, 0])
 
 
 def _subsets_from(out, groups, values, h, below, low, kind):
@@ -232,9 +221,10 @@ def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr")
     B = pilot.shape[1]
     n = None if not hasattr(row_index, "shape") else int(row_index.shape[0])
     passes = 0
-    if n is not None and pilot.shape[0] >= 64:
-        low, high, load = _guess(pilot, h, n)
-        if load <= GATHER_BUDGET:
+    guessed = _guess(pilot, h, n)
+    if guessed is not None:
+        low, high = guessed
+        if True:
             out = run(
                 subset_pass, row_index, values=values, coords=coords, low=low, high=high,
                 kind=kind,

@@ -139,12 +139,15 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
 
 def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
     """Records ``[column, range, value, index(, x...)]`` of the values in any of the
-    ranges ``low[j, r] <= v < high[j, r]`` (``low``, ``high`` of shape (m, R))."""
+    ranges ``low[j, r] <= v < high[j, r]`` (``low``, ``high`` of shape (m, R)), and
+    ``below[j, r]``, the number of values under ``low[j, r]``."""
     m, R = low.shape
     parts = []
+    below = np.zeros((m, R))
     for a, b in _blocks(x, m):
         V = values(x[a:b])
         for r in range(R):
+            below[:, r] += np.count_nonzero(V < low[:, r], axis=0)
             row, col = np.nonzero((V >= low[:, r]) & (V < high[:, r]))
             if not row.size:
                 continue
@@ -155,7 +158,7 @@ def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
             parts.append(record)
     width = 4 + (x.shape[1] if payload else 0)
     merged = np.concatenate(parts) if parts else np.empty((0, width))
-    return {"gathered": Rows((merged,))}
+    return {"gathered": Rows((merged,)), "below": below}
 
 
 def _padded(edge_lists: list[np.ndarray]) -> np.ndarray:
@@ -256,10 +259,28 @@ def _gathered_by_column(records: np.ndarray, m: int, R: int):
 
 def select_ranks(run, row_index, values, ranks, pilot_values) -> tuple[np.ndarray, int]:
     """The values of the 0-based ``ranks`` (m, q) of each column, exactly, and the
-    passes run (counting passes, then one gathering pass unless every bracket holds a
-    single value)."""
+    passes run: one when brackets guessed from the pilot's quantiles
+    (:func:`guess_brackets`) hold every wanted rank (the pass's counts tell), else
+    counting passes, then one gathering pass unless every bracket holds a single
+    value."""
     ranks = np.asarray(ranks, dtype=np.float64)
-    brackets, passes = bracket_ranks(run, row_index, values, ranks, pilot_values)
+    n = int(row_index.shape[0]) if hasattr(row_index, "shape") else None
+    passes = 0
+    guessed = guess_brackets(pilot_values, ranks, n)
+    if guessed is not None:
+        low, high = guessed
+        got = run(gather_pass, row_index, values=values, low=low, high=high)
+        passes += 1
+        groups = _gathered_by_column(got["gathered"].values, *ranks.shape)
+        below = got["below"]
+        inside = np.array([[g.shape[0] for g in col] for col in groups]).reshape(ranks.shape)
+        if np.all((below <= ranks) & (ranks < below + inside)):
+            values_at = np.empty(ranks.shape)
+            for j, r in np.ndindex(*ranks.shape):
+                values_at[j, r] = groups[j][r][int(ranks[j, r] - below[j, r]), 2]
+            return values_at, passes
+    brackets, used = bracket_ranks(run, row_index, values, ranks, pilot_values)
+    passes += used
     out = brackets.exact.copy()
     pending = np.isnan(out)
     if pending.any():
@@ -272,6 +293,31 @@ def select_ranks(run, row_index, values, ranks, pilot_values) -> tuple[np.ndarra
             inside = groups[j][r][:, 2]
             out[j, r] = inside[int(ranks[j, r] - brackets.below[j, r])]
     return out, passes
+
+
+#: A guessed bracket spans this many standard errors of the pilot's quantile each side.
+GUESS_Z = 4.0
+
+
+def guess_brackets(pilot_values, ranks, n):
+    """Brackets ``[low, high)`` (shaped like ``ranks``) around each wanted rank from the
+    pilot's order statistics, wide enough to hold it with high probability; None where
+    the pilot is too small or the brackets would hold more rows than one pass gathers."""
+    pilot_values = np.asarray(pilot_values, dtype=np.float64)
+    P = pilot_values.shape[0]
+    if n is None or P < 64:
+        return None
+    q = (ranks + 0.5) / n
+    spread = GUESS_Z * np.sqrt(q * (1 - q) * P) + 2
+    lo = np.floor(q * P - spread).astype(np.intp)
+    hi = np.ceil(q * P + spread).astype(np.intp)
+    if float(np.sum((np.minimum(hi, P) - np.maximum(lo, 0)) / P * n)) > GATHER_BUDGET:
+        return None
+    ordered = np.sort(pilot_values, axis=0)
+    cols = np.arange(ranks.shape[0])[:, None]
+    low = np.where(lo >= 0, ordered[np.clip(lo, 0, P - 1), cols], -np.inf)
+    high = np.where(hi < P, ordered[np.clip(hi, 0, P - 1), cols], np.inf)
+    return low, high
 
 
 # --------------------------------------------------------------------------- unimcd
