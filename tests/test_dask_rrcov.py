@@ -325,3 +325,20 @@ def test_missed_guesses_fall_back_to_counting(threads, monkeypatch):
     np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=1e-12)
     np.testing.assert_allclose(d.covariance_, c.covariance_, rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(b.support_.compute(), a.support_.compute())
+
+
+def test_one_coordinate_mcd(threads):
+    """ROBPCA with ``k = 1`` (its MCD of one score) and the MCD of one column on 5,000
+    rows: robustbase's exact univariate h-subset over the chunks, not gathered."""
+    X = planted(n=5000, d=6, k=1)
+    a = ROBPCA(n_components=1, random_state=0).fit(X)
+    b = ROBPCA(n_components=1, random_state=0).fit(chunked(X))
+    assert_same_robpca(a, b, X)
+    Y = X[:, :1].copy()
+    c = CovariancePCA(n_components=1, random_state=0).fit(Y)
+    with CountComputes() as counter:
+        d = CovariancePCA(n_components=1, random_state=0).fit(chunked(Y))
+    assert d.n_passes_ == counter.count <= 6
+    np.testing.assert_allclose(d.covariance_, c.covariance_, rtol=1e-12)
+    np.testing.assert_allclose(d.mean_, c.mean_, rtol=1e-12)
+    np.testing.assert_array_equal(d.support_.compute(), c.support_)

@@ -36,6 +36,7 @@ from .chunked_order_statistics import (
     bracket_ranks,
     gather_rows,
     guess_brackets,
+    least_variance_windows,
 )
 from .mcd import (
     NMINI,
@@ -326,6 +327,81 @@ def _in_memory(rows: np.ndarray, alpha, n_starts, rng, coords, n):
 
 
 @dataclass(frozen=True)
+class _Window:
+    """The rows of a window of order statistics of one coordinate: strictly between its
+    end values, and the rows ``chosen`` (sorted indices) at those values."""
+
+    coords: AffineRows
+    low: float
+    high: float
+    chosen: np.ndarray
+
+    def member(self, x, index) -> np.ndarray:
+        v = self.coords(x)[:, 0]
+        return ((v > self.low) & (v < self.high)) | np.isin(index, self.chosen)
+
+
+def _member_moments_pass(x, rows=None, *, subset, coords) -> dict:
+    """The scatter moments of the rows of ``subset``."""
+    return {"m": scatter_moments(coords(x)[subset.member(x, rows)])}
+
+
+def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
+    """robustbase's MCD of one coordinate on ``n >= 600`` rows: the exact h-subset of
+    least variance (:func:`~robustpca.solvers.mcd._univariate_mcd_subset`, the first
+    least window) by :func:`~robustpca.solvers.chunked_order_statistics.
+    least_variance_windows`, its moments, then the reweighting: four passes."""
+    _, _, found, passes = least_variance_windows(
+        run, row_index, coords, 1, n, h, coords(pilot_x), first=True
+    )
+    start, head, head_rank, tail, tail_rank = found[0]
+    last = start + h - 1
+    first_value, last_value = head[start - head_rank, 2], tail[last - tail_rank, 2]
+    chosen = []
+    for records, rank0 in ((head, head_rank), (tail, tail_rank)):
+        ranks = rank0 + np.arange(records.shape[0])
+        at_end = (records[:, 2] == first_value) | (records[:, 2] == last_value)
+        chosen.append(records[(ranks >= start) & (ranks <= last) & at_end, 3])
+    subset = _Window(
+        coords, first_value, last_value, np.unique(np.concatenate(chosen)).astype(np.int64)
+    )
+    raw = run(_member_moments_pass, row_index, subset=subset, coords=coords)["m"]
+    passes += 1
+    raw_location, raw_cov = raw.mean, _covariance(raw)
+    sign, log_det = np.linalg.slogdet(raw_cov)
+    log_det = float(log_det) if sign > 0 else -np.inf
+    raw_cov = raw_cov * mcd_consistency(1, h / n) * mcd_small_sample(1, n, alpha)
+    raw_cov = raw_cov * ((h - 1) / h)  # robustbase's rfmcduni: the sum of squares / h
+    cutoff = stats.chi2.ppf(0.975, 1)
+    kept = run(
+        _moments_below_pass,
+        row_index,
+        values=_RawDistances(coords, raw_location, raw_cov),
+        cutoff=cutoff,
+        coords=coords,
+        kind="scatter",
+    )["m"]
+    passes += 1
+    if not np.isfinite(log_det) or _count(kept) <= 1:
+        fit = ChunkedMCD(
+            raw_location, raw_cov, raw_location, raw_cov, log_det, h, coords, subset, cutoff,
+            False,
+        )  # fmt: skip
+        return fit, passes
+    covariance = _covariance(kept)
+    if _count(kept) != n:
+        covariance = (
+            covariance
+            * mcd_consistency(1, _count(kept) / n)
+            * mcd_small_sample(1, n, alpha, reweighted=True)
+        )
+    fit = ChunkedMCD(
+        kept.mean, covariance, raw_location, raw_cov, log_det, h, coords, subset, cutoff, True
+    )
+    return fit, passes
+
+
+@dataclass(frozen=True)
 class _Ordinal:
     def __call__(self, x):
         return np.zeros((x.shape[0], 1))
@@ -368,7 +444,9 @@ def mcd_chunked(
             False,
         )
         return fit, 1
-    if n < 2 * NMINI or p == 1:
+    if p == 1 and n >= 2 * NMINI:
+        return _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x)
+    if n < 2 * NMINI:
         rows = coords(gather_rows(run, row_index, np.arange(n)))
         return _in_memory(rows, alpha, n_starts, rng, coords, n), 1
     if NMINI <= 2 * (p + 1):

@@ -445,34 +445,15 @@ def _window_candidates(counts, s1, s2, bounds, n: int, h: int):
     return int(keep.min()), int(keep.max()), cum
 
 
-def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot_values):
-    """rrcov's ``unimcd`` of each of the ``m`` columns of ``values`` over all rows.
+def least_variance_windows(run, row_index, values, m, n, h, pilot_values, first=False):
+    """For each column, the window of ``h`` contiguous order statistics of least sum of
+    squares (unimcd's: the middle of windows tied within a relative 1e-12; ``first``:
+    the first least one, as :func:`~robustpca.solvers.mcd._univariate_mcd_subset`).
 
-    Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m``
-    values, to rounding (the same window, ties of sums of squares within a relative
-    1e-12 included, the same reweighting), in five passes: the binned sums, the values
-    around the window, the binned scaled residuals, the ``h``-th of them, the
-    reweighted sums (more where a bin must be split). Returns ``(location, scale,
-    passes)``.
-    """
-    pilot_values = np.asarray(pilot_values, dtype=np.float64)
+    Returns its mean and variance (divisor ``h - 1``) per column, per column the start
+    rank and the gathered records ``[column, range, value, index]`` of the start and end
+    ranges with their first ranks, and the passes (two: binned sums, gathered values)."""
     passes = 0
-    if h >= n:
-        shift = np.median(pilot_values, axis=0)
-        centre, var = shift, np.ones(m)
-        out = run(
-            reweighted_sums_pass,
-            row_index,
-            values=values,
-            centre=centre,
-            var=var,
-            factor=np.ones(m),
-            cutoff=np.inf,
-        )
-        cnt = out["count"]
-        loc = shift + out["s1"] / cnt
-        spread = (out["s2"] - out["s1"] ** 2 / cnt) / max(n - 1, 1)
-        return loc, np.sqrt(np.maximum(spread, 0.0)), 1
     shift = np.median(pilot_values, axis=0)
     edge_lists = pilot_edges(pilot_values)
     for _ in range(MAX_SPLITS + 1):
@@ -507,6 +488,7 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
     passes += 1
     groups = _gathered_by_column(got["gathered"].values, m, 2)
     init_mean, init_var = np.zeros(m), np.zeros(m)
+    found: list = []
     for j, (a_lo, a_hi, b_lo, _, cum) in enumerate(ranges):
         nb = edge_lists[j].size + 1
         c1 = np.concatenate([[0.0], np.cumsum(hist["s1"][j, :nb])])
@@ -527,9 +509,45 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
         ss_min = ss.min()
         ties = ss <= ss_min + 1e-12 * max(abs(ss_min), 1e-300)
         tied = np.flatnonzero(ties)
-        window = tied[(tied.size + 1) // 2 - 1]
+        window = int(np.argmin(ss)) if first else tied[(tied.size + 1) // 2 - 1]
+        found.append((j0 + window, groups[j][0], j0, groups[j][1], int(cum[b_lo])))
         init_mean[j] = shift[j] + sums[window] / h
         init_var[j] = ss_min / (h - 1)
+    return init_mean, init_var, found, passes
+
+
+def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot_values):
+    """rrcov's ``unimcd`` of each of the ``m`` columns of ``values`` over all rows.
+
+    Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m``
+    values, to rounding (the same window, ties of sums of squares within a relative
+    1e-12 included, the same reweighting), in five passes: the binned sums, the values
+    around the window, the binned scaled residuals, the ``h``-th of them, the
+    reweighted sums (more where a bin must be split). Returns ``(location, scale,
+    passes)``.
+    """
+    pilot_values = np.asarray(pilot_values, dtype=np.float64)
+    passes = 0
+    if h >= n:
+        shift = np.median(pilot_values, axis=0)
+        centre, var = shift, np.ones(m)
+        out = run(
+            reweighted_sums_pass,
+            row_index,
+            values=values,
+            centre=centre,
+            var=var,
+            factor=np.ones(m),
+            cutoff=np.inf,
+        )
+        cnt = out["count"]
+        loc = shift + out["s1"] / cnt
+        spread = (out["s2"] - out["s1"] ** 2 / cnt) / max(n - 1, 1)
+        return loc, np.sqrt(np.maximum(spread, 0.0)), 1
+    init_mean, init_var, _, used = least_variance_windows(
+        run, row_index, values, m, n, h, pilot_values
+    )
+    passes += used
     scaled = _Scaled(values, init_mean, init_var)
     pilot_res = scaled_pilot(pilot_values, init_mean, init_var)
     kth, more = select_ranks(run, row_index, scaled, np.full((m, 1), h - 1), pilot_res)
