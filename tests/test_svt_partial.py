@@ -123,7 +123,8 @@ def test_pcp_follows_the_full_svd_iterates(n, solver, monkeypatch):
     """Candès et al.'s setting: the objective after every iteration, the iteration count,
     the rank and the final L and S equal those of LAPACK's SVD every step."""
     monkeypatch.setattr(alm_svt, "PARTIAL_COST", 4)  # the partial route at these sizes
-    monkeypatch.setattr(alm_svt._SVTStep, "_gram_cost", lambda self: np.inf)  # and after
+    # and after: never dearer than the Gram route, by the count or by the clock
+    monkeypatch.setattr(alm_svt._SVTStep, "_dearer", lambda self, tally, seconds: 0.0)
     L, X = candes_problem(n, seed=n)
     lam = 1 / np.sqrt(n)
     seen = {"full": [], solver: []}
@@ -160,25 +161,55 @@ def test_estimators_partial_and_full_give_the_same_fit(cls, monkeypatch):
     assert part.objective_history_[-1] == pytest.approx(full.objective_history_[-1], rel=1e-11)
 
 
-def test_auto_takes_the_gram_route_for_a_while_after_a_dear_partial_step():
-    """A slowly decaying spectrum (200 x 4000, 0.9^i): the block iteration needs many
-    passes, so its step costs more than the Gram route; 'auto' then takes the Gram route
-    for a number of steps in proportion, and tries the partial route again after them."""
+def test_auto_gives_up_a_dear_partial_step_and_waits_in_proportion(monkeypatch):
+    """A slowly decaying spectrum (200 x 4000, 0.9^i): the block iteration would need many
+    passes. 'auto' gives it up once it has cost as much as the Gram route (so a step
+    never costs more than twice the Gram route's), takes the Gram route for that step and
+    for a number of steps in proportion, then tries the partial route again, warm-started
+    by the Gram step's vectors. Costs by the count of products here (the clock is the
+    machine's: ``test_dearer_by_the_clock_once_a_gram_step_is_timed``)."""
+    monkeypatch.setattr(
+        alm_svt._SVTStep, "_dearer", lambda self, tally, seconds: tally / self._gram_cost()
+    )
+    tries = []
+    block_svt = alm_svt._block_svt
+
+    def spy(*args, **kwargs):
+        out = block_svt(*args, **kwargs)
+        tries.append(out[0])
+        return out
+
+    monkeypatch.setattr(alm_svt, "_block_svt", spy)
     sigma = 0.9 ** np.arange(200)
     M = spectrum_matrix(sigma, 200, 4000, seed=1)
     tau = 0.5 * (sigma[4] + sigma[5])
     step = _SVTStep(M.shape, "auto", np.random.default_rng(0))
     first = step(M, tau)
-    assert first.method == "partial" and first.s.size == 5
+    assert first.method == "gram" and first.s.size == 5 and tries == [None]  # given up
     wait = step.skip
     assert wait >= alm_svt.PARTIAL_RETRY and step.wait == 2 * alm_svt.PARTIAL_RETRY
-    routes = [step(M, tau) for _ in range(wait + 1)]
-    assert [low.method for low in routes] == ["gram"] * wait + ["partial"]
-    assert step.wait == 4 * alm_svt.PARTIAL_RETRY  # dear again: the next wait is longer
+    routes = [step(M, tau) for _ in range(wait)]
+    assert [low.method for low in routes] == ["gram"] * wait and len(tries) == 1
+    routes.append(step(M, tau))  # tried again, warm-started by the Gram step's vectors
+    assert len(tries) == 2
     for low in (first, routes[0], routes[-1]):
         assert relative(dense(low), exact_svt(M, tau)) < 1e-9
     forced = _SVTStep(M.shape, "partial", np.random.default_rng(0))
-    assert forced(M, tau).method == "partial" and forced.skip == 0  # 'partial' never waits
+    low = forced(M, tau)  # 'partial' neither gives up nor waits
+    assert low.method == "partial" and forced.skip == 0
+    assert relative(dense(low), exact_svt(M, tau)) < 1e-9
+
+
+def test_dearer_by_the_clock_once_a_gram_step_is_timed():
+    """Before any Gram step the partial step's cost is its count of products against the
+    Gram route's; after one, the seconds of the two routes on this machine."""
+    step = _SVTStep((200, 4000), "auto", np.random.default_rng(0))
+    assert step.gram_seconds is None
+    assert step._dearer(100.0, 5.0) == pytest.approx(100.0 / step._gram_cost())
+    step(spectrum_matrix(0.9 ** np.arange(50), 200, 4000, seed=2), 0.5)
+    assert step.counts["gram"] + step.counts["partial"] == 1
+    step.gram_seconds = 2.0
+    assert step._dearer(1e9, 1.0) == pytest.approx(0.5)
 
 
 def test_pass_cost_counts_the_reads_of_m_and_the_rayleigh_ritz():

@@ -1,66 +1,19 @@
 r"""Convex robust PCA by the inexact augmented Lagrangian method (ALM).
 
-Three convex problems of the form :math:`\min f(L) + g(S)` subject to :math:`X = L + S`
-(one sample per row of ``X``):
-
-* **PCP**, principal component pursuit (Candès, Li, Ma & Wright 2011; problem 28 of
-  Nie et al. 2014 with :math:`\gamma = 1/\lambda`):
-  :math:`\lVert L\rVert_* + \lambda\lVert S\rVert_1`;
-* **outlier pursuit** (Xu, Caramanis & Sanghavi 2012; CRPCA, problem 29 of Nie et al.):
-  :math:`\gamma\lVert Z\rVert_* + \lVert E\rVert_{2,1}`, the l2,1 norm summing the
-  l2 norms of the samples (rows) of ``E``;
-* **CRPCA-OM** (Nie et al. 2014, problems 30-31): the same with a free mean,
-  :math:`L = 1b^\top + Z`.
-
-All three are solved by the same inexact ALM loop (Lin, Chen & Ma 2010, Algorithm 5;
-Nie et al. 2014, Algorithm 3), one pass of alternating minimisation of the augmented
-Lagrangian :math:`f(L) + g(S) + \langle Y, X - L - S\rangle + \frac\mu2\lVert X - L -
-S\rVert_F^2` per multiplier update:
-
-.. math::
-    L_{k+1} = \operatorname{prox}_{f/\mu_k}(X - S_k + Y_k/\mu_k),\quad
-    S_{k+1} = \operatorname{prox}_{g/\mu_k}(X - L_{k+1} + Y_k/\mu_k),
-
-    Y_{k+1} = Y_k + \mu_k (X - L_{k+1} - S_{k+1}),\quad
-    \mu_{k+1} = \min(\rho\mu_k, \bar\mu),
-
-stopped, with ``gap_tol=None``, when :math:`\lVert X - L - S\rVert_F \le
-\mathrm{tol}\,\lVert X\rVert_F` (Lin et al.). That leaves the objective above the
-optimum where the iterates freeze first (the geometric growth of :math:`\mu` makes
-:math:`\sum_k 1/\mu_k` finite; 5.7% for PCP on the occluded AT&T faces). With a gap
-target (``gap_tol``, default 1e-3) the loop stops on the **certified relative duality
-gap** instead: weak duality for a multiplier scaled into the dual feasible set
-(:func:`duality_gap`, with the exact spectral norm). Where Lin et al.'s rule would stop
-with a larger gap, the penalty is then balanced on the primal and dual residuals
-(Boyd et al. 2011, sec. 3.3-3.4) until the gap is met
-(:class:`robustpca.solvers.alm_schedule._Schedule`); problems with exact recovery stop
-after exactly Lin et al.'s iterations, and Lin et al.'s phase ends early when the dual
-residual stalls (the multiplier freezes). PCP's balancing phase is over-relaxed ADMM
-(Eckstein & Bertsekas 1992; :data:`robustpca.solvers.alm_schedule.RELAX_PCP`): on the
-occluded AT&T faces PCP needs 28 iterations, where it took 99 with Lin et al.'s phase
-run to its end, 46 without the relaxation and 33 with the plain certificate alone.
-With a gap target the dual residual is measured in the passes of every iteration, and
-after Lin et al.'s phase a gap that needs no SVD
-(:func:`robustpca.solvers.alm_gap._cheap_gap`) too (``info['residuals']``;
-NaN during Lin et al.'s phase, where it is not needed and would cost two more passes
-over the data; both NaN with ``gap_tol=None``); the certified gap costs a Gram matrix
-of the multiplier (for PCP, where it misses the target, a second one of a better dual
-point made from the multiplier, :func:`robustpca.solvers.alm_gap._refined_gap`) and is
-computed only once the primal residual is below ``max(tol, gap_tol)``, every few
-iterations. The ``L`` step is singular value thresholding for
-PCP and outlier pursuit, and for CRPCA-OM the closed form of Theorem 3 of Nie et al.:
-:math:`b = \frac1n \tilde X^\top 1` (the arithmetic mean) and :math:`Z` the singular
-value thresholding of the centred :math:`\tilde X` (:func:`optimal_mean_svt`). The
-centring is a broadcast subtraction; no ``n x n`` centring matrix is formed.
-
-This module holds the loop and the three solvers, with :func:`duality_gap`,
-:func:`gamma_max`, :func:`spectral_norm` and :func:`optimal_mean_svt`. The loop keeps
-two ``n x d`` arrays and updates them in place by blocks: those passes and the sparse
-terms are in :mod:`robustpca.solvers.alm_blocks` (with what a fit holds in memory), the
-cheap and the blockwise certified duality gaps in :mod:`robustpca.solvers.alm_gap`; the
-singular value thresholding of the ``L`` step, by the Gram route or the partial SVD, is
-in :mod:`robustpca.solvers.alm_svt` (with the accuracy of the Gram route against
-LAPACK's SVD).
+Three problems :math:`\min f(L) + g(S)` subject to :math:`X = L + S` (one sample per row):
+**PCP** (Candès, Li, Ma & Wright 2011), :math:`\lVert L\rVert_* + \lambda\lVert
+S\rVert_1`; **outlier pursuit** (Xu, Caramanis & Sanghavi 2012; problem 29 of Nie et al.
+2014), :math:`\gamma\lVert Z\rVert_* + \lVert E\rVert_{2,1}`; and **CRPCA-OM** (Nie et
+al. 2014, problems 30-31), the same with a free mean. One loop solves all three (Lin,
+Chen & Ma 2010, Algorithm 5; Nie et al. 2014, Algorithm 3): an ``L`` step (singular
+value thresholding, :mod:`~robustpca.solvers.alm_svt`), a sparse step (a proximal map)
+and a multiplier update per iteration. With ``gap_tol=None`` it stops on Lin et al.'s
+primal residual, which can leave the objective above the optimum where the iterates
+freeze; with a gap target it stops on a certified relative duality gap
+(:mod:`~robustpca.solvers.alm_gap`), the penalty following
+:class:`~robustpca.solvers.alm_schedule._Schedule`. The loop keeps two ``n x d`` arrays,
+updated in place by blocks (:mod:`~robustpca.solvers.alm_blocks`).
+``docs/design-notes/pcp.md`` gives the reasons for each part, with measurements.
 """
 
 from __future__ import annotations
@@ -77,6 +30,7 @@ from .alm_blocks import (
     _L1,
     _L21,
     _advance,
+    _blocks,
     _Data,
     _finish_arrays,
     _low_rank_pass,
@@ -112,10 +66,25 @@ Callback = Callable[[int, IterationState], bool | None]
 # ------------------------------------------------------------------ spectral norms
 def _times(X, center, V):
     """``(X - 1 c^T) @ V`` without forming ``X - 1 c^T``."""
-    XV = X @ V
+    XV = _product(X, V)
     if center is not None:
         XV -= center @ V
     return XV
+
+
+def _product(X: np.ndarray, V: np.ndarray, transpose: bool = False) -> np.ndarray:
+    """``X @ V`` (``X.T @ V`` with ``transpose``) in float64. NumPy would copy a float32
+    ``X`` whole into float64 for every product; here it is cast by row blocks."""
+    if X.dtype == np.float64:
+        return X.T @ V if transpose else X @ V
+    out = np.zeros((X.shape[1] if transpose else X.shape[0], *V.shape[1:]))
+    for rows in _blocks(X.shape[0], X.shape[1]):
+        block = X[rows].astype(np.float64)
+        if transpose:
+            out += block.T @ V[rows]
+        else:
+            out[rows] = block @ V
+    return out
 
 
 def spectral_norm(
@@ -138,9 +107,9 @@ def spectral_norm(
     def gram(v):  # (X - 1c^T)^T (X - 1c^T) v, or (X - 1c^T)(X - 1c^T)^T v for wide X
         if d <= n:
             y = _times(X, center, v)
-            z = X.T @ y
+            z = _product(X, y, transpose=True)
             return z if center is None else z - center * y.sum()
-        y = X.T @ v
+        y = _product(X, v, transpose=True)
         if center is not None:
             y -= center * v.sum()
         return _times(X, center, y)

@@ -87,6 +87,7 @@ does not amplify the errors of its steps.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -226,7 +227,9 @@ def _small_svd(B: np.ndarray):
         return P, s, (Q @ Wt.T).T
 
 
-def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSES, tally=None):
+def _block_svt(
+    M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSES, tally=None, give_up=None
+):
     r"""Verified partial SVT: the top ``k + 1`` triplets of ``M`` by block subspace
     iteration with Rayleigh-Ritz on ``k + 1 + BLOCK_OVERSAMPLES`` columns, warm-started
     from the rows of ``init`` (the previous step's block of right vectors).
@@ -245,7 +248,8 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
     ``rtol`` relative, unless a singular value above ``tau`` was missed by the whole
     block (started from random directions besides the warm start: not observed).
     ``tally``: a one-element list to which the cost of the step is added, in products of
-    ``M`` with a vector (:func:`_pass_cost`; for :class:`_SVTStep`).
+    ``M`` with a vector (:func:`_pass_cost`; for :class:`_SVTStep`); ``give_up()``, asked
+    before each pass, ends the iteration as unconverged.
     """
     tally = [0] if tally is None else tally
     m = min(M.shape)
@@ -258,6 +262,8 @@ def _block_svt(M, tau, k, init, rng, rtol=BLOCK_RTOL, max_passes=BLOCK_MAX_PASSE
     tally[0] += max(width, MEMORY_COLUMNS)
     locked = _Locked(M.shape)
     for _ in range(max_passes):
+        if give_up is not None and give_up():
+            return None, None
         # Rayleigh-Ritz on the complement of the locked triplets, on both sides
         Ub, theta_a, Vt_a = _small_svd(locked.deflate_rows(Q.T @ M))
         tally[0] += _pass_cost(Q.shape[1], M.shape[0])  # Q^T M, its SVD, and M V below
@@ -390,6 +396,7 @@ class _SVTStep:
         self.init = None
         self.rtol = BLOCK_RTOL
         self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
+        self.gram_seconds: float | None = None  # the last Gram step's, by the clock
 
     def _partial_pays(self) -> bool:
         """'auto': is the partial route predicted cheaper than the Gram route? By the
@@ -403,10 +410,24 @@ class _SVTStep:
         400 x 10,304 faces 231 products, measured as 290 (78 ms)."""
         return 0.5 * self.side * (1.0 + 4.0 * self.side / self.long)
 
+    def _dearer(self, tally: float, seconds: float) -> float:
+        """How many times the Gram route's cost a partial step cost: by the clock once a
+        Gram step has been timed on this ``M``'s shape, by the count of products before.
+
+        The count weighs a product with a few columns like the Gram matrix's ``syrk``
+        per flop; but the thin products only stream ``M`` from memory while ``syrk``
+        runs at the processor's peak, whose ratio depends on the machine and on the side
+        (``syrk`` gains with it). The clock measures both routes on the same machine
+        and shape."""
+        if self.gram_seconds is None:
+            return tally / self._gram_cost()
+        return seconds / self.gram_seconds
+
     def _partial(self, M: np.ndarray, tau: float) -> _LowRank | None:
         tally = [0]
+        start = time.perf_counter()
         low = self._grown(M, tau, tally)
-        dearer = tally[0] / self._gram_cost()
+        dearer = self._dearer(tally[0], time.perf_counter() - start)
         # 'auto' waits in proportion, so that retries cost a few Gram steps ('partial'
         # always tries this route, and keeps the warm start of a Gram fallback)
         if dearer > 1.0 and self.solver == "auto":
@@ -415,8 +436,17 @@ class _SVTStep:
 
     def _grown(self, M: np.ndarray, tau: float, tally: list) -> _LowRank | None:
         k, init = self.hint, self.init
+        give_up = None
+        if self.solver == "auto":  # once dearer than the Gram route, take it instead
+            start = time.perf_counter()
+
+            def give_up():
+                return self._dearer(tally[0], time.perf_counter() - start) > 1.0
+
         while k + 1 + BLOCK_OVERSAMPLES < self.side:
-            low, Vt = _block_svt(M, tau, k, init, self.rng, rtol=self.rtol, tally=tally)
+            low, Vt = _block_svt(
+                M, tau, k, init, self.rng, rtol=self.rtol, tally=tally, give_up=give_up
+            )
             if not isinstance(low, str):
                 self.init = Vt
                 return low
@@ -437,7 +467,9 @@ class _SVTStep:
             self.skip -= 1
         if low is None:
             self.init = None
+            start = time.perf_counter()
             low = _gram_step(M, tau, self.rank)
+            self.gram_seconds = time.perf_counter() - start
         svp = self.rank = low.s.size
         grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
         self.hint = max(1, min(svp + grow, self.side))
