@@ -44,7 +44,7 @@ __all__ = [
 
 
 class DaskStateRunner:
-    """A state runner (:mod:`robustpca.solvers.chunked_alm`) over a dask array's row chunks.
+    """A state runner (:mod:`robustpca.solvers.chunked_state`) over a dask array's row chunks.
 
     Built on the :class:`~robustpca._dask.fit.DaskPassRunner` of the fit (its blocks, its
     tree of additions and its pass count). A pass builds one task per chunk,

@@ -20,14 +20,20 @@ passes**:
 
 The penalty schedule and the stopping rule are the in-memory ones
 (:class:`~.alm_schedule._Schedule`, :func:`~.alm_gap._cheap_gap`), step for step. The
-certified duality gap (:func:`~.alm_gap._gap`) is computed over the chunks as well, in
-the iterations where the loop asks for it: one read-only pass for PCP and outlier pursuit
-(the multiplier's inner product with ``X - c``, its entry norm and its ``d x d`` Gram
-matrix, whose top eigenvalue is its squared spectral norm), two for CRPCA-OM (the column
-sums of the multiplier first, for the zero-mean constraint), and for PCP one more where
-the refined certificate is needed (:func:`~.alm_gap._refined_gap`). At the end one pass
-writes, chunk by chunk, ``S`` over ``Y`` and ``L = X - D`` over ``work``
-(:func:`~.alm_blocks._finish_arrays`).
+certified duality gap (:func:`~.alm_gap._gap`) is computed over the chunks as well,
+without a pass of its own: where the loop asks for it after an iteration, the first pass
+of the next iteration gathers its sums (the multiplier's inner product with ``X - c``,
+its entry norm and its ``d x d`` Gram matrix, whose top eigenvalue is its squared
+spectral norm; for CRPCA-OM the multiplier's column sums, for the zero-mean constraint,
+come from the pass before) while it leaves the state as it is and forms ``M`` in a
+working copy, with the penalty the schedule takes if the certificate fails; the second
+pass then forms ``M`` in place. A fit that stops on its certificate has made one pass
+after its last iteration; PCP's refined certificate (:func:`~.alm_gap._refined_gap`),
+where the plain one misses the target, takes one more pass. At the end one pass writes,
+chunk by chunk, ``S`` over ``Y`` and ``L = X - D`` over ``work``
+(:func:`~.alm_blocks._finish_arrays`): ``2 n_iter + 3`` passes in all, plus PCP's
+refined certificates and, for ``gamma='auto'`` on centred data, the pass of its Gram
+matrix.
 
 The iterates are those of the in-memory solver to rounding (sums over chunks in another
 order) where it takes the Gram route; ``svd_solver`` is not used here (the block SVT of
@@ -36,24 +42,21 @@ order) where it takes the Gram route; ``svd_solver`` is not used here (the block
 gathered in the first passes, by the same Lanczos iteration from the same random start as
 :func:`~.alm.spectral_norm`.
 
-A runner is any callable ``run(kernel, **params) -> dict`` that applies ``kernel(x_block,
-state, **params) -> (state, dict)`` to every chunk with its state (``None`` before the
-first pass), keeps the returned states and adds the dictionaries key by key
-(:func:`~.chunked.combine_parts`); ``run.state_arrays()`` returns the two arrays of the
-states, stacked in row order. :class:`NumpyStateRunner` runs over slices of an in-memory
-array; :mod:`robustpca._dask.low_rank_sparse` provides the dask one (states persisted on
-the workers). Nothing here imports dask, validates or warns.
+The runner is a state runner of :mod:`robustpca.solvers.chunked_state`
+(:class:`~.chunked_state.NumpyStateRunner` in memory,
+:class:`robustpca._dask.low_rank_sparse.DaskStateRunner` on dask, whose states are
+persisted where the scheduler keeps results); ``run.state_arrays()`` gives the two
+arrays of the states. Nothing here imports dask, validates or warns.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
 from scipy import linalg as sla
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from ..linalg import single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
@@ -64,14 +67,21 @@ from .alm_blocks import (
     _Data,
     _finish_arrays,
     _low_rank_pass,
-    _row_norms,
     _shift_into,
 )
 from .alm_gap import _cheap_gap, _clip_into, _clipped_spectrum, _final_blocks, _top_eigenvalue
 from .alm_schedule import DUALITY_GAP, RELAX_PCP, _Schedule
 from .alm_svt import ALL_EIGENPAIRS_FRACTION, GRAM_EIGH_ONE_THREAD_MAX
 from .alm_types import _LowRank, _Problem, convex_result
-from .chunked import Moments, block_moments, combine_parts
+from .chunked import Moments, block_moments
+from .chunked_state import (
+    AUTO_GAMMA_FRACTION,
+    Max,
+    NumpyStateRunner,
+    _norm_from_gram,
+    first_pass,
+    gamma_max_chunked,
+)
 
 __all__ = [
     "AUTO_GAMMA_FRACTION",
@@ -82,136 +92,6 @@ __all__ = [
 ]
 
 Callback = Callable[[int, IterationState], bool | None]
-#: ``gamma='auto'`` of outlier pursuit and CRPCA-OM: this fraction of
-#: :func:`gamma_max_chunked` (the value of ``robustpca.estimators._convex``, which a
-#: test checks; ``_dask`` may not import the estimators).
-AUTO_GAMMA_FRACTION = 0.3
-
-
-# ------------------------------------------------------------------- the runner
-class NumpyStateRunner:
-    """The in-memory state runner: a pass is a loop over row slices of ``X``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    chunk_rows : int
-        Rows per chunk.
-    """
-
-    def __init__(self, X: np.ndarray, chunk_rows: int):
-        self.X = X
-        n = X.shape[0]
-        self.bounds = [(i, min(i + chunk_rows, n)) for i in range(0, n, chunk_rows)]
-        self.states: list = [None] * len(self.bounds)
-        self.n_samples = n
-        self.n_passes = 0
-
-    def __call__(self, kernel: Callable, **params) -> dict:
-        self.n_passes += 1
-        parts = []
-        for i, (a, b) in enumerate(self.bounds):
-            self.states[i], part = kernel(self.X[a:b], self.states[i], **params)
-            parts.append(part)
-        return combine_parts(*parts)
-
-    def state_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The two arrays of the states, stacked in row order."""
-        first, second = (np.concatenate([s[i] for s in self.states]) for i in (0, 1))
-        return first, second
-
-    def map_states(self, func: Callable, n_columns: int, **params) -> np.ndarray:
-        """``func(state, **params)`` (``n_columns`` columns) of every chunk, stacked."""
-        return np.concatenate([func(state, **params) for state in self.states])
-
-
-@dataclass(frozen=True)
-class Max:
-    """A number whose ``+`` is the maximum (for entry norms summed by a runner)."""
-
-    value: float
-
-    def __add__(self, other: Max) -> Max:
-        return Max(max(self.value, other.value))
-
-
-# --------------------------------------------------------------- spectral norms
-def _norm_from_gram(G: np.ndarray, rng: np.random.Generator, rtol: float) -> float:
-    """:func:`~.alm.spectral_norm` of a tall matrix from its ``d x d`` Gram matrix ``G``:
-    exact (LAPACK) up to ``4 * OVERSAMPLES`` columns, else ARPACK's Lanczos on ``G`` from
-    the same random start (so the same draws from ``rng`` and the same Ritz value to
-    rounding), LAPACK where it does not converge."""
-    from ..prox import OVERSAMPLES
-
-    d = len(G)
-    if d == 0:
-        return 0.0
-
-    def exact() -> float:
-        return float(np.sqrt(max(sla.eigvalsh(G, check_finite=False)[-1], 0.0)))
-
-    if d <= 4 * OVERSAMPLES:
-        return exact()
-    try:
-        top = eigsh(
-            G, k=1, which="LA", tol=rtol, v0=rng.standard_normal(d), return_eigenvectors=False
-        )
-    except ArpackNoConvergence:
-        return exact()
-    return float(np.sqrt(max(top[0], 0.0)))
-
-
-def first_pass(x, state, *, check_finite=True, row_gram=False):
-    """The first pass: the data are finite; the column extremes, the moments (mean and
-    centred ``d x d`` scatter) and with ``row_gram`` the Gram matrix of the rows scaled to
-    unit norm (``gamma='auto'`` of uncentred outlier pursuit)."""
-    if check_finite and not np.isfinite(x).all():
-        raise ValueError(
-            "Input X contains NaN or infinity; a dask fit of the convex estimators needs "
-            "finite data (fit X.compute() for missing entries)."
-        )
-    d = x.shape[1]
-    empty = np.full(d, -np.inf)
-    part = {
-        "moments": block_moments(x, np.ones(x.shape[0])),
-        "hi": _VecMax(x.max(axis=0) if len(x) else empty),
-        "lo": _VecMax(-x.min(axis=0) if len(x) else empty),
-    }
-    if row_gram:
-        part["row_gram"] = _unit_rows_gram(x, None)
-    return state, part
-
-
-@dataclass(frozen=True)
-class _VecMax:
-    """Entrywise maximum of vectors under ``+``."""
-
-    value: np.ndarray
-
-    def __add__(self, other: _VecMax) -> _VecMax:
-        return _VecMax(np.maximum(self.value, other.value))
-
-
-def _unit_rows_gram(x: np.ndarray, center) -> np.ndarray:
-    """``G^T G`` of the rows of ``x - c`` scaled to unit norm (zero rows stay zero)."""
-    G = np.array(x, dtype=np.float64) if center is None else np.subtract(x, center)
-    norms = _row_norms(G)
-    np.divide(G, norms[:, None], out=G, where=norms[:, None] > 0)
-    G[norms == 0] = 0.0
-    return G.T @ G
-
-
-def _unit_rows_pass(x, state, *, center):
-    return state, {"row_gram": _unit_rows_gram(x, center)}
-
-
-def gamma_max_chunked(run, center=None, row_gram=None) -> float:
-    """:func:`~.alm.gamma_max` over the chunks: the spectral norm of the rows of
-    ``X - c`` scaled to unit norm, from their ``d x d`` Gram matrix (``row_gram``, or one
-    pass), by the Lanczos iteration of ``gamma_max`` (seed 0, ``rtol=1e-10``)."""
-    if row_gram is None:
-        row_gram = run(_unit_rows_pass, center=center)["row_gram"]
-    return _norm_from_gram(row_gram, np.random.default_rng(0), rtol=1e-10)
 
 
 # ----------------------------------------------------------- the thresholding step
@@ -264,21 +144,35 @@ def _zero_kernel(x, state):
     return (np.zeros(x.shape), np.zeros(x.shape)), {}
 
 
-def _advance_kernel(x, state, *, center, sparse, mu_prev, inv, alpha, relax, free_mean):
-    """Pass 1 of an iteration: ``(D_k, Y_{k-1}) -> (M, Y_k)`` in place; the Gram part."""
-    W, Y = state
+def _advance_kernel(x, state, *, center, sparse, mu_prev, inv, alpha, relax, free_mean, cert=None):
+    """Pass 1 of an iteration: ``(D_k, Y_{k-1}) -> (M, Y_k)`` in place; the Gram part.
+    With ``cert`` (the certificate of the previous iteration is due) the state is only
+    read: the certificate's sums of ``(D_k, Y_{k-1})`` (:func:`_gap_kernel`), and ``M``
+    formed in a working copy (pass 2 forms it again in place)."""
+    part: dict = {}
+    if cert is not None:
+        part = _gap_kernel(x, state, center=center, sparse=sparse, **cert)[1]
+        state_now = (state[0].copy(), state[1].copy())
+    else:
+        state_now = state
+    W, Y = state_now
     _advance(_Data(x, center), sparse, W, Y, mu_prev, inv, alpha, relax)
-    return state, _gram_part(W, free_mean)
+    return state, {**part, **_gram_part(W, free_mean)}
 
 
-def _apply_kernel(x, state, *, center, sparse, low, mean, mu, measure, column_sums, alpha):
-    """Pass 2: ``M -> D_{k+1}`` in place, and the pass's sums (``_PassStats``)."""
+def _apply_kernel(
+    x, state, *, center, sparse, low, mean, mu, measure, column_sums, alpha, advance, ysum
+):
+    """Pass 2: ``M -> D_{k+1}`` in place, and the pass's sums (``_PassStats``);
+    ``advance``: the parameters of pass 1 when it left the state as it was; ``ysum``:
+    also the column sums of the multiplier the certificate would read (CRPCA-OM)."""
     W, Y = state
+    data = _Data(x, center)
+    if advance is not None:
+        _advance(data, sparse, W, Y, **advance)
     if mean is not None:
         W -= mean  # the in-memory step subtracts b from M in place
-    stats = _low_rank_pass(
-        _Data(x, center), sparse, W, Y, low, mean, mu, measure, column_sums, alpha
-    )
+    stats = _low_rank_pass(data, sparse, W, Y, low, mean, mu, measure, column_sums, alpha)
     part = {
         key: getattr(stats, key) for key in ("loss", "primal", "dual", "value", "size", "size_next")
     }
@@ -287,6 +181,10 @@ def _apply_kernel(x, state, *, center, sparse, low, mean, mu, measure, column_su
         part["value_next"] = stats.value_next
     if stats.column_sums:
         part.update(colsum=stats.colsum, colsum_next=stats.colsum_next, xsum=stats.xsum)
+    if ysum:
+        part["total"] = _dual_sum_kernel(
+            x, state, center=center, sparse=sparse, mu=mu, alpha=alpha
+        )[1]["total"]
     return state, part
 
 
@@ -317,7 +215,7 @@ def _gap_kernel(x, state, *, center, sparse, mu, alpha, ybar):
         value += float(np.vdot(data.take(rows, slice(None), T), Yk))
         entry = max(entry, sparse.entry_norm(Yk))
         G += Yk.T @ Yk
-    return state, {"value": value, "entry": Max(entry), "gram": G}
+    return state, {"value": value, "entry": Max(entry), "ygram": G}
 
 
 def _refined_kernel(x, state, *, center, sparse, mu, alpha, clip):
@@ -343,25 +241,34 @@ def _finish_kernel(x, state, *, center, sparse, mu, alpha):
 
 # ------------------------------------------------------------- certified gap
 def _chunked_gap(run, problem, center, mu, alpha, objective, target=0.0) -> float:
-    """:func:`~.alm_gap._gap` of the current state over the chunks."""
+    """:func:`~.alm_gap._gap` of the current state over the chunks (its own passes)."""
     if objective <= 0:
         return 0.0
-    sparse, common = problem.sparse, {"center": center, "sparse": problem.sparse}
+    common = {"center": center, "sparse": problem.sparse}
     ybar = None
     if problem.free_mean:
         total = run(_dual_sum_kernel, mu=mu, alpha=alpha, **common)["total"]
         ybar = total / run.n_samples
     sums = run(_gap_kernel, mu=mu, alpha=alpha, ybar=ybar, **common)
-    G = sums["gram"]
+    return _gap_of(run, problem, center, mu, alpha, objective, target, sums)
+
+
+def _gap_of(run, problem, center, mu, alpha, objective, target, sums) -> float:
+    """The certified gap from the sums of :func:`_gap_kernel`; for PCP, where it misses
+    ``target``, the refined certificate (one more pass, the state unchanged)."""
+    if objective <= 0:
+        return 0.0
+    sparse = problem.sparse
+    G = sums["ygram"]
     two = float(np.sqrt(max(_top_eigenvalue(np.asfortranarray(G)), 0.0)))
-    gap = (
-        objective - sums["value"] / max(1.0, sparse.dual_norm(two, sums["entry"].value))
-    ) / objective
+    bound = max(1.0, sparse.dual_norm(two, sums["entry"].value))
+    gap = (objective - sums["value"] / bound) / objective
     if sparse.rowwise or two <= 1.0 or gap <= target:
         return gap
     clip = _clipped_spectrum(np.asfortranarray(G))
     if clip is None:
         return gap
+    common = {"center": center, "sparse": sparse}
     refined = run(_refined_kernel, mu=mu, alpha=alpha, clip=clip, **common)
     top = float(np.sqrt(max(_top_eigenvalue(np.asfortranarray(refined["gram"])), 0.0)))
     return min(gap, (objective - refined["value"] / max(1.0, top)) / objective)
@@ -470,7 +377,7 @@ def solve_convex_chunked(
     trace: dict[str, list] = {"primal": [], "dual": [], "gap": [], "mu": [], "certified": []}
     stop_reason, converged, mean, low = StopReason.MAX_ITER, False, None, _LowRank.empty(0, d)
     counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
-    mu_used, certified, alpha, iteration = mu, np.inf, 1.0, 0
+    mu_used, certified, alpha, n_iter = mu, np.inf, 1.0, 0
     nuclear = weight if rowwise else 1.0
     common = {"center": c, "sparse": sparse}
     if scale == 0.0:  # X - c = 0: D = 0 and Y_0 = 0 are the solution
@@ -478,21 +385,37 @@ def solve_convex_chunked(
         history, converged, stop_reason, certified = [0.0], True, StopReason.EXACT, 0.0
     else:
         schedule = _Schedule(mu, rho, cap, tol, gap_tol, 1.0 if rowwise else RELAX_PCP)
-        for iteration in range(1, max_iter + 1):
-            relax = schedule.relaxation()
-            if iteration == 1:
+        pending: dict | None = None  # the certificate due at the end of the last iteration
+        total = np.zeros(d)  # column sums of its multiplier (CRPCA-OM)
+        for iteration in range(1, max_iter + 2):
+            if pending is None and iteration > max_iter:
+                break
+            cert, relax, mu_next = None, schedule.relaxation(), mu
+            if pending is not None:  # in this pass, with the penalty of a failed one
+                trial = copy.deepcopy(schedule)
+                trial.done(pending["k"], pending["gap"], np.inf)
+                relax = trial.relaxation()
+                mu_next = mu_used if pending["growing"] and mu > mu_used else mu
+                ybar = total / n if free_mean else None
+                cert = {"mu": mu_used, "alpha": alpha, "ybar": ybar}
+            step = {"mu_prev": mu_used, "inv": 1.0 / mu_next, "alpha": alpha, "relax": relax}
+            if cert is not None and iteration > max_iter:  # the last certificate, alone
+                sums = run(_gap_kernel, **cert, **common)
+            elif iteration == 1:
                 sums = run(_start_kernel, center=c, J=J, inv=1.0 / mu, free_mean=free_mean)
             else:
-                sums = run(
-                    _advance_kernel,
-                    mu_prev=mu_used,
-                    inv=1.0 / mu,
-                    alpha=alpha,
-                    relax=relax,
-                    free_mean=free_mean,
-                    **common,
-                )
-            mean, G = (sums["m"].mean, sums["m"].scatter) if free_mean else (None, sums["gram"])
+                sums = run(_advance_kernel, free_mean=free_mean, cert=cert, **step, **common)
+            if pending is not None:
+                certified = _gap_of(run, prob, c, mu_used, alpha, history[-1], gap_tol, sums)
+                trace["certified"].append((pending["k"], certified))
+                if schedule.done(pending["k"], pending["gap"], certified):
+                    stop_reason, converged = DUALITY_GAP, True
+                    break
+                mu, pending = mu_next, None
+                if iteration > max_iter:
+                    break
+            G = sums["m"].scatter if free_mean else sums["gram"]
+            mean = sums["m"].mean if free_mean else None
             low = _gram_threshold(G, nuclear / mu, low.s.size if iteration > 1 else 0)
             counts["gram"] += 1
             measure, alpha = schedule.measures(), relax
@@ -504,8 +427,11 @@ def solve_convex_chunked(
                 measure=measure,
                 column_sums=free_mean,
                 alpha=alpha,
+                advance=step if cert is not None else None,
+                ysum=free_mean and gap_tol is not None,
                 **common,
             )
+            n_iter = iteration
             stats = _stats_of(sums, d, free_mean, measure is True)
             history.append(sparse.objective(stats.loss, low.s))
             primal = float(np.sqrt(stats.primal)) / scale
@@ -529,13 +455,8 @@ def solve_convex_chunked(
                 continue
             growing = schedule.phase == "lin"
             if schedule.wants_certificate(iteration, primal, gap, mu_used):
-                certified = _chunked_gap(run, prob, c, mu_used, alpha, history[-1], gap_tol)
-                trace["certified"].append((iteration, certified))
-                if schedule.done(iteration, gap, certified):
-                    stop_reason, converged = DUALITY_GAP, True
-                    break
-                if growing and mu > mu_used:
-                    mu = mu_used
+                pending = {"k": iteration, "gap": gap, "growing": growing}
+                total = sums.get("total", total)
     objective = history[-1]
     gap = certified if converged and gap_tol is not None else np.inf
     if not np.isfinite(gap):
@@ -555,7 +476,7 @@ def solve_convex_chunked(
         n_components=n_components,
         row_sparse=rowwise,
         rng=rng,
-        loop=LoopSummary(iteration, converged, stop_reason, np.asarray(history, dtype=float)),
+        loop=LoopSummary(n_iter, converged, stop_reason, np.asarray(history, dtype=float)),
         duality_gap=gap,
         mu=mu0,
         svd_counts=counts,

@@ -29,8 +29,8 @@ eigensolver below): ``3 + n_iter`` passes in all, plus one at the end for the ra
 components (the Gram matrix of ``U``, gathered in the last pass already).
 
 Trimming (``trim=True``) and ``2r > d`` (where the in-memory solver forms the projection
-and takes its full SVD) are not done here. The runner is that of
-:mod:`robustpca.solvers.chunked_alm` (:class:`~.chunked_alm.NumpyStateRunner` in
+and takes its full SVD) are not done here. The runner is a state runner of
+:mod:`robustpca.solvers.chunked_state` (:class:`~.chunked_state.NumpyStateRunner` in
 memory). Nothing here imports dask, validates or warns.
 """
 
@@ -170,7 +170,7 @@ def solve_accaltproj_chunked(
     Parameters
     ----------
     run : callable
-        A state runner (:mod:`robustpca.solvers.chunked_alm`) with ``n_samples`` and
+        A state runner (:mod:`robustpca.solvers.chunked_state`) with ``n_samples`` and
         ``map_states``.
     first : dict
         The sums of :func:`accaltproj_first_pass`.

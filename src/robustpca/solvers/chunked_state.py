@@ -1,0 +1,164 @@
+r"""The state runner of the chunked L + S solvers, and the first pass of the convex ones.
+
+A *state runner* applies ``kernel(x_block, state, **params) -> (state, dict)`` to every
+row chunk with that chunk's state (``None`` before the first pass), keeps the states and
+adds the dictionaries key by key (:func:`~.chunked.combine_parts`; :class:`Max` adds by
+the maximum); ``map_states`` maps a function over the states (the fitted arrays).
+:class:`NumpyStateRunner` runs over slices of an in-memory array; the dask one is
+:class:`robustpca._dask.low_rank_sparse.DaskStateRunner`. The first pass of the convex
+solvers (:func:`first_pass`) and the spectral norms of their start
+(:func:`gamma_max_chunked`, ``_norm_from_gram``) are here too; the solvers are in
+:mod:`robustpca.solvers.chunked_alm` and :mod:`robustpca.solvers.chunked_known_rank`.
+Nothing here imports dask, validates or warns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg as sla
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
+from .alm_blocks import _row_norms
+from .chunked import block_moments, combine_parts
+
+__all__ = [
+    "AUTO_GAMMA_FRACTION",
+    "Max",
+    "NumpyStateRunner",
+    "first_pass",
+    "gamma_max_chunked",
+]
+
+#: ``gamma='auto'`` of outlier pursuit and CRPCA-OM: this fraction of
+#: :func:`gamma_max_chunked` (the value of ``robustpca.estimators._convex``, which a
+#: test checks; ``_dask`` may not import the estimators).
+AUTO_GAMMA_FRACTION = 0.3
+
+
+# ------------------------------------------------------------------- the runner
+class NumpyStateRunner:
+    """The in-memory state runner: a pass is a loop over row slices of ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    chunk_rows : int
+        Rows per chunk.
+    """
+
+    def __init__(self, X: np.ndarray, chunk_rows: int):
+        self.X = X
+        n = X.shape[0]
+        self.bounds = [(i, min(i + chunk_rows, n)) for i in range(0, n, chunk_rows)]
+        self.states: list = [None] * len(self.bounds)
+        self.n_samples = n
+        self.n_passes = 0
+
+    def __call__(self, kernel: Callable, **params) -> dict:
+        self.n_passes += 1
+        parts = []
+        for i, (a, b) in enumerate(self.bounds):
+            self.states[i], part = kernel(self.X[a:b], self.states[i], **params)
+            parts.append(part)
+        return combine_parts(*parts)
+
+    def state_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two arrays of the states, stacked in row order."""
+        first, second = (np.concatenate([s[i] for s in self.states]) for i in (0, 1))
+        return first, second
+
+    def map_states(self, func: Callable, n_columns: int, **params) -> np.ndarray:
+        """``func(state, **params)`` (``n_columns`` columns) of every chunk, stacked."""
+        return np.concatenate([func(state, **params) for state in self.states])
+
+
+@dataclass(frozen=True)
+class Max:
+    """A number whose ``+`` is the maximum (for entry norms summed by a runner)."""
+
+    value: float
+
+    def __add__(self, other: Max) -> Max:
+        return Max(max(self.value, other.value))
+
+
+# --------------------------------------------------------------- spectral norms
+def _norm_from_gram(G: np.ndarray, rng: np.random.Generator, rtol: float) -> float:
+    """:func:`~.alm.spectral_norm` of a tall matrix from its ``d x d`` Gram matrix ``G``:
+    exact (LAPACK) up to ``4 * OVERSAMPLES`` columns, else ARPACK's Lanczos on ``G`` from
+    the same random start (so the same draws from ``rng`` and the same Ritz value to
+    rounding), LAPACK where it does not converge."""
+    from ..prox import OVERSAMPLES
+
+    d = len(G)
+    if d == 0:
+        return 0.0
+
+    def exact() -> float:
+        return float(np.sqrt(max(sla.eigvalsh(G, check_finite=False)[-1], 0.0)))
+
+    if d <= 4 * OVERSAMPLES:
+        return exact()
+    try:
+        top = eigsh(
+            G, k=1, which="LA", tol=rtol, v0=rng.standard_normal(d), return_eigenvectors=False
+        )
+    except ArpackNoConvergence:
+        return exact()
+    return float(np.sqrt(max(top[0], 0.0)))
+
+
+def first_pass(x, state, *, check_finite=True, row_gram=False):
+    """The first pass: the data are finite; the column extremes, the moments (mean and
+    centred ``d x d`` scatter) and with ``row_gram`` the Gram matrix of the rows scaled to
+    unit norm (``gamma='auto'`` of uncentred outlier pursuit)."""
+    if check_finite and not np.isfinite(x).all():
+        raise ValueError(
+            "Input X contains NaN or infinity; a dask fit of the convex estimators needs "
+            "finite data (fit X.compute() for missing entries)."
+        )
+    d = x.shape[1]
+    empty = np.full(d, -np.inf)
+    part = {
+        "moments": block_moments(x, np.ones(x.shape[0])),
+        "hi": _VecMax(x.max(axis=0) if len(x) else empty),
+        "lo": _VecMax(-x.min(axis=0) if len(x) else empty),
+    }
+    if row_gram:
+        part["row_gram"] = _unit_rows_gram(x, None)
+    return state, part
+
+
+@dataclass(frozen=True)
+class _VecMax:
+    """Entrywise maximum of vectors under ``+``."""
+
+    value: np.ndarray
+
+    def __add__(self, other: _VecMax) -> _VecMax:
+        return _VecMax(np.maximum(self.value, other.value))
+
+
+def _unit_rows_gram(x: np.ndarray, center) -> np.ndarray:
+    """``G^T G`` of the rows of ``x - c`` scaled to unit norm (zero rows stay zero)."""
+    G = np.array(x, dtype=np.float64) if center is None else np.subtract(x, center)
+    norms = _row_norms(G)
+    np.divide(G, norms[:, None], out=G, where=norms[:, None] > 0)
+    G[norms == 0] = 0.0
+    return G.T @ G
+
+
+def _unit_rows_pass(x, state, *, center):
+    return state, {"row_gram": _unit_rows_gram(x, center)}
+
+
+def gamma_max_chunked(run, center=None, row_gram=None) -> float:
+    """:func:`~.alm.gamma_max` over the chunks: the spectral norm of the rows of
+    ``X - c`` scaled to unit norm, from their ``d x d`` Gram matrix (``row_gram``, or one
+    pass), by the Lanczos iteration of ``gamma_max`` (seed 0, ``rtol=1e-10``)."""
+    if row_gram is None:
+        row_gram = run(_unit_rows_pass, center=center)["row_gram"]
+    return _norm_from_gram(row_gram, np.random.default_rng(0), rtol=1e-10)
