@@ -8,7 +8,7 @@ Usage (from the repository root)::
     python benchmarks/bench_dask.py --wide                           # 2,000 x 500,000 (8 GB)
     python benchmarks/bench_dask.py --wide --n-features 1500000 --estimators om pca
     python benchmarks/bench_dask.py --n-samples 1000000 --n-features 20 --rank 3 \
-        --estimators robpca cov hq --in-memory --parity       # the rrcov family and HQ-PCA
+        --estimators robpca cov sph hq --in-memory --parity   # rrcov family, HQ-PCA
 
 Each (estimator, size) runs in a fresh Python process, so that ``ru_maxrss`` is the
 peak resident memory of that fit alone. Tall data are those of
@@ -54,9 +54,10 @@ ESTIMATORS = {
     "hq": ("robustpca.estimators._hq", "HQPCA"),
     "robpca": ("robustpca.estimators._robpca", "ROBPCA"),
     "cov": ("robustpca.estimators._covariance_pca", "CovariancePCA"),
+    "sph": ("robustpca.estimators._spherical", "SphericalPCA"),
 }
 #: The estimators without max_iter / tol (closed-form or the rrcov family's own loops).
-NO_ITERATION = ("pca", "robpca", "cov")
+NO_ITERATION = ("pca", "robpca", "cov", "sph")
 
 
 def _parity(model, cls, params, X) -> dict:
