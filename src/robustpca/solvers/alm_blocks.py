@@ -55,8 +55,8 @@ def _blocks(length: int, other: int) -> list[slice]:
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
     """``<a, b>`` of two blocks of the passes: BLAS's dot where both are contiguous (the
-    scratch blocks; 2.3x faster than ``einsum`` on 400 x 327), ``einsum`` where one is a
-    strided view of a column block (``vdot`` would copy it: 1.3x slower)."""
+    scratch blocks, where it beats ``einsum``), ``einsum`` where one is a strided view of
+    a column block (``vdot`` would copy it)."""
     if a.flags.c_contiguous and b.flags.c_contiguous:
         return float(np.vdot(a, b))
     return float(np.einsum("ij,ij->", a, b))
@@ -233,8 +233,8 @@ def _advance(
     argument ``A = alpha D_k + Y_{k-1}/mu_prev``, ``Y_k = mu_prev (A - prox(A))`` (the
     projection of ``mu_prev A``, :func:`_multiplier_into`) over ``Y``, ``S_k = A -
     Y_k/mu_prev`` and ``M = (X - S_k) + inv * Y_k`` written over ``D_k`` (``alpha``: the
-    relaxation of the pass that wrote ``D_k``). Eight operations a block where the
-    explicit ``prox`` took ten.
+    relaxation of the pass that wrote ``D_k``). Two operations a block fewer than
+    forming the ``prox`` explicitly.
 
     ``relax != 1``: the next ``L`` step's sparse step is over-relaxed (Eckstein &
     Bertsekas 1992; Boyd et al. 2011, sec. 3.4.3): it takes :math:`\alpha(X - L_{k+1}) +
@@ -302,8 +302,8 @@ class _PassStats:
     S_k\rVert_F^2` (Boyd et al.'s dual residual); ``size``: :math:`\lVert\hat
     Y\rVert_F^2` and ``size_next``: :math:`\langle Y_{k+1} - \hat Y, \hat Y\rangle`
     (its scale). With ``full`` (the cheap gap's sums) also ``value``: :math:`\langle X -
-    c, \hat Y\rangle` and ``value_next`` that of :math:`Y_{k+1} - \hat Y` (None when not
-    measured); ``entry``: the entry norm of :math:`\hat Y` (``max |y_ij|`` or the
+    c, \hat Y\rangle` and ``value_next`` that of :math:`Y_{k+1} - \hat Y` (None when
+    skipped); ``entry``: the entry norm of :math:`\hat Y` (``max |y_ij|`` or the
     largest row norm); ``colsum``: column sums of :math:`\hat Y` and ``xsum`` of ``X -
     c`` (for the zero-mean constraint of the free mean; not summed, and left zero, with
     ``column_sums=False``).

@@ -10,9 +10,10 @@ feasible set (:func:`robustpca.solvers.alm.duality_gap`):
   formed: its blocks are made from the loop's two arrays, and its spectral norm is the
   top eigenvalue of its Gram matrix. For PCP, where that misses the target, also the
   gap of a better dual point made from it (:func:`_refined_gap`: its singular values
-  above 1 clipped, then its entries), the smaller of the two: PCP on the occluded
-  400 x 10,304 AT&T faces then stops after 28 iterations instead of 33 (400 x 1,024:
-  33 instead of 38).
+  above 1 clipped, then its entries, in rounds while they can reach the target), the
+  smallest of them: on video shapes and on the occluded AT&T faces the primal is near
+  its optimum long before the multiplier is, so these better dual points end the loop
+  sooner (``docs/design-notes/pcp.md``).
 
 The loop that calls them is in :mod:`robustpca.solvers.alm`, the passes whose arrays and
 sums they read in :mod:`robustpca.solvers.alm_blocks`.
@@ -30,11 +31,10 @@ from .alm_types import _ALMOutcome, _Problem
 #: The certified gap runs on one BLAS thread: its Gram matrix is accumulated by SciPy's
 #: ``syrk`` between NumPy's operations on the blocks, and the two OpenBLAS libraries'
 #: threads then fight over the cores ("More than one BLAS thread" in
-#: docs/performance.md). PCP on the occluded 400 x 10,304 AT&T faces, 2 BLAS threads on
-#: 2 cores: a certificate cost about 400 ms more than an iteration, about 90 ms at one
-#: thread. PCP on wide data is the exception where its column blocks are as wide as its
-#: side (``_numpy_grams``): its Gram matrices are then NumPy's products of whole column
-#: blocks, so only its eigensolvers (SciPy's) run on one thread.
+#: docs/performance.md; docs/design-notes/pcp.md). PCP on wide data is the exception
+#: where its column blocks are as wide as its side (``_numpy_grams``): its Gram matrices
+#: are then NumPy's products of whole column blocks, so only its eigensolvers (SciPy's)
+#: run on one thread.
 CERTIFICATE_ONE_THREAD = True
 #: Rounds of alternating projections of PCP's refined certificate at most
 #: (:func:`_refined_gap`); each costs about an iteration, and the later ones gain less.
@@ -51,7 +51,7 @@ def _cheap_gap(problem: _Problem, stats: _PassStats, objective: float, n: int) -
       :math:`L_{k+1}` (the optimality condition of the ``L`` step), so its spectral norm
       is at most the nuclear weight ``w`` (1 for PCP, :math:`\gamma` otherwise): the SVT
       leaves the singular values of :math:`M - L_{k+1}` at :math:`\min(\sigma_i,
-      \tau)`. Only its entry (row) norm, measured, scales it into the dual set.
+      \tau)`. Only its entry (row) norm, from the pass, scales it into the dual set.
     * :math:`Y_{k+1}` is a subgradient of the sparse term at :math:`S_{k+1}`, so its
       entry (row) norm is at most 1 (:math:`\lambda` for PCP), and
       :math:`\lVert Y_{k+1}\rVert_2 \le w + \lVert Y_{k+1} - \hat Y\rVert_F`, the
@@ -129,8 +129,7 @@ def _numpy_grams(data: _Data, sparse) -> bool:
     (PCP on wide data with blocks of at least ``n`` columns), on every BLAS thread; else
     SciPy's ``syrk`` into the upper triangle in place, on one. NumPy's product of a block
     with its transpose fills both triangles of a new ``n x n`` matrix, then added: with
-    blocks narrower than ``n`` those ``n^2`` operations outweigh the product (n = 1231, a
-    block of 106 columns: 3.5x SciPy's in-place ``syrk``, one thread)."""
+    blocks narrower than ``n`` those ``n^2`` operations outweigh the product."""
     n, d = data.shape
     return n < d and not sparse.rowwise and data.columns[0].stop >= n
 
@@ -223,7 +222,8 @@ def _clipped_spectrum(G: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 def _clip_into(E: np.ndarray, c: np.ndarray, Yk: np.ndarray, out: np.ndarray, wide: bool):
     """``P Yk`` (``wide``) or ``Yk P`` into ``out``, with ``P`` of :func:`_clipped_spectrum`:
     by its ``m`` eigenvectors (``4 m`` flops an entry) where ``m`` is below half the
-    side, else by ``P`` formed (``2 x side``). NumPy's products only (see :func:`_gap`)."""
+    side, else by ``P`` formed (``2 side`` flops an entry). NumPy's products only (see
+    :func:`_gap`)."""
     m, side = E.shape[1], E.shape[0]
     if 2 * m >= side:
         P = (E * c) @ E.T

@@ -25,10 +25,9 @@ The stopping rule is that of the complete-data solvers
 (:class:`~robustpca.solvers.alm_schedule._Schedule`): Lin et al.'s growing penalty until
 the relative primal residual on :math:`\Omega` is below ``tol``, then, unless
 ``gap_tol`` is None, the penalty balanced on the primal and dual residuals (Boyd et al.
-2011, sec. 3.4.1) until the certified gap is below ``gap_tol``. Lin et al.'s rule alone
-left a gap of 5.3% on rrcov's octane spectra with a tenth of their cells missing (PCP,
-37 iterations, rank 20 where the complete table's fit has rank 10), and 3.5% at
-``tol=1e-11`` after 3,782 iterations. The dual residual is :math:`\mu_k \lVert S_{k+1}
+2011, sec. 3.4.1) until the certified gap is below ``gap_tol``: Lin et al.'s rule alone
+can stop far above the optimum here too, however small ``tol``
+(``docs/design-notes/pcp.md``). The dual residual is :math:`\mu_k \lVert S_{k+1}
 - S_k\rVert_F / \lVert Y_{k+1}\rVert_F`. The certificate uses the singular values of
 the thresholding step and one Lanczos spectral norm of the multiplier.
 """

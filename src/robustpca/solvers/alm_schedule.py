@@ -16,9 +16,8 @@ DUALITY_GAP = (
     "certified relative duality gap below gap_tol, primal residual below max(tol, gap_tol)"
 )
 #: Residual balancing: mu changes when the relative primal and dual residuals differ by
-#: more than this factor (see _Schedule). It was 2 before Lin et al.'s phase could end
-#: early (``STALL``); 10 leaves the penalty where that phase left it unless it is far off
-#: (PCP on the occluded 32 x 32 AT&T faces: 53 iterations, 86 with 2).
+#: more than this factor (see _Schedule): the penalty stays where Lin et al.'s phase left
+#: it unless it is far off.
 BALANCE = 10.0
 #: The balancing keeps the penalty above MU_MIN times its start.
 MU_MIN = 1.0
@@ -38,14 +37,10 @@ STALL = 0.7
 STALL_WINDOW = 3
 STALL_RATIO = 5.0
 #: Over-relaxation of PCP's ADMM in the balancing phase (Eckstein & Bertsekas 1992;
-#: Boyd et al. 2011, sec. 3.4.3, who suggest 1.5 to 1.8). Measured with the default gap
-#: target, PCP on the occluded AT&T faces took 46 -> 37 (1.6) and 33 (1.8) iterations at
-#: 400 x 10,304, 53 -> 44 and 38 at 32 x 32; on four noisy planted problems (100 x 80
-#: to 500 x 200) 25-33% fewer at 1.6-1.8. Outlier pursuit and CRPCA-OM are not relaxed:
-#: at 1.8 it was mixed on the faces (outlier pursuit 25 -> 28 at 32 x 32, 26 -> 25 at
-#: 400 x 10,304; CRPCA-OM 19 -> 13 and 25 -> 29), and on a 30 x 20 problem it left the
-#: balancing at a penalty 12 times larger, where a gap target of 1e-9 took over 1500
-#: iterations instead of 561.
+#: Boyd et al. 2011, sec. 3.4.3, who suggest 1.5 to 1.8): fewer iterations for PCP on
+#: faces and planted problems. Outlier pursuit and CRPCA-OM are not relaxed: it was mixed
+#: there, and could leave the balancing at a far larger penalty
+#: (docs/design-notes/pcp.md).
 RELAX_PCP = 1.8
 #: A relative dual residual below this is zero to rounding: the sparse part had not
 #: started to change (it starts from zero), so a rise from there is no stall.
@@ -64,49 +59,31 @@ class _Schedule:
       relative dual residual ``s`` (Boyd et al. 2011, sec. 3.3) above ``STALL_RATIO``
       times ``r`` and, at this iteration and the one before, above ``STALL`` times its
       value ``STALL_WINDOW`` iterations before. While the ALM converges, the growth
-      shrinks both residuals (Candès et al.'s problem at 1000^2, 5% and 10% errors:
-      ``s`` fell 2.7x or more every three iterations); where the iterates freeze,
-      ``s`` stalls or grows (PCP on the occluded AT&T faces, 400 x 10,304: ``s`` from
-      9.6e-2 to 8.6e-2 over iterations 10-13, 6.6 times ``r``; CRPCA-OM on
-      1000 x 500 data with 10% outlying samples: from 5.0e-3 to 4.0e-3 over 10-13,
-      630 times ``r``).
-      Growing the penalty on from there only freezes the multiplier: on the large
-      faces, Lin et al.'s rule went on to iteration 39 with a certified gap of 2.3e-2,
-      and the balancing then spent 60 iterations walking the penalty back down (99 in
-      all; 46 with the early end). Two iterations in a row, because ``s`` is noisy
-      near exact recovery (a planted 200 x 200 PCP: 1.1e-3, 4.2e-3, 1.6e-3 at
-      iterations 16-18); and not from a residual that was zero (``ZERO_DUAL``), which
-      is the sparse part filling in from zero (outlier pursuit with exact recovery:
-      ``s`` from 1e-16 to 0.23 in two iterations, then to 3e-4 in two more). Not at
-      the cap :math:`\bar\mu`, where the penalty has stopped growing anyway. If the
+      shrinks both residuals; where the iterates freeze (the geometric growth makes
+      :math:`\sum_k 1/\mu_k` finite), ``s`` stalls, and growing the penalty on from
+      there only freezes the multiplier further. Two iterations in a row, because ``s``
+      is noisy near exact recovery; not from a residual that was zero
+      (``ZERO_DUAL``: the sparse part filling in from zero); not at the cap. If the
       primal residual is then below ``max(tol, gap_tol)`` already, the certified gap is
-      computed at once, and the loop stops if it is met: the iterates freeze because
-      they are near the optimum (CRPCA-OM on those 1000 x 500 data: a gap of 3.3e-4
-      at the stall, iteration 13, where Lin et al.'s rule takes 19 and the balancing
-      from there had gone on to a lower penalty and dearer iterations). In this
-      phase only the dual residual is measured (``measure='residual'`` of
-      :func:`robustpca.solvers.alm_blocks._low_rank_pass`, three more operations per
-      block);
-    * ``'balance'``: otherwise the iterates froze before the optimum (the geometric
-      growth makes :math:`\sum_k 1/\mu_k` finite). The penalty is then balanced (Boyd
-      et al. 2011, sec. 3.4.1, with the adaptive factor of Wohlberg 2017): multiplied by
-      :math:`\sqrt{r/s}` (clipped to ``[1/MAX_STEP, MAX_STEP]``) whenever ``r`` and
-      ``s`` differ by more than a factor ``BALANCE``; with a fixed penalty the ALM is
-      ADMM, which converges to the optimum (for PCP over-relaxed, ``relax``, see
-      ``RELAX_PCP``); the penalty is kept above its start
-      :math:`\mu_0` (on small planted problems balancing drove it to 0.04 :math:`\mu_0`
-      where 3-10 :math:`\mu_0` converged 10x faster). While ``r <= max(tol,
-      gap_tol)`` the certified gap is computed every ``CHECK_EVERY`` iterations, or
-      sooner once the cheap gap (:func:`robustpca.solvers.alm_gap._cheap_gap`) has
-      halved or is below ``TRIGGER * gap_tol``; the loop stops when it is below
-      ``gap_tol``. After each change the next one waits twice as long (1, 2, 4, ...
-      iterations): the penalty changes ever more rarely, so that the loop ends as ADMM
-      with a fixed penalty (He, Yang & Wang 2000); without that wait it cycled on a
-      planted 200 x 3000 problem (gap between 1e-2 and 4e-2 for 1000 iterations).
+      computed at once: the iterates may freeze because they are near the optimum. In
+      this phase only the dual residual is summed (``measure='residual'`` of
+      :func:`robustpca.solvers.alm_blocks._low_rank_pass`);
+    * ``'balance'``: otherwise the iterates froze before the optimum. The penalty is
+      then balanced (Boyd et al. 2011, sec. 3.4.1, with the adaptive factor of Wohlberg
+      2017): multiplied by :math:`\sqrt{r/s}` (clipped to ``[1/MAX_STEP, MAX_STEP]``)
+      whenever ``r`` and ``s`` differ by more than a factor ``BALANCE``; with a fixed
+      penalty the ALM is ADMM, which converges to the optimum (for PCP over-relaxed,
+      ``relax``, see ``RELAX_PCP``); the penalty is kept above its start
+      :math:`\mu_0`. While ``r <= max(tol, gap_tol)`` the certified gap is computed
+      every ``CHECK_EVERY`` iterations, or sooner once the cheap gap
+      (:func:`robustpca.solvers.alm_gap._cheap_gap`) has halved or is below ``TRIGGER *
+      gap_tol``; the loop stops when it is below ``gap_tol``. After each change the next
+      one waits twice as long, so that the loop ends as ADMM with a fixed penalty (He,
+      Yang & Wang 2000); without that wait the penalty can cycle.
 
     Growing the penalty again to push ``r`` down to ``tol`` after that undoes the
-    optimality (measured: PCP on the occluded faces went from a gap of 7.6e-4 back to
-    5.2e-2 in 30 such steps), hence ``max(tol, gap_tol)`` in that phase.
+    optimality, hence ``max(tol, gap_tol)`` in that phase. ``docs/design-notes/pcp.md``
+    has the measurements behind each rule.
     """
 
     def __init__(

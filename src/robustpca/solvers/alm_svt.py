@@ -1,88 +1,33 @@
 r"""The singular value thresholding step of the convex ALM solvers.
 
-Each iteration of the loop of :mod:`robustpca.solvers.alm` thresholds the singular values
-of its argument ``M`` at :math:`\tau` (:math:`1/\mu_k` for PCP, :math:`\gamma/\mu_k` for
-outlier pursuit and CRPCA-OM). This module holds that step: the choice of route with Lin
-et al.'s rank prediction and warm start (``_SVTStep``), the Gram route (``_gram_step``),
-the forms in which a step leaves the low-rank part, never ``n x d`` (``_LowRank``, applied
-block by block by the passes of :mod:`robustpca.solvers.alm_blocks`), and the orthonormal
-right singular vectors returned as ``components`` (``_right_vectors``).
+Each iteration of :mod:`robustpca.solvers.alm` thresholds the singular values of its
+argument ``M`` at :math:`\tau` (:math:`1/\mu_k` for PCP, :math:`\gamma/\mu_k` for
+outlier pursuit and CRPCA-OM). ``svd_solver='auto'`` (:class:`_SVTStep`) takes, each
+iteration, the cheaper of two exact routes:
 
-**Singular value thresholding.** ``svd_solver='auto'`` takes, each iteration, the
-cheaper of two routes:
-
-* the *Gram route*: the eigendecomposition of the ``min(n, d)``-square Gram matrix of
-  ``M`` (``n d min(n, d)`` flops in one BLAS ``syrk``) gives every singular value
-  :math:`\sigma_i` and one side of the singular vectors, ``V`` (tall data) or ``U``
-  (wide data); the thresholded matrix is :math:`MV\operatorname{diag}(s/\sigma)V^\top`
-  or :math:`U\operatorname{diag}(s/\sigma)U^\top M` with :math:`s = \sigma - \tau`,
-  applied to row or column blocks of ``M`` in pass (3) of the loop
-  (:mod:`robustpca.solvers.alm_blocks`; ``2 n d r`` flops each way);
+* the *Gram route* (:func:`_gram_step`): the eigendecomposition of the
+  ``min(n, d)``-square Gram matrix of ``M`` gives every singular value above
+  :math:`\tau` and one side of the singular vectors; the thresholded matrix is applied
+  block by block in the next pass (:mod:`robustpca.solvers.alm_blocks`), never formed;
 * the *partial route* (:func:`_block_svt`): block subspace iteration with Rayleigh-Ritz
-  on the predicted number ``k`` of triplets plus one plus ``BLOCK_OVERSAMPLES``, with
-  the rank prediction of Lin et al. (``svp``: one more than the last rank when it
-  shrank, 5% of ``min(n, d)`` more when it did not) and the previous step's block of
-  right vectors as a warm start. It is **verified**: the triplet after the last one kept
-  must fall below the threshold (Ritz value plus residual), otherwise the block grows
-  and the step is repeated, warm started; the kept triplets are converged to a residual
-  of ``BLOCK_RTOL = 5e-11`` of the top singular value, and locked once they are (later
-  passes iterate on the unconverged columns only, ``_Locked``). Each pass is one
-  product with ``M`` and one with ``M^T``; the next block is shifted,
-  ``(M M^T - s I) Q`` at no extra product (``_shifted_power``), and the Rayleigh-Ritz
-  SVD is a QR and a small SVD (``_small_svd``). Every step is then the
-  exact SVT to rounding, and fits follow the full-SVD iterates (tests/test_svt_partial.py:
-  objectives after every iteration equal to 1e-10, the same iterations and ranks).
-  Taken when ``PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) <= min(n, d)``, with the Gram
-  route as fallback when it grows past that or does not converge in 30 passes; and
-  after a step that cost more than the Gram route, counted in products with ``M``
-  (``_pass_cost``), the Gram route is taken for a number of steps in proportion
-  (``PARTIAL_RETRY``): where the singular values near the threshold are close the block
-  iteration needs 8-28 passes a step (CRPCA-OM on the occluded 400 x 10,304 AT&T faces:
-  13.5 s with the partial route every step, 4.9-5.9 s with the Gram route). On
-  Candès et al.'s 1000 x 1000 problem (rank 50, 5% errors) it takes 9 passes at the
-  third iteration (10 unshifted), 2 from the eleventh on; the first two iterations
-  (215 and 50 values above the threshold) take the Gram route.
+  on Lin et al.'s predicted rank plus a few columns, warm-started from the previous
+  step's right vectors, converged triplets locked. It is **verified**: the triplet
+  after the last one kept must fall below the threshold, else the block grows, so no
+  step is truncated.
 
-The Gram route computes only the eigenpairs above :math:`\tau^2` (LAPACK's ``syevr``),
-or all of them when the last step kept more than a third of the side
-(``ALL_EIGENPAIRS_FRACTION``), which is then cheaper.
-``'partial'`` tries the block route first at every size; ``'full'`` is LAPACK's SVD
-every iteration (:func:`robustpca.prox.svt_factors`), which copies ``M`` and returns a
-``min(n, d) x d`` factor, so it needs about two more ``n x d`` arrays.
-
-**Accuracy of the Gram route.** It squares the condition number: eigenvalues are
-accurate to about :math:`\epsilon\sigma_1^2`, so a kept :math:`\sigma_i > \tau` to
-:math:`\epsilon\sigma_1^2/(2\sigma_i)` and the thresholded matrix to about
-:math:`\epsilon\sigma_1^2/\tau`. Here :math:`\tau = 1/\mu_k` (PCP) or
-:math:`\gamma/\mu_k` with :math:`\mu_k \le \bar\mu`; for PCP
-:math:`\bar\mu = 10^7\mu_0`, :math:`\mu_0 = 1.25/\lVert X\rVert_2`, so
-:math:`\tau \ge 0.8\cdot 10^{-7}\lVert X\rVert_2`, an error of at most about
-:math:`3\cdot 10^{-9}` relative, below ``tol = 1e-7``. Measured along the iterates of
-the exact-SVD ALM (``svd_solver='full'``; Gram route against LAPACK on the same ``M``
-every iteration), the relative error of the thresholded matrix was at most 6.8e-12 for
-PCP (40 iterations, :math:`\tau/\sigma_1` down to 1.1e-7) and 1.5e-14 for outlier
-pursuit and CRPCA-OM on the occluded 32 x 32 AT&T faces, with the same rank at every
-step (the bound is reached only for singular values just above :math:`\tau`: outlier
-pursuit run on to :math:`\tau/\sigma_1` = 4e-8, ``tol=1e-15``, kept three singular
-values far above it, error 1.2e-14). Whole default fits with ``'auto'`` against
-``'full'`` (relative Frobenius distance of ``low_rank_`` / ``sparse_``, relative
-difference of the final objective; the same iterations and ranks in every case):
-
-=====================================  =====================  =====================
-data                                   PCP                    outlier p. / CRPCA-OM
-=====================================  =====================  =====================
-AT&T 400 x 10304, occluded             3e-11 / 2e-10 / 2e-13  3e-14 / 8e-14 / 3e-16
-AT&T 400 x 1024, occluded              1e-11 / 1e-10 / 1e-13  1e-14 / 5e-14 / 3e-16
-synthetic 20,000 x 256 (10% outliers)  3e-11 / 1e-10 / 1e-14  6e-14 / 2e-13 / 4e-16
-planted 300 x 300 (Lin et al.)         7e-15 / 1e-16 / 0      3e-14 / 0 / 5e-14
-=====================================  =====================  =====================
-
-An earlier ``'auto'`` (the partial SVD with Lin et al.'s truncated steps, the exact
-SVD beyond a fifth of the spectrum) differed from ``'full'`` by 3e-4 to 2e-3 in
-``low_rank_`` on the same data and by 15% (with another rank and a duality gap of 0.28)
-on the planted 300 x 300 problem for outlier pursuit and CRPCA-OM. A perturbation of
-``M`` by 1e-13 (relative) at every step moved the final fits by 1e-13 to 3e-13: the loop
-does not amplify the errors of its steps.
+Both give the exact SVT to about ``BLOCK_RTOL`` of the top singular value, and fits
+follow the full-SVD iterates (``tests/test_svt_partial.py``). The partial route is
+tried when its block is a small share of the side (``PARTIAL_COST``); once a Gram step
+has been timed, a partial step is compared with it by the clock (the Gram route's
+``syrk`` runs at the processor's peak while the partial route's thin products stream
+``M`` from memory, a ratio that depends on the machine and the shape), it is given up
+once it has cost as much, and after a dear one the Gram route is kept for a number of
+steps in proportion (``PARTIAL_RETRY``). ``'partial'`` always tries the block route
+first; ``'full'`` is LAPACK's SVD every iteration. The Gram route squares the condition
+number: its thresholded matrix is accurate to about :math:`\epsilon\sigma_1^2/\tau`,
+and the penalty's cap keeps :math:`\tau` above :math:`0.8\cdot 10^{-7}\lVert X\rVert_2`
+for PCP, so that stays below ``tol``. ``docs/design-notes/pcp.md`` has the
+measurements behind these choices.
 """
 
 from __future__ import annotations
@@ -102,27 +47,21 @@ from .alm_types import _LowRank
 #: <= min(n, d).
 PARTIAL_COST = 10
 #: 'auto' also takes the Gram route for the next ``PARTIAL_RETRY * c`` steps after a
-#: partial step that cost ``c > 1`` times the Gram route (``_pass_cost``,
-#: ``_SVTStep._gram_cost``), then tries the partial route again; each such retry that
-#: costs more too doubles the wait. Measured on the occluded 400 x 10,304 AT&T faces, one BLAS
-#: thread: a Gram step takes 75-81 ms, a pass of the block iteration 13 ms at 4 columns
-#: and 36 ms at 33; CRPCA-OM (rank 22-28) took 8-28 passes per step, and its fit 13.5 s
-#: against 4.9 s with the Gram route every step. Candès et al.'s 1000^2 problem takes 2-9
-#: passes of about 57 columns, a fifth to a half of its Gram route's cost.
+#: partial step that cost ``c > 1`` times the Gram route (``_SVTStep._dearer``), then
+#: tries the partial route again; each such retry that costs more too doubles the wait.
+#: Where the singular values near the threshold are close, the block iteration needs
+#: many passes a step (docs/design-notes/pcp.md).
 PARTIAL_RETRY = 4
 #: A product of ``M`` with fewer columns than this costs as much as with this many: it
-#: reads all of ``M`` (400 x 10,304: 5 ms at 4 columns, 0.27 ms per column at 33).
+#: reads all of ``M``.
 MEMORY_COLUMNS = 16
 #: The QR and SVD of the Rayleigh-Ritz matrix of ``a`` columns cost as much as
-#: ``RAYLEIGH_RITZ * a^2 / n`` products of the ``n``-row ``M`` with a vector (at 33
-#: columns, 11 ms of the pass's 36).
+#: ``RAYLEIGH_RITZ * a^2 / n`` products of the ``n``-row ``M`` with a vector.
 RAYLEIGH_RITZ = 15
 #: Extra columns of the block iteration beyond the hint and the verifying triplet.
 BLOCK_OVERSAMPLES = 5
-#: Residual tolerance of the block iteration, relative to the top singular value. It was
-#: 1e-10 before the shifted passes (``_shifted_power``): converging faster, they stop
-#: nearer the tolerance, and PCP on 200 AT&T faces then ended 1.1e-10 from LAPACK's fit
-#: in ``L`` (5.0e-11 before); at 5e-11 it ends 5.6e-11 away, as close as before.
+#: Residual tolerance of the block iteration, relative to the top singular value: fits
+#: then end as close to LAPACK's as the Gram route's do.
 BLOCK_RTOL = 5e-11
 #: A triplet is locked (no longer iterated) once its residual is this fraction of the
 #: acceptance tolerance ``BLOCK_RTOL * theta_1``: locked triplets stay ten times more
@@ -132,34 +71,20 @@ LOCK_FRACTION = 0.1
 BLOCK_MAX_PASSES = 30
 #: The Gram route computes all eigenpairs when the last step kept more than this
 #: fraction of them, only those above the threshold otherwise (both by LAPACK's
-#: ``syevr``, whose subsets cost more per vector). One BLAS thread, the eigenpairs above
-#: a fraction ``f`` against all of them: n = 400, 17 / 26 / 33 / 49 ms at f = 0.1 / 0.2
-#: / 0.3 / 0.5 against 26 ms; n = 1000, 147 / 199 / 258 / 351 ms against 284 ms; n =
-#: 2000, 1.30 / 1.46 / 1.78 / 2.41 s against 2.11 s (PCP on the occluded 400 x 10,304
-#: AT&T faces keeps about half). By the last rank, not Lin et al.'s prediction, which
-#: overshoots where the rank falls (Candès et al.'s problems: 215 then 50 of 1000).
-#: ``syevd`` (divide and conquer) is as fast but less accurate: PCP's iterates on the
-#: AT&T faces then left the exact-SVD fit by 8e-10 (tests/test_alm_memory.py).
+#: ``syevr``, whose subsets cost more per vector). By the last rank, not Lin et al.'s
+#: prediction, which overshoots where the rank falls. ``syevd`` (divide and conquer) is
+#: as fast but less accurate.
 ALL_EIGENPAIRS_FRACTION = 1.0 / 3.0
 #: The Gram route on wide data keeps the r x d factor while r <= n / FACTOR_ROWS.
 FACTOR_ROWS = 4
 #: The QR and SVD of the block iteration's few columns run on one BLAS thread, the
-#: products with the data on all of them: OpenBLAS's threads made those small
-#: factorizations 10-14x slower (a QR of 1000 x 16: 4.8 ms at 2 threads against 0.34 ms
-#: at one), so that PCP at 1000^2 took 4.0 s at 2 threads against 1.25 s at one; with
-#: them on one thread it takes 1.36 s, and at 2000^2 5.4 s against 7.4 s at one thread.
+#: products with the data on all of them: OpenBLAS's threads slow those small
+#: factorizations down.
 SMALL_FACTORIZATIONS_ONE_THREAD = True
 #: The Gram route's eigendecomposition runs on one BLAS thread up to this side. It is
 #: SciPy's LAPACK between NumPy's products: with two or more BLAS threads the two
 #: OpenBLAS libraries' threads fight over the cores ("More than one BLAS thread" in
-#: docs/performance.md). 2 BLAS threads on 2 cores, PCP on the occluded 400 x 10,304
-#: AT&T faces: 76 ms per ``syevr`` in the fit against 28 ms at one thread, and NumPy's
-#: projector product after it no faster than at one thread (120 ms against 67 ms when
-#: the eigensolver ran on one); the fit took 11.9 s, 8.5 s with this eigensolver on one
-#: thread, 7.1 s with the certificate on one too
-#: (:data:`robustpca.solvers.alm_gap.CERTIFICATE_ONE_THREAD`). Above it
-#: the threads pay for themselves in the eigensolver (n = 2000: 1.35 s at two threads
-#: against 1.76 s at one, on its own; PCP at 2000^2 within the noise either way).
+#: docs/performance.md); above it the threads pay for themselves in the eigensolver.
 GRAM_EIGH_ONE_THREAD_MAX = 1000
 
 
@@ -217,9 +142,8 @@ def _small_svd(B: np.ndarray):
 
     By a QR of ``B^T = Q R`` first and the SVD of the ``b x b`` ``R^T = P S W^T``, so
     ``B = P S (Q W)^T``: both factorizations are backward stable, so this is as
-    accurate as LAPACK's SVD of ``B``, and 1.7x faster on the 57 x 1000 blocks of PCP at
-    1000^2 (1.4 ms against 2.35 ms for ``gesdd``, which reduces the wide matrix to
-    bidiagonal form directly).
+    accurate as LAPACK's SVD of ``B``, and faster than ``gesdd``, which reduces the wide
+    matrix to bidiagonal form directly.
     """
     with single_blas_thread(SMALL_FACTORIZATIONS_ONE_THREAD):
         Q, R = sla.qr(B.T, mode="economic", check_finite=False)
@@ -325,8 +249,8 @@ class _Locked:
     top Ritz value and its value is above the threshold (it will be kept): it stays as
     it is (``M`` does not change within a step, nor its residual), and the rest of the
     block iterates on the orthogonal complement of its left vector, so the products with
-    ``M`` shrink to the unconverged columns (CRPCA-OM at 1000 x 500: the 25 leading
-    triplets converge in a pass or two, the one just above the threshold takes ten).
+    ``M`` shrink to the unconverged columns (the leading triplets converge first, the
+    ones just above the threshold last).
     """
 
     def __init__(self, shape: tuple[int, int]):
@@ -406,8 +330,7 @@ class _SVTStep:
     def _gram_cost(self) -> float:
         """The Gram route in products of ``M`` with a vector (``2 n d`` flops each): the
         ``syrk`` (``side^2 long`` flops) and the tridiagonal reduction (``4/3 side^3``
-        flops, half of them at the speed of matrix-vector products: counted 3x). On the
-        400 x 10,304 faces 231 products, measured as 290 (78 ms)."""
+        flops, half of them at the speed of matrix-vector products, so counted thrice)."""
         return 0.5 * self.side * (1.0 + 4.0 * self.side / self.long)
 
     def _dearer(self, tally: float, seconds: float) -> float:
