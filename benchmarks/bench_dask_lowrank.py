@@ -18,8 +18,9 @@ run saves ``low_rank_`` and ``sparse_``; the table gives the largest absolute di
 between the two fits, relative to the largest entry of ``X``. The peak RSS is read right after
 ``fit``, before the arrays are computed for that comparison.
 
-**--big**: PCP on 5,000,000 x 50 (2 GB), generated lazily in chunks of 250,000 rows, on
-the threaded scheduler: the multiplier and ``X - L`` are the only ``n x d`` arrays held
+**--big**: PCP on 5,000,000 x 50 (2 GB) in chunks of 100,000 rows, on the threaded
+scheduler, with ``X`` persisted (generated once, held chunk by chunk): besides ``X`` the
+multiplier and ``X - L`` (which becomes ``S``) are the only ``n x d`` arrays held
 (persisted chunk by chunk, updated in place), so the peak RSS is compared with 3.5 times
 the data (``X``, ``S``, the multiplier and working blocks).
 
@@ -105,10 +106,13 @@ def run_one(args) -> dict:
     )
     params = {"n_components": args.rank} if name == "AccAltProj" else {}
     model = getattr(robustpca, name)(random_state=0, **params)
+    start = peak_rss_gb()  # the interpreter and its imports
     with dask.config.set(scheduler="threads"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if args.route == "memory":
             X = X.compute()
+        elif args.persist:  # X held in memory, chunk by chunk (generated once)
+            X = X.persist()
         base = peak_rss_gb()
         tic = time.perf_counter()
         model.fit(X)
@@ -139,6 +143,7 @@ def run_one(args) -> dict:
         "pass_s": None if passes is None else seconds / passes,
         "peak_rss_gb": peak,
         "rss_before_fit_gb": base,
+        "rss_at_start_gb": start,
     }
 
 
@@ -214,6 +219,7 @@ def main(argv=None) -> int:
     parser.add_argument("--estimator", default="pcp", help=argparse.SUPPRESS)
     parser.add_argument("--route", default="dask", help=argparse.SUPPRESS)
     parser.add_argument("--out", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--persist", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--estimators", nargs="+", default=list(ESTIMATORS), choices=ESTIMATORS)
     parser.add_argument("--n-samples", type=int, default=200_000)
     parser.add_argument("--n-features", type=int, default=100)
@@ -231,11 +237,15 @@ def main(argv=None) -> int:
             "--route=dask",
             f"--n-samples={5_000_000 if args.n_samples == 200_000 else args.n_samples}",
             f"--n-features={50 if args.n_features == 100 else args.n_features}",
-            f"--chunk-rows={250_000 if args.chunk_rows == 20_000 else args.chunk_rows}",
+            f"--chunk-rows={100_000 if args.chunk_rows == 20_000 else args.chunk_rows}",
             f"--rank={args.rank}",
+            "--persist",
         ]
         result = _child(argv_big)
         result["rss_over_data"] = result["peak_rss_gb"] / result["gb"]
+        result["rss_over_data_less_start"] = (
+            result["peak_rss_gb"] - result["rss_at_start_gb"]
+        ) / result["gb"]
         print(json.dumps(result, indent=1))
         results: object = result
     else:
