@@ -209,41 +209,40 @@ def main(argv=None) -> int:
     modes = (False, True) if args.in_memory else (False,)
     runs = [(n, key, memory) for n in args.n_samples for key in args.estimators for memory in modes]
     for n, key, memory in runs:
-        if True:
-            cmd = [
-                sys.executable, __file__, "--single", "--estimator", key, "--n-samples", str(n),
-                "--n-features", str(args.n_features), "--chunk-rows", str(args.chunk_rows),
-                "--chunk-cols", str(args.chunk_cols), "--rank", str(args.rank),
-                "--max-iter", str(args.max_iter), "--tol", str(args.tol),
-            ]  # fmt: skip
-            if args.wide:
-                cmd.append("--wide")
-            if not args.read_pass:
-                cmd.append("--no-read-pass")
-            if memory:
-                cmd.append("--in-memory")
-            if args.parity and not memory:
-                cmd.append("--parity")
-            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            row = json.loads(done.stdout.strip().splitlines()[-1])
-            rows.append(row)
-            size = f"{n:,} x {args.n_features:,}"
+        cmd = [
+            sys.executable, __file__, "--single", "--estimator", key, "--n-samples", str(n),
+            "--n-features", str(args.n_features), "--chunk-rows", str(args.chunk_rows),
+            "--chunk-cols", str(args.chunk_cols), "--rank", str(args.rank),
+            "--max-iter", str(args.max_iter), "--tol", str(args.tol),
+        ]  # fmt: skip
+        if args.wide:
+            cmd.append("--wide")
+        if not args.read_pass:
+            cmd.append("--no-read-pass")
+        if memory:
+            cmd.append("--in-memory")
+        if args.parity and not memory:
+            cmd.append("--parity")
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        size = f"{n:,} x {args.n_features:,}"
+        print(
+            f"{row['estimator']:>22} {size:>19} {row['gb']:>6.1f} {row['n_iter']:>5} "
+            f"{row['n_passes']:>6} {row['fit_s']:>8.1f} {row['pass_s_mean']:>7.2f} "
+            f"{row['cpu_s_per_pass']:>10.2f} "
+            f"{row.get('read_pass_s', float('nan')):>7.2f} {row['peak_rss_gb']:>7.2f} "
+            f"{row['angle_deg']:>7.3f}",
+            flush=True,
+        )
+        if "parity_eigenvalues" in row:
             print(
-                f"{row['estimator']:>22} {size:>19} {row['gb']:>6.1f} {row['n_iter']:>5} "
-                f"{row['n_passes']:>6} {row['fit_s']:>8.1f} {row['pass_s_mean']:>7.2f} "
-                f"{row['cpu_s_per_pass']:>10.2f} "
-                f"{row.get('read_pass_s', float('nan')):>7.2f} {row['peak_rss_gb']:>7.2f} "
-                f"{row['angle_deg']:>7.3f}",
+                f"{'':>22} parity: eigenvalues {row['parity_eigenvalues']:.1e} (relative), "
+                f"centre {row['parity_mean']:.1e}, loadings {row['parity_components']:.1e}, "
+                f"same support {row.get('same_support')}, same flags {row['same_flags']} "
+                f"({row['n_flagged']} flagged)",
                 flush=True,
             )
-            if "parity_eigenvalues" in row:
-                print(
-                    f"{'':>22} parity: eigenvalues {row['parity_eigenvalues']:.1e} (relative), "
-                    f"centre {row['parity_mean']:.1e}, loadings {row['parity_components']:.1e}, "
-                    f"same support {row.get('same_support')}, same flags {row['same_flags']} "
-                    f"({row['n_flagged']} flagged)",
-                    flush=True,
-                )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

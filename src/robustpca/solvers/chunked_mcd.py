@@ -225,18 +225,16 @@ def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr")
     guessed = _guess(pilot, h, n)
     if guessed is not None:
         low, high = guessed
-        if True:
-            out = run(
-                subset_pass, row_index, values=values, coords=coords, low=low, high=high,
-                kind=kind,
-            )  # fmt: skip
-            passes += 1
-            groups = _gathered_by_column(out["records"].values, B, 1)
-            below = np.array([_count(out[f"m{f}"]) for f in range(B)])
-            inside = np.array([groups[f][0].shape[0] for f in range(B)])
-            if np.all((below <= h - 1) & (h - 1 < below + inside)):
-                subsets, moments = _subsets_from(out, groups, values, h, below, low, kind)
-                return subsets, moments, passes
+        out = run(
+            subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind
+        )
+        passes += 1
+        groups = _gathered_by_column(out["records"].values, B, 1)
+        below = np.array([_count(out[f"m{f}"]) for f in range(B)])
+        inside = np.array([groups[f][0].shape[0] for f in range(B)])
+        if np.all((below <= h - 1) & (h - 1 < below + inside)):
+            subsets, moments = _subsets_from(out, groups, values, h, below, low, kind)
+            return subsets, moments, passes
     brackets, used = bracket_ranks(run, row_index, values, np.full((B, 1), h - 1), pilot)
     passes += used
     low, high = brackets.low[:, 0], brackets.high[:, 0]
