@@ -291,7 +291,7 @@ def diagnostic_reference(
     if rule != "scores" or not scores.shape[0]:
         return reference
     sd23 = reference.score_distances(scores) ** (2.0 / 3.0)  # Wilson-Hilferty, as the OD
-    sd23 = np.where(np.isfinite(sd23), sd23, np.finfo(np.float64).max)
+    sd23 = np.minimum(sd23, 1e100)  # an infinite SD (overflow) counts as a huge one
     return replace(reference, sd_location=float(_median(sd23, w)), sd_scale=float(_mad(sd23, w)))
 
 

@@ -156,6 +156,10 @@ class BaseSubspaceEstimator(
         Per-sample weights learned by reweighting methods (absent otherwise).
     n_missing_ : int
         Number of missing (NaN) entries of the training data.
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else the threshold that flags that
+        share of the training rows (:mod:`robustpca.estimators._outlier_api`).
 
     ``fit`` also keeps the reference statistics of the training data's outlier
     diagnostics in the private ``_outlier_reference`` (None after a Dask fit, which

@@ -37,9 +37,10 @@ a ``k`` too large models training noise (variances fitted to one fold's noise
 directions, which the held-out rows do not share). Classical :class:`~robustpca.PCA`
 keeps the plain mean, which is scikit-learn's ``PCA.score``.
 
-``score_samples`` keeps its meaning (minus the orthogonal distance, the outlier API);
-the likelihood is only ``score``. ``KernelL21PCA`` has no ``score``: its distances live
-in a kernel embedding with no dimension :math:`d` to normalise a density by.
+``score_samples`` is the outlier API's (minus the outlyingness in units of the
+cutoffs, :mod:`robustpca.estimators._outlier_api`); the likelihood is only ``score``.
+``KernelL21PCA`` has no ``score``: its distances live in a kernel embedding with no
+dimension :math:`d` to normalise a density by.
 """
 
 from __future__ import annotations
