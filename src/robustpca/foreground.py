@@ -182,8 +182,9 @@ def _frame_median(values: np.ndarray) -> np.ndarray:
 
 
 def _score(e: np.ndarray, scale: np.ndarray, window: int) -> np.ndarray:
-    """Steps 4-5: ``e / scale``, divided by each frame's gain, then median-filtered."""
-    z = e / scale
+    """Steps 4-5: ``e / scale``, divided by each frame's gain, then median-filtered.
+    ``e`` (a temporary of the rule's) is overwritten where the quotient keeps its dtype."""
+    z = np.divide(e, scale, out=e) if np.result_type(e, scale) == e.dtype else e / scale
     gain = MAD_CONSTANT * _frame_median(z.reshape(len(z), -1))
     z /= np.maximum(gain, 1.0)[:, None, None]
     if window > 1:
@@ -559,10 +560,9 @@ class ForegroundDetector:
             self.n_frames_seen_ = len(e)
             return
         scale = self.scale_.copy()
-        target = MAD_CONSTANT * e
         for t in range(len(e)):
             step = max(_GAIN / (self.n_frames_seen_ + t + 1), rate)
-            scale *= np.exp(step * np.sign(target[t] - scale))
+            scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
         floor = _floor(scale, e)
         self.scale_ = np.maximum(scale, floor / 2)
         self.noise_floor_ = floor
