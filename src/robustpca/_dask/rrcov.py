@@ -18,7 +18,7 @@ import numpy as np
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.chunked_gram import GramPasses
-from ..solvers.chunked_mcd import AffineRows, mcd_chunked
+from ..solvers.chunked_mcd import AffineRows, mcd_chunked, subsample_indices
 from ..solvers.chunked_order_statistics import pilot_indices
 from ..solvers.chunked_rrcov import first_pass, solve_robpca_chunked
 from ..solvers.chunked_spherical import solve_spherical_pca_chunked
@@ -158,17 +158,20 @@ def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverRes
         )
     index = row_index(X)
     pilot = pilot_indices(n)
-    out = run(first_pass, index, wanted=pilot)
+    wanted = np.unique(np.concatenate([pilot, subsample_indices(n, rng)]))
+    out = run(first_pass, index, wanted=wanted)
     records = out["rows"].values
-    pilot_x = records[np.argsort(records[:, 0], kind="stable"), 1:]
+    rows_at = {int(i): r for i, r in zip(records[:, 0], records[:, 1:], strict=True)}
+    pilot_x = np.array([rows_at[int(i)] for i in pilot])
     moments = out["qr"]
     _, s, Vt = np.linalg.svd(moments.R, full_matrices=False)
     rank = int(np.sum(s > max(n, p) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
     if rank == p or rank == 0:
         coords = AffineRows()
         fit, _ = mcd_chunked(
-            run, index, coords, p, n, est.alpha, n_starts=est.n_starts, rng=rng, pilot_x=pilot_x
-        )
+            run, index, coords, p, n, est.alpha, n_starts=est.n_starts, rng=rng, pilot_x=pilot_x,
+            prefetched=rows_at,
+        )  # fmt: skip
         location, covariance = fit.location, fit.covariance
     else:
         V = Vt[:rank].T
@@ -183,6 +186,7 @@ def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverRes
             n_starts=est.n_starts,
             rng=rng,
             pilot_x=pilot_x,
+            prefetched=rows_at,
         )
         location, covariance = moments.mean + V @ fit.location, V @ fit.covariance @ V.T
     est.support_ = rows_map(X, fit.support_mask, bool, "mask")

@@ -22,6 +22,7 @@ ranks are those of an SVD of the rows, as in memory.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -405,6 +406,22 @@ class _Ordinal:
         return np.zeros((x.shape[0], 1))
 
 
+def subsample_indices(n: int, rng) -> np.ndarray:
+    """The rows :func:`mcd_chunked` gathers when its ``rng`` is in the state of ``rng``
+    (which is not advanced): robustbase's nested subsample, or every row below 600; a
+    caller can gather them in an earlier pass (``prefetched``)."""
+    if n < 2 * NMINI:
+        return np.arange(n)
+    return np.unique(copy.deepcopy(rng).permutation(n)[: sum(_group_sizes(n))])
+
+
+def _prefetched(prefetched: dict | None, wanted: np.ndarray):
+    """The rows ``wanted`` from those gathered earlier, or None if any is missing."""
+    if prefetched is None or not all(int(i) in prefetched for i in wanted):
+        return None
+    return np.array([prefetched[int(i)] for i in wanted])
+
+
 def mcd_chunked(
     run,
     row_index,
@@ -418,6 +435,7 @@ def mcd_chunked(
     pilot_x,
     max_steps: int = 100,
     n_best: int = 10,
+    prefetched: dict | None = None,
 ) -> tuple[ChunkedMCD, int]:
     """:func:`~robustpca.solvers.mcd.minimum_covariance_determinant` of the rows
     ``coords(x)`` (``p`` coordinates) of all ``n`` rows (module docstring). Returns the
@@ -445,8 +463,11 @@ def mcd_chunked(
     if p == 1 and n >= 2 * NMINI:
         return _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x)
     if n < 2 * NMINI:
-        rows = coords(gather_rows(run, row_index, np.arange(n)))
-        return _in_memory(rows, alpha, n_starts, rng, coords, n), 1
+        rows = _prefetched(prefetched, np.arange(n))
+        if rows is None:
+            rows, passes = gather_rows(run, row_index, np.arange(n)), 1
+        rows = coords(rows)
+        return _in_memory(rows, alpha, n_starts, rng, coords, n), passes
     if NMINI <= 2 * (p + 1):
         raise NotImplementedError("the chunked MCD needs 2 * (n_features + 1) < 300.")
     sizes = _group_sizes(n)
@@ -454,8 +475,10 @@ def mcd_chunked(
     h_group = max(p + 1, int(sizes[0] * fraction))
     drawn = rng.permutation(n)[: sum(sizes)]
     wanted = np.unique(drawn)
-    gathered = coords(gather_rows(run, row_index, wanted))
-    passes += 1
+    gathered = _prefetched(prefetched, wanted)
+    if gathered is None:
+        gathered, passes = gather_rows(run, row_index, wanted), passes + 1
+    gathered = coords(gathered)
     merged = gathered[np.searchsorted(wanted, drawn)]
     bounds = np.cumsum([0, *sizes])
     found = [

@@ -40,6 +40,7 @@ from .chunked_mcd import (
     _moments_below_pass,
     mcd_chunked,
     smallest_subsets,
+    subsample_indices,
 )
 from .chunked_order_statistics import gather_rows_pass, pilot_indices, univariate_mcd_chunked
 from .mcd import h_alpha_n
@@ -194,7 +195,13 @@ def solve_robpca_chunked(
     count = _Counter()
     pilot = pilot_indices(n)
     pairs = _pairs(n, max_directions, copy.deepcopy(direction_rng))
-    wanted = np.unique(np.concatenate([pilot, pairs.ravel()]))
+    # FAST-MCD's subsample, as its rng will draw it: before or after the random pairs
+    subsample = [subsample_indices(n, rng)]
+    if direction_rng is rng:
+        after_pairs = copy.deepcopy(rng)
+        _pairs(n, max_directions, after_pairs)
+        subsample.append(subsample_indices(n, after_pairs))
+    wanted = np.unique(np.concatenate([pilot, pairs.ravel(), *subsample]))
     out = run(first_pass, row_index, wanted=wanted)
     count.add(1)
     records = out["rows"].values
@@ -229,8 +236,9 @@ def solve_robpca_chunked(
 
     if mcd and rank <= min(n // 5, kmax):  # rrcov's shortcut: the MCD of the scores
         fit, used = mcd_chunked(
-            run, row_index, scores, rank, n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x
-        )
+            run, row_index, scores, rank, n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x,
+            prefetched=rows_at,
+        )  # fmt: skip
         count.add(used)
         values, vectors = _eigen(fit.covariance)
         k = _resolve_k(n_components, values, kmax, rank) if auto else min(k_given, rank)
@@ -286,8 +294,9 @@ def solve_robpca_chunked(
     initial_eigenvalues = sub.eigenvalues
     X2 = scores.then(sub.center, sub.loadings[:, :k])
     centre2, rot2, values, fit = _projected_mcd(
-        run, row_index, X2, sub.eigenvalues, k, n, alpha, h, rng, n_starts, pilot_x, count
-    )
+        run, row_index, X2, sub.eigenvalues, k, n, alpha, h, rng, n_starts, pilot_x, count,
+        rows_at,
+    )  # fmt: skip
     projected = sub.loadings[:, : centre2.shape[0]]
     rot = full.loadings @ projected
     centre = full.center + (sub.center + centre2 @ projected.T) @ full.loadings.T
@@ -307,7 +316,9 @@ def solve_robpca_chunked(
     )
 
 
-def _projected_mcd(run, row_index, X2, ev, k, n, alpha, h, rng, n_starts, pilot_x, count):
+def _projected_mcd(
+    run, row_index, X2, ev, k, n, alpha, h, rng, n_starts, pilot_x, count, prefetched
+):
     """robpca's ``_projected_mcd`` (rrcov's ``projectMCD``) over chunks: C-steps from
     the h-subset fit, two passes each, then the reweighted MCD of the rotated scores."""
     d = X2.A.shape[1]
@@ -331,8 +342,9 @@ def _projected_mcd(run, row_index, X2, ev, k, n, alpha, h, rng, n_starts, pilot_
         old = obj
         k = min(k, fit.rank)
     mcd_fit, used = mcd_chunked(
-        run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x
-    )
+        run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x,
+        prefetched=prefetched,
+    )  # fmt: skip
     count.add(used)
     values, vectors = _eigen(mcd_fit.covariance)
     centre = shift + mcd_fit.location @ rot.T
