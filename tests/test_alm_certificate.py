@@ -84,3 +84,20 @@ def test_every_round_is_a_certificate(seed):
         objective = fit.objective[-1]
         gap, _ = dense_rounds(X, fit.info["dual"], objective, lam, 1.0, alm_gap.REFINE_ROUNDS)
         assert gap >= (objective - optimum) / objective - 1e-9
+
+
+@pytest.mark.parametrize("panel_bytes", [alm_gap.PANEL_BYTES, 8 * 400 * 250])
+def test_gram_sum_by_panels_equals_the_gram_matrix(monkeypatch, panel_bytes):
+    """Column blocks far narrower than the side are gathered into panels (flushed when
+    full) before each syrk; the upper triangle is that of the Gram matrix."""
+    from robustpca.solvers.alm_blocks import _Data
+
+    monkeypatch.setattr(alm_gap, "PANEL_BYTES", panel_bytes)
+    X = np.random.default_rng(0).normal(size=(400, 3200))
+    data = _Data(X, None)
+    grams = alm_gap._GramSum(data, numpy_products=False)
+    assert grams.panel is not None and data.columns[0].stop < len(grams.panel) < 400 + 1
+    for cols in data.columns:
+        grams.add(np.ascontiguousarray(X[:, cols]))
+    G = grams.result()
+    np.testing.assert_allclose(np.triu(G), np.triu(X @ X.T), rtol=1e-12, atol=1e-9)

@@ -261,9 +261,10 @@ def test_the_refined_certificate_stops_pcp_sooner_on_occluded_faces(orl, monkeyp
     assert len(refined) < len(scaled)
     for (k, gap), (k_plain, gap_plain) in zip(refined, scaled, strict=False):
         assert k == k_plain and gap < 0.7 * gap_plain
-    # the same iterates: the certificate changes only where the loop stops
-    np.testing.assert_array_equal(
-        model.objective_history_, plain.objective_history_[: model.n_iter_]
+    # the same iterates (to the accuracy of the SVT, whose route 'auto' picks by the
+    # clock): the certificate changes only where the loop stops
+    np.testing.assert_allclose(
+        model.objective_history_, plain.objective_history_[: model.n_iter_], rtol=1e-10
     )
 
 

@@ -39,6 +39,9 @@ CERTIFICATE_ONE_THREAD = True
 #: Rounds of alternating projections of PCP's refined certificate at most
 #: (:func:`_refined_gap`); each costs about an iteration, and the later ones gain less.
 REFINE_ROUNDS = 4
+#: Bytes of a panel of column blocks summed into a certificate's Gram matrix by one
+#: ``syrk`` (:class:`_GramSum`).
+PANEL_BYTES = 8 << 20
 
 
 # --------------------------------------------------------- the cheap gap
@@ -142,6 +145,44 @@ def _add_gram(G: np.ndarray, B: np.ndarray, numpy_products: bool) -> np.ndarray:
     return _syrk_upper(G, B.T, trans=1)
 
 
+class _GramSum:
+    """``sum B B^T`` over the ``n x w`` column blocks ``B`` of wide data, upper triangle.
+
+    Where the blocks are narrower than ``n`` (and not NumPy's products,
+    :func:`_numpy_grams`), they are gathered into panels of up to ``PANEL_BYTES`` (at
+    most an eighth of the data, at most ``n`` columns) before each ``syrk``: an update of
+    rank ``w`` reads and writes all of the ``n x n`` matrix, which outweighs its flops
+    where ``w`` is far below ``n``."""
+
+    def __init__(self, data: _Data, numpy_products: bool):
+        n, d = data.shape
+        self.G = np.zeros((n, n), order="F")
+        self.numpy_products = numpy_products
+        panel = min(n, d // 8, PANEL_BYTES // (8 * n))
+        wide_enough = numpy_products or panel < 2 * data.columns[0].stop
+        self.panel = None if wide_enough else np.empty((panel, n))  # the blocks' rows
+        self.fill = 0
+
+    def add(self, B: np.ndarray) -> None:
+        if self.panel is None:
+            self.G = _add_gram(self.G, B, self.numpy_products)
+            return
+        w = B.shape[1]
+        if self.fill + w > len(self.panel):
+            self._flush()
+        self.panel[self.fill : self.fill + w] = B.T
+        self.fill += w
+
+    def _flush(self) -> None:
+        if self.fill and self.panel is not None:
+            self.G = _syrk_upper(self.G, self.panel[: self.fill].T, trans=0)
+            self.fill = 0
+
+    def result(self) -> np.ndarray:
+        self._flush()
+        return self.G
+
+
 def _top_eigenvalue(G: np.ndarray) -> float:
     """The largest eigenvalue of the symmetric ``G`` from its upper triangle (SciPy's
     LAPACK, on one BLAS thread: :data:`CERTIFICATE_ONE_THREAD`)."""
@@ -170,7 +211,8 @@ def _blockwise_gap(
     value = entry = 0.0
     # G's upper triangle by syrk in place (numpy's Yk^T Yk rewrote all of G: 2.8x slower),
     # or for PCP on wide data all of it by numpy's Yk Yk^T of the column blocks
-    G = np.zeros((n, n) if wide else (d, d), order="F")
+    G = np.zeros((0, 0) if wide else (d, d), order="F")  # wide: from grams
+    grams = _GramSum(data, _numpy_grams(data, sparse)) if wide else None
     by_columns = wide and not sparse.rowwise  # all of it from column blocks
     for rows in () if by_columns else data.rows:
         Yk, S, T = data.row_block(rows)
@@ -189,9 +231,9 @@ def _blockwise_gap(
         if by_columns:
             value += float(np.vdot(data.take(slice(None), cols, T), Yk))
             entry = max(entry, sparse.entry_norm(Yk))
-            G = _add_gram(G, Yk, _numpy_grams(data, sparse))
-        else:
-            G = _syrk_upper(G, Yk.T, trans=1)  # += Yk Yk^T
+        grams.add(Yk)  # type: ignore[union-attr]
+    if grams is not None:
+        G = grams.result()
     two = float(np.sqrt(max(_top_eigenvalue(G), 0.0)))
     gap = (objective - value / max(1.0, sparse.dual_norm(two, entry))) / objective
     if sparse.rowwise or two <= 1.0 or gap <= target:
@@ -277,8 +319,9 @@ def _projected_pass(data: _Data, sparse, out: _ALMOutcome, clips: list, wide: bo
     """One pass over the blocks of the final multiplier, each projected by the rounds of
     ``clips`` in turn (spectral clip, then entry clip): the dual value ``<X - c, Z>`` of
     the result ``Z`` and its Gram matrix (upper triangle), which is never formed."""
-    (n, d), value = data.shape, 0.0
-    Z = np.zeros((n, n) if wide else (d, d), order="F")
+    d, value = data.shape[1], 0.0
+    Z = np.zeros((0, 0) if wide else (d, d), order="F")  # wide: from grams
+    grams = _GramSum(data, _numpy_grams(data, sparse)) if wide else None
     for block in data.columns if wide else data.rows:
         rows, cols = (slice(None), block) if wide else (block, slice(None))
         Yk, S, T = data.column_block(block) if wide else data.row_block(block)
@@ -288,8 +331,8 @@ def _projected_pass(data: _Data, sparse, out: _ALMOutcome, clips: list, wide: bo
             np.clip(S, -sparse.lam, sparse.lam, out=S)
             Yk, S = S, Yk
         value += float(np.vdot(data.take(rows, cols, T), Yk))
-        if wide:
-            Z = _add_gram(Z, Yk, _numpy_grams(data, sparse))
+        if grams is not None:
+            grams.add(Yk)
         else:
             Z = _syrk_upper(Z, Yk.T, trans=0)
-    return value, Z
+    return value, Z if grams is None else grams.result()

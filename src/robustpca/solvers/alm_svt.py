@@ -16,9 +16,9 @@ iteration, the cheaper of two exact routes:
   step is truncated.
 
 Both give the exact SVT to about ``BLOCK_RTOL`` of the top singular value, and fits
-follow the full-SVD iterates (``tests/test_svt_partial.py``). The partial route is
-tried when its block is a small share of the side (``PARTIAL_COST``); once a Gram step
-has been timed, a partial step is compared with it by the clock (the Gram route's
+follow the full-SVD iterates (``tests/test_svt_partial.py``). ``'auto'`` takes the Gram
+route first, which times the yardstick, then tries the partial route where its block is
+a small share of the side (``PARTIAL_COST``), comparing it by the clock (the Gram route's
 ``syrk`` runs at the processor's peak while the partial route's thin products stream
 ``M`` from memory, a ratio that depends on the machine and the shape), it is given up
 once it has cost as much, and after a dear one the Gram route is kept for a number of
@@ -302,9 +302,10 @@ class _SVTStep:
     enlarged (to the count found plus 5% of ``min(n, d)``) and the step repeated, warm
     started. No step is truncated: every step is the exact SVT to about ``BLOCK_RTOL``
     (unlike Lin et al.'s code, whose truncated early steps differ from the exact SVT).
-    ``'auto'`` takes that partial route when ``PARTIAL_COST * (hint + 1 +
-    BLOCK_OVERSAMPLES) <= min(n, d)`` and no wait (``PARTIAL_RETRY``) is running, the
-    Gram route otherwise and whenever the block iteration does not converge;
+    ``'auto'`` takes that partial route after its first step (by the Gram route, which
+    times it) when ``PARTIAL_COST * (hint + 1 + BLOCK_OVERSAMPLES) <= min(n, d)`` and no
+    wait (``PARTIAL_RETRY``) is running, the Gram route otherwise and whenever the block
+    iteration does not converge or costs more than a Gram step (``_dearer``);
     ``'partial'`` always tries it first; ``'full'`` is LAPACK's SVD. Holds the block of
     right vectors (``hint + 6`` rows of length ``d``) for the warm start.
     """
@@ -351,6 +352,8 @@ class _SVTStep:
         start = time.perf_counter()
         low = self._grown(M, tau, tally)
         dearer = self._dearer(tally[0], time.perf_counter() - start)
+        if low is None:  # given up: the Gram step that follows is part of its cost
+            dearer += 1.0
         # 'auto' waits in proportion, so that retries cost a few Gram steps ('partial'
         # always tries this route, and keeps the warm start of a Gram fallback)
         if dearer > 1.0 and self.solver == "auto":
@@ -384,7 +387,7 @@ class _SVTStep:
         if self.solver == "full":
             f = svt_factors(M, tau, solver="full")
             low = _LowRank("factors", f.s, f.U, f.Vt, None, "full")
-        elif self.solver == "partial" or self._partial_pays():
+        elif self.solver == "partial" or (self.gram_seconds is not None and self._partial_pays()):
             low = self._partial(M, tau)
         elif self.skip:  # retried once the Gram route has been taken for a few steps
             self.skip -= 1
