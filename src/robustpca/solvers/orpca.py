@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..robust_scale import _median_rows
+from ..robust_scale import _median, _median_rows
 
 __all__ = [
     "MAD_CONSTANT",
@@ -158,7 +158,7 @@ def robust_residual_scale(
         return 1.0
     # about zero, not the entries' median: a residual is centred at zero, and the median
     # of pooled entries would change with the signs of the features
-    mad = MAD_CONSTANT * float(np.median(np.abs(residual)))
+    mad = MAD_CONSTANT * float(_median(np.abs(residual), axis=0))
     return max(mad, SCALE_FLOOR * rms)
 
 
