@@ -266,7 +266,8 @@ def _table(rows: list[dict]) -> str:
     def cell(value, fmt):
         return "-" if value is None or value != value else format(value, fmt)
 
-    # CPU time over OpenCV MOG2's on the same clip in the same run (the issue's ratio)
+    # CPU time over OpenCV MOG2's on the same clip in the same run (the issue's ratio);
+    # none for the streaming rows, whose time includes reading the frames from disk
     mog2 = {r["clip"]: r.get("cpu_seconds") for r in rows if r["method"] == "mog2"}
     body = [
         [
@@ -278,7 +279,12 @@ def _table(rows: list[dict]) -> str:
             cell(r["seconds"], ".2f"),
             cell(r.get("cpu_seconds"), ".2f"),
             cell(r["fps"], ".0f"),
-            cell(_ratio(r.get("cpu_seconds"), mog2.get(r["clip"])), ".2f"),
+            cell(
+                None
+                if "stream" in r["method"]
+                else _ratio(r.get("cpu_seconds"), mog2.get(r["clip"])),
+                ".2f",
+            ),
             cell(r["peak_rss_mb"], ".0f"),
         ]
         for r in rows
