@@ -103,7 +103,9 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         follows a drifting subspace (lighting) over about :math:`1/(1 - \beta)` samples
         (100 frames, a few seconds of video). 1: the paper (no forgetting).
     max_iter : int, default=20
-        Inner iterations of Algorithm 2 per batch.
+        Inner iterations of Algorithm 2 per batch; with one component, evaluations of
+        the root finding that gives the same split
+        (:func:`robustpca.solvers.orpca.orpca_project`).
     tol : float, default=1e-4
         Algorithm 2 stops when every row's low-rank part moves by at most ``tol`` times
         the row's norm.

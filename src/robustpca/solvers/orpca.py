@@ -32,6 +32,11 @@ What this module does differently, and why:
   the batch's start all at once, as two products with ``r`` columns per inner iteration
   (:func:`orpca_project`); the statistics then take the whole batch (``b = 1`` is the
   paper's algorithm).
+* **One component: a root.** With rank one, each row's coefficient is the root of an
+  increasing scalar function, found by regula falsi from a median start
+  (:func:`_project_rank_one`): the alternation converges at the rate of the share of
+  clipped entries, about half on video with :math:`\lambda_2` at the noise scale, and
+  stopped far from the minimiser at its iteration cap.
 * **Exact basis step.** The paper's Algorithm 3 sweeps the columns of :math:`L` once
   (block-coordinate descent, warm-started); the surrogate is a quadratic with the
   closed-form minimiser :math:`L = B(A + \lambda_1 I)^{-1}`, an ``r x r`` solve, which we
