@@ -68,7 +68,7 @@ def test_more_rounds_certify_sooner(monkeypatch):
     assert fit.info["duality_gap"] <= 1e-3 and one.info["duality_gap"] <= 1e-3
     assert fit.n_iter < one.n_iter
     _, taken = dense_rounds(X, fit.info["dual"], fit.objective[-1], lam, 1e-3, 4)
-    assert taken == 2
+    assert taken >= 2
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -74,7 +74,10 @@ class _Schedule:
       whenever ``r`` and ``s`` differ by more than a factor ``BALANCE``; with a fixed
       penalty the ALM is ADMM, which converges to the optimum (for PCP over-relaxed,
       ``relax``, see ``RELAX_PCP``); the penalty is kept above its start
-      :math:`\mu_0`. While ``r <= max(tol, gap_tol)`` the certified gap is computed
+      :math:`\mu_0`. After a stall the first change waits ``STALL_WINDOW`` iterations:
+      the dual residual still carries the growth that just stopped, and balancing on it
+      would cut the penalty far below where the iterates converge fastest. While ``r <=
+      max(tol, gap_tol)`` the certified gap is computed
       every ``CHECK_EVERY`` iterations, or sooner once the cheap gap
       (:func:`robustpca.solvers.alm_gap._cheap_gap`) has halved or is below ``TRIGGER *
       gap_tol``; the loop stops when it is below ``gap_tol``. After each change the next
@@ -131,6 +134,9 @@ class _Schedule:
             # docstring), else once it does, as after any end of Lin et al.'s phase
             due = 0 if primal <= max(self.tol, self.gap_tol) else CHECK_EVERY
             self.next_check = (TRIGGER * self.gap_tol, len(self.duals) + due)
+            # the dual residual still carries the growth that just stopped: the first
+            # balancing waits the stall's window for it to settle at this penalty
+            self.since = 1 - STALL_WINDOW
             return mu
         self.since += 1
         ratio = primal / dual if dual > 0 else np.inf
