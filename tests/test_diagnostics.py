@@ -262,3 +262,35 @@ def test_a_component_beyond_the_rank_is_left_out_of_the_score_distance(shared_da
     np.testing.assert_allclose(
         outlier_diagnostics(model, X).score_distances, np.linalg.norm(z, axis=1), rtol=1e-10
     )
+
+
+def test_scores_rule_sd_cutoff_agrees_with_chi2_on_gaussian_scores():
+    """Gaussian scores: SD^2 is chi-square, so the empirical floor of the "scores" rule
+    (median and MAD of SD^(2/3), Wilson-Hilferty) sits at the chi-square cutoff."""
+    from scipy import stats
+
+    from robustpca import OptimalMeanPCA
+
+    X = np.random.default_rng(3).normal(size=(20000, 4)) * [3.0, 2.0, 1.0, 0.5]
+    ref = OptimalMeanPCA(n_components=4).fit(X)._outlier_reference
+    assert ref.rule == "scores"
+    empirical = (ref.sd_location + ref.sd_scale * stats.norm.ppf(0.975)) ** 1.5
+    assert empirical == pytest.approx(np.sqrt(stats.chi2.ppf(0.975, 4)), rel=0.03)
+
+
+def test_scores_rule_sd_cutoff_follows_heavy_tailed_scores():
+    """Student-t scores (3 degrees of freedom): the per-component MADs miss their joint
+    spread and the chi-square cutoff alone flags well over 10% of the clean rows; the
+    empirical floor, which follows the spread of the SDs themselves, flags under half
+    as many."""
+    from scipy import stats
+
+    from robustpca import OptimalMeanPCA
+
+    X = np.random.default_rng(4).standard_t(3, size=(5000, 6))
+    model = OptimalMeanPCA(n_components=6).fit(X)
+    diag = outlier_diagnostics(model, X)
+    chi2_only = diag.score_distances > np.sqrt(stats.chi2.ppf(0.975, 6))
+    assert chi2_only.mean() > 0.1
+    assert diag.score_cutoff > np.sqrt(stats.chi2.ppf(0.975, 6))
+    assert diag.outliers.mean() < 0.5 * chi2_only.mean()
