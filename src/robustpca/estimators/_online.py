@@ -49,6 +49,11 @@ _SHARED_PARAMS = r"""
         unlearns a wrong start slowly). 0: the first batch only.
     random_state : int, Generator or None, default=None
         Seeds the subsampling and the completion of rank-deficient bases.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags after ``fit``; ``"auto"``
+        flags those beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets
+        ``offset_`` (:mod:`~robustpca.estimators._outlier_api`). ``partial_fit`` keeps
+        no training rows, so ``predict`` needs a ``fit``.
 """
 
 _SHARED_ATTRS = r"""
@@ -184,6 +189,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         max_iter=20,
         tol=1e-4,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.lambda1 = lambda1
@@ -195,6 +201,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_method_params(self) -> None:
         check_positive_or_auto(self.lambda1, "lambda1")
@@ -359,6 +366,7 @@ class GRASTA(OnlineLowRankSparse):
         max_iter=60,
         tol=1e-6,
         random_state=None,
+        contamination="auto",
     ):
         self.n_components = n_components
         self.subsample = subsample
@@ -370,6 +378,7 @@ class GRASTA(OnlineLowRankSparse):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.contamination = contamination
 
     def _check_method_params(self) -> None:
         share = check_nonnegative_float(self.subsample, "subsample", strict=True)
