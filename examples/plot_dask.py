@@ -5,8 +5,8 @@ Dask: a fit on a chunked array
 Pass a ``dask.array`` to ``fit`` and the data stay chunked: for tall data each iteration
 of RPCA-OM is one pass over the chunks (one ``dask.compute`` that brings back a weighted
 mean, a ``d x d`` scatter and the objective), and the fitted model equals the in-memory
-fit to rounding. ``transform``, ``reconstruct``, ``reconstruction_error`` and
-``score_samples`` of the fitted model return lazy dask arrays. The array here is small
+fit to rounding. ``transform``, ``reconstruct`` and ``reconstruction_error`` of the
+fitted model return lazy dask arrays. The array here is small
 (40,000 x 20 in 8 chunks) so that the example runs in seconds; ``docs/dask.md`` and the
 scripts ``examples/dask_out_of_core.py`` and ``examples/dask_wide.py`` run the same code
 on 25 GB.

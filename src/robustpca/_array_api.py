@@ -14,9 +14,10 @@ CuPy, ...) under ``sklearn.config_context(array_api_dispatch=True)`` therefore
    (:func:`finish_fit`, which also casts floating attributes to float32 for float32
    input).
 
-``transform``, ``inverse_transform``, ``reconstruct``, ``reconstruction_error`` and
-``score_samples`` of the linear estimators then run *in* the input's namespace (a few
-matrix products: the data never leave the device). Methods that need NumPy-only code
+``transform``, ``inverse_transform``, ``reconstruct`` and ``reconstruction_error`` of
+the linear estimators then run *in* the input's namespace (a few matrix products: the
+data never leave the device); ``score_samples`` computes the distances there and applies
+the training cutoffs on the host (``n`` numbers each way). Methods that need NumPy-only code
 (the image products of the 2-D estimators, the kernels of :class:`KernelL21PCA`) are
 wrapped by :func:`host_method`: input and fitted arrays round-trip to NumPy and the
 result goes back to the input's namespace and device. ``docs/array_api.md`` lists which
