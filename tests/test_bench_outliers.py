@@ -97,3 +97,26 @@ def test_the_command_writes_the_page_block(folder, tmp_path):
     assert 0.0 <= auc <= 1.0 and rows[0].split("|")[5].strip() == "2/2"
     if HAS_PYOD:
         assert "| pyod IForest | " in text
+
+
+def test_likelihood_outlyingness_ranks_planted_outliers_first():
+    from robustpca import ROBPCA
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2)) @ rng.normal(size=(2, 8)) + 0.1 * rng.normal(size=(300, 8))
+    X[:15] += 3 * rng.normal(size=(15, 8))  # off the plane
+    X[15:30] = 8 * X[15:30]  # far along it
+    before = X.copy()
+    detector = bench.LikelihoodOutlyingness(ROBPCA(n_components=2, random_state=0)).fit(X)
+    m2 = -detector.decision_function(X)
+    assert np.array_equal(X, before) and np.all(np.isfinite(m2)) and detector.noise_variance_ > 0
+    assert set(np.argsort(-m2)[:30]) == set(range(30))
+    # the inliers' m^2 is about chi^2_8 distributed: median near 7.3
+    assert 4 < np.median(m2[30:]) < 12
+
+
+@pytest.mark.realdata
+def test_the_recommended_configuration_runs(folder):
+    records = bench.evaluate(bench.recommended_factory(), TABLES[:1], folder=folder)
+    assert records[0]["n_components"] == 2 and 0.0 <= records[0]["auc"] <= 1.0
+    assert "flagged" not in records[0]  # it ranks; the labels stay the estimator's own
