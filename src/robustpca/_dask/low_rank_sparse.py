@@ -20,6 +20,7 @@ estimator classes give in ``_dask_fit``; it never imports an estimator.
 from __future__ import annotations
 
 from functools import partial
+from uuid import uuid4
 
 import numpy as np
 
@@ -48,12 +49,13 @@ class DaskStateRunner:
 
     Built on the :class:`~robustpca._dask.fit.DaskPassRunner` of the fit (its blocks, its
     tree of additions and its pass count). A pass builds one task per chunk,
-    ``kernel(x_block, state, **params) -> (state, part)``; the new states and the root of
-    the tree that adds the parts are persisted by one ``dask.persist`` (with the threaded
-    scheduler the states stay in this process, with ``distributed`` on the workers), and
-    the root, a small dictionary, is brought back. The kernels update the states in
-    place, so a pass holds no second copy of them. Should a worker die, the scheduler
-    recomputes the lost states from the tasks that made them.
+    ``kernel(x_block, state, **params) -> (state, part)``. With a ``distributed`` client
+    the new states and the root of the tree that adds the parts are persisted by one
+    ``dask.persist`` (the states stay on the workers) and the root, a small dictionary,
+    is brought back; with a local scheduler one ``dask.compute`` returns both and the
+    states stay in this process (the threaded scheduler does not even copy them). The
+    kernels update the states in place, so a pass holds no second copy of them. Should a
+    worker die, the scheduler recomputes the lost states from the tasks that made them.
     """
 
     def __init__(self, runner, n_features: int):
@@ -75,8 +77,15 @@ class DaskStateRunner:
         step = self.runner.split_every
         while len(parts) > 1:
             parts = [combine(*parts[i : i + step]) for i in range(0, len(parts), step)]
-        *states, root = dask.persist(*(out[0] for out in outs), parts[0])
-        (result,) = dask.compute(root)
+        if _distributed():  # the states stay on the workers
+            *states, root = dask.persist(*(out[0] for out in outs), parts[0])
+            (result,) = dask.compute(root)
+        else:  # one scheduler run; the states stay here (threads: not even copied)
+            *values, result = dask.compute(*(out[0] for out in outs), parts[0])
+            states = [
+                dask.delayed(v, name=f"robustpca-state-{uuid4().hex}", traverse=False)
+                for v in values
+            ]
         self.states = states
         self.runner.n_passes += 1
         return result
@@ -96,6 +105,14 @@ class DaskStateRunner:
         """The two arrays of the persisted states as dask arrays chunked like ``X``'s rows."""
         d = self.n_features
         return self.map_states(_pick, d, index=0), self.map_states(_pick, d, index=1)
+
+
+def _distributed() -> bool:
+    """Whether the active scheduler is a ``distributed`` client."""
+    from dask.base import get_scheduler
+
+    owner = getattr(get_scheduler(), "__self__", None)
+    return type(owner).__module__.split(".")[0] == "distributed"
 
 
 def _pick(state, *, index: int):

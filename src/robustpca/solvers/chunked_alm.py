@@ -29,7 +29,7 @@ come from the pass before) while it leaves the state as it is and forms ``M`` in
 working copy, with the penalty the schedule takes if the certificate fails; the second
 pass then forms ``M`` in place. A fit that stops on its certificate has made one pass
 after its last iteration; PCP's refined certificate (:func:`~.alm_gap._refined_gap`),
-where the plain one misses the target, takes one more pass. At the end one pass writes,
+where the plain one misses the target, takes one more pass a round. At the end one pass writes,
 chunk by chunk, ``S`` over ``Y`` and ``L = X - D`` over ``work``
 (:func:`~.alm_blocks._finish_arrays`): ``2 n_iter + 3`` passes in all, plus PCP's
 refined certificates and, for ``gamma='auto'`` on centred data, the pass of its Gram
@@ -69,7 +69,14 @@ from .alm_blocks import (
     _low_rank_pass,
     _shift_into,
 )
-from .alm_gap import _cheap_gap, _clip_into, _clipped_spectrum, _final_blocks, _top_eigenvalue
+from .alm_gap import (
+    REFINE_ROUNDS,
+    _cheap_gap,
+    _clipped_spectrum,
+    _final_blocks,
+    _projected_pass,
+    _top_eigenvalue,
+)
 from .alm_schedule import DUALITY_GAP, RELAX_PCP, _Schedule
 from .alm_svt import ALL_EIGENPAIRS_FRACTION, GRAM_EIGH_ONE_THREAD_MAX
 from .alm_types import _LowRank, _Problem, convex_result
@@ -218,18 +225,10 @@ def _gap_kernel(x, state, *, center, sparse, mu, alpha, ybar):
     return state, {"value": value, "entry": Max(entry), "ygram": G}
 
 
-def _refined_kernel(x, state, *, center, sparse, mu, alpha, clip):
-    """PCP's refined certificate over a chunk (:func:`~.alm_gap._refined_gap`, tall)."""
-    data, out = _Data(x, center), _outcome(state, mu, alpha)
-    value = 0.0
-    Z = np.zeros((x.shape[1],) * 2)
-    for rows in data.rows:
-        Yk, S, T = data.row_block(rows)
-        _final_blocks(sparse, out, rows, slice(None), Yk, S)
-        _clip_into(*clip, Yk, S, False)
-        np.clip(S, -sparse.lam, sparse.lam, out=S)
-        value += float(np.vdot(data.take(rows, slice(None), T), S))
-        Z += S.T @ S
+def _refined_kernel(x, state, *, center, sparse, mu, alpha, clips):
+    """A round of PCP's refined certificate over a chunk (the chunk's
+    :func:`~.alm_gap._projected_pass`): ``<X - c, Z>`` and the Gram matrix of ``Z``."""
+    value, Z = _projected_pass(_Data(x, center), sparse, _outcome(state, mu, alpha), clips, False)
     return state, {"value": value, "gram": Z}
 
 
@@ -265,13 +264,23 @@ def _gap_of(run, problem, center, mu, alpha, objective, target, sums) -> float:
     gap = (objective - sums["value"] / bound) / objective
     if sparse.rowwise or two <= 1.0 or gap <= target:
         return gap
-    clip = _clipped_spectrum(np.asfortranarray(G))
-    if clip is None:
-        return gap
-    common = {"center": center, "sparse": sparse}
-    refined = run(_refined_kernel, mu=mu, alpha=alpha, clip=clip, **common)
-    top = float(np.sqrt(max(_top_eigenvalue(np.asfortranarray(refined["gram"])), 0.0)))
-    return min(gap, (objective - refined["value"] / max(1.0, top)) / objective)
+    # the rounds of alm_gap._refined_gap, a pass each
+    clips: list = []
+    best = np.inf
+    common = {"center": center, "sparse": sparse, "mu": mu, "alpha": alpha}
+    for _ in range(REFINE_ROUNDS):
+        clip = _clipped_spectrum(np.asfortranarray(G))
+        if clip is None:
+            break
+        clips.append(clip)
+        refined = run(_refined_kernel, clips=list(clips), **common)
+        value, G = refined["value"], refined["gram"]
+        top = float(np.sqrt(max(_top_eigenvalue(np.asfortranarray(G)), 0.0)))
+        best = min(best, (objective - value / max(1.0, top)) / objective)
+        reachable = target > 0 and (objective - value) / objective <= target
+        if best <= target or not reachable:
+            break
+    return min(gap, best)
 
 
 def _stats_of(sums: dict, d: int, column_sums: bool, full: bool):
