@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 from dask.callbacks import Callback
 from distributed import Client, LocalCluster
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
@@ -335,6 +337,43 @@ def test_accaltproj_solver_any_chunking(chunk, d, rank):
     for key in ("low_rank", "sparse"):
         np.testing.assert_allclose(b.info[key], a.info[key], atol=1e-9 * np.abs(X).max())
     np.testing.assert_allclose(b.info["thresholds"], a.info["thresholds"], rtol=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    n=st.integers(8, 120),
+    d=st.integers(1, 8),
+    chunk=st.integers(1, 130),
+    seed=st.integers(0, 2**16),
+    problem=st.sampled_from(["pcp", "outlier_pursuit", "crpca_om"]),
+)
+def test_chunked_convex_solver_property(n, d, chunk, seed, problem):
+    """Any shape (tall), chunking and data: the chunked solver's objective history,
+    ``L`` and ``S`` are the in-memory solver's, and the data are left as they were."""
+    d = min(d, n)
+    X = np.random.default_rng(seed).standard_t(2, size=(n, d))
+    X_before = X.copy()
+    weight = 1.0 / np.sqrt(n) if problem == "pcp" else 0.5
+    solver = {"pcp": solve_pcp, "outlier_pursuit": solve_outlier_pursuit}.get(
+        problem, solve_crpca_om
+    )
+    key = "lam" if problem == "pcp" else "gamma"
+    a = solver(X, rng=np.random.default_rng(0), max_iter=60, **{key: weight})
+    run = NumpyStateRunner(X, chunk)
+    b = solve_convex_chunked(
+        run,
+        run(first_pass),
+        problem=problem,
+        weight=weight,
+        max_iter=60,
+        rng=np.random.default_rng(0),
+    )
+    np.testing.assert_array_equal(X, X_before)
+    assert (b.n_iter, b.stop_reason) == (a.n_iter, a.stop_reason)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8, atol=1e-12)
+    for name in ("low_rank", "sparse"):
+        np.testing.assert_allclose(b.info[name], a.info[name], atol=1e-8 * np.abs(X).max())
+    assert np.isfinite(b.info["duality_gap"])
 
 
 # ---------------------------------------------------------------- real data
