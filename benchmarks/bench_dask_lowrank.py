@@ -185,6 +185,7 @@ def parity_runs(args) -> list[dict]:
                 else None,
             }
             rows.append({"memory": fits["memory"], "dask": fits["dask"], "parity": parity})
+            print(json.dumps({"estimator": est, **parity}), flush=True)
     return rows
 
 
