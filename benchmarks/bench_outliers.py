@@ -4,7 +4,8 @@ Usage (from the repository root)::
 
     python benchmarks/bench_outliers.py                           # every table and detector
     python benchmarks/bench_outliers.py --detectors ROBPCA IForest --tables 14_glass 29_Pima
-    python benchmarks/bench_outliers.py --json outliers.json --markdown docs/outlier-detection.md
+    python benchmarks/bench_outliers.py --scaling both --json outliers.json \\
+        --markdown docs/outlier-detection.md
 
 ADBench's unsupervised protocol (Han et al., "ADBench: Anomaly Detection Benchmark",
 NeurIPS 2022): every detector is fitted on all the rows of a table, without the labels,
@@ -27,6 +28,10 @@ reported. The tables are the ``.npz`` files of ``$ROBUSTPCA_DATA/adbench`` (defa
 
 Per detector: mean AUC and AP over the tables it finished, mean rank of its AUC over
 all tables (a failure ranks last), tables finished, total time. Nothing is asserted.
+The first row is the recommended detector configuration (:data:`RECOMMENDED`,
+:class:`LikelihoodOutlyingness`), chosen across tables (``docs/outlier-detection.md``).
+``--from-json A.json B.json`` reports runs made separately (e.g. per detector group)
+as one.
 
 Others measure one estimator quickly with :func:`evaluate`::
 
