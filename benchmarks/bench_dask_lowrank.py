@@ -89,6 +89,13 @@ def lazy_data(n_samples, n_features, *, kind, rank=5, chunk_rows=20_000, seed=0)
 
 
 def peak_rss_gb() -> float:
+    """Peak resident memory of this process: ``VmHWM`` where Linux has it (reset by
+    ``exec``; ``ru_maxrss`` keeps the parent's peak across it), else ``ru_maxrss``."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / 1e9
     kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return kb * (1 if sys.platform == "darwin" else 1024) / 1e9
 
