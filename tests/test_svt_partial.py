@@ -202,6 +202,21 @@ def test_auto_gives_up_a_dear_partial_step_and_waits_in_proportion(monkeypatch):
     assert relative(dense(low), exact_svt(M, tau)) < 1e-9
 
 
+def test_auto_takes_the_gram_route_where_the_block_would_grow(monkeypatch):
+    """Thirty values above the threshold, a hint of four: 'partial' grows the block,
+    'auto' takes the Gram route for the step (its spectrum sets the next hint) after
+    one pass; both are the exact SVT."""
+    monkeypatch.setattr(alm_svt._SVTStep, "_dearer", lambda self, tally, seconds: 0.0)
+    sigma = np.concatenate([np.geomspace(80, 2, 30), np.linspace(0.95, 0.01, 200)])
+    M = spectrum_matrix(sigma, 300, 400, 1)  # wide: the Gram route's factors form
+    step = _SVTStep(M.shape, "auto", np.random.default_rng(0))
+    step.gram_seconds, step.hint = 1.0, 4  # after a first (Gram) step
+    low = step(M, 1.0)
+    assert low.method == "gram" and step.counts["grown"] == 1 and low.s.size == 30
+    assert relative(dense(low), exact_svt(M, 1.0)) < 1e-9
+    assert step.hint == 45  # Lin et al.'s rule from the rank the Gram step found
+
+
 def test_dearer_by_the_clock_once_a_gram_step_is_timed():
     """Before any Gram step the partial step's cost is its count of products against the
     Gram route's; after one, the seconds of the two routes on this machine."""

@@ -12,8 +12,8 @@ iteration, the cheaper of two exact routes:
 * the *partial route* (:func:`_block_svt`): block subspace iteration with Rayleigh-Ritz
   on Lin et al.'s predicted rank plus a few columns, warm-started from the previous
   step's right vectors, converged triplets locked. It is **verified**: the triplet
-  after the last one kept must fall below the threshold, else the block grows, so no
-  step is truncated.
+  after the last one kept must fall below the threshold, else the block grows (or, in
+  ``'auto'``, the Gram route takes the step), so no step is truncated.
 
 Both give the exact SVT to about ``BLOCK_RTOL`` of the top singular value, and fits
 follow the full-SVD iterates (``tests/test_svt_partial.py``). ``'auto'`` takes the Gram
@@ -305,7 +305,9 @@ class _SVTStep:
     ``'auto'`` takes that partial route after its first step (by the Gram route, which
     times it) when ``PARTIAL_COST * (hint + 1 + BLOCK_OVERSAMPLES) <= min(n, d)`` and no
     wait (``PARTIAL_RETRY``) is running, the Gram route otherwise and whenever the block
-    iteration does not converge or costs more than a Gram step (``_dearer``);
+    iteration does not converge, costs more than a Gram step (``_dearer``) or would
+    have to grow (a wider block costs more per pass, and the Gram step's spectrum sets
+    the next hint);
     ``'partial'`` always tries it first; ``'full'`` is LAPACK's SVD. Holds the block of
     right vectors (``hint + 6`` rows of length ``d``) for the warm start.
     """
@@ -377,9 +379,9 @@ class _SVTStep:
                 self.init = Vt
                 return low
             self.counts["grown"] += 1
-            k, init = k + max(1, round(0.05 * self.side)), Vt
-            if self.solver == "auto" and PARTIAL_COST * (k + 1 + BLOCK_OVERSAMPLES) > self.side:
+            if self.solver == "auto":  # the Gram route, whose spectrum sets the next hint
                 break
+            k, init = k + max(1, round(0.05 * self.side)), Vt
         return None
 
     def __call__(self, M: np.ndarray, tau: float) -> _LowRank:
