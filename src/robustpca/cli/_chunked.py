@@ -58,7 +58,7 @@ from ._outputs import (
     write_model,
     write_scaling,
 )
-from ._spill import Scan, chunk_rows, column_median_mad, scan_table
+from ._spill import Scan, chunk_rows, column_median_mad, release_memory, scan_table
 
 __all__ = ["MAP_POINTS", "chunked_methods", "run_chunked"]
 
@@ -201,6 +201,7 @@ def _fit_and_write(args, drop, path: Path, out: Path, work: Path):
     check_missing(cls, scan.n_missing, path)
     center, scale = _scaling(args, scan, size)
     model, params, seconds, not_converged = _fit(args, cls, scan, size, center, scale, image_shape)
+    release_memory()  # what the fit's threads freed, before the per-row arrays
     names = scan.feature_names
     write_model(out, model, names)
     diag = _diagnose_and_write(args, model, scan, size, center, scale, out)

@@ -38,7 +38,7 @@ from ._io import (
     table_layout,
 )
 
-__all__ = ["Scan", "Spill", "chunk_rows", "column_median_mad", "scan_table"]
+__all__ = ["Scan", "Spill", "chunk_rows", "column_median_mad", "release_memory", "scan_table"]
 
 #: dask.dataframe's partitions of a CSV: bytes of text each.
 BLOCKSIZE = "32MB"
@@ -377,7 +377,26 @@ def scan_table(path: Path, folder: Path, index_col, drop, moments: bool) -> Scan
         if labels_file is not None:
             labels_file.close()
     scan.check(path)
+    release_memory()
     return scan
+
+
+def release_memory() -> None:
+    """Give the memory freed by the parsing threads back to the system (glibc's
+    ``malloc_trim``; nothing elsewhere). Each thread's allocator arena keeps what the
+    partitions it parsed freed, and the per-row arrays of the later passes would come
+    on top of it."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        trim = getattr(libc, "malloc_trim", None)
+    except OSError:  # pragma: no cover - no C library to load
+        return
+    if trim is not None:
+        trim(0)
 
 
 def column_median_mad(spill: Spill, size: int, factor: float) -> tuple[np.ndarray, np.ndarray]:
