@@ -17,22 +17,21 @@ iteration, the cheaper of two exact routes:
 
 Both give the exact SVT to about ``BLOCK_RTOL`` of the top singular value, and fits
 follow the full-SVD iterates (``tests/test_svt_partial.py``). ``'auto'`` takes the Gram
-route first, which times the yardstick, then tries the partial route where its block is
-a small share of the side (``PARTIAL_COST``), comparing it by the clock (the Gram route's
-``syrk`` runs at the processor's peak while the partial route's thin products stream
-``M`` from memory, a ratio that depends on the machine and the shape), it is given up
-once it has cost as much, and after a dear one the Gram route is kept for a number of
-steps in proportion (``PARTIAL_RETRY``). ``'partial'`` always tries the block route
-first; ``'full'`` is LAPACK's SVD every iteration. The Gram route squares the condition
-number: its thresholded matrix is accurate to about :math:`\epsilon\sigma_1^2/\tau`,
-and the penalty's cap keeps :math:`\tau` above :math:`0.8\cdot 10^{-7}\lVert X\rVert_2`
-for PCP, so that stays below ``tol``. ``docs/design-notes/pcp.md`` has the
-measurements behind these choices.
+route first, then tries the partial route where its block is a small share of the side
+(``PARTIAL_COST``), weighing its thin products ``THIN_PRODUCT_COST`` times a flop of the
+Gram route's ``syrk`` (which runs at the processor's peak while thin products stream ``M``
+from memory); it is given up once it has cost as much as a Gram step, and after a dear
+one the Gram route is kept for a number of steps in proportion (``PARTIAL_RETRY``). The
+choice is a count, not a clock, so that a fit repeats bit for bit. ``'partial'`` always
+tries the block route first; ``'full'`` is LAPACK's SVD every iteration. The Gram route
+squares the condition number: its thresholded matrix is accurate to about
+:math:`\epsilon\sigma_1^2/\tau`, and the penalty's cap keeps :math:`\tau` above
+:math:`0.8\cdot 10^{-7}\lVert X\rVert_2` for PCP, so that stays below ``tol``.
+``docs/design-notes/pcp.md`` has the measurements behind these choices.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -52,6 +51,10 @@ PARTIAL_COST = 10
 #: Where the singular values near the threshold are close, the block iteration needs
 #: many passes a step (docs/design-notes/pcp.md).
 PARTIAL_RETRY = 4
+#: A product of ``M`` with a few columns streams ``M`` from memory: it costs this many
+#: times a flop of the Gram route's ``syrk``, which runs at the processor's peak
+#: (docs/design-notes/pcp.md). A count rather than the clock keeps fits repeatable.
+THIN_PRODUCT_COST = 3.0
 #: A product of ``M`` with fewer columns than this costs as much as with this many: it
 #: reads all of ``M``.
 MEMORY_COLUMNS = 16
@@ -323,7 +326,7 @@ class _SVTStep:
         self.init = None
         self.rtol = BLOCK_RTOL
         self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
-        self.gram_seconds: float | None = None  # the last Gram step's, by the clock
+        self.gram_steps = 0
 
     def _partial_pays(self) -> bool:
         """'auto': is the partial route predicted cheaper than the Gram route? By the
@@ -336,24 +339,16 @@ class _SVTStep:
         flops, half of them at the speed of matrix-vector products, so counted thrice)."""
         return 0.5 * self.side * (1.0 + 4.0 * self.side / self.long)
 
-    def _dearer(self, tally: float, seconds: float) -> float:
-        """How many times the Gram route's cost a partial step cost: by the clock once a
-        Gram step has been timed on this ``M``'s shape, by the count of products before.
-
-        The count weighs a product with a few columns like the Gram matrix's ``syrk``
-        per flop; but the thin products only stream ``M`` from memory while ``syrk``
-        runs at the processor's peak, whose ratio depends on the machine and on the side
-        (``syrk`` gains with it). The clock measures both routes on the same machine
-        and shape."""
-        if self.gram_seconds is None:
-            return tally / self._gram_cost()
-        return seconds / self.gram_seconds
+    def _dearer(self, tally: float) -> float:
+        """How many times the Gram route's cost a partial step of ``tally`` products of
+        ``M`` with a vector cost, each weighed ``THIN_PRODUCT_COST`` times a flop of the
+        Gram route (thin products stream ``M`` from memory; ``syrk`` runs at the peak)."""
+        return THIN_PRODUCT_COST * tally / self._gram_cost()
 
     def _partial(self, M: np.ndarray, tau: float) -> _LowRank | None:
         tally = [0]
-        start = time.perf_counter()
         low = self._grown(M, tau, tally)
-        dearer = self._dearer(tally[0], time.perf_counter() - start)
+        dearer = self._dearer(tally[0])
         if low is None:  # given up: the Gram step that follows is part of its cost
             dearer += 1.0
         # 'auto' waits in proportion, so that retries cost a few Gram steps ('partial'
@@ -366,10 +361,9 @@ class _SVTStep:
         k, init = self.hint, self.init
         give_up = None
         if self.solver == "auto":  # once dearer than the Gram route, take it instead
-            start = time.perf_counter()
 
             def give_up():
-                return self._dearer(tally[0], time.perf_counter() - start) > 1.0
+                return self._dearer(tally[0]) > 1.0
 
         while k + 1 + BLOCK_OVERSAMPLES < self.side:
             low, Vt = _block_svt(
@@ -389,15 +383,14 @@ class _SVTStep:
         if self.solver == "full":
             f = svt_factors(M, tau, solver="full")
             low = _LowRank("factors", f.s, f.U, f.Vt, None, "full")
-        elif self.solver == "partial" or (self.gram_seconds is not None and self._partial_pays()):
+        elif self.solver == "partial" or (self.gram_steps and self._partial_pays()):
             low = self._partial(M, tau)
         elif self.skip:  # retried once the Gram route has been taken for a few steps
             self.skip -= 1
         if low is None:
             self.init = None
-            start = time.perf_counter()
             low = _gram_step(M, tau, self.rank)
-            self.gram_seconds = time.perf_counter() - start
+            self.gram_steps += 1
         svp = self.rank = low.s.size
         grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
         self.hint = max(1, min(svp + grow, self.side))
