@@ -368,4 +368,8 @@ def test_deterministic(method):
     ids=["grid", "proj", "proj-sphere"],
 )
 def test_check_estimator(params):
-    check_estimator(ProjectionPursuitPCA(n_components=1, max_iter=3, n_candidates=50, **params))
+    check_estimator(
+        ProjectionPursuitPCA(
+            n_components=1, max_iter=3, n_candidates=50, contamination=0.1, **params
+        )
+    )
