@@ -17,9 +17,11 @@ PCP does: ``sparse_`` is zero in the gaps and ``low_rank_`` fills them
 (:mod:`robustpca.solvers.known_rank`, "Missing entries"; GoDec's low-rank step with gaps
 in :mod:`robustpca.solvers.godec`).
 
-Not provided: a ``center`` option, a Dask route (``fit`` on a dask array raises
-``TypeError``) and an array-API solver (array-API inputs are fitted on the host by the
-base class and the fitted arrays moved back).
+Not provided: a ``center`` option, a Dask route for GoDec (its sparse step keeps the
+largest entries of the whole matrix; ``fit`` on a dask array raises ``TypeError``; AccAltProj
+fits tall dask arrays in one pass an iteration, :mod:`robustpca.solvers.chunked_known_rank`)
+and an array-API solver (array-API inputs are fitted on the host by the base class and
+the fitted arrays moved back).
 """
 
 from __future__ import annotations
@@ -206,8 +208,9 @@ class AccAltProj(_KnownRankRPCA):
     ``low_rank_``, not the support of ``sparse_``, on such data; GoDec's cardinality
     bound keeps its ``sparse_`` sparse.
 
-    ``fit`` on a Dask array is not supported, and array-API inputs are fitted on the
-    host (NumPy).
+    ``fit`` on a tall dask array stays chunked (one pass an iteration; ``trim=False``,
+    ``2 n_components <= n_features``, no NaN; ``docs/dask.md``); array-API inputs are
+    fitted on the host (NumPy).
 
     References
     ----------
