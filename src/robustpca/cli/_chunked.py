@@ -325,11 +325,14 @@ def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path)
             writer.close()
         if labels_file is not None:
             labels_file.close()
+    release_memory()  # the pass's block temporaries, before the reference's copies
     reference = diagnostic_reference(model, scores, od, skew, n_observed=counts)
     if reference.sd_skew_cutoff > 0 and skew is not None:
         sd = skew
-    else:
-        sd = reference.score_distances(scores)
+    else:  # by chunks: the distances' temporaries are a few times the scores
+        sd = np.empty(n)
+        for start, stop in scan.spill.blocks(size):
+            sd[start:stop] = reference.score_distances(scores[start:stop])
     del scores
     q = args.quantile
     return OutlierDiagnostics(  # as outlier_diagnostics builds them
