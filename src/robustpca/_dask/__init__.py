@@ -19,15 +19,21 @@ The first pass also checks that ``X`` is finite; for :class:`~robustpca.PCA` and
 :class:`~robustpca.OptimalMeanPCA` on the tall route it counts the NaN instead, and
 missing entries are then fitted chunk by chunk (:mod:`robustpca._dask_missing`); the
 wide route and the other estimators refuse NaN, saying so. ``transform``, ``reconstruct``,
-``reconstruction_error``, ``score_samples`` and ``inverse_transform`` of a fitted
-estimator return lazy dask arrays (:func:`lazy_method`).
+``reconstruction_error`` and ``inverse_transform`` of a fitted estimator return lazy dask
+arrays (:func:`lazy_method`), as do ``score_samples``, ``decision_function`` and
+``predict`` of a model fitted in memory (a Dask fit computes no training diagnostics).
 
 Supported: :class:`~robustpca.OptimalMeanPCA`, :class:`~robustpca.L21PCA`,
 :class:`~robustpca.R1PCA`, :class:`~robustpca.PCA` (with ``sample_weight``, NumPy or
-dask), ``GeneralizedMeanPCA`` and ``AdaptiveNeighborsPCA``. The fitted attributes are
-those of the NumPy fit, to rounding; ``weights_``, ``residuals_`` (and ``outliers_``) are
-dask arrays chunked like the rows of ``X``: lazy (one pass when computed) for local weight
-rules of the tall route, wrapping the in-memory vector otherwise. ``n_passes_`` counts the
+dask), ``GeneralizedMeanPCA``, ``AdaptiveNeighborsPCA`` and ``HQPCA`` on the routes above;
+``ROBPCA`` (``skew=False``), ``SphericalPCA`` and ``CovariancePCA`` (the MCD) by passes
+whose order statistics are exact counts (:mod:`robustpca._dask.rrcov`); and, on tall
+data, ``PrincipalComponentPursuit``, ``OutlierPursuit``, ``ConvexOptimalMeanPCA`` and
+``AccAltProj`` with the sparse part and the multiplier kept chunked
+(:mod:`robustpca._dask.low_rank_sparse`). The fitted attributes are those of the NumPy
+fit, to rounding; ``weights_``, ``residuals_`` (and ``outliers_``) are dask arrays chunked
+like the rows of ``X``: lazy (one pass when computed) for local weight rules of the tall
+route, wrapping the in-memory vector otherwise. ``n_passes_`` counts the
 passes. See ``docs/dask.md``.
 
 Examples

@@ -353,8 +353,7 @@ FITS = {
 SUPPORTED = (
     "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
     "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA, AccAltProj (tall), "
-    "ROBPCA, "
-    "CovariancePCA, SphericalPCA"
+    "ROBPCA, CovariancePCA, SphericalPCA"
 )
 
 
