@@ -197,7 +197,7 @@ def _time_median(e: np.ndarray) -> np.ndarray:
     axis 0 to the bit, from a transposed copy whose rows are selected by one ``kth``
     each (NumPy's fast selection) instead of its selection at two along the first axis."""
     n = e.shape[0]
-    lanes = np.ascontiguousarray(e.reshape(n, -1).T)
+    lanes = np.array(e.reshape(n, -1).T, order="C", copy=True)  # partitioned in place
     median: np.ndarray = _median_rows(lanes).reshape(e.shape[1:])
     return median
 

@@ -436,7 +436,8 @@ def feature_median(Z: np.ndarray) -> np.ndarray:
     bit: the columns copied into contiguous rows, each selected at one ``kth`` (or
     sorted, when short) in the data's dtype (:func:`~robustpca.robust_scale._median_rows`)
     instead of NumPy's selection at two order statistics along the first axis."""
-    median: np.ndarray = _median_rows(np.ascontiguousarray(Z.T))
+    # a copy always: _median_rows partitions in place, and Z.T of an F-ordered Z is a view
+    median: np.ndarray = _median_rows(np.array(Z.T, order="C", copy=True))
     return median
 
 
