@@ -349,7 +349,7 @@ def test_svd_solver_routes(monkeypatch):
     assert auto.info["svd_counts"]["gram"] == full.n_iter
     monkeypatch.setattr(alm_svt, "PARTIAL_COST", 2)  # 'auto' now predicts the partial route
     # and finds it no dearer than the Gram route (by the clock, it is at this size)
-    monkeypatch.setattr(alm_svt._SVTStep, "_dearer", lambda self, tally, seconds: 0.0)
+    monkeypatch.setattr(alm_svt._SVTStep, "_dearer", lambda self, tally: 0.0)
     cheap = solve_pcp(X, rng=np.random.default_rng(1), **kw)
     assert cheap.info["svd_counts"]["partial"] > 0 and cheap.info["svd_counts"]["full"] == 0
     for other in (partial, auto, cheap):
