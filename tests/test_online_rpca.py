@@ -225,13 +225,19 @@ def test_memory_does_not_grow_with_the_stream():
     assert sizes[-1] == 60 * 2 + 4 + 60 * 2
 
 
-def test_predict_needs_a_fit_after_partial_fit():
-    X = planted_stream(11, n=100)[0]
-    model = OnlineRobustPCA(2, random_state=0).fit(X)
-    assert set(np.unique(model.predict(X))) <= {-1, 1}
-    model.partial_fit(X[:20])
-    with pytest.raises(ValueError, match="partial_fit"):
-        model.predict(X)
+def test_predict_after_partial_fit_judges_against_the_latest_rows():
+    """A stream's diagnostics: planted outlier rows after the stream are flagged, the
+    inliers mostly not, and decision_function = score_samples - offset_."""
+    X = planted_stream(11, n=1400, frac=0.0)[0]
+    new = X[1300:].copy()
+    new[::10] += 30 * np.random.default_rng(1).normal(size=(10, X.shape[1]))
+    model = OnlineRobustPCA(2, random_state=0)
+    for start in range(0, 1300, 50):
+        model.partial_fit(X[start : start + 50])
+    flags = model.predict(new) == -1
+    assert flags[::10].all() and flags.mean() < 0.2
+    assert np.allclose(model.decision_function(new), model.score_samples(new) - model.offset_)
+    assert np.isfinite(model.score(new))
 
 
 @given(seed=st.integers(0, 2**16), shift=st.floats(-50, 50))

@@ -50,10 +50,11 @@ _SHARED_PARAMS = r"""
     random_state : int, Generator or None, default=None
         Seeds the subsampling and the completion of rank-deficient bases.
     contamination : "auto" or float in (0, 0.5], default="auto"
-        Share of the training rows that ``predict`` flags after ``fit``; ``"auto"``
-        flags those beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets
-        ``offset_`` (:mod:`~robustpca.estimators._outlier_api`). ``partial_fit`` keeps
-        no training rows, so ``predict`` needs a ``fit``.
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those
+        beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`). After ``partial_fit`` the training
+        rows are the stream's latest ones (the distances of at most a thousand of them
+        are kept: :mod:`~robustpca.estimators._stream_reference`).
 """
 
 _SHARED_ATTRS = r"""

@@ -15,6 +15,11 @@ background estimated from every row seen so far; at the end of the burn-in the b
 rows seed the model and the buffer is dropped, and the online updates take over.
 Memory is the state's O(p r) plus, during the burn-in only, at most
 ``burn_in + batch_size`` rows.
+
+**Diagnostics.** ``predict``, ``decision_function`` and ``score_samples`` after
+``partial_fit`` judge samples against the distances of the stream's latest rows
+(:class:`~robustpca.estimators._stream_reference.ReferenceWindow`, a bounded window of
+O(k) numbers per row); after ``fit``, against all its training rows, as every estimator.
 """
 
 from __future__ import annotations
@@ -33,10 +38,12 @@ from .._validation import (
     check_positive_int,
     magnitude_limit,
 )
+from ..diagnostics import observed_counts
 from ..linalg import flip_component_signs
 from ..linalg.eigen import complete_orthonormal
 from ..solvers import SolverResult
 from ._base import BaseSubspaceEstimator
+from ._stream_reference import WINDOW_ROWS, ReferenceWindow
 
 __all__ = ["OnlineLowRankSparse"]
 
@@ -119,6 +126,7 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self._losses: collections.deque[float] = collections.deque(maxlen=self._history)
         self.n_samples_seen_ = 0
         self.n_features_in_ = n_features
+        self._window = ReferenceWindow()
 
     def _consume(self, Z: np.ndarray, *, want: bool):
         """Process the batch ``Z``: burn-in or online update; its split if ``want``."""
@@ -244,9 +252,45 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self.converged_ = True
         self.stop_reason_ = PASSES_DONE
         self.objective_history_ = np.asarray(self._losses or [0.0], dtype=float)
-        self._outlier_reference = None  # predict needs a fit (see _diagnose)
         self._unmodelled_constants = None
+        self._track_reference(X)
         return split
+
+    def _track_reference(self, Z: np.ndarray) -> None:
+        """Add rows of the batch ``Z`` to the diagnostics' window and set the reference
+        and ``offset_`` from it (module docstring)."""
+        window = self._window
+        window.follow(self.components_)
+        picked = window.pick(Z.shape)
+        rows = Z[picked]
+        scores, od = self._reference_distances(rows)
+        observed = observed_counts(self, rows) if self.n_missing_ else None
+        first = self.n_samples_seen_ - Z.shape[0]
+        window.add(first + picked, scores, od, observed, seen=self.n_samples_seen_)
+        self._store_reference()
+
+    def _store_reference(self) -> None:
+        window = self._window
+        self._outlier_reference = reference = window.reference(self)
+        store = getattr(self, "_set_likelihood_reference", None)
+        if store is not None:  # the Gaussian model of score()
+            store(window.scores, window.od, None, window.observed)
+        contamination = getattr(self, "contamination", "auto")
+        auto = isinstance(contamination, str)
+        self.offset_ = -1.0 if auto else window.offset(reference, float(contamination))
+
+    def _set_outlier_reference(self, X, sample_weight=None) -> None:
+        """The reference of ``fit`` (all its rows), and the stream's window seeded with
+        the distances of its last rows, for ``partial_fit`` to continue from."""
+        super()._set_outlier_reference(X, sample_weight)
+        window = self._window = ReferenceWindow()
+        window.follow(self.components_)
+        n = X.shape[0]
+        rows = X[-min(n, WINDOW_ROWS) :]
+        scores, od = self._reference_distances(rows)
+        observed = observed_counts(self, rows) if self.n_missing_ else None
+        index = np.arange(n - rows.shape[0], n) + self.n_samples_seen_ - n
+        window.add(index, scores, od, observed, seen=self.n_samples_seen_)
 
     def partial_fit(self, X, y=None):
         """Update the model with the batch ``X`` (rows are samples); returns ``self``.
@@ -305,13 +349,3 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         check_is_fitted(self)
         X = self._validate_batch(X, first=False)
         return self._split(X)
-
-    def _diagnose(self, X, method: str):
-        if getattr(self, "_outlier_reference", None) is None and self._state is not None:
-            check_is_fitted(self)
-            raise ValueError(
-                f"{type(self).__name__} has no training diagnostics after partial_fit "
-                f"(they need the training rows); call fit, or use "
-                "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train)."
-            )
-        return super()._diagnose(X, method)
