@@ -80,6 +80,9 @@ _GAIN = 3.0
 #: of at most this many of its pixels: the median of 4,096 values is within about 2% of
 #: a noise scale of the frame's, and the rule's cost per frame stays that of its passes.
 FRAME_SAMPLE = 4096
+#: Steps 4-7 run on chunks of frames of about this many pixels: the rule is per frame,
+#: and a chunk's temporaries stay in cache and reuse the memory of the last chunk's.
+CHUNK_PIXELS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -275,18 +278,34 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
     if rows.size == 0:
         return weak
     labels, count = _label_runs(weak.reshape(-1, w), rows, at, _EIGHT)
-    labels = labels[at]
+    # the stack's labels are used in place: gathering them at ``at`` would copy 4 bytes
+    # a pixel, where a boolean gather copies one
+    seeds = np.zeros(labels.shape, dtype=bool)
+    seeds[at] = _majority(z > rule.high, rule.window).reshape(-1, w)[rows]
     keep = np.zeros(count + 1, dtype=bool)
-    keep[labels[_majority(z > rule.high, rule.window).reshape(-1, w)[rows]]] = True
+    keep[labels[seeds]] = True
     if rule.min_size > 0:
         sizes = np.bincount(labels.ravel(), minlength=count + 1)
         keep &= sizes >= rule.min_size * h * w
-    keep[0] = False
+    keep[0] = False  # the background, and the stack's empty rows
     masks = np.zeros((n * h, w), dtype=bool)
-    masks[rows] = np.take(keep, labels)
+    masks[rows] = np.take(keep, labels)[at]
     masks = masks.reshape(n, h, w)
     if rule.fill_holes:
         masks = _fill_holes(masks)
+    return masks
+
+
+def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule) -> np.ndarray:
+    """Steps 4-7 on the magnitudes ``e`` (n, h, w; overwritten), by chunks of frames."""
+    n, h, w = e.shape
+    step = max(1, CHUNK_PIXELS // (h * w))
+    if n <= step:
+        return _threshold(_score(e, scale, 1), rule)
+    masks = np.empty((n, h, w), dtype=bool)
+    for start in range(0, n, step):
+        chunk = slice(start, min(start + step, n))
+        masks[chunk] = _threshold(_score(e[chunk], scale, 1), rule)
     return masks
 
 
@@ -315,7 +334,7 @@ def _fill_holes(masks: np.ndarray) -> np.ndarray:
         hole[edge] = False
     hole[0] = False  # the masks themselves, and the empty rows
     filled = flat.copy()
-    filled[rows] |= np.take(hole, labels[at])
+    filled[rows] |= np.take(hole, labels)[at]
     return filled.reshape(n, h, w)
 
 
@@ -439,7 +458,7 @@ def foreground_masks(
     rule = _check_rule(high, low, min_size, window, fill_holes)
     e, _ = _magnitude(residual, frame_shape)
     scale, _ = _pixel_scale(e)
-    return _threshold(_score(e, scale, 1), rule)
+    return _masks(e, scale, rule)
 
 
 class ForegroundDetector:
@@ -583,4 +602,4 @@ class ForegroundDetector:
         e, c = self._magnitude(residual_batch)
         self._update_scale(e, c, rate)
         scale = np.maximum(self.scale_, self.noise_floor_)
-        return _threshold(_score(e, scale, 1), rule)
+        return _masks(e, scale, rule)
