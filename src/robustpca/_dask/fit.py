@@ -47,6 +47,7 @@ from ..solvers.chunked_pca import (
 from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 from ..solvers.informative_coordinates import model_constants
 from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
+from .godec import fit_godec
 from .hq import fit_hq
 from .low_rank_sparse import fit_accaltproj, fit_crpca_om, fit_outlier_pursuit, fit_pcp
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
@@ -343,6 +344,7 @@ FITS = {
     "outlier_pursuit": fit_outlier_pursuit,
     "crpca_om": fit_crpca_om,
     "accaltproj": fit_accaltproj,
+    "godec": fit_godec,
     "hq": partial(
         fit_hq, first_pass=_first_pass, gram_first_pass=_gram_first_pass, with_rows=_with_rows
     ),
@@ -353,7 +355,7 @@ FITS = {
 SUPPORTED = (
     "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
     "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA, AccAltProj (tall), "
-    "ROBPCA, CovariancePCA, SphericalPCA"
+    "GoDec (tall), ROBPCA, CovariancePCA, SphericalPCA"
 )
 
 

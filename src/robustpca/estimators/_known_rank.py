@@ -421,6 +421,8 @@ class GoDec(_KnownRankRPCA):
         self.random_state = random_state
         self.contamination = contamination
 
+    _dask_fit = "godec"
+
     def _resolve_card(self, size: int, n_observed: int) -> int | ResidualCutoff:
         card = self.card
         if isinstance(card, str):
