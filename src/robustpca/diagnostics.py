@@ -79,6 +79,7 @@ import numpy as np
 from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import is_dask_collection
 from .robust_scale import MAD_CONSTANT, mad, medcouple
 
 __all__ = [
@@ -369,8 +370,8 @@ class OutlierDiagnostics:
     def orthogonal_outliers(self) -> np.ndarray:
         """Samples beyond the orthogonal-distance cutoff (off the subspace); none when
         there is no OD cutoff (``orthogonal_cutoff = 0``, as rrcov)."""
-        if self.orthogonal_cutoff <= 0:
-            return np.zeros(self.orthogonal_distances.shape, dtype=bool)
+        if self.orthogonal_cutoff <= 0:  # zeros_like: lazy for dask distances
+            return np.zeros_like(self.orthogonal_distances, dtype=bool)
         return self.orthogonal_distances > self.orthogonal_cutoff * _AT_CUTOFF
 
     @property
@@ -426,7 +427,6 @@ def observed_counts(model, X):
     import array_api_compat
 
     from ._array_api import _is_foreign, to_numpy
-    from ._validation import is_dask_collection
 
     if not getattr(model, "_supports_missing", False):
         return None
@@ -453,8 +453,6 @@ def observed_counts(model, X):
 def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
     """Scores, ODs (and adjusted outlyingness, "skew" estimators) of ``X`` as NumPy,
     and its rows' :func:`observed_counts`."""
-    from ._validation import is_dask_collection
-
     scores, od = model.transform(X), model.reconstruction_error(X)
     skew = None
     if getattr(model, "_od_cutoff_rule", None) == "skew" and hasattr(
@@ -487,8 +485,8 @@ def outlier_diagnostics(
         Quantile of the cutoffs (rrcov's default; the skew rule's cutoffs have none).
     reference : array-like of shape (m, n_features), optional
         Data on which the score centre and scales and the OD cutoff are estimated. By
-        default the training data's statistics stored at fit (``_outlier_reference``),
-        or ``X`` itself for a model without them (a Dask fit).
+        default the training data's statistics stored at fit (``_outlier_reference``;
+        lazy distances for a Dask ``X``), or ``X`` itself for a model without them.
 
     Returns
     -------
@@ -509,7 +507,11 @@ def outlier_diagnostics(
     if isinstance(quantile, bool) or not (0 < float(quantile) < 1):
         raise ValueError(f"quantile={quantile!r} must lie in (0, 1).")
     check_is_fitted(model)
-    scores, od, skew, counts = model_distances(model, X)
+    stored = getattr(model, "_outlier_reference", None)
+    if is_dask_collection(X) and reference is None and stored is not None:  # lazy
+        scores, od, skew = model.transform(X), model.reconstruction_error(X), None
+    else:
+        scores, od, skew, counts = model_distances(model, X)
     if reference is not None:
         r_scores, r_od, r_skew, r_counts = model_distances(model, reference)
         ref = diagnostic_reference(model, r_scores, r_od, r_skew, n_observed=r_counts)
@@ -558,6 +560,10 @@ def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
 
         ax = Figure(figsize=(5.5, 4.2), layout="constrained").add_subplot()
     d = diagnostics
+    if is_dask_collection(d.score_distances):  # lazy diagnostics: drawn computed
+        lazy: Any = (d.score_distances, d.orthogonal_distances)
+        sd, od = (np.asarray(a.compute()) for a in lazy)
+        d = replace(d, score_distances=sd, orthogonal_distances=od)
     flagged = d.outliers
     if labels is not None and labels is not False and len(labels) != flagged.size:
         raise ValueError(

@@ -20,8 +20,11 @@ The first pass also checks that ``X`` is finite; for :class:`~robustpca.PCA` and
 missing entries are then fitted chunk by chunk (:mod:`robustpca._dask_missing`); the
 wide route and the other estimators refuse NaN, saying so. ``transform``, ``reconstruct``,
 ``reconstruction_error`` and ``inverse_transform`` of a fitted estimator return lazy dask
-arrays (:func:`lazy_method`), as do ``score_samples``, ``decision_function`` and
-``predict`` of a model fitted in memory (a Dask fit computes no training diagnostics).
+arrays (:func:`lazy_method`), as do ``score_samples``, ``decision_function``,
+``predict`` and :func:`~robustpca.diagnostics.outlier_diagnostics`: a Dask fit ends by
+taking its training diagnostics (the reference statistics of the cutoffs, and
+``offset_`` for a float ``contamination``) by exact counting passes over the chunks
+(:mod:`robustpca._dask.reference`), equal to the in-memory fit's.
 
 Supported: :class:`~robustpca.OptimalMeanPCA`, :class:`~robustpca.L21PCA`,
 :class:`~robustpca.R1PCA`, :class:`~robustpca.PCA` (with ``sample_weight``, NumPy or
@@ -34,7 +37,7 @@ data, ``PrincipalComponentPursuit``, ``OutlierPursuit``, ``ConvexOptimalMeanPCA`
 fit, to rounding; ``weights_``, ``residuals_`` (and ``outliers_``) are dask arrays chunked
 like the rows of ``X``: lazy (one pass when computed) for local weight rules of the tall
 route, wrapping the in-memory vector otherwise. ``n_passes_`` counts the
-passes. See ``docs/dask.md``.
+passes, those of the training diagnostics included. See ``docs/dask.md``.
 
 Examples
 --------
@@ -45,21 +48,24 @@ Examples
 >>> X = rng.normal(size=(1000, 3)) @ rng.normal(size=(3, 8)) + 0.1 * rng.normal(size=(1000, 8))
 >>> X[:100] += 20 * rng.normal(size=(100, 8))
 >>> model = OptimalMeanPCA(n_components=3).fit(da.from_array(X, chunks=(250, 8)))
->>> model.n_passes_ == model.n_iter_ + 1          # one pass (one dask.compute) per iteration
+>>> model.n_passes_ == model.n_iter_ + 1 + 2      # a pass (a dask.compute) per iteration,
 True
+>>> # and two for the training diagnostics (predict, decision_function, ...)
+>>> model.predict(da.from_array(X, chunks=(250, 8)))         # lazy
+dask.array<where, shape=(1000,), dtype=int64, chunksize=(250,), chunktype=numpy.ndarray>
 >>> reference = OptimalMeanPCA(n_components=3).fit(X)
 >>> bool(np.allclose(model.components_, reference.components_))
 True
 >>> model.transform(da.from_array(X, chunks=(250, 8)))       # lazy
 dask.array<_transform_block, shape=(1000, 3), dtype=float64, chunksize=(250, 3), ...>
 
-Wide data, chunked by columns: two passes in all.
+Wide data, chunked by columns: two passes in all, and one for the diagnostics.
 
 >>> W = rng.normal(size=(40, 3)) @ rng.normal(size=(3, 5000)) + 0.1 * rng.normal(size=(40, 5000))
 >>> from robustpca import PCA
 >>> wide = PCA(n_components=3).fit(da.from_array(W, chunks=(40, 1000)))
 >>> wide.n_passes_
-2
+3
 >>> bool(np.allclose(wide.components_, PCA(n_components=3).fit(W).components_))
 True
 """

@@ -10,12 +10,12 @@ Taken with ``--chunked``, or for a CSV/TSV or Parquet file larger than
    on a dask array whose chunks are read from that copy. A method without a chunked fit
    is refused before the table is read, naming those that have one (looked up in
    ``FITS`` when the command runs).
-3. **Diagnose and write**: one pass writes each chunk's scores, reconstructions (and the
-   completed table) and keeps the scores and orthogonal distances of every row, ``k + 1``
-   floats per row; the reference statistics of the diagnostics are those of the
-   training rows (:func:`~robustpca.diagnostics.diagnostic_reference`), exactly as the
-   in-memory fit stores them (a Dask fit stores none), and distances.csv is written chunk
-   by chunk with them.
+3. **Diagnose and write**: the Dask fit stores the reference statistics of the
+   diagnostics, exactly those of the in-memory fit, by counting passes over the chunks
+   (:mod:`robustpca._dask.reference`: no per-row array); one pass writes each chunk's
+   scores, reconstructions (and the completed table) and keeps each row's score and
+   orthogonal distance (two floats a row), and distances.csv is written chunk by chunk
+   with them.
 
 The outputs are those of the in-memory run (names, columns, number format); the figures
 draw at most :data:`MAP_POINTS` samples of the outlier map.
@@ -261,31 +261,17 @@ class _CsvWriter:
         self.handle.close()
 
 
-def _block_counts(model, x: np.ndarray):
-    """:func:`~robustpca.diagnostics.observed_counts` of a block, for every row: a block
-    without gaps gets what that function gives a complete row (the features less the
-    constant training columns the model does not use)."""
-    from ..diagnostics import observed_counts
-
-    counts = observed_counts(model, x)
-    if counts is not None:
-        return counts
-    constants = getattr(model, "_unmodelled_constants", None)
-    unused = 0 if constants is None else int(np.count_nonzero(constants.mask))
-    return np.full(x.shape[0], x.shape[1] - unused)
-
-
 def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path):
     """One pass: scores.csv, the reconstructions (and completed table) by chunks, and
-    the training diagnostics from every row's scores and orthogonal distance."""
-    from ..diagnostics import OutlierDiagnostics, diagnostic_reference, model_distances
+    each row's score and orthogonal distances under the training cutoffs, which the
+    Dask fit stored (``_outlier_reference``, by exact counting passes,
+    :mod:`robustpca._dask.reference`): two floats a row are kept, nothing more."""
+    from ..diagnostics import OutlierDiagnostics, model_distances
 
+    reference = model._outlier_reference
     n, d = scan.spill.shape
     k = model.components_.shape[0]
-    scores = np.empty((n, k))
-    od = np.empty(n)
-    skew = None
-    counts = np.empty(n, dtype=np.int64) if scan.n_missing else None
+    sd, od = np.empty(n), np.empty(n)
     names = scan.feature_names
     writers: list = [_CsvWriter(out / "scores.csv", [f"pc{j + 1}" for j in range(k)])]
     recon_npy = _NpyWriter(out / "reconstructions.npy", (n, d))
@@ -301,12 +287,9 @@ def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path)
             x = scan.spill.rows(start, stop)
             xs = x if scale is None else (x - center) / scale
             t, o, sk, _ = model_distances(model, xs)
-            scores[start:stop], od[start:stop] = t, o
-            if sk is not None:
-                skew = np.empty(n) if skew is None else skew
-                skew[start:stop] = sk
-            if counts is not None:
-                counts[start:stop] = _block_counts(model, xs)
+            od[start:stop] = o
+            skewed = reference.sd_skew_cutoff > 0 and sk is not None
+            sd[start:stop] = sk if skewed else reference.score_distances(t)
             recon = model.reconstruct(xs)
             if scale is not None:
                 recon = recon * scale + center  # back in the input's units
@@ -325,15 +308,6 @@ def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path)
             writer.close()
         if labels_file is not None:
             labels_file.close()
-    release_memory()  # the pass's block temporaries, before the reference's copies
-    reference = diagnostic_reference(model, scores, od, skew, n_observed=counts)
-    if reference.sd_skew_cutoff > 0 and skew is not None:
-        sd = skew
-    else:  # by chunks: the distances' temporaries are a few times the scores
-        sd = np.empty(n)
-        for start, stop in scan.spill.blocks(size):
-            sd[start:stop] = reference.score_distances(scores[start:stop])
-    del scores
     q = args.quantile
     return OutlierDiagnostics(  # as outlier_diagnostics builds them
         score_distances=sd,

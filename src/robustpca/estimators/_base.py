@@ -162,8 +162,9 @@ class BaseSubspaceEstimator(
         share of the training rows (:mod:`robustpca.estimators._outlier_api`).
 
     ``fit`` also keeps the reference statistics of the training data's outlier
-    diagnostics in the private ``_outlier_reference`` (None after a Dask fit, which
-    would need one more pass over the data), for ``predict`` and ``decision_function``.
+    diagnostics in the private ``_outlier_reference``, for ``predict`` and
+    ``decision_function`` (a Dask fit takes them by exact counting passes,
+    :mod:`robustpca._dask.reference`, and counts those in ``n_passes_``).
     """
 
     #: Whether ``n_components`` may be a variance share or ``"auto"``.
@@ -227,13 +228,14 @@ class BaseSubspaceEstimator(
     def _fit(self, X, sample_weight=None):
         if is_dask_collection(X):
             from .._dask import fit_dask  # the chunked, out-of-core route (issue 6)
+            from .._dask.reference import set_outlier_reference
 
             self._validate_common()
+            self._outlier_reference = self._likelihood_reference = None
+            self.__dict__.pop("offset_", None)
             fit_dask(self, X, sample_weight)
-            self._outlier_reference = None  # no extra pass over the data (module _dask)
-            self.__dict__.pop("offset_", None)  # a float contamination needs that pass
-            if getattr(self, "contamination", "auto") == "auto":
-                self.offset_ = -1.0
+            # the training diagnostics and offset_ by exact counting passes
+            set_outlier_reference(self, X, sample_weight)
             return X
         self.__dict__.pop("n_passes_", None)  # a Dask fit's, not this one's
         xp, device = input_namespace(X)

@@ -1,0 +1,321 @@
+r"""The training diagnostics of a Dask fit, chunk by chunk (issue 41).
+
+An in-memory fit ends by storing the reference statistics of its training data's
+outlier diagnostics (``_outlier_reference``:
+:func:`~robustpca.diagnostics.diagnostic_reference`) and, for a float
+``contamination``, the ``offset_`` between the training ``score_samples``. A Dask fit
+computes the same here, in passes over the row chunks, never holding the rows:
+
+* the **tall route** takes each chunk's scores and orthogonal distances (the
+  observed-coordinates fit for rows with NaN, as the transforms do) and finds the
+  medians and MADs of the diagnostics by the exact counting passes of
+  :func:`~robustpca.solvers.chunked_reference.exact_statistics`: one stage for the
+  score columns, :math:`OD^{2/3}` and the rows' norms, one more for :math:`SD^{2/3}`
+  (the "scores" rule, whose centre and scales the first stage fixes), one more for the
+  offset of a float ``contamination``. A stage is two passes (a counting pass, then the
+  values in the windows it proves), one for data of at most
+  :data:`~robustpca.solvers.chunked_reference.SMALL_ROWS` rows, and data above that size
+  pay one pass more, once, for the pilot rows that set the bins;
+* the **wide route** (fewer rows than features) brings the ``k + 1`` distances of its
+  few rows back in one pass (the lazy transforms by column blocks) and takes the
+  statistics in memory.
+
+The results equal the in-memory fit's to rounding; the passes are added to
+``n_passes_``. No stored distance of the fits is reused: the rrcov family's cutoffs in
+its reweighting belong to intermediate fits, not to the final centre and loadings.
+This module never imports an estimator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..diagnostics import (
+    _ZERO_OD,
+    _ZERO_SCALE,
+    RRCOV_RULES,
+    DiagnosticReference,
+    OutlierDiagnostics,
+    diagnostic_reference,
+)
+from ..solvers.chunked import NumpyPassRunner
+from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
+from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics
+from .arrays import _dask, _is_dask, as_float_array, row_blocks
+from .fit import DaskPassRunner
+from .missing import observed_block
+from .rrcov import row_index
+
+__all__ = ["BlockDistances", "chunked_reference", "set_outlier_reference"]
+
+#: The quantile of the cutoffs that ``score_samples`` uses (``DEFAULT_QUANTILE``).
+_QUANTILE = 0.975
+
+
+def _finite(x):
+    if not np.isfinite(x).all():
+        raise ValueError("Input X contains NaN or infinity.")
+    return x
+
+
+@dataclass(frozen=True)
+class BlockDistances:
+    """A block's scores, orthogonal distances and (with ``with_counts``) each row's
+    observed coordinates, as ``_reference_distances`` and ``observed_counts`` of the
+    estimator compute them; rows with NaN take the observed-coordinates fit."""
+
+    mean: np.ndarray
+    components: np.ndarray
+    allow_nan: bool = False
+    constants: Any = None
+    with_counts: bool = False
+
+    def __call__(self, x):
+        d = x.shape[1]
+        fit = observed_block(x, self.mean, self.components, self.allow_nan, _finite, self.constants)
+        unused = None if self.constants is None else self.constants.mask
+        if fit is not None:
+            missing, (t, _, od) = fit
+            counts = d - missing.sum(axis=1)
+            if unused is not None:
+                counts = counts - (~missing & unused).sum(axis=1)
+        else:
+            xc = x - self.mean
+            t = xc @ self.components.T
+            xc -= t @ self.components
+            od = np.sqrt(np.einsum("ij,ij->i", xc, xc))
+            counts = np.full(x.shape[0], d - (0 if unused is None else int(unused.sum())))
+        t = np.asarray(t, dtype=np.float64)
+        od = np.asarray(od, dtype=np.float64)
+        return t, od, (counts if self.with_counts else None)
+
+
+def _rows(distances, k, x, w, all_scores):
+    """The weights of a block's rows in the OD and in the score statistics (-1: out)."""
+    t, od, counts = distances(x)
+    ww = np.ones(x.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    positive = ww > 0
+    od_row = score_row = positive
+    if counts is not None:
+        od_row = (counts > k) & positive
+        score_row = ((counts >= k) | all_scores) & positive
+    return t, od, ww, od_row, score_row
+
+
+@dataclass(frozen=True)
+class ReferenceColumns:
+    """The first stage's columns: the scores ("scores" rule), :math:`OD^{2/3}`, the
+    rows' centred norms and the ODs (their largest only)."""
+
+    distances: BlockDistances
+    k: int
+    scores_rule: bool
+    all_scores: bool = False
+
+    def __call__(self, x, w):
+        t, od, ww, od_row, score_row = _rows(self.distances, self.k, x, w, self.all_scores)
+        norms = np.sqrt(np.sum(t**2, axis=1) + od**2)
+        one = np.ones_like(ww)
+        values = [od ** (2.0 / 3.0), norms, od]
+        weights = [np.where(od_row, ww, -1.0), np.where(od_row, one, -1.0)]
+        weights.append(weights[-1])
+        if self.scores_rule:
+            values = [*t.T, *values]
+            weights = [np.where(score_row, ww, -1.0)] * t.shape[1] + weights
+        return np.column_stack(values), np.column_stack(weights)
+
+
+@dataclass(frozen=True)
+class DeviationColumns:
+    """:math:`|t_j - c_j|` of the score rows (their weighted mean: a zero MAD's scale)."""
+
+    distances: BlockDistances
+    k: int
+    centre: np.ndarray
+    all_scores: bool = False
+
+    def __call__(self, x, w):
+        t, _, ww, _, score_row = _rows(self.distances, self.k, x, w, self.all_scores)
+        weight = np.where(score_row, ww, -1.0)
+        return np.abs(t - self.centre), np.repeat(weight[:, None], t.shape[1], axis=1)
+
+
+@dataclass(frozen=True)
+class ScoreDistanceColumns:
+    """:math:`SD^{2/3}` of the score rows under a reference (the "scores" rule)."""
+
+    distances: BlockDistances
+    k: int
+    reference: DiagnosticReference
+    all_scores: bool = False
+
+    def __call__(self, x, w):
+        t, _, ww, _, score_row = _rows(self.distances, self.k, x, w, self.all_scores)
+        sd23 = np.minimum(self.reference.score_distances(t) ** (2.0 / 3.0), 1e100)
+        return sd23[:, None], np.where(score_row, ww, -1.0)[:, None]
+
+
+@dataclass(frozen=True)
+class ScoreSampleColumns:
+    """Each row's ``score_samples`` (minus its outlyingness under the reference), in the
+    output dtype of the estimator's method; every row counts, with its weight."""
+
+    distances: BlockDistances
+    reference: DiagnosticReference
+    float32: bool = False
+
+    def __call__(self, x, w):
+        t, od, _ = self.distances(x)
+        values = -_outlyingness(self.reference, t, od)
+        if self.float32 and x.dtype == np.float32:
+            big = float(np.finfo(np.float32).max)
+            values = np.where(np.isfinite(values), np.clip(values, -big, big), values)
+            values = values.astype(np.float32)
+        ww = np.ones(x.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+        return values.astype(np.float64)[:, None], ww[:, None]
+
+
+def _outlyingness(reference: DiagnosticReference, t, od) -> np.ndarray:
+    diag = OutlierDiagnostics(
+        reference.score_distances(t),
+        od,
+        reference.score_cutoff(_QUANTILE),
+        reference.orthogonal_cutoff(_QUANTILE),
+        reference.score_scale,
+        _QUANTILE,
+    )
+    return diag.outlyingness
+
+
+def chunked_reference(model, run, n: int, distances: BlockDistances, *, rows=None, index=None):
+    """``diagnostic_reference(model, scores, od, None, rows, n_observed=...)`` of the rows
+    behind ``run`` (a passes runner), by exact counting passes; ``index``: the rows'
+    global numbers (for the pilot above :data:`SMALL_ROWS` rows). Returns the
+    reference, the pilot (or None) and the passes."""
+    k = int(distances.components.shape[0])
+    rule = getattr(model, "_od_cutoff_rule", None)
+    eigenvalues = getattr(model, "explained_variance_", None)
+    scores_rule = not (rule in RRCOV_RULES and eigenvalues is not None)
+    rule = "scores" if scores_rule else str(rule)
+    passes = 0
+    pilot = None
+    if n > SMALL_ROWS and index is not None:
+        pilot = (gather_rows(run, index, pilot_indices(n)), None)
+        passes += 1
+    od_kind = None if rule == "classical" and not scores_rule else "median_mad"
+    kinds = (["median_mad"] * k if scores_rule else []) + [od_kind, "median", None]
+    all_scores = False
+    while True:
+        columns = ReferenceColumns(distances, k, scores_rule, all_scores)
+        stats, summary, used = exact_statistics(run, rows, columns, kinds, n, pilot=pilot)
+        passes += used
+        # no row with k observed coordinates: every row's scores count (diagnostics)
+        if not (scores_rule and k and distances.with_counts and summary.count[0] == 0):
+            break
+        if all_scores:
+            break
+        all_scores = True
+    first = k if scores_rule else 0
+    od_count = float(summary.count[first])
+    if scores_rule:
+        centre = np.array([s[0] if s is not None else np.nan for s in stats[:k]])
+        scale = np.array([s[1] if s is not None else np.nan for s in stats[:k]])
+        if k and summary.count[0] > 0 and not np.all(scale > 0):
+            deviations = DeviationColumns(distances, k, centre, all_scores)
+            _, mean_dev, used = exact_statistics(run, rows, deviations, [None] * k, n)
+            passes += used
+            scale = np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev.mean)
+    else:
+        centre = np.zeros(k)
+        values = np.asarray(eigenvalues, dtype=np.float64)
+        scale = np.sqrt(np.clip(values, 0.0, None))
+    typical = float(stats[first + 1]) if od_count else 0.0
+    scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
+    floor = _ZERO_OD * typical
+    largest = max(float(summary.high[first + 1]), 1e-300) if od_count else 0.0
+    applies = bool(od_count) and bool(summary.high[first + 2] > _ZERO_OD * largest)
+    location = spread = 0.0
+    if od_count and rule == "classical":  # the (weighted) mean and standard deviation
+        count = float(summary.weight[first])  # the rows, or the total frequency weight
+        location = float(summary.mean[first])
+        sq = float(summary.m2[first]) / count * count
+        spread = float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
+    elif od_count:
+        location, spread = (float(v) for v in stats[first])
+    reference = DiagnosticReference(rule, centre, scale, location, spread, 0.0, 0.0, applies, floor)
+    if rule != "scores" or not (k == 0 or summary.count[0] > 0):
+        return reference, pilot, passes
+    sd = ScoreDistanceColumns(distances, k, reference, all_scores)
+    (sd_stats,), _, used = exact_statistics(run, rows, sd, ["median_mad"], n, pilot=pilot)
+    passes += used
+    reference = replace(reference, sd_location=float(sd_stats[0]), sd_scale=float(sd_stats[1]))
+    return reference, pilot, passes
+
+
+def _weights(sample_weight, n: int):
+    if sample_weight is None:
+        return None
+    if _is_dask(sample_weight):
+        return sample_weight.astype(np.float64)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    return np.full(n, float(w)) if w.ndim == 0 else w
+
+
+def set_outlier_reference(est, X, sample_weight=None) -> None:
+    """Store ``_outlier_reference`` and ``offset_`` of a Dask fit of ``est`` on ``X``
+    (the end of ``fit``, as the in-memory fit does), adding the passes to
+    ``n_passes_``."""
+    X = as_float_array(X, keep_float32=True)
+    n, d = X.shape
+    est._outlier_reference = None
+    weights = _weights(sample_weight, n)
+    contamination = getattr(est, "contamination", "auto")
+    mean, components = np.asarray(est.mean_), np.asarray(est.components_)
+    if n < d:  # the wide route: n small, its distances come back in one pass
+        dask, _ = _dask()
+        t, od, w = dask.compute(est.transform(X), est.reconstruction_error(X), weights)
+        est._outlier_reference = diagnostic_reference(est, t, od, None, w)
+        est.n_passes_ = getattr(est, "n_passes_", 0) + 1
+        if not isinstance(contamination, str):
+            values = -_outlyingness(est._outlier_reference, t, od)
+            runner = NumpyPassRunner(values[:, None], chunk_rows=max(n, 1))
+            (offset,), _, _ = exact_statistics(
+                runner, w, _Identity(), ["offset"], n, share=float(contamination)
+            )
+            est.offset_ = float(offset)
+        else:
+            est.offset_ = -1.0
+        return
+    X = row_blocks(X)
+    run = DaskPassRunner(X)
+    distances = BlockDistances(
+        mean,
+        components,
+        bool(getattr(est, "_supports_missing", False)),
+        getattr(est, "_unmodelled_constants", None),
+        with_counts=bool(getattr(est, "n_missing_", 0)),
+    )
+    index = row_index(X)
+    reference, pilot, _ = chunked_reference(est, run, n, distances, rows=weights, index=index)
+    est._outlier_reference = reference
+    if isinstance(contamination, str):
+        est.offset_ = -1.0
+    else:
+        float32 = mean.dtype == np.float32
+        samples = ScoreSampleColumns(distances, reference, float32)
+        (offset,), _, _ = exact_statistics(
+            run, weights, samples, ["offset"], n, pilot=pilot, share=float(contamination)
+        )
+        est.offset_ = float(offset)
+    est.n_passes_ = getattr(est, "n_passes_", 0) + run.n_passes
+
+
+class _Identity:
+    """The rows themselves as the one column, every row weighing its weight."""
+
+    def __call__(self, x, w):
+        ww = np.ones(x.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+        return x[:, :1], ww[:, None]

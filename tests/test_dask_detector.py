@@ -1,0 +1,312 @@
+"""The outlier-detector API after a Dask fit (issue 41): the training diagnostics by passes.
+
+A Dask fit stores the reference statistics of its training diagnostics and ``offset_``
+(:mod:`robustpca._dask.reference`), computed by exact counting passes
+(:mod:`robustpca.solvers.chunked_reference`); they must equal the in-memory ones for the
+same fitted model to rounding, for every chunked fit and rule, and ``predict``,
+``decision_function``, ``score_samples`` and ``outlier_diagnostics`` of a dask array are
+lazy and equal to the NumPy results on the computed array.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robustpca._dask.reference as dask_reference
+from robustpca import (
+    HQPCA,
+    L21PCA,
+    PCA,
+    R1PCA,
+    ROBPCA,
+    AccAltProj,
+    AdaptiveNeighborsPCA,
+    ConvexOptimalMeanPCA,
+    CovariancePCA,
+    GeneralizedMeanPCA,
+    OptimalMeanPCA,
+    OutlierPursuit,
+    PrincipalComponentPursuit,
+    SphericalPCA,
+)
+from robustpca.diagnostics import _mad, _median, outlier_diagnostics
+from robustpca.estimators._outlier_api import contamination_offset
+from robustpca.solvers import chunked_reference
+from robustpca.solvers.chunked import NumpyPassRunner
+from robustpca.solvers.chunked_reference import exact_statistics
+
+from .conftest import load_table
+from .test_dask import CountComputes
+
+FIELDS = ("score_center", "score_scale", "od_location", "od_scale", "od_floor")
+FIELDS += ("sd_location", "sd_scale")
+
+#: One estimator per chunked fit (``robustpca._dask.fit.FITS``), small and quick.
+ESTIMATORS = {
+    "pca": lambda: PCA(2),
+    "optimal_mean": lambda: OptimalMeanPCA(2),
+    "l21": lambda: L21PCA(2),
+    "r1": lambda: R1PCA(2),
+    "generalized_mean": lambda: GeneralizedMeanPCA(2),
+    "adaptive_neighbors": lambda: AdaptiveNeighborsPCA(2),
+    "hq": lambda: HQPCA(2),
+    "pcp": lambda: PrincipalComponentPursuit(max_iter=30),
+    "outlier_pursuit": lambda: OutlierPursuit(max_iter=30),
+    "crpca_om": lambda: ConvexOptimalMeanPCA(max_iter=30),
+    "accaltproj": lambda: AccAltProj(2),
+    "robpca": lambda: ROBPCA(2, random_state=0),
+    "covariance": lambda: CovariancePCA(2, random_state=0),
+    "spherical": lambda: SphericalPCA(2),
+}
+
+
+def planted(n=400, d=6, k=2, share=0.1, seed=0):
+    """Rank-k data plus noise, the first ``share`` of the rows shifted off it."""
+    rng = np.random.default_rng(seed)
+    X = 2.0 + rng.normal(size=(n, k)) @ rng.normal(size=(k, d)) + 0.1 * rng.normal(size=(n, d))
+    m = int(share * n)
+    X[:m] += 4.0 + rng.normal(size=(m, d))
+    return X
+
+
+@pytest.fixture(autouse=True)
+def threads():
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+@pytest.fixture(params=["whole", "counting"])
+def route(request, monkeypatch):
+    """``whole``: small data gathered whole; ``counting``: the counting passes of large
+    data forced on small data (a pilot, bins, windows), with bins split."""
+    if request.param == "counting":
+        monkeypatch.setattr(chunked_reference, "SMALL_ROWS", 0)
+        monkeypatch.setattr(dask_reference, "SMALL_ROWS", 0)
+        monkeypatch.setattr(chunked_reference, "GATHER_BUDGET", 40)
+    return request.param
+
+
+def in_memory_reference(model, X, sample_weight=None):
+    """The in-memory training diagnostics and offset of the same fitted model."""
+    twin = copy.copy(model)
+    twin._set_outlier_reference(X, sample_weight)
+    return twin
+
+
+def assert_same_reference(a, b, rtol=1e-10):
+    ra, rb = a._outlier_reference, b._outlier_reference
+    assert ra.rule == rb.rule and ra.od_cutoff_applies == rb.od_cutoff_applies
+    for field in FIELDS:
+        va, vb = np.asarray(getattr(ra, field)), np.asarray(getattr(rb, field))
+        np.testing.assert_allclose(vb, va, rtol=rtol, atol=1e-300, err_msg=field)
+    for q in (0.975, 0.9):
+        assert rb.score_cutoff(q) == pytest.approx(ra.score_cutoff(q), rel=rtol)
+        assert rb.orthogonal_cutoff(q) == pytest.approx(ra.orthogonal_cutoff(q), rel=rtol)
+
+
+def blocks(X, count=4):
+    return da.from_array(X, chunks=(-(-X.shape[0] // count), -1))
+
+
+# ----------------------------------------------------------------- order statistics
+def values_with_ties(data):
+    n = data.draw(st.integers(2, 300))
+    pool = data.draw(st.sampled_from(["continuous", "few", "one"]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    if pool == "continuous":
+        v = rng.standard_cauchy(n)
+    elif pool == "few":
+        v = rng.integers(0, 4, n).astype(float)
+    else:
+        v = np.full(n, 1.5)
+    return v
+
+
+class Column:
+    def __call__(self, x, w):
+        weights = np.ones(x.shape[0]) if w is None else w
+        return x[:, :1], weights[:, None]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_exact_statistics_equal_sorting(data):
+    """Median, MAD and the contamination offset equal the in-memory functions, ties and
+    weights included, on the whole route and the counting route (bins split)."""
+    v = values_with_ties(data)
+    n = v.size
+    w = None
+    if data.draw(st.booleans()):
+        w = np.random.default_rng(n).integers(0, 3, n).astype(float)
+        w[0] = 1.0
+    share = data.draw(st.sampled_from([0.05, 0.1, 0.5]))
+    small, budget = data.draw(st.sampled_from([(1 << 16, 1 << 20), (0, 1 << 20), (0, 8)]))
+    old = chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET
+    chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = small, budget
+    try:
+        run = NumpyPassRunner(v[:, None], chunk_rows=max(1, n // 3))
+        pilot = (v[:: max(1, n // 7), None], None)
+        kinds = ["median_mad"]
+        (stats,), summary, _ = exact_statistics(run, w, Column(), kinds, n, pilot=pilot)
+        (offset,), _, _ = exact_statistics(
+            run, w, Column(), ["offset"], n, pilot=pilot, share=share
+        )
+    finally:
+        chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = old
+    kept = v if w is None else v[w > 0]
+    wk = None if w is None else w[w > 0]
+    stats_w = None if w is None else w
+    assert stats[0] == _median(kept, wk)
+    assert stats[1] == pytest.approx(_mad(kept, wk), rel=1e-14, abs=1e-300)
+    assert offset == contamination_offset(v, share, stats_w)
+    assert summary.weight[0] == (n if w is None else w.sum())
+
+
+# ------------------------------------------------------------- every chunked fit
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_every_chunked_fit_stores_the_in_memory_reference(name, route):
+    """After every chunked fit the stored reference is the in-memory one of the same
+    model (each rule), and the detector methods on dask input are lazy and equal."""
+    X = planted()
+    dX = blocks(X)
+    with CountComputes() as counter:
+        model = ESTIMATORS[name]().fit(dX)
+    assert model.n_passes_ == counter.count
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    assert model.offset_ == -1.0
+    for method in ("predict", "decision_function", "score_samples"):
+        lazy = getattr(model, method)(dX)
+        assert isinstance(lazy, da.Array)
+        np.testing.assert_allclose(lazy.compute(), getattr(twin, method)(X), rtol=1e-10)
+    diag = outlier_diagnostics(model, dX)
+    assert isinstance(diag.score_distances, da.Array)
+    assert isinstance(diag.outliers, da.Array)
+    numpy_diag = outlier_diagnostics(twin, X)
+    np.testing.assert_array_equal(diag.outliers.compute(), numpy_diag.outliers)
+    assert diag.score_cutoff == pytest.approx(numpy_diag.score_cutoff, rel=1e-10)
+
+
+def test_reference_passes_are_few():
+    """Small data: one pass for the rrcov rules, two for the "scores" rule (SD stage),
+    one more for a float contamination; large data (the counting route): a pilot pass
+    and two per stage."""
+    X = planted()
+    for make, extra in ((lambda: PCA(2), 1), (lambda: OptimalMeanPCA(2), 2)):
+        base = make().fit(X)
+        model = make().fit(blocks(X))
+        with CountComputes() as counter:
+            dask_reference.set_outlier_reference(model, blocks(X))
+        assert counter.count == extra
+        model.set_params(contamination=0.1)
+        with CountComputes() as counter:
+            dask_reference.set_outlier_reference(model, blocks(X))
+        assert counter.count == extra + 1
+        assert base.offset_ == -1.0
+
+
+def test_counting_route_passes(monkeypatch):
+    monkeypatch.setattr(chunked_reference, "SMALL_ROWS", 0)
+    monkeypatch.setattr(dask_reference, "SMALL_ROWS", 0)
+    X = planted()
+    model = OptimalMeanPCA(2, contamination=0.1).fit(X)
+    with CountComputes() as counter:
+        dask_reference.set_outlier_reference(model, blocks(X))
+    assert counter.count == 1 + 2 + 2 + 2  # pilot, first stage, SD stage, offset
+
+
+# ----------------------------------------------------------------- variants
+@pytest.mark.parametrize("contamination", [0.05, 0.1, 0.25])
+def test_float_contamination(contamination, route):
+    """``offset_`` from the training score_samples, by counting passes: equal to the
+    in-memory threshold, so ``predict`` flags the same share of the rows."""
+    X = planted()
+    model = OptimalMeanPCA(2, contamination=contamination).fit(blocks(X))
+    twin = in_memory_reference(model, X)
+    assert model.offset_ == twin.offset_
+    flags = model.predict(blocks(X)).compute()
+    np.testing.assert_array_equal(flags, twin.predict(X))
+    assert np.sum(flags == -1) == np.floor(contamination * X.shape[0] + 0.5)
+
+
+@pytest.mark.parametrize("lazy_weights", [False, True])
+def test_pca_sample_weight(lazy_weights, route):
+    """Frequency weights (NumPy or dask): the weighted classical OD statistics, the
+    weighted offset; rows of zero weight are left out as in memory."""
+    X = planted()
+    w = np.random.default_rng(1).integers(0, 4, X.shape[0]).astype(float)
+    weights = blocks(w[:, None])[:, 0] if lazy_weights else w
+    model = PCA(2, contamination=0.1).fit(blocks(X), sample_weight=weights)
+    twin = in_memory_reference(model, X, w)
+    assert_same_reference(twin, model)
+    assert model.offset_ == twin.offset_
+
+
+@pytest.mark.parametrize("make", [lambda: PCA(2), lambda: OptimalMeanPCA(2)])
+def test_missing_entries(make, route):
+    """Rows with NaN: observed-coordinates distances, rows with at most k observed
+    coordinates left out of the OD statistics, as in memory."""
+    X = planted()
+    rng = np.random.default_rng(2)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[5, 2:] = np.nan  # two observed coordinates: fitted exactly, out of the OD stats
+    model = make().fit(blocks(X))
+    assert model.n_missing_ > 0
+    assert_same_reference(in_memory_reference(model, X), model)
+
+
+@pytest.mark.parametrize("make", [lambda: PCA(2), lambda: OptimalMeanPCA(2, contamination=0.1)])
+def test_wide_route(make):
+    """Fewer rows than features: the distances of the rows come back in one pass."""
+    X = planted(n=40, d=120)
+    dX = da.from_array(X, chunks=(40, 30))
+    model = make().fit(dX)
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    assert model.offset_ == twin.offset_
+    np.testing.assert_array_equal(model.predict(dX).compute(), twin.predict(X))
+
+
+def test_refit_in_memory_clears_nothing_stale():
+    """A Dask fit then an in-memory fit (and back) store their own reference."""
+    X = planted()
+    model = OptimalMeanPCA(2).fit(blocks(X))
+    dask_ref = model._outlier_reference
+    model.fit(X)
+    assert model._outlier_reference is not dask_ref and not hasattr(model, "n_passes_")
+    model.fit(blocks(X))
+    assert_same_reference(in_memory_reference(model, X), model)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["hbk", "bushfire", "starsCYG", "wood"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ROBPCA(2, random_state=0),
+        lambda: CovariancePCA(2, random_state=0),
+        lambda: SphericalPCA(2),
+        lambda: PCA(2),
+        lambda: OptimalMeanPCA(2),
+    ],
+    ids=["robpca", "covariance", "spherical", "pca", "om"],
+)
+def test_rrcov_tables_flag_as_in_memory(shared_data, table, make, route):
+    """rrcov's tables in 4 row blocks: the Dask fit flags the rows the in-memory fit
+    flags, with its cutoffs, and its reference is the in-memory one of its model."""
+    X = load_table(shared_data, table)
+    a = make().fit(X)
+    b = make().fit(blocks(X))
+    assert_same_reference(in_memory_reference(b, X), b)
+    np.testing.assert_array_equal(b.predict(blocks(X)).compute(), a.predict(X))
+    da_, db = outlier_diagnostics(a, X), outlier_diagnostics(b, blocks(X))
+    assert db.orthogonal_cutoff == pytest.approx(da_.orthogonal_cutoff, rel=1e-8)
+    assert db.score_cutoff == pytest.approx(da_.score_cutoff, rel=1e-8)
