@@ -1,37 +1,34 @@
 r"""GoDec (Zhou & Tao 2011) in passes over row chunks, with exact global thresholds.
 
-On tall data the in-memory solver :func:`~robustpca.solvers.godec.solve_godec` (every
-entry observed) runs here step for step. A chunk's state is its rows of ``S`` and of the
-row factor ``F`` of ``L = F Q^T`` (``Q``: ``d x r``), so ``L``, ``S`` and the residual
-``R = X - L`` never exist as whole arrays.
+On tall data :func:`~robustpca.solvers.godec.solve_godec` (every entry observed) runs
+here step for step. A chunk's state is its rows of ``S`` and of the row factor ``F`` of
+``L = F Q^T`` (``Q``: ``d x r``); ``L``, ``S`` and ``R = X - L`` never exist whole.
 
 * **Low-rank step.** The bilateral random projection of ``Z = X - S`` needs only
-  ``Z^T Z`` (``d x d``): ``Y <- Z^T Z Y`` ``power + 1`` times, its QR and the
-  fit test :math:`\lVert ZQ\rVert_F^2 = \operatorname{tr}(Q^\top Z^\top Z Q)`, in
-  memory; the pass that sets ``S`` returns the Gram matrix of the next ``Z``. With
-  ``card='auto'`` the step after the first is the alternating least-squares sweep of the
-  in-memory solver: the column half from per-column ``r x r`` normal matrices summed in
-  the pass that sets ``S`` (in a basis made orthonormal over all rows by the ``R`` factor
-  of ``F``, a tall-skinny QR summed in the pass that forms ``F``), the row half row by row
-  in the pass that forms ``F`` (the in-memory code, :class:`~.godec._ObservedALS`). A
-  column with at most ``r`` entries outside ``S`` (the rare case that the in-memory sweep
-  refits trimmed) is gathered and fitted by the in-memory code.
+  ``Z^T Z``: ``Y <- Z^T Z Y`` ``power + 1`` times, its QR and the fit test
+  :math:`\lVert ZQ\rVert_F^2 = \operatorname{tr}(Q^\top Z^\top Z Q)` run in memory, and
+  the pass that sets ``S`` returns the next Gram matrix. With ``card='auto'`` the step
+  after the first is the in-memory least-squares sweep (:class:`~.godec._ObservedALS`):
+  its column half from per-column ``r x r`` normal matrices summed in the pass that sets
+  ``S`` (on ``F`` made orthonormal by its ``R`` factor, a tall-skinny QR summed when
+  ``F`` is formed; a column with at most ``r`` entries outside ``S``, refitted trimmed,
+  is gathered), its row half row by row in the pass that forms ``F``.
 * **Sparse step.** ``S`` keeps the ``k`` largest ``|R_ij|`` of the whole matrix (with
-  ``card='auto'``, of ``|R_ij| / t_j``, ``t_j`` the rule's cutoff from the median of
-  column ``j``). These order statistics are found exactly by **radix selection on the
-  bits of the values** (non-negative doubles order as their bit patterns): a counting
-  pass counts, for each wanted rank, the values sharing the bits fixed so far by their
-  next few bits (about ``2^22`` counters per pass in all), until the bins that hold the
-  ranks hold at most :data:`GATHER_BUDGET` values, which one pass gathers. Ties at the
-  ``k``-th value (rare for real data) are broken by position, chunks in row order and
-  row-major within a chunk; the in-memory solver breaks them as ``numpy.argpartition``
-  does, so with such ties the two may keep different (equal-magnitude) entries.
+  ``card='auto'``, of ``|R_ij| / t_j``, ``t_j`` the rule's cutoff from column ``j``'s
+  median). These order statistics are exact, by **radix selection** (non-negative
+  doubles order as their bit patterns): a pass counts, per wanted rank, the values that
+  share the bits fixed so far by their next bits, until the bins holding the ranks hold
+  at most :data:`GATHER_BUDGET` values, which one pass gathers. The pass making the
+  first count also gathers a bracket around the last iteration's value
+  (:class:`_Guess`), which near convergence holds the rank: then no other pass is made.
+  Ties at the ``k``-th value are broken by position (chunks in row order, row-major
+  within a chunk); ``numpy.argpartition`` in memory may keep other equal entries.
 
-An iteration is one pass forming ``F`` and counting the first digits, one gathering pass
-(more counting passes first on very large data), and one pass setting ``S``; with
-``card='auto'`` two more for the column medians (their counting and gathering) and two
-more where ``k`` is counted again and changes. The runner is a state runner of
-:mod:`robustpca.solvers.chunked_state`. Nothing here imports dask, validates or warns.
+An iteration is a pass forming ``F`` and counting, a gathering pass unless the bracket
+held the rank, and a pass setting ``S``; with ``card='auto'`` the column medians add a
+pass (their count is made with ``F``) and a gathering pass unless bracketed, and ``S``
+is selected again where ``k`` is counted again and changes. The runner is a state runner
+of :mod:`robustpca.solvers.chunked_state`. Nothing here imports dask, validates or warns.
 """
 
 from __future__ import annotations
@@ -45,7 +42,7 @@ from ..linalg import complete_orthonormal, single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
 from .chunked import Rows
 from .godec import _ObservedALS
-from .godec_card import ResidualCutoff
+from .godec_card import MAD_TO_SD, ResidualCutoff
 from .known_rank import RESIDUAL, STALLED, _transposed, _zeros
 
 __all__ = ["column_cutoffs", "godec_first_pass", "godec_pass", "solve_godec_chunked"]
@@ -88,17 +85,10 @@ class RFactor:
 
 
 def _r_of(A: np.ndarray) -> np.ndarray:
+    c = A.shape[1]
+    A = A if A.shape[0] >= c else np.vstack([A, np.zeros((c - A.shape[0], c))])
     with single_blas_thread():
-        R = sla.qr(A, mode="r", check_finite=False)[0]
-    return (
-        R[: A.shape[1]]
-        if R.shape[0] >= A.shape[1]
-        else np.vstack([R, np.zeros((A.shape[1] - R.shape[0], A.shape[1]))])
-    )
-
-
-def _unit_of(top: float) -> float:
-    return float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 and np.isfinite(top) else 1.0
+        return sla.qr(A, mode="r", check_finite=False)[0][:c]
 
 
 def godec_first_pass(x, state):
@@ -109,8 +99,8 @@ def godec_first_pass(x, state):
             "Input X contains NaN or infinity; a dask fit of GoDec needs finite data "
             "(fit X.compute() for missing entries)."
         )
-    top = float(np.max(np.abs(x), initial=0.0))
-    unit = _unit_of(top) if top > 0 else 0.0  # a zero chunk sets no unit
+    top = float(np.max(np.abs(x), initial=0.0))  # a zero chunk sets no unit:
+    unit = float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 else 0.0
     z = x / (unit or 1.0)
     return [state, None, None], {"gram": ScaledGram(unit, z.T @ z)}
 
@@ -126,36 +116,43 @@ def _values(x, state, *, unit, Q, thresholds=None):
     return R if thresholds is None else R / thresholds
 
 
-def _digits(V: np.ndarray, prefix: np.ndarray, shift: int, bits: int) -> tuple:
-    """Per wanted rank (rows of ``prefix``, (q, columns)): which values share its
-    prefix, and their next ``bits`` bits."""
-    keys = V.view(np.uint64)
+def _count(V, *, prefix, shift, bits):
+    """Per wanted rank (rows of ``prefix``, (q, columns)): the counts of the next
+    ``bits`` bits of the values that share its prefix."""
+    keys, m = V.view(np.uint64), prefix.shape[1]
     high = keys >> np.uint64(shift + bits)
     digit = ((keys >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.intp)
-    return [high == p[None, :] for p in prefix], digit
-
-
-def _count(V, *, prefix, shift, bits):
-    m = prefix.shape[1]
-    match, digit = _digits(V, prefix, shift, bits)
-    base = np.arange(m)[None, :] << bits
+    digit += np.arange(m)[None, :] << bits
+    size = (m, 1 << bits)
     return np.stack(
-        [
-            np.bincount((digit + base)[hit], minlength=m << bits).reshape(m, 1 << bits)
-            for hit in match
-        ]
+        [np.bincount(digit[high == p], minlength=m << bits).reshape(size) for p in prefix]
     )
 
 
-def _gather(V, index, *, prefix, shift):
+def _records(W, mask, slot, index):
+    row, col = np.nonzero(mask)
+    cols = [np.full(row.size, slot), col, W[row, col], np.full(row.size, index)]
+    return np.column_stack(cols).astype(np.float64)
+
+
+def _gather(W, index, *, prefix, shift):
     """Records ``[slot, column, value, chunk]`` of the values in the final bins."""
-    keys = V.view(np.uint64) >> np.uint64(shift)
-    parts = []
-    for slot, p in enumerate(prefix):
-        row, col = np.nonzero(keys == p[None, :])
-        cols = [np.full(row.size, slot), col, V[row, col], np.full(row.size, index)]
-        parts.append(np.column_stack(cols).astype(np.float64))
-    return Rows((np.concatenate(parts) if parts else np.empty((0, 4)),))
+    keys = W.view(np.uint64) >> np.uint64(shift)
+    return Rows((np.concatenate([_records(W, keys == p, s, index) for s, p in enumerate(prefix)]),))
+
+
+def _guess(W, index, *, low, high, cap):
+    """The counts under ``low`` and the records of the values in ``[low, high)`` per
+    wanted rank; no records past ``cap`` (the guess then fails)."""
+    below = np.stack([np.count_nonzero(W < lo, axis=0) for lo in low])
+    bracket = [
+        _records(W, (W >= lo) & (W < hi), s, index)
+        for s, (lo, hi) in enumerate(zip(low, high, strict=True))
+    ]
+    records = np.concatenate(bracket)
+    over = records.shape[0] > cap
+    rows = Rows((records[: 0 if over else None],))
+    return {"guess_below": below, "guess_rows": rows, "guess_over": int(over)}
 
 
 def _keep(V, index, selection) -> np.ndarray:
@@ -174,8 +171,8 @@ def godec_pass(x, state, *, unit, Q, **steps):
     fit), count or gather the digits of ``values`` (all entries as one column when
     ``values['whole']``), count the entries beyond ``beyond`` (the rule's cutoffs), and
     set ``S`` (``apply``: the selection) with the sums the next low-rank step needs."""
-    form, values, apply, sums, beyond = (
-        steps.get(key) for key in ("form", "values", "apply", "sums", "beyond")
+    form, values, apply, sums, beyond = map(
+        steps.get, ("form", "values", "apply", "sums", "beyond")
     )
     part: dict = {}
     x_scaled = x / unit
@@ -195,6 +192,8 @@ def godec_pass(x, state, *, unit, Q, **steps):
             part["counts"] = _count(W, **steps["count"])
         if "gather" in steps:
             part["gathered"] = _gather(W, state[0], **steps["gather"])
+        if "guess" in steps:
+            part.update(_guess(W, state[0], **steps["guess"]))
         if values.get("ties") is not None:
             part["ties"] = Rows((np.array([[state[0], np.count_nonzero(W == values["ties"])]]),))
     if beyond is not None:
@@ -220,31 +219,21 @@ def _column_sums(x, state, *, r, precondition, every_row=False):
     """The column half of the ALS sweep: over the rows keeping more than ``r`` entries
     outside ``S`` (all with ``every_row``), per column the normal matrix and right-hand
     side of its least squares on ``Qb = F precondition`` and its counts."""
-    left_out = state[1] != 0
-    kept = ~left_out
+    kept = state[1] == 0
     rows = np.ones(x.shape[0], bool) if every_row else np.count_nonzero(kept, axis=1) > r
-    Qb = state[2][rows] @ precondition
-    k = kept[rows].astype(float)
+    Qb, k = state[2][rows] @ precondition, kept[rows].astype(float)
     outer = (Qb[:, :, None] * Qb[:, None, :]).reshape(Qb.shape[0], r * r)
-    return {
-        "normal": k.T @ outer,
-        "rhs": (np.where(kept[rows], x[rows], 0.0)).T @ Qb,
-        "b_gram": Qb.T @ Qb,
-        "kept": k.sum(axis=0),
-        "n_rows": int(np.count_nonzero(rows)),
-    }
+    sums = {"normal": k.T @ outer, "rhs": (np.where(kept[rows], x[rows], 0.0)).T @ Qb}
+    return {**sums, "b_gram": Qb.T @ Qb, "kept": k.sum(axis=0), "n_rows": int(rows.sum())}
 
 
 def _pinned_pass(x, state, *, unit, r, precondition, columns, every_row):
     """The rows of the ALS column fit for the pinned ``columns``: data, ``S``'s support
     and ``Qb``, in row order."""
-    x = x / unit
-    left_out = state[1] != 0
+    x, left_out = x / unit, state[1] != 0
     rows = np.ones(x.shape[0], bool) if every_row else np.count_nonzero(~left_out, axis=1) > r
-    record = np.column_stack(
-        [x[rows][:, columns], left_out[rows][:, columns], state[2][rows] @ precondition]
-    )
-    return state, {"rows": Rows((record,))}
+    parts = [x[rows][:, columns], left_out[rows][:, columns], state[2][rows] @ precondition]
+    return state, {"rows": Rows((np.column_stack(parts),))}
 
 
 def _low_rank_block(state, *, Q, unit):
@@ -273,10 +262,46 @@ class _Selected:
     chunk_equal: dict | None
 
 
-def _select(run, pass_params: dict, values: dict, ranks: np.ndarray, counts, spec) -> _Selected:
+class _Guess:
+    """Brackets ``last (1 -+ width)`` around the last values selected, gathered by the
+    pass that makes the first counts: where they hold the wanted ranks (the counts under
+    them tell) no other pass is needed. Widened after a miss, narrowed after a bracket
+    too full to gather (more than ``cap`` values in a chunk)."""
+
+    def __init__(self, n_chunks: int):
+        self.width, self.cap, self.last = 1 / 64, 2 * GATHER_BUDGET // max(n_chunks, 1), None
+
+    def step(self) -> dict:
+        if self.last is None:
+            return {}
+        low, high = self.last * (1 - self.width), self.last * (1 + self.width)
+        return {"guess": {"low": low, "high": high, "cap": self.cap}}
+
+    def resolve(self, out: dict, ranks) -> _Selected | None:
+        if "guess_over" not in out:
+            return None
+        if out["guess_over"]:
+            self.width /= 4
+            return None
+        got = _from_records(out["guess_rows"].values, ranks, out["guess_below"])
+        if got is None:
+            self.width = min(4 * self.width, 0.5)
+        return got
+
+
+def _select(run, pass_params, values, ranks, counts, spec, guess=None, out=None) -> _Selected:
     """The values at the 0-based ascending ``ranks`` (q, m) of each column of the
     ``values`` of every chunk (module docstring), from the first counts ``counts``
-    made with ``spec`` (:func:`_level_one`)."""
+    made with ``spec`` (:func:`_level_one`) or the ``guess`` gathered with them."""
+    got = None if guess is None else guess.resolve(out, ranks)
+    if got is None:
+        got = _radix(run, pass_params, values, ranks, counts, spec)
+    if guess is not None:
+        guess.last = got.values
+    return got
+
+
+def _radix(run, pass_params, values, ranks, counts, spec) -> _Selected:
     prefix, shift, bits = spec["prefix"].copy(), spec["shift"], spec["bits"]
     below = np.zeros(ranks.shape, np.int64)
     while True:
@@ -299,31 +324,44 @@ def _select(run, pass_params: dict, values: dict, ranks: np.ndarray, counts, spe
         shift -= bits
     gather = {"prefix": prefix, "shift": shift}
     records = run(godec_pass, **pass_params, values=values, gather=gather)["gathered"].values
-    order = np.lexsort((records[:, 2], records[:, 1], records[:, 0]))
-    records = records[order]
-    out = np.empty(ranks.shape)
-    equal = np.zeros(ranks.shape, np.int64)
+    got = _from_records(records, ranks, below)
+    assert got is not None  # the bins hold the ranks
+    return got
+
+
+def _from_records(records, ranks, below) -> _Selected | None:
+    """The values at ``ranks`` from records ``[slot, column, value, chunk]`` holding all
+    the values of a range of each column, with ``below`` values under it; None where a
+    rank lies outside its range."""
+    q, m = ranks.shape
+    records = records[np.lexsort((records[:, 2], records[:, 1], records[:, 0]))]
+    key = records[:, 0].astype(np.intp) * m + records[:, 1].astype(np.intp)
+    bounds = np.searchsorted(key, np.arange(q * m + 1))
+    at, size = (ranks - below).ravel().astype(np.intp), np.diff(bounds)
+    if np.any(at < 0) or np.any(at >= size):
+        return None
+    values = records[bounds[:-1] + at, 2]
+    repeated = np.repeat(values, size)
+    less = np.add.reduceat(records[:, 2] < repeated, bounds[:-1])
+    equal = np.add.reduceat(records[:, 2] == repeated, bounds[:-1]).astype(np.int64)
     chunk_equal = None
-    for s, j in np.ndindex(*ranks.shape):
-        group = records[(records[:, 0] == s) & (records[:, 1] == j)]
-        value = group[ranks[s, j] - below[s, j], 2]
-        out[s, j] = value
-        below[s, j] += int(np.count_nonzero(group[:, 2] < value))
-        equal[s, j] = int(np.count_nonzero(group[:, 2] == value))
-        if ranks.size == 1:
-            chunks, n_eq = np.unique(group[group[:, 2] == value, 3], return_counts=True)
-            chunk_equal = dict(zip(chunks.astype(int).tolist(), n_eq.tolist(), strict=True))
-    return _Selected(out, below, equal, chunk_equal)
+    if q * m == 1:
+        chunks, n_eq = np.unique(records[records[:, 2] == values[0], 3], return_counts=True)
+        chunk_equal = dict(zip(chunks.astype(int).tolist(), n_eq.tolist(), strict=True))
+    shape = ranks.shape
+    return _Selected(
+        values.reshape(shape), below + less.reshape(shape), equal.reshape(shape), chunk_equal
+    )
 
 
-def _top_k(run, pass_params, values, k: int, size: int, counts, spec) -> tuple:
+def _top_k(run, pass_params, values, k, size, counts, spec, guess=None, out=None) -> tuple:
     """The selection ``(threshold, ties taken per chunk)`` of the ``k`` largest values
     (ties broken by position: chunks in row order, row-major within a chunk)."""
     if k <= 0:
         return (np.inf, {})
     if k >= size:
         return (-1.0, {})
-    got = _select(run, pass_params, values, np.array([[size - k]]), counts, spec)
+    got = _select(run, pass_params, values, np.array([[size - k]]), counts, spec, guess, out)
     tau = float(got.values[0, 0])
     equal = int(got.equal[0, 0])
     take = k - (size - int(got.below[0, 0]) - equal)
@@ -342,22 +380,17 @@ def _top_k(run, pass_params, values, k: int, size: int, counts, spec) -> tuple:
     return (tau, taken)
 
 
-def column_cutoffs(
-    run, pass_params, n: int, rule: ResidualCutoff, reference: float, counts=None, spec=None
-) -> np.ndarray:
+def column_cutoffs(run, params, n, rule, reference, out=None, spec=None, guess=None):
     """The rule's cutoffs ``c * 1.4826 median_i |R_ij|`` (floored as
-    :meth:`~.godec_card.ResidualCutoff.thresholds` floors them), medians exact."""
-    from .godec_card import MAD_TO_SD
-
-    d = pass_params["Q"].shape[0]
+    :meth:`~.godec_card.ResidualCutoff.thresholds` floors them), medians exact; ``out``:
+    a pass's first counts made with ``spec`` (and ``guess``'s brackets), else one pass."""
+    d = params["Q"].shape[0]
     mid = np.array([(n - 1) // 2] if n % 2 else [n // 2 - 1, n // 2])
     ranks = np.repeat(mid[:, None], d, axis=1)
-    if counts is None:
+    if out is None:
         spec = _level_one(*ranks.shape)
-        count = run(godec_pass, **pass_params, values={"whole": False}, count=spec)["counts"]
-    else:
-        count = counts
-    got = _select(run, pass_params, {"whole": False}, ranks, count, spec).values
+        out = run(godec_pass, **params, values={"whole": False}, count=spec)
+    got = _select(run, params, {"whole": False}, ranks, out["counts"], spec, guess, out).values
     cols = got[0] if n % 2 else (got[0] + got[1]) / 2
     floor = max(np.sqrt(np.finfo(float).eps) * reference, np.finfo(float).tiny)
     return rule.cutoff * np.maximum(MAD_TO_SD * cols, floor)
@@ -416,14 +449,8 @@ def _column_fit(run, sums, als: _ObservedALS, unit, precondition) -> np.ndarray:
     if pinned.any():  # refitted trimmed by the in-memory code, on the gathered columns
         columns = np.flatnonzero(pinned)
         p = columns.size
-        records = run(
-            _pinned_pass,
-            unit=unit,
-            r=r,
-            precondition=precondition,
-            columns=columns,
-            every_row=every_row,
-        )["rows"].values
+        common = {"unit": unit, "r": r, "precondition": precondition, "every_row": every_row}
+        records = run(_pinned_pass, **common, columns=columns)["rows"].values
         data, left_out = records[:, :p].T, records[:, p : 2 * p].T != 0
         coef[pinned] = als._fit(data, left_out, np.zeros_like(left_out), records[:, 2 * p :] @ Rinv)
     with single_blas_thread():
@@ -447,23 +474,12 @@ def solve_godec_chunked(
     stopping rules and result of :func:`~robustpca.solvers.godec.solve_godec` on fully
     observed data.
 
-    Parameters
-    ----------
-    run : callable
-        A state runner (:mod:`robustpca.solvers.chunked_state`) whose ``states`` were
-        set to the chunks' indices ``0, 1, ...`` before the first pass (the ties of the
-        selection are broken by chunk).
-    first : dict
-        The sums of :func:`godec_first_pass`.
-    rank, card, power, max_iter, tol, rng, callback
-        As for ``solve_godec`` (``card``: an int or a
-        :class:`~robustpca.solvers.godec_card.ResidualCutoff`).
-
-    Returns
-    -------
-    SolverResult
-        As ``solve_godec``'s; ``low_rank`` and ``sparse`` from ``run.map_states``;
-        ``info['scale']`` holds what :func:`gross_left_out_chunked` needs.
+    ``run`` is a state runner (:mod:`~robustpca.solvers.chunked_state`) whose
+    ``states`` were set to the chunks' indices ``0, 1, ...`` before the first pass (ties
+    are broken by chunk); ``first`` the sums of :func:`godec_first_pass`; the others as
+    for ``solve_godec`` (``card``: an int or a ``ResidualCutoff``). The result is
+    ``solve_godec``'s, ``low_rank`` and ``sparse`` from ``run.map_states``; ``info`` adds
+    ``nnz`` (non-zeros of ``S``) and ``scale`` (the unit, RMS and basis of the state).
     """
     unit, gram = first["gram"].unit or 1.0, first["gram"].gram
     d, n, r = len(gram), run.n_samples, int(rank)
@@ -481,29 +497,30 @@ def solve_godec_chunked(
     stop_reason, converged, n_iter = StopReason.MAX_ITER, False, 0
     whole = {"whole": True}
     form: object
-    extra: dict[str, object]
+    tau, medians = _Guess(len(run.states)), _Guess(len(run.states))
     for t in range(1, max_iter + 1):
         if als is None or Q is None:
             Q, form = _brp_from_gram(gram, Q, r, power, rng), "brp"
         else:
             Q, form = _column_fit(run, sums, als, unit, precondition), als
         params = {"unit": unit, "Q": Q}
-        extra = {"sums": "gram"} if als is None else {}
+        extra: dict[str, object] = {"sums": "gram"}
         if rule is None:
             spec = _level_one(1, 1)
-            if 0 < k < size:
-                out = run(godec_pass, **params, form=form, values=whole, count=spec)
-            else:
-                out = run(godec_pass, **params, form=form)
+            steps = {"values": whole, "count": spec, **tau.step()} if 0 < k < size else {}
+            out = counted = run(godec_pass, **params, form=form, **steps)
             thresholds, beyond = None, 0
         else:
             spec_m = _level_one(1 if n % 2 else 2, d)
-            out = run(godec_pass, **params, form=form, values={"whole": False}, count=spec_m)
-            thresholds = column_cutoffs(run, params, n, rule, reference, out["counts"], spec_m)
+            steps = {"values": {"whole": False}, "count": spec_m, **medians.step()}
+            out = run(godec_pass, **params, form=form, **steps)
+            thresholds = column_cutoffs(run, params, n, rule, reference, out, spec_m, medians)
             spec = _level_one(1, 1)
             ratio = {"whole": True, "thresholds": thresholds}
-            counted = run(godec_pass, **params, values=ratio, count=spec, beyond=thresholds)
-            out["counts"], beyond = counted["counts"], min(counted["beyond"], rule.cap(size))
+            counted = run(
+                godec_pass, **params, values=ratio, count=spec, beyond=thresholds, **tau.step()
+            )
+            beyond = min(counted["beyond"], rule.cap(size))
             if t == 1:
                 k = max(beyond, int(rule.start * size))
         R_f = out["rfactor"].R
@@ -511,9 +528,9 @@ def solve_godec_chunked(
         if als is not None:
             extra = {"sums": {"r": r, "precondition": precondition}}
         values = whole if thresholds is None else {"whole": True, "thresholds": thresholds}
-        counts = out.get("counts")
+        selecting = (values, size, counted.get("counts"), spec, tau, counted)
 
-        applied = _sparse_step(run, params, values, k, size, counts, spec, extra)
+        applied = _sparse_step(run, params, k, selecting, extra)
         value = applied["objective"]
         settled = t > 1 and objective[-1] - value <= tol * objective[-1]
         exact = value <= tol**2 * norm_x2
@@ -528,7 +545,7 @@ def solve_godec_chunked(
             exact = exact and k_new == k
             if k_new != k:
                 k = k_new
-                applied = _sparse_step(run, params, values, k, size, counts, spec, extra)
+                applied = _sparse_step(run, params, k, selecting, extra)
                 value = applied["objective"]
         if als is not None:
             sums = {key: applied[key] for key in ("normal", "rhs", "b_gram", "kept", "n_rows")}
@@ -547,28 +564,20 @@ def solve_godec_chunked(
         if settled:
             stop_reason, converged = STALLED, True
             break
-    return _finish(
-        run,
-        Q,
-        R_f,
-        unit,
-        r,
-        n,
-        rng,
-        objective,
-        (n_iter, converged, stop_reason),
-        {"card": k, "missing_step": None, "nnz": applied["nnz"], "scale": (unit, reference, Q)},
-    )
+    extra = {"card": k, "missing_step": None, "nnz": applied["nnz"], "scale": (unit, reference, Q)}
+    loop = LoopSummary(n_iter, converged, stop_reason, np.asarray(objective) * unit**2)
+    return _finish(run, Q, R_f, unit, r, n, rng, loop, extra)
 
 
-def _sparse_step(run, params, values, k, size, counts, spec, extra) -> dict:
+def _sparse_step(run, params, k, selecting, extra) -> dict:
     """Select the ``k`` largest values and set ``S`` (one pass after the selection's)."""
-    selection = _top_k(run, params, values, k, size, counts, spec)
+    values = selecting[0]
+    selection = _top_k(run, params, values, k, *selecting[1:])
     apply = {"selection": selection, "thresholds": values.get("thresholds")}
     return run(godec_pass, **params, apply=apply, **extra)
 
 
-def _finish(run, Q, R_f, unit, r, n, rng, objective, loop, extra) -> SolverResult:
+def _finish(run, Q, R_f, unit, r, n, rng, loop, extra) -> SolverResult:
     """:func:`~.known_rank._result` from ``L = F Q^T`` with ``F``'s ``R`` factor."""
     d = Q.shape[0]
     with single_blas_thread():
@@ -580,14 +589,7 @@ def _finish(run, Q, R_f, unit, r, n, rng, objective, loop, extra) -> SolverResul
     rank = int(np.count_nonzero(sv > top * max(n, d) * np.finfo(float).eps)) if top > 0 else 0
     components = complete_orthonormal(V[:, :rank], r, rng).T
     sv = sv[:r]
-    info = {
-        "low_rank": run.map_states(_low_rank_block, d, Q=Q, unit=unit),
-        "sparse": run.map_states(_sparse_block, d, unit=unit),
-        "rank": rank,
-        "low_rank_singular_values": sv,
-        "explained_variance": sv**2 / max(n - 1, 1),
-        **extra,
-    }
-    n_iter, converged, stop_reason = loop
-    summary = LoopSummary(n_iter, converged, stop_reason, np.asarray(objective) * unit**2)
-    return SolverResult.from_loop(summary, components=components, mean=np.zeros(d), info=info)
+    info = {"low_rank": run.map_states(_low_rank_block, d, Q=Q, unit=unit), "rank": rank}
+    info.update(sparse=run.map_states(_sparse_block, d, unit=unit), **extra)
+    info.update(low_rank_singular_values=sv, explained_variance=sv**2 / max(n - 1, 1))
+    return SolverResult.from_loop(loop, components=components, mean=np.zeros(d), info=info)
