@@ -7,8 +7,9 @@ a row: the sparse steps (soft thresholding, l2,1 row shrinkage), the multiplier,
 primal and dual residuals and the sums of the cheap gap. The thresholding needs only the
 ``d x d`` Gram matrix of ``M`` (the Gram route of :mod:`robustpca.solvers.alm_svt`:
 ``L = M V diag(s / sigma) V^T``). So here the two arrays stay in row chunks, each chunk
-holding its ``(work, Y)`` (the *state*, updated in place), and an iteration is **two
-passes**:
+holding its ``(work, Y)`` (the *state*: updated in place where the runner allows it,
+else written anew by each pass, see :mod:`robustpca.solvers.chunked_state`), and an
+iteration is **two passes**:
 
 1. each chunk advances its state to ``(M, Y_k)`` (:func:`~.alm_blocks._advance`) and
    returns the Gram matrix of its ``M`` (with a free mean, its mean and centred scatter,
@@ -27,7 +28,7 @@ its entry norm and its ``d x d`` Gram matrix, whose top eigenvalue is its square
 spectral norm; for CRPCA-OM the multiplier's column sums, for the zero-mean constraint,
 come from the pass before) while it leaves the state as it is and forms ``M`` in a
 working copy, with the penalty the schedule takes if the certificate fails; the second
-pass then forms ``M`` in place. A fit that stops on its certificate has made one pass
+pass then forms ``M`` again. A fit that stops on its certificate has made one pass
 after its last iteration; PCP's refined certificate (:func:`~.alm_gap._refined_gap`),
 where the plain one misses the target, takes one more pass a round. At the end one pass writes,
 chunk by chunk, ``S`` over ``Y`` and ``L = X - D`` over ``work``
@@ -88,6 +89,8 @@ from .chunked_state import (
     _norm_from_gram,
     first_pass,
     gamma_max_chunked,
+    reuses_states,
+    writable,
 )
 
 __all__ = [
@@ -151,29 +154,46 @@ def _zero_kernel(x, state):
     return (np.zeros(x.shape), np.zeros(x.shape)), {}
 
 
-def _advance_kernel(x, state, *, center, sparse, mu_prev, inv, alpha, relax, free_mean, cert=None):
-    """Pass 1 of an iteration: ``(D_k, Y_{k-1}) -> (M, Y_k)`` in place; the Gram part.
-    With ``cert`` (the certificate of the previous iteration is due) the state is only
-    read: the certificate's sums of ``(D_k, Y_{k-1})`` (:func:`_gap_kernel`), and ``M``
-    formed in a working copy (pass 2 forms it again in place)."""
+def _advance_kernel(
+    x, state, *, center, sparse, mu_prev, inv, alpha, relax, free_mean, cert=None, reuse=False
+):
+    """Pass 1 of an iteration: ``(D_k, Y_{k-1}) -> (M, Y_k)`` (in place with ``reuse``,
+    else in a new state, :func:`~.chunked_state.writable`); the Gram part. With ``cert``
+    (the certificate of the previous iteration is due) the state is only read: the
+    certificate's sums of ``(D_k, Y_{k-1})`` (:func:`_gap_kernel`), and ``M`` formed in
+    a working copy (pass 2 forms it again)."""
     part: dict = {}
     if cert is not None:
         part = _gap_kernel(x, state, center=center, sparse=sparse, **cert)[1]
-        state_now = (state[0].copy(), state[1].copy())
+        kept, (W, Y) = state, (state[0].copy(), state[1].copy())
     else:
-        state_now = state
-    W, Y = state_now
+        kept = W, Y = writable(state, reuse)
     _advance(_Data(x, center), sparse, W, Y, mu_prev, inv, alpha, relax)
-    return state, {**part, **_gram_part(W, free_mean)}
+    return kept, {**part, **_gram_part(W, free_mean)}
 
 
 def _apply_kernel(
-    x, state, *, center, sparse, low, mean, mu, measure, column_sums, alpha, advance, ysum
+    x,
+    state,
+    *,
+    center,
+    sparse,
+    low,
+    mean,
+    mu,
+    measure,
+    column_sums,
+    alpha,
+    advance,
+    ysum,
+    reuse=False,
 ):
-    """Pass 2: ``M -> D_{k+1}`` in place, and the pass's sums (``_PassStats``);
-    ``advance``: the parameters of pass 1 when it left the state as it was; ``ysum``:
-    also the column sums of the multiplier the certificate would read (CRPCA-OM)."""
-    W, Y = state
+    """Pass 2: ``M -> D_{k+1}`` (in place with ``reuse``, else in a copy of ``M``; the
+    multiplier is shared with the input), and the pass's sums (``_PassStats``);
+    ``advance``: the parameters of pass 1 when it left the state as it was (the
+    multiplier is then written too); ``ysum``: also the column sums of the multiplier the
+    certificate would read (CRPCA-OM)."""
+    W, Y = writable(state, reuse, 1 if advance is None else 2)
     data = _Data(x, center)
     if advance is not None:
         _advance(data, sparse, W, Y, **advance)
@@ -190,9 +210,9 @@ def _apply_kernel(
         part.update(colsum=stats.colsum, colsum_next=stats.colsum_next, xsum=stats.xsum)
     if ysum:
         part["total"] = _dual_sum_kernel(
-            x, state, center=center, sparse=sparse, mu=mu, alpha=alpha
+            x, (W, Y), center=center, sparse=sparse, mu=mu, alpha=alpha
         )[1]["total"]
-    return state, part
+    return (W, Y), part
 
 
 def _outcome(state, mu, alpha):
@@ -232,9 +252,11 @@ def _refined_kernel(x, state, *, center, sparse, mu, alpha, clips):
     return state, {"value": value, "gram": Z}
 
 
-def _finish_kernel(x, state, *, center, sparse, mu, alpha):
-    """The state becomes ``(L + c, S)`` in place (:func:`~.alm_blocks._finish_arrays`)."""
-    low, sparse_part = _finish_arrays(_Data(x, center), sparse, _outcome(state, mu, alpha))
+def _finish_kernel(x, state, *, center, sparse, mu, alpha, reuse=False):
+    """The state becomes ``(L + c, S)`` (:func:`~.alm_blocks._finish_arrays`; in place
+    with ``reuse``)."""
+    out = _outcome(writable(state, reuse), mu, alpha)
+    low, sparse_part = _finish_arrays(_Data(x, center), sparse, out)
     return (low, sparse_part), {}
 
 
@@ -389,6 +411,7 @@ def solve_convex_chunked(
     mu_used, certified, alpha, n_iter = mu, np.inf, 1.0, 0
     nuclear = weight if rowwise else 1.0
     common = {"center": c, "sparse": sparse}
+    reuse = reuses_states(run)  # else every kernel writes a new state (chunked_state)
     if scale == 0.0:  # X - c = 0: D = 0 and Y_0 = 0 are the solution
         run(_zero_kernel)
         history, converged, stop_reason, certified = [0.0], True, StopReason.EXACT, 0.0
@@ -413,7 +436,9 @@ def solve_convex_chunked(
             elif iteration == 1:
                 sums = run(_start_kernel, center=c, J=J, inv=1.0 / mu, free_mean=free_mean)
             else:
-                sums = run(_advance_kernel, free_mean=free_mean, cert=cert, **step, **common)
+                sums = run(
+                    _advance_kernel, free_mean=free_mean, cert=cert, reuse=reuse, **step, **common
+                )
             if pending is not None:
                 certified = _gap_of(run, prob, c, mu_used, alpha, history[-1], gap_tol, sums)
                 trace["certified"].append((pending["k"], certified))
@@ -438,6 +463,7 @@ def solve_convex_chunked(
                 alpha=alpha,
                 advance=step if cert is not None else None,
                 ysum=free_mean and gap_tol is not None,
+                reuse=reuse,
                 **common,
             )
             n_iter = iteration
@@ -470,7 +496,7 @@ def solve_convex_chunked(
     gap = certified if converged and gap_tol is not None else np.inf
     if not np.isfinite(gap):
         gap = _chunked_gap(run, prob, c, mu_used, alpha, objective)
-    run(_finish_kernel, mu=mu_used, alpha=alpha, **common)
+    run(_finish_kernel, mu=mu_used, alpha=alpha, reuse=reuse, **common)
     low_rank, sparse_part = run.state_arrays()
     offset = np.zeros(d) if mean is None else mean
     if c is not None:

@@ -5,7 +5,19 @@ row chunk with that chunk's state (``None`` before the first pass), keeps the st
 adds the dictionaries key by key (:func:`~.chunked.combine_parts`; :class:`Max` adds by
 the maximum); ``map_states`` maps a function over the states (the fitted arrays).
 :class:`NumpyStateRunner` runs over slices of an in-memory array; the dask one is
-:class:`robustpca._dask.low_rank_sparse.DaskStateRunner`. The first pass of the convex
+:class:`robustpca._dask.low_rank_sparse.DaskStateRunner`.
+
+A kernel may overwrite the state it is given only where its runner says
+``reuse_states = True``: every kernel call then runs once and nothing reads a state after
+the call that received it (the NumPy runner; dask's local schedulers). Elsewhere, and
+for a runner without the attribute, kernels are pure: they write a new state and leave
+their input as it was (:func:`writable`). A ``distributed`` cluster that loses a worker
+runs the tasks that made the lost states again from their inputs, and an input a kernel
+overwrote may still be held (by the client, or as a copy on another worker: with
+in-process workers the very same object), so an overwriting kernel would be applied
+twice to it and change the iterates (``docs/design-notes/dask-faults.md``).
+
+The first pass of the convex
 solvers (:func:`first_pass`) and the spectral norms of their start
 (:func:`gamma_max_chunked`, ``_norm_from_gram``) are here too; the solvers are in
 :mod:`robustpca.solvers.chunked_alm` and :mod:`robustpca.solvers.chunked_known_rank`.
@@ -30,6 +42,8 @@ __all__ = [
     "NumpyStateRunner",
     "first_pass",
     "gamma_max_chunked",
+    "reuses_states",
+    "writable",
 ]
 
 #: ``gamma='auto'`` of outlier pursuit and CRPCA-OM: this fraction of
@@ -48,6 +62,10 @@ class NumpyStateRunner:
     chunk_rows : int
         Rows per chunk.
     """
+
+    #: Each kernel call runs once and the state it returns replaces its input: kernels
+    #: may overwrite the state they are given.
+    reuse_states = True
 
     def __init__(self, X: np.ndarray, chunk_rows: int):
         self.X = X
@@ -73,6 +91,21 @@ class NumpyStateRunner:
     def map_states(self, func: Callable, n_columns: int, **params) -> np.ndarray:
         """``func(state, **params)`` (``n_columns`` columns) of every chunk, stacked."""
         return np.concatenate([func(state, **params) for state in self.states])
+
+
+def reuses_states(run) -> bool:
+    """Whether the kernels of ``run`` may overwrite their input state (module docstring);
+    ``False`` for a runner that does not say."""
+    return getattr(run, "reuse_states", False) is True
+
+
+def writable(state: tuple, reuse: bool, count: int | None = None) -> tuple:
+    """``state`` itself where the runner reuses states, else a copy of its first ``count``
+    arrays (all by default) and the others shared: what a kernel may overwrite."""
+    if reuse:
+        return state
+    count = len(state) if count is None else count
+    return tuple(a.copy() if i < count else a for i, a in enumerate(state))
 
 
 @dataclass(frozen=True)
