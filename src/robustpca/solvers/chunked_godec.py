@@ -265,8 +265,8 @@ class _Selected:
 class _Guess:
     """Brackets ``last (1 -+ width)`` around the last values selected, gathered by the
     pass that makes the first counts: where they hold the wanted ranks (the counts under
-    them tell) no other pass is needed. Widened after a miss, narrowed after a bracket
-    too full to gather (more than ``cap`` values in a chunk)."""
+    them tell) no other pass is needed. Widened after a miss; narrowed to gather about
+    ``GATHER_BUDGET / 8`` values, and after a chunk's held more than ``cap``."""
 
     def __init__(self, n_chunks: int):
         self.width, self.cap, self.last = 1 / 64, 2 * GATHER_BUDGET // max(n_chunks, 1), None
@@ -283,9 +283,11 @@ class _Guess:
         if out["guess_over"]:
             self.width /= 4
             return None
-        got = _from_records(out["guess_rows"].values, ranks, out["guess_below"])
+        records = out["guess_rows"].values
+        got = _from_records(records, ranks, out["guess_below"])
         if got is None:
-            self.width = min(4 * self.width, 0.5)
+            self.width = min(2 * self.width, 0.5)
+        self.width *= min(1.0, GATHER_BUDGET / 8 / max(records.shape[0], 1))
         return got
 
 
