@@ -107,6 +107,33 @@ def test_chunked_csv_flags_equal_the_in_memory_run(tmp_path, method):
     assert sum(flagged[:40]) >= 36  # the planted outliers are found
 
 
+@pytest.mark.parametrize("method", ["OptimalMeanPCA", "PCA"])
+def test_chunked_route_holds_no_per_row_reference_arrays(tmp_path, monkeypatch, method):
+    """The chunked route takes the reference statistics from the Dask fit (exact counting
+    passes, robustpca._dask.reference), never from the per-row scores in memory (whose
+    copies made the peak of the 5 GB run), and its counting passes are in the summary;
+    the counting route of large tables is forced here and must flag as in memory."""
+    from robustpca import diagnostics
+    from robustpca._dask import reference as dask_reference
+    from robustpca.solvers import chunked_reference
+
+    src = write_csv(tmp_path / "t.csv", planted())
+    options = ["--method", method, "-k", "2"]
+    memory = fit(src, tmp_path / "memory", *options)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("diagnostic_reference on per-row arrays in the chunked route")
+
+    monkeypatch.setattr(diagnostics, "diagnostic_reference", refuse)
+    monkeypatch.setattr(chunked_reference, "SMALL_ROWS", 0)
+    monkeypatch.setattr(dask_reference, "SMALL_ROWS", 0)
+    chunked = fit(src, tmp_path / "chunked", *options, "--chunked", "--chunk-rows", "70")
+    assert_same_outputs(memory, chunked)
+    passes = json.loads((chunked / "summary.json").read_text())["chunked"]["n_passes"]
+    stages = 2 if method == "PCA" else 4  # a counting and a gathering pass a stage
+    assert passes >= 1 + stages + 1  # a pass of the fit at least, the pilot, the stages
+
+
 def test_chunked_parquet_equals_in_memory_and_the_csv(tmp_path):
     pd = pytest.importorskip("pandas")
     pytest.importorskip("pyarrow")

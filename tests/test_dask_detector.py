@@ -180,6 +180,11 @@ def test_every_chunked_fit_stores_the_in_memory_reference(name, route):
     with CountComputes() as counter:
         model = ESTIMATORS[name]().fit(dX)
     assert model.n_passes_ == counter.count
+    # the diagnostics' passes, on top of the fit's own: one or two stages of one pass
+    # each on small data (one more for a zero MAD), a pilot and counting passes above
+    whole = route == "whole"
+    assert 1 <= model._reference_passes <= 3 if whole else model._reference_passes >= 3
+    assert model._reference_passes < model.n_passes_
     twin = in_memory_reference(model, X)
     assert_same_reference(twin, model)
     assert model.offset_ == -1.0

@@ -278,6 +278,7 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         dask, _ = _dask()
         t, od, w = dask.compute(est.transform(X), est.reconstruction_error(X), weights)
         est._outlier_reference = diagnostic_reference(est, t, od, None, w)
+        est._reference_passes = 1
         est.n_passes_ = getattr(est, "n_passes_", 0) + 1
         if not isinstance(contamination, str):
             values = -_outlyingness(est._outlier_reference, t, od)
@@ -310,6 +311,7 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
             run, weights, samples, ["offset"], n, pilot=pilot, share=float(contamination)
         )
         est.offset_ = float(offset)
+    est._reference_passes = run.n_passes  # of n_passes_: those of the diagnostics
     est.n_passes_ = getattr(est, "n_passes_", 0) + run.n_passes
 
 
