@@ -315,3 +315,64 @@ def test_rrcov_tables_flag_as_in_memory(shared_data, table, make, route):
     da_, db = outlier_diagnostics(a, X), outlier_diagnostics(b, blocks(X))
     assert db.orthogonal_cutoff == pytest.approx(da_.orthogonal_cutoff, rel=1e-8)
     assert db.score_cutoff == pytest.approx(da_.score_cutoff, rel=1e-8)
+
+
+@pytest.mark.parametrize("make", [lambda: PCA(3), lambda: OptimalMeanPCA(3, contamination=0.1)])
+def test_large_planted_data_take_the_counting_route(make):
+    """Above SMALL_ROWS rows the pilot, counting and gathering passes run as they would on
+    data larger than memory (no forcing): the same reference, offset and flags."""
+    X = planted(n=chunked_reference.SMALL_ROWS + 4000, d=5, k=3)
+    dX = blocks(X, 6)
+    model = make().fit(dX)
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    assert model.offset_ == twin.offset_
+    expected = 3 if model._outlier_reference.rule != "scores" else 5
+    assert model._reference_passes == expected + (2 if model.offset_ != -1.0 else 0)
+    np.testing.assert_array_equal(model.predict(dX).compute(), twin.predict(X))
+
+
+def gathered(v, w, windows):
+    """The :class:`Window` of each ``(low, high)`` over the values ``v`` (weights ``w``)."""
+    low = np.array([[lo for lo, _ in windows]])
+    high = np.array([[hi for _, hi in windows]])
+    run = NumpyPassRunner(v[:, None], chunk_rows=7)
+    got = run(chunked_reference.gather_pass, w, columns=Column(), low=low, high=high)
+    found = chunked_reference._windows(got, low, high)
+    return [found[(0, r)] for r in range(len(windows))]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_windows_never_give_a_wrong_statistic(data):
+    """Any window, however narrow: the offset, median and MAD resolved from it are exact
+    or refused (None), never wrong; the whole line always resolves."""
+    v = values_with_ties(data)
+    w = None if data.draw(st.booleans()) else np.random.default_rng(v.size).integers(1, 3, v.size)
+    w = None if w is None else w.astype(float)
+    ww = np.ones(v.size) if w is None else w
+    ends = np.concatenate([[-np.inf, np.inf], v])
+
+    def window():
+        a, b = sorted(data.draw(st.sampled_from(ends)) for _ in range(2))
+        return float(a), float(b)
+
+    share = data.draw(st.sampled_from([0.05, 0.2, 0.5]))
+    total = float(ww.sum())
+    exact_offset = contamination_offset(v, share, w)
+    whole = (-np.inf, np.inf)
+    for win, expect in ((window(), False), (whole, True)):
+        (got,) = gathered(v, w, [win])
+        offset = chunked_reference.offset_from_window(got, total, share)
+        assert offset == exact_offset if expect else offset in (None, exact_offset)
+    centre = _median(v, w)
+    (mid,) = gathered(v, w, [window()])
+    assert chunked_reference._median(mid, total) in (None, centre)
+    lower, upper = gathered(v, w, [window(), window()])
+    mad = chunked_reference._deviation_median(centre, lower, upper, total)
+    exact_mad = _mad(v, w) / chunked_reference.MAD_CONSTANT
+    assert mad is None or mad == pytest.approx(exact_mad, rel=1e-14, abs=1e-300)
+    (both,) = gathered(v, w, [whole])
+    assert chunked_reference._deviation_median(centre, both, None, total) == pytest.approx(
+        exact_mad, rel=1e-14, abs=1e-300
+    )

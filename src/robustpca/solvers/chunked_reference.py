@@ -241,6 +241,8 @@ def _deviation_median(centre: float, lower: Window, upper: Window | None, total:
         values, weights = lower.values, lower.weights
         between, start = 0.0, -np.inf
         stop = min(lower.high - centre, centre - lower.low)
+    elif not lower.high < upper.low:  # overlapping windows: to be gathered as one
+        return None
     else:
         values = np.concatenate([lower.values, upper.values])
         weights = np.concatenate([lower.weights, upper.weights])
