@@ -278,8 +278,7 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
     if rows.size == 0:
         return weak
     labels, count = _label_runs(weak.reshape(-1, w), rows, at, _EIGHT)
-    # the stack's labels are used in place: gathering them at ``at`` would copy 4 bytes
-    # a pixel, where a boolean gather copies one
+    # the stack's labels in place: a boolean gather at ``at`` copies 1 byte a pixel, not 4
     seeds = np.zeros(labels.shape, dtype=bool)
     seeds[at] = _majority(z > rule.high, rule.window).reshape(-1, w)[rows]
     keep = np.zeros(count + 1, dtype=bool)
@@ -298,15 +297,9 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
 
 def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule) -> np.ndarray:
     """Steps 4-7 on the magnitudes ``e`` (n, h, w; overwritten), by chunks of frames."""
-    n, h, w = e.shape
-    step = max(1, CHUNK_PIXELS // (h * w))
-    if n <= step:
-        return _threshold(_score(e, scale, 1), rule)
-    masks = np.empty((n, h, w), dtype=bool)
-    for start in range(0, n, step):
-        chunk = slice(start, min(start + step, n))
-        masks[chunk] = _threshold(_score(e[chunk], scale, 1), rule)
-    return masks
+    step = max(1, CHUNK_PIXELS // (e.shape[1] * e.shape[2]))
+    chunks = [_threshold(_score(e[s : s + step], scale, 1), rule) for s in range(0, len(e), step)]
+    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
 
 
 def _fill_holes(masks: np.ndarray) -> np.ndarray:
