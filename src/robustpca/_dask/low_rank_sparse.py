@@ -53,9 +53,12 @@ class DaskStateRunner:
     the new states and the root of the tree that adds the parts are persisted by one
     ``dask.persist`` (the states stay on the workers) and the root, a small dictionary,
     is brought back; with a local scheduler one ``dask.compute`` returns both and the
-    states stay in this process (the threaded scheduler does not even copy them). The
-    kernels update the states in place, so a pass holds no second copy of them. Should a
-    worker die, the scheduler recomputes the lost states from the tasks that made them.
+    states stay in this process (the threaded scheduler does not even copy them). On a
+    local scheduler the kernels update the states in place (``reuse_states``), so a
+    pass holds no second copy of them; on a cluster they write new states, and the old
+    ones are dropped as soon as a pass is submitted, each freed once the task that reads
+    it has run. Should a worker die, the scheduler makes the lost states again from the
+    tasks that made them, which are pure there.
     """
 
     def __init__(self, runner, n_features: int):
@@ -68,6 +71,14 @@ class DaskStateRunner:
     def n_passes(self) -> int:
         return self.runner.n_passes
 
+    @property
+    def reuse_states(self) -> bool:
+        """Whether the kernels may overwrite the states they are given
+        (:mod:`robustpca.solvers.chunked_state`): on a local scheduler every task runs
+        once and its state replaces the old one; a ``distributed`` cluster may run a
+        task again from its inputs after losing a worker, so there they write new ones."""
+        return not _distributed()
+
     def __call__(self, kernel, **params) -> dict:
         dask, _ = _dask()
         task = dask.delayed(partial(kernel, **params), pure=False, nout=2)
@@ -79,6 +90,11 @@ class DaskStateRunner:
             parts = [combine(*parts[i : i + step]) for i in range(0, len(parts), step)]
         if _distributed():  # the states stay on the workers
             *states, root = dask.persist(*(out[0] for out in outs), parts[0])
+            # drop the old states now: each is released once the task that reads it
+            # has run (the scheduler keeps how to make it again), so the workers hold
+            # one copy of the states, not two, at the end of the pass
+            self.states = states
+            del outs, parts
             (result,) = dask.compute(root)
         else:  # one scheduler run; the states stay here (threads: not even copied)
             *values, result = dask.compute(*(out[0] for out in outs), parts[0])
