@@ -308,6 +308,12 @@ def orl(shared_data):
     return load_orl(shared_data)
 
 
+def fit_passes(model) -> int:
+    """The passes of a Dask fit's solver: ``n_passes_`` less those that computed its
+    training diagnostics (``_dask/reference.py``)."""
+    return model.n_passes_ - getattr(model, "_reference_passes", 0)
+
+
 def projector(components):
     """Orthogonal projector onto the row space of ``components`` (sign-free comparison)."""
     return components.T @ components

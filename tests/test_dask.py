@@ -53,7 +53,7 @@ from robustpca.solvers.chunked_gram import GramPasses, NumpyColumnRunner
 from robustpca.solvers.chunked_gram_pca import solve_optimal_mean_pca_gram
 from robustpca.solvers.chunked_pca import solve_optimal_mean_pca_chunked
 
-from .conftest import REPO, random_data
+from .conftest import REPO, fit_passes, random_data
 
 
 class CountComputes(Callback):
@@ -173,7 +173,7 @@ def test_parity_threads_and_one_compute_per_pass(threads, name, factory, passes)
     with CountComputes() as counter:
         b = factory().fit(dX)
     assert_same_fit(a, b, dX.chunks[0])
-    assert b.n_passes_ == passes(b) == counter.count
+    assert b.n_passes_ == counter.count and fit_passes(b) == passes(b)
     b.reconstruct(dX).compute()
     np.testing.assert_array_equal(X, X_before)  # the array behind dX is never written
 
@@ -206,7 +206,7 @@ def test_parity_on_orl_faces(threads, orl):
     for estimator in SIX:
         check_parity(lambda e=estimator: e(n_components=10), X16, dX)
         _, b = check_parity(lambda e=estimator: e(n_components=10), orl.data, dX32)
-        assert b.n_passes_ == (3 if estimator is AdaptiveNeighborsPCA else 2), estimator
+        assert fit_passes(b) == (3 if estimator is AdaptiveNeighborsPCA else 2), estimator
 
 
 @pytest.mark.parametrize("weights_kind", ["numpy", "dask"])
@@ -237,9 +237,10 @@ def test_transforms_are_lazy_and_equal_numpy(threads):
         np.testing.assert_allclose(lazy.compute(), getattr(model, name)(X), rtol=1e-12, atol=1e-9)
     assert isinstance(fit_t, da.Array)
     np.testing.assert_allclose(fit_t.compute(), model.transform(X), atol=1e-9)
-    # score_samples needs the training cutoffs, which a Dask fit does not compute
-    with pytest.raises(ValueError, match="reference=X_train"):
-        model.score_samples(dX)
+    # the training cutoffs come from counting passes: score_samples is lazy and equal
+    lazy = model.score_samples(dX)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), model.score_samples(X), rtol=1e-10)
     # an estimator fitted on NumPy transforms and scores dask arrays lazily as well
     numpy_model = OptimalMeanPCA(3).fit(X)
     np.testing.assert_allclose(numpy_model.transform(dX).compute(), numpy_model.transform(X))
@@ -478,7 +479,8 @@ def load_example(name):
 def test_example_runs_small(capsys):
     example = load_example("dask_out_of_core")
     summary = example.main(["--n-samples", "20000", "--chunk-rows", "3000"])
-    assert summary["converged"] and summary["n_passes"] == summary["n_iter"] + 1
+    # one pass per iteration and one first pass, and the training diagnostics' few
+    assert summary["converged"] and 0 < summary["n_passes"] - summary["n_iter"] - 1 <= 5
     assert summary["rpca_om_angle_deg"] < 5 < summary["pca_angle_deg"]
     assert summary["rpca_om_mean_error"] < 0.5 * summary["pca_mean_error"]
     assert "peak resident memory" in capsys.readouterr().out
@@ -524,10 +526,10 @@ def test_wide_parity_threads(threads, name, factory, passes, chunks):
     assert_same_fit(a, b, dX.chunks[0])
     assert b.n_passes_ == counter.count
     if callable(passes):
-        assert b.n_passes_ == passes(b)
+        assert fit_passes(b) == passes(b)
     else:
         iterations = b.n_iter_ + getattr(b, "center_n_iter_", 0)
-        assert 2 + passes <= b.n_passes_ <= 2 + passes + iterations
+        assert 2 + passes <= fit_passes(b) <= 2 + passes + iterations
     np.testing.assert_array_equal(X, X_before)
 
 
@@ -611,7 +613,7 @@ def test_wide_pca_sample_weight_and_errors(threads):
     for weights in (w, da.from_array(w, chunks=7)):
         with CountComputes() as counter:
             b = PCA(3).fit(dX, sample_weight=weights)
-        assert counter.count == b.n_passes_ == 2  # dask weights come with the Gram pass
+        assert counter.count == b.n_passes_ and fit_passes(b) == 2  # weights: the Gram pass
         assert_same_fit(a, b, dX.chunks[0])
     with pytest.raises(ValueError, match="non-negative"):
         PCA(2).fit(dX, sample_weight=da.from_array(-np.ones(30), chunks=10))
@@ -728,6 +730,6 @@ def test_wide_example_runs_small(capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(REPO / "examples"))  # it imports the tall example's measures
     example = load_example("dask_wide")
     summary = example.main(["--n-samples", "300", "--n-features", "20000", "--chunk-cols", "2000"])
-    assert summary["converged"] and summary["n_passes"] == 2
+    assert summary["converged"] and summary["n_passes"] == 3  # Gram, components, diagnostics
     assert summary["rpca_om_angle_deg"] < 1 < summary["pca_angle_deg"]
     assert "peak resident memory" in capsys.readouterr().out

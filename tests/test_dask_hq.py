@@ -16,7 +16,7 @@ import pytest
 from robustpca.estimators._hq import HQPCA
 from robustpca.solvers import StopReason
 
-from .conftest import load_table
+from .conftest import fit_passes, load_table
 from .test_dask import CountComputes, assert_same_fit
 
 
@@ -48,7 +48,7 @@ def test_tall_parity_and_passes(threads, kwargs, passes):
     assert_same_fit(a, b, dX.chunks[0])
     assert b.kernel_width_ == pytest.approx(a.kernel_width_, rel=1e-12)
     assert b.n_passes_ == counter.count
-    assert b.n_passes_ <= passes(b)
+    assert fit_passes(b) <= passes(b)
     np.testing.assert_array_equal(X, before)
     # the outliers weigh least, as in memory
     w = b.weights_.compute()
@@ -63,7 +63,7 @@ def test_wide_gram_route(threads):
     a = HQPCA(3).fit(X)
     b = HQPCA(3).fit(da.from_array(X, chunks=(30, 50)))
     assert_same_fit(a, b, (30,))
-    assert b.n_passes_ == 2
+    assert fit_passes(b) == 2
 
 
 def test_exact_fit_stops_as_exact(threads):

@@ -91,15 +91,14 @@ def test_rpca_om_scores_are_centred_before_scaling():
     assert (before == -1).mean() < 0.2
 
 
-def test_dask_fit_has_no_training_diagnostics():
+def test_dask_fit_has_the_training_diagnostics_of_the_numpy_fit():
     da = pytest.importorskip("dask.array")
     X = planted(3)
     model = robustpca.PCA(n_components=2).fit(X)
-    assert model._outlier_reference is not None
+    expected = model.predict(X)
     model.fit(da.from_array(X, chunks=(40, 6)))
-    assert model._outlier_reference is None
-    with pytest.raises(ValueError, match="reference=X_train"):
-        model.predict(X)
+    assert model._outlier_reference is not None
+    np.testing.assert_array_equal(model.predict(X), expected)
     assert outlier_diagnostics(model, X, reference=X).outliers.shape == (X.shape[0],)
 
 
