@@ -45,7 +45,11 @@ def with_imputation_doc(doc: str | None) -> str | None:
 class RrcovFamilyMixin:
     """``k`` chosen on the fit's spectrum; zero-variance axes completed; a result."""
 
-    _od_cutoff_rule = "robust"
+    @property
+    def _od_cutoff_rule(self) -> str | None:
+        """rrcov's cutoffs (:mod:`robustpca.diagnostics`)."""
+        return "robust"
+
     # provided by the estimator class (parameters) and the base class (fitted)
     kmax: int | None
     n_components: Any

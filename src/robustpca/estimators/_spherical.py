@@ -42,7 +42,11 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     kmax : int or None, default=None
         Largest automatic ``k``; None is ``n_features`` (rrcov's default).
     scale_on : {"data", "sphere"}, default="data"
-        Scores whose MAD gives the eigenvalues (above).
+        Scores whose MAD gives the eigenvalues (above). With ``"sphere"`` the
+        diagnostics' cutoffs are rrcov's; with ``"data"`` the eigenvalues are not those
+        of a consistent covariance, so the score distances take the rule of the
+        estimators without consistent eigenvalues (:mod:`robustpca.diagnostics`,
+        "scores"), which flags far fewer inliers beyond the chi-square cutoff.
     delta : float, default=1e-3
         Tolerance of the spatial median (rrcov's ``delta``).
     random_state : int, RandomState, Generator or None, default=None
@@ -84,6 +88,12 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     __doc__ = with_imputation_doc(__doc__)
 
     _dask_fit = "spherical"  # robustpca._dask.fit.FITS
+
+    @property
+    def _od_cutoff_rule(self) -> str | None:
+        """rrcov's rule on rrcov's (sphere-scale) eigenvalues; the "scores" rule on
+        Locantore's data-scale ones (``scale_on`` above)."""
+        return "robust" if self.scale_on == "sphere" else None
 
     def __init__(
         self,
