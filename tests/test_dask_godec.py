@@ -236,6 +236,25 @@ def test_auto_rule_chunked_solver(monkeypatch):
     np.testing.assert_allclose(got.info["sparse"], expected.info["sparse"], atol=1e-8)
 
 
+@pytest.mark.parametrize("seed", [6, 68, 283])
+def test_auto_rule_pinned_columns(monkeypatch, seed):
+    """Few rows, a column gross in most of them: columns left with at most ``r`` entries
+    outside ``S`` are gathered and refitted trimmed by the in-memory sweep."""
+    rng = np.random.default_rng(seed)
+    n, d, r = rng.integers(4, 9), rng.integers(4, 14), 1 + rng.integers(0, 2)
+    X = rng.normal(size=(n, r)) @ rng.normal(size=(r, d)) + 0.1 * rng.normal(size=(n, d))
+    X[:, 0] += np.where(rng.random(n) < 0.8, 50 * rng.normal(size=n), 0)
+    calls = []
+    pinned = chunked_godec._pinned_pass
+    monkeypatch.setattr(
+        chunked_godec, "_pinned_pass", lambda *a, **k: calls.append(1) or pinned(*a, **k)
+    )
+    expected = solve_godec(X, r, ResidualCutoff(), max_iter=6, rng=np.random.default_rng(seed))
+    got, _ = chunked(X, 2, r, ResidualCutoff(), max_iter=6, rng=np.random.default_rng(seed))
+    assert calls and got.info["card"] == expected.info["card"]
+    np.testing.assert_allclose(got.info["sparse"], expected.info["sparse"], atol=1e-9)
+
+
 # ----------------------------------------------------------------- errors
 def test_errors_before_any_pass(threads):
     dX = da.from_array(np.ones((100, 10)), chunks=(50, 10))
