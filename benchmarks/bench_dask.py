@@ -9,6 +9,10 @@ Usage (from the repository root)::
     python benchmarks/bench_dask.py --wide --n-features 1500000 --estimators om pca
     python benchmarks/bench_dask.py --n-samples 1000000 --n-features 20 --rank 3 \
         --estimators robpca cov sph hq --in-memory --parity   # rrcov family, HQ-PCA
+    python benchmarks/bench_dask.py --n-samples 200000 --estimators godec aap pcp \
+        --in-memory --parity                                  # the L + S methods
+    python benchmarks/bench_dask.py --n-samples 1000000 --estimators pca daskml \
+        --in-memory                                           # against dask-ml's PCA
 
 Each (estimator, size) runs in a fresh Python process, so that ``ru_maxrss`` is the
 peak resident memory of that fit alone. Tall data are those of
@@ -26,7 +30,14 @@ Nothing is asserted: it is a measurement.
 the NumPy array (its wall time and peak RSS: the comparison of issue 41's speed target);
 ``--parity`` has the Dask run also fit the computed array in memory afterwards and report
 the largest differences of eigenvalues (relative), centre and loadings, and whether the
-MCD support and the flagged rows (training cutoffs) are the same.
+MCD support and the flagged rows (training cutoffs) are the same; for the L + S methods
+(``pcp``, ``op``, ``crpca``, ``aap``, ``godec``) also the largest differences of
+``low_rank_`` and ``sparse_`` relative to the largest entry of ``low_rank_``.
+
+``daskml`` is dask-ml's ``PCA`` (``svd_solver='tsqr'``, the exact one; a benchmark-only
+dependency: ``pip install dask-ml``), fitted on the same dask array, its passes counted by
+the same callback; with ``--in-memory`` its row is scikit-learn's ``PCA`` on the computed
+array. It fits plain PCA only: compare it with ``pca`` (our ``PCA``, one pass).
 """
 
 from __future__ import annotations
@@ -55,9 +66,19 @@ ESTIMATORS = {
     "robpca": ("robustpca.estimators._robpca", "ROBPCA"),
     "cov": ("robustpca.estimators._covariance_pca", "CovariancePCA"),
     "sph": ("robustpca.estimators._spherical", "SphericalPCA"),
+    "pcp": ("robustpca.estimators._convex", "PrincipalComponentPursuit"),
+    "op": ("robustpca.estimators._convex", "OutlierPursuit"),
+    "crpca": ("robustpca.estimators._convex", "ConvexOptimalMeanPCA"),
+    "aap": ("robustpca.estimators._known_rank", "AccAltProj"),
+    "godec": ("robustpca.estimators._known_rank", "GoDec"),
+    "daskml": ("dask_ml.decomposition", "PCA"),
 }
 #: The estimators without max_iter / tol (closed-form or the rrcov family's own loops).
-NO_ITERATION = ("pca", "robpca", "cov", "sph")
+NO_ITERATION = ("pca", "robpca", "cov", "sph", "daskml")
+#: Row labels other than the class name (dask-ml's and scikit-learn's PCA).
+LABELS = {("daskml", False): "dask-ml PCA", ("daskml", True): "sklearn PCA"}
+#: The low-rank plus sparse estimators (``low_rank_`` and ``sparse_`` compared by --parity).
+LOW_RANK_SPARSE = ("pcp", "op", "crpca", "aap", "godec")
 
 
 def _parity(model, cls, params, X) -> dict:
@@ -83,6 +104,11 @@ def _parity(model, cls, params, X) -> dict:
     flags = outlier_diagnostics(model, Xn, reference=Xn).outliers
     out["same_flags"] = bool(np.array_equal(flags, outlier_diagnostics(ref, Xn).outliers))
     out["n_flagged"] = int(flags.sum())
+    if hasattr(ref, "low_rank_"):
+        top = max(float(np.max(np.abs(ref.low_rank_))), 1e-300)
+        for name in ("low_rank_", "sparse_"):
+            got = np.asarray(getattr(model, name).compute())
+            out[f"parity_{name[:-1]}"] = float(np.max(np.abs(got - getattr(ref, name)))) / top
     return out
 
 
@@ -109,6 +135,8 @@ def run_one(args) -> dict:
             self.seconds.append(time.perf_counter() - self._tic)
 
     module, name = ESTIMATORS[args.estimator]
+    if args.estimator == "daskml" and args.in_memory:
+        module, name = "sklearn.decomposition", "PCA"
     cls = getattr(importlib.import_module(module), name)
     if args.wide:
         X, planted = lazy_wide_data(
@@ -121,8 +149,10 @@ def run_one(args) -> dict:
     params = {"n_components": args.rank}
     if args.estimator not in NO_ITERATION:
         params.update(max_iter=args.max_iter, tol=args.tol)
-    if args.estimator in ("robpca", "cov"):
+    if args.estimator in ("robpca", "cov", "aap", "godec", *LOW_RANK_SPARSE[:3]):
         params["random_state"] = 0
+    if args.estimator == "daskml":
+        params["svd_solver"] = "full" if args.in_memory else "tsqr"
     model = cls(**params)
     timer = PassTimer()
     data = X.compute() if args.in_memory else X
@@ -132,31 +162,33 @@ def run_one(args) -> dict:
         model.fit(data)
         fit_seconds, cpu = time.perf_counter() - tic, cpu_seconds() - cpu
     del data
+    n_passes = int(getattr(model, "n_passes_", len(timer.seconds)))
     if args.in_memory:
         timer.seconds = [fit_seconds]
-        model.n_passes_ = 1
+        n_passes = 1
     if args.wide:
         basis, center = planted()
     out = {
-        "estimator": name + (" (in memory)" if args.in_memory else ""),
+        "estimator": LABELS.get((args.estimator, args.in_memory), name)
+        + (" (in memory)" if args.in_memory else ""),
         "layout": "wide" if args.wide else "tall",
         "n_samples": args.n_samples,
         "n_features": args.n_features,
         "chunks": X.numblocks[1] if args.wide else X.numblocks[0],
         "chunk_shape": [max(c) for c in X.chunks],
         "gb": X.nbytes / 1e9,
-        "n_iter": int(model.n_iter_),
-        "n_passes": int(model.n_passes_),
-        "converged": bool(model.converged_),
+        "n_iter": int(getattr(model, "n_iter_", 1)),
+        "n_passes": n_passes,
+        "converged": bool(getattr(model, "converged_", True)),
         "fit_s": fit_seconds,
         "pass_s_mean": float(np.mean(timer.seconds)),
         "pass_s_min": float(np.min(timer.seconds)),
         "pass_s_max": float(np.max(timer.seconds)),
-        "cpu_s_per_pass": cpu / model.n_passes_,
+        "cpu_s_per_pass": cpu / max(n_passes, 1),
         "angle_deg": largest_angle(model.components_, basis),
         "mean_rms_error": float(np.linalg.norm(model.mean_ - center) / np.sqrt(args.n_features)),
     }
-    if args.parity and not args.in_memory:
+    if args.parity and not args.in_memory and args.estimator != "daskml":
         out.update(_parity(model, cls, params, X))
     if args.read_pass and not args.in_memory:
         with dask.config.set(scheduler="threads"):
@@ -240,7 +272,12 @@ def main(argv=None) -> int:
                 f"{'':>22} parity: eigenvalues {row['parity_eigenvalues']:.1e} (relative), "
                 f"centre {row['parity_mean']:.1e}, loadings {row['parity_components']:.1e}, "
                 f"same support {row.get('same_support')}, same flags {row['same_flags']} "
-                f"({row['n_flagged']} flagged)",
+                f"({row['n_flagged']} flagged)"
+                + (
+                    f"; low_rank_ {row['parity_low_rank']:.1e}, sparse_ {row['parity_sparse']:.1e}"
+                    if "parity_low_rank" in row
+                    else ""
+                ),
                 flush=True,
             )
     if args.json:
