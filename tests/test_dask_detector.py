@@ -376,3 +376,18 @@ def test_windows_never_give_a_wrong_statistic(data):
     assert chunked_reference._deviation_median(centre, both, None, total) == pytest.approx(
         exact_mad, rel=1e-14, abs=1e-300
     )
+
+
+@pytest.mark.parametrize("make", [lambda: ROBPCA(3, random_state=0), lambda: CovariancePCA(3)])
+def test_rrcov_fits_lend_their_pilot_rows(make, monkeypatch):
+    """ROBPCA and CovariancePCA gather the pilot rows in their first pass: the counting
+    route of their diagnostics reuses them (two passes, not three) and gives the
+    in-memory reference."""
+    monkeypatch.setattr(chunked_reference, "SMALL_ROWS", 0)
+    monkeypatch.setattr(dask_reference, "SMALL_ROWS", 0)
+    X = planted(n=2000, d=6, k=3)
+    model = make().fit(blocks(X))
+    assert model._reference_passes == 2 and not hasattr(model, "_dask_pilot_rows")
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    np.testing.assert_array_equal(model.predict(blocks(X)).compute(), twin.predict(X))

@@ -190,11 +190,14 @@ def _outlyingness(reference: DiagnosticReference, t, od) -> np.ndarray:
     return diag.outlyingness
 
 
-def chunked_reference(model, run, n: int, distances: BlockDistances, *, rows=None, index=None):
+def chunked_reference(
+    model, run, n: int, distances: BlockDistances, *, rows=None, index=None, pilot_rows=None
+):
     """``diagnostic_reference(model, scores, od, None, rows, n_observed=...)`` of the rows
     behind ``run`` (a passes runner), by exact counting passes; ``index``: the rows'
-    global numbers (for the pilot above :data:`SMALL_ROWS` rows). Returns the
-    reference, the pilot (or None) and the passes."""
+    global numbers (for the pilot above :data:`SMALL_ROWS` rows); ``pilot_rows``: the
+    pilot's rows where the fit gathered them already (no pass). Returns the reference,
+    the pilot (or None) and the passes."""
     k = int(distances.components.shape[0])
     rule = getattr(model, "_od_cutoff_rule", None)
     eigenvalues = getattr(model, "explained_variance_", None)
@@ -202,7 +205,9 @@ def chunked_reference(model, run, n: int, distances: BlockDistances, *, rows=Non
     rule = "scores" if scores_rule else str(rule)
     passes = 0
     pilot = None
-    if n > SMALL_ROWS and index is not None:
+    if n > SMALL_ROWS and pilot_rows is not None:
+        pilot = (np.asarray(pilot_rows, dtype=np.float64), None)
+    elif n > SMALL_ROWS and index is not None:
         pilot = (gather_rows(run, index, pilot_indices(n)), None)
         passes += 1
     od_kind = None if rule == "classical" and not scores_rule else "median_mad"
@@ -271,6 +276,7 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
     X = as_float_array(X, keep_float32=True)
     n, d = X.shape
     est._outlier_reference = None
+    pilot_rows = est.__dict__.pop("_dask_pilot_rows", None)  # gathered by the fit's first pass
     weights = _weights(sample_weight, n)
     contamination = getattr(est, "contamination", "auto")
     mean, components = np.asarray(est.mean_), np.asarray(est.components_)
@@ -300,7 +306,9 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         with_counts=bool(getattr(est, "n_missing_", 0)),
     )
     index = row_index(X)
-    reference, pilot, _ = chunked_reference(est, run, n, distances, rows=weights, index=index)
+    reference, pilot, _ = chunked_reference(
+        est, run, n, distances, rows=weights, index=index, pilot_rows=pilot_rows
+    )
     est._outlier_reference = reference
     if isinstance(contamination, str):
         est.offset_ = -1.0

@@ -128,6 +128,7 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
         est.support_ = da.ones(n, chunks=(X.chunks[0],), dtype=bool)
     est.initial_eigenvalues_ = result.initial_eigenvalues
     est._adjusted = None
+    est._dask_pilot_rows = result.pilot_rows  # for the diagnostics' passes (_dask.reference)
     return SolverResult(
         components=components[:k],
         mean=result.mean,
@@ -191,6 +192,7 @@ def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverRes
         location, covariance = moments.mean + V @ fit.location, V @ fit.covariance @ V.T
     est.support_ = rows_map(X, fit.support_mask, bool, "mask")
     est.covariance_ = covariance
+    est._dask_pilot_rows = pilot_x  # for the diagnostics' passes (_dask.reference)
     values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
     order = np.argsort(values, kind="stable")[::-1]
     values, vectors = np.clip(values[order], 0.0, None), vectors[:, order]

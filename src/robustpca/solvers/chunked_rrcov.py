@@ -147,6 +147,9 @@ class ROBPCAChunkedResult:
     h_subset: Any
     support: Any
     n_passes: int
+    #: The pilot rows gathered by the first pass (``pilot_indices(n)``), which the
+    #: training diagnostics' counting passes reuse.
+    pilot_rows: np.ndarray | None = None
 
 
 def _pairs(n: int, max_directions: int, direction_rng):
@@ -223,6 +226,7 @@ def solve_robpca_chunked(
             None,
             None,
             count.n,
+            pilot_x,
         )
     scores = AffineRows(full.center, full.loadings, np.zeros(rank))
     kmax = max(min(int(kmax), rank), 1)
@@ -254,6 +258,7 @@ def solve_robpca_chunked(
             h_subset=fit.raw_subset,
             support=fit.support_mask,
             n_passes=count.n,
+            pilot_rows=pilot_x,
         )
 
     if direction_rng is not None:  # advance it as the in-memory draw did
@@ -313,6 +318,7 @@ def solve_robpca_chunked(
         h_subset=h_subset,
         support=support,
         n_passes=count.n,
+        pilot_rows=pilot_x,
     )
 
 
