@@ -11,6 +11,7 @@ Usage (from the repository root)::
         --estimators robpca cov sph hq --in-memory --parity   # rrcov family, HQ-PCA
     python benchmarks/bench_dask.py --n-samples 200000 --estimators godec aap pcp \
         --in-memory --parity                                  # the L + S methods
+    python benchmarks/bench_dask.py --n-samples 100000 --estimators godec --card 0.1
     python benchmarks/bench_dask.py --n-samples 1000000 --estimators pca daskml \
         --in-memory                                           # against dask-ml's PCA
 
@@ -154,6 +155,8 @@ def run_one(args) -> dict:
         params.update(max_iter=args.max_iter, tol=args.tol)
     if args.estimator in ("robpca", "cov", "aap", "godec", *LOW_RANK_SPARSE[:3]):
         params["random_state"] = 0
+    if args.estimator == "godec" and args.card != "auto":
+        params["card"] = float(args.card) if "." in args.card else int(args.card)
     if args.estimator == "daskml":
         params["svd_solver"] = "full" if args.in_memory else "tsqr"
     model = cls(**params)
@@ -213,6 +216,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rank", type=int, default=5)
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--card", default="auto", help="GoDec's card: 'auto', an int or a share")
     ap.add_argument("--no-read-pass", dest="read_pass", action="store_false")
     ap.add_argument("--json", type=Path, help="write every measurement to this file")
     ap.add_argument("--in-memory", action="store_true", help="also fit the computed array")
@@ -248,7 +252,7 @@ def main(argv=None) -> int:
             sys.executable, __file__, "--single", "--estimator", key, "--n-samples", str(n),
             "--n-features", str(args.n_features), "--chunk-rows", str(args.chunk_rows),
             "--chunk-cols", str(args.chunk_cols), "--rank", str(args.rank),
-            "--max-iter", str(args.max_iter), "--tol", str(args.tol),
+            "--max-iter", str(args.max_iter), "--tol", str(args.tol), "--card", args.card,
         ]  # fmt: skip
         if args.wide:
             cmd.append("--wide")
