@@ -236,6 +236,17 @@ def test_auto_rule_chunked_solver(monkeypatch):
     np.testing.assert_allclose(got.info["sparse"], expected.info["sparse"], atol=1e-8)
 
 
+def test_auto_rule_rank_above_eight():
+    """Above rank 8 the ALS column sums are formed column by column: the same fit."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 10)) @ rng.normal(size=(10, 24)) + 0.01 * rng.normal(size=(1500, 24))
+    X[rng.random(X.shape) < 0.05] += 20
+    expected = solve_godec(X, 10, ResidualCutoff(), max_iter=6, rng=np.random.default_rng(0))
+    got, _ = chunked(X, 400, 10, ResidualCutoff(), max_iter=6, rng=np.random.default_rng(0))
+    assert got.info["card"] == expected.info["card"] and got.n_iter == expected.n_iter
+    np.testing.assert_allclose(got.info["low_rank"], expected.info["low_rank"], atol=1e-9)
+
+
 @pytest.mark.parametrize("seed", [6, 68, 283])
 def test_auto_rule_pinned_columns(monkeypatch, seed):
     """Few rows, a column gross in most of them: columns left with at most ``r`` entries

@@ -222,8 +222,11 @@ def _column_sums(x, state, *, r, precondition, every_row=False):
     kept = state[1] == 0
     rows = np.ones(x.shape[0], bool) if every_row else np.count_nonzero(kept, axis=1) > r
     Qb, k = state[2][rows] @ precondition, kept[rows].astype(float)
-    outer = (Qb[:, :, None] * Qb[:, None, :]).reshape(Qb.shape[0], r * r)
-    sums = {"normal": k.T @ outer, "rhs": (np.where(kept[rows], x[rows], 0.0)).T @ Qb}
+    if r <= 8:  # every normal matrix by one product
+        normal = k.T @ (Qb[:, :, None] * Qb[:, None, :]).reshape(Qb.shape[0], r * r)
+    else:  # column by column: the n x r^2 outer products would not fit
+        normal = np.stack([Qb[c > 0].T @ Qb[c > 0] for c in k.T]).reshape(k.shape[1], r * r)
+    sums = {"normal": normal, "rhs": (np.where(kept[rows], x[rows], 0.0)).T @ Qb}
     return {**sums, "b_gram": Qb.T @ Qb, "kept": k.sum(axis=0), "n_rows": int(rows.sum())}
 
 
@@ -253,8 +256,7 @@ def _level_one(q: int, m: int) -> dict:
 
 @dataclass
 class _Selected:
-    """Values at the wanted ranks; for one rank of the whole matrix, the number of
-    values below and equal to it, and the chunks' equal ones where gathered."""
+    """Values at the wanted ranks, the counts below and equal to them, the chunks' ties."""
 
     values: np.ndarray
     below: np.ndarray
