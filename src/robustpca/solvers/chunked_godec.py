@@ -174,7 +174,7 @@ def godec_pass(x, state, *, unit, Q, **steps):
     form, values, apply, sums, beyond = map(
         steps.get, ("form", "values", "apply", "sums", "beyond")
     )
-    part: dict = {}
+    state, part = list(state), {}  # a new list: a cluster may rerun this from its input
     x_scaled = x / unit
     if form is not None:
         if form == "brp":
