@@ -286,6 +286,15 @@ def test_errors_before_any_pass(threads):
         assert counter.count == 0, match
 
 
+@pytest.mark.parametrize("make", [PrincipalComponentPursuit, lambda: AccAltProj(2)])
+def test_a_mask_with_dask_data_is_refused(threads, make):
+    dX = da.from_array(np.ones((100, 10)), chunks=(50, 10))
+    mask = np.ones((100, 10), dtype=bool)
+    with CountComputes() as counter, pytest.raises(TypeError, match="mask: a Dask fit"):
+        make().fit(dX, mask=mask)
+    assert counter.count == 0
+
+
 def test_nan_raises_in_the_first_pass(threads):
     X = np.ones((100, 6))
     X[70, 2] = np.nan

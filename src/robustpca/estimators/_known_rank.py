@@ -17,11 +17,11 @@ PCP does: ``sparse_`` is zero in the gaps and ``low_rank_`` fills them
 (:mod:`robustpca.solvers.known_rank`, "Missing entries"; GoDec's low-rank step with gaps
 in :mod:`robustpca.solvers.godec`).
 
-Not provided: a ``center`` option, a Dask route for GoDec (its sparse step keeps the
-largest entries of the whole matrix; ``fit`` on a dask array raises ``TypeError``; AccAltProj
-fits tall dask arrays in one pass an iteration, :mod:`robustpca.solvers.chunked_known_rank`)
-and an array-API solver (array-API inputs are fitted on the host by the base class and
-the fitted arrays moved back).
+AccAltProj and GoDec fit tall dask arrays chunk by chunk
+(:mod:`robustpca.solvers.chunked_known_rank`, :mod:`robustpca.solvers.chunked_godec`: GoDec's
+global threshold by exact counting passes). Not provided: a ``center`` option and an
+array-API solver (array-API inputs are fitted on the host by the base class and the fitted
+arrays moved back).
 """
 
 from __future__ import annotations
@@ -375,8 +375,9 @@ class GoDec(_KnownRankRPCA):
     missing the completion converged within ``max_iter=100`` on 16 of 40 masks, the sweep
     on all 40 (:func:`robustpca.solvers.godec.solve_godec`, ``missing_step``).
 
-    ``fit`` on a Dask array is not supported, and array-API inputs are fitted on the
-    host (NumPy).
+    ``fit`` on a tall dask array stays chunked (the global threshold by exact counting
+    passes; no missing entries; ``docs/dask.md``), and array-API inputs are fitted on
+    the host (NumPy).
 
     References
     ----------

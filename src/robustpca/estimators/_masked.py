@@ -48,6 +48,13 @@ class MaskedFitMixin:
         self
         """
         if mask is not None:
+            from .._validation import is_dask_collection
+
+            if is_dask_collection(X) or is_dask_collection(mask):
+                raise TypeError(
+                    "mask: a Dask fit takes no mask (its chunked fits need complete data); "
+                    "pass NumPy arrays (X.compute(), mask.compute())."
+                )
             X = apply_mask(X, mask)
         self._fit(X)  # BaseSubspaceEstimator._fit
         return self
