@@ -18,7 +18,6 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from dask.callbacks import Callback
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -33,17 +32,7 @@ from robustpca.solvers.godec import solve_godec
 from robustpca.solvers.godec_card import ResidualCutoff
 
 from .conftest import load_table
-
-
-class CountComputes(Callback):
-    """Counts scheduler runs (local schedulers)."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def _start(self, dsk):
-        self.count += 1
+from .test_dask import CountComputes
 
 
 @pytest.fixture

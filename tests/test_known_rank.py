@@ -367,13 +367,12 @@ def test_bad_data(cls):
         cls(n_components=2).fit(np.ones((1, 5)))
 
 
-def test_godec_refuses_dask_input_clearly():
-    """GoDec has no chunked route (its sparse step keeps the largest entries of the whole
-    matrix): a dask array raises a TypeError saying what to do. AccAltProj has one
-    (tests/test_dask_low_rank_sparse.py)."""
+def test_godec_refuses_wide_dask_input_clearly():
+    """GoDec's chunked route is for tall data (tests/test_dask_godec.py): a wide dask
+    array raises an error saying so, before any pass."""
     da = pytest.importorskip("dask.array")
-    X = da.from_array(np.random.default_rng(0).standard_normal((20, 10)), chunks=10)
-    with pytest.raises(TypeError, match="compute"):
+    X = da.from_array(np.random.default_rng(0).standard_normal((10, 20)), chunks=10)
+    with pytest.raises((TypeError, ValueError), match="tall"):
         GoDec(n_components=2).fit(X)
 
 

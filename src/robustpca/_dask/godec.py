@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import check_positive_int
 from ..solvers import StopReason
 from ..solvers.chunked_godec import column_cutoffs, godec_first_pass, solve_godec_chunked
-from ..solvers.godec_card import ResidualCutoff
+from ..solvers.godec_card import ResidualCutoff, full_card_message
 from ..solvers.known_rank import RESIDUAL
 from .low_rank_sparse import _tall_runner
 
@@ -62,23 +62,8 @@ def _warn_gross_left_out(est, run, result, nnz: int, scale: tuple, n_entries: in
     count, share = gross_left_out_chunked(run, unit, Q, run.n_samples, reference)
     if share < 0.5:
         return
-    what = (
-        f"card='auto' reached its cap of {k} entries ({rule.max_share:.0%})"
-        if auto
-        else f"card={est.card!r} ({k} entries) is full"
-    )
-    advice = (
-        "the data may not be low rank + sparse at this rank: raise n_components"
-        if auto
-        else "raise card, or use card='auto'"
-    )
-    warnings.warn(
-        f"GoDec: {what}, and {count} more entries of the residual lie beyond "
-        f"{rule.cutoff:g} robust standard deviations, carrying {share:.0%} of "
-        f"||X - L - S||_F^2: gross errors were left in low_rank_; {advice}.",
-        UserWarning,
-        stacklevel=5,
-    )
+    message = full_card_message(est.card, k, rule, count, share)
+    warnings.warn(message, UserWarning, stacklevel=5)
 
 
 def _left_out_pass(x, state, *, unit, Q, thresholds):

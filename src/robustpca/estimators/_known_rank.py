@@ -39,7 +39,7 @@ from .._validation import (
 )
 from ..solvers import StopReason
 from ..solvers.godec import solve_godec
-from ..solvers.godec_card import ResidualCutoff, gross_left_out
+from ..solvers.godec_card import ResidualCutoff, full_card_message, gross_left_out
 from ..solvers.known_rank import RESIDUAL, solve_accaltproj
 from ._base import BaseSubspaceEstimator
 from ._masked import MaskedFitMixin
@@ -481,20 +481,5 @@ class GoDec(_KnownRankRPCA):
         count, share = gross_left_out(residual, S, observed, rule, reference)
         if share < 0.5:
             return
-        what = (
-            f"card='auto' reached its cap of {k} entries ({rule.max_share:.0%})"
-            if auto
-            else f"card={self.card!r} ({k} entries) is full"
-        )
-        advice = (
-            "the data may not be low rank + sparse at this rank: raise n_components"
-            if auto
-            else "raise card, or use card='auto'"
-        )
-        warnings.warn(
-            f"GoDec: {what}, and {count} more entries of the residual lie beyond "
-            f"{rule.cutoff:g} robust standard deviations, carrying {share:.0%} of "
-            f"||X - L - S||_F^2: gross errors were left in low_rank_; {advice}.",
-            UserWarning,
-            stacklevel=4,
-        )
+        message = full_card_message(self.card, k, rule, count, share)
+        warnings.warn(message, UserWarning, stacklevel=4)

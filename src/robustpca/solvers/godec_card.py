@@ -61,7 +61,7 @@ import numpy as np
 
 from .known_rank import keep_largest_entries
 
-__all__ = ["MAD_TO_SD", "ResidualCutoff", "gross_left_out"]
+__all__ = ["MAD_TO_SD", "ResidualCutoff", "full_card_message", "gross_left_out"]
 
 #: ``1 / Phi^-1(3/4)``: the median of ``|N(0, s^2)|`` times this is ``s``.
 MAD_TO_SD = 1.482602218505602
@@ -139,6 +139,28 @@ class ResidualCutoff:
         n_entries = residual.size if observed is None else int(np.count_nonzero(observed))
         k = int(np.count_nonzero(self.beyond(residual, observed, reference)))
         return min(k, self.cap(n_entries))
+
+
+def full_card_message(card, k: int, rule: ResidualCutoff, count: int, share: float) -> str:
+    """The warning of a fit whose support of ``k`` entries is full (``card`` as given:
+    ``"auto"`` or a size) while ``count`` entries beyond the cutoff, carrying ``share``
+    of the residual's squared norm, were left out of it (:func:`gross_left_out`)."""
+    auto = isinstance(card, str)
+    what = (
+        f"card='auto' reached its cap of {k} entries ({rule.max_share:.0%})"
+        if auto
+        else f"card={card!r} ({k} entries) is full"
+    )
+    advice = (
+        "the data may not be low rank + sparse at this rank: raise n_components"
+        if auto
+        else "raise card, or use card='auto'"
+    )
+    return (
+        f"GoDec: {what}, and {count} more entries of the residual lie beyond "
+        f"{rule.cutoff:g} robust standard deviations, carrying {share:.0%} of "
+        f"||X - L - S||_F^2: gross errors were left in low_rank_; {advice}."
+    )
 
 
 def gross_left_out(
