@@ -343,3 +343,27 @@ def test_rows_that_are_images_get_the_gallery(tmp_path):
     assert cli.main([*argv, "--image-shape", "4x4", "--chunk-rows", "50"]) == 0
     for name in ("gallery.png", "components.png", "outlier_map.png"):
         assert (out / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_only_a_missing_dask_means_no_chunked_fit(monkeypatch):
+    """``chunked_methods`` reads an ImportError of dask as "no chunked fit" and lets any
+    other one through (a broken install must not pass for a missing extra)."""
+    import builtins
+
+    from robustpca.cli import _chunked
+
+    real = builtins.__import__
+
+    def failing(name):
+        def fake(module, *args, **kwargs):
+            if module.endswith("_dask.fit"):
+                raise ImportError(f"No module named {name!r}", name=name)
+            return real(module, *args, **kwargs)
+
+        return fake
+
+    monkeypatch.setattr(builtins, "__import__", failing("dask.array"))
+    assert _chunked.chunked_methods() == []
+    monkeypatch.setattr(builtins, "__import__", failing("robustpca.solvers.oops"))
+    with pytest.raises(ImportError, match="oops"):
+        _chunked.chunked_methods()
