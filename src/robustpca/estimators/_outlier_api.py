@@ -228,7 +228,7 @@ class OutlierDetectorMixin:
         if getattr(self, "_outlier_reference", None) is None:
             raise ValueError(
                 f"This {type(self).__name__} has no training diagnostics for {method} "
-                "(_outlier_reference; a Dask fit does not compute them): use "
+                "(_outlier_reference, set at the end of fit): use "
                 "robustpca.diagnostics.outlier_diagnostics(model, X, reference=X_train), "
                 "or reconstruction_error for the orthogonal distances."
             )
