@@ -53,6 +53,7 @@ from ..diagnostics import (
     outlier_diagnostics,
 )
 from ..linalg.blocked import Projector, blas_matmul
+from ..solvers.chunked_reference import offset_at_cut
 
 __all__ = ["OutlierDetectorMixin", "check_contamination", "contamination_offset"]
 
@@ -371,14 +372,7 @@ def contamination_offset(scores: np.ndarray, contamination: float, sample_weight
     cuts = np.flatnonzero(np.concatenate([[True], s[1:] > s[:-1], [True]]))
     cuts = cuts[(cuts == n) | np.isfinite(s[np.minimum(cuts, n - 1)])]
     j = int(cuts[np.argmin(np.abs(cum[cuts] - target))])  # first of the nearest
-    lower = s[j - 1] if j > 0 else -np.inf
-    if j == n:
-        return float(lower + max(1.0, abs(lower))) if np.isfinite(lower) else 0.0
-    upper = float(s[j])
-    if not np.isfinite(lower):
-        return upper - max(1.0, abs(upper))
-    middle = 0.5 * lower + 0.5 * upper
-    return float(middle) if lower < middle <= upper else upper
+    return offset_at_cut(s, j)
 
 
 def _output_dtype(model, X):

@@ -296,6 +296,13 @@ def offset_from_window(window: Window, total: float, share: float) -> float | No
         return None
     if j == 0 and window.n_below > 0:
         return None  # the value below the cut lies outside
+    return offset_at_cut(values, j)
+
+
+def offset_at_cut(values: np.ndarray, j: int) -> float:
+    """The offset between the sorted ``values[j - 1]`` and ``values[j]`` (their
+    midpoint where it lies strictly above the lower one), so that the first ``j`` are
+    below it; finite beyond either end."""
     lower = float(values[j - 1]) if j > 0 else -np.inf
     if j == values.size:
         return float(lower + max(1.0, abs(lower))) if np.isfinite(lower) else 0.0
