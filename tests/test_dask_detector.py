@@ -31,6 +31,7 @@ from robustpca import (
     ConvexOptimalMeanPCA,
     CovariancePCA,
     GeneralizedMeanPCA,
+    GoDec,
     OptimalMeanPCA,
     OutlierPursuit,
     PrincipalComponentPursuit,
@@ -64,7 +65,14 @@ ESTIMATORS = {
     "robpca": lambda: ROBPCA(2, random_state=0),
     "covariance": lambda: CovariancePCA(2, random_state=0),
     "spherical": lambda: SphericalPCA(2),
+    "godec": lambda: GoDec(2, random_state=0),
 }
+
+
+def test_every_chunked_fit_is_covered():
+    from robustpca._dask.fit import FITS
+
+    assert set(ESTIMATORS) == set(FITS)
 
 
 def planted(n=400, d=6, k=2, share=0.1, seed=0):
