@@ -342,3 +342,31 @@ def test_one_coordinate_mcd(threads):
     np.testing.assert_allclose(d.covariance_, c.covariance_, rtol=1e-12)
     np.testing.assert_allclose(d.mean_, c.mean_, rtol=1e-12)
     np.testing.assert_array_equal(d.support_.compute(), c.support_)
+
+
+def test_window_bounds_by_blocks_of_bins():
+    """The univariate MCD's lower bounds per start bin are computed by blocks of bins: the
+    same values as all at once, in memory that does not grow with the rows per bin times
+    the bins (at 14,000,000 rows, 4,096 pilot bins: 560 MB at once)."""
+    import tracemalloc
+
+    from robustpca.solvers import chunked_order_statistics as cos
+
+    n, nb = 14_000_000, 4096
+    counts = np.full(nb, n / nb)
+    cum = np.concatenate([[0.0], np.cumsum(counts)])
+    bounds = np.linspace(-3.0, 3.0, nb + 1)
+    mid = (bounds[:-1] + bounds[1:]) / 2
+    c1 = np.concatenate([[0.0], np.cumsum(counts * mid)])
+    c2 = np.concatenate([[0.0], np.cumsum(counts * (mid**2 + 1e-4))])
+    h = n // 2
+    a = np.flatnonzero(cum[:-1] <= n - h)
+    s_lo, s_hi = cum[a], np.minimum(cum[a + 1] - 1, n - h)
+    tracemalloc.start()
+    blocked = cos._start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 150e6
+    some = slice(1000, 1040)
+    at_once = cos._start_bin_lower_block(cum, c1, c2, bounds, a[some], s_lo[some], s_hi[some], h)
+    np.testing.assert_array_equal(blocked[some], at_once)

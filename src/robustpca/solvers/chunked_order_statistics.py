@@ -374,6 +374,21 @@ def _with_part(cnt, s1, s2, m, low, high):
 
 
 def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
+    """:func:`_start_bin_lower_block` by blocks of start bins, about 2**20 (bin, offset)
+    pairs each: a bin holds about ``n / 4096`` ranks, so all bins at once would take a
+    dozen arrays of about ``n / 2`` floats."""
+    T = s_hi - s_lo
+    width = int(T.max()) + 1 if T.size else 1
+    step = max(1, (1 << 20) // width)
+    parts = [
+        _start_bin_lower_block(cum, c1, c2, bounds, a[i : i + step], s_lo[i : i + step],
+                               s_hi[i : i + step], h)
+        for i in range(0, max(a.size, 1), step)
+    ]  # fmt: skip
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _start_bin_lower_block(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     """A lower bound on the sum of squares of every window starting in bin ``a``.
 
     A window from ``s_hi - t`` (``0 <= t <= T = s_hi - s_lo``) is the full bins ``C``
