@@ -81,7 +81,7 @@ class DaskStateRunner:
 
     def __call__(self, kernel, **params) -> dict:
         dask, _ = _dask()
-        task = dask.delayed(partial(kernel, **params), pure=False, nout=2)
+        task = dask.delayed(partial(_listed, kernel, **params), pure=False, nout=2)
         outs = [task(b, s) for b, s in zip(self.runner._blocks, self.states, strict=True)]
         parts = [out[1] for out in outs]
         combine = dask.delayed(combine_parts, pure=False)
@@ -133,6 +133,14 @@ def _distributed() -> bool:
 
 def _pick(state, *, index: int):
     return state[index]
+
+
+def _listed(kernel, block, state, **params):
+    """``kernel(block, state)`` with its state as a list: a tuple whose first item is an
+    array, as a value of the graph, reads as a task to the array optimiser of older dask
+    releases (2024.1 compares that array with its getters and raises)."""
+    state, part = kernel(block, state, **params)
+    return (list(state) if isinstance(state, tuple) else state), part
 
 
 def _tall_runner(est, X, run) -> DaskStateRunner:
