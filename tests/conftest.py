@@ -40,6 +40,16 @@ from _harness import peak_memory as peak_memory  # noqa: E402  (re-exported to t
 
 
 @pytest.fixture(scope="session")
+def adbench() -> Path:
+    """The folder of ADBench's tables: ``$ROBUSTPCA_DATA``, ``../shared/data`` or the
+    download cache (``data_home``); data that cannot be had is an error, never a skip."""
+    try:
+        return data_home("adbench") / "adbench"
+    except FileNotFoundError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The real data folder: ``$ROBUSTPCA_DATA`` or ``../shared/data`` when present, else
     the download cache, filled once through the package's fetchers (every image set, and

@@ -18,16 +18,6 @@ TABLES = ["14_glass", "15_Hepatitis", "21_Lymphography"]
 HAS_PYOD = importlib.util.find_spec("pyod") is not None
 
 
-@pytest.fixture(scope="module")
-def folder():
-    from _harness import data_home
-
-    try:
-        return data_home("adbench") / "adbench"
-    except FileNotFoundError as exc:
-        pytest.fail(str(exc), pytrace=False)
-
-
 def test_scale_columns_guards_zero_mad_and_constant_columns():
     rng = np.random.default_rng(0)
     X = np.column_stack(
@@ -44,8 +34,8 @@ def test_scale_columns_guards_zero_mad_and_constant_columns():
 
 
 @pytest.mark.realdata
-def test_evaluate_one_estimator(folder):
-    records = bench.evaluate(bench.robustpca_factory("ROBPCA"), TABLES, folder=folder)
+def test_evaluate_one_estimator(adbench):
+    records = bench.evaluate(bench.robustpca_factory("ROBPCA"), TABLES, folder=adbench)
     assert [r["table"] for r in records] == TABLES
     for r in records:
         assert "error" not in r, r
@@ -54,24 +44,24 @@ def test_evaluate_one_estimator(folder):
         assert r["n_samples"] > 0 and 0 < r["outlier_share"] < 0.5
     # the same in a forked child under a time limit, and under the other scaling
     forked = bench.evaluate(
-        bench.robustpca_factory("ROBPCA"), TABLES[:1], folder=folder, timeout=60
+        bench.robustpca_factory("ROBPCA"), TABLES[:1], folder=adbench, timeout=60
     )
     assert forked[0]["auc"] == pytest.approx(records[0]["auc"])
     minmax = bench.evaluate(
-        bench.robustpca_factory("PCA"), TABLES[:1], scaling="minmax", folder=folder
+        bench.robustpca_factory("PCA"), TABLES[:1], scaling="minmax", folder=adbench
     )
     assert 0.0 <= minmax[0]["auc"] <= 1.0
 
 
 @pytest.mark.realdata
-def test_failures_are_recorded_and_ranked_last(folder):
+def test_failures_are_recorded_and_ranked_last(adbench):
     class Broken:
         def fit(self, X):
             raise RuntimeError("no")
 
     results = {
-        "robustpca PCA": bench.evaluate(bench.robustpca_factory("PCA"), TABLES[:2], folder=folder),
-        "broken": bench.evaluate(Broken, TABLES[:2], folder=folder),
+        "robustpca PCA": bench.evaluate(bench.robustpca_factory("PCA"), TABLES[:2], folder=adbench),
+        "broken": bench.evaluate(Broken, TABLES[:2], folder=adbench),
     }
     assert all("RuntimeError" in r["error"] for r in results["broken"])
     rows = bench.summarize(results)
@@ -81,11 +71,11 @@ def test_failures_are_recorded_and_ranked_last(folder):
 
 
 @pytest.mark.realdata
-def test_the_command_writes_the_page_block(folder, tmp_path):
+def test_the_command_writes_the_page_block(adbench, tmp_path):
     page = tmp_path / "page.md"
     page.write_text(f"# Page\n\n{bench.MARK_BEGIN}\nold\n{bench.MARK_END}\n\nkept\n")
     detectors = ["ROBPCA", "IForest"] if HAS_PYOD else ["ROBPCA"]
-    argv = ["--tables", *TABLES[:2], "--folder", str(folder), "--detectors", *detectors]
+    argv = ["--tables", *TABLES[:2], "--folder", str(adbench), "--detectors", *detectors]
     argv += ["--timeout", "120", "--json", str(tmp_path / "r.json"), "--markdown", str(page)]
     assert bench.main(argv) == 0
     text = page.read_text()
@@ -116,7 +106,7 @@ def test_likelihood_outlyingness_ranks_planted_outliers_first():
 
 
 @pytest.mark.realdata
-def test_the_recommended_configuration_runs(folder):
-    records = bench.evaluate(bench.recommended_factory(), TABLES[:1], folder=folder)
+def test_the_recommended_configuration_runs(adbench):
+    records = bench.evaluate(bench.recommended_factory(), TABLES[:1], folder=adbench)
     assert records[0]["n_components"] == 2 and 0.0 <= records[0]["auc"] <= 1.0
     assert "flagged" not in records[0]  # it ranks; the labels stay the estimator's own

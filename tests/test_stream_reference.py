@@ -23,16 +23,6 @@ from .test_online_rpca import planted_stream
 ONLINE = [OnlineRobustPCA, GRASTA]
 
 
-@pytest.fixture(scope="module")
-def adbench():
-    from _harness import data_home  # $ROBUSTPCA_DATA, ../shared/data or the fetchers
-
-    try:
-        return data_home("adbench") / "adbench"
-    except FileNotFoundError as exc:
-        pytest.fail(str(exc), pytrace=False)
-
-
 def stream(model, X, batch):
     for start in range(0, X.shape[0], batch):
         model.partial_fit(X[start : start + batch])
