@@ -398,6 +398,9 @@ def solve_pcp(
     equivariant to the scale of ``X``. ``center``: ``True`` subtracts the column means
     first, ``'median'`` the column medians (:func:`~.alm_types.column_offset`), block by
     block. ``return_dual=False`` leaves out the multiplier (one ``n x d`` array less).
+    Float32 ``X`` (video frames) is not copied; its SVT steps may form their Gram
+    matrices partly in single precision (:mod:`.alm_single_gram`), within the data's own
+    rounding; ``info['svd_counts']['single']`` counts them.
 
     Returns
     -------
@@ -413,7 +416,7 @@ def solve_pcp(
     # Y_0 = X / J(X), J(X) = max(||X||_2, ||X||_inf / lam) (Lin et al., Algorithm 5)
     norm_two = spectral_norm(data.X, rng, center=data.center)
     J = max(norm_two, data.abs_max() / lam)
-    svt = _SVTStep(X.shape, svd_solver, rng)
+    svt = _SVTStep(X.shape, svd_solver, rng, single=X.dtype == np.float32)
     problem = _Problem(lambda M, mu: (None, svt(M, 1.0 / mu)), _L1(lam), svt)
     return _solve(
         data,

@@ -27,6 +27,9 @@ tries the block route first; ``'full'`` is LAPACK's SVD every iteration. The Gra
 squares the condition number: its thresholded matrix is accurate to about
 :math:`\epsilon\sigma_1^2/\tau`, and the penalty's cap keeps :math:`\tau` above
 :math:`0.8\cdot 10^{-7}\lVert X\rVert_2` for PCP, so that stays below ``tol``.
+For data stored in single precision (PCP), the Gram route forms the part of its Gram
+matrix off the last step's singular vectors in single precision
+(:mod:`.alm_single_gram`), checked each step against the data's own rounding.
 ``docs/design-notes/pcp.md`` has the measurements behind these choices.
 """
 
@@ -40,6 +43,7 @@ from scipy import linalg as sla
 from ..linalg import single_blas_thread
 from ..prox import SVDFactors, svt_factors
 from .alm_blocks import _blocks, _Data
+from .alm_single_gram import single_precision_gram
 from .alm_types import _LowRank
 
 #: 'auto' takes the partial route when PARTIAL_COST * (hint + 1 + BLOCK_OVERSAMPLES)
@@ -89,20 +93,38 @@ SMALL_FACTORIZATIONS_ONE_THREAD = True
 #: OpenBLAS libraries' threads fight over the cores ("More than one BLAS thread" in
 #: docs/performance.md); above it the threads pay for themselves in the eigensolver.
 GRAM_EIGH_ONE_THREAD_MAX = 1000
+#: Single-precision data: the Gram route forms the part of its Gram matrix off the last
+#: step's singular vectors in single precision (:mod:`.alm_single_gram`) when the short
+#: side is at least this (below it the thin products cost what the ``syrk`` saves) ...
+SINGLE_GRAM_MIN_SIDE = 512
+#: ... the last rank at most this fraction of it ...
+SINGLE_GRAM_RANK_FRACTION = 1.0 / 8.0
+#: ... and keeps the result where that part's rounding, about
+#: ``eps32 ||R||_2^2 / tau`` on the thresholded matrix, is at most this fraction of
+#: ``eps32 sigma_1``, by which the single-precision data are uncertain; otherwise the
+#: step is repeated in double precision.
+SINGLE_GRAM_RATIO = 0.25
+#: After a repeated step, the double-precision Gram route is kept for this many steps
+#: (doubling at each repeat).
+SINGLE_GRAM_RETRY = 2
 
 
-def _gram_step(M: np.ndarray, tau: float, predicted: int = 0) -> _LowRank:
+def _gram_step(
+    M: np.ndarray, tau: float, predicted: int = 0, G: np.ndarray | None = None
+) -> _LowRank:
     """Singular value thresholding of ``M`` by the Gram matrix of its short side.
 
     ``M`` is neither copied nor modified; holds the ``min(n, d)``-square Gram matrix, its
     eigenvectors and, for wide data at rank ``r <= n / 4``, the ``r x d`` factor.
     ``predicted``: the number of singular values expected above ``tau`` (the last
     rank), which picks whether all eigenpairs are computed
-    (:data:`ALL_EIGENPAIRS_FRACTION`).
+    (:data:`ALL_EIGENPAIRS_FRACTION`). ``G``: that Gram matrix, formed by the caller
+    (:func:`~.alm_single_gram.single_precision_gram`; overwritten).
     """
     n, d = M.shape
     wide = n <= d
-    G = M @ M.T if wide else M.T @ M  # numpy uses syrk for a product with its transpose
+    if G is None:  # numpy uses syrk for a product with its transpose
+        G = M @ M.T if wide else M.T @ M
     with single_blas_thread(min(n, d) <= GRAM_EIGH_ONE_THREAD_MAX):
         try:
             if predicted > ALL_EIGENPAIRS_FRACTION * min(n, d):  # all (cheaper then)
@@ -313,9 +335,25 @@ class _SVTStep:
     the next hint);
     ``'partial'`` always tries it first; ``'full'`` is LAPACK's SVD. Holds the block of
     right vectors (``hint + 6`` rows of length ``d``) for the warm start.
+
+    ``single``: the data are in single precision, so the Gram route may form its Gram
+    matrix with :func:`~.alm_single_gram.single_precision_gram` on the last step's
+    singular vectors of the short side (held, ``side x rank``), checked by
+    :data:`SINGLE_GRAM_RATIO`.
     """
 
-    def __init__(self, shape: tuple[int, int], solver: str, rng: np.random.Generator):
+    def __init__(
+        self,
+        shape: tuple[int, int],
+        solver: str,
+        rng: np.random.Generator,
+        single: bool = False,
+    ):
+        self.wide = shape[0] <= shape[1]
+        self.single = single
+        self.basis: np.ndarray | None = None  # the last step's short-side vectors
+        self.residual: np.ndarray | None = None  # single_precision_gram's buffer
+        self.single_skip, self.single_wait = 0, SINGLE_GRAM_RETRY
         self.side, self.long = min(shape), max(shape)
         # Gram steps before the partial route is tried again, and the next such wait
         self.skip, self.wait = 0, PARTIAL_RETRY
@@ -325,7 +363,8 @@ class _SVTStep:
         self.rng = rng
         self.init = None
         self.rtol = BLOCK_RTOL
-        self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
+        # "single": of the Gram steps, those formed in single precision
+        self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0, "single": 0}
         self.gram_steps = 0
 
     def _partial_pays(self) -> bool:
@@ -378,6 +417,29 @@ class _SVTStep:
             k, init = k + max(1, round(0.05 * self.side)), Vt
         return None
 
+    def _gram(self, M: np.ndarray, tau: float) -> _LowRank:
+        """The Gram route, its Gram matrix in single precision off the last step's
+        vectors where :data:`SINGLE_GRAM_MIN_SIDE` and :data:`SINGLE_GRAM_RANK_FRACTION`
+        allow, kept where :data:`SINGLE_GRAM_RATIO` holds."""
+        basis = self.basis
+        if self.single_skip:
+            self.single_skip -= 1
+        elif (
+            basis is not None
+            and 0 < basis.shape[1] <= SINGLE_GRAM_RANK_FRACTION * self.side
+            and self.side >= SINGLE_GRAM_MIN_SIDE
+        ):
+            if self.residual is None:
+                self.residual = np.empty((self.side, self.long), dtype=np.float32)
+            G, r2 = single_precision_gram(M, basis, out=self.residual)
+            low = _gram_step(M, tau, self.rank, G=G)
+            sigma1 = tau + (low.s[0] if low.s.size else 0.0)
+            if r2 <= SINGLE_GRAM_RATIO * tau * sigma1:
+                self.counts["single"] += 1
+                return low
+            self.single_skip, self.single_wait = self.single_wait, 2 * self.single_wait
+        return _gram_step(M, tau, self.rank)
+
     def __call__(self, M: np.ndarray, tau: float) -> _LowRank:
         low = None
         if self.solver == "full":
@@ -389,8 +451,10 @@ class _SVTStep:
             self.skip -= 1
         if low is None:
             self.init = None
-            low = _gram_step(M, tau, self.rank)
+            low = self._gram(M, tau)
             self.gram_steps += 1
+        if self.single:
+            self.basis = low.U if self.wide else (None if low.Vt is None else low.Vt.T)
         svp = self.rank = low.s.size
         grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
         self.hint = max(1, min(svp + grow, self.side))
