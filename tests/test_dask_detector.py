@@ -196,6 +196,8 @@ def test_every_chunked_fit_stores_the_in_memory_reference(name, route):
     twin = in_memory_reference(model, X)
     assert_same_reference(twin, model)
     assert model.offset_ == -1.0
+    # and the likelihood model of score(), from the same passes (tests/test_dask_score.py)
+    assert model.score(dX) == pytest.approx(twin.score(X), rel=1e-10)
     for method in ("predict", "decision_function", "score_samples"):
         lazy = getattr(model, method)(dX)
         assert isinstance(lazy, da.Array)

@@ -20,9 +20,14 @@ computes the same here, in passes over the row chunks, never holding the rows:
   few rows back in one pass (the lazy transforms by column blocks) and takes the
   statistics in memory.
 
-The results equal the in-memory fit's to rounding; the passes are added to
-``n_passes_``. No stored distance of the fits is reused: the rrcov family's cutoffs in
-its reweighting belong to intermediate fits, not to the final centre and loadings.
+The first stage also takes the two variances of ``score``'s Gaussian model
+(:mod:`robustpca.estimators._likelihood`): the (weighted) medians of :math:`OD^2` and of
+the squared norms :math:`\lVert t \rVert^2 + OD^2`, or for the classical rule the
+weighted sum of :math:`OD^2`, as two more columns of the same passes, and hands them to
+the estimator's ``_store_likelihood_model``. The results equal the in-memory fit's to
+rounding; the passes are added to ``n_passes_``. No stored distance of the fits is
+reused: the rrcov family's cutoffs in its reweighting belong to intermediate fits, not
+to the final centre and loadings.
 This module never imports an estimator.
 """
 
@@ -44,12 +49,17 @@ from ..diagnostics import (
 from ..solvers.chunked import NumpyPassRunner
 from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
 from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics
+from ..solvers.likelihood import (
+    background_variance_from_median,
+    noise_variance_from_median,
+    noise_variance_from_sum,
+)
 from .arrays import _dask, _is_dask, as_float_array, row_blocks
 from .fit import DaskPassRunner
 from .missing import observed_block
 from .rrcov import row_index
 
-__all__ = ["BlockDistances", "chunked_reference", "set_outlier_reference"]
+__all__ = ["BlockDistances", "ChunkedReference", "chunked_reference", "set_outlier_reference"]
 
 #: The quantile of the cutoffs that ``score_samples`` uses (``DEFAULT_QUANTILE``).
 _QUANTILE = 0.975
@@ -107,21 +117,27 @@ def _rows(distances, k, x, w, all_scores):
 
 @dataclass(frozen=True)
 class ReferenceColumns:
-    """The first stage's columns: the scores ("scores" rule), :math:`OD^{2/3}`, the
-    rows' centred norms and the ODs (their largest only)."""
+    r"""The first stage's columns: the scores ("scores" rule), :math:`OD^{2/3}`, the
+    rows' centred norms and the ODs (their largest only); with ``likelihood``, then
+    :math:`OD^2` and :math:`\lVert t \rVert^2 + OD^2` with the fit's weights (the
+    variances of ``score``: :mod:`robustpca.estimators._likelihood`)."""
 
     distances: BlockDistances
     k: int
     scores_rule: bool
     all_scores: bool = False
+    likelihood: bool = False
 
     def __call__(self, x, w):
         t, od, ww, od_row, score_row = _rows(self.distances, self.k, x, w, self.all_scores)
-        norms = np.sqrt(np.sum(t**2, axis=1) + od**2)
+        squared = np.sum(t**2, axis=1) + od**2
         one = np.ones_like(ww)
-        values = [od ** (2.0 / 3.0), norms, od]
+        values = [od ** (2.0 / 3.0), np.sqrt(squared), od]
         weights = [np.where(od_row, ww, -1.0), np.where(od_row, one, -1.0)]
         weights.append(weights[-1])
+        if self.likelihood:
+            values += [od**2, squared]
+            weights += [weights[0], weights[0]]
         if self.scores_rule:
             values = [*t.T, *values]
             weights = [np.where(score_row, ww, -1.0)] * t.shape[1] + weights
@@ -190,14 +206,51 @@ def _outlyingness(reference: DiagnosticReference, t, od) -> np.ndarray:
     return diag.outlyingness
 
 
+@dataclass(frozen=True)
+class ChunkedReference:
+    """:func:`chunked_reference`'s result: the diagnostics' reference, the pilot rows
+    (or None), the passes taken and, where asked, the noise and background variances
+    of the likelihood model (``score``)."""
+
+    reference: DiagnosticReference
+    pilot: Any
+    passes: int
+    variances: tuple[float, float] | None = None
+
+
+def _likelihood_variances(stats, summary, at: int, rule: str, d: int, k: int):
+    r""":math:`\sigma^2` and :math:`\tau` (:mod:`robustpca.solvers.likelihood`) from the
+    first stage's columns ``at`` (:math:`OD^2`) and ``at + 1`` (squared norms): their
+    medians for the robust rules, the weighted sum of :math:`OD^2` for the classical
+    one (no background), as ``_set_likelihood_reference`` computes them in memory."""
+    if not summary.count[at] > 0:  # no row with more than k observed coordinates
+        return 0.0, 0.0
+    if rule == "classical":
+        weight = float(summary.weight[at])
+        return noise_variance_from_sum(float(summary.mean[at]) * weight, weight, d, k), 0.0
+    return (
+        noise_variance_from_median(float(stats[at]), d, k),
+        background_variance_from_median(float(stats[at + 1]), d),
+    )
+
+
 def chunked_reference(
-    model, run, n: int, distances: BlockDistances, *, rows=None, index=None, pilot_rows=None
-):
+    model,
+    run,
+    n: int,
+    distances: BlockDistances,
+    *,
+    rows=None,
+    index=None,
+    pilot_rows=None,
+    likelihood: bool = False,
+) -> ChunkedReference:
     """``diagnostic_reference(model, scores, od, None, rows, n_observed=...)`` of the rows
     behind ``run`` (a passes runner), by exact counting passes; ``index``: the rows'
     global numbers (for the pilot above :data:`SMALL_ROWS` rows); ``pilot_rows``: the
-    pilot's rows where the fit gathered them already (no pass). Returns the reference,
-    the pilot (or None) and the passes."""
+    pilot's rows where the fit gathered them already (no pass). With ``likelihood``,
+    the first stage also takes the two order statistics (or the sum) of the
+    likelihood's variances, in the same passes."""
     k = int(distances.components.shape[0])
     rule = getattr(model, "_od_cutoff_rule", None)
     eigenvalues = getattr(model, "explained_variance_", None)
@@ -212,9 +265,12 @@ def chunked_reference(
         passes += 1
     od_kind = None if rule == "classical" and not scores_rule else "median_mad"
     kinds = (["median_mad"] * k if scores_rule else []) + [od_kind, "median", None]
+    if likelihood:  # the weighted median of solvers.likelihood: the lower middle value
+        median = None if rule == "classical" else "median" if rows is None else "lower_median"
+        kinds += [median, median]
     all_scores = False
     while True:
-        columns = ReferenceColumns(distances, k, scores_rule, all_scores)
+        columns = ReferenceColumns(distances, k, scores_rule, all_scores, likelihood)
         stats, summary, used = exact_statistics(run, rows, columns, kinds, n, pilot=pilot)
         passes += used
         # no row with k observed coordinates: every row's scores count (diagnostics)
@@ -251,13 +307,17 @@ def chunked_reference(
     elif od_count:
         location, spread = (float(v) for v in stats[first])
     reference = DiagnosticReference(rule, centre, scale, location, spread, 0.0, 0.0, applies, floor)
+    variances = None
+    if likelihood:
+        d = int(distances.components.shape[1])
+        variances = _likelihood_variances(stats, summary, first + 3, rule, d, k)
     if rule != "scores" or not (k == 0 or summary.count[0] > 0):
-        return reference, pilot, passes
+        return ChunkedReference(reference, pilot, passes, variances)
     sd = ScoreDistanceColumns(distances, k, reference, all_scores)
     (sd_stats,), _, used = exact_statistics(run, rows, sd, ["median_mad"], n, pilot=pilot)
     passes += used
     reference = replace(reference, sd_location=float(sd_stats[0]), sd_scale=float(sd_stats[1]))
-    return reference, pilot, passes
+    return ChunkedReference(reference, pilot, passes, variances)
 
 
 def _weights(sample_weight, n: int):
@@ -271,8 +331,9 @@ def _weights(sample_weight, n: int):
 
 def set_outlier_reference(est, X, sample_weight=None) -> None:
     """Store ``_outlier_reference`` and ``offset_`` of a Dask fit of ``est`` on ``X``
-    (the end of ``fit``, as the in-memory fit does), adding the passes to
-    ``n_passes_``."""
+    (the end of ``fit``, as the in-memory fit does), and the likelihood model of
+    ``score`` where the estimator has one (its ``_store_likelihood_model``), adding
+    the passes to ``n_passes_``."""
     X = as_float_array(X, keep_float32=True)
     n, d = X.shape
     est._outlier_reference = None
@@ -284,6 +345,9 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         dask, _ = _dask()
         t, od, w = dask.compute(est.transform(X), est.reconstruction_error(X), weights)
         est._outlier_reference = diagnostic_reference(est, t, od, None, w)
+        store = getattr(est, "_set_likelihood_reference", None)
+        if store is not None:  # from the same distances, in memory
+            store(t, od, w, None)
         est._reference_passes = 1
         est.n_passes_ = getattr(est, "n_passes_", 0) + 1
         if not isinstance(contamination, str):
@@ -306,10 +370,21 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         with_counts=bool(getattr(est, "n_missing_", 0)),
     )
     index = row_index(X)
-    reference, pilot, _ = chunked_reference(
-        est, run, n, distances, rows=weights, index=index, pilot_rows=pilot_rows
+    store = getattr(est, "_store_likelihood_model", None)
+    found = chunked_reference(
+        est,
+        run,
+        n,
+        distances,
+        rows=weights,
+        index=index,
+        pilot_rows=pilot_rows,
+        likelihood=store is not None,
     )
+    reference, pilot = found.reference, found.pilot
     est._outlier_reference = reference
+    if store is not None and found.variances is not None:
+        store(*found.variances)
     if isinstance(contamination, str):
         est.offset_ = -1.0
     else:

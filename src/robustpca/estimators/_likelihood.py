@@ -76,6 +76,7 @@ class LikelihoodScoreMixin:
     # set by BaseEstimator's validation and OutlierDetectorMixin at fit
     n_features_in_: int
     _outlier_reference: Any
+    _likelihood_reference: tuple[Any, SubspaceGaussian] | None
 
     def _set_likelihood_reference(self, scores, od, sample_weight=None, n_observed=None) -> None:
         """Store the Gaussian model of the fit (end of ``fit``, after
@@ -101,11 +102,23 @@ class LikelihoodScoreMixin:
         t = np.asarray(scores, dtype=np.float64).reshape(od.shape[0], -1)[rows]
         squared_norms = np.einsum("ij,ij->i", t, t) + od[rows] ** 2
         tau = background_variance(squared_norms, d, w) if robust else 0.0
+        self._store_likelihood_model(sigma2, tau)
+
+    def _store_likelihood_model(self, noise_var: float, background: float) -> None:
+        r"""Store the Gaussian model of the fit from its two training variances,
+        :math:`\sigma^2` and :math:`\tau` (``_set_likelihood_reference`` in memory;
+        a Dask fit finds them by counting passes, :mod:`robustpca._dask.reference`),
+        with the score centre and scales of ``_outlier_reference``."""
+        self._likelihood_reference = None
+        reference = getattr(self, "_outlier_reference", None)
+        if reference is None or not _has_density(self):
+            return
+        d = int(self.n_features_in_)
         # rounding level of a variance: od_floor is sqrt(eps) times the median norm of the
         # centred training rows, spread over the d coordinates
         floor = reference.od_floor**2 / max(d, 1)
         centre, scale = reference.score_center, reference.score_scale
-        model = subspace_gaussian(centre, scale, sigma2, d, floor=floor, background=tau)
+        model = subspace_gaussian(centre, scale, noise_var, d, floor=floor, background=background)
         self._likelihood_reference = (reference, model)
 
     def _likelihood_model(self) -> SubspaceGaussian:
@@ -116,7 +129,8 @@ class LikelihoodScoreMixin:
         if stored is None or reference is None or stored[0] is not reference:
             raise ValueError(
                 f"This {type(self).__name__} has no training statistics for its likelihood "
-                "(a Dask fit does not compute them): fit it on in-memory data to use score."
+                "(its fit did not store the outlier diagnostics' reference): refit it to "
+                "use score."
             )
         return stored[1]
 

@@ -52,7 +52,7 @@ REFINE_BINS = 256
 #: Rounds of splitting at most; then the windows are gathered as they are.
 MAX_SPLITS = 3
 #: The kinds of statistic a column may want.
-KINDS = (None, "median", "median_mad", "offset")
+KINDS = (None, "median", "lower_median", "median_mad", "offset")
 _EPS = float(np.finfo(np.float64).eps)
 
 
@@ -193,6 +193,15 @@ class Window:
         if position < self.below or not cum.size or position >= cum[-1]:
             return None
         return float(self.values[np.searchsorted(cum, position, side="right")])
+
+    def value_reaching(self, half: float) -> float | None:
+        """The first value whose cumulative weight reaches ``half`` (the weighted
+        median of :mod:`robustpca.solvers.likelihood`), or None when the window does
+        not hold it."""
+        cum = self.below + np.cumsum(self.weights)
+        if not self.below < half or not cum.size or not cum[-1] >= half:
+            return None
+        return float(self.values[np.searchsorted(cum, half, side="left")])
 
 
 def _windows(got: dict, low, high) -> dict:
@@ -399,6 +408,10 @@ def _plan(kind, bins: _Bins | None, total: float, share: float):
     if kind == "offset":
         a, b = _offset_bins(bins, total, share)
         return [(bins.bounds(a)[0], bins.bounds(b)[1])]
+    if kind == "lower_median":  # the bin where the cumulative weight reaches half
+        found = int(np.searchsorted(bins.cum[1:], 0.5 * total, side="left"))
+        a, b = sorted((min(found, bins.weights.size - 1), bins.bin_of(0.5 * total)))
+        return [(bins.bounds(a)[0], bins.bounds(b)[1])]
     a, b = _median_bins(bins, total)
     cl, ch = bins.bounds(a)[0], bins.bounds(b)[1]
     if kind == "median":
@@ -438,6 +451,8 @@ def _split(bins: _Bins, heavy: set, low: float, high: float) -> np.ndarray:
 def _resolve(kind, windows: dict, j: int, total: float, share: float):
     if kind == "offset":
         return offset_from_window(windows[(j, 0)], total, share)
+    if kind == "lower_median":
+        return windows[(j, 0)].value_reaching(0.5 * total) if total > 0 else 0.0
     centre = _median(windows[(j, 0)], total)
     if centre is None or kind == "median":
         return centre
@@ -452,7 +467,9 @@ def exact_statistics(run, rows, columns, kinds, n: int, *, pilot=None, share: fl
     ``columns(x, w) -> (V, W)``: the ``m`` columns of a block (``w`` its rows of ``rows``,
     the sample weights or None) and their weights (0: left out of the statistics; below
     0: left out entirely). ``kinds[j]``: None (the summary only), ``"median"``,
-    ``"median_mad"`` (``(median, MAD)``, the MAD times 1.4826) or ``"offset"`` (the
+    ``"median_mad"`` (``(median, MAD)``, the MAD times 1.4826), ``"lower_median"`` (the
+    first value whose cumulative weight reaches half the total: the weighted median of
+    :mod:`robustpca.solvers.likelihood`; 0 without weight) or ``"offset"`` (the
     ``contamination_offset`` at ``share``). ``pilot``: ``(pilot_x, pilot_w)``, rows whose
     values give the bins (needed above :data:`SMALL_ROWS` rows). Two passes (counting,
     gathering), one for small data; more where bins are split or a check fails.

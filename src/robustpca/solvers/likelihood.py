@@ -40,7 +40,10 @@ __all__ = [
     "SubspaceGaussian",
     "average_log_likelihood",
     "background_variance",
+    "background_variance_from_median",
     "noise_variance",
+    "noise_variance_from_median",
+    "noise_variance_from_sum",
     "subspace_gaussian",
 ]
 
@@ -163,7 +166,16 @@ def background_variance(
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if w is not None and not np.any(w > 0):
         return 0.0
-    return _weighted_median(values, w) / float(stats.chi2.ppf(0.5, n_features))
+    return background_variance_from_median(_weighted_median(values, w), n_features)
+
+
+def background_variance_from_median(median: float, n_features: int) -> float:
+    r""":math:`\tau` of :func:`background_variance` from the (weighted) median of the
+    rows' squared distances to the centre, however that median was found (in memory,
+    or by the counting passes of :mod:`robustpca.solvers.chunked_reference`)."""
+    if n_features < 1:
+        return 0.0
+    return float(median) / float(stats.chi2.ppf(0.5, n_features))
 
 
 def subspace_gaussian(
@@ -246,13 +258,36 @@ def noise_variance(
     if not robust:
         total = float(od2.size if w is None else w.sum())
         sq = float(np.sum(od2) if w is None else w @ od2)
-        return sq / (max(total - 1.0, 1.0) * dof)
-    return _weighted_median(od2, w) / float(stats.chi2.ppf(0.5, dof))
+        return noise_variance_from_sum(sq, total, n_features, n_components)
+    return noise_variance_from_median(_weighted_median(od2, w), n_features, n_components)
+
+
+def noise_variance_from_sum(
+    sum_od2: float, total_weight: float, n_features: int, n_components: int
+) -> float:
+    r"""The classical :math:`\sigma^2` of :func:`noise_variance` from
+    :math:`\sum_i w_i OD_i^2` and :math:`\sum_i w_i` (0 when ``k >= d``)."""
+    dof = n_features - n_components
+    if dof <= 0:
+        return 0.0
+    return float(sum_od2) / (max(float(total_weight) - 1.0, 1.0) * dof)
+
+
+def noise_variance_from_median(median_od2: float, n_features: int, n_components: int) -> float:
+    r"""The robust :math:`\sigma^2` of :func:`noise_variance` from the (weighted)
+    median of :math:`OD^2`, however it was found (in memory, or by counting passes):
+    :math:`\operatorname{med} OD^2 / \chi^2_{d-k}(1/2)` (0 when ``k >= d``)."""
+    dof = n_features - n_components
+    if dof <= 0:
+        return 0.0
+    return float(median_od2) / float(stats.chi2.ppf(0.5, dof))
 
 
 def _weighted_median(values: np.ndarray, w: np.ndarray | None) -> float:
     """The median; with frequency weights, that of each value repeated ``w_i`` times
-    (the lower of the two middle values)."""
+    (the lower of the two middle values): the first value in sorted order whose
+    cumulative weight reaches half the total (``"lower_median"`` of
+    :func:`~robustpca.solvers.chunked_reference.exact_statistics`)."""
     if w is None:
         return float(np.median(values))
     order = np.argsort(values, kind="stable")
