@@ -37,6 +37,10 @@ a ``k`` too large models training noise (variances fitted to one fold's noise
 directions, which the held-out rows do not share). Classical :class:`~robustpca.PCA`
 keeps the plain mean, which is scikit-learn's ``PCA.score``.
 
+A Dask fit stores the same model: its two variances are order statistics (or, for
+classical PCA, a weighted sum) that the counting passes of its training diagnostics
+take alongside them (:mod:`robustpca._dask.reference`).
+
 ``score_samples`` is the outlier API's (minus the outlyingness in units of the
 cutoffs, :mod:`robustpca.estimators._outlier_api`); the likelihood is only ``score``.
 ``KernelL21PCA`` has no ``score``: its distances live in a kernel embedding with no
