@@ -23,11 +23,8 @@ from robustpca.diagnostics import outlier_diagnostics
 from robustpca.solvers import chunked_mcd
 from robustpca.solvers import chunked_order_statistics as order_statistics
 from robustpca.solvers.chunked import NumpyPassRunner
-from robustpca.solvers.chunked_order_statistics import (
-    pilot_indices,
-    select_ranks,
-    univariate_mcd_chunked,
-)
+from robustpca.solvers.chunked_order_statistics import pilot_indices, select_ranks
+from robustpca.solvers.chunked_unimcd import univariate_mcd_chunked
 from robustpca.solvers.outlyingness import univariate_mcd
 
 from .conftest import fit_passes, load_table, reference_fits
@@ -350,7 +347,7 @@ def test_window_bounds_by_blocks_of_bins():
     the bins (at 14,000,000 rows, 4,096 pilot bins: 560 MB at once)."""
     import tracemalloc
 
-    from robustpca.solvers import chunked_order_statistics as cos
+    from robustpca.solvers import chunked_unimcd as cos
 
     n, nb = 14_000_000, 4096
     counts = np.full(nb, n / nb)

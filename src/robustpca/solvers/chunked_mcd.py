@@ -37,8 +37,8 @@ from .chunked_order_statistics import (
     bracket_ranks,
     gather_rows,
     guess_brackets,
-    least_variance_windows,
 )
+from .chunked_unimcd import least_variance_windows
 from .mcd import (
     NMINI,
     _best_starts,
@@ -348,7 +348,7 @@ def _member_moments_pass(x, rows=None, *, subset, coords) -> dict:
 def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
     """robustbase's MCD of one coordinate on ``n >= 600`` rows: the exact h-subset of
     least variance (:func:`~robustpca.solvers.mcd._univariate_mcd_subset`, the first
-    least window) by :func:`~robustpca.solvers.chunked_order_statistics.
+    least window) by :func:`~robustpca.solvers.chunked_unimcd.
     least_variance_windows`, its moments, then the reweighting: four passes."""
     _, _, found, passes = least_variance_windows(
         run, row_index, coords, 1, n, h, coords(pilot_x), first=True

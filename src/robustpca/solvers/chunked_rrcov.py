@@ -10,7 +10,7 @@ step (its module docstring lists the steps), with the data seen only in passes (
    drawn from ``random_state`` exactly as in memory) and the pilot rows that set the
    bins of the counting passes;
 2. **outlyingness**: the univariate MCD of the projections on every direction at once
-   (:func:`~robustpca.solvers.chunked_order_statistics.univariate_mcd_chunked`: five
+   (:func:`~robustpca.solvers.chunked_unimcd.univariate_mcd_chunked`: five
    passes), then the ``h`` least outlying rows (their ``h``-th outlyingness by counting
    passes, their mean and factor gathered in the next pass);
 3. **orthogonal distances** (when ``k`` is below the rank): the univariate MCD of
@@ -42,7 +42,8 @@ from .chunked_mcd import (
     smallest_subsets,
     subsample_indices,
 )
-from .chunked_order_statistics import gather_rows_pass, pilot_indices, univariate_mcd_chunked
+from .chunked_order_statistics import gather_rows_pass, pilot_indices
+from .chunked_unimcd import univariate_mcd_chunked
 from .mcd import h_alpha_n
 from .outlyingness import rrcov_pairs
 from .robpca import _ClassPC, _log_det, _resolve_k
@@ -87,17 +88,21 @@ class Projections:
 @dataclass(frozen=True)
 class Outlyingness:
     """Stahel-Donoho outlyingness: the largest ``|y - location| / scale`` over the
-    directions (as :func:`~robustpca.solvers.outlyingness.outlyingness`), (b, 1)."""
+    directions (as :func:`~robustpca.solvers.outlyingness.outlyingness`), (b, 1), formed
+    by blocks of rows so that its temporaries do not grow with the chunk."""
 
     projections: Projections
     location: np.ndarray
     scale: np.ndarray
 
     def __call__(self, x):
+        out = np.zeros((x.shape[0], 1))
         if self.scale.size == 0:
-            return np.zeros((x.shape[0], 1))
-        Y = self.projections(x)
-        return (np.abs(Y - self.location) / self.scale).max(axis=1)[:, None]
+            return out
+        for a, b in sub_blocks(x.shape[0], self.scale.size):  # rows x directions: blocks
+            Y = self.projections(x[a:b])
+            out[a:b, 0] = (np.abs(Y - self.location) / self.scale).max(axis=1)
+        return out
 
 
 @dataclass(frozen=True)

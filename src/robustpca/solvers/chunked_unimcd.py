@@ -1,0 +1,377 @@
+r"""rrcov's ``unimcd`` (the univariate MCD) of per-row values over row chunks, in passes.
+
+:func:`univariate_mcd_chunked` is :func:`~robustpca.solvers.outlyingness.univariate_mcd`
+of every column of ``values(x)`` at once (ROBPCA's projections on its directions, its
+orthogonal distances), over data seen only in passes, by the counting and gathering
+passes of :mod:`robustpca.solvers.chunked_order_statistics`: the window of ``h``
+contiguous order statistics of least variance is located by bounds on the binned sums (a
+set's sum of squares lies between that of any subset and of any superset), then settled
+on the values gathered around it; then the ``h``-th scaled residual and the reweighted
+sums. The results are exact whatever the bins: the bins only decide how many values are
+gathered.
+
+The window's candidates are refined where the pilot's bins hold too many rows to gather:
+the refining pass counts only the candidate bins, split into at most
+:data:`REFINE_BINS_PER_COLUMN` bins a column, and the client merges those counts into the
+histogram it holds. What a pass brings back, per chunk, is therefore at most the pilot's
+bins or that many a column, whatever the number of rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .chunked_order_statistics import (
+    GATHER_BUDGET,
+    MAX_SPLITS,
+    _blocks,
+    _gathered_by_column,
+    _padded,
+    gather_pass,
+    histogram_pass,
+    pilot_edges,
+    select_ranks,
+)
+
+__all__ = [
+    "REFINE_BINS_PER_COLUMN",
+    "least_variance_windows",
+    "reweighted_sums_pass",
+    "univariate_mcd_chunked",
+]
+
+#: A refining pass splits a column's candidate bins into about this many bins in all (in
+#: proportion to their counts, two at least each), so that its per-chunk result is at most
+#: about this many bins a column whatever the rows per bin.
+REFINE_BINS_PER_COLUMN = 1024
+
+
+@dataclass(frozen=True)
+class _Scaled:
+    """``(values(x) - centre)**2 / var`` per column, as ``univariate_mcd`` forms ``res``."""
+
+    values: Any
+    centre: np.ndarray
+    var: np.ndarray
+
+    def __call__(self, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            res = (self.values(x) - self.centre) ** 2 / self.var
+        return np.where(np.isfinite(res), res, 0.0)
+
+
+def reweighted_sums_pass(x, rows=None, *, values, centre, var, factor, cutoff) -> dict:
+    """Count, sum and sum of squares about ``centre`` of the values kept by unimcd's
+    reweighting, ``res / factor < cutoff``."""
+    m = centre.shape[0]
+    count, s1, s2 = np.zeros(m), np.zeros(m), np.zeros(m)
+    for a, b in _blocks(x, m):
+        V = values(x[a:b])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            res = (V - centre) ** 2 / var
+            res = res / factor
+        keep = res < cutoff
+        d = np.where(keep, V - centre, 0.0)
+        count += keep.sum(axis=0)
+        s1 += d.sum(axis=0)
+        s2 += (d * d).sum(axis=0)
+    return {"count": count, "s1": s1, "s2": s2}
+
+
+def _with_part(cnt, s1, s2, m, low, high):
+    """Bounds on the sum of squares of a set of ``cnt`` values (sums ``s1``, ``s2``)
+    joined by ``m`` values known only to lie in ``[low, high]``: the part's own sum of
+    squares lies in ``[0, m (high - low)^2 / 4]`` and its mean in ``[low, high]``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(cnt > 0, s1 / np.maximum(cnt, 1), 0.0)
+        own = np.where(cnt > 0, s2 - s1 * mean, 0.0)
+        pull = np.where(cnt + m > 0, cnt * m / np.maximum(cnt + m, 1), 0.0)
+    near = np.maximum(np.maximum(low - mean, mean - high), 0.0)
+    far = np.maximum(np.abs(low - mean), np.abs(high - mean))
+    lower = own + pull * near * near
+    upper = own + m * (high - low) ** 2 / 4.0 + pull * far * far
+    return lower, upper
+
+
+def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
+    """:func:`_start_bin_lower_block` by blocks of start bins, about 2**20 (bin, offset)
+    pairs each: a bin holds about ``n / 4096`` ranks, so all bins at once would take a
+    dozen arrays of about ``n / 2`` floats."""
+    T = s_hi - s_lo
+    width = int(T.max()) + 1 if T.size else 1
+    step = max(1, (1 << 20) // width)
+    parts = [
+        _start_bin_lower_block(cum, c1, c2, bounds, a[i : i + step], s_lo[i : i + step],
+                               s_hi[i : i + step], h)
+        for i in range(0, max(a.size, 1), step)
+    ]  # fmt: skip
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _start_bin_lower_block(cum, c1, c2, bounds, a, s_lo, s_hi, h):
+    """A lower bound on the sum of squares of every window starting in bin ``a``.
+
+    A window from rank ``s`` (``s_lo <= s <= s_hi``) is the full bins ``C`` between bin
+    ``a`` and the bins of its last ranks, the ``t = cum[a + 1] - s`` values of bin ``a``
+    from ``s`` on and the ``u = h - |C| - t`` others from the last bins (``[L_e, U_e]``).
+    Its sum of squares is ``ss(C) + ss(rest) + between``, bounded below term by term (two
+    groups at least ``L_e - U_a`` apart; a mean within the mixed bounds), minimised over
+    ``s``. Every value of the window is counted, so that the bound meets the window's
+    sum of squares as the bins narrow to single values."""
+    nb = cum.size - 1
+    lo_c = np.minimum(a + 1, nb - 1)
+    first_e = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1)
+    last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
+    hi_c = np.maximum(first_e, lo_c)  # C: bins lo_c .. hi_c - 1
+    nc = cum[hi_c] - cum[lo_c]
+    s1c, s2c = c1[hi_c] - c1[lo_c], c2[hi_c] - c2[lo_c]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mc = np.where(nc > 0, s1c / np.maximum(nc, 1), 0.0)
+    ssc = np.where(nc > 0, s2c - s1c * mc, 0.0)
+    T = s_hi - s_lo
+    La, Ua = bounds[a], bounds[a + 1]
+    Le, Ue = bounds[hi_c], bounds[last_e + 1]
+    gap = np.maximum(Le - Ua, 0.0)
+    steps = np.arange(int(T.max()) + 1 if T.size else 1)[None, :]
+    start = s_hi[:, None] - np.minimum(steps, T[:, None])
+    t = np.minimum(cum[a + 1][:, None] - start, h)  # the window's values in bin a
+    u = np.maximum(h - nc[:, None] - t, 0.0)  # ... and in the last bins
+    total = t + u
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = np.where(total > 0, t * u / np.maximum(total, 1), 0.0) * gap[:, None] ** 2
+        lo_mean = np.where(total > 0, (t * La[:, None] + u * Le[:, None]) / total, 0.0)
+        hi_mean = np.where(total > 0, (t * Ua[:, None] + u * Ue[:, None]) / total, 0.0)
+        pull = np.where(total > 0, nc[:, None] * total / (nc[:, None] + total), 0.0)
+    near = np.maximum(np.maximum(lo_mean - mc[:, None], mc[:, None] - hi_mean), 0.0)
+    bound = ssc[:, None] + inner + pull * near * near
+    return bound.min(axis=1)
+
+
+def _window_candidates(counts, s1, s2, bounds, n: int, h: int):
+    """Start bins that can hold the least-variance window of ``h`` ranks.
+
+    ``bounds`` (bins + 1) are the bins' value limits (shifted like ``s1``). Every window
+    from bin ``a`` holds the ranks every such window holds (full bins, then part of a
+    last bin): a lower bound; the window from the bin's first rank is full bins and part
+    of a last bin: an upper bound. A bin is kept when its lower bound is within rounding
+    of the least upper bound."""
+    cum = np.concatenate([[0.0], np.cumsum(counts)])
+    c1 = np.concatenate([[0.0], np.cumsum(s1)])
+    c2 = np.concatenate([[0.0], np.cumsum(s2)])
+    nb = counts.size
+    first = cum[:-1]
+    a = np.flatnonzero((counts > 0) & (first <= n - h))
+    s_lo = first[a]
+    s_hi = np.minimum(cum[a + 1] - 1, n - h)
+
+    def span(lo_rank, last_rank):
+        """Full bins from the first starting at or after ``lo_rank`` up to the bin
+        holding ``last_rank``, and the part of that bin up to ``last_rank``."""
+        b0 = np.minimum(np.searchsorted(cum[:-1], lo_rank, side="left"), nb - 1)
+        end = np.minimum(np.searchsorted(cum, last_rank, side="right") - 1, nb - 1)
+        end = np.maximum(end, b0)
+        m = np.maximum(last_rank + 1 - np.maximum(cum[end], lo_rank), 0.0)
+        cnt = cum[end] - cum[b0]
+        return _with_part(cnt, c1[end] - c1[b0], c2[end] - c2[b0], m, bounds[end], bounds[end + 1])
+
+    _, upper = span(s_lo, s_lo + h - 1)
+    lower = _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
+    best = upper.min()
+    margin = 1e-9 * max(abs(best), 1e-300) + 1e-13 * float(np.abs(c2[-1]))
+    keep = a[lower <= best + margin]
+    return int(keep.min()), int(keep.max()), cum
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One column's histogram: sorted ``edges``, and per bin (``edges.size + 1``) the
+    count and the sums of ``v - shift`` and of its square."""
+
+    edges: np.ndarray
+    counts: np.ndarray
+    s1: np.ndarray
+    s2: np.ndarray
+
+    @classmethod
+    def of(cls, hist: dict, j: int, edges: np.ndarray) -> _Column:
+        nb = edges.size + 1
+        return cls(edges, hist["counts"][j, :nb], hist["s1"][j, :nb], hist["s2"][j, :nb])
+
+
+def _split_plan(column: _Column, heavy, low: float, high: float):
+    """The bins of ``heavy`` to split (more than one value, a positive width), their new
+    inner edges (:data:`REFINE_BINS_PER_COLUMN` in all, in proportion to the counts) and
+    the edges a refining pass counts in: those and the split bins' own finite edges."""
+    e, counts = column.edges, column.counts
+    bounds = np.concatenate([[low], e, [high]])
+    split = [b for b in sorted(heavy) if counts[b] > 1 and bounds[b + 1] > bounds[b]]
+    total = max(sum(counts[b] for b in split), 1.0)
+    inner, local = [], []
+    for b in split:
+        pieces = max(2, int(REFINE_BINS_PER_COLUMN * counts[b] / total))
+        inner.append(np.linspace(bounds[b], bounds[b + 1], pieces + 1)[1:-1])
+        local += [inner[-1], e[max(b - 1, 0) : b], e[b : b + 1]]
+    local_edges = np.unique(np.concatenate(local)) if local else np.empty(0)
+    return np.asarray(split, dtype=np.intp), inner, local_edges
+
+
+def _merged(column: _Column, split, inner, local_edges, local: _Column) -> _Column:
+    """The histogram of ``column`` with the bins ``split`` replaced by the refining pass's
+    bins (``local``, counted in ``local_edges``): what one pass over all the edges would
+    count, from a pass that returns only the split bins."""
+    edges = np.unique(np.concatenate([column.edges, *inner]))
+    lower = np.concatenate([[-np.inf], edges])  # each new bin's lower edge
+    old = np.searchsorted(column.edges, lower, side="right")
+    new = np.searchsorted(local_edges, lower, side="right")
+    fresh = np.isin(old, split)
+    pairs = ((local.counts, column.counts), (local.s1, column.s1), (local.s2, column.s2))
+    parts = [np.where(fresh, mine[new], theirs[old]) for mine, theirs in pairs]
+    return _Column(edges, *parts)
+
+
+def least_variance_windows(run, row_index, values, m, n, h, pilot_values, first=False):
+    """For each column, the window of ``h`` contiguous order statistics of least sum of
+    squares (unimcd's: the middle of windows tied within a relative 1e-12; ``first``:
+    the first least one, as :func:`~robustpca.solvers.mcd._univariate_mcd_subset`).
+
+    Returns its mean and variance (divisor ``h - 1``) per column, per column the start
+    rank and the gathered records ``[column, range, value, index]`` of the start and end
+    ranges with their first ranks, and the passes (two: binned sums, gathered values;
+    one more per refining pass, where the candidates hold more than a pass gathers)."""
+    shift = np.median(pilot_values, axis=0)
+    edge_lists = pilot_edges(pilot_values)
+    hist = run(histogram_pass, row_index, values=values, edges=_padded(edge_lists), shift=shift)
+    passes = 1
+    columns = [_Column.of(hist, j, e) for j, e in enumerate(edge_lists)]
+    ext = hist["extremes"]
+    for split_round in range(MAX_SPLITS + 1):
+        ranges, heavy = [], []
+        load = 0.0
+        for j, col in enumerate(columns):
+            bounds = np.concatenate([[ext.low[j]], col.edges, [ext.high[j]]]) - shift[j]
+            a_lo, a_hi, cum = _window_candidates(col.counts, col.s1, col.s2, bounds, n, h)
+            start_last = min(cum[a_hi + 1] - 1, n - h)
+            b_lo = int(np.searchsorted(cum, cum[a_lo] + h - 1, side="right") - 1)
+            b_hi = int(np.searchsorted(cum, start_last + h - 1, side="right") - 1)
+            ranges.append((a_lo, a_hi, b_lo, b_hi, cum))
+            bins = set(range(a_lo, a_hi + 1)) | set(range(b_lo, b_hi + 1))
+            load += sum(col.counts[b] for b in bins)
+            heavy.append(bins)
+        if load <= GATHER_BUDGET or split_round == MAX_SPLITS:
+            break
+        plans = [
+            _split_plan(col, heavy[j], ext.low[j], ext.high[j]) for j, col in enumerate(columns)
+        ]
+        if not any(plan[0].size for plan in plans):
+            break
+        local_edges = [plan[2] for plan in plans]
+        hist = run(
+            histogram_pass, row_index, values=values, edges=_padded(local_edges), shift=shift
+        )
+        passes += 1
+        columns = [
+            _merged(col, split, inner, local, _Column.of(hist, j, local))
+            for j, (col, (split, inner, local)) in enumerate(zip(columns, plans, strict=True))
+        ]
+    low, high = np.full((m, 2), np.inf), np.full((m, 2), -np.inf)
+    for j, (a_lo, a_hi, b_lo, b_hi, _) in enumerate(ranges):
+        e = np.concatenate([[-np.inf], columns[j].edges, [np.inf]])
+        low[j] = e[a_lo], e[b_lo]
+        high[j] = e[a_hi + 1], e[b_hi + 1]
+    got = run(gather_pass, row_index, values=values, low=low, high=high)
+    passes += 1
+    groups = _gathered_by_column(got["gathered"].values, m, 2)
+    init_mean, init_var = np.zeros(m), np.zeros(m)
+    found: list = []
+    for j, (a_lo, a_hi, b_lo, _, cum) in enumerate(ranges):
+        c1 = np.concatenate([[0.0], np.cumsum(columns[j].s1)])
+        c2 = np.concatenate([[0.0], np.cumsum(columns[j].s2)])
+        start = groups[j][0][:, 2] - shift[j]
+        end = groups[j][1][:, 2] - shift[j]
+        # sums of the ranks below each rank of the two gathered ranges
+        p1 = c1[a_lo] + np.concatenate([[0.0], np.cumsum(start)])
+        p2 = c2[a_lo] + np.concatenate([[0.0], np.cumsum(start * start)])
+        q1 = c1[b_lo] + np.concatenate([[0.0], np.cumsum(end)])
+        q2 = c2[b_lo] + np.concatenate([[0.0], np.cumsum(end * end)])
+        j0 = int(cum[a_lo])
+        starts = np.arange(j0, int(min(cum[a_hi + 1] - 1, n - h)) + 1)
+        i_s = starts - j0
+        i_e = starts + h - int(cum[b_lo])
+        sums = q1[i_e] - p1[i_s]
+        ss = (q2[i_e] - p2[i_s]) - sums * sums / h
+        ss_min = ss.min()
+        ties = ss <= ss_min + 1e-12 * max(abs(ss_min), 1e-300)
+        tied = np.flatnonzero(ties)
+        window = int(np.argmin(ss)) if first else tied[(tied.size + 1) // 2 - 1]
+        found.append((j0 + window, groups[j][0], j0, groups[j][1], int(cum[b_lo])))
+        init_mean[j] = shift[j] + sums[window] / h
+        init_var[j] = ss_min / (h - 1)
+    return init_mean, init_var, found, passes
+
+
+def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot_values):
+    """rrcov's ``unimcd`` of each of the ``m`` columns of ``values`` over all rows.
+
+    Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m``
+    values, to rounding (the same window, ties of sums of squares within a relative
+    1e-12 included, the same reweighting), in five passes: the binned sums, the values
+    around the window, the binned scaled residuals, the ``h``-th of them, the
+    reweighted sums (more where a bin must be split). Returns ``(location, scale,
+    passes)``.
+    """
+    pilot_values = np.asarray(pilot_values, dtype=np.float64)
+    passes = 0
+    if h >= n:
+        shift = np.median(pilot_values, axis=0)
+        centre, var = shift, np.ones(m)
+        out = run(
+            reweighted_sums_pass,
+            row_index,
+            values=values,
+            centre=centre,
+            var=var,
+            factor=np.ones(m),
+            cutoff=np.inf,
+        )
+        cnt = out["count"]
+        loc = shift + out["s1"] / cnt
+        spread = (out["s2"] - out["s1"] ** 2 / cnt) / max(n - 1, 1)
+        return loc, np.sqrt(np.maximum(spread, 0.0)), 1
+    init_mean, init_var, _, used = least_variance_windows(
+        run, row_index, values, m, n, h, pilot_values
+    )
+    passes += used
+    scaled = _Scaled(values, init_mean, init_var)
+    pilot_res = scaled_pilot(pilot_values, init_mean, init_var)
+    kth, more = select_ranks(run, row_index, scaled, np.full((m, 1), h - 1), pilot_res)
+    passes += more
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = kth[:, 0] / stats.chi2.ppf(h / n, 1)
+    out = run(
+        reweighted_sums_pass,
+        row_index,
+        values=values,
+        centre=init_mean,
+        var=init_var,
+        factor=factor,
+        cutoff=stats.chi2.ppf(0.975, 1),
+    )
+    passes += 1
+    cnt = out["count"]
+    location = init_mean + out["s1"] / np.maximum(cnt, 1)
+    spread = (out["s2"] - out["s1"] ** 2 / np.maximum(cnt, 1)) / np.maximum(cnt - 1, 1)
+    degenerate = ~(init_var > 0)
+    location = np.where(degenerate, init_mean, location)
+    scale = np.where(degenerate, 0.0, np.sqrt(np.maximum(spread, 0.0)))
+    return location, scale, passes
+
+
+def scaled_pilot(pilot_values, centre, var):
+    """The pilot's ``(v - centre)**2 / var`` (finite), for the bins of that selection."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = (pilot_values - centre) ** 2 / var
+    return np.where(np.isfinite(res), res, 0.0)
