@@ -139,8 +139,26 @@ def values_with_ties(data):
 
 class Column:
     def __call__(self, x, w):
-        weights = np.ones(x.shape[0]) if w is None else w
+        weights = np.ones(x.shape[0]) if w is None else w  # the pilot's rows: none
         return x[:, :1], weights[:, None]
+
+
+#: (SMALL_ROWS, GATHER_BUDGET): gathered whole; counting passes; counting with bins split
+ROUTES = [(1 << 16, 1 << 20), (0, 1 << 20), (0, 8)]
+
+
+def statistics_on_route(v, w, kinds, route, share=0.0):
+    """``exact_statistics`` of the values ``v`` (weights ``w``) in three chunks, with a
+    pilot, on one of the ``ROUTES``."""
+    n = v.size
+    old = chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET
+    chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = route
+    try:
+        run = NumpyPassRunner(v[:, None], chunk_rows=max(1, n // 3))
+        pilot = (v[:: max(1, n // 7), None], None)
+        return exact_statistics(run, w, Column(), kinds, n, pilot=pilot, share=share)
+    finally:
+        chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = old
 
 
 @settings(max_examples=60, deadline=None)
@@ -155,19 +173,9 @@ def test_exact_statistics_equal_sorting(data):
         w = np.random.default_rng(n).integers(0, 3, n).astype(float)
         w[0] = 1.0
     share = data.draw(st.sampled_from([0.05, 0.1, 0.5]))
-    small, budget = data.draw(st.sampled_from([(1 << 16, 1 << 20), (0, 1 << 20), (0, 8)]))
-    old = chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET
-    chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = small, budget
-    try:
-        run = NumpyPassRunner(v[:, None], chunk_rows=max(1, n // 3))
-        pilot = (v[:: max(1, n // 7), None], None)
-        kinds = ["median_mad"]
-        (stats,), summary, _ = exact_statistics(run, w, Column(), kinds, n, pilot=pilot)
-        (offset,), _, _ = exact_statistics(
-            run, w, Column(), ["offset"], n, pilot=pilot, share=share
-        )
-    finally:
-        chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = old
+    route = data.draw(st.sampled_from(ROUTES))
+    (stats,), summary, _ = statistics_on_route(v, w, ["median_mad"], route)
+    (offset,), _, _ = statistics_on_route(v, w, ["offset"], route, share=share)
     kept = v if w is None else v[w > 0]
     wk = None if w is None else w[w > 0]
     stats_w = None if w is None else w

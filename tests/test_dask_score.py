@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 
-import dask
 import dask.array as da
 import numpy as np
 import pytest
@@ -28,34 +27,14 @@ from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_reference import exact_statistics
 from robustpca.solvers.likelihood import _weighted_median
 
+from . import test_dask_detector as _detector
 from .conftest import load_table
 from .test_dask import CountComputes
+from .test_dask_detector import ROUTES, Column, planted, statistics_on_route
 
-
-@pytest.fixture(autouse=True)
-def threads():
-    with dask.config.set(scheduler="threads"):
-        yield
-
-
-@pytest.fixture(params=["whole", "counting"])
-def route(request, monkeypatch):
-    """``whole``: small data gathered whole; ``counting``: the pilot, counting and
-    gathering passes of large data forced on small data, with bins split."""
-    if request.param == "counting":
-        monkeypatch.setattr(chunked_reference, "SMALL_ROWS", 0)
-        monkeypatch.setattr(dask_reference, "SMALL_ROWS", 0)
-        monkeypatch.setattr(chunked_reference, "GATHER_BUDGET", 40)
-    return request.param
-
-
-def planted(n=400, d=6, k=2, share=0.1, seed=0):
-    """Rank-k data plus noise, the first ``share`` of the rows shifted off it."""
-    rng = np.random.default_rng(seed)
-    X = 2.0 + rng.normal(size=(n, k)) @ rng.normal(size=(k, d)) + 0.1 * rng.normal(size=(n, d))
-    m = int(share * n)
-    X[:m] += 4.0 + rng.normal(size=(m, d))
-    return X
+# the detector tests' fixtures: the threaded scheduler (autouse) and the two routes
+threads = _detector.threads
+route = _detector.route
 
 
 def blocks(X, count=4):
@@ -105,15 +84,8 @@ def test_lower_median_equals_the_weighted_median(data):
     if fractional:
         w = w * 0.37  # sums not exact in binary
     w[0] = max(w[0], 1.0)
-    small, budget = data.draw(st.sampled_from([(1 << 16, 1 << 20), (0, 1 << 20), (0, 8)]))
-    old = chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET
-    chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = small, budget
-    try:
-        run = NumpyPassRunner(v[:, None], chunk_rows=max(1, n // 3))
-        pilot = (v[:: max(1, n // 7), None], None)
-        (got,), _, _ = exact_statistics(run, w, Column(), ["lower_median"], n, pilot=pilot)
-    finally:
-        chunked_reference.SMALL_ROWS, chunked_reference.GATHER_BUDGET = old
+    route = data.draw(st.sampled_from(ROUTES))
+    (got,), _, _ = statistics_on_route(v, w, ["lower_median"], route)
     if not fractional:  # exact sums: the very value
         assert got == _weighted_median(v, w)
         return
@@ -123,12 +95,6 @@ def test_lower_median_equals_the_weighted_median(data):
     cum, half = np.cumsum(w[order]), 0.5 * w.sum()
     sides = [np.searchsorted(cum, half * (1 + s * 1e-9), side="left") for s in (-1, 1)]
     assert got in {float(v[order][min(i, n - 1)]) for i in sides}
-
-
-class Column:
-    def __call__(self, x, w):
-        weights = np.ones(x.shape[0]) if w is None else w  # the pilot's rows: none
-        return x[:, :1], weights[:, None]
 
 
 def test_lower_median_of_no_weight_is_zero():
