@@ -1,0 +1,208 @@
+"""The chunked univariate MCD (issue 41): exact windows, bounds that tighten as the bins
+narrow, and passes whose per-chunk results do not grow with the rows.
+
+ROBPCA's outlyingness stage runs rrcov's ``unimcd`` on 250 projections at once; a
+counting pass returns ``250 x bins`` arrays per chunk, so the bins a refining pass
+counts must stay bounded whatever the table's length, and the refinement must end.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustpca.solvers import chunked_order_statistics as order_statistics
+from robustpca.solvers import chunked_unimcd
+from robustpca.solvers.chunked import NumpyPassRunner
+from robustpca.solvers.chunked_mcd import AffineRows
+from robustpca.solvers.chunked_order_statistics import histogram_pass, pilot_indices
+from robustpca.solvers.chunked_rrcov import Outlyingness, Projections
+from robustpca.solvers.chunked_unimcd import (
+    REFINE_BINS_PER_COLUMN,
+    least_variance_windows,
+    univariate_mcd_chunked,
+)
+from robustpca.solvers.outlyingness import univariate_mcd
+
+
+class Columns:
+    """The rows themselves as the values (picklable)."""
+
+    def __call__(self, x):
+        return x
+
+
+class Recording(NumpyPassRunner):
+    """The in-memory runner, noting each pass's kernel and its largest per-chunk result
+    (the floats of its arrays)."""
+
+    def __init__(self, X, chunk_rows):
+        super().__init__(X, chunk_rows)
+        self.passes: list[tuple[str, int, tuple]] = []
+
+    def __call__(self, kernel, rows=None, **params):
+        sizes, shapes = [], []
+
+        def noted(x, r, **p):
+            out = kernel(x, r, **p)
+            arrays = [v for v in out.values() if isinstance(v, np.ndarray)]
+            sizes.append(sum(v.size for v in arrays))
+            shapes.append(tuple(v.shape for v in arrays))
+            return out
+
+        out = super().__call__(noted, rows, **params)
+        self.passes.append((kernel.__name__, max(sizes), shapes[0]))
+        return out
+
+
+def window_sums(v, h):
+    """Every window's sum of squares about its mean, of the sorted ``v``."""
+    c1 = np.concatenate([[0.0], np.cumsum(v)])
+    c2 = np.concatenate([[0.0], np.cumsum(v * v)])
+    sums = c1[h:] - c1[:-h]
+    return (c2[h:] - c2[:-h]) - sums * sums / h
+
+
+def bin_lower_bounds(v, edges, h):
+    """The lower bound of every start bin for the sorted ``v`` binned by ``edges``, with
+    the true least sum of squares of the windows starting in each bin."""
+    n = v.size
+    counts = np.diff(np.concatenate([[0], np.searchsorted(v, edges), [n]])).astype(float)
+    at = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+    s1 = np.array([v[a:b].sum() for a, b in itertools.pairwise(at)])
+    s2 = np.array([(v[a:b] ** 2).sum() for a, b in itertools.pairwise(at)])
+    cum = at.astype(float)
+    c1, c2 = np.concatenate([[0.0], np.cumsum(s1)]), np.concatenate([[0.0], np.cumsum(s2)])
+    bounds = np.concatenate([[v[0]], edges, [v[-1]]])
+    a = np.flatnonzero((counts > 0) & (cum[:-1] <= n - h))
+    s_lo, s_hi = cum[a], np.minimum(cum[a + 1] - 1, n - h)
+    lower = chunked_unimcd._start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
+    ss = window_sums(v, h)
+    least = np.array([ss[int(lo) : int(hi) + 1].min() for lo, hi in zip(s_lo, s_hi, strict=True)])
+    return lower, least
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(8, 400),
+    bins=st.integers(1, 60),
+    seed=st.integers(0, 2**32 - 1),
+    share=st.floats(0.5, 0.95),
+)
+def test_window_lower_bounds_hold(n, bins, seed, share):
+    """Every start bin's lower bound is at most the sum of squares of every window of
+    ``h`` ranks starting in it, for any binning (gross values, ties, empty bins)."""
+    rng = np.random.default_rng(seed)
+    v = np.sort(np.round(rng.standard_t(2, size=n), int(rng.integers(0, 3))))
+    h = min(max(int(share * n), 2), n - 1)
+    edges = np.sort(rng.uniform(v[0] - 1, v[-1] + 1, size=bins))
+    lower, least = bin_lower_bounds(v, edges, h)
+    assert np.all(lower <= least + 1e-9 * max(np.abs(least).max(), 1.0))
+
+
+def test_window_lower_bounds_meet_the_sums_as_bins_narrow():
+    """With a value a bin, near the least window the bound meets the windows' sums of
+    squares to a small part of one value's share of them, so that refining ends (a bound
+    that leaves a value of the window out stays several shares below however fine the
+    bins, and the candidates never narrow)."""
+    rng = np.random.default_rng(3)
+    v = np.sort(rng.normal(size=4000))
+    h = 3000
+    edges = (v[1:] + v[:-1]) / 2  # one value a bin
+    lower, least = bin_lower_bounds(v, edges, h)
+    share = least.min() / h  # a value's share of a window's sum of squares
+    assert np.all(lower <= least)
+    near = least <= least.min() + 20 * share
+    assert near.sum() > 100
+    assert np.max(least[near] - lower[near]) < 0.1 * share
+
+
+def planted(n, m=2, seed=0):
+    rng = np.random.default_rng(seed)
+    Y = rng.normal(size=(n, m)) * np.arange(1, m + 1)
+    Y[: n // 10] += 6.0 + rng.normal(size=(n // 10, m))
+    return Y
+
+
+@pytest.mark.parametrize("n", [300_000, 1_200_000])
+def test_refining_passes_are_bounded_and_exact(monkeypatch, n):
+    """With a budget that forces refining, the windows are unimcd's exactly, the
+    refinement ends after one refining pass, and what a refining pass returns per chunk
+    is at most about REFINE_BINS_PER_COLUMN bins a column, whatever the rows (four times
+    as many rows: the same sizes)."""
+    monkeypatch.setattr(order_statistics, "GATHER_BUDGET", n // 200)
+    monkeypatch.setattr(chunked_unimcd, "GATHER_BUDGET", n // 200)
+    Y = planted(n)
+    h = (3 * n) // 4
+    run = Recording(Y, chunk_rows=n // 8)
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    location, scale, passes = univariate_mcd_chunked(run, index, Columns(), 2, n, h, pilot)
+    expected = univariate_mcd(Y, h)
+    np.testing.assert_allclose(location, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
+    histograms = [p for p in run.passes if p[0] == "histogram_pass"]
+    assert passes == len(run.passes)
+    # the pilot's bins, one refining pass, then the scaled residuals' bins
+    assert len(histograms) <= 3
+    first, refining = histograms[0], histograms[1]
+    assert first[2][0] == (2, pilot_indices(n).size + 1)  # counts: pilot bins + 1
+    bins = refining[2][0][1]
+    assert REFINE_BINS_PER_COLUMN // 2 <= bins <= REFINE_BINS_PER_COLUMN + 64
+    assert refining[1] == 3 * 2 * bins  # counts, s1, s2
+
+
+def test_refined_and_unrefined_windows_agree(monkeypatch):
+    """The least-variance windows found after refining equal those found without."""
+    n = 200_000
+    Y = planted(n, m=3, seed=4)
+    h = n // 2 + 1
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    plain = least_variance_windows(NumpyPassRunner(Y, 50_000), index, Columns(), 3, n, h, pilot)
+    monkeypatch.setattr(chunked_unimcd, "GATHER_BUDGET", 300)
+    refined = least_variance_windows(NumpyPassRunner(Y, 50_000), index, Columns(), 3, n, h, pilot)
+    assert refined[3] > plain[3]
+    assert [f[0] for f in refined[2]] == [f[0] for f in plain[2]]
+    np.testing.assert_allclose(refined[0], plain[0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(refined[1], plain[1], rtol=1e-11)
+
+
+def test_histogram_pass_sums_only_when_asked():
+    """Counts and extremes; the binned sums of ``v - shift`` only with ``shift``, equal
+    to the sums of each bin's values."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5000, 3))
+    edges = np.sort(rng.normal(size=(3, 40)), axis=1)
+    plain = histogram_pass(x, values=Columns(), edges=edges)
+    assert set(plain) == {"counts", "extremes"}
+    shift = np.array([0.5, -1.0, 2.0])
+    full = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
+    for j in range(3):
+        where = np.searchsorted(edges[j], x[:, j], side="right")
+        d = x[:, j] - shift[j]
+        np.testing.assert_array_equal(full["counts"][j], np.bincount(where, minlength=41))
+        np.testing.assert_allclose(full["s1"][j], np.bincount(where, d, 41), atol=1e-9)
+        np.testing.assert_allclose(full["s2"][j], np.bincount(where, d * d, 41), rtol=1e-9)
+    np.testing.assert_array_equal(full["extremes"].low, x.min(axis=0))
+
+
+def test_outlyingness_by_blocks_of_rows():
+    """ROBPCA's outlyingness of a large chunk on 250 directions: the formula's values,
+    with temporaries that do not grow with the chunk."""
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(40_000, 6))
+    B = rng.normal(size=(250, 6))
+    B /= np.linalg.norm(B, axis=1, keepdims=True)
+    location, scale = rng.normal(size=250), rng.uniform(0.5, 2.0, size=250)
+    outl = Outlyingness(Projections(AffineRows(), B), location, scale)
+    tracemalloc.start()
+    got = outl(x)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    expected = (np.abs(x @ B.T - location) / scale).max(axis=1)
+    np.testing.assert_allclose(got[:, 0], expected, rtol=1e-13)
+    assert peak < 40e6  # all rows at once: three 80 MB temporaries
