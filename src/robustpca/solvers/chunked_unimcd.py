@@ -112,6 +112,22 @@ def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
+def _full_bins(cum, c1, c2, a, s_lo, h):
+    """The bins ``C`` (``a + 1 .. hi_c - 1``) that every window starting in bin ``a``
+    holds whole: ``hi_c``, their count, mean and sum of squares (a lower bound on those
+    windows' sums of squares by itself)."""
+    nb = cum.size - 1
+    lo_c = np.minimum(a + 1, nb - 1)
+    first_e = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1)
+    hi_c = np.maximum(first_e, lo_c)
+    nc = cum[hi_c] - cum[lo_c]
+    s1c, s2c = c1[hi_c] - c1[lo_c], c2[hi_c] - c2[lo_c]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mc = np.where(nc > 0, s1c / np.maximum(nc, 1), 0.0)
+    ssc = np.where(nc > 0, s2c - s1c * mc, 0.0)
+    return hi_c, nc, mc, ssc
+
+
 def _start_bin_lower_block(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     """A lower bound on the sum of squares of every window starting in bin ``a``.
 
@@ -123,15 +139,8 @@ def _start_bin_lower_block(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     ``s``. Every value of the window is counted, so that the bound meets the window's
     sum of squares as the bins narrow to single values."""
     nb = cum.size - 1
-    lo_c = np.minimum(a + 1, nb - 1)
-    first_e = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1)
     last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
-    hi_c = np.maximum(first_e, lo_c)  # C: bins lo_c .. hi_c - 1
-    nc = cum[hi_c] - cum[lo_c]
-    s1c, s2c = c1[hi_c] - c1[lo_c], c2[hi_c] - c2[lo_c]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mc = np.where(nc > 0, s1c / np.maximum(nc, 1), 0.0)
-    ssc = np.where(nc > 0, s2c - s1c * mc, 0.0)
+    hi_c, nc, mc, ssc = _full_bins(cum, c1, c2, a, s_lo, h)
     T = s_hi - s_lo
     La, Ua = bounds[a], bounds[a + 1]
     Le, Ue = bounds[hi_c], bounds[last_e + 1]
@@ -179,10 +188,13 @@ def _window_candidates(counts, s1, s2, bounds, n: int, h: int):
         return _with_part(cnt, c1[end] - c1[b0], c2[end] - c2[b0], m, bounds[end], bounds[end + 1])
 
     _, upper = span(s_lo, s_lo + h - 1)
-    lower = _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
     best = upper.min()
     margin = 1e-9 * max(abs(best), 1e-300) + 1e-13 * float(np.abs(c2[-1]))
-    keep = a[lower <= best + margin]
+    # the full bins' sum of squares is below the bound: bins it already rules out are not
+    # bounded over each of their start ranks (the same candidates, far fewer bins)
+    maybe = _full_bins(cum, c1, c2, a, s_lo, h)[3] <= best + margin
+    lower = _start_bin_lower(cum, c1, c2, bounds, a[maybe], s_lo[maybe], s_hi[maybe], h)
+    keep = a[maybe][lower <= best + margin]
     return int(keep.min()), int(keep.max()), cum
 
 
