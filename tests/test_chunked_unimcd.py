@@ -206,3 +206,23 @@ def test_outlyingness_by_blocks_of_rows():
     expected = (np.abs(x @ B.T - location) / scale).max(axis=1)
     np.testing.assert_allclose(got[:, 0], expected, rtol=1e-13)
     assert peak < 40e6  # all rows at once: three 80 MB temporaries
+
+
+def test_first_pass_bins_thinned_for_many_columns(monkeypatch):
+    """With more columns than PASS_BINS allows the pilot's bins for, the first counting
+    pass takes every few pilot values as edges (at most PASS_BINS / columns a column);
+    the windows, and rrcov's unimcd, stay exact."""
+    monkeypatch.setattr(chunked_unimcd, "PASS_BINS", 1024)
+    monkeypatch.setattr(chunked_unimcd, "REFINE_BINS_PER_COLUMN", 128)
+    n = 300_000
+    Y = planted(n, m=4, seed=6)
+    h = (3 * n) // 4
+    run = Recording(Y, chunk_rows=n // 4)
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    location, scale, _ = univariate_mcd_chunked(run, index, Columns(), 4, n, h, pilot)
+    expected = univariate_mcd(Y, h)
+    np.testing.assert_allclose(location, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
+    first = run.passes[0]
+    assert first[0] == "histogram_pass"
+    assert 200 <= first[2][0][1] <= 1024 // 4 + 1  # bins a column: thinned pilot values

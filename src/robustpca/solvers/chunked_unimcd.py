@@ -13,8 +13,9 @@ gathered.
 The window's candidates are refined where the pilot's bins hold too many rows to gather:
 the refining pass counts only the candidate bins, split into at most
 :data:`REFINE_BINS_PER_COLUMN` bins a column, and the client merges those counts into the
-histogram it holds. What a pass brings back, per chunk, is therefore at most the pilot's
-bins or that many a column, whatever the number of rows.
+histogram it holds. What a pass brings back, per chunk, is therefore at most about
+:data:`PASS_BINS` bins over all columns (or the pilot's bins for a few columns), whatever
+the number of rows.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .chunked_order_statistics import (
 )
 
 __all__ = [
+    "PASS_BINS",
     "REFINE_BINS_PER_COLUMN",
     "least_variance_windows",
     "reweighted_sums_pass",
@@ -48,6 +50,10 @@ __all__ = [
 #: proportion to their counts, two at least each), so that its per-chunk result is at most
 #: about this many bins a column whatever the rows per bin.
 REFINE_BINS_PER_COLUMN = 1024
+#: The first counting pass bins each column by its pilot values, thinned to at most
+#: ``max(REFINE_BINS_PER_COLUMN, PASS_BINS // columns)`` edges: with many columns (250
+#: directions) its per-chunk result stays as small as a refining pass's.
+PASS_BINS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -255,7 +261,8 @@ def least_variance_windows(run, row_index, values, m, n, h, pilot_values, first=
     ranges with their first ranks, and the passes (two: binned sums, gathered values;
     one more per refining pass, where the candidates hold more than a pass gathers)."""
     shift = np.median(pilot_values, axis=0)
-    edge_lists = pilot_edges(pilot_values)
+    most = max(REFINE_BINS_PER_COLUMN, PASS_BINS // max(m, 1))
+    edge_lists = [e[:: max(1, -(-e.size // most))] for e in pilot_edges(pilot_values)]
     hist = run(histogram_pass, row_index, values=values, edges=_padded(edge_lists), shift=shift)
     passes = 1
     columns = [_Column.of(hist, j, e) for j, e in enumerate(edge_lists)]
