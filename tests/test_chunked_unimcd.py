@@ -226,3 +226,34 @@ def test_first_pass_bins_thinned_for_many_columns(monkeypatch):
     first = run.passes[0]
     assert first[0] == "histogram_pass"
     assert 200 <= first[2][0][1] <= 1024 // 4 + 1  # bins a column: thinned pilot values
+
+
+def test_subset_gathers_stay_within_the_budget_in_floats(monkeypatch):
+    """The rows of least value gathered with their ``k`` coordinates (``4 + k`` floats a
+    row) are at most ``4 GATHER_BUDGET`` floats: a guessed bracket that would hold more
+    is not gathered, the counting passes find a narrower one, and the subset is exact."""
+    from robustpca.solvers import chunked_mcd
+
+    monkeypatch.setattr(chunked_mcd, "GATHER_BUDGET", 4000)
+    n, k = 300_000, 20
+    X = np.random.default_rng(7).normal(size=(n, k))
+    gathered = []
+
+    class Noting(NumpyPassRunner):
+        def __call__(self, kernel, rows=None, **params):
+            out = super().__call__(kernel, rows, **params)
+            if "records" in out:
+                gathered.append(out["records"].values.size)
+            return out
+
+    values = Outlyingness(Projections(AffineRows(), np.eye(k)[:1]), np.zeros(1), np.ones(1))
+    h = n // 2 + 1
+    run = Noting(X, n // 4)
+    (subset,), (moments,), passes = chunked_mcd.smallest_subsets(
+        run, np.arange(n), AffineRows(), values, h, X[pilot_indices(n)]
+    )
+    assert passes >= 2 and gathered and max(gathered) <= 4 * 4000
+    chosen = np.argsort(np.abs(X[:, 0]), kind="stable")[:h]
+    np.testing.assert_allclose(moments.mean, X[chosen].mean(axis=0), atol=1e-12)
+    member = subset.member(X, np.arange(n))
+    assert member.sum() == h and member[chosen].all()

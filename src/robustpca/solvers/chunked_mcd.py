@@ -32,6 +32,7 @@ from scipy import linalg, stats
 
 from .chunked import Moments, Rows, block_moments
 from .chunked_order_statistics import (
+    GATHER_BUDGET,
     _blocks,
     _gathered_by_column,
     bracket_ranks,
@@ -194,11 +195,16 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     return out
 
 
-def _guess(pilot: np.ndarray, h: int, n: int | None):
+def _guess(pilot: np.ndarray, h: int, n: int | None, rows: int):
     """One bracket per column around the ``h``-th smallest value (:func:`~robustpca.
-    solvers.chunked_order_statistics.guess_brackets`), or None."""
+    solvers.chunked_order_statistics.guess_brackets`), or None, also where the pilot
+    says they would hold more than ``rows`` rows."""
     guessed = guess_brackets(pilot, np.full((pilot.shape[1], 1), h - 1), n)
-    return None if guessed is None else (guessed[0][:, 0], guessed[1][:, 0])
+    if guessed is None or n is None:
+        return None
+    low, high = guessed[0][:, 0], guessed[1][:, 0]
+    share = np.mean((pilot >= low) & (pilot < high), axis=0)
+    return (low, high) if float(np.sum(share)) * n <= rows else None
 
 
 def _subsets_from(out, groups, values, h, below, low, kind):
@@ -218,30 +224,34 @@ def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr")
 
     One pass when a bracket guessed from the pilot's quantiles (:func:`_guess`) holds
     the ``h``-th value of every column and its rows are few enough to gather (the
-    counts of that pass tell); otherwise counting passes, then one gathering pass."""
+    counts of that pass tell); otherwise counting passes, then one gathering pass. A
+    gathered row is ``4 + k`` floats: the rows gathered are at most
+    ``4 GATHER_BUDGET / (4 + k)``, so that the records stay within the budget's bytes."""
     pilot = values(pilot_x)
     B = pilot.shape[1]
     n = None if not hasattr(row_index, "shape") else int(row_index.shape[0])
+    rows = GATHER_BUDGET * 4 // (4 + coords(pilot_x[:1]).shape[1])
     passes = 0
-    guessed = _guess(pilot, h, n)
+    guessed = _guess(pilot, h, n, rows)
     if guessed is not None:
         low, high = guessed
         out = run(
             subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind
         )
         passes += 1
-        groups = _gathered_by_column(out["records"].values, B, 1)
+        groups = _gathered_by_column(out.pop("records").values, B, 1)
         below = np.array([_count(out[f"m{f}"]) for f in range(B)])
         inside = np.array([groups[f][0].shape[0] for f in range(B)])
         if np.all((below <= h - 1) & (h - 1 < below + inside)):
             subsets, moments = _subsets_from(out, groups, values, h, below, low, kind)
             return subsets, moments, passes
-    brackets, used = bracket_ranks(run, row_index, values, np.full((B, 1), h - 1), pilot)
+    ranks = np.full((B, 1), h - 1)
+    brackets, used = bracket_ranks(run, row_index, values, ranks, pilot, budget=rows)
     passes += used
     low, high = brackets.low[:, 0], brackets.high[:, 0]
     out = run(subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind)
     passes += 1
-    groups = _gathered_by_column(out["records"].values, B, 1)
+    groups = _gathered_by_column(out.pop("records").values, B, 1)
     subsets, moments = _subsets_from(out, groups, values, h, brackets.below[:, 0], low, kind)
     return subsets, moments, passes
 

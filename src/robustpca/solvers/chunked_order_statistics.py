@@ -218,10 +218,12 @@ def _bins_of(edge_lists, counts, extremes, ranks):
     return bins, Brackets(low, high, below, inside, exact)
 
 
-def bracket_ranks(run, row_index, values, ranks, pilot_values) -> tuple[Brackets, int]:
+def bracket_ranks(
+    run, row_index, values, ranks, pilot_values, budget: int | None = None
+) -> tuple[Brackets, int]:
     """Counting passes until the bins holding the wanted ``ranks`` (m, q), 0-based,
-    hold at most :data:`GATHER_BUDGET` values together. Returns the brackets and the
-    passes run."""
+    hold at most ``budget`` (:data:`GATHER_BUDGET`) values together. Returns the
+    brackets and the passes run."""
     ranks = np.asarray(ranks, dtype=np.float64)
     edge_lists = pilot_edges(pilot_values)
     passes = 0
@@ -234,7 +236,7 @@ def bracket_ranks(run, row_index, values, ranks, pilot_values) -> tuple[Brackets
         load = sum(
             counts[j, b] for j in range(ranks.shape[0]) for b in set(bins[j][pending[j]].tolist())
         )
-        if load <= GATHER_BUDGET:
+        if load <= (GATHER_BUDGET if budget is None else budget):
             break
         edge_lists = _split(
             edge_lists,
