@@ -87,6 +87,20 @@ def bin_lower_bounds(v, edges, h):
     return lower, least
 
 
+def exact_fit(Y, m, chunks):
+    """The chunked univariate MCD of ``Y``'s ``m`` columns in ``chunks`` chunks, recorded,
+    checked equal to the in-memory one; the recording runner and the pass count."""
+    n = Y.shape[0]
+    h = (3 * n) // 4
+    run = Recording(Y, chunk_rows=n // chunks)
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    location, scale, passes = univariate_mcd_chunked(run, index, Columns(), m, n, h, pilot)
+    expected = univariate_mcd(Y, h)
+    np.testing.assert_allclose(location, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
+    return run, passes
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(8, 400),
@@ -138,13 +152,7 @@ def test_refining_passes_are_bounded_and_exact(monkeypatch, n):
     monkeypatch.setattr(order_statistics, "GATHER_BUDGET", n // 200)
     monkeypatch.setattr(chunked_unimcd, "GATHER_BUDGET", n // 200)
     Y = planted(n)
-    h = (3 * n) // 4
-    run = Recording(Y, chunk_rows=n // 8)
-    index, pilot = np.arange(n), Y[pilot_indices(n)]
-    location, scale, passes = univariate_mcd_chunked(run, index, Columns(), 2, n, h, pilot)
-    expected = univariate_mcd(Y, h)
-    np.testing.assert_allclose(location, expected[0], rtol=1e-12)
-    np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
+    run, passes = exact_fit(Y, 2, 8)
     histograms = [p for p in run.passes if p[0] == "histogram_pass"]
     assert passes == len(run.passes)
     # the pilot's bins, one refining pass, then the scaled residuals' bins
@@ -216,13 +224,7 @@ def test_first_pass_bins_thinned_for_many_columns(monkeypatch):
     monkeypatch.setattr(chunked_unimcd, "REFINE_BINS_PER_COLUMN", 128)
     n = 300_000
     Y = planted(n, m=4, seed=6)
-    h = (3 * n) // 4
-    run = Recording(Y, chunk_rows=n // 4)
-    index, pilot = np.arange(n), Y[pilot_indices(n)]
-    location, scale, _ = univariate_mcd_chunked(run, index, Columns(), 4, n, h, pilot)
-    expected = univariate_mcd(Y, h)
-    np.testing.assert_allclose(location, expected[0], rtol=1e-12)
-    np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
+    run, _ = exact_fit(Y, 4, 4)
     first = run.passes[0]
     assert first[0] == "histogram_pass"
     assert 200 <= first[2][0][1] <= 1024 // 4 + 1  # bins a column: thinned pilot values
