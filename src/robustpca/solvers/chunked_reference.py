@@ -74,7 +74,9 @@ class Summary:
         w = np.where(keep, W, 0.0)
         weight = w.sum(axis=0)
         finite = np.where(keep, V, 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        # columns of squared distances of huge data overflow to inf (their spread is not
+        # needed then; the order statistics are counted on the values themselves)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             mean = np.where(weight > 0, (w * finite).sum(axis=0) / np.maximum(weight, 1e-300), 0.0)
             m2 = (w * (finite - mean) ** 2).sum(axis=0)
         low = np.where(keep, V, np.inf).min(axis=0, initial=np.inf)
@@ -85,14 +87,17 @@ class Summary:
         total = self.weight + other.weight
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(total > 0, other.weight / np.where(total > 0, total, 1.0), 0.0)
-        delta = other.mean - self.mean
+        with np.errstate(invalid="ignore", over="ignore"):
+            delta = other.mean - self.mean
+            mean = self.mean + delta * share
+            m2 = self.m2 + other.m2 + delta * delta * self.weight * share
         return Summary(
             total,
             self.count + other.count,
             np.minimum(self.low, other.low),
             np.maximum(self.high, other.high),
-            self.mean + delta * share,
-            self.m2 + other.m2 + delta * delta * self.weight * share,
+            mean,
+            m2,
         )
 
 
