@@ -160,3 +160,33 @@ def test_one_selection_median_is_numpys(seed, shape, levels, special, keepdims, 
             np.testing.assert_array_equal(mad(x, axis=axis), expected_mad)
             flat = MAD_CONSTANT * np.median(np.abs(x - np.median(x)))
             np.testing.assert_array_equal(mad(x, axis=None), flat)  # all the values at once
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 9),
+    p=st.integers(0, 40),
+    block=st.sampled_from([1, 3, 16, 512]),
+    levels=st.sampled_from([0, 3]),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    fortran=st.booleans(),
+)
+def test_blocked_column_medians_are_numpys(seed, n, p, block, levels, dtype, fortran):
+    """``_column_medians`` (columns transposed block by block into one buffer) equals
+    ``np.median(Z, axis=0)`` bit for bit and in dtype, whatever the block size against
+    the width (a last, shorter block; one column per block), odd and even heights, ties,
+    either memory order; ``Z`` is not modified."""
+    import robustpca.robust_scale as rs
+
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, levels, (n, p)) if levels else rng.standard_t(2, (n, p))
+    Z = np.asarray(Z, dtype=dtype, order="F" if fortran else "C")
+    before = Z.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rs, "_COLUMN_BLOCK", block)
+        got = rs._column_medians(Z)
+    expected = np.median(Z, axis=0)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(Z, before)

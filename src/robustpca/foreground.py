@@ -61,7 +61,7 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from ._validation import check_nonnegative_float, check_positive_int, real_array
-from .robust_scale import MAD_CONSTANT, _median, _median_rows
+from .robust_scale import MAD_CONSTANT, _column_medians, _median
 
 __all__ = [
     "ForegroundDetector",
@@ -197,11 +197,8 @@ def _score(e: np.ndarray, scale: np.ndarray, window: int) -> np.ndarray:
 
 def _time_median(e: np.ndarray) -> np.ndarray:
     """Each pixel's median over the frames of ``e`` (n, h, w): :func:`numpy.median` along
-    axis 0 to the bit, from a transposed copy whose rows are selected by one ``kth``
-    each (NumPy's fast selection) instead of its selection at two along the first axis."""
-    n = e.shape[0]
-    lanes = np.array(e.reshape(n, -1).T, order="C", copy=True)  # partitioned in place
-    median: np.ndarray = _median_rows(lanes).reshape(e.shape[1:])
+    axis 0 to the bit (:func:`~robustpca.robust_scale._column_medians`)."""
+    median: np.ndarray = _column_medians(e.reshape(e.shape[0], -1)).reshape(e.shape[1:])
     return median
 
 

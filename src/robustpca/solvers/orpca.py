@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..robust_scale import _median, _median_rows
+from ..robust_scale import _column_medians, _median
 
 __all__ = [
     "MAD_CONSTANT",
@@ -225,7 +225,13 @@ def _median_start(Z: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _project_rank_one(
-    Z: np.ndarray, basis: np.ndarray, lambda1: float, lambda2: float, max_iter: int, tol: float
+    Z: np.ndarray,
+    basis: np.ndarray,
+    lambda1: float,
+    lambda2: float,
+    max_iter: int,
+    tol: float,
+    buf: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     r"""The coefficients (b, 1) of problem (3) for one component, and the evaluations run.
 
@@ -239,8 +245,10 @@ def _project_rank_one(
     once, secant steps until the root is bracketed, then the Illinois form of regula
     falsi, which keeps the bracket and converges superlinearly. The stopping rule is
     Algorithm 2's (the low-rank part moves by at most ``tol`` times the row's norm).
+    ``buf`` (like ``Z``, or None) is the evaluations' work space.
     """
     dtype = Z.dtype
+    buf = np.empty_like(Z) if buf is None else buf
     b = Z.shape[0]
     u = np.ascontiguousarray(basis[:, 0])
     u64 = u.astype(np.float64)
@@ -249,7 +257,6 @@ def _project_rank_one(
         return np.zeros((b, 1), dtype=dtype), 0
     slope_max = norm_sq + lambda1
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
-    buf = np.empty_like(Z)
     limit = (tol * tol) * np.einsum("ij,ij->i", Z, Z, dtype=np.float64) / norm_sq
 
     def phi(r: np.ndarray) -> np.ndarray:
@@ -318,29 +325,60 @@ def orpca_project(
     minimiser is found as the root of a scalar function (:func:`_project_rank_one`),
     ``max_iter`` then bounding its evaluations. ``Z`` is not modified.
     """
-    dtype = Z.dtype
-    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
-    Lt = np.ascontiguousarray(basis.T)
-    if basis.shape[1] == 1:
-        R, n_iter = _project_rank_one(Z, basis, lambda1, lambda2, max_iter, tol)
-    else:
-        R, n_iter = _alternate(Z, basis, lambda1, lo, hi, max_iter, tol)
-    low = _outer(R, Lt, np.empty_like(Z))
+    R, buf, n_iter = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol)
+    low = _outer(R, np.ascontiguousarray(basis.T), np.empty_like(Z))
     sparse = np.subtract(Z, low)
-    buf = np.clip(sparse, lo, hi)  # the final clipped residual
+    bound = Z.dtype.type(lambda2)
+    np.clip(sparse, -bound, bound, out=buf)  # the final clipped residual
     sparse -= buf
     return OrpcaStep(R, low, sparse, buf, n_iter)
 
 
-def _alternate(Z, basis, lambda1, lo, hi, max_iter: int, tol: float) -> tuple[np.ndarray, int]:
+def orpca_clipped(
+    Z: np.ndarray,
+    basis: np.ndarray,
+    lambda1: float,
+    lambda2: float,
+    *,
+    max_iter: int = 20,
+    tol: float = 1e-4,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`orpca_project`'s coefficients and clipped residual only (what a basis
+    update needs), without the two parts: one batch-sized array instead of three."""
+    R, buf, _ = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol)
+    _outer(R, np.ascontiguousarray(basis.T), buf)
+    np.subtract(Z, buf, out=buf)
+    bound = Z.dtype.type(lambda2)
+    np.clip(buf, -bound, bound, out=buf)
+    return R, buf
+
+
+def _coefficients(
+    Z: np.ndarray, basis: np.ndarray, lambda1: float, lambda2: float, max_iter: int, tol: float
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Problem (3)'s coefficients for every row of ``Z``, a batch-sized work array (its
+    content undefined) and the iterations run."""
+    dtype = Z.dtype
+    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
+    buf = np.empty_like(Z)
+    if basis.shape[1] == 1:
+        R, n_iter = _project_rank_one(Z, basis, lambda1, lambda2, max_iter, tol, buf)
+    else:
+        R, n_iter = _alternate(Z, basis, lambda1, lo, hi, max_iter, tol, buf)
+    return R, buf, n_iter
+
+
+def _alternate(
+    Z, basis, lambda1, lo, hi, max_iter: int, tol: float, buf: np.ndarray | None = None
+) -> tuple[np.ndarray, int]:
     """Algorithm 2's alternation (:func:`orpca_project`): the coefficients and the
-    iterations run."""
+    iterations run (``buf``, like ``Z``, or None: the work space)."""
+    buf = np.empty_like(Z) if buf is None else buf
     P, H = _ridge_operators(basis, lambda1)
     Lt = np.ascontiguousarray(basis.T)
     P = np.ascontiguousarray(P)
     gram = (basis.T @ basis).astype(np.float64)
     R = _right(Z, P)
-    buf = np.empty_like(Z)
     row_sq = np.einsum("ij,ij->i", Z, Z, dtype=np.float64)
     limit = (tol * tol) * row_sq
     n_iter = 0
@@ -433,12 +471,10 @@ def basis_step(A: np.ndarray, B: np.ndarray, lambda1: float) -> np.ndarray:
 
 def feature_median(Z: np.ndarray) -> np.ndarray:
     """The per-feature (column) median of ``Z``, :func:`numpy.median` along axis 0 to the
-    bit: the columns copied into contiguous rows, each selected at one ``kth`` (or
-    sorted, when short) in the data's dtype (:func:`~robustpca.robust_scale._median_rows`)
-    instead of NumPy's selection at two order statistics along the first axis."""
-    # a copy always: _median_rows partitions in place, and Z.T of an F-ordered Z is a view
-    median: np.ndarray = _median_rows(np.array(Z.T, order="C", copy=True))
-    return median
+    bit (:func:`~robustpca.robust_scale._column_medians`: blocks of columns selected at
+    one ``kth``, or sorted when short, instead of NumPy's selection at two order
+    statistics along the first axis)."""
+    return _column_medians(Z)
 
 
 def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
@@ -517,16 +553,16 @@ def orpca_initialize(
     L = L.astype(dtype)
     r = n_components
     for k in range(n_iter):
-        step = orpca_project(Z, L, lam1, lam2, max_iter=max_iter, tol=tol)
+        coefficients, clipped = orpca_clipped(Z, L, lam1, lam2, max_iter=max_iter, tol=tol)
+        R = coefficients.astype(np.float64)
         if k == n_iter - 1 and (lambda1 is None or lambda2 is None):
             # the penalties from the scale of the refined fit's residual
-            W = step.coefficients.astype(np.float64)
-            scale = robust_residual_scale(Z, W, L.astype(np.float64), rng)
+            scale = robust_residual_scale(Z, R, L.astype(np.float64), rng)
             lam1 = scale * np.sqrt(Z.shape[1]) if lambda1 is None else lam1
             lam2 = scale if lambda2 is None else lam2
-        R = step.coefficients.astype(np.float64)
         RtR = R.T @ R
-        B = L.astype(np.float64) @ RtR + _left(step.coefficients, step.clipped)
+        B = L.astype(np.float64) @ RtR + _left(coefficients, clipped)
+        del clipped  # the next projection's work space takes its memory
         L = basis_step(RtR, B, lam1).astype(dtype)
     state = ORPCAState(
         basis=L,
