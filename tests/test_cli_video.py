@@ -189,6 +189,41 @@ def test_online_and_batch_split_agree_on_a_static_scene():
         assert (masks & ~truth).sum() < 0.05 * truth.sum()
 
 
+@pytest.mark.parametrize("method", ["orpca", "grasta"])
+def test_stream_equals_its_pieces_and_leaves_a_given_models_parts_alone(method):
+    """The online pipeline (whose residual may take the memory of the model's sparse
+    part) gives the masks of the model and the detector run by hand; with a model passed
+    in, the parts it returns are left as they were (they might be its own state)."""
+    from robustpca.background_subtraction import make_video_model
+    from robustpca.foreground import ForegroundDetector
+
+    frames = synthetic_clip(3)[0].astype(np.float32)
+    batches = [frames[i : i + 20] for i in range(0, N, 20)]
+    by_hand, detector, model = [], ForegroundDetector(), make_video_model(method)
+    for batch in batches:
+        low, _ = model.partial_fit_decompose(batch.reshape(len(batch), -1))
+        by_hand.append(detector.update(batch - low.reshape(batch.shape)))
+    ours = [p.masks for p in subtract_background(batches, method=method)]
+    np.testing.assert_array_equal(np.concatenate(ours), np.concatenate(by_hand))
+
+    class Keeping:
+        """A model returning arrays it keeps."""
+
+        def __init__(self):
+            self.inner, self.kept = make_video_model(method), []
+
+        def partial_fit_decompose(self, X):
+            low, sparse = self.inner.partial_fit_decompose(X)
+            self.kept.append((sparse, sparse.copy()))
+            return low, sparse
+
+    keeping = Keeping()
+    theirs = [p.masks for p in subtract_background(batches, method=method, model=keeping)]
+    np.testing.assert_array_equal(np.concatenate(theirs), np.concatenate(by_hand))
+    for sparse, before in keeping.kept:
+        np.testing.assert_array_equal(sparse, before)
+
+
 @pytest.mark.realdata
 def test_highway_slice_beats_a_fixed_threshold(shared_data, tmp_path):
     """100 frames of CDnet's highway at quarter size through the default method."""

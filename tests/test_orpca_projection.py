@@ -136,3 +136,23 @@ def test_feature_median_leaves_a_fortran_ordered_input_alone():
     before = Z.copy()
     np.testing.assert_array_equal(feature_median(Z), np.median(before, axis=0))
     np.testing.assert_array_equal(Z, before)
+
+
+@pytest.mark.parametrize("rank", [1, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clipped_only_projection_equals_the_full_one(rank, dtype):
+    """``orpca_clipped`` (the start's refinement: no parts) gives ``orpca_project``'s
+    coefficients and clipped residual exactly."""
+    from robustpca.solvers.orpca import orpca_clipped
+
+    rng = np.random.default_rng(rank)
+    basis = rng.normal(size=(60, rank)).astype(dtype)
+    Z = (rng.normal(size=(25, rank)) @ basis.T.astype(float)).astype(dtype)
+    Z[rng.random(Z.shape) < 0.1] += dtype(30.0)
+    before = Z.copy()
+    step = orpca_project(Z, basis, 3.0, 1.5)
+    R, clipped = orpca_clipped(Z, basis, 3.0, 1.5)
+    np.testing.assert_array_equal(R, step.coefficients)
+    np.testing.assert_array_equal(clipped, step.clipped)
+    assert clipped.dtype == dtype and np.abs(clipped).max() <= dtype(1.5)
+    np.testing.assert_array_equal(Z, before)

@@ -207,32 +207,53 @@ def subtract_background(
     for the online ones.
     """
     method = _check_method(method)
-    if model is None:
+    ours = model is None
+    if ours:
         model = make_video_model(method, n_components=n_components, random_state=random_state)
     if isinstance(batches, np.ndarray):
         batches = [batches]
     if method in ONLINE_METHODS:
-        yield from _online(batches, model, bool(return_scores))
+        yield from _online(batches, model, bool(return_scores), reuse=ours)
     else:
         yield from _batch(batches, model, bool(return_scores))
 
 
-def _online(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
+def _online(
+    batches: Iterable[Any], model: Any, scored: bool, *, reuse: bool
+) -> Iterator[VideoBatch]:
+    """The online split; ``reuse``: the model is one of ours, whose sparse part is a
+    fresh array that the residual may overwrite (a user's model might return its own
+    state)."""
     detector = ForegroundDetector()
     shape: tuple[int, ...] | None = None
     start = 0
     for batch in batches:
         frames = _check_batch(batch, shape, start)
         shape = frames.shape[1:]
-        low_rank, _ = model.partial_fit_decompose(_rows(frames))
+        rows = _rows(frames)
+        low_rank, sparse = model.partial_fit_decompose(rows)
         background = low_rank.reshape(frames.shape)
-        residual = frames.astype(np.float32, copy=False) - background
+        # the residual into the sparse part's memory (not given out): one batch-sized
+        # allocation fewer
+        residual = _into(sparse if reuse else None, rows, low_rank).reshape(frames.shape)
         masks = detector.update(residual)
         scores = detector.score(residual) if scored else None
         yield VideoBatch(start, frames, background, masks, scores)
         start += frames.shape[0]
     if shape is None:
         raise ValueError("frames: the stream holds no frame.")
+
+
+def _into(sparse: np.ndarray | None, rows: np.ndarray, low_rank: np.ndarray) -> np.ndarray:
+    """``rows - low_rank`` in float32, written over ``sparse`` where it can hold it."""
+    fits = (
+        isinstance(sparse, np.ndarray)
+        and sparse.dtype == np.float32
+        and sparse.shape == rows.shape
+        and sparse.flags.c_contiguous
+        and sparse.flags.writeable
+    )
+    return np.subtract(rows, low_rank, out=sparse if fits else None, dtype=np.float32)
 
 
 def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
