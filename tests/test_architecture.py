@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("datasets", "metrics", "diagnostics", "foreground", "plotting"),
     (
         "linalg",
+        "binary_regions",
         "prox",
         "losses",
         "robust_scale",
