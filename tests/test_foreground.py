@@ -328,6 +328,29 @@ def test_time_median_is_numpys_to_the_bit(seed, n, dtype, ties):
     np.testing.assert_array_equal(_time_median(e), np.median(e, axis=0))
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 6),
+    width=st.sampled_from([50, 4096, 4097, 9000, 19200]),
+    level=st.floats(0.3, 1.2),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_frame_gain_is_the_median_rule_to_the_bit(seed, n, width, level, dtype):
+    """Step 4's gain, which skips the selection where at most half the grid's scaled
+    values exceed 1, equals ``max(1, 1.4826 * frame median)`` exactly: frames whose
+    median sits near ``1 / 1.4826`` (levels around 0.67) included, and ties there."""
+    import robustpca.foreground as fg
+
+    rng = np.random.default_rng(seed)
+    z = (level * np.abs(rng.normal(size=(n, width)))).astype(dtype)
+    z[0, ::2] = dtype(1.0 / 1.4826)  # ties at the threshold in the first frame
+    expected = np.maximum(fg.MAD_CONSTANT * fg._frame_median(z), 1.0)
+    got = fg._frame_gain(z)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), density=st.floats(0.01, 0.3), window=st.sampled_from([1, 3]))
 def test_threshold_is_hysteresis_then_scipys_hole_filling(seed, density, window):

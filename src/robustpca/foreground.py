@@ -61,6 +61,7 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from ._validation import check_nonnegative_float, check_positive_int, real_array
+from .binary_regions import _EIGHT, _fill_holes, _label_runs, _majority, _runs
 from .robust_scale import MAD_CONSTANT, _column_medians, _median
 
 __all__ = [
@@ -178,18 +179,39 @@ def _frame_median(values: np.ndarray) -> np.ndarray:
     m = values.shape[1]
     if m <= FRAME_SAMPLE:
         return _median(values, axis=1) if values.dtype == np.float64 else np.median(values, 1)
-    sample = values[:, :: m // FRAME_SAMPLE]
-    sample = sample[:, : sample.shape[1] - 1 + sample.shape[1] % 2]  # an odd count
+    sample = _frame_sample(values)
     half = sample.shape[1] // 2
     return np.partition(sample, half, axis=1)[:, half]
+
+
+def _frame_sample(values: np.ndarray) -> np.ndarray:
+    """The regular grid of :func:`_frame_median` on frames of more than
+    :data:`FRAME_SAMPLE` pixels: an odd number of each frame's values (a view)."""
+    sample = values[:, :: values.shape[1] // FRAME_SAMPLE]
+    return sample[:, : sample.shape[1] - 1 + sample.shape[1] % 2]
+
+
+def _frame_gain(z: np.ndarray) -> np.ndarray:
+    """Step 4's gain of each frame of ``z`` (n, m): ``max(1, 1.4826 med)``, the median as
+    :func:`_frame_median` takes it. Where at most half the grid's scaled values exceed 1,
+    so does not the median's (scaling by a positive constant keeps the order of the
+    rounded values), and the gain is 1 without a selection: the usual frame."""
+    if z.shape[1] <= FRAME_SAMPLE:
+        return np.maximum(MAD_CONSTANT * _frame_median(z), 1.0)
+    scaled = MAD_CONSTANT * _frame_sample(z)
+    half = scaled.shape[1] // 2
+    high = np.count_nonzero(scaled > 1.0, axis=1) > half
+    gain = np.ones(len(z), dtype=scaled.dtype)
+    if high.any():
+        gain[high] = np.maximum(np.partition(scaled[high], half, axis=1)[:, half], 1.0)
+    return gain
 
 
 def _score(e: np.ndarray, scale: np.ndarray, window: int) -> np.ndarray:
     """Steps 4-5: ``e / scale``, divided by each frame's gain, then median-filtered.
     ``e`` (a temporary of the rule's) is overwritten where the quotient keeps its dtype."""
     z = np.divide(e, scale, out=e) if np.result_type(e, scale) == e.dtype else e / scale
-    gain = MAD_CONSTANT * _frame_median(z.reshape(len(z), -1))
-    z /= np.maximum(gain, 1.0)[:, None, None]
+    z /= _frame_gain(z.reshape(len(z), -1))[:, None, None]
     if window > 1:
         z = ndi.median_filter(z, size=(1, window, window), mode="nearest")
     return z
@@ -207,62 +229,6 @@ def _pixel_scale(e: np.ndarray) -> tuple[np.ndarray, float]:
     raw = MAD_CONSTANT * _time_median(e)
     floor = _floor(raw, e)
     return np.maximum(raw, floor), floor
-
-
-def _box_count(counts: np.ndarray, window: int) -> np.ndarray:
-    """Sums of the small non-negative integers ``counts`` (n, h, w) over each ``window x
-    window`` neighbourhood, edges replicated, in ``counts``' dtype (two passes of
-    shifted sums)."""
-    r = window // 2
-    padded = np.pad(counts, ((0, 0), (r, r), (r, r)), mode="edge")
-    h, w = counts.shape[1:]
-    rows = padded[:, :h, :].copy()
-    for i in range(1, window):
-        rows += padded[:, i : i + h, :]
-    box = rows[:, :, :w].copy()
-    for j in range(1, window):
-        box += rows[:, :, j : j + w]
-    return box
-
-
-def _majority(above: np.ndarray, window: int) -> np.ndarray:
-    """Where the median of each ``window x window`` neighbourhood (edges replicated) of
-    the scores exceeds a threshold, from where the scores do (``above``): the median of
-    ``m`` values exceeds it when at least ``(m + 1) / 2`` of them do. Two box sums of
-    small integers instead of a median filter."""
-    if window == 1:
-        return above
-    # counts up to window**2 <= 255 for a window up to 15; wider ones take 16 bits
-    counts = above.view(np.uint8) if window <= 15 else above.astype(np.uint16)
-    result: np.ndarray = _box_count(counts, window) >= (window * window + 1) // 2
-    return result
-
-
-def _runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows where ``active`` (n, h) holds, as flat indices into the ``n * h`` rows of
-    the frames, with their positions in a stack of them that has an empty row before
-    each run of consecutive rows of one frame, and where each run starts. A labelling
-    of the stack is that of the frames on those rows: the other rows only cost time."""
-    h = active.shape[1]
-    rows = np.flatnonzero(active.ravel())
-    starts = np.ones(rows.size, dtype=bool)
-    starts[1:] = (np.diff(rows) != 1) | (rows[1:] % h == 0)
-    at = np.arange(rows.size) + np.cumsum(starts)
-    return rows, at, starts
-
-
-def _label_runs(pixels: np.ndarray, rows, at, structure) -> tuple[np.ndarray, int]:
-    """``scipy.ndimage.label`` of the rows ``rows`` of ``pixels`` (n * h, w) stacked at
-    ``at`` (:func:`_runs`): the labels of the stack and their count."""
-    stack = np.zeros((int(at[-1]) + 1, pixels.shape[1]), dtype=bool)
-    stack[at] = pixels[rows]
-    labels, count = ndi.label(stack, structure=structure)
-    return labels, int(count)
-
-
-#: 8-connected regions in each frame; their background 4-connected
-_EIGHT = np.ones((3, 3), dtype=bool)
-_FOUR = ndi.generate_binary_structure(2, 1)
 
 
 def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
@@ -297,35 +263,6 @@ def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule) -> np.ndarray:
     step = max(1, CHUNK_PIXELS // (e.shape[1] * e.shape[2]))
     chunks = [_threshold(_score(e[s : s + step], scale, 1), rule) for s in range(0, len(e), step)]
     return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-
-
-def _fill_holes(masks: np.ndarray) -> np.ndarray:
-    """``scipy.ndimage.binary_fill_holes`` of each frame, in one labelling: the holes are
-    the background's 4-connected components that touch no edge of the frame. They lie
-    between a frame's first and last rows with a mask pixel; the rows outside are all
-    background, joined to the frame's sides, so only those spans are labelled and the
-    components on a span's first or last row reach the outside."""
-    n, h, w = masks.shape
-    any_row: np.ndarray = np.any(masks, axis=2)
-    first = any_row.argmax(axis=1)
-    last = h - 1 - any_row[:, ::-1].argmax(axis=1)
-    index = np.arange(h)
-    span = np.any(any_row, axis=1)[:, None] & (index >= first[:, None]) & (index <= last[:, None])
-    rows, at, starts = _runs(span)
-    if rows.size == 0:
-        return masks
-    flat = masks.reshape(-1, w)
-    labels, count = _label_runs(~flat, rows, at, _FOUR)
-    if count == 0:
-        return masks
-    hole = np.ones(count + 1, dtype=bool)
-    ends = np.append(starts[1:], True)
-    for edge in (labels[at[starts]], labels[at[ends]], labels[:, 0], labels[:, -1]):
-        hole[edge] = False
-    hole[0] = False  # the masks themselves, and the empty rows
-    filled = flat.copy()
-    filled[rows] |= np.take(hole, labels)[at]
-    return filled.reshape(n, h, w)
 
 
 def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.ndarray:
