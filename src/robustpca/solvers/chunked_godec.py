@@ -15,12 +15,14 @@ here step for step. A chunk's state is its rows of ``S`` and of the row factor `
   is gathered), its row half row by row in the pass that forms ``F``.
 * **Sparse step.** ``S`` keeps the ``k`` largest ``|R_ij|`` of the whole matrix (with
   ``card='auto'``, of ``|R_ij| / t_j``, ``t_j`` the rule's cutoff from column ``j``'s
-  median). These order statistics are exact, by **radix selection** (non-negative
-  doubles order as their bit patterns): a pass counts, per wanted rank, the values that
-  share the bits fixed so far by their next bits, until the bins holding the ranks hold
-  at most :data:`GATHER_BUDGET` values, which one pass gathers. The pass making the
-  first count also gathers a bracket around the last iteration's value
-  (:class:`_Guess`), which near convergence holds the rank: then no other pass is made.
+  median). These order statistics are exact, by **radix selection**
+  (:func:`~.chunked_order_statistics.radix_select`, which also gives PCP's exact column
+  medians; non-negative doubles order as their bit patterns): a pass counts, per wanted
+  rank, the values that share the bits fixed so far by their next bits, until the bins
+  holding the ranks hold at most :data:`GATHER_BUDGET` values, which one pass gathers.
+  The pass making the first count also gathers a bracket around the last iteration's
+  value (:class:`_Guess`), which near convergence holds the rank: then no other pass is
+  made.
   Ties at the ``k``-th value are broken by position (chunks in row order, row-major
   within a chunk); ``numpy.argpartition`` in memory may keep other equal entries.
 
@@ -41,6 +43,17 @@ from scipy import linalg as sla
 from ..linalg import complete_orthonormal, single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
 from .chunked import Rows
+from .chunked_order_statistics import (
+    Selected,
+    _records,
+    median_of,
+    median_ranks,
+    radix_count,
+    radix_gather,
+    radix_level_one,
+    radix_select,
+    selected_from_records,
+)
 from .godec import _ObservedALS
 from .godec_card import MAD_TO_SD, ResidualCutoff
 from .known_rank import RESIDUAL, STALLED, _transposed, _zeros
@@ -49,10 +62,6 @@ __all__ = ["column_cutoffs", "godec_first_pass", "godec_pass", "solve_godec_chun
 
 #: At most this many values are gathered by one pass; fuller bins are counted again.
 GATHER_BUDGET = 1 << 21
-#: Counters per counting pass (over all wanted ranks), which sets the digits' width.
-COUNTERS = 1 << 22
-#: Non-negative doubles have their sign bit clear: 63 bits to select on.
-KEY_BITS = 63
 
 
 # ------------------------------------------------------------------ combined sums
@@ -116,31 +125,6 @@ def _values(x, state, *, unit, Q, thresholds=None):
     return R if thresholds is None else R / thresholds
 
 
-def _count(V, *, prefix, shift, bits):
-    """Per wanted rank (rows of ``prefix``, (q, columns)): the counts of the next
-    ``bits`` bits of the values that share its prefix."""
-    keys, m = V.view(np.uint64), prefix.shape[1]
-    high = keys >> np.uint64(shift + bits)
-    digit = ((keys >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.intp)
-    digit += np.arange(m)[None, :] << bits
-    size = (m, 1 << bits)
-    return np.stack(
-        [np.bincount(digit[high == p], minlength=m << bits).reshape(size) for p in prefix]
-    )
-
-
-def _records(W, mask, slot, index):
-    row, col = np.nonzero(mask)
-    cols = [np.full(row.size, slot), col, W[row, col], np.full(row.size, index)]
-    return np.column_stack(cols).astype(np.float64)
-
-
-def _gather(W, index, *, prefix, shift):
-    """Records ``[slot, column, value, chunk]`` of the values in the final bins."""
-    keys = W.view(np.uint64) >> np.uint64(shift)
-    return Rows((np.concatenate([_records(W, keys == p, s, index) for s, p in enumerate(prefix)]),))
-
-
 def _guess(W, index, *, low, high, cap):
     """The counts under ``low`` and the records of the values in ``[low, high)`` per
     wanted rank; no records past ``cap`` (the guess then fails)."""
@@ -189,9 +173,9 @@ def godec_pass(x, state, *, unit, Q, **steps):
         V = _values(x, state, unit=unit, Q=Q, thresholds=values.get("thresholds"))
         W = V.reshape(-1, 1) if values["whole"] else V
         if "count" in steps:
-            part["counts"] = _count(W, **steps["count"])
+            part["counts"] = radix_count(W, **steps["count"])
         if "gather" in steps:
-            part["gathered"] = _gather(W, state[0], **steps["gather"])
+            part["gathered"] = radix_gather(W, state[0], **steps["gather"])
         if "guess" in steps:
             part.update(_guess(W, state[0], **steps["guess"]))
         if values.get("ties") is not None:
@@ -248,22 +232,6 @@ def _sparse_block(state, *, unit):
 
 
 # ------------------------------------------------------------- radix selection
-def _level_one(q: int, m: int) -> dict:
-    """The first counting step for ``q`` ranks in each of ``m`` columns."""
-    bits = int(np.clip(np.log2(max(COUNTERS // max(q * m, 1), 2)), 4, 16))
-    return {"prefix": np.zeros((q, m), np.uint64), "shift": KEY_BITS - bits, "bits": bits}
-
-
-@dataclass
-class _Selected:
-    """Values at the wanted ranks, the counts below and equal to them, the chunks' ties."""
-
-    values: np.ndarray
-    below: np.ndarray
-    equal: np.ndarray
-    chunk_equal: dict | None
-
-
 class _Guess:
     """Brackets ``last (1 -+ width)`` around the last values selected, gathered by the
     pass that makes the first counts: where they hold the wanted ranks (the counts under
@@ -279,83 +247,35 @@ class _Guess:
         low, high = self.last * (1 - self.width), self.last * (1 + self.width)
         return {"guess": {"low": low, "high": high, "cap": self.cap}}
 
-    def resolve(self, out: dict, ranks) -> _Selected | None:
+    def resolve(self, out: dict, ranks) -> Selected | None:
         if "guess_over" not in out:
             return None
         if out["guess_over"]:
             self.width /= 4
             return None
         records = out["guess_rows"].values
-        got = _from_records(records, ranks, out["guess_below"])
+        got = selected_from_records(records, ranks, out["guess_below"])
         if got is None:
             self.width = min(2 * self.width, 0.5)
         self.width *= min(1.0, GATHER_BUDGET / 8 / max(records.shape[0], 1))
         return got
 
 
-def _select(run, pass_params, values, ranks, counts, spec, guess=None, out=None) -> _Selected:
+def _select(run, pass_params, values, ranks, counts, spec, guess=None, out=None) -> Selected:
     """The values at the 0-based ascending ``ranks`` (q, m) of each column of the
     ``values`` of every chunk (module docstring), from the first counts ``counts``
-    made with ``spec`` (:func:`_level_one`) or the ``guess`` gathered with them."""
+    made with ``spec`` (:func:`~.chunked_order_statistics.radix_level_one`) or the
+    ``guess`` gathered with them (:func:`~.chunked_order_statistics.radix_select`)."""
     got = None if guess is None else guess.resolve(out, ranks)
     if got is None:
-        got = _radix(run, pass_params, values, ranks, counts, spec)
+
+        def visit(**step):
+            return run(godec_pass, **pass_params, values=values, **step)
+
+        got = radix_select(visit, ranks, counts, spec, budget=GATHER_BUDGET)
     if guess is not None:
         guess.last = got.values
     return got
-
-
-def _radix(run, pass_params, values, ranks, counts, spec) -> _Selected:
-    prefix, shift, bits = spec["prefix"].copy(), spec["shift"], spec["bits"]
-    below = np.zeros(ranks.shape, np.int64)
-    while True:
-        if counts is None:
-            count = {"prefix": prefix, "shift": shift, "bits": bits}
-            counts = run(godec_pass, **pass_params, values=values, count=count)["counts"]
-        cum = np.concatenate([np.zeros((*ranks.shape, 1)), np.cumsum(counts, axis=2)], axis=2)
-        b = np.empty(ranks.shape, np.int64)
-        for s, j in np.ndindex(*ranks.shape):
-            b[s, j] = np.searchsorted(cum[s, j], ranks[s, j] - below[s, j], side="right") - 1
-        inside = np.take_along_axis(counts, b[:, :, None], axis=2)[:, :, 0]
-        below += np.take_along_axis(cum, b[:, :, None], axis=2)[:, :, 0].astype(np.int64)
-        prefix = (prefix << np.uint64(bits)) | b.astype(np.uint64)
-        counts = None
-        if shift == 0:
-            return _Selected(prefix.view(np.float64), below, inside.astype(np.int64), None)
-        if inside.sum() <= GATHER_BUDGET:
-            break
-        bits = min(bits, shift)
-        shift -= bits
-    gather = {"prefix": prefix, "shift": shift}
-    records = run(godec_pass, **pass_params, values=values, gather=gather)["gathered"].values
-    got = _from_records(records, ranks, below)
-    assert got is not None  # the bins hold the ranks
-    return got
-
-
-def _from_records(records, ranks, below) -> _Selected | None:
-    """The values at ``ranks`` from records ``[slot, column, value, chunk]`` holding all
-    the values of a range of each column, with ``below`` values under it; None where a
-    rank lies outside its range."""
-    q, m = ranks.shape
-    records = records[np.lexsort((records[:, 2], records[:, 1], records[:, 0]))]
-    key = records[:, 0].astype(np.intp) * m + records[:, 1].astype(np.intp)
-    bounds = np.searchsorted(key, np.arange(q * m + 1))
-    at, size = (ranks - below).ravel().astype(np.intp), np.diff(bounds)
-    if np.any(at < 0) or np.any(at >= size):
-        return None
-    values = records[bounds[:-1] + at, 2]
-    repeated = np.repeat(values, size)
-    less = np.add.reduceat(records[:, 2] < repeated, bounds[:-1])
-    equal = np.add.reduceat(records[:, 2] == repeated, bounds[:-1]).astype(np.int64)
-    chunk_equal = None
-    if q * m == 1:
-        chunks, n_eq = np.unique(records[records[:, 2] == values[0], 3], return_counts=True)
-        chunk_equal = dict(zip(chunks.astype(int).tolist(), n_eq.tolist(), strict=True))
-    shape = ranks.shape
-    return _Selected(
-        values.reshape(shape), below + less.reshape(shape), equal.reshape(shape), chunk_equal
-    )
 
 
 def _top_k(run, pass_params, values, k, size, counts, spec, guess=None, out=None) -> tuple:
@@ -389,13 +309,12 @@ def column_cutoffs(run, params, n, rule, reference, out=None, spec=None, guess=N
     :meth:`~.godec_card.ResidualCutoff.thresholds` floors them), medians exact; ``out``:
     a pass's first counts made with ``spec`` (and ``guess``'s brackets), else one pass."""
     d = params["Q"].shape[0]
-    mid = np.array([(n - 1) // 2] if n % 2 else [n // 2 - 1, n // 2])
-    ranks = np.repeat(mid[:, None], d, axis=1)
+    ranks = np.repeat(median_ranks(n)[:, None], d, axis=1)
     if out is None:
-        spec = _level_one(*ranks.shape)
+        spec = radix_level_one(*ranks.shape)
         out = run(godec_pass, **params, values={"whole": False}, count=spec)
     got = _select(run, params, {"whole": False}, ranks, out["counts"], spec, guess, out).values
-    cols = got[0] if n % 2 else (got[0] + got[1]) / 2
+    cols = median_of(got)
     floor = max(np.sqrt(np.finfo(float).eps) * reference, np.finfo(float).tiny)
     return rule.cutoff * np.maximum(MAD_TO_SD * cols, floor)
 
@@ -510,16 +429,16 @@ def solve_godec_chunked(
         params = {"unit": unit, "Q": Q}
         extra: dict[str, object] = {"sums": "gram"}
         if rule is None:
-            spec = _level_one(1, 1)
+            spec = radix_level_one(1, 1)
             steps = {"values": whole, "count": spec, **tau.step()} if 0 < k < size else {}
             out = counted = run(godec_pass, **params, form=form, **steps)
             thresholds, beyond = None, 0
         else:
-            spec_m = _level_one(1 if n % 2 else 2, d)
+            spec_m = radix_level_one(1 if n % 2 else 2, d)
             steps = {"values": {"whole": False}, "count": spec_m, **medians.step()}
             out = run(godec_pass, **params, form=form, **steps)
             thresholds = column_cutoffs(run, params, n, rule, reference, out, spec_m, medians)
-            spec = _level_one(1, 1)
+            spec = radix_level_one(1, 1)
             ratio = {"whole": True, "thresholds": thresholds}
             counted = run(
                 godec_pass, **params, values=ratio, count=spec, beyond=thresholds, **tau.step()

@@ -18,6 +18,18 @@ exactly without bringing the rows to the client:
 The pilot only sets the bins: the results are the exact order statistics of all rows,
 whatever rows it draws. rrcov's ``unimcd`` over the chunks, which these passes serve, is
 :mod:`robustpca.solvers.chunked_unimcd`.
+
+**Radix selection** (:func:`radix_select`) needs no pilot and no bins to refine: doubles
+order as unsigned integer keys (:func:`order_keys`: their bit patterns when they are
+non-negative, else with the sign bit set and negative values' bits flipped), and a pass
+counts, per wanted rank, the values that share the key bits fixed so far by their next
+bits, until the bins holding the ranks hold at most a budget of values, which one pass
+gathers, or every bit is fixed (the value is then known without gathering: ties cost
+passes, never transfers). Its kernels (:func:`radix_count`, :func:`radix_gather`) run
+inside a caller's pass (GoDec's, :mod:`robustpca.solvers.chunked_godec`) or in
+:func:`radix_pass` over a state runner's chunks (:mod:`robustpca.solvers.chunked_state`),
+as :func:`column_medians` does: the exact column medians of the data, the centre of
+``PrincipalComponentPursuit(center='median')`` on a dask array.
 """
 
 from __future__ import annotations
@@ -31,12 +43,22 @@ from .chunked import Rows, sub_blocks
 
 __all__ = [
     "Extremes",
+    "Selected",
     "bracket_ranks",
+    "column_medians",
     "gather_pass",
     "gather_rows",
     "gather_rows_pass",
     "histogram_pass",
+    "median_of",
+    "median_ranks",
+    "order_keys",
     "pilot_indices",
+    "radix_count",
+    "radix_gather",
+    "radix_level_one",
+    "radix_pass",
+    "radix_select",
     "select_ranks",
 ]
 
@@ -319,3 +341,181 @@ def guess_brackets(pilot_values, ranks, n):
     low = np.where(lo >= 0, ordered[np.clip(lo, 0, P - 1), cols], -np.inf)
     high = np.where(hi < P, ordered[np.clip(hi, 0, P - 1), cols], np.inf)
     return low, high
+
+
+# ------------------------------------------------------------------ radix selection
+#: Counters per counting pass of :func:`radix_select` (over all wanted ranks), which sets
+#: the digits' width.
+COUNTERS = 1 << 22
+_SIGN = np.uint64(1 << 63)
+
+
+def _key_bits(signed: bool) -> int:
+    """Bits to select on: non-negative doubles have their sign bit clear."""
+    return 64 if signed else 63
+
+
+def order_keys(V: np.ndarray, signed: bool = False) -> np.ndarray:
+    """``uint64`` keys that order as the doubles ``V``: the bit patterns of non-negative
+    values (``signed=False``), else those with the sign bit set for non-negative values
+    and every bit flipped for negative ones (``-0.0`` taken as ``0.0``)."""
+    if not signed:
+        return V.view(np.uint64)
+    keys = np.add(V, 0.0, dtype=np.float64).view(np.uint64)  # a copy; -0.0 + 0.0 = 0.0
+    flip = (keys >> np.uint64(63)) * np.uint64((1 << 63) - 1)
+    flip |= _SIGN
+    keys ^= flip
+    return keys
+
+
+def _values_of_keys(keys: np.ndarray, signed: bool) -> np.ndarray:
+    """The doubles of :func:`order_keys`' keys."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    if signed:
+        keys = np.where(keys & _SIGN, keys ^ _SIGN, ~keys)
+    return keys.view(np.float64)
+
+
+def radix_level_one(q: int, m: int, signed: bool = False) -> dict:
+    """The first counting step of :func:`radix_select` for ``q`` ranks in each of ``m``
+    columns (the ``count`` parameters of :func:`radix_count`)."""
+    bits = int(np.clip(np.log2(max(COUNTERS // max(q * m, 1), 2)), 4, 16))
+    prefix = np.zeros((q, m), np.uint64)
+    return {"prefix": prefix, "shift": _key_bits(signed) - bits, "bits": bits, "signed": signed}
+
+
+def radix_count(V, *, prefix, shift, bits, signed=False) -> np.ndarray:
+    """Per wanted rank (rows of ``prefix``, (q, columns)): the counts of the next
+    ``bits`` bits of the keys of ``V`` (rows, columns) that share its prefix."""
+    keys, m = order_keys(V, signed), prefix.shape[1]
+    high = keys >> np.uint64(shift + bits)
+    digit = ((keys >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.intp)
+    digit += np.arange(m)[None, :] << bits
+    size = (m, 1 << bits)
+    return np.stack(
+        [np.bincount(digit[high == p], minlength=m << bits).reshape(size) for p in prefix]
+    )
+
+
+def _records(W, mask, slot, index):
+    row, col = np.nonzero(mask)
+    cols = [np.full(row.size, slot), col, W[row, col], np.full(row.size, index)]
+    return np.column_stack(cols).astype(np.float64)
+
+
+def radix_gather(V, index, *, prefix, shift, signed=False) -> Rows:
+    """Records ``[slot, column, value, index]`` of the values of ``V`` in the final bins
+    (``index``: the chunk's, which breaks ties by position)."""
+    W = np.add(V, 0.0, dtype=np.float64) if signed else V  # -0.0 as 0.0, as its key
+    keys = order_keys(W, signed) >> np.uint64(shift)
+    return Rows((np.concatenate([_records(W, keys == p, s, index) for s, p in enumerate(prefix)]),))
+
+
+@dataclass
+class Selected:
+    """Values at the wanted ranks, the counts below and equal to them, the chunks' ties."""
+
+    values: np.ndarray
+    below: np.ndarray
+    equal: np.ndarray
+    chunk_equal: dict | None
+
+
+def radix_select(visit, ranks, counts, spec, *, budget: int = GATHER_BUDGET) -> Selected:
+    """The values at the 0-based ascending ``ranks`` (q, m) of each column, exactly:
+    ``counts`` were made with ``spec`` (:func:`radix_level_one`) by a pass already run;
+    ``visit(count=...)`` runs a pass returning :func:`radix_count`'s counts under
+    ``'counts'``, ``visit(gather=...)`` one returning :func:`radix_gather`'s records
+    under ``'gathered'``."""
+    prefix, shift, bits = spec["prefix"].copy(), spec["shift"], spec["bits"]
+    signed = spec.get("signed", False)
+    below = np.zeros(ranks.shape, np.int64)
+    while True:
+        if counts is None:
+            count = {"prefix": prefix, "shift": shift, "bits": bits, "signed": signed}
+            counts = visit(count=count)["counts"]
+        cum = np.concatenate([np.zeros((*ranks.shape, 1)), np.cumsum(counts, axis=2)], axis=2)
+        b = np.empty(ranks.shape, np.int64)
+        for s, j in np.ndindex(*ranks.shape):
+            b[s, j] = np.searchsorted(cum[s, j], ranks[s, j] - below[s, j], side="right") - 1
+        inside = np.take_along_axis(counts, b[:, :, None], axis=2)[:, :, 0]
+        below += np.take_along_axis(cum, b[:, :, None], axis=2)[:, :, 0].astype(np.int64)
+        prefix = (prefix << np.uint64(bits)) | b.astype(np.uint64)
+        counts = None
+        if shift == 0:
+            values = _values_of_keys(prefix, signed)
+            return Selected(values, below, inside.astype(np.int64), None)
+        if inside.sum() <= budget:
+            break
+        bits = min(bits, shift)
+        shift -= bits
+    gather = {"prefix": prefix, "shift": shift, "signed": signed}
+    got = selected_from_records(visit(gather=gather)["gathered"].values, ranks, below)
+    assert got is not None  # the bins hold the ranks
+    return got
+
+
+def selected_from_records(records, ranks, below) -> Selected | None:
+    """The values at ``ranks`` from records ``[slot, column, value, chunk]`` holding all
+    the values of a range of each column, with ``below`` values under it; None where a
+    rank lies outside its range."""
+    q, m = ranks.shape
+    records = records[np.lexsort((records[:, 2], records[:, 1], records[:, 0]))]
+    key = records[:, 0].astype(np.intp) * m + records[:, 1].astype(np.intp)
+    bounds = np.searchsorted(key, np.arange(q * m + 1))
+    at, size = (ranks - below).ravel().astype(np.intp), np.diff(bounds)
+    if np.any(at < 0) or np.any(at >= size):
+        return None
+    values = records[bounds[:-1] + at, 2]
+    repeated = np.repeat(values, size)
+    less = np.add.reduceat(records[:, 2] < repeated, bounds[:-1])
+    equal = np.add.reduceat(records[:, 2] == repeated, bounds[:-1]).astype(np.int64)
+    chunk_equal = None
+    if q * m == 1:
+        chunks, n_eq = np.unique(records[records[:, 2] == values[0], 3], return_counts=True)
+        chunk_equal = dict(zip(chunks.astype(int).tolist(), n_eq.tolist(), strict=True))
+    shape = ranks.shape
+    return Selected(
+        values.reshape(shape), below + less.reshape(shape), equal.reshape(shape), chunk_equal
+    )
+
+
+def median_ranks(n: int) -> np.ndarray:
+    """The 0-based ranks whose values' mean is the median of ``n`` values (NumPy's): the
+    middle one for odd ``n``, the two middle ones for even ``n``."""
+    return np.array([(n - 1) // 2] if n % 2 else [n // 2 - 1, n // 2])
+
+
+def median_of(values: np.ndarray) -> np.ndarray:
+    """The medians from the values at :func:`median_ranks` (rows: ranks), as
+    :func:`numpy.median` forms them (the mean of the two middle values)."""
+    return values[0] if len(values) == 1 else (values[0] + values[1]) / 2
+
+
+def radix_pass(x, state, *, count=None, gather=None):
+    """A state runner's kernel: the radix counts or records of the chunk's own values
+    (its columns), the state left as it is."""
+    part: dict[str, Any] = {}
+    if count is not None:
+        part["counts"] = radix_count(x, **count)
+    if gather is not None:
+        part["gathered"] = radix_gather(x, 0, **gather)
+    return state, part
+
+
+def column_medians(run, n: int, d: int, counts=None, spec=None, *, budget=GATHER_BUDGET):
+    """The medians of the ``d`` columns of the data of the state runner ``run`` over all
+    ``n`` rows, exactly :func:`numpy.median`'s, by :func:`radix_select`: a counting pass
+    until the bins holding the middle ranks are small enough to gather (often one more
+    pass after the first counts), nothing ``n``-sized sent to the caller. ``counts``:
+    the first counts, made with ``spec`` (``radix_level_one(len(median_ranks(n)), d,
+    signed=True)``) in an earlier pass of the caller's; else a pass makes them."""
+    ranks = np.repeat(median_ranks(n)[:, None], d, axis=1)
+    if counts is None:
+        spec = radix_level_one(ranks.shape[0], d, signed=True)
+        counts = run(radix_pass, count=spec)["counts"]
+
+    def visit(**step):
+        return run(radix_pass, **step)
+
+    return median_of(radix_select(visit, ranks, counts, spec, budget=budget).values)
