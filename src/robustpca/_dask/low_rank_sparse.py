@@ -3,7 +3,8 @@
 :class:`~robustpca.PrincipalComponentPursuit`, :class:`~robustpca.OutlierPursuit` and
 :class:`~robustpca.ConvexOptimalMeanPCA` on a dask array with ``n_samples >= n_features``
 run :func:`robustpca.solvers.chunked_alm.solve_convex_chunked` over the row chunks
-(two passes an iteration; the multiplier and ``X - L`` stay chunked, persisted where the
+(two passes an iteration; PCP's ``center='median'`` first finds the exact column medians
+by counting passes; the multiplier and ``X - L`` stay chunked, persisted where the
 scheduler keeps its results: in the client process for the local schedulers, on the
 workers for a ``distributed`` cluster). The fitted ``low_rank_``, ``sparse_`` and
 ``outliers_`` are dask arrays chunked like the rows of ``X``, backed by the persisted
@@ -33,6 +34,12 @@ from ..solvers.chunked_alm import (
     solve_convex_chunked,
 )
 from ..solvers.chunked_known_rank import accaltproj_first_pass, solve_accaltproj_chunked
+from ..solvers.chunked_order_statistics import (
+    column_medians,
+    median_ranks,
+    radix_count,
+    radix_level_one,
+)
 from .arrays import _dask
 
 __all__ = [
@@ -163,20 +170,33 @@ def _finish(est, result):
     return est._finish(result)
 
 
+def _first_and_count(x, state, *, count):
+    """The first pass (:func:`~robustpca.solvers.chunked_state.first_pass`) with the
+    first radix counts of the column medians."""
+    state, part = first_pass(x, state)
+    return state, {**part, "counts": radix_count(x, **count)}
+
+
 def fit_pcp(est, X, run, rng, sample_weight):
-    """:class:`~robustpca.PrincipalComponentPursuit` on a tall dask array."""
+    """:class:`~robustpca.PrincipalComponentPursuit` on a tall dask array; with
+    ``center='median'`` the exact column medians (:func:`~robustpca.solvers.
+    chunked_order_statistics.column_medians`, their first counts made in the first
+    pass) are the offset, as :func:`~robustpca.solvers.alm_types.column_offset` in
+    memory."""
     est._resolve_lam(X)
     center = est._center()
     kwargs = _alm(est, rng)
-    if center == "median":
-        raise ValueError(
-            "center='median' is not available on a dask array (it needs exact column "
-            "medians); use center=True or False, or fit X.compute()."
-        )
     state_run = _tall_runner(est, X, run)
-    first = state_run(first_pass)
+    offset: bool | np.ndarray = bool(center)
+    if center == "median":
+        n, d = X.shape
+        spec = radix_level_one(len(median_ranks(n)), d, signed=True)
+        first = state_run(_first_and_count, count=spec)
+        offset = column_medians(state_run, n, d, first.pop("counts"), spec)
+    else:
+        first = state_run(first_pass)
     result = solve_convex_chunked(
-        state_run, first, problem="pcp", weight=est.lam_, center=bool(center), **kwargs
+        state_run, first, problem="pcp", weight=est.lam_, center=offset, **kwargs
     )
     return _finish(est, result)
 

@@ -41,7 +41,9 @@ order) where it takes the Gram route; ``svd_solver`` is not used here (the block
 ``'partial'`` needs products with ``M``, a pass each). The spectral norms of the start
 (``mu='auto'``, ``Y_0`` of PCP, ``gamma='auto'``) are taken from ``d x d`` Gram matrices
 gathered in the first passes, by the same Lanczos iteration from the same random start as
-:func:`~.alm.spectral_norm`.
+:func:`~.alm.spectral_norm`. PCP's ``center='median'`` offset is given, found before by
+the exact counting passes of :func:`~.chunked_order_statistics.column_medians`; the
+first pass's scatter is then taken about it.
 
 The runner is a state runner of :mod:`robustpca.solvers.chunked_state`
 (:class:`~.chunked_state.NumpyStateRunner` in memory,
@@ -322,14 +324,20 @@ def _callback_state(iteration: int, objective: float, low: _LowRank, mean, d: in
     return IterationState(iteration, objective, None, lambda: vt, lambda: b)
 
 
-def _start(first: dict, problem: str, weight: float, center: bool, mu, mu_max, rng):
+def _start(first: dict, problem: str, weight: float, center, mu, mu_max, rng):
     """The offset, the scale and the start of the loop, as :func:`~.alm.solve_pcp` and
-    :func:`~.alm._row_sparse_alm` set them, from the first pass's sums."""
+    :func:`~.alm._row_sparse_alm` set them, from the first pass's sums (``center``: a
+    bool, or the offset itself, the column medians)."""
     moments: Moments = first["moments"]
     d = moments.mean.size
-    c = moments.mean.copy() if center else None
     assert moments.scatter is not None
-    gram = moments.scatter if c is not None else moments.scatter_about(np.zeros(d))
+    c: np.ndarray | None
+    if isinstance(center, np.ndarray):
+        c = np.asarray(center, dtype=np.float64).copy()
+        gram = moments.scatter_about(c)
+    else:
+        c = moments.mean.copy() if center else None
+        gram = moments.scatter if c is not None else moments.scatter_about(np.zeros(d))
     scale = float(np.sqrt(max(float(np.trace(gram)), 0.0)))
     J = None
     if problem == "pcp":
@@ -356,7 +364,7 @@ def solve_convex_chunked(
     *,
     problem: str,
     weight: float,
-    center: bool = False,
+    center: bool | np.ndarray = False,
     n_components: int | None = None,
     mu: float | None = None,
     mu_max: float | None = None,
@@ -385,8 +393,10 @@ def solve_convex_chunked(
         :func:`~.alm.solve_crpca_om`.
     weight : float
         :math:`\lambda` (PCP) or :math:`\gamma`.
-    center : bool
-        Subtract the column means first (always for CRPCA-OM).
+    center : bool or ndarray of shape (n_features,)
+        Subtract the column means first (always for CRPCA-OM), or this offset (PCP's
+        ``center='median'``: the exact column medians, :func:`~.chunked_order_statistics.
+        column_medians`).
     n_components, mu, mu_max, rho, max_iter, tol, gap_tol, rng, callback
         As for the in-memory solvers (``mu=None``: ``'auto'``).
 
@@ -401,7 +411,8 @@ def solve_convex_chunked(
     free_mean = problem == "crpca_om"
     sparse = _L21(weight) if rowwise else _L1(weight)
     prob = _Problem(_gram_threshold, sparse, None, free_mean=free_mean)  # what _cheap_gap reads
-    c, scale, J, mu, cap = _start(first, problem, weight, center or free_mean, mu, mu_max, rng)
+    given = center if isinstance(center, np.ndarray) else bool(center) or free_mean
+    c, scale, J, mu, cap = _start(first, problem, weight, given, mu, mu_max, rng)
     mu0 = mu
     n, d = run.n_samples, first["moments"].mean.size
     history: list[float] = []
