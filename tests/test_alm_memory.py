@@ -174,8 +174,8 @@ def test_the_three_forms_of_the_low_rank_step_are_used(monkeypatch):
     seen = []
     step = alm_svt._gram_step
 
-    def recording_step(M, tau, predicted=0):
-        low = step(M, tau, predicted)
+    def recording_step(M, tau, predicted=0, **options):
+        low = step(M, tau, predicted, **options)
         seen.append(low.kind)
         return low
 

@@ -126,6 +126,55 @@ def test_a_rank_jump_repeats_the_step_in_double_precision(monkeypatch):
     assert np.linalg.norm(thresholded(low, M1) - exact_svt(M1, tau)) <= 1e-12 * top
 
 
+@pytest.mark.parametrize("transpose", [False, True])
+def test_vectors_below_the_threshold_leave_the_step_alone(transpose):
+    """``below``: the step is the same SVT; ``extra`` holds the singular vectors of the
+    short side whose values lie in (below, tau] (at most SINGLE_GRAM_EXTRA), orthonormal
+    and orthogonal to the kept ones."""
+    M = low_rank_plus_noise(70, 150, 12, 3)
+    M = M.T if transpose else M
+    s = sla.svdvals(M)
+    tau, below = 0.5 * (s[2] + s[3]), 0.5 * (s[6] + s[7])
+    plain = alm_svt._gram_step(M, tau)
+    low = alm_svt._gram_step(M, tau, below=below)
+    assert plain.extra is None and low.extra.shape == (70, 4)
+    top = s[0]
+    np.testing.assert_allclose(thresholded(low, M), thresholded(plain, M), atol=1e-12 * top)
+    kept = low.U if low.U is not None else low.Vt.T
+    basis = np.hstack([kept, low.extra])
+    np.testing.assert_allclose(basis.T @ basis, np.eye(basis.shape[1]), atol=1e-10)
+    short = M if not transpose else M.T  # the short side's vectors: left ones of M (70 x 150)
+    values = np.linalg.norm(low.extra.T @ short, axis=1)  # their singular values
+    np.testing.assert_allclose(values, s[3:7], rtol=1e-10)
+    capped = alm_svt._gram_step(M, tau, below=0.5 * s[-1])
+    assert capped.extra.shape[1] == alm_svt.SINGLE_GRAM_EXTRA
+
+
+def test_a_falling_threshold_brings_its_next_vectors_into_the_basis(monkeypatch):
+    """Thresholds falling by a constant ratio (PCP's continuation) over a fixed matrix:
+    the third step's rank jumps by the direction of value 1,850; off the kept basis it
+    makes ``||R||^2 = 1850^2`` fail the check (``0.25 tau_3 sigma_1 = 3.2e6``), while
+    with the vectors below the second threshold in the basis it passes. Each step stays
+    the SVT."""
+    monkeypatch.setattr(alm_svt, "PARTIAL_COST", 10**9)
+    monkeypatch.setattr(alm_svt, "SINGLE_GRAM_MIN_SIDE", 64)
+    rng = np.random.default_rng(2)
+    sigma = np.array([1e4, 5e3, 1850, 1000, 900, 800, 700, 600])
+    U = np.linalg.qr(rng.normal(size=(80, sigma.size)))[0]
+    V = np.linalg.qr(rng.normal(size=(240, sigma.size)))[0]
+    M = (U * sigma) @ V.T
+    taus = [3100.0, 2000.0, 2000.0**2 / 3100.0]
+    counts = {}
+    for extra in (0, alm_svt.SINGLE_GRAM_EXTRA):
+        monkeypatch.setattr(alm_svt, "SINGLE_GRAM_EXTRA", extra)
+        step = _SVTStep(M.shape, "auto", np.random.default_rng(0), single=True)
+        for tau in taus:
+            low = step(M, tau)
+            assert np.linalg.norm(thresholded(low, M) - exact_svt(M, tau)) <= 1e-6 * sigma[0]
+        counts[extra] = step.counts["single"]
+    assert counts == {0: 1, alm_svt.SINGLE_GRAM_EXTRA: 2}
+
+
 def planted(n, d, rank, density, seed):
     rng = np.random.default_rng(seed)
     L = rng.normal(size=(n, rank)) @ rng.normal(size=(rank, d))

@@ -107,10 +107,19 @@ SINGLE_GRAM_RATIO = 0.25
 #: After a repeated step, the double-precision Gram route is kept for this many steps
 #: (doubling at each repeat).
 SINGLE_GRAM_RETRY = 2
+#: At most this many singular vectors below the threshold join the basis of the next
+#: single-precision Gram matrix: those above the threshold's next value (the last step's
+#: ratio of thresholds ahead), which a falling threshold brings in, so that they are not
+#: in the rounded part (they made its norm fail the check where the rank jumped).
+SINGLE_GRAM_EXTRA = 8
 
 
 def _gram_step(
-    M: np.ndarray, tau: float, predicted: int = 0, G: np.ndarray | None = None
+    M: np.ndarray,
+    tau: float,
+    predicted: int = 0,
+    G: np.ndarray | None = None,
+    below: float | None = None,
 ) -> _LowRank:
     """Singular value thresholding of ``M`` by the Gram matrix of its short side.
 
@@ -119,9 +128,12 @@ def _gram_step(
     ``predicted``: the number of singular values expected above ``tau`` (the last
     rank), which picks whether all eigenpairs are computed
     (:data:`ALL_EIGENPAIRS_FRACTION`). ``G``: that Gram matrix, formed by the caller
-    (:func:`~.alm_single_gram.single_precision_gram`; overwritten).
+    (:func:`~.alm_single_gram.single_precision_gram`; overwritten). ``below``: a value
+    under ``tau`` whose singular values above it (at most :data:`SINGLE_GRAM_EXTRA`)
+    give their vectors as ``extra``; the step itself is the same.
     """
     n, d = M.shape
+    floor = tau if below is None else min(below, tau)
     wide = n <= d
     if G is None:  # numpy uses syrk for a product with its transpose
         G = M @ M.T if wide else M.T @ M
@@ -134,25 +146,28 @@ def _gram_step(
                     G,
                     check_finite=False,
                     overwrite_a=True,
-                    subset_by_value=(tau * tau, np.inf),
+                    subset_by_value=(floor * floor, np.inf),
                     driver="evr",
                 )
         except np.linalg.LinAlgError:  # syevr fails on tight clusters (eigh_index_range)
             G = M @ M.T if wide else M.T @ M  # (overwritten)
             lam, E = sla.eigh(G, check_finite=False, overwrite_a=True, driver="evd")
         first = int(np.searchsorted(lam, tau * tau, side="right"))  # those above tau^2
+        start = int(np.searchsorted(lam, floor * floor, side="right"))
+        start = max(start, first - SINGLE_GRAM_EXTRA)
+        extra = np.ascontiguousarray(E[:, start:first][:, ::-1]) if below is not None else None
         lam, E = lam[first:], E[:, first:]
     sigma = np.sqrt(np.maximum(lam[::-1], 0.0))
     r = int(np.count_nonzero(sigma > tau))
     sigma, E = sigma[:r], np.ascontiguousarray(E[:, ::-1][:, :r])
     s = sigma - tau
     if not wide:
-        return _LowRank("rows", s, Vt=np.ascontiguousarray(E.T), gain=s / sigma)
+        return _LowRank("rows", s, Vt=np.ascontiguousarray(E.T), gain=s / sigma, extra=extra)
     if FACTOR_ROWS * r > n:
-        return _LowRank("columns", s, U=E, gain=s / sigma)
+        return _LowRank("columns", s, U=E, gain=s / sigma, extra=extra)
     Vt = E.T @ M
     Vt /= sigma[:, None]
-    return _LowRank("factors", s, U=E, Vt=Vt)
+    return _LowRank("factors", s, U=E, Vt=Vt, extra=extra)
 
 
 def _orth(Y: np.ndarray) -> np.ndarray:
@@ -352,6 +367,7 @@ class _SVTStep:
         self.wide = shape[0] <= shape[1]
         self.single = single
         self.basis: np.ndarray | None = None  # the last step's short-side vectors
+        self.tau: float | None = None  # the last step's threshold
         self.residual: np.ndarray | None = None  # single_precision_gram's buffer
         self.single_skip, self.single_wait = 0, SINGLE_GRAM_RETRY
         self.side, self.long = min(shape), max(shape)
@@ -432,13 +448,21 @@ class _SVTStep:
             if self.residual is None:
                 self.residual = np.empty((self.side, self.long), dtype=np.float32)
             G, r2 = single_precision_gram(M, basis, out=self.residual)
-            low = _gram_step(M, tau, self.rank, G=G)
+            low = _gram_step(M, tau, self.rank, G=G, below=self._below(tau))
             sigma1 = tau + (low.s[0] if low.s.size else 0.0)
             if r2 <= SINGLE_GRAM_RATIO * tau * sigma1:
                 self.counts["single"] += 1
                 return low
             self.single_skip, self.single_wait = self.single_wait, 2 * self.single_wait
-        return _gram_step(M, tau, self.rank)
+        return _gram_step(M, tau, self.rank, below=self._below(tau))
+
+    def _below(self, tau: float) -> float | None:
+        """The next threshold if it falls as the last did (:data:`SINGLE_GRAM_EXTRA`);
+        None where no single-precision Gram matrix follows."""
+        if not (self.single and self.side >= SINGLE_GRAM_MIN_SIDE):
+            return None
+        last = self.tau if self.tau is not None else tau
+        return tau * min(1.0, tau / last) if last > 0 else tau
 
     def __call__(self, M: np.ndarray, tau: float) -> _LowRank:
         low = None
@@ -455,6 +479,9 @@ class _SVTStep:
             self.gram_steps += 1
         if self.single:
             self.basis = low.U if self.wide else (None if low.Vt is None else low.Vt.T)
+            if self.basis is not None and low.extra is not None and low.extra.shape[1]:
+                self.basis = np.hstack([self.basis, low.extra])
+            self.tau = tau
         svp = self.rank = low.s.size
         grow = 1 if svp < self.hint else max(1, round(0.05 * self.side))
         self.hint = max(1, min(svp + grow, self.side))

@@ -60,6 +60,9 @@ class _LowRank:
       ``r > n / 4``): a column block from the same columns of ``M``.
 
     ``s`` are the thresholded singular values (decreasing), ``gain = s / sigma``.
+    ``extra``: the Gram route's short-side singular vectors just below the threshold
+    (columns, decreasing), asked for where a single-precision Gram matrix is formed next
+    (:class:`~.alm_svt._SVTStep`); None otherwise.
     """
 
     kind: str
@@ -68,6 +71,7 @@ class _LowRank:
     Vt: np.ndarray | None = None
     gain: np.ndarray | None = None
     method: str = "gram"
+    extra: np.ndarray | None = None
 
     @classmethod
     def empty(cls, n: int, d: int) -> _LowRank:
