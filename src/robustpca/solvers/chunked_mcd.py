@@ -39,7 +39,13 @@ from .chunked_order_statistics import (
     gather_rows,
     guess_brackets,
 )
-from .chunked_unimcd import least_variance_windows
+from .chunked_unimcd import (
+    SampleCollector,
+    least_variance_windows,
+    sample_brackets,
+    sample_stride,
+    sample_values,
+)
 from .mcd import (
     NMINI,
     _best_starts,
@@ -218,7 +224,7 @@ def _subsets_from(out, groups, values, h, below, low, kind):
     return subsets, moments
 
 
-def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr"):
+def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr", guide=None):
     """The ``h`` rows of smallest value in each column of ``values`` (ties by row
     index, as a stable sort) and their moments (``kind``: :func:`subset_pass`).
 
@@ -226,13 +232,18 @@ def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr")
     the ``h``-th value of every column and its rows are few enough to gather (the
     counts of that pass tell); otherwise counting passes, then one gathering pass. A
     gathered row is ``4 + k`` floats: the rows gathered are at most
-    ``4 GATHER_BUDGET / (4 + k)``, so that the records stay within the budget's bytes."""
+    ``4 GATHER_BUDGET / (4 + k)``, so that the records stay within the budget's bytes;
+    twice that for brackets guessed from ``guide``, the values of a large sample
+    (:func:`~robustpca.solvers.chunked_unimcd.sample_brackets`)."""
     pilot = values(pilot_x)
     B = pilot.shape[1]
     n = None if not hasattr(row_index, "shape") else int(row_index.shape[0])
     rows = GATHER_BUDGET * 4 // (4 + coords(pilot_x[:1]).shape[1])
     passes = 0
-    guessed = _guess(pilot, h, n, rows)
+    if guide is not None and n is not None:
+        guessed = sample_brackets(guide, h, n, 2 * rows)
+    else:
+        guessed = _guess(pilot, h, n, rows)
     if guessed is not None:
         low, high = guessed
         out = run(
@@ -446,10 +457,13 @@ def mcd_chunked(
     max_steps: int = 100,
     n_best: int = 10,
     prefetched: dict | None = None,
+    sample: np.ndarray | None = None,
 ) -> tuple[ChunkedMCD, int]:
     """:func:`~robustpca.solvers.mcd.minimum_covariance_determinant` of the rows
-    ``coords(x)`` (``p`` coordinates) of all ``n`` rows (module docstring). Returns the
-    fit and the passes run."""
+    ``coords(x)`` (``p`` coordinates) of all ``n`` rows (module docstring). The C-steps
+    guess their brackets from ``sample`` (rows in ``coords``' space), or from the sample
+    their first pass gathers (:class:`~robustpca.solvers.chunked_unimcd.
+    SampleCollector`). Returns the fit and the passes run."""
     h = min(h_alpha_n(alpha, n, p), n)
     passes = 0
     if h >= n:  # robustbase's classical estimate: every row
@@ -503,11 +517,19 @@ def mcd_chunked(
     top = np.argsort(_log_dets(covs), kind="stable")[:n_best]
     means, covs = means[top], covs[top]
 
+    collect = SampleCollector(run, coords, sample_stride(n, p))
+    collect.sample = sample
+
     def step(means, covs):
         ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / p
         precisions = np.linalg.inv(covs + ridge[:, None, None] * np.eye(p))
         values = FitDistances(coords, means, precisions)
-        return smallest_subsets(run, row_index, coords, values, h, pilot_x, kind="scatter")
+        guide = None
+        if collect.sample is not None:
+            guide = sample_values(FitDistances(AffineRows(), means, precisions), collect.sample)
+        return smallest_subsets(
+            collect, row_index, coords, values, h, pilot_x, kind="scatter", guide=guide
+        )
 
     subsets, moments, used = step(means, covs)
     passes += used

@@ -43,7 +43,12 @@ from .chunked_mcd import (
     subsample_indices,
 )
 from .chunked_order_statistics import gather_rows_pass, pilot_indices
-from .chunked_unimcd import univariate_mcd_chunked
+from .chunked_unimcd import (
+    SampleCollector,
+    sample_stride,
+    sample_values,
+    univariate_mcd_chunked,
+)
 from .mcd import h_alpha_n
 from .outlyingness import rrcov_pairs
 from .robpca import _ClassPC, _log_det, _resolve_k
@@ -337,12 +342,22 @@ def _projected_mcd(
     rot = np.eye(d)
     distance = DiagonalDistance(X2, ev[:k])
     old = _log_det(ev[:k])
+    # the first C-step's pass gathers a sample of the rows' coordinates (X2's), from
+    # which the next C-steps guess their brackets: ``on_sample`` maps it to theirs
+    collect = SampleCollector(run, X2, sample_stride(n, d))
+    on_sample = AffineRows(np.zeros(d), np.eye(d), np.zeros(d))
     for _ in range(100):
-        _, (moments,), used = smallest_subsets(run, row_index, X2, distance, h, pilot_x)
+        guide = None
+        if collect.sample is not None:
+            guide = sample_values(DiagonalDistance(on_sample, distance.eigenvalues), collect.sample)
+        _, (moments,), used = smallest_subsets(
+            collect, row_index, X2, distance, h, pilot_x, guide=guide
+        )
         count.add(used)
         fit = _class(moments)
         obj = _log_det(fit.eigenvalues)
         X2 = X2.then(fit.center, fit.loadings)
+        on_sample = on_sample.then(fit.center, fit.loadings)
         shift = shift + fit.center @ rot.T
         rot = rot @ fit.loadings
         if fit.rank == 0:
@@ -352,9 +367,12 @@ def _projected_mcd(
             break
         old = obj
         k = min(k, fit.rank)
+    sample = None
+    if collect.sample is not None:
+        sample = sample_values(on_sample, collect.sample)  # in X2's coordinates
     mcd_fit, used = mcd_chunked(
         run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x,
-        prefetched=prefetched,
+        prefetched=prefetched, sample=sample,
     )  # fmt: skip
     count.add(used)
     values, vectors = _eigen(mcd_fit.covariance)

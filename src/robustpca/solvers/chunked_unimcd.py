@@ -16,6 +16,17 @@ the refining pass counts only the candidate bins, split into at most
 histogram it holds. What a pass brings back, per chunk, is therefore at most about
 :data:`PASS_BINS` bins over all columns (or the pilot's bins for a few columns), whatever
 the number of rows.
+
+**A large sample for the C-steps' guesses** (:class:`SampleCollector`,
+:func:`sample_brackets`): a bracket guessed from a pilot of ``P`` rows around the ``h``-th
+smallest distance holds about ``8 n sqrt(q (1 - q) / P)`` rows, which outgrow any gather
+budget as ``n`` grows, so that each C-step of the MCD would take a counting pass and a
+gathering pass. The C-steps work in ``k`` coordinates: the first C-step's pass also
+brings back those coordinates of every ``stride``-th row in single precision (at most
+:data:`SAMPLE_VALUES` floats), and the next C-steps guess their brackets from the
+distances of that sample, ``sqrt(P)`` times narrower: one pass each. The pass's counts
+still prove that a bracket holds the wanted rank (else counting passes follow), so the
+results are exact whatever the sample.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .chunked import Rows
 from .chunked_order_statistics import (
     GATHER_BUDGET,
     MAX_SPLITS,
@@ -41,9 +53,14 @@ from .chunked_order_statistics import (
 __all__ = [
     "PASS_BINS",
     "REFINE_BINS_PER_COLUMN",
+    "SAMPLE_VALUES",
+    "SampleCollector",
     "least_variance_windows",
     "reweighted_sums_pass",
+    "sample_brackets",
+    "sample_values",
     "univariate_mcd_chunked",
+    "with_sample",
 ]
 
 #: A refining pass splits a column's candidate bins into about this many bins in all (in
@@ -394,3 +411,89 @@ def scaled_pilot(pilot_values, centre, var):
     with np.errstate(divide="ignore", invalid="ignore"):
         res = (pilot_values - centre) ** 2 / var
     return np.where(np.isfinite(res), res, 0.0)
+
+
+#: The sample of the C-steps (:class:`SampleCollector`) and its distances under ten fits
+#: (single precision, on the client for the whole fit) take at most this many values.
+SAMPLE_VALUES = 1 << 26
+#: Fits whose distances to the sample are held at once (FAST-MCD's candidates).
+SAMPLE_FITS = 10
+#: A bracket guessed from the sample spans this many standard errors of its quantile
+#: each side (a miss costs the counting passes it replaces).
+SAMPLE_Z = 4.0
+
+
+def sample_stride(n: int, width: int) -> int:
+    """Every ``stride``-th row makes the sample: with its distances under
+    :data:`SAMPLE_FITS` fits, at most :data:`SAMPLE_VALUES` values."""
+    return max(1, -(-n * (max(width, 1) + SAMPLE_FITS) // SAMPLE_VALUES))
+
+
+def with_sample(x, rows=None, *, inner, sample_coords, every, **params) -> dict:
+    """``inner``'s result for the chunk, with ``sample``: ``sample_coords`` of its rows
+    whose global index is a multiple of ``every``, in single precision."""
+    out = inner(x, rows, **params)
+    keep = np.asarray(rows) % every == 0
+    out["sample"] = Rows((np.asarray(sample_coords(x[keep]), dtype=np.float32),))
+    return out
+
+
+class SampleCollector:
+    """A pass runner that also gathers the sample (:func:`with_sample`) in its first pass:
+    ``sample`` is then the ``coords`` of every ``stride``-th row (float32), else None."""
+
+    def __init__(self, run, coords, stride: int):
+        self.run, self.coords, self.stride = run, coords, stride
+        self.sample: np.ndarray | None = None
+
+    def __call__(self, kernel, rows=None, **params):
+        if self.sample is not None:
+            return self.run(kernel, rows, **params)
+        out = self.run(
+            with_sample,
+            rows,
+            inner=kernel,
+            sample_coords=self.coords,
+            every=self.stride,
+            **params,
+        )
+        parts = out.pop("sample").parts
+        self.sample = np.concatenate([p for p in parts if p.size] or parts[:1])
+        return out
+
+
+def sample_values(values, sample: np.ndarray, block: int = 1 << 16) -> np.ndarray:
+    """``values`` (a function of rows of coordinates) of the ``sample``, by blocks of
+    rows, in single precision."""
+    parts = [
+        np.asarray(values(sample[a : a + block].astype(np.float64)), dtype=np.float32)
+        for a in range(0, max(sample.shape[0], 1), block)
+    ]
+    return np.concatenate(parts)
+
+
+def sample_brackets(values: np.ndarray, h: int, n: int, rows: float):
+    """Brackets ``[low, high)`` (one per column of ``values``, a sample's values from
+    all ``n`` rows) around the ``h``-th smallest value: the sample's order statistics
+    :data:`SAMPLE_Z` standard errors each side of its ``h / n`` quantile. None where the
+    sample is small or the brackets would hold more than ``rows`` rows in all (by the
+    sample's count)."""
+    P, B = values.shape
+    if P < 64:
+        return None
+    q = (h - 0.5) / n
+    spread = SAMPLE_Z * np.sqrt(q * (1 - q) * P) + 2
+    lo, hi = int(np.floor(q * P - spread)), int(np.ceil(q * P + spread))
+    if (min(hi, P) - max(lo, 0)) / P * n * B > rows:
+        return None
+    low, high = np.full(B, -np.inf), np.full(B, np.inf)
+    at = [i for i in (lo, hi) if 0 <= i < P]
+    for j in range(B):
+        if not at:
+            break
+        part = np.partition(values[:, j], at)
+        if lo >= 0:
+            low[j] = part[lo]
+        if hi < P:
+            high[j] = part[hi]
+    return low, high

@@ -1,0 +1,185 @@
+"""Passes of ROBPCA and the MCD over row chunks as the rows grow (issue 41's 150,000,000
+rows in at most 40 passes).
+
+At very large ``n`` the brackets guessed from the pilot's few thousand rows hold more
+rows than a pass may gather, so that every C-step would take a counting pass and a
+gathering pass. The first C-step's pass gathers a large sample of the rows' ``k``
+coordinates and the next C-steps guess from its distances: one pass each, with the same
+fit (the pass's counts prove a bracket, else counting passes follow).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustpca.solvers import chunked_mcd, chunked_unimcd
+from robustpca.solvers.chunked import NumpyPassRunner
+from robustpca.solvers.chunked_mcd import AffineRows, FitDistances, smallest_subsets
+from robustpca.solvers.chunked_order_statistics import pilot_indices
+from robustpca.solvers.chunked_rrcov import solve_robpca_chunked
+from robustpca.solvers.chunked_unimcd import (
+    SampleCollector,
+    sample_brackets,
+    sample_stride,
+    sample_values,
+)
+
+
+def planted(n, d, k, share=0.1, seed=0):
+    """Rank-k data plus noise, the first ``share`` of the rows shifted off it."""
+    rng = np.random.default_rng(seed)
+    X = 3.0 + 2.0 * rng.normal(size=(n, k)) @ rng.normal(size=(k, d))
+    X += 0.3 * rng.normal(size=(n, d))
+    m = int(share * n)
+    X[:m] += 8.0 + 3.0 * rng.normal(size=(m, d))
+    return X
+
+
+class Logged(NumpyPassRunner):
+    """The NumPy pass runner, noting each pass's kernel (``with_sample/inner``)."""
+
+    def __init__(self, X, chunk_rows):
+        super().__init__(X, chunk_rows)
+        self.kernels: list[str] = []
+
+    def __call__(self, kernel, rows=None, **params):
+        inner = params.get("inner")
+        self.kernels.append(kernel.__name__ + (f"/{inner.__name__}" if inner else ""))
+        return super().__call__(kernel, rows, **params)
+
+
+def _robpca(X, chunk_rows=4000):
+    run = Logged(X, chunk_rows)
+    fit = solve_robpca_chunked(
+        run,
+        np.arange(X.shape[0]),
+        *X.shape,
+        2,
+        kmax=2,
+        max_directions=25,
+        rng=np.random.default_rng(0),
+    )
+    return fit, run.kernels
+
+
+@pytest.fixture
+def huge(monkeypatch):
+    """The pilot's brackets too wide to gather, as at a hundred million rows."""
+    monkeypatch.setattr(chunked_mcd, "_guess", lambda *args: None)
+
+
+def test_c_steps_take_one_pass_each_after_the_first(huge, monkeypatch):
+    """With the pilot's guesses out of reach, the C-steps (ROBPCA's in ``k`` dimensions,
+    then FAST-MCD's candidates) cost one pass each after the first, which gathers the
+    sample; without the sample each costs two (counting, gathering). The fits agree."""
+    X = planted(40_000, 5, 2)
+    fit, kernels = _robpca(X)
+    first = kernels.index("with_sample/histogram_pass")
+    after = kernels[first + 1 :]
+    assert kernels.count("with_sample/histogram_pass") == 1
+    assert "histogram_pass" not in after and "gather_pass" not in after
+    steps = after.count("subset_pass")  # the first C-step's gather, then one a step
+    assert steps >= 3 and after[-1] == "_moments_below_pass"
+    monkeypatch.setattr(chunked_unimcd, "SAMPLE_VALUES", 1)  # a sample of one row
+    monkeypatch.setattr(chunked_mcd, "sample_stride", lambda n, k: n + 1)
+    import robustpca.solvers.chunked_rrcov as chunked_rrcov
+
+    monkeypatch.setattr(chunked_rrcov, "sample_stride", lambda n, k: n + 1)
+    slow, slow_kernels = _robpca(X)
+    assert slow.n_passes == fit.n_passes + steps - 1
+    assert slow_kernels.count("histogram_pass") == kernels.count("histogram_pass") + steps - 1
+    # the same rows; their sums differ in order (another bracket splits them otherwise)
+    np.testing.assert_allclose(slow.eigenvalues, fit.eigenvalues, rtol=1e-12)
+    np.testing.assert_allclose(slow.components, fit.components, atol=1e-12)
+    np.testing.assert_allclose(slow.mean, fit.mean, rtol=1e-12)
+    member = [f.support(X, np.arange(X.shape[0])) for f in (fit, slow)]
+    np.testing.assert_array_equal(*member)
+
+
+def test_pass_count_of_a_tall_table(huge):
+    """200,000 x 5 in chunks of 10,000 rows with the pilot's guesses out of reach: the
+    first pass; the outlyingness (the projections' univariate MCD: binned sums, the
+    window's values, the scaled residuals' bracket, the reweighted sums; the h-subset:
+    counting, gathering); the orthogonal distances (four, and the rows within the
+    cutoff); the first C-step's counting pass; one pass per C-step; the reweighting.
+    At most 16 passes besides the C-steps, whatever their number."""
+    X = planted(200_000, 5, 2, seed=1)
+    fit, kernels = _robpca(X, chunk_rows=10_000)
+    start = kernels.index("with_sample/histogram_pass")
+    steps = kernels[start + 1 : -1]
+    assert fit.n_passes == len(kernels) and kernels[-1] == "_moments_below_pass"
+    assert set(steps) == {"subset_pass"}
+    assert fit.n_passes - len(steps) <= 16
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(80, 400),
+    B=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+    ties=st.booleans(),
+    shift=st.floats(-3, 3),
+    data=st.data(),
+)
+def test_smallest_subsets_are_exact_whatever_the_sample(n, B, seed, ties, shift, data):
+    """The ``h`` rows of least value per column (ties by row index) and their moments,
+    whatever sample guides the brackets: a good one, a shifted one, a constant one."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 2))
+    means = rng.normal(size=(B, 2))
+    precisions = np.repeat(np.eye(2)[None], B, axis=0)
+    values = FitDistances(AffineRows(), means, precisions)
+    h = data.draw(st.integers(n // 2 + 1, n - 1))
+    guide = values(X[rng.integers(0, n, size=data.draw(st.integers(64, 2 * n)))]) + shift
+    if data.draw(st.booleans()):
+        guide = np.zeros_like(guide)
+    run = NumpyPassRunner(X, chunk_rows=data.draw(st.integers(1, n)))
+    subsets, moments, _ = smallest_subsets(
+        run, np.arange(n), AffineRows(), values, h, X[pilot_indices(n)], guide=guide
+    )
+    V = values(X)
+    for f in range(B):
+        chosen = np.sort(np.argsort(V[:, f], kind="stable")[:h])
+        member = np.flatnonzero(subsets[f].member(X, np.arange(n)))
+        np.testing.assert_array_equal(member, chosen)
+        np.testing.assert_allclose(moments[f].mean, X[chosen].mean(axis=0), atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(P=st.integers(64, 5000), B=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_sample_brackets_hold_the_samples_own_rank(P, B, seed):
+    """The brackets of a sample from distinct values hold the sample's own quantile of
+    the wanted rank (two ranks each side at least), and None where they would hold more
+    rows than allowed."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(P, B)).astype(np.float32)
+    n = 10 * P
+    h = int(rng.integers(n // 2 + 1, n))
+    low, high = sample_brackets(values, h, n, np.inf)
+    ordered = np.sort(values, axis=0)
+    at = min(int((h - 0.5) / n * P), P - 1)
+    assert np.all(low <= ordered[at]) and np.all(ordered[at] < high)
+    assert sample_brackets(values, h, n, 1.0) is None
+
+
+def test_sample_collector_gathers_every_stride_th_row_once():
+    """The sample is the coordinates of the rows whose index is a multiple of the
+    stride, in row order, gathered by the first pass only; the stride keeps the sample
+    and its distances under ten fits within the budget."""
+    X = np.arange(30.0).reshape(10, 3)
+    run = Logged(X, 3)
+    collect = SampleCollector(run, AffineRows(np.zeros(3), np.eye(3)[:, :2], np.zeros(2)), 4)
+    collect(chunked_mcd._moments_below_pass, np.arange(10), values=lambda x: x, cutoff=0.0,
+            coords=AffineRows())  # fmt: skip
+    collect(chunked_mcd._moments_below_pass, np.arange(10), values=lambda x: x, cutoff=0.0,
+            coords=AffineRows())  # fmt: skip
+    assert run.kernels == ["with_sample/_moments_below_pass", "_moments_below_pass"]
+    np.testing.assert_array_equal(collect.sample, X[[0, 4, 8], :2].astype(np.float32))
+    assert collect.sample.dtype == np.float32
+    n, k = 150_000_000, 3
+    P = n // sample_stride(n, k)
+    assert P * (k + chunked_unimcd.SAMPLE_FITS) <= chunked_unimcd.SAMPLE_VALUES
+    assert sample_values(lambda z: z[:, :1] * 2, X[:, :2], block=4).shape == (10, 1)
