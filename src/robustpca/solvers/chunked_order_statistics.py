@@ -386,15 +386,19 @@ def radix_level_one(q: int, m: int, signed: bool = False) -> dict:
 
 def radix_count(V, *, prefix, shift, bits, signed=False) -> np.ndarray:
     """Per wanted rank (rows of ``prefix``, (q, columns)): the counts of the next
-    ``bits`` bits of the keys of ``V`` (rows, columns) that share its prefix."""
+    ``bits`` bits of the keys of ``V`` (rows, columns) that share its prefix (ranks
+    sharing their prefixes, as the two middle ones mostly do, are counted once)."""
     keys, m = order_keys(V, signed), prefix.shape[1]
-    high = keys >> np.uint64(shift + bits)
     digit = ((keys >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.intp)
     digit += np.arange(m)[None, :] << bits
-    size = (m, 1 << bits)
-    return np.stack(
-        [np.bincount(digit[high == p], minlength=m << bits).reshape(size) for p in prefix]
-    )
+    size, length = (m, 1 << bits), m << bits
+    unique, inverse = np.unique(prefix, axis=0, return_inverse=True)
+    if shift + bits >= 64:  # no bits above the digits: the prefixes are all 0
+        rows = [np.bincount(digit.ravel(), minlength=length).reshape(size)] * len(unique)
+    else:
+        high = keys >> np.uint64(shift + bits)
+        rows = [np.bincount(digit[high == p], minlength=length).reshape(size) for p in unique]
+    return np.stack(rows)[np.reshape(inverse, -1)]
 
 
 def _records(W, mask, slot, index):
