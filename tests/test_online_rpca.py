@@ -308,3 +308,34 @@ def test_later_batches_are_validated_as_the_first(model, dtype):
     low_f, _ = other.partial_fit_decompose(np.asfortranarray(X[80:100]))
     np.testing.assert_allclose(low_f, low, rtol=1e-5 if dtype == np.float32 else 1e-10)
     assert fitted.n_samples_seen_ == 80
+
+
+@pytest.mark.parametrize("model", [OnlineRobustPCA, "GRASTA"])
+def test_a_plain_first_batch_is_validated_as_any_other(model):
+    """The first batch, when a plain finite float array, skips validate_data: the model
+    and its input attributes are those of the fully validated path (a list of lists), a
+    refit on an array after a DataFrame drops the names, and bad first batches still
+    raise validate_data's errors."""
+    import pandas as pd
+
+    from robustpca import GRASTA
+
+    cls = GRASTA if model == "GRASTA" else OnlineRobustPCA
+    X = planted_stream(13, n=60, d=12)[0]
+    plain = cls(1, burn_in=20, random_state=0).partial_fit(X[:30])
+    listed = cls(1, burn_in=20, random_state=0).partial_fit(X[:30].tolist())
+    assert plain.n_features_in_ == listed.n_features_in_ == 12
+    np.testing.assert_array_equal(plain.components_, listed.components_)
+    assert not hasattr(plain, "feature_names_in_")
+    named = cls(1, burn_in=20, random_state=0).fit(pd.DataFrame(X, columns=list("abcdefghijkl")))
+    assert list(named.feature_names_in_) == list("abcdefghijkl")
+    named.fit(X)  # a new fit on an array: no names left
+    assert not hasattr(named, "feature_names_in_") and named.n_features_in_ == 12
+    for bad, match in (
+        (np.full((5, 12), np.inf), r"infinity|inf"),
+        (X[:5, 0], "2D"),
+        (np.empty((0, 12)), "sample"),
+        (np.empty((5, 0)), "feature"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            cls(1, random_state=0).partial_fit(bad)

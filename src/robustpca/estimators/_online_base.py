@@ -200,7 +200,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
 
     # -- public incremental API ---------------------------------------------------
     def _validate_batch(self, X, *, first: bool):
-        if not first and self._plain_batch(X):
+        if self._plain_batch(X, first=first):
+            if first:  # what validate_data(reset=True) sets for an array without names
+                self.n_features_in_ = X.shape[1]
             return X
         X = validate_data(
             self,
@@ -213,19 +215,23 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         check_magnitude(X)
         return X
 
-    def _plain_batch(self, X) -> bool:
-        """Whether a later batch needs none of ``validate_data``'s work: a C-contiguous
-        float32 or float64 ndarray of the fitted width whose largest and smallest entries
-        are finite and within :func:`~robustpca._validation.check_magnitude`'s bound (two
-        passes; a stream's hot path). Anything else takes the full validation, which
-        raises its errors."""
+    def _plain_batch(self, X, *, first: bool = False) -> bool:
+        """Whether a batch needs none of ``validate_data``'s work: a C-contiguous float32
+        or float64 ndarray (of the fitted width, after the first batch) whose largest and
+        smallest entries are finite and within
+        :func:`~robustpca._validation.check_magnitude`'s bound (two passes; a stream's hot
+        path, and its first batch: scikit-learn's first validation in a process looks up
+        the dataframe plugins of every installed package). Anything else takes the full
+        validation, which raises its errors."""
+        width = X.shape[1] if first and getattr(X, "ndim", 0) == 2 else -2
         if not (
             type(X) is np.ndarray
             and X.dtype in (np.float32, np.float64)
             and X.ndim == 2
             and X.flags.c_contiguous
             and X.shape[0] >= 1
-            and X.shape[1] == getattr(self, "n_features_in_", -1)
+            and X.shape[1] >= 1
+            and X.shape[1] == (width if first else getattr(self, "n_features_in_", -1))
             and not hasattr(self, "feature_names_in_")
         ):
             return False
