@@ -259,3 +259,48 @@ def test_subset_gathers_stay_within_the_budget_in_floats(monkeypatch):
     np.testing.assert_allclose(moments.mean, X[chosen].mean(axis=0), atol=1e-12)
     member = subset.member(X, np.arange(n))
     assert member.sum() == h and member[chosen].all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(4, 400),
+    bins=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    ties=st.booleans(),
+    data=st.data(),
+)
+def test_residual_brackets_hold_the_hth_residual(n, bins, seed, ties, data):
+    """From any histogram of the values, the bounds hold the ``h``-th smallest scaled
+    residual ``(v - centre)**2 / var`` (as ``_Scaled`` forms it), and the bins counted as
+    the load hold every value whose residual lies between them."""
+    rng = np.random.default_rng(seed)
+    v = rng.integers(-5, 6, size=n).astype(float) if ties else rng.normal(size=n) * 10
+    v[: n // 7] *= 1e3
+    edges = np.unique(rng.choice(v, size=min(bins, n)) + data.draw(st.sampled_from([0, 0.5])))
+    counts = np.diff(np.concatenate([[0], np.searchsorted(np.sort(v), edges), [n]]))
+    column = chunked_unimcd._Column(edges, counts.astype(float), counts * 0.0, counts * 0.0)
+    centre = data.draw(st.floats(-20, 20))
+    var = data.draw(st.floats(1e-3, 1e3))
+    h = data.draw(st.integers(1, n))
+    r_lo, r_hi, load = chunked_unimcd.residual_brackets(column, v.min(), v.max(), centre, var, h)
+    res = np.sort((v - centre) ** 2 / var)
+    assert r_lo <= res[h - 1] <= r_hi
+    assert load >= np.count_nonzero((res >= r_lo) & (res <= r_hi))
+
+
+def test_hth_residual_by_one_gathering_pass(monkeypatch):
+    """On 200,000 values, the window's histogram brackets the ``h``-th scaled residual of
+    every column: one gathering pass, neither the pilot's guess nor counting passes
+    (``select_ranks``), with the same unimcd."""
+
+    def unused(*args, **kwargs):
+        raise AssertionError("select_ranks ran")
+
+    monkeypatch.setattr(chunked_unimcd, "select_ranks", unused)
+    n, m = 200_000, 3
+    Y = np.random.default_rng(3).standard_t(3, size=(n, m))
+    run, passes = exact_fit(Y, m, 8)
+    kernels = [p[0] for p in run.passes]
+    assert kernels.count("histogram_pass") + kernels.count("gather_pass") <= 4
+    assert kernels[-2:] == ["gather_pass", "reweighted_sums_pass"]
+    assert passes == len(kernels)

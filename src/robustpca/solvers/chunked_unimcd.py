@@ -268,7 +268,9 @@ def _merged(column: _Column, split, inner, local_edges, local: _Column) -> _Colu
     return _Column(edges, *parts)
 
 
-def least_variance_windows(run, row_index, values, m, n, h, pilot_values, first=False):
+def least_variance_windows(
+    run, row_index, values, m, n, h, pilot_values, first=False, histograms=None
+):
     """For each column, the window of ``h`` contiguous order statistics of least sum of
     squares (unimcd's: the middle of windows tied within a relative 1e-12; ``first``:
     the first least one, as :func:`~robustpca.solvers.mcd._univariate_mcd_subset`).
@@ -276,7 +278,8 @@ def least_variance_windows(run, row_index, values, m, n, h, pilot_values, first=
     Returns its mean and variance (divisor ``h - 1``) per column, per column the start
     rank and the gathered records ``[column, range, value, index]`` of the start and end
     ranges with their first ranks, and the passes (two: binned sums, gathered values;
-    one more per refining pass, where the candidates hold more than a pass gathers)."""
+    one more per refining pass, where the candidates hold more than a pass gathers).
+    ``histograms`` (a list) receives the columns' final histograms and extremes."""
     shift = np.median(pilot_values, axis=0)
     most = max(REFINE_BINS_PER_COLUMN, PASS_BINS // max(m, 1))
     edge_lists = [e[:: max(1, -(-e.size // most))] for e in pilot_edges(pilot_values)]
@@ -313,6 +316,8 @@ def least_variance_windows(run, row_index, values, m, n, h, pilot_values, first=
             _merged(col, split, inner, local, _Column.of(hist, j, local))
             for j, (col, (split, inner, local)) in enumerate(zip(columns, plans, strict=True))
         ]
+    if histograms is not None:
+        histograms += [columns, ext]
     low, high = np.full((m, 2), np.inf), np.full((m, 2), -np.inf)
     for j, (a_lo, a_hi, b_lo, b_hi, _) in enumerate(ranges):
         e = np.concatenate([[-np.inf], columns[j].edges, [np.inf]])
@@ -377,13 +382,17 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
         loc = shift + out["s1"] / cnt
         spread = (out["s2"] - out["s1"] ** 2 / cnt) / max(n - 1, 1)
         return loc, np.sqrt(np.maximum(spread, 0.0)), 1
+    held: list = []
     init_mean, init_var, _, used = least_variance_windows(
-        run, row_index, values, m, n, h, pilot_values
+        run, row_index, values, m, n, h, pilot_values, histograms=held
     )
     passes += used
     scaled = _Scaled(values, init_mean, init_var)
-    pilot_res = scaled_pilot(pilot_values, init_mean, init_var)
-    kth, more = select_ranks(run, row_index, scaled, np.full((m, 1), h - 1), pilot_res)
+    kth, more = _hth_residual(run, row_index, scaled, held, h, n)
+    if kth is None:
+        pilot_res = scaled_pilot(pilot_values, init_mean, init_var)
+        kth, extra = select_ranks(run, row_index, scaled, np.full((m, 1), h - 1), pilot_res)
+        more += extra
     passes += more
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = kth[:, 0] / stats.chi2.ppf(h / n, 1)
@@ -404,6 +413,63 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
     location = np.where(degenerate, init_mean, location)
     scale = np.where(degenerate, 0.0, np.sqrt(np.maximum(spread, 0.0)))
     return location, scale, passes
+
+
+def residual_brackets(column: _Column, low: float, high: float, centre, var, h: int):
+    """Bounds ``[r_lo, r_hi]`` on the ``h``-th smallest scaled residual
+    ``(v - centre)**2 / var`` of a column from its histogram (values in ``[low, high]``),
+    and the values in the bins that may hold residuals in them. A bin's residuals lie
+    between those of its edges (the residual is monotone in ``v`` on each side of the
+    centre, rounding included), or from 0 where it holds the centre: at most ``h - 1``
+    residuals lie below the ``h``-th smallest bin minimum, at least ``h`` at or below the
+    ``h``-th smallest bin maximum."""
+    bounds = np.concatenate([[low], column.edges, [high]])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = (bounds - centre) ** 2 / var
+    lo, hi = r[:-1], r[1:]
+    rmin = np.where((bounds[:-1] <= centre) & (centre <= bounds[1:]), 0.0, np.minimum(lo, hi))
+    rmax = np.maximum(lo, hi)
+    full = column.counts > 0
+    counts, rmin, rmax = column.counts[full], rmin[full], rmax[full]
+
+    def hth(edge):
+        order = np.argsort(edge, kind="stable")
+        at = np.searchsorted(np.cumsum(counts[order]), h, side="left")
+        return edge[order][min(at, order.size - 1)]
+
+    r_lo, r_hi = hth(rmin), hth(rmax)
+    load = float(np.sum(counts[(rmax >= r_lo) & (rmin <= r_hi)]))
+    return r_lo, r_hi, load
+
+
+def _hth_residual(run, row_index, scaled: _Scaled, held: list, h: int, n: int):
+    """The ``h``-th smallest scaled residual of each column by one gathering pass in the
+    brackets :func:`residual_brackets` draws from the window's histograms (the pass's
+    counts prove that each bracket holds it), or ``(None, 0)`` where the histograms are
+    unusable (a zero or unknown variance) or the brackets hold too many values."""
+    columns, ext = held
+    m = len(columns)
+    if not (np.all(np.isfinite(scaled.var)) and np.all(scaled.var > 0)):
+        return None, 0
+    low, high, total = np.zeros((m, 1)), np.zeros((m, 1)), 0.0
+    for j, col in enumerate(columns):
+        r_lo, r_hi, load = residual_brackets(
+            col, ext.low[j], ext.high[j], scaled.centre[j], scaled.var[j], h
+        )
+        if not (np.isfinite(r_lo) and np.isfinite(r_hi)):
+            return None, 0
+        low[j], high[j], total = r_lo, np.nextafter(r_hi, np.inf), total + load
+    if total > GATHER_BUDGET:
+        return None, 0
+    got = run(gather_pass, row_index, values=scaled, low=low, high=high)
+    groups = _gathered_by_column(got["gathered"].values, m, 1)
+    kth = np.empty((m, 1))
+    for j in range(m):
+        below, inside = got["below"][j, 0], groups[j][0]
+        if not below <= h - 1 < below + inside.shape[0]:
+            return None, 1  # not proven: the counting passes find it
+        kth[j, 0] = inside[int(h - 1 - below), 2]
+    return kth, 1
 
 
 def scaled_pilot(pilot_values, centre, var):
