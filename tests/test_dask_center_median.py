@@ -28,7 +28,7 @@ from robustpca.solvers import chunked_order_statistics as order_statistics
 from robustpca.solvers.chunked import combine_parts
 from robustpca.solvers.chunked_order_statistics import GATHER_BUDGET, column_medians
 
-from .test_dask_low_rank_sparse import CountComputes, assert_same_fit, fit_passes
+from .test_dask_low_rank_sparse import CountComputes, RerunRunner, assert_same_fit, fit_passes
 
 
 @pytest.fixture
@@ -213,6 +213,14 @@ def test_ties_cost_passes_not_transfers():
     got = column_medians(runner, *X.shape, budget=100)
     np.testing.assert_array_equal(got, np.median(X, axis=0))
     assert runner.gathered == [] and runner.n_passes <= 5
+
+
+def test_median_kernels_can_run_again_from_their_inputs():
+    """A ``distributed`` cluster may run a task again after losing a worker: the median
+    passes leave their input alone and give the same result twice, to the bit."""
+    X = planted(5, n=500, d=6)
+    runner = RerunRunner(X, 120)
+    np.testing.assert_array_equal(column_medians(runner, *X.shape), np.median(X, axis=0))
 
 
 def test_signed_keys_order_as_the_values():
