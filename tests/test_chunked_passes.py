@@ -183,3 +183,19 @@ def test_sample_collector_gathers_every_stride_th_row_once():
     P = n // sample_stride(n, k)
     assert P * (k + chunked_unimcd.SAMPLE_FITS) <= chunked_unimcd.SAMPLE_VALUES
     assert sample_values(lambda z: z[:, :1] * 2, X[:, :2], block=4).shape == (10, 1)
+
+
+def test_sample_brackets_narrow_to_the_budget():
+    """Where the full brackets would hold more rows than allowed, they narrow (down to
+    ``SAMPLE_Z_LEAST`` standard errors), holding at most the rows allowed by the
+    sample's count; below that, no guess."""
+    P, B, n = 20_000, 10, 3_000_000
+    values = np.random.default_rng(5).random(size=(P, B), dtype=np.float32)
+    h = (3 * n) // 4
+    wide = sample_brackets(values, h, n, np.inf)
+    held = float(np.sum(np.mean((values >= wide[0]) & (values < wide[1]), axis=0))) * n
+    rows = 0.85 * held
+    low, high = sample_brackets(values, h, n, rows)
+    assert np.all(low > wide[0]) and np.all(high < wide[1])
+    assert float(np.sum(np.mean((values >= low) & (values < high), axis=0))) * n <= rows
+    assert sample_brackets(values, h, n, 0.6 * held) is None  # under 3 of 4 errors

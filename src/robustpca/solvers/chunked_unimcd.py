@@ -485,8 +485,10 @@ SAMPLE_VALUES = 1 << 26
 #: Fits whose distances to the sample are held at once (FAST-MCD's candidates).
 SAMPLE_FITS = 10
 #: A bracket guessed from the sample spans this many standard errors of its quantile
-#: each side (a miss costs the counting passes it replaces).
+#: each side (a miss costs the counting passes it replaces), fewer down to
+#: :data:`SAMPLE_Z_LEAST` where the brackets would hold more rows than allowed.
 SAMPLE_Z = 4.0
+SAMPLE_Z_LEAST = 3.0
 
 
 def sample_stride(n: int, width: int) -> int:
@@ -541,14 +543,18 @@ def sample_values(values, sample: np.ndarray, block: int = 1 << 16) -> np.ndarra
 def sample_brackets(values: np.ndarray, h: int, n: int, rows: float):
     """Brackets ``[low, high)`` (one per column of ``values``, a sample's values from
     all ``n`` rows) around the ``h``-th smallest value: the sample's order statistics
-    :data:`SAMPLE_Z` standard errors each side of its ``h / n`` quantile. None where the
-    sample is small or the brackets would hold more than ``rows`` rows in all (by the
-    sample's count)."""
+    :data:`SAMPLE_Z` standard errors each side of its ``h / n`` quantile (fewer, down
+    to :data:`SAMPLE_Z_LEAST`, to hold at most ``rows`` rows in all by the sample's
+    count). None where the sample is small or no such brackets fit."""
     P, B = values.shape
     if P < 64:
         return None
     q = (h - 0.5) / n
-    spread = SAMPLE_Z * np.sqrt(q * (1 - q) * P) + 2
+    error = np.sqrt(q * (1 - q) * P)
+    z = min(SAMPLE_Z, (rows / (n * B) * P / 2 - 3) / max(error, 1e-300))
+    if z < SAMPLE_Z_LEAST:
+        return None
+    spread = z * error + 2
     lo, hi = int(np.floor(q * P - spread)), int(np.ceil(q * P + spread))
     if (min(hi, P) - max(lo, 0)) / P * n * B > rows:
         return None
