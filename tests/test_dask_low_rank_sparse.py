@@ -268,7 +268,6 @@ def test_errors_before_any_pass(threads):
     dX = da.from_array(np.ones((100, 10)), chunks=(50, 10))
     wide = da.from_array(np.ones((10, 100)), chunks=(5, 100))
     cases = [
-        (PrincipalComponentPursuit(center="median"), dX, "center='median'"),
         (PrincipalComponentPursuit(rho=0.5), dX, "rho"),
         (PrincipalComponentPursuit(lam="bad"), dX, "lam"),
         (OutlierPursuit(gamma="bad"), dX, "gamma"),
