@@ -10,14 +10,17 @@ step (its module docstring lists the steps), with the data seen only in passes (
    drawn from ``random_state`` exactly as in memory) and the pilot rows that set the
    bins of the counting passes;
 2. **outlyingness**: the univariate MCD of the projections on every direction at once
-   (:func:`~robustpca.solvers.chunked_unimcd.univariate_mcd_chunked`: five
+   (:func:`~robustpca.solvers.chunked_unimcd.univariate_mcd_chunked`: four
    passes), then the ``h`` least outlying rows (their ``h``-th outlyingness by counting
    passes, their mean and factor gathered in the next pass);
 3. **orthogonal distances** (when ``k`` is below the rank): the univariate MCD of
-   :math:`OD^{2/3}` (five passes) and the rows within the cutoff (one pass);
-4. **C-steps in k dimensions** (two passes each: counting, then the ``h`` rows of least
-   distance) and the reweighted MCD (:func:`~robustpca.solvers.chunked_mcd.mcd_chunked`,
-   FAST-MCD's starts on robustbase's random subsample gathered by index).
+   :math:`OD^{2/3}` (four passes) and the rows within the cutoff (one pass);
+4. **C-steps in k dimensions** (one pass each: the ``h`` rows of least distance in a
+   guessed bracket; the first C-step's pass also gathers a large sample of the rows'
+   ``k`` coordinates, from which the next ones guess,
+   :class:`~robustpca.solvers.chunked_unimcd.SampleCollector`) and the reweighted MCD
+   (:func:`~robustpca.solvers.chunked_mcd.mcd_chunked`, FAST-MCD's starts on
+   robustbase's random subsample gathered by index).
 
 The per-sample results (outlyingness, h-subset, MCD support) are recipes evaluated chunk
 by chunk, never held. The skew-adjusted variant (``skew=True``) is not chunked.
@@ -336,7 +339,8 @@ def _projected_mcd(
     run, row_index, X2, ev, k, n, alpha, h, rng, n_starts, pilot_x, count, prefetched
 ):
     """robpca's ``_projected_mcd`` (rrcov's ``projectMCD``) over chunks: C-steps from
-    the h-subset fit, two passes each, then the reweighted MCD of the rotated scores."""
+    the h-subset fit, one pass each (their brackets guessed from the sample the first
+    one gathers), then the reweighted MCD of the rotated scores."""
     d = X2.A.shape[1]
     shift = np.zeros(d)
     rot = np.eye(d)

@@ -359,10 +359,10 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
 
     Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m``
     values, to rounding (the same window, ties of sums of squares within a relative
-    1e-12 included, the same reweighting), in five passes: the binned sums, the values
-    around the window, the binned scaled residuals, the ``h``-th of them, the
-    reweighted sums (more where a bin must be split). Returns ``(location, scale,
-    passes)``.
+    1e-12 included, the same reweighting), in four passes: the binned sums, the values
+    around the window, the ``h``-th scaled residual (gathered in brackets drawn from the
+    window's histogram, :func:`residual_brackets`), the reweighted sums (more where a bin
+    must be split or a bracket misses). Returns ``(location, scale, passes)``.
     """
     pilot_values = np.asarray(pilot_values, dtype=np.float64)
     passes = 0
