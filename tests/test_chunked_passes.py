@@ -99,6 +99,23 @@ def test_c_steps_take_one_pass_each_after_the_first(huge, monkeypatch):
     np.testing.assert_array_equal(*member)
 
 
+def test_c_steps_on_a_thinned_sample(huge, monkeypatch):
+    """A sample of every 30th row or so (as at a hundred million rows): its wider
+    guesses still hold the wanted ranks, one pass per C-step, and the fit is the same
+    as with every row in the sample."""
+    X = planted(40_000, 5, 2, seed=2)
+    full, _ = _robpca(X)
+    monkeypatch.setattr(chunked_unimcd, "SAMPLE_VALUES", 1 << 14)
+    assert sample_stride(X.shape[0], 2) >= 20
+    thin, kernels = _robpca(X)
+    after = kernels[kernels.index("with_sample/histogram_pass") + 1 :]
+    assert set(after[:-1]) == {"subset_pass"} and after[-1] == "_moments_below_pass"
+    np.testing.assert_allclose(thin.eigenvalues, full.eigenvalues, rtol=1e-12)
+    np.testing.assert_allclose(thin.components, full.components, atol=1e-12)
+    member = [f.support(X, np.arange(X.shape[0])) for f in (full, thin)]
+    np.testing.assert_array_equal(*member)
+
+
 def test_pass_count_of_a_tall_table(huge):
     """200,000 x 5 in chunks of 10,000 rows with the pilot's guesses out of reach: the
     first pass; the outlyingness (the projections' univariate MCD: binned sums, the
