@@ -46,9 +46,21 @@ class Logged(NumpyPassRunner):
         self.kernels: list[str] = []
 
     def __call__(self, kernel, rows=None, **params):
-        inner = params.get("inner")
-        self.kernels.append(kernel.__name__ + (f"/{inner.__name__}" if inner else ""))
+        def name(kernel, params):
+            inner = params.get("inner")
+            return kernel.__name__ + (f"/{inner.__name__}" if inner else "")
+
+        if kernel.__name__ == "_together":  # shared passes: their kernels
+            self.kernels.append("+".join(sorted(name(k, p) for _, k, p in params["calls"])))
+        else:
+            self.kernels.append(name(kernel, params))
         return super().__call__(kernel, rows, **params)
+
+
+def c_step_passes(kernels):
+    """The passes from the first C-step's (the one gathering the sample) to the last."""
+    first = next(i for i, k in enumerate(kernels) if "with_sample" in k)
+    return kernels[first:]
 
 
 def _robpca(X, chunk_rows=4000):
@@ -73,24 +85,24 @@ def huge(monkeypatch):
 
 def test_c_steps_take_one_pass_each_after_the_first(huge, monkeypatch):
     """With the pilot's guesses out of reach, the C-steps (ROBPCA's in ``k`` dimensions,
-    then FAST-MCD's candidates) cost one pass each after the first, which gathers the
-    sample; without the sample each costs two (counting, gathering). The fits agree."""
+    and FAST-MCD's candidates in the same passes) cost one pass each after the first,
+    which gathers the sample; without the sample each costs two (counting, gathering).
+    The fits agree."""
     X = planted(40_000, 5, 2)
     fit, kernels = _robpca(X)
-    first = kernels.index("with_sample/histogram_pass")
-    after = kernels[first + 1 :]
-    assert kernels.count("with_sample/histogram_pass") == 1
-    assert "histogram_pass" not in after and "gather_pass" not in after
-    steps = after.count("subset_pass")  # the first C-step's gather, then one a step
-    assert steps >= 3 and after[-1] == "_moments_below_pass"
-    monkeypatch.setattr(chunked_unimcd, "SAMPLE_VALUES", 1)  # a sample of one row
+    steps = c_step_passes(kernels)
+    assert sum("with_sample" in k for k in kernels) == 1  # both computations' first
+    assert "histogram" in steps[0]
+    for k in steps[1:]:
+        assert set(k.split("+")) <= {"subset_pass", "_moments_below_pass"}, k
+    assert "_moments_below_pass" in steps[-1] and len(steps) >= 4
     monkeypatch.setattr(chunked_mcd, "sample_stride", lambda n, k: n + 1)
     import robustpca.solvers.chunked_rrcov as chunked_rrcov
 
     monkeypatch.setattr(chunked_rrcov, "sample_stride", lambda n, k: n + 1)
     slow, slow_kernels = _robpca(X)
-    assert slow.n_passes == fit.n_passes + steps - 1
-    assert slow_kernels.count("histogram_pass") == kernels.count("histogram_pass") + steps - 1
+    assert slow.n_passes > fit.n_passes
+    assert sum("histogram_pass" in k for k in c_step_passes(slow_kernels)) > 1
     # the same rows; their sums differ in order (another bracket splits them otherwise)
     np.testing.assert_allclose(slow.eigenvalues, fit.eigenvalues, rtol=1e-12)
     np.testing.assert_allclose(slow.components, fit.components, atol=1e-12)
@@ -108,8 +120,8 @@ def test_c_steps_on_a_thinned_sample(huge, monkeypatch):
     monkeypatch.setattr(chunked_unimcd, "SAMPLE_VALUES", 1 << 14)
     assert sample_stride(X.shape[0], 2) >= 20
     thin, kernels = _robpca(X)
-    after = kernels[kernels.index("with_sample/histogram_pass") + 1 :]
-    assert set(after[:-1]) == {"subset_pass"} and after[-1] == "_moments_below_pass"
+    for k in c_step_passes(kernels)[1:]:
+        assert set(k.split("+")) <= {"subset_pass", "_moments_below_pass"}, k
     np.testing.assert_allclose(thin.eigenvalues, full.eigenvalues, rtol=1e-12)
     np.testing.assert_allclose(thin.components, full.components, atol=1e-12)
     member = [f.support(X, np.arange(X.shape[0])) for f in (full, thin)]
@@ -121,15 +133,19 @@ def test_pass_count_of_a_tall_table(huge):
     first pass; the outlyingness (the projections' univariate MCD: binned sums, the
     window's values, the scaled residuals' bracket, the reweighted sums; the h-subset:
     counting, gathering); the orthogonal distances (four, and the rows within the
-    cutoff); the first C-step's counting pass; one pass per C-step; the reweighting.
-    At most 16 passes besides the C-steps, whatever their number."""
+    cutoff); then the C-steps, ROBPCA's and FAST-MCD's in the same passes: the first
+    C-step's counting pass, one pass per C-step of the longer of the two, and the
+    reweighting. At most 16 passes besides the C-steps, whatever their number; the
+    C-steps' passes are those of the longer computation, not the sum."""
     X = planted(200_000, 5, 2, seed=1)
     fit, kernels = _robpca(X, chunk_rows=10_000)
-    start = kernels.index("with_sample/histogram_pass")
-    steps = kernels[start + 1 : -1]
-    assert fit.n_passes == len(kernels) and kernels[-1] == "_moments_below_pass"
-    assert set(steps) == {"subset_pass"}
-    assert fit.n_passes - len(steps) <= 16
+    steps = c_step_passes(kernels)
+    assert fit.n_passes == len(kernels)
+    shared = [k for k in steps if "+" in k]
+    assert shared and all(set(k.split("+")) == {"subset_pass"} for k in shared[1:])
+    assert fit.n_passes - (len(steps) - 2) <= 16
+    alone = sum(k.count("subset_pass") for k in steps)
+    assert len(steps) < alone  # sharing saves the shorter computation's passes
 
 
 @settings(max_examples=25, deadline=None)
@@ -216,3 +232,48 @@ def test_sample_brackets_narrow_to_the_budget():
     assert np.all(low > wide[0]) and np.all(high < wide[1])
     assert float(np.sum(np.mean((values >= low) & (values < high), axis=0))) * n <= rows
     assert sample_brackets(values, h, n, 0.6 * held) is None  # under 3 of 4 errors
+
+
+def _sums(x, rows=None, *, times):
+    return {"sum": x.sum(axis=0) * times}
+
+
+def test_shared_passes_run_together_and_pass_errors_on():
+    """Two computations in threads share their passes: the passes run are those of the
+    longer one, each result is its own kernel's; an error in either is raised in the
+    main thread (and does not hang the other)."""
+    import threading
+
+    from robustpca.solvers.chunked_rrcov import SharedPasses
+
+    X = np.arange(12.0).reshape(6, 2)
+    run = Logged(X, 2)
+    shared = SharedPasses(run, 2)
+    got: dict = {0: [], 1: []}
+
+    def work(slot, times, count):
+        call = shared.runner(slot)
+        for _ in range(count):
+            got[slot].append(call(_sums, np.arange(6), times=times)["sum"])
+        return slot
+
+    worker = threading.Thread(target=shared.serve, args=(1, work, 1, 2.0, 5))
+    worker.start()
+    assert shared.serve(0, work, 0, 1.0, 3) == 0
+    worker.join()
+    assert shared.passes == 5 and run.kernels.count("_sums+_sums") == 3
+    np.testing.assert_array_equal(got[0][-1], X.sum(axis=0))
+    np.testing.assert_array_equal(got[1][-1], 2 * X.sum(axis=0))
+
+    def fails(slot):
+        shared.runner(slot)(_sums, np.arange(6), times=1.0)
+        raise ValueError("broken")
+
+    shared = SharedPasses(Logged(X, 2), 2)
+    worker = threading.Thread(target=shared.serve, args=(1, fails, 1))
+    worker.start()
+    with pytest.raises(RuntimeError):
+        shared.serve(0, work, 0, 1.0, 4)
+    worker.join()
+    with pytest.raises(ValueError, match="broken"):
+        shared.check()

@@ -29,6 +29,7 @@ by chunk, never held. The skew-adjusted variant (``skew=True``) is not chunked.
 from __future__ import annotations
 
 import copy
+import threading
 from dataclasses import dataclass
 from math import comb
 from typing import Any
@@ -56,7 +57,13 @@ from .mcd import h_alpha_n
 from .outlyingness import rrcov_pairs
 from .robpca import _ClassPC, _log_det, _resolve_k
 
-__all__ = ["ROBPCAChunkedResult", "class_pca_of", "first_pass", "solve_robpca_chunked"]
+__all__ = [
+    "ROBPCAChunkedResult",
+    "SharedPasses",
+    "class_pca_of",
+    "first_pass",
+    "solve_robpca_chunked",
+]
 
 
 def first_pass(x, rows=None, *, wanted) -> dict:
@@ -340,7 +347,58 @@ def _projected_mcd(
 ):
     """robpca's ``_projected_mcd`` (rrcov's ``projectMCD``) over chunks: C-steps from
     the h-subset fit, one pass each (their brackets guessed from the sample the first
-    one gathers), then the reweighted MCD of the rotated scores."""
+    one gathers), then the reweighted MCD of the rotated scores.
+
+    The MCD is affine equivariant, and the C-steps only rotate and shift the scores
+    (while they keep their rank): FAST-MCD runs on the scores before the C-steps, in
+    the same passes (:class:`SharedPasses`), and its fit is rotated after them. Where a
+    C-step loses rank, that fit is dropped and FAST-MCD runs after them, as in memory."""
+    d = X2.A.shape[1]
+    shared = SharedPasses(run, 2)
+    ahead_rng = copy.deepcopy(rng)
+    ahead: dict = {}
+
+    def fast_mcd():
+        ahead["fit"] = mcd_chunked(
+            shared.runner(1), row_index, X2, d, n, alpha, n_starts=n_starts, rng=ahead_rng,
+            pilot_x=pilot_x, prefetched=prefetched,
+        )  # fmt: skip
+
+    worker = threading.Thread(target=shared.serve, args=(1, fast_mcd), daemon=True)
+    worker.start()
+    try:
+        steps = shared.serve(0, _c_steps, shared.runner(0), row_index, X2, ev, k, n, h, pilot_x)
+    except BaseException:
+        worker.join()
+        shared.check()  # the first error, whichever computation raised it
+        raise
+    worker.join()
+    count.add(shared.passes)
+    X2, shift, rot, on_sample, sample, ranked = steps
+    if not ranked:
+        return shift, rot, np.zeros(0), None
+    if X2.A.shape[1] == d:  # the C-steps rotated the scores: FAST-MCD's fit rotates
+        mcd_fit, _ = ahead["fit"]
+        rng.bit_generator.state = ahead_rng.bit_generator.state
+        A = on_sample.A
+        location = on_sample(mcd_fit.location[None, :])[0]
+        covariance = A.T @ mcd_fit.covariance @ A
+    else:
+        mcd_fit, used = mcd_chunked(
+            run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng,
+            pilot_x=pilot_x, prefetched=prefetched, sample=sample,
+        )  # fmt: skip
+        count.add(used)
+        location, covariance = mcd_fit.location, mcd_fit.covariance
+    values, vectors = _eigen(covariance)
+    centre = shift + location @ rot.T
+    return centre, rot @ vectors, values, mcd_fit
+
+
+def _c_steps(run, row_index, X2, ev, k, n, h, pilot_x):
+    """ROBPCA's C-steps in ``k`` dimensions until the determinant settles: the rotated
+    coordinates, their shift and rotation, the map of the sample's coordinates to them,
+    the sample in them, and whether they kept a positive rank."""
     d = X2.A.shape[1]
     shift = np.zeros(d)
     rot = np.eye(d)
@@ -354,10 +412,9 @@ def _projected_mcd(
         guide = None
         if collect.sample is not None:
             guide = sample_values(DiagonalDistance(on_sample, distance.eigenvalues), collect.sample)
-        _, (moments,), used = smallest_subsets(
+        _, (moments,), _ = smallest_subsets(
             collect, row_index, X2, distance, h, pilot_x, guide=guide
         )
-        count.add(used)
         fit = _class(moments)
         obj = _log_det(fit.eigenvalues)
         X2 = X2.then(fit.center, fit.loadings)
@@ -365,7 +422,7 @@ def _projected_mcd(
         shift = shift + fit.center @ rot.T
         rot = rot @ fit.loadings
         if fit.rank == 0:
-            return shift, rot, np.zeros(0), None
+            return X2, shift, rot, on_sample, None, False
         distance = DiagonalDistance(X2, fit.eigenvalues)
         if fit.rank == k and (obj == old or abs(old - obj) < 1e-12):
             break
@@ -374,15 +431,89 @@ def _projected_mcd(
     sample = None
     if collect.sample is not None:
         sample = sample_values(on_sample, collect.sample)  # in X2's coordinates
-    mcd_fit, used = mcd_chunked(
-        run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng, pilot_x=pilot_x,
-        prefetched=prefetched, sample=sample,
-    )  # fmt: skip
-    count.add(used)
-    values, vectors = _eigen(mcd_fit.covariance)
-    centre = shift + mcd_fit.location @ rot.T
-    return centre, rot @ vectors, values, mcd_fit
+    return X2, shift, rot, on_sample, sample, True
 
 
 def _class(moments: QRMoments) -> _ClassPC:
     return class_pca_of(moments)
+
+
+def _together(x, rows=None, *, calls) -> dict:
+    """The results of several kernels on one chunk, keyed ``"slot|key"``."""
+    out = {}
+    for slot, kernel, params in calls:
+        for key, value in kernel(x, rows, **params).items():
+            out[f"{slot}|{key}"] = value
+    return out
+
+
+class SharedPasses:
+    """Passes shared by computations running in threads (``slots`` of them), each with
+    its own runner (:meth:`runner`): a pass runs when every computation still running
+    has asked for one, and carries all their kernels (:func:`_together`). ``passes``
+    counts the passes run; an error in one computation stops the others."""
+
+    def __init__(self, run, slots: int):
+        self.run = run
+        self.live = set(range(slots))
+        self.pending: dict = {}
+        self.results: dict = {}
+        self.passes = 0
+        self.error: BaseException | None = None
+        self.cond = threading.Condition()
+
+    def runner(self, slot: int):
+        def call(kernel, rows=None, **params):
+            with self.cond:
+                self.pending[slot] = (kernel, rows, params)
+                self._flush()
+                while slot not in self.results and self.error is None:
+                    self.cond.wait()
+                if slot not in self.results:
+                    raise RuntimeError("a computation sharing the passes failed")
+                return self.results.pop(slot)
+
+        return call
+
+    def serve(self, slot: int, fn, *args):
+        """``fn(*args)`` as the computation ``slot``; it leaves the passes when done. An
+        error is kept (:meth:`check`), and raised again in the main thread's slot 0."""
+        try:
+            return fn(*args)
+        except BaseException as error:
+            with self.cond:
+                self.error = self.error or error
+            if slot == 0:
+                raise
+            return None
+        finally:
+            with self.cond:
+                self.live.discard(slot)
+                self._flush()
+                self.cond.notify_all()
+
+    def check(self):
+        """Raise the first error of a computation, if any."""
+        if self.error is not None:
+            raise self.error
+
+    def _flush(self):
+        if not self.pending or not set(self.pending) >= self.live or self.error is not None:
+            return
+        calls, self.pending = self.pending, {}
+        rows = next(iter(calls.values()))[1]
+        try:
+            out = self.run(
+                _together, rows, calls=tuple((s, k, p) for s, (k, _, p) in calls.items())
+            )
+        except BaseException as error:
+            self.error = error
+            self.cond.notify_all()
+            return
+        self.passes += 1
+        for slot in calls:
+            prefix = f"{slot}|"
+            self.results[slot] = {
+                key[len(prefix) :]: value for key, value in out.items() if key.startswith(prefix)
+            }
+        self.cond.notify_all()
