@@ -44,12 +44,14 @@ class Logged(NumpyPassRunner):
     def __init__(self, X, chunk_rows):
         super().__init__(X, chunk_rows)
         self.kernels: list[str] = []
+        self.shared: list[bool] = []  # whether each pass ran through SharedPasses
 
     def __call__(self, kernel, rows=None, **params):
         def name(kernel, params):
             inner = params.get("inner")
             return kernel.__name__ + (f"/{inner.__name__}" if inner else "")
 
+        self.shared.append(kernel.__name__ == "_together")
         if kernel.__name__ == "_together":  # shared passes: their kernels
             self.kernels.append("+".join(sorted(name(k, p) for _, k, p in params["calls"])))
         else:
@@ -277,3 +279,34 @@ def test_shared_passes_run_together_and_pass_errors_on():
     worker.join()
     with pytest.raises(ValueError, match="broken"):
         shared.check()
+
+
+def test_fast_mcd_runs_after_c_steps_that_lose_rank(monkeypatch):
+    """Where ROBPCA's C-steps end in fewer coordinates than they began with, FAST-MCD's
+    fit from the shared passes is dropped and FAST-MCD runs after them, on the
+    remaining coordinates, from the generator as the C-steps left it (untouched)."""
+    import robustpca.solvers.chunked_rrcov as chunked_rrcov
+
+    real = chunked_rrcov._c_steps
+
+    def dropping(*args):
+        X2, shift, rot, on_sample, _, ranked = real(*args)
+        keep = np.eye(X2.A.shape[1])[:, :1]
+        zero = np.zeros(X2.A.shape[1])
+        return X2.then(zero, keep), shift, rot @ keep, on_sample.then(zero, keep), None, ranked
+
+    X = planted(20_000, 5, 2)
+    monkeypatch.setattr(chunked_rrcov, "_c_steps", dropping)
+    run = Logged(X, 4000)
+    fit = solve_robpca_chunked(
+        run, np.arange(X.shape[0]), *X.shape, 2, kmax=2, max_directions=25,
+        rng=np.random.default_rng(0),
+    )  # fmt: skip
+    last = max(i for i, shared in enumerate(run.shared) if shared)
+    after = run.kernels[last + 1 :]
+    # one coordinate left: robustbase's univariate MCD (window, subset, reweighting)
+    assert after == ["histogram_pass", "gather_pass", "_member_moments_pass",
+                     "_moments_below_pass"]  # fmt: skip
+    assert not any(run.shared[last + 1 :])
+    assert fit.eigenvalues.shape == (1,) and np.all(np.isfinite(fit.eigenvalues))
+    assert fit.n_passes == len(run.kernels)

@@ -373,6 +373,7 @@ def _projected_mcd(
         shared.check()  # the first error, whichever computation raised it
         raise
     worker.join()
+    shared.check()  # FAST-MCD's error, where the C-steps ended first
     count.add(shared.passes)
     X2, shift, rot, on_sample, sample, ranked = steps
     if not ranked:
