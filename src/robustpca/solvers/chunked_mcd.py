@@ -3,9 +3,10 @@ r"""The MCD of robustbase (:mod:`robustpca.solvers.mcd`) over row chunks, in pas
 Everything that :func:`~robustpca.solvers.mcd.minimum_covariance_determinant` does on
 all the rows runs in passes over the chunks, each one ``dask.compute`` in the Dask
 route: the C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999) on all the data (the
-``h`` smallest distances under each fit found by counting passes,
-:mod:`robustpca.solvers.chunked_order_statistics`, and the mean and scatter of those
-rows gathered in the next pass), the reweighting, the support.
+mean and scatter of the ``h`` rows of least distance under each fit, gathered in a
+bracket guessed from a sample of the rows and proven by the pass's counts, else found
+by counting passes, :mod:`robustpca.solvers.chunked_order_statistics`), the
+reweighting, the support.
 
 FAST-MCD's search for starting fits works by design on a random subsample: robustbase's
 nested subsets of at most 1,500 rows (``rng.permutation(n)`` drawn from
