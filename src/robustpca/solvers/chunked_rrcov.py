@@ -385,6 +385,8 @@ def _projected_mcd(
         location = on_sample(mcd_fit.location[None, :])[0]
         covariance = A.T @ mcd_fit.covariance @ A
     else:
+        if sample is not None:  # in X2's coordinates, only where FAST-MCD runs again
+            sample = sample_values(on_sample, sample)
         mcd_fit, used = mcd_chunked(
             run, row_index, X2, X2.A.shape[1], n, alpha, n_starts=n_starts, rng=rng,
             pilot_x=pilot_x, prefetched=prefetched, sample=sample,
@@ -399,7 +401,7 @@ def _projected_mcd(
 def _c_steps(run, row_index, X2, ev, k, n, h, pilot_x):
     """ROBPCA's C-steps in ``k`` dimensions until the determinant settles: the rotated
     coordinates, their shift and rotation, the map of the sample's coordinates to them,
-    the sample in them, and whether they kept a positive rank."""
+    the sample (in the first coordinates), and whether they kept a positive rank."""
     d = X2.A.shape[1]
     shift = np.zeros(d)
     rot = np.eye(d)
@@ -429,10 +431,7 @@ def _c_steps(run, row_index, X2, ev, k, n, h, pilot_x):
             break
         old = obj
         k = min(k, fit.rank)
-    sample = None
-    if collect.sample is not None:
-        sample = sample_values(on_sample, collect.sample)  # in X2's coordinates
-    return X2, shift, rot, on_sample, sample, True
+    return X2, shift, rot, on_sample, collect.sample, True
 
 
 def _class(moments: QRMoments) -> _ClassPC:
