@@ -27,15 +27,7 @@ from robustpca.solvers.chunked_unimcd import (
     sample_values,
 )
 
-
-def planted(n, d, k, share=0.1, seed=0):
-    """Rank-k data plus noise, the first ``share`` of the rows shifted off it."""
-    rng = np.random.default_rng(seed)
-    X = 3.0 + 2.0 * rng.normal(size=(n, k)) @ rng.normal(size=(k, d))
-    X += 0.3 * rng.normal(size=(n, d))
-    m = int(share * n)
-    X[:m] += 8.0 + 3.0 * rng.normal(size=(m, d))
-    return X
+from .test_dask_rrcov import planted
 
 
 class Logged(NumpyPassRunner):
