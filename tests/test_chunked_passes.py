@@ -259,6 +259,25 @@ def test_shared_passes_run_together_and_pass_errors_on():
     np.testing.assert_array_equal(got[0][-1], X.sum(axis=0))
     np.testing.assert_array_equal(got[1][-1], 2 * X.sum(axis=0))
 
+    # computations passing different per-row arrays get a pass each, with their own
+    apart = SharedPasses(Logged(X, 2), 2)
+    own: dict = {}
+
+    def weighted(x, rows=None):
+        return {"sum": (x * rows[:, None]).sum(axis=0)}
+
+    def rows_of(slot, rows):
+        own[slot] = apart.runner(slot)(weighted, rows)["sum"]
+
+    ones, ramp = np.ones(6), np.arange(6.0)
+    other = threading.Thread(target=apart.serve, args=(1, rows_of, 1, ramp))
+    other.start()
+    apart.serve(0, rows_of, 0, ones)
+    other.join()
+    assert apart.passes == 2
+    np.testing.assert_array_equal(own[0], X.sum(axis=0))
+    np.testing.assert_array_equal(own[1], (X * ramp[:, None]).sum(axis=0))
+
     def fails(slot):
         shared.runner(slot)(_sums, np.arange(6), times=1.0)
         raise ValueError("broken")

@@ -447,6 +447,13 @@ def _together(x, rows=None, *, calls) -> dict:
     return out
 
 
+def _same_rows(a, b) -> bool:
+    """Whether two passes' row selections are the same (None: all rows)."""
+    if a is None or b is None:
+        return a is b
+    return a is b or (np.shape(a) == np.shape(b) and bool(np.array_equal(a, b)))
+
+
 class SharedPasses:
     """Passes shared by computations running in threads (``slots`` of them), each with
     its own runner (:meth:`runner`): a pass runs when every computation still running
@@ -501,16 +508,23 @@ class SharedPasses:
         if not self.pending or not set(self.pending) >= self.live or self.error is not None:
             return
         calls, self.pending = self.pending, {}
-        rows = next(iter(calls.values()))[1]
+        # one pass per distinct row selection (the same one, all rows, in ROBPCA's use)
+        groups: list = []
+        for s, (k, r, p) in calls.items():
+            group = next((g for g in groups if _same_rows(g[0], r)), None)
+            if group is None:
+                group = (r, [])
+                groups.append(group)
+            group[1].append((s, k, p))
+        out: dict = {}
         try:
-            out = self.run(
-                _together, rows, calls=tuple((s, k, p) for s, (k, _, p) in calls.items())
-            )
+            for rows, group in groups:
+                out.update(self.run(_together, rows, calls=tuple(group)))
+                self.passes += 1
         except BaseException as error:
             self.error = error
             self.cond.notify_all()
             return
-        self.passes += 1
         for slot in calls:
             prefix = f"{slot}|"
             self.results[slot] = {
