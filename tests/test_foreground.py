@@ -371,3 +371,27 @@ def test_threshold_is_hysteresis_then_scipys_hole_filling(seed, density, window)
         seeded = np.unique(labels[frame > 8.0])
         expected.append(ndi.binary_fill_holes(np.isin(labels, seeded[seeded > 0])))
     np.testing.assert_array_equal(_threshold(z, rule), np.array(expected))
+
+
+def test_detector_reuses_its_work_space_and_pickles_without_it():
+    """Batches of one shape share the detector's work space; masks and scale are those
+    of a detector that allocates each time; the residual is not modified; the work
+    space is not pickled."""
+    import pickle
+
+    video, _ = planted_video(5, n=60)
+    video = video.astype(np.float32)
+    detector, fresh = ForegroundDetector(), ForegroundDetector()
+    works = []
+    for start in range(0, 60, 20):
+        batch = video[start : start + 20]
+        before = batch.copy()
+        masks = detector.update(batch)
+        works.append(detector._work)
+        fresh._work = None
+        assert np.array_equal(masks, fresh.update(batch))
+        assert np.array_equal(detector.scale_, fresh.scale_)
+        assert np.array_equal(batch, before)
+    assert works[1] is works[0] and works[2] is works[0]
+    copy = pickle.loads(pickle.dumps(detector))
+    assert copy._work is None and np.array_equal(copy.scale_, detector.scale_)

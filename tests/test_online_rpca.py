@@ -339,3 +339,26 @@ def test_a_plain_first_batch_is_validated_as_any_other(model):
     ):
         with pytest.raises(ValueError, match=match):
             cls(1, random_state=0).partial_fit(bad)
+
+
+def test_stream_updates_reuse_one_work_space_and_pickle_without_it():
+    """Equal batches share the last update's work space (no new batch-sized memory),
+    the splits are those of a model that allocates each time, and the work space is not
+    pickled."""
+    import pickle
+
+    X = planted_stream(12, n=200)[0]
+    model = OnlineRobustPCA(2, batch_size=20, burn_in=20, random_state=0)
+    fresh = OnlineRobustPCA(2, batch_size=20, burn_in=20, random_state=0)
+    works = []
+    for start in range(0, 200, 20):
+        low, sparse = model.partial_fit_decompose(X[start : start + 20])
+        works.append(model._work)
+        fresh._work = None
+        low_f, sparse_f = fresh.partial_fit_decompose(X[start : start + 20])
+        assert np.array_equal(low, low_f) and np.array_equal(sparse, sparse_f)
+        assert not any(np.may_share_memory(model._work, a) for a in (low, sparse))
+    assert all(w is works[-1] for w in works[1:])
+    copy = pickle.loads(pickle.dumps(model))
+    assert copy._work is None
+    assert np.array_equal(copy.decompose(X[:20])[0], model.decompose(X[:20])[0])

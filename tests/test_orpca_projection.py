@@ -156,3 +156,23 @@ def test_clipped_only_projection_equals_the_full_one(rank, dtype):
     np.testing.assert_array_equal(clipped, step.clipped)
     assert clipped.dtype == dtype and np.abs(clipped).max() <= dtype(1.5)
     np.testing.assert_array_equal(Z, before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_work_space_is_used_and_changes_nothing(dtype):
+    """``work`` (one of the batch's shape and dtype) becomes ``clipped`` and the split is
+    the one without it, whatever it held; one that overlaps the batch or does not fit
+    is left alone."""
+    Z, basis = heavy_batch(3, dtype=dtype)
+    plain = orpca_project(Z, basis, 0.1, 5.0)
+    work = np.full_like(Z, np.nan)
+    step = orpca_project(Z, basis, 0.1, 5.0, work=work)
+    assert step.clipped is work
+    for name in ("coefficients", "low_rank", "sparse", "clipped"):
+        assert np.array_equal(getattr(step, name), getattr(plain, name))
+    Z_before = Z.copy()
+    for bad in (Z, Z[:, ::-1], np.empty_like(Z[:-1]), np.empty(Z.shape, dtype=np.float16)):
+        step = orpca_project(Z, basis, 0.1, 5.0, work=bad)
+        assert step.clipped is not bad
+        assert np.array_equal(step.sparse, plain.sparse)
+    assert np.array_equal(Z, Z_before)

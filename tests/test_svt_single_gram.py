@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy import linalg as sla
 
 from robustpca import PrincipalComponentPursuit
-from robustpca.solvers import alm_svt
+from robustpca.solvers import alm_single_gram, alm_svt
 from robustpca.solvers.alm import solve_pcp
 from robustpca.solvers.alm_single_gram import single_precision_gram
 from robustpca.solvers.alm_svt import _SVTStep
@@ -74,6 +74,21 @@ def test_gram_matrix_rounding_is_that_of_the_residual(n, d, rank, seed):
     )
     assert r2 == pytest.approx(np.linalg.norm(R, 2) ** 2, rel=1e-2)
     assert np.allclose(G, G.T, rtol=0, atol=1e-12 * np.linalg.norm(exact, 2))
+
+
+@pytest.mark.parametrize("shape", [(70, 333), (333, 70)])
+def test_residual_blocks_give_the_one_block_gram(monkeypatch, shape):
+    """``R R^T`` summed over blocks of the long side (the last one partial) is the
+    product of the whole residual: the same matrix to single-precision rounding, and the
+    same norm estimate."""
+    M = low_rank_plus_noise(*shape, 4, 11)
+    U = sla.svd(M if shape[0] <= shape[1] else M.T, full_matrices=False)[0][:, :3]
+    whole = single_precision_gram(M, U)
+    monkeypatch.setattr(alm_single_gram, "BLOCK_BYTES", 4 * 70 * 16)  # 16 columns a block
+    G, r2 = single_precision_gram(M, U)
+    assert np.linalg.norm(G - whole[0], 2) <= 1e3 * EPS32 * whole[1]
+    assert r2 == pytest.approx(whole[1], rel=1e-3)
+    assert np.allclose(G, G.T, rtol=0, atol=1e-12 * np.linalg.norm(G, 2))
 
 
 def steps(M_list, tau, single):
@@ -207,9 +222,9 @@ def test_highway_frames_in_single_precision(shared_data, monkeypatch):
     frames, _ = load_highway(shared_data, first=750, n=600)
     calls = []
 
-    def counted(M, U, out=None):
+    def counted(M, U):
         calls.append(M.shape)
-        return single_precision_gram(M, U, out)
+        return single_precision_gram(M, U)
 
     monkeypatch.setattr(alm_svt, "single_precision_gram", counted)
     model = dict(lam="video", center="median", random_state=0)

@@ -122,12 +122,16 @@ def _all_finite(R: np.ndarray) -> bool:
     return bool(np.isfinite(R).all())
 
 
-def _magnitude(residual, frame_shape, name: str = "residual") -> tuple[np.ndarray, int]:
+def _magnitude(
+    residual, frame_shape, name: str = "residual", work: np.ndarray | None = None
+) -> tuple[np.ndarray, int]:
     """``(e, c)``: the per-pixel magnitude, shape ``(n, h, w)``, and the channel count
     (steps 0-1 of the rule).
 
     ``residual`` is ``(n, h, w)`` (grey), ``(n, h, w, c)`` (colour: the root mean square
     over the last axis), or ``(n, d)`` with ``frame_shape`` ``(h, w)`` or ``(h, w, c)``.
+    ``work``: an array that the centred residual may be written into (used where it has
+    its shape and dtype; on grey frames it is then ``e``).
     """
     R = np.asarray(residual)
     if R.dtype != np.float32:  # a float32 stream is scored in float32 (its throughput)
@@ -153,10 +157,23 @@ def _magnitude(residual, frame_shape, name: str = "residual") -> tuple[np.ndarra
         raise ValueError(f"{name} holds NaN or infinite values.")
     n = R.shape[0]
     offset = _frame_median(R.reshape((n, -1, *R.shape[3:])))
-    R = R - offset.reshape((n, 1, 1, *R.shape[3:]))
+    R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=_work_for(work, R))
     if R.ndim == 3:
         return np.abs(R, out=R), 1
     return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1]
+
+
+def _work_for(work: np.ndarray | None, R: np.ndarray) -> np.ndarray | None:
+    """``work`` where it can hold a new array like ``R`` (not overlapping it), else None."""
+    fits = (
+        isinstance(work, np.ndarray)
+        and work.shape == R.shape
+        and work.dtype == R.dtype
+        and work.flags.c_contiguous
+        and work.flags.writeable
+        and not np.may_share_memory(work, R)
+    )
+    return work if fits else None
 
 
 def _floor(pixel_scale: np.ndarray, e: np.ndarray) -> float:
@@ -481,8 +498,11 @@ class ForegroundDetector:
             raise ValueError(f"learning_rate={rate!r} must be in (0, 1].")
         return rule, rate
 
-    def _magnitude(self, batch) -> tuple[np.ndarray, int]:
-        e, c = _magnitude(batch, self.frame_shape, "residual_batch")
+    #: The last update's magnitudes (batch-sized), the next update's work space.
+    _work: np.ndarray | None = None
+
+    def _magnitude(self, batch, work: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+        e, c = _magnitude(batch, self.frame_shape, "residual_batch", work)
         if hasattr(self, "scale_") and (e.shape[1:] != self.scale_.shape or c != self.n_channels_):
             raise ValueError(
                 f"residual_batch has frames of shape {e.shape[1:]} with {c} channel(s); "
@@ -526,7 +546,14 @@ class ForegroundDetector:
     def update(self, residual_batch) -> np.ndarray:
         """Update the scale with a batch, then return the batch's boolean masks."""
         rule, rate = self._check()
-        e, c = self._magnitude(residual_batch)
+        e, c = self._magnitude(residual_batch, self._work)
+        # e is not given out: the next batch's magnitudes reuse its memory
+        self._work = e
         self._update_scale(e, c, rate)
         scale = np.maximum(self.scale_, self.noise_floor_)
         return _masks(e, scale, rule)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_work", None)  # a batch's work space, not part of the detector
+        return state

@@ -235,10 +235,21 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         )
         return step.low_rank, step.sparse
 
+    #: The last update's work space (batch-sized), reused by the next update.
+    _work: np.ndarray | None = None
+
     def _advance(self, Z, n_last: int | None = None):
         self._state, step, loss = orpca_update(
-            self._state, Z, forgetting=self.forgetting_factor, max_iter=self.max_iter, tol=self.tol
+            self._state,
+            Z,
+            forgetting=self.forgetting_factor,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            work=self._work,
         )
+        # the next batch's work space: a stream of equal batches touches no new memory
+        # for it (the two parts are new arrays, given out)
+        self._work = step.clipped
         self._losses.append(loss / max(Z.shape[0], 1))
         if n_last is None:
             return step.low_rank, step.sparse
@@ -248,8 +259,14 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     def _split(self, Z):
         s = self._state
+        # no shared work space: splits of a fitted model may run in several threads
         step = orpca_project(Z, s.basis, s.lambda1, s.lambda2, max_iter=self.max_iter, tol=self.tol)
         return step.low_rank, step.sparse
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_work", None)  # a batch's work space, not part of the model
+        return state
 
     def _basis(self):
         s = self._state

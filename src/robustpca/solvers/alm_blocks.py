@@ -27,9 +27,8 @@ over-relaxed iteration (PCP's balancing phase) pass (1) leaves the relaxed multi
 :math:`\hat W` in place of :math:`Y_k` (:func:`_advance`), from which the relaxed sparse
 step and :math:`Y_{k+1}` follow in the same way (``alpha``). A fit holds those two
 arrays, three blocks, ``min(n, d)``-square matrices, factors of ``min(n, d) / 4`` rows
-at most, and at the end ``components`` (``rank x d`` when ``n_components=None``); on
-float32 data also the single-precision residual of :mod:`.alm_single_gram` (half an
-``n x d`` array of float64).
+at most, and at the end ``components`` (``rank x d`` when ``n_components=None``); the
+single-precision Gram steps of :mod:`.alm_single_gram` form their residual by blocks.
 """
 
 from __future__ import annotations

@@ -29,43 +29,45 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import eigsh
 
+from ..linalg.blocked import _symmetric_from_upper, _syrk_upper
+
 __all__: list[str] = []  # private step of the ALM solvers
 
-#: Bytes of a block of rows of ``A`` when the residual is formed (a block of ``R`` and
-#: its products stay in cache).
-BLOCK_BYTES = 1 << 20
+#: Bytes of a block of columns of ``R`` in single precision: it is formed, multiplied
+#: and added to ``R R^T`` while it stays in cache, so no ``R`` of the data's size exists.
+BLOCK_BYTES = 1 << 21
 #: Relative tolerance of the Lanczos estimate of ``||R||_2^2``: it is compared with a
 #: bound that has a wide margin, so a few digits suffice.
 NORM_RTOL = 1e-3
 
 
-def single_precision_gram(
-    M: np.ndarray, U: np.ndarray, out: np.ndarray | None = None
-) -> tuple[np.ndarray, float]:
+def single_precision_gram(M: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, float]:
     """The Gram matrix of the short side of ``M`` with its part off ``span(U)`` in single
     precision, and the squared spectral norm of that part's factor ``R``.
 
     ``U``: ``side x k`` with orthonormal columns, ``side = min(M.shape)``. ``M`` is
-    neither copied nor modified; holds a ``side x max(M.shape)`` single-precision ``R``
-    (``out``, when given: a buffer of that shape kept across steps, so that its pages
-    are not faulted in again each step) and ``side``-square matrices. Returns
-    ``(G, r2)``: ``G`` in double precision (``A A^T`` of ``A = M`` or ``M^T``, the
-    rounding of ``R R^T`` aside) and ``r2``, an estimate of ``||R||_2^2`` to
+    neither copied nor modified; ``R`` is formed by blocks of :data:`BLOCK_BYTES` along
+    the long side, each added to ``R R^T`` by a single-precision ``syrk`` (upper
+    triangle), so the step holds ``side``-square matrices and ``k x long`` factors only.
+    Returns ``(G, r2)``: ``G`` in double precision (``A A^T`` of ``A = M`` or ``M^T``,
+    the rounding of ``R R^T`` aside) and ``r2``, an estimate of ``||R||_2^2`` to
     :data:`NORM_RTOL`.
     """
     A = M if M.shape[0] <= M.shape[1] else M.T
-    side = A.shape[0]
+    side, long = A.shape
     B = U.T @ A  # k x long
-    cross = np.empty((U.shape[1], side))  # B R^T
-    R = np.empty(A.shape, dtype=np.float32) if out is None else out
-    step = max(1, BLOCK_BYTES // (8 * A.shape[1]))
-    for start in range(0, side, step):
-        rows = slice(start, min(start + step, side))
-        block = A[rows] - U[rows] @ B
-        np.matmul(B, block.T, out=cross[:, rows])
-        R[rows] = block
-    RR = R @ R.T  # NumPy's syrk, in single precision
-    del R
+    cross = np.zeros((U.shape[1], side))  # B R^T
+    RR = np.zeros((side, side), dtype=np.float32, order="F")
+    step = max(1, BLOCK_BYTES // (4 * side))
+    block = np.empty((side, min(step, long)), dtype=np.float32)
+    for start in range(0, long, step):
+        cols = slice(start, min(start + step, long))
+        exact = A[:, cols] - U @ B[:, cols]  # in double precision: B R^T from it
+        cross += B[:, cols] @ exact.T
+        R = block[:, : cols.stop - cols.start]
+        R[...] = exact
+        RR = _syrk_upper(RR, R.T, trans=1)  # RR += R R^T
+    RR = _symmetric_from_upper(RR)
     r2 = _top_eigenvalue(RR)
     G = RR.astype(np.float64)
     del RR

@@ -368,7 +368,6 @@ class _SVTStep:
         self.single = single
         self.basis: np.ndarray | None = None  # the last step's short-side vectors
         self.tau: float | None = None  # the last step's threshold
-        self.residual: np.ndarray | None = None  # single_precision_gram's buffer
         self.single_skip, self.single_wait = 0, SINGLE_GRAM_RETRY
         self.side, self.long = min(shape), max(shape)
         # Gram steps before the partial route is tried again, and the next such wait
@@ -445,9 +444,7 @@ class _SVTStep:
             and 0 < basis.shape[1] <= SINGLE_GRAM_RANK_FRACTION * self.side
             and self.side >= SINGLE_GRAM_MIN_SIDE
         ):
-            if self.residual is None:
-                self.residual = np.empty((self.side, self.long), dtype=np.float32)
-            G, r2 = single_precision_gram(M, basis, out=self.residual)
+            G, r2 = single_precision_gram(M, basis)
             low = _gram_step(M, tau, self.rank, G=G, below=self._below(tau))
             sigma1 = tau + (low.s[0] if low.s.size else 0.0)
             if r2 <= SINGLE_GRAM_RATIO * tau * sigma1:

@@ -311,6 +311,7 @@ def orpca_project(
     *,
     max_iter: int = 20,
     tol: float = 1e-4,
+    work: np.ndarray | None = None,
 ) -> OrpcaStep:
     r"""Algorithm 2 on every row of ``Z`` at once: coefficients and sparse part.
 
@@ -323,9 +324,11 @@ def orpca_project(
     on :math:`r`, taken on :math:`Lr`), or after ``max_iter`` iterations. Rows without
     clipped entries are exact after the first iteration. With one component the same
     minimiser is found as the root of a scalar function (:func:`_project_rank_one`),
-    ``max_iter`` then bounding its evaluations. ``Z`` is not modified.
+    ``max_iter`` then bounding its evaluations. ``Z`` is not modified. ``work``: an
+    array of ``Z``'s shape and dtype for the work space, returned as ``clipped`` (a
+    stream passes the last batch's, so that no new batch-sized memory is touched).
     """
-    R, buf, n_iter = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol)
+    R, buf, n_iter = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol, work)
     low = _outer(R, np.ascontiguousarray(basis.T), np.empty_like(Z))
     sparse = np.subtract(Z, low)
     bound = Z.dtype.type(lambda2)
@@ -354,18 +357,37 @@ def orpca_clipped(
 
 
 def _coefficients(
-    Z: np.ndarray, basis: np.ndarray, lambda1: float, lambda2: float, max_iter: int, tol: float
+    Z: np.ndarray,
+    basis: np.ndarray,
+    lambda1: float,
+    lambda2: float,
+    max_iter: int,
+    tol: float,
+    work: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Problem (3)'s coefficients for every row of ``Z``, a batch-sized work array (its
-    content undefined) and the iterations run."""
+    content undefined: ``work`` where it is one of ``Z``'s shape and dtype) and the
+    iterations run."""
     dtype = Z.dtype
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
-    buf = np.empty_like(Z)
+    buf = work if work is not None and _fits(work, Z) else np.empty_like(Z)
     if basis.shape[1] == 1:
         R, n_iter = _project_rank_one(Z, basis, lambda1, lambda2, max_iter, tol, buf)
     else:
         R, n_iter = _alternate(Z, basis, lambda1, lo, hi, max_iter, tol, buf)
     return R, buf, n_iter
+
+
+def _fits(work: np.ndarray | None, Z: np.ndarray) -> bool:
+    """Whether ``work`` can serve as the work space of a batch ``Z``."""
+    return (
+        isinstance(work, np.ndarray)
+        and work.shape == Z.shape
+        and work.dtype == Z.dtype
+        and work.flags.c_contiguous
+        and work.flags.writeable
+        and not np.may_share_memory(work, Z)
+    )
 
 
 def _alternate(
@@ -435,6 +457,7 @@ def orpca_update(
     forgetting: float = 1.0,
     max_iter: int = 20,
     tol: float = 1e-4,
+    work: np.ndarray | None = None,
 ) -> tuple[ORPCAState, OrpcaStep, float]:
     r"""One step of Algorithm 1 on the batch ``Z``: project, accumulate, update the basis.
 
@@ -443,10 +466,10 @@ def orpca_update(
     (with :math:`Z - E = RL^\top + C`, one product), and :math:`L \leftarrow
     B(A + \lambda_1 I)^{-1}`, the surrogate's minimiser. ``state`` is updated in place
     and returned with the batch's :class:`OrpcaStep` and its loss
-    :math:`\sum_i \ell(z_i, L_{t-1})`.
+    :math:`\sum_i \ell(z_i, L_{t-1})`. ``work``: as in :func:`orpca_project`.
     """
     L = state.basis
-    step = orpca_project(Z, L, state.lambda1, state.lambda2, max_iter=max_iter, tol=tol)
+    step = orpca_project(Z, L, state.lambda1, state.lambda2, max_iter=max_iter, tol=tol, work=work)
     R = step.coefficients.astype(np.float64)
     decay = forgetting ** Z.shape[0]
     RtR = R.T @ R
