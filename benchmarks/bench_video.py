@@ -11,7 +11,12 @@ One run, one BLAS thread, each (clip, method) in a fresh Python process so that
 ``$ROBUSTPCA_DATA/video`` (default ``../shared/data/video``) at the issue's protocol:
 grey frames at half size for highway (160x120), a quarter for fall (180x120); OpenCV's
 subtractors get the same frames in colour, as they are meant to be used. The frames are
-loaded before the clock starts: the time is the method's alone.
+loaded before the clock starts: the time is the method's alone. A row that takes under
+``REPEAT_BELOW`` seconds runs ``--repeat`` times (default 3), each in its own fresh
+process, the same for every method, and the run of median time is the one reported
+(``seconds_runs`` in the JSON lists them all): on this project's virtual machine the
+first touch of new memory costs from nothing to more than the arithmetic of a short row,
+depending on what ran just before.
 
 Measures are CDnet's (255 positive, 0 and 50 negative, 85 and 170 and pixels outside the
 ROI not counted; frames of ``temporalROI.txt``):
@@ -53,6 +58,9 @@ CLIPS = {
     "fall": ("fall", None, 0.25),
     "highway": ("highway", None, 0.5),
 }
+#: Rows faster than this (seconds) run ``--repeat`` times, each in a fresh process; the
+#: run of median time is reported (module docstring).
+REPEAT_BELOW = 5.0
 OURS = ("orpca", "grasta", "pcp", "accaltproj", "godec")
 PEERS = ("median", "mog2", "knn", "hyperspy-orpca1", "hyperspy-orpca2", "pyrpca")
 #: pyrpca's IALM takes minutes on the long clip; it runs on the short ones only
@@ -304,11 +312,46 @@ def _table(rows: list[dict]) -> str:
     return markdown_table(header, body)
 
 
+def _run(clip: str, method: str, stream: str, env: dict) -> dict | None:
+    """One row in a fresh process (None where it failed)."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--one", clip, method, stream],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if done.returncode != 0:
+        print(f"{clip} {method}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
+        return None
+    row: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    return row
+
+
+def _row(clip: str, method: str, stream: str, env: dict, repeat: int) -> dict | None:
+    """A row, run ``repeat`` times in fresh processes when it takes under
+    :data:`REPEAT_BELOW` seconds: the run of median time is kept, all times listed."""
+    row = _run(clip, method, stream, env)
+    if row is None or repeat < 2 or row["seconds"] >= REPEAT_BELOW:
+        return row
+    runs = [row] + [r for r in (_run(clip, method, stream, env) for _ in range(repeat - 1)) if r]
+    runs.sort(key=lambda r: r["seconds"])
+    kept = dict(runs[(len(runs) - 1) // 2])
+    kept["seconds_runs"] = [r["seconds"] for r in runs]
+    kept["cpu_seconds_runs"] = [r["cpu_seconds"] for r in runs]
+    return kept
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clips", nargs="+", default=list(CLIPS), choices=list(CLIPS))
     parser.add_argument("--methods", nargs="+", default=[*OURS, *PEERS])
     parser.add_argument("--no-stream", action="store_true", help="skip the streaming rows")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="fresh processes for each row under REPEAT_BELOW seconds (the median is kept)",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--markdown", type=Path, help="page to write the table into")
     parser.add_argument(
@@ -330,22 +373,16 @@ def main(argv=None) -> int:
         jobs += [(c, "orpca", "1") for c in ("highway300", "highway") if c in args.clips]
     rows = []
     for clip, method, stream in jobs:
-        done = subprocess.run(
-            [sys.executable, __file__, "--one", clip, method, stream],
-            capture_output=True,
-            text=True,
-            env=env,
-        )
-        if done.returncode != 0:
-            print(f"{clip} {method}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
+        row = _row(clip, method, stream, env, args.repeat)
+        if row is None:
             continue
-        row = json.loads(done.stdout.strip().splitlines()[-1])
         rows.append(row)
         print(
             f"{row['clip']:>10} {row['method']:>22}  F {row.get('f_default', float('nan')):.3f}"
             f" / best {row.get('f_best') or float('nan'):.3f}  {row['seconds']:7.2f} s"
             f" (CPU {row.get('cpu_seconds', float('nan')):6.2f} s)"
-            f"  {row['fps']:7.0f} frames/s  {row['peak_rss_mb']:6.0f} MB",
+            f"  {row['fps']:7.0f} frames/s  {row['peak_rss_mb']:6.0f} MB"
+            + (f"  runs {row['seconds_runs']}" if "seconds_runs" in row else ""),
             flush=True,
         )
     table = _table(rows)
