@@ -362,3 +362,22 @@ def test_stream_updates_reuse_one_work_space_and_pickle_without_it():
     copy = pickle.loads(pickle.dumps(model))
     assert copy._work is None
     assert np.array_equal(copy.decompose(X[:20])[0], model.decompose(X[:20])[0])
+
+
+def test_the_start_hands_its_work_space_to_the_first_update(monkeypatch):
+    """At the end of the burn-in the start's alternations and the first update share one
+    work space (one batch-sized allocation, not two)."""
+    from robustpca.estimators import _online
+
+    seen = []
+    start = _online.orpca_initialize
+
+    def recorded(*args, **kwargs):
+        seen.append(kwargs.get("work"))
+        return start(*args, **kwargs)
+
+    monkeypatch.setattr(_online, "orpca_initialize", recorded)
+    X = planted_stream(13, n=60)[0]
+    model = OnlineRobustPCA(2, batch_size=20, burn_in=20, random_state=0)
+    model.partial_fit_decompose(X[:20])
+    assert seen[-1] is not None and seen[-1] is model._work

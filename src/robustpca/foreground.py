@@ -62,6 +62,7 @@ from scipy import ndimage as ndi
 
 from ._validation import check_nonnegative_float, check_positive_int, real_array
 from .binary_regions import _EIGHT, _fill_holes, _label_runs, _majority, _runs
+from .linalg.blocked import reusable
 from .robust_scale import MAD_CONSTANT, _column_medians, _median
 
 __all__ = [
@@ -157,23 +158,10 @@ def _magnitude(
         raise ValueError(f"{name} holds NaN or infinite values.")
     n = R.shape[0]
     offset = _frame_median(R.reshape((n, -1, *R.shape[3:])))
-    R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=_work_for(work, R))
+    R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=reusable(work, R))
     if R.ndim == 3:
         return np.abs(R, out=R), 1
     return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1]
-
-
-def _work_for(work: np.ndarray | None, R: np.ndarray) -> np.ndarray | None:
-    """``work`` where it can hold a new array like ``R`` (not overlapping it), else None."""
-    fits = (
-        isinstance(work, np.ndarray)
-        and work.shape == R.shape
-        and work.dtype == R.dtype
-        and work.flags.c_contiguous
-        and work.flags.writeable
-        and not np.may_share_memory(work, R)
-    )
-    return work if fits else None
 
 
 def _floor(pixel_scale: np.ndarray, e: np.ndarray) -> float:

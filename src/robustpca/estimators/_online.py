@@ -217,11 +217,20 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     def _start(self, buffer, final: bool, n_last: int, want: bool):
         lam1, lam2 = self._lambdas()
+        # at the end of the burn-in, the start's work space is the first update's
+        work = np.empty_like(buffer) if final else None
         state, self._scale = orpca_initialize(
-            buffer, self._rank_, lambda1=lam1, lambda2=lam2, rng=self._rng, n_iter=int(final)
+            buffer,
+            self._rank_,
+            lambda1=lam1,
+            lambda2=lam2,
+            rng=self._rng,
+            n_iter=int(final),
+            work=work,
         )
         self._state = state
         if final:  # the buffered rows seed the statistics
+            self._work = work
             return self._advance(buffer, n_last if want else 0)
         if not want:
             return None

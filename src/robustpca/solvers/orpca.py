@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from ..linalg.blocked import reusable
 from ..robust_scale import _column_medians, _median
 
 __all__ = [
@@ -345,10 +346,12 @@ def orpca_clipped(
     *,
     max_iter: int = 20,
     tol: float = 1e-4,
+    work: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`orpca_project`'s coefficients and clipped residual only (what a basis
-    update needs), without the two parts: one batch-sized array instead of three."""
-    R, buf, _ = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol)
+    update needs), without the two parts: one batch-sized array instead of three
+    (``work``, as in :func:`orpca_project`)."""
+    R, buf, _ = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol, work)
     _outer(R, np.ascontiguousarray(basis.T), buf)
     np.subtract(Z, buf, out=buf)
     bound = Z.dtype.type(lambda2)
@@ -370,24 +373,13 @@ def _coefficients(
     iterations run."""
     dtype = Z.dtype
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
-    buf = work if work is not None and _fits(work, Z) else np.empty_like(Z)
+    buf = reusable(work, Z)
+    buf = np.empty_like(Z) if buf is None else buf
     if basis.shape[1] == 1:
         R, n_iter = _project_rank_one(Z, basis, lambda1, lambda2, max_iter, tol, buf)
     else:
         R, n_iter = _alternate(Z, basis, lambda1, lo, hi, max_iter, tol, buf)
     return R, buf, n_iter
-
-
-def _fits(work: np.ndarray | None, Z: np.ndarray) -> bool:
-    """Whether ``work`` can serve as the work space of a batch ``Z``."""
-    return (
-        isinstance(work, np.ndarray)
-        and work.shape == Z.shape
-        and work.dtype == Z.dtype
-        and work.flags.c_contiguous
-        and work.flags.writeable
-        and not np.may_share_memory(work, Z)
-    )
 
 
 def _alternate(
@@ -550,6 +542,7 @@ def orpca_initialize(
     n_iter: int = 3,
     max_iter: int = 20,
     tol: float = 1e-4,
+    work: np.ndarray | None = None,
 ) -> tuple[ORPCAState, float]:
     r"""The state before the first batch ``Z``, and the data's residual scale.
 
@@ -561,7 +554,9 @@ def orpca_initialize(
     last alternation's residual, where the start's subspace was crude) gives the
     penalties left as None: :math:`\lambda_1 = \hat\sigma\sqrt p` and
     :math:`\lambda_2 = \hat\sigma` (:class:`~robustpca.OnlineRobustPCA`, Notes).
-    The statistics start at zero: the first update counts the batch once.
+    The statistics start at zero: the first update counts the batch once. ``work``: the
+    alternations' work space, as in :func:`orpca_project` (a stream passes the array its
+    first update will use).
     """
     dtype = Z.dtype
     U = initial_directions(Z, n_components, rng)
@@ -576,7 +571,9 @@ def orpca_initialize(
     L = L.astype(dtype)
     r = n_components
     for k in range(n_iter):
-        coefficients, clipped = orpca_clipped(Z, L, lam1, lam2, max_iter=max_iter, tol=tol)
+        coefficients, clipped = orpca_clipped(
+            Z, L, lam1, lam2, max_iter=max_iter, tol=tol, work=work
+        )
         R = coefficients.astype(np.float64)
         if k == n_iter - 1 and (lambda1 is None or lambda2 is None):
             # the penalties from the scale of the refined fit's residual
