@@ -36,6 +36,10 @@ class StopReason:
     FIXED_POINT = "iterate unchanged (fixed point)"
     CLOSED_FORM = "closed-form solution"
     PRIMAL_RESIDUAL = "relative primal residual ||X - L - S||_F / ||X||_F below tol"
+    OBJECTIVE_ROSE = (
+        "the objective rose beyond rounding (an observed fit became unidentified, as where "
+        "the fills of the gaps grow without bound): the iterate before it is returned"
+    )
 
 
 @dataclass

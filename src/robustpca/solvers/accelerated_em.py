@@ -23,7 +23,11 @@ defaults of the R package ``SQUAREM``).
 
 Every kept iterate is a plain step (a weighted PCA on a completion, the gaps refilled
 from its subspace), so the fixed points are EM's and the stopping rule is the loop's
-(:func:`~robustpca.solvers.reweighting_progress.stopping_test`). ``n_iter`` counts the kept
+(:func:`~robustpca.solvers.reweighting_progress.stopping_test`). A plain step whose
+objective rises stops the loop at the last kept iterate (``StopReason.OBJECTIVE_ROSE``):
+on data where EM has no minimiser its fills grow without bound, and once a row's
+observed coordinates no longer identify its scores (:func:`~robustpca.solvers.missing.
+observed_fit` drops the direction), the objective jumps up. ``n_iter`` counts the kept
 iterates; a discarded extrapolation costs one more weighted solve than it counts.
 
 References
@@ -43,7 +47,7 @@ import numpy as np
 
 from ..losses import RobustLoss
 from ._result import IterationState, StopReason
-from .reweighting_progress import ReweightingProgress, ReweightingResult
+from .reweighting_progress import ReweightingProgress, ReweightingResult, rose
 
 __all__ = ["minimize_reweighted_squarem"]
 
@@ -120,8 +124,15 @@ def minimize_reweighted_squarem(
     kept: _Iterate | None = None
 
     def keep(it: _Iterate) -> bool:
-        """Record a kept iterate; whether the loop stops there."""
+        """Record a kept iterate; whether the loop stops there. A plain step whose
+        objective rose (EM's never does; the observed fit's pseudo-inverse can, where it
+        drops a direction that the fills grew along) stops the loop at the last kept
+        iterate, its completion restored."""
         nonlocal kept
+        if kept is not None and rose(kept.value, it.value):
+            residuals(kept.solution)
+            progress.stop(StopReason.OBJECTIVE_ROSE, converged=False)
+            return True
         kept = it
         progress.record(it.value)
         state = partial(

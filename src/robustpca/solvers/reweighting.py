@@ -39,7 +39,7 @@ import numpy as np
 from ..losses import RobustLoss
 from ._result import IterationState, StopReason
 from .accelerated_em import minimize_reweighted_squarem
-from .reweighting_progress import ReweightingProgress, ReweightingResult, stopping_test
+from .reweighting_progress import ReweightingProgress, ReweightingResult, rose, stopping_test
 
 __all__ = [
     "ReweightingProgress",
@@ -61,6 +61,7 @@ def minimize_reweighted(
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
     state_view: Callable[[Any], tuple[Callable | None, Callable | None]] | None = None,
+    monotone: bool = False,
 ) -> ReweightingResult:
     """Minimise ``f(x) + sum_i rho(r_i(x))`` by iterative re-weighting (Algorithm 2).
 
@@ -85,6 +86,11 @@ def minimize_reweighted(
         ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
     state_view : callable, optional
         ``state_view(x) -> (components_fn, mean_fn)``: lazy accessors for the state.
+    monotone : bool, default=False
+        The objective cannot rise (a majorise-minimise loop with exact steps): an
+        iteration whose objective rises beyond rounding stops the loop at the one before
+        (``StopReason.OBJECTIVE_ROSE``; ``residuals`` is evaluated there again, for the
+        side effects of the EM over missing entries).
 
     Returns
     -------
@@ -97,6 +103,7 @@ def minimize_reweighted(
         if not np.any(weights > 0):
             progress.stop(StopReason.ALL_CAPPED)
             break
+        last = (x, r, used, weights)
         used = weights
         x = solve_weighted(weights)
         r = residuals(x)
@@ -104,6 +111,11 @@ def minimize_reweighted(
         value = float(concrete.rho(r).sum())
         if smooth_objective is not None:
             value += float(smooth_objective(x))
+        if monotone and progress.history and rose(progress.history[-1], value):
+            x, r, used, weights = last
+            residuals(x)
+            progress.stop(StopReason.OBJECTIVE_ROSE, converged=False)
+            break
         progress.record(value)
         weights = concrete.weights(r)
         state = partial(IterationState.from_view, iteration, value, used, x, state_view)
@@ -168,6 +180,9 @@ def minimize_reweighted_pca(
 
     residuals = (lambda sub: sub.residuals()) if residuals is None else residuals
     options = {"max_iter": max_iter, "tol": tol, "callback": callback, "state_view": state_view}
-    if accelerate and getattr(problem, "missing", None) is not None and not loss.refitted:
+    em = getattr(problem, "missing", None) is not None and not loss.refitted
+    if accelerate and em:
         return minimize_reweighted_squarem(problem, residuals, loss, initial_weights, **options)
-    return minimize_reweighted(problem.solve, residuals, loss, initial_weights, **options)
+    return minimize_reweighted(
+        problem.solve, residuals, loss, initial_weights, monotone=em, **options
+    )

@@ -49,6 +49,16 @@ class ReweightingResult:
     stop_reason: str
 
 
+#: A monotone loop's objective may exceed the last one by this much (relative) in
+#: rounding; beyond it, the loop stops at the last iterate (``StopReason.OBJECTIVE_ROSE``).
+RISE_RTOL = 1e-12
+
+
+def rose(last: float, value: float) -> bool:
+    """Whether ``value`` exceeds ``last`` beyond :data:`RISE_RTOL` (relative)."""
+    return value > last + RISE_RTOL * abs(last)
+
+
 def stopping_test(history: list[float], tol: float) -> str | None:
     """The stop of the re-weighting loops after an iteration with objective ``history[-1]``.
 
