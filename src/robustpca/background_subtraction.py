@@ -26,6 +26,7 @@ import numpy as np
 
 from . import estimators
 from .foreground import ForegroundDetector, foreground_masks, foreground_score
+from .linalg.blocked import reusable
 
 __all__ = [
     "BATCH_METHODS",
@@ -245,15 +246,9 @@ def _online(
 
 
 def _into(sparse: np.ndarray | None, rows: np.ndarray, low_rank: np.ndarray) -> np.ndarray:
-    """``rows - low_rank`` in float32, written over ``sparse`` where it can hold it."""
-    fits = (
-        isinstance(sparse, np.ndarray)
-        and sparse.dtype == np.float32
-        and sparse.shape == rows.shape
-        and sparse.flags.c_contiguous
-        and sparse.flags.writeable
-    )
-    return np.subtract(rows, low_rank, out=sparse if fits else None, dtype=np.float32)
+    """``rows - low_rank`` in float32 (``rows`` are), written over ``sparse`` where it
+    can hold it."""
+    return np.subtract(rows, low_rank, out=reusable(sparse, rows), dtype=np.float32)
 
 
 def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
