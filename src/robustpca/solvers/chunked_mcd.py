@@ -151,7 +151,11 @@ class FitDistances:
     precisions: np.ndarray
 
     def __call__(self, x):
-        return _distances(self.coords(x), self.means, self.precisions).T
+        return self.of_coords(self.coords(x))
+
+    def of_coords(self, z):
+        """The distances of rows already mapped by ``coords``."""
+        return _distances(z, self.means, self.precisions).T
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,10 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     parts = []
     for a, b in _blocks(x, B):
         xb, ib = x[a:b], rows[a:b]
-        V, Z = values(xb), coords(xb)
+        Z = coords(xb)
+        # distances under the same map read its coordinates (one product a block, not two)
+        same = hasattr(values, "of_coords") and values.coords is coords
+        V = values.of_coords(Z) if same else values(xb)
         for f in range(B):
             v = V[:, f]
             part = of(Z[v < low[f]])

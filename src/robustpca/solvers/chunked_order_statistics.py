@@ -123,8 +123,9 @@ def gather_rows(run, row_index, wanted: np.ndarray, *, also=None) -> np.ndarray:
 def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     """Counts of each column's values in the bins of ``edges`` (m, E) (+inf padded):
     bin ``b`` holds ``edges[b-1] <= v < edges[b]``; each column's extremes. With
-    ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each
-    sub-block's columns are sorted once and the edges located in them; the result is
+    ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each value
+    is located among its column's edges (a binary search over ``E``, not a sort of the
+    sub-block) and the bins counted and summed by ``bincount``; the result is
     ``m x (E + 1)`` numbers per array, whatever the rows."""
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
@@ -133,25 +134,17 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     step = max(64, HISTOGRAM_BLOCK_VALUES // max(m, x.shape[1], 1))
     for a in range(0, max(x.shape[0], 1), step):
         b = min(a + step, x.shape[0])
-        V = np.sort(values(x[a:b]), axis=0).T  # (m, rows), each column sorted
-        size = V.shape[1]
-        if size == 0:
+        V = np.ascontiguousarray(values(x[a:b]).T)  # (m, rows)
+        if V.shape[1] == 0:
             continue
-        low, high = np.minimum(low, V[:, 0]), np.maximum(high, V[:, -1])
-        pos = np.empty((m, E + 2), dtype=np.intp)
-        pos[:, 0], pos[:, -1] = 0, size
+        low, high = np.minimum(low, V.min(axis=1)), np.maximum(high, V.max(axis=1))
         for j in range(m):
-            pos[j, 1:-1] = np.searchsorted(V[j], edges[j], side="left")
-        counts += np.diff(pos, axis=1)
-        if shift is not None:
-            d = V - shift[:, None]
-            del V
-            c = np.zeros((m, size + 1))  # running sums, 0 first
-            for power, total in enumerate(sums):
-                if power:
-                    np.square(d, out=d)
-                np.cumsum(d, axis=1, out=c[:, 1:])
-                total += np.diff(np.take_along_axis(c, pos, axis=1), axis=1)
+            where = np.searchsorted(edges[j], V[j], side="right")
+            counts[j] += np.bincount(where, minlength=E + 1)
+            if shift is not None:
+                d = V[j] - shift[j]
+                sums[0][j] += np.bincount(where, weights=d, minlength=E + 1)
+                sums[1][j] += np.bincount(where, weights=d * d, minlength=E + 1)
     out: dict[str, Any] = {"counts": counts, "extremes": Extremes(low, high)}
     if shift is not None:
         out.update(s1=sums[0], s2=sums[1])

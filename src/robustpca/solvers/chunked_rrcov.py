@@ -144,7 +144,10 @@ class DiagonalDistance:
     eigenvalues: np.ndarray
 
     def __call__(self, x):
-        z = self.coords(x)
+        return self.of_coords(self.coords(x))
+
+    def of_coords(self, z):
+        """The distances of rows already mapped by ``coords``."""
         with np.errstate(divide="ignore", invalid="ignore"):
             d = np.sum(z * z / self.eigenvalues, axis=1)
         return np.where(np.isfinite(d), d, np.inf)[:, None]
