@@ -189,11 +189,11 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     of = QRMoments.of if kind == "qr" else scatter_moments
     moments: list = [None] * B
     parts = []
+    # distances under the same map read its coordinates (one product a block, not two)
+    same = hasattr(values, "of_coords") and values.coords is coords
     for a, b in _blocks(x, B):
         xb, ib = x[a:b], rows[a:b]
         Z = coords(xb)
-        # distances under the same map read its coordinates (one product a block, not two)
-        same = hasattr(values, "of_coords") and values.coords is coords
         V = values.of_coords(Z) if same else values(xb)
         for f in range(B):
             v = V[:, f]
