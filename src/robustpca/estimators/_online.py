@@ -18,12 +18,8 @@ import numpy as np
 
 from .._validation import check_nonnegative_float, check_positive_or_auto
 from ..solvers.grasta import GrastaState, admm_l1, admm_l1_rows, grasta_process
-from ..solvers.orpca import (
-    initial_directions,
-    orpca_initialize,
-    orpca_project,
-    orpca_update,
-)
+from ..solvers.orpca import orpca_project, orpca_update
+from ..solvers.orpca_start import initial_directions, orpca_initialize
 from ._online_base import OnlineLowRankSparse
 
 __all__ = ["GRASTA", "OnlineRobustPCA"]

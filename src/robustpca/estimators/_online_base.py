@@ -10,7 +10,7 @@ state), ``_split`` (the split of new rows, the state unchanged) and ``_basis``.
 **Burn-in.** The first rows, up to ``burn_in``, are kept in a buffer, and the state is
 started again from all of them after each batch whose split is asked for (robust start:
 the per-feature median and the top directions around it,
-:func:`~robustpca.solvers.orpca.initial_directions`), so early rows are split against a
+:func:`~robustpca.solvers.orpca_start.initial_directions`), so early rows are split against a
 background estimated from every row seen so far; at the end of the burn-in the buffered
 rows seed the model and the buffer is dropped, and the online updates take over.
 Memory is the state's O(p r) plus, during the burn-in only, at most

@@ -34,7 +34,8 @@ from .l1_pca import solve_l1_pca
 from .l21_pca import l21_objective, solve_l21_pca
 from .l21_two_d import solve_l21_two_d
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
-from .orpca import ORPCAState, orpca_initialize, orpca_project, orpca_update
+from .orpca import ORPCAState, orpca_project, orpca_update
+from .orpca_start import orpca_initialize
 from .r1_pca import solve_r1_pca
 from .reweighting import ReweightingResult, minimize_reweighted
 from .robust_two_d import solve_robust_two_d_pca

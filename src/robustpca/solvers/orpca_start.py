@@ -1,0 +1,156 @@
+"""The start of OR-PCA (:mod:`.orpca`): the first batch gives the initial basis and the
+data's residual scale, from which the penalties left to the data are set."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..robust_scale import _column_medians, _median
+from .orpca import MAD_CONSTANT, ORPCAState, _left, basis_step, orpca_clipped
+
+__all__ = ["feature_median", "initial_directions", "orpca_initialize", "robust_residual_scale"]
+
+#: At most this many entries enter the median of :func:`robust_residual_scale`.
+SCALE_SAMPLE = 50_000
+#: Floor of a data scale, relative to the root mean square of the data: exactly
+#: low-rank or constant data have no residual scale, and a zero threshold stalls.
+SCALE_FLOOR = 1e-6
+#: The start's residual is clipped at this many robust scales before its top directions
+#: are taken (:func:`initial_directions`).
+CLIP_SCALES = 3.0
+
+
+def robust_residual_scale(
+    Z: np.ndarray, W: np.ndarray, U: np.ndarray, rng: np.random.Generator
+) -> float:
+    """The MAD scale (about zero) of the entries of the residual ``Z - W U'``, from at most
+    :data:`SCALE_SAMPLE` of them drawn from ``rng`` (the residual is formed on those
+    only), floored at :data:`SCALE_FLOOR` times their root mean square of ``Z``; 1.0 when
+    ``Z`` is zero (any positive value serves: nothing is left to scale)."""
+    n, p = Z.shape
+    if n * p > SCALE_SAMPLE:
+        flat = rng.integers(0, n * p, SCALE_SAMPLE)
+        rows, cols = np.divmod(flat, p)
+    else:
+        rows, cols = np.divmod(np.arange(n * p), p)
+    values = Z[rows, cols].astype(np.float64)
+    residual = values - np.einsum("ij,ij->i", W[rows], U[cols])
+    rms = float(np.sqrt(np.mean(values * values))) if values.size else 0.0
+    if not rms > 0:
+        return 1.0
+    # about zero, not the entries' median: a residual is centred at zero, and the median
+    # of pooled entries would change with the signs of the features
+    mad = MAD_CONSTANT * float(_median(np.abs(residual), axis=0))
+    return max(mad, SCALE_FLOOR * rms)
+
+
+def feature_median(Z: np.ndarray) -> np.ndarray:
+    """The per-feature (column) median of ``Z``, :func:`numpy.median` along axis 0 to the
+    bit (:func:`~robustpca.robust_scale._column_medians`: blocks of columns selected at
+    one ``kth``, or sorted when short, instead of NumPy's selection at two order
+    statistics along the first axis)."""
+    return _column_medians(Z)
+
+
+def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
+    """An orthonormal (p, r) start from a batch: the direction of the per-feature median,
+    then the top directions of what its projection leaves, clipped at three MAD scales
+    of its entries so that gross sparse entries do not take them (from the ``b x b``
+    Gram matrix), completed by random orthonormal directions where the batch has fewer."""
+    median = feature_median(Z).astype(np.float64)
+    norm = float(np.linalg.norm(median))
+    if not norm > 0:  # a centred batch: its top singular direction instead
+        Zf = Z.astype(np.float64)
+        vals, vecs = np.linalg.eigh(Zf @ Zf.T)
+        top = Zf.T @ vecs[:, -1]
+        norm = float(np.linalg.norm(top))
+        median = top if norm > 0 else np.zeros_like(median)
+    columns = [median[:, None] / norm] if norm > 0 else []
+    if n_components > len(columns) and columns:
+        # in the data's dtype (float32 video: half the memory traffic)
+        u = columns[0].astype(Z.dtype)
+        rest = Z - (Z @ u) @ u.T
+        # gross entries would take the top directions: clip at three robust scales
+        bound = CLIP_SCALES * robust_residual_scale(
+            rest, np.zeros((rest.shape[0], 0)), u[:, :0], rng
+        )
+        np.clip(rest, -bound, bound, out=rest)
+        rest -= (rest @ u) @ u.T  # clipping brings back some of u
+        vals, vecs = np.linalg.eigh((rest @ rest.T).astype(np.float64))
+        keep = vals[::-1][: n_components - 1] > 1e-12 * max(vals.max(initial=0.0), 1e-300)
+        top = vecs[:, ::-1][:, : n_components - 1][:, keep].astype(Z.dtype)
+        V = (rest.T @ top).astype(np.float64)
+        if V.shape[1]:
+            u64 = columns[0]
+            V -= u64 @ (u64.T @ V)
+            columns.append(np.linalg.qr(V)[0])
+    basis = np.hstack(columns) if columns else np.zeros((Z.shape[1], 0))
+    if basis.shape[1]:
+        basis = np.linalg.qr(basis)[0]
+    from ..linalg.eigen import complete_orthonormal
+
+    return complete_orthonormal(basis, n_components, rng)
+
+
+def orpca_initialize(
+    Z: np.ndarray,
+    n_components: int,
+    *,
+    lambda1: float | None,
+    lambda2: float | None,
+    rng: np.random.Generator,
+    n_iter: int = 3,
+    max_iter: int = 20,
+    tol: float = 1e-4,
+    work: np.ndarray | None = None,
+) -> tuple[ORPCAState, float]:
+    r"""The state before the first batch ``Z``, and the data's residual scale.
+
+    The start :func:`initial_directions` ``U`` is scaled to a balanced factorisation of
+    the batch (:math:`ZU = P\Sigma Q^\top`, :math:`L = UQ\Sigma^{1/2}`), then refined by
+    ``n_iter`` alternations of problem (3) on the batch (project; :math:`L \leftarrow
+    B(A + \lambda_1 I)^{-1}` with the batch's statistics). The residual scale
+    :math:`\hat\sigma` (:func:`robust_residual_scale` of ``Z - Z U U'``, then of the
+    last alternation's residual, where the start's subspace was crude) gives the
+    penalties left as None: :math:`\lambda_1 = \hat\sigma\sqrt p` and
+    :math:`\lambda_2 = \hat\sigma` (:class:`~robustpca.OnlineRobustPCA`, Notes).
+    The statistics start at zero: the first update counts the batch once. ``work``: the
+    alternations' work space, as in :func:`orpca_project` (a stream passes the array its
+    first update will use).
+    """
+    dtype = Z.dtype
+    U = initial_directions(Z, n_components, rng)
+    W = (Z @ U.astype(dtype)).astype(np.float64)
+    scale = robust_residual_scale(Z, W, U, rng)
+    lam1 = scale * np.sqrt(Z.shape[1]) if lambda1 is None else float(lambda1)
+    lam2 = scale if lambda2 is None else float(lambda2)
+    _, s, Qt = np.linalg.svd(W, full_matrices=False)
+    L = U @ (Qt.T[:, : s.size] * np.sqrt(s))
+    if L.shape[1] < n_components:
+        L = np.hstack([L, np.zeros((L.shape[0], n_components - L.shape[1]))])
+    L = L.astype(dtype)
+    r = n_components
+    for k in range(n_iter):
+        coefficients, clipped = orpca_clipped(
+            Z, L, lam1, lam2, max_iter=max_iter, tol=tol, work=work
+        )
+        R = coefficients.astype(np.float64)
+        if k == n_iter - 1 and (lambda1 is None or lambda2 is None):
+            # the penalties from the scale of the refined fit's residual
+            scale = robust_residual_scale(Z, R, L.astype(np.float64), rng)
+            lam1 = scale * np.sqrt(Z.shape[1]) if lambda1 is None else lam1
+            lam2 = scale if lambda2 is None else lam2
+        RtR = R.T @ R
+        B = L.astype(np.float64) @ RtR + _left(coefficients, clipped)
+        del clipped  # the next projection's work space takes its memory
+        L = basis_step(RtR, B, lam1).astype(dtype)
+    state = ORPCAState(
+        basis=L,
+        A=np.zeros((r, r)),
+        B=np.zeros((Z.shape[1], r)),
+        c=0.0,
+        weight=0.0,
+        lambda1=lam1,
+        lambda2=lam2,
+    )
+    return state, scale
