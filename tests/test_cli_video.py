@@ -225,6 +225,38 @@ def test_stream_equals_its_pieces_and_leaves_a_given_models_parts_alone(method):
 
 
 @pytest.mark.realdata
+@pytest.mark.parametrize(
+    ("dtype", "size", "scored"), [(np.uint8, 30, False), (np.float32, 25, True)]
+)
+def test_orpca_route_on_highway_equals_the_models_own_split(shared_data, dtype, size, scored):
+    """OR-PCA's own route through the pipeline (the residual only; rows and residual
+    written over the last batch's arrays; each background formed when first read) gives
+    the masks, scores and backgrounds of the generic route (the same model passed in),
+    on real frames, through a burn-in of several batches and a shorter last batch; the
+    frames given are left alone."""
+    from robustpca.background_subtraction import make_video_model
+    from robustpca.datasets import load_cdnet
+
+    clip = load_cdnet(shared_data / "video" / "highway", scale=0.25, numbers=(1050, 1169))
+    frames = np.round(clip.frames).astype(dtype)
+    before = frames.copy()
+    batches = [frames[i : i + size] for i in range(0, len(frames), size)]
+    ours = list(subtract_background(batches, method="orpca", return_scores=scored))
+    theirs = list(
+        subtract_background(batches, model=make_video_model("orpca"), return_scores=scored)
+    )
+    assert len(ours) == len(theirs) == len(batches)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a.masks, b.masks)
+        np.testing.assert_array_equal(a.background, b.background)
+        assert a.background.shape == a.frames.shape and a.background.dtype == np.float32
+        if scored:
+            np.testing.assert_array_equal(a.scores, b.scores)
+    assert 0.001 < np.concatenate([p.masks for p in ours]).mean() < 0.2
+    np.testing.assert_array_equal(frames, before)
+
+
+@pytest.mark.realdata
 def test_highway_slice_beats_a_fixed_threshold(shared_data, tmp_path):
     """100 frames of CDnet's highway at quarter size through the default method."""
     source = shared_data / "video" / "highway"

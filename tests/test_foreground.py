@@ -395,3 +395,22 @@ def test_detector_reuses_its_work_space_and_pickles_without_it():
     assert works[1] is works[0] and works[2] is works[0]
     copy = pickle.loads(pickle.dumps(detector))
     assert copy._work is None and np.array_equal(copy.scale_, detector.scale_)
+
+
+@pytest.mark.parametrize("channels", [(), (3,)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_update_may_work_in_the_residuals_memory(channels, dtype):
+    """``update(overwrite=True)`` gives the masks and scale of ``update``; on grey
+    frames it needs no array of the batch's size beyond the batch itself (the detector's
+    own work space stays unset), and colour frames are allowed too."""
+    video, _ = planted_video(6, n=40)
+    video = np.stack([video] * channels[0], axis=-1) if channels else video
+    video = video.astype(dtype)
+    detector, plain = ForegroundDetector(), ForegroundDetector()
+    for start in range(0, 40, 20):
+        batch = video[start : start + 20]
+        expected = plain.update(batch)
+        np.testing.assert_array_equal(detector.update(batch.copy(), overwrite=True), expected)
+        np.testing.assert_array_equal(detector.scale_, plain.scale_)
+    if not channels:
+        assert detector._work is None

@@ -381,3 +381,29 @@ def test_the_start_hands_its_work_space_to_the_first_update(monkeypatch):
     model = OnlineRobustPCA(2, batch_size=20, burn_in=20, random_state=0)
     model.partial_fit_decompose(X[:20])
     assert seen[-1] is not None and seen[-1] is model._work
+
+
+@pytest.mark.parametrize(("burn_in", "batch"), [(20, 20), (50, 20), (10, 25)])
+def test_residual_route_is_partial_fit_decompose_without_the_parts(burn_in, batch):
+    """``_partial_fit_residual`` (the video pipeline's) updates the model as
+    ``partial_fit_decompose`` does, to the bit, through a burn-in of several batches;
+    its residual is ``X - low_rank``, written over the array it is given, and its
+    ``low_rank()`` the low-rank part."""
+    X = planted_stream(14, n=160)[0].astype(np.float32)
+    ours = OnlineRobustPCA(2, burn_in=burn_in, random_state=0)
+    theirs = OnlineRobustPCA(2, burn_in=burn_in, random_state=0)
+    out = None
+    for start in range(0, 160, batch):
+        rows = X[start : start + batch]
+        low, _ = theirs.partial_fit_decompose(rows)
+        low_rank, residual = ours._partial_fit_residual(rows, out)
+        if out is not None and out.shape == rows.shape and start >= burn_in + batch:
+            assert residual is out
+        np.testing.assert_array_equal(residual, rows - low)
+        np.testing.assert_array_equal(low_rank(), low)
+        np.testing.assert_array_equal(ours.components_, theirs.components_)
+        out = residual
+    assert ours.n_samples_seen_ == theirs.n_samples_seen_ == 160
+    assert ours._residual_into is None
+    np.testing.assert_allclose(ours.objective_history_, theirs.objective_history_, rtol=1e-5)
+    np.testing.assert_array_equal(ours.decompose(X[:20])[0], theirs.decompose(X[:20])[0])

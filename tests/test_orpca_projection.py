@@ -176,3 +176,42 @@ def test_work_space_is_used_and_changes_nothing(dtype):
         assert step.clipped is not bad
         assert np.array_equal(step.sparse, plain.sparse)
     assert np.array_equal(Z, Z_before)
+
+
+@pytest.mark.parametrize("rank", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_residual_route_gives_the_parts_residual_and_loss(rank, dtype):
+    """``residual=True`` gives ``Z - low_rank`` (the parts' own subtraction, to the bit)
+    over ``out`` where it fits, the same coefficients and clipped residual, and the loss
+    of the parts to rounding (``<E, C>`` read as ``<D, C> - <C, C>``)."""
+    from robustpca.solvers.orpca import orpca_low_rank
+
+    Z, basis = heavy_batch(11, dtype=dtype)
+    if rank == 2:
+        basis = np.hstack([basis, np.random.default_rng(2).normal(size=(basis.shape[0], 1))])
+        basis = basis.astype(dtype)
+    before = Z.copy()
+    plain = orpca_project(Z, basis, 15.0, 2.0)
+    out = np.full_like(Z, np.nan)
+    step = orpca_project(Z, basis, 15.0, 2.0, residual=True, out=out)
+    assert step.residual is out and step.low_rank is None and step.sparse is None
+    np.testing.assert_array_equal(step.residual, Z - plain.low_rank)
+    np.testing.assert_array_equal(step.coefficients, plain.coefficients)
+    np.testing.assert_array_equal(step.clipped, plain.clipped)
+    np.testing.assert_array_equal(orpca_low_rank(step.coefficients, basis), plain.low_rank)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(
+        orpca_loss(step, basis, 15.0, 2.0), orpca_loss(plain, basis, 15.0, 2.0), rtol=rtol
+    )
+    for bad in (Z, np.empty_like(Z[:-1]), None):
+        other = orpca_project(Z, basis, 15.0, 2.0, residual=True, out=bad)
+        assert other.residual is not bad and not np.may_share_memory(other.residual, Z)
+        np.testing.assert_array_equal(other.residual, step.residual)
+    np.testing.assert_array_equal(Z, before)
+    # no clipping at all: the sparse part is the residual
+    free = orpca_project(Z, basis, 15.0, 0.0, residual=True)
+    np.testing.assert_allclose(
+        orpca_loss(free, basis, 15.0, 0.0),
+        orpca_loss(orpca_project(Z, basis, 15.0, 0.0), basis, 15.0, 0.0),
+        rtol=rtol,
+    )

@@ -18,15 +18,14 @@ The function works on arrays only; reading and writing video files is
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from . import estimators
 from .foreground import ForegroundDetector, foreground_masks, foreground_score
-from .linalg.blocked import reusable
+from .linalg.work_space import reusable, work_space
 
 __all__ = [
     "BATCH_METHODS",
@@ -52,7 +51,6 @@ DEFAULT_METHOD = "orpca"
 DEFAULT_RANK = 1
 
 
-@dataclass(frozen=True)
 class VideoBatch:
     """One batch of consecutive frames with their background and foreground.
 
@@ -63,7 +61,9 @@ class VideoBatch:
     frames : ndarray of shape (b, h, w) or (b, h, w, c)
         The frames as given.
     background : ndarray, same shape as ``frames``
-        The low-rank part of each frame.
+        The low-rank part of each frame (float32). OR-PCA's is formed from the batch's
+        coefficients and basis on first access, so that a stream read for its masks
+        only never forms it.
     masks : ndarray of shape (b, h, w), bool
         Foreground masks (:mod:`robustpca.foreground`).
     scores : ndarray of shape (b, h, w) or None
@@ -72,11 +72,32 @@ class VideoBatch:
         other thresholds; None unless asked for.
     """
 
-    start: int
-    frames: np.ndarray
-    background: np.ndarray
-    masks: np.ndarray
-    scores: np.ndarray | None
+    def __init__(
+        self,
+        start: int,
+        frames: np.ndarray,
+        background: np.ndarray | Callable[[], np.ndarray],
+        masks: np.ndarray,
+        scores: np.ndarray | None,
+    ):
+        self.start = start
+        self.frames = frames
+        self.masks = masks
+        self.scores = scores
+        # an array, or a function that forms the (b, d) rows of one
+        self._background = background
+
+    @property
+    def background(self) -> np.ndarray:
+        if callable(self._background):
+            self._background = self._background().reshape(self.frames.shape)
+        return self._background
+
+    def __repr__(self) -> str:
+        return (
+            f"VideoBatch(start={self.start}, frames={self.frames.shape}, "
+            f"masks={self.masks.shape}, scores={None if self.scores is None else 'array'})"
+        )
 
 
 def _check_method(method: str) -> str:
@@ -132,8 +153,16 @@ def make_video_model(
     return estimators.GoDec(n_components=rank, random_state=random_state)
 
 
-def _rows(frames: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(frames, dtype=np.float32).reshape(frames.shape[0], -1)
+def _rows(frames: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The frames as float32 rows: a view of C-ordered float32 frames, else a copy,
+    written over ``out`` where it is an array of the rows' shape and dtype."""
+    shape = (frames.shape[0], int(np.prod(frames.shape[1:])))
+    if frames.dtype == np.float32 and frames.flags.c_contiguous:
+        return frames.reshape(shape)
+    if out is None or out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+        out = work_space(shape, np.float32)
+    np.copyto(out.reshape(frames.shape), frames, casting="unsafe")
+    return out
 
 
 def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np.ndarray:
@@ -224,21 +253,34 @@ def _online(
 ) -> Iterator[VideoBatch]:
     """The online split; ``reuse``: the model is one of ours, whose sparse part is a
     fresh array that the residual may overwrite (a user's model might return its own
-    state)."""
+    state), and OR-PCA's residual route (:meth:`_partial_fit_residual`) applies: the
+    rows and the residual are then written over the last batch's arrays, and the
+    background is formed only when asked for."""
     detector = ForegroundDetector()
+    route = getattr(model, "_partial_fit_residual", None) if reuse else None
     shape: tuple[int, ...] | None = None
     start = 0
+    kept_rows = residual = None  # the route's arrays, reused by the next batch
     for batch in batches:
         frames = _check_batch(batch, shape, start)
         shape = frames.shape[1:]
-        rows = _rows(frames)
-        low_rank, sparse = model.partial_fit_decompose(rows)
-        background = low_rank.reshape(frames.shape)
-        # the residual into the sparse part's memory (not given out): one batch-sized
-        # allocation fewer
-        residual = _into(sparse if reuse else None, rows, low_rank).reshape(frames.shape)
-        masks = detector.update(residual)
-        scores = detector.score(residual) if scored else None
+        if route is None:
+            rows = _rows(frames)
+            low_rank, sparse = model.partial_fit_decompose(rows)
+            background: Any = low_rank.reshape(frames.shape)
+            # the residual into the sparse part's memory (not given out): one
+            # batch-sized allocation fewer
+            residual = _into(sparse if reuse else None, rows, low_rank)
+        else:
+            # rows the model still holds (its burn-in) are not written over
+            rows = _rows(frames, None if model._holds_batches() else kept_rows)
+            kept_rows = None if np.may_share_memory(rows, frames) else rows
+            background, residual = route(rows, residual)
+        frame_residual = residual.reshape(frames.shape)
+        # the scores need the residual after the masks; otherwise the rule's work
+        # space is the residual's memory
+        masks = detector.update(frame_residual, overwrite=route is not None and not scored)
+        scores = detector.score(frame_residual) if scored else None
         yield VideoBatch(start, frames, background, masks, scores)
         start += frames.shape[0]
     if shape is None:

@@ -62,7 +62,7 @@ from scipy import ndimage as ndi
 
 from ._validation import check_nonnegative_float, check_positive_int, real_array
 from .binary_regions import _EIGHT, _fill_holes, _label_runs, _majority, _runs
-from .linalg.blocked import reusable
+from .linalg.work_space import reusable, work_space
 from .robust_scale import MAD_CONSTANT, _column_medians, _median
 
 __all__ = [
@@ -124,7 +124,11 @@ def _all_finite(R: np.ndarray) -> bool:
 
 
 def _magnitude(
-    residual, frame_shape, name: str = "residual", work: np.ndarray | None = None
+    residual,
+    frame_shape,
+    name: str = "residual",
+    work: np.ndarray | None = None,
+    in_place: bool = False,
 ) -> tuple[np.ndarray, int]:
     """``(e, c)``: the per-pixel magnitude, shape ``(n, h, w)``, and the channel count
     (steps 0-1 of the rule).
@@ -132,7 +136,8 @@ def _magnitude(
     ``residual`` is ``(n, h, w)`` (grey), ``(n, h, w, c)`` (colour: the root mean square
     over the last axis), or ``(n, d)`` with ``frame_shape`` ``(h, w)`` or ``(h, w, c)``.
     ``work``: an array that the centred residual may be written into (used where it has
-    its shape and dtype; on grey frames it is then ``e``).
+    its shape and dtype; on grey frames it is then ``e``); ``in_place``: written into
+    the residual itself instead.
     """
     R = np.asarray(residual)
     if R.dtype != np.float32:  # a float32 stream is scored in float32 (its throughput)
@@ -158,7 +163,9 @@ def _magnitude(
         raise ValueError(f"{name} holds NaN or infinite values.")
     n = R.shape[0]
     offset = _frame_median(R.reshape((n, -1, *R.shape[3:])))
-    R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=reusable(work, R))
+    out = R if in_place and R.flags.writeable else reusable(work, R)
+    out = work_space(R.shape, R.dtype) if out is None else out
+    R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=out)
     if R.ndim == 3:
         return np.abs(R, out=R), 1
     return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1]
@@ -489,8 +496,10 @@ class ForegroundDetector:
     #: The last update's magnitudes (batch-sized), the next update's work space.
     _work: np.ndarray | None = None
 
-    def _magnitude(self, batch, work: np.ndarray | None = None) -> tuple[np.ndarray, int]:
-        e, c = _magnitude(batch, self.frame_shape, "residual_batch", work)
+    def _magnitude(
+        self, batch, work: np.ndarray | None = None, in_place: bool = False
+    ) -> tuple[np.ndarray, int]:
+        e, c = _magnitude(batch, self.frame_shape, "residual_batch", work, in_place)
         if hasattr(self, "scale_") and (e.shape[1:] != self.scale_.shape or c != self.n_channels_):
             raise ValueError(
                 f"residual_batch has frames of shape {e.shape[1:]} with {c} channel(s); "
@@ -531,12 +540,18 @@ class ForegroundDetector:
         scale = np.maximum(self.scale_, self.noise_floor_)
         return _score(e, scale, rule.window)
 
-    def update(self, residual_batch) -> np.ndarray:
-        """Update the scale with a batch, then return the batch's boolean masks."""
+    def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:
+        """Update the scale with a batch, then return the batch's boolean masks.
+
+        ``overwrite``: the batch's memory may be the rule's work space (where it is an
+        array of the frames' shape), so that no other batch-sized array is needed; its
+        content is then undefined.
+        """
         rule, rate = self._check()
-        e, c = self._magnitude(residual_batch, self._work)
-        # e is not given out: the next batch's magnitudes reuse its memory
-        self._work = e
+        e, c = self._magnitude(residual_batch, self._work, in_place=bool(overwrite))
+        if not np.may_share_memory(e, residual_batch):
+            # e is not given out: the next batch's magnitudes reuse its memory
+            self._work = e
         self._update_scale(e, c, rate)
         scale = np.maximum(self.scale_, self.noise_floor_)
         return _masks(e, scale, rule)

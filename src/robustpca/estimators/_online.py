@@ -12,13 +12,15 @@ squares, while :meth:`decompose` gives the robust split of new rows.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
 from .._validation import check_nonnegative_float, check_positive_or_auto
+from ..linalg.work_space import work_space
 from ..solvers.grasta import GrastaState, admm_l1, admm_l1_rows, grasta_process
-from ..solvers.orpca import orpca_project, orpca_update
+from ..solvers.orpca import OrpcaStep, orpca_low_rank, orpca_project, orpca_update
 from ..solvers.orpca_start import initial_directions, orpca_initialize
 from ._online_base import OnlineLowRankSparse
 
@@ -214,7 +216,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     def _start(self, buffer, final: bool, n_last: int, want: bool):
         lam1, lam2 = self._lambdas()
         # at the end of the burn-in, the start's work space is the first update's
-        work = np.empty_like(buffer) if final else None
+        work = work_space(buffer.shape, buffer.dtype) if final else None
         state, self._scale = orpca_initialize(
             buffer,
             self._rank_,
@@ -230,6 +232,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
             return self._advance(buffer, n_last if want else 0)
         if not want:
             return None
+        into = self._residual_into
         step = orpca_project(
             buffer[buffer.shape[0] - n_last :],
             state.basis,
@@ -237,13 +240,20 @@ class OnlineRobustPCA(OnlineLowRankSparse):
             state.lambda2,
             max_iter=self.max_iter,
             tol=self.tol,
+            residual=into is not None,
+            out=None if into is None else into[0],
         )
-        return step.low_rank, step.sparse
+        return self._given(step, state.basis)
 
     #: The last update's work space (batch-sized), reused by the next update.
     _work: np.ndarray | None = None
+    #: While :meth:`_partial_fit_residual` runs: a one-tuple of its ``out`` (None
+    #: otherwise), so that the updates give the residual instead of the two parts.
+    _residual_into: tuple[np.ndarray | None] | None = None
 
     def _advance(self, Z, n_last: int | None = None):
+        basis = self._state.basis
+        into = self._residual_into
         self._state, step, loss = orpca_update(
             self._state,
             Z,
@@ -251,16 +261,44 @@ class OnlineRobustPCA(OnlineLowRankSparse):
             max_iter=self.max_iter,
             tol=self.tol,
             work=self._work,
+            residual=into is not None,
+            out=None if into is None else into[0],
         )
         # the next batch's work space: a stream of equal batches touches no new memory
         # for it (the two parts are new arrays, given out)
         self._work = step.clipped
         self._losses.append(loss / max(Z.shape[0], 1))
-        if n_last is None:
-            return step.low_rank, step.sparse
         if n_last == 0:
             return None
-        return step.low_rank[-n_last:], step.sparse[-n_last:]
+        return self._given(step, basis, n_last)
+
+    @staticmethod
+    def _given(step: OrpcaStep, basis: np.ndarray, n_last: int | None = None):
+        """The split of the last ``n_last`` rows (all: None): the two parts, or, on the
+        residual route, the low-rank part as a function that forms it and the
+        residual."""
+        rows = slice(None) if n_last is None else slice(-n_last, None)
+        if step.residual is None:
+            if n_last is None:
+                return step.low_rank, step.sparse
+            return step.low_rank[rows], step.sparse[rows]
+        low_rank = functools.partial(orpca_low_rank, step.coefficients[rows], basis)
+        return low_rank, step.residual if n_last is None else step.residual[rows]
+
+    def _partial_fit_residual(self, X, out: np.ndarray | None = None):
+        """:meth:`partial_fit_decompose` for a stream that thresholds the residual.
+
+        The same update; returns ``(low_rank, residual)``: ``residual = X - low_rank``,
+        written over ``out`` where it is an array of ``X``'s validated shape and dtype,
+        and ``low_rank()``, which forms the low-rank part (from the batch's coefficients
+        and basis) when asked. Neither part is formed otherwise: two batch-sized arrays
+        fewer a batch (:func:`robustpca.background_subtraction.subtract_background`).
+        """
+        self._residual_into = (out,)
+        try:
+            return self._incremental(X, want=True)
+        finally:
+            del self._residual_into
 
     def _split(self, Z):
         s = self._state

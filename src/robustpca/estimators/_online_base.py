@@ -143,6 +143,11 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self._buffer = None if final else [buffer]
         return self._start(buffer, final, Z.shape[0], want)
 
+    def _holds_batches(self) -> bool:
+        """Whether batches given so far are still held (the burn-in's rows): their memory
+        must not be reused for later batches."""
+        return bool(getattr(self, "_buffer", None))
+
     def _close_burn_in(self) -> None:
         """End the burn-in on the rows buffered so far (end of a fit's first pass)."""
         if self._buffer:

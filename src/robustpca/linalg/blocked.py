@@ -38,7 +38,6 @@ __all__ = [
     "gram_basis",
     "gram_step",
     "raw_centred_gram",
-    "reusable",
     "row_sq_distances",
     "subspace_sq_residuals",
     "sum_weighted_rows",
@@ -84,20 +83,6 @@ class _Workspace:
         if self._data.size < size:
             self._data = np.empty(size)
         return self._data[:size].reshape(rows, cols)
-
-
-def reusable(work: np.ndarray | None, like: np.ndarray) -> np.ndarray | None:
-    """``work`` where it can take a new array of ``like``'s shape and dtype (C-contiguous,
-    writeable, not overlapping ``like``), else None: a work space kept between calls."""
-    fits = (
-        isinstance(work, np.ndarray)
-        and work.shape == like.shape
-        and work.dtype == like.dtype
-        and work.flags.c_contiguous
-        and work.flags.writeable
-        and not np.may_share_memory(work, like)
-    )
-    return work if fits else None
 
 
 def _block_length(other: int, minimum: int) -> int:

@@ -58,13 +58,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..linalg.blocked import reusable
+from ..linalg.work_space import reusable, work_space
 
 __all__ = [
     "MAD_CONSTANT",
     "ORPCAState",
     "OrpcaStep",
     "orpca_loss",
+    "orpca_low_rank",
     "orpca_project",
     "orpca_update",
 ]
@@ -123,14 +124,17 @@ class OrpcaStep:
     ``low_rank = coefficients @ basis.T`` and ``sparse`` are the batch's split, computed
     with the basis of the batch's start (Algorithm 1: :math:`r_t, e_t` from
     :math:`L_{t-1}`); ``clipped = z - e - low_rank`` is the residual inside
-    :math:`[-\\lambda_2, \\lambda_2]`; ``n_iter`` the inner iterations run.
+    :math:`[-\\lambda_2, \\lambda_2]`; ``n_iter`` the inner iterations run. A projection
+    asked for the residual instead (:func:`orpca_project`) leaves ``low_rank`` and
+    ``sparse`` None and gives ``residual = z - low_rank = sparse + clipped``.
     """
 
     coefficients: np.ndarray
-    low_rank: np.ndarray
-    sparse: np.ndarray
+    low_rank: np.ndarray | None
+    sparse: np.ndarray | None
     clipped: np.ndarray
     n_iter: int
+    residual: np.ndarray | None = None
 
 
 def _ridge_operators(basis: np.ndarray, lambda1: float):
@@ -278,6 +282,8 @@ def orpca_project(
     max_iter: int = 20,
     tol: float = 1e-4,
     work: np.ndarray | None = None,
+    residual: bool = False,
+    out: np.ndarray | None = None,
 ) -> OrpcaStep:
     r"""Algorithm 2 on every row of ``Z`` at once: coefficients and sparse part.
 
@@ -293,14 +299,31 @@ def orpca_project(
     ``max_iter`` then bounding its evaluations. ``Z`` is not modified. ``work``: an
     array of ``Z``'s shape and dtype for the work space, returned as ``clipped`` (a
     stream passes the last batch's, so that no new batch-sized memory is touched).
+    ``residual``: give ``Z - low_rank`` instead of the two parts (a stream that
+    thresholds the residual needs neither: two batch-sized arrays fewer), written over
+    ``out`` where it is an array of ``Z``'s shape and dtype.
     """
     R, buf, n_iter = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol, work)
-    low = _outer(R, np.ascontiguousarray(basis.T), np.empty_like(Z))
-    sparse = np.subtract(Z, low)
+    Lt = np.ascontiguousarray(basis.T)
     bound = Z.dtype.type(lambda2)
+    if residual:
+        into = reusable(out, Z)
+        D = _outer(R, Lt, work_space(Z.shape, Z.dtype) if into is None else into)
+        np.subtract(Z, D, out=D)
+        np.clip(D, -bound, bound, out=buf)
+        return OrpcaStep(R, None, None, buf, n_iter, D)
+    low = _outer(R, Lt, np.empty_like(Z))
+    sparse = np.subtract(Z, low)
     np.clip(sparse, -bound, bound, out=buf)  # the final clipped residual
     sparse -= buf
     return OrpcaStep(R, low, sparse, buf, n_iter)
+
+
+def orpca_low_rank(coefficients: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """The low-rank part ``coefficients @ basis.T`` of a projection, as
+    :func:`orpca_project` forms it (the same products, so the same values)."""
+    out = np.empty((coefficients.shape[0], basis.shape[0]), dtype=coefficients.dtype)
+    return _outer(coefficients, np.ascontiguousarray(basis.T), out)
 
 
 def orpca_clipped(
@@ -339,7 +362,7 @@ def _coefficients(
     dtype = Z.dtype
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
     buf = reusable(work, Z)
-    buf = np.empty_like(Z) if buf is None else buf
+    buf = work_space(Z.shape, Z.dtype) if buf is None else buf
     if basis.shape[1] == 1:
         R, n_iter = _project_rank_one(Z, basis, lambda1, lambda2, max_iter, tol, buf)
     else:
@@ -397,10 +420,14 @@ def orpca_loss(
     low_sq = float(np.sum((R @ gram) * R))
     cross = float(np.sum(basis.astype(np.float64) * CtR))
     clip_sq = float(np.vdot(C, C))
-    if lambda2 > 0:
+    if step.sparse is not None and lambda2 > 0:
         l1 = float(np.vdot(step.sparse, C)) / lambda2
-    else:
+    elif step.sparse is not None:
         l1 = float(np.abs(step.sparse).sum(dtype=np.float64))
+    elif lambda2 > 0:  # <E, C> = <D - C, C> with D = E + C the residual
+        l1 = (float(np.vdot(step.residual, C)) - clip_sq) / lambda2
+    else:  # no clipping: E = D
+        l1 = float(np.abs(step.residual).sum(dtype=np.float64))
     ridge = 0.5 * lambda1 * float(np.sum(R * R))
     constant = 0.5 * (low_sq + 2.0 * cross + clip_sq) + ridge + lambda2 * l1
     loss = 0.5 * clip_sq + ridge + lambda2 * l1
@@ -415,6 +442,8 @@ def orpca_update(
     max_iter: int = 20,
     tol: float = 1e-4,
     work: np.ndarray | None = None,
+    residual: bool = False,
+    out: np.ndarray | None = None,
 ) -> tuple[ORPCAState, OrpcaStep, float]:
     r"""One step of Algorithm 1 on the batch ``Z``: project, accumulate, update the basis.
 
@@ -423,10 +452,21 @@ def orpca_update(
     (with :math:`Z - E = RL^\top + C`, one product), and :math:`L \leftarrow
     B(A + \lambda_1 I)^{-1}`, the surrogate's minimiser. ``state`` is updated in place
     and returned with the batch's :class:`OrpcaStep` and its loss
-    :math:`\sum_i \ell(z_i, L_{t-1})`. ``work``: as in :func:`orpca_project`.
+    :math:`\sum_i \ell(z_i, L_{t-1})`. ``work``, ``residual`` and ``out``: as in
+    :func:`orpca_project`.
     """
     L = state.basis
-    step = orpca_project(Z, L, state.lambda1, state.lambda2, max_iter=max_iter, tol=tol, work=work)
+    step = orpca_project(
+        Z,
+        L,
+        state.lambda1,
+        state.lambda2,
+        max_iter=max_iter,
+        tol=tol,
+        work=work,
+        residual=residual,
+        out=out,
+    )
     R = step.coefficients.astype(np.float64)
     decay = forgetting ** Z.shape[0]
     RtR = R.T @ R

@@ -1,0 +1,57 @@
+"""Work spaces: batch-sized arrays that a stream allocates once and then reuses.
+
+A stream of equal batches (a video) needs the same few batch-sized arrays at every
+batch: :func:`reusable` says whether the last batch's array can take the next one, and
+:func:`work_space` allocates one where none can.
+
+**Plain pages.** On Linux, NumPy advises transparent huge pages for every allocation of
+4 MiB or more (``madvise(MADV_HUGEPAGE)``; ``NUMPY_MADVISE_HUGEPAGE`` turns it off).
+Where the kernel's ``transparent_hugepage/defrag`` setting is ``madvise``, its default,
+the first touch of each 2 MiB of such an array may wait for the kernel to compact memory,
+for milliseconds on a busy machine. A work space touched once and then reused does not
+repay that wait, so :func:`work_space` maps its memory without the advice (an anonymous
+:class:`mmap.mmap`, freed with the array). ``docs/design-notes/video.md`` has the
+measurements.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import sys
+
+import numpy as np
+
+__all__ = ["HUGE_PAGE_ADVICE_BYTES", "reusable", "work_space"]
+
+#: NumPy advises huge pages for allocations from this size on (Linux only).
+HUGE_PAGE_ADVICE_BYTES = 1 << 22
+
+
+def reusable(work: np.ndarray | None, like: np.ndarray) -> np.ndarray | None:
+    """``work`` where it can take a new array of ``like``'s shape and dtype (C-contiguous,
+    writeable, not overlapping ``like``), else None: a work space kept between calls."""
+    fits = (
+        isinstance(work, np.ndarray)
+        and work.shape == like.shape
+        and work.dtype == like.dtype
+        and work.flags.c_contiguous
+        and work.flags.writeable
+        and not np.may_share_memory(work, like)
+    )
+    return work if fits else None
+
+
+def work_space(shape: tuple[int, ...], dtype) -> np.ndarray:
+    """An uninitialised C-ordered array to keep as a work space: in plain pages where
+    NumPy would advise huge pages for it (module docstring), else :func:`numpy.empty`'s."""
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in shape)
+    size = math.prod(shape)
+    if size * dtype.itemsize < HUGE_PAGE_ADVICE_BYTES or not sys.platform.startswith("linux"):
+        return np.empty(shape, dtype=dtype)
+    try:
+        memory = mmap.mmap(-1, size * dtype.itemsize)
+    except (OSError, ValueError):  # no anonymous mapping: NumPy's allocator
+        return np.empty(shape, dtype=dtype)
+    return np.frombuffer(memory, dtype=dtype, count=size).reshape(shape)
