@@ -274,3 +274,20 @@ def test_highway_slice_beats_a_fixed_threshold(shared_data, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_scored_frames"] == 100
     assert summary["f_measure"] > 0.7, summary
+
+
+def test_batch_method_gathers_batches_as_one_clip():
+    """A batch method fed in pieces (gathered into one work space) gives the masks and
+    backgrounds of the whole clip given at once; the pieces are left alone."""
+    frames = synthetic_clip(4)[0].astype(np.float32)
+    pieces = [frames[i : i + 25] for i in range(0, N, 25)]
+    before = [p.copy() for p in pieces]
+    whole = list(subtract_background(frames, method="pcp"))
+    parts = list(subtract_background(pieces, method="pcp"))
+    assert [p.start for p in parts] == [0, 25, 50]
+    np.testing.assert_array_equal(np.concatenate([p.masks for p in parts]), whole[0].masks)
+    np.testing.assert_array_equal(
+        np.concatenate([p.background for p in parts]), whole[0].background
+    )
+    for piece, copy in zip(pieces, before, strict=True):
+        np.testing.assert_array_equal(piece, copy)

@@ -188,3 +188,17 @@ def test_certificate_grams_by_syrk_equal_numpy_products(monkeypatch):
     assert a.n_iter == b.n_iter == 30
     assert a.info["duality_gap"] == pytest.approx(b.info["duality_gap"], rel=1e-9, abs=1e-13)
     np.testing.assert_allclose(a.info["low_rank"], b.info["low_rank"], rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_median_offset_is_numpys_median_to_the_bit(dtype, order):
+    """``center="median"``'s offset (by blocks of columns) equals ``numpy.median`` along
+    the rows, ties and even counts included, and leaves the data alone."""
+    rng = np.random.default_rng(3)
+    X = np.asarray(np.round(rng.normal(size=(40, 1500)), 1), dtype=dtype, order=order)
+    before = X.copy()
+    got = column_offset(X, "median")
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, np.median(X, axis=0).astype(np.float64))
+    np.testing.assert_array_equal(X, before)

@@ -62,3 +62,24 @@ def test_reusable_refuses_what_cannot_take_the_next_batch():
     frozen.flags.writeable = False
     assert reusable(frozen, like) is None
     assert reusable(np.empty((4, 10), np.float32)[:, ::2], like) is None
+
+
+def test_zeros_and_kept_casts():
+    """``zeros=True`` is zero at every size; ``cast_kept`` is ``astype`` (a Fortran-ordered
+    array keeps its order)."""
+    from robustpca.linalg.work_space import cast_kept
+
+    for shape in [(3, 4), (700, 1000)]:
+        assert not work_space(shape, np.float64, zeros=True).any()
+    rng = np.random.default_rng(0)
+    for value in (
+        rng.normal(size=(700, 1000)),
+        rng.normal(size=(5, 3)),
+        rng.normal(size=(700, 1000)).T,
+    ):
+        got = cast_kept(value, np.float32)
+        np.testing.assert_array_equal(got, value.astype(np.float32))
+        assert (
+            got.dtype == np.float32
+            and got.flags.f_contiguous == value.astype(np.float32).flags.f_contiguous
+        )

@@ -40,6 +40,8 @@ from array_api_compat import numpy as np_compat
 from sklearn import get_config
 from sklearn.utils.validation import check_is_fitted
 
+from .linalg.work_space import cast_kept
+
 __all__ = [
     "FLOAT_DTYPES",
     "check_same_namespace",
@@ -245,7 +247,7 @@ def finish_fit(estimator, dtype, xp=None, device=None) -> None:
     low_precision = np.dtype(dtype) == np.float32
     for name, value in fitted_arrays(estimator).items():
         if low_precision and isinstance(value, np.ndarray) and value.dtype == np.float64:
-            value = value.astype(np.float32)
+            value = cast_kept(value, np.float32)
         if xp is not None:
             value = move_to(value, xp=xp, device=device)
         setattr(estimator, name, value)

@@ -304,10 +304,16 @@ def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBa
         sizes.append(frames.shape[0])
     if shape is None:
         raise ValueError("frames: the stream holds no frame.")
-    clip = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    if len(parts) == 1:
+        clip = parts[0]
+    else:  # the clip and its residual are work spaces (linalg.work_space)
+        size = (sum(sizes), *shape)
+        clip = np.concatenate(parts, out=work_space(size, np.result_type(*parts)))
     model.fit(_rows(clip))
     background = np.asarray(model.low_rank_, dtype=np.float32).reshape(clip.shape)
-    residual = clip.astype(np.float32, copy=False) - background
+    residual = np.subtract(
+        clip, background, out=work_space(clip.shape, np.float32), dtype=np.float32
+    )
     masks = foreground_masks(residual)
     scores = foreground_score(residual) if scored else None
     start = 0

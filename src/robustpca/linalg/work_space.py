@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["HUGE_PAGE_ADVICE_BYTES", "reusable", "work_space"]
+__all__ = ["HUGE_PAGE_ADVICE_BYTES", "cast_kept", "reusable", "work_space"]
 
 #: NumPy advises huge pages for allocations from this size on (Linux only).
 HUGE_PAGE_ADVICE_BYTES = 1 << 22
@@ -42,16 +42,32 @@ def reusable(work: np.ndarray | None, like: np.ndarray) -> np.ndarray | None:
     return work if fits else None
 
 
-def work_space(shape: tuple[int, ...], dtype) -> np.ndarray:
-    """An uninitialised C-ordered array to keep as a work space: in plain pages where
-    NumPy would advise huge pages for it (module docstring), else :func:`numpy.empty`'s."""
+def work_space(shape: tuple[int, ...], dtype, *, zeros: bool = False) -> np.ndarray:
+    """An uninitialised (``zeros``: zero) C-ordered array to keep as a work space: in
+    plain pages where NumPy would advise huge pages for it (module docstring), else
+    NumPy's own."""
     dtype = np.dtype(dtype)
     shape = tuple(int(s) for s in shape)
     size = math.prod(shape)
-    if size * dtype.itemsize < HUGE_PAGE_ADVICE_BYTES or not sys.platform.startswith("linux"):
-        return np.empty(shape, dtype=dtype)
-    try:
-        memory = mmap.mmap(-1, size * dtype.itemsize)
-    except (OSError, ValueError):  # no anonymous mapping: NumPy's allocator
-        return np.empty(shape, dtype=dtype)
-    return np.frombuffer(memory, dtype=dtype, count=size).reshape(shape)
+    if size * dtype.itemsize >= HUGE_PAGE_ADVICE_BYTES and sys.platform.startswith("linux"):
+        try:  # an anonymous mapping's pages are zero
+            memory = mmap.mmap(-1, size * dtype.itemsize)
+        except (OSError, ValueError):  # none to be had: NumPy's allocator
+            pass
+        else:
+            return np.frombuffer(memory, dtype=dtype, count=size).reshape(shape)
+    return np.zeros(shape, dtype=dtype) if zeros else np.empty(shape, dtype=dtype)
+
+
+def cast_kept(value: np.ndarray, dtype) -> np.ndarray:
+    """``value.astype(dtype)`` for an array that is kept (a fitted attribute of the data's
+    size): in plain pages where :func:`work_space` would take them and ``value`` is
+    C-ordered, else ``astype``'s (which keeps a Fortran order)."""
+    if (
+        not value.flags.c_contiguous
+        or value.size * np.dtype(dtype).itemsize < HUGE_PAGE_ADVICE_BYTES
+    ):
+        return value.astype(dtype)
+    out = work_space(value.shape, dtype)
+    np.copyto(out, value, casting="unsafe")
+    return out

@@ -24,6 +24,7 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
+from ..linalg.work_space import work_space
 from ..prox import OVERSAMPLES, svt_factors
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
 from .alm_blocks import (
@@ -192,7 +193,7 @@ def _inexact_alm(
     """
     n, d = data.shape
     scale = data.norm()
-    work = np.zeros((n, d))  # S_0
+    work = work_space((n, d), np.float64, zeros=True)  # S_0
     history: list[float] = []
     trace: dict[str, list] = {"primal": [], "dual": [], "gap": [], "mu": [], "certified": []}
     stop_reason, converged, mean, low = StopReason.MAX_ITER, False, None, _LowRank.empty(n, d)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..linalg.work_space import work_space
 from .alm_types import _ALMOutcome, _LowRank
 
 #: Bytes of one block of the blocked passes (three such blocks are held).
@@ -120,8 +121,8 @@ class _Data:
         return float(max(hi.max(), -lo.min()))
 
     def divided(self, value: float) -> np.ndarray:
-        """A new array ``(X - 1 c^T) / value``."""
-        out = np.empty(self.shape)
+        """A new array ``(X - 1 c^T) / value`` (the multiplier's start: a work space)."""
+        out = work_space(self.shape, np.float64)
         for rows in self.rows:
             block = self.take(rows, slice(None), self.row_block(rows)[0])
             np.divide(block, value, out=out[rows])

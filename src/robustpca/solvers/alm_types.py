@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..linalg import complete_orthonormal
+from ..robust_scale import _column_medians
 from ._result import LoopSummary, SolverResult
 
 __all__: list[str] = []  # private types of the ALM solvers
@@ -35,8 +36,8 @@ def column_offset(X: np.ndarray, center: bool | str, observed=None) -> np.ndarra
     if center is False or center is None:
         return None
     if observed is None:
-        if center == "median":
-            return np.median(X, axis=0).astype(np.float64, copy=False)
+        if center == "median":  # numpy.median's, by blocks of columns, without a copy of X
+            return _column_medians(X).astype(np.float64, copy=False)
         return X.mean(axis=0, dtype=np.float64)
     counts = observed.sum(axis=0)
     if center != "median":
