@@ -9,8 +9,8 @@ batch: :func:`reusable` says whether the last batch's array can take the next on
 Where the kernel's ``transparent_hugepage/defrag`` setting is ``madvise``, its default,
 the first touch of each 2 MiB of such an array may wait for the kernel to compact memory,
 for milliseconds on a busy machine. A work space touched once and then reused does not
-repay that wait, so :func:`work_space` maps its memory without the advice (an anonymous
-:class:`mmap.mmap`, freed with the array). ``docs/design-notes/video.md`` has the
+repay that wait, so :func:`work_space` maps its memory without the advice (a private
+anonymous :class:`mmap.mmap`, freed with the array). ``docs/design-notes/video.md`` has the
 measurements.
 """
 
@@ -50,8 +50,8 @@ def work_space(shape: tuple[int, ...], dtype, *, zeros: bool = False) -> np.ndar
     shape = tuple(int(s) for s in shape)
     size = math.prod(shape)
     if size * dtype.itemsize >= HUGE_PAGE_ADVICE_BYTES and sys.platform.startswith("linux"):
-        try:  # an anonymous mapping's pages are zero
-            memory = mmap.mmap(-1, size * dtype.itemsize)
+        try:  # private (copy-on-write in a forked child, as NumPy's memory is); zero
+            memory = mmap.mmap(-1, size * dtype.itemsize, flags=mmap.MAP_PRIVATE)
         except (OSError, ValueError):  # none to be had: NumPy's allocator
             pass
         else:
