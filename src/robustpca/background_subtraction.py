@@ -307,8 +307,8 @@ def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBa
     if len(parts) == 1:
         clip = parts[0]
     else:  # the clip and its residual are work spaces (linalg.work_space)
-        size = (sum(sizes), *shape)
-        clip = np.concatenate(parts, out=work_space(size, np.result_type(*parts)))
+        gathered = (sum(sizes), *shape)
+        clip = np.concatenate(parts, out=work_space(gathered, np.result_type(*parts)))
     model.fit(_rows(clip))
     background = np.asarray(model.low_rank_, dtype=np.float32).reshape(clip.shape)
     residual = np.subtract(

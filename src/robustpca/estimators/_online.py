@@ -279,9 +279,8 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         residual."""
         rows = slice(None) if n_last is None else slice(-n_last, None)
         if step.residual is None:
-            if n_last is None:
-                return step.low_rank, step.sparse
-            return step.low_rank[rows], step.sparse[rows]
+            low, sparse = step.parts()
+            return (low, sparse) if n_last is None else (low[rows], sparse[rows])
         low_rank = functools.partial(orpca_low_rank, step.coefficients[rows], basis)
         return low_rank, step.residual if n_last is None else step.residual[rows]
 

@@ -136,6 +136,12 @@ class OrpcaStep:
     n_iter: int
     residual: np.ndarray | None = None
 
+    def parts(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low_rank, sparse)``, which a projection asked for the residual has not."""
+        if self.low_rank is None or self.sparse is None:
+            raise ValueError("this projection gave the residual, not the two parts.")
+        return self.low_rank, self.sparse
+
 
 def _ridge_operators(basis: np.ndarray, lambda1: float):
     """``P = (L'L + lambda1 I)^{-1} L'`` (r x p) and ``H = (P L)'`` (r x r), in the
@@ -420,10 +426,12 @@ def orpca_loss(
     low_sq = float(np.sum((R @ gram) * R))
     cross = float(np.sum(basis.astype(np.float64) * CtR))
     clip_sq = float(np.vdot(C, C))
-    if step.sparse is not None and lambda2 > 0:
-        l1 = float(np.vdot(step.sparse, C)) / lambda2
-    elif step.sparse is not None:
-        l1 = float(np.abs(step.sparse).sum(dtype=np.float64))
+    if step.residual is None:
+        E = step.parts()[1]
+        if lambda2 > 0:
+            l1 = float(np.vdot(E, C)) / lambda2
+        else:
+            l1 = float(np.abs(E).sum(dtype=np.float64))
     elif lambda2 > 0:  # <E, C> = <D - C, C> with D = E + C the residual
         l1 = (float(np.vdot(step.residual, C)) - clip_sq) / lambda2
     else:  # no clipping: E = D
