@@ -25,7 +25,8 @@ passes. A dask callback times every ``dask.compute``, i.e. every pass; ``read`` 
 extra pass that only generates and sums the blocks (``X.sum(axis=0)``), the cost of the
 data alone. ``CPU-s/pass`` (user + system time of all threads) is the number to
 extrapolate from on a shared machine, where wall times depend on the other processes.
-Nothing is asserted: it is a measurement.
+``--progress FILE`` appends a line per pass (its time, the CPU time and peak RSS so
+far), so that a run of hours shows where it is. Nothing is asserted: it is a measurement.
 
 ``--in-memory`` adds, for each estimator, a run that computes the array first and fits
 the NumPy array (its wall time and peak RSS: the comparison of issue 41's speed target);
@@ -128,15 +129,26 @@ def run_one(args) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
     class PassTimer(Callback):
-        def __init__(self):
+        def __init__(self, progress=None):
             super().__init__()
             self.seconds = []
+            self.progress = progress
+            self.began = time.perf_counter()
 
         def _start(self, dsk):
             self._tic = time.perf_counter()
 
         def _finish(self, dsk, state, errored):
-            self.seconds.append(time.perf_counter() - self._tic)
+            now = time.perf_counter()
+            self.seconds.append(now - self._tic)
+            if self.progress is not None:  # one line a pass, for runs of hours
+                with open(self.progress, "a") as log:
+                    print(
+                        f"pass {len(self.seconds)} at {now - self.began:.0f} s: "
+                        f"{self.seconds[-1]:.1f} s, CPU {cpu_seconds():.0f} s, "
+                        f"peak RSS {peak_rss_gb():.2f} GB",
+                        file=log,
+                    )
 
     module, name = ESTIMATORS[args.estimator]
     if args.estimator == "daskml" and args.in_memory:
@@ -160,7 +172,7 @@ def run_one(args) -> dict:
     if args.estimator == "daskml":
         params["svd_solver"] = "full" if args.in_memory else "tsqr"
     model = cls(**params)
-    timer = PassTimer()
+    timer = PassTimer(args.progress)
     data = X.compute() if args.in_memory else X
     with dask.config.set(scheduler="threads"), timer, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -221,6 +233,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, help="write every measurement to this file")
     ap.add_argument("--in-memory", action="store_true", help="also fit the computed array")
     ap.add_argument("--parity", action="store_true", help="compare with the in-memory fit")
+    ap.add_argument("--progress", type=Path, help="append a line per pass to this file")
     ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--estimator", default="om", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -262,6 +275,8 @@ def main(argv=None) -> int:
             cmd.append("--in-memory")
         if args.parity and not memory:
             cmd.append("--parity")
+        if args.progress is not None:
+            cmd += ["--progress", str(args.progress)]
         done = subprocess.run(cmd, capture_output=True, text=True, check=True)
         row = json.loads(done.stdout.strip().splitlines()[-1])
         rows.append(row)
