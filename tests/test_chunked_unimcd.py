@@ -68,9 +68,9 @@ def window_sums(v, h):
     return (c2[h:] - c2[:-h]) - sums * sums / h
 
 
-def bin_lower_bounds(v, edges, h):
-    """The lower bound of every start bin for the sorted ``v`` binned by ``edges``, with
-    the true least sum of squares of the windows starting in each bin."""
+def binned(v, edges, h):
+    """The binned sums of the sorted ``v`` and its start bins: ``cum, c1, c2, bounds, a,
+    s_lo, s_hi``, as :func:`chunked_unimcd._window_candidates` forms them."""
     n = v.size
     counts = np.diff(np.concatenate([[0], np.searchsorted(v, edges), [n]])).astype(float)
     at = np.concatenate([[0], np.cumsum(counts)]).astype(int)
@@ -81,6 +81,33 @@ def bin_lower_bounds(v, edges, h):
     bounds = np.concatenate([[v[0]], edges, [v[-1]]])
     a = np.flatnonzero((counts > 0) & (cum[:-1] <= n - h))
     s_lo, s_hi = cum[a], np.minimum(cum[a + 1] - 1, n - h)
+    return cum, c1, c2, bounds, a, s_lo, s_hi
+
+
+def bound_over(cum, c1, c2, bounds, a, s_lo, s_hi, h, per_rank=1, steps=False):
+    """Each start bin's bound minimised by evaluating it at every start rank (the
+    definition), or at ``per_rank`` evenly spaced real ``t`` per rank; ``steps``: the
+    largest change of the bound from one of those points to the next instead."""
+    nb = cum.size - 1
+    last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
+    hi_c, nc, mc, ssc = chunked_unimcd._full_bins(cum, c1, c2, a, s_lo, h)
+    out = np.empty(a.size)
+    for i in range(a.size):
+        t0 = min(cum[a[i] + 1] - s_hi[i], h)
+        t1 = min(cum[a[i] + 1] - s_lo[i], h)
+        t = np.linspace(t0, t1, int(round(t1 - t0)) * per_rank + 1)
+        f = chunked_unimcd._bound_at(
+            t, nc[i], mc[i], ssc[i], bounds[a[i]], bounds[a[i] + 1], bounds[hi_c[i]],
+            bounds[last_e[i] + 1], h,
+        )  # fmt: skip
+        out[i] = np.abs(np.diff(f)).max(initial=0.0) if steps else f.min()
+    return out
+
+
+def bin_lower_bounds(v, edges, h):
+    """The lower bound of every start bin for the sorted ``v`` binned by ``edges``, with
+    the true least sum of squares of the windows starting in each bin."""
+    cum, c1, c2, bounds, a, s_lo, s_hi = binned(v, edges, h)
     lower = chunked_unimcd._start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
     ss = window_sums(v, h)
     least = np.array([ss[int(lo) : int(hi) + 1].min() for lo, hi in zip(s_lo, s_hi, strict=True)])
@@ -117,6 +144,32 @@ def test_window_lower_bounds_hold(n, bins, seed, share):
     edges = np.sort(rng.uniform(v[0] - 1, v[-1] + 1, size=bins))
     lower, least = bin_lower_bounds(v, edges, h)
     assert np.all(lower <= least + 1e-9 * max(np.abs(least).max(), 1.0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(8, 400),
+    bins=st.integers(1, 30),
+    seed=st.integers(0, 2**32 - 1),
+    share=st.floats(0.5, 0.95),
+)
+def test_start_bin_bound_is_its_least_value_over_the_bin(n, bins, seed, share):
+    """The closed form (a few points per bin) is the bound's least value over a real
+    ``t``: at most its value at every start rank and at every point of a fine grid
+    between them (a missed piece or vertex would leave it above the grid), and no more
+    than one rank's change below its least value at the ranks (not a trivial bound)."""
+    rng = np.random.default_rng(seed)
+    v = np.sort(np.round(rng.standard_t(2, size=n), int(rng.integers(0, 3))))
+    h = min(max(int(share * n), 2), n - 1)
+    edges = np.sort(rng.uniform(v[0] - 1, v[-1] + 1, size=bins))
+    args = (*binned(v, edges, h), h)
+    closed = chunked_unimcd._start_bin_lower(*args)
+    ranks, grid = bound_over(*args), bound_over(*args, per_rank=64)
+    tol = 1e-9 * max(np.abs(ranks).max(), 1.0)
+    assert np.all(closed <= ranks + tol)
+    assert np.all(closed <= grid + tol)
+    step = bound_over(*args, per_rank=1, steps=True)
+    assert np.all(closed >= ranks - step - tol)
 
 
 def test_window_lower_bounds_meet_the_sums_as_bins_narrow():

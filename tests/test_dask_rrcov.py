@@ -341,10 +341,12 @@ def test_one_coordinate_mcd(threads):
     np.testing.assert_array_equal(d.support_.compute(), c.support_)
 
 
-def test_window_bounds_by_blocks_of_bins():
-    """The univariate MCD's lower bounds per start bin are computed by blocks of bins: the
-    same values as all at once, in memory that does not grow with the rows per bin times
-    the bins (at 14,000,000 rows, 4,096 pilot bins: 560 MB at once)."""
+def test_window_bounds_do_not_grow_with_the_rows_per_bin():
+    """The univariate MCD's lower bounds per start bin take a few points a bin, whatever
+    the rows a bin holds (at 14,000,000 rows and 4,096 pilot bins, every start rank would
+    be 560 MB at once and minutes of the client's time at 150,000,000 rows), and equal
+    the bound's least value over the start ranks to rounding where the bin's ranks can
+    be listed."""
     import tracemalloc
 
     from robustpca.solvers import chunked_unimcd as cos
@@ -360,10 +362,15 @@ def test_window_bounds_by_blocks_of_bins():
     a = np.flatnonzero(cum[:-1] <= n - h)
     s_lo, s_hi = cum[a], np.minimum(cum[a + 1] - 1, n - h)
     tracemalloc.start()
-    blocked = cos._start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
+    lower = cos._start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < 150e6
-    some = slice(1000, 1040)
-    at_once = cos._start_bin_lower_block(cum, c1, c2, bounds, a[some], s_lo[some], s_hi[some], h)
-    np.testing.assert_array_equal(blocked[some], at_once)
+    assert peak < 5e6
+    hi_c, nc, mc, ssc = cos._full_bins(cum, c1, c2, a, s_lo, h)
+    last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
+    for i in (0, 1000, 1024, 1500, a.size - 1):
+        t = np.arange(cum[a[i] + 1] - s_hi[i], cum[a[i] + 1] - s_lo[i] + 1).clip(max=h)
+        every = cos._bound_at(t, nc[i], mc[i], ssc[i], bounds[a[i]], bounds[a[i] + 1],
+                              bounds[hi_c[i]], bounds[last_e[i] + 1], h)  # fmt: skip
+        assert lower[i] <= every.min() * (1 + 1e-12)
+        assert lower[i] >= every.min() - np.abs(np.diff(every)).max(initial=0.0)

@@ -120,21 +120,6 @@ def _with_part(cnt, s1, s2, m, low, high):
     return lower, upper
 
 
-def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
-    """:func:`_start_bin_lower_block` by blocks of start bins, about 2**20 (bin, offset)
-    pairs each: a bin holds about ``n / 4096`` ranks, so all bins at once would take a
-    dozen arrays of about ``n / 2`` floats."""
-    T = s_hi - s_lo
-    width = int(T.max()) + 1 if T.size else 1
-    step = max(1, (1 << 20) // width)
-    parts = [
-        _start_bin_lower_block(cum, c1, c2, bounds, a[i : i + step], s_lo[i : i + step],
-                               s_hi[i : i + step], h)
-        for i in range(0, max(a.size, 1), step)
-    ]  # fmt: skip
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
 def _full_bins(cum, c1, c2, a, s_lo, h):
     """The bins ``C`` (``a + 1 .. hi_c - 1``) that every window starting in bin ``a``
     holds whole: ``hi_c``, their count, mean and sum of squares (a lower bound on those
@@ -151,36 +136,61 @@ def _full_bins(cum, c1, c2, a, s_lo, h):
     return hi_c, nc, mc, ssc
 
 
-def _start_bin_lower_block(cum, c1, c2, bounds, a, s_lo, s_hi, h):
+def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     """A lower bound on the sum of squares of every window starting in bin ``a``.
 
     A window from rank ``s`` (``s_lo <= s <= s_hi``) is the full bins ``C`` between bin
     ``a`` and the bins of its last ranks, the ``t = cum[a + 1] - s`` values of bin ``a``
     from ``s`` on and the ``u = h - |C| - t`` others from the last bins (``[L_e, U_e]``).
     Its sum of squares is ``ss(C) + ss(rest) + between``, bounded below term by term (two
-    groups at least ``L_e - U_a`` apart; a mean within the mixed bounds), minimised over
-    ``s``. Every value of the window is counted, so that the bound meets the window's
-    sum of squares as the bins narrow to single values."""
+    groups at least ``L_e - U_a`` apart; a mean within the mixed bounds): :func:`_bound_at`.
+    Every value of the window is counted, so that the bound meets the window's sum of
+    squares as the bins narrow to single values.
+
+    The bound is minimised over a real ``t`` in the bin's range, a lower bound of its
+    minimum over the ranks: for ``t <= h - |C|`` it is a quadratic in ``t`` on each
+    piece of the mean's distance (zero, or one of two linear functions), and for larger
+    ``t`` it grows with ``t``, so its least value is at an end of the range, a piece's
+    end or a piece's vertex. These few points are evaluated for every bin at once:
+    memory and time do not grow with the rows a bin holds."""
     nb = cum.size - 1
     last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
     hi_c, nc, mc, ssc = _full_bins(cum, c1, c2, a, s_lo, h)
-    T = s_hi - s_lo
     La, Ua = bounds[a], bounds[a + 1]
     Le, Ue = bounds[hi_c], bounds[last_e + 1]
-    gap = np.maximum(Le - Ua, 0.0)
-    steps = np.arange(int(T.max()) + 1 if T.size else 1)[None, :]
-    start = s_hi[:, None] - np.minimum(steps, T[:, None])
-    t = np.minimum(cum[a + 1][:, None] - start, h)  # the window's values in bin a
-    u = np.maximum(h - nc[:, None] - t, 0.0)  # ... and in the last bins
+    t0 = np.minimum(cum[a + 1] - s_hi, h)
+    t1 = np.minimum(cum[a + 1] - s_lo, h)
+    K = h - nc  # t + u while u > 0
+    gap2 = np.maximum(Le - Ua, 0.0) ** 2
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        P = np.where(K > 0, nc * K / (nc + K), 0.0)  # the pull while u > 0
+        # near = max(A1 + B1 t, A2 + B2 t, 0) while u > 0
+        A1, B1 = Le - mc, (La - Le) / K
+        A2, B2 = mc - Ue, (Ue - Ua) / K
+        points = [t0, t1, K, -A1 / B1, -A2 / B2, (A2 - A1) / (B1 - B2)]
+        for A, B in ((A1, B1), (A2, B2)):  # each quadratic piece's vertex
+            points.append((gap2 + 2 * P * A * B) / (2 * gap2 / K - 2 * P * B * B))
+    t = np.stack(points, axis=1)
+    t = np.clip(np.where(np.isfinite(t), t, t0[:, None]), t0[:, None], t1[:, None])
+    bound = _bound_at(t, nc[:, None], mc[:, None], ssc[:, None], La[:, None], Ua[:, None],
+                      Le[:, None], Ue[:, None], h)  # fmt: skip
+    return bound.min(axis=1) if bound.size else np.zeros(0)
+
+
+def _bound_at(t, nc, mc, ssc, La, Ua, Le, Ue, h):
+    """The lower bound on the sum of squares of a window with ``t`` values in its start
+    bin (``[La, Ua]``), the full bins ``C`` (``nc`` values, mean ``mc``, sum of squares
+    ``ssc``) and ``u = h - nc - t`` values in its last bins (``[Le, Ue]``)."""
+    u = np.maximum(h - nc - t, 0.0)
     total = t + u
+    gap = np.maximum(Le - Ua, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        inner = np.where(total > 0, t * u / np.maximum(total, 1), 0.0) * gap[:, None] ** 2
-        lo_mean = np.where(total > 0, (t * La[:, None] + u * Le[:, None]) / total, 0.0)
-        hi_mean = np.where(total > 0, (t * Ua[:, None] + u * Ue[:, None]) / total, 0.0)
-        pull = np.where(total > 0, nc[:, None] * total / (nc[:, None] + total), 0.0)
-    near = np.maximum(np.maximum(lo_mean - mc[:, None], mc[:, None] - hi_mean), 0.0)
-    bound = ssc[:, None] + inner + pull * near * near
-    return bound.min(axis=1)
+        inner = np.where(total > 0, t * u / np.maximum(total, 1), 0.0) * gap**2
+        lo_mean = np.where(total > 0, (t * La + u * Le) / total, 0.0)
+        hi_mean = np.where(total > 0, (t * Ua + u * Ue) / total, 0.0)
+        pull = np.where(total > 0, nc * total / (nc + total), 0.0)
+    near = np.maximum(np.maximum(lo_mean - mc, mc - hi_mean), 0.0)
+    return ssc + inner + pull * near * near
 
 
 def _window_candidates(counts, s1, s2, bounds, n: int, h: int):
