@@ -95,7 +95,7 @@ def bound_over(cum, c1, c2, bounds, a, s_lo, s_hi, h, per_rank=1, steps=False):
     for i in range(a.size):
         t0 = min(cum[a[i] + 1] - s_hi[i], h)
         t1 = min(cum[a[i] + 1] - s_lo[i], h)
-        t = np.linspace(t0, t1, int(round(t1 - t0)) * per_rank + 1)
+        t = np.linspace(t0, t1, round(t1 - t0) * per_rank + 1)
         f = chunked_unimcd._bound_at(
             t, nc[i], mc[i], ssc[i], bounds[a[i]], bounds[a[i] + 1], bounds[hi_c[i]],
             bounds[last_e[i] + 1], h,
@@ -357,3 +357,47 @@ def test_hth_residual_by_one_gathering_pass(monkeypatch):
     assert kernels.count("histogram_pass") + kernels.count("gather_pass") <= 4
     assert kernels[-2:] == ["gather_pass", "reweighted_sums_pass"]
     assert passes == len(kernels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    m=st.integers(1, 4),
+    n_edges=st.integers(0, 40),
+    n=st.integers(0, 300),
+    seed=st.integers(0, 2**32 - 1),
+    spread=st.sampled_from([1e-12, 1e-3, 1.0, 1e6, 1e300]),
+    decimals=st.integers(0, 3),
+    crowded=st.booleans(),
+)
+def test_edge_grid_locates_as_searchsorted(m, n_edges, n, seed, spread, decimals, crowded):
+    """EdgeGrid gives numpy's searchsorted(side="right") exactly: values on the edges,
+    clusters of edges in one cell, columns with no or one finite edge, values far outside
+    the edges, float32 values, and ranges down to a few ulps or near overflow."""
+    rng = np.random.default_rng(seed)
+    edges = np.full((m, max(n_edges + n_edges // 2, 1)), np.inf)
+    values = np.empty((m, n))
+    for j in range(m):
+        centre = rng.normal() * spread
+        e = np.round(centre + spread * rng.standard_t(2, size=n_edges), decimals)
+        if crowded:  # a refining pass's edges: a cluster far narrower than the range
+            e = np.concatenate([e, centre + spread * 1e-6 * np.arange(int(n_edges / 2))])
+        e = np.unique(e[np.isfinite(e)])
+        k = int(rng.integers(0, e.size + 1))
+        edges[j, :k] = e[:k]  # columns end in +inf padding, as _padded gives them
+        pool = np.concatenate([e, centre + 2 * spread * rng.standard_t(2, size=max(n, 1))])
+        values[j] = rng.choice(pool[np.isfinite(pool)], size=n)
+    grid = order_statistics.EdgeGrid(edges)
+    singles = [values.astype(np.float32)] if spread < 1e30 else []
+    for V in (values, *singles):
+        expected = [np.searchsorted(edges[j], V[j], side="right") for j in range(m)]
+        offsets = (edges.shape[1] + 1) * np.arange(m)[:, None]
+        np.testing.assert_array_equal(grid.bins(V), np.reshape(expected, (m, n)) + offsets)
+
+
+def test_counting_pass_takes_numpy_order_for_non_finite_values():
+    """Values that are NaN or infinite are binned where numpy's searchsorted puts them."""
+    x = np.array([[0.5], [np.inf], [-np.inf], [np.nan], [2.0]])
+    edges = np.array([[0.0, 1.0, np.inf]])
+    hist = histogram_pass(x, np.arange(5), values=Columns(), edges=edges)
+    expected = np.bincount(np.searchsorted(edges[0], x[:, 0], side="right"), minlength=4)
+    np.testing.assert_array_equal(hist["counts"][0], expected)
