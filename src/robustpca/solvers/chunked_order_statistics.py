@@ -9,7 +9,8 @@ exactly without bringing the rows to the client:
    pilot, :func:`pilot_indices`, gathered once) give each column's bin edges, so that
    the bins hold about ``n / pilot`` rows each whatever the distribution;
 2. **counting passes** (:func:`histogram_pass`) count the values of every column in
-   its bins, vectorised over all the columns at once (and, for the univariate MCD, add
+   its bins, located by a grid of cells over the edges (``EdgeGrid``), vectorised
+   over all the columns at once (and, for the univariate MCD, add
    the values and their squares per bin); a bin still too full for the client is split
    into equal-width bins between its smallest and largest value and counted again;
 3. **a gathering pass** brings back only the values (and the rows) inside the bin that
@@ -42,7 +43,6 @@ import numpy as np
 from .chunked import Rows, sub_blocks
 
 __all__ = [
-    "EdgeGrid",
     "Extremes",
     "Selected",
     "bracket_ranks",
