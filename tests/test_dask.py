@@ -418,7 +418,10 @@ def assert_same_affine_fit(a, b):
     delta = b.mean - a.mean
     off_plane = delta - a.components.T @ (a.components @ delta)
     assert np.linalg.norm(off_plane) <= 1e-10 * np.linalg.norm(a.mean)
-    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
+    np.testing.assert_allclose(b.objective[-1], a.objective[-1], rtol=1e-8)
+    # on the way, a row almost on the line (weight ~1e4 times the others') amplifies
+    # rounding for a few iterations (n=55, d=2, k=1, seed=9: 4e-8, back to 4e-10 at the end)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-6)
 
 
 @settings(max_examples=25, deadline=None)
@@ -441,7 +444,9 @@ def test_chunked_solver_matches_numpy_for_any_chunking(shape, chunk, k):
     )
     assert b.n_iter == a.n_iter and run.n_passes == b.n_iter + 1
     assert_same_affine_fit(a, b)
-    np.testing.assert_allclose(b.mean, a.mean, rtol=1e-7)
+    # the mean along the subspace is left to assert_same_affine_fit's rule: the objective
+    # does not fix it (eq. 15) and it follows the weights of rows almost on the subspace,
+    # whose rounding it amplifies without bound (n=55, d=2, k=1, seed=9: 2e-3 at 1e3)
 
 
 @settings(max_examples=25, deadline=None)
