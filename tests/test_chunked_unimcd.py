@@ -114,6 +114,14 @@ def bin_lower_bounds(v, edges, h):
     return lower, least
 
 
+def random_binning(n, bins, seed, share):
+    """Sorted heavy-tailed values with ties (rounded), ``h`` and random bin edges."""
+    rng = np.random.default_rng(seed)
+    v = np.sort(np.round(rng.standard_t(2, size=n), int(rng.integers(0, 3))))
+    h = min(max(int(share * n), 2), n - 1)
+    return v, h, np.sort(rng.uniform(v[0] - 1, v[-1] + 1, size=bins))
+
+
 def exact_fit(Y, m, chunks):
     """The chunked univariate MCD of ``Y``'s ``m`` columns in ``chunks`` chunks, recorded,
     checked equal to the in-memory one; the recording runner and the pass count."""
@@ -138,10 +146,7 @@ def exact_fit(Y, m, chunks):
 def test_window_lower_bounds_hold(n, bins, seed, share):
     """Every start bin's lower bound is at most the sum of squares of every window of
     ``h`` ranks starting in it, for any binning (gross values, ties, empty bins)."""
-    rng = np.random.default_rng(seed)
-    v = np.sort(np.round(rng.standard_t(2, size=n), int(rng.integers(0, 3))))
-    h = min(max(int(share * n), 2), n - 1)
-    edges = np.sort(rng.uniform(v[0] - 1, v[-1] + 1, size=bins))
+    v, h, edges = random_binning(n, bins, seed, share)
     lower, least = bin_lower_bounds(v, edges, h)
     assert np.all(lower <= least + 1e-9 * max(np.abs(least).max(), 1.0))
 
@@ -158,10 +163,7 @@ def test_start_bin_bound_is_its_least_value_over_the_bin(n, bins, seed, share):
     ``t``: at most its value at every start rank and at every point of a fine grid
     between them (a missed piece or vertex would leave it above the grid), and no more
     than one rank's change below its least value at the ranks (not a trivial bound)."""
-    rng = np.random.default_rng(seed)
-    v = np.sort(np.round(rng.standard_t(2, size=n), int(rng.integers(0, 3))))
-    h = min(max(int(share * n), 2), n - 1)
-    edges = np.sort(rng.uniform(v[0] - 1, v[-1] + 1, size=bins))
+    v, h, edges = random_binning(n, bins, seed, share)
     args = (*binned(v, edges, h), h)
     closed = chunked_unimcd._start_bin_lower(*args)
     ranks, grid = bound_over(*args), bound_over(*args, per_rank=64)
