@@ -147,12 +147,12 @@ def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     Every value of the window is counted, so that the bound meets the window's sum of
     squares as the bins narrow to single values.
 
-    The bound is minimised over a real ``t`` in the bin's range, a lower bound of its
-    minimum over the ranks: for ``t <= h - |C|`` it is a quadratic in ``t`` on each
-    piece of the mean's distance (zero, or one of two linear functions), and for larger
-    ``t`` it grows with ``t``, so its least value is at an end of the range, a piece's
-    end or a piece's vertex. These few points are evaluated for every bin at once:
-    memory and time do not grow with the rows a bin holds."""
+    The bound is minimised over the integer ``t`` of the bin's range in closed form: for
+    ``t <= h - |C|`` it is a quadratic in ``t`` on each piece of the mean's distance
+    (zero, or one of two linear functions), and for larger ``t`` it grows with ``t``, so
+    its least value over the integers is at the integers next to the range's ends, the
+    pieces' ends or their vertices. These few points are evaluated for every bin at
+    once: memory and time do not grow with the rows a bin holds."""
     nb = cum.size - 1
     last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
     hi_c, nc, mc, ssc = _full_bins(cum, c1, c2, a, s_lo, h)
@@ -172,6 +172,8 @@ def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
             points.append((gap2 + 2 * P * A * B) / (2 * gap2 / K - 2 * P * B * B))
     t = np.stack(points, axis=1)
     t = np.clip(np.where(np.isfinite(t), t, t0[:, None]), t0[:, None], t1[:, None])
+    t = np.concatenate([np.floor(t), np.ceil(t)], axis=1)  # the integers about each
+    t = np.clip(t, t0[:, None], t1[:, None])
     bound = _bound_at(t, nc[:, None], mc[:, None], ssc[:, None], La[:, None], Ua[:, None],
                       Le[:, None], Ue[:, None], h)  # fmt: skip
     return bound.min(axis=1) if bound.size else np.zeros(0)
