@@ -321,3 +321,18 @@ def test_fast_mcd_runs_after_c_steps_that_lose_rank(monkeypatch):
     assert not any(run.shared[last + 1 :])
     assert fit.eigenvalues.shape == (1,) and np.all(np.isfinite(fit.eigenvalues))
     assert fit.n_passes == len(run.kernels)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 5000), share=st.floats(0.0, 1.0), seed=st.integers(0, 2**32 - 1))
+def test_permutation_head_draws_as_numpy_permutation(n, share, seed):
+    """The nested subsample's rows are ``rng.permutation(n)``'s first ones, and the
+    generator is left where the permutation leaves it (the MCD's next draws follow)."""
+    from robustpca.solvers.chunked_mcd import permutation_head
+
+    size = int(share * n)
+    ours, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    head = permutation_head(ours, n, size)
+    np.testing.assert_array_equal(head, numpy_rng.permutation(n)[:size])
+    assert head.dtype == np.int64
+    assert ours.bit_generator.state == numpy_rng.bit_generator.state

@@ -441,7 +441,15 @@ def subsample_indices(n: int, rng) -> np.ndarray:
     caller can gather them in an earlier pass (``prefetched``)."""
     if n < 2 * NMINI:
         return np.arange(n)
-    return np.unique(copy.deepcopy(rng).permutation(n)[: sum(_group_sizes(n))])
+    return np.unique(permutation_head(copy.deepcopy(rng), n, sum(_group_sizes(n))))
+
+
+def permutation_head(rng, n: int, size: int) -> np.ndarray:
+    """``rng.permutation(n)[:size]`` and its draws, shuffled in 32 bits where they fit
+    (the shuffle's draws do not depend on the item size): half of 1.2 GB at 150M rows."""
+    order = np.arange(n, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+    rng.shuffle(order)
+    return order[:size].astype(np.int64)
 
 
 def _prefetched(prefetched: dict | None, wanted: np.ndarray):
@@ -505,7 +513,7 @@ def mcd_chunked(
     sizes = _group_sizes(n)
     fraction = h / n
     h_group = max(p + 1, int(sizes[0] * fraction))
-    drawn = rng.permutation(n)[: sum(sizes)]
+    drawn = permutation_head(rng, n, sum(sizes))
     wanted = np.unique(drawn)
     gathered = _prefetched(prefetched, wanted)
     if gathered is None:
