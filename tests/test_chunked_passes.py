@@ -328,7 +328,7 @@ def test_fast_mcd_runs_after_c_steps_that_lose_rank(monkeypatch):
 def test_permutation_head_draws_as_numpy_permutation(n, share, seed):
     """The nested subsample's rows are ``rng.permutation(n)``'s first ones, and the
     generator is left where the permutation leaves it (the MCD's next draws follow)."""
-    from robustpca.solvers.chunked_mcd import permutation_head
+    from robustpca.solvers.permutation_head import permutation_head
 
     size = int(share * n)
     ours, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
@@ -336,3 +336,25 @@ def test_permutation_head_draws_as_numpy_permutation(n, share, seed):
     np.testing.assert_array_equal(head, numpy_rng.permutation(n)[:size])
     assert head.dtype == np.int64
     assert ours.bit_generator.state == numpy_rng.bit_generator.state
+
+
+def test_permutation_head_from_the_same_state_needs_no_permutation():
+    """Drawn again from the same state (ahead for the first pass, then in the MCD), the
+    head and the state after it are the first draw's, without an n-sized array."""
+    import tracemalloc
+
+    from robustpca.solvers.permutation_head import permutation_head
+
+    n = 2_000_000
+    first, again = np.random.default_rng(5), np.random.default_rng(5)
+    head = permutation_head(first, n, 1500)
+    tracemalloc.start()
+    repeat = permutation_head(again, n, 1500)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1e6  # the permutation itself would be 8 MB
+    np.testing.assert_array_equal(repeat, head)
+    assert again.bit_generator.state == first.bit_generator.state
+    np.testing.assert_array_equal(again.random(3), first.random(3))
+    repeat[0] = -1  # the caller's copy
+    np.testing.assert_array_equal(permutation_head(np.random.default_rng(5), n, 1500), head)

@@ -60,6 +60,7 @@ from .mcd import (
     mcd_small_sample,
     minimum_covariance_determinant,
 )
+from .permutation_head import permutation_head
 
 __all__ = [
     "AffineRows",
@@ -442,14 +443,6 @@ def subsample_indices(n: int, rng) -> np.ndarray:
     if n < 2 * NMINI:
         return np.arange(n)
     return np.unique(permutation_head(copy.deepcopy(rng), n, sum(_group_sizes(n))))
-
-
-def permutation_head(rng, n: int, size: int) -> np.ndarray:
-    """``rng.permutation(n)[:size]`` and its draws, shuffled in 32 bits where they fit
-    (the shuffle's draws do not depend on the item size): half of 1.2 GB at 150M rows."""
-    order = np.arange(n, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
-    rng.shuffle(order)
-    return order[:size].astype(np.int64)
 
 
 def _prefetched(prefetched: dict | None, wanted: np.ndarray):
