@@ -108,15 +108,27 @@ def in_memory_reference(model, X, sample_weight=None):
     return twin
 
 
-def assert_same_reference(a, b, rtol=1e-10):
+def assert_same_reference(a, b, rtol=1e-10, od_atol=1e-300):
     ra, rb = a._outlier_reference, b._outlier_reference
     assert ra.rule == rb.rule and ra.od_cutoff_applies == rb.od_cutoff_applies
     for field in FIELDS:
         va, vb = np.asarray(getattr(ra, field)), np.asarray(getattr(rb, field))
-        np.testing.assert_allclose(vb, va, rtol=rtol, atol=1e-300, err_msg=field)
+        atol = od_atol if field.startswith("od_") else 1e-300
+        np.testing.assert_allclose(vb, va, rtol=rtol, atol=atol, err_msg=field)
     for q in (0.975, 0.9):
         assert rb.score_cutoff(q) == pytest.approx(ra.score_cutoff(q), rel=rtol)
         assert rb.orthogonal_cutoff(q) == pytest.approx(ra.orthogonal_cutoff(q), rel=rtol)
+
+
+def assert_same_offset(model, twin, dX, sample_weight=None):
+    """The Dask offset is the exact cut of the chunk-computed training scores, and equal
+    to the in-memory one up to the rounding of those scores (BLAS kernels differ by
+    block shape and CPU, so the scores of a block and of the whole table may differ by
+    an ulp)."""
+    scores = model.score_samples(dX).compute()
+    cut = contamination_offset(scores, float(model.contamination), sample_weight)
+    assert model.offset_ == cut
+    assert model.offset_ == pytest.approx(twin.offset_, rel=1e-12)
 
 
 def blocks(X, count=4):
@@ -254,7 +266,7 @@ def test_float_contamination(contamination, route):
     X = planted()
     model = OptimalMeanPCA(2, contamination=contamination).fit(blocks(X))
     twin = in_memory_reference(model, X)
-    assert model.offset_ == twin.offset_
+    assert_same_offset(model, twin, blocks(X))
     flags = model.predict(blocks(X)).compute()
     np.testing.assert_array_equal(flags, twin.predict(X))
     assert np.sum(flags == -1) == np.floor(contamination * X.shape[0] + 0.5)
@@ -270,7 +282,7 @@ def test_pca_sample_weight(lazy_weights, route):
     model = PCA(2, contamination=0.1).fit(blocks(X), sample_weight=weights)
     twin = in_memory_reference(model, X, w)
     assert_same_reference(twin, model)
-    assert model.offset_ == twin.offset_
+    assert_same_offset(model, twin, blocks(X), w)
 
 
 @pytest.mark.parametrize("make", [lambda: PCA(2), lambda: OptimalMeanPCA(2)])
@@ -328,7 +340,10 @@ def test_rrcov_tables_flag_as_in_memory(shared_data, table, make, route):
     X = load_table(shared_data, table)
     a = make().fit(X)
     b = make().fit(blocks(X))
-    assert_same_reference(in_memory_reference(b, X), b)
+    # With k equal to the number of features (starsCYG) the orthogonal distances are
+    # rounding errors, whose 2/3 powers (~1e-11) differ between BLAS kernels.
+    od_atol = 1e-9 if X.shape[1] <= 2 else 1e-300
+    assert_same_reference(in_memory_reference(b, X), b, od_atol=od_atol)
     np.testing.assert_array_equal(b.predict(blocks(X)).compute(), a.predict(X))
     da_, db = outlier_diagnostics(a, X), outlier_diagnostics(b, blocks(X))
     assert db.orthogonal_cutoff == pytest.approx(da_.orthogonal_cutoff, rel=1e-8)
@@ -344,7 +359,10 @@ def test_large_planted_data_take_the_counting_route(make):
     model = make().fit(dX)
     twin = in_memory_reference(model, X)
     assert_same_reference(twin, model)
-    assert model.offset_ == twin.offset_
+    if model.offset_ != -1.0:
+        assert_same_offset(model, twin, dX)
+    else:
+        assert twin.offset_ == -1.0
     expected = 3 if model._outlier_reference.rule != "scores" else 5
     assert model._reference_passes == expected + (2 if model.offset_ != -1.0 else 0)
     np.testing.assert_array_equal(model.predict(dX).compute(), twin.predict(X))
