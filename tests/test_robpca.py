@@ -342,13 +342,13 @@ def test_hyperplane_normals_are_the_first_regular_draws(seed, n, p, levels, n_di
     ones; the normals are those of the first regular subsets in draw order, as when
     every drawn subset was factorized (``levels > 0``: discrete data, many singular
     subsets)."""
-    from robustpca.solvers.outlyingness import _hyperplane_normals
+    from robustpca.solvers.outlyingness import hyperplane_normals
 
     p = min(p, n)
     data = np.random.default_rng(seed)
     X = data.integers(0, levels, (n, p)).astype(float) if levels else data.normal(size=(n, p))
     max_tries = max(100, p) * n_directions
-    got = _hyperplane_normals(X, n_directions, np.random.default_rng(seed), max_tries)
+    got = hyperplane_normals(X.shape, X.__getitem__, n_directions, np.random.default_rng(seed))
 
     rng, found, tries = np.random.default_rng(seed), [], 0  # every drawn subset factorized
     while sum(map(len, found)) < n_directions and tries < max_tries:

@@ -80,7 +80,7 @@ from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import is_dask_collection
-from .robust_scale import MAD_CONSTANT, mad, medcouple
+from .robust_scale import MAD_CONSTANT, mad, medcouple, skewed_fence
 
 __all__ = [
     "DEFAULT_QUANTILE",
@@ -107,11 +107,12 @@ _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 _AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
 
 
-def _skew_cutoff(values: np.ndarray) -> float:
-    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence."""
-    mc = medcouple(values)
+def _skew_cutoff(values: np.ndarray, sample: np.ndarray | None = None) -> float:
+    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence,
+    with the medcouple of the values where ``sample`` (a mask) holds, if given."""
+    mc = medcouple(values if sample is None else values[sample])
     q1, q3 = np.quantile(values, [0.25, 0.75])
-    fence = q3 + 1.5 * (1.0 if mc < 0 else np.exp(3.0 * mc)) * (q3 - q1)
+    fence = skewed_fence(q1, q3, mc)
     below = values[values < fence]
     return float(below.max()) if below.size else float(fence)
 
@@ -251,7 +252,8 @@ def diagnostic_reference(
     """
     scores = np.asarray(scores, dtype=np.float64)
     od = np.asarray(od, dtype=np.float64)
-    od_rows, score_rows = _reference_rows(scores.shape[1], od.shape[0], n_observed)
+    n_rows = od.shape[0]
+    od_rows, score_rows = _reference_rows(scores.shape[1], n_rows, n_observed)
     if skew_distances is not None:
         skew_distances = np.asarray(skew_distances, dtype=np.float64)[score_rows]
     w = w_od = None
@@ -282,10 +284,13 @@ def diagnostic_reference(
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
     applies = bool(od.size) and bool(od.max() > _ZERO_OD * largest)  # ODs not all rounding
     location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
-    od_skew = _skew_cutoff(od) if rule == "skew" and applies else 0.0
-    sd_skew = 0.0
+    sample = _medcouple_mask(model, n_rows)
+    od_skew = sd_skew = 0.0
+    if rule == "skew" and applies:
+        od_skew = _skew_cutoff(od, None if sample is None else sample[od_rows])
     if rule == "skew" and skew_distances is not None:
-        sd_skew = _skew_cutoff(np.asarray(skew_distances, dtype=np.float64))
+        ao = np.asarray(skew_distances, dtype=np.float64)
+        sd_skew = _skew_cutoff(ao, None if sample is None else sample[score_rows])
     reference = DiagnosticReference(
         rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor
     )
@@ -294,6 +299,17 @@ def diagnostic_reference(
     sd23 = reference.score_distances(scores) ** (2.0 / 3.0)  # Wilson-Hilferty, as the OD
     sd23 = np.minimum(sd23, 1e100)  # an infinite SD (overflow) counts as a huge one
     return replace(reference, sd_location=float(_median(sd23, w)), sd_scale=float(_mad(sd23, w)))
+
+
+def _medcouple_mask(model, n_rows: int) -> np.ndarray | None:
+    """The training rows whose medcouples the skew rule takes (a skew fit's
+    ``_medcouple_rows``, for more rows than ``MEDCOUPLE_ROWS``), as a mask; None: all."""
+    rows = getattr(model, "_medcouple_rows", None)
+    if rows is None or (rows.size and rows[-1] >= n_rows):
+        return None
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[rows] = True
+    return mask
 
 
 def _reference_rows(
@@ -510,6 +526,8 @@ def outlier_diagnostics(
     stored = getattr(model, "_outlier_reference", None)
     if is_dask_collection(X) and reference is None and stored is not None:  # lazy
         scores, od, skew = model.transform(X), model.reconstruction_error(X), None
+        if stored.sd_skew_cutoff > 0 and hasattr(model, "_skew_score_distances"):
+            skew = model._skew_score_distances(X)
     else:
         scores, od, skew, counts = model_distances(model, X)
     if reference is not None:

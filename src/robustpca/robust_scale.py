@@ -17,7 +17,7 @@ import numpy as np
 
 from ._validation import real_array
 
-__all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns"]
+__all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns", "skewed_fence"]
 
 #: R's ``mad`` constant, ``1 / Phi^{-1}(3/4)`` rounded as R rounds it (``constant = 1.4826``).
 MAD_CONSTANT = 1.4826
@@ -197,6 +197,12 @@ def medcouple(x) -> float:
 #: where it is still cheaper than :func:`medcouple` per column
 #: (``docs/design-notes/robust-scales.md``).
 _PAIRS_MAX_N = 500
+
+
+def skewed_fence(q1: float, q3: float, mc: float) -> float:
+    """The upper fence of rrcov's ``.crit.od(method="skewed")`` (the adjusted boxplot's,
+    Hubert & Vandervieren 2008, with the factor 1 for a negative medcouple)."""
+    return float(q3 + 1.5 * (np.exp(3.0 * mc) if mc >= 0 else 1.0) * (q3 - q1))
 
 
 def medcouple_columns(Y) -> np.ndarray:

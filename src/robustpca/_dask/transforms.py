@@ -102,16 +102,17 @@ def _lazy_by_columns(name, X, mean, C):
     return da.sqrt((R * R).sum(axis=1))
 
 
-def _score_block(x, *, estimator):
+def _rows_block(x, *, estimator, method):
     if x.shape[0] == 0:  # an empty block: no validation of zero rows
         return np.empty(0, dtype=np.result_type(x.dtype, estimator.components_.dtype))
-    return estimator.score_samples(x)
+    return method(x)
 
 
-def _lazy_score_samples(estimator, X):
-    """``score_samples`` by row blocks, each block scored by the estimator's NumPy method
-    against its training cutoffs (blocks hold whole rows: the outlyingness needs the
-    scores and the orthogonal distance of a row together)."""
+def lazy_rows(estimator, X, method):
+    """``method(x)`` (one value per row, a NumPy method of the fitted ``estimator``) by
+    blocks of whole rows of the dask array ``X``, lazily: ``score_samples``, whose
+    outlyingness needs the scores and the orthogonal distance of a row together, or a
+    skew fit's adjusted outlyingness."""
     X = as_float_array(X, keep_float32=True)
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
@@ -122,12 +123,13 @@ def _lazy_score_samples(estimator, X):
         X = X.rechunk({1: -1})
     dtype = np.result_type(X.dtype, estimator.components_.dtype)
     return X.map_blocks(
-        _score_block,
+        _rows_block,
         drop_axis=1,
         chunks=(X.chunks[0],),
         dtype=dtype,
         meta=np.empty(0, dtype=dtype),
         estimator=estimator,
+        method=method,
     )
 
 
@@ -147,7 +149,7 @@ def lazy_method(estimator, name: str, X):
     if name == "inverse_transform":
         return _lazy_inverse(estimator, X)
     if name == "score_samples":
-        return _lazy_score_samples(estimator, X)
+        return lazy_rows(estimator, X, estimator.score_samples)
     if name not in ("transform", "reconstruct", "reconstruction_error"):
         raise ValueError(f"{name!r} has no lazy dask version.")
     X = as_float_array(X, keep_float32=True)

@@ -6,7 +6,12 @@ import numbers
 
 import numpy as np
 
-from .._validation import MAX_ALLOCATED_COUNT, check_bool, check_positive_int
+from .._validation import (
+    MAX_ALLOCATED_COUNT,
+    check_bool,
+    check_positive_int,
+    is_dask_collection,
+)
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.missing import observed_fit
@@ -85,7 +90,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         medcouple cutoff for the orthogonal distances, and the mean and covariance of
         the ``h`` least outlying samples in the k-dimensional space in place of the MCD.
         The diagnostics follow: the score distance is the adjusted outlyingness and both
-        cutoffs are the adjusted boxplot's.
+        cutoffs are the adjusted boxplot's. Above 65,536 samples the medcouples are
+        those of a random sample of that many rows from ``random_state``
+        (:func:`~robustpca.solvers.outlyingness.medcouple_rows`; the medians and quartiles
+        stay those of all rows), in memory and on Dask alike.
     max_directions : int, default=250
         Directions of the outlyingness (rrcov's ``maxdir``).
     n_starts : int, default=500
@@ -206,6 +214,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         adjusted = getattr(self, "_adjusted", None)
         if adjusted is None:
             raise ValueError("the adjusted outlyingness exists for skew=True fits only.")
+        if is_dask_collection(X):  # by blocks of whole rows, lazily
+            from .._dask.transforms import lazy_rows
+
+            return lazy_rows(self, X, self._skew_score_distances)
         X = np.asarray(self._check_X(X, allow_nan=True), dtype=np.float64)
         missing = np.isnan(X)
         if missing.any():  # the gaps filled on the fitted subspace (observed coordinates)
@@ -253,6 +265,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         self.support_ = result.mcd_support
         self.initial_eigenvalues_ = result.initial_eigenvalues
         self._adjusted = result.adjusted
+        self._medcouple_rows = result.medcouple_rows
         return SolverResult(
             components=components[:k],
             mean=result.mean,

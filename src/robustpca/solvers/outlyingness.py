@@ -15,7 +15,11 @@ deterministic generator (:func:`rrcov_pairs`, so that ROBPCA here and ``PcaHuber
 the same directions) or from a NumPy generator.
 
 :func:`fit_adjusted_outlyingness` is the skew-adjusted outlyingness of Hubert & Van der
-Veeken (2008) that ROBPCA uses for skewed data (Hubert, Rousseeuw & Verdonck 2009).
+Veeken (2008) that ROBPCA uses for skewed data (Hubert, Rousseeuw & Verdonck 2009). Its
+parts that do not need all the data at once (the random subsets of rows behind the
+directions, :func:`draw_subsets`; the rows whose medcouple stands for all, :func:`medcouple_rows`;
+the fences, :func:`adjusted_fences`) are shared with the chunked fit
+(:mod:`robustpca.solvers.chunked_skew`), which therefore draws and computes the same.
 """
 
 from __future__ import annotations
@@ -27,10 +31,16 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
+    "MEDCOUPLE_ROWS",
     "AdjustedOutlyingness",
+    "adjusted_fences",
+    "draw_subsets",
     "fit_adjusted_outlyingness",
+    "hyperplane_normals",
+    "medcouple_rows",
     "outlyingness",
     "rrcov_pairs",
+    "unit_normals",
     "univariate_mcd",
 ]
 
@@ -181,26 +191,65 @@ class AdjustedOutlyingness:
         return np.where(np.isfinite(out), out, 0.0)
 
 
-def _hyperplane_normals(X: np.ndarray, n_directions: int, rng, max_tries: int) -> np.ndarray:
+#: Above this many rows the medcouples of the adjusted outlyingness are those of a
+#: random sample of this many rows (:func:`medcouple_rows`); the quartiles and medians
+#: stay those of all rows.
+MEDCOUPLE_ROWS = 1 << 16
+#: Subsets drawn by ranking a batch's uniform keys while ``batch * n`` is at most this.
+_KEYED_DRAW = 1 << 22
+
+
+def medcouple_rows(n: int, rng: np.random.Generator) -> np.ndarray | None:
+    r"""The rows whose medcouples stand for all ``n`` (None: all of them).
+
+    robustbase's ``mc`` takes every value; ours takes :math:`O(n \log^2 n)` time, and
+    the adjusted outlyingness needs one per direction. Above :data:`MEDCOUPLE_ROWS` rows
+    a uniform sample of that many rows, drawn from ``rng``, gives the medcouples (their
+    standard error there, about :math:`1.3 / \sqrt{65536}`, is far below the spread of
+    the medcouples of skewed and symmetric data). The draw is made only above that size,
+    so smaller fits draw as before.
+    """
+    if n <= MEDCOUPLE_ROWS:
+        return None
+    return np.sort(rng.choice(n, size=MEDCOUPLE_ROWS, replace=False))
+
+
+def draw_subsets(rng: np.random.Generator, batch: int, n: int, p: int) -> np.ndarray:
+    """``batch`` uniform random ``p``-subsets of ``range(n)``, each sorted, (batch, p).
+
+    While ``batch * n`` is small the subsets are the ``p`` least of uniform keys per
+    row (all the draws made so far); above, each is drawn by ``rng.choice`` without
+    replacement (Floyd's algorithm: memory of ``p``, not of ``n``)."""
+    if batch * n <= _KEYED_DRAW:
+        return np.sort(np.argpartition(rng.random((batch, n)), p - 1, axis=1)[:, :p], axis=1)
+    rows = np.empty((batch, p), dtype=np.intp)
+    for i in range(batch):
+        rows[i] = np.sort(rng.choice(n, size=p, replace=False))
+    return rows
+
+
+def hyperplane_normals(shape: tuple[int, int], fetch, n_directions: int, rng) -> np.ndarray:
     """Normals ``B = P^{-1} 1`` of hyperplanes through random p-subsets ``P`` of the rows.
 
     Each round draws twice the subsets still needed (and 8 more), in case some are
     singular, but factorizes them in order only until enough are regular: the first
     regular ones are kept, as if all had been factorized, and the surplus (all of it on
-    data in general position) costs nothing. Factorizing every drawn subset made their
-    SVDs most of the time of a skew-adjusted ROBPCA on data with a few hundred features
-    (``docs/design-notes/rrcov-family.md``).
+    data in general position) costs nothing. ``fetch(rows)`` gives the rows (b, p, p) of
+    an array of indices (b, p) of the ``shape = (n, p)`` data (``X.__getitem__`` in
+    memory; the chunked fit gathers them); robustbase's bound on the tries,
+    ``max(100, p)`` per direction.
     """
-    n, p = X.shape
+    n, p = shape
+    max_tries = max(100, p) * n_directions
     found: list[np.ndarray] = []
     count, tries = 0, 0
     while count < n_directions and tries < max_tries:
         batch = min(2 * (n_directions - count) + 8, max_tries - tries)
         tries += batch
-        rows = np.sort(np.argpartition(rng.random((batch, n)), p - 1, axis=1)[:, :p], axis=1)
+        rows = draw_subsets(rng, batch, n, p)
         start = 0
         while start < batch and count < n_directions:  # only as many as still needed
-            P = X[rows[start : start + n_directions - count]]
+            P = fetch(rows[start : start + n_directions - count])
             start += P.shape[0]
             s = np.linalg.svd(P, compute_uv=False)
             ok = s[:, -1] > 1e-12 * np.maximum(s[:, 0], 1e-300)
@@ -211,38 +260,48 @@ def _hyperplane_normals(X: np.ndarray, n_directions: int, rng, max_tries: int) -
     return np.concatenate(found).T if found else np.zeros((p, 0))
 
 
+def unit_normals(B: np.ndarray, scale: float) -> np.ndarray:
+    """The normals ``B`` (p, m) as unit columns, without those below rounding for data
+    of typical magnitude ``scale`` (the mean absolute value)."""
+    norms = np.linalg.norm(B, axis=0)
+    keep = norms * scale > 1e-12
+    return B[:, keep] / norms[keep]
+
+
+def adjusted_fences(q1, q3, mc) -> tuple[np.ndarray, np.ndarray]:
+    r"""The adjusted boxplot's fences (Hubert & Vandervieren 2008) for quartiles and
+    medcouples: :math:`Q_3 + 1.5\, e^{3 MC} IQR` and :math:`Q_1 - 1.5\, e^{-4 MC} IQR`
+    for :math:`MC \ge 0`, the exponents swapped and signs kept for :math:`MC < 0`."""
+    iqr = q3 - q1
+    up_exp = np.where(mc >= 0, 3.0 * mc, 4.0 * mc)
+    lo_exp = np.where(mc >= 0, -4.0 * mc, -3.0 * mc)
+    return q3 + 1.5 * iqr * np.exp(up_exp), q1 - 1.5 * iqr * np.exp(lo_exp)
+
+
 def fit_adjusted_outlyingness(
-    X: np.ndarray, *, n_directions: int = 250, rng: np.random.Generator
+    X: np.ndarray, *, n_directions: int = 250, rng: np.random.Generator, sample=None
 ) -> AdjustedOutlyingness:
     r"""Skew-adjusted outlyingness (Hubert & Van der Veeken 2008; robustbase's ``adjOutlyingness``).
 
     For random directions :math:`v` (normals of hyperplanes through ``n_features``
     random samples), the projections :math:`y = x^\top v` are compared with their median
-    on the side of each sample, scaled by the adjusted boxplot (Hubert & Vandervieren
-    2008): the fences :math:`Q_3 + 1.5\, e^{3 MC} IQR` and :math:`Q_1 - 1.5\, e^{-4 MC}
-    IQR` for a medcouple :math:`MC \ge 0` (exponents swapped and signs kept for
-    :math:`MC < 0`), the scales the distance from the median to the most extreme
-    projection inside each fence. The outlyingness is the largest ratio over the
-    directions. The quantiles are R's type 7 (NumPy's default), robustbase's constants
-    ``clower = 4``, ``cupper = 3``, ``coef = 1.5``.
+    on the side of each sample, scaled by the adjusted boxplot (:func:`adjusted_fences`):
+    the scales are the distances from the median to the most extreme projection inside
+    each fence. The outlyingness is the largest ratio over the directions. The quantiles
+    are R's type 7 (NumPy's default), robustbase's constants ``clower = 4``,
+    ``cupper = 3``, ``coef = 1.5``. ``sample``: the rows whose medcouples stand for all
+    (:func:`medcouple_rows`; None: all rows).
     """
     from ..robust_scale import medcouple_columns
 
-    p = X.shape[1]
-    B = _hyperplane_normals(X, n_directions, rng, max_tries=max(100, p) * n_directions)
-    norms = np.linalg.norm(B, axis=0)
-    keep = norms * np.mean(np.abs(X)) > 1e-12
-    B = B[:, keep] / norms[keep]
+    B = hyperplane_normals(X.shape, X.__getitem__, n_directions, rng)
+    B = unit_normals(B, float(np.mean(np.abs(X if sample is None else X[sample]))))
     Y = X @ B
     med = np.median(Y, axis=0)
     Y = Y - med
-    mc = medcouple_columns(Y)
+    mc = medcouple_columns(Y if sample is None else Y[sample])
     q1, q3 = np.quantile(Y, [0.25, 0.75], axis=0)
-    iqr = q3 - q1
-    up_exp = np.where(mc >= 0, 3.0 * mc, 4.0 * mc)
-    lo_exp = np.where(mc >= 0, -4.0 * mc, -3.0 * mc)
-    upper_fence = q3 + 1.5 * iqr * np.exp(up_exp)
-    lower_fence = q1 - 1.5 * iqr * np.exp(lo_exp)
+    upper_fence, lower_fence = adjusted_fences(q1, q3, mc)
     upper = np.where(Y < upper_fence, Y, -np.inf).max(axis=0)
     lower = -np.where(Y > lower_fence, Y, np.inf).min(axis=0)
     return AdjustedOutlyingness(B, med, upper, lower)

@@ -45,6 +45,7 @@ from .mcd import h_alpha_n, minimum_covariance_determinant
 from .outlyingness import (
     AdjustedOutlyingness,
     fit_adjusted_outlyingness,
+    medcouple_rows,
     outlyingness,
     univariate_mcd,
 )
@@ -83,6 +84,10 @@ class ROBPCAResult:
     adjusted : SkewModel or None
         With ``skew``: the adjusted outlyingness in the k-dimensional score space, for
         any sample (rrcov's ``@ao`` on the training data).
+    medcouple_rows : ndarray of int or None
+        With ``skew`` on more than ``MEDCOUPLE_ROWS`` samples: the rows whose medcouples
+        stand for all (:func:`~robustpca.solvers.outlyingness.medcouple_rows`), also
+        those of the diagnostics' cutoffs.
     """
 
     components: np.ndarray
@@ -96,6 +101,7 @@ class ROBPCAResult:
     outlyingness: np.ndarray | None
     mcd_support: np.ndarray
     adjusted: SkewModel | None = None
+    medcouple_rows: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -114,13 +120,14 @@ class SkewModel:
         return self.outlyingness((X - self.origin) @ self.rotation)
 
 
-def _skewed_cutoff(values: np.ndarray) -> float:
-    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence."""
-    from ..robust_scale import medcouple
+def _skewed_cutoff(values: np.ndarray, sample=None) -> float:
+    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence
+    (the medcouple that of the rows ``sample``, :func:`~.outlyingness.medcouple_rows`)."""
+    from ..robust_scale import medcouple, skewed_fence
 
-    mc = medcouple(values)
+    mc = medcouple(values if sample is None else values[sample])
     q1, q3 = np.quantile(values, [0.25, 0.75])
-    fence = q3 + 1.5 * (np.exp(3.0 * mc) if mc >= 0 else 1.0) * (q3 - q1)
+    fence = skewed_fence(q1, q3, mc)
     inside = values[values < fence]
     return float(inside.max()) if inside.size else float(values.max())
 
@@ -247,6 +254,8 @@ def solve_robpca(
         outlyingness (random hyperplane directions drawn from ``direction_rng``, or
         ``rng`` when it is None) in steps 3 and 5, the medcouple cutoff in step 4, and
         the mean and covariance of the ``h`` least outlying samples in place of the MCD.
+        Above ``MEDCOUPLE_ROWS`` samples the medcouples are those of a random sample of
+        rows from the same generator (:func:`~.outlyingness.medcouple_rows`).
     max_directions : int, default=250
     n_starts : int, default=500
         FAST-MCD starts.
@@ -308,8 +317,11 @@ def solve_robpca(
     skew_rng = direction_rng if direction_rng is not None else rng
     if skew_rng is None:
         skew_rng = np.random.default_rng(0)
+    sample = medcouple_rows(n, skew_rng) if skew else None
     if skew:
-        first = fit_adjusted_outlyingness(scores, n_directions=max_directions, rng=skew_rng)
+        first = fit_adjusted_outlyingness(
+            scores, n_directions=max_directions, rng=skew_rng, sample=sample
+        )
         outl = first(scores)
     else:
         outl = outlyingness(scores, h, max_directions=max_directions, rng=direction_rng)
@@ -323,7 +335,7 @@ def solve_robpca(
         basis = sub.loadings[:, :k]
         od = np.linalg.norm(centred - (centred @ basis) @ basis.T, axis=1)
         if skew:
-            cutoff = _skewed_cutoff(od)
+            cutoff = _skewed_cutoff(od, sample)
         else:
             od23 = (od ** (2.0 / 3.0))[:, None]
             location, scale = univariate_mcd(od23, h)
@@ -333,7 +345,9 @@ def solve_robpca(
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
     adjusted = None
     if skew:  # rrcov's projectAO: the h least outlying samples' mean and covariance
-        model = fit_adjusted_outlyingness(X2, n_directions=max_directions, rng=skew_rng)
+        model = fit_adjusted_outlyingness(
+            X2, n_directions=max_directions, rng=skew_rng, sample=sample
+        )
         ao = model(X2)
         kept = np.zeros(n, dtype=bool)
         kept[np.argsort(ao, kind="stable")[:h]] = True
@@ -365,4 +379,5 @@ def solve_robpca(
         outlyingness=outl,
         mcd_support=support if support is not None else np.ones(n, dtype=bool),
         adjusted=adjusted,
+        medcouple_rows=sample,
     )
