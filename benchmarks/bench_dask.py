@@ -66,6 +66,7 @@ ESTIMATORS = {
     "an": ("robustpca.estimators._adaptive_neighbors", "AdaptiveNeighborsPCA"),
     "hq": ("robustpca.estimators._hq", "HQPCA"),
     "robpca": ("robustpca.estimators._robpca", "ROBPCA"),
+    "robpca-skew": ("robustpca.estimators._robpca", "ROBPCA"),
     "cov": ("robustpca.estimators._covariance_pca", "CovariancePCA"),
     "sph": ("robustpca.estimators._spherical", "SphericalPCA"),
     "pcp": ("robustpca.estimators._convex", "PrincipalComponentPursuit"),
@@ -76,9 +77,14 @@ ESTIMATORS = {
     "daskml": ("dask_ml.decomposition", "PCA"),
 }
 #: The estimators without max_iter / tol (closed-form or the rrcov family's own loops).
-NO_ITERATION = ("pca", "robpca", "cov", "sph", "daskml")
+NO_ITERATION = ("pca", "robpca", "robpca-skew", "cov", "sph", "daskml")
 #: Row labels other than the class name (dask-ml's and scikit-learn's PCA).
-LABELS = {("daskml", False): "dask-ml PCA", ("daskml", True): "sklearn PCA"}
+LABELS = {
+    ("daskml", False): "dask-ml PCA",
+    ("daskml", True): "sklearn PCA",
+    ("robpca-skew", False): "ROBPCA skew",
+    ("robpca-skew", True): "ROBPCA skew",
+}
 #: The low-rank plus sparse estimators (``low_rank_`` and ``sparse_`` compared by --parity).
 LOW_RANK_SPARSE = ("pcp", "op", "crpca", "aap", "godec")
 
@@ -165,8 +171,10 @@ def run_one(args) -> dict:
     params = {"n_components": args.rank}
     if args.estimator not in NO_ITERATION:
         params.update(max_iter=args.max_iter, tol=args.tol)
-    if args.estimator in ("robpca", "cov", "aap", "godec", *LOW_RANK_SPARSE[:3]):
+    if args.estimator in ("robpca", "robpca-skew", "cov", "aap", "godec", *LOW_RANK_SPARSE[:3]):
         params["random_state"] = 0
+    if args.estimator == "robpca-skew":
+        params["skew"] = True
     if args.estimator == "godec" and args.card != "auto":
         params["card"] = float(args.card) if "." in args.card else int(args.card)
     if args.estimator == "daskml":

@@ -29,7 +29,7 @@ taking its training diagnostics (the reference statistics of the cutoffs, and
 Supported: :class:`~robustpca.OptimalMeanPCA`, :class:`~robustpca.L21PCA`,
 :class:`~robustpca.R1PCA`, :class:`~robustpca.PCA` (with ``sample_weight``, NumPy or
 dask), ``GeneralizedMeanPCA``, ``AdaptiveNeighborsPCA`` and ``HQPCA`` on the routes above;
-``ROBPCA`` (``skew=False``), ``SphericalPCA`` and ``CovariancePCA`` (the MCD) by passes
+``ROBPCA`` (also ``skew=True``), ``SphericalPCA`` and ``CovariancePCA`` (the MCD) by passes
 whose order statistics are exact counts (:mod:`robustpca._dask.rrcov`); and, on tall
 data, ``PrincipalComponentPursuit``, ``OutlierPursuit``, ``ConvexOptimalMeanPCA`` and
 ``AccAltProj`` with the sparse part and the multiplier kept chunked

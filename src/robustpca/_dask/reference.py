@@ -44,11 +44,13 @@ from ..diagnostics import (
     RRCOV_RULES,
     DiagnosticReference,
     OutlierDiagnostics,
+    _skew_cutoff,
     diagnostic_reference,
 )
 from ..solvers.chunked import NumpyPassRunner
 from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
 from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics
+from ..solvers.chunked_skew import skewed_cutoffs_chunked
 from ..solvers.likelihood import (
     background_variance_from_median,
     noise_variance_from_median,
@@ -182,10 +184,12 @@ class ScoreSampleColumns:
     distances: BlockDistances
     reference: DiagnosticReference
     float32: bool = False
+    adjusted: Any = None  # a skew fit's adjusted outlyingness: the score distance
 
     def __call__(self, x, w):
         t, od, _ = self.distances(x)
-        values = -_outlyingness(self.reference, t, od)
+        sd = None if self.adjusted is None else self.adjusted(x)
+        values = -_outlyingness(self.reference, t, od, sd)
         if self.float32 and x.dtype == np.float32:
             big = float(np.finfo(np.float32).max)
             values = np.where(np.isfinite(values), np.clip(values, -big, big), values)
@@ -194,9 +198,9 @@ class ScoreSampleColumns:
         return values.astype(np.float64)[:, None], ww[:, None]
 
 
-def _outlyingness(reference: DiagnosticReference, t, od) -> np.ndarray:
+def _outlyingness(reference: DiagnosticReference, t, od, sd=None) -> np.ndarray:
     diag = OutlierDiagnostics(
-        reference.score_distances(t),
+        reference.score_distances(t) if sd is None else sd,
         od,
         reference.score_cutoff(_QUANTILE),
         reference.orthogonal_cutoff(_QUANTILE),
@@ -343,15 +347,19 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
     mean, components = np.asarray(est.mean_), np.asarray(est.components_)
     if n < d:  # the wide route: n small, its distances come back in one pass
         dask, _ = _dask()
-        t, od, w = dask.compute(est.transform(X), est.reconstruction_error(X), weights)
-        est._outlier_reference = diagnostic_reference(est, t, od, None, w)
+        skew = getattr(est, "_adjusted", None)
+        skew = None if skew is None else est._skew_score_distances(X)
+        t, od, w, skew = dask.compute(est.transform(X), est.reconstruction_error(X), weights, skew)
+        est._outlier_reference = diagnostic_reference(est, t, od, skew, w)
         store = getattr(est, "_set_likelihood_reference", None)
         if store is not None:  # from the same distances, in memory
             store(t, od, w, None)
         est._reference_passes = 1
         est.n_passes_ = getattr(est, "n_passes_", 0) + 1
         if not isinstance(contamination, str):
-            values = -_outlyingness(est._outlier_reference, t, od)
+            reference = est._outlier_reference
+            sd = skew if reference.sd_skew_cutoff > 0 else None
+            values = -_outlyingness(reference, t, od, sd)
             runner = NumpyPassRunner(values[:, None], chunk_rows=max(n, 1))
             (offset,), _, _ = exact_statistics(
                 runner, w, _Identity(), ["offset"], n, share=float(contamination)
@@ -382,6 +390,8 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         likelihood=store is not None,
     )
     reference, pilot = found.reference, found.pilot
+    if reference.rule == "skew":
+        reference = _with_skew_cutoffs(est, run, index, n, distances, reference, pilot_rows)
     est._outlier_reference = reference
     if store is not None and found.variances is not None:
         store(*found.variances)
@@ -389,13 +399,48 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         est.offset_ = -1.0
     else:
         float32 = mean.dtype == np.float32
-        samples = ScoreSampleColumns(distances, reference, float32)
+        skew = reference.sd_skew_cutoff > 0
+        samples = ScoreSampleColumns(distances, reference, float32, est._adjusted if skew else None)
         (offset,), _, _ = exact_statistics(
             run, weights, samples, ["offset"], n, pilot=pilot, share=float(contamination)
         )
         est.offset_ = float(offset)
     est._reference_passes = run.n_passes  # of n_passes_: those of the diagnostics
     est.n_passes_ = getattr(est, "n_passes_", 0) + run.n_passes
+
+
+@dataclass(frozen=True)
+class SkewColumns:
+    """A skew fit's orthogonal distances and adjusted outlyingness, (b, 2)."""
+
+    distances: BlockDistances
+    adjusted: Any
+
+    def __call__(self, x):
+        _, od, _ = self.distances(x)
+        return np.column_stack([od, self.adjusted(x)])
+
+
+def _with_skew_cutoffs(est, run, index, n: int, distances, reference, pilot_rows):
+    """``reference`` with the skew rule's cutoffs (``diagnostic_reference``'s, over the
+    rows behind ``run``): the rows of data of at most ``MEDCOUPLE_ROWS`` rows are brought
+    back in one pass and cut in memory; above, the medcouples are those of the fit's rows
+    ``_medcouple_rows`` (one gathering pass) and the quartiles exact counts."""
+    columns = SkewColumns(distances, est._adjusted)
+    sample = getattr(est, "_medcouple_rows", None)
+    if sample is None:  # every row's values, as in memory
+        values = columns(gather_rows(run, index, np.arange(n)))
+        od_cut, sd_cut = _skew_cutoff(values[:, 0]), _skew_cutoff(values[:, 1])
+    else:
+        sample_values = columns(gather_rows(run, index, sample))
+        if pilot_rows is None:
+            pilot_rows = gather_rows(run, index, pilot_indices(n))
+        pilot_values = columns(np.asarray(pilot_rows, dtype=np.float64))
+        (od_cut, sd_cut), _ = skewed_cutoffs_chunked(
+            run, index, columns, n, sample_values, pilot_values
+        )
+    od_cut = od_cut if reference.od_cutoff_applies else 0.0
+    return replace(reference, od_skew_cutoff=float(od_cut), sd_skew_cutoff=float(sd_cut))
 
 
 class _Identity:

@@ -21,6 +21,7 @@ from ..solvers.chunked_gram import GramPasses
 from ..solvers.chunked_mcd import AffineRows, mcd_chunked, subsample_indices
 from ..solvers.chunked_order_statistics import pilot_indices
 from ..solvers.chunked_rrcov import first_pass, solve_robpca_chunked
+from ..solvers.chunked_skew import solve_robpca_skew_chunked
 from ..solvers.chunked_spherical import solve_spherical_pca_chunked
 from .arrays import _dask, row_blocks
 
@@ -79,11 +80,6 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
     """ROBPCA on a dask array chunked by rows: ``ROBPCA._fit_solver`` with the chunked
     solver (a passes runner over row blocks, whatever the route)."""
     run = _RowPasses(X, run, tall_runner)
-    if est.skew:
-        raise ValueError(
-            "ROBPCA(skew=True) has no chunked fit (its adjusted outlyingness is fitted in "
-            "memory); pass a NumPy array (X.compute()) or skew=False."
-        )
     n, p = X.shape
     spec = est.n_components
     if spec is None:
@@ -92,20 +88,19 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
     if isinstance(spec, numbers.Integral):
         spec = min(int(spec), n, p)
         kmax = max(kmax, spec)
-    result = solve_robpca_chunked(
-        run,
-        row_index(X),
-        n,
-        p,
-        spec,
-        alpha=est.alpha,
-        kmax=kmax,
-        mcd=est.mcd,
-        max_directions=est.max_directions,
-        n_starts=est.n_starts,
-        rng=rng,
-        direction_rng=rng if est.directions == "random" else None,
-    )
+    common = {
+        "alpha": est.alpha,
+        "kmax": kmax,
+        "max_directions": est.max_directions,
+        "rng": rng,
+        "direction_rng": rng if est.directions == "random" else None,
+    }
+    if est.skew:
+        result = solve_robpca_skew_chunked(run, row_index(X), n, p, spec, **common)
+    else:
+        result = solve_robpca_chunked(
+            run, row_index(X), n, p, spec, mcd=est.mcd, n_starts=est.n_starts, **common
+        )
     components, eigenvalues = result.components, result.eigenvalues
     k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)
     if components.shape[0] < k:  # fewer directions of variance than asked for
@@ -127,7 +122,8 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
     else:
         est.support_ = da.ones(n, chunks=(X.chunks[0],), dtype=bool)
     est.initial_eigenvalues_ = result.initial_eigenvalues
-    est._adjusted = None
+    est._adjusted = result.adjusted
+    est._medcouple_rows = result.medcouple_rows
     est._dask_pilot_rows = result.pilot_rows  # for the diagnostics' passes (_dask.reference)
     return SolverResult(
         components=components[:k],

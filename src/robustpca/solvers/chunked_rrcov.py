@@ -23,7 +23,8 @@ step (its module docstring lists the steps), with the data seen only in passes (
    robustbase's random subsample gathered by index).
 
 The per-sample results (outlyingness, h-subset, MCD support) are recipes evaluated chunk
-by chunk, never held. The skew-adjusted variant (``skew=True``) is not chunked.
+by chunk, never held. The skew-adjusted variant (``skew=True``) is
+:mod:`robustpca.solvers.chunked_skew`.
 """
 
 from __future__ import annotations
@@ -173,6 +174,11 @@ class ROBPCAChunkedResult:
     #: The pilot rows gathered by the first pass (``pilot_indices(n)``), which the
     #: training diagnostics' counting passes reuse.
     pilot_rows: np.ndarray | None = None
+    #: ``skew=True`` (:mod:`~robustpca.solvers.chunked_skew`): the adjusted outlyingness
+    #: in the k-dimensional space, and the rows of the medcouples above
+    #: ``MEDCOUPLE_ROWS`` (as :class:`~robustpca.solvers.robpca.ROBPCAResult`'s).
+    adjusted: Any = None
+    medcouple_rows: np.ndarray | None = None
 
 
 def _pairs(n: int, max_directions: int, direction_rng):

@@ -1,0 +1,355 @@
+r"""Skew-adjusted ROBPCA (Hubert, Rousseeuw & Verdonck 2009) over row chunks, in passes.
+
+:func:`solve_robpca_skew_chunked` is the ``skew=True`` branch of
+:func:`~robustpca.solvers.robpca.solve_robpca` step for step, with the data seen only in
+passes (each one ``dask.compute`` in the Dask route):
+
+1. **first pass** (:func:`~robustpca.solvers.chunked_rrcov.first_pass`): the mean and
+   triangular factor of the rows, and, gathered by index, the pilot rows that set the
+   bins of the counting passes, the rows whose medcouples stand for all
+   (:func:`~robustpca.solvers.outlyingness.medcouple_rows`: every row up to
+   ``MEDCOUPLE_ROWS``, a random sample of that many above) and the rows of the random
+   subsets that the hyperplanes are likely to be drawn through (the first draw of each
+   adjusted outlyingness, for every ``k`` the second may have);
+2. **the adjusted outlyingness** (:func:`adjusted_outlyingness_chunked`): the
+   hyperplanes through the subsets drawn as in memory
+   (:func:`~robustpca.solvers.outlyingness.hyperplane_normals`; a subset whose rows were
+   not gathered costs a pass), the exact medians and quartiles of the projections on
+   every direction (:func:`~robustpca.solvers.chunked_order_statistics.select_ranks`),
+   the medcouples of the sample's projections, and one pass for the most extreme
+   projections inside the fences; then the ``h`` least outlying rows, their mean and
+   factor (:func:`~robustpca.solvers.chunked_mcd.smallest_subsets`);
+3. **the orthogonal distances' cutoff** (when ``k`` is below the rank): their exact
+   quartiles, the sample's medcouple, and the moments of the rows below the fence in
+   one pass;
+4. **the adjusted outlyingness in k dimensions**, as in step 2, and the mean and
+   covariance of its ``h`` least outlying rows.
+
+The estimates equal the in-memory fit's to rounding: both draw the same subsets and the
+same sample from the same generator, and the medians and quartiles are order statistics
+of all rows, interpolated as NumPy does (:func:`quantile_ranks`, :func:`quantiles_of`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from .chunked import sub_blocks
+from .chunked_mcd import AffineRows, QRMoments, _moments_below_pass, smallest_subsets
+from .chunked_order_statistics import Extremes, gather_rows, pilot_indices, select_ranks
+from .chunked_rrcov import (
+    OrthogonalDistance,
+    Projections,
+    ROBPCAChunkedResult,
+    _Counter,
+    _eigen,
+    class_pca_of,
+    first_pass,
+)
+from .mcd import h_alpha_n
+from .outlyingness import (
+    AdjustedOutlyingness,
+    adjusted_fences,
+    draw_subsets,
+    hyperplane_normals,
+    medcouple_rows,
+    unit_normals,
+)
+from .robpca import SkewModel, _resolve_k
+
+__all__ = [
+    "AdjustedRows",
+    "adjusted_outlyingness_chunked",
+    "quantile_ranks",
+    "quantiles_of",
+    "skewed_cutoffs_chunked",
+    "solve_robpca_skew_chunked",
+]
+
+#: The quantiles of the adjusted boxplot: the median and the quartiles.
+_LEVELS = (0.25, 0.5, 0.75)
+
+
+def quantile_ranks(n: int, levels=_LEVELS) -> np.ndarray:
+    """The 0-based ranks whose values NumPy's ``quantile`` (type 7) interpolates at each
+    level: ``floor((n - 1) q)`` and the next (at most ``n - 1``), a pair per level."""
+    out = []
+    for q in levels:
+        virtual = n * q + (1.0 - q) - 1.0  # NumPy's _compute_virtual_index (alpha = beta = 1)
+        below = float(np.floor(virtual))
+        out += [below, min(below + 1.0, n - 1.0)]
+    return np.array(out)
+
+
+def quantiles_of(values: np.ndarray, n: int, levels=_LEVELS) -> np.ndarray:
+    """NumPy's ``quantile`` (type 7, its arithmetic) at ``levels`` from the values at
+    :func:`quantile_ranks` (m, 2 per level) of the ``n`` values: (m, levels)."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty((values.shape[0], len(levels)))
+    for j, q in enumerate(levels):
+        virtual = n * q + (1.0 - q) - 1.0
+        t = virtual - np.floor(virtual)
+        a, b = values[:, 2 * j], values[:, 2 * j + 1]
+        diff = b - a
+        out[:, j] = np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)  # NumPy's _lerp
+    return out
+
+
+def median_of_pair(values: np.ndarray, n: int) -> np.ndarray:
+    """NumPy's ``median`` from the values at ranks ``(n - 1) // 2`` and ``n // 2``."""
+    values = np.asarray(values, dtype=np.float64)
+    if n % 2:
+        return values[:, 0].copy()
+    return (values[:, 0] + values[:, 1]) / 2.0
+
+
+@dataclass(frozen=True)
+class AdjustedRows:
+    """The adjusted outlyingness of the rows' coordinates ``coords(x)``, (b, 1), formed by
+    blocks of rows so that its temporaries do not grow with the chunk."""
+
+    coords: AffineRows
+    model: AdjustedOutlyingness
+
+    def __call__(self, x):
+        out = np.zeros((x.shape[0], 1))
+        for a, b in sub_blocks(x.shape[0], max(self.model.median.size, 1)):
+            out[a:b, 0] = self.model(self.coords(x[a:b]))
+        return out
+
+
+def fence_pass(x, rows=None, *, projections, median, upper_fence, lower_fence) -> dict:
+    """Per direction, the least centred projection above the lower fence and the largest
+    below the upper one (robustbase's ``y.lo`` and ``y.up`` before their signs)."""
+    m = median.size
+    low, high = np.full(m, np.inf), np.full(m, -np.inf)
+    for a, b in sub_blocks(x.shape[0], m):
+        Y = projections(x[a:b]) - median
+        high = np.maximum(high, np.where(Y < upper_fence, Y, -np.inf).max(axis=0, initial=-np.inf))
+        low = np.minimum(low, np.where(Y > lower_fence, Y, np.inf).min(axis=0, initial=np.inf))
+    return {"inside": Extremes(low, high)}
+
+
+class RowSource:
+    """Rows by global index: those gathered already, the others by one pass a call."""
+
+    def __init__(self, run, row_index, rows_at: dict, count: _Counter):
+        self.run, self.row_index, self.rows_at, self.count = run, row_index, rows_at, count
+
+    def __call__(self, indices: np.ndarray) -> np.ndarray:
+        flat = np.asarray(indices, dtype=np.int64).ravel()
+        missing = np.unique([i for i in flat.tolist() if i not in self.rows_at])
+        if missing.size:
+            got = gather_rows(self.run, self.row_index, missing.astype(np.int64))
+            self.count.add(1)
+            self.rows_at.update(zip(missing.tolist(), got, strict=True))
+        return np.array([self.rows_at[i] for i in flat.tolist()]).reshape(*np.shape(indices), -1)
+
+
+def _first_draw(n: int, dim: int, n_directions: int, rng) -> np.ndarray:
+    """The rows of the first batch of subsets :func:`hyperplane_normals` draws from
+    ``rng`` (not advanced) for data of ``dim`` coordinates."""
+    batch = min(2 * n_directions + 8, max(100, dim) * n_directions)
+    return draw_subsets(copy.deepcopy(rng), batch, n, dim).ravel()
+
+
+def adjusted_outlyingness_chunked(
+    run, row_index, coords: AffineRows, dim: int, n: int, *, source: RowSource, sample, pilot_x,
+    n_directions: int, rng,
+) -> tuple[AdjustedOutlyingness, int]:  # fmt: skip
+    """:func:`~robustpca.solvers.outlyingness.fit_adjusted_outlyingness` of the rows'
+    ``dim`` coordinates ``coords(x)``, and the passes run. ``sample``: the indices of the
+    rows whose medcouples stand for all (all rows up to ``MEDCOUPLE_ROWS``)."""
+    from ..robust_scale import medcouple_columns
+
+    def fetch(rows):
+        raw = source(rows)
+        return coords(raw.reshape(-1, raw.shape[-1])).reshape(*rows.shape, dim)
+
+    sample_x = coords(source(sample))
+    before = source.count.n
+    B = hyperplane_normals((n, dim), fetch, n_directions, rng)
+    B = unit_normals(B, float(np.mean(np.abs(sample_x))))
+    projections = Projections(coords, B.T)
+    passes = source.count.n - before
+    m = B.shape[1]
+    if m == 0:
+        empty = np.zeros(0)
+        return AdjustedOutlyingness(B, empty, empty, empty), passes
+    ranks = np.concatenate([quantile_ranks(n), [(n - 1) // 2, n // 2]])
+    values, used = select_ranks(
+        run, row_index, projections, np.tile(ranks, (m, 1)), projections(pilot_x)
+    )
+    passes += used
+    median = median_of_pair(values[:, 6:], n)
+    q1, _, q3 = quantiles_of(values[:, :6] - median[:, None], n).T
+    mc = medcouple_columns(sample_x @ projections.directions.T - median)
+    upper_fence, lower_fence = adjusted_fences(q1, q3, mc)
+    inside = run(
+        fence_pass,
+        row_index,
+        projections=projections,
+        median=median,
+        upper_fence=upper_fence,
+        lower_fence=lower_fence,
+    )["inside"]
+    return AdjustedOutlyingness(B, median, inside.high, -inside.low), passes + 1
+
+
+def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x):
+    """The moments of the rows within the skewed OD cutoff (``od <= cutoff``, the largest
+    OD below the fence: every row below the fence, or all rows when none is), and the
+    passes run."""
+    from ..robust_scale import medcouple, skewed_fence
+
+    values, passes = select_ranks(run, row_index, od, quantile_ranks(n)[None, :], od(pilot_x))
+    q1, _, q3 = quantiles_of(values, n)[0]
+    fence = skewed_fence(q1, q3, medcouple(sample_od[:, 0]))
+    kept = run(_moments_below_pass, row_index, values=od, cutoff=fence, coords=scores)["m"]
+    if kept.count == 0:  # no OD below the fence: rrcov keeps them all
+        kept = run(_moments_below_pass, row_index, values=od, cutoff=np.inf, coords=scores)["m"]
+        passes += 1
+    return kept, passes + 1
+
+
+def skewed_cutoffs_chunked(run, row_index, values, n: int, sample_values, pilot_values):
+    """rrcov's skewed cutoffs (:func:`~robustpca.diagnostics._skew_cutoff`) of each
+    column of ``values`` over all ``n`` rows: the largest value below the fence of the
+    exact quartiles and the medcouple of ``sample_values`` (the fence itself where no
+    value is below it), and the passes run."""
+    from ..robust_scale import medcouple, skewed_fence
+
+    m = sample_values.shape[1]
+    ranks = np.tile(quantile_ranks(n), (m, 1))
+    at, passes = select_ranks(run, row_index, values, ranks, pilot_values)
+    quartiles = quantiles_of(at, n)
+    fences = np.array(
+        [skewed_fence(q1, q3, medcouple(sample_values[:, j])) for j, (q1, _, q3) in
+         enumerate(quartiles)]
+    )  # fmt: skip
+    inside = run(
+        fence_pass,
+        row_index,
+        projections=values,
+        median=np.zeros(m),
+        upper_fence=fences,
+        lower_fence=np.full(m, np.inf),
+    )["inside"]
+    return np.where(np.isfinite(inside.high), inside.high, fences), passes + 1
+
+
+def _prefetch(n: int, p: int, kmax: int, n_directions: int, skew_rng) -> tuple:
+    """The sample and the rows of the first subsets drawn when the scores have the
+    rank ``min(n - 1, p)`` and the second step any ``k`` up to ``kmax``."""
+    ahead = copy.deepcopy(skew_rng)
+    sample = medcouple_rows(n, ahead)
+    dim = max(min(n - 1, p), 1)
+    rows = [_first_draw(n, dim, n_directions, ahead)]
+    draw_subsets(ahead, min(2 * n_directions + 8, max(100, dim) * n_directions), n, dim)
+    rows += [_first_draw(n, k, n_directions, ahead) for k in range(1, min(kmax, dim) + 1)]
+    return (np.arange(n) if sample is None else sample), np.concatenate(rows)
+
+
+def solve_robpca_skew_chunked(
+    run,
+    row_index,
+    n: int,
+    p: int,
+    n_components="auto",
+    *,
+    alpha: float | None = None,
+    kmax: int = 10,
+    max_directions: int = 250,
+    rng: np.random.Generator,
+    direction_rng: np.random.Generator | None = None,
+) -> ROBPCAChunkedResult:
+    """Skew-adjusted ROBPCA of the ``n x p`` rows seen by ``run`` (module docstring): the
+    estimates of :func:`~robustpca.solvers.robpca.solve_robpca` with ``skew=True`` and
+    the same arguments. ``row_index`` is the global index of the rows, split like them."""
+    count = _Counter()
+    skew_rng = direction_rng if direction_rng is not None else rng
+    pilot = pilot_indices(n)
+    sample, subset_rows = _prefetch(n, p, kmax, max_directions, skew_rng)
+    wanted = np.unique(np.concatenate([pilot, sample, subset_rows]))
+    out = run(first_pass, row_index, wanted=wanted)
+    count.add(1)
+    records = out["rows"].values
+    rows_at = {int(i): r for i, r in zip(records[:, 0], records[:, 1:], strict=True)}
+    source = RowSource(run, row_index, rows_at, count)
+    pilot_x = source(pilot)
+    full = class_pca_of(out["qr"])
+    rank = full.rank
+    if rank == 0:
+        empty = np.zeros(0)
+        return ROBPCAChunkedResult(
+            np.zeros((0, p)), full.center, empty, 0, 0, n, empty, None, None, None, count.n,
+            pilot_x,
+        )  # fmt: skip
+    scores = AffineRows(full.center, full.loadings, np.zeros(rank))
+    kmax = max(min(int(kmax), rank), 1)
+    auto = not isinstance(n_components, int | np.integer)
+    k_given = kmax if auto else min(int(n_components), kmax)
+    if alpha is None:
+        h = min(h_alpha_n(0.75, n, kmax), n)
+    else:
+        h = min(h_alpha_n(alpha, n, k_given), n)
+    drawn = medcouple_rows(n, skew_rng)  # as in memory: the sample first
+    first, used = adjusted_outlyingness_chunked(
+        run, row_index, scores, rank, n, source=source, sample=sample, pilot_x=pilot_x,
+        n_directions=max_directions, rng=skew_rng,
+    )  # fmt: skip
+    count.add(used)
+    outl = AdjustedRows(scores, first)
+    (h_subset,), (moments,), used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
+    count.add(used)
+    sub = class_pca_of(moments)
+    kmax = min(sub.rank, kmax)
+    k = _resolve_k(n_components, sub.eigenvalues, kmax, sub.rank) if auto else k_given
+    if k != rank:
+        k = min(sub.rank, k)
+        od = OrthogonalDistance(scores, sub.center, sub.loadings[:, :k], power=1.0)
+        kept, used = _skew_od_moments(run, row_index, od, scores, n, od(source(sample)), pilot_x)
+        count.add(used)
+        sub = class_pca_of(kept)
+        k = min(sub.rank, k)
+    initial_eigenvalues = sub.eigenvalues
+    X2 = scores.then(sub.center, sub.loadings[:, :k])
+    model, used = adjusted_outlyingness_chunked(
+        run, row_index, X2, k, n, source=source, sample=sample, pilot_x=pilot_x,
+        n_directions=max_directions, rng=skew_rng,
+    )  # fmt: skip
+    count.add(used)
+    ao = AdjustedRows(X2, model)
+    (kept_subset,), (kept,), used = smallest_subsets(run, row_index, X2, ao, h, pilot_x)
+    count.add(used)
+    values, rot2 = _eigen(_covariance(kept, k))
+    projected = sub.loadings[:, :k]
+    rot = full.loadings @ projected
+    centre = full.center + (sub.center + kept.mean @ projected.T) @ full.loadings.T
+    origin = full.center + sub.center @ full.loadings.T
+    return ROBPCAChunkedResult(
+        components=(rot @ rot2).T,
+        mean=centre,
+        eigenvalues=values,
+        n_components=values.size,
+        rank=rank,
+        h=h,
+        initial_eigenvalues=initial_eigenvalues,
+        outlyingness=outl,
+        h_subset=h_subset,
+        support=kept_subset.member,
+        n_passes=count.n,
+        pilot_rows=pilot_x,
+        adjusted=SkewModel(origin, rot, model),
+        medcouple_rows=drawn,
+    )
+
+
+def _covariance(moments: QRMoments, k: int) -> np.ndarray:
+    """The sample covariance (divisor ``count - 1``) of the rows behind ``moments``."""
+    R = moments.R
+    scatter = R.T @ R if R.shape[0] else np.zeros((k, k))
+    return scatter / max(moments.count - 1.0, 1.0)
