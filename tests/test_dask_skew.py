@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robustpca import ROBPCA
-from robustpca.diagnostics import _skew_cutoff, outlier_diagnostics
+from robustpca.diagnostics import outlier_diagnostics
+from robustpca.robust_scale import skewed_cutoff
 from robustpca.solvers import outlyingness
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_order_statistics import pilot_indices
@@ -208,11 +209,11 @@ class _Columns:
 
 @pytest.mark.parametrize("n", [50, 20_000])
 def test_skewed_cutoffs_over_chunks_are_the_in_memory_ones(n):
-    """With every row as the sample, the cutoffs over chunks equal ``_skew_cutoff``
+    """With every row as the sample, the cutoffs over chunks equal ``skewed_cutoff``
     exactly: lognormal (skewed) and normal columns, and one with a large tie."""
     rng = np.random.default_rng(n)
     V = np.column_stack([rng.lognormal(size=n), rng.normal(size=n), rng.integers(0, 3, n)])
     run = NumpyPassRunner(V, chunk_rows=max(n // 7, 1))
     got, _ = skewed_cutoffs_chunked(run, np.arange(n), _Columns(), n, V, V[pilot_indices(n)])
-    expected = [_skew_cutoff(V[:, j]) for j in range(3)]
+    expected = [skewed_cutoff(V[:, j]) for j in range(3)]
     np.testing.assert_array_equal(got, expected)

@@ -80,7 +80,8 @@ from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import is_dask_collection
-from .robust_scale import MAD_CONSTANT, mad, medcouple, skewed_fence
+from .robust_scale import MAD_CONSTANT, mad
+from .robust_scale import skewed_cutoff as _skew_cutoff
 
 __all__ = [
     "DEFAULT_QUANTILE",
@@ -105,16 +106,6 @@ _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 #: the skew rule's cutoffs are training distances, which another route may recompute an
 #: ulp above (skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff).
 _AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
-
-
-def _skew_cutoff(values: np.ndarray, sample: np.ndarray | None = None) -> float:
-    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence,
-    with the medcouple of the values where ``sample`` (a mask) holds, if given."""
-    mc = medcouple(values if sample is None else values[sample])
-    q1, q3 = np.quantile(values, [0.25, 0.75])
-    fence = skewed_fence(q1, q3, mc)
-    below = values[values < fence]
-    return float(below.max()) if below.size else float(fence)
 
 
 def _median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
@@ -284,7 +275,9 @@ def diagnostic_reference(
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
     applies = bool(od.size) and bool(od.max() > _ZERO_OD * largest)  # ODs not all rounding
     location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
-    sample = _medcouple_mask(model, n_rows)
+    rows, sample = getattr(model, "_medcouple_rows", None), None  # a skew fit's, if sampled
+    if rule == "skew" and rows is not None and n_rows > rows[-1]:  # (the training rows)
+        sample = np.isin(np.arange(n_rows), rows)
     od_skew = sd_skew = 0.0
     if rule == "skew" and applies:
         od_skew = _skew_cutoff(od, None if sample is None else sample[od_rows])
@@ -299,17 +292,6 @@ def diagnostic_reference(
     sd23 = reference.score_distances(scores) ** (2.0 / 3.0)  # Wilson-Hilferty, as the OD
     sd23 = np.minimum(sd23, 1e100)  # an infinite SD (overflow) counts as a huge one
     return replace(reference, sd_location=float(_median(sd23, w)), sd_scale=float(_mad(sd23, w)))
-
-
-def _medcouple_mask(model, n_rows: int) -> np.ndarray | None:
-    """The training rows whose medcouples the skew rule takes (a skew fit's
-    ``_medcouple_rows``, for more rows than ``MEDCOUPLE_ROWS``), as a mask; None: all."""
-    rows = getattr(model, "_medcouple_rows", None)
-    if rows is None or (rows.size and rows[-1] >= n_rows):
-        return None
-    mask = np.zeros(n_rows, dtype=bool)
-    mask[rows] = True
-    return mask
 
 
 def _reference_rows(

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._validation import real_array
 
-__all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns", "skewed_fence"]
+__all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns", "skewed_cutoff", "skewed_fence"]
 
 #: R's ``mad`` constant, ``1 / Phi^{-1}(3/4)`` rounded as R rounds it (``constant = 1.4826``).
 MAD_CONSTANT = 1.4826
@@ -203,6 +203,17 @@ def skewed_fence(q1: float, q3: float, mc: float) -> float:
     """The upper fence of rrcov's ``.crit.od(method="skewed")`` (the adjusted boxplot's,
     Hubert & Vandervieren 2008, with the factor 1 for a negative medcouple)."""
     return float(q3 + 1.5 * (np.exp(3.0 * mc) if mc >= 0 else 1.0) * (q3 - q1))
+
+
+def skewed_cutoff(values: np.ndarray, sample: np.ndarray | None = None) -> float:
+    """rrcov's ``.crit.od(method="skewed")``: the largest value below :func:`skewed_fence`
+    of the values' quartiles and medcouple (that of the values where the mask ``sample``
+    holds, if given), or the fence where no value is below it."""
+    mc = medcouple(values if sample is None else values[sample])
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    fence = skewed_fence(q1, q3, mc)
+    below = values[values < fence]
+    return float(below.max()) if below.size else float(fence)
 
 
 def medcouple_columns(Y) -> np.ndarray:

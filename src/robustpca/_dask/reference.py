@@ -44,9 +44,9 @@ from ..diagnostics import (
     RRCOV_RULES,
     DiagnosticReference,
     OutlierDiagnostics,
-    _skew_cutoff,
     diagnostic_reference,
 )
+from ..robust_scale import skewed_cutoff
 from ..solvers.chunked import NumpyPassRunner
 from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
 from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics
@@ -430,7 +430,7 @@ def _with_skew_cutoffs(est, run, index, n: int, distances, reference, pilot_rows
     sample = getattr(est, "_medcouple_rows", None)
     if sample is None:  # every row's values, as in memory
         values = columns(gather_rows(run, index, np.arange(n)))
-        od_cut, sd_cut = _skew_cutoff(values[:, 0]), _skew_cutoff(values[:, 1])
+        od_cut, sd_cut = skewed_cutoff(values[:, 0]), skewed_cutoff(values[:, 1])
     else:
         sample_values = columns(gather_rows(run, index, sample))
         if pilot_rows is None:

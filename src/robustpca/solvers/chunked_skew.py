@@ -216,7 +216,7 @@ def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x):
 
 
 def skewed_cutoffs_chunked(run, row_index, values, n: int, sample_values, pilot_values):
-    """rrcov's skewed cutoffs (:func:`~robustpca.diagnostics._skew_cutoff`) of each
+    """rrcov's skewed cutoffs (:func:`~robustpca.robust_scale.skewed_cutoff`) of each
     column of ``values`` over all ``n`` rows: the largest value below the fence of the
     exact quartiles and the medcouple of ``sample_values`` (the fence itself where no
     value is below it), and the passes run."""
