@@ -147,6 +147,22 @@ def test_the_sample_changes_the_fit_only_a_little(monkeypatch):
     assert np.mean(sampled.predict(X)[400:] == -1) < 0.02
 
 
+def test_k_as_the_rank_above_the_h_subsets_rank(threads):
+    """``n_components=None`` asks for every direction, beyond the rank (4: rank-3 data
+    and a shifted group), and the h-subset has rank 3: both routes fit 3 components of
+    positive variance, completed to 6 (in memory this raised a reshape error before)."""
+    rng = np.random.default_rng(3)
+    X = rng.lognormal(size=(2000, 3)) @ rng.normal(size=(3, 6))
+    X[:50] += np.linspace(1.0, 2.0, 6)
+    params = {"n_components": None, "skew": True, "max_directions": 40, "random_state": 0}
+    a = ROBPCA(**params).fit(X)
+    b = ROBPCA(**params).fit(chunked(X))
+    assert a.rank_ == b.rank_ == 4
+    assert a.n_components_ == b.n_components_ == 6
+    assert np.sum(a.explained_variance_ > 0) == np.sum(b.explained_variance_ > 0) == 3
+    assert np.isfinite(b.components_).all() and np.isfinite(b.predict(chunked(X))).all()
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize(("table", "k"), sorted(key for key in SKEW if key[0] != "octane"))
 def test_rrcov_tables_in_four_blocks(threads, shared_data, table, k):

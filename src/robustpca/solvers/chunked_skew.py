@@ -316,6 +316,7 @@ def solve_robpca_skew_chunked(
         sub = class_pca_of(kept)
         k = min(sub.rank, k)
     initial_eigenvalues = sub.eigenvalues
+    k = min(k, sub.rank)  # the h-subset may have a lower rank than a k given as the rank
     X2 = scores.then(sub.center, sub.loadings[:, :k])
     model, used = adjusted_outlyingness_chunked(
         run, row_index, X2, k, n, source=source, sample=sample, pilot_x=pilot_x,

@@ -345,6 +345,7 @@ def solve_robpca(
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
     adjusted = None
     if skew:  # rrcov's projectAO: the h least outlying samples' mean and covariance
+        k = X2.shape[1]  # the h-subset may have a lower rank than a k given as the rank
         model = fit_adjusted_outlyingness(
             X2, n_directions=max_directions, rng=skew_rng, sample=sample
         )
