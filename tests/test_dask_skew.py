@@ -10,7 +10,6 @@ NumPy's quantile arithmetic, the skewed cutoffs over chunks) are checked on thei
 
 from __future__ import annotations
 
-import dask
 import dask.array as da
 import numpy as np
 import pytest
@@ -33,19 +32,11 @@ from robustpca.solvers.outlyingness import draw_subsets
 
 from .conftest import load_table, reference_fits
 from .test_dask import CountComputes
+from .test_dask_rrcov import chunked, threads  # noqa: F401 (a fixture)
 from .test_robpca import assert_equals_rrcov
 
 SKEW = reference_fits("PcaHubertSkew")
-
-
-@pytest.fixture
-def threads():
-    with dask.config.set(scheduler="threads"):
-        yield
-
-
-def chunked(X, blocks=4):
-    return da.from_array(X, chunks=(-(-X.shape[0] // blocks), -1))
+pytestmark = pytest.mark.usefixtures("threads")  # dask's threaded scheduler
 
 
 def skewed(n, p=6, share=0.05, seed=0):
@@ -98,7 +89,7 @@ def assert_same_skew_fit(a, b, X):
 
 
 @pytest.mark.parametrize("k", [2, "auto"])
-def test_planted_skewed_data_every_row_in_the_medcouples(threads, k):
+def test_planted_skewed_data_every_row_in_the_medcouples(k):
     """3,000 x 6 in 4 blocks (below MEDCOUPLE_ROWS), 60 directions: the same fit; the orthogonal
     outliers are flagged, the long tail of the lognormal scores mostly not."""
     X = skewed(3000)
@@ -117,7 +108,7 @@ def test_planted_skewed_data_every_row_in_the_medcouples(threads, k):
 
 
 @pytest.mark.parametrize("contamination", ["auto", 0.1])
-def test_planted_skewed_data_with_a_medcouple_sample(threads, monkeypatch, contamination):
+def test_planted_skewed_data_with_a_medcouple_sample(monkeypatch, contamination):
     """Above MEDCOUPLE_ROWS (lowered to 1,000 here) both routes take the medcouples of
     the same random rows, for the fit and for the diagnostics' cutoffs; a float
     contamination gives the same offset and flags that share of the rows."""
@@ -147,7 +138,7 @@ def test_the_sample_changes_the_fit_only_a_little(monkeypatch):
     assert np.mean(sampled.predict(X)[400:] == -1) < 0.02
 
 
-def test_k_as_the_rank_above_the_h_subsets_rank(threads):
+def test_k_as_the_rank_above_the_h_subsets_rank():
     """``n_components=None`` asks for every direction, beyond the rank (4: rank-3 data
     and a shifted group), and the h-subset has rank 3: both routes fit 3 components of
     positive variance, completed to 6 (in memory this raised a reshape error before)."""
@@ -165,7 +156,7 @@ def test_k_as_the_rank_above_the_h_subsets_rank(threads):
 
 @pytest.mark.realdata
 @pytest.mark.parametrize(("table", "k"), sorted(key for key in SKEW if key[0] != "octane"))
-def test_rrcov_tables_in_four_blocks(threads, shared_data, table, k):
+def test_rrcov_tables_in_four_blocks(shared_data, table, k):
     """rrcov's tables (octane, wider than tall, left out as in test_robpca) in 4 row
     blocks: the chunked skew fit is ``PcaHubert(skew = TRUE)``'s at k = 1."""
     X = load_table(shared_data, table)
