@@ -247,6 +247,32 @@ def test_histogram_pass_sums_only_when_asked():
     np.testing.assert_array_equal(full["extremes"].low, x.min(axis=0))
 
 
+@pytest.mark.parametrize("shift", [None, np.array([0.5, -1.0, 2.0, 0.0])])
+def test_histogram_pass_with_narrow_edges(shift, monkeypatch):
+    """Edges spanning a few values of each column (a refining pass's): the end bins are
+    counted and summed by comparisons, and the pass equals searchsorted and bincount,
+    values on the edges and a column with no finite edge included."""
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(size=(20_000, 4)), 2)
+    edges = np.full((4, 30), np.inf)
+    for j in range(3):
+        e = np.unique(np.round(np.linspace(0.1 * j, 0.1 * j + 0.05, 20 + j), 2))
+        edges[j, : e.size] = e
+
+    def all_values(self, V):
+        raise AssertionError("the comparisons' path was not taken")
+
+    monkeypatch.setattr(order_statistics.EdgeGrid, "bins", all_values)
+    full = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
+    for j in range(4):
+        where = np.searchsorted(edges[j], x[:, j], side="right")
+        np.testing.assert_array_equal(full["counts"][j], np.bincount(where, minlength=31))
+        if shift is not None:
+            d = x[:, j] - shift[j]
+            np.testing.assert_allclose(full["s1"][j], np.bincount(where, d, 31), atol=1e-9)
+            np.testing.assert_allclose(full["s2"][j], np.bincount(where, d * d, 31), rtol=1e-12)
+
+
 def test_outlyingness_by_blocks_of_rows():
     """ROBPCA's outlyingness of a large chunk on 250 directions: the formula's values,
     with temporaries that do not grow with the chunk."""
@@ -387,7 +413,11 @@ def test_edge_grid_locates_as_searchsorted(m, n_edges, n, seed, spread, decimals
     for V in (values, *singles):
         expected = [np.searchsorted(edges[j], V[j], side="right") for j in range(m)]
         offsets = (edges.shape[1] + 1) * np.arange(m)[:, None]
-        np.testing.assert_array_equal(grid.bins(V), np.reshape(expected, (m, n)) + offsets)
+        located = np.reshape(expected, (m, n)) + offsets
+        np.testing.assert_array_equal(grid.bins(V), located)
+        keep = rng.random((m, n)) < 0.3  # some values of each column, as flat arrays
+        column = np.nonzero(keep)[0]
+        np.testing.assert_array_equal(grid.bins_of(V[keep], column), located[keep])
 
 
 def test_counting_pass_takes_numpy_order_for_non_finite_values():

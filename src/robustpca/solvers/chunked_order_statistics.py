@@ -177,35 +177,50 @@ class EdgeGrid:
         """``searchsorted(edges[j], V[j], side="right") + j * (E + 1)`` of the finite
         values ``V`` (``m x rows``): each value's bin among all the columns' bins."""
         where = self.first[self._cells(V)]
-        step = self.padded[where] <= V  # an edge of the value's own cell or a later one
-        where += step
-        flat, values = where.ravel(), V.ravel()
-        more = np.flatnonzero(step.ravel())
+        self._settle(where.ravel(), V.ravel(), lambda at: at // V.shape[1])
+        return where
+
+    def bins_of(self, values: np.ndarray, column: np.ndarray) -> np.ndarray:
+        """:meth:`bins` of the finite ``values`` of the columns ``column`` (flat arrays)."""
+        x = values - self.low[column, 0]
+        x *= self.scale[column, 0]
+        np.clip(x, 0, self.cells, out=x)
+        where = self.first[x.astype(np.intp) + column * (self.cells + 1)]
+        self._settle(where, values, lambda at: column[at])
+        return where
+
+    def _settle(self, flat: np.ndarray, values: np.ndarray, column_of) -> None:
+        """From each value's cell's first edge (``flat``, moved in place) to its bin."""
+        step = self.padded[flat] <= values  # an edge of the value's own cell or a later one
+        flat += step
+        more = np.flatnonzero(step)
         for _ in range(self.COMPARISONS):
             more = more[self.padded[flat[more]] <= values[more]]
             flat[more] += 1
         if more.size:  # crowded cells (a refining pass's edges): a binary search
-            column = more // V.shape[1]
+            column = column_of(more)
             for j in np.unique(column):
                 at = more[column == j]
                 found = np.searchsorted(self.edges[j], values[at], side="right")
                 flat[at] = found + j * self.edges.shape[1]
-        return where
 
 
 def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     """Counts of each column's values in the bins of ``edges`` (m, E) (+inf padded):
     bin ``b`` holds ``edges[b-1] <= v < edges[b]``; each column's extremes. With
     ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each value
-    is located among its column's edges (a binary search over ``E``, not a sort of the
-    sub-block) and the bins counted and summed by ``bincount``; the result is
-    ``m x (E + 1)`` numbers per array, whatever the rows."""
+    is located among its column's edges (:class:`EdgeGrid`, not a sort of the sub-block)
+    and the bins counted and summed by ``bincount``; the result is ``m x (E + 1)``
+    numbers per array, whatever the rows. Where most values lie outside the edges (a
+    refining pass's narrow edges), only those inside are located: the two open end
+    bins are counted and summed by comparisons alone."""
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
     sums = [np.zeros((m, E + 1)), np.zeros((m, E + 1))] if shift is not None else []
     low, high = np.full(m, np.inf), np.full(m, -np.inf)
     step = max(64, HISTOGRAM_BLOCK_VALUES // max(m, x.shape[1], 1))
     grid = EdgeGrid(edges) if x.shape[0] else None
+    ends = _EndBins(edges)
     for a in range(0, max(x.shape[0], 1), step):
         b = min(a + step, x.shape[0])
         V = np.ascontiguousarray(values(x[a:b]).T)  # (m, rows)
@@ -213,15 +228,23 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
             continue
         v_low, v_high = V.min(axis=1), V.max(axis=1)
         low, high = np.minimum(low, v_low), np.maximum(high, v_high)
-        if np.isfinite(v_low).all() and np.isfinite(v_high).all():
-            where = grid.bins(V).ravel()
-        else:  # NaN or infinite values: numpy's order for them
+        d = None if shift is None else V - shift[:, None]
+        if not (np.isfinite(v_low).all() and np.isfinite(v_high).all()):
+            # NaN or infinite values: numpy's order for them
             where = np.concatenate(
                 [np.searchsorted(edges[j], V[j], side="right") + j * (E + 1) for j in range(m)]
             )
+        elif (inner := ends.inside(V)) is None:
+            where = grid.bins(V).ravel()
+        else:  # most values in the end bins: locate only the others
+            where = grid.bins_of(V[inner], np.nonzero(inner)[0])
+            if d is not None:
+                ends.add(d, sums)
+                d = d[inner]
+            ends.add_counts(counts)
         counts += np.bincount(where, minlength=m * (E + 1)).reshape(m, E + 1)
-        if shift is not None:
-            d = (V - shift[:, None]).ravel()
+        if d is not None:
+            d = d.ravel()
             sums[0] += np.bincount(where, weights=d, minlength=m * (E + 1)).reshape(m, E + 1)
             d *= d
             sums[1] += np.bincount(where, weights=d, minlength=m * (E + 1)).reshape(m, E + 1)
@@ -229,6 +252,42 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     if shift is not None:
         out.update(s1=sums[0], s2=sums[1])
     return out
+
+
+class _EndBins:
+    """Each column's two open end bins (below its first edge, from its last finite edge
+    on), which comparisons count and sum without locating the values among the edges."""
+
+    #: Values located among the edges at most, as a share of a sub-block's, for the
+    #: comparisons to replace locating all of them.
+    SPARSE = 0.25
+
+    def __init__(self, edges: np.ndarray) -> None:
+        m, E = edges.shape
+        self.finite = (edges < np.inf).sum(axis=1)  # the top bin's number
+        self.first = edges[:, :1]
+        last = edges[np.arange(m), np.maximum(self.finite - 1, 0)]
+        self.last = np.where(self.finite > 0, last, np.inf)[:, None]
+        self.top = np.arange(m) * (E + 1) + self.finite
+
+    def inside(self, V: np.ndarray) -> np.ndarray | None:
+        """Where ``first <= v < last`` in the finite ``V`` (m, rows), or None where most are."""
+        self.below, self.above = V < self.first, V >= self.last
+        inner = ~(self.below | self.above)
+        return inner if np.count_nonzero(inner) <= self.SPARSE * V.size else None
+
+    def add_counts(self, counts: np.ndarray) -> None:
+        """Add the counts of :meth:`inside`'s end bins to ``counts`` (m, E + 1)."""
+        flat = counts.reshape(-1)  # each column's two bins: distinct positions
+        flat[self.top - self.finite] += np.count_nonzero(self.below, axis=1)
+        flat[self.top] += np.count_nonzero(self.above, axis=1)
+
+    def add(self, d: np.ndarray, sums: list) -> None:
+        """Add the sums of ``d`` (m, rows) and of its square in :meth:`inside`'s end bins
+        to ``sums``."""
+        for mask, at in ((self.below, self.top - self.finite), (self.above, self.top)):
+            sums[0].reshape(-1)[at] += np.einsum("ij,ij->i", d, mask)
+            sums[1].reshape(-1)[at] += np.einsum("ij,ij,ij->i", d, d, mask)
 
 
 def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
