@@ -7,8 +7,11 @@
 # tests again on real images, took 150 of the suite's 570 s, and the main suite runs
 # them on the newest releases (CI as a whole must stay under 20 minutes on 2 cores).
 #
-# Environment: MINVERSIONS_VENV (default .venv-minversions). One pytest process: on 2 cores
-# pytest-xdist -n 2 took 3x the CPU time of a plain run (424 s against 143 s wall).
+# Environment: MINVERSIONS_VENV (default .venv-minversions). .ci/run starts this script in
+# the background beside the main suite (one core each: one BLAS thread here), so the
+# package is built from a copy of the tree (setuptools builds in the tree it is given, and
+# the main install and the docs build in this one meanwhile) and pytest gets its own
+# --basetemp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +27,12 @@ constraints="$venv/minimum-constraints.txt"
 python .ci/lower_bounds.py plot dask test > "$constraints"
 echo "+ pinned to the declared minimums:"
 sed 's/^/    /' "$constraints"
-python -m pip install --quiet -c "$constraints" ".[plot,dask,test]"
+tree="$venv/source"
+mkdir -p "$tree"
+cp -r pyproject.toml README.md LICENSE src "$tree/"
+python -m pip install --quiet -c "$constraints" "$tree[plot,dask,test]"
 python .ci/lower_bounds.py --check plot dask test
 
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 echo "+ python -m pytest -q -m 'not realdata'"
-python -m pytest -q -p no:cacheprovider -m "not realdata"
+python -m pytest -q -p no:cacheprovider -m "not realdata" --basetemp="$venv/pytest-tmp"
