@@ -247,16 +247,23 @@ def test_histogram_pass_sums_only_when_asked():
     np.testing.assert_array_equal(full["extremes"].low, x.min(axis=0))
 
 
-@pytest.mark.parametrize("shift", [None, np.array([0.5, -1.0, 2.0, 0.0])])
+@pytest.mark.parametrize("shift", [None, np.array([0.5, -1.0, 2.0, 0.0, 1.0])])
 def test_histogram_pass_with_narrow_edges(shift, monkeypatch):
-    """Edges spanning a few values of each column (a refining pass's): the end bins are
-    counted and summed by comparisons, and the pass equals searchsorted and bincount,
-    values on the edges and a column with no finite edge included."""
+    """Edges around a few values of each column (a refining pass's: one range, two ranges
+    far apart, one edge, none): the open end bins and the widest inner bin are counted
+    and summed by comparisons, and the pass equals searchsorted and bincount, values on
+    the edges included."""
     rng = np.random.default_rng(3)
-    x = np.round(rng.normal(size=(20_000, 4)), 2)
-    edges = np.full((4, 30), np.inf)
-    for j in range(3):
-        e = np.unique(np.round(np.linspace(0.1 * j, 0.1 * j + 0.05, 20 + j), 2))
+    x = np.round(rng.normal(size=(20_000, 5)), 2)
+    edges = np.full((5, 40), np.inf)
+    ranges = [
+        np.linspace(0.0, 0.05, 21),
+        np.concatenate([np.linspace(-0.7, -0.65, 6), np.linspace(0.6, 0.66, 7)]),
+        np.concatenate([np.linspace(-0.1, -0.05, 11), np.linspace(0.5, 0.55, 11)]),
+        np.array([0.3]),
+    ]
+    for j, e in enumerate(ranges):
+        e = np.unique(np.round(e, 2))
         edges[j, : e.size] = e
 
     def all_values(self, V):
@@ -264,13 +271,13 @@ def test_histogram_pass_with_narrow_edges(shift, monkeypatch):
 
     monkeypatch.setattr(order_statistics.EdgeGrid, "bins", all_values)
     full = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
-    for j in range(4):
+    for j in range(5):
         where = np.searchsorted(edges[j], x[:, j], side="right")
-        np.testing.assert_array_equal(full["counts"][j], np.bincount(where, minlength=31))
+        np.testing.assert_array_equal(full["counts"][j], np.bincount(where, minlength=41))
         if shift is not None:
             d = x[:, j] - shift[j]
-            np.testing.assert_allclose(full["s1"][j], np.bincount(where, d, 31), atol=1e-9)
-            np.testing.assert_allclose(full["s2"][j], np.bincount(where, d * d, 31), rtol=1e-12)
+            np.testing.assert_allclose(full["s1"][j], np.bincount(where, d, 41), atol=1e-9)
+            np.testing.assert_allclose(full["s2"][j], np.bincount(where, d * d, 41), rtol=1e-12)
 
 
 def test_outlyingness_by_blocks_of_rows():

@@ -211,16 +211,17 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each value
     is located among its column's edges (:class:`EdgeGrid`, not a sort of the sub-block)
     and the bins counted and summed by ``bincount``; the result is ``m x (E + 1)``
-    numbers per array, whatever the rows. Where most values lie outside the edges (a
-    refining pass's narrow edges), only those inside are located: the two open end
-    bins are counted and summed by comparisons alone."""
+    numbers per array, whatever the rows. Where most values lie in the two open end
+    bins and the widest inner bin (a refining pass's: split bins of two ranges far
+    apart), those three are counted and summed by comparisons and only the other
+    values are located."""
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
     sums = [np.zeros((m, E + 1)), np.zeros((m, E + 1))] if shift is not None else []
     low, high = np.full(m, np.inf), np.full(m, -np.inf)
     step = max(64, HISTOGRAM_BLOCK_VALUES // max(m, x.shape[1], 1))
     grid = EdgeGrid(edges) if x.shape[0] else None
-    ends = _EndBins(edges)
+    compared, dense = _ComparedBins(edges), False
     for a in range(0, max(x.shape[0], 1), step):
         b = min(a + step, x.shape[0])
         V = np.ascontiguousarray(values(x[a:b]).T)  # (m, rows)
@@ -234,14 +235,13 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
             where = np.concatenate(
                 [np.searchsorted(edges[j], V[j], side="right") + j * (E + 1) for j in range(m)]
             )
-        elif (inner := ends.inside(V)) is None:
+        elif dense or (inner := compared.inside(V)) is None:
+            dense = True  # the chunk's first sub-block decides for the others
             where = grid.bins(V).ravel()
-        else:  # most values in the end bins: locate only the others
+        else:  # most values in the compared bins: locate only the others
             where = grid.bins_of(V[inner], np.nonzero(inner)[0])
-            if d is not None:
-                ends.add(d, sums)
-                d = d[inner]
-            ends.add_counts(counts)
+            compared.add(counts, d, sums)
+            d = None if d is None else d[inner]
         counts += np.bincount(where, minlength=m * (E + 1)).reshape(m, E + 1)
         if d is not None:
             d = d.ravel()
@@ -254,9 +254,11 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     return out
 
 
-class _EndBins:
+class _ComparedBins:
     """Each column's two open end bins (below its first edge, from its last finite edge
-    on), which comparisons count and sum without locating the values among the edges."""
+    on) and its widest inner bin (a refining pass's gap between the split bins of two
+    ranges), which comparisons count and sum without locating the values among the
+    edges."""
 
     #: Values located among the edges at most, as a share of a sub-block's, for the
     #: comparisons to replace locating all of them.
@@ -264,30 +266,40 @@ class _EndBins:
 
     def __init__(self, edges: np.ndarray) -> None:
         m, E = edges.shape
-        self.finite = (edges < np.inf).sum(axis=1)  # the top bin's number
-        self.first = edges[:, :1]
-        last = edges[np.arange(m), np.maximum(self.finite - 1, 0)]
-        self.last = np.where(self.finite > 0, last, np.inf)[:, None]
-        self.top = np.arange(m) * (E + 1) + self.finite
+        finite = (edges < np.inf).sum(axis=1)  # the top bin's number
+        column = np.arange(m)
+        last = np.where(finite > 0, edges[column, np.maximum(finite - 1, 0)], np.inf)
+        with np.errstate(invalid="ignore"):
+            widths = np.where(np.arange(E - 1) < (finite - 1)[:, None], np.diff(edges), -1.0)
+        gap = np.argmax(widths, axis=1) if E > 1 else np.zeros(m, dtype=np.intp)
+        has_gap = finite >= 2
+        self.bounds = [  # (low, high) of each compared bin, and its position
+            (np.full(m, -np.inf), edges[:, 0], column * (E + 1)),
+            (
+                np.where(has_gap, edges[column, gap], np.inf),
+                np.where(has_gap, edges[column, np.minimum(gap + 1, E - 1)], np.inf),
+                column * (E + 1) + gap + 1,
+            ),
+            (last, np.full(m, np.inf), column * (E + 1) + finite),
+        ]
+        self.masks: list[np.ndarray] = []
 
     def inside(self, V: np.ndarray) -> np.ndarray | None:
-        """Where ``first <= v < last`` in the finite ``V`` (m, rows), or None where most are."""
-        self.below, self.above = V < self.first, V >= self.last
-        inner = ~(self.below | self.above)
+        """Where the finite ``V`` (m, rows) lie in none of the compared bins, or None where
+        more than :data:`SPARSE` of them do (the masks of the bins are kept for
+        :meth:`add`)."""
+        self.masks = [(V >= lo[:, None]) & (V < hi[:, None]) for lo, hi, _ in self.bounds]
+        inner = ~(self.masks[0] | self.masks[1] | self.masks[2])
         return inner if np.count_nonzero(inner) <= self.SPARSE * V.size else None
 
-    def add_counts(self, counts: np.ndarray) -> None:
-        """Add the counts of :meth:`inside`'s end bins to ``counts`` (m, E + 1)."""
-        flat = counts.reshape(-1)  # each column's two bins: distinct positions
-        flat[self.top - self.finite] += np.count_nonzero(self.below, axis=1)
-        flat[self.top] += np.count_nonzero(self.above, axis=1)
-
-    def add(self, d: np.ndarray, sums: list) -> None:
-        """Add the sums of ``d`` (m, rows) and of its square in :meth:`inside`'s end bins
-        to ``sums``."""
-        for mask, at in ((self.below, self.top - self.finite), (self.above, self.top)):
-            sums[0].reshape(-1)[at] += np.einsum("ij,ij->i", d, mask)
-            sums[1].reshape(-1)[at] += np.einsum("ij,ij,ij->i", d, d, mask)
+    def add(self, counts: np.ndarray, d: np.ndarray | None, sums: list) -> None:
+        """Add the counts of :meth:`inside`'s compared bins to ``counts`` (m, E + 1), and
+        the sums of ``d`` (m, rows) and of its square in them to ``sums``."""
+        for mask, (_, _, at) in zip(self.masks, self.bounds, strict=True):
+            counts.reshape(-1)[at] += np.count_nonzero(mask, axis=1)
+            if d is not None:
+                sums[0].reshape(-1)[at] += np.einsum("ij,ij->i", d, mask)
+                sums[1].reshape(-1)[at] += np.einsum("ij,ij,ij->i", d, d, mask)
 
 
 def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
