@@ -16,11 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from robustpca.solvers import chunked_histogram, chunked_unimcd
 from robustpca.solvers import chunked_order_statistics as order_statistics
-from robustpca.solvers import chunked_unimcd
 from robustpca.solvers.chunked import NumpyPassRunner
+from robustpca.solvers.chunked_histogram import histogram_pass
 from robustpca.solvers.chunked_mcd import AffineRows
-from robustpca.solvers.chunked_order_statistics import histogram_pass, pilot_indices
+from robustpca.solvers.chunked_order_statistics import pilot_indices
 from robustpca.solvers.chunked_rrcov import Outlyingness, Projections
 from robustpca.solvers.chunked_unimcd import (
     REFINE_BINS_PER_COLUMN,
@@ -269,7 +270,7 @@ def test_histogram_pass_with_narrow_edges(shift, monkeypatch):
     def all_values(self, V):
         raise AssertionError("the comparisons' path was not taken")
 
-    monkeypatch.setattr(order_statistics.EdgeGrid, "bins", all_values)
+    monkeypatch.setattr(chunked_histogram.EdgeGrid, "bins", all_values)
     full = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
     for j in range(5):
         where = np.searchsorted(edges[j], x[:, j], side="right")
@@ -415,7 +416,7 @@ def test_edge_grid_locates_as_searchsorted(m, n_edges, n, seed, spread, decimals
         edges[j, :k] = e[:k]  # columns end in +inf padding, as _padded gives them
         pool = np.concatenate([e, centre + 2 * spread * rng.standard_t(2, size=max(n, 1))])
         values[j] = rng.choice(pool[np.isfinite(pool)], size=n)
-    grid = order_statistics.EdgeGrid(edges)
+    grid = chunked_histogram.EdgeGrid(edges)
     singles = [values.astype(np.float32)] if spread < 1e30 else []
     for V in (values, *singles):
         expected = [np.searchsorted(edges[j], V[j], side="right") for j in range(m)]

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .chunked import sub_blocks
+from .chunked_histogram import Extremes
 from .chunked_mcd import AffineRows, QRMoments, _moments_below_pass, smallest_subsets
-from .chunked_order_statistics import Extremes, gather_rows, pilot_indices, select_ranks
+from .chunked_order_statistics import gather_rows, pilot_indices, select_ranks
 from .chunked_rrcov import (
     OrthogonalDistance,
     Projections,

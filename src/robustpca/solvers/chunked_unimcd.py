@@ -38,6 +38,7 @@ import numpy as np
 from scipy import stats
 
 from .chunked import Rows
+from .chunked_histogram import histogram_pass
 from .chunked_order_statistics import (
     GATHER_BUDGET,
     MAX_SPLITS,
@@ -45,7 +46,6 @@ from .chunked_order_statistics import (
     _gathered_by_column,
     _padded,
     gather_pass,
-    histogram_pass,
     pilot_edges,
     select_ranks,
 )
