@@ -200,9 +200,9 @@ class _ComparedBins:
         self.masks: list[np.ndarray] = []
 
     def inside(self, V: np.ndarray) -> np.ndarray | None:
-        """Where the finite ``V`` (m, rows) lie in none of the compared bins, or None where
-        more than :data:`SPARSE` of them do (the masks of the bins are kept for
-        :meth:`add`)."""
+        """Where the finite ``V`` (m, rows) lie in none of the compared bins, or None when
+        more than a share :data:`SPARSE` of them lie there (the dense path is then
+        cheaper); the masks of the compared bins are kept for :meth:`add`."""
         self.masks = [(V >= lo[:, None]) & (V < hi[:, None]) for lo, hi, _ in self.bounds]
         inner = ~(self.masks[0] | self.masks[1] | self.masks[2])
         return inner if np.count_nonzero(inner) <= self.SPARSE * V.size else None
