@@ -13,6 +13,7 @@ on a ``distributed`` cluster leaves the same fit (issue 41, item 5).
 from __future__ import annotations
 
 import pickle
+import time
 import warnings
 
 import dask
@@ -500,6 +501,7 @@ def test_worker_killed_mid_fit_gives_the_same_fit(name, model, kind, when):
     from the wrong iterate: PCP took 20 or 22 iterations instead of 17."""
     X = sum(planted(5, n=2000, d=16)) if kind == "entries" else outlying_rows(5, n=2000, d=16)
     dX = da.from_array(X, chunks=(250, -1))
+    n_chunks = dX.numblocks[0]
     with dask.config.set(scheduler="threads"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         reference = clone(model).fit(dX)
@@ -516,6 +518,13 @@ def test_worker_killed_mid_fit_gives_the_same_fit(name, model, kind, when):
 
         def kill(iteration, state):
             if iteration == when and not lost:
+                # a pass persists its states without waiting for them: on a loaded
+                # machine some are still being made when the callback runs
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and n_chunks > sum(
+                    len(w.state.data) for w in cluster.workers.values()
+                ):
+                    time.sleep(0.01)
                 # the worker holding the most chunks (where they land varies by version)
                 worker = max(cluster.workers.values(), key=lambda w: len(w.state.data))
                 lost.append(len(worker.state.data))
