@@ -281,6 +281,45 @@ def test_histogram_pass_with_narrow_edges(shift, monkeypatch):
             np.testing.assert_allclose(full["s2"][j], np.bincount(where, d * d, 41), rtol=1e-12)
 
 
+@pytest.mark.parametrize("width", [1, 2, 3, 7])
+def test_histogram_pass_by_groups_of_columns(width, monkeypatch):
+    """Columns taken ``width`` at a time over several sub-blocks of rows: columns whose
+    values are located among all their edges, columns counted mostly by comparisons, a
+    column with NaN and infinite values and one with no edge, in one group or split
+    across groups; each column as searchsorted and bincount count and sum it."""
+    rng = np.random.default_rng(5)
+    rows, m = 3000, 7
+    x = np.round(rng.normal(size=(rows, m)), 2)
+    x[::97, 4] = np.nan
+    x[::101, 4] = -np.inf
+    edge_lists = [
+        np.unique(np.round(rng.normal(size=30), 2)),  # dense: a pilot's edges
+        np.unique(np.round(np.linspace(0.0, 0.05, 21), 2)),  # narrow: comparisons
+        np.unique(np.round(rng.normal(size=5), 2)),
+        np.unique(np.round(np.r_[np.linspace(-0.7, -0.6, 11), np.linspace(0.6, 0.7, 11)], 2)),
+        np.unique(np.round(rng.normal(size=12), 2)),
+        np.array([]),
+        np.array([0.3]),
+    ]
+    edges = np.full((m, 30), np.inf)
+    for j, e in enumerate(edge_lists):
+        edges[j, : e.size] = e
+    shift = rng.normal(size=m)
+    monkeypatch.setattr(chunked_histogram, "HISTOGRAM_BLOCK_VALUES", 700 * m)
+    monkeypatch.setattr(chunked_histogram, "HISTOGRAM_GROUP_VALUES", 700 * width)
+    got = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
+    for j in range(m):
+        where = np.searchsorted(edges[j], x[:, j], side="right")
+        np.testing.assert_array_equal(got["counts"][j], np.bincount(where, minlength=31))
+        if j == 4:  # NaN sums are NaN wherever they land
+            continue
+        d = x[:, j] - shift[j]
+        np.testing.assert_allclose(got["s1"][j], np.bincount(where, d, 31), atol=1e-9)
+        np.testing.assert_allclose(got["s2"][j], np.bincount(where, d * d, 31), rtol=1e-12)
+    np.testing.assert_array_equal(got["extremes"].low, np.min(x, axis=0))
+    np.testing.assert_array_equal(got["extremes"].high, np.max(x, axis=0))
+
+
 def test_outlyingness_by_blocks_of_rows():
     """ROBPCA's outlyingness of a large chunk on 250 directions: the formula's values,
     with temporaries that do not grow with the chunk."""
@@ -426,6 +465,13 @@ def test_edge_grid_locates_as_searchsorted(m, n_edges, n, seed, spread, decimals
         keep = rng.random((m, n)) < 0.3  # some values of each column, as flat arrays
         column = np.nonzero(keep)[0]
         np.testing.assert_array_equal(grid.bins_of(V[keep], column), located[keep])
+        # the columns from ``start`` on, their bins counted from that column's
+        start = int(rng.integers(0, m + 1))
+        local = located[start:] - start * (edges.shape[1] + 1)
+        np.testing.assert_array_equal(grid.bins(V[start:], start), local)
+        part = keep[start:]
+        column = np.nonzero(part)[0]
+        np.testing.assert_array_equal(grid.bins_of(V[start:][part], column, start), local[part])
 
 
 def test_counting_pass_takes_numpy_order_for_non_finite_values():

@@ -5,7 +5,8 @@ summed) in the bins of its edges, over one chunk of rows.
 :mod:`robustpca.solvers.chunked_order_statistics` and
 :mod:`robustpca.solvers.chunked_unimcd` run over the chunks. A value is located among its
 column's sorted edges by :class:`EdgeGrid` (a uniform grid of cells over the edges, then
-the few edges of the value's cell), for all the columns at once. A refining pass's
+the few edges of the value's cell), for a group of columns at a time, so that the
+group's temporaries and its part of the grid stay in cache. A refining pass's
 edges cover only the bins being split, so most values fall in three bins (the two open
 ends and the wide bin between two ranges): those are counted and summed by comparisons.
 """
@@ -23,6 +24,9 @@ __all__ = ["EdgeGrid", "Extremes", "histogram_pass"]
 #: sub-block, so sub-blocks much larger than the bins keep that cost small; each of the
 #: few temporaries of a sub-block is this many floats).
 HISTOGRAM_BLOCK_VALUES = 1 << 21
+#: Values per group of columns of a sub-block, located and counted together (their
+#: temporaries, about this many floats each, and their part of the grid stay in cache).
+HISTOGRAM_GROUP_VALUES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,9 @@ class EdgeGrid:
             scale = np.where(width > 0, self.cells / np.where(width > 0, width, 1.0), 0.0)
         self.scale = np.where(np.isfinite(scale), scale, 0.0)
         with np.errstate(invalid="ignore", over="ignore"):
-            cell = self._cells(np.where(finite, edges, 0.0)) - self._cell_offsets(m)
+            cell = self._cells(np.where(finite, edges, 0.0)) - self._cell_offsets(0, m)
         cell[~finite] = np.where(edges[~finite] < 0, 0, self.cells)  # +inf padding: last
-        flat = cell + self._cell_offsets(m)
+        flat = cell + self._cell_offsets(0, m)
         counts = np.bincount(flat.ravel(), minlength=m * (self.cells + 1))
         before = np.cumsum(counts) - counts  # edges in the earlier cells, over all columns
         # a cell's first edge, as a position in the flattened (m, E + 1) edges
@@ -78,30 +82,37 @@ class EdgeGrid:
         self.edges = np.concatenate([edges, np.full((m, 1), np.inf)], axis=1)
         self.padded = self.edges.ravel()
 
-    def _cell_offsets(self, m: int) -> np.ndarray:
-        return (self.cells + 1) * np.arange(m)[:, None]
+    def _cell_offsets(self, start: int, m: int) -> np.ndarray:
+        return (self.cells + 1) * np.arange(start, start + m)[:, None]
 
-    def _cells(self, V: np.ndarray) -> np.ndarray:
-        """Each value's cell, as a position in the flattened ``(m, cells + 1)`` cells."""
-        x = V - self.low
-        x *= self.scale
+    def _cells(self, V: np.ndarray, start: int = 0) -> np.ndarray:
+        """Each value of the columns ``start, start + 1, ...`` (the rows of ``V``) in its
+        cell, as a position in the flattened ``(m, cells + 1)`` cells."""
+        at = slice(start, start + V.shape[0])
+        x = V - self.low[at]
+        x *= self.scale[at]
         np.clip(x, 0, self.cells, out=x)
-        return x.astype(np.intp) + self._cell_offsets(V.shape[0])
+        return x.astype(np.intp) + self._cell_offsets(start, V.shape[0])
 
-    def bins(self, V: np.ndarray) -> np.ndarray:
-        """``searchsorted(edges[j], V[j], side="right") + j * (E + 1)`` of the finite
-        values ``V`` (``m x rows``): each value's bin among all the columns' bins."""
-        where = self.first[self._cells(V)]
-        self._settle(where.ravel(), V.ravel(), lambda at: at // V.shape[1])
+    def bins(self, V: np.ndarray, start: int = 0) -> np.ndarray:
+        """``searchsorted(edges[j], V[i], side="right") + i * (E + 1)``, ``j = start + i``,
+        of the finite values ``V`` (``g x rows``) of the columns ``start .. start + g - 1``:
+        each value's bin among those columns' bins."""
+        where = self.first[self._cells(V, start)]
+        self._settle(where.ravel(), V.ravel(), lambda at: start + at // V.shape[1])
+        where -= start * self.edges.shape[1]
         return where
 
-    def bins_of(self, values: np.ndarray, column: np.ndarray) -> np.ndarray:
-        """:meth:`bins` of the finite ``values`` of the columns ``column`` (flat arrays)."""
+    def bins_of(self, values: np.ndarray, column: np.ndarray, start: int = 0) -> np.ndarray:
+        """:meth:`bins` of the finite ``values`` of the columns ``start + column`` (flat
+        arrays)."""
+        column = column + start
         x = values - self.low[column, 0]
         x *= self.scale[column, 0]
         np.clip(x, 0, self.cells, out=x)
         where = self.first[x.astype(np.intp) + column * (self.cells + 1)]
         self._settle(where, values, lambda at: column[at])
+        where -= start * self.edges.shape[1]
         return where
 
     def _settle(self, flat: np.ndarray, values: np.ndarray, column_of) -> None:
@@ -129,44 +140,65 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     numbers per array, whatever the rows. Where most values lie in the two open end
     bins and the widest inner bin (a refining pass's: split bins of two ranges far
     apart), those three are counted and summed by comparisons and only the other
-    values are located."""
+    values are located. The columns are taken a group at a time
+    (:data:`HISTOGRAM_GROUP_VALUES` values)."""
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
     sums = [np.zeros((m, E + 1)), np.zeros((m, E + 1))] if shift is not None else []
     low, high = np.full(m, np.inf), np.full(m, -np.inf)
+    if x.shape[0] == 0:
+        return _result(counts, sums, low, high)
     step = max(64, HISTOGRAM_BLOCK_VALUES // max(m, x.shape[1], 1))
-    grid = EdgeGrid(edges) if x.shape[0] else None
-    compared, dense = _ComparedBins(edges), False
-    for a in range(0, max(x.shape[0], 1), step):
-        b = min(a + step, x.shape[0])
-        V = np.ascontiguousarray(values(x[a:b]).T)  # (m, rows)
-        if V.shape[1] == 0 or grid is None:
+    width = max(1, HISTOGRAM_GROUP_VALUES // min(step, x.shape[0]))
+    groups = [slice(j, min(j + width, m)) for j in range(0, m, width)]
+    grid, compared = EdgeGrid(edges), _ComparedBins(edges)
+    dense = [False] * len(groups)
+    for a in range(0, x.shape[0], step):
+        V = values(x[a : a + step])  # (rows, m)
+        if V.shape[0] == 0:
             continue
-        v_low, v_high = V.min(axis=1), V.max(axis=1)
-        low, high = np.minimum(low, v_low), np.maximum(high, v_high)
-        d = None if shift is None else V - shift[:, None]
-        if not (np.isfinite(v_low).all() and np.isfinite(v_high).all()):
-            # NaN or infinite values: numpy's order for them
-            where = np.concatenate(
-                [np.searchsorted(edges[j], V[j], side="right") + j * (E + 1) for j in range(m)]
-            )
-        elif dense or (inner := compared.inside(V)) is None:
-            dense = True  # the chunk's first sub-block decides for the others
-            where = grid.bins(V).ravel()
-        else:  # most values in the compared bins: locate only the others
-            where = grid.bins_of(V[inner], np.nonzero(inner)[0])
-            compared.add(counts, d, sums)
-            d = None if d is None else d[inner]
-        counts += np.bincount(where, minlength=m * (E + 1)).reshape(m, E + 1)
-        if d is not None:
-            d = d.ravel()
-            sums[0] += np.bincount(where, weights=d, minlength=m * (E + 1)).reshape(m, E + 1)
-            d *= d
-            sums[1] += np.bincount(where, weights=d, minlength=m * (E + 1)).reshape(m, E + 1)
+        for i, at in enumerate(groups):
+            Vg = np.ascontiguousarray(V[:, at].T)  # (group, rows)
+            v_low, v_high = Vg.min(axis=1), Vg.max(axis=1)
+            low[at], high[at] = np.minimum(low[at], v_low), np.maximum(high[at], v_high)
+            d = None if shift is None else Vg - shift[at, None]
+            if not (np.isfinite(v_low).all() and np.isfinite(v_high).all()):
+                # NaN or infinite values: numpy's order for them
+                where = np.concatenate(
+                    [
+                        np.searchsorted(edges[j], Vg[j - at.start], side="right")
+                        + (j - at.start) * (E + 1)
+                        for j in range(at.start, at.stop)
+                    ]
+                )
+            elif dense[i] or (inner := compared.inside(Vg, at)) is None:
+                dense[i] = True  # the group's first sub-block decides for the others
+                where = grid.bins(Vg, at.start).ravel()
+            else:  # most values in the compared bins: locate only the others
+                where = grid.bins_of(Vg[inner], np.nonzero(inner)[0], at.start)
+                compared.add(counts[at], d, [s[at] for s in sums])
+                d = None if d is None else d[inner]
+            _add_bins(where, d, counts[at], [s[at] for s in sums])
+    return _result(counts, sums, low, high)
+
+
+def _result(counts, sums, low, high) -> dict:
     out: dict[str, Any] = {"counts": counts, "extremes": Extremes(low, high)}
-    if shift is not None:
+    if sums:
         out.update(s1=sums[0], s2=sums[1])
     return out
+
+
+def _add_bins(where: np.ndarray, d, counts: np.ndarray, sums: list) -> None:
+    """Add the counts of the flat bins ``where`` to ``counts`` (g, E + 1) and, unless
+    ``d`` is None, the sums of ``d`` and of its square in them to ``sums``."""
+    size = counts.size
+    counts += np.bincount(where, minlength=size).reshape(counts.shape)
+    if d is not None:
+        d = d.ravel()
+        sums[0] += np.bincount(where, weights=d, minlength=size).reshape(counts.shape)
+        d *= d
+        sums[1] += np.bincount(where, weights=d, minlength=size).reshape(counts.shape)
 
 
 class _ComparedBins:
@@ -188,30 +220,38 @@ class _ComparedBins:
             widths = np.where(np.arange(E - 1) < (finite - 1)[:, None], np.diff(edges), -1.0)
         gap = np.argmax(widths, axis=1) if E > 1 else np.zeros(m, dtype=np.intp)
         has_gap = finite >= 2
-        self.bounds = [  # (low, high) of each compared bin, and its position
-            (np.full(m, -np.inf), edges[:, 0], column * (E + 1)),
+        self.bounds = [  # (low, high) of each compared bin, and its number
+            (np.full(m, -np.inf), edges[:, 0], np.zeros(m, dtype=np.intp)),
             (
                 np.where(has_gap, edges[column, gap], np.inf),
                 np.where(has_gap, edges[column, np.minimum(gap + 1, E - 1)], np.inf),
-                column * (E + 1) + gap + 1,
+                gap + 1,
             ),
-            (last, np.full(m, np.inf), column * (E + 1) + finite),
+            (last, np.full(m, np.inf), finite),
         ]
         self.masks: list[np.ndarray] = []
+        self.columns = slice(0, m)
 
-    def inside(self, V: np.ndarray) -> np.ndarray | None:
-        """Where the finite ``V`` (m, rows) lie in none of the compared bins, or None when
-        more than a share :data:`SPARSE` of them lie there (the dense path is then
-        cheaper); the masks of the compared bins are kept for :meth:`add`."""
-        self.masks = [(V >= lo[:, None]) & (V < hi[:, None]) for lo, hi, _ in self.bounds]
+    def inside(self, V: np.ndarray, columns: slice) -> np.ndarray | None:
+        """Where the finite ``V`` (g, rows) of the ``columns`` lie in none of the
+        compared bins, or None when more than a share :data:`SPARSE` of them lie there
+        (the dense path is then cheaper); the masks of the compared bins are kept for
+        :meth:`add`."""
+        self.columns = columns
+        self.masks = [
+            (V >= lo[columns, None]) & (V < hi[columns, None]) for lo, hi, _ in self.bounds
+        ]
         inner = ~(self.masks[0] | self.masks[1] | self.masks[2])
         return inner if np.count_nonzero(inner) <= self.SPARSE * V.size else None
 
     def add(self, counts: np.ndarray, d: np.ndarray | None, sums: list) -> None:
-        """Add the counts of :meth:`inside`'s compared bins to ``counts`` (m, E + 1), and
-        the sums of ``d`` (m, rows) and of its square in them to ``sums``."""
-        for mask, (_, _, at) in zip(self.masks, self.bounds, strict=True):
-            counts.reshape(-1)[at] += np.count_nonzero(mask, axis=1)
+        """Add the counts of :meth:`inside`'s compared bins to ``counts`` (g, E + 1) of
+        its columns, and the sums of ``d`` (g, rows) and of its square in them to
+        ``sums``."""
+        rows = np.arange(counts.shape[0])
+        for mask, (_, _, number) in zip(self.masks, self.bounds, strict=True):
+            at = (rows, number[self.columns])
+            counts[at] += np.count_nonzero(mask, axis=1)
             if d is not None:
-                sums[0].reshape(-1)[at] += np.einsum("ij,ij->i", d, mask)
-                sums[1].reshape(-1)[at] += np.einsum("ij,ij,ij->i", d, d, mask)
+                sums[0][at] += np.einsum("ij,ij->i", d, mask)
+                sums[1][at] += np.einsum("ij,ij,ij->i", d, d, mask)
