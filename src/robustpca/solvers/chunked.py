@@ -200,6 +200,29 @@ def sub_blocks(n_rows: int, n_features: int) -> list[tuple[int, int]]:
     return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)] or [(0, 0)]
 
 
+#: Rows at most of a value block (:func:`value_blocks`).
+VALUE_BLOCK_ROWS = 4096
+
+
+def value_blocks(x) -> list[tuple[int, int]]:
+    """Row ranges of a chunk ``x`` on which per-row values (projections, distances) are
+    computed, by every kernel and every pass alike: BLAS may round a row's product
+    differently with the shape of the block holding it, and passes that count, gather
+    and select rows by the same values must see the same numbers. At most
+    :data:`VALUE_BLOCK_ROWS` rows (fewer for wide rows)."""
+    size = max(64, min(VALUE_BLOCK_ROWS, SUB_BLOCK_VALUES // max(x.shape[1], 1)))
+    n_rows = x.shape[0]
+    return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)] or [(0, 0)]
+
+
+def by_value_blocks(func: Callable[[np.ndarray], np.ndarray], x) -> np.ndarray:
+    """``func(x)`` computed on the :func:`value_blocks` of ``x``, its rows in order."""
+    bounds = value_blocks(x)
+    if len(bounds) == 1:
+        return func(x)
+    return np.concatenate([func(x[a:b]) for a, b in bounds])
+
+
 def by_sub_blocks(kernel: Callable[..., dict]) -> Callable[..., dict]:
     """Run a chunk kernel on each sub-block of the chunk and add the results."""
 

@@ -18,12 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from .chunked import value_blocks
+
 __all__ = ["EdgeGrid", "Extremes", "histogram_pass"]
 
-#: Values per sub-block of a counting pass (the per-bin sums are formed once per
-#: sub-block, so sub-blocks much larger than the bins keep that cost small; each of the
-#: few temporaries of a sub-block is this many floats).
-HISTOGRAM_BLOCK_VALUES = 1 << 21
 #: Values per group of columns of a sub-block, located and counted together (their
 #: temporaries, about this many floats each, and their part of the grid stay in cache).
 HISTOGRAM_GROUP_VALUES = 1 << 16
@@ -148,13 +146,13 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     low, high = np.full(m, np.inf), np.full(m, -np.inf)
     if x.shape[0] == 0:
         return _result(counts, sums, low, high)
-    step = max(64, HISTOGRAM_BLOCK_VALUES // max(m, x.shape[1], 1))
-    width = max(1, HISTOGRAM_GROUP_VALUES // min(step, x.shape[0]))
+    bounds = value_blocks(x)
+    width = max(1, HISTOGRAM_GROUP_VALUES // max(bounds[0][1] - bounds[0][0], 1))
     groups = [slice(j, min(j + width, m)) for j in range(0, m, width)]
     grid, compared = EdgeGrid(edges), _ComparedBins(edges)
     dense = [False] * len(groups)
-    for a in range(0, x.shape[0], step):
-        V = values(x[a : a + step])  # (rows, m)
+    for a, b in bounds:
+        V = values(x[a:b])  # (rows, m)
         if V.shape[0] == 0:
             continue
         for i, at in enumerate(groups):

@@ -1,20 +1,18 @@
 r"""The MCD of robustbase (:mod:`robustpca.solvers.mcd`) over row chunks, in passes.
 
-Everything that :func:`~robustpca.solvers.mcd.minimum_covariance_determinant` does on
-all the rows runs in passes over the chunks, each one ``dask.compute`` in the Dask
-route: the C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999) on all the data (the
-mean and scatter of the ``h`` rows of least distance under each fit, gathered in a
-bracket guessed from a sample of the rows and proven by the pass's counts, else found
-by counting passes, :mod:`robustpca.solvers.chunked_order_statistics`), the
-reweighting, the support.
+Everything that :func:`~robustpca.solvers.mcd.minimum_covariance_determinant` does on all
+the rows runs in passes over the chunks (one ``dask.compute`` each in the Dask route): the
+C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999) on all the data (the mean and scatter
+of the ``h`` rows of least distance under each fit, gathered in a bracket guessed from a
+sample of the rows and proven by the pass's counts, else found by counting passes,
+:mod:`robustpca.solvers.chunked_order_statistics`), the reweighting, the support.
 
 FAST-MCD's search for starting fits works by design on a random subsample: robustbase's
-nested subsets of at most 1,500 rows (``rng.permutation(n)`` drawn from
-``random_state`` as in memory, so it is the same subsample); those rows are gathered by
-index and the starts run in memory on them. Below ``2 * NMINI = 600`` rows, where
-robustbase starts from subsets of all the data, those few rows (of ``k`` coordinates) are gathered
-and the MCD runs in memory. Rows are points of ``k`` coordinates given by an affine map
-of the data (:class:`AffineRows`): the scores of ROBPCA, or the data themselves.
+nested subsets of at most 1,500 rows (``rng.permutation(n)`` from ``random_state``, as in
+memory), gathered by index, the starts run in memory on them; below ``2 * NMINI = 600``
+rows all the rows are gathered and the MCD runs in memory. Rows are points of ``k``
+coordinates given by an affine map of the data (:class:`AffineRows`): the scores of
+ROBPCA, or the data themselves.
 
 The scatter of a set of rows is carried as the triangular factor ``R`` of its centred
 rows (:class:`QRMoments`, merged like Chan et al.'s update), so that singular values and
@@ -31,10 +29,9 @@ from typing import Any
 import numpy as np
 from scipy import linalg, stats
 
-from .chunked import Moments, Rows, block_moments
+from .chunked import Moments, Rows, block_moments, by_value_blocks, value_blocks
 from .chunked_order_statistics import (
     GATHER_BUDGET,
-    _blocks,
     _gathered_by_column,
     bracket_ranks,
     gather_rows,
@@ -84,7 +81,7 @@ class AffineRows:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         if self.A is None:
             return x
-        return (x - self.origin) @ self.A - self.offset
+        return by_value_blocks(lambda b: (b - self.origin) @ self.A - self.offset, x)
 
     def then(self, centre: np.ndarray, rotation: np.ndarray) -> AffineRows:
         """The map followed by ``(z - centre) @ rotation``."""
@@ -127,9 +124,8 @@ class QRMoments:
 
 
 def scatter_moments(Z: np.ndarray) -> Moments:
-    """:class:`~robustpca.solvers.chunked.Moments` (count, mean, centred scatter) of the
-    rows ``Z``: the cheaper reduction where no rank is read from the scatter (the MCD's
-    C-steps, whose covariances in memory are ``centred.T @ centred`` too)."""
+    """:class:`~robustpca.solvers.chunked.Moments` of the rows ``Z``: cheaper where no rank
+    is read from the scatter (the C-steps, ``centred.T @ centred`` in memory too)."""
     return block_moments(Z, np.ones(Z.shape[0]))
 
 
@@ -152,7 +148,7 @@ class FitDistances:
     precisions: np.ndarray
 
     def __call__(self, x):
-        return self.of_coords(self.coords(x))
+        return by_value_blocks(lambda b: self.of_coords(self.coords(b)), x)
 
     def of_coords(self, z):
         """The distances of rows already mapped by ``coords``."""
@@ -192,7 +188,7 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     parts = []
     # distances under the same map read its coordinates (one product a block, not two)
     same = hasattr(values, "of_coords") and values.coords is coords
-    for a, b in _blocks(x, B):
+    for a, b in value_blocks(x):
         xb, ib = x[a:b], rows[a:b]
         Z = coords(xb)
         V = values.of_coords(Z) if same else values(xb)
@@ -309,7 +305,8 @@ class ChunkedMCD:
             if self.raw_subset is None:
                 return np.ones(x.shape[0], dtype=bool)
             return self.raw_subset.member(x, index)
-        return _mahalanobis_sq(self.coords(x), self.raw_location, self.raw_covariance) < self.cutoff
+        raw = _RawDistances(self.coords, self.raw_location, self.raw_covariance)
+        return raw(x)[:, 0] < self.cutoff
 
 
 @dataclass(frozen=True)
@@ -319,7 +316,10 @@ class _RawDistances:
     covariance: np.ndarray
 
     def __call__(self, x):
-        return _mahalanobis_sq(self.coords(x), self.location, self.covariance)[:, None]
+        return by_value_blocks(self._of_block, x)[:, None]
+
+    def _of_block(self, x):
+        return _mahalanobis_sq(self.coords(x), self.location, self.covariance)
 
 
 def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> dict:
@@ -327,7 +327,7 @@ def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> d
     ``cutoff``."""
     of: Any = QRMoments.of if kind == "qr" else scatter_moments
     total: Any = None
-    for a, b in _blocks(x, 1):
+    for a, b in value_blocks(x):
         keep = values(x[a:b])[:, 0] < cutoff
         part = of(coords(x[a:b])[keep])
         total = part if total is None else total + part

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .chunked import Rows, sub_blocks
+from .chunked import Rows, value_blocks
 from .chunked_histogram import histogram_pass
 
 __all__ = [
@@ -84,10 +84,6 @@ def pilot_indices(n: int) -> np.ndarray:
     return np.unique(drawn)
 
 
-def _blocks(x, width: int):
-    return sub_blocks(x.shape[0], max(width, x.shape[1]))
-
-
 def gather_rows_pass(x, rows=None, *, wanted: np.ndarray) -> dict:
     """The rows of ``x`` whose global index (``rows``) is in the sorted ``wanted``,
     as ``[index, x...]`` records."""
@@ -113,7 +109,7 @@ def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
     m, R = low.shape
     parts = []
     below = np.zeros((m, R))
-    for a, b in _blocks(x, m):
+    for a, b in value_blocks(x):
         V = values(x[a:b])
         for r in range(R):
             below[:, r] += np.count_nonzero(V < low[:, r], axis=0)

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .chunked import sub_blocks
+from .chunked import by_value_blocks, sub_blocks, value_blocks
 from .chunked_mcd import (
     AffineRows,
     QRMoments,
@@ -98,7 +98,7 @@ class Projections:
     directions: np.ndarray
 
     def __call__(self, x):
-        return self.coords(x) @ self.directions.T
+        return by_value_blocks(lambda b: self.coords(b) @ self.directions.T, x)
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ class Outlyingness:
         out = np.zeros((x.shape[0], 1))
         if self.scale.size == 0:
             return out
-        for a, b in sub_blocks(x.shape[0], self.scale.size):  # rows x directions: blocks
+        for a, b in value_blocks(x):  # rows x directions: blocks
             Y = self.projections(x[a:b])
             out[a:b, 0] = (np.abs(Y - self.location) / self.scale).max(axis=1)
         return out
@@ -132,6 +132,9 @@ class OrthogonalDistance:
     power: float = 2.0 / 3.0
 
     def __call__(self, x):
+        return by_value_blocks(self._of_block, x)
+
+    def _of_block(self, x):
         centred = self.coords(x) - self.centre
         od = np.linalg.norm(centred - (centred @ self.basis) @ self.basis.T, axis=1)
         return (od**self.power)[:, None]

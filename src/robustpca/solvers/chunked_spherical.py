@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .chunked import value_blocks
 from .chunked_mcd import QRMoments
-from .chunked_order_statistics import _blocks, gather_rows_pass, pilot_indices, select_ranks
+from .chunked_order_statistics import gather_rows_pass, pilot_indices, select_ranks
 from .spherical import SphericalPCAResult
 
 __all__ = ["solve_spherical_pca_chunked"]
@@ -70,7 +71,7 @@ def weiszfeld_pass(x, rows=None, *, centre, eps) -> dict:
     total, weighted = 0.0, np.zeros(x.shape[1])
     close = 0
     best = Nearest(np.inf, np.inf, np.zeros(x.shape[1]))
-    for a, b in _blocks(x, 1):
+    for a, b in value_blocks(x):
         xb = x[a:b]
         d = np.linalg.norm(xb - centre, axis=1)
         near = d <= eps
@@ -139,7 +140,7 @@ class _Sphered:
 
 def sphered_pass(x, rows=None, *, sphered) -> dict:
     total = None
-    for a, b in _blocks(x, 1):
+    for a, b in value_blocks(x):
         part = QRMoments.of(sphered(x[a:b]))
         total = part if total is None else total + part
     return {"qr": total}
