@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustpca.solvers import chunked_histogram, chunked_unimcd
+from robustpca.solvers import chunked, chunked_histogram, chunked_unimcd
 from robustpca.solvers import chunked_order_statistics as order_statistics
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_histogram import histogram_pass
@@ -305,7 +305,7 @@ def test_histogram_pass_by_groups_of_columns(width, monkeypatch):
     for j, e in enumerate(edge_lists):
         edges[j, : e.size] = e
     shift = rng.normal(size=m)
-    monkeypatch.setattr(chunked_histogram, "HISTOGRAM_BLOCK_VALUES", 700 * m)
+    monkeypatch.setattr(chunked, "VALUE_BLOCK_ROWS", 700)
     monkeypatch.setattr(chunked_histogram, "HISTOGRAM_GROUP_VALUES", 700 * width)
     got = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
     for j in range(m):
