@@ -5,8 +5,8 @@ BLAS may round a row's product differently with the shape of the block holding i
 rows and by blocks of 4,194 rows gave 66 rows that differ in the last bit). The chunked
 rrcov family counts values in one pass and gathers or selects by them in another, so a
 row's value must be the same number in all of them: the kernels evaluate values on
-:func:`~robustpca.solvers.chunked.value_blocks`, and the maps computed with BLAS
-evaluate themselves on them when given a whole chunk.
+:func:`~robustpca.solvers.chunked.value_blocks` or runs of them, and the maps computed
+with BLAS evaluate themselves on value blocks whatever rows they are given.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 import pytest
 
-from robustpca.solvers.chunked import VALUE_BLOCK_ROWS, by_value_blocks, value_blocks
+from robustpca.solvers.chunked import VALUE_BLOCK_ROWS, by_value_blocks, value_blocks, value_runs
 from robustpca.solvers.chunked_histogram import histogram_pass
 from robustpca.solvers.chunked_mcd import (
     AffineRows,
@@ -41,13 +41,17 @@ ROWS = 3 * VALUE_BLOCK_ROWS + 123
 
 
 class Recording:
-    """Values of two columns; records the first row index and length of every block."""
+    """A map of two columns that evaluates itself on value blocks, as the maps computed
+    with BLAS do; records the rows of every block it computes."""
 
     def __init__(self, width: int = 2) -> None:
         self.blocks: list[tuple[int, int]] = []
         self.width = width
 
     def __call__(self, x):
+        return by_value_blocks(self._block, x)
+
+    def _block(self, x):
         first = int(x[0, 0]) if x.shape[0] else 0
         self.blocks.append((first, first + x.shape[0]))
         return x[:, 1 : 1 + self.width]
@@ -68,6 +72,16 @@ def test_value_blocks_bound_the_rows():
     assert value_blocks(np.zeros((0, 6))) == [(0, 0)]
     wide = value_blocks(np.zeros((1000, 100_000)))  # fewer rows for wide rows
     assert wide[0] == (0, 64)
+
+
+@pytest.mark.parametrize(("width", "values"), [(1, 1 << 20), (250, 1 << 18), (10**6, 1)])
+def test_value_runs_join_whole_value_blocks(width, values):
+    x = np.zeros((ROWS, 6))
+    blocks, runs = value_blocks(x), value_runs(x, width, values)
+    starts, ends = {a for a, _ in blocks}, {b for _, b in blocks}
+    assert runs[0][0] == 0 and runs[-1][1] == ROWS
+    assert all(a in starts and b in ends for a, b in runs)
+    assert all(b == c for (_, b), (c, _) in itertools.pairwise(runs))
 
 
 @pytest.mark.parametrize(

@@ -201,7 +201,10 @@ def sub_blocks(n_rows: int, n_features: int) -> list[tuple[int, int]]:
 
 
 #: Rows at most of a value block (:func:`value_blocks`).
-VALUE_BLOCK_ROWS = 4096
+VALUE_BLOCK_ROWS = 1024
+#: Values of a run (:func:`value_runs`) for kernels of elementwise steps on many values a
+#: row (ROBPCA's 250 projections): their temporaries stay in cache.
+ELEMENTWISE_VALUES = 1 << 18
 
 
 def value_blocks(x) -> list[tuple[int, int]]:
@@ -213,6 +216,18 @@ def value_blocks(x) -> list[tuple[int, int]]:
     size = max(64, min(VALUE_BLOCK_ROWS, SUB_BLOCK_VALUES // max(x.shape[1], 1)))
     n_rows = x.shape[0]
     return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)] or [(0, 0)]
+
+
+def value_runs(x, width: int, values: int = SUB_BLOCK_VALUES) -> list[tuple[int, int]]:
+    """Runs of consecutive :func:`value_blocks` of ``x`` holding about ``values`` values
+    of ``width`` columns each (one block at least), for kernels whose per-block work
+    should not be repeated on small blocks. The maps evaluate themselves on value blocks
+    (:func:`by_value_blocks`), so a run's values are those of its blocks."""
+    bounds = value_blocks(x)
+    per = max(1, values // max(width, x.shape[1], 1) // max(bounds[0][1] - bounds[0][0], 1))
+    return [
+        (bounds[i][0], bounds[min(i + per, len(bounds)) - 1][1]) for i in range(0, len(bounds), per)
+    ]
 
 
 def by_value_blocks(func: Callable[[np.ndarray], np.ndarray], x) -> np.ndarray:

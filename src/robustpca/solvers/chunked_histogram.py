@@ -22,6 +22,9 @@ from .chunked import value_blocks
 
 __all__ = ["EdgeGrid", "Extremes", "histogram_pass"]
 
+#: Rows of values counted together (value blocks joined up to this many rows, so that a
+#: group of columns holds many values however few rows a value block has).
+HISTOGRAM_ROWS = 4096
 #: Values per group of columns of a sub-block, located and counted together (their
 #: temporaries, about this many floats each, and their part of the grid stay in cache).
 HISTOGRAM_GROUP_VALUES = 1 << 16
@@ -147,16 +150,19 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     if x.shape[0] == 0:
         return _result(counts, sums, low, high)
     bounds = value_blocks(x)
-    width = max(1, HISTOGRAM_GROUP_VALUES // max(bounds[0][1] - bounds[0][0], 1))
+    per = max(1, HISTOGRAM_ROWS // max(bounds[0][1] - bounds[0][0], 1))
+    runs = [bounds[i : i + per] for i in range(0, len(bounds), per)]
+    width = max(1, HISTOGRAM_GROUP_VALUES // (runs[0][-1][1] - runs[0][0][0]))
     groups = [slice(j, min(j + width, m)) for j in range(0, m, width)]
     grid, compared = EdgeGrid(edges), _ComparedBins(edges)
     dense = [False] * len(groups)
-    for a, b in bounds:
-        V = values(x[a:b])  # (rows, m)
-        if V.shape[0] == 0:
-            continue
+    for run in runs:
+        start = run[0][0]
+        VT = np.empty((m, run[-1][1] - start))  # the run's values, a column a row
+        for a, b in run:
+            VT[:, a - start : b - start] = values(x[a:b]).T
         for i, at in enumerate(groups):
-            Vg = np.ascontiguousarray(V[:, at].T)  # (group, rows)
+            Vg = VT[at]  # (group, rows), contiguous
             v_low, v_high = Vg.min(axis=1), Vg.max(axis=1)
             low[at], high[at] = np.minimum(low[at], v_low), np.maximum(high[at], v_high)
             d = None if shift is None else Vg - shift[at, None]

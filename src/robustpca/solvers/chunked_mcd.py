@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import linalg, stats
 
-from .chunked import Moments, Rows, block_moments, by_value_blocks, value_blocks
+from .chunked import Moments, Rows, block_moments, by_value_blocks, value_runs
 from .chunked_order_statistics import (
     GATHER_BUDGET,
     _gathered_by_column,
@@ -188,7 +188,7 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     parts = []
     # distances under the same map read its coordinates (one product a block, not two)
     same = hasattr(values, "of_coords") and values.coords is coords
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, B):
         xb, ib = x[a:b], rows[a:b]
         Z = coords(xb)
         V = values.of_coords(Z) if same else values(xb)
@@ -327,7 +327,7 @@ def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> d
     ``cutoff``."""
     of: Any = QRMoments.of if kind == "qr" else scatter_moments
     total: Any = None
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, 1):
         keep = values(x[a:b])[:, 0] < cutoff
         part = of(coords(x[a:b])[keep])
         total = part if total is None else total + part

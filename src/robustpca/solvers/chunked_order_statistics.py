@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .chunked import Rows, value_blocks
+from .chunked import ELEMENTWISE_VALUES, Rows, value_runs
 from .chunked_histogram import histogram_pass
 
 __all__ = [
@@ -109,7 +109,7 @@ def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
     m, R = low.shape
     parts = []
     below = np.zeros((m, R))
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, m, ELEMENTWISE_VALUES):
         V = values(x[a:b])
         for r in range(R):
             below[:, r] += np.count_nonzero(V < low[:, r], axis=0)

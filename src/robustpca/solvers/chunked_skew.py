@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chunked import value_blocks
+from .chunked import ELEMENTWISE_VALUES, value_blocks, value_runs
 from .chunked_histogram import Extremes
 from .chunked_mcd import AffineRows, QRMoments, _moments_below_pass, smallest_subsets
 from .chunked_order_statistics import gather_rows, pilot_indices, select_ranks
@@ -127,7 +127,7 @@ def fence_pass(x, rows=None, *, projections, median, upper_fence, lower_fence) -
     below the upper one (robustbase's ``y.lo`` and ``y.up`` before their signs)."""
     m = median.size
     low, high = np.full(m, np.inf), np.full(m, -np.inf)
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, m, ELEMENTWISE_VALUES):
         Y = projections(x[a:b]) - median
         high = np.maximum(high, np.where(Y < upper_fence, Y, -np.inf).max(axis=0, initial=-np.inf))
         low = np.minimum(low, np.where(Y > lower_fence, Y, np.inf).min(axis=0, initial=np.inf))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chunked import value_blocks
+from .chunked import value_runs
 from .chunked_mcd import QRMoments
 from .chunked_order_statistics import gather_rows_pass, pilot_indices, select_ranks
 from .spherical import SphericalPCAResult
@@ -71,7 +71,7 @@ def weiszfeld_pass(x, rows=None, *, centre, eps) -> dict:
     total, weighted = 0.0, np.zeros(x.shape[1])
     close = 0
     best = Nearest(np.inf, np.inf, np.zeros(x.shape[1]))
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, 1):
         xb = x[a:b]
         d = np.linalg.norm(xb - centre, axis=1)
         near = d <= eps
@@ -140,7 +140,7 @@ class _Sphered:
 
 def sphered_pass(x, rows=None, *, sphered) -> dict:
     total = None
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, 1):
         part = QRMoments.of(sphered(x[a:b]))
         total = part if total is None else total + part
     return {"qr": total}

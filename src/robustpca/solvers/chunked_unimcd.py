@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .chunked import Rows, value_blocks
+from .chunked import ELEMENTWISE_VALUES, Rows, value_runs
 from .chunked_histogram import histogram_pass
 from .chunked_order_statistics import (
     GATHER_BUDGET,
@@ -91,7 +91,7 @@ def reweighted_sums_pass(x, rows=None, *, values, centre, var, factor, cutoff) -
     reweighting, ``res / factor < cutoff``."""
     m = centre.shape[0]
     count, s1, s2 = np.zeros(m), np.zeros(m), np.zeros(m)
-    for a, b in value_blocks(x):
+    for a, b in value_runs(x, m, ELEMENTWISE_VALUES):
         V = values(x[a:b])
         with np.errstate(divide="ignore", invalid="ignore"):
             res = (V - centre) ** 2 / var
