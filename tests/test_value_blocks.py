@@ -169,3 +169,18 @@ def test_subset_membership_matches_the_subset_pass():
 def test_by_value_blocks_keeps_row_order():
     x = np.arange(2 * ROWS, dtype=float).reshape(ROWS, 2)
     np.testing.assert_array_equal(by_value_blocks(lambda b: b[:, ::-1], x), x[:, ::-1])
+
+
+def test_subset_pass_records_the_maps_numbers():
+    """The subset pass reads the distances from the coordinates it already has (one
+    product a run, not two): its values are still those of the map on value blocks."""
+    maps = _maps()
+    x, rows = np.random.default_rng(4).normal(size=(ROWS, 20)), np.arange(ROWS)
+    values = maps["fit_distances"]
+    B = values.means.shape[0]
+    out = subset_pass(
+        x, rows, values=values, coords=maps["coords"], low=np.zeros(B), high=np.full(B, np.inf)
+    )
+    records = out["records"].values
+    expected = values(x)[records[:, 3].astype(int), records[:, 0].astype(int)]
+    np.testing.assert_array_equal(records[:, 2], expected)

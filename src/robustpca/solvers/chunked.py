@@ -230,9 +230,10 @@ def value_runs(x, width: int, values: int = SUB_BLOCK_VALUES) -> list[tuple[int,
     ]
 
 
-def by_value_blocks(func: Callable[[np.ndarray], np.ndarray], x) -> np.ndarray:
-    """``func(x)`` computed on the :func:`value_blocks` of ``x``, its rows in order."""
-    bounds = value_blocks(x)
+def by_value_blocks(func: Callable[[np.ndarray], np.ndarray], x, like=None) -> np.ndarray:
+    """``func(x)`` computed on the :func:`value_blocks` of ``x`` (of ``like``, the rows
+    ``x`` was mapped from), its rows in order."""
+    bounds = value_blocks(x if like is None else like)
     if len(bounds) == 1:
         return func(x)
     return np.concatenate([func(x[a:b]) for a, b in bounds])

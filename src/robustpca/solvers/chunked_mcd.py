@@ -191,7 +191,7 @@ def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
     for a, b in value_runs(x, B):
         xb, ib = x[a:b], rows[a:b]
         Z = coords(xb)
-        V = values.of_coords(Z) if same else values(xb)
+        V = by_value_blocks(values.of_coords, Z, xb) if same else values(xb)
         for f in range(B):
             v = V[:, f]
             part = of(Z[v < low[f]])
