@@ -21,7 +21,7 @@ import dask.array as da
 import numpy as np
 import pytest
 from dask.callbacks import Callback
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, futures_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -485,6 +485,25 @@ FAULT_CASES = [
     ("crpca-om", ConvexOptimalMeanPCA(max_iter=7, random_state=0), "rows", 4),
     ("accaltproj", AccAltProj(3, max_iter=6, random_state=0), "entries", 3),
 ]
+
+
+def test_states_stay_on_the_workers_of_a_client_that_is_not_the_default():
+    """The persisted chunks of a fit on a ``distributed`` client live on its workers even
+    when it is only the configured scheduler (``set_as_default=False``): dask.persist up
+    to 2024.2 computed them into this process then, and every pass shipped them back."""
+    dX = da.from_array(outlying_rows(1, n=1000, d=8), chunks=(250, -1))
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+        dask.config.set(scheduler=client),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = ConvexOptimalMeanPCA(max_iter=3, random_state=0).fit(dX)
+        assert len(futures_of(fit.sparse_)) == dX.numblocks[0]
+        assert sum(len(w.state.data) for w in cluster.workers.values()) >= dX.numblocks[0]
 
 
 @pytest.mark.parametrize(

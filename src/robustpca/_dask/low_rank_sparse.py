@@ -58,7 +58,7 @@ class DaskStateRunner:
     tree of additions and its pass count). A pass builds one task per chunk,
     ``kernel(x_block, state, **params) -> (state, part)``. With a ``distributed`` client
     the new states and the root of the tree that adds the parts are persisted by one
-    ``dask.persist`` (the states stay on the workers) and the root, a small dictionary,
+    ``Client.persist`` (the states stay on the workers) and the root, a small dictionary,
     is brought back; with a local scheduler one ``dask.compute`` returns both and the
     states stay in this process (the threaded scheduler does not even copy them). On a
     local scheduler the kernels update the states in place (``reuse_states``), so a
@@ -96,7 +96,9 @@ class DaskStateRunner:
         while len(parts) > 1:
             parts = [combine(*parts[i : i + step]) for i in range(0, len(parts), step)]
         if _distributed():  # the states stay on the workers
-            *states, root = dask.persist(*(out[0] for out in outs), parts[0])
+            # through the client itself: dask.persist (up to 2024.2) computes into this
+            # process when the client is not the default one
+            *states, root = _client().persist([*(out[0] for out in outs), parts[0]])
             # drop the old states now: each is released once the task that reads it
             # has run (the scheduler keeps how to make it again), so the workers hold
             # one copy of the states, not two, at the end of the pass
@@ -136,6 +138,13 @@ def _distributed() -> bool:
 
     owner = getattr(get_scheduler(), "__self__", None)
     return type(owner).__module__.split(".")[0] == "distributed"
+
+
+def _client():
+    """The ``distributed`` client that the active scheduler belongs to."""
+    from dask.base import get_scheduler
+
+    return get_scheduler().__self__
 
 
 def _pick(state, *, index: int):
