@@ -489,8 +489,8 @@ FAULT_CASES = [
 
 def test_states_stay_on_the_workers_of_a_client_that_is_not_the_default():
     """The persisted chunks of a fit on a ``distributed`` client live on its workers even
-    when it is only the configured scheduler (``set_as_default=False``): dask.persist up
-    to 2024.2 computed them into this process then, and every pass shipped them back."""
+    when it is only the configured scheduler (``set_as_default=False``): older releases'
+    dask.persist (2024.1) computed them into this process then, and every pass shipped them back."""
     dX = da.from_array(outlying_rows(1, n=1000, d=8), chunks=(250, -1))
     with (
         LocalCluster(

@@ -96,7 +96,7 @@ class DaskStateRunner:
         while len(parts) > 1:
             parts = [combine(*parts[i : i + step]) for i in range(0, len(parts), step)]
         if _distributed():  # the states stay on the workers
-            # through the client itself: dask.persist (up to 2024.2) computes into this
+            # through the client itself: older dask.persist (2024.1) computes into this
             # process when the client is not the default one
             *states, root = _client().persist([*(out[0] for out in outs), parts[0]])
             # drop the old states now: each is released once the task that reads it
