@@ -229,6 +229,51 @@ def test_refined_and_unrefined_windows_agree(monkeypatch):
     np.testing.assert_allclose(refined[1], plain[1], rtol=1e-11)
 
 
+@pytest.mark.parametrize("end", [False, True])
+def test_refining_passes_count_only_the_split_bins(monkeypatch, end):
+    """A refining pass counts and sums only the pieces of the bins it splits
+    (``wanted``); the merged histograms, the windows and their sums are those of passes
+    that count every bin, to the last bit. ``end``: a window starting below the pilot's
+    least value, so that the split bin is an open end bin and its lowest piece is one of
+    the bins the comparisons count."""
+    n = 200_000
+    Y = planted(n, m=3, seed=4)
+    h = n - 40 if end else n // 2 + 1
+    index, pilot = np.arange(n), Y[pilot_indices(n)]
+    monkeypatch.setattr(chunked_unimcd, "GATHER_BUDGET", 20)
+    seen, skipped = [], []
+
+    def every_bin(x, rows=None, *, wanted=None, **params):
+        seen.append(wanted)
+        out = histogram_pass(x, rows, **params)
+        if wanted is not None:  # what the pass with ``wanted`` counts, where wanted
+            cut = histogram_pass(x, rows, wanted=wanted, **params)
+            for key in ("counts", "s1", "s2"):
+                np.testing.assert_array_equal(cut[key][wanted], out[key][wanted])
+            skipped.append((cut["counts"][~wanted] < out["counts"][~wanted]).any())
+        return out
+
+    runs = {}
+    for name in ("wanted", "every bin"):
+        if name == "every bin":
+            monkeypatch.setattr(chunked_unimcd, "histogram_pass", every_bin)
+        held: list = []
+        got = least_variance_windows(
+            NumpyPassRunner(Y, 50_000), index, Columns(), 3, n, h, pilot, histograms=held
+        )
+        runs[name] = got, held
+    (a, held_a), (b, held_b) = runs["wanted"], runs["every bin"]
+    assert any(skipped)  # refining passes ran, and left bins out
+    if end:
+        assert any(w is not None and w[:, 0].any() for w in seen)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert [f[0] for f in a[2]] == [f[0] for f in b[2]]
+    for col_a, col_b in zip(held_a[0], held_b[0], strict=True):
+        for key in ("edges", "counts", "s1", "s2"):
+            np.testing.assert_array_equal(getattr(col_a, key), getattr(col_b, key))
+
+
 def test_histogram_pass_sums_only_when_asked():
     """Counts and extremes; the binned sums of ``v - shift`` only with ``shift``, equal
     to the sums of each bin's values."""
@@ -272,6 +317,12 @@ def test_histogram_pass_with_narrow_edges(shift, monkeypatch):
 
     monkeypatch.setattr(chunked_histogram.EdgeGrid, "bins", all_values)
     full = histogram_pass(x, values=Columns(), edges=edges, shift=shift)
+    # the bins a caller reads: those are counted and summed as in full, whichever
+    # columns of a group want a compared bin and whichever do not
+    wanted = np.random.default_rng(4).random((5, 41)) < 0.5
+    cut = histogram_pass(x, values=Columns(), edges=edges, shift=shift, wanted=wanted)
+    for key in ("counts", "s1", "s2") if shift is not None else ("counts",):
+        np.testing.assert_array_equal(cut[key][wanted], full[key][wanted])
     for j in range(5):
         where = np.searchsorted(edges[j], x[:, j], side="right")
         np.testing.assert_array_equal(full["counts"][j], np.bincount(where, minlength=41))

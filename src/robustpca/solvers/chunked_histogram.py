@@ -132,7 +132,7 @@ class EdgeGrid:
                 flat[at] = found + j * self.edges.shape[1]
 
 
-def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
+def histogram_pass(x, rows=None, *, values, edges, shift=None, wanted=None) -> dict:
     """Counts of each column's values in the bins of ``edges`` (m, E) (+inf padded):
     bin ``b`` holds ``edges[b-1] <= v < edges[b]``; each column's extremes. With
     ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each value
@@ -142,7 +142,12 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
     bins and the widest inner bin (a refining pass's: split bins of two ranges far
     apart), those three are counted and summed by comparisons and only the other
     values are located. The columns are taken a group at a time
-    (:data:`HISTOGRAM_GROUP_VALUES` values)."""
+    (:data:`HISTOGRAM_GROUP_VALUES` values).
+
+    ``wanted`` (m, E + 1), optional: the bins whose counts and sums the caller reads
+    (a refining pass reads only the pieces of the bins it splits). The three compared
+    bins are then counted and summed only where wanted (0 elsewhere); the other bins
+    are counted in full."""
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
     sums = [np.zeros((m, E + 1)), np.zeros((m, E + 1))] if shift is not None else []
@@ -165,7 +170,7 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
             Vg = VT[at]  # (group, rows), contiguous
             v_low, v_high = Vg.min(axis=1), Vg.max(axis=1)
             low[at], high[at] = np.minimum(low[at], v_low), np.maximum(high[at], v_high)
-            d = None if shift is None else Vg - shift[at, None]
+            v, by = Vg, None if shift is None else shift[at, None]  # values, their shifts
             if not (np.isfinite(v_low).all() and np.isfinite(v_high).all()):
                 # NaN or infinite values: numpy's order for them
                 where = np.concatenate(
@@ -179,9 +184,14 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None) -> dict:
                 dense[i] = True  # the group's first sub-block decides for the others
                 where = grid.bins(Vg, at.start).ravel()
             else:  # most values in the compared bins: locate only the others
-                where = grid.bins_of(Vg[inner], np.nonzero(inner)[0], at.start)
-                compared.add(counts[at], d, [s[at] for s in sums])
-                d = None if d is None else d[inner]
+                flat = np.flatnonzero(inner)
+                column = flat // Vg.shape[1]
+                v = Vg.ravel()[flat]
+                where = grid.bins_of(v, column, at.start)
+                by = None if shift is None else shift[at.start + column]
+                part = None if wanted is None else wanted[at]
+                compared.add(Vg, counts[at], shift, [s[at] for s in sums], part)
+            d = None if shift is None else v - by
             _add_bins(where, d, counts[at], [s[at] for s in sums])
     return _result(counts, sums, low, high)
 
@@ -233,29 +243,32 @@ class _ComparedBins:
             ),
             (last, np.full(m, np.inf), finite),
         ]
-        self.masks: list[np.ndarray] = []
         self.columns = slice(0, m)
 
     def inside(self, V: np.ndarray, columns: slice) -> np.ndarray | None:
         """Where the finite ``V`` (g, rows) of the ``columns`` lie in none of the
         compared bins, or None when more than a share :data:`SPARSE` of them lie there
-        (the dense path is then cheaper); the masks of the compared bins are kept for
-        :meth:`add`."""
+        (the dense path is then cheaper)."""
         self.columns = columns
-        self.masks = [
-            (V >= lo[columns, None]) & (V < hi[columns, None]) for lo, hi, _ in self.bounds
-        ]
-        inner = ~(self.masks[0] | self.masks[1] | self.masks[2])
+        (_, first, _), (gap_lo, gap_hi, _), (last, _, _) = self.bounds
+        inner = (V >= first[columns, None]) & (V < last[columns, None])
+        inner &= (V < gap_lo[columns, None]) | (V >= gap_hi[columns, None])
         return inner if np.count_nonzero(inner) <= self.SPARSE * V.size else None
 
-    def add(self, counts: np.ndarray, d: np.ndarray | None, sums: list) -> None:
-        """Add the counts of :meth:`inside`'s compared bins to ``counts`` (g, E + 1) of
-        its columns, and the sums of ``d`` (g, rows) and of its square in them to
-        ``sums``."""
+    def add(self, V, counts: np.ndarray, shift, sums: list, wanted=None) -> None:
+        """Add the counts of the compared bins of :meth:`inside`'s columns (their values
+        ``V``, g x rows) to ``counts`` (g, E + 1) and, with ``shift``, the sums of
+        ``V - shift`` and of its square in them to ``sums``; only the bins ``wanted``
+        (g, E + 1) marks, when given."""
         rows = np.arange(counts.shape[0])
-        for mask, (_, _, number) in zip(self.masks, self.bounds, strict=True):
+        d = None
+        for lo, hi, number in self.bounds:
             at = (rows, number[self.columns])
+            if wanted is not None and not wanted[at].any():
+                continue
+            mask = (V >= lo[self.columns, None]) & (V < hi[self.columns, None])
             counts[at] += np.count_nonzero(mask, axis=1)
-            if d is not None:
+            if shift is not None:
+                d = V - shift[self.columns, None] if d is None else d
                 sums[0][at] += np.einsum("ij,ij->i", d, mask)
                 sums[1][at] += np.einsum("ij,ij,ij->i", d, d, mask)

@@ -265,6 +265,17 @@ def _split_plan(column: _Column, heavy, low: float, high: float):
     return np.asarray(split, dtype=np.intp), inner, local_edges
 
 
+def _fresh(plans: list, columns: list) -> np.ndarray:
+    """The bins of a refining pass over each plan's edges that :func:`_merged` reads
+    (those inside the split bins), padded as :func:`_padded` pads the edges."""
+    E = max(1, max(plan[2].size for plan in plans))
+    wanted = np.zeros((len(plans), E + 1), dtype=bool)
+    for j, ((split, _, local_edges), col) in enumerate(zip(plans, columns, strict=True)):
+        lower = np.concatenate([[-np.inf], local_edges])
+        wanted[j, : lower.size] = np.isin(np.searchsorted(col.edges, lower, "right"), split)
+    return wanted
+
+
 def _merged(column: _Column, split, inner, local_edges, local: _Column) -> _Column:
     """The histogram of ``column`` with the bins ``split`` replaced by the refining pass's
     bins (``local``, counted in ``local_edges``): what one pass over all the edges would
@@ -320,7 +331,12 @@ def least_variance_windows(
             break
         local_edges = [plan[2] for plan in plans]
         hist = run(
-            histogram_pass, row_index, values=values, edges=_padded(local_edges), shift=shift
+            histogram_pass,
+            row_index,
+            values=values,
+            edges=_padded(local_edges),
+            shift=shift,
+            wanted=_fresh(plans, columns),
         )
         passes += 1
         columns = [
