@@ -131,6 +131,37 @@ def test_planted_outliers(threads):
     assert isinstance(b.reconstruction_error(dX), da.Array)
 
 
+def on_a_line(n=2000, d=6, share=0.9, seed=0):
+    """``share`` of the rows exactly on a line (more than any h-subset), the rest
+    Gaussian: an exact fit for the MCD."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    m = int(share * n)
+    X[:m] = 1.0 + rng.normal(size=(m, 1)) @ rng.normal(size=(1, d))
+    return X
+
+
+def test_exact_fit_as_in_memory(threads):
+    """More than h rows on a line: the raw MCD covariance is singular to rounding, by
+    direct sums in memory and by QR moments on Dask alike, so both keep the raw
+    estimates (robustbase's exact fit): the line and nothing else. Which h of the
+    rows on the line make the subset is not unique (every choice has determinant 0),
+    so the two may choose other rows; the line is the same. (Deciding by the
+    determinant's sign alone, the Dask fit reweighted here: eigenvalues 3.8 and 0.6
+    where the line has 2.8 and 0.)"""
+    X = on_a_line()
+    line = np.arange(X.shape[0]) < int(0.9 * X.shape[0])
+    a = ROBPCA(n_components=2, random_state=0).fit(X)
+    b = ROBPCA(n_components=2, random_state=0).fit(chunked(X))
+    for fit, support in ((a, a.support_), (b, b.support_.compute())):
+        values = fit.explained_variance_
+        assert values[1] < 1e-12 * values[0]
+        assert support.sum() == fit.h_ and line[support].all()
+    np.testing.assert_allclose(b.explained_variance_[0], a.explained_variance_[0], rtol=1e-4)
+    assert abs(a.components_[0] @ b.components_[0]) > 1 - 1e-12
+    np.testing.assert_allclose(b.mean_ @ a.components_[1:].T, a.mean_ @ a.components_[1:].T)
+
+
 def test_errors_before_or_in_the_first_pass(threads):
     X = planted(n=400, d=5)
     X[7, 2] = np.nan

@@ -19,6 +19,7 @@ from robustpca.solvers.mcd import (
     mcd_consistency,
     mcd_small_sample,
     minimum_covariance_determinant,
+    raw_log_det,
 )
 
 from .conftest import load_table
@@ -384,3 +385,23 @@ def test_small_random_tables_are_robustbases(ref):
     np.testing.assert_allclose(fit.raw_covariance.ravel(), _numbers(ref["raw_cov"]), rtol=1e-9)
     np.testing.assert_allclose(fit.location, _numbers(ref["center"]), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(fit.covariance.ravel(), _numbers(ref["cov"]), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("share", [0.6, 0.9])
+def test_exact_fit_keeps_the_raw_estimates(share):
+    """More than h rows exactly on a line: the raw covariance is singular to rounding
+    (its determinant, summed directly, can still come out positive: ``raw_log_det``
+    goes by the rank), so the MCD keeps the raw estimates, robustbase's exact fit: the
+    support is the h-subset, all of it on the line, and the covariance has rank 1."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 6))
+    m = int(share * X.shape[0])
+    X[:m] = 1.0 + rng.normal(size=(m, 1)) @ rng.normal(size=(1, 6))
+    line = X[:m] - X[:m].mean(axis=0)
+    assert raw_log_det(line.T @ line / (m - 1)) == -np.inf
+    fit = minimum_covariance_determinant(X, 0.5, random_state=0)
+    assert fit.log_det == -np.inf
+    np.testing.assert_array_equal(fit.support, fit.raw_support)
+    assert fit.support.sum() == fit.h and fit.support[:m].sum() == fit.h
+    values = np.linalg.eigvalsh(fit.covariance)
+    assert values[-2] < 1e-12 * values[-1]

@@ -56,6 +56,7 @@ from .mcd import (
     mcd_consistency,
     mcd_small_sample,
     minimum_covariance_determinant,
+    raw_log_det,
 )
 from .permutation_head import permutation_head
 
@@ -558,8 +559,7 @@ def mcd_chunked(
         moving = moving[~same]
     best = int(np.argmin(_log_dets(covs)))
     raw_location, raw_cov = means[best], covs[best]
-    sign, log_det = np.linalg.slogdet(raw_cov)
-    log_det = float(log_det) if sign > 0 else -np.inf
+    log_det = raw_log_det(raw_cov)
     raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
     cutoff = stats.chi2.ppf(0.975, p)
     raw_subset = subsets[best]

@@ -306,6 +306,18 @@ def _c_step(X: np.ndarray, means, covs, h: int):
     return (subsets, *_batched_cov(X, subsets))
 
 
+def raw_log_det(cov: np.ndarray) -> float:
+    """The log-determinant of a raw MCD covariance, ``-inf`` where it is singular to
+    rounding (a rank below ``p`` at numpy's ``matrix_rank`` tolerance): an exact fit
+    (robustbase's "on.hyperplane"), whichever way the covariance was summed. A
+    determinant's sign alone would leave that to rounding: the h-subset of rows on a
+    line can give a tiny positive one summed directly, a zero or negative one by QR."""
+    sign, log_det = np.linalg.slogdet(cov)
+    if sign <= 0 or np.linalg.matrix_rank(cov, hermitian=True) < cov.shape[0]:
+        return -np.inf
+    return float(log_det)
+
+
 def _log_dets(covs: np.ndarray) -> np.ndarray:
     sign, log_det = np.linalg.slogdet(covs)
     return np.where(sign > 0, log_det, -np.inf)
@@ -505,8 +517,7 @@ def minimum_covariance_determinant(
         )
         raw_support = fast_mcd_subset(X, h, n_starts=n_starts, rng=rng)
     raw_location, raw_cov = _cov(X[raw_support])
-    sign, log_det = np.linalg.slogdet(raw_cov)
-    log_det = float(log_det) if sign > 0 else -np.inf
+    log_det = raw_log_det(raw_cov)
     if h >= n:
         return MCDResult(
             raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
