@@ -162,6 +162,19 @@ def test_exact_fit_as_in_memory(threads):
     np.testing.assert_allclose(b.mean_ @ a.components_[1:].T, a.mean_ @ a.components_[1:].T)
 
 
+def test_c_steps_on_a_plane_as_in_memory(threads):
+    """40 features (the projection route), 90% of the rows exactly on a plane of 3
+    dimensions, k = 4: the C-steps' h-subset loses a dimension, and the Dask fit is
+    still the NumPy fit, with the fourth eigenvalue 0."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 40))
+    X[:2700] = 1.0 + rng.normal(size=(2700, 3)) @ rng.normal(size=(3, 40))
+    a = ROBPCA(n_components=4, random_state=0).fit(X)
+    b = ROBPCA(n_components=4, random_state=0).fit(chunked(X))
+    assert a.explained_variance_[3] < 1e-12 * a.explained_variance_[0]
+    assert_same_robpca(a, b, X)
+
+
 def test_errors_before_or_in_the_first_pass(threads):
     X = planted(n=400, d=5)
     X[7, 2] = np.nan
