@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from robustpca import ROBPCA, CovariancePCA, SphericalPCA
 from robustpca._dask import fit as dask_fit
 from robustpca.diagnostics import outlier_diagnostics
-from robustpca.solvers import chunked_mcd
+from robustpca.solvers import chunked_histogram, chunked_mcd
 from robustpca.solvers import chunked_order_statistics as order_statistics
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_order_statistics import pilot_indices, select_ranks
@@ -261,6 +261,20 @@ def assert_same_covariance_pca(a, b, X):
     np.testing.assert_array_equal(outlier_diagnostics(b, X, reference=X).outliers, flags_a)
 
 
+@pytest.mark.parametrize("value", [0.0, 3.0])
+def test_covariance_pca_equal_rows(threads, value):
+    """Every row the same point (no direction of variance; the MCD's distances under a
+    zero covariance were NaN, and the Dask fit's counting pass raised IndexError): the
+    point, no scatter and every row in the support, in memory and on Dask alike."""
+    X = np.full((2000, 5), value)
+    a = CovariancePCA(n_components=2, random_state=0).fit(X)
+    b = CovariancePCA(n_components=2, random_state=0).fit(chunked(X))
+    np.testing.assert_array_equal(a.mean_, X[0])
+    assert not a.covariance_.any() and a.support_.all()
+    assert_same_covariance_pca(a, b, X)
+    assert np.isfinite(b.decision_function(chunked(X)).compute()).all()
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize("table", ["hbk", "bushfire", "starsCYG", "wood"])
 @pytest.mark.parametrize("k", ["auto", 2])
@@ -321,6 +335,20 @@ def test_spherical_pca_planted(threads):
 
 
 # ------------------------------------------------------------------- guessed brackets
+def test_brackets_of_a_column_without_edges():
+    """A column whose pilot held no finite value has no edge: one bin holds every value,
+    and its bracket is the whole line (indexing the empty edges raised IndexError)."""
+    counts = np.array([[10.0], [4.0]])
+    extremes = chunked_histogram.Extremes(np.array([1.0, 2.0]), np.array([5.0, 2.0]))
+    bins, brackets = order_statistics._bins_of(
+        [np.array([]), np.array([])], counts, extremes, np.array([[0, 9], [3, 3]])
+    )
+    np.testing.assert_array_equal(bins, 0)
+    np.testing.assert_array_equal(brackets.low, -np.inf)
+    np.testing.assert_array_equal(brackets.high, np.inf)
+    np.testing.assert_array_equal(brackets.exact, [[np.nan, np.nan], [2.0, 2.0]])
+
+
 def test_guessed_brackets_with_ties_on_many_rows():
     """Past 4,096 rows the pilot is large enough to guess the brackets: the order
     statistics and rrcov's ``unimcd`` of integer data (many ties) stay exact."""

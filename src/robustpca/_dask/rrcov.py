@@ -163,13 +163,18 @@ def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverRes
     moments = out["qr"]
     _, s, Vt = np.linalg.svd(moments.R, full_matrices=False)
     rank = int(np.sum(s > max(n, p) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
-    if rank == p or rank == 0:
+    if rank == 0:  # every row the same point, as _mcd_in_affine_hull takes it
+        _, da = _dask()
+        location, covariance = moments.mean, np.zeros((p, p))
+        est.support_ = da.ones(n, chunks=(X.chunks[0],), dtype=bool)
+    elif rank == p:
         coords = AffineRows()
         fit, _ = mcd_chunked(
             run, index, coords, p, n, est.alpha, n_starts=est.n_starts, rng=rng, pilot_x=pilot_x,
             prefetched=rows_at,
         )  # fmt: skip
         location, covariance = fit.location, fit.covariance
+        est.support_ = rows_map(X, fit.support_mask, bool, "mask")
     else:
         V = Vt[:rank].T
         coords = AffineRows(moments.mean, V, np.zeros(rank))
@@ -186,7 +191,7 @@ def fit_covariance(est, X, run, rng, sample_weight, *, tall_runner) -> SolverRes
             prefetched=rows_at,
         )
         location, covariance = moments.mean + V @ fit.location, V @ fit.covariance @ V.T
-    est.support_ = rows_map(X, fit.support_mask, bool, "mask")
+        est.support_ = rows_map(X, fit.support_mask, bool, "mask")
     est.covariance_ = covariance
     est._dask_pilot_rows = pilot_x  # for the diagnostics' passes (_dask.reference)
     values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)

@@ -173,7 +173,9 @@ def _mcd_in_affine_hull(
     centre = X.mean(axis=0)
     s, Vt = svd_right(X - centre)
     rank = int(np.sum(s > max(X.shape) * np.finfo(np.float64).eps * max(s[0], 1e-300)))
-    if rank == X.shape[1] or rank == 0:
+    if rank == 0:  # every sample the same point: no scatter, every sample on it
+        return centre, np.zeros((X.shape[1],) * 2), np.ones(X.shape[0], dtype=bool)
+    if rank == X.shape[1]:
         fit = minimum_covariance_determinant(X, alpha, n_starts=n_starts, random_state=rng)
         return fit.location, fit.covariance, fit.support
     V = Vt[:rank].T

@@ -177,8 +177,8 @@ def _bins_of(edge_lists, counts, extremes, ranks):
         b = np.searchsorted(cum, ranks[j], side="right") - 1
         bins[j] = b
         below[j], inside[j] = cum[b], counts[j, b]
-        low[j] = np.where(b > 0, e[np.maximum(b - 1, 0)], -np.inf)
-        high[j] = np.where(b < e.size, e[np.minimum(b, e.size - 1)], np.inf)
+        bounds = np.concatenate([[-np.inf], e, [np.inf]])  # no edge: one bin, all values
+        low[j], high[j] = bounds[b], bounds[b + 1]
         same = extremes.low[j] == extremes.high[j]  # a constant column
         exact[j] = np.where(same, extremes.low[j], np.nan)
     return bins, Brackets(low, high, below, inside, exact)
