@@ -275,6 +275,40 @@ def test_covariance_pca_equal_rows(threads, value):
     assert np.isfinite(b.decision_function(chunked(X)).compute()).all()
 
 
+def test_covariance_pca_most_rows_one_point(threads):
+    """90% of the rows the same point: FAST-MCD's subsets of that point have a zero
+    covariance, whose C-step distances were NaN (0 times an inverse ridge that
+    overflowed; the Dask fit's counting pass raised IndexError). With the ridge at least
+    the smallest normal float they are 0 and large: the same exact fit on both, the
+    point with no scatter. Its support is an h-subset of the rows at the point, which
+    one is not unique (robustbase's would be all of them)."""
+    rng = np.random.default_rng(0)
+    X = np.r_[np.ones((1800, 5)), rng.normal(size=(200, 5))]
+    a = CovariancePCA(n_components=2, random_state=0).fit(X)
+    b = CovariancePCA(n_components=2, random_state=0).fit(chunked(X))
+    np.testing.assert_array_equal(a.mean_, 1.0)
+    np.testing.assert_array_equal(b.mean_, 1.0)
+    assert not a.covariance_.any() and not b.covariance_.any()
+    for support in (a.support_, b.support_.compute()):
+        assert support.sum() == a.support_.sum() >= X.shape[0] // 2
+        assert not support[1800:].any()
+    flags_a = outlier_diagnostics(a, X).outliers
+    np.testing.assert_array_equal(outlier_diagnostics(b, X, reference=X).outliers, flags_a)
+
+
+def test_skew_fit_of_equal_rows(threads):
+    """ROBPCA(skew=True) on rows that are all the same point has no adjusted
+    outlyingness to fit (no direction of variance); its score distance is 0 there, as
+    the plain fit's, and fitting no longer raises "exists for skew=True fits only"."""
+    X = np.full((2000, 5), 3.0)
+    a = ROBPCA(n_components=2, skew=True, random_state=0).fit(X)
+    b = ROBPCA(n_components=2, skew=True, random_state=0).fit(chunked(X))
+    assert a.rank_ == b.rank_ == 0
+    np.testing.assert_array_equal(a.predict(X), 1)
+    np.testing.assert_array_equal(b.predict(chunked(X)).compute(), 1)
+    np.testing.assert_array_equal(b.decision_function(chunked(X)).compute(), a.decision_function(X))
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize("table", ["hbk", "bushfire", "starsCYG", "wood"])
 @pytest.mark.parametrize("k", ["auto", 2])

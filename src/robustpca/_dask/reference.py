@@ -411,14 +411,16 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
 
 @dataclass(frozen=True)
 class SkewColumns:
-    """A skew fit's orthogonal distances and adjusted outlyingness, (b, 2)."""
+    """A skew fit's orthogonal distances and adjusted outlyingness, (b, 2); the latter 0
+    where the fit has none (data with no direction of variance)."""
 
     distances: BlockDistances
     adjusted: Any
 
     def __call__(self, x):
         _, od, _ = self.distances(x)
-        return np.column_stack([od, self.adjusted(x)])
+        sd = np.zeros(od.shape[0]) if self.adjusted is None else self.adjusted(x)
+        return np.column_stack([od, sd])
 
 
 def _with_skew_cutoffs(est, run, index, n: int, distances, reference, pilot_rows):

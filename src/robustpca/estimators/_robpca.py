@@ -210,15 +210,18 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
 
     def _skew_score_distances(self, X) -> np.ndarray:
         """Adjusted outlyingness of ``X`` in the fitted k-dimensional space (``skew=True``):
-        the score distance of skew-adjusted ROBPCA (rrcov's ``@sd = @ao``)."""
+        the score distance of skew-adjusted ROBPCA (rrcov's ``@sd = @ao``); 0 where the data had
+        no direction of variance (``rank_ == 0``: no model of the scores to adjust)."""
         adjusted = getattr(self, "_adjusted", None)
-        if adjusted is None:
+        if adjusted is None and getattr(self, "rank_", None) != 0:
             raise ValueError("the adjusted outlyingness exists for skew=True fits only.")
         if is_dask_collection(X):  # by blocks of whole rows, lazily
             from .._dask.transforms import lazy_rows
 
             return lazy_rows(self, X, self._skew_score_distances)
         X = np.asarray(self._check_X(X, allow_nan=True), dtype=np.float64)
+        if adjusted is None:
+            return np.zeros(X.shape[0])
         missing = np.isnan(X)
         if missing.any():  # the gaps filled on the fitted subspace (observed coordinates)
             _, fitted, _ = observed_fit(X, missing, self.mean_, self.components_)

@@ -57,6 +57,7 @@ from .mcd import (
     mcd_small_sample,
     minimum_covariance_determinant,
     raw_log_det,
+    ridged_precisions,
 )
 from .permutation_head import permutation_head
 
@@ -531,8 +532,7 @@ def mcd_chunked(
     collect.sample = sample
 
     def step(means, covs):
-        ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / p
-        precisions = np.linalg.inv(covs + ridge[:, None, None] * np.eye(p))
+        precisions = ridged_precisions(covs)
         values = FitDistances(coords, means, precisions)
         guide = None
         if collect.sample is not None:

@@ -559,11 +559,12 @@ class SampleCollector:
 
 def sample_values(values, sample: np.ndarray, block: int = 1 << 16) -> np.ndarray:
     """``values`` (a function of rows of coordinates) of the ``sample``, by blocks of
-    rows, in single precision."""
-    parts = [
-        np.asarray(values(sample[a : a + block].astype(np.float64)), dtype=np.float32)
-        for a in range(0, max(sample.shape[0], 1), block)
-    ]
+    rows, in single precision (beyond its range: inf, a guide's bound all the same)."""
+    with np.errstate(over="ignore"):
+        parts = [
+            np.asarray(values(sample[a : a + block].astype(np.float64)), dtype=np.float32)
+            for a in range(0, max(sample.shape[0], 1), block)
+        ]
     return np.concatenate(parts)
 
 

@@ -276,7 +276,14 @@ def _distances(X: np.ndarray, means: np.ndarray, precisions: np.ndarray) -> np.n
     With few features, formed in (B', p, n) layout a chunk of fits at a time (the
     broadcasts run along the samples) and summed over the coordinates in their order;
     with more, one GEMM per fit. The route depends on ``X`` only, so a fit's distances
-    are the same bits in any batch (the last C-steps go on with the moving fits only)."""
+    are the same bits in any batch (the last C-steps go on with the moving fits only).
+    Under the precision of a subset of one point (:func:`ridged_precisions`) the samples
+    off it are at an infinite distance, and it overflows there without a warning."""
+    with np.errstate(over="ignore"):
+        return _distances_of(X, means, precisions)
+
+
+def _distances_of(X: np.ndarray, means: np.ndarray, precisions: np.ndarray) -> np.ndarray:
     n, p = X.shape
     distances = np.empty((means.shape[0], n))
     if p <= _FEW_FEATURES:
@@ -298,12 +305,18 @@ def _c_step(X: np.ndarray, means, covs, h: int):
     """One concentration step for a batch of fits: the h samples of smallest
     Mahalanobis distance under each fit (:func:`_distances`), and their means and
     covariances (:func:`_batched_cov`)."""
-    p = X.shape[1]
-    ridge = 1e-12 * np.maximum(np.trace(covs, axis1=1, axis2=2), 1e-300) / p
-    precisions = np.linalg.inv(covs + ridge[:, None, None] * np.eye(p))
-    distances = _distances(X, means, precisions)
+    distances = _distances(X, means, ridged_precisions(covs))
     subsets = np.sort(np.argpartition(distances, h - 1, axis=1)[:, :h], axis=1)
     return (subsets, *_batched_cov(X, subsets))
+
+
+def ridged_precisions(covs: np.ndarray) -> np.ndarray:
+    """The inverses of a batch of covariances ``(B, p, p)``, each with a ridge of
+    ``1e-12`` of its mean variance (never below the smallest normal float, so that a
+    subset of one point gives distances 0 and large, not NaN): the C-steps' metric."""
+    p = covs.shape[-1]
+    ridge = np.maximum(1e-12 * np.trace(covs, axis1=1, axis2=2) / p, np.finfo(np.float64).tiny)
+    return np.linalg.inv(covs + ridge[:, None, None] * np.eye(p))
 
 
 def raw_log_det(cov: np.ndarray) -> float:
