@@ -353,8 +353,11 @@ def _column_fit(run, sums, als: _ObservedALS, unit, precondition) -> np.ndarray:
             Q=None,
             sums={"r": r, "precondition": precondition, "every_row": True},
         )
-    with single_blas_thread():
-        Rb = sla.cholesky(0.5 * (sums["b_gram"] + sums["b_gram"].T), check_finite=False)
+    try:
+        with single_blas_thread():
+            Rb = sla.cholesky(0.5 * (sums["b_gram"] + sums["b_gram"].T), check_finite=False)
+    except sla.LinAlgError:  # a row factor of lower rank (most rows equal): as _inverse_r
+        Rb = np.eye(r)
     Rinv = _inverse_r(Rb)
     d = len(sums["kept"])
     normal = Rinv.T @ sums["normal"].reshape(d, r, r) @ Rinv  # on Qa = Qb Rb^-1
