@@ -37,8 +37,10 @@ from robustpca import (
     PrincipalComponentPursuit,
     SphericalPCA,
 )
-from robustpca.diagnostics import _mad, _median, outlier_diagnostics
+from robustpca.diagnostics import outlier_diagnostics
 from robustpca.estimators._outlier_api import contamination_offset
+from robustpca.robust_scale import weighted_mad as _mad
+from robustpca.robust_scale import weighted_median as _median
 from robustpca.solvers import chunked_reference
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_reference import exact_statistics
@@ -228,6 +230,24 @@ def test_every_chunked_fit_stores_the_in_memory_reference(name, route):
     numpy_diag = outlier_diagnostics(twin, X)
     np.testing.assert_array_equal(diag.outliers.compute(), numpy_diag.outliers)
     assert diag.score_cutoff == pytest.approx(numpy_diag.score_cutoff, rel=1e-10)
+
+
+@pytest.mark.parametrize("make", [lambda: ROBPCA(2, random_state=0), lambda: PCA(2)])
+def test_most_rows_at_one_point(make, route):
+    """90% of the rows at one point: the chunked reference takes the centre's norm as
+    its rounding level where the median norm is its rounding, as in memory
+    (tests/test_diagnostics.py): the rows at the point are regular (ROBPCA flagged them
+    all before), and ROBPCA flags the 200 others."""
+    rng = np.random.default_rng(0)
+    X = np.r_[np.ones((1800, 5)), rng.normal(size=(200, 5))]
+    model = make().fit(blocks(X))
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    flags = model.predict(blocks(X)).compute()
+    np.testing.assert_array_equal(flags, twin.predict(X))
+    assert (flags[:1800] == 1).all()  # classical PCA's fit misses a few of the others
+    if isinstance(model, ROBPCA):
+        assert (flags[1800:] == -1).all()
 
 
 def test_reference_passes_are_few():

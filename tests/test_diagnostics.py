@@ -199,6 +199,30 @@ def test_samples_on_the_subspace_are_regular_whatever_their_rounding(k):
     assert np.all(model.decision_function(X)[:5] > 0.5)
 
 
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("ROBPCA", {"n_components": 2}),
+        ("ROBPCA", {}),
+        ("ROBPCA", {"n_components": 2, "skew": True}),
+        ("CovariancePCA", {"n_components": 2}),
+        ("PrincipalComponentPursuit", {}),
+    ],
+)
+def test_most_rows_at_one_point_are_regular(name, params):
+    """90% of the rows at one point: the h-subset is that point, so the training
+    distances of most rows are the rounding of its centring, and so was the median norm
+    that set the rounding level. ROBPCA flagged every row (its SD scales, 1e-15, were
+    taken for real), CovariancePCA none. Where the median norm is at the rounding of
+    the centre, the centre's norm sets that level: the 200 other rows are flagged."""
+    import robustpca
+
+    rng = np.random.default_rng(0)
+    X = np.r_[np.ones((1800, 5)), rng.normal(size=(200, 5))]
+    model = getattr(robustpca, name)(**params).fit(X)
+    np.testing.assert_array_equal(model.predict(X), np.r_[np.ones(1800), -np.ones(200)])
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize("k", [2, 3])
 def test_rows_fitted_exactly_are_regular_on_wood(shared_data, k):

@@ -80,7 +80,7 @@ from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import is_dask_collection
-from .robust_scale import MAD_CONSTANT, mad
+from .robust_scale import mad, weighted_mad, weighted_median
 from .robust_scale import skewed_cutoff as _skew_cutoff
 
 __all__ = [
@@ -108,31 +108,10 @@ _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 _AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
 
 
-def _median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    """Column medians; with frequency weights, the median of the data with each row
-    repeated ``w_i`` times (the mean of the two middle values for an even total)."""
-    if w is None:
-        return np.median(x, axis=0)
-    x2 = x.reshape(x.shape[0], -1)
-    total = w.sum()
-    positions = (np.floor((total - 1) / 2), np.ceil((total - 1) / 2))
-    out = np.empty(x2.shape[1])
-    for j in range(x2.shape[1]):
-        order = np.argsort(x2[:, j], kind="stable")
-        cum = np.cumsum(w[order])
-        picks = [order[min(np.searchsorted(cum, q, side="right"), len(cum) - 1)] for q in positions]
-        out[j] = 0.5 * (x2[picks[0], j] + x2[picks[1], j])
-    return out.reshape(x.shape[1:])
-
-
-def _mad(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    return MAD_CONSTANT * _median(np.abs(x - _median(x, w)), w)
-
-
 def _robust_scores_scale(
     scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None
 ) -> np.ndarray:
-    scale = _mad(scores, w)
+    scale = weighted_mad(scores, w)
     deviation = np.abs(scores - centre)
     mean_dev = np.average(deviation, axis=0, weights=w)
     return np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev)
@@ -157,7 +136,8 @@ class DiagnosticReference:
         False when the training ODs are all zero (``k`` equals the rank): no OD cutoff.
     od_floor : float
         The OD below which a distance is zero up to rounding (``_ZERO_OD`` times the
-        median training norm), and the least OD cutoff: where more than half the
+        median training norm, or the centre's norm where most rows sit at the centre),
+        and the least OD cutoff: where more than half the
         training samples lie on the subspace exactly, a cutoff taken of their ODs would
         flag samples on the subspace by their rounding.
     sd_location, sd_scale : float
@@ -204,6 +184,11 @@ class DiagnosticReference:
             return max(self.od_skew_cutoff, self.od_floor)
         value = self.od_location + self.od_scale * stats.norm.ppf(quantile)
         return max(float(value**1.5) if value > 0 else 0.0, self.od_floor)
+
+
+def _rounding_level(typical: float, model) -> float:
+    centre = float(np.linalg.norm(_as_host(getattr(model, "mean_", 0.0))))
+    return centre if typical <= _ZERO_SCALE * centre else typical
 
 
 def diagnostic_reference(
@@ -263,11 +248,12 @@ def diagnostic_reference(
         scale = np.sqrt(np.clip(eigenvalues, 0.0, None))
     else:
         rule = "scores"
-        centre = _median(scores, w)
+        centre = weighted_median(scores, w)
         scale = _robust_scores_scale(scores, centre, w)
-    # the rounding level of the distances: that of a typical row (the median norm; the
-    # largest would be a gross outlier's, 1e152 in tests/test_input_magnitude.py)
-    typical = float(np.median(norms)) if norms.size else 0.0
+    # the rounding level of the distances: a typical row's (the median norm; the largest
+    # would be a gross outlier's, 1e152 in tests/test_input_magnitude.py), the centre's
+    # where most rows sit at it (an exact fit: their norms are its rounding)
+    typical = _rounding_level(float(np.median(norms)) if norms.size else 0.0, model)
     # a scale at the rounding of the scores (more components than the data's rank) is
     # zero, left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
     scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
@@ -291,7 +277,11 @@ def diagnostic_reference(
         return reference
     sd23 = reference.score_distances(scores) ** (2.0 / 3.0)  # Wilson-Hilferty, as the OD
     sd23 = np.minimum(sd23, 1e100)  # an infinite SD (overflow) counts as a huge one
-    return replace(reference, sd_location=float(_median(sd23, w)), sd_scale=float(_mad(sd23, w)))
+    return replace(
+        reference,
+        sd_location=float(weighted_median(sd23, w)),
+        sd_scale=float(weighted_mad(sd23, w)),
+    )
 
 
 def _reference_rows(
@@ -325,7 +315,7 @@ def _od_location_scale(od23: np.ndarray, w: np.ndarray | None, rule: str) -> tup
         return location, float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
     if w is None:
         return float(np.median(od23)), float(mad(od23))
-    return float(_median(od23, w)), float(_mad(od23, w))
+    return float(weighted_median(od23, w)), float(weighted_mad(od23, w))
 
 
 @dataclass(frozen=True)

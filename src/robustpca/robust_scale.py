@@ -99,6 +99,28 @@ def _median(x: np.ndarray, axis: int | None = 0, keepdims: bool = False):
     return med if med.ndim else med[()]
 
 
+def weighted_median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Column medians; with frequency weights, the median of the data with each row
+    repeated ``w_i`` times (the mean of the two middle values for an even total)."""
+    if w is None:
+        return np.median(x, axis=0)
+    x2 = x.reshape(x.shape[0], -1)
+    total = w.sum()
+    positions = (np.floor((total - 1) / 2), np.ceil((total - 1) / 2))
+    out = np.empty(x2.shape[1])
+    for j in range(x2.shape[1]):
+        order = np.argsort(x2[:, j], kind="stable")
+        cum = np.cumsum(w[order])
+        picks = [order[min(np.searchsorted(cum, q, side="right"), len(cum) - 1)] for q in positions]
+        out[j] = 0.5 * (x2[picks[0], j] + x2[picks[1], j])
+    return out.reshape(x.shape[1:])
+
+
+def weighted_mad(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The MAD (times :data:`MAD_CONSTANT`) with frequency weights, by :func:`weighted_median`."""
+    return MAD_CONSTANT * weighted_median(np.abs(x - weighted_median(x, w)), w)
+
+
 def mad(x, axis: int | None = 0) -> np.ndarray:
     """Median absolute deviation about the median, times 1.4826 (R's ``mad``).
 

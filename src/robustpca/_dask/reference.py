@@ -44,6 +44,7 @@ from ..diagnostics import (
     RRCOV_RULES,
     DiagnosticReference,
     OutlierDiagnostics,
+    _rounding_level,
     diagnostic_reference,
 )
 from ..robust_scale import skewed_cutoff
@@ -297,7 +298,7 @@ def chunked_reference(
         centre = np.zeros(k)
         values = np.asarray(eigenvalues, dtype=np.float64)
         scale = np.sqrt(np.clip(values, 0.0, None))
-    typical = float(stats[first + 1]) if od_count else 0.0
+    typical = _rounding_level(float(stats[first + 1]) if od_count else 0.0, model)
     scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
     floor = _ZERO_OD * typical
     largest = max(float(summary.high[first + 1]), 1e-300) if od_count else 0.0
