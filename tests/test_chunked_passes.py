@@ -20,6 +20,7 @@ from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_mcd import AffineRows, FitDistances, smallest_subsets
 from robustpca.solvers.chunked_order_statistics import pilot_indices
 from robustpca.solvers.chunked_rrcov import solve_robpca_chunked
+from robustpca.solvers.chunked_shared import RideAlong
 from robustpca.solvers.chunked_unimcd import (
     SampleCollector,
     sample_brackets,
@@ -40,11 +41,13 @@ class Logged(NumpyPassRunner):
 
     def __call__(self, kernel, rows=None, **params):
         def name(kernel, params):
+            if kernel.__name__ == "with_extra":  # a kernel riding along: both
+                return f"{name(params['main'], params['params'])}+{params['extra'].__name__}"
             inner = params.get("inner")
             return kernel.__name__ + (f"/{inner.__name__}" if inner else "")
 
-        self.shared.append(kernel.__name__ == "_together")
-        if kernel.__name__ == "_together":  # shared passes: their kernels
+        self.shared.append(kernel.__name__ == "together")
+        if kernel.__name__ == "together":  # shared passes: their kernels
             self.kernels.append("+".join(sorted(name(k, p) for _, k, p in params["calls"])))
         else:
             self.kernels.append(name(kernel, params))
@@ -128,18 +131,58 @@ def test_pass_count_of_a_tall_table(huge):
     window's values, the scaled residuals' bracket, the reweighted sums; the h-subset:
     counting, gathering); the orthogonal distances (four, and the rows within the
     cutoff); then the C-steps, ROBPCA's and FAST-MCD's in the same passes: the first
-    C-step's counting pass, one pass per C-step of the longer of the two, and the
-    reweighting. At most 16 passes besides the C-steps, whatever their number; the
+    C-step's counting pass, one pass per C-step of the longer of the two, FAST-MCD's
+    reweighting riding along with its last. At most 14 passes before the C-steps; the
     C-steps' passes are those of the longer computation, not the sum."""
     X = planted(200_000, 5, 2, seed=1)
     fit, kernels = _robpca(X, chunk_rows=10_000)
     steps = c_step_passes(kernels)
     assert fit.n_passes == len(kernels)
     shared = [k for k in steps if "+" in k]
-    assert shared and all(set(k.split("+")) == {"subset_pass"} for k in shared[1:])
-    assert fit.n_passes - (len(steps) - 2) <= 16
+    assert shared and all("subset_pass" in k.split("+") for k in shared[1:])
+    assert all(set(k.split("+")) <= {"subset_pass", "_moments_below_pass"} for k in shared[1:])
+    assert "subset_pass" in steps[-1]  # no pass of its own for the reweighting
+    assert fit.n_passes - len(steps) <= 14
     alone = sum(k.count("subset_pass") for k in steps)
     assert len(steps) < alone  # sharing saves the shorter computation's passes
+
+
+def test_the_reweighting_rides_along_with_the_last_c_step(huge, monkeypatch):
+    """FAST-MCD reweights its best fit so far in the pass of each C-step; when no fit
+    moves, that is the final fit (the same h-subset), so the reweighting takes no pass
+    of its own: one pass fewer, the same fit and support as a pass of its own."""
+    X = planted(200_000, 5, 2, seed=1)
+    fit, _ = _robpca(X, chunk_rows=10_000)
+
+    class Apart(RideAlong):  # the reweighting never rides along
+        def __call__(self, kernel, rows=None, **params):
+            return self.run(kernel, rows, **params)
+
+    monkeypatch.setattr(chunked_mcd, "RideAlong", Apart)
+    apart, apart_kernels = _robpca(X, chunk_rows=10_000)
+    reweighting = [k for k in c_step_passes(apart_kernels) if "_moments_below_pass" in k]
+    assert reweighting == ["_moments_below_pass"] == apart_kernels[-1:]
+    assert fit.n_passes == apart.n_passes - 1
+    np.testing.assert_array_equal(fit.eigenvalues, apart.eigenvalues)
+    np.testing.assert_array_equal(fit.components, apart.components)
+    np.testing.assert_array_equal(fit.mean, apart.mean)
+    index = np.arange(X.shape[0])
+    np.testing.assert_array_equal(fit.support(X, index), apart.support(X, index))
+
+
+def test_ride_along_runs_its_kernel_in_the_next_pass_only():
+    """The extra kernel's results come back apart from the main kernel's, from one pass."""
+    X = np.arange(20.0).reshape(10, 2)
+    run = NumpyPassRunner(X, chunk_rows=3)
+
+    def total(x, rows=None, *, scale):
+        return {"s": scale * x.sum()}
+
+    ride = RideAlong(run, total, scale=2.0)
+    assert ride(total, None, scale=1.0) == {"s": X.sum()}
+    assert ride.result == {"s": 2.0 * X.sum()} and run.n_passes == 1
+    assert ride(total, None, scale=3.0) == {"s": 3.0 * X.sum()} and run.n_passes == 2
+    assert ride.result == {"s": 2.0 * X.sum()}
 
 
 @settings(max_examples=25, deadline=None)
@@ -238,7 +281,7 @@ def test_shared_passes_run_together_and_pass_errors_on():
     main thread (and does not hang the other)."""
     import threading
 
-    from robustpca.solvers.chunked_rrcov import SharedPasses
+    from robustpca.solvers.chunked_shared import SharedPasses
 
     X = np.arange(12.0).reshape(6, 2)
     run = Logged(X, 2)

@@ -37,6 +37,7 @@ from .chunked_order_statistics import (
     gather_rows,
     guess_brackets,
 )
+from .chunked_shared import RideAlong
 from .chunked_unimcd import (
     SampleCollector,
     least_variance_windows,
@@ -311,6 +312,18 @@ class ChunkedMCD:
         return raw(x)[:, 0] < self.cutoff
 
 
+class _Reweighting:
+    """FAST-MCD's reweighting of the raw fit ``(location, unscaled)``: the raw
+    covariance made consistent, the cutoff, and the parameters of its pass."""
+
+    def __init__(self, coords, location, unscaled, p: int, n: int, h: int, alpha: float):
+        self.location, self.unscaled = location, unscaled
+        self.covariance = unscaled * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
+        self.cutoff = stats.chi2.ppf(0.975, p)
+        values = _RawDistances(coords, location, self.covariance)
+        self.params = {"values": values, "cutoff": self.cutoff, "coords": coords, "kind": "scatter"}
+
+
 @dataclass(frozen=True)
 class _RawDistances:
     coords: AffineRows
@@ -531,14 +544,14 @@ def mcd_chunked(
     collect = SampleCollector(run, coords, sample_stride(n, p))
     collect.sample = sample
 
-    def step(means, covs):
+    def step(means, covs, runner=collect):
         precisions = ridged_precisions(covs)
         values = FitDistances(coords, means, precisions)
         guide = None
         if collect.sample is not None:
             guide = sample_values(FitDistances(AffineRows(), means, precisions), collect.sample)
         return smallest_subsets(
-            collect, row_index, coords, values, h, pilot_x, kind="scatter", guide=guide
+            runner, row_index, coords, values, h, pilot_x, kind="scatter", guide=guide
         )
 
     subsets, moments, used = step(means, covs)
@@ -546,8 +559,14 @@ def mcd_chunked(
     means = np.array([m.mean for m in moments])
     covs = np.array([_covariance(m) for m in moments])
     moving = np.arange(means.shape[0])
+    runner: RideAlong | None = None
     for _ in range(max_steps - 1):
-        new_subsets, new_moments, used = step(means[moving], covs[moving])
+        # the reweighting of the best fit so far rides along: if no fit moves, it is the
+        # final fit's (the same h-subset) and needs no pass of its own
+        best = int(np.argmin(_log_dets(covs)))
+        ahead = _Reweighting(coords, means[best], covs[best], p, n, h, alpha)
+        runner = RideAlong(collect, _moments_below_pass, **ahead.params)
+        new_subsets, new_moments, used = step(means[moving], covs[moving], runner)
         passes += used
         same = np.zeros(moving.size, dtype=bool)
         for i, f in enumerate(moving):
@@ -557,22 +576,16 @@ def mcd_chunked(
         if same.all():
             break
         moving = moving[~same]
-    best = int(np.argmin(_log_dets(covs)))
-    raw_location, raw_cov = means[best], covs[best]
-    log_det = raw_log_det(raw_cov)
-    raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
-    cutoff = stats.chi2.ppf(0.975, p)
+        runner = None
+    if runner is None or runner.result is None:  # out of steps with fits still moving
+        best = int(np.argmin(_log_dets(covs)))
+        ahead = _Reweighting(coords, means[best], covs[best], p, n, h, alpha)
+        kept, passes = run(_moments_below_pass, row_index, **ahead.params)["m"], passes + 1
+    else:
+        kept = runner.result["m"]
+    raw_location, raw_cov, cutoff = ahead.location, ahead.covariance, ahead.cutoff
+    log_det = raw_log_det(ahead.unscaled)
     raw_subset = subsets[best]
-    out = run(
-        _moments_below_pass,
-        row_index,
-        values=_RawDistances(coords, raw_location, raw_cov),
-        cutoff=cutoff,
-        coords=coords,
-        kind="scatter",
-    )
-    passes += 1
-    kept = out["m"]
     if not np.isfinite(log_det) or _count(kept) <= p:
         fit = ChunkedMCD(
             raw_location,

@@ -48,6 +48,7 @@ from .chunked_mcd import (
     subsample_indices,
 )
 from .chunked_order_statistics import gather_rows_pass, pilot_indices
+from .chunked_shared import SharedPasses
 from .chunked_unimcd import (
     SampleCollector,
     sample_stride,
@@ -60,7 +61,6 @@ from .robpca import _ClassPC, _log_det, _resolve_k
 
 __all__ = [
     "ROBPCAChunkedResult",
-    "SharedPasses",
     "class_pca_of",
     "first_pass",
     "solve_robpca_chunked",
@@ -363,8 +363,9 @@ def _projected_mcd(
 
     The MCD is affine equivariant, and the C-steps only rotate and shift the scores
     (while they keep their rank): FAST-MCD runs on the scores before the C-steps, in
-    the same passes (:class:`SharedPasses`), and its fit is rotated after them. Where a
-    C-step loses rank, that fit is dropped and FAST-MCD runs after them, as in memory."""
+    the same passes (:class:`~robustpca.solvers.chunked_shared.SharedPasses`), and its
+    fit is rotated after them. Where a C-step loses rank, that fit is dropped and
+    FAST-MCD runs after them, as in memory."""
     d = X2.A.shape[1]
     shared = SharedPasses(run, 2)
     ahead_rng = copy.deepcopy(rng)
@@ -448,98 +449,3 @@ def _c_steps(run, row_index, X2, ev, k, n, h, pilot_x):
 
 def _class(moments: QRMoments) -> _ClassPC:
     return class_pca_of(moments)
-
-
-def _together(x, rows=None, *, calls) -> dict:
-    """The results of several kernels on one chunk, keyed ``"slot|key"``."""
-    out = {}
-    for slot, kernel, params in calls:
-        for key, value in kernel(x, rows, **params).items():
-            out[f"{slot}|{key}"] = value
-    return out
-
-
-def _same_rows(a, b) -> bool:
-    """Whether two passes' row selections are the same (None: all rows)."""
-    if a is None or b is None:
-        return a is b
-    return a is b or (np.shape(a) == np.shape(b) and bool(np.array_equal(a, b)))
-
-
-class SharedPasses:
-    """Passes shared by computations running in threads (``slots`` of them), each with
-    its own runner (:meth:`runner`): a pass runs when every computation still running
-    has asked for one, and carries all their kernels (:func:`_together`). ``passes``
-    counts the passes run; an error in one computation stops the others."""
-
-    def __init__(self, run, slots: int):
-        self.run = run
-        self.live = set(range(slots))
-        self.pending: dict = {}
-        self.results: dict = {}
-        self.passes = 0
-        self.error: BaseException | None = None
-        self.cond = threading.Condition()
-
-    def runner(self, slot: int):
-        def call(kernel, rows=None, **params):
-            with self.cond:
-                self.pending[slot] = (kernel, rows, params)
-                self._flush()
-                while slot not in self.results and self.error is None:
-                    self.cond.wait()
-                if slot not in self.results:
-                    raise RuntimeError("a computation sharing the passes failed")
-                return self.results.pop(slot)
-
-        return call
-
-    def serve(self, slot: int, fn, *args):
-        """``fn(*args)`` as the computation ``slot``; it leaves the passes when done. An
-        error is kept (:meth:`check`), and raised again in the main thread's slot 0."""
-        try:
-            return fn(*args)
-        except BaseException as error:
-            with self.cond:
-                self.error = self.error or error
-            if slot == 0:
-                raise
-            return None
-        finally:
-            with self.cond:
-                self.live.discard(slot)
-                self._flush()
-                self.cond.notify_all()
-
-    def check(self):
-        """Raise the first error of a computation, if any."""
-        if self.error is not None:
-            raise self.error
-
-    def _flush(self):
-        if not self.pending or not set(self.pending) >= self.live or self.error is not None:
-            return
-        calls, self.pending = self.pending, {}
-        # one pass per distinct row selection (the same one, all rows, in ROBPCA's use)
-        groups: list = []
-        for s, (k, r, p) in calls.items():
-            group = next((g for g in groups if _same_rows(g[0], r)), None)
-            if group is None:
-                group = (r, [])
-                groups.append(group)
-            group[1].append((s, k, p))
-        out: dict = {}
-        try:
-            for rows, group in groups:
-                out.update(self.run(_together, rows, calls=tuple(group)))
-                self.passes += 1
-        except BaseException as error:
-            self.error = error
-            self.cond.notify_all()
-            return
-        for slot in calls:
-            prefix = f"{slot}|"
-            self.results[slot] = {
-                key[len(prefix) :]: value for key, value in out.items() if key.startswith(prefix)
-            }
-        self.cond.notify_all()
