@@ -5,7 +5,8 @@ the rows runs in passes over the chunks (one ``dask.compute`` each in the Dask r
 C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999) on all the data (the mean and scatter
 of the ``h`` rows of least distance under each fit, gathered in a bracket guessed from a
 sample of the rows and proven by the pass's counts, else found by counting passes,
-:mod:`robustpca.solvers.chunked_order_statistics`), the reweighting, the support.
+:mod:`robustpca.solvers.chunked_order_statistics`), the reweighting (of the best fit so
+far, in the pass of each C-step: no pass of its own once no fit moves), the support.
 
 FAST-MCD's search for starting fits works by design on a random subsample: robustbase's
 nested subsets of at most 1,500 rows (``rng.permutation(n)`` from ``random_state``, as in
@@ -426,23 +427,26 @@ def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
         kind="scatter",
     )["m"]
     passes += 1
-    if not np.isfinite(log_det) or _count(kept) <= 1:
-        fit = ChunkedMCD(
-            raw_location, raw_cov, raw_location, raw_cov, log_det, h, coords, subset, cutoff,
-            False,
-        )  # fmt: skip
-        return fit, passes
+    raw_fit = (raw_location, raw_cov, log_det, subset, cutoff)
+    return _reweighted(kept, raw_fit, h, n, 1, alpha, coords), passes
+
+
+def _reweighted(kept, raw_fit, h: int, n: int, p: int, alpha: float, coords) -> ChunkedMCD:
+    """The MCD from the raw fit ``(location, covariance, log_det, subset, cutoff)`` and
+    the moments ``kept`` of the rows within its cutoff (the raw fit where the raw
+    covariance is singular or too few rows are kept, as robustbase)."""
+    raw_location, raw_cov, log_det, subset, cutoff = raw_fit
+    if not np.isfinite(log_det) or _count(kept) <= p:
+        return ChunkedMCD(*raw_fit[:2], *raw_fit[:3], h, coords, subset, cutoff, False)
     covariance = _covariance(kept)
     if _count(kept) != n:
         covariance = (
             covariance
-            * mcd_consistency(1, _count(kept) / n)
-            * mcd_small_sample(1, n, alpha, reweighted=True)
+            * mcd_consistency(p, _count(kept) / n)
+            * mcd_small_sample(p, n, alpha, reweighted=True)
         )
-    fit = ChunkedMCD(
-        kept.mean, covariance, raw_location, raw_cov, log_det, h, coords, subset, cutoff, True
-    )
-    return fit, passes
+    raw = (raw_location, raw_cov, log_det)
+    return ChunkedMCD(kept.mean, covariance, *raw, h, coords, subset, cutoff, True)
 
 
 @dataclass(frozen=True)
@@ -583,31 +587,6 @@ def mcd_chunked(
         kept, passes = run(_moments_below_pass, row_index, **ahead.params)["m"], passes + 1
     else:
         kept = runner.result["m"]
-    raw_location, raw_cov, cutoff = ahead.location, ahead.covariance, ahead.cutoff
     log_det = raw_log_det(ahead.unscaled)
-    raw_subset = subsets[best]
-    if not np.isfinite(log_det) or _count(kept) <= p:
-        fit = ChunkedMCD(
-            raw_location,
-            raw_cov,
-            raw_location,
-            raw_cov,
-            log_det,
-            h,
-            coords,
-            raw_subset,
-            cutoff,
-            False,
-        )
-        return fit, passes
-    location, covariance = kept.mean, _covariance(kept)
-    if _count(kept) != n:
-        covariance = (
-            covariance
-            * mcd_consistency(p, _count(kept) / n)
-            * mcd_small_sample(p, n, alpha, reweighted=True)
-        )
-    fit = ChunkedMCD(
-        location, covariance, raw_location, raw_cov, log_det, h, coords, raw_subset, cutoff, True
-    )
-    return fit, passes
+    raw_fit = (ahead.location, ahead.covariance, log_det, subsets[best], ahead.cutoff)
+    return _reweighted(kept, raw_fit, h, n, p, alpha, coords), passes
