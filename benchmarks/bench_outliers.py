@@ -170,11 +170,12 @@ def pyod_factory(name: str) -> Callable[[], object]:
 class LikelihoodOutlyingness:
     r"""A fitted robustpca estimator's rows ranked by their squared Mahalanobis distance
     under the fit's probabilistic PCA model (Tipping & Bishop 1999), the model of the
-    estimators' ``score``: :math:`m^2 = SD^2 + OD^2 / \sigma^2`, with :math:`SD` the score
-    distance of the diagnostics (the robust eigenvalues) and :math:`\sigma^2` the median
-    training :math:`OD^2` over the median of :math:`\chi^2_{d-k}`. Minus the row's
-    log-likelihood up to a constant, so the two distances are weighed by one model rather
-    than by their separate cutoffs (``decision_function``'s maximum of two ratios).
+    estimators' ``score``: ``estimator.mahalanobis(X)``, :math:`m^2 = SD^2 + OD^2 /
+    \sigma^2`, with :math:`SD` the score distance of the diagnostics (the robust
+    eigenvalues) and :math:`\sigma^2` the median training :math:`OD^2` over the median
+    of :math:`\chi^2_{d-k}`. Minus the row's log-likelihood up to a constant, so the two
+    distances are weighed by one model rather than by their separate cutoffs
+    (``decision_function``'s maximum of two ratios).
 
     ``decision_function`` is :math:`-m^2`; there is no ``predict`` (the labels stay the
     estimator's own)."""
@@ -183,26 +184,12 @@ class LikelihoodOutlyingness:
         self.estimator = estimator
 
     def fit(self, X, y=None):
-        from scipy.stats import chi2
-
-        from robustpca.diagnostics import outlier_diagnostics
-
         self.estimator.fit(X)
-        od = outlier_diagnostics(self.estimator, X).orthogonal_distances
-        k = int(getattr(self.estimator, "n_components_", 0) or 0)
-        dof = max(X.shape[1] - k, 1)
-        self.noise_variance_ = float(np.median(od**2) / chi2.ppf(0.5, dof))
-        self.n_components_ = k
+        self.n_components_ = int(getattr(self.estimator, "n_components_", 0) or 0)
         return self
 
     def decision_function(self, X):
-        from robustpca.diagnostics import outlier_diagnostics
-
-        diag = outlier_diagnostics(self.estimator, X)
-        m2 = diag.score_distances**2
-        if self.noise_variance_ > 0:
-            m2 = m2 + diag.orthogonal_distances**2 / self.noise_variance_
-        return -m2
+        return -self.estimator.mahalanobis(X)
 
 
 #: The recommended detector configuration (``docs/outlier-detection.md``): ROBPCA with

@@ -42,7 +42,9 @@ classical PCA, a weighted sum) that the counting passes of its training diagnost
 take alongside them (:mod:`robustpca._dask.reference`).
 
 ``score_samples`` is the outlier API's (minus the outlyingness in units of the
-cutoffs, :mod:`robustpca.estimators._outlier_api`); the likelihood is only ``score``.
+cutoffs, :mod:`robustpca.estimators._outlier_api`); the rows' own terms of the
+likelihood come from ``mahalanobis`` (their squared distances :math:`m^2`, as in
+scikit-learn's ``EmpiricalCovariance.mahalanobis``).
 ``KernelL21PCA`` has no ``score``: its distances live in a kernel embedding with no
 dimension :math:`d` to normalise a density by.
 """
@@ -216,3 +218,50 @@ class LikelihoodScoreMixin:
         robust = self._outlier_reference.rule != "classical"
         floor = DEFAULT_QUANTILE if robust else None
         return average_log_likelihood(model, scores, od, floor_quantile=floor)
+
+    @available_if(_has_density)
+    def mahalanobis(self, X):
+        r"""Squared Mahalanobis distances of ``X`` under the Gaussian model of the fit.
+
+        :math:`m^2 = \sum_j (t_j - c_j)^2 / \lambda_j + OD^2 / \sigma^2`, the model of
+        :meth:`score` (:math:`\log p(x) = -\tfrac12(d \log 2\pi + \log\det C + m^2)`),
+        as scikit-learn's ``EmpiricalCovariance.mahalanobis`` gives them for a full
+        covariance. Unlike the outlyingness of ``decision_function`` (the larger of the
+        score and orthogonal distances, each in units of its own cutoff), one model
+        weighs the two distances: ranking rows by it is the outlier detector that
+        ``docs/outlier-detection.md`` recommends (with ``n_components=2``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (NaN marks a missing entry where the estimator supports them; a
+            dask array gives a lazy result).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            :math:`m^2` of each row (at most ``1e250``).
+
+        References
+        ----------
+        M. E. Tipping, C. M. Bishop, "Probabilistic principal component analysis",
+        Journal of the Royal Statistical Society B 61(3), 1999, eq. (6)-(8).
+        """
+        model = self._likelihood_model()
+        estimator: Any = self  # transform and reconstruction_error: BaseSubspaceEstimator's
+        scores, od = estimator.transform(X), estimator.reconstruction_error(X)
+        if is_dask_collection(scores):  # lazy, chunked like the rows of X
+            import dask.array as da
+
+            scores = scores.rechunk({1: -1})
+            return da.map_blocks(
+                _squared_distances, scores, od[:, None], model=model, drop_axis=1,
+                dtype=np.float64, meta=np.empty(0),
+            )  # fmt: skip
+        od = np.asarray(to_numpy(od), dtype=np.float64)
+        scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(od.shape[0], -1)
+        return model.squared_distances(scores, od)
+
+
+def _squared_distances(scores, od, *, model: SubspaceGaussian) -> np.ndarray:
+    return model.squared_distances(scores.reshape(od.shape[0], -1), od[:, 0])
