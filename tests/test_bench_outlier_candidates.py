@@ -27,7 +27,7 @@ def _planted(seed=0):
     return X
 
 
-@pytest.mark.parametrize("key", ["a", "b", "c"])
+@pytest.mark.parametrize("key", ["a", "b", "c", "d"])
 def test_each_candidate_ranks_the_planted_outliers_first(key):
     X = _planted()
     before = X.copy()
@@ -42,6 +42,30 @@ def test_each_candidate_ranks_the_planted_outliers_first(key):
         assert len(top & set(range(30))) >= 27
     if key == "a":  # the held-out likelihood finds the planted rank
         assert model.n_components_ == 2
+
+
+def test_robust_scales_fall_back_on_the_mean_and_keep_zero_columns():
+    rng = np.random.default_rng(0)
+    R = np.column_stack(
+        [rng.normal(size=2000), np.r_[np.zeros(1500), np.ones(500)], np.zeros(2000)]
+    )
+    scales = cand.robust_scales(R)
+    assert scales[0] == pytest.approx(1.0, rel=0.1)
+    assert scales[1] == pytest.approx(1.2533 * 0.25) and scales[2] == 0.0
+
+
+def test_diagonal_noise_weighs_each_residual_coordinate_by_its_spread():
+    """A row off the plane in a coordinate of small residual spread outranks one off it by
+    the same amount in a coordinate of large spread (the isotropic model ties them)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 2)) @ rng.normal(size=(2, 6))
+    X += rng.normal(size=(400, 6)) * [0.01, 0.01, 0.01, 0.01, 0.01, 1.0]
+    X[0, 0] += 0.5
+    X[1, 5] += 0.5
+    model = cand.DiagonalNoiseLikelihood().fit(X)
+    outlyingness = -model.decision_function(X)
+    assert outlyingness[0] > 100 * outlyingness[1]
+    assert np.argmax(outlyingness) == 0
 
 
 def test_chi2_weight_recovers_a_scaled_chi_square():
