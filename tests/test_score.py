@@ -210,10 +210,17 @@ def test_every_linear_estimator_has_a_finite_score():
             warnings.simplefilter("ignore")
             model = estimator.fit(X)
         if not model._linear_model:
-            assert not hasattr(model, "score"), name
+            assert not hasattr(model, "score") and not hasattr(model, "mahalanobis"), name
             continue
         value = model.score(X[:10])
         assert np.isfinite(value), name
+        # score is the (floored, for the robust fits) mean of the rows' log-likelihoods
+        gaussian = model._likelihood_model()
+        m2 = model.mahalanobis(X[:10])
+        log_p = -0.5 * (X.shape[1] * np.log(2.0 * np.pi) + gaussian.log_det() + m2)
+        if model._outlier_reference.rule != "classical":
+            log_p = np.maximum(log_p, gaussian.floor(0.975))
+        assert value == pytest.approx(np.mean(log_p), rel=1e-10, abs=1e-10), name
 
 
 def test_kernel_model_has_no_score_and_two_d_model_has_one():
