@@ -332,10 +332,11 @@ class _RawDistances:
     covariance: np.ndarray
 
     def __call__(self, x):
-        return by_value_blocks(self._of_block, x)[:, None]
+        return by_value_blocks(lambda b: self.of_coords(self.coords(b)), x)
 
-    def _of_block(self, x):
-        return _mahalanobis_sq(self.coords(x), self.location, self.covariance)
+    def of_coords(self, z):
+        """The distances of rows already mapped by ``coords``, (b, 1)."""
+        return _mahalanobis_sq(z, self.location, self.covariance)[:, None]
 
 
 def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> dict:
@@ -343,9 +344,12 @@ def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> d
     ``cutoff``."""
     of: Any = QRMoments.of if kind == "qr" else scatter_moments
     total: Any = None
+    same = hasattr(values, "of_coords") and values.coords is coords  # one product a block
     for a, b in value_runs(x, 1):
-        keep = values(x[a:b])[:, 0] < cutoff
-        part = of(coords(x[a:b])[keep])
+        xb = x[a:b]
+        Z = coords(xb)
+        V = by_value_blocks(values.of_coords, Z, xb) if same else values(xb)
+        part = of(Z[V[:, 0] < cutoff])
         total = part if total is None else total + part
     return {"m": total}
 
