@@ -401,3 +401,35 @@ def test_permutation_head_from_the_same_state_needs_no_permutation():
     np.testing.assert_array_equal(again.random(3), first.random(3))
     repeat[0] = -1  # the caller's copy
     np.testing.assert_array_equal(permutation_head(np.random.default_rng(5), n, 1500), head)
+
+
+@pytest.mark.parametrize("max_steps", [1, 2, 3])
+def test_the_reweighting_of_fits_still_moving_takes_its_own_pass(monkeypatch, max_steps):
+    """Out of C-steps with fits still moving, the reweighting ridden along is of a fit
+    that moved after it: the reweighting takes a pass of its own, on the final fit, and
+    the MCD equals the one whose reweighting never rides along."""
+    X = planted(20_000, 4, 2, seed=3)
+    index = np.arange(X.shape[0])
+
+    def fit():
+        run = Logged(X, 2000)
+        out, passes = chunked_mcd.mcd_chunked(
+            run, index, AffineRows(), 4, X.shape[0], 0.75, n_starts=50,
+            rng=np.random.default_rng(0), pilot_x=X[pilot_indices(X.shape[0])],
+            max_steps=max_steps,
+        )  # fmt: skip
+        return out, passes, run.kernels
+
+    riding, passes, kernels = fit()
+    assert kernels[-1] == "_moments_below_pass" and passes == len(kernels)
+
+    class Apart(RideAlong):
+        def __call__(self, kernel, rows=None, **params):
+            return self.run(kernel, rows, **params)
+
+    monkeypatch.setattr(chunked_mcd, "RideAlong", Apart)
+    apart, apart_passes, _ = fit()
+    assert apart_passes == passes
+    np.testing.assert_array_equal(riding.location, apart.location)
+    np.testing.assert_array_equal(riding.covariance, apart.covariance)
+    np.testing.assert_array_equal(riding.support_mask(X, index), apart.support_mask(X, index))
