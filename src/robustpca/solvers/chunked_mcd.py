@@ -440,8 +440,9 @@ def _reweighted(kept, raw_fit, h: int, n: int, p: int, alpha: float, coords) -> 
     the moments ``kept`` of the rows within its cutoff (the raw fit where the raw
     covariance is singular or too few rows are kept, as robustbase)."""
     raw_location, raw_cov, log_det, subset, cutoff = raw_fit
+    raw = (raw_location, raw_cov, log_det)
     if not np.isfinite(log_det) or _count(kept) <= p:
-        return ChunkedMCD(*raw_fit[:2], *raw_fit[:3], h, coords, subset, cutoff, False)
+        return ChunkedMCD(*raw[:2], *raw, h, coords, subset, cutoff, False)
     covariance = _covariance(kept)
     if _count(kept) != n:
         covariance = (
@@ -449,7 +450,6 @@ def _reweighted(kept, raw_fit, h: int, n: int, p: int, alpha: float, coords) -> 
             * mcd_consistency(p, _count(kept) / n)
             * mcd_small_sample(p, n, alpha, reweighted=True)
         )
-    raw = (raw_location, raw_cov, log_det)
     return ChunkedMCD(kept.mean, covariance, *raw, h, coords, subset, cutoff, True)
 
 
