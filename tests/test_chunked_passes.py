@@ -74,10 +74,25 @@ def _robpca(X, chunk_rows=4000):
     return fit, run.kernels
 
 
+def _no_guess(*args):
+    return None
+
+
 @pytest.fixture
 def huge(monkeypatch):
     """The pilot's brackets too wide to gather, as at a hundred million rows."""
-    monkeypatch.setattr(chunked_mcd, "_guess", lambda *args: None)
+    monkeypatch.setattr(chunked_mcd, "_guess", _no_guess)
+
+
+@pytest.fixture(scope="module")
+def tall_fit():
+    """200,000 x 5 in chunks of 10,000 rows, fitted once with the pilot's guesses out of
+    reach (``huge``): the data, the fit and the kernels of its passes."""
+    X = planted(200_000, 5, 2, seed=1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chunked_mcd, "_guess", _no_guess)
+        fit, kernels = _robpca(X, chunk_rows=10_000)
+    return X, fit, kernels
 
 
 def test_c_steps_take_one_pass_each_after_the_first(huge, monkeypatch):
@@ -125,7 +140,7 @@ def test_c_steps_on_a_thinned_sample(huge, monkeypatch):
     np.testing.assert_array_equal(*member)
 
 
-def test_pass_count_of_a_tall_table(huge):
+def test_pass_count_of_a_tall_table(tall_fit):
     """200,000 x 5 in chunks of 10,000 rows with the pilot's guesses out of reach: the
     first pass; the outlyingness (the projections' univariate MCD: binned sums, the
     window's values, the scaled residuals' bracket, the reweighted sums; the h-subset:
@@ -134,8 +149,7 @@ def test_pass_count_of_a_tall_table(huge):
     C-step's counting pass, one pass per C-step of the longer of the two, FAST-MCD's
     reweighting riding along with its last. At most 14 passes before the C-steps; the
     C-steps' passes are those of the longer computation, not the sum."""
-    X = planted(200_000, 5, 2, seed=1)
-    fit, kernels = _robpca(X, chunk_rows=10_000)
+    _, fit, kernels = tall_fit
     steps = c_step_passes(kernels)
     assert fit.n_passes == len(kernels)
     shared = [k for k in steps if "+" in k]
@@ -147,12 +161,11 @@ def test_pass_count_of_a_tall_table(huge):
     assert len(steps) < alone  # sharing saves the shorter computation's passes
 
 
-def test_the_reweighting_rides_along_with_the_last_c_step(huge, monkeypatch):
+def test_the_reweighting_rides_along_with_the_last_c_step(tall_fit, huge, monkeypatch):
     """FAST-MCD reweights its best fit so far in the pass of each C-step; when no fit
     moves, that is the final fit (the same h-subset), so the reweighting takes no pass
     of its own: one pass fewer, the same fit and support as a pass of its own."""
-    X = planted(200_000, 5, 2, seed=1)
-    fit, _ = _robpca(X, chunk_rows=10_000)
+    X, fit, _ = tall_fit
 
     class Apart(RideAlong):  # the reweighting never rides along
         def __call__(self, kernel, rows=None, **params):
