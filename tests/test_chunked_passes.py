@@ -84,6 +84,13 @@ def huge(monkeypatch):
     monkeypatch.setattr(chunked_mcd, "_guess", _no_guess)
 
 
+class _Apart(RideAlong):
+    """A ride-along that never rides: the extra kernel's pass stays its own."""
+
+    def __call__(self, kernel, rows=None, **params):
+        return self.run(kernel, rows, **params)
+
+
 @pytest.fixture(scope="module")
 def tall_fit():
     """200,000 x 5 in chunks of 10,000 rows, fitted once with the pilot's guesses out of
@@ -167,11 +174,7 @@ def test_the_reweighting_rides_along_with_the_last_c_step(tall_fit, huge, monkey
     of its own: one pass fewer, the same fit and support as a pass of its own."""
     X, fit, _ = tall_fit
 
-    class Apart(RideAlong):  # the reweighting never rides along
-        def __call__(self, kernel, rows=None, **params):
-            return self.run(kernel, rows, **params)
-
-    monkeypatch.setattr(chunked_mcd, "RideAlong", Apart)
+    monkeypatch.setattr(chunked_mcd, "RideAlong", _Apart)
     apart, apart_kernels = _robpca(X, chunk_rows=10_000)
     reweighting = [k for k in c_step_passes(apart_kernels) if "_moments_below_pass" in k]
     assert reweighting == ["_moments_below_pass"] == apart_kernels[-1:]
@@ -436,11 +439,7 @@ def test_the_reweighting_of_fits_still_moving_takes_its_own_pass(monkeypatch, ma
     riding, passes, kernels = fit()
     assert kernels[-1] == "_moments_below_pass" and passes == len(kernels)
 
-    class Apart(RideAlong):
-        def __call__(self, kernel, rows=None, **params):
-            return self.run(kernel, rows, **params)
-
-    monkeypatch.setattr(chunked_mcd, "RideAlong", Apart)
+    monkeypatch.setattr(chunked_mcd, "RideAlong", _Apart)
     apart, apart_passes, _ = fit()
     assert apart_passes == passes
     np.testing.assert_array_equal(riding.location, apart.location)

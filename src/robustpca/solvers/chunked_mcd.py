@@ -442,7 +442,7 @@ def _reweighted(kept, raw_fit, h: int, n: int, p: int, alpha: float, coords) -> 
     raw_location, raw_cov, log_det, subset, cutoff = raw_fit
     raw = (raw_location, raw_cov, log_det)
     if not np.isfinite(log_det) or _count(kept) <= p:
-        return ChunkedMCD(*raw[:2], *raw, h, coords, subset, cutoff, False)
+        return ChunkedMCD(raw_location, raw_cov, *raw, h, coords, subset, cutoff, False)
     covariance = _covariance(kept)
     if _count(kept) != n:
         covariance = (
