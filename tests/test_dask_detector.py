@@ -49,7 +49,7 @@ from .conftest import load_table
 from .test_dask import CountComputes
 
 FIELDS = ("score_center", "score_scale", "od_location", "od_scale", "od_floor")
-FIELDS += ("sd_location", "sd_scale")
+FIELDS += ("sd_location", "sd_scale", "span_od")
 
 #: One estimator per chunked fit (``robustpca._dask.fit.FITS``), small and quick.
 ESTIMATORS = {
@@ -230,6 +230,23 @@ def test_every_chunked_fit_stores_the_in_memory_reference(name, route):
     numpy_diag = outlier_diagnostics(twin, X)
     np.testing.assert_array_equal(diag.outliers.compute(), numpy_diag.outliers)
     assert diag.score_cutoff == pytest.approx(numpy_diag.score_cutoff, rel=1e-10)
+
+
+@pytest.mark.parametrize("make", [lambda: ROBPCA(2, random_state=0), lambda: PCA(2)])
+def test_new_rows_off_the_span_of_rank_k_training_data(make, route):
+    """Training rows of rank k = 2 in 5 features: no OD cutoff (rrcov), and the chunked
+    reference's span tolerance is the in-memory one, so new rows off the span are
+    flagged on Dask as in memory, and rows on it are not."""
+    rng = np.random.default_rng(1)
+    X = 1.0 + rng.normal(size=(300, 2)) @ rng.normal(size=(2, 5))
+    model = make().fit(blocks(X))
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    assert not model._outlier_reference.od_cutoff_applies
+    new = np.r_[X[:3] + 0.01 * rng.normal(size=(3, 5)), X[3:6]]
+    flags = model.predict(blocks(new)).compute()
+    np.testing.assert_array_equal(flags, twin.predict(new))
+    np.testing.assert_array_equal(flags, [-1, -1, -1, 1, 1, 1])
 
 
 @pytest.mark.parametrize("make", [lambda: ROBPCA(2, random_state=0), lambda: PCA(2)])

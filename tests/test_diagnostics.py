@@ -223,6 +223,58 @@ def test_most_rows_at_one_point_are_regular(name, params):
     np.testing.assert_array_equal(model.predict(X), np.r_[np.ones(1800), -np.ones(200)])
 
 
+@pytest.mark.parametrize(
+    "name", ["ROBPCA", "CovariancePCA", "SphericalPCA", "OptimalMeanPCA", "PCA", "HQPCA"]
+)
+def test_new_rows_off_training_rows_at_one_point_are_flagged(name):
+    """Every training row at one point: the scores have zero scale and the ODs are
+    rounding, so there is no OD cutoff (rrcov) and the score distance has no component.
+    A new row off that point was called an inlier (score 0). It lies off the training
+    rows' span (their ODs all rounding, k < p) or off a component of zero scale: it is
+    flagged, at an infinite outlyingness; the point itself is not."""
+    import robustpca
+
+    model = getattr(robustpca, name)(n_components=2).fit(np.ones((40, 4)))
+    new = np.array([[2.0, 1, 1, 1], [100.0, 3, 0, 0], [1.0, 1, 1, 1], [1.0 + 1e-15, 1, 1, 1]])
+    np.testing.assert_array_equal(model.predict(new), [-1, -1, 1, 1])
+    scores = model.score_samples(new)
+    assert np.all(np.isneginf(scores[:2])) and np.all(np.isfinite(scores[2:]))
+    assert not np.isnan(model.decision_function(new)).any()
+
+
+@pytest.mark.parametrize("name", ["ROBPCA", "OptimalMeanPCA", "PCA"])
+def test_rank_k_training_rows_have_no_od_cutoff_but_new_rows_off_their_span_are_flagged(name):
+    """Training rows of rank k = 2 < p = 6 (rrcov: no OD cutoff, cutoff 0): none of them
+    is flagged by OD, whatever the rounding of its OD; a new row off their span by
+    1e-4 of its norm is, and one on it (beyond the training range) is not by OD."""
+    import robustpca
+
+    rng = np.random.default_rng(4)
+    X = 3.0 + rng.normal(size=(200, 2)) @ rng.normal(size=(2, 6))
+    model = getattr(robustpca, name)(n_components=2)
+    if "random_state" in model.get_params():
+        model.set_params(random_state=0)
+    model.fit(X)
+    train = outlier_diagnostics(model, X)
+    assert train.orthogonal_cutoff == 0.0 and not train.orthogonal_outliers.any()
+    off = X[:5] + 1e-4 * np.linalg.norm(X[:5], axis=1, keepdims=True) * rng.normal(size=(5, 6))
+    on = model.mean_ + 3.0 * (X[5:10] - model.mean_)
+    diag = outlier_diagnostics(model, np.r_[off, on])
+    np.testing.assert_array_equal(diag.orthogonal_outliers, [True] * 5 + [False] * 5)
+    assert np.all(np.isinf(diag.outlyingness[:5]))
+
+
+def test_full_rank_fit_never_flags_by_od():
+    """k = p (rrcov: no OD at all): the ODs of new rows, even of norm 1e12 times the
+    training rows', are rounding and flag nothing."""
+    X, _ = gaussian_subspace_data(5, n=200, d=3, k=3)
+    model = PCA(3).fit(X)
+    new = 1e12 * np.random.default_rng(5).normal(size=(20, 3))
+    diag = outlier_diagnostics(model, new)
+    assert diag.orthogonal_cutoff == 0.0 and not diag.orthogonal_outliers.any()
+    assert np.isinf(diag.score_distances).sum() == 0
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize("k", [2, 3])
 def test_rows_fitted_exactly_are_regular_on_wood(shared_data, k):

@@ -41,9 +41,12 @@ The centre :math:`c`, the scales :math:`s` and the OD rule depend on the estimat
     :math:`\chi^2_{k, q}` alone flagged a third of the inliers of real tables
     (``docs/design-notes/outlier-cutoffs.md``).
 
-As in rrcov there is no OD cutoff (``orthogonal_cutoff = 0``, nothing flagged by OD)
-when the fit holds every direction of the data (all training ODs are zero up to
-rounding: ``k`` equals the rank). A sample beyond the OD cutoff is an orthogonal
+As in rrcov there is no OD cutoff (``orthogonal_cutoff = 0``) when the fit holds every
+direction of the data (all training ODs are zero up to rounding: ``k`` equals the
+rank). No training row is then flagged by OD, but a new row off the training rows'
+span (``k < p``: its OD beyond the rounding of their largest norm) is, at an infinite
+outlyingness, as is then a row off a component of zero score scale by more than
+rounding. A sample beyond the OD cutoff is an orthogonal
 outlier; beyond the SD cutoff only, a good leverage point; beyond both, a bad leverage
 point. :func:`plot_outlier_map` draws the outlier map.
 
@@ -80,6 +83,7 @@ from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import is_dask_collection
+from .plotting import plot_outlier_map  # drawn there, listed here as in earlier releases
 from .robust_scale import mad, weighted_mad, weighted_median
 from .robust_scale import skewed_cutoff as _skew_cutoff
 
@@ -143,6 +147,9 @@ class DiagnosticReference:
     sd_location, sd_scale : float
         Median and MAD of the training :math:`SD^{2/3}` ("scores" rule; 0 otherwise),
         the empirical score-distance cutoff.
+    span_od : float
+        With no OD cutoff and ``k < p``, the OD beyond which a row lies off the span of
+        the training rows (the rounding of their largest norm; inf otherwise).
     """
 
     rule: str
@@ -156,19 +163,27 @@ class DiagnosticReference:
     od_floor: float = 0.0
     sd_location: float = 0.0
     sd_scale: float = 0.0
+    span_od: float = np.inf
 
     def score_distances(self, scores: np.ndarray) -> np.ndarray:
-        """:math:`SD` of the scores (components with zero scale left out).
+        """:math:`SD` of the scores over the components of nonzero scale. Where the
+        training rows lie in the fit exactly (no OD cutoff), it is infinite for a row off
+        a component of zero scale by more than rounding (``od_floor``).
 
         The standardised scores are divided by their row's largest before they are
         squared, which a gross outlier's could overflow (an entry of 1e152 in wood)."""
         keep = self.score_scale > 0
         z = np.abs(scores[:, keep] - self.score_center[keep]) / self.score_scale[keep]
         if z.shape[1] == 0:
-            return np.zeros(z.shape[0])
-        top = np.max(z, axis=1)
-        unit = np.where((top > 0) & np.isfinite(top), top, 1.0)[:, None]
-        return top * np.sqrt(np.sum((z / unit) ** 2, axis=1))  # inf stays inf
+            sd = np.zeros(z.shape[0])
+        else:
+            top = np.max(z, axis=1)
+            unit = np.where((top > 0) & np.isfinite(top), top, 1.0)[:, None]
+            sd = top * np.sqrt(np.sum((z / unit) ** 2, axis=1))  # inf stays inf
+        if keep.all() or self.od_cutoff_applies:  # rrcov: left out
+            return sd
+        off = np.abs(scores[:, ~keep] - self.score_center[~keep]) > self.od_floor
+        return np.where(off.any(axis=1), np.inf, sd)
 
     def score_cutoff(self, quantile: float) -> float:
         if self.sd_skew_cutoff > 0:
@@ -184,6 +199,22 @@ class DiagnosticReference:
             return max(self.od_skew_cutoff, self.od_floor)
         value = self.od_location + self.od_scale * stats.norm.ppf(quantile)
         return max(float(value**1.5) if value > 0 else 0.0, self.od_floor)
+
+    def diagnostics(self, sd, od, quantile: float, row_labels=None) -> OutlierDiagnostics:
+        """The :class:`OutlierDiagnostics` of rows with score distances ``sd`` and ODs
+        ``od`` under this reference, with cutoffs at ``quantile``."""
+        return OutlierDiagnostics(
+            sd,
+            od,
+            self.score_cutoff(quantile),
+            self.orthogonal_cutoff(quantile),
+            self.score_scale,
+            float(quantile),
+            self.score_center,
+            self.rule,
+            row_labels,
+            self.span_od,
+        )
 
 
 def _rounding_level(typical: float, model) -> float:
@@ -260,6 +291,7 @@ def diagnostic_reference(
     floor = _ZERO_OD * typical
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
     applies = bool(od.size) and bool(od.max() > _ZERO_OD * largest)  # ODs not all rounding
+    span = _span_od(model, scores.shape[1], bool(od.size) and not applies, largest, typical)
     location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
     rows, sample = getattr(model, "_medcouple_rows", None), None  # a skew fit's, if sampled
     if rule == "skew" and rows is not None and n_rows > rows[-1]:  # (the training rows)
@@ -271,7 +303,7 @@ def diagnostic_reference(
         ao = np.asarray(skew_distances, dtype=np.float64)
         sd_skew = _skew_cutoff(ao, None if sample is None else sample[score_rows])
     reference = DiagnosticReference(
-        rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor
+        rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor, span_od=span
     )
     if rule != "scores" or not scores.shape[0]:
         return reference
@@ -282,6 +314,15 @@ def diagnostic_reference(
         sd_location=float(weighted_median(sd23, w)),
         sd_scale=float(weighted_mad(sd23, w)),
     )
+
+
+def _span_od(model, k: int, spanned: bool, largest: float, typical: float) -> float:
+    """:attr:`DiagnosticReference.span_od`: the rounding of the largest training norm (or
+    of the rounding level ``typical``, the centre's where the rows sit at it) where the
+    training ODs are all rounding (``spanned``) and ``k < p``, so that a new row off
+    their span is flagged; rrcov's ``k = p`` has no OD at all (inf)."""
+    p = getattr(model, "n_features_in_", k)
+    return _ZERO_OD * max(largest, typical) if spanned and k < p else np.inf
 
 
 def _reference_rows(
@@ -337,6 +378,9 @@ class OutlierDiagnostics:
         "classical", "robust", "skew" or "scores" (module docstring).
     row_labels : ndarray of shape (n_samples,), optional
         The index of a DataFrame ``X``; None otherwise (1-based row numbers are used).
+    span_od : float
+        With no OD cutoff, the OD beyond which a row lies off the span of the training
+        rows: flagged, at an infinite outlyingness (inf: none; ``k = p``).
     """
 
     score_distances: np.ndarray
@@ -348,6 +392,7 @@ class OutlierDiagnostics:
     score_center: np.ndarray | None = None
     rule: str = "scores"
     row_labels: np.ndarray | None = None
+    span_od: float = np.inf
 
     @property
     def score_outliers(self) -> np.ndarray:
@@ -357,9 +402,10 @@ class OutlierDiagnostics:
     @property
     def orthogonal_outliers(self) -> np.ndarray:
         """Samples beyond the orthogonal-distance cutoff (off the subspace); none when
-        there is no OD cutoff (``orthogonal_cutoff = 0``, as rrcov)."""
-        if self.orthogonal_cutoff <= 0:  # zeros_like: lazy for dask distances
-            return np.zeros_like(self.orthogonal_distances, dtype=bool)
+        there is no OD cutoff (``orthogonal_cutoff = 0``, as rrcov), except those off
+        the span of the training rows (``span_od``)."""
+        if self.orthogonal_cutoff <= 0:  # lazy for dask distances
+            return self.orthogonal_distances > self.span_od
         return self.orthogonal_distances > self.orthogonal_cutoff * _AT_CUTOFF
 
     @property
@@ -375,6 +421,8 @@ class OutlierDiagnostics:
         if self.orthogonal_cutoff > 0:
             cutoff = self.orthogonal_cutoff * _AT_CUTOFF
             ratio = np.maximum(ratio, self.orthogonal_distances / cutoff)
+        elif np.isfinite(self.span_od):
+            ratio = np.where(self.orthogonal_distances > self.span_od, np.inf, ratio)
         return ratio
 
     @property
@@ -511,80 +559,4 @@ def outlier_diagnostics(
         ref = diagnostic_reference(model, scores, od, skew, n_observed=counts)
     sd = skew if (ref.sd_skew_cutoff > 0 and skew is not None) else ref.score_distances(scores)
     index = getattr(X, "index", None)
-    return OutlierDiagnostics(
-        sd,
-        od,
-        ref.score_cutoff(quantile),
-        ref.orthogonal_cutoff(quantile),
-        ref.score_scale,
-        float(quantile),
-        ref.score_center,
-        ref.rule,
-        None if index is None else np.asarray(index),
-    )
-
-
-def plot_outlier_map(diagnostics: OutlierDiagnostics, *, ax=None, labels=None):
-    """The outlier map: score distance against orthogonal distance, with the cutoffs.
-
-    When the fit has no orthogonal distance cutoff (``n_components`` equal to the rank of
-    the data, where the orthogonal distances are zero up to rounding), the score
-    distances are drawn against the sample number instead, as rrcov's plot does.
-
-    Parameters
-    ----------
-    diagnostics : OutlierDiagnostics
-    ax : matplotlib Axes, optional
-        Drawn on a new figure when omitted.
-    labels : sequence of str, False or None, default=None
-        Labels written next to the flagged samples; by default the diagnostics' row
-        labels (a DataFrame's index, else 1-based row numbers, as rrcov's plot);
-        ``False`` writes none.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    if ax is None:
-        from matplotlib.figure import Figure
-
-        ax = Figure(figsize=(5.5, 4.2), layout="constrained").add_subplot()
-    d = diagnostics
-    if is_dask_collection(d.score_distances):  # lazy diagnostics: drawn computed
-        lazy: Any = (d.score_distances, d.orthogonal_distances)
-        sd, od = (np.asarray(a.compute()) for a in lazy)
-        d = replace(d, score_distances=sd, orthogonal_distances=od)
-    flagged = d.outliers
-    if labels is not None and labels is not False and len(labels) != flagged.size:
-        raise ValueError(
-            f"labels must have one entry per sample ({flagged.size}), got {len(labels)}."
-        )
-    # k equal to the rank: the orthogonal distances are rounding noise (no OD cutoff), so
-    # the map is the score distances by sample, as rrcov draws it in that case
-    by_index = not d.orthogonal_cutoff > 0
-    x = np.arange(1, flagged.size + 1) if by_index else d.score_distances
-    y = d.score_distances if by_index else d.orthogonal_distances
-    ax.scatter(x[~flagged], y[~flagged], s=12, color="0.4", label="regular")
-    ax.scatter(x[flagged], y[flagged], s=16, color="tab:red", label="flagged")
-    if by_index:
-        ax.axhline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
-    else:
-        ax.axvline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
-        ax.axhline(d.orthogonal_cutoff, color="tab:blue", linestyle="--", linewidth=1)
-    if labels is None:
-        labels = d.labels
-    if labels is not False:
-        for i in np.flatnonzero(flagged):
-            ax.annotate(
-                str(labels[i]),
-                (x[i], y[i]),
-                xytext=(3, 2),  # beside the point, not over it
-                textcoords="offset points",
-                fontsize=7,
-            )
-    ax.set_xlabel("sample" if by_index else "score distance")
-    ax.set_ylabel("score distance" if by_index else "orthogonal distance")
-    what = "Score distances (no orthogonal part: k = rank)" if by_index else "Outlier map"
-    ax.set_title(f"{what}, cutoffs at the {100 * d.quantile:g}% quantile", fontsize=10)
-    ax.legend(loc="best", fontsize=8)
-    return ax
+    return ref.diagnostics(sd, od, quantile, None if index is None else np.asarray(index))

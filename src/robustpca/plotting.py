@@ -7,10 +7,12 @@ work in scripts, notebooks and headless servers alike; ``fig.savefig(path)`` wri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from .diagnostics import plot_outlier_map
+from ._validation import is_dask_collection
 
 __all__ = ["montage", "plot_gallery", "plot_outlier_map"]
 
@@ -127,3 +129,69 @@ def plot_gallery(
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
+
+
+def plot_outlier_map(diagnostics, *, ax=None, labels=None):
+    """The outlier map: score distance against orthogonal distance, with the cutoffs.
+
+    When the fit has no orthogonal distance cutoff (``n_components`` equal to the rank of
+    the data, where the orthogonal distances are zero up to rounding), the score
+    distances are drawn against the sample number instead, as rrcov's plot does.
+
+    Parameters
+    ----------
+    diagnostics : OutlierDiagnostics
+    ax : matplotlib Axes, optional
+        Drawn on a new figure when omitted.
+    labels : sequence of str, False or None, default=None
+        Labels written next to the flagged samples; by default the diagnostics' row
+        labels (a DataFrame's index, else 1-based row numbers, as rrcov's plot);
+        ``False`` writes none.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if ax is None:
+        from matplotlib.figure import Figure
+
+        ax = Figure(figsize=(5.5, 4.2), layout="constrained").add_subplot()
+    d = diagnostics
+    if is_dask_collection(d.score_distances):  # lazy diagnostics: drawn computed
+        lazy: Any = (d.score_distances, d.orthogonal_distances)
+        sd, od = (np.asarray(a.compute()) for a in lazy)
+        d = replace(d, score_distances=sd, orthogonal_distances=od)
+    flagged = d.outliers
+    if labels is not None and labels is not False and len(labels) != flagged.size:
+        raise ValueError(
+            f"labels must have one entry per sample ({flagged.size}), got {len(labels)}."
+        )
+    # k equal to the rank: the orthogonal distances are rounding noise (no OD cutoff), so
+    # the map is the score distances by sample, as rrcov draws it in that case
+    by_index = not d.orthogonal_cutoff > 0
+    x = np.arange(1, flagged.size + 1) if by_index else d.score_distances
+    y = d.score_distances if by_index else d.orthogonal_distances
+    ax.scatter(x[~flagged], y[~flagged], s=12, color="0.4", label="regular")
+    ax.scatter(x[flagged], y[flagged], s=16, color="tab:red", label="flagged")
+    if by_index:
+        ax.axhline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
+    else:
+        ax.axvline(d.score_cutoff, color="tab:blue", linestyle="--", linewidth=1)
+        ax.axhline(d.orthogonal_cutoff, color="tab:blue", linestyle="--", linewidth=1)
+    if labels is None:
+        labels = d.labels
+    if labels is not False:
+        for i in np.flatnonzero(flagged):
+            ax.annotate(
+                str(labels[i]),
+                (x[i], y[i]),
+                xytext=(3, 2),  # beside the point, not over it
+                textcoords="offset points",
+                fontsize=7,
+            )
+    ax.set_xlabel("sample" if by_index else "score distance")
+    ax.set_ylabel("score distance" if by_index else "orthogonal distance")
+    what = "Score distances (no orthogonal part: k = rank)" if by_index else "Outlier map"
+    ax.set_title(f"{what}, cutoffs at the {100 * d.quantile:g}% quantile", fontsize=10)
+    ax.legend(loc="best", fontsize=8)
+    return ax

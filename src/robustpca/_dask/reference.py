@@ -43,8 +43,8 @@ from ..diagnostics import (
     _ZERO_SCALE,
     RRCOV_RULES,
     DiagnosticReference,
-    OutlierDiagnostics,
     _rounding_level,
+    _span_od,
     diagnostic_reference,
 )
 from ..robust_scale import skewed_cutoff
@@ -200,15 +200,8 @@ class ScoreSampleColumns:
 
 
 def _outlyingness(reference: DiagnosticReference, t, od, sd=None) -> np.ndarray:
-    diag = OutlierDiagnostics(
-        reference.score_distances(t) if sd is None else sd,
-        od,
-        reference.score_cutoff(_QUANTILE),
-        reference.orthogonal_cutoff(_QUANTILE),
-        reference.score_scale,
-        _QUANTILE,
-    )
-    return diag.outlyingness
+    sd = reference.score_distances(t) if sd is None else sd
+    return reference.diagnostics(sd, od, _QUANTILE).outlyingness
 
 
 @dataclass(frozen=True)
@@ -303,6 +296,7 @@ def chunked_reference(
     floor = _ZERO_OD * typical
     largest = max(float(summary.high[first + 1]), 1e-300) if od_count else 0.0
     applies = bool(od_count) and bool(summary.high[first + 2] > _ZERO_OD * largest)
+    span = _span_od(model, k, bool(od_count) and not applies, largest, typical)
     location = spread = 0.0
     if od_count and rule == "classical":  # the (weighted) mean and standard deviation
         count = float(summary.weight[first])  # the rows, or the total frequency weight
@@ -311,7 +305,9 @@ def chunked_reference(
         spread = float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
     elif od_count:
         location, spread = (float(v) for v in stats[first])
-    reference = DiagnosticReference(rule, centre, scale, location, spread, 0.0, 0.0, applies, floor)
+    reference = DiagnosticReference(
+        rule, centre, scale, location, spread, 0.0, 0.0, applies, floor, span_od=span
+    )
     variances = None
     if likelihood:
         d = int(distances.components.shape[1])

@@ -268,7 +268,7 @@ def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path)
     each row's score and orthogonal distances under the training cutoffs, which the
     Dask fit stored (``_outlier_reference``, by exact counting passes,
     :mod:`robustpca._dask.reference`): two floats a row are kept, nothing more."""
-    from ..diagnostics import OutlierDiagnostics, model_distances
+    from ..diagnostics import model_distances
 
     reference = model._outlier_reference
     n, d = scan.spill.shape
@@ -310,17 +310,7 @@ def _diagnose_and_write(args, model, scan: Scan, size, center, scale, out: Path)
             writer.close()
         if labels_file is not None:
             labels_file.close()
-    q = args.quantile
-    return OutlierDiagnostics(  # as outlier_diagnostics builds them
-        score_distances=sd,
-        orthogonal_distances=od,
-        score_cutoff=reference.score_cutoff(q),
-        orthogonal_cutoff=reference.orthogonal_cutoff(q),
-        score_scales=reference.score_scale,
-        quantile=float(q),
-        score_center=reference.score_center,
-        rule=reference.rule,
-    )
+    return reference.diagnostics(sd, od, args.quantile)  # as outlier_diagnostics does
 
 
 def _write_distances(path: Path, model, scan: Scan, diag, size: int) -> None:

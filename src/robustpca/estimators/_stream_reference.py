@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_api import to_numpy
-from ..diagnostics import DEFAULT_QUANTILE, OutlierDiagnostics, diagnostic_reference
+from ..diagnostics import DEFAULT_QUANTILE, diagnostic_reference
 from ._outlier_api import contamination_offset
 
 __all__ = ["ReferenceWindow"]
@@ -116,12 +116,6 @@ class ReferenceWindow:
     def offset(self, reference, contamination: float) -> float:
         """``offset_`` that flags ``contamination`` of the window's rows."""
         assert self.scores is not None
-        diagnostics = OutlierDiagnostics(
-            reference.score_distances(self.scores),
-            self.od,
-            reference.score_cutoff(DEFAULT_QUANTILE),
-            reference.orthogonal_cutoff(DEFAULT_QUANTILE),
-            reference.score_scale,
-            DEFAULT_QUANTILE,
-        )
+        sd = reference.score_distances(self.scores)
+        diagnostics = reference.diagnostics(sd, self.od, DEFAULT_QUANTILE)
         return contamination_offset(-diagnostics.outlyingness, contamination)
