@@ -175,6 +175,32 @@ def test_c_steps_on_a_plane_as_in_memory(threads):
     assert_same_robpca(a, b, X)
 
 
+def test_a_c_step_losing_rank_runs_fast_mcd_again_as_in_memory(threads, monkeypatch):
+    """76% of the rows exactly on a plane of 3 dimensions, the others spread in 40, k =
+    4: the outlyingness's h-subset holds rows off the plane (rank 4), the next C-step's
+    does not (rank 3). The FAST-MCD run beside the C-steps in the same passes fits 4
+    coordinates and is dropped; FAST-MCD runs again in 3 after them, as in memory."""
+    from robustpca.solvers import chunked_rrcov
+
+    runners = []
+    mcd_chunked = chunked_rrcov.mcd_chunked
+
+    def spy(run, *args, **kwargs):
+        runners.append(getattr(run, "__qualname__", type(run).__name__))
+        return mcd_chunked(run, *args, **kwargs)
+
+    monkeypatch.setattr(chunked_rrcov, "mcd_chunked", spy)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 40))
+    X[:1520] = 1.0 + rng.normal(size=(1520, 3)) @ rng.normal(size=(3, 40))
+    a = ROBPCA(n_components=4, random_state=0).fit(X)
+    b = ROBPCA(n_components=4, random_state=0).fit(chunked(X))
+    assert len(runners) == 2 and runners[0].startswith("SharedPasses")
+    assert not runners[1].startswith("SharedPasses")  # after the C-steps, on its own
+    assert a.explained_variance_[3] < 1e-12 * a.explained_variance_[0]
+    assert_same_robpca(a, b, X)
+
+
 def test_errors_before_or_in_the_first_pass(threads):
     X = planted(n=400, d=5)
     X[7, 2] = np.nan

@@ -57,7 +57,7 @@ from .chunked_unimcd import (
 )
 from .mcd import h_alpha_n
 from .outlyingness import rrcov_pairs
-from .robpca import _ClassPC, _log_det, _resolve_k
+from .robpca import _ClassPC, _log_det, _resolve_k, od_rounding
 
 __all__ = [
     "ROBPCAChunkedResult",
@@ -316,7 +316,7 @@ def solve_robpca_chunked(
         od23 = OrthogonalDistance(scores, sub.center, sub.loadings[:, :k])
         loc, sc, used = univariate_mcd_chunked(run, row_index, od23, 1, n, h, od23(pilot_x))
         count.add(used)
-        cutoff = (loc[0] + sc[0] * stats.norm.ppf(0.975)) ** 1.5
+        cutoff = max((loc[0] + sc[0] * stats.norm.ppf(0.975)) ** 1.5, od_rounding(sub))
         od = OrthogonalDistance(scores, sub.center, sub.loadings[:, :k], power=1.0)
         kept = run(
             _moments_below_pass,

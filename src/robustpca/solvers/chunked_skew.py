@@ -59,7 +59,7 @@ from .outlyingness import (
     medcouple_rows,
     unit_normals,
 )
-from .robpca import SkewModel, _resolve_k
+from .robpca import SkewModel, _resolve_k, od_rounding
 
 __all__ = [
     "AdjustedRows",
@@ -200,16 +200,18 @@ def adjusted_outlyingness_chunked(
     return AdjustedOutlyingness(B, median, inside.high, -inside.low), passes + 1
 
 
-def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x):
+def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x, least):
     """The moments of the rows within the skewed OD cutoff (``od <= cutoff``, the largest
-    OD below the fence: every row below the fence, or all rows when none is), and the
+    OD below the fence: every row below the fence, or all rows when none is) or at most
+    ``least`` (the ODs' rounding, :func:`~robustpca.solvers.robpca.od_rounding`), and the
     passes run."""
     from ..robust_scale import medcouple, skewed_fence
 
     values, passes = select_ranks(run, row_index, od, quantile_ranks(n)[None, :], od(pilot_x))
     q1, _, q3 = quantiles_of(values, n)[0]
     fence = skewed_fence(q1, q3, medcouple(sample_od[:, 0]))
-    kept = run(_moments_below_pass, row_index, values=od, cutoff=fence, coords=scores)["m"]
+    cutoff = max(fence, np.nextafter(least, np.inf))
+    kept = run(_moments_below_pass, row_index, values=od, cutoff=cutoff, coords=scores)["m"]
     if kept.count == 0:  # no OD below the fence: rrcov keeps them all
         kept = run(_moments_below_pass, row_index, values=od, cutoff=np.inf, coords=scores)["m"]
         passes += 1
@@ -312,7 +314,9 @@ def solve_robpca_skew_chunked(
     if k != rank:
         k = min(sub.rank, k)
         od = OrthogonalDistance(scores, sub.center, sub.loadings[:, :k], power=1.0)
-        kept, used = _skew_od_moments(run, row_index, od, scores, n, od(source(sample)), pilot_x)
+        kept, used = _skew_od_moments(
+            run, row_index, od, scores, n, od(source(sample)), pilot_x, od_rounding(sub)
+        )
         count.add(used)
         sub = class_pca_of(kept)
         k = min(sub.rank, k)

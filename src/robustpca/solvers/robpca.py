@@ -157,6 +157,15 @@ def class_pca(X: np.ndarray) -> _ClassPC:
     return _ClassPC(center, vt[:rank].T, s[:rank] ** 2 / max(n - 1, 1))
 
 
+def od_rounding(sub: _ClassPC) -> float:
+    """Step 4's least OD cutoff: the rounding level of the ODs (sqrt(eps) times the
+    h-subset's centre norm and spread). Where most samples lie on the k-dimensional fit
+    exactly, their ODs are rounding, and so is a cutoff taken of them: it kept those
+    whose rounding fell below it, which differ by route (in memory, chunked)."""
+    spread = float(np.linalg.norm(sub.center)) + float(np.sqrt(np.sum(sub.eigenvalues)))
+    return float(np.sqrt(np.finfo(np.float64).eps)) * spread
+
+
 def _resolve_k(n_components, eigenvalues: np.ndarray, kmax: int, rank: int) -> int:
     if isinstance(n_components, str) or isinstance(n_components, float):
         return select_n_components(eigenvalues, n_components, kmax=kmax, rank=rank)
@@ -340,7 +349,7 @@ def solve_robpca(
             od23 = (od ** (2.0 / 3.0))[:, None]
             location, scale = univariate_mcd(od23, h)
             cutoff = (location[0] + scale[0] * stats.norm.ppf(0.975)) ** 1.5
-        sub = class_pca(scores[od <= cutoff])
+        sub = class_pca(scores[od <= max(cutoff, od_rounding(sub))])
         k = min(sub.rank, k)
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
     adjusted = None
