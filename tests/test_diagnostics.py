@@ -228,18 +228,20 @@ def test_most_rows_at_one_point_are_regular(name, params):
 )
 def test_new_rows_off_training_rows_at_one_point_are_flagged(name):
     """Every training row at one point: the scores have zero scale and the ODs are
-    rounding, so there is no OD cutoff (rrcov) and the score distance has no component.
+    rounding, so there is no OD cutoff (rrcov) and the score distance had no component.
     A new row off that point was called an inlier (score 0). It lies off the training
-    rows' span (their ODs all rounding, k < p) or off a component of zero scale: it is
-    flagged, at an infinite outlyingness; the point itself is not."""
+    rows' span (their ODs all rounding, k < p) or off a component of zero scale, by
+    more than rounding: it is flagged, the farther the lower its score; the point
+    itself and a row at its rounding are not. The same with k = p (no OD at all)."""
     import robustpca
 
-    model = getattr(robustpca, name)(n_components=2).fit(np.ones((40, 4)))
     new = np.array([[2.0, 1, 1, 1], [100.0, 3, 0, 0], [1.0, 1, 1, 1], [1.0 + 1e-15, 1, 1, 1]])
-    np.testing.assert_array_equal(model.predict(new), [-1, -1, 1, 1])
-    scores = model.score_samples(new)
-    assert np.all(np.isneginf(scores[:2])) and np.all(np.isfinite(scores[2:]))
-    assert not np.isnan(model.decision_function(new)).any()
+    for k in (2, 4):
+        model = getattr(robustpca, name)(n_components=k).fit(np.ones((40, 4)))
+        np.testing.assert_array_equal(model.predict(new), [-1, -1, 1, 1])
+        scores = model.score_samples(new)
+        assert np.all(np.isfinite(scores)) and scores[1] < scores[0] < -1e6
+        assert np.all(scores[2:] > -1.0)
 
 
 @pytest.mark.parametrize("name", ["ROBPCA", "OptimalMeanPCA", "PCA"])
@@ -261,7 +263,11 @@ def test_rank_k_training_rows_have_no_od_cutoff_but_new_rows_off_their_span_are_
     on = model.mean_ + 3.0 * (X[5:10] - model.mean_)
     diag = outlier_diagnostics(model, np.r_[off, on])
     np.testing.assert_array_equal(diag.orthogonal_outliers, [True] * 5 + [False] * 5)
-    assert np.all(np.isinf(diag.outlyingness[:5]))
+    # the ODs in units of their rounding: flagged, and ranked as the ODs are
+    outlyingness = diag.outlyingness[:5]
+    assert np.all(np.isfinite(outlyingness)) and np.all(outlyingness > 1.0)
+    order = np.argsort(diag.orthogonal_distances[:5])
+    np.testing.assert_array_equal(np.argsort(outlyingness), order)
 
 
 def test_full_rank_fit_never_flags_by_od():

@@ -44,11 +44,13 @@ The centre :math:`c`, the scales :math:`s` and the OD rule depend on the estimat
 As in rrcov there is no OD cutoff (``orthogonal_cutoff = 0``) when the fit holds every
 direction of the data (all training ODs are zero up to rounding: ``k`` equals the
 rank). No training row is then flagged by OD, but a new row off the training rows'
-span (``k < p``: its OD beyond the rounding of their largest norm) is, at an infinite
-outlyingness, as is then a row off a component of zero score scale by more than
-rounding. A sample beyond the OD cutoff is an orthogonal
-outlier; beyond the SD cutoff only, a good leverage point; beyond both, a bad leverage
-point. :func:`plot_outlier_map` draws the outlier map.
+span (``k < p``: its OD beyond the rounding of their largest norm) is, with its OD in
+units of that rounding as outlyingness; the score distance then counts a component of
+zero scale in units of the rounding level, so a row off it is far out too.
+
+A sample beyond the OD cutoff is an orthogonal outlier; beyond the SD cutoff only, a
+good leverage point; beyond both, a bad leverage point. :func:`plot_outlier_map` draws
+the outlier map.
 
 **Missing entries.** For the estimators that accept NaN, a row with gaps gets the
 least-squares scores of its observed coordinates and the OD of its observed
@@ -166,24 +168,23 @@ class DiagnosticReference:
     span_od: float = np.inf
 
     def score_distances(self, scores: np.ndarray) -> np.ndarray:
-        """:math:`SD` of the scores over the components of nonzero scale. Where the
-        training rows lie in the fit exactly (no OD cutoff), it is infinite for a row off
-        a component of zero scale by more than rounding (``od_floor``).
+        """:math:`SD` of the scores over the components of nonzero scale, as rrcov
+        leaves out zero eigenvalues. Where the training rows lie in the fit exactly (no
+        OD cutoff), a component of zero scale counts in units of the rounding level
+        (``od_floor``): a row off it by more than rounding is far out, in order.
 
         The standardised scores are divided by their row's largest before they are
         squared, which a gross outlier's could overflow (an entry of 1e152 in wood)."""
-        keep = self.score_scale > 0
-        z = np.abs(scores[:, keep] - self.score_center[keep]) / self.score_scale[keep]
+        scale = self.score_scale
+        if not (np.all(scale > 0) or self.od_cutoff_applies):
+            scale = np.where(scale > 0, scale, self.od_floor)
+        keep = scale > 0
+        z = np.abs(scores[:, keep] - self.score_center[keep]) / scale[keep]
         if z.shape[1] == 0:
-            sd = np.zeros(z.shape[0])
-        else:
-            top = np.max(z, axis=1)
-            unit = np.where((top > 0) & np.isfinite(top), top, 1.0)[:, None]
-            sd = top * np.sqrt(np.sum((z / unit) ** 2, axis=1))  # inf stays inf
-        if keep.all() or self.od_cutoff_applies:  # rrcov: left out
-            return sd
-        off = np.abs(scores[:, ~keep] - self.score_center[~keep]) > self.od_floor
-        return np.where(off.any(axis=1), np.inf, sd)
+            return np.zeros(z.shape[0])
+        top = np.max(z, axis=1)
+        unit = np.where((top > 0) & np.isfinite(top), top, 1.0)[:, None]
+        return top * np.sqrt(np.sum((z / unit) ** 2, axis=1))  # inf stays inf
 
     def score_cutoff(self, quantile: float) -> float:
         if self.sd_skew_cutoff > 0:
@@ -380,7 +381,7 @@ class OutlierDiagnostics:
         The index of a DataFrame ``X``; None otherwise (1-based row numbers are used).
     span_od : float
         With no OD cutoff, the OD beyond which a row lies off the span of the training
-        rows: flagged, at an infinite outlyingness (inf: none; ``k = p``).
+        rows: flagged, with the OD in units of it as outlyingness (inf: none; ``k = p``).
     """
 
     score_distances: np.ndarray
@@ -421,8 +422,9 @@ class OutlierDiagnostics:
         if self.orthogonal_cutoff > 0:
             cutoff = self.orthogonal_cutoff * _AT_CUTOFF
             ratio = np.maximum(ratio, self.orthogonal_distances / cutoff)
-        elif np.isfinite(self.span_od):
-            ratio = np.where(self.orthogonal_distances > self.span_od, np.inf, ratio)
+        elif np.isfinite(self.span_od):  # off the training span: in units of its rounding
+            od = self.orthogonal_distances
+            ratio = np.where(od > self.span_od, np.maximum(ratio, od / self.span_od), ratio)
         return ratio
 
     @property
