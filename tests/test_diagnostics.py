@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robustpca import PCA, OptimalMeanPCA
 from robustpca.datasets import occlude_blocks
@@ -268,6 +270,49 @@ def test_rank_k_training_rows_have_no_od_cutoff_but_new_rows_off_their_span_are_
     assert np.all(np.isfinite(outlyingness)) and np.all(outlyingness > 1.0)
     order = np.argsort(diag.orthogonal_distances[:5])
     np.testing.assert_array_equal(np.argsort(outlyingness), order)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rank=st.integers(0, 3),
+    extra=st.integers(0, 2),
+    shift=st.floats(-1e4, 1e4),
+    scale=st.sampled_from([1e-6, 1.0, 1e6]),
+    name=st.sampled_from(["PCA", "ROBPCA", "OptimalMeanPCA"]),
+)
+def test_training_rows_in_the_fit_are_kept_and_rows_off_it_flagged(
+    seed, rank, extra, shift, scale, name
+):
+    """Training rows of rank r <= k < p (any shift and scale): none is flagged by OD and
+    no score is NaN; every new row moved off their span by 1e-6 of its norm is flagged
+    and ranked below every training row."""
+    import robustpca
+
+    rng = np.random.default_rng(seed)
+    p, k = 6, rank + extra
+    if k == 0:
+        k = 1
+    X = shift + scale * (rng.normal(size=(60, rank)) @ rng.normal(size=(rank, p)))
+    model = getattr(robustpca, name)(n_components=k)
+    if "random_state" in model.get_params():
+        model.set_params(random_state=0)
+    model.fit(X)
+    train = outlier_diagnostics(model, X)
+    assert not train.orthogonal_outliers.any()
+    off = (
+        X[:4]
+        + 1e-6
+        * np.linalg.norm(X[:4], axis=1, keepdims=True)
+        * np.c_[np.ones((4, 1)), np.zeros((4, p - 1))]
+        @ np.linalg.qr(rng.normal(size=(p, p)))[0]
+    )
+    residual = off - model.inverse_transform(model.transform(off))
+    moved = np.linalg.norm(residual, axis=1) > 1e-7 * np.linalg.norm(off, axis=1)
+    scores, trained = model.score_samples(off), model.score_samples(X)
+    assert not np.isnan(scores).any() and not np.isnan(trained).any()
+    assert np.all(model.predict(off)[moved] == -1)
+    assert np.all(scores[moved] < trained.min())
 
 
 def test_full_rank_fit_never_flags_by_od():

@@ -218,9 +218,31 @@ class DiagnosticReference:
         )
 
 
-def _rounding_level(typical: float, model) -> float:
+@dataclass(frozen=True)
+class _RoundingLevels:
+    """The rounding levels of the training distances (:func:`_rounding_levels`)."""
+
+    scale: float  # a score scale at most this is the scores' rounding: zero
+    floor: float  # an OD at most this is zero up to rounding (``od_floor``)
+    spanned: float  # training ODs all at most this: they are rounding (no OD cutoff)
+
+
+def _rounding_levels(model, median_norm: float, largest: float) -> _RoundingLevels:
+    """The rounding levels of the distances from the training rows' median and largest
+    centred norms: a typical row's (the median norm; the largest would be a gross
+    outlier's, 1e152 in tests/test_input_magnitude.py), the centre's where most rows
+    sit at it (an exact fit: their norms are its rounding), and never below the
+    rounding of centring on ``mean_`` (64 eps of its norm), which rows of small spread
+    about a far centre reach (rank-1 rows at 257 with a spread of 1e-6 had a training
+    row flagged by the rounding of its OD)."""
     centre = float(np.linalg.norm(_as_host(getattr(model, "mean_", 0.0))))
-    return centre if typical <= _ZERO_SCALE * centre else typical
+    typical = centre if median_norm <= _ZERO_SCALE * centre else median_norm
+    centring = _ZERO_SCALE * centre
+    return _RoundingLevels(
+        max(_ZERO_SCALE * typical, centring),
+        max(_ZERO_OD * typical, centring),
+        max(_ZERO_OD * max(largest, typical), centring),
+    )
 
 
 def diagnostic_reference(
@@ -282,17 +304,14 @@ def diagnostic_reference(
         rule = "scores"
         centre = weighted_median(scores, w)
         scale = _robust_scores_scale(scores, centre, w)
-    # the rounding level of the distances: a typical row's (the median norm; the largest
-    # would be a gross outlier's, 1e152 in tests/test_input_magnitude.py), the centre's
-    # where most rows sit at it (an exact fit: their norms are its rounding)
-    typical = _rounding_level(float(np.median(norms)) if norms.size else 0.0, model)
+    largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
+    levels = _rounding_levels(model, float(np.median(norms)) if norms.size else 0.0, largest)
     # a scale at the rounding of the scores (more components than the data's rank) is
     # zero, left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
-    scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
-    floor = _ZERO_OD * typical
-    largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
-    applies = bool(od.size) and bool(od.max() > _ZERO_OD * largest)  # ODs not all rounding
-    span = _span_od(model, scores.shape[1], bool(od.size) and not applies, largest, typical)
+    scale = np.where(scale > levels.scale, scale, 0.0)
+    floor = levels.floor
+    applies = bool(od.size) and bool(od.max() > levels.spanned)  # ODs not all rounding
+    span = _span_od(model, scores.shape[1], bool(od.size) and not applies, levels)
     location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
     rows, sample = getattr(model, "_medcouple_rows", None), None  # a skew fit's, if sampled
     if rule == "skew" and rows is not None and n_rows > rows[-1]:  # (the training rows)
@@ -317,13 +336,12 @@ def diagnostic_reference(
     )
 
 
-def _span_od(model, k: int, spanned: bool, largest: float, typical: float) -> float:
-    """:attr:`DiagnosticReference.span_od`: the rounding of the largest training norm (or
-    of the rounding level ``typical``, the centre's where the rows sit at it) where the
-    training ODs are all rounding (``spanned``) and ``k < p``, so that a new row off
-    their span is flagged; rrcov's ``k = p`` has no OD at all (inf)."""
+def _span_od(model, k: int, spanned: bool, levels: _RoundingLevels) -> float:
+    """:attr:`DiagnosticReference.span_od`: the rounding of the training ODs
+    (``levels.spanned``) where they are all rounding (``spanned``) and ``k < p``, so that
+    a new row off their span is flagged; rrcov's ``k = p`` has no OD at all (inf)."""
     p = getattr(model, "n_features_in_", k)
-    return _ZERO_OD * max(largest, typical) if spanned and k < p else np.inf
+    return levels.spanned if spanned and k < p else np.inf
 
 
 def _reference_rows(

@@ -39,11 +39,9 @@ from typing import Any
 import numpy as np
 
 from ..diagnostics import (
-    _ZERO_OD,
-    _ZERO_SCALE,
     RRCOV_RULES,
     DiagnosticReference,
-    _rounding_level,
+    _rounding_levels,
     _span_od,
     diagnostic_reference,
 )
@@ -291,12 +289,12 @@ def chunked_reference(
         centre = np.zeros(k)
         values = np.asarray(eigenvalues, dtype=np.float64)
         scale = np.sqrt(np.clip(values, 0.0, None))
-    typical = _rounding_level(float(stats[first + 1]) if od_count else 0.0, model)
-    scale = np.where(scale > _ZERO_SCALE * typical, scale, 0.0)
-    floor = _ZERO_OD * typical
     largest = max(float(summary.high[first + 1]), 1e-300) if od_count else 0.0
-    applies = bool(od_count) and bool(summary.high[first + 2] > _ZERO_OD * largest)
-    span = _span_od(model, k, bool(od_count) and not applies, largest, typical)
+    levels = _rounding_levels(model, float(stats[first + 1]) if od_count else 0.0, largest)
+    scale = np.where(scale > levels.scale, scale, 0.0)
+    floor = levels.floor
+    applies = bool(od_count) and bool(summary.high[first + 2] > levels.spanned)
+    span = _span_od(model, k, bool(od_count) and not applies, levels)
     location = spread = 0.0
     if od_count and rule == "classical":  # the (weighted) mean and standard deviation
         count = float(summary.weight[first])  # the rows, or the total frequency weight
