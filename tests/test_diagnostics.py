@@ -285,8 +285,8 @@ def test_training_rows_in_the_fit_are_kept_and_rows_off_it_flagged(
     seed, rank, extra, shift, scale, name
 ):
     """Training rows of rank r <= k < p (any shift and scale): none is flagged by OD and
-    no score is NaN; every new row moved off their span by 1e-6 of its norm is flagged
-    and ranked below every training row."""
+    no score is NaN; every new row off their span by 1e-6 of their size (the rounding
+    of their ODs is relative to it) is flagged and ranked below every training row."""
     import robustpca
 
     rng = np.random.default_rng(seed)
@@ -300,15 +300,11 @@ def test_training_rows_in_the_fit_are_kept_and_rows_off_it_flagged(
     model.fit(X)
     train = outlier_diagnostics(model, X)
     assert not train.orthogonal_outliers.any()
-    off = (
-        X[:4]
-        + 1e-6
-        * np.linalg.norm(X[:4], axis=1, keepdims=True)
-        * np.c_[np.ones((4, 1)), np.zeros((4, p - 1))]
-        @ np.linalg.qr(rng.normal(size=(p, p)))[0]
-    )
+    mean = np.asarray(model.mean_)
+    size = np.linalg.norm(X - mean, axis=1).max() + np.linalg.norm(mean)
+    off = X[:4] + 1e-5 * size * np.linalg.qr(rng.normal(size=(p, p)))[0][:4]
     residual = off - model.inverse_transform(model.transform(off))
-    moved = np.linalg.norm(residual, axis=1) > 1e-7 * np.linalg.norm(off, axis=1)
+    moved = np.linalg.norm(residual, axis=1) > 1e-6 * size
     scores, trained = model.score_samples(off), model.score_samples(X)
     assert not np.isnan(scores).any() and not np.isnan(trained).any()
     assert np.all(model.predict(off)[moved] == -1)
