@@ -12,7 +12,9 @@ Steps (the paper's sec. 3; rrcov 1.7-2 ``PcaHubert.default``, ``projectMCD``):
    samples; PCA of them, whose eigenvalues choose ``k`` when it is automatic.
 4. When ``k`` is below the rank, an extra reweighting: the samples whose orthogonal
    distance to that k-dimensional fit is within the cutoff (univariate MCD of
-   :math:`OD^{2/3}`, rrcov's ``"umcd"`` rule) are refitted by classical PCA.
+   :math:`OD^{2/3}`, rrcov's ``"umcd"`` rule) are refitted by classical PCA. Our
+   choice beyond rrcov: the cutoff is at least the ODs' rounding (:func:`od_rounding`),
+   so that where most samples lie on the fit exactly, all of them are kept.
 5. In the k-dimensional score space: C-steps from the h-subset (Hubert et al. sec.
    3.3, "the covariance of the h points with the smallest Mahalanobis distance"), then
    the reweighted MCD (:func:`~robustpca.solvers.mcd.minimum_covariance_determinant`)
