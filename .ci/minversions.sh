@@ -2,10 +2,15 @@
 # Minimum versions (the SPEC 0 habit): a fresh virtual environment with exactly the lower
 # bounds that pyproject.toml declares -- numpy, scipy, scikit-learn, the other run-time
 # dependencies and the plot/dask/test extras (.ci/lower_bounds.py turns each ">=" into
-# "==") -- then the test suite on the installed (not editable) package, less the tests
-# on the face benchmarks (-m "not realdata"): those run the code paths of the synthetic
-# tests again on real images, took 150 of the suite's 570 s, and the main suite runs
-# them on the newest releases (CI as a whole must stay under 20 minutes on 2 cores).
+# "==") -- then the test suite on the installed (not editable) package, less two groups
+# that the main suite runs on the newest releases (CI as a whole must stay under 20
+# minutes on 2 cores):
+#   realdata  the face-benchmark and video tests: the synthetic tests' code paths again, on
+#             real images;
+#   slow      tests over a second that repeat at scale, or in a subprocess, a path that
+#             quicker tests cover (the marker's text in pyproject.toml). Tests whose subject
+#             is a dependency's behaviour (check_estimator, doctests, the distributed fault
+#             tests, video decoding, BLAS threads) are never marked and run here.
 #
 # Environment: MINVERSIONS_VENV (default .venv-minversions). .ci/run starts this script in
 # the background beside the main suite (one core each: one BLAS thread here), so the
@@ -34,5 +39,5 @@ python -m pip install --quiet -c "$constraints" "$tree[plot,dask,test]"
 python .ci/lower_bounds.py --check plot dask test
 
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
-echo "+ python -m pytest -q -m 'not realdata'"
-python -m pytest -q -p no:cacheprovider -m "not realdata" --basetemp="$venv/pytest-tmp"
+echo "+ python -m pytest -q -m 'not realdata and not slow'"
+python -m pytest -q -p no:cacheprovider -m "not realdata and not slow" --basetemp="$venv/pytest-tmp"

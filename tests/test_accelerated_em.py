@@ -132,6 +132,7 @@ def test_a_rising_objective_stops_at_the_iterate_before(accelerate):
     assert np.allclose(problem.X, expected, rtol=1e-12, atol=0)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(
     seed=st.integers(0, 10_000),

@@ -71,6 +71,7 @@ def test_more_rounds_certify_sooner(monkeypatch):
     assert taken >= 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_every_round_is_a_certificate(seed):
     """Weak duality: no round's gap is below the true relative suboptimality (the optimum

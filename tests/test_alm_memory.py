@@ -62,6 +62,7 @@ def relative(a, b):
 
 
 # ----------------------------------------------------------------------- memory
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cls", "params", "shape"),
     [

@@ -145,6 +145,7 @@ def test_wide_data_with_gaps_are_fitted_as_their_transpose():
         PrincipalComponentPursuit().fit(np.where(np.arange(300) == 7, np.nan, Xn))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "estimator",
     [
@@ -177,6 +178,7 @@ def _primal_objective(model, X, observed, lam, row_sparse):
     return sigma.sum() + lam * penalty
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cls", "row_sparse"),
     [(PrincipalComponentPursuit, False), (OutlierPursuit, True), (ConvexOptimalMeanPCA, True)],

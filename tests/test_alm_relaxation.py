@@ -106,6 +106,7 @@ def test_blocked_passes_are_relaxed_admm(monkeypatch, kind, alpha, shape):
     np.testing.assert_allclose(trace["dual"], dual, rtol=1e-6, atol=5e-8)
 
 
+@pytest.mark.slow
 def test_relaxation_takes_fewer_iterations_on_noisy_pcp(monkeypatch):
     """PCP on a noisy 300 x 300 problem (no exact recovery: the balancing phase runs):
     47 iterations to the default gap target without relaxation, 33 with 1.8."""

@@ -229,6 +229,7 @@ def test_size_check_sees_a_long_module(tmp_path):
     assert oversized(modules) == {"pkg.long": MAX_LINES + 1}
 
 
+@pytest.mark.slow
 def test_the_walk_sees_the_package():
     modules = source_modules()
     edges = import_edges(modules)
@@ -259,6 +260,7 @@ def test_no_module_over_600_lines():
     assert not too_long, f"modules over {MAX_LINES} lines: {too_long}"
 
 
+@pytest.mark.slow
 def test_no_import_cycles():
     """No cycle among the modules, imports inside functions included: a lazy import
     still ties the two layers together (issue 15 counts ``_base`` <-> ``_dask``)."""
@@ -267,6 +269,7 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + describe_cycles(edges, cycles)
 
 
+@pytest.mark.slow
 def test_no_eager_import_cycles():
     """Cycles of module-level imports only: these make import order matter."""
     edges = import_edges(source_modules())
@@ -274,6 +277,7 @@ def test_no_eager_import_cycles():
     assert not cycles, "import cycles of module-level imports:\n" + describe_cycles(edges, cycles)
 
 
+@pytest.mark.slow
 def test_imports_only_point_down_the_layers():
     """cli -> experiments -> estimators -> _dask -> solvers -> linalg/prox/losses, with
     datasets, metrics, diagnostics and plotting beside (see :data:`LAYERS`)."""

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -40,6 +41,7 @@ def test_momentum_quick_run_pairs_every_fit(shared_data, capsys):
     assert "| task | pixels |" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_copies_quick_run_counts_every_mask(shared_data, capsys):
     res = bench_missing_copies.main(["--quick"])
     labels = list(bench_missing_copies.variants(np.zeros((3, 3))))

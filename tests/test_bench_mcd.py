@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -16,6 +17,7 @@ import bench_mcd
 from .conftest import run_into_marked_page
 
 
+@pytest.mark.slow
 def test_quick_run_without_r_writes_both_python_columns(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench_mcd, "robustbase_available", lambda: False)
     text = run_into_marked_page(bench_mcd, ["--quick"], tmp_path)

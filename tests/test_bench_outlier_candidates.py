@@ -27,6 +27,7 @@ def _planted(seed=0):
     return X
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["a", "b", "c", "d"])
 def test_each_candidate_ranks_the_planted_outliers_first(key):
     X = _planted()

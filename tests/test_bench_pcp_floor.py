@@ -16,6 +16,7 @@ import bench_pcp_floor
 from robustpca.solvers.alm import solve_pcp
 
 
+@pytest.mark.slow
 def test_quick_run_reports_the_oracle_and_the_floor(tmp_path):
     out = tmp_path / "floor.json"
     res = bench_pcp_floor.main(["--quick", "--repeats", "1", "--json", str(out)])

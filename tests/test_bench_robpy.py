@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -33,6 +34,7 @@ class PCALocantore(ROBPCA):
 """
 
 
+@pytest.mark.slow
 def test_quick_run_without_robpy_prints_our_rows(monkeypatch, capsys):
     monkeypatch.delenv("ROBPY_PYTHON", raising=False)
     assert bench_robpy.main(["--quick"]) == 0
@@ -41,6 +43,7 @@ def test_quick_run_without_robpy_prints_our_rows(monkeypatch, capsys):
     assert "robustpca's timings only" in err
 
 
+@pytest.mark.slow
 def test_driver_reads_robpy_fits_from_its_own_python(tmp_path, monkeypatch):
     package = tmp_path / "robpy"
     package.mkdir()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_rrcov
@@ -13,6 +15,7 @@ import bench_rrcov
 from .conftest import run_into_marked_page
 
 
+@pytest.mark.slow
 def test_quick_run_without_r_writes_our_rows(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench_rrcov, "r_available", lambda: False)
     text = run_into_marked_page(bench_rrcov, ["--quick"], tmp_path)

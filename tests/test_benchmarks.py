@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -28,6 +29,7 @@ from _harness import MARK_BEGIN, MARK_END, IterationClock, peak_memory, run_time
 CONVEX = ("PrincipalComponentPursuit", "OutlierPursuit", "ConvexOptimalMeanPCA")
 
 
+@pytest.mark.slow
 def test_quick_run_covers_every_shape_and_estimator(tmp_path):
     out, md = tmp_path / "results.json", tmp_path / "performance.md"
     md.write_text(f"# Notes\n\nbefore\n\n{MARK_BEGIN}\nold\n{MARK_END}\n\nafter\n")

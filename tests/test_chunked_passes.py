@@ -102,6 +102,7 @@ def tall_fit():
     return X, fit, kernels
 
 
+@pytest.mark.slow
 def test_c_steps_take_one_pass_each_after_the_first(huge, monkeypatch):
     """With the pilot's guesses out of reach, the C-steps (ROBPCA's in ``k`` dimensions,
     and FAST-MCD's candidates in the same passes) cost one pass each after the first,
@@ -130,6 +131,7 @@ def test_c_steps_take_one_pass_each_after_the_first(huge, monkeypatch):
     np.testing.assert_array_equal(*member)
 
 
+@pytest.mark.slow
 def test_c_steps_on_a_thinned_sample(huge, monkeypatch):
     """A sample of every 30th row or so (as at a hundred million rows): its wider
     guesses still hold the wanted ranks, one pass per C-step, and the fit is the same
@@ -147,6 +149,7 @@ def test_c_steps_on_a_thinned_sample(huge, monkeypatch):
     np.testing.assert_array_equal(*member)
 
 
+@pytest.mark.slow
 def test_pass_count_of_a_tall_table(tall_fit):
     """200,000 x 5 in chunks of 10,000 rows with the pilot's guesses out of reach: the
     first pass; the outlyingness (the projections' univariate MCD: binned sums, the
@@ -168,6 +171,7 @@ def test_pass_count_of_a_tall_table(tall_fit):
     assert len(steps) < alone  # sharing saves the shorter computation's passes
 
 
+@pytest.mark.slow
 def test_the_reweighting_rides_along_with_the_last_c_step(tall_fit, huge, monkeypatch):
     """FAST-MCD reweights its best fit so far in the pass of each C-step; when no fit
     moves, that is the final fit (the same h-subset), so the reweighting takes no pass
@@ -201,6 +205,7 @@ def test_ride_along_runs_its_kernel_in_the_next_pass_only():
     assert ride.result == {"s": 2.0 * X.sum()}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     n=st.integers(80, 400),

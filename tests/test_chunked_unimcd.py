@@ -193,6 +193,7 @@ def planted(n, m=2, seed=0):
     return Y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [300_000, 1_200_000])
 def test_refining_passes_are_bounded_and_exact(monkeypatch, n):
     """With a budget that forces refining, the windows are unimcd's exactly, the

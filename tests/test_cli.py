@@ -57,6 +57,7 @@ def test_bad_n_components(ks, tmp_path, capsys):
     assert "n-components" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_demo_prints_table_and_writes_png(tmp_path, capsys):
     out = tmp_path / "demo"
     assert (
@@ -119,6 +120,7 @@ def test_unconverged_methods_are_marked(tmp_path, capsys, monkeypatch):
     assert (tmp_path / cli.FIGURE_NAME).read_bytes()[:8] == PNG_SIGNATURE
 
 
+@pytest.mark.slow
 def test_demo_is_deterministic_given_the_seed(tmp_path, capsys):
     args = ["demo", "--out", tmp_path, "--n-components", "2", "--seed", "3"]
     cli.main(args)
@@ -127,6 +129,7 @@ def test_demo_is_deterministic_given_the_seed(tmp_path, capsys):
     assert _error_table(capsys.readouterr().out) == first
 
 
+@pytest.mark.slow
 def test_module_entry_point(tmp_path):
     """``python -m robustpca.cli`` runs the demo. One interpreter only: each start costs
     about 3.5 s here (importing scikit-learn), and ``test_version`` covers ``--version``."""

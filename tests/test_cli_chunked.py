@@ -336,6 +336,7 @@ def test_rrcov_tables_chunked_flag_what_in_memory_flags(tmp_path, table):
             assert flagged == set(range(14))
 
 
+@pytest.mark.slow
 def test_rows_that_are_images_get_the_gallery(tmp_path):
     src = write_csv(tmp_path / "t.csv", planted(n=120, d=16, n_out=10))
     out = tmp_path / "o"

@@ -89,6 +89,7 @@ def test_frame_folder_without_truth_has_no_measures(tmp_path):
     assert not (out / "preview.gif").exists()
 
 
+@pytest.mark.slow
 def test_video_file_input(tmp_path):
     pytest.importorskip("av")
     import imageio.v3 as iio

@@ -148,6 +148,7 @@ def distinct_rows(draw):
     return np.asarray(rows, dtype=np.float64)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     X=distinct_rows(),

@@ -168,6 +168,7 @@ def test_crpca_om_low_rank_part_has_zero_mean_columns():
 
 
 # ------------------------------------------------------- Lemma 3's consequence, duality
+@pytest.mark.slow
 @pytest.mark.parametrize("gamma", [1.5, 3.0, 6.0])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_optimal_mean_objective_not_above_centred_outlier_pursuit(gamma, seed):
@@ -189,6 +190,7 @@ def test_optimal_mean_objective_not_above_centred_outlier_pursuit(gamma, seed):
     assert f_om < f_op * (1 - op.duality_gap_)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_default_and_accurate_runs_respect_weak_duality(cls):
     """duality_gap_ >= 0 always (weak duality); the accurate settings close it."""

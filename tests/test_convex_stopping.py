@@ -86,6 +86,7 @@ def test_the_gap_bounds_the_suboptimality_at_every_stop(kind):
     assert res.stop_reason == DUALITY_GAP and res.info["duality_gap"] <= 1e-3
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(
     n=st.integers(3, 9),

@@ -731,6 +731,7 @@ def test_inverse_transform_is_lazy(threads):
         model.inverse_transform(da.from_array(Z[:, :2], chunks=(10, 2)))
 
 
+@pytest.mark.slow
 def test_wide_example_runs_small(capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(REPO / "examples"))  # it imports the tall example's measures
     example = load_example("dask_wide")

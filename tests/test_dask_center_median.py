@@ -83,6 +83,7 @@ MEDIAN = PrincipalComponentPursuit(center="median", random_state=0)
 
 
 # ------------------------------------------------------------------- parity
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("n", "chunks"),
     [
@@ -111,6 +112,7 @@ def test_parity_planted(threads, n, chunks):
     assert base + 1 <= fit_passes(b) <= base + refined + 4
 
 
+@pytest.mark.slow
 def test_same_fit_as_centred_by_hand(threads):
     """The median fit is the uncentred fit of ``X - median`` plus the median, iteration
     for iteration, with the same passes but those of the medians."""
@@ -129,6 +131,7 @@ def test_same_fit_as_centred_by_hand(threads):
     assert fit_passes(b) == fit_passes(c) + runner.n_passes - 1
 
 
+@pytest.mark.slow
 def test_integer_data_with_ties(threads):
     """Integer-valued data whose columns are mostly ties (a few distinct values, even
     n: the two middle values are often equal, sometimes not): the NumPy fit."""
@@ -142,6 +145,7 @@ def test_integer_data_with_ties(threads):
     assert b.mean_[3] == 5.5
 
 
+@pytest.mark.slow
 def test_float32_input(threads):
     """Float32 frames: float32 attributes, the NumPy fit to the data's rounding (the
     chunked passes compute in float64, the in-memory solver partly in float32)."""
@@ -190,6 +194,7 @@ def tables_and_chunks(draw):
     return X, sizes, budget
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(tables_and_chunks())
 def test_chunked_column_medians_are_numpys(case):

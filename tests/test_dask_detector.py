@@ -200,6 +200,7 @@ def test_exact_statistics_equal_sorting(data):
 
 
 # ------------------------------------------------------------- every chunked fit
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_every_chunked_fit_stores_the_in_memory_reference(name, route):
@@ -387,6 +388,7 @@ def test_rrcov_tables_flag_as_in_memory(shared_data, table, make, route):
     assert db.score_cutoff == pytest.approx(da_.score_cutoff, rel=1e-8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [lambda: PCA(3), lambda: OptimalMeanPCA(3, contamination=0.1)])
 def test_large_planted_data_take_the_counting_route(make):
     """Above SMALL_ROWS rows the pilot, counting and gathering passes run as they would on
@@ -415,6 +417,7 @@ def gathered(v, w, windows):
     return [found[(0, r)] for r in range(len(windows))]
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_windows_never_give_a_wrong_statistic(data):

@@ -75,6 +75,7 @@ def assert_same_fit(a, b, atol=1e-8):
 
 
 # ----------------------------------------------------------------- parity
+@pytest.mark.slow
 @pytest.mark.parametrize(("card", "n"), [("count", 20_000), (0.05, 5000), ("auto", 5000)])
 def test_parity_planted(threads, card, n):
     """Explicit, fractional and automatic ``card`` on n x 50 with 5% gross entries and a
@@ -92,6 +93,7 @@ def test_parity_planted(threads, card, n):
     )
 
 
+@pytest.mark.slow
 def test_passes_per_iteration():
     """An explicit ``card``: the first pass, then two an iteration (forming ``L`` with the
     first count and the bracket around the last threshold, setting ``S``) and a
@@ -109,6 +111,7 @@ def test_passes_per_iteration():
     assert 1 + 3 * result.n_iter <= run.n_passes <= 1 + 7 * result.n_iter
 
 
+@pytest.mark.slow
 def test_float32_input(threads):
     L, S, _ = planted(3, n=2000, d=12)
     X = (L + S).astype(np.float32)
@@ -230,6 +233,7 @@ def test_chunked_solver_is_the_in_memory_one(n, d, rows, share, seed):
     np.testing.assert_allclose(got.info["sparse"], expected.info["sparse"], atol=1e-8)
 
 
+@pytest.mark.slow
 def test_auto_rule_chunked_solver(monkeypatch):
     """``card='auto'`` with exact column medians, also past a tiny gathering budget."""
     L, S, N = planted(8, n=1001, d=9, rank=2, noise=1e-3)  # odd n: one median rank
@@ -241,6 +245,7 @@ def test_auto_rule_chunked_solver(monkeypatch):
     np.testing.assert_allclose(got.info["sparse"], expected.info["sparse"], atol=1e-8)
 
 
+@pytest.mark.slow
 def test_auto_rule_rank_above_eight():
     """Above rank 8 the ALS column sums are formed column by column: the same fit."""
     rng = np.random.default_rng(0)
@@ -338,6 +343,7 @@ class RerunRunner(NumpyStateRunner):
         return combine_parts(*parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("card", [160, ResidualCutoff()], ids=["given", "auto"])
 def test_kernels_can_run_again_from_their_inputs(card):
     """A cluster that loses a worker runs a pass again from its input state: the GoDec

@@ -123,6 +123,7 @@ def both_fits(model, X, rows):
 
 
 # ----------------------------------------------------------------- parity
+@pytest.mark.slow
 def test_pcp_parity_planted_20000x50(threads):
     """The planted problem of the issue's unit tests: 20,000 x 50, rank 3, 5% gross
     entries, chunks of 3,000 rows. Same fit as NumPy, the truth recovered, two passes
@@ -156,6 +157,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "model", "kind"), CONFIGS, ids=[c[0] for c in CONFIGS])
 def test_parity(threads, name, model, kind):
     X = outlying_rows() if kind == "rows" else sum(planted(1, n=3000, d=30))
@@ -226,6 +228,7 @@ def test_float32_input(threads):
     np.testing.assert_allclose(b.low_rank_.compute(), a.low_rank_, atol=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "d", "rank"), [(20_000, 50, 3), (3000, 100, 5)])
 def test_accaltproj_parity_and_one_pass_an_iteration(threads, n, d, rank):
     """AccAltProj on planted problems with 5% gross entries (the Lanczos start above 64
@@ -308,6 +311,7 @@ def test_auto_gamma_fraction_is_the_estimators():
 
 
 # --------------------------------------------------------- the solver itself
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [7, 97, 5000])
 @pytest.mark.parametrize(
     ("problem", "solver", "kwargs"),

@@ -113,6 +113,7 @@ def test_random_directions(threads, shared_data):
     assert_same_robpca(a, b, X)
 
 
+@pytest.mark.slow
 def test_planted_outliers(threads):
     """10,000 x 20, 10% outliers, 4 blocks: the same fit and flags; the outliers are
     flagged, the fit is a few dozen passes, nothing computed by the lazy attributes."""
@@ -162,6 +163,7 @@ def test_exact_fit_as_in_memory(threads):
     np.testing.assert_allclose(b.mean_ @ a.components_[1:].T, a.mean_ @ a.components_[1:].T)
 
 
+@pytest.mark.slow
 def test_c_steps_on_a_plane_as_in_memory(threads):
     """40 features (the projection route), 90% of the rows exactly on a plane of 3
     dimensions, k = 4: the C-steps' h-subset loses a dimension, and the Dask fit is
@@ -175,6 +177,7 @@ def test_c_steps_on_a_plane_as_in_memory(threads):
     assert_same_robpca(a, b, X)
 
 
+@pytest.mark.slow
 def test_a_c_step_losing_rank_runs_fast_mcd_again_as_in_memory(threads, monkeypatch):
     """76% of the rows exactly on a plane of 3 dimensions, the others spread in 40, k =
     4: the outlyingness's h-subset holds rows off the plane (rank 4), the next C-step's
@@ -432,6 +435,7 @@ def test_guessed_brackets_with_ties_on_many_rows():
     np.testing.assert_allclose(scale, expected[1], rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_missed_guesses_fall_back_to_counting(threads, monkeypatch):
     """Brackets that miss the wanted rank are seen in the counts of their pass; counting
     passes then find it, and the fit is the same."""

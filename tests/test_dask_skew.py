@@ -88,6 +88,7 @@ def assert_same_skew_fit(a, b, X):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [2, "auto"])
 def test_planted_skewed_data_every_row_in_the_medcouples(k):
     """3,000 x 6 in 4 blocks (below MEDCOUPLE_ROWS), 60 directions: the same fit; the orthogonal
@@ -107,6 +108,7 @@ def test_planted_skewed_data_every_row_in_the_medcouples(k):
         assert flags[:150].all() and flags[150:].mean() < 0.02
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("contamination", ["auto", 0.1])
 def test_planted_skewed_data_with_a_medcouple_sample(monkeypatch, contamination):
     """Above MEDCOUPLE_ROWS (lowered to 1,000 here) both routes take the medcouples of
@@ -125,6 +127,7 @@ def test_planted_skewed_data_with_a_medcouple_sample(monkeypatch, contamination)
         assert np.mean(b.predict(chunked(X)).compute() == -1) == pytest.approx(0.1)
 
 
+@pytest.mark.slow
 def test_the_sample_changes_the_fit_only_a_little(monkeypatch):
     """The medcouples of 2,000 of 8,000 rows: the same subspace and the same orthogonal
     outliers as with every row."""
@@ -138,6 +141,7 @@ def test_the_sample_changes_the_fit_only_a_little(monkeypatch):
     assert np.mean(sampled.predict(X)[400:] == -1) < 0.02
 
 
+@pytest.mark.slow
 def test_k_as_the_rank_above_the_h_subsets_rank():
     """``n_components=None`` asks for every direction, beyond the rank (4: rank-3 data
     and a shifted group), and the h-subset has rank 3: both routes fit 3 components of

@@ -134,6 +134,7 @@ def hbk(shared_data):
     return load_table(shared_data, "hbk")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [ROBPCA, CovariancePCA])
 def test_hbk_with_a_fifth_missing_flags_its_outliers_only(hbk, cls):
     """hbk with a fifth of its cells missing (36 of 75 rows fitted exactly): ROBPCA and

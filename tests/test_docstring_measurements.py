@@ -12,6 +12,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import robustpca
 
 MEASUREMENT = re.compile(
@@ -49,6 +51,7 @@ def test_the_pattern_finds_measurements():
     assert not MEASUREMENT.search("the 2-D estimators; equation (12) of the paper")
 
 
+@pytest.mark.slow
 def test_few_docstring_lines_quote_a_measurement():
     total, hits = _count(Path(robustpca.__file__).parent)
     assert total > 1000

@@ -78,6 +78,7 @@ def test_runner_writes_csv_markdown_png(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_runner_is_reproducible_and_parallel_matches_serial():
     serial = experiments.run_experiment(_toy(), seed=3)
     parallel = experiments.run_experiment(_toy(), seed=3, n_jobs=2)

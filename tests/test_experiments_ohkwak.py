@@ -112,6 +112,7 @@ def test_figure2_rows_match_direct_fits():
     assert figure2_task(4, [0.3], 100_000, 1e-13) == rows
 
 
+@pytest.mark.slow
 def test_figure2_known_outcome_over_ten_draws():
     """Seeds 0-9, p = 0.3: PCA-GM is closer to 45 degrees and to PCA of the inliers alone
     than PCA in every draw and ends at a local minimum of (9); it lands in 45-50 degrees

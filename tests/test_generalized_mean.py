@@ -380,6 +380,7 @@ def test_fig2_algorithm2_converges_to_a_local_minimum():
         assert values[2] <= values.min() * (1 + 1e-12)
 
 
+@pytest.mark.slow
 def test_fig2_first_step_from_30_degrees():
     """Fig. 2(b): from W(0) at 30 degrees one step moves towards the minimum (30 -> 32.1
     in the paper; 30.2-34.3 over our seeds), decreases (9), and W(1) minimises the

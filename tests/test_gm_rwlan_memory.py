@@ -89,6 +89,7 @@ def test_iterations_allocate_nothing_data_sized(small_blocks, cls, shape):
     assert twenty - two < 0.2 * X.nbytes, (two / X.nbytes, twenty / X.nbytes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_benchmark_att_shape_peak(cls):
     """The benchmark's att shape (400 x 10304, k = 30, default blocks): 0.31-0.32x."""

@@ -70,6 +70,7 @@ def fit_silently(model, X):
         return model.fit(X)
 
 
+@pytest.mark.slow
 def test_default_recovers_the_candes_problem_of_issue_42():
     """Issue 42's target at a fifth of its size (1000 x 1000, rank 50, 5%, where
     card=0.1 reached 0.21 after 100 iterations with a ConvergenceWarning; the full size
@@ -82,6 +83,7 @@ def test_default_recovers_the_candes_problem_of_issue_42():
     assert abs(model.card_ - support.sum()) <= 0.01 * support.sum()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("shape", "rank", "alpha", "make"),
     [
@@ -129,6 +131,7 @@ def test_noise_level_as_with_the_true_cardinality(level):
     assert abs(auto.card_ - support.sum()) < 0.05 * support.sum()
 
 
+@pytest.mark.slow
 def test_missing_entries():
     """400 x 300, rank 10, 5% gross errors and 20% of the entries missing: recovered on
     every entry with the defaults."""

@@ -46,6 +46,7 @@ def test_missing_entries(missing):
     assert np.median(err) < 0.1
 
 
+@pytest.mark.slow
 def test_subsampled_tracking_still_recovers():
     X, _, _, basis = planted_stream(2, n=800, rank=1)
     errors = [
@@ -55,6 +56,7 @@ def test_subsampled_tracking_still_recovers():
     assert max(errors) < 0.05
 
 
+@pytest.mark.slow
 def test_rotating_subspace_is_followed():
     X, directions = rotating_stream(0)  # 40 features: half of them per fit
     model = GRASTA(1, subsample=0.5, batch_size=10, burn_in=50, random_state=0)

@@ -287,6 +287,7 @@ def test_self_similarity_by_blocks_is_the_kernel_diagonal(kernel):
     np.testing.assert_allclose(model._self_similarity(X), one_by_one, rtol=1e-14, atol=1e-14)
 
 
+@pytest.mark.slow
 def test_fit_and_scores_hold_one_kernel_at_a_time():
     """Memory: the training kernel is centred in place and the eigensolver's copy is the
     only other ``n x n`` array (the fit peaked at 3 kernels; 2 now); scoring holds one
@@ -331,6 +332,7 @@ def test_arpack_embedding_equals_lapack_on_the_faces(orl):
     np.testing.assert_allclose(arpack.score_samples(X), dense.score_samples(X), rtol=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5
 def test_auto_takes_arpack_for_few_pairs_of_many_samples(monkeypatch):
     """``'auto'``: ARPACK above 1,000 samples for at most n / 40 pairs, LAPACK otherwise;

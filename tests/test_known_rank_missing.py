@@ -154,6 +154,7 @@ def test_everything_observed_is_the_complete_data_solver_exactly(seed, godec):
     np.testing.assert_array_equal(a.objective, b.objective)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(seed=SEEDS, junk=st.floats(-1e6, 1e6), godec=st.booleans())
 def test_values_in_the_gaps_are_never_read(seed, junk, godec):
@@ -303,6 +304,7 @@ def test_godec_with_gaps_converges_on_the_rrcov_tables(shared_data, table):
         assert model.converged_, (seed, model.n_iter_)
 
 
+@pytest.mark.slow
 def test_godec_gaps_benchmark_runs(capsys):
     """``benchmarks/bench_godec_gaps.py --quick`` runs (a measurement: nothing asserted
     about its figures)."""

@@ -124,6 +124,7 @@ def test_final_c_steps_of_the_moving_fits_only_end_as_all_together(seed, n, p, r
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),

@@ -85,6 +85,7 @@ def fill_rmse(model, Xm, mask, clean, n_out):
     return float(np.sqrt(np.mean((rec[inl] - clean[inl]) ** 2)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ROBUST + ROBUST_OTHERS, ids=lambda c: c.__name__)
 def test_robust_estimators_recover_the_subspace_and_fill_the_gaps(cls):
     """10% of the cells missing and 10% gross outlier rows: sin(largest angle) <= 0.05,
@@ -300,6 +301,7 @@ def test_infinity_and_unsupported_estimators_still_refuse():
 # -- properties ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
@@ -437,6 +439,7 @@ def test_masking_exact_entries_changes_the_subspace_little(seed, rate):
     assert error < 0.5 * sine(first.components_, basis)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "rate"), [(206, 0.125), (9049, 0.125), (3, 0.05)])
 def test_masking_exact_entries_rpca_om_converges_to_the_subspace(seed, rate):
     """RPCA-OM run to convergence on exact data with gaps finds the planted subspace to

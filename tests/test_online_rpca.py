@@ -240,6 +240,7 @@ def test_predict_after_partial_fit_judges_against_the_latest_rows():
     assert np.isfinite(model.score(new))
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**16), shift=st.floats(-50, 50))
 def test_reconstruction_identity_property(seed, shift):
     """Any batch: the sparse part is the residual soft-thresholded at lambda2_."""

@@ -64,6 +64,7 @@ def _split_fit(model, X, cuts, w=None):
 # -- PCA: exact ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "d"), [(60, 8), (15, 40)], ids=["tall", "wide"])
 @settings(max_examples=50)
 @given(seed=SEEDS, data=st.data())
@@ -251,6 +252,7 @@ def _batch_iteration(X, mean, components, loss):
     return solve_weighted_pca(X, k, w, rng=np.random.default_rng(0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("estimator", "loss"),
     [

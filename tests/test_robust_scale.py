@@ -70,6 +70,7 @@ def test_medcouple_selection_without_progress_falls_back_to_all_candidates(monke
     assert 0 < len(calls) <= 4
 
 
+@pytest.mark.slow
 @given(
     st.integers(1, 60).flatmap(
         lambda n: st.lists(

@@ -40,6 +40,7 @@ def test_planted_subspace_with_gaps_and_leverage_points(Estimator, bound):
     assert np.isfinite(filled).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_skew_adjusted_robpca_with_gaps(seed):
     """``skew=True`` with gaps: the fit imputed, then its outlier reference (the adjusted

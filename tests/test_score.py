@@ -54,6 +54,7 @@ def _seeded(estimator, seed=0):
     return estimator
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("estimator", "n", "folds"),
     # RPCA-OM's l2,1 fit needs more rows than ROBPCA's to resist 10% gross rows in 20

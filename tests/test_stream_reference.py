@@ -29,6 +29,7 @@ def stream(model, X, batch):
     return model
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ONLINE)
 def test_contamination_flags_its_share_of_the_latest_rows(cls):
     X = planted_stream(3, n=2400, frac=0.02)[0]
@@ -38,6 +39,7 @@ def test_contamination_flags_its_share_of_the_latest_rows(cls):
     assert model.offset_ != -1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ONLINE)
 def test_the_window_is_bounded_and_holds_the_latest_rows(cls):
     X = planted_stream(4, n=3000, frac=0.0)[0]

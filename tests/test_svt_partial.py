@@ -117,6 +117,7 @@ def test_svt_step_grows_the_block_and_is_exact():
     )  # the residual tolerance, relative to sigma_1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [150, 300])
 @pytest.mark.parametrize("solver", ["auto", "partial"])
 def test_pcp_follows_the_full_svd_iterates(n, solver, monkeypatch):
@@ -146,6 +147,7 @@ def test_pcp_follows_the_full_svd_iterates(n, solver, monkeypatch):
     assert relative(part.info["low_rank"], L) < 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [OutlierPursuit, ConvexOptimalMeanPCA, PrincipalComponentPursuit])
 def test_estimators_partial_and_full_give_the_same_fit(cls, monkeypatch):
     """Planted low rank (5) with 10% outlying rows and 5% gross entries, 150 x 120."""
@@ -161,6 +163,7 @@ def test_estimators_partial_and_full_give_the_same_fit(cls, monkeypatch):
     assert part.objective_history_[-1] == pytest.approx(full.objective_history_[-1], rel=1e-11)
 
 
+@pytest.mark.slow
 def test_auto_gives_up_a_dear_partial_step_and_waits_in_proportion(monkeypatch):
     """A slowly decaying spectrum (200 x 4000, 0.9^i): the block iteration would need many
     passes. 'auto' gives it up once it has cost as much as the Gram route (so a step

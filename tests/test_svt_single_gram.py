@@ -197,6 +197,7 @@ def planted(n, d, rank, density, seed):
     return L, S
 
 
+@pytest.mark.slow
 def test_pcp_on_single_precision_data_follows_the_double_precision_fit():
     """PCP on float32 data (short side >= SINGLE_GRAM_MIN_SIDE) takes single-precision
     Gram steps, recovers the planted parts and ends where the fit of the same values in

@@ -187,6 +187,7 @@ def test_lipschitz_constant_is_the_hessian_norm(a_s, a_t, n_source, n_target):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(problems, st.booleans())
 def test_objective_never_increases(p, accelerate):
@@ -363,6 +364,7 @@ def test_planted_shared_subspace_helps(seed):
     assert alone < 0.5 * rmse(pca_recover(source, noisy, **RANKS), clean)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_planted_unrelated_source_hurts(seed):
     """The gain comes from the shared subspace: with a source whose B_c is unrelated,
@@ -408,6 +410,7 @@ def test_fit_without_source_is_rank_constrained_rpca():
     assert default.n_components_ == 3 and np.linalg.matrix_rank(default.low_rank_) == 3
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(nt=st.integers(3, 25), ns=st.integers(1, 25), d=st.integers(3, 25), seed=SEEDS)
 def test_fitted_model_follows_the_subspace_contract(nt, ns, d, seed):
@@ -433,6 +436,7 @@ def test_fitted_model_follows_the_subspace_contract(nt, ns, d, seed):
     assert model.shared_.shape == (ns + nt, d) and model.sparse_.shape == (nt, d)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data",
     [
