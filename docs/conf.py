@@ -104,6 +104,9 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
+    # the sidebar lists the current page's section, not every API stub of the site: the
+    # theme's advice for a large autosummary reference (it halves the build)
+    "collapse_navigation": True,
     "header_links_before_dropdown": 6,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
