@@ -13,7 +13,7 @@
 #             tests, video decoding, BLAS threads) are never marked and run here.
 #
 # Environment: MINVERSIONS_VENV (default .venv-minversions). .ci/run starts this script in
-# the background beside the main suite (one core each: one BLAS thread here), so the
+# the background beside the main suite (one BLAS thread here, as in its workers), so the
 # package is built from a copy of the tree (setuptools builds in the tree it is given, and
 # the main install and the docs build in this one meanwhile) and pytest gets its own
 # --basetemp.
