@@ -105,7 +105,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
     # the sidebar lists the current page's section, not every API stub of the site: the
-    # theme's advice for a large autosummary reference (it halves the build)
+    # theme's advice for a large autosummary reference (each page renders every stub else)
     "collapse_navigation": True,
     "header_links_before_dropdown": 6,
     "secondary_sidebar_items": ["page-toc"],
