@@ -89,7 +89,9 @@ class SharedPasses:
     def _flush(self):
         if not self.pending or not set(self.pending) >= self.live or self.error is not None:
             return
-        calls, self.pending = self.pending, {}
+        # in slot order, not the order the threads asked in: the pass is then the same
+        # from run to run (its results do not depend on the order)
+        calls, self.pending = dict(sorted(self.pending.items())), {}
         # one pass per distinct row selection (the same one, all rows, in ROBPCA's use)
         groups: list = []
         for s, (k, r, p) in calls.items():
