@@ -26,7 +26,12 @@ extra pass that only generates and sums the blocks (``X.sum(axis=0)``), the cost
 data alone. ``CPU-s/pass`` (user + system time of all threads) is the number to
 extrapolate from on a shared machine, where wall times depend on the other processes.
 ``--progress FILE`` appends a line per pass (its time, the CPU time and peak RSS so
-far), so that a run of hours shows where it is. Nothing is asserted: it is a measurement.
+far), so that a run of hours shows where it is. ``--pass-cache DIR`` keeps every pass's
+result in ``DIR``: the same command started again (after a session ends, say) replays the
+passes found there, checking that each asks for the same kernel with the same
+parameters, and computes the rest; the report then adds the replayed passes' own time,
+CPU time and peak RSS to this run's (:func:`cached_passes`). Nothing is asserted: it is
+a measurement.
 
 ``--in-memory`` adds, for each estimator, a run that computes the array first and fits
 the NumPy array (its wall time and peak RSS: the comparison of issue 41's speed target);
@@ -123,6 +128,97 @@ def _parity(model, cls, params, X) -> dict:
     return out
 
 
+def _fingerprint(obj, digest) -> None:
+    """Feed ``obj``'s content to ``digest``: arrays by their bytes, containers and
+    dataclasses by their items, functions by name; unlike a pickle, not by which objects
+    are shared (a replayed pass's result is a copy)."""
+    import dataclasses
+
+    import numpy as np
+    from dask.base import is_dask_collection, tokenize
+
+    if isinstance(obj, np.ndarray):
+        digest.update(f"{obj.dtype}{obj.shape}".encode())
+        digest.update(np.ascontiguousarray(obj).tobytes())
+    elif is_dask_collection(obj):
+        digest.update(tokenize(obj).encode())
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            digest.update(repr(key).encode())
+            _fingerprint(value, digest)
+    elif isinstance(obj, list | tuple):
+        digest.update(f"{type(obj).__name__}{len(obj)}".encode())
+        for item in obj:
+            _fingerprint(item, digest)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        digest.update(type(obj).__qualname__.encode())
+        for field in dataclasses.fields(obj):
+            _fingerprint(getattr(obj, field.name), digest)
+    elif isinstance(obj, int | float | str | bytes | np.generic) or obj is None:
+        digest.update(repr(obj).encode())
+    elif callable(obj) and hasattr(obj, "__qualname__"):
+        digest.update(f"{obj.__module__}.{obj.__qualname__}".encode())
+    elif hasattr(obj, "__dict__"):
+        digest.update(type(obj).__qualname__.encode())
+        _fingerprint(vars(obj), digest)
+    else:
+        digest.update(repr(obj).encode())
+
+
+def cached_passes(directory: Path) -> dict:
+    """Make every ``DaskPassRunner`` pass keep its result in ``directory`` and replay the
+    ones already there (a run stopped and started again with the same arguments). The
+    fits are deterministic, so the passes come in the same order with the same
+    parameters; a pass that does not (other kernel, or parameters with another pickle)
+    stops the run. Returns the records of the replayed passes (``"replayed"``)."""
+    import hashlib
+    import pickle
+
+    from dask_out_of_core import cpu_seconds, peak_rss_gb
+
+    from robustpca._dask.fit import DaskPassRunner
+
+    directory.mkdir(parents=True, exist_ok=True)
+    original = DaskPassRunner.__call__
+    state: dict = {"count": 0, "replayed": []}
+
+    def call(self, kernel, rows=None, *, also=None, **params):
+        path = directory / f"pass_{state['count']:03d}.pkl"
+        state["count"] += 1
+        name = getattr(kernel, "__qualname__", repr(kernel))
+        digest = hashlib.sha256()
+        _fingerprint((params, also), digest)
+        key = digest.hexdigest()
+        if path.exists():
+            saved = pickle.loads(path.read_bytes())
+            if (saved["kernel"], saved["key"]) != (name, key):
+                raise RuntimeError(
+                    f"{path} holds a pass of {saved['kernel']}, this run asks for {name}"
+                    f"{' with other parameters' if saved['kernel'] == name else ''}: "
+                    f"the cache is of another run; empty {directory}"
+                )
+            self.n_passes += 1
+            state["replayed"].append(saved)
+            return saved["out"]
+        tic, cpu = time.perf_counter(), cpu_seconds()
+        out = original(self, kernel, rows, also=also, **params)
+        record = {
+            "kernel": name,
+            "key": key,
+            "out": out,
+            "seconds": time.perf_counter() - tic,
+            "cpu": cpu_seconds() - cpu,
+            "rss_gb": peak_rss_gb(),
+        }
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(record))
+        partial.replace(path)
+        return out
+
+    DaskPassRunner.__call__ = call
+    return state
+
+
 def run_one(args) -> dict:
     """One fit in this process; returns the measurements."""
     import importlib
@@ -133,6 +229,9 @@ def run_one(args) -> dict:
     from dask_out_of_core import cpu_seconds, largest_angle, lazy_low_rank_data, peak_rss_gb
     from dask_wide import lazy_wide_data
     from sklearn.exceptions import ConvergenceWarning
+
+    cache = cached_passes(args.pass_cache) if args.pass_cache is not None else None
+    replayed: list = [] if cache is None else cache["replayed"]
 
     class PassTimer(Callback):
         def __init__(self, progress=None):
@@ -150,7 +249,8 @@ def run_one(args) -> dict:
             if self.progress is not None:  # one line a pass, for runs of hours
                 with open(self.progress, "a") as log:
                     print(
-                        f"pass {len(self.seconds)} at {now - self.began:.0f} s: "
+                        f"pass {len(replayed) + len(self.seconds)} at "
+                        f"{now - self.began:.0f} s: "
                         f"{self.seconds[-1]:.1f} s, CPU {cpu_seconds():.0f} s, "
                         f"peak RSS {peak_rss_gb():.2f} GB",
                         file=log,
@@ -188,6 +288,10 @@ def run_one(args) -> dict:
         model.fit(data)
         fit_seconds, cpu = time.perf_counter() - tic, cpu_seconds() - cpu
     del data
+    if replayed:  # the replayed passes' own measurements, from the run that computed them
+        fit_seconds += sum(r["seconds"] for r in replayed)
+        cpu += sum(r["cpu"] for r in replayed)
+        timer.seconds = [r["seconds"] for r in replayed] + timer.seconds
     n_passes = int(getattr(model, "n_passes_", len(timer.seconds)))
     if args.in_memory:
         timer.seconds = [fit_seconds]
@@ -213,6 +317,7 @@ def run_one(args) -> dict:
         "cpu_s_per_pass": cpu / max(n_passes, 1),
         "angle_deg": largest_angle(model.components_, basis),
         "mean_rms_error": float(np.linalg.norm(model.mean_ - center) / np.sqrt(args.n_features)),
+        "explained_variance": np.asarray(getattr(model, "explained_variance_", [])).tolist(),
     }
     if args.parity and not args.in_memory and args.estimator != "daskml":
         out.update(_parity(model, cls, params, X))
@@ -221,7 +326,9 @@ def run_one(args) -> dict:
             tic = time.perf_counter()
             X.sum(axis=0).compute()
             out["read_pass_s"] = time.perf_counter() - tic
-    out["peak_rss_gb"] = peak_rss_gb()
+    out["peak_rss_gb"] = max([peak_rss_gb(), *(r["rss_gb"] for r in replayed)])
+    if cache is not None:
+        out["replayed_passes"] = len(replayed)
     return out
 
 
@@ -242,6 +349,7 @@ def main(argv=None) -> int:
     ap.add_argument("--in-memory", action="store_true", help="also fit the computed array")
     ap.add_argument("--parity", action="store_true", help="compare with the in-memory fit")
     ap.add_argument("--progress", type=Path, help="append a line per pass to this file")
+    ap.add_argument("--pass-cache", type=Path, help="keep and replay the passes' results here")
     ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--estimator", default="om", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -285,6 +393,8 @@ def main(argv=None) -> int:
             cmd.append("--parity")
         if args.progress is not None:
             cmd += ["--progress", str(args.progress)]
+        if args.pass_cache is not None and not memory:
+            cmd += ["--pass-cache", str(args.pass_cache / f"{key}-{n}")]
         done = subprocess.run(cmd, capture_output=True, text=True, check=True)
         row = json.loads(done.stdout.strip().splitlines()[-1])
         rows.append(row)
