@@ -50,6 +50,7 @@ array. It fits plain PCA only: compare it with ``pca`` (our ``PCA``, one pass).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -165,12 +166,13 @@ def _fingerprint(obj, digest) -> None:
         digest.update(repr(obj).encode())
 
 
-def cached_passes(directory: Path) -> dict:
-    """Make every ``DaskPassRunner`` pass keep its result in ``directory`` and replay the
-    ones already there (a run stopped and started again with the same arguments). The
-    fits are deterministic, so the passes come in the same order with the same
-    parameters; a pass that does not (other kernel, or parameters with another pickle)
-    stops the run. Returns the records of the replayed passes (``"replayed"``)."""
+@contextlib.contextmanager
+def cached_passes(directory: Path, replayed: list):
+    """Within the block, every ``DaskPassRunner`` pass keeps its result in ``directory``
+    and the passes already there are replayed (a run stopped and started again with the
+    same arguments), their records appended to ``replayed``. The fits are deterministic,
+    so the passes come in the same order with the same parameters; a pass that does not
+    (another kernel, or parameters of other content) stops the run."""
     import hashlib
     import pickle
 
@@ -180,7 +182,7 @@ def cached_passes(directory: Path) -> dict:
 
     directory.mkdir(parents=True, exist_ok=True)
     original = DaskPassRunner.__call__
-    state: dict = {"count": 0, "replayed": []}
+    state = {"count": 0}
 
     def call(self, kernel, rows=None, *, also=None, **params):
         path = directory / f"pass_{state['count']:03d}.pkl"
@@ -198,7 +200,7 @@ def cached_passes(directory: Path) -> dict:
                     f"the cache is of another run; empty {directory}"
                 )
             self.n_passes += 1
-            state["replayed"].append(saved)
+            replayed.append(saved)
             return saved["out"]
         tic, cpu = time.perf_counter(), cpu_seconds()
         out = original(self, kernel, rows, also=also, **params)
@@ -216,7 +218,10 @@ def cached_passes(directory: Path) -> dict:
         return out
 
     DaskPassRunner.__call__ = call
-    return state
+    try:
+        yield replayed
+    finally:
+        DaskPassRunner.__call__ = original
 
 
 def run_one(args) -> dict:
@@ -230,8 +235,12 @@ def run_one(args) -> dict:
     from dask_wide import lazy_wide_data
     from sklearn.exceptions import ConvergenceWarning
 
-    cache = cached_passes(args.pass_cache) if args.pass_cache is not None else None
-    replayed: list = [] if cache is None else cache["replayed"]
+    replayed: list = []
+    cache = (
+        cached_passes(args.pass_cache, replayed)
+        if args.pass_cache is not None
+        else contextlib.nullcontext()
+    )
 
     class PassTimer(Callback):
         def __init__(self, progress=None):
@@ -282,7 +291,7 @@ def run_one(args) -> dict:
     model = cls(**params)
     timer = PassTimer(args.progress)
     data = X.compute() if args.in_memory else X
-    with dask.config.set(scheduler="threads"), timer, warnings.catch_warnings():
+    with dask.config.set(scheduler="threads"), timer, cache, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         tic, cpu = time.perf_counter(), cpu_seconds()
         model.fit(data)
@@ -327,7 +336,7 @@ def run_one(args) -> dict:
             X.sum(axis=0).compute()
             out["read_pass_s"] = time.perf_counter() - tic
     out["peak_rss_gb"] = max([peak_rss_gb(), *(r["rss_gb"] for r in replayed)])
-    if cache is not None:
+    if args.pass_cache is not None:
         out["replayed_passes"] = len(replayed)
     return out
 
