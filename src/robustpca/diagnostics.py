@@ -215,6 +215,8 @@ class DiagnosticReference:
             self.rule,
             row_labels,
             self.span_od,
+            (self.od_location, self.od_scale),
+            (self.sd_location, self.sd_scale),
         )
 
 
@@ -400,6 +402,9 @@ class OutlierDiagnostics:
     span_od : float
         With no OD cutoff, the OD beyond which a row lies off the span of the training
         rows: flagged, with the OD in units of it as outlyingness (inf: none; ``k = p``).
+    od_model, sd_model : (float, float)
+        Location and scale of the training :math:`OD^{2/3}` and (rule "scores")
+        :math:`SD^{2/3}`, the models of the cutoffs (:attr:`normal_outlyingness`).
     """
 
     score_distances: np.ndarray
@@ -412,6 +417,8 @@ class OutlierDiagnostics:
     rule: str = "scores"
     row_labels: np.ndarray | None = None
     span_od: float = np.inf
+    od_model: tuple[float, float] = (0.0, 0.0)
+    sd_model: tuple[float, float] = (0.0, 0.0)
 
     @property
     def score_outliers(self) -> np.ndarray:
@@ -446,6 +453,36 @@ class OutlierDiagnostics:
         return ratio
 
     @property
+    def normal_outlyingness(self) -> np.ndarray:
+        r"""The larger of the two distances as standard normal scores, each the
+        Wilson-Hilferty cube root of its square in the units of its model: :math:`SD^2`
+        against :math:`\chi^2_k`, :math:`OD^{2/3}` against the location and scale of the
+        OD cutoff (rrcov's models), shifted to equal :math:`\Phi^{-1}(q)` at each cutoff.
+        It flags what :attr:`outliers` flags (above :math:`\Phi^{-1}(q)`), but compares
+        the two distances by their tail probabilities everywhere, not by ratios to their
+        cutoffs. A distance without such a model (the "skew" rule, a zero scale) counts
+        as its ratio to the cutoff times :math:`\Phi^{-1}(q)`."""
+        zq = float(stats.norm.ppf(self.quantile))
+        k = self.score_center.shape[0] if self.score_center is not None else 0
+        chi2 = float(np.sqrt(stats.chi2.ppf(self.quantile, k))) if k else 0.0
+        if k and abs(self.score_cutoff - chi2) <= 1e-12 * chi2:  # Wilson-Hilferty
+            unit = np.cbrt(k) * np.sqrt(2 / (9 * k))  # (SD^2 / k)^(1/3): sd 1 / sqrt(9k / 2)
+            sd = _normal_score(self.score_distances, self.score_cutoff, unit, zq)
+        elif self.rule == "scores" and self.sd_model[1] > 0:  # the empirical SD rule
+            sd = _normal_score(self.score_distances, self.score_cutoff, self.sd_model[1], zq)
+        else:
+            sd = zq * _ratio(self.score_distances, self.score_cutoff * _AT_CUTOFF)
+        od = self.orthogonal_distances
+        if self.orthogonal_cutoff > 0 and self.rule != "skew" and self.od_model[1] > 0:
+            scale = self.od_model[1]
+            return np.maximum(sd, _normal_score(od, self.orthogonal_cutoff, scale, zq))
+        if self.orthogonal_cutoff > 0:
+            return np.maximum(sd, zq * od / (self.orthogonal_cutoff * _AT_CUTOFF))
+        if np.isfinite(self.span_od):  # off the training span, as in outlyingness
+            return np.where(od > self.span_od, np.maximum(sd, zq * od / self.span_od), sd)
+        return sd
+
+    @property
     def margins(self) -> np.ndarray:
         """``1 - outlyingness``: negative beyond a cutoff, zero at it."""
         return 1.0 - self.outlyingness
@@ -463,6 +500,13 @@ def _ratio(distances: np.ndarray, cutoff: float) -> np.ndarray:
     if cutoff > 0:
         return distances / cutoff
     return np.where(distances > 0, np.inf, 0.0)
+
+
+def _normal_score(distance, cutoff: float, scale: float, zq: float):
+    """``zq + (d^(2/3) - c^(2/3)) / scale``: a distance's normal score by the cube root
+    of its square (as ``cbrt(d)^2``, which no distance overflows), ``zq`` at the cutoff
+    ``c`` (with the flags' tolerance)."""
+    return zq + (np.cbrt(distance) ** 2 - np.cbrt(cutoff * _AT_CUTOFF) ** 2) / scale
 
 
 def _as_host(values) -> np.ndarray:
