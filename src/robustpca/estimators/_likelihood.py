@@ -228,8 +228,8 @@ class LikelihoodScoreMixin:
         as scikit-learn's ``EmpiricalCovariance.mahalanobis`` gives them for a full
         covariance. Unlike the outlyingness of ``decision_function`` (the larger of the
         score and orthogonal distances, each in units of its own cutoff), one model
-        weighs the two distances: ranking rows by it is the outlier detector that
-        ``docs/outlier-detection.md`` recommends (with ``n_components=2``).
+        weighs the two distances (``docs/outlier-detection.md`` measures ranking rows
+        by it as an outlier detector).
 
         Parameters
         ----------
