@@ -50,12 +50,13 @@ COMBINATIONS = ("max of ratios", "OD alone", "likelihood", "sum of squared ratio
 
 
 def _normal_scores(diag, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """SD and OD as standard normal scores: the SD's chi-square(k) probability, and the
-    OD's rrcov model (``OD^(2/3)`` normal, its median and MAD)."""
-    sd2 = diag.score_distances**2
-    z_sd = stats.norm.ppf(np.clip(stats.chi2.cdf(sd2, max(k, 1)), 1e-300, 1 - 1e-16))
-    z_sd = np.where(np.isfinite(z_sd), z_sd, 8.3)  # beyond double precision's reach
-    t = diag.orthogonal_distances ** (2.0 / 3.0)
+    """SD and OD as standard normal scores, by the Wilson-Hilferty cube root of their
+    squares: ``SD^2`` against chi-square(k), ``OD^(2/3)`` against its median and MAD
+    (rrcov's OD model). ``OutlierDiagnostics.normal_outlyingness``, the maximum's
+    combination here, takes the OD cutoff's own location and scale instead."""
+    k = max(k, 1)
+    z_sd = (np.cbrt(diag.score_distances**2 / k) - (1 - 2 / (9 * k))) / np.sqrt(2 / (9 * k))
+    t = np.cbrt(diag.orthogonal_distances**2)
     mad = stats.median_abs_deviation(t, scale="normal")
     z_od = (t - np.median(t)) / (mad if mad > 0 else max(float(np.std(t)), 1e-300))
     return z_sd, z_od
@@ -75,7 +76,7 @@ def outlyingnesses(model, X: np.ndarray) -> dict[str, np.ndarray]:
         "OD alone": diag.orthogonal_distances,
         "likelihood": model.mahalanobis(X),
         "sum of squared ratios": r_sd**2 + r_od**2,
-        "max of normal scores": np.maximum(z_sd, z_od),
+        "max of normal scores": diag.normal_outlyingness,
         "sum of normal scores": z_sd + z_od,
     }
 
