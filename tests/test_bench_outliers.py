@@ -89,36 +89,32 @@ def test_the_command_writes_the_page_block(adbench, tmp_path):
         assert "| pyod IForest | " in text
 
 
-def test_likelihood_outlyingness_ranks_planted_outliers_first():
-    from robustpca import ROBPCA
-
+def _planted_plane() -> np.ndarray:
+    """300 rows near a plane in 8 dimensions; rows 0-14 off it, 15-29 far along it."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 2)) @ rng.normal(size=(2, 8)) + 0.1 * rng.normal(size=(300, 8))
-    X[:15] += 3 * rng.normal(size=(15, 8))  # off the plane
-    X[15:30] = 8 * X[15:30]  # far along it
-    before = X.copy()
-    detector = bench.LikelihoodOutlyingness(ROBPCA(n_components=2, random_state=0)).fit(X)
-    m2 = -detector.decision_function(X)
-    assert np.array_equal(X, before) and np.all(np.isfinite(m2))
-    assert set(np.argsort(-m2)[:30]) == set(range(30))
-    # the inliers' m^2 is about chi^2_8 distributed: median near 7.3
-    assert 4 < np.median(m2[30:]) < 12
+    X[:15] += 3 * rng.normal(size=(15, 8))
+    X[15:30] = 8 * X[15:30]
+    return X
 
 
-def test_normal_score_outlyingness_ranks_planted_outliers_first():
+@pytest.mark.parametrize("which", ["likelihood", "normal scores"])
+def test_the_ranking_detectors_rank_planted_outliers_first(which):
     from robustpca import ROBPCA
     from robustpca.diagnostics import outlier_diagnostics
 
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 2)) @ rng.normal(size=(2, 8)) + 0.1 * rng.normal(size=(300, 8))
-    X[:15] += 3 * rng.normal(size=(15, 8))  # off the plane
-    X[15:30] = 8 * X[15:30]  # far along it
+    X = _planted_plane()
     before = X.copy()
     model = ROBPCA(n_components=2, random_state=0)
-    z = -bench.NormalScoreOutlyingness(model).fit(X).decision_function(X)
-    assert np.array_equal(X, before) and np.all(np.isfinite(z))
-    assert set(np.argsort(-z)[:30]) == set(range(30))
-    assert np.array_equal(z, outlier_diagnostics(model, X).normal_outlyingness)
+    make = bench.LikelihoodOutlyingness if which == "likelihood" else bench.NormalScoreOutlyingness
+    outlyingness = -make(model).fit(X).decision_function(X)
+    assert np.array_equal(X, before) and np.all(np.isfinite(outlyingness))
+    assert set(np.argsort(-outlyingness)[:30]) == set(range(30))
+    if which == "likelihood":  # the inliers' m^2 is about chi^2_8 distributed: median 7.3
+        assert 4 < np.median(outlyingness[30:]) < 12
+    else:
+        z = outlier_diagnostics(model, X).normal_outlyingness
+        assert np.array_equal(outlyingness, z)
 
 
 @pytest.mark.realdata
