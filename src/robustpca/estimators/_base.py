@@ -134,8 +134,10 @@ class BaseSubspaceEstimator(
     column) with no observed entry is a ``ValueError`` naming it. Rows without NaN take
     the complete-data formulas unchanged; the others reject NaN as scikit-learn does.
 
-    Fitted attributes (set by :meth:`fit`)
-    --------------------------------------
+    :meth:`fit` sets the attributes below.
+
+    Attributes
+    ----------
     components_ : ndarray of shape (n_components, n_features)
         Orthonormal rows spanning the fitted subspace.
     mean_ : ndarray of shape (n_features,)

@@ -166,8 +166,10 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
     used (the solvers of :mod:`robustpca.solvers.two_d` skip them with
     ``dense_components=False``): ``components_`` is derived from the bases on demand.
 
-    Fitted attributes (besides those of :class:`BaseSubspaceEstimator`)
-    -------------------------------------------------------------------
+    The fitted attributes below come besides those of :class:`BaseSubspaceEstimator`.
+
+    Attributes
+    ----------
     image_shape_ : (int, int)
         ``(height, width)`` used.
     left_components_ : ndarray of shape (height, k1)
