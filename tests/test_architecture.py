@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "qn_scale",
         "rank_selection",
         "_array_api",
+        "_observed",
         "_validation",
         "_version",
     ),

@@ -84,6 +84,7 @@ import numpy as np
 from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
+from ._observed import observed_counts
 from ._validation import is_dask_collection
 from .plotting import plot_outlier_map  # drawn there, listed here as in earlier releases
 from .robust_scale import mad, weighted_mad, weighted_median
@@ -513,41 +514,6 @@ def _as_host(values) -> np.ndarray:
     from ._array_api import to_numpy
 
     return np.asarray(to_numpy(values), dtype=np.float64)
-
-
-def observed_counts(model, X):
-    """:func:`diagnostic_reference`'s ``n_observed``: the observed coordinates of each row,
-    less those of the constant training columns that the model does not use
-    (:func:`~robustpca.solvers.informative_coordinates.model_constants`).
-
-    ``X`` may be NumPy, a DataFrame, a Dask array (lazy counts) or an array-API array
-    (counted on its device). None when ``model`` rejects missing entries (input tag
-    ``allow_nan``) or ``X`` has none.
-    """
-    import array_api_compat
-
-    from ._array_api import _is_foreign, to_numpy
-
-    if not getattr(model, "_supports_missing", False):
-        return None
-    constants = getattr(model, "_unmodelled_constants", None)
-    if is_dask_collection(X):
-        import dask.array as da
-
-        X = da.asarray(X)
-        counts = X.shape[1] - da.isnan(X).sum(axis=1)
-    elif _is_foreign(X):  # counted on the array's device: only the counts cross
-        xp = array_api_compat.array_namespace(X)
-        counts = np.asarray(to_numpy(xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)))
-        if constants is not None and np.any(counts < X.shape[1]):  # rare: on the host
-            X = np.asarray(to_numpy(X))
-    else:
-        X = np.asarray(X)  # a DataFrame or a list; an object array is converted as fit does
-        X = X if X.dtype.kind == "f" else X.astype(np.float64)
-        counts = X.shape[1] - np.isnan(X).sum(axis=1)
-    if isinstance(counts, np.ndarray) and not np.any(counts < X.shape[1]):
-        return None  # no gaps
-    return counts if constants is None else counts - (~np.isnan(X) & constants.mask).sum(axis=1)
 
 
 def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
