@@ -125,7 +125,5 @@ def test_the_recommended_detector_on_real_tables(adbench):
         sigma2 = np.median(od2) / stats.chi2.ppf(0.5, X.shape[1] - 2)
         m2 = model.mahalanobis(X)
         np.testing.assert_allclose(m2, diag.score_distances**2 + od2 / sigma2, rtol=1e-10)
-        np.testing.assert_array_equal(
-            m2, -bench.likelihood_factory()().fit(X).decision_function(X)
-        )
+        np.testing.assert_array_equal(m2, -bench.likelihood_factory()().fit(X).decision_function(X))
         assert roc_auc_score(y, m2) > 0.6
