@@ -108,9 +108,10 @@ def test_degenerate_data_and_bad_input():
 
 
 @pytest.mark.realdata
-def test_the_recommended_detector_on_real_tables(adbench):
-    """On ADBench tables (median/MAD scaling, the benchmark's protocol) the recommended
-    detector, ROBPCA with two components ranking rows by ``m^2``, weighs the
+def test_the_likelihood_detector_on_real_tables(adbench):
+    """On ADBench tables (median/MAD scaling, the benchmark's protocol) the likelihood
+    detector (the earlier recommendation), ROBPCA with two components ranking rows by
+    ``m^2``, weighs the
     diagnostics' distances as the model says and ranks the labelled outliers above
     chance."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
