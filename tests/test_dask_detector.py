@@ -250,6 +250,30 @@ def test_new_rows_off_the_span_of_rank_k_training_data(make, route):
     np.testing.assert_array_equal(flags, [-1, -1, -1, 1, 1, 1])
 
 
+@pytest.mark.parametrize("make", [lambda: PCA(4), lambda: CovariancePCA(4, random_state=0)])
+def test_components_of_zero_scale_beyond_the_rank(make, route):
+    """Heavy-tailed rows of rank 2 in 5 features fitted at k = 4: two components of zero
+    scale, whose training scores are rounding. The chunked reference takes their
+    rounding from the range of the training scores, as in memory: no training row is
+    flagged by it, and a new row moved along such a component is."""
+    rng = np.random.default_rng(3)
+    X = (rng.standard_t(1.0, size=(300, 2)) * [1.0, 300.0]) @ rng.normal(size=(2, 5))
+    model = make().fit(blocks(X))
+    twin = in_memory_reference(model, X)
+    assert_same_reference(twin, model)
+    ours, theirs = model._outlier_reference, twin._outlier_reference
+    zero = ours.score_scale == 0
+    assert zero.sum() == 2 and not ours.od_cutoff_applies
+    # both are the rounding of the training scores (which the two routes round alike
+    # only to their own rounding), at least the rounding level of the ODs
+    assert np.all(ours.score_rounding[zero] >= ours.od_floor)
+    assert np.all(ours.score_rounding[zero] < 1e-6 * np.abs(X).max())
+    assert np.all(theirs.score_rounding[zero] < 1e-6 * np.abs(X).max())
+    np.testing.assert_array_equal(model.predict(blocks(X)).compute(), twin.predict(X))
+    moved = X[:3] + 1e-3 * np.linalg.norm(X[:3], axis=1, keepdims=True) * model.components_[-1]
+    assert np.all(model.predict(blocks(moved)).compute() == -1)
+
+
 @pytest.mark.parametrize("make", [lambda: ROBPCA(2, random_state=0), lambda: PCA(2)])
 def test_most_rows_at_one_point(make, route):
     """90% of the rows at one point: the chunked reference takes the centre's norm as

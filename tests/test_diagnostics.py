@@ -387,6 +387,64 @@ def test_a_component_beyond_the_rank_is_left_out_of_the_score_distance(shared_da
     )
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    rank=st.integers(1, 5),
+    extra=st.integers(1, 3),
+    tail=st.floats(0.5, 3.0),
+)
+def test_components_of_zero_scale_add_nothing_for_training_rows(seed, rank, extra, tail):
+    """Heavy-tailed rows of rank r in p > r features, fitted at k = p and at k = r:
+    the p - r further components have zero scale and the training rows' scores on them
+    are rounding, so their score distances, and the ranking, are those of the fit at
+    k = r (the SD cutoffs differ: chi-square with k degrees of freedom)."""
+    rng = np.random.default_rng(seed)
+    p = rank + extra
+    T = rng.standard_t(tail, size=(300, rank)) * np.logspace(0, 3, rank)
+    X = T @ rng.normal(size=(rank, p))
+    full = outlier_diagnostics(PCA(n_components=p).fit(X), X)
+    exact = outlier_diagnostics(PCA(n_components=rank).fit(X), X)
+    np.testing.assert_allclose(full.score_distances, exact.score_distances, rtol=1e-6)
+    np.testing.assert_allclose(
+        full.outlyingness * full.score_cutoff, exact.outlyingness * exact.score_cutoff, rtol=1e-6
+    )
+
+
+@pytest.mark.realdata
+def test_rounding_on_components_of_zero_scale_flags_nothing_on_fault(adbench):
+    """ADBench's 12_fault (median/MAD scaling) has two exactly collinear pairs of
+    columns. PCA at its defaults keeps all 27 components, two of zero variance, and the
+    training scores on those are rounding of 1e-6 to 5e-5, above the rounding level
+    (3e-7) that had counted them: 62% of the rows were flagged and the ranking was no
+    better than chance (ROC AUC 0.48). Rounding within the training rows' own is zero:
+    the score distances are those of the 25 other components."""
+    import sys
+    from pathlib import Path
+
+    from sklearn.metrics import roc_auc_score
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_outliers as bench
+
+    X, y = bench.load_table("12_fault", adbench)
+    X = bench.scale_columns(X)
+    model = PCA().fit(X)
+    reference = model._outlier_reference
+    zero = reference.score_scale == 0
+    assert zero.sum() == 2 and not reference.od_cutoff_applies
+    diag = outlier_diagnostics(model, X)
+    z = (model.transform(X)[:, ~zero] - reference.score_center[~zero]) / reference.score_scale[
+        ~zero
+    ]
+    np.testing.assert_allclose(diag.score_distances, np.linalg.norm(z, axis=1), rtol=1e-10)
+    assert np.mean(model.predict(X) == -1) < 0.1
+    assert roc_auc_score(y, -model.decision_function(X)) > 0.6
+    # a row moved off a zero-scale component by 1e-3 of its norm is still flagged
+    off = X[:3] + 1e-3 * np.linalg.norm(X[:3], axis=1, keepdims=True) * model.components_[-1]
+    assert np.all(model.predict(off) == -1)
+
+
 def test_scores_rule_sd_cutoff_agrees_with_chi2_on_gaussian_scores():
     """Gaussian scores: SD^2 is chi-square, so the empirical floor of the "scores" rule
     (median and MAD of SD^(2/3), Wilson-Hilferty) sits at the chi-square cutoff."""

@@ -87,7 +87,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._observed import observed_counts
 from ._validation import is_dask_collection
 from .plotting import plot_outlier_map  # drawn there, listed here as in earlier releases
-from .robust_scale import mad, weighted_mad, weighted_median
+from .robust_scale import od_location_scale, scores_scale, weighted_mad, weighted_median
 from .robust_scale import skewed_cutoff as _skew_cutoff
 
 __all__ = [
@@ -113,15 +113,6 @@ _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 #: the skew rule's cutoffs are training distances, which another route may recompute an
 #: ulp above (skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff).
 _AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
-
-
-def _robust_scores_scale(
-    scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None
-) -> np.ndarray:
-    scale = weighted_mad(scores, w)
-    deviation = np.abs(scores - centre)
-    mean_dev = np.average(deviation, axis=0, weights=w)
-    return np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev)
 
 
 @dataclass(frozen=True)
@@ -153,6 +144,9 @@ class DiagnosticReference:
     span_od : float
         With no OD cutoff and ``k < p``, the OD beyond which a row lies off the span of
         the training rows (the rounding of their largest norm; inf otherwise).
+    score_rounding : ndarray of shape (n_components,), optional
+        The rounding of the training scores on the components of zero scale: their
+        largest deviation from the centre, at least ``od_floor`` (None: ``od_floor``).
     """
 
     rule: str
@@ -167,20 +161,27 @@ class DiagnosticReference:
     sd_location: float = 0.0
     sd_scale: float = 0.0
     span_od: float = np.inf
+    score_rounding: np.ndarray | None = None
 
     def score_distances(self, scores: np.ndarray) -> np.ndarray:
         """:math:`SD` of the scores over the components of nonzero scale, as rrcov
         leaves out zero eigenvalues. Where the training rows lie in the fit exactly (no
-        OD cutoff), a component of zero scale counts in units of the rounding level
-        (``od_floor``): a row off it by more than rounding is far out, in order.
+        OD cutoff), a component of zero scale counts too: a deviation within the
+        training rows' rounding on it (``score_rounding``) is zero, as theirs are, and
+        one beyond it counts in its units, so a row off the component is far out.
 
         The standardised scores are divided by their row's largest before they are
         squared, which a gross outlier's could overflow (an entry of 1e152 in wood)."""
         scale = self.score_scale
+        deviation = np.abs(scores - self.score_center)
         if not (np.all(scale > 0) or self.od_cutoff_applies):
-            scale = np.where(scale > 0, scale, self.od_floor)
+            unit = self.score_rounding
+            unit = np.full(scale.shape, self.od_floor) if unit is None else unit
+            zero = scale <= 0
+            deviation = np.where(zero & (deviation <= unit), 0.0, deviation)
+            scale = np.where(zero, unit, scale)
         keep = scale > 0
-        z = np.abs(scores[:, keep] - self.score_center[keep]) / scale[keep]
+        z = deviation[:, keep] / scale[keep]
         if z.shape[1] == 0:
             return np.zeros(z.shape[0])
         top = np.max(z, axis=1)
@@ -306,7 +307,7 @@ def diagnostic_reference(
     else:
         rule = "scores"
         centre = weighted_median(scores, w)
-        scale = _robust_scores_scale(scores, centre, w)
+        scale = scores_scale(scores, centre, w)
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
     levels = _rounding_levels(model, float(np.median(norms)) if norms.size else 0.0, largest)
     # a scale at the rounding of the scores (more components than the data's rank) is
@@ -315,7 +316,7 @@ def diagnostic_reference(
     floor = levels.floor
     applies = bool(od.size) and bool(od.max() > levels.spanned)  # ODs not all rounding
     span = _span_od(model, scores.shape[1], bool(od.size) and not applies, levels)
-    location, spread = _od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
+    location, spread = od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
     rows, sample = getattr(model, "_medcouple_rows", None), None  # a skew fit's, if sampled
     if rule == "skew" and rows is not None and n_rows > rows[-1]:  # (the training rows)
         sample = np.isin(np.arange(n_rows), rows)
@@ -328,6 +329,9 @@ def diagnostic_reference(
     reference = DiagnosticReference(
         rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor, span_od=span
     )
+    if scores.shape[0]:
+        deviation = np.max(np.abs(scores - centre), axis=0)
+        reference = replace(reference, score_rounding=score_rounding(scale, deviation, floor))
     if rule != "scores" or not scores.shape[0]:
         return reference
     sd23 = reference.score_distances(scores) ** (2.0 / 3.0)  # Wilson-Hilferty, as the OD
@@ -337,6 +341,13 @@ def diagnostic_reference(
         sd_location=float(weighted_median(sd23, w)),
         sd_scale=float(weighted_mad(sd23, w)),
     )
+
+
+def score_rounding(scale: np.ndarray, largest: np.ndarray, floor: float) -> np.ndarray:
+    """:attr:`DiagnosticReference.score_rounding` from the training rows' ``largest``
+    deviations: on a component of zero scale they are rounding (that of the scores of
+    an eigendecomposition is about ``sqrt(eps)`` times the spread, not ``eps``)."""
+    return np.where(scale > 0, floor, np.maximum(np.nan_to_num(largest, nan=0.0), floor))
 
 
 def _span_od(model, k: int, spanned: bool, levels: _RoundingLevels) -> float:
@@ -366,19 +377,6 @@ def _reference_rows(
     if not determined.any():
         determined[:] = True
     return n_observed > n_components, determined
-
-
-def _od_location_scale(od23: np.ndarray, w: np.ndarray | None, rule: str) -> tuple[float, float]:
-    """Location and scale of the training :math:`OD^{2/3}`: the (weighted) mean and
-    standard deviation for the "classical" rule, the median and MAD otherwise."""
-    if rule == "classical":
-        count = od23.size if w is None else w.sum()
-        location = float(np.average(od23, weights=w))
-        sq = np.average((od23 - location) ** 2, weights=w) * count
-        return location, float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
-    if w is None:
-        return float(np.median(od23)), float(mad(od23))
-    return float(weighted_median(od23, w)), float(weighted_mad(od23, w))
 
 
 @dataclass(frozen=True)

@@ -414,3 +414,26 @@ def _medcouple_naive(x) -> float:
         i, j = np.indices((n_ties, n_ties))
         h[:n_ties, -n_ties:] = np.sign(i + j - (n_ties - 1))
     return float(np.median(h))
+
+
+def scores_scale(scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """The (weighted) MAD of each score column about ``centre``, and where it is zero the
+    mean absolute deviation scaled to a normal's standard deviation (the scale of the
+    diagnostics' "scores" rule)."""
+    scale = weighted_mad(scores, w)
+    deviation = np.abs(scores - centre)
+    mean_dev = np.average(deviation, axis=0, weights=w)
+    return np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev)
+
+
+def od_location_scale(od23: np.ndarray, w: np.ndarray | None, rule: str) -> tuple[float, float]:
+    """Location and scale of the training :math:`OD^{2/3}`: the (weighted) mean and
+    standard deviation for the "classical" rule, the median and MAD otherwise."""
+    if rule == "classical":
+        count = od23.size if w is None else w.sum()
+        location = float(np.average(od23, weights=w))
+        sq = np.average((od23 - location) ** 2, weights=w) * count
+        return location, float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
+    if w is None:
+        return float(np.median(od23)), float(mad(od23))
+    return float(weighted_median(od23, w)), float(weighted_mad(od23, w))

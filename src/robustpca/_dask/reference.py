@@ -44,6 +44,7 @@ from ..diagnostics import (
     _rounding_levels,
     _span_od,
     diagnostic_reference,
+    score_rounding,
 )
 from ..robust_scale import skewed_cutoff
 from ..solvers.chunked import NumpyPassRunner
@@ -121,7 +122,8 @@ class ReferenceColumns:
     r"""The first stage's columns: the scores ("scores" rule), :math:`OD^{2/3}`, the
     rows' centred norms and the ODs (their largest only); with ``likelihood``, then
     :math:`OD^2` and :math:`\lVert t \rVert^2 + OD^2` with the fit's weights (the
-    variances of ``score``: :mod:`robustpca.estimators._likelihood`)."""
+    variances of ``score``: :mod:`robustpca.estimators._likelihood`); for the rrcov
+    rules, then the scores, their range only."""
 
     distances: BlockDistances
     k: int
@@ -139,9 +141,13 @@ class ReferenceColumns:
         if self.likelihood:
             values += [od**2, squared]
             weights += [weights[0], weights[0]]
+        score_weights = [np.where(score_row, ww, -1.0)] * t.shape[1]
         if self.scores_rule:
             values = [*t.T, *values]
-            weights = [np.where(score_row, ww, -1.0)] * t.shape[1] + weights
+            weights = score_weights + weights
+        else:  # the scores' range only: the rounding on components of zero scale
+            values = [*values, *t.T]
+            weights = weights + score_weights
         return np.column_stack(values), np.column_stack(weights)
 
 
@@ -264,6 +270,8 @@ def chunked_reference(
     if likelihood:  # the weighted median of solvers.likelihood: the lower middle value
         median = None if rule == "classical" else "median" if rows is None else "lower_median"
         kinds += [median, median]
+    if not scores_rule:
+        kinds += [None] * k
     all_scores = False
     while True:
         columns = ReferenceColumns(distances, k, scores_rule, all_scores, likelihood)
@@ -303,8 +311,21 @@ def chunked_reference(
         spread = float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
     elif od_count:
         location, spread = (float(v) for v in stats[first])
+    at = slice(0, k) if scores_rule else slice(len(kinds) - k, len(kinds))
+    low, high = summary.low[at], summary.high[at]
+    deviation = np.maximum(high - centre, centre - low)  # -inf: no score row
     reference = DiagnosticReference(
-        rule, centre, scale, location, spread, 0.0, 0.0, applies, floor, span_od=span
+        rule,
+        centre,
+        scale,
+        location,
+        spread,
+        0.0,
+        0.0,
+        applies,
+        floor,
+        span_od=span,
+        score_rounding=score_rounding(scale, np.maximum(deviation, 0.0), floor),
     )
     variances = None
     if likelihood:
