@@ -8,7 +8,7 @@ Usage (from the repository root)::
 The 25 tables of ``benchmarks/bench_outliers.py`` (``robustpca.datasets.fetch_adbench``)
 are those of ADBench's collection with at most 50,000 rows and 500 features that come
 first in its numbering. The other 18 stored at the same commit of ``Minqi824/ADBench``
-were never used to choose a detector configuration; ``docs/outlier-detection.md``
+were never used to choose a detector configuration; ``docs/design-notes/outlier-recommendation.md``
 ("Tables held out from every choice") tests the recommendation on them. :data:`PRIMARY`
 are the 11 that meet the 25's size rule, :data:`SECONDARY` the 7 larger ones.
 ``3_backdoor``, ``9_census``, ``13_fraud`` and ``36_speech`` are not stored there.

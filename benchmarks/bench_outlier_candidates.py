@@ -18,8 +18,8 @@ tables on which the row's mean AUC is at least IForest's (about 0.5 for two dete
 that are level: how often a mean over fewer, other tables would still favour it).
 
 The candidates were written down with their reasons before any was run
-(``docs/outlier-detection.md``, *Principled candidates*); nothing in them was chosen by
-looking at the tables:
+(``docs/design-notes/outlier-recommendation.md``, *Principled candidates*); nothing in
+them was chosen by looking at the tables:
 
 - :class:`CVLikelihood` ("a"): the probabilistic PCA density of a ROBPCA fit whose rank
   is the one of largest held-out likelihood (the estimators' robust ``score``, 3-fold

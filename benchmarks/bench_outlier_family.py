@@ -9,7 +9,7 @@ Usage (from the repository root)::
 
 A configuration is a rank rule (13) and a way of combining the score distance (SD) and
 the orthogonal distance (OD) of a ROBPCA fit into one outlyingness (6): 78 in all, the
-family of ``docs/outlier-detection.md`` ("The recommended configuration"). Each table
+family of ``docs/design-notes/outlier-recommendation.md`` ("The earlier recommendation"). Each table
 is scaled by its columns' median and MAD (:func:`bench_outliers.scale_columns`), each
 rank rule fits ``ROBPCA(n_components=k, random_state=0)`` once, and the six
 outlyingnesses of that fit are scored by their ROC AUC against the labels.

@@ -28,8 +28,9 @@ reported. The tables are the ``.npz`` files of ``$ROBUSTPCA_DATA/adbench`` (defa
 
 Per detector: mean AUC and AP over the tables it finished, mean rank of its AUC over
 all tables (a failure ranks last), tables finished, total time. Nothing is asserted.
-The first rows are the recommended detector configuration (:data:`RECOMMENDED`),
-chosen across tables (``docs/outlier-detection.md``), and two others of its family.
+The tables mark the recommended detector configuration (:data:`RECOMMENDED`), chosen
+across tables (``docs/design-notes/outlier-recommendation.md``); two others of its
+family can be run too (:func:`detectors`).
 ``--from-json A.json B.json`` reports runs made separately (e.g. per detector group)
 as one.
 
@@ -210,14 +211,14 @@ class NormalScoreOutlyingness(_Ranking):
 
 #: ROBPCA with two components, rows ranked by the likelihood of its probabilistic PCA
 #: model: the recommended configuration until 2026-12-05, chosen on the 25 tables by
-#: leave-one-table-out cross-validation (``docs/outlier-detection.md``, "The earlier
-#: recommendation"); it did not carry over to the held-out tables.
+#: leave-one-table-out cross-validation (``docs/design-notes/outlier-recommendation.md``,
+#: "The earlier recommendation"); it did not carry over to the held-out tables.
 LIKELIHOOD = "robustpca ROBPCA(n_components=2), likelihood"
 #: ROBPCA with the components of 95% of the h-subset's variance at its default
 #: outlyingness (the recommended configuration), and with the rows ranked by their
 #: normal scores (:class:`NormalScoreOutlyingness`): the two best configurations of
 #: ``bench_outlier_family.py``'s family on the 36 tables of the 25 and the 11 held-out
-#: ones, then tested on the 7 others (``docs/outlier-detection.md``).
+#: ones, then tested on the 7 others (``docs/design-notes/outlier-recommendation.md``).
 VARIANCE_95 = "robustpca ROBPCA(n_components=0.95)"
 NORMAL_SCORES = "robustpca ROBPCA(n_components=0.95), normal scores"
 RECOMMENDED = VARIANCE_95
@@ -446,11 +447,16 @@ def _fmt(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _label(name: str) -> str:
+    """A detector's name in the tables, the recommended one marked."""
+    return f"{name} (recommended)" if name == RECOMMENDED else name
+
+
 def results_table(rows: list[dict]) -> str:
     """Mean AUC, AP, rank, tables finished and time per detector."""
     body = [
         [
-            r["detector"],
+            _label(r["detector"]),
             _fmt(r["mean_auc"], ".3f"),
             _fmt(r["mean_ap"], ".3f"),
             _fmt(r["mean_rank"], ".1f"),
@@ -467,7 +473,7 @@ def flags_table(rows: list[dict]) -> str:
     """The shares robustpca's default ``predict`` flags."""
     body = [
         [
-            r["detector"],
+            _label(r["detector"]),
             f"{100 * r['flagged']:.1f}%",
             f"{100 * r['inliers_flagged']:.1f}%",
             str(r["tables_over_25"]),
@@ -489,7 +495,7 @@ def per_table(results: dict[str, list[dict]], names: list[str]) -> str:
             rec = next((r for r in results[name] if r["table"] == t), {})
             cells.append(_fmt(rec.get("auc"), ".3f") if "auc" in rec else "fail")
         body.append([t, *cells])
-    return markdown_table(["table", *names], body)
+    return markdown_table(["table", *map(_label, names)], body)
 
 
 def report(runs: dict[str, dict[str, list[dict]]], command: str) -> str:

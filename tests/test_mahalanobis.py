@@ -1,6 +1,6 @@
 """``mahalanobis(X)``: the rows' squared Mahalanobis distances under the Gaussian model of
-a fit (the model of ``score``), the outlyingness of the recommended detector
-(``docs/outlier-detection.md``)."""
+a fit (the model of ``score``), the outlyingness of the earlier recommended detector
+(``docs/design-notes/outlier-recommendation.md``)."""
 
 from __future__ import annotations
 
