@@ -417,8 +417,8 @@ def _medcouple_naive(x) -> float:
 
 
 def scores_scale(scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    """The (weighted) MAD of each score column about ``centre``, and where it is zero the
-    mean absolute deviation scaled to a normal's standard deviation (the scale of the
+    """The (weighted) MAD of each score column, and where it is zero the mean absolute
+    deviation from ``centre`` scaled to a normal's standard deviation (the scale of the
     diagnostics' "scores" rule)."""
     scale = weighted_mad(scores, w)
     deviation = np.abs(scores - centre)
