@@ -250,12 +250,17 @@ def test_new_rows_off_the_span_of_rank_k_training_data(make, route):
     np.testing.assert_array_equal(flags, [-1, -1, -1, 1, 1, 1])
 
 
-@pytest.mark.parametrize("make", [lambda: PCA(4), lambda: CovariancePCA(4, random_state=0)])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: PCA(4), lambda: CovariancePCA(4, random_state=0), lambda: OptimalMeanPCA(4)],
+)
 def test_components_of_zero_scale_beyond_the_rank(make, route):
     """Heavy-tailed rows of rank 2 in 5 features fitted at k = 4: two components of zero
     scale, whose training scores are rounding. The chunked reference takes their
     rounding from the range of the training scores, as in memory: no training row is
-    flagged by it, and a new row moved along such a component is."""
+    flagged by it, and a new row moved along such a component is. With the "scores"
+    rule too (OptimalMeanPCA), where the robust scales of those scores are above
+    ``eps`` times the norms and were counted."""
     rng = np.random.default_rng(3)
     X = (rng.standard_t(1.0, size=(300, 2)) * [1.0, 300.0]) @ rng.normal(size=(2, 5))
     model = make().fit(blocks(X))

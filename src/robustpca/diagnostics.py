@@ -106,8 +106,7 @@ DEFAULT_QUANTILE = 0.975
 RRCOV_RULES = ("classical", "robust", "skew")
 #: ODs below this fraction of the largest centred norm count as zero (k = rank).
 _ZERO_OD = float(np.sqrt(np.finfo(np.float64).eps))
-#: A component's score scale below this fraction of the median training norm is the
-#: rounding of its scores (``eps |x|`` each), so zero: left out of the score distance.
+#: The rounding of centring on ``mean_``, relative to its norm (``_rounding_levels``).
 _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 #: A distance within this relative rounding of its cutoff is at the cutoff, so regular:
 #: the skew rule's cutoffs are training distances, which another route may recompute an
@@ -226,7 +225,7 @@ class DiagnosticReference:
 class _RoundingLevels:
     """The rounding levels of the training distances (:func:`_rounding_levels`)."""
 
-    scale: float  # a score scale at most this is the scores' rounding: zero
+    scale: float  # a score scale at most this is not resolved by the fit: zero
     floor: float  # an OD at most this is zero up to rounding (``od_floor``)
     spanned: float  # training ODs all at most this: they are rounding (no OD cutoff)
 
@@ -238,12 +237,18 @@ def _rounding_levels(model, median_norm: float, largest: float) -> _RoundingLeve
     sit at it (an exact fit: their norms are its rounding), and never below the
     rounding of centring on ``mean_`` (64 eps of its norm), which rows of small spread
     about a far centre reach (rank-1 rows at 257 with a spread of 1e-6 had a training
-    row flagged by the rounding of its OD)."""
+    row flagged by the rounding of its OD).
+
+    A score scale within ``sqrt(eps)`` of the typical norm, a variance within ``eps`` of
+    its square, is below what an eigendecomposition of a covariance resolves: a
+    component there is null, its scores the angle between its computed axis and the
+    training rows' span times their norms (far above ``eps |x|`` when the nonzero
+    eigenvalues are spread), and it is left out as rrcov leaves out a zero eigenvalue."""
     centre = float(np.linalg.norm(_as_host(getattr(model, "mean_", 0.0))))
     typical = centre if median_norm <= _ZERO_SCALE * centre else median_norm
     centring = _ZERO_SCALE * centre
     return _RoundingLevels(
-        max(_ZERO_SCALE * typical, centring),
+        max(_ZERO_OD * typical, centring),
         max(_ZERO_OD * typical, centring),
         max(_ZERO_OD * max(largest, typical), centring),
     )
@@ -310,8 +315,8 @@ def diagnostic_reference(
         scale = scores_scale(scores, centre, w)
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
     levels = _rounding_levels(model, float(np.median(norms)) if norms.size else 0.0, largest)
-    # a scale at the rounding of the scores (more components than the data's rank) is
-    # zero, left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
+    # a scale the fit does not resolve (more components than the data's rank) is zero,
+    # left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
     scale = np.where(scale > levels.scale, scale, 0.0)
     floor = levels.floor
     applies = bool(od.size) and bool(od.max() > levels.spanned)  # ODs not all rounding
