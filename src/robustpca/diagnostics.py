@@ -243,7 +243,9 @@ def _rounding_levels(model, median_norm: float, largest: float) -> _RoundingLeve
     its square, is below what an eigendecomposition of a covariance resolves: a
     component there is null, its scores the angle between its computed axis and the
     training rows' span times their norms (far above ``eps |x|`` when the nonzero
-    eigenvalues are spread), and it is left out as rrcov leaves out a zero eigenvalue."""
+    eigenvalues are spread), and it is left out as rrcov leaves out a zero eigenvalue.
+    The level is far below the ``1e-6`` of the largest scale under which the solvers
+    already set a component to zero (``linalg.RANK_RTOL`` on the variances)."""
     centre = float(np.linalg.norm(_as_host(getattr(model, "mean_", 0.0))))
     typical = centre if median_norm <= _ZERO_SCALE * centre else median_norm
     centring = _ZERO_SCALE * centre
