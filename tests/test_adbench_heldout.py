@@ -45,3 +45,42 @@ def test_downloads_are_checked(tmp_path, monkeypatch):
             heldout.fetch(home, ["14_glass"], base_url=url)
     finally:
         server.close()
+
+
+def test_the_embedding_sets_partition_the_tables():
+    assert len(heldout.EMBEDDINGS) == 38
+    assert set(heldout.EMBEDDINGS_PRIMARY) | set(heldout.EMBEDDINGS_SECONDARY) == set(
+        heldout.EMBEDDINGS
+    )
+    assert len(heldout.EMBEDDINGS_PRIMARY) == 22
+    assert not set(heldout.EMBEDDINGS_PRIMARY) & set(heldout.EMBEDDINGS_SECONDARY)
+    assert heldout.embedding_file("CV_by_ViT/MVTec-AD_wood") == "CV_by_ViT__MVTec-AD_wood.npz"
+
+
+def test_embedding_downloads_are_checked_and_flattened(tmp_path, monkeypatch):
+    import hashlib
+
+    served = tmp_path / "mirror"
+    (served / "CV_by_ViT").mkdir(parents=True)
+    (served / "CV_by_ViT" / "t.npz").write_bytes(b"table")
+    (served / "CV_by_ViT" / "u.npz").write_bytes(b"tampered")
+    monkeypatch.setattr(
+        heldout,
+        "EMBEDDINGS",
+        {
+            "CV_by_ViT/t": hashlib.sha256(b"table").hexdigest(),
+            "CV_by_ViT/u": hashlib.sha256(b"other").hexdigest(),
+        },
+    )
+    server = DataMirror(served)
+    try:
+        url = server.url.rstrip("/")
+        home = tmp_path / "home"
+        assert heldout.fetch_embeddings(home, ["CV_by_ViT/t"], base_url=url) == home
+        assert (home / "CV_by_ViT__t.npz").read_bytes() == b"table"
+        with pytest.raises(ValueError, match="hash"):
+            heldout.fetch_embeddings(home, ["CV_by_ViT/u"], base_url=url)
+        with pytest.raises(ValueError, match="not among the embedding"):
+            heldout.fetch_embeddings(home, ["CV_by_ViT/v"], base_url=url)
+    finally:
+        server.close()
