@@ -158,7 +158,7 @@ def main(argv=None) -> int:
     ap.add_argument("folder", type=Path, help="where to put the .npz files")
     ap.add_argument("--tables", nargs="+", help="default: all 18 (or all 38 embedding tables)")
     ap.add_argument("--embeddings", action="store_true", help="the embedding tables instead")
-    ap.add_argument("--base-url", help="a mirror of the Classical folder (of the datasets)")
+    ap.add_argument("--base-url", help="a mirror of Classical/ (--embeddings: of its parent)")
     args = ap.parse_args(argv)
     if args.embeddings:
         fetch_embeddings(args.folder, args.tables, base_url=args.base_url or ROOT)
