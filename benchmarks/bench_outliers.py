@@ -222,6 +222,9 @@ LIKELIHOOD = "robustpca ROBPCA(n_components=2), likelihood"
 VARIANCE_95 = "robustpca ROBPCA(n_components=0.95)"
 NORMAL_SCORES = "robustpca ROBPCA(n_components=0.95), normal scores"
 RECOMMENDED = VARIANCE_95
+#: The recommendation with ROBPCA for skewed data (Hubert, Rousseeuw & Verdonck 2009):
+#: the fourth test of ``docs/design-notes/outlier-recommendation.md``
+SKEW_95 = "robustpca ROBPCA(n_components=0.95, skew=True)"
 
 
 def likelihood_factory() -> Callable[[], object]:
@@ -250,6 +253,7 @@ def detectors() -> dict[str, Callable[[], object]]:
     """Every detector of the benchmark: ``"robustpca X"`` and ``"pyod Y"`` -> maker."""
     out = {
         VARIANCE_95: robustpca_factory("ROBPCA", n_components=0.95),
+        SKEW_95: robustpca_factory("ROBPCA", n_components=0.95, skew=True),
         NORMAL_SCORES: normal_scores_factory(),
         LIKELIHOOD: likelihood_factory(),
     }
