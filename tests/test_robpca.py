@@ -142,6 +142,13 @@ def test_auto_rank_and_share():
         ROBPCA(n_components=12).fit(X[:, :8])
 
 
+def test_kmax_caps_the_auto_rule_but_not_a_variance_share():
+    # isotropic data: 80% of the variance needs 8 of 10 components
+    X = np.random.default_rng(0).normal(size=(400, 10))
+    assert ROBPCA(kmax=3, random_state=0).fit(X).n_components_ == 3
+    assert ROBPCA(n_components=0.8, kmax=3, random_state=0).fit(X).n_components_ > 3
+
+
 def test_random_directions_are_reproducible():
     X, _, _ = leverage_cluster(n=80)
     a = ROBPCA(n_components=2, directions="random", random_state=5).fit(X)

@@ -73,14 +73,15 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     n_components : int, float, "auto" or None, default="auto"
         ``k``. ``"auto"`` is rrcov's ``k = 0`` rule on the h-subset's eigenvalues (the
         fewest components explaining 80% of the variance, at most ``kmax``, the
-        eigenvalue-ratio guard); a float in (0, 1) is the share of that variance;
-        ``None`` is ``min(n_samples, n_features)``, as an int.
+        eigenvalue-ratio guard); a float in (0, 1) is the share of that variance, with
+        no cap (as in scikit-learn's ``PCA``; ``kmax`` still sets ``h``); ``None`` is
+        ``min(n_samples, n_features)``, as an int.
     alpha : float in [0.5, 1] or None, default=None
         Coverage: the fraction of samples the fit must describe (None: 0.75, with
         rrcov's default conventions above); ``1 - alpha`` is the
         fraction of outliers it resists.
     kmax : int, default=10
-        Largest ``k`` the automatic rule may choose; also sets ``h``.
+        Largest ``k`` the ``"auto"`` rule may choose; also sets ``h``.
     mcd : bool, default=True
         MCD shortcut for data of small rank (rrcov's ``mcd``; not used when ``skew``).
     skew : bool, default=False
