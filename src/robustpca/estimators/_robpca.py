@@ -94,7 +94,11 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         cutoffs are the adjusted boxplot's. Above 65,536 samples the medcouples are
         those of a random sample of that many rows from ``random_state``
         (:func:`~robustpca.solvers.outlyingness.medcouple_rows`; the medians and quartiles
-        stay those of all rows), in memory and on Dask alike.
+        stay those of all rows), in memory and on Dask alike. Where sparse columns leave
+        rows alone in some direction (affine leverage one), the hyperplanes are drawn
+        through subsets that hold those rows, uniform among the regular subsets as
+        robustbase's draws are (:func:`~robustpca.solvers.outlyingness.forced_rows`);
+        uniform draws are then almost all singular.
     max_directions : int, default=250
         Directions of the outlyingness (rrcov's ``maxdir``).
     n_starts : int, default=500

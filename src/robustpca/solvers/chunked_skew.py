@@ -14,7 +14,9 @@ passes (each one ``dask.compute`` in the Dask route):
 2. **the adjusted outlyingness** (:func:`adjusted_outlyingness_chunked`): the
    hyperplanes through the subsets drawn as in memory
    (:func:`~robustpca.solvers.outlyingness.hyperplane_normals`; a subset whose rows were
-   not gathered costs a pass), the exact medians and quartiles of the projections on
+   not gathered costs a pass, and the rows of affine leverage one that sparse data hold,
+   :func:`~robustpca.solvers.outlyingness.forced_rows`, one pass at the first singular
+   subset), the exact medians and quartiles of the projections on
    every direction (:func:`~robustpca.solvers.chunked_order_statistics.select_ranks`),
    the medcouples of the sample's projections, and one pass for the most extreme
    projections inside the fences; then the ``h`` least outlying rows, their mean and
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chunked import ELEMENTWISE_VALUES, value_blocks, value_runs
+from .chunked import ELEMENTWISE_VALUES, Rows, value_blocks, value_runs
 from .chunked_histogram import Extremes
 from .chunked_mcd import AffineRows, QRMoments, _moments_below_pass, smallest_subsets
 from .chunked_order_statistics import gather_rows, pilot_indices, select_ranks
@@ -54,9 +56,12 @@ from .mcd import h_alpha_n
 from .outlyingness import (
     AdjustedOutlyingness,
     adjusted_fences,
+    affine_leverage,
     draw_subsets,
+    forced_rows,
     hyperplane_normals,
     medcouple_rows,
+    scatter_whitening,
     unit_normals,
 )
 from .robpca import SkewModel, _resolve_k, od_rounding
@@ -134,6 +139,16 @@ def fence_pass(x, rows=None, *, projections, median, upper_fence, lower_fence) -
     return {"inside": Extremes(low, high)}
 
 
+def forced_rows_pass(x, rows=None, *, coords, mean, whitening, n) -> dict:
+    """The global indices of the rows whose coordinates ``coords(x)`` have affine
+    leverage one (:func:`~robustpca.solvers.outlyingness.forced_rows`)."""
+    parts = [np.empty(0)]
+    for a, b in value_blocks(x):
+        leverage = affine_leverage(coords(x[a:b]), mean, whitening, n)
+        parts.append(rows[a:b][forced_rows(leverage)].astype(np.float64))
+    return {"forced": Rows((np.concatenate(parts),))}
+
+
 class RowSource:
     """Rows by global index: those gathered already, the others by one pass a call."""
 
@@ -159,20 +174,29 @@ def _first_draw(n: int, dim: int, n_directions: int, rng) -> np.ndarray:
 
 def adjusted_outlyingness_chunked(
     run, row_index, coords: AffineRows, dim: int, n: int, *, source: RowSource, sample, pilot_x,
-    n_directions: int, rng,
+    n_directions: int, rng, moments: QRMoments,
 ) -> tuple[AdjustedOutlyingness, int]:  # fmt: skip
     """:func:`~robustpca.solvers.outlyingness.fit_adjusted_outlyingness` of the rows'
     ``dim`` coordinates ``coords(x)``, and the passes run. ``sample``: the indices of the
-    rows whose medcouples stand for all (all rows up to ``MEDCOUPLE_ROWS``)."""
+    rows whose medcouples stand for all (all rows up to ``MEDCOUPLE_ROWS``); ``moments``:
+    those of all rows, for the forced rows (one pass, only at a singular subset)."""
     from ..robust_scale import medcouple_columns
 
     def fetch(rows):
         raw = source(rows)
         return coords(raw.reshape(-1, raw.shape[-1])).reshape(*rows.shape, dim)
 
+    def forced():
+        A = coords.A if coords.A is not None else np.eye(dim)
+        whitening = scatter_whitening(moments.R @ A, n)
+        mean = coords(moments.mean[None, :])[0]
+        out = run(forced_rows_pass, row_index, coords=coords, mean=mean, whitening=whitening, n=n)
+        source.count.add(1)
+        return np.sort(out["forced"].values.astype(np.intp))
+
     sample_x = coords(source(sample))
     before = source.count.n
-    B = hyperplane_normals((n, dim), fetch, n_directions, rng)
+    B = hyperplane_normals((n, dim), fetch, n_directions, rng, forced)
     B = unit_normals(B, float(np.mean(np.abs(sample_x))))
     projections = Projections(coords, B.T)
     passes = source.count.n - before
@@ -302,7 +326,7 @@ def solve_robpca_skew_chunked(
     drawn = medcouple_rows(n, skew_rng)  # as in memory: the sample first
     first, used = adjusted_outlyingness_chunked(
         run, row_index, scores, rank, n, source=source, sample=sample, pilot_x=pilot_x,
-        n_directions=max_directions, rng=skew_rng,
+        n_directions=max_directions, rng=skew_rng, moments=out["qr"],
     )  # fmt: skip
     count.add(used)
     outl = AdjustedRows(scores, first)
@@ -325,7 +349,7 @@ def solve_robpca_skew_chunked(
     X2 = scores.then(sub.center, sub.loadings[:, :k])
     model, used = adjusted_outlyingness_chunked(
         run, row_index, X2, k, n, source=source, sample=sample, pilot_x=pilot_x,
-        n_directions=max_directions, rng=skew_rng,
+        n_directions=max_directions, rng=skew_rng, moments=out["qr"],
     )  # fmt: skip
     count.add(used)
     ao = AdjustedRows(X2, model)

@@ -17,8 +17,9 @@ the same directions) or from a NumPy generator.
 :func:`fit_adjusted_outlyingness` is the skew-adjusted outlyingness of Hubert & Van der
 Veeken (2008) that ROBPCA uses for skewed data (Hubert, Rousseeuw & Verdonck 2009). Its
 parts that do not need all the data at once (the random subsets of rows behind the
-directions, :func:`draw_subsets`; the rows whose medcouple stands for all, :func:`medcouple_rows`;
-the fences, :func:`adjusted_fences`) are shared with the chunked fit
+directions, :func:`draw_subsets` and, where sparse columns make most subsets singular,
+:func:`draw_subsets_holding`; the rows whose medcouple stands for all,
+:func:`medcouple_rows`; the fences, :func:`adjusted_fences`) are shared with the chunked fit
 (:mod:`robustpca.solvers.chunked_skew`), which therefore draws and computes the same.
 """
 
@@ -34,8 +35,11 @@ __all__ = [
     "MEDCOUPLE_ROWS",
     "AdjustedOutlyingness",
     "adjusted_fences",
+    "affine_leverage",
     "draw_subsets",
+    "draw_subsets_holding",
     "fit_adjusted_outlyingness",
+    "forced_rows",
     "hyperplane_normals",
     "medcouple_rows",
     "outlyingness",
@@ -228,7 +232,63 @@ def draw_subsets(rng: np.random.Generator, batch: int, n: int, p: int) -> np.nda
     return rows
 
 
-def hyperplane_normals(shape: tuple[int, int], fetch, n_directions: int, rng) -> np.ndarray:
+#: Rows whose affine leverage is within this of one are forced (:func:`forced_rows`).
+FORCED_LEVERAGE_TOL = 1e-10
+
+
+def affine_leverage(Z: np.ndarray, mean: np.ndarray, whitening: np.ndarray, n: int) -> np.ndarray:
+    """Affine leverages ``1/n + ||(z - mean) @ whitening||^2`` of the rows ``Z`` of ``n``
+    rows of mean ``mean`` whose centred scatter is ``inv(whitening @ whitening.T)``."""
+    return 1.0 / n + np.sum(((Z - mean) @ whitening) ** 2, axis=1)
+
+
+def scatter_whitening(R: np.ndarray, n: int) -> np.ndarray:
+    """The ``whitening`` of :func:`affine_leverage` from a factor ``R`` of the centred
+    scatter (``R^T R``; the centred rows themselves do), on its numerical range."""
+    _, s, vt = np.linalg.svd(R, full_matrices=False)
+    tol = max(n, R.shape[1]) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
+    keep = s > tol
+    return vt[keep].T / s[keep]
+
+
+def forced_rows(leverage: np.ndarray) -> np.ndarray:
+    r"""The rows whose affine leverage is one (to :data:`FORCED_LEVERAGE_TOL`).
+
+    Row :math:`j` has affine leverage one when an affine function :math:`f_j` is one on
+    it and zero on every other row. For two such rows :math:`j, l`, a combination
+    :math:`a_l f_j - a_j f_l` (:math:`a` the constant terms) is linear, not zero, and
+    vanishes on every row but those two, so the rows of a subset that holds neither are
+    singular. Every regular subset therefore holds all the forced rows but at most one.
+    Sparse columns, each non-zero on few rows, make many such rows.
+    """
+    return np.flatnonzero(leverage >= 1.0 - FORCED_LEVERAGE_TOL)
+
+
+def draw_subsets_holding(
+    rng: np.random.Generator, batch: int, n: int, p: int, forced: np.ndarray
+) -> np.ndarray:
+    """``batch`` uniform random ``p``-subsets of ``range(n)`` among those that hold all
+    the ``m`` rows ``forced`` but at most one, each sorted, (batch, p).
+
+    A subset holds all ``m`` with probability ``C(n-m, p-m) / (C(n-m, p-m) + m C(n-m,
+    p-m+1))``, else all but a uniform one; the other rows are uniform. Among the regular
+    subsets (:func:`forced_rows`) these draws are uniform, as :func:`draw_subsets`'s are,
+    without the singular draws that miss two forced rows."""
+    m = forced.size
+    free = np.setdiff1d(np.arange(n), forced)
+    spare = p - m + 1  # rows beyond the forced ones when one forced row is left out
+    extra = free[draw_subsets(rng, batch, n - m, spare)] if spare else np.empty((batch, 0), int)
+    every = rng.random(batch) * (spare + m * (n - p)) < spare  # hold all m (see above)
+    drop = np.where(every, m + rng.integers(0, max(spare, 1), batch), rng.integers(0, m, batch))
+    rows = np.concatenate([np.broadcast_to(forced, (batch, m)), extra], axis=1)
+    keep = np.ones(rows.shape, dtype=bool)
+    keep[np.arange(batch), drop] = False
+    return np.sort(rows[keep].reshape(batch, p), axis=1)
+
+
+def hyperplane_normals(
+    shape: tuple[int, int], fetch, n_directions: int, rng, forced=None
+) -> np.ndarray:
     """Normals ``B = P^{-1} 1`` of hyperplanes through random p-subsets ``P`` of the rows.
 
     Each round draws twice the subsets still needed (and 8 more), in case some are
@@ -238,15 +298,25 @@ def hyperplane_normals(shape: tuple[int, int], fetch, n_directions: int, rng) ->
     an array of indices (b, p) of the ``shape = (n, p)`` data (``X.__getitem__`` in
     memory; the chunked fit gathers them); robustbase's bound on the tries,
     ``max(100, p)`` per direction.
+
+    ``forced()``, when given, returns the rows of affine leverage one
+    (:func:`forced_rows`); it is called at the first singular subset. Where it returns
+    two or more, the rest of that round is dropped and later rounds draw only subsets
+    that hold them (:func:`draw_subsets_holding`): on sparse data almost every uniform
+    draw misses two of them and is singular. The regular subsets found are as uniform as
+    before; on data whose subsets are all regular nothing changes.
     """
     n, p = shape
     max_tries = max(100, p) * n_directions
     found: list[np.ndarray] = []
-    count, tries = 0, 0
+    count, tries, held = 0, 0, None
     while count < n_directions and tries < max_tries:
         batch = min(2 * (n_directions - count) + 8, max_tries - tries)
         tries += batch
-        rows = draw_subsets(rng, batch, n, p)
+        if held is None or held.size < 2 or p >= n:
+            rows = draw_subsets(rng, batch, n, p)
+        else:
+            rows = draw_subsets_holding(rng, batch, n, p, held)
         start = 0
         while start < batch and count < n_directions:  # only as many as still needed
             P = fetch(rows[start : start + n_directions - count])
@@ -257,6 +327,11 @@ def hyperplane_normals(shape: tuple[int, int], fetch, n_directions: int, rng) ->
                 normals = np.linalg.solve(P[ok], np.ones((int(ok.sum()), p, 1)))[:, :, 0]
                 found.append(normals)
                 count += int(ok.sum())
+            if held is None and forced is not None and not ok.all():
+                held = np.asarray(forced(), dtype=np.intp)
+                if held.size >= 2:
+                    tries -= batch - start  # the rest of the round is not tried
+                    break
     return np.concatenate(found).T if found else np.zeros((p, 0))
 
 
@@ -294,7 +369,12 @@ def fit_adjusted_outlyingness(
     """
     from ..robust_scale import medcouple_columns
 
-    B = hyperplane_normals(X.shape, X.__getitem__, n_directions, rng)
+    def forced():
+        mean = X.mean(axis=0)
+        whitening = scatter_whitening(X - mean, X.shape[0])
+        return forced_rows(affine_leverage(X, mean, whitening, X.shape[0]))
+
+    B = hyperplane_normals(X.shape, X.__getitem__, n_directions, rng, forced)
     B = unit_normals(B, float(np.mean(np.abs(X if sample is None else X[sample]))))
     Y = X @ B
     med = np.median(Y, axis=0)

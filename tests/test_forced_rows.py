@@ -1,0 +1,169 @@
+"""Rows of affine leverage one and the subsets of the skew-adjusted outlyingness.
+
+A row that alone reaches an affine direction (a sparse column non-zero on that row only,
+say) has affine leverage one, and every regular ``p``-subset holds all such rows but at
+most one (:func:`~robustpca.solvers.outlyingness.forced_rows`). The hyperplanes of
+ROBPCA(skew=True) are then drawn among the subsets that hold them, uniformly among the
+regular ones as before, without the singular draws that used up robustbase's bound on
+the tries before enough directions were found.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from robustpca import ROBPCA
+from robustpca.solvers.outlyingness import (
+    affine_leverage,
+    draw_subsets,
+    draw_subsets_holding,
+    fit_adjusted_outlyingness,
+    forced_rows,
+    hyperplane_normals,
+    scatter_whitening,
+)
+
+
+def leverage_of(X: np.ndarray) -> np.ndarray:
+    mean = X.mean(axis=0)
+    return affine_leverage(X, mean, scatter_whitening(X - mean, X.shape[0]), X.shape[0])
+
+
+def sparse_rows(seed: int, n: int, dense: int, private: int) -> np.ndarray:
+    """``n`` rows of ``dense`` normal columns and ``private`` columns each non-zero on
+    one of the first ``private`` rows (a word, a pixel seen on one sample only)."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, dense + private))
+    X[:, :dense] = rng.normal(size=(n, dense))
+    X[np.arange(private), dense + np.arange(private)] = rng.lognormal(size=private)
+    return X
+
+
+def regular(P: np.ndarray) -> bool:
+    s = np.linalg.svd(P, compute_uv=False)
+    return bool(s[-1] > 1e-12 * s[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    extra=st.integers(1, 20),
+    dense=st.integers(1, 4),
+    private=st.integers(2, 5),
+)
+def test_a_subset_without_two_forced_rows_is_singular(seed, extra, dense, private):
+    """The theorem behind the draws: the rows with a private column are exactly those
+    of affine leverage one, and any ``p``-subset that leaves out two of them is
+    singular, while one that holds them all is regular (the rows in general position)."""
+    n = private + dense + 1 + extra  # more shared rows than their affine dimensions
+    X = sparse_rows(seed, n, dense, private)
+    X = X - X.mean(axis=0)  # the fit's scores are centred
+    p = X.shape[1]
+    np.testing.assert_array_equal(forced_rows(leverage_of(X)), np.arange(private))
+    rng = np.random.default_rng(seed)
+    free = np.arange(private, n)
+    for _ in range(5):
+        out = rng.choice(private, 2, replace=False)
+        held = np.setdiff1d(np.arange(private), out)
+        rows = np.concatenate([held, rng.choice(free, p - held.size, replace=False)])
+        assert not regular(X[rows])
+        rows = np.concatenate([np.arange(private), rng.choice(free, p - private, replace=False)])
+        assert regular(X[rows])
+
+
+def test_general_position_has_no_forced_rows():
+    """With more rows than dimensions and no row alone in a direction, no leverage is
+    one, so the fit draws as robustbase does."""
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    assert forced_rows(leverage_of(X)).size == 0
+    assert leverage_of(X).sum() == pytest.approx(7.0)  # the trace: p + 1
+
+
+@pytest.mark.parametrize("n, p, m", [(7, 3, 2), (8, 4, 3), (6, 4, 5), (9, 3, 4)])
+def test_held_draws_are_uniform_on_the_subsets_that_hold_all_forced_rows_but_one(n, p, m):
+    """Every draw holds at least ``m - 1`` of the forced rows, and every such subset
+    comes as often as any other (a chi-square test on all of them)."""
+    forced = np.arange(1, 2 * m, 2)[:m] % n
+    forced = np.unique(forced)
+    m = forced.size
+    admissible = [
+        c
+        for c in itertools.combinations(range(n), p)
+        if len(set(c) & set(forced.tolist())) >= m - 1
+    ]
+    draws = draw_subsets_holding(np.random.default_rng(1), 40 * len(admissible), n, p, forced)
+    assert draws.shape == (40 * len(admissible), p)
+    assert (np.diff(draws, axis=1) > 0).all()  # sorted, distinct
+    counts = Counter(map(tuple, draws.tolist()))
+    assert set(counts) <= set(admissible)
+    observed = np.array([counts[c] for c in admissible])
+    assert stats.chisquare(observed).pvalue > 1e-3
+
+
+def test_held_draws_match_uniform_draws_given_regular():
+    """On rows with private columns, the regular subsets among uniform draws and among
+    held draws have the same distribution (compared per row: how often each is in)."""
+    X = sparse_rows(3, 9, 2, 3)
+    X -= X.mean(axis=0)
+    n, p = X.shape
+    forced = forced_rows(leverage_of(X))
+    uniform = draw_subsets(np.random.default_rng(0), 40000, n, p)
+    uniform = uniform[[regular(X[r]) for r in uniform]]
+    held = draw_subsets_holding(np.random.default_rng(0), 8000, n, p, forced)
+    held = held[[regular(X[r]) for r in held]]
+    assert uniform.shape[0] > 500 and held.shape[0] > 2000
+    rate_uniform = np.bincount(uniform.ravel(), minlength=n) / uniform.shape[0]
+    rate_held = np.bincount(held.ravel(), minlength=n) / held.shape[0]
+    np.testing.assert_allclose(rate_held, rate_uniform, atol=0.05)
+    # every regular uniform draw holds the forced rows but at most one
+    assert (np.isin(uniform, forced).sum(axis=1) >= forced.size - 1).all()
+
+
+def test_hyperplanes_found_on_sparse_rows_where_uniform_draws_run_out():
+    """60 rows with 12 private columns: uniform draws are regular about once in 2,400
+    tries and stop at robustbase's bound with a few directions; held draws find all."""
+    X = sparse_rows(0, 60, 4, 12)
+    X -= X.mean(axis=0)
+    p = X.shape[1]
+
+    def forced():
+        return forced_rows(leverage_of(X))
+
+    plain = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0))
+    held = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0), forced)
+    assert plain.shape[1] < 10
+    assert held.shape == (p, 50)
+    # each normal b is that of a hyperplane x b = 1 through p of the rows
+    on_plane = np.isclose(X @ held, 1.0, atol=1e-8).sum(axis=0)
+    assert (on_plane >= p).all()
+
+
+def test_skewed_robpca_on_a_sparse_real_table(adbench):
+    """The first 200 rows of ADBench's SpamBase (word and character frequencies, most
+    zero; median/MAD scaled) have 49 dimensions and 7 rows each alone in some word. The
+    skew step finds its 250 directions in both adjusted outlyingness fits (the first
+    stopped at robustbase's bound with one); test_dask_skew checks the chunked fit."""
+    X = np.load(adbench / "35_SpamBase.npz")["X"][:200].astype(float)
+    median = np.median(X, axis=0)
+    mad = stats.median_abs_deviation(X, axis=0, scale="normal")
+    X = (X - median) / np.where(mad > 0, mad, 1.0)
+    scores = X - X.mean(axis=0)
+    u, s, _ = np.linalg.svd(scores, full_matrices=False)
+    scores = u[:, s > 1e-10 * s[0]] * s[s > 1e-10 * s[0]]
+    assert scores.shape[1] == 49
+    assert forced_rows(leverage_of(scores)).size == 7
+    model = fit_adjusted_outlyingness(scores, n_directions=250, rng=np.random.default_rng(0))
+    assert model.directions.shape == (49, 250)
+    before = X.copy()
+    fit = ROBPCA(n_components=3, skew=True, random_state=0).fit(X)
+    np.testing.assert_array_equal(X, before)
+    assert np.isfinite(fit.components_).all() and np.isfinite(fit.score_samples(X)).all()
+    labels = np.load(adbench / "35_SpamBase.npz")["y"][:200]
+    assert 0 < (fit.predict(X) == -1).mean() < 0.5 and labels.sum() > 0
