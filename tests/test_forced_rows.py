@@ -5,7 +5,9 @@ say) has affine leverage one, and every regular ``p``-subset holds all such rows
 most one (:func:`~robustpca.solvers.outlyingness.forced_rows`). The hyperplanes of
 ROBPCA(skew=True) are then drawn among the subsets that hold them, uniformly among the
 regular ones as before, without the singular draws that used up robustbase's bound on
-the tries before enough directions were found.
+the tries before enough directions were found. Subsets that miss the rows where two
+columns differ from their most common value are singular too; the support test skips
+them before their SVD without changing a direction.
 """
 
 from __future__ import annotations
@@ -167,3 +169,81 @@ def test_skewed_robpca_on_a_sparse_real_table(adbench):
     assert np.isfinite(fit.components_).all() and np.isfinite(fit.score_samples(X)).all()
     labels = np.load(adbench / "35_SpamBase.npz")["y"][:200]
     assert 0 < (fit.predict(X) == -1).mean() < 0.5 and labels.sum() > 0
+
+
+def sparse_counts(seed: int, n: int, q: int, density: float) -> np.ndarray:
+    """``n`` rows of ``q`` sparse count columns (most entries zero, as word counts)."""
+    rng = np.random.default_rng(seed)
+    return rng.poisson(2.0, (n, q)) * (rng.random((n, q)) < density)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(10, 40),
+    q=st.integers(2, 8),
+    density=st.floats(0.05, 0.5),
+)
+def test_subsets_that_miss_two_supports_are_singular(seed, n, q, density):
+    """The support test's claim: every subset it marks is singular in the coordinates
+    of the data's span (the fit's scores); marked or not, the SVD decides the same."""
+    from robustpca.solvers.outlyingness import SupportTest
+
+    X = sparse_counts(seed, n, q, density).astype(float)
+    Xc = X - X.mean(axis=0)
+    u, s, _ = np.linalg.svd(Xc, full_matrices=False)
+    keep = s > max(X.shape) * np.finfo(float).eps * max(s[0], 1e-300)
+    if keep.sum() == 0:
+        return
+    scores = u[:, keep] * s[keep]
+    p = scores.shape[1]
+    rows = draw_subsets(np.random.default_rng(seed), 200, n, p)
+    marked = SupportTest(X)(rows)
+    for r in rows[marked]:
+        assert not regular(scores[r])
+
+
+def test_the_support_test_changes_no_normal():
+    """On sparse counts whose draws are mostly singular, the normals found with the
+    support test are those found without it, bit for bit, and it spares most SVDs."""
+    from robustpca.solvers.outlyingness import SupportTest
+
+    X = sparse_counts(2, 80, 30, 0.08).astype(float)
+    scores = X - X.mean(axis=0)
+    u, s, _ = np.linalg.svd(scores, full_matrices=False)
+    scores = u[:, s > 1e-10 * s[0]] * s[s > 1e-10 * s[0]]
+
+    def forced():
+        return forced_rows(leverage_of(scores))
+
+    svds = []
+
+    def fetch(rows):
+        svds.append(rows.shape[0])
+        return scores[rows]
+
+    args = (scores.shape, fetch, 40)
+    plain = hyperplane_normals(*args, np.random.default_rng(0), forced)
+    without = sum(svds)
+    svds.clear()
+    tested = hyperplane_normals(*args, np.random.default_rng(0), forced, SupportTest(X))
+    np.testing.assert_array_equal(tested, plain)
+    assert plain.shape[1] > 0
+    assert sum(svds) < without / 2
+
+
+def test_support_test_on_a_sparse_real_table(adbench):
+    """SpamBase's first 200 rows: the skew fit with the support test (its default) finds
+    the same directions as without it."""
+    X = np.load(adbench / "35_SpamBase.npz")["X"][:200].astype(float)
+    scores = X - X.mean(axis=0)
+    u, s, _ = np.linalg.svd(scores, full_matrices=False)
+    scores = u[:, s > 1e-10 * s[0]] * s[s > 1e-10 * s[0]]
+    fits = [
+        fit_adjusted_outlyingness(
+            scores, n_directions=250, rng=np.random.default_rng(0), columns=columns
+        )
+        for columns in (None, X)
+    ]
+    np.testing.assert_array_equal(fits[0].directions, fits[1].directions)
+    assert fits[1].directions.shape[1] == 250

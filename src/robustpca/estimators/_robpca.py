@@ -98,7 +98,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         rows alone in some direction (affine leverage one), the hyperplanes are drawn
         through subsets that hold those rows, uniform among the regular subsets as
         robustbase's draws are (:func:`~robustpca.solvers.outlyingness.forced_rows`);
-        uniform draws are then almost all singular.
+        uniform draws are then almost all singular. In memory, subsets that miss the rows
+        where two columns differ from their most common value are skipped without an SVD
+        (:class:`~robustpca.solvers.outlyingness.SupportTest`): they are singular, so
+        the directions are the same.
     max_directions : int, default=250
         Directions of the outlyingness (rrcov's ``maxdir``).
     n_starts : int, default=500

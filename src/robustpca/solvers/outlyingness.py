@@ -34,6 +34,7 @@ from scipy import stats
 __all__ = [
     "MEDCOUPLE_ROWS",
     "AdjustedOutlyingness",
+    "SupportTest",
     "adjusted_fences",
     "affine_leverage",
     "draw_subsets",
@@ -286,8 +287,51 @@ def draw_subsets_holding(
     return np.sort(rows[keep].reshape(batch, p), axis=1)
 
 
+class SupportTest:
+    """Which drawn subsets the data's own columns prove singular, before any SVD.
+
+    A column's support is the set of rows where it differs from its most common value.
+    A subset that misses the supports of two columns that are not proportional (their
+    supports differ) sees both columns constant, so a combination of the two centred
+    columns vanishes on its rows, and the rows are singular as coordinates of the
+    data's span (the fit's scores). Skipping these subsets changes no result: the SVD
+    test would reject them too. ``columns``: the data (n, q), row for row; the supports
+    are found at the first call."""
+
+    #: Booleans gathered at once (subsets x rows x supports).
+    BLOCK = 1 << 24
+
+    def __init__(self, columns: np.ndarray):
+        self.columns = columns
+        self.supports: np.ndarray | None = None
+
+    def _build(self, p: int) -> np.ndarray:
+        n = self.columns.shape[0]
+        found = []
+        for column in self.columns.T:
+            _, inverse, counts = np.unique(column, return_inverse=True, return_counts=True)
+            support = inverse.ravel() != counts.argmax()
+            if 0 < support.sum() <= n - p:  # else no p-subset can miss it
+                found.append(support)
+        return np.unique(np.array(found).T, axis=1) if found else np.zeros((n, 0), bool)
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        """True for the subsets (b, p) that miss two supports."""
+        if self.supports is None:
+            self.supports = self._build(rows.shape[1])
+        out = np.zeros(rows.shape[0], dtype=bool)
+        c = self.supports.shape[1]
+        if c < 2:
+            return out
+        step = max(1, self.BLOCK // max(rows.shape[1] * c, 1))
+        for a in range(0, rows.shape[0], step):
+            missed = ~self.supports[rows[a : a + step]].any(axis=1)
+            out[a : a + step] = missed.sum(axis=1) >= 2
+        return out
+
+
 def hyperplane_normals(
-    shape: tuple[int, int], fetch, n_directions: int, rng, forced=None
+    shape: tuple[int, int], fetch, n_directions: int, rng, forced=None, singular=None
 ) -> np.ndarray:
     """Normals ``B = P^{-1} 1`` of hyperplanes through random p-subsets ``P`` of the rows.
 
@@ -304,7 +348,9 @@ def hyperplane_normals(
     two or more, the rest of that round is dropped and later rounds draw only subsets
     that hold them (:func:`draw_subsets_holding`): on sparse data almost every uniform
     draw misses two of them and is singular. The regular subsets found are as uniform as
-    before; on data whose subsets are all regular nothing changes.
+    before; on data whose subsets are all regular nothing changes. From the same point,
+    ``singular(rows)`` (a :class:`SupportTest`), when given, marks subsets known to be
+    singular, which then cost no SVD; the normals are the same.
     """
     n, p = shape
     max_tries = max(100, p) * n_directions
@@ -319,14 +365,21 @@ def hyperplane_normals(
             rows = draw_subsets_holding(rng, batch, n, p, held)
         start = 0
         while start < batch and count < n_directions:  # only as many as still needed
-            P = fetch(rows[start : start + n_directions - count])
-            start += P.shape[0]
-            s = np.linalg.svd(P, compute_uv=False)
-            ok = s[:, -1] > 1e-12 * np.maximum(s[:, 0], 1e-300)
-            if ok.any():
-                normals = np.linalg.solve(P[ok], np.ones((int(ok.sum()), p, 1)))[:, :, 0]
-                found.append(normals)
-                count += int(ok.sum())
+            sub = rows[start : start + n_directions - count]
+            start += sub.shape[0]
+            tried = np.ones(sub.shape[0], dtype=bool)
+            if held is not None and singular is not None:
+                tried = ~singular(sub)
+            ok = np.zeros(sub.shape[0], dtype=bool)
+            if tried.any():
+                P = fetch(sub[tried])
+                s = np.linalg.svd(P, compute_uv=False)
+                regular = s[:, -1] > 1e-12 * np.maximum(s[:, 0], 1e-300)
+                ok[tried] = regular
+                if regular.any():
+                    ones = np.ones((int(regular.sum()), p, 1))
+                    found.append(np.linalg.solve(P[regular], ones)[:, :, 0])
+                    count += int(regular.sum())
             if held is None and forced is not None and not ok.all():
                 held = np.asarray(forced(), dtype=np.intp)
                 if held.size >= 2:
@@ -354,7 +407,12 @@ def adjusted_fences(q1, q3, mc) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fit_adjusted_outlyingness(
-    X: np.ndarray, *, n_directions: int = 250, rng: np.random.Generator, sample=None
+    X: np.ndarray,
+    *,
+    n_directions: int = 250,
+    rng: np.random.Generator,
+    sample=None,
+    columns: np.ndarray | None = None,
 ) -> AdjustedOutlyingness:
     r"""Skew-adjusted outlyingness (Hubert & Van der Veeken 2008; robustbase's ``adjOutlyingness``).
 
@@ -365,7 +423,8 @@ def fit_adjusted_outlyingness(
     each fence. The outlyingness is the largest ratio over the directions. The quantiles
     are R's type 7 (NumPy's default), robustbase's constants ``clower = 4``,
     ``cupper = 3``, ``coef = 1.5``. ``sample``: the rows whose medcouples stand for all
-    (:func:`medcouple_rows`; None: all rows).
+    (:func:`medcouple_rows`; None: all rows). ``columns``: the data whose centred rows
+    ``X`` gives in coordinates of their span, if any, for :class:`SupportTest`.
     """
     from ..robust_scale import medcouple_columns
 
@@ -374,7 +433,8 @@ def fit_adjusted_outlyingness(
         whitening = scatter_whitening(X - mean, X.shape[0])
         return forced_rows(affine_leverage(X, mean, whitening, X.shape[0]))
 
-    B = hyperplane_normals(X.shape, X.__getitem__, n_directions, rng, forced)
+    singular = None if columns is None else SupportTest(columns)
+    B = hyperplane_normals(X.shape, X.__getitem__, n_directions, rng, forced, singular)
     B = unit_normals(B, float(np.mean(np.abs(X if sample is None else X[sample]))))
     Y = X @ B
     med = np.median(Y, axis=0)

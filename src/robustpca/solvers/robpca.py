@@ -331,7 +331,7 @@ def solve_robpca(
     sample = medcouple_rows(n, skew_rng) if skew else None
     if skew:
         first = fit_adjusted_outlyingness(
-            scores, n_directions=max_directions, rng=skew_rng, sample=sample
+            scores, n_directions=max_directions, rng=skew_rng, sample=sample, columns=X
         )
         outl = first(scores)
     else:
