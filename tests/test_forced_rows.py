@@ -23,6 +23,7 @@ from scipy import stats
 
 from robustpca import ROBPCA
 from robustpca.solvers.outlyingness import (
+    SupportTest,
     affine_leverage,
     draw_subsets,
     draw_subsets_holding,
@@ -51,6 +52,13 @@ def sparse_rows(seed: int, n: int, dense: int, private: int) -> np.ndarray:
 def regular(P: np.ndarray) -> bool:
     s = np.linalg.svd(P, compute_uv=False)
     return bool(s[-1] > 1e-12 * s[0])
+
+
+def span_scores(X: np.ndarray) -> np.ndarray:
+    """The centred rows of ``X`` in coordinates of their span, as the fit's scores."""
+    u, s, _ = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    keep = s > 1e-10 * s[0]
+    return u[:, keep] * s[keep]
 
 
 @settings(max_examples=30, deadline=None)
@@ -156,9 +164,7 @@ def test_skewed_robpca_on_a_sparse_real_table(adbench):
     median = np.median(X, axis=0)
     mad = stats.median_abs_deviation(X, axis=0, scale="normal")
     X = (X - median) / np.where(mad > 0, mad, 1.0)
-    scores = X - X.mean(axis=0)
-    u, s, _ = np.linalg.svd(scores, full_matrices=False)
-    scores = u[:, s > 1e-10 * s[0]] * s[s > 1e-10 * s[0]]
+    scores = span_scores(X)
     assert scores.shape[1] == 49
     assert forced_rows(leverage_of(scores)).size == 7
     model = fit_adjusted_outlyingness(scores, n_directions=250, rng=np.random.default_rng(0))
@@ -187,8 +193,6 @@ def sparse_counts(seed: int, n: int, q: int, density: float) -> np.ndarray:
 def test_subsets_that_miss_two_supports_are_singular(seed, n, q, density):
     """The support test's claim: every subset it marks is singular in the coordinates
     of the data's span (the fit's scores); marked or not, the SVD decides the same."""
-    from robustpca.solvers.outlyingness import SupportTest
-
     X = sparse_counts(seed, n, q, density).astype(float)
     Xc = X - X.mean(axis=0)
     u, s, _ = np.linalg.svd(Xc, full_matrices=False)
@@ -206,12 +210,8 @@ def test_subsets_that_miss_two_supports_are_singular(seed, n, q, density):
 def test_the_support_test_changes_no_normal():
     """On sparse counts whose draws are mostly singular, the normals found with the
     support test are those found without it, bit for bit, and it spares most SVDs."""
-    from robustpca.solvers.outlyingness import SupportTest
-
     X = sparse_counts(2, 80, 30, 0.08).astype(float)
-    scores = X - X.mean(axis=0)
-    u, s, _ = np.linalg.svd(scores, full_matrices=False)
-    scores = u[:, s > 1e-10 * s[0]] * s[s > 1e-10 * s[0]]
+    scores = span_scores(X)
 
     def forced():
         return forced_rows(leverage_of(scores))
@@ -236,9 +236,7 @@ def test_support_test_on_a_sparse_real_table(adbench):
     """SpamBase's first 200 rows: the skew fit with the support test (its default) finds
     the same directions as without it."""
     X = np.load(adbench / "35_SpamBase.npz")["X"][:200].astype(float)
-    scores = X - X.mean(axis=0)
-    u, s, _ = np.linalg.svd(scores, full_matrices=False)
-    scores = u[:, s > 1e-10 * s[0]] * s[s > 1e-10 * s[0]]
+    scores = span_scores(X)
     fits = [
         fit_adjusted_outlyingness(
             scores, n_directions=250, rng=np.random.default_rng(0), columns=columns
