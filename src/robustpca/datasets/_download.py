@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ._local import DATA_ENV
 from ._sources import (
+    _BEYOND_DATA_FOLDER,
     _FILES,
     _FOLDERS,
     _GITHUB,
@@ -279,7 +280,8 @@ def _fetch_data_sets(names, data_home=None, *, base_url=None) -> Path:
     """Every pinned file and folder of the data sets ``names`` (``"orl"``, ...,
     ``"adbench"``, ``"video"``) downloaded into a data folder (see :func:`_fetch_keys`);
     a failed download says how else to get the data."""
-    keys = {name: [k for k in (*_FILES, *_FOLDERS) if k.split("/", 1)[0] == name] for name in names}
+    pinned = [k for k in (*_FILES, *_FOLDERS) if k not in _BEYOND_DATA_FOLDER]
+    keys = {name: [k for k in pinned if k.split("/", 1)[0] == name] for name in names}
     unknown = [name for name, found in keys.items() if not found]
     if unknown:
         raise ValueError(f"no data set called {unknown} to download.")

@@ -388,7 +388,7 @@ def fetch_dataset(
 
 #: The ADBench tables that :func:`fetch_adbench` knows (file names without ``.npz``).
 _ADBENCH_TABLES = tuple(k[8:-4] for k in _FILES if k.startswith("adbench/"))
-_VIDEOS = ("highway", "fall", "escalator")
+_VIDEOS = ("highway", "fall", "traffic", "escalator")
 
 
 def fetch_adbench(data_home=None, *, tables=None, base_url=None, progressbar=False) -> Path:
@@ -445,9 +445,11 @@ def fetch_adbench(data_home=None, *, tables=None, base_url=None, progressbar=Fal
 def fetch_video(name="highway", data_home=None, *, base_url=None, progressbar=False) -> Path:
     """Download (once) a video clip for background subtraction and return its path.
 
-    ``"highway"`` (CDnet 2014 baseline/highway, frames 470-1700, 320x240) and ``"fall"``
-    (dynamicBackground/fall, frames 1401-1600, 720x480) are folders in CDnet's layout
-    (frames, ground truth, ROI, temporal ROI) for :func:`load_cdnet`; ``"escalator"`` is
+    ``"highway"`` (CDnet 2014 baseline/highway, frames 470-1700, 320x240), ``"fall"``
+    (dynamicBackground/fall, frames 1401-1600, 720x480) and ``"traffic"``
+    (cameraJitter/traffic, frames 900-1570, 320x240, scored on the whole frame) are
+    folders in CDnet's layout (frames, ground truth, ROI, temporal ROI) for
+    :func:`load_cdnet`; ``"escalator"`` is
     the I2R escalator matrix (Li et al., IEEE TIP 2004), a ``.mat`` file with ``X`` (one
     130x160 frame per column). The frames are those of public repositories at pinned
     commits, verified as a folder (see the module notes). Cite CDnet (Goyette et al. 2012,
@@ -455,7 +457,7 @@ def fetch_video(name="highway", data_home=None, *, base_url=None, progressbar=Fa
 
     Parameters
     ----------
-    name : {'highway', 'fall', 'escalator'}, default='highway'
+    name : {'highway', 'fall', 'traffic', 'escalator'}, default='highway'
     data_home : str, path-like or None, default=None
         Folder that holds (or will hold) ``video/``; None is ``$ROBUSTPCA_CACHE`` or
         ``pooch.os_cache("robustpca")``.
