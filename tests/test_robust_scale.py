@@ -70,6 +70,75 @@ def test_medcouple_selection_without_progress_falls_back_to_all_candidates(monke
     assert 0 < len(calls) <= 4
 
 
+def _near_ties(seed: int) -> np.ndarray:
+    """A skewed sample whose median is tied, exactly or up to rounding, by two thirds of
+    it: as the projections of rows on a hyperplane through them (the adjusted
+    outlyingness on sparse data), where the medcouple's selection once failed."""
+    rng = np.random.default_rng(seed)
+    ulp = np.finfo(float).eps / 4
+    return np.concatenate(
+        [
+            np.zeros(1065),
+            rng.geometric(0.3, 1043) * ulp,
+            -rng.geometric(0.3, 212) * 2 * ulp,
+            -rng.lognormal(0.0, 1.0, 680),
+        ]
+    )
+
+
+@given(
+    a=st.lists(
+        st.floats(1e-300, 1e300) | st.integers(1, 30).map(lambda k: k * 2.0**-54),
+        min_size=1,
+        max_size=25,
+    ),
+    b=st.lists(
+        st.floats(1e-300, 1e300) | st.integers(1, 30).map(lambda k: k * 2.0**-54),
+        min_size=1,
+        max_size=25,
+    ),
+)
+def test_the_computed_kernel_increases_along_rows_and_columns(a, b):
+    """The selection's premise, for the kernel as computed: ``h(a, b)`` is
+    non-decreasing in ``a > 0`` and in ``b < 0`` (sorted ascending), over every
+    magnitude, values at rounding next to others included."""
+    import robustpca.robust_scale as rs
+
+    above, below = np.sort(a), np.sort(-np.asarray(b))
+    with np.errstate(over="ignore"):  # as in medcouple: b / a beyond the floats is -1
+        H = rs._kernel(above[:, None], below[None, :])
+    assert np.all(np.diff(H, axis=0) >= 0) and np.all(np.diff(H, axis=1) >= 0)
+    assert np.all((H >= -1.0) & (H <= 1.0))
+
+
+@pytest.mark.parametrize("seed", [7, 13, 15, 18])
+def test_medcouple_of_values_tied_at_the_median_up_to_rounding(seed):
+    """Where the quotient form of the kernel turned back by an ulp along a row, the
+    selection returned a neighbour of the medcouple (these seeds) or failed on an index
+    (real data: test_skew_fit_on_rows_tied_up_to_rounding)."""
+    x = _near_ties(seed)
+    assert medcouple(x) == _medcouple_naive(x)
+    assert medcouple_columns(x[:, None])[0] == _medcouple_naive(x)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("sample", "random_state"), [(0, 0), (0, 1), (1, 2)])
+def test_skew_fit_on_rows_tied_up_to_rounding(adbench, sample, random_state):
+    """3,000 rows of ADBench's mammography, median/MAD scaled: many hyperplanes of the
+    adjusted outlyingness hold two thirds of them up to rounding, and the medcouple of
+    their projections raised NumPy's "kth out of bounds" from ROBPCA(skew=True).fit."""
+    from scipy import stats
+
+    from robustpca import ROBPCA
+
+    X = np.load(adbench / "23_mammography.npz")["X"].astype(float)
+    X = X[np.random.default_rng(sample).choice(X.shape[0], 3000, replace=False)]
+    mad_ = stats.median_abs_deviation(X, axis=0, scale="normal")
+    X = (X - np.median(X, axis=0)) / np.where(mad_ > 0, mad_, 1.0)
+    model = ROBPCA(n_components=0.95, skew=True, random_state=random_state).fit(X)
+    assert np.isfinite(model.decision_function(X)).all()
+
+
 @pytest.mark.slow
 @given(
     st.integers(1, 60).flatmap(

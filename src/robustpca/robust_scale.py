@@ -210,9 +210,10 @@ def medcouple(x) -> float:
         return _core_select(above, below, k)
 
     half = total // 2
-    if total % 2:
-        return float(order_statistic(half))
-    return float(0.5 * (order_statistic(half - 1) + order_statistic(half)))
+    with np.errstate(over="ignore"):  # b / a beyond the floats in _kernel: -1, its limit
+        if total % 2:
+            return float(order_statistic(half))
+        return float(0.5 * (order_statistic(half - 1) + order_statistic(half)))
 
 
 #: Columns up to this length go through the all-pairs route of :func:`medcouple_columns`,
@@ -266,8 +267,8 @@ def _medcouple_pairs(Y: np.ndarray) -> np.ndarray:
     a = Z[Z.shape[0] - int(above.max()) :, None, :]
     b = Z[None, : int(below.max()), :]
     core = (a > 0.0) & (b < 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        H = np.where(core, (a + b) / (a - b), np.inf).reshape(-1, Z.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        H = np.where(core, _kernel(a, b), np.inf).reshape(-1, Z.shape[1])
     ties = Z.shape[0] - above - below
     n_minus = ties * below + ties * (ties - 1) // 2
     n_plus = ties * above + ties * (ties - 1) // 2
@@ -300,7 +301,13 @@ def _medcouple_pairs(Y: np.ndarray) -> np.ndarray:
 
 
 def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return (a + b) / (a - b)
+    """The medcouple kernel :math:`(a + b) / (a - b)` for :math:`a > 0 > b`, computed as
+    :math:`2 / (1 - b / a) - 1`: each step is monotone in its inputs, so the computed
+    values increase along rows and columns of the sorted pairs, as the selection
+    assumes. The quotient form is not: where ``a`` is at rounding next to ``|b|`` (values
+    tied at the median up to rounding), it turns back along a row by an ulp. A ratio
+    ``b / a`` beyond the floats gives -1, its limit (the callers silence the overflow)."""
+    return 2.0 / (1.0 - b / a) - 1.0
 
 
 #: :func:`_core_select` takes the order statistic of the remaining candidates directly
@@ -408,7 +415,9 @@ def _medcouple_naive(x) -> float:
     lower = z[z <= 0.0]
     upper = z[z >= 0.0][:, None]
     tied = np.logical_and(upper == 0.0, lower == 0.0)
-    h = np.divide(upper + lower, upper - lower, out=np.zeros((upper.size, lower.size)), where=~tied)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a = 0, b = 0: below
+        h = np.where(tied, 0.0, _kernel(upper, lower))
+    h = np.where(lower == 0.0, 1.0, np.where(upper == 0.0, -1.0, h))
     n_ties = int(np.sum(lower == 0.0))
     if n_ties:
         i, j = np.indices((n_ties, n_ties))
