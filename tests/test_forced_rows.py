@@ -7,7 +7,8 @@ ROBPCA(skew=True) are then drawn among the subsets that hold them, uniformly amo
 regular ones as before, without the singular draws that used up robustbase's bound on
 the tries before enough directions were found. Subsets that miss the rows where two
 columns differ from their most common value are singular too; the support test skips
-them before their SVD without changing a direction.
+them before their SVD without changing a direction. Where regular subsets stay rare
+after all that, the rest are greedy bases of random orders of the rows.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from robustpca.solvers.outlyingness import (
     draw_subsets_holding,
     fit_adjusted_outlyingness,
     forced_rows,
+    greedy_subsets,
     hyperplane_normals,
     scatter_whitening,
 )
@@ -245,3 +247,79 @@ def test_support_test_on_a_sparse_real_table(adbench):
     ]
     np.testing.assert_array_equal(fits[0].directions, fits[1].directions)
     assert fits[1].directions.shape[1] == 250
+
+
+def paired_columns(seed: int, n: int, dense: int, pairs: int) -> np.ndarray:
+    """``n`` rows of ``dense`` normal columns and ``pairs`` columns each non-zero on two
+    rows of its own: no row is forced (each column is reached by two), yet a subset
+    that misses both rows of two such columns is singular."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, dense + pairs))
+    X[:, :dense] = rng.normal(size=(n, dense))
+    for j in range(pairs):
+        X[2 * j : 2 * j + 2, dense + j] = rng.lognormal(size=2)
+    return X
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(8, 40),
+    q=st.integers(2, 8),
+    density=st.floats(0.05, 0.6),
+)
+def test_greedy_subsets_are_regular_and_none_where_the_rows_do_not_span(seed, n, q, density):
+    """Every greedy subset is ``p`` linearly independent rows (a hyperplane through
+    them exists); rows of lower rank than their width give none."""
+    X = sparse_counts(seed, n, q, density).astype(float) + np.arange(q)  # no zero row
+    rank = np.linalg.matrix_rank(X)
+    subsets = greedy_subsets(np.random.default_rng(seed), X, 5)
+    if rank < q:
+        assert subsets.shape == (0, q)
+        return
+    assert subsets.shape == (5, q)
+    for rows in subsets:
+        assert np.unique(rows).size == q and regular(X[rows])
+
+
+def test_greedy_subsets_when_regular_draws_are_rare():
+    """60 rows with 20 columns each on two rows of its own: uniform draws, even the
+    forced rows held (there are none), are regular about once in 200,000 and stop at
+    robustbase's bound with none. The rest are greedy: all 50, each through p rows."""
+    X = paired_columns(0, 60, 4, 20)
+    X -= X.mean(axis=0)
+    p = X.shape[1]
+    assert forced_rows(leverage_of(X)).size == 0
+
+    def forced():
+        return forced_rows(leverage_of(X))
+
+    plain = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0))
+    found = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0), forced)
+    assert plain.shape[1] < 5
+    assert found.shape == (p, 50)
+    on_plane = np.isclose(X @ found, 1.0, atol=1e-8).sum(axis=0)
+    assert (on_plane >= p).all()
+
+
+@pytest.mark.realdata
+def test_skewed_robpca_where_uniform_draws_find_no_hyperplane(adbench):
+    """The first 1,000 rows of ADBench's optdigits (pixel counts, many columns non-zero
+    on few rows): uniform draws found no hyperplane through 61 rows within robustbase's
+    bound, so the adjusted outlyingness was zero for every row and the h-subset was the
+    first rows in order. The greedy subsets give all 250 directions and an outlyingness
+    that orders the rows, in memory and chunk by chunk. (The two fits are not compared:
+    many of these hyperplanes hold most rows up to rounding, and the outlyingness of
+    such a direction follows the rounding; docs/dask.md.)"""
+    import dask.array as da
+
+    X = np.load(adbench / "26_optdigits.npz")["X"][:1000].astype(float)
+    scores = span_scores(X)
+    model = fit_adjusted_outlyingness(
+        scores, n_directions=250, rng=np.random.default_rng(0), columns=X
+    )
+    assert model.directions.shape == (scores.shape[1], 250)
+    for data in (X, da.from_array(X, chunks=(250, -1))):
+        fit = ROBPCA(n_components=5, skew=True, random_state=0).fit(data)
+        assert np.unique(np.asarray(fit.outlyingness_)).size > 900
+        assert not np.array_equal(np.sort(np.asarray(fit.h_subset_)), np.arange(fit.h_))

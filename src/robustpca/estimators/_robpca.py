@@ -101,7 +101,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         uniform draws are then almost all singular. In memory, subsets that miss the rows
         where two columns differ from their most common value are skipped without an SVD
         (:class:`~robustpca.solvers.outlyingness.SupportTest`): they are singular, so
-        the directions are the same.
+        the directions are the same. Where fewer than one drawn subset in ten is
+        regular all the same, the rest are greedy bases of random orders of the rows
+        (:func:`~robustpca.solvers.outlyingness.greedy_subsets`), not uniform among the
+        regular subsets; robustbase stops with an error where its bound is reached.
     max_directions : int, default=250
         Directions of the outlyingness (rrcov's ``maxdir``).
     n_starts : int, default=500

@@ -287,6 +287,53 @@ def draw_subsets_holding(
     return np.sort(rows[keep].reshape(batch, p), axis=1)
 
 
+#: Values (rows x coordinates) gathered into the pool of :func:`greedy_subsets`: all rows
+#: up to this many, else a uniform sample of rows of this many values.
+GREEDY_POOL_VALUES = 1 << 24
+#: Below this share of regular subsets among those drawn (the forced rows held),
+#: :func:`hyperplane_normals` takes the rest of its subsets greedily.
+GREEDY_RATE = 0.1
+
+
+def greedy_subsets(rng: np.random.Generator, pool: np.ndarray, count: int) -> np.ndarray:
+    """Up to ``count`` subsets of ``p`` linearly independent rows of ``pool`` (m, p), as
+    sorted indices (k, p): each the first such rows of a uniform random order of the
+    rows (the greedy basis of that order). None where the rows do not span.
+
+    Where regular ``p``-subsets are too rare for uniform draws to find, these still do:
+    a row is taken when its residual off the rows taken before is above ``1e-9`` of its
+    norm. Their distribution is not uniform among the regular subsets."""
+    m, p = pool.shape
+    tol = 1e-9 * np.linalg.norm(pool, axis=1)
+    block = max(4 * p, 64)
+    found = []
+    for _ in range(count):
+        order = rng.permutation(m)
+        Q = np.zeros((p, p))  # orthonormal columns: the span of the rows taken
+        taken: list[int] = []
+        for start in range(0, m, block):
+            idx = order[start : start + block]
+            R = pool[idx] - (pool[idx] @ Q[:, : len(taken)]) @ Q[:, : len(taken)].T
+            j = 0
+            while len(taken) < p and j < idx.size:
+                above = np.linalg.norm(R[j:], axis=1) > tol[idx[j:]]
+                if not above.any():
+                    break
+                j += int(above.argmax())
+                r = len(taken)
+                v = R[j] - Q[:, :r] @ (Q[:, :r].T @ R[j])  # once more: "twice is enough"
+                Q[:, r] = v / np.linalg.norm(v)
+                taken.append(int(idx[j]))
+                j += 1
+                R[j:] -= np.outer(R[j:] @ Q[:, r], Q[:, r])
+            if len(taken) == p:
+                break
+        if len(taken) < p:  # the rows do not span: no order gives a basis
+            break
+        found.append(np.sort(taken))
+    return np.array(found, dtype=np.intp).reshape(-1, p)
+
+
 class SupportTest:
     """Which drawn subsets the data's own columns prove singular, before any SVD.
 
@@ -351,12 +398,20 @@ def hyperplane_normals(
     before; on data whose subsets are all regular nothing changes. From the same point,
     ``singular(rows)`` (a :class:`SupportTest`), when given, marks subsets known to be
     singular, which then cost no SVD; the normals are the same.
+
+    Once the forced rows are known, if fewer than :data:`GREEDY_RATE` of the subsets
+    looked at since are regular (after at least ``n_directions`` of them), or their rate
+    predicts fewer than ``n_directions`` within the bound (where robustbase stops with an
+    error), the rest are :func:`greedy_subsets` of a pool of the rows: uniform draws
+    would spend most of their SVDs on singular subsets.
     """
     n, p = shape
     max_tries = max(100, p) * n_directions
     found: list[np.ndarray] = []
     count, tries, held = 0, 0, None
+    seen = regular_seen = 0  # subsets looked at since the forced rows are known
     while count < n_directions and tries < max_tries:
+        known = held is not None
         batch = min(2 * (n_directions - count) + 8, max_tries - tries)
         tries += batch
         if held is None or held.size < 2 or p >= n:
@@ -380,12 +435,44 @@ def hyperplane_normals(
                     ones = np.ones((int(regular.sum()), p, 1))
                     found.append(np.linalg.solve(P[regular], ones)[:, :, 0])
                     count += int(regular.sum())
+            if known:
+                seen, regular_seen = seen + sub.shape[0], regular_seen + int(ok.sum())
+                left = max_tries - tries + batch - start
+                if (
+                    count < n_directions
+                    and seen >= n_directions
+                    and (
+                        regular_seen < GREEDY_RATE * seen
+                        or count + regular_seen / seen * left < n_directions
+                    )
+                ):
+                    found += _greedy_normals(fetch, n, p, n_directions - count, rng)
+                    return np.concatenate(found).T if found else np.zeros((p, 0))
             if held is None and forced is not None and not ok.all():
                 held = np.asarray(forced(), dtype=np.intp)
                 if held.size >= 2:
                     tries -= batch - start  # the rest of the round is not tried
                     break
     return np.concatenate(found).T if found else np.zeros((p, 0))
+
+
+def _greedy_normals(fetch, n: int, p: int, count: int, rng) -> list[np.ndarray]:
+    """Normals of ``count`` :func:`greedy_subsets` of a pool of the rows (all rows up to
+    :data:`GREEDY_POOL_VALUES` values, else a uniform sample), for
+    :func:`hyperplane_normals`."""
+    size = min(n, max(GREEDY_POOL_VALUES // p, p))
+    pool = np.arange(n) if size == n else np.sort(rng.choice(n, size=size, replace=False))
+    rows = fetch(pool[None, :])[0]
+    subsets = greedy_subsets(rng, rows, count)
+    if not subsets.size:
+        return []
+    P = rows[subsets]
+    s = np.linalg.svd(P, compute_uv=False)
+    regular = s[:, -1] > 1e-12 * np.maximum(s[:, 0], 1e-300)
+    if not regular.any():
+        return []
+    ones = np.ones((int(regular.sum()), p, 1))
+    return [np.linalg.solve(P[regular], ones)[:, :, 0]]
 
 
 def unit_normals(B: np.ndarray, scale: float) -> np.ndarray:
