@@ -41,13 +41,16 @@ def leverage_of(X: np.ndarray) -> np.ndarray:
     return affine_leverage(X, mean, scatter_whitening(X - mean, X.shape[0]), X.shape[0])
 
 
-def sparse_rows(seed: int, n: int, dense: int, private: int) -> np.ndarray:
+def sparse_rows(seed: int, n: int, dense: int, private: int, reach: int = 1) -> np.ndarray:
     """``n`` rows of ``dense`` normal columns and ``private`` columns each non-zero on
-    one of the first ``private`` rows (a word, a pixel seen on one sample only)."""
+    ``reach`` rows of its own among the first (a word, a pixel seen on one sample only).
+    With ``reach=2`` no row is forced, yet a subset that misses both rows of two such
+    columns is singular."""
     rng = np.random.default_rng(seed)
     X = np.zeros((n, dense + private))
     X[:, :dense] = rng.normal(size=(n, dense))
-    X[np.arange(private), dense + np.arange(private)] = rng.lognormal(size=private)
+    rows = np.arange(private * reach)
+    X[rows, dense + rows // reach] = rng.lognormal(size=rows.size)
     return X
 
 
@@ -142,19 +145,29 @@ def test_hyperplanes_found_on_sparse_rows_where_uniform_draws_run_out():
     """60 rows with 12 private columns: uniform draws are regular about once in 2,400
     tries and stop at robustbase's bound with a few directions; held draws find all."""
     X = sparse_rows(0, 60, 4, 12)
-    X -= X.mean(axis=0)
-    p = X.shape[1]
+    plain, held = normals_without_and_with_forced_rows(X - X.mean(axis=0), 50)
+    assert plain.shape[1] < 10
+    assert_hyperplanes_through_rows(X - X.mean(axis=0), held, 50)
+
+
+def normals_without_and_with_forced_rows(X, n_directions):
+    """:func:`hyperplane_normals` of the rows ``X``, drawn uniformly, then with the
+    forced rows (and all that follows their discovery)."""
 
     def forced():
         return forced_rows(leverage_of(X))
 
-    plain = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0))
-    held = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0), forced)
-    assert plain.shape[1] < 10
-    assert held.shape == (p, 50)
-    # each normal b is that of a hyperplane x b = 1 through p of the rows
-    on_plane = np.isclose(X @ held, 1.0, atol=1e-8).sum(axis=0)
-    assert (on_plane >= p).all()
+    plain = hyperplane_normals(X.shape, X.__getitem__, n_directions, np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    return plain, hyperplane_normals(X.shape, X.__getitem__, n_directions, rng, forced)
+
+
+def assert_hyperplanes_through_rows(X, B, n_directions):
+    """``n_directions`` normals, each ``b`` that of a hyperplane ``x b = 1`` through
+    ``p`` of the rows ``X``."""
+    assert B.shape == (X.shape[1], n_directions)
+    on_plane = np.isclose(X @ B, 1.0, atol=1e-8).sum(axis=0)
+    assert (on_plane >= X.shape[1]).all()
 
 
 def test_skewed_robpca_on_a_sparse_real_table(adbench):
@@ -249,18 +262,6 @@ def test_support_test_on_a_sparse_real_table(adbench):
     assert fits[1].directions.shape[1] == 250
 
 
-def paired_columns(seed: int, n: int, dense: int, pairs: int) -> np.ndarray:
-    """``n`` rows of ``dense`` normal columns and ``pairs`` columns each non-zero on two
-    rows of its own: no row is forced (each column is reached by two), yet a subset
-    that misses both rows of two such columns is singular."""
-    rng = np.random.default_rng(seed)
-    X = np.zeros((n, dense + pairs))
-    X[:, :dense] = rng.normal(size=(n, dense))
-    for j in range(pairs):
-        X[2 * j : 2 * j + 2, dense + j] = rng.lognormal(size=2)
-    return X
-
-
 @settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -283,23 +284,15 @@ def test_greedy_subsets_are_regular_and_none_where_the_rows_do_not_span(seed, n,
 
 
 def test_greedy_subsets_when_regular_draws_are_rare():
-    """60 rows with 20 columns each on two rows of its own: uniform draws, even the
-    forced rows held (there are none), are regular about once in 200,000 and stop at
-    robustbase's bound with none. The rest are greedy: all 50, each through p rows."""
-    X = paired_columns(0, 60, 4, 20)
+    """60 rows with 20 columns each on two rows of its own and no forced row: uniform
+    draws find no regular subset within robustbase's bound (5,000 tries). The greedy
+    subsets give all 50 directions, each through p rows."""
+    X = sparse_rows(0, 60, 4, 20, reach=2)
     X -= X.mean(axis=0)
-    p = X.shape[1]
     assert forced_rows(leverage_of(X)).size == 0
-
-    def forced():
-        return forced_rows(leverage_of(X))
-
-    plain = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0))
-    found = hyperplane_normals(X.shape, X.__getitem__, 50, np.random.default_rng(0), forced)
-    assert plain.shape[1] < 5
-    assert found.shape == (p, 50)
-    on_plane = np.isclose(X @ found, 1.0, atol=1e-8).sum(axis=0)
-    assert (on_plane >= p).all()
+    plain, found = normals_without_and_with_forced_rows(X, 50)
+    assert plain.shape[1] == 0
+    assert_hyperplanes_through_rows(X, found, 50)
 
 
 @pytest.mark.realdata
