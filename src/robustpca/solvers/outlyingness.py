@@ -313,7 +313,8 @@ def greedy_subsets(rng: np.random.Generator, pool: np.ndarray, count: int) -> np
         taken: list[int] = []
         for start in range(0, m, block):
             idx = order[start : start + block]
-            R = pool[idx] - (pool[idx] @ Q[:, : len(taken)]) @ Q[:, : len(taken)].T
+            R = pool[idx]
+            R -= (R @ Q[:, : len(taken)]) @ Q[:, : len(taken)].T
             j = 0
             while len(taken) < p and j < idx.size:
                 above = np.linalg.norm(R[j:], axis=1) > tol[idx[j:]]
