@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -32,8 +33,9 @@ _IMPUTATION_DOC = """\
     robust subspace, until the fills settle (``n_iter_`` counts the refits;
     :class:`~robustpca.estimators._rrcov_common.ImputationEMMixin`). The robust fit's
     discrete choices (the MCD's support, ROBPCA's h-subset) can flip from one refit to
-    the next, and the fills then cycle instead of settling: after 100 refits a
-    ``ConvergenceWarning`` says so and the last fit is kept (``converged_`` False)."""
+    the next, and the fills then cycle instead of settling. The refits stop once a cycle
+    has repeated (or after 100), keep the one that fits the observed entries best (least
+    trimmed squares), and a ``ConvergenceWarning`` says so (``converged_`` False)."""
 
 
 def with_imputation_doc(doc: str | None) -> str | None:
@@ -113,12 +115,18 @@ class ImputationEMMixin:
     imputations of the others, and its own gaps are filled on the robust subspace. There
     is no objective to decrease (the robust fits are not M-estimators of one criterion):
     the iteration stops when the largest change of a filled value is below ``1e-4``
-    times the spread of the data (``converged_``), or after 100 refits with a
-    ``ConvergenceWarning``. The second happens when a discrete choice of the robust fit
-    flips between refits: on bushfire with a tenth of its cells missing (and a tenth of
-    its rows keeping two entries), ROBPCA's h-subset settles into a cycle of five
-    refits, one subset for four of them and another for one. rrcovNA's ``PcaNA``, the
-    same algorithm, stops after its 100 iterations without a warning.
+    times the spread of the data (``converged_``). A discrete choice of the robust fit
+    can instead flip between refits, and the fills then repeat with a period: ROBPCA's
+    on ADBench's Pima (median/MAD scaled, 2% of the cells missing) cycle between three
+    refits. The iteration then stops once every fill of a whole period has come back
+    within the same tolerance (:class:`_CycleDetector`; periods of up to 32 refits), or
+    after 100 refits where the fills neither settle nor repeat. Either way it keeps the
+    refit of the cycle (or of the last 32, fewer where their fills would hold more values
+    than the data) that fits the observed entries best, by the least trimmed squares of
+    the observed residuals (:class:`_RecentRefits`), so that the result does not depend
+    on where in the cycle the iteration stopped, and warns (``ConvergenceWarning``,
+    ``converged_`` False). rrcovNA's ``PcaNA``, the same algorithm, stops after its 100
+    iterations without a warning and keeps the last.
     ``n_iter_`` counts the refits. Every refit draws the same random numbers, so that
     the search of the robust fit does not change from one iteration to the next.
 
@@ -134,30 +142,100 @@ class ImputationEMMixin:
     #: Refits at most, and the relative change of the filled entries that stops them.
     _em_max_iter = 100
     _em_tol = 1e-4
+    _em_longest_cycle = 32
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None) -> SolverResult:
         seed = int(rng.integers(2**63))
         filled = initial_fill(X, missing)
         scale = max(float(np.abs(filled - np.median(filled, axis=0)).max()), 1e-300)
-        result: SolverResult | None = None
-        change = np.inf
+        # cycles of up to 32 refits, their fills held in at most as many values as the data
+        # (or 2**22: 32 MiB)
+        budget = max(missing.size, 2**22) // max(np.count_nonzero(missing), 1)
+        longest = int(np.clip(budget, 2, self._em_longest_cycle))
+        cycle = _CycleDetector(filled[missing], self._em_tol * scale, longest)
+        recent = _RecentRefits(X, missing, longest)
         for iteration in range(1, self._em_max_iter + 1):
             result = self._fit_solver(filled, np.random.default_rng(seed), sample_weight)
-            _, fitted, _ = observed_fit(X, missing, result.mean, result.components)
-            change = float(np.max(np.abs(fitted[missing] - filled[missing]), initial=0.0))
-            filled[missing] = fitted[missing]
-            if change <= self._em_tol * scale:
+            _, fitted, residuals = observed_fit(X, missing, result.mean, result.components)
+            period = cycle.push(fitted[missing])
+            if period == 1:
                 return _with_iterations(result, iteration, StopReason.TOLERANCE, True)
+            recent.append(result, residuals, self)
+            if period:
+                reason = f"imputation cycles between {period} refits"
+                break
+            filled[missing] = fitted[missing]
+        else:
+            reason = f"imputation not settled after {self._em_max_iter} refits"
+            period = longest
+        kept, h = recent.keep_best(period, self)
         warnings.warn(
-            f"{type(self).__name__}: the imputed entries still moved by {change:.3g} "
-            f"(more than {self._em_tol:g} of the data's spread) after {self._em_max_iter} "
-            "refits; the fit uses the last imputation.",
+            f"{type(self).__name__}: the imputed entries did not settle ({reason}); the fit "
+            f"kept is refit {kept} of {iteration}, the one of the last {min(period, iteration)} "
+            f"whose {h} smallest observed residuals have the smallest sum of squares.",
             ConvergenceWarning,
             stacklevel=4,
         )
-        reason = f"imputation not settled after {self._em_max_iter} refits"
-        assert result is not None  # _em_max_iter >= 1
-        return _with_iterations(result, self._em_max_iter, reason, False)
+        return _with_iterations(recent.kept, iteration, reason, False)
+
+
+class _CycleDetector:
+    """Whether the fills of an imputation EM have settled (period 1) or repeat with a
+    period ``j`` up to ``longest``: each of the last ``j`` fills is within ``tol`` (largest
+    absolute difference) of the fills ``j`` refits before it. A single near-return is not
+    enough: on Pima the fills came within ``tol`` of those 8 refits earlier while still
+    converging to a cycle of 3."""
+
+    def __init__(self, first: np.ndarray, tol: float, longest: int):
+        self._history: deque[np.ndarray] = deque([first], maxlen=longest)
+        self._runs = np.zeros(longest + 1, dtype=int)  # matches in a row, by lag
+        self._tol = tol
+
+    def push(self, fills: np.ndarray) -> int:
+        """Add the newest fills; the shortest period they complete, else 0."""
+        history, runs = self._history, self._runs
+        for lag in range(1, len(history) + 1):
+            close = float(np.max(np.abs(fills - history[-lag]), initial=0.0)) <= self._tol
+            runs[lag] = runs[lag] + 1 if close else 0
+        history.append(fills)
+        done = np.flatnonzero(runs[1:] >= np.arange(1, runs.size)) + 1
+        return int(done[0]) if done.size else 0
+
+
+class _RecentRefits:
+    """The last refits of an imputation EM (each with its observed residuals and the
+    estimator's fitted attributes: ROBPCA's h-subset, outlyingness, ...), and the choice
+    among them where the fills do not settle: the refit whose ``h = (n + k + 1) // 2``
+    smallest observed residuals have the smallest sum of squares (least trimmed squares
+    on the observed entries, which every robust subspace fit here aims at), taken on the
+    leading ``k`` axes for the smallest ``k`` among them; the earliest wins a tie."""
+
+    def __init__(self, X: np.ndarray, missing: np.ndarray, longest: int):
+        self._X, self._missing = X, missing
+        self._refits: deque[tuple[int, SolverResult, np.ndarray, dict]] = deque(maxlen=longest)
+        self._count = 0
+        self.kept: SolverResult | None = None
+
+    def append(self, result: SolverResult, residuals: np.ndarray, estimator) -> None:
+        self._count += 1
+        self._refits.append((self._count, result, residuals, dict(vars(estimator))))
+
+    def keep_best(self, count: int, estimator) -> tuple[int, int]:
+        """Keep the best of the last ``count`` refits and set the estimator's attributes
+        back to its; returns its number and ``h``."""
+        refits = list(self._refits)[-count:]
+        k = min(result.components.shape[0] for _, result, _, _ in refits)
+        h = min((self._X.shape[0] + k + 1) // 2, self._X.shape[0])
+        values = []
+        for _, result, residuals, _ in refits:
+            if result.components.shape[0] != k:
+                _, _, residuals = observed_fit(
+                    self._X, self._missing, result.mean, result.components[:k]
+                )
+            values.append(float(np.partition(residuals * residuals, h - 1)[:h].sum()))
+        number, self.kept, _, attributes = refits[int(np.argmin(values))]
+        vars(estimator).update(attributes)
+        return number, h
 
 
 def _with_iterations(result: SolverResult, n_iter: int, reason: str, converged: bool):
