@@ -316,3 +316,28 @@ def test_skewed_robpca_where_uniform_draws_find_no_hyperplane(adbench):
         fit = ROBPCA(n_components=5, skew=True, random_state=0).fit(data)
         assert np.unique(np.asarray(fit.outlyingness_)).size > 900
         assert not np.array_equal(np.sort(np.asarray(fit.h_subset_)), np.arange(fit.h_))
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_skew_fit_without_any_direction_warns(monkeypatch, chunked):
+    """The greedy subsets draw from a sample of the rows above ``GREEDY_POOL_VALUES``
+    values. Where that sample misses the few rows carrying some direction (here 20
+    columns on two rows each among 400, the pool cut to 100 rows), no hyperplane is
+    found: the outlyingness was then 0 for every row and the h-subset the first h rows,
+    silently. Both routes now warn; with the pool of all rows nothing is said."""
+    import warnings
+
+    import dask.array as da
+
+    from robustpca.solvers import outlyingness
+
+    X = sparse_rows(0, 400, 4, 20, reach=2)
+    data = da.from_array(X, chunks=(100, -1)) if chunked else X
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = ROBPCA(n_components=2, skew=True, random_state=0).fit(data)
+    assert np.unique(np.asarray(model.outlyingness_)).size > 100
+    monkeypatch.setattr(outlyingness, "GREEDY_POOL_VALUES", 100 * X.shape[1])
+    with pytest.warns(UserWarning, match="no hyperplane .* first adjusted outlyingness"):
+        model = ROBPCA(n_components=2, skew=True, random_state=0).fit(data)
+    assert np.all(np.asarray(model.outlyingness_) == 0)

@@ -12,6 +12,7 @@ estimator.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..solvers.chunked_order_statistics import pilot_indices
 from ..solvers.chunked_rrcov import first_pass, solve_robpca_chunked
 from ..solvers.chunked_skew import solve_robpca_skew_chunked
 from ..solvers.chunked_spherical import solve_spherical_pca_chunked
+from ..solvers.robpca import directionless
 from .arrays import _dask, row_blocks
 
 __all__ = ["fit_covariance", "fit_robpca", "fit_spherical", "row_index", "rows_map"]
@@ -101,6 +103,9 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
         result = solve_robpca_chunked(
             run, row_index(X), n, p, spec, mcd=est.mcd, n_starts=est.n_starts, **common
         )
+    message = directionless(result.n_directions)
+    if message:
+        warnings.warn(message, UserWarning, stacklevel=5)
     components, eigenvalues = result.components, result.eigenvalues
     k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)
     if components.shape[0] < k:  # fewer directions of variance than asked for

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from .._validation import (
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.missing import observed_fit
-from ..solvers.robpca import solve_robpca
+from ..solvers.robpca import directionless, solve_robpca
 from ._base import BaseSubspaceEstimator
 from ._rrcov_common import ImputationEMMixin, with_imputation_doc
 
@@ -105,6 +106,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         regular all the same, the rest are greedy bases of random orders of the rows
         (:func:`~robustpca.solvers.outlyingness.greedy_subsets`), not uniform among the
         regular subsets; robustbase stops with an error where its bound is reached.
+        Above 16,777,216 values they come from a sample of the rows; where that sample
+        does not span the space either, no direction is found and a ``UserWarning`` says
+        so (every row's outlyingness is then 0).
     max_directions : int, default=250
         Directions of the outlyingness (rrcov's ``maxdir``).
     n_starts : int, default=500
@@ -265,6 +269,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
             rng=rng,
             direction_rng=rng if self.directions == "random" else None,
         )
+        message = directionless(result.n_directions)
+        if message:
+            warnings.warn(message, UserWarning, stacklevel=4)
         components, eigenvalues = result.components, result.eigenvalues
         k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)
         if components.shape[0] < k:  # fewer directions of variance than asked for

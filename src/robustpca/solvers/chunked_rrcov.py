@@ -182,6 +182,7 @@ class ROBPCAChunkedResult:
     #: ``MEDCOUPLE_ROWS`` (as :class:`~robustpca.solvers.robpca.ROBPCAResult`'s).
     adjusted: Any = None
     medcouple_rows: np.ndarray | None = None
+    n_directions: tuple[int, int] | None = None  # as ROBPCAResult's
 
 
 def _pairs(n: int, max_directions: int, direction_rng):

@@ -375,6 +375,7 @@ def solve_robpca_skew_chunked(
         pilot_rows=pilot_x,
         adjusted=SkewModel(origin, rot, model),
         medcouple_rows=drawn,
+        n_directions=(first.directions.shape[1], model.directions.shape[1]),
     )
 
 

@@ -52,7 +52,33 @@ from .outlyingness import (
     univariate_mcd,
 )
 
-__all__ = ["ROBPCAResult", "SkewModel", "class_pca", "solve_robpca"]
+__all__ = [
+    "NO_DIRECTIONS",
+    "ROBPCAResult",
+    "SkewModel",
+    "class_pca",
+    "directionless",
+    "solve_robpca",
+]
+
+#: The estimators' warning where a skew fit's adjusted outlyingness found no direction
+#: (a 0 in ``n_directions``). The greedy subsets find one wherever the rows they draw
+#: from span the space, so this needs a sample of the rows (above ``GREEDY_POOL_VALUES``
+#: values) that misses the few rows carrying some direction.
+NO_DIRECTIONS = (
+    "ROBPCA(skew=True) found no hyperplane through linearly independent rows for its "
+    "{} adjusted outlyingness: the rows it drew from do not span the space, some of whose "
+    "directions only a few rows carry. Every row's outlyingness is then 0, and the "
+    "h-subset the first h rows in order. Fit with skew=False, or first reduce the data to "
+    "the directions most rows share."
+)
+
+
+def directionless(n_directions: tuple[int, int] | None) -> str | None:
+    """The :data:`NO_DIRECTIONS` warning for a fit's ``n_directions``, or None."""
+    if n_directions is None or all(n_directions):
+        return None
+    return NO_DIRECTIONS.format("first" if not n_directions[0] else "final")
 
 
 @dataclass(frozen=True)
@@ -90,6 +116,10 @@ class ROBPCAResult:
         With ``skew`` on more than ``MEDCOUPLE_ROWS`` samples: the rows whose medcouples
         stand for all (:func:`~robustpca.solvers.outlyingness.medcouple_rows`), also
         those of the diagnostics' cutoffs.
+    n_directions : tuple of int or None
+        With ``skew``: the hyperplane directions found for the two adjusted
+        outlyingnesses (in the data's span, then in the ``k``-dimensional space). 0 where
+        the rows drawn from do not span that space (:data:`NO_DIRECTIONS`).
     """
 
     components: np.ndarray
@@ -104,6 +134,7 @@ class ROBPCAResult:
     mcd_support: np.ndarray
     adjusted: SkewModel | None = None
     medcouple_rows: np.ndarray | None = None
+    n_directions: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -354,7 +385,7 @@ def solve_robpca(
         sub = class_pca(scores[od <= max(cutoff, od_rounding(sub))])
         k = min(sub.rank, k)
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
-    adjusted = None
+    adjusted = n_directions = None
     if skew:  # rrcov's projectAO: the h least outlying samples' mean and covariance
         k = X2.shape[1]  # the h-subset may have a lower rank than a k given as the rank
         model = fit_adjusted_outlyingness(
@@ -369,6 +400,7 @@ def solve_robpca(
         values, rot2, support = np.clip(values[order], 0.0, None), rot2[:, order], kept
         origin = full.center + sub.center @ full.loadings.T
         adjusted = SkewModel(origin, full.loadings @ sub.loadings[:, :k], model)
+        n_directions = (first.directions.shape[1], model.directions.shape[1])
     else:
         centre2, rot2, values, support = _projected_mcd(
             X2, sub.eigenvalues, k, alpha, h, rng, n_starts
@@ -392,4 +424,5 @@ def solve_robpca(
         mcd_support=support if support is not None else np.ones(n, dtype=bool),
         adjusted=adjusted,
         medcouple_rows=sample,
+        n_directions=n_directions,
     )
