@@ -142,15 +142,15 @@ class ImputationEMMixin:
     #: Refits at most, and the relative change of the filled entries that stops them.
     _em_max_iter = 100
     _em_tol = 1e-4
+    #: The longest cycle of refits recognised (fewer where its fills would outgrow the data).
     _em_longest_cycle = 32
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None) -> SolverResult:
         seed = int(rng.integers(2**63))
         filled = initial_fill(X, missing)
         scale = max(float(np.abs(filled - np.median(filled, axis=0)).max()), 1e-300)
-        # cycles of up to 32 refits, their fills held in at most as many values as the data
-        # (or 2**22: 32 MiB)
-        budget = max(missing.size, 2**22) // max(np.count_nonzero(missing), 1)
+        # the fills of a cycle are held in at most as many values as the data (or 2**22)
+        budget = max(missing.size, 2**22) // max(np.count_nonzero(missing), 1) - 1
         longest = int(np.clip(budget, 2, self._em_longest_cycle))
         cycle = _CycleDetector(filled[missing], self._em_tol * scale, longest)
         recent = _RecentRefits(X, missing, longest)
@@ -160,7 +160,7 @@ class ImputationEMMixin:
             period = cycle.push(fitted[missing])
             if period == 1:
                 return _with_iterations(result, iteration, StopReason.TOLERANCE, True)
-            recent.append(result, residuals, self)
+            recent.append(result, residuals)
             if period:
                 reason = f"imputation cycles between {period} refits"
                 break
@@ -168,15 +168,19 @@ class ImputationEMMixin:
         else:
             reason = f"imputation not settled after {self._em_max_iter} refits"
             period = longest
-        kept, h = recent.keep_best(period, self)
+        back, h = recent.best(period)
+        if back:  # refit it again from its fills: the same fit, and the estimator's
+            filled[missing] = cycle.fills_before(back)  # attributes of that fit
+            result = self._fit_solver(filled, np.random.default_rng(seed), sample_weight)
         warnings.warn(
             f"{type(self).__name__}: the imputed entries did not settle ({reason}); the fit "
-            f"kept is refit {kept} of {iteration}, the one of the last {min(period, iteration)} "
-            f"whose {h} smallest observed residuals have the smallest sum of squares.",
+            f"kept is refit {iteration - back} of {iteration}, the one of the last "
+            f"{min(period, iteration)} whose {h} smallest observed residuals have the "
+            "smallest sum of squares.",
             ConvergenceWarning,
             stacklevel=4,
         )
-        return _with_iterations(recent.kept, iteration, reason, False)
+        return _with_iterations(result, iteration, reason, False)
 
 
 class _CycleDetector:
@@ -187,55 +191,57 @@ class _CycleDetector:
     converging to a cycle of 3."""
 
     def __init__(self, first: np.ndarray, tol: float, longest: int):
-        self._history: deque[np.ndarray] = deque([first], maxlen=longest)
+        self._history: deque[np.ndarray] = deque([first], maxlen=longest + 1)
         self._runs = np.zeros(longest + 1, dtype=int)  # matches in a row, by lag
         self._tol = tol
 
     def push(self, fills: np.ndarray) -> int:
         """Add the newest fills; the shortest period they complete, else 0."""
         history, runs = self._history, self._runs
-        for lag in range(1, len(history) + 1):
+        for lag in range(1, min(len(history), runs.size - 1) + 1):
             close = float(np.max(np.abs(fills - history[-lag]), initial=0.0)) <= self._tol
             runs[lag] = runs[lag] + 1 if close else 0
         history.append(fills)
         done = np.flatnonzero(runs[1:] >= np.arange(1, runs.size)) + 1
         return int(done[0]) if done.size else 0
 
+    def fills_before(self, back: int) -> np.ndarray:
+        """The fills the refit ``back`` refits before the newest one started from."""
+        return self._history[-2 - back]
+
 
 class _RecentRefits:
-    """The last refits of an imputation EM (each with its observed residuals and the
-    estimator's fitted attributes: ROBPCA's h-subset, outlyingness, ...), and the choice
-    among them where the fills do not settle: the refit whose ``h = (n + k + 1) // 2``
-    smallest observed residuals have the smallest sum of squares (least trimmed squares
-    on the observed entries, which every robust subspace fit here aims at), taken on the
-    leading ``k`` axes for the smallest ``k`` among them; the earliest wins a tie."""
+    """The last refits of an imputation EM, and the choice among them where the fills
+    do not settle: the refit whose ``h = (n + k + 1) // 2`` smallest observed residuals
+    have the smallest sum of squares (least trimmed squares on the observed entries,
+    which every robust subspace fit here aims at), taken on the leading ``k`` axes for
+    the smallest ``k`` among them; the earliest wins a tie."""
 
     def __init__(self, X: np.ndarray, missing: np.ndarray, longest: int):
         self._X, self._missing = X, missing
-        self._refits: deque[tuple[int, SolverResult, np.ndarray, dict]] = deque(maxlen=longest)
-        self._count = 0
-        self.kept: SolverResult | None = None
+        self._refits: deque[tuple[SolverResult, float]] = deque(maxlen=longest)
 
-    def append(self, result: SolverResult, residuals: np.ndarray, estimator) -> None:
-        self._count += 1
-        self._refits.append((self._count, result, residuals, dict(vars(estimator))))
+    def _trimmed(self, residuals: np.ndarray, k: int) -> tuple[float, int]:
+        h = min((residuals.size + k + 1) // 2, residuals.size)
+        return float(np.partition(residuals * residuals, h - 1)[:h].sum()), h
 
-    def keep_best(self, count: int, estimator) -> tuple[int, int]:
-        """Keep the best of the last ``count`` refits and set the estimator's attributes
-        back to its; returns its number and ``h``."""
+    def append(self, result: SolverResult, residuals: np.ndarray) -> None:
+        self._refits.append((result, self._trimmed(residuals, result.components.shape[0])[0]))
+
+    def best(self, count: int) -> tuple[int, int]:
+        """The best of the last ``count`` refits, as how many refits before the last
+        one it is, and its ``h``."""
         refits = list(self._refits)[-count:]
-        k = min(result.components.shape[0] for _, result, _, _ in refits)
-        h = min((self._X.shape[0] + k + 1) // 2, self._X.shape[0])
+        k = min(result.components.shape[0] for result, _ in refits)
         values = []
-        for _, result, residuals, _ in refits:
+        for result, value in refits:
             if result.components.shape[0] != k:
-                _, _, residuals = observed_fit(
-                    self._X, self._missing, result.mean, result.components[:k]
-                )
-            values.append(float(np.partition(residuals * residuals, h - 1)[:h].sum()))
-        number, self.kept, _, attributes = refits[int(np.argmin(values))]
-        vars(estimator).update(attributes)
-        return number, h
+                comps = result.components[:k]
+                _, _, residuals = observed_fit(self._X, self._missing, result.mean, comps)
+                value = self._trimmed(residuals, k)[0]
+            values.append(value)
+        h = min((self._X.shape[0] + k + 1) // 2, self._X.shape[0])
+        return len(refits) - 1 - int(np.argmin(values)), h
 
 
 def _with_iterations(result: SolverResult, n_iter: int, reason: str, converged: bool):
