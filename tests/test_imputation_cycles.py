@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from robustpca import ROBPCA, CovariancePCA
-from robustpca.estimators._rrcov_common import _CycleDetector
+from robustpca.estimators._rrcov_common import _CycleDetector, _RecentRefits
+from robustpca.solvers import SolverResult, StopReason
 from robustpca.solvers.missing import initial_fill, observed_fit
 
 from .conftest import load_table, random_gaps
@@ -85,6 +86,74 @@ def test_a_single_near_return_is_not_a_cycle():
     values.append(values[-8] + 0.5 * TOL)  # one return at lag 8, then new fills
     values += _distinct(rng, 4)
     assert not any(_pushes(_CycleDetector(values[0], TOL, 32), values[1:]))
+
+
+def _line_fit(angle: float, k: int = 1, p: int = 3) -> SolverResult:
+    """A fit through the origin: the first axis at ``angle`` in the first two
+    coordinates, then the next coordinate axes."""
+    first = np.zeros(p)
+    first[:2] = np.cos(angle), np.sin(angle)
+    components = np.vstack([first, np.eye(p)[2 : 2 + k - 1]])
+    return SolverResult(
+        components=components,
+        mean=np.zeros(p),
+        weights=None,
+        n_iter=1,
+        converged=True,
+        stop_reason=StopReason.CLOSED_FORM,
+        objective=np.zeros(1),
+    )
+
+
+def _offered(recent: _RecentRefits, X, fits) -> None:
+    missing = np.isnan(X)
+    for fit in fits:
+        _, _, residuals = observed_fit(X, missing, fit.mean, fit.components)
+        recent.append(fit, residuals)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    angles=st.lists(st.floats(0.0, np.pi), min_size=1, max_size=8),
+    count=st.integers(1, 8),
+    seed=st.integers(0, 2**16),
+)
+def test_the_kept_refit_has_the_least_trimmed_observed_squares(angles, count, seed):
+    """Among the last ``count`` refits, the one kept has the smallest sum of the
+    ``(n + k + 1) // 2`` smallest squared observed residuals, the earliest on a tie;
+    it is given as how many refits before the last it is."""
+    rng = np.random.default_rng(seed)
+    X = np.outer(rng.normal(size=40), [1.0, 0.5, 0.0]) + 0.05 * rng.normal(size=(40, 3))
+    X[:6] += rng.normal(scale=5.0, size=(6, 3))  # outlying rows: trimmed
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[np.isnan(X).all(axis=1), 0] = 0.0
+    fits = [_line_fit(a) for a in angles]
+    recent = _RecentRefits(X, np.isnan(X), longest=8)
+    _offered(recent, X, fits)
+    back, h = recent.best(count)
+    window = fits[-count:]
+    values = []
+    for fit in window:
+        _, _, r = observed_fit(X, np.isnan(X), fit.mean, fit.components)
+        values.append(_trimmed_squares(r, 1))
+    assert h == (X.shape[0] + 2) // 2
+    assert len(window) - 1 - back == int(np.argmin(values))
+
+
+def test_refits_of_different_ranks_are_compared_on_their_common_axes():
+    """A rank-2 refit fits more of every row than a rank-1 refit; compared on its first
+    axis alone, the better first axis wins."""
+    rng = np.random.default_rng(0)
+    X = np.outer(rng.normal(size=50), [1.0, 0.0, 0.0]) + 0.01 * rng.normal(size=(50, 3))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[np.isnan(X).all(axis=1), 0] = 0.0
+    good, bad_but_wide = _line_fit(0.0, k=1), _line_fit(0.7, k=2)
+    recent = _RecentRefits(X, np.isnan(X), longest=4)
+    _offered(recent, X, [good, bad_but_wide])
+    assert recent.best(2) == (1, (50 + 2) // 2)
+    recent = _RecentRefits(X, np.isnan(X), longest=4)
+    _offered(recent, X, [bad_but_wide, good])
+    assert recent.best(2)[0] == 0
 
 
 def _emulated_refits(model, X, refits: int):
