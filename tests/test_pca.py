@@ -87,3 +87,29 @@ def test_sample_weight_not_modified():
     copy = w.copy()
     PCA(2).fit(X, sample_weight=w)
     np.testing.assert_array_equal(w, copy)
+
+
+def test_components_lost_to_the_features_scales_are_warned_of():
+    """Columns at scales 1e7, 1 and 1e-3: the scatter's eigenvalues below 1e-12 of the
+    largest count as zero, so the two small features' components are lost (scikit-learn's
+    SVD keeps them). That was silent; the fit now says to standardize the features."""
+    X = np.random.default_rng(0).normal(size=(200, 3)) * np.array([1e7, 1.0, 1e-3])
+    with pytest.warns(UserWarning, match="StandardScaler"):
+        model = PCA(3).fit(X)
+    np.testing.assert_array_equal(model.explained_variance_[1:], 0.0)
+    standardized = PCA(3).fit(X / X.std(axis=0))
+    assert np.all(standardized.explained_variance_ > 0.5)
+
+
+def test_no_warning_where_zero_variance_is_collinearity():
+    """A column that is a combination of others (zero variance in that direction, every
+    feature at a similar scale) and a constant column are not a matter of scale."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    X = np.column_stack([X, X[:, 0] - 2.0 * X[:, 1], np.full(100, 7.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = PCA(5).fit(X)
+    assert np.count_nonzero(model.explained_variance_ == 0) == 2

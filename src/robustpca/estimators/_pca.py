@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from .._array_api import to_numpy
 from .._validation import check_sample_weight
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
+from ..linalg import RANK_RTOL
 from ..rank_selection import select_n_components
 from ..solvers import solve_weighted_pca
 from ..solvers.missing import solve_weighted_pca_missing
@@ -83,6 +85,13 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     mean and scatter (:mod:`robustpca.solvers.incremental`): over any split of the data
     it equals :meth:`fit`, ``sample_weight`` included, to rounding.
 
+    **Rank tolerance.** Eigenvalues of the scatter below ``1e-12`` of the largest count as
+    zero (their rounding is about ``eps`` times the largest), and their axes are completed
+    arbitrarily: directions that hold only rounding (columns collinear to the data's
+    precision) then take no part in the score distances. Features whose variances differ
+    by more than that lose their components too, which scikit-learn's SVD keeps; the fit
+    warns then, and standardized features keep them.
+
     The outlier diagnostics (:mod:`robustpca.diagnostics`, ``predict``) follow rrcov's
     ``PcaClassic``: score distances with ``explained_variance_``, the OD cutoff from the
     mean and standard deviation of the training :math:`OD^{2/3}`.
@@ -139,7 +148,10 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         w = check_sample_weight(sample_weight, X.shape[0])
-        return self._finish(solve_weighted_pca(X, self.n_components_, w, rng=rng))
+        result = self._finish(solve_weighted_pca(X, self.n_components_, w, rng=rng))
+        if np.any(result.info["explained_variance"] == 0):
+            _warn_if_scales_unresolved(X, w)
+        return result
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         """EM on the observed entries (:func:`~robustpca.solvers.missing.
@@ -168,3 +180,32 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
         )
         result.info["explained_variance_ratio"] = ratio
         return result
+
+
+def _warn_if_scales_unresolved(X: np.ndarray, w: np.ndarray) -> None:
+    """Warn where components were zeroed because the features' scales differ too much.
+
+    The scatter's eigenvalues carry a rounding of about ``eps`` times the largest, and
+    those below ``RANK_RTOL`` of it count as zero, their axes completed arbitrarily.
+    That is right for directions that hold only rounding (columns collinear to the
+    data's own precision), but it also drops a feature whose variance is below
+    ``RANK_RTOL`` of another's (a count in millions beside a ratio), which scikit-learn's
+    SVD keeps. The column variances, each exact to its own rounding, tell the two apart.
+    """
+    mean = (w @ X) / w.sum()
+    variances = np.zeros(X.shape[1])
+    step = max(1, (1 << 22) // max(X.shape[1], 1))
+    for lo in range(0, X.shape[0], step):
+        block = X[lo : lo + step] - mean
+        variances += w[lo : lo + step] @ (block * block)
+    positive = variances[variances > 0]
+    if positive.size and positive.min() < RANK_RTOL * positive.max():
+        warnings.warn(
+            f"PCA: the features' variances span {positive.max() / positive.min():.1e}, more "
+            f"than 1 / {RANK_RTOL:g}. Components below {RANK_RTOL:g} of the largest "
+            "variance are taken as zero (explained_variance_ 0, arbitrary axes), so those "
+            "of the small-scale features are lost. Standardize the features first "
+            "(sklearn.preprocessing.StandardScaler) to keep them.",
+            UserWarning,
+            stacklevel=6,
+        )
