@@ -193,12 +193,15 @@ def _warn_if_scales_unresolved(X: np.ndarray, w: np.ndarray) -> None:
     SVD keeps. The column variances, each exact to its own rounding, tell the two apart.
     """
     mean = (w @ X) / w.sum()
-    variances = np.zeros(X.shape[1])
+    variances, moments = np.zeros(X.shape[1]), np.zeros(X.shape[1])
     step = max(1, (1 << 22) // max(X.shape[1], 1))
     for lo in range(0, X.shape[0], step):
-        block = X[lo : lo + step] - mean
+        rows = np.asarray(X[lo : lo + step], dtype=np.float64)
+        moments += w[lo : lo + step] @ (rows * rows)
+        block = rows - mean
         variances += w[lo : lo + step] @ (block * block)
-    positive = variances[variances > 0]
+    # a constant column's mean can be off by an ulp: variance at its own rounding is 0
+    positive = variances[variances > (64 * np.finfo(np.float64).eps) ** 2 * moments]
     if positive.size and positive.min() < RANK_RTOL * positive.max():
         warnings.warn(
             f"PCA: the features' variances span {positive.max() / positive.min():.1e}, more "
