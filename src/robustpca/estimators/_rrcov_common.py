@@ -157,14 +157,15 @@ class ImputationEMMixin:
         for iteration in range(1, self._em_max_iter + 1):
             result = self._fit_solver(filled, np.random.default_rng(seed), sample_weight)
             _, fitted, residuals = observed_fit(X, missing, result.mean, result.components)
-            period = cycle.push(fitted[missing])
+            fills = fitted[missing]
+            period = cycle.push(fills)
             if period == 1:
                 return _with_iterations(result, iteration, StopReason.TOLERANCE, True)
             recent.append(result, residuals)
             if period:
                 reason = f"imputation cycles between {period} refits"
                 break
-            filled[missing] = fitted[missing]
+            filled[missing] = fills
         else:
             reason = f"imputation not settled after {self._em_max_iter} refits"
             period = longest
