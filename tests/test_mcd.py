@@ -392,8 +392,10 @@ def test_small_random_tables_are_robustbases(ref):
 def test_exact_fit_keeps_the_raw_estimates(share):
     """More than h rows exactly on a line: the raw covariance is singular to rounding
     (its determinant, summed directly, can still come out positive: ``raw_log_det``
-    goes by the rank), so the MCD keeps the raw estimates, robustbase's exact fit: the
-    support is the h-subset, all of it on the line, and the covariance has rank 1."""
+    goes by the rank), so the MCD takes robustbase's exact fit: the raw estimates of
+    every row on the line (the h-subset's affine hull), the support those rows, and the
+    covariance of rank 1. robustbase's one hyperplane would also take in rows off the
+    line that happen to lie on it (``tests/test_mcd_exact_fit.py``)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 6))
     m = int(share * X.shape[0])
@@ -402,7 +404,8 @@ def test_exact_fit_keeps_the_raw_estimates(share):
     assert raw_log_det(line.T @ line / (m - 1)) == -np.inf
     fit = minimum_covariance_determinant(X, 0.5, random_state=0)
     assert fit.log_det == -np.inf
-    np.testing.assert_array_equal(fit.support, fit.raw_support)
-    assert fit.support.sum() == fit.h and fit.support[:m].sum() == fit.h
+    np.testing.assert_array_equal(fit.support, np.arange(X.shape[0]) < m)
+    assert fit.raw_support.sum() == fit.h and not fit.raw_support[m:].any()
+    np.testing.assert_allclose(fit.location, X[:m].mean(axis=0), rtol=1e-12)
     values = np.linalg.eigvalsh(fit.covariance)
     assert values[-2] < 1e-12 * values[-1]

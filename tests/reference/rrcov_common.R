@@ -61,3 +61,29 @@ mcd_reference <- function(x, alpha, n_seeds) {
         center = num(m$center), cov = num(m$cov), raw_cov = num(m$raw.cov),
         seeds = length(unique(bests)))
 }
+
+# The matrix `name` of a NumPy .npz file (ADBench's tables: X as uint8, int64 or float64).
+read_npz_matrix <- function(path, name = "X") {
+    dir <- tempfile()
+    utils::unzip(path, files = paste0(name, ".npy"), exdir = dir)
+    con <- file(file.path(dir, paste0(name, ".npy")), "rb")
+    on.exit(close(con))
+    readBin(con, "raw", 6)  # the magic string
+    version <- readBin(con, "integer", 2, size = 1)
+    header_length <- if (version[1] == 1) {
+        readBin(con, "integer", 1, size = 2, signed = FALSE, endian = "little")
+    } else {
+        readBin(con, "integer", 1, size = 4, endian = "little")
+    }
+    header <- rawToChar(readBin(con, "raw", header_length))
+    descr <- sub(".*'descr': *'([^']*)'.*", "\\1", header)
+    shape <- as.integer(strsplit(sub(".*'shape': *\\(([^)]*)\\).*", "\\1", header), ", *")[[1]])
+    count <- prod(shape)
+    values <- switch(descr,
+        "|u1" = readBin(con, "integer", count, size = 1, signed = FALSE),
+        "<i8" = readBin(con, "integer", count, size = 8, endian = "little"),
+        "<f8" = readBin(con, "double", count, size = 8, endian = "little"),
+        stop("unsupported dtype ", descr))
+    matrix(values, nrow = shape[1], ncol = shape[2],
+           byrow = !grepl("'fortran_order': *True", header))
+}

@@ -28,9 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import stats
 
-from .chunked import Moments, Rows, block_moments, by_value_blocks, value_runs
+from .chunked import Rows, by_value_blocks, value_runs
+from .chunked_moments import QRMoments, scatter_moments
+from .chunked_moments import count_of as _count
+from .chunked_moments import covariance_of as _covariance
 from .chunked_order_statistics import (
     GATHER_BUDGET,
     _gathered_by_column,
@@ -46,6 +49,7 @@ from .chunked_unimcd import (
     sample_stride,
     sample_values,
 )
+from .exact_fit import AffineHull
 from .mcd import (
     NMINI,
     _best_starts,
@@ -91,56 +95,6 @@ class AffineRows:
         """The map followed by ``(z - centre) @ rotation``."""
         assert self.A is not None
         return AffineRows(self.origin, self.A @ rotation, (self.offset + centre) @ rotation)
-
-
-@dataclass(frozen=True)
-class QRMoments:
-    """Count, mean and triangular factor ``R`` (``R^T R`` the centred scatter) of a set
-    of rows; ``+`` merges two sets (the mean shift enters as one more row of ``R``)."""
-
-    count: float
-    mean: np.ndarray
-    R: np.ndarray
-
-    @classmethod
-    def of(cls, Z: np.ndarray) -> QRMoments:
-        if Z.shape[0] == 0:
-            return cls(0.0, np.zeros(Z.shape[1]), np.zeros((0, Z.shape[1])))
-        mean = Z.mean(axis=0)
-        R = linalg.qr(Z - mean, mode="r", check_finite=False)[0]
-        return cls(float(Z.shape[0]), mean, R[: Z.shape[1]])
-
-    def __add__(self, other: QRMoments) -> QRMoments:
-        if other.count == 0:
-            return self
-        if self.count == 0:
-            return other
-        total = self.count + other.count
-        delta = other.mean - self.mean
-        mean = self.mean + delta * (other.count / total)
-        stacked = np.vstack([self.R, other.R, np.sqrt(self.count * other.count / total) * delta])
-        R = linalg.qr(stacked, mode="r", check_finite=False)[0][: delta.size]
-        return QRMoments(total, mean, R)
-
-    def covariance(self) -> np.ndarray:
-        """The centred scatter divided by ``count - 1`` (``np.cov``'s)."""
-        return self.R.T @ self.R / max(self.count - 1, 1)
-
-
-def scatter_moments(Z: np.ndarray) -> Moments:
-    """:class:`~robustpca.solvers.chunked.Moments` of the rows ``Z``: cheaper where no rank
-    is read from the scatter (the C-steps, ``centred.T @ centred`` in memory too)."""
-    return block_moments(Z, np.ones(Z.shape[0]))
-
-
-def _covariance(m) -> np.ndarray:
-    if isinstance(m, QRMoments):
-        return m.covariance()
-    return m.scatter / max(m.weight - 1, 1)
-
-
-def _count(m) -> float:
-    return m.count if isinstance(m, QRMoments) else m.weight
 
 
 @dataclass(frozen=True)
@@ -302,9 +256,13 @@ class ChunkedMCD:
     raw_subset: Subset | None
     cutoff: float
     reweighted: bool
+    hull: AffineHull | None = None
 
     def support_mask(self, x, index) -> np.ndarray:
-        """The samples kept by the reweighting (the raw subset when it did not run)."""
+        """The samples kept by the reweighting (the raw subset when it did not run, the
+        rows on its hull on an exact fit)."""
+        if self.hull is not None:
+            return self.hull.contains(self.coords(x))
         if not self.reweighted:
             if self.raw_subset is None:
                 return np.ones(x.shape[0], dtype=bool)
@@ -371,8 +329,44 @@ def _in_memory(rows: np.ndarray, alpha, n_starts, rng, coords, n):
         coords,
         raw,
         cutoff,
-        reweighted and fit.h < n,
+        reweighted and fit.h < n and fit.hull is None,
+        fit.hull,
     )
+
+
+@dataclass(frozen=True)
+class _OffHull:
+    """Each row's distance beyond the hull's tolerance (:class:`~robustpca.solvers.
+    exact_fit.AffineHull`), (b, 1)."""
+
+    coords: AffineRows
+    hull: AffineHull
+
+    def __call__(self, x):
+        return by_value_blocks(lambda b: self.of_coords(self.coords(b)), x)
+
+    def of_coords(self, z):
+        return self.hull.excess(z)[:, None]
+
+
+def _exact_fit(run, row_index, coords, raw_fit, h: int, n: int, p: int, alpha: float):
+    """robustbase's exact fit from the singular h-subset ``raw_fit = (location,
+    unscaled covariance, subset)``: the raw estimates of every row on its hull, in one
+    pass (:func:`~robustpca.solvers.mcd.minimum_covariance_determinant`)."""
+    location, unscaled, subset = raw_fit
+    hull = AffineHull.of(location, unscaled, h)
+    on = run(
+        _moments_below_pass,
+        row_index,
+        values=_OffHull(coords, hull),
+        cutoff=np.nextafter(0.0, 1.0),  # an excess of at most 0
+        coords=coords,
+    )["m"]
+    cov = _covariance(on) * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
+    if p == 1:  # rfmcduni's divisor h (minimum_covariance_determinant)
+        cov = cov * ((h - 1) / h)
+    cutoff = stats.chi2.ppf(0.975, p)
+    return ChunkedMCD(on.mean, cov, on.mean, cov, -np.inf, h, coords, subset, cutoff, False, hull)
 
 
 @dataclass(frozen=True)
@@ -418,7 +412,9 @@ def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
     passes += 1
     raw_location, raw_cov = raw.mean, _covariance(raw)
     sign, log_det = np.linalg.slogdet(raw_cov)
-    log_det = float(log_det) if sign > 0 else -np.inf
+    if sign <= 0:  # more than h rows at one value
+        fit = _exact_fit(run, row_index, coords, (raw_location, raw_cov, subset), h, n, 1, alpha)
+        return fit, passes + 1
     raw_cov = raw_cov * mcd_consistency(1, h / n) * mcd_small_sample(1, n, alpha)
     raw_cov = raw_cov * ((h - 1) / h)  # robustbase's rfmcduni: the sum of squares / h
     cutoff = stats.chi2.ppf(0.975, 1)
@@ -431,17 +427,17 @@ def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
         kind="scatter",
     )["m"]
     passes += 1
-    raw_fit = (raw_location, raw_cov, log_det, subset, cutoff)
+    raw_fit = (raw_location, raw_cov, float(log_det), subset, cutoff)
     return _reweighted(kept, raw_fit, h, n, 1, alpha, coords), passes
 
 
 def _reweighted(kept, raw_fit, h: int, n: int, p: int, alpha: float, coords) -> ChunkedMCD:
-    """The MCD from the raw fit ``(location, covariance, log_det, subset, cutoff)`` and
-    the moments ``kept`` of the rows within its cutoff (the raw fit where the raw
-    covariance is singular or too few rows are kept, as robustbase)."""
+    """The MCD from the regular raw fit ``(location, covariance, log_det, subset,
+    cutoff)`` and the moments ``kept`` of the rows within its cutoff (the raw fit where
+    too few rows are kept, as robustbase)."""
     raw_location, raw_cov, log_det, subset, cutoff = raw_fit
     raw = (raw_location, raw_cov, log_det)
-    if not np.isfinite(log_det) or _count(kept) <= p:
+    if _count(kept) <= p:
         return ChunkedMCD(raw_location, raw_cov, *raw, h, coords, subset, cutoff, False)
     covariance = _covariance(kept)
     if _count(kept) != n:
@@ -592,5 +588,8 @@ def mcd_chunked(
     else:
         kept = runner.result["m"]
     log_det = raw_log_det(ahead.unscaled)
+    if not np.isfinite(log_det):  # an exact fit: the rows on the h-subset's hull
+        raw = (ahead.location, ahead.unscaled, subsets[best])
+        return _exact_fit(run, row_index, coords, raw, h, n, p, alpha), passes + 1
     raw_fit = (ahead.location, ahead.covariance, log_det, subsets[best], ahead.cutoff)
     return _reweighted(kept, raw_fit, h, n, p, alpha, coords), passes

@@ -5,7 +5,7 @@ step (its module docstring lists the steps), with the data seen only in passes (
 ``dask.compute`` in the Dask route) and nothing ``n``-sized on the client:
 
 1. **first pass**: the mean and the triangular factor of the centred rows (their SVD is
-   that of the data, :class:`~robustpca.solvers.chunked_mcd.QRMoments`), and, gathered
+   that of the data, :class:`~robustpca.solvers.chunked_moments.QRMoments`), and, gathered
    by index, the rows that span the directions (rrcov's deterministic pairs, or pairs
    drawn from ``random_state`` exactly as in memory) and the pilot rows that set the
    bins of the counting passes;
@@ -41,12 +41,12 @@ from scipy import stats
 from .chunked import by_value_blocks, sub_blocks, value_blocks
 from .chunked_mcd import (
     AffineRows,
-    QRMoments,
     _moments_below_pass,
     mcd_chunked,
     smallest_subsets,
     subsample_indices,
 )
+from .chunked_moments import QRMoments
 from .chunked_order_statistics import gather_rows_pass, pilot_indices
 from .chunked_shared import SharedPasses
 from .chunked_unimcd import (

@@ -41,7 +41,8 @@ import numpy as np
 
 from .chunked import ELEMENTWISE_VALUES, Rows, value_blocks, value_runs
 from .chunked_histogram import Extremes
-from .chunked_mcd import AffineRows, QRMoments, _moments_below_pass, smallest_subsets
+from .chunked_mcd import AffineRows, _moments_below_pass, smallest_subsets
+from .chunked_moments import QRMoments
 from .chunked_order_statistics import gather_rows, pilot_indices, select_ranks
 from .chunked_rrcov import (
     OrthogonalDistance,

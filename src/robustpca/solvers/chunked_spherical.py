@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .chunked import value_runs
-from .chunked_mcd import QRMoments
+from .chunked_moments import QRMoments
 from .chunked_order_statistics import gather_rows_pass, pilot_indices, select_ranks
 from .spherical import SphericalPCAResult
 

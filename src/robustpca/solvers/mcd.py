@@ -42,6 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
+from .exact_fit import AffineHull
+
 __all__ = [
     "MCDResult",
     "fast_mcd_subset",
@@ -190,16 +192,20 @@ class MCDResult:
         Reweighted location and (consistency- and small-sample-corrected) scatter.
     raw_location, raw_covariance : ndarray
         Mean and corrected covariance of the h-subset (for one variable, robustbase's
-        ``rfmcduni``: its sum of squares divided by ``h``, not ``h - 1``).
+        ``rfmcduni``: its sum of squares divided by ``h``, not ``h - 1``); on an exact
+        fit, of every sample on its hull, as the reweighted ones.
     raw_support : ndarray of bool, shape (n_samples,)
         The h-subset.
     support : ndarray of bool, shape (n_samples,)
-        The samples kept by the reweighting step.
+        The samples kept by the reweighting step; on an exact fit, every sample on the
+        h-subset's affine hull (robustbase's weights).
     log_det : float
         Log-determinant of the h-subset's covariance (divisor ``h - 1``): robustbase's
-        ``crit``.
+        ``crit``, ``-inf`` on an exact fit.
     h : int
         Size of the h-subset.
+    hull : AffineHull or None
+        On an exact fit, the h-subset's affine hull (:mod:`~robustpca.solvers.exact_fit`).
     """
 
     location: np.ndarray
@@ -210,6 +216,7 @@ class MCDResult:
     support: np.ndarray
     log_det: float
     h: int
+    hull: AffineHull | None = None
 
 
 def _mahalanobis_sq(X: np.ndarray, location: np.ndarray, covariance: np.ndarray) -> np.ndarray:
@@ -535,14 +542,22 @@ def minimum_covariance_determinant(
         return MCDResult(
             raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
         )
+    hull = None
+    if not np.isfinite(log_det):  # an exact fit: every sample on the subset's hull
+        hull = AffineHull.of(raw_location, raw_cov, h)
+        on = hull.contains(X)
+        raw_location, raw_cov = _cov(X[on])
     raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
     if p == 1:  # robustbase's univariate MCD (rfmcduni) divides the h-subset's sum of
         raw_cov = raw_cov * ((h - 1) / h)  # squares by h, its crit by h - 1
+    if hull is not None:  # robustbase's "on.hyperplane": the raw estimates of those rows
+        return MCDResult(
+            raw_location, raw_cov, raw_location, raw_cov, raw_support, on, log_det, h, hull
+        )
     cutoff = stats.chi2.ppf(0.975, p)
     support = _mahalanobis_sq(X, raw_location, raw_cov) < cutoff
     n_kept = int(support.sum())
-    if not np.isfinite(log_det) or n_kept <= p:
-        # an exact fit: robustbase keeps the raw estimates (its "on.hyperplane" case)
+    if n_kept <= p:  # too few kept to reweight: robustbase keeps the raw estimates
         return MCDResult(
             raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
         )
