@@ -164,6 +164,33 @@ def test_exact_fit_as_in_memory(threads):
     np.testing.assert_allclose(a.mean_, X[line].mean(axis=0), rtol=1e-12)
 
 
+@pytest.mark.realdata
+def test_exact_fit_on_breastw_as_in_memory(threads, adbench):
+    """ADBench's breastw (integer scores 1-10, scaled by median and MAD as the outlier
+    benchmark scales it): ROBPCA's MCD is an exact fit, 563 rows on a hyperplane. The
+    Dask fit is the in-memory fit, support and flags included; before, each held its
+    own h of those rows as its support. (Those h-subsets, ``h_subset_``, still differ:
+    every h of the 563 has determinant 0.)"""
+    with np.load(adbench / "4_breastw.npz") as data:
+        X = data["X"].astype(float)
+    dev = np.abs(X - np.median(X, axis=0))
+    mad = 1.4826 * np.median(dev, axis=0)  # a column of MAD 0 by its mean deviation
+    X = (X - np.median(X, axis=0)) / np.where(mad > 0, mad, 1.2533 * dev.mean(axis=0))
+    a = ROBPCA(n_components=0.95, random_state=0).fit(X)
+    b = ROBPCA(n_components=0.95, random_state=0).fit(chunked(X))
+    assert a.support_.sum() == 563 > a.h_
+    for fit in (a, b):
+        subset = np.asarray(fit.h_subset_)
+        assert subset.size == a.h_ and a.support_[subset].all()
+    np.testing.assert_array_equal(b.support_.compute(), a.support_)
+    assert b.n_components_ == a.n_components_
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=1e-12)
+    np.testing.assert_allclose(b.mean_, a.mean_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.abs(b.components_ @ a.components_.T), np.eye(6), atol=1e-10)
+    flags = outlier_diagnostics(a, X).outliers
+    np.testing.assert_array_equal(outlier_diagnostics(b, X, reference=X).outliers, flags)
+
+
 @pytest.mark.slow
 def test_c_steps_on_a_plane_as_in_memory(threads):
     """40 features (the projection route), 90% of the rows exactly on a plane of 3

@@ -62,7 +62,8 @@ mcd_reference <- function(x, alpha, n_seeds) {
         seeds = length(unique(bests)))
 }
 
-# The matrix `name` of a NumPy .npz file (ADBench's tables: X as uint8, int64 or float64).
+# The matrix `name` of a NumPy .npz file (ADBench's tables: X as uint8, int16, int64 or
+# float64).
 read_npz_matrix <- function(path, name = "X") {
     dir <- tempfile()
     utils::unzip(path, files = paste0(name, ".npy"), exdir = dir)
@@ -81,6 +82,7 @@ read_npz_matrix <- function(path, name = "X") {
     count <- prod(shape)
     values <- switch(descr,
         "|u1" = readBin(con, "integer", count, size = 1, signed = FALSE),
+        "<i2" = readBin(con, "integer", count, size = 2, endian = "little"),
         "<i8" = readBin(con, "integer", count, size = 8, endian = "little"),
         "<f8" = readBin(con, "double", count, size = 8, endian = "little"),
         stop("unsupported dtype ", descr))
