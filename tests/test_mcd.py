@@ -409,3 +409,58 @@ def test_exact_fit_keeps_the_raw_estimates(share):
     np.testing.assert_allclose(fit.location, X[:m].mean(axis=0), rtol=1e-12)
     values = np.linalg.eigvalsh(fit.covariance)
     assert values[-2] < 1e-12 * values[-1]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n_fits=st.integers(1, 40),
+    n_kinds=st.integers(1, 12),
+    n_best=st.integers(1, 12),
+)
+def test_best_fits_are_distinct_subsets_in_order_of_determinant(seed, n_fits, n_kinds, n_best):
+    """The kept fits: the first ``n_best`` distinct subsets in order of determinant
+    (ties by position), as robustbase stores only a solution unlike those stored."""
+    from robustpca.solvers.mcd import _distinct_best
+
+    rng = np.random.default_rng(seed)
+    kinds = np.sort(rng.choice(50, size=(n_kinds, 5), replace=True), axis=1)
+    which = rng.integers(0, n_kinds, size=n_fits)
+    subsets = kinds[which]
+    dets = rng.normal(size=n_kinds)[which]  # equal subsets, equal determinants
+    top = _distinct_best(subsets, dets, n_best)
+    expected, seen = [], set()
+    for i in np.argsort(dets, kind="stable"):
+        if subsets[i].tobytes() not in seen:
+            seen.add(subsets[i].tobytes())
+            expected.append(i)
+    np.testing.assert_array_equal(top, expected[:n_best])
+
+
+@pytest.mark.realdata
+def test_search_finds_the_optimum_on_cardio_under_every_seed(adbench, monkeypatch):
+    """ROBPCA's MCD on the 11 scores of ADBench's cardio (scaled by median and MAD, as
+    the outlier benchmark scales it): robustbase's covMcd reaches a log-determinant of
+    about -1.01 under ten seeds out of ten. Keeping copies of one subset among the best
+    ten, ours stopped at -0.47 under these five seeds (5 of 20), and the detector's AUC
+    fell from 0.94 to 0.72; with distinct subsets every seed finds the optimum."""
+    from robustpca import ROBPCA
+    from robustpca.solvers import robpca
+
+    with np.load(adbench / "6_cardio.npz") as data:
+        X = data["X"].astype(float)
+    dev = np.abs(X - np.median(X, axis=0))
+    mad = 1.4826 * np.median(dev, axis=0)
+    X = (X - np.median(X, axis=0)) / np.where(mad > 0, mad, 1.2533 * dev.mean(axis=0))
+    seen = []
+
+    def noted(scores, alpha, **kwargs):
+        fit = minimum_covariance_determinant(scores, alpha, **kwargs)
+        seen.append((scores.shape, fit.log_det))
+        return fit
+
+    monkeypatch.setattr(robpca, "minimum_covariance_determinant", noted)
+    for seed in (3, 5, 6, 13, 16):
+        ROBPCA(n_components=0.95, random_state=seed).fit(X)
+    assert [shape for shape, _ in seen] == [(1831, 11)] * 5
+    assert max(log_det for _, log_det in seen) < -1.0, seen

@@ -55,6 +55,7 @@ from .mcd import (
     _best_starts,
     _c_step,
     _distances,
+    _distinct_best,
     _group_sizes,
     _log_dets,
     _mahalanobis_sq,
@@ -541,8 +542,8 @@ def mcd_chunked(
     covs = np.concatenate([f[1] for f in found])
     h_merged = max(p + 1, int(merged.shape[0] * fraction))
     for _ in range(2):
-        _, means, covs = _c_step(merged, means, covs, h_merged)
-    top = np.argsort(_log_dets(covs), kind="stable")[:n_best]
+        merged_subsets, means, covs = _c_step(merged, means, covs, h_merged)
+    top = _distinct_best(merged_subsets, _log_dets(covs), n_best)
     means, covs = means[top], covs[top]
 
     collect = SampleCollector(run, coords, sample_stride(n, p))

@@ -388,8 +388,20 @@ def _enlarged_starts(X: np.ndarray, h: int, m: int, count: int, rng):
     return means, covs
 
 
+def _distinct_best(subsets: np.ndarray, dets: np.ndarray, n_best: int) -> np.ndarray:
+    """Indices of the ``n_best`` fits of least determinant among those of distinct
+    h-subsets (ties by position). robustbase stores a solution only if it differs from
+    those stored (``rffastmcd.f``, ``rfstore1``/``rfstore2``): starts that reach the same
+    subset would otherwise fill the best ten with copies of one local optimum and
+    leave out the others, and the search would miss the optimum more often."""
+    order = np.argsort(dets, kind="stable")
+    _, first = np.unique(subsets[order], axis=0, return_index=True)
+    return order[np.sort(first)][:n_best]
+
+
 def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
-    """(p+1)-subsets, two C-steps each: the ``n_best`` fits of least determinant.
+    """(p+1)-subsets, two C-steps each: the ``n_best`` distinct fits of least
+    determinant (:func:`_distinct_best`).
 
     The starts are ``n_starts`` random subsets, or every one of them on data as small
     as robustbase searches exhaustively (:data:`EXHAUSTIVE_MAX_N`), in lexicographic
@@ -401,7 +413,7 @@ def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
     else:  # n_starts random m-subsets: the m smallest of n uniform keys per start
         starts = np.argpartition(rng.random((n_starts, n)), m - 1, axis=1)[:, :m]
     batch = max(1, int(2e6 // max(n * p, 1)))
-    kept_means, kept_covs, kept_dets = [], [], []
+    kept_subsets, kept_means, kept_covs, kept_dets = [], [], [], []
     for lo in range(0, starts.shape[0], batch):
         means, covs = _batched_cov(X, starts[lo : lo + batch])
         singular = np.flatnonzero(~np.isfinite(_log_dets(covs)))
@@ -409,11 +421,12 @@ def _best_starts(X: np.ndarray, h: int, n_starts: int, n_best: int, rng):
             fits = singular[part : part + max(1, int(2e6 // n))]
             means[fits], covs[fits] = _enlarged_starts(X, h, m, len(fits), rng)
         for _ in range(2):
-            _, means, covs = _c_step(X, means, covs, h)
+            subsets, means, covs = _c_step(X, means, covs, h)
+        kept_subsets.append(subsets)
         kept_means.append(means)
         kept_covs.append(covs)
         kept_dets.append(_log_dets(covs))
-    top = np.argsort(np.concatenate(kept_dets), kind="stable")[:n_best]
+    top = _distinct_best(np.concatenate(kept_subsets), np.concatenate(kept_dets), n_best)
     return np.concatenate(kept_means)[top], np.concatenate(kept_covs)[top]
 
 
@@ -446,8 +459,8 @@ def fast_mcd_subset(
     ``n_starts`` random (p+1)-subsets (robustbase's ``nsamp = 500``; every one of them,
     whatever ``n_starts``, on data as small as robustbase searches exhaustively:
     :data:`EXHAUSTIVE_MAX_N`), enlarged by random samples while their covariance is
-    singular, two C-steps each, then the ``n_best`` lowest determinants iterated to
-    convergence on all the data; C-steps never increase
+    singular, two C-steps each, then the ``n_best`` lowest determinants of distinct
+    subsets iterated to convergence on all the data; C-steps never increase
     the determinant (the paper's Theorem 1). From ``2 * NMINI`` samples (and for
     ``NMINI > 2 (p + 1)``, so that a group can hold several starts) the paper's
     nested extension, as robustbase runs it: the starts are split over disjoint random
@@ -482,8 +495,8 @@ def fast_mcd_subset(
         merged = X[drawn]
         h_merged = max(p + 1, int(merged.shape[0] * fraction))
         for _ in range(2):
-            _, means, covs = _c_step(merged, means, covs, h_merged)
-        top = np.argsort(_log_dets(covs), kind="stable")[:n_best]
+            subsets, means, covs = _c_step(merged, means, covs, h_merged)
+        top = _distinct_best(subsets, _log_dets(covs), n_best)
         means, covs = means[top], covs[top]
     else:
         means, covs = _best_starts(X, h, n_starts, n_best, rng)
