@@ -39,21 +39,33 @@ from bench_outliers import PYOD, load_table, scale_columns, table_names
 DEFAULT = ("ROBPCA(n_components=0.95)", "IForest")
 
 
-def make(name: str, seed: int):
-    """A fresh detector ``name`` (robustpca's ``ROBPCA(...)`` spelling or a pyod class)
-    with ``random_state=seed``."""
-    if name in PYOD:
-        import importlib
-
-        return getattr(importlib.import_module(PYOD[name]), name)(random_state=seed)
+def resolve(name: str) -> tuple[str, str]:
+    """``(library, spelling)`` of a detector name (:func:`make`)."""
     import robustpca
 
-    call = ast.parse(name, mode="eval").body  # "ROBPCA" or "ROBPCA(n_components=0.95)"
+    library, _, rest = name.partition(" ")
+    if library in ("pyod", "robustpca") and rest:
+        return library, rest
+    return ("robustpca" if hasattr(robustpca, name.split("(")[0]) else "pyod"), name
+
+
+def make(name: str, seed: int):
+    """A fresh detector ``name`` with ``random_state=seed``: robustpca's, spelled as a
+    call (``"ROBPCA(n_components=0.95)"``), or pyod's; ``"pyod X"`` and ``"robustpca
+    X"`` say which, and a bare name is robustpca's where it has a class of that name."""
+    import importlib
+
+    import robustpca
+
+    library, rest = resolve(name)
+    if library == "pyod":
+        return getattr(importlib.import_module(PYOD[rest]), rest)(random_state=seed)
+    call = ast.parse(rest, mode="eval").body  # "ROBPCA" or "ROBPCA(n_components=0.95)"
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
         cls_name = call.func.id
         params = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
     else:
-        cls_name, params = name, {}
+        cls_name, params = rest, {}
     return getattr(robustpca, cls_name)(random_state=seed, **params)
 
 
