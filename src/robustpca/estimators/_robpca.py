@@ -59,7 +59,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
       ``MinCovDet`` tries 30 and stops at a worse subset on two of the rrcov tables;
       :mod:`robustpca.solvers.mcd`).
     * the directions: rrcov's own deterministic pairs by default
-      (``directions="rrcov"``), or pairs drawn from ``random_state``.
+      (``directions="rrcov"``), or pairs drawn from ``random_state``. Either way the
+      pairs are chosen by row position, and ties in the outlyingness are broken by
+      position, as in rrcov: the fit can change with the order of the rows, most on
+      discrete data (``docs/design-notes/outlier-recommendation.md``).
 
     Breakdown: 50% at ``alpha = 0.5`` (``h`` about ``n / 2``), about 25% at the default
     0.75. A tight cluster of leverage points beyond ``1 - alpha`` of the data takes the
