@@ -34,7 +34,7 @@ from robustpca.solvers.informative_coordinates import (
 from .conftest import random_gaps
 
 #: the uncentred models keep a nonzero constant column as a direction of the data
-UNCENTRED = {"AccAltProj", "GoDec", "GRASTA"}
+UNCENTRED = {"AccAltProj", "GoDec", "GRASTA", "OnlineRobustPCA"}
 #: centred on request
 CENTRED_ON_REQUEST = {"PrincipalComponentPursuit", "OutlierPursuit"}
 #: their penalty sets the rank

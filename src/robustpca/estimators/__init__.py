@@ -5,13 +5,14 @@ from ._base import BaseSubspaceEstimator
 from ._convex import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
 from ._covariance_pca import CovariancePCA
 from ._generalized_mean import GeneralizedMeanPCA
+from ._grasta import GRASTA
 from ._hq import HQPCA
 from ._kernel_l21 import KernelL21PCA
 from ._known_rank import AccAltProj, GoDec
 from ._l1 import L1PCA
 from ._l21 import L21PCA
 from ._l21_two_d import L21TwoDPCA
-from ._online import GRASTA, OnlineRobustPCA
+from ._online import OnlineRobustPCA
 from ._optimal_mean import OptimalMeanPCA
 from ._pca import PCA
 from ._projection_pursuit import ProjectionPursuitPCA

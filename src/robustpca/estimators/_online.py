@@ -1,9 +1,10 @@
-r"""Online robust PCA: OR-PCA (Feng, Xu & Yan 2013) and GRASTA (He, Balzano & Szlam 2012).
+r"""Online robust PCA by stochastic optimisation: OR-PCA (Feng, Xu & Yan 2013).
 
-Both split a stream of samples (rows; e.g. the frames of a video, one pixel per
-feature) into a low-rank part and a sparse part, with ``partial_fit`` and memory
-O(p r) whatever the stream's length (:mod:`robustpca.estimators._online_base`). The
-model ``X = L + S`` has no offset, as for :class:`~robustpca.PrincipalComponentPursuit`:
+It and :class:`~robustpca.GRASTA` (:mod:`._grasta`) split a stream of samples (rows;
+e.g. the frames of a video, one pixel per feature) into a low-rank part and a sparse
+part, with ``partial_fit`` and memory O(p r) whatever the stream's length
+(:mod:`robustpca.estimators._online_base`). The model ``X = L + S`` has no offset, as
+for :class:`~robustpca.PrincipalComponentPursuit`:
 ``mean_`` is zero and the common level of the samples (a video's background) is one
 direction of ``L``, whose coefficient follows global changes of brightness.
 ``components_`` spans the tracked subspace; :meth:`transform` projects on it by least
@@ -13,65 +14,17 @@ squares, while :meth:`decompose` gives the robust split of new rows.
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 
 from .._validation import check_nonnegative_float, check_positive_or_auto
 from ..linalg.work_space import work_space
-from ..solvers.grasta import GrastaState, admm_l1, admm_l1_rows, grasta_process
 from ..solvers.orpca import OrpcaStep, orpca_low_rank, orpca_project, orpca_update
-from ..solvers.orpca_start import initial_directions, orpca_initialize
-from ._online_base import OnlineLowRankSparse
+from ..solvers.orpca_observed import orpca_project_observed, orpca_update_observed
+from ..solvers.orpca_start import orpca_initialize
+from ._online_base import SHARED_ATTRS, SHARED_PARAMS, OnlineLowRankSparse
 
-__all__ = ["GRASTA", "OnlineRobustPCA"]
-
-#: The level at which GRASTA's adaptive rule starts from the fitted burn-in basis: the
-#: authors start at level 0 from a random basis, where large steps are needed; from a
-#: fitted one such steps throw the fit away, and the rule climbs back towards level 0
-#: by itself while consecutive gradients agree (a drifting subspace).
-START_LEVEL = 10
-
-_SHARED_PARAMS = r"""
-    batch_size : int, default=32
-        Rows per batch in :meth:`fit` (OR-PCA: per update).
-    n_passes : int, default=1
-        Passes of :meth:`fit` over the data (one: each row once, as a stream).
-    burn_in : int, default=100
-        Rows buffered at the start of a stream: the model is started again from all
-        buffered rows (per-feature median and the top directions around it) after
-        each batch whose split is asked for (:meth:`partial_fit_decompose`), and once
-        more when ``burn_in`` rows are in; those rows then seed the model and the
-        buffer is dropped. A clip's first frames are thus split against a background
-        fitted to every frame so far, instead of a random or one-batch start (OR-PCA
-        unlearns a wrong start slowly). 0: the first batch only.
-    random_state : int, Generator or None, default=None
-        Seeds the subsampling and the completion of rank-deficient bases.
-    contamination : "auto" or float in (0, 0.5], default="auto"
-        Share of the training rows that ``predict`` flags; ``"auto"`` flags those
-        beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
-        (:mod:`~robustpca.estimators._outlier_api`). After ``partial_fit`` the training
-        rows are the stream's latest ones (the distances of at most a thousand of them
-        are kept: :mod:`~robustpca.estimators._stream_reference`).
-"""
-
-_SHARED_ATTRS = r"""
-    components_ : ndarray of shape (n_components, n_features)
-        Orthonormal rows spanning the tracked subspace.
-    mean_ : ndarray of shape (n_features,)
-        Zeros: the model has no offset (the common level is a direction of the basis).
-    n_components_ : int
-    n_samples_seen_ : int
-        Rows processed (every pass of :meth:`fit` counts).
-    n_features_in_ : int
-    n_iter_ : int
-        Batches processed by the last :meth:`fit` (or calls of :meth:`partial_fit`).
-    objective_history_ : ndarray
-        The per-row loss of each batch (at most the last 10,000 batches).
-    converged_, stop_reason_
-        Always True and a sentence saying that the passes ran: an online method has no
-        stopping test.
-"""
+__all__ = ["OnlineRobustPCA"]
 
 
 class OnlineRobustPCA(OnlineLowRankSparse):
@@ -116,15 +69,17 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     """
 
     __doc__ += (
-        _SHARED_PARAMS
+        SHARED_PARAMS
         + r"""
     Attributes
     ----------"""
-        + _SHARED_ATTRS
+        + SHARED_ATTRS
         + r"""    lambda1_, lambda2_ : float
         The penalties used, in the data's units.
     scale_ : float
         :math:`\hat\sigma`, the robust scale of the residual at the end of the burn-in.
+    n_missing_ : int
+        Missing (NaN) entries seen.
 
     Notes
     -----
@@ -148,6 +103,13 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     burn-in. :meth:`fit` with two passes, or ``fit`` then :meth:`decompose`, splits each
     row with a model learned from the whole clip.
 
+    **Missing entries** (NaN) are left out of each sample's split, whose low-rank part
+    fills them and whose sparse part is zero there, and of the basis update, which then
+    solves one ``r x r`` system per feature with that feature's own statistics
+    (Mardani, Mateos & Giannakis 2015; :mod:`robustpca.solvers.orpca_observed`): the
+    state grows to ``p r^2`` numbers at the stream's first gap. The burn-in's start fills
+    the gaps with their feature's median.
+
     **Guarantee.** With :math:`\beta = 1` the surrogate :math:`g_t(L_t)` converges and
     :math:`g_t(L_t) - f_t(L_t) \to 0` (Theorem 1; ``tests/test_online_rpca.py``).
 
@@ -155,7 +117,9 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     ----------
     J. Feng, H. Xu and S. Yan, "Online robust PCA via stochastic optimization",
     Advances in Neural Information Processing Systems 26 (NeurIPS 2013), problems (2)-(3)
-    and Algorithms 1-3.
+    and Algorithms 1-3. M. Mardani, G. Mateos and G. B. Giannakis, "Subspace learning and
+    imputation for streaming big data matrices and tensors", IEEE Transactions on Signal
+    Processing 63(10), 2015 (missing entries).
 
     Examples
     --------
@@ -174,6 +138,9 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     True
     """
     )
+
+    _supports_missing = True
+    _n_components_is_rank = True
 
     def __init__(
         self,
@@ -215,8 +182,9 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     def _start(self, buffer, final: bool, n_last: int, want: bool):
         lam1, lam2 = self._lambdas()
+        observed = self._observed_entries(buffer)
         # at the end of the burn-in, the start's work space is the first update's
-        work = work_space(buffer.shape, buffer.dtype) if final else None
+        work = work_space(buffer.shape, buffer.dtype) if final and observed is None else None
         state, self._scale = orpca_initialize(
             buffer,
             self._rank_,
@@ -225,16 +193,21 @@ class OnlineRobustPCA(OnlineLowRankSparse):
             rng=self._rng,
             n_iter=int(final),
             work=work,
+            observed=observed,
         )
         self._state = state
         if final:  # the buffered rows seed the statistics
-            self._work = work
+            if work is not None:
+                self._work = work
             return self._advance(buffer, n_last if want else 0)
         if not want:
             return None
+        rows = buffer[buffer.shape[0] - n_last :]
+        if observed is not None:
+            return self._observed_split(rows, observed[observed.shape[0] - n_last :])
         into = self._residual_into
         step = orpca_project(
-            buffer[buffer.shape[0] - n_last :],
+            rows,
             state.basis,
             state.lambda1,
             state.lambda2,
@@ -253,6 +226,22 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     def _advance(self, Z, n_last: int | None = None):
         basis = self._state.basis
+        observed = self._observed_entries(Z)
+        if observed is not None or self._state.A_rows is not None:
+            if observed is None:
+                observed = np.ones(Z.shape, dtype=bool)
+            self._state, step, loss = orpca_update_observed(
+                self._state,
+                Z,
+                observed,
+                forgetting=self.forgetting_factor,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            )
+            self._losses.append(loss / max(Z.shape[0], 1))
+            if n_last == 0:
+                return None
+            return self._given(self._routed(step, Z, observed), basis, n_last)
         into = self._residual_into
         self._state, step, loss = orpca_update(
             self._state,
@@ -301,9 +290,56 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     def _split(self, Z):
         s = self._state
+        missing = np.isnan(Z)  # not the stream's flag: splits may run in several threads
+        if missing.any():
+            return self._observed_split(Z, ~missing, routed=False)
         # no shared work space: splits of a fitted model may run in several threads
         step = orpca_project(Z, s.basis, s.lambda1, s.lambda2, max_iter=self.max_iter, tol=self.tol)
         return step.low_rank, step.sparse
+
+    #: Whether the rows being consumed may hold NaN (a fit with missing entries, or a
+    #: ``partial_fit`` batch that does): a stream without gaps pays no pass to look.
+    _gaps = False
+
+    def _observed_entries(self, Z) -> np.ndarray | None:
+        """The observed entries of ``Z`` (boolean), or None where all are."""
+        if not self._gaps:
+            return None
+        observed = ~np.isnan(Z)
+        return None if observed.all() else observed
+
+    def _observed_split(self, Z, observed, *, routed: bool = True):
+        """The split of the rows ``Z`` on their ``observed`` entries (the model
+        unchanged), in the form the caller asked for."""
+        s = self._state
+        step = orpca_project_observed(
+            Z, observed, s.basis, s.lambda1, s.lambda2, max_iter=self.max_iter, tol=self.tol
+        )
+        if not routed:
+            return step.parts()
+        return self._given(self._routed(step, Z, observed), s.basis)
+
+    def _routed(self, step: OrpcaStep, Z, observed) -> OrpcaStep:
+        """``step`` as the residual route wants it (:meth:`_partial_fit_residual`): the
+        residual ``X - low_rank``, zero at the gaps, instead of the two parts."""
+        if self._residual_into is None:
+            return step
+        residual = np.where(observed, Z - step.parts()[0], 0).astype(Z.dtype, copy=False)
+        return OrpcaStep(step.coefficients, None, None, step.clipped, step.n_iter, residual)
+
+    def _fit_solver(self, X, rng, sample_weight=None):
+        self._gaps = False
+        return super()._fit_solver(X, rng, sample_weight)
+
+    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
+        self._gaps = True
+        return super()._fit_solver(X, rng)
+
+    def _validate_batch(self, X, *, first: bool):
+        X = super()._validate_batch(X, first=first)
+        # once a stream has had a gap, its burn-in buffer may hold it: keep looking
+        self._gaps = self._batch_gaps or (not first and getattr(self, "n_missing_", 0) > 0)
+        return X
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -322,199 +358,3 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         r"""The surrogate :math:`g_t(L_t)` per unit of accumulated weight (the paper's
         :math:`g_t`, Theorem 1), of the state after the last update."""
         return self._state.surrogate()
-
-
-class GRASTA(OnlineLowRankSparse):
-    r"""Grassmannian robust adaptive subspace tracking (GRASTA).
-
-    He, Balzano & Szlam (2012): an orthonormal basis :math:`U` follows the stream; each
-    sample :math:`v` (a row), observed on a random share ``subsample`` of its non-missing
-    entries :math:`\Omega`, is fitted by least absolute deviations,
-    :math:`\min_{w, s}\lVert s\rVert_1` s.t. :math:`U_\Omega w + s = v_\Omega`, by ADMM on
-    the augmented Lagrangian
-
-    .. math:: \mathcal L(s, w, y) = \lVert s\rVert_1 + y^\top(U_\Omega w + s - v_\Omega)
-              + \tfrac\rho2\lVert U_\Omega w + s - v_\Omega\rVert_2^2,
-
-    then :math:`U` takes a gradient step of :math:`\mathcal L` along the Grassmannian
-    geodesic, :math:`U(\eta) = U + ((\cos\sigma\eta - 1)Uw/\lVert w\rVert -
-    \sin\sigma\eta\,\Gamma/\lVert\Gamma\rVert)w^\top/\lVert w\rVert`, with
-    :math:`\Gamma = (I - UU^\top)\chi_\Omega y^*` and :math:`\sigma = \lVert\Gamma\rVert
-    \lVert w\rVert` (:mod:`robustpca.solvers.grasta`). The sample's low-rank part is
-    :math:`Uw` on every entry (filling the missing ones) and its sparse part the rest.
-
-    Parameters
-    ----------
-    n_components : int, default=1
-        The rank ``r`` of the tracked subspace.
-    subsample : float, default=0.1
-        Share of each sample's observed entries used by its fit and step, in (0, 1]:
-        the ADMM costs :math:`O(|\Omega| r^2)` per iteration; the low-rank part is still
-        given on every entry. The default suits images (thousands of pixels); with few
-        features keep ``subsample * n_features`` well above the rank.
-    step : 'adaptive' or float, default='adaptive'
-        The geodesic step: the authors' multi-level adaptive rule (steps grow while
-        consecutive gradients agree, as under a drifting subspace, and shrink when they
-        oppose), or a constant step :math:`t = \sigma\eta` in radians.
-    rho : float, default=1.8
-        Growth factor (> 1) of the ADMM penalty per iteration (the authors' code).
-    max_iter : int, default=60
-        Most ADMM iterations per sample (the adaptive rule starts at 5 and raises them
-        at deeper levels, up to ``max_iter``).
-    tol : float, default=1e-6
-        ADMM stops when :math:`\lVert U_\Omega w + s - v_\Omega\rVert \le \mathrm{tol}
-        \lVert v_\Omega\rVert`.
-    """
-
-    __doc__ += (
-        _SHARED_PARAMS
-        + r"""
-    Attributes
-    ----------"""
-        + _SHARED_ATTRS
-        + r"""    n_missing_ : int
-        Missing (NaN) entries seen.
-
-    Notes
-    -----
-    The ADMM's first penalty is :math:`1.25/\lVert v_\Omega\rVert` and the adaptive rule
-    compares gradients by their cosine, so the fit is scale-free: data in 0..255 and in
-    0..1 give the same split up to the factor. The authors start from a random basis;
-    we start from the burn-in rows (their per-feature median and the top directions
-    around it), so the first frames already have a background, and the adaptive rule
-    at level 10 (steps :math:`2^{-10}` of the authors' first): from a fitted basis their
-    large first steps throw the fit away, and the rule returns to shallower levels by
-    itself while consecutive gradients agree. A rank above one whose start misses a
-    direction is therefore learned slowly. Missing entries (NaN)
-    are simply not in :math:`\Omega`. :meth:`decompose` fits new rows on all their
-    observed entries by the same ADMM, the basis unchanged.
-
-    References
-    ----------
-    J. He, L. Balzano and A. Szlam, "Incremental gradient on the Grassmannian for online
-    foreground and background separation in subsampled video", IEEE Conference on
-    Computer Vision and Pattern Recognition (CVPR), 2012, eqs. (5)-(10) and Algorithm 1;
-    the step rule of the authors' ``grasta_stream.m``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustpca import GRASTA
-    >>> rng = np.random.default_rng(0)
-    >>> frames = np.outer(1 + 0.05 * rng.normal(size=200), 100 + 20 * rng.random(400))
-    >>> frames[rng.random(frames.shape) < 0.05] = np.nan  # missing pixels
-    >>> model = GRASTA(random_state=0).fit(frames)
-    >>> low, sparse = model.decompose(frames[:5])
-    >>> bool(np.isfinite(low).all())
-    True
-    """
-    )
-
-    _supports_missing = True
-    _n_components_is_rank = True
-
-    def __init__(
-        self,
-        n_components=1,
-        *,
-        subsample=0.1,
-        step="adaptive",
-        rho=1.8,
-        batch_size=32,
-        n_passes=1,
-        burn_in=100,
-        max_iter=60,
-        tol=1e-6,
-        random_state=None,
-        contamination="auto",
-    ):
-        self.n_components = n_components
-        self.subsample = subsample
-        self.step = step
-        self.rho = rho
-        self.batch_size = batch_size
-        self.n_passes = n_passes
-        self.burn_in = burn_in
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.contamination = contamination
-
-    def _check_method_params(self) -> None:
-        share = check_nonnegative_float(self.subsample, "subsample", strict=True)
-        if share > 1:
-            raise ValueError(f"subsample={share!r} must lie in (0, 1].")
-        rho = check_nonnegative_float(self.rho, "rho", strict=True)
-        if rho <= 1:
-            raise ValueError(f"rho={rho!r} must be > 1 (the ADMM penalty's growth).")
-        if isinstance(self.step, str):
-            if self.step != "adaptive":
-                raise ValueError(f"step must be 'adaptive' or a positive float, got {self.step!r}.")
-        elif not isinstance(self.step, numbers.Real) or isinstance(self.step, bool):
-            raise TypeError(f"step must be 'adaptive' or a positive float, got {self.step!r}.")
-        else:
-            check_nonnegative_float(float(self.step), "step", strict=True)
-
-    def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
-        return self._fit_solver(X, rng)
-
-    def _start(self, buffer, final: bool, n_last: int, want: bool):
-        filled = buffer
-        if np.isnan(buffer).any():
-            centre = np.nanmedian(buffer, axis=0)
-            centre = np.where(np.isnan(centre), 0.0, centre).astype(buffer.dtype)
-            filled = np.where(np.isnan(buffer), centre, buffer)
-        U = initial_directions(filled, self._rank_, self._rng).astype(buffer.dtype)
-        self._state = GrastaState.start(U, min(5, int(self.max_iter)), level=START_LEVEL)
-        if final:  # the buffered rows train the step rule and the basis (a first pass)
-            return self._advance(buffer, n_last if want else 0)
-        if not want:
-            return None
-        return self._split(buffer[buffer.shape[0] - n_last :])
-
-    def _advance(self, Z, n_last: int | None = None):
-        low = grasta_process(
-            self._state,
-            Z,
-            self._rng,
-            subsample=float(self.subsample),
-            rho=float(self.rho),
-            min_admm_iter=min(5, int(self.max_iter)),
-            max_admm_iter=int(self.max_iter),
-            tol=float(self.tol),
-            constant_step=None if isinstance(self.step, str) else float(self.step),
-        )
-        sparse = np.subtract(Z, low)
-        missing = np.isnan(sparse)
-        if missing.any():
-            sparse[missing] = 0
-        self._losses.append(float(np.abs(sparse).sum(dtype=np.float64)) / max(Z.shape[0], 1))
-        if n_last is None:
-            return low, sparse
-        if n_last == 0:
-            return None
-        return low[-n_last:], sparse[-n_last:]
-
-    def _split(self, Z):
-        U = self._state.basis
-        kw = {
-            "rho": float(self.rho),
-            "max_iter": max(int(self.max_iter), 20),
-            "tol": float(self.tol),
-        }
-        missing = np.isnan(Z)
-        if not missing.any():
-            W = admm_l1_rows(Z, U, **kw)
-        else:
-            W = np.zeros((Z.shape[0], U.shape[1]), dtype=Z.dtype)
-            for i in range(Z.shape[0]):
-                idx = np.flatnonzero(~missing[i])
-                W[i] = admm_l1(U[idx], Z[i, idx], **kw)[1]
-        low = W @ U.T
-        sparse = np.where(missing, 0, Z - low).astype(Z.dtype, copy=False)
-        return low, sparse
-
-    def _basis(self):
-        # directions ordered by the recent energy of the weights (the basis is
-        # orthonormal, so its own Gram matrix cannot order them)
-        return self._state.basis, self._state.energy

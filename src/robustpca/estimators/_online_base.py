@@ -45,7 +45,49 @@ from ..solvers import SolverResult
 from ._base import BaseSubspaceEstimator
 from ._stream_reference import WINDOW_ROWS, ReferenceWindow
 
-__all__ = ["OnlineLowRankSparse"]
+__all__ = ["SHARED_ATTRS", "SHARED_PARAMS", "OnlineLowRankSparse"]
+
+#: The parameters and attributes that every online estimator's docstring shares.
+SHARED_PARAMS = r"""
+    batch_size : int, default=32
+        Rows per batch in :meth:`fit` (OR-PCA: per update).
+    n_passes : int, default=1
+        Passes of :meth:`fit` over the data (one: each row once, as a stream).
+    burn_in : int, default=100
+        Rows buffered at the start of a stream: the model is started again from all
+        buffered rows (per-feature median and the top directions around it) after
+        each batch whose split is asked for (:meth:`partial_fit_decompose`), and once
+        more when ``burn_in`` rows are in; those rows then seed the model and the
+        buffer is dropped. A clip's first frames are thus split against a background
+        fitted to every frame so far, instead of a random or one-batch start (OR-PCA
+        unlearns a wrong start slowly). 0: the first batch only.
+    random_state : int, Generator or None, default=None
+        Seeds the subsampling and the completion of rank-deficient bases.
+    contamination : "auto" or float in (0, 0.5], default="auto"
+        Share of the training rows that ``predict`` flags; ``"auto"`` flags those
+        beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
+        (:mod:`~robustpca.estimators._outlier_api`). After ``partial_fit`` the training
+        rows are the stream's latest ones (the distances of at most a thousand of them
+        are kept: :mod:`~robustpca.estimators._stream_reference`).
+"""
+
+SHARED_ATTRS = r"""
+    components_ : ndarray of shape (n_components, n_features)
+        Orthonormal rows spanning the tracked subspace.
+    mean_ : ndarray of shape (n_features,)
+        Zeros: the model has no offset (the common level is a direction of the basis).
+    n_components_ : int
+    n_samples_seen_ : int
+        Rows processed (every pass of :meth:`fit` counts).
+    n_features_in_ : int
+    n_iter_ : int
+        Batches processed by the last :meth:`fit` (or calls of :meth:`partial_fit`).
+    objective_history_ : ndarray
+        The per-row loss of each batch (at most the last 10,000 batches).
+    converged_, stop_reason_
+        Always True and a sentence saying that the passes ran: an online method has no
+        stopping test.
+"""
 
 #: The stop reason of a fit, which runs a fixed number of passes.
 PASSES_DONE = "n_passes passes over the data done (online updates)"
@@ -178,7 +220,6 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self._reset(X.shape[1])
         self._rank_ = self._rank(X.shape[1])
         self._rng = rng
-        self._missing_fit = False
         return self._run_passes(X)
 
     def _run_passes(self, X) -> SolverResult:
@@ -204,7 +245,11 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         )
 
     # -- public incremental API ---------------------------------------------------
+    #: Whether the last batch validated holds NaN (a plain batch holds none).
+    _batch_gaps = False
+
     def _validate_batch(self, X, *, first: bool):
+        self._batch_gaps = False
         if self._plain_batch(X, first=first):
             if first:  # what validate_data(reset=True) sets for an array without names
                 self.n_features_in_ = X.shape[1]
@@ -218,6 +263,7 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             ensure_all_finite=self._finite,
         )
         check_magnitude(X)
+        self._batch_gaps = bool(self._supports_missing and np.isnan(X).any())
         return X
 
     def _plain_batch(self, X, *, first: bool = False) -> bool:
@@ -255,7 +301,7 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             self.n_missing_ = 0
         else:
             X = self._validate_batch(X, first=False)
-        if self._supports_missing:
+        if self._batch_gaps:
             self.n_missing_ += int(np.isnan(X).sum())
         split = self._consume(X, want=want)
         self._publish()

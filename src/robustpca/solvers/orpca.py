@@ -98,6 +98,9 @@ class ORPCAState:
         The penalties, in the data's units.
     n_seen : int
         Samples processed.
+    A_rows : ndarray of shape (n_features, n_components, n_components) or None
+        :math:`A_j = \sum_i \beta^{t-i}\omega_{ij} r_i r_i^\top`, feature by feature,
+        once a missing entry has been seen (:mod:`.orpca_observed`); None before.
     """
 
     basis: np.ndarray
@@ -108,11 +111,16 @@ class ORPCAState:
     lambda1: float
     lambda2: float
     n_seen: int = 0
+    A_rows: np.ndarray | None = None
 
     def surrogate(self, basis: np.ndarray | None = None) -> float:
         r""":math:`g_t(L)` at ``basis`` (default: the state's), per unit of weight."""
         L = np.asarray(self.basis if basis is None else basis, dtype=np.float64)
-        quad = 0.5 * float(np.sum(L * (L @ self.A))) + 0.5 * self.lambda1 * float(np.sum(L * L))
+        if self.A_rows is None:
+            quad = 0.5 * float(np.sum(L * (L @ self.A)))
+        else:  # feature by feature (:mod:`.orpca_observed`)
+            quad = 0.5 * float(np.einsum("jk,jkm,jm->", L, self.A_rows, L))
+        quad += 0.5 * self.lambda1 * float(np.sum(L * L))
         value = quad - float(np.sum(L * self.B)) + self.c
         return value / self.weight if self.weight > 0 else value
 

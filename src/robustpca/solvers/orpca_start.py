@@ -7,8 +7,15 @@ import numpy as np
 
 from ..robust_scale import _column_medians, _median
 from .orpca import MAD_CONSTANT, ORPCAState, _left, basis_step, orpca_clipped
+from .orpca_observed import accumulate_rows, orpca_project_observed, rows_basis_step
 
-__all__ = ["feature_median", "initial_directions", "orpca_initialize", "robust_residual_scale"]
+__all__ = [
+    "feature_median",
+    "fill_gaps",
+    "initial_directions",
+    "orpca_initialize",
+    "robust_residual_scale",
+]
 
 #: At most this many entries enter the median of :func:`robust_residual_scale`.
 SCALE_SAMPLE = 50_000
@@ -21,14 +28,24 @@ CLIP_SCALES = 3.0
 
 
 def robust_residual_scale(
-    Z: np.ndarray, W: np.ndarray, U: np.ndarray, rng: np.random.Generator
+    Z: np.ndarray,
+    W: np.ndarray,
+    U: np.ndarray,
+    rng: np.random.Generator,
+    observed: np.ndarray | None = None,
 ) -> float:
     """The MAD scale (about zero) of the entries of the residual ``Z - W U'``, from at most
     :data:`SCALE_SAMPLE` of them drawn from ``rng`` (the residual is formed on those
     only), floored at :data:`SCALE_FLOOR` times their root mean square of ``Z``; 1.0 when
-    ``Z`` is zero (any positive value serves: nothing is left to scale)."""
+    ``Z`` is zero (any positive value serves: nothing is left to scale). ``observed``
+    (boolean, like ``Z``), when given, restricts the entries to those it marks."""
     n, p = Z.shape
-    if n * p > SCALE_SAMPLE:
+    if observed is not None:
+        flat = np.flatnonzero(observed)
+        if flat.size > SCALE_SAMPLE:
+            flat = flat[rng.integers(0, flat.size, SCALE_SAMPLE)]
+        rows, cols = np.divmod(flat, p)
+    elif n * p > SCALE_SAMPLE:
         flat = rng.integers(0, n * p, SCALE_SAMPLE)
         rows, cols = np.divmod(flat, p)
     else:
@@ -50,6 +67,21 @@ def feature_median(Z: np.ndarray) -> np.ndarray:
     one ``kth``, or sorted when short, instead of NumPy's selection at two order
     statistics along the first axis)."""
     return _column_medians(Z)
+
+
+def fill_gaps(Z: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """``Z`` with each entry not ``observed`` at its feature's median over the observed
+    ones (0 for a feature observed nowhere): a start for the directions, not a fit."""
+    # the median of each column's observed entries, read off its sorted copy (NaN sort
+    # last): several times faster than nanmedian, which masks
+    held = np.where(observed, Z, np.nan).T.copy()
+    held.sort(axis=1)
+    count = observed.sum(axis=0)
+    columns = np.arange(Z.shape[1])
+    lo = held[columns, np.maximum(count - 1, 0) // 2].astype(np.float64)
+    hi = held[columns, count // 2]
+    centre = np.where(count > 0, (lo + hi) / 2, 0.0).astype(Z.dtype)
+    return np.where(observed, Z, centre).astype(Z.dtype, copy=False)
 
 
 def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
@@ -103,6 +135,7 @@ def orpca_initialize(
     max_iter: int = 20,
     tol: float = 1e-4,
     work: np.ndarray | None = None,
+    observed: np.ndarray | None = None,
 ) -> tuple[ORPCAState, float]:
     r"""The state before the first batch ``Z``, and the data's residual scale.
 
@@ -116,12 +149,17 @@ def orpca_initialize(
     :math:`\lambda_2 = \hat\sigma` (:class:`~robustpca.OnlineRobustPCA`, Notes).
     The statistics start at zero: the first update counts the batch once. ``work``: the
     alternations' work space, as in :func:`orpca_project` (a stream passes the array its
-    first update will use).
+    first update will use). ``observed`` (boolean, like ``Z``), when given: ``U`` is
+    that of ``Z`` with its gaps filled (:func:`fill_gaps`), the scales are those of the
+    observed entries, the alternations are :mod:`.orpca_observed`'s, and the state
+    holds per-feature statistics (zero).
     """
     dtype = Z.dtype
-    U = initial_directions(Z, n_components, rng)
-    W = (Z @ U.astype(dtype)).astype(np.float64)
-    scale = robust_residual_scale(Z, W, U, rng)
+    gaps = observed is not None
+    filled = fill_gaps(Z, observed) if gaps else Z
+    U = initial_directions(filled, n_components, rng)
+    W = (filled @ U.astype(dtype)).astype(np.float64)
+    scale = robust_residual_scale(filled, W, U, rng, observed)
     lam1 = scale * np.sqrt(Z.shape[1]) if lambda1 is None else float(lambda1)
     lam2 = scale if lambda2 is None else float(lambda2)
     _, s, Qt = np.linalg.svd(W, full_matrices=False)
@@ -131,15 +169,26 @@ def orpca_initialize(
     L = L.astype(dtype)
     r = n_components
     for k in range(n_iter):
-        coefficients, clipped = orpca_clipped(
-            Z, L, lam1, lam2, max_iter=max_iter, tol=tol, work=work
-        )
+        if gaps:
+            step = orpca_project_observed(Z, observed, L, lam1, lam2, max_iter=max_iter, tol=tol)
+            coefficients, clipped = step.coefficients, step.clipped
+        else:
+            coefficients, clipped = orpca_clipped(
+                Z, L, lam1, lam2, max_iter=max_iter, tol=tol, work=work
+            )
         R = coefficients.astype(np.float64)
         if k == n_iter - 1 and (lambda1 is None or lambda2 is None):
             # the penalties from the scale of the refined fit's residual
-            scale = robust_residual_scale(Z, R, L.astype(np.float64), rng)
+            scale = robust_residual_scale(filled, R, L.astype(np.float64), rng, observed)
             lam1 = scale * np.sqrt(Z.shape[1]) if lambda1 is None else lam1
             lam2 = scale if lambda2 is None else lam2
+        if gaps:
+            low = step.parts()[0].astype(np.float64)
+            A_rows = np.zeros((Z.shape[1], r, r))
+            accumulate_rows(A_rows, observed, R)
+            B = np.where(observed, low + clipped, 0.0).T @ R
+            L = rows_basis_step(A_rows, B, lam1).astype(dtype)
+            continue
         RtR = R.T @ R
         B = L.astype(np.float64) @ RtR + _left(coefficients, clipped)
         del clipped  # the next projection's work space takes its memory
@@ -152,5 +201,6 @@ def orpca_initialize(
         weight=0.0,
         lambda1=lam1,
         lambda2=lam2,
+        A_rows=np.zeros((Z.shape[1], r, r)) if gaps else None,
     )
     return state, scale
