@@ -1,10 +1,12 @@
-"""Smoke tests of two measurement scripts of ``benchmarks/``: their quick runs report
+"""Smoke tests of three measurement scripts of ``benchmarks/``: their quick runs report
 what their docstrings promise. Timings are never asserted.
 
 * ``bench_transfer_momentum.py``: Guo's estimators with and without momentum, whose
   figures the ``accelerate`` entries of their docstrings quote;
 * ``bench_missing_copies.py``: fits with gaps on ``hbk`` with a copied column, whose
-  figures ``docs/user_guide/missing.rst`` quotes.
+  figures ``docs/user_guide/missing.rst`` quotes;
+* ``bench_online_missing.py``: OR-PCA and GRASTA on a CDnet clip with pixels removed,
+  whose figures ``docs/video.md`` quotes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_missing_copies
+import bench_online_missing
 import bench_transfer_momentum
 
 
@@ -55,3 +58,22 @@ def test_copies_quick_run_counts_every_mask(shared_data, capsys):
     # assertion and the user guide's paragraph change together.
     assert res[("OptimalMeanPCA", f"+ {bench_missing_copies.FACTOR} x column 0")]["converged"] == 0
     assert "| estimator |" in capsys.readouterr().out
+
+
+@pytest.mark.realdata
+def test_online_missing_quick_run_scores_every_gap(shared_data, capsys):
+    pytest.importorskip("PIL")
+    rows = bench_online_missing.main(["--quick"])
+    assert [(r["method"], r["gaps"]) for r in rows] == [
+        (m, g) for m in bench_online_missing.METHODS for g in bench_online_missing.GAPS
+    ]
+    for r in rows:
+        assert 0.5 < r["f_best"] <= 1 and 0 <= r["f_default"] <= 1
+        assert (r["fill_error"] is not None) == r["gaps"].startswith("random")
+    by = {(r["method"], r["gaps"]): r for r in rows}
+    # a fifth of the pixels missing costs the masks on the pixels seen little
+    for m in bench_online_missing.METHODS:
+        assert by[(m, "random20")]["f_default"] > by[(m, "none")]["f_default"] - 0.05
+        assert by[(m, "random20")]["missing"] == pytest.approx(0.2, abs=0.01)
+    assert by[("OnlineRobustPCA", "random20")]["fill_error"] < 1.0
+    assert "| clip | method | gaps |" in capsys.readouterr().out
