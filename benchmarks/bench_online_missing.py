@@ -15,8 +15,8 @@ one BLAS thread. Measures, on the pixels seen (a missing pixel is scored as CDne
 label 85, not counted):
 
 - ``F default``: the masks of :class:`robustpca.foreground.ForegroundDetector` on the
-  residual ``x - l``, with the missing pixels' residual set to 0 (nothing seen, nothing
-  flagged);
+  residual ``x - l``, NaN at the missing pixels (:mod:`robustpca.foreground_gaps`);
+  ``--zero-gaps`` sets it to 0 there instead, as a mask rule blind to gaps sees them;
 - ``F best``: the F-measure at the best global threshold of ``|x - l|``;
 - ``fill error``: the median absolute difference, in grey levels of 0..255, between the
   background the method gives a missing pixel of the road (label 0) and the background
@@ -88,14 +88,16 @@ def split(method: str, frames: np.ndarray) -> tuple[np.ndarray, float]:
     return np.concatenate(low).reshape(frames.shape), seconds
 
 
-def measure(clip, method: str, kind: str, reference: np.ndarray | None) -> dict:
+def measure(clip, method: str, kind: str, reference, zero_gaps: bool = False) -> dict:
     from robustpca.foreground import ForegroundDetector
     from robustpca.metrics import best_threshold_f_measure, change_detection_measures
 
     missing = holes(clip.frames.shape, kind)
     frames = np.where(missing, np.float32(np.nan), clip.frames)
     background, seconds = split(method, frames)
-    residual = np.where(missing, 0.0, clip.frames - background).astype(np.float32)
+    residual = (frames - background).astype(np.float32)  # NaN at the gaps
+    if zero_gaps:
+        residual[missing] = 0
     labels = np.where(missing, 85, clip.labels).astype(clip.labels.dtype)
     detector = ForegroundDetector()
     masks = np.concatenate(
@@ -103,7 +105,8 @@ def measure(clip, method: str, kind: str, reference: np.ndarray | None) -> dict:
     )
     scored = {"scored": clip.scored}
     f_default = change_detection_measures(masks, labels, clip.roi, **scored)["f_measure"]
-    f_best, _ = best_threshold_f_measure(np.abs(residual), labels, clip.roi, **scored)
+    size = np.nan_to_num(np.abs(residual))  # a gap is not counted (label 85)
+    f_best, _ = best_threshold_f_measure(size, labels, clip.roi, **scored)
     row = {
         "method": method,
         "gaps": kind,
@@ -123,6 +126,7 @@ def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100 frames of highway")
     parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--zero-gaps", action="store_true", help="residual 0 at the gaps")
     args = parser.parse_args(argv)
     rows = []
     for name in ("highway100",) if args.quick else ("highway300", "fall"):
@@ -130,7 +134,7 @@ def main(argv=None) -> list[dict]:
         for method in METHODS:
             reference = None
             for kind in GAPS:
-                row, background = measure(clip, method, kind, reference)
+                row, background = measure(clip, method, kind, reference, args.zero_gaps)
                 if kind == "none":
                     reference = background
                 rows.append({"clip": name, **row})

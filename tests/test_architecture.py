@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("estimators",),
     ("_dask",),
     ("solvers", "array_api_linalg"),
-    ("datasets", "metrics", "diagnostics", "foreground", "plotting"),
+    ("datasets", "metrics", "diagnostics", "foreground", "foreground_gaps", "plotting"),
     (
         "linalg",
         "binary_regions",

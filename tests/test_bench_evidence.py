@@ -71,9 +71,10 @@ def test_online_missing_quick_run_scores_every_gap(shared_data, capsys):
         assert 0.5 < r["f_best"] <= 1 and 0 <= r["f_default"] <= 1
         assert (r["fill_error"] is not None) == r["gaps"].startswith("random")
     by = {(r["method"], r["gaps"]): r for r in rows}
-    # a fifth of the pixels missing costs the masks on the pixels seen little
+    # missing pixels cost the masks on the pixels seen little (the rule skips them)
     for m in bench_online_missing.METHODS:
-        assert by[(m, "random20")]["f_default"] > by[(m, "none")]["f_default"] - 0.05
+        assert by[(m, "random20")]["f_default"] > by[(m, "none")]["f_default"] - 0.03
+        assert by[(m, "random50")]["f_default"] > by[(m, "none")]["f_default"] - 0.1
         assert by[(m, "random20")]["missing"] == pytest.approx(0.2, abs=0.01)
     assert by[("OnlineRobustPCA", "random20")]["fill_error"] < 1.0
     assert "| clip | method | gaps |" in capsys.readouterr().out

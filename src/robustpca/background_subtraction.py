@@ -165,6 +165,22 @@ def _rows(frames: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def _fit_low_rank(model: Any, rows: np.ndarray) -> np.ndarray:
+    """``model.fit(rows).low_rank_`` in float32. With missing pixels (NaN), the fit
+    takes the pixels seen in some frame and the frames with a pixel seen (a batch fit
+    refuses the others: nothing identifies them); the rest of the background is 0, as
+    the online methods leave a pixel they never see."""
+    missing = np.isnan(rows) if np.isnan(np.add.reduce(rows, axis=None)) else None
+    if missing is None:
+        return np.asarray(model.fit(rows).low_rank_, dtype=np.float32)
+    frames, pixels = ~missing.all(axis=1), ~missing.all(axis=0)
+    background = np.zeros(rows.shape, dtype=np.float32)
+    if frames.any():
+        model.fit(rows[np.ix_(frames, pixels)])
+        background[np.ix_(frames, pixels)] = model.low_rank_
+    return background
+
+
 def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np.ndarray:
     frames = np.asarray(batch)
     if frames.ndim not in (3, 4) or frames.shape[0] == 0:
@@ -178,20 +194,23 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
             f"frames: frame {position} has shape {frames.shape[1:]}, the first frames "
             f"{shape}; every frame must have the same size."
         )
-    if not np.issubdtype(frames.dtype, np.number) or not _finite(frames):
-        raise ValueError(f"frames: the batch at frame {position} holds non-finite values.")
+    if not np.issubdtype(frames.dtype, np.number) or _infinite(frames):
+        raise ValueError(
+            f"frames: the batch at frame {position} holds infinite values (a missing pixel is NaN)."
+        )
     return frames
 
 
-def _finite(frames: np.ndarray) -> bool:
-    """No NaN or infinity in the numeric ``frames``: integers never hold one; floats when
-    their sum is finite (one pass, no temporary), or else entry by entry."""
+def _infinite(frames: np.ndarray) -> bool:
+    """Whether the numeric ``frames`` hold an infinity: integers never do; floats not
+    when their sum is finite (one pass, no temporary), or else entry by entry (NaN, a
+    missing pixel, is allowed)."""
     if frames.dtype.kind not in "fc":
-        return True
+        return False
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(np.add.reduce(frames, axis=None)):
-            return True
-    return bool(np.all(np.isfinite(frames)))
+            return False
+    return bool(np.isinf(frames).any())
 
 
 def subtract_background(
@@ -210,7 +229,8 @@ def subtract_background(
     batches : iterable of array-like of shape (b, h, w) or (b, h, w, c)
         Consecutive frames, grey or colour, in batches (e.g.
         :func:`robustpca.datasets.iter_video`); one array of the whole clip works too,
-        as one batch.
+        as one batch. NaN marks a missing pixel: the background fills it, and its mask
+        follows its observed neighbours (:mod:`robustpca.foreground_gaps`).
     method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
         See :func:`make_video_model`. The online methods stream; the batch methods
         first gather every frame.
@@ -309,8 +329,7 @@ def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBa
     else:  # the clip and its residual are work spaces (linalg.work_space)
         gathered = (sum(sizes), *shape)
         clip = np.concatenate(parts, out=work_space(gathered, np.result_type(*parts)))
-    model.fit(_rows(clip))
-    background = np.asarray(model.low_rank_, dtype=np.float32).reshape(clip.shape)
+    background = _fit_low_rank(model, _rows(clip)).reshape(clip.shape)
     residual = np.subtract(
         clip, background, out=work_space(clip.shape, np.float32), dtype=np.float32
     )

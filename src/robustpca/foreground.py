@@ -40,6 +40,11 @@ here judges every pixel against its *own* noise:
    frame.
 7. **Holes** inside a region are filled.
 
+A missing pixel (NaN in the residual: subsampled video, a dead patch of the sensor) is
+evidence neither way: every median above is then taken over the pixels seen, and a
+missing pixel takes the verdict of its observed neighbours
+(:mod:`robustpca.foreground_gaps`).
+
 The thresholds are multiples of the robust scale and the same for every clip; see
 :func:`foreground_masks` for why they sit where they do. :class:`ForegroundDetector`
 applies the same rule to a stream, batch by batch, with a running per-pixel scale and
@@ -62,6 +67,16 @@ from scipy import ndimage as ndi
 
 from ._validation import check_nonnegative_float, check_positive_int, real_array
 from .binary_regions import _EIGHT, _fill_holes, _label_runs, _majority, _runs
+from .foreground_gaps import (
+    all_finite,
+    frame_gains,
+    frame_offsets,
+    gap_majority,
+    gap_median_filter,
+    gap_pixel_scale,
+    gap_scale_step,
+    unseen_as_background,
+)
 from .linalg.work_space import reusable, work_space
 from .robust_scale import MAD_CONSTANT, _column_medians, _median
 
@@ -114,24 +129,15 @@ def _check_rule(high, low, min_size, window, fill_holes) -> _Rule:
     return _Rule(high, low, min_size, window, bool(fill_holes))
 
 
-def _all_finite(R: np.ndarray) -> bool:
-    """Whether the floating ``R`` holds no NaN or infinity: its sum is finite (one pass,
-    no temporary), or, where the sum overflows, every entry is."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(np.add.reduce(R, axis=None)):
-            return True
-    return bool(np.isfinite(R).all())
-
-
 def _magnitude(
     residual,
     frame_shape,
     name: str = "residual",
     work: np.ndarray | None = None,
     in_place: bool = False,
-) -> tuple[np.ndarray, int]:
-    """``(e, c)``: the per-pixel magnitude, shape ``(n, h, w)``, and the channel count
-    (steps 0-1 of the rule).
+) -> tuple[np.ndarray, int, bool]:
+    """``(e, c, gaps)``: the per-pixel magnitude, shape ``(n, h, w)``, the channel count
+    (steps 0-1 of the rule) and whether a pixel is missing (NaN in ``e`` there).
 
     ``residual`` is ``(n, h, w)`` (grey), ``(n, h, w, c)`` (colour: the root mean square
     over the last axis), or ``(n, d)`` with ``frame_shape`` ``(h, w)`` or ``(h, w, c)``.
@@ -159,16 +165,18 @@ def _magnitude(
         )
     if R.shape[0] < 1 or R.size == 0:
         raise ValueError(f"{name} holds no frames (shape {R.shape}).")
-    if not _all_finite(R):
-        raise ValueError(f"{name} holds NaN or infinite values.")
+    gaps = not all_finite(R)
+    if gaps and np.isinf(R).any():
+        raise ValueError(f"{name} holds infinite values (a missing pixel is NaN).")
     n = R.shape[0]
-    offset = _frame_median(R.reshape((n, -1, *R.shape[3:])))
+    flat = R.reshape((n, -1, *R.shape[3:]))
+    offset = frame_offsets(_sampled(flat)) if gaps else _frame_median(flat)
     out = R if in_place and R.flags.writeable else reusable(work, R)
     out = work_space(R.shape, R.dtype) if out is None else out
     R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=out)
     if R.ndim == 3:
-        return np.abs(R, out=R), 1
-    return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1]
+        return np.abs(R, out=R), 1, gaps
+    return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1], gaps
 
 
 def _floor(pixel_scale: np.ndarray, e: np.ndarray) -> float:
@@ -203,6 +211,11 @@ def _frame_sample(values: np.ndarray) -> np.ndarray:
     return sample[:, : sample.shape[1] - 1 + sample.shape[1] % 2]
 
 
+def _sampled(values: np.ndarray) -> np.ndarray:
+    """The pixels of :func:`_frame_median`'s grid (all of them on small frames)."""
+    return _frame_sample(values) if values.shape[1] > FRAME_SAMPLE else values
+
+
 def _frame_gain(z: np.ndarray) -> np.ndarray:
     """Step 4's gain of each frame of ``z`` (n, m): ``max(1, 1.4826 med)``, the median as
     :func:`_frame_median` takes it. Where at most half the grid's scaled values exceed 1,
@@ -219,12 +232,16 @@ def _frame_gain(z: np.ndarray) -> np.ndarray:
     return gain
 
 
-def _score(e: np.ndarray, scale: np.ndarray, window: int) -> np.ndarray:
+def _score(e: np.ndarray, scale: np.ndarray, window: int, gaps: bool = False) -> np.ndarray:
     """Steps 4-5: ``e / scale``, divided by each frame's gain, then median-filtered.
-    ``e`` (a temporary of the rule's) is overwritten where the quotient keeps its dtype."""
+    ``e`` (a temporary of the rule's) is overwritten where the quotient keeps its dtype.
+    ``gaps``: ``e`` is NaN at missing pixels, which stay NaN unless filtered."""
     z = np.divide(e, scale, out=e) if np.result_type(e, scale) == e.dtype else e / scale
-    z /= _frame_gain(z.reshape(len(z), -1))[:, None, None]
+    flat = z.reshape(len(z), -1)
+    z /= (frame_gains(_sampled(flat)) if gaps else _frame_gain(flat))[:, None, None]
     if window > 1:
+        if gaps:
+            return gap_median_filter(z, window)
         z = ndi.median_filter(z, size=(1, window, window), mode="nearest")
     return z
 
@@ -236,18 +253,30 @@ def _time_median(e: np.ndarray) -> np.ndarray:
     return median
 
 
-def _pixel_scale(e: np.ndarray) -> tuple[np.ndarray, float]:
-    """Steps 2-3: the per-pixel robust scale with its floor, and the floor."""
+def _raw_scale(e: np.ndarray, gaps: bool = False) -> tuple[np.ndarray, float]:
+    """Steps 2-3: the per-pixel robust scale before its floor, and the floor."""
+    if gaps:
+        return gap_pixel_scale(e, _floor)
     raw = MAD_CONSTANT * _time_median(e)
-    floor = _floor(raw, e)
+    return raw, _floor(raw, e)
+
+
+def _pixel_scale(e: np.ndarray, gaps: bool = False) -> tuple[np.ndarray, float]:
+    """Steps 2-3: the per-pixel robust scale with its floor, and the floor."""
+    raw, floor = _raw_scale(e, gaps)
     return np.maximum(raw, floor), floor
 
 
-def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
+def _threshold(z: np.ndarray, rule: _Rule, gaps: bool = False) -> np.ndarray:
     """Steps 5-7 on the scores before the spatial median: the median filter (through
-    :func:`_majority`), hysteresis between ``rule.low`` and ``rule.high``, size filter,
+    :func:`_majority`; :func:`~robustpca.foreground_gaps.gap_majority` where ``z`` is NaN
+    at missing pixels), hysteresis between ``rule.low`` and ``rule.high``, size filter,
     holes. The regions are labelled on the rows that hold a pixel above ``low`` only."""
-    weak = _majority(z > rule.low, rule.window)
+
+    def majority(t: float) -> np.ndarray:
+        return gap_majority(z, t, rule.window) if gaps else _majority(z > t, rule.window)
+
+    weak = majority(rule.low)
     n, h, w = weak.shape
     rows, at, _ = _runs(np.any(weak, axis=2))
     if rows.size == 0:
@@ -255,7 +284,7 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
     labels, count = _label_runs(weak.reshape(-1, w), rows, at, _EIGHT)
     # the stack's labels in place: a boolean gather at ``at`` copies 1 byte a pixel, not 4
     seeds = np.zeros(labels.shape, dtype=bool)
-    seeds[at] = _majority(z > rule.high, rule.window).reshape(-1, w)[rows]
+    seeds[at] = majority(rule.high).reshape(-1, w)[rows]
     keep = np.zeros(count + 1, dtype=bool)
     keep[labels[seeds]] = True
     if rule.min_size > 0:
@@ -270,10 +299,13 @@ def _threshold(z: np.ndarray, rule: _Rule) -> np.ndarray:
     return masks
 
 
-def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule) -> np.ndarray:
+def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule, gaps: bool = False) -> np.ndarray:
     """Steps 4-7 on the magnitudes ``e`` (n, h, w; overwritten), by chunks of frames."""
     step = max(1, CHUNK_PIXELS // (e.shape[1] * e.shape[2]))
-    chunks = [_threshold(_score(e[s : s + step], scale, 1), rule) for s in range(0, len(e), step)]
+    chunks = [
+        _threshold(_score(e[s : s + step], scale, 1, gaps), rule, gaps)
+        for s in range(0, len(e), step)
+    ]
     return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
 
 
@@ -314,9 +346,9 @@ def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.
     True
     """
     window = _check_rule(HIGH, LOW, MIN_SIZE, window, True).window
-    e, _ = _magnitude(residual, frame_shape)
-    scale, _ = _pixel_scale(e)
-    return _score(e, scale, window)
+    e, _, gaps = _magnitude(residual, frame_shape)
+    scale, _ = _pixel_scale(e, gaps)
+    return unseen_as_background(_score(e, scale, window, gaps))
 
 
 def foreground_masks(
@@ -395,9 +427,9 @@ def foreground_masks(
     (32, 32)
     """
     rule = _check_rule(high, low, min_size, window, fill_holes)
-    e, _ = _magnitude(residual, frame_shape)
-    scale, _ = _pixel_scale(e)
-    return _masks(e, scale, rule)
+    e, _, gaps = _magnitude(residual, frame_shape)
+    scale, _ = _pixel_scale(e, gaps)
+    return _masks(e, scale, rule, gaps)
 
 
 class ForegroundDetector:
@@ -498,34 +530,36 @@ class ForegroundDetector:
 
     def _magnitude(
         self, batch, work: np.ndarray | None = None, in_place: bool = False
-    ) -> tuple[np.ndarray, int]:
-        e, c = _magnitude(batch, self.frame_shape, "residual_batch", work, in_place)
+    ) -> tuple[np.ndarray, int, bool]:
+        e, c, gaps = _magnitude(batch, self.frame_shape, "residual_batch", work, in_place)
         if hasattr(self, "scale_") and (e.shape[1:] != self.scale_.shape or c != self.n_channels_):
             raise ValueError(
                 f"residual_batch has frames of shape {e.shape[1:]} with {c} channel(s); "
                 f"earlier batches had {self.scale_.shape} with {self.n_channels_}."
             )
-        return e, c
+        return e, c, gaps
 
     def partial_fit(self, residual_batch) -> ForegroundDetector:
         """Update the running per-pixel scale with a batch of frames; return self."""
         _, rate = self._check()
-        e, c = self._magnitude(residual_batch)
-        self._update_scale(e, c, rate)
+        e, c, gaps = self._magnitude(residual_batch)
+        self._update_scale(e, c, rate, gaps)
         return self
 
-    def _update_scale(self, e: np.ndarray, c: int, rate: float) -> None:
+    def _update_scale(self, e: np.ndarray, c: int, rate: float, gaps: bool = False) -> None:
         if not hasattr(self, "scale_"):
-            raw = MAD_CONSTANT * _time_median(e)
+            raw, self.noise_floor_ = _raw_scale(e, gaps)
             self.n_channels_ = c
-            self.noise_floor_ = _floor(raw, e)
             self.scale_ = np.maximum(raw, self.noise_floor_ / 2)
             self.n_frames_seen_ = len(e)
             return
         scale = self.scale_.copy()
         for t in range(len(e)):
             step = max(_GAIN / (self.n_frames_seen_ + t + 1), rate)
-            scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
+            if gaps:
+                gap_scale_step(scale, e[t], step)
+            else:
+                scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
         floor = _floor(scale, e)
         self.scale_ = np.maximum(scale, floor / 2)
         self.noise_floor_ = floor
@@ -536,9 +570,9 @@ class ForegroundDetector:
         rule, _ = self._check()
         if not hasattr(self, "scale_"):
             raise ValueError("this ForegroundDetector has seen no frames: call update first.")
-        e, _ = self._magnitude(residual_batch)
+        e, _, gaps = self._magnitude(residual_batch)
         scale = np.maximum(self.scale_, self.noise_floor_)
-        return _score(e, scale, rule.window)
+        return unseen_as_background(_score(e, scale, rule.window, gaps))
 
     def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:
         """Update the scale with a batch, then return the batch's boolean masks.
@@ -548,13 +582,13 @@ class ForegroundDetector:
         content is then undefined.
         """
         rule, rate = self._check()
-        e, c = self._magnitude(residual_batch, self._work, in_place=bool(overwrite))
+        e, c, gaps = self._magnitude(residual_batch, self._work, in_place=bool(overwrite))
         if not np.may_share_memory(e, residual_batch):
             # e is not given out: the next batch's magnitudes reuse its memory
             self._work = e
-        self._update_scale(e, c, rate)
+        self._update_scale(e, c, rate, gaps)
         scale = np.maximum(self.scale_, self.noise_floor_)
-        return _masks(e, scale, rule)
+        return _masks(e, scale, rule, gaps)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()

@@ -99,6 +99,19 @@ def _median(x: np.ndarray, axis: int | None = 0, keepdims: bool = False):
     return med if med.ndim else med[()]
 
 
+def _nan_median(x: np.ndarray, axis: int = 0) -> np.ndarray:
+    """The median along ``axis`` of the entries of ``x`` that are not NaN (NaN where a
+    lane has none), read off a sorted copy (NaN sort last): :func:`numpy.nanmedian`'s
+    values several times faster, and without its warning on an empty lane."""
+    lanes = np.sort(np.moveaxis(x, axis, -1), axis=-1)
+    count = np.count_nonzero(~np.isnan(lanes), axis=-1)[..., None]
+    lo = np.take_along_axis(lanes, np.maximum(count - 1, 0) // 2, axis=-1)[..., 0]
+    hi = np.take_along_axis(lanes, np.minimum(count // 2, lanes.shape[-1] - 1), axis=-1)[..., 0]
+    with np.errstate(invalid="ignore"):
+        mid = (lo + hi) / 2  # numpy.median's mean of the middle two, to the bit
+    return np.where(count[..., 0] > 0, mid, np.nan).astype(x.dtype, copy=False)
+
+
 def weighted_median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """Column medians; with frequency weights, the median of the data with each row
     repeated ``w_i`` times (the mean of the two middle values for an even total)."""

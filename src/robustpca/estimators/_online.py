@@ -241,7 +241,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
             self._losses.append(loss / max(Z.shape[0], 1))
             if n_last == 0:
                 return None
-            return self._given(self._routed(step, Z, observed), basis, n_last)
+            return self._given(self._routed(step, Z), basis, n_last)
         into = self._residual_into
         self._state, step, loss = orpca_update(
             self._state,
@@ -317,14 +317,15 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         )
         if not routed:
             return step.parts()
-        return self._given(self._routed(step, Z, observed), s.basis)
+        return self._given(self._routed(step, Z), s.basis)
 
-    def _routed(self, step: OrpcaStep, Z, observed) -> OrpcaStep:
+    def _routed(self, step: OrpcaStep, Z) -> OrpcaStep:
         """``step`` as the residual route wants it (:meth:`_partial_fit_residual`): the
-        residual ``X - low_rank``, zero at the gaps, instead of the two parts."""
+        residual ``X - low_rank`` (NaN at the gaps, as ``X``, for the mask rule,
+        :mod:`robustpca.foreground_gaps`) instead of the two parts."""
         if self._residual_into is None:
             return step
-        residual = np.where(observed, Z - step.parts()[0], 0).astype(Z.dtype, copy=False)
+        residual = np.subtract(Z, step.parts()[0])
         return OrpcaStep(step.coefficients, None, None, step.clipped, step.n_iter, residual)
 
     def _fit_solver(self, X, rng, sample_weight=None):

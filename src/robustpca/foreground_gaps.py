@@ -1,0 +1,114 @@
+r"""The mask rule of :mod:`robustpca.foreground` on residuals with missing pixels (NaN).
+
+A pixel that was not observed (subsampled video, a dead patch of the sensor, a masked
+region: the decomposition's residual is NaN there) is evidence neither way, so every
+median of the rule is taken over the pixels seen:
+
+* each frame's offset (step 0) and gain (step 4) over its observed pixels;
+* each pixel's scale (step 2) over the frames that observe it; a pixel that no frame of
+  the batch observes takes the noise floor (step 3), the median of the other pixels'
+  scales; the running scale of :class:`~robustpca.foreground.ForegroundDetector` does
+  not move where a frame misses the pixel;
+* the spatial median of step 5 over the observed pixels of each window: more than half
+  of them must exceed the threshold. A missing pixel therefore takes the verdict of its
+  observed neighbours (a gap inside an object is filled with it), and one whose window
+  holds no observed pixel is background.
+
+Where nothing is missing each of these is the rule's own; batches without NaN never
+reach this module, so their masks are unchanged to the bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .binary_regions import _box_count
+from .robust_scale import MAD_CONSTANT, _nan_median
+
+__all__ = [
+    "all_finite",
+    "frame_gains",
+    "frame_offsets",
+    "gap_majority",
+    "gap_median_filter",
+    "gap_pixel_scale",
+    "gap_scale_step",
+    "unseen_as_background",
+]
+
+
+def all_finite(R: np.ndarray) -> bool:
+    """Whether the floating ``R`` holds no NaN or infinity: its sum is finite (one pass,
+    no temporary), or, where the sum overflows, every entry is. Batches for which it
+    holds never reach the rest of this module."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(R, axis=None)):
+            return True
+    return bool(np.isfinite(R).all())
+
+
+def frame_offsets(values: np.ndarray) -> np.ndarray:
+    """Each frame's median of ``values`` (n, m[, c]) over its observed pixels (0 for a
+    frame with none)."""
+    offset = _nan_median(values, axis=1)
+    return np.where(np.isnan(offset), 0, offset).astype(values.dtype, copy=False)
+
+
+def frame_gains(z: np.ndarray) -> np.ndarray:
+    """Step 4's gain ``max(1, 1.4826 med)`` of each frame of ``z`` (n, m), the median over
+    its observed pixels (1 for a frame with none)."""
+    gain = MAD_CONSTANT * _nan_median(z, axis=1)
+    return np.where(np.isnan(gain), 1.0, np.maximum(gain, 1.0)).astype(z.dtype, copy=False)
+
+
+def gap_pixel_scale(e: np.ndarray, floor_of) -> tuple[np.ndarray, float]:
+    """Steps 2-3 on magnitudes ``e`` (n, h, w) with NaN at the gaps: each pixel's
+    1.4826 times its median over the frames that observe it, and the floor
+    ``floor_of(raw, e)`` (:func:`robustpca.foreground._floor`) of the pixels observed
+    at all, which the others take. Returns the raw scale (floored pixels at the floor)
+    and the floor."""
+    raw = MAD_CONSTANT * _nan_median(e.reshape(e.shape[0], -1), axis=0).reshape(e.shape[1:])
+    seen = ~np.isnan(raw)
+    floor = floor_of(raw[seen], e[~np.isnan(e)]) if seen.any() else 1.0
+    return np.where(seen, raw, floor).astype(raw.dtype, copy=False), floor
+
+
+def gap_scale_step(scale: np.ndarray, e_t: np.ndarray, step: float) -> None:
+    """One frame's step of the running log-median, ``scale`` in place; pixels the frame
+    misses (NaN in ``e_t``) keep their scale."""
+    direction = np.sign(MAD_CONSTANT * e_t - scale)
+    scale *= np.exp(step * np.nan_to_num(direction, nan=0.0))
+
+
+def gap_majority(z: np.ndarray, threshold: float, window: int) -> np.ndarray:
+    """Where the median of the observed scores of each ``window x window`` neighbourhood
+    (edges replicated) of ``z`` (n, h, w; NaN at the gaps) exceeds ``threshold``: more
+    than half of them do. False where the window observes nothing."""
+    above = z > threshold
+    if window == 1:
+        return above
+    seen = ~np.isnan(z)
+    dtype = np.uint8 if window <= 15 else np.uint16
+    count = _box_count(above.astype(dtype), window).astype(np.int32)
+    observed = _box_count(seen.astype(dtype), window).astype(np.int32)
+    return 2 * count > observed
+
+
+def gap_median_filter(z: np.ndarray, window: int) -> np.ndarray:
+    """The median of the observed values of each ``window x window`` neighbourhood
+    (edges replicated) of ``z`` (n, h, w; NaN at the gaps), 0 where it observes none:
+    step 5 for :func:`~robustpca.foreground.foreground_score`."""
+    r = window // 2
+    padded = np.pad(z, ((0, 0), (r, r), (r, r)), mode="edge")
+    out = np.empty_like(z)
+    for t in range(z.shape[0]):  # a frame's windows at a time: window**2 copies of it
+        windows = sliding_window_view(padded[t], (window, window))
+        out[t] = _nan_median(windows.reshape(*z.shape[1:], window * window), axis=-1)
+    return np.where(np.isnan(out), 0, out)
+
+
+def unseen_as_background(z: np.ndarray) -> np.ndarray:
+    """Scores with the missing pixels that no spatial median reached (``window=1``) at
+    0, background."""
+    return np.where(np.isnan(z), 0, z) if np.isnan(z).any() else z
