@@ -51,6 +51,7 @@ from .godec import fit_godec
 from .hq import fit_hq
 from .low_rank_sparse import fit_accaltproj, fit_crpca_om, fit_outlier_pursuit, fit_pcp
 from .missing import counts_pass, fit_missing, lazy_rows, training_constants
+from .online import fit_online
 from .rrcov import fit_covariance, fit_robpca, fit_spherical
 
 __all__ = ["FITS", "DaskPassRunner", "fit_dask"]
@@ -351,11 +352,12 @@ FITS = {
     "robpca": partial(fit_robpca, tall_runner=DaskPassRunner),
     "covariance": partial(fit_covariance, tall_runner=DaskPassRunner),
     "spherical": partial(fit_spherical, tall_runner=DaskPassRunner),
+    "online": fit_online,
 }
 SUPPORTED = (
     "OptimalMeanPCA, PCA, L21PCA, R1PCA, GeneralizedMeanPCA, AdaptiveNeighborsPCA, HQPCA, "
     "PrincipalComponentPursuit, OutlierPursuit, ConvexOptimalMeanPCA, AccAltProj (tall), "
-    "GoDec (tall), ROBPCA, CovariancePCA, SphericalPCA"
+    "GoDec (tall), ROBPCA, CovariancePCA, SphericalPCA, OnlineRobustPCA, GRASTA"
 )
 
 
@@ -400,7 +402,9 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     fitter = _fitter_for(estimator)
     X = as_float_array(X, keep_float32=True)
     input_dtype = X.dtype
-    X = X.astype(np.float64)  # the passes compute in float64 whatever the input
+    online = fitter is fit_online  # a stream in the input's dtype, as in memory
+    if not online:
+        X = X.astype(np.float64)  # the passes compute in float64 whatever the input
     n_samples, n_features = X.shape
     if n_samples < 2:
         raise ValueError(
@@ -420,15 +424,18 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     )
     rng = as_generator(getattr(estimator, "random_state", None))
     run: GramPasses | DaskPassRunner
-    if n_samples < n_features:  # the Gram route, as WeightedPCAProblem(route='auto')
-        runner = DaskPassRunner(column_blocks(X), axis=1, split_every=WIDE_SPLIT_EVERY)
-        run = GramPasses(runner)
+    if online:
+        result = fit_online(estimator, X, rng)  # sets n_missing_ and n_passes_
     else:
-        X = row_blocks(X)
-        run = runner = DaskPassRunner(X)
-    estimator.n_missing_ = 0  # set by the tall route of PCA and RPCA-OM when NaN are found
-    result = fitter(estimator, X, run, rng, sample_weight)
-    estimator.n_passes_ = runner.n_passes
+        if n_samples < n_features:  # the Gram route, as WeightedPCAProblem(route='auto')
+            runner = DaskPassRunner(column_blocks(X), axis=1, split_every=WIDE_SPLIT_EVERY)
+            run = GramPasses(runner)
+        else:
+            X = row_blocks(X)
+            run = runner = DaskPassRunner(X)
+        estimator.n_missing_ = 0  # set by the tall route of PCA and RPCA-OM on NaN
+        result = fitter(estimator, X, run, rng, sample_weight)
+        estimator.n_passes_ = runner.n_passes
     estimator._store(result)
     finish_fit(estimator, input_dtype)  # float32 input: float32 attributes, as in NumPy
     constants = estimator.__dict__.pop("_training_constants", None)  # the tall first pass's

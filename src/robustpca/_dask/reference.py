@@ -423,6 +423,9 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         est.offset_ = float(offset)
     est._reference_passes = run.n_passes  # of n_passes_: those of the diagnostics
     est.n_passes_ = getattr(est, "n_passes_", 0) + run.n_passes
+    tail = est.__dict__.pop("_dask_stream_tail", None)
+    if tail is not None:  # an online fit's last rows: the window of a later partial_fit
+        est._seed_window(tail)
 
 
 @dataclass(frozen=True)

@@ -141,6 +141,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     _supports_missing = True
     _n_components_is_rank = True
+    _dask_fit = "online"
 
     def __init__(
         self,

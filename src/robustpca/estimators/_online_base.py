@@ -124,6 +124,10 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
     _history = 10_000
 
     # -- parameters ---------------------------------------------------------------
+    #: A dask array is streamed block by block through the same updates
+    #: (:mod:`robustpca._dask.online`).
+    _dask_fit = "online"
+
     def _check_params(self) -> None:
         check_positive_int(self.batch_size, "batch_size")
         check_positive_int(self.n_passes, "n_passes")
@@ -217,16 +221,20 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         return [(s, min(s + step, n)) for s in range(0, n, step)]
 
     def _fit_solver(self, X, rng, sample_weight=None):
-        self._reset(X.shape[1])
-        self._rank_ = self._rank(X.shape[1])
-        self._rng = rng
-        return self._run_passes(X)
+        batches = self._batches(X.shape[0])
+        return self._fit_stream(lambda: (X[start:stop] for start, stop in batches), X.shape[1], rng)
 
-    def _run_passes(self, X) -> SolverResult:
+    def _fit_stream(self, one_pass, n_features: int, rng) -> SolverResult:
+        """``fit`` on the batches that ``one_pass()`` yields, ``n_passes`` times: those of
+        ``batch_size`` rows of an array, or of the row blocks of a dask array
+        (:mod:`robustpca._dask.online`)."""
+        self._reset(n_features)
+        self._rank_ = self._rank(n_features)
+        self._rng = rng
         n_batches = 0
         for p in range(int(self.n_passes)):
-            for start, stop in self._batches(X.shape[0]):
-                self._consume(X[start:stop], want=False)
+            for batch in one_pass():
+                self._consume(batch, want=False)
                 n_batches += 1
             if p == 0:
                 self._close_burn_in()
@@ -340,13 +348,16 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         """The reference of ``fit`` (all its rows), and the stream's window seeded with
         the distances of its last rows, for ``partial_fit`` to continue from."""
         super()._set_outlier_reference(X, sample_weight)
+        self._seed_window(X[-min(X.shape[0], WINDOW_ROWS) :])
+
+    def _seed_window(self, rows: np.ndarray) -> None:
+        """The stream's window, afresh, with the distances of ``rows``: the last rows of
+        the fit (``n_samples_seen_`` counts them)."""
         window = self._window = ReferenceWindow()
         window.follow(self.components_)
-        n = X.shape[0]
-        rows = X[-min(n, WINDOW_ROWS) :]
         scores, od = self._reference_distances(rows)
         observed = observed_counts(self, rows) if self.n_missing_ else None
-        index = np.arange(n - rows.shape[0], n) + self.n_samples_seen_ - n
+        index = np.arange(-rows.shape[0], 0) + self.n_samples_seen_
         window.add(index, scores, od, observed, seen=self.n_samples_seen_)
 
     def partial_fit(self, X, y=None):
@@ -401,8 +412,14 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         Returns
         -------
         low_rank, sparse : ndarray of shape (n_samples, n_features)
-            See :meth:`partial_fit_decompose`.
+            See :meth:`partial_fit_decompose`. Lazy dask arrays for a dask ``X``.
         """
         check_is_fitted(self)
+        from .._validation import is_dask_collection
+
+        if is_dask_collection(X):
+            from .._dask.online import lazy_decompose
+
+            return lazy_decompose(self, X)
         X = self._validate_batch(X, first=False)
         return self._split(X)

@@ -1,0 +1,128 @@
+"""OnlineRobustPCA and GRASTA on dask arrays: the row blocks streamed in order give the
+in-memory fit, whatever the chunks; gaps, checks, the window of a later partial_fit,
+lazy decompose, and a real clip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robustpca import GRASTA, OnlineRobustPCA
+
+from .test_online_rpca import load_highway, planted_stream
+
+da = pytest.importorskip("dask.array")
+
+MODELS = [OnlineRobustPCA, GRASTA]
+
+
+def _pair(cls, Xn, chunks, **params):
+    params = {"n_components": 2, "random_state": 0, "batch_size": 32, **params}
+    ours = cls(**params).fit(da.from_array(Xn, chunks=chunks))
+    theirs = cls(**params).fit(Xn)
+    return ours, theirs
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    ("dtype", "chunks", "n_passes"),
+    [(np.float32, (77, 60), 1), (np.float64, (100, 25), 2), (np.float64, (500, 60), 1)],
+)
+def test_streamed_blocks_give_the_in_memory_fit(cls, dtype, chunks, n_passes):
+    """Blocks that do not align with the batches (77 rows against 32), several column
+    chunks, one block: the same batches, hence the same fit, to the bit."""
+    Xn = planted_stream(0, n=430, d=60)[0].astype(dtype)
+    ours, theirs = _pair(cls, Xn, chunks, n_passes=n_passes, contamination=0.1)
+    np.testing.assert_array_equal(ours.components_, theirs.components_)
+    np.testing.assert_array_equal(ours.objective_history_, theirs.objective_history_)
+    assert ours.components_.dtype == dtype
+    assert ours.n_samples_seen_ == theirs.n_samples_seen_ == 430 * n_passes
+    assert ours.n_iter_ == theirs.n_iter_
+    assert ours.offset_ == pytest.approx(theirs.offset_, rel=1e-5)
+    labels = ours.predict(da.from_array(Xn, chunks=chunks))
+    assert isinstance(labels, da.Array)
+    assert np.mean(labels.compute() != theirs.predict(Xn)) <= 0.005
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_gaps_are_counted_and_fitted_as_in_memory(cls):
+    Xn = planted_stream(1, n=300, d=40)[0]
+    Xn[np.random.default_rng(0).random(Xn.shape) < 0.2] = np.nan
+    ours, theirs = _pair(cls, Xn, (70, 40))
+    np.testing.assert_array_equal(ours.components_, theirs.components_)
+    assert ours.n_missing_ == theirs.n_missing_ == np.isnan(Xn).sum()
+
+
+def test_a_gap_in_a_later_block_is_seen_by_the_burn_in():
+    """The gap sits in the second block, inside the burn-in of the first 100 rows: the
+    start sees it (no NaN comes out), as in memory."""
+    Xn = planted_stream(2, n=200, d=20)[0]
+    Xn[60, 3] = np.nan
+    ours, theirs = _pair(OnlineRobustPCA, Xn, (50, 20))
+    assert np.isfinite(ours.components_).all()
+    np.testing.assert_array_equal(ours.components_, theirs.components_)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_bad_blocks_raise_as_partial_fit_does(cls):
+    Xn = planted_stream(3, n=120, d=10)[0]
+    bad = Xn.copy()
+    bad[90, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        cls(2, random_state=0).fit(da.from_array(bad, chunks=40))
+    with pytest.raises(ValueError, match="features"):
+        cls(2, random_state=0).fit(Xn[:, :5]).decompose(da.from_array(Xn, chunks=40))
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_partial_fit_after_a_dask_fit_continues_its_window(cls):
+    Xn = planted_stream(4, n=300, d=30)[0]
+    ours, theirs = _pair(cls, Xn, (64, 30))
+    ours.partial_fit(Xn[:40])
+    theirs.partial_fit(Xn[:40])
+    np.testing.assert_allclose(ours._window.od, theirs._window.od, rtol=1e-10)
+    np.testing.assert_allclose(ours.score_samples(Xn), theirs.score_samples(Xn), rtol=1e-9)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_decompose_is_lazy_by_row_blocks(cls):
+    Xn = planted_stream(5, n=200, d=30)[0]
+    Xn[::7, ::5] = np.nan
+    model = cls(2, random_state=0).fit(Xn)
+    X = da.from_array(Xn, chunks=(45, 10))
+    low, sparse = model.decompose(X)
+    assert isinstance(low, da.Array) and low.chunks[0] == X.chunks[0]
+    for start in range(0, 200, 45):  # each block as decompose splits it
+        want_low, want_sparse = model.decompose(Xn[start : start + 45])
+        np.testing.assert_allclose(low[start : start + 45].compute(), want_low, atol=1e-9)
+        np.testing.assert_allclose(sparse[start : start + 45].compute(), want_sparse, atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 120),
+    rows=st.integers(1, 50),
+    size=st.integers(1, 40),
+)
+def test_row_batches_are_the_slices_of_the_array(n, rows, size):
+    from robustpca._dask.online import row_batches
+
+    Xn = np.arange(n * 3, dtype=float).reshape(n, 3)
+    got = list(row_batches(da.from_array(Xn, chunks=(rows, 3)), size))
+    want = [Xn[s : s + size] for s in range(0, n, size)]
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.realdata
+def test_highway_as_a_dask_array_is_fitted_as_in_memory(shared_data):
+    X, _ = load_highway(shared_data)
+    frames = da.from_array(X, chunks=(37, X.shape[1]))
+    ours = OnlineRobustPCA(random_state=0, burn_in=50).fit(frames)
+    theirs = OnlineRobustPCA(random_state=0, burn_in=50).fit(X)
+    np.testing.assert_array_equal(ours.components_, theirs.components_)
+    low, _ = ours.decompose(frames)
+    np.testing.assert_allclose(low.compute(), theirs.decompose(X)[0], rtol=1e-4, atol=1e-2)
