@@ -174,15 +174,7 @@ def test_degenerate_input_gives_no_nan(kind):
     assert np.isfinite(low).all() and np.isfinite(sparse).all()
 
 
-def test_inputs_never_modified():
-    X = planted_stream(8, n=200)[0]
-    X[::5, ::7] = np.nan
-    copy = X.copy()
-    model = GRASTA(2, random_state=0).fit(X)
-    model.partial_fit(X[:50])
-    model.partial_fit_decompose(X[50:100])
-    model.decompose(X[100:150])
-    np.testing.assert_array_equal(X, copy)
+# inputs never modified: tests/test_orpca_missing.py, for both online estimators
 
 
 @pytest.mark.realdata

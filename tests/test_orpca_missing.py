@@ -244,11 +244,12 @@ def test_degenerate_gaps_give_no_nan(kind):
         assert np.all(model._state.basis[4] == 0)
 
 
-def test_inputs_never_modified():
+@pytest.mark.parametrize("cls", [OnlineRobustPCA, GRASTA], ids=lambda c: c.__name__)
+def test_inputs_never_modified(cls):
     X = planted_stream(8, n=200)[0]
     X[::5, ::7] = np.nan
     copy = X.copy()
-    model = OnlineRobustPCA(2, random_state=0).fit(X)
+    model = cls(2, random_state=0).fit(X)
     model.partial_fit(X[:50])
     model.partial_fit_decompose(X[50:100])
     model.decompose(X[100:150])
