@@ -310,3 +310,26 @@ def test_batch_method_gathers_batches_as_one_clip():
     )
     for piece, copy in zip(pieces, before, strict=True):
         np.testing.assert_array_equal(piece, copy)
+
+
+def test_ignored_pixels_are_left_out_and_not_scored(clip, tmp_path, capsys):
+    """--ignore: a mask over part of the block's path (a 'timestamp'); those pixels are
+    missing in every frame, never foreground inside the mask, and not counted."""
+    from PIL import Image
+
+    mask = np.zeros((H, W), dtype=np.uint8)
+    mask[6:18, 10:22] = 255
+    Image.fromarray(mask).save(tmp_path / "ignore.png")
+    out = tmp_path / "out"
+    args = ["video", str(clip), "--out", str(out), "--scale", "1", "--quiet"]
+    assert main([*args, "--ignore", str(tmp_path / "ignore.png")]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ignored_pixels"] == 12 * 12
+    assert sum(summary["counts"].values()) == N * (H * W - 12 * 12)
+    assert summary["f_measure"] > 0.7
+    inner = np.stack([np.asarray(Image.open(m)) for m in sorted((out / "masks").glob("*.png"))])
+    assert not inner[:, 8:16, 12:20].any()  # deep inside the mask: nothing seen there
+    # a mask of the wrong size names the file and both sizes
+    Image.fromarray(np.zeros((5, 5), dtype=np.uint8)).save(tmp_path / "small.png")
+    code = main([*args, "--overwrite", "--ignore", str(tmp_path / "small.png")])
+    assert code == 1 and "--ignore" in capsys.readouterr().err

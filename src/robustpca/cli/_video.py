@@ -89,6 +89,14 @@ def add_parser(sub) -> None:
         action="store_true",
         help="also write every frame's background (background/bgNNNNNN.png)",
     )
+    video.add_argument(
+        "--ignore",
+        type=Path,
+        default=None,
+        metavar="MASK",
+        help="an image of the frames' size whose non-zero pixels are left out (a "
+        "timestamp, a dead patch): missing in every frame, not scored",
+    )
     video.add_argument("--random-state", type=int_at_least(0), default=0)
     video.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     video.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -147,14 +155,42 @@ class _Truth:
         self.frame_numbers, self.labels, self.roi, self.scored = frame_numbers, labels, roi, scored
 
     @classmethod
-    def of(cls, clip: Any) -> _Truth:
-        return cls(clip.frame_numbers, clip.labels, clip.roi, clip.scored)
+    def of(cls, clip: Any, ignored: np.ndarray | None = None) -> _Truth:
+        """``clip``'s truth, the ``ignored`` pixels out of its ROI (not scored)."""
+        roi = clip.roi if ignored is None else clip.roi & ~ignored
+        return cls(clip.frame_numbers, clip.labels, roi, clip.scored)
 
 
 def _progress(total: int | None, quiet: bool):
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="frame", desc="robustpca video", disable=quiet, leave=False)
+
+
+def _ignored(path: Path | None, source: _Source) -> np.ndarray | None:
+    """The pixels ``--ignore`` leaves out, at the frames' scaled size (h, w): the
+    non-zero pixels of an image of the frames' size, scaled or not, resized by the
+    nearest neighbour."""
+    if path is None:
+        return None
+    from ..datasets import video_info
+    from ..datasets._video_read import _pil
+
+    try:
+        Image = _pil()
+        with Image.open(path) as image:
+            grey = image.convert("L")
+    except (OSError, ImportError) as error:
+        raise InputError(f"--ignore {path}: {error}") from None
+    h, w = source.frame_shape[:2]
+    native = video_info(source.path).frame_shape[:2]
+    if (grey.height, grey.width) not in ((h, w), tuple(native)):
+        raise InputError(
+            f"--ignore {path}: {grey.width}x{grey.height} is neither the frames' size "
+            f"{native[1]}x{native[0]} nor their scaled size {w}x{h}"
+        )
+    ignored = np.asarray(grey.resize((w, h), Image.Resampling.NEAREST)) > 0
+    return ignored if ignored.any() else None
 
 
 def _grey(frames: np.ndarray) -> np.ndarray:
@@ -171,6 +207,7 @@ def _run(args) -> int:
     if not args.input.exists():
         raise InputError(f"{args.input}: no such file or folder")
     source = _Source(args.input, grey=not args.colour, scale=args.scale, batch_size=args.batch_size)
+    ignored = _ignored(args.ignore, source)
     model = make_video_model(
         args.method, n_components=args.n_components, random_state=args.random_state
     )
@@ -190,7 +227,10 @@ def _run(args) -> int:
         for frames, clip in source.batches():
             # the ground truth of the batch, without its frames (a batch method holds
             # every batch's until the fit ends)
-            clips.append(None if clip is None else _Truth.of(clip))
+            clips.append(None if clip is None else _Truth.of(clip, ignored))
+            if ignored is not None:  # missing in every frame (NaN): not fitted, not judged
+                frames = np.array(frames, dtype=np.float32)
+                frames[:, ignored] = np.nan
             yield frames
 
     start_time = time.perf_counter()
@@ -229,7 +269,7 @@ def _run(args) -> int:
                 if args.preview != "none" and keep:
                     preview_rows.append(
                         (
-                            _grey(part.frames)[keep],
+                            np.nan_to_num(_grey(part.frames)[keep]),
                             np.clip(_grey(part.background)[keep], 0, 255),
                             part.masks[keep],
                         )
@@ -272,6 +312,7 @@ def _run(args) -> int:
             "first_frame": numbers[0],
             "last_frame": numbers[-1],
             "preview": None if preview is None else preview.name,
+            "ignored_pixels": 0 if ignored is None else int(ignored.sum()),
         }
         if source.has_truth:
             summary["n_scored_frames"] = n_scored
