@@ -32,6 +32,7 @@ from robustpca import (
     CovariancePCA,
     GeneralizedMeanPCA,
     GoDec,
+    OnlineRobustPCA,
     OptimalMeanPCA,
     OutlierPursuit,
     PrincipalComponentPursuit,
@@ -68,6 +69,7 @@ ESTIMATORS = {
     "covariance": lambda: CovariancePCA(2, random_state=0),
     "spherical": lambda: SphericalPCA(2),
     "godec": lambda: GoDec(2, random_state=0),
+    "online": lambda: OnlineRobustPCA(2, random_state=0),
 }
 
 

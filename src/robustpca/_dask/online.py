@@ -28,12 +28,14 @@ from .arrays import as_float_array, row_blocks
 __all__ = ["fit_online", "lazy_decompose"]
 
 
-def row_batches(X, size: int) -> Iterator[np.ndarray]:
+def row_batches(X, size: int, computed: list[int] | None = None) -> Iterator[np.ndarray]:
     """Consecutive batches of ``size`` rows of the dask array ``X`` (the last one
-    shorter), computing one row block at a time."""
+    shorter), computing one row block at a time (counted in ``computed[0]``)."""
     carry = None
     for i in range(X.numblocks[0]):
         block = np.asarray(X.blocks[i].compute())
+        if computed is not None:
+            computed[0] += 1
         if carry is not None:
             block = np.concatenate([carry, block])
         full = block.shape[0] - block.shape[0] % size
@@ -61,21 +63,21 @@ def _checked(batch: np.ndarray, supports_missing: bool) -> int:
 
 def fit_online(est, X, rng) -> SolverResult:
     """Fit the online estimator ``est`` on the dask array ``X`` (module docstring); sets
-    ``n_missing_`` and ``n_passes_`` (passes over the data, each computing every row
-    block once)."""
+    ``n_missing_`` and ``n_passes_`` (the ``compute`` calls: one per row block and
+    pass)."""
     X = row_blocks(X)
     size = int(est.batch_size)
     supports_missing = bool(getattr(est, "_supports_missing", False))
     keep = max(8, (1 << 18) // max(X.shape[1], 1))  # the rows a stream's batch adds
     tail: deque[np.ndarray] = deque()
-    passes = [0]
+    passes, computed = [0], [0]
     est.n_missing_ = 0
     est._gaps = False
 
     def one_pass() -> Iterator[np.ndarray]:
         passes[0] += 1
         first, last = passes[0] == 1, passes[0] == int(est.n_passes)
-        for batch in row_batches(X, size):
+        for batch in row_batches(X, size, computed):
             if first:
                 missing = _checked(batch, supports_missing)
                 est.n_missing_ += missing
@@ -87,7 +89,7 @@ def fit_online(est, X, rng) -> SolverResult:
             yield batch
 
     result = est._fit_stream(one_pass, X.shape[1], rng)
-    est.n_passes_ = passes[0]
+    est.n_passes_ = computed[0]
     rows = np.concatenate(list(tail)) if tail else np.zeros((0, X.shape[1]))
     est._dask_stream_tail = rows[-keep:]
     return result
