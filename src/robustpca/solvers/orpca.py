@@ -59,6 +59,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..linalg.work_space import reusable, work_space
+from ..robust_scale import _nan_median
 
 __all__ = [
     "MAD_CONSTANT",
@@ -191,11 +192,12 @@ def _left(R: np.ndarray, C: np.ndarray) -> np.ndarray:
     return out
 
 
-def _median_start(Z: np.ndarray, u: np.ndarray) -> np.ndarray:
+def _median_start(Z: np.ndarray, u: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """A robust start for one component: each row's median of ``z_j / u_j`` over a
     regular grid of at most :data:`START_SAMPLE` features, those whose ``|u_j|`` is at
     least half the grid's median (a ratio over a small loading is mostly noise); the
-    least absolute deviations fit of the row on ``u`` when every ``u_j`` is equal."""
+    least absolute deviations fit of the row on ``u`` when every ``u_j`` is equal. With
+    ``weights`` (0 at the gaps), over the observed features (0 where none is)."""
     step = max(1, Z.shape[1] // START_SAMPLE)
     u_grid = u[::step]
     size = np.abs(u_grid)
@@ -204,6 +206,10 @@ def _median_start(Z: np.ndarray, u: np.ndarray) -> np.ndarray:
     if not ok.any():
         return np.zeros(Z.shape[0])
     ratio = Z[:, ::step][:, ok] / u_grid[ok]
+    if weights is not None:
+        ratio = np.where(weights[:, ::step][:, ok] > 0, ratio, np.nan)
+        start = _nan_median(ratio, axis=1).astype(np.float64)
+        return np.where(np.isnan(start), 0.0, start)
     half = ratio.shape[1] // 2
     return np.partition(ratio, half, axis=1)[:, half].astype(np.float64)
 
@@ -216,6 +222,7 @@ def _project_rank_one(
     max_iter: int,
     tol: float,
     buf: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     r"""The coefficients (b, 1) of problem (3) for one component, and the evaluations run.
 
@@ -229,7 +236,9 @@ def _project_rank_one(
     once, secant steps until the root is bracketed, then the Illinois form of regula
     falsi, which keeps the bracket and converges superlinearly. The stopping rule is
     Algorithm 2's (the low-rank part moves by at most ``tol`` times the row's norm).
-    ``buf`` (like ``Z``, or None) is the evaluations' work space.
+    ``buf`` (like ``Z``, or None) is the evaluations' work space. ``weights`` (like
+    ``Z``, 1 where observed and 0 at the gaps, where ``Z`` is 0), when given: the sums
+    run over each row's observed entries (:mod:`.orpca_observed`).
     """
     dtype = Z.dtype
     buf = np.empty_like(Z) if buf is None else buf
@@ -246,10 +255,12 @@ def _project_rank_one(
     def phi(r: np.ndarray) -> np.ndarray:
         np.multiply(r.astype(dtype)[:, None], u, out=buf)
         np.subtract(Z, buf, out=buf)
+        if weights is not None:
+            np.multiply(buf, weights, out=buf)
         np.clip(buf, lo, hi, out=buf)
         return lambda1 * r - _right(buf, u[None, :])[:, 0].astype(np.float64)
 
-    r = _median_start(Z, u)
+    r = _median_start(Z, u, weights)
     left, f_left = np.full(b, -np.inf), np.full(b, -np.inf)  # phi < 0 there
     right, f_right = np.full(b, np.inf), np.full(b, np.inf)  # phi >= 0 there
     last = np.zeros(b, dtype=np.int8)  # the end replaced last: -1 left, 1 right

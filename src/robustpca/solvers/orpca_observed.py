@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .orpca import ORPCAState, OrpcaStep, _left, _outer, _right
+from .orpca import ORPCAState, OrpcaStep, _left, _outer, _project_rank_one, _right
 
 __all__ = [
     "accumulate_rows",
@@ -100,26 +100,32 @@ def orpca_project_observed(
     :math:`e_i \leftarrow \mathcal S_{\lambda_2}(\Omega_i(z_i - Lr_i))`, from the ridge
     coefficients, with :func:`~.orpca.orpca_project`'s stopping rule (every row's
     low-rank part moves by at most ``tol`` times the norm of its observed entries) and
-    at most ``max_iter`` iterations, for every rank. Written, as there, on the clipped
-    residual :math:`c_i`: :math:`L^\top\Omega_i(z_i - e_i) = L^\top\Omega_iLr_i +
-    L^\top c_i`, one product with ``r`` columns and three passes over the batch per
-    iteration. ``observed``: boolean, like ``Z``; the entries of ``Z`` elsewhere are
-    ignored (NaN or any value). Returns the :class:`~.orpca.OrpcaStep` of the batch in
-    ``Z``'s dtype: the low-rank part on every entry (it fills the gaps), the sparse part
-    and the clipped residual zero at the gaps. ``Z`` is not modified.
+    at most ``max_iter`` iterations, written, as there, on the clipped residual
+    :math:`c_i`: :math:`L^\top\Omega_i(z_i - e_i) = L^\top\Omega_iLr_i + L^\top c_i`,
+    one product with ``r`` columns and three passes over the batch per iteration. With
+    one component the minimiser is found as there, as the root of a scalar function
+    (:func:`~.orpca._project_rank_one` with its sums over the observed entries;
+    ``max_iter`` bounds its evaluations). ``observed``: boolean, like ``Z``; the entries
+    of ``Z`` elsewhere are ignored (NaN or any value). Returns the
+    :class:`~.orpca.OrpcaStep` of the batch in ``Z``'s dtype: the low-rank part on every
+    entry (it fills the gaps), the sparse part and the clipped residual zero at the
+    gaps. ``Z`` is not modified.
     """
     dtype = Z.dtype
     weights = observed.astype(dtype)
     Z0 = np.where(observed, Z, dtype.type(0))
     L = basis.astype(dtype)
     Lt = np.ascontiguousarray(L.T)
+    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
+    C = np.empty_like(Z0)
+    if L.shape[1] == 1:  # the root of a scalar function per row, as without gaps
+        R, n_iter = _project_rank_one(Z0, L, lambda1, lambda2, max_iter, tol, C, weights)
+        return _observed_step(Z0, weights, R.astype(np.float64), Lt, lo, hi, C, n_iter)
     gram0 = _row_grams(weights, L)
     G = _ridged(gram0, lambda1)
     gram = (L.T @ L).astype(np.float64)
     limit = (tol * tol) * np.einsum("ij,ij->i", Z0, Z0, dtype=np.float64)
-    lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
     R = _solve(G, _right(Z0, Lt).astype(np.float64))
-    C = np.empty_like(Z0)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
         _clipped_residual(Z0, weights, R, Lt, lo, hi, C)
@@ -128,6 +134,13 @@ def orpca_project_observed(
         R = R_new
         if np.all(np.einsum("ij,jk,ik->i", delta, gram, delta) <= limit):
             break
+    return _observed_step(Z0, weights, R, Lt, lo, hi, C, n_iter)
+
+
+def _observed_step(Z0, weights, R, Lt, lo, hi, C, n_iter: int) -> OrpcaStep:
+    """The step of the coefficients ``R``: the two parts and the clipped residual (into
+    ``C``), zero at the gaps but for the low-rank part."""
+    dtype = Z0.dtype
     low = _outer(R.astype(dtype), Lt, np.empty_like(Z0))
     sparse = np.subtract(Z0, low)
     sparse *= weights

@@ -148,8 +148,7 @@ def orpca_initialize(
     holds per-feature statistics (zero).
     """
     dtype = Z.dtype
-    gaps = observed is not None
-    filled = fill_gaps(Z, observed) if gaps else Z
+    filled = fill_gaps(Z, observed) if observed is not None else Z
     U = initial_directions(filled, n_components, rng)
     W = (filled @ U.astype(dtype)).astype(np.float64)
     scale = robust_residual_scale(filled, W, U, rng, observed)
@@ -162,7 +161,7 @@ def orpca_initialize(
     L = L.astype(dtype)
     r = n_components
     for k in range(n_iter):
-        if gaps:
+        if observed is not None:
             step = orpca_project_observed(Z, observed, L, lam1, lam2, max_iter=max_iter, tol=tol)
             coefficients, clipped = step.coefficients, step.clipped
         else:
@@ -175,7 +174,7 @@ def orpca_initialize(
             scale = robust_residual_scale(filled, R, L.astype(np.float64), rng, observed)
             lam1 = scale * np.sqrt(Z.shape[1]) if lambda1 is None else lam1
             lam2 = scale if lambda2 is None else lam2
-        if gaps:
+        if observed is not None:
             low = step.parts()[0].astype(np.float64)
             A_rows = np.zeros((Z.shape[1], r, r))
             accumulate_rows(A_rows, observed, R)
@@ -194,6 +193,6 @@ def orpca_initialize(
         weight=0.0,
         lambda1=lam1,
         lambda2=lam2,
-        A_rows=np.zeros((Z.shape[1], r, r)) if gaps else None,
+        A_rows=None if observed is None else np.zeros((Z.shape[1], r, r)),
     )
     return state, scale
