@@ -77,8 +77,9 @@ def test_bad_blocks_raise_as_partial_fit_does(cls):
 
 
 @pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
-def test_partial_fit_after_a_dask_fit_continues_its_window(cls):
-    Xn = planted_stream(4, n=300, d=30)[0]
+@pytest.mark.parametrize("n", [300, 1500])  # the window spans the last 1,000 rows
+def test_partial_fit_after_a_dask_fit_continues_its_window(cls, n):
+    Xn = planted_stream(4, n=n, d=30)[0]
     ours, theirs = _pair(cls, Xn, (64, 30))
     ours.partial_fit(Xn[:40])
     theirs.partial_fit(Xn[:40])

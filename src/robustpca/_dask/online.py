@@ -68,7 +68,8 @@ def fit_online(est, X, rng) -> SolverResult:
     X = row_blocks(X)
     size = int(est.batch_size)
     supports_missing = bool(getattr(est, "_supports_missing", False))
-    keep = max(8, (1 << 18) // max(X.shape[1], 1))  # the rows a stream's batch adds
+    # the rows one batch of a stream adds to the window, within its span of 1,000 rows
+    keep = min(1000, max(8, (1 << 18) // max(X.shape[1], 1)))
     tail: deque[np.ndarray] = deque()
     passes, computed = [0], [0]
     est.n_missing_ = 0
