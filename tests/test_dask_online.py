@@ -127,3 +127,24 @@ def test_highway_as_a_dask_array_is_fitted_as_in_memory(shared_data):
     np.testing.assert_array_equal(ours.components_, theirs.components_)
     low, _ = ours.decompose(frames)
     np.testing.assert_allclose(low.compute(), theirs.decompose(X)[0], rtol=1e-4, atol=1e-2)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_partial_fit_takes_a_dask_array_block_by_block(cls):
+    """partial_fit and partial_fit_decompose of a dask array: its row blocks are the
+    batches, in order, as if each were given on its own."""
+    Xn = planted_stream(6, n=240, d=20)[0]
+    Xn[::9, ::4] = np.nan
+    X = da.from_array(Xn, chunks=(60, 7))
+    ours, theirs = cls(2, random_state=0, burn_in=60), cls(2, random_state=0, burn_in=60)
+    assert ours.partial_fit(X[:120]) is ours
+    for start in (0, 60):
+        theirs.partial_fit(Xn[start : start + 60])
+    low, sparse = ours.partial_fit_decompose(X[120:])
+    parts = [theirs.partial_fit_decompose(Xn[s : s + 60]) for s in (120, 180)]
+    assert isinstance(low, np.ndarray) and low.shape == (120, 20)
+    np.testing.assert_array_equal(low, np.concatenate([p[0] for p in parts]))
+    np.testing.assert_array_equal(sparse, np.concatenate([p[1] for p in parts]))
+    np.testing.assert_array_equal(ours.components_, theirs.components_)
+    assert ours.n_samples_seen_ == theirs.n_samples_seen_ == 240
+    assert ours.n_missing_ == theirs.n_missing_

@@ -300,6 +300,10 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         return max(abs(top), abs(bottom)) <= magnitude_limit(X.dtype, X.size)
 
     def _incremental(self, X, *, want: bool):
+        from .._validation import is_dask_collection
+
+        if is_dask_collection(X):
+            return self._incremental_blocks(X, want=want)
         first = self._state is None or not hasattr(self, "n_samples_seen_")
         if first:
             self._check_params()
@@ -320,6 +324,20 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self._unmodelled_constants = None
         self._track_reference(X)
         return split
+
+    def _incremental_blocks(self, X, *, want: bool):
+        """A dask array's row blocks as consecutive batches, computed one at a time;
+        their parts (NumPy) if ``want``."""
+        from .._dask.arrays import as_float_array, row_blocks
+
+        X = row_blocks(as_float_array(X, keep_float32=True))
+        parts = [
+            self._incremental(np.asarray(X.blocks[i].compute()), want=want)
+            for i in range(X.numblocks[0])
+        ]
+        if not want:
+            return None
+        return tuple(np.concatenate([part[j] for part in parts]) for j in range(2))
 
     def _track_reference(self, Z: np.ndarray) -> None:
         """Add rows of the batch ``Z`` to the diagnostics' window and set the reference
@@ -365,7 +383,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
 
         The first call starts the model (and the burn-in); ``n_samples_seen_`` counts
         every row given. ``X`` is not modified and nothing per row is kept (beyond the
-        burn-in buffer).
+        burn-in buffer). A dask array's row blocks are the batches, computed one at a
+        time, in order.
 
         Parameters
         ----------
@@ -394,6 +413,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         Returns
         -------
         low_rank, sparse : ndarray of shape (n_samples, n_features)
+            NumPy arrays, also for a dask ``X`` (its row blocks are the batches, as in
+            :meth:`partial_fit`).
             The low-rank part (it fills missing entries) and the sparse part (zero where
             ``X`` is missing). GRASTA: ``X = low_rank + sparse`` on the observed entries;
             OR-PCA (stable PCP): ``X - low_rank - sparse`` is the dense residual inside
