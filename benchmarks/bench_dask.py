@@ -14,6 +14,8 @@ Usage (from the repository root)::
     python benchmarks/bench_dask.py --n-samples 100000 --estimators godec --card 0.1
     python benchmarks/bench_dask.py --n-samples 1000000 --estimators pca daskml \
         --in-memory                                           # against dask-ml's PCA
+    python benchmarks/bench_dask.py --n-samples 1000000 5000000 --estimators orpca
+                                                  # the online route: a stream of blocks
 
 Each (estimator, size) runs in a fresh Python process, so that ``ru_maxrss`` is the
 peak resident memory of that fit alone. Tall data are those of
@@ -80,10 +82,16 @@ ESTIMATORS = {
     "crpca": ("robustpca.estimators._convex", "ConvexOptimalMeanPCA"),
     "aap": ("robustpca.estimators._known_rank", "AccAltProj"),
     "godec": ("robustpca.estimators._known_rank", "GoDec"),
+    "orpca": ("robustpca.estimators._online", "OnlineRobustPCA"),
+    "grasta": ("robustpca.estimators._grasta", "GRASTA"),
     "daskml": ("dask_ml.decomposition", "PCA"),
 }
+#: The online estimators: a stream of the row blocks (their max_iter and tol are inner
+#: iterations, left at their defaults), fitted with one more component than the
+#: planted rank, since their model has no offset (the centre is a direction).
+ONLINE = ("orpca", "grasta")
 #: The estimators without max_iter / tol (closed-form or the rrcov family's own loops).
-NO_ITERATION = ("pca", "robpca", "robpca-skew", "cov", "sph", "daskml")
+NO_ITERATION = ("pca", "robpca", "robpca-skew", "cov", "sph", "daskml", *ONLINE)
 #: Row labels other than the class name (dask-ml's and scikit-learn's PCA).
 LABELS = {
     ("daskml", False): "dask-ml PCA",
@@ -277,10 +285,11 @@ def run_one(args) -> dict:
         X, basis, center = lazy_low_rank_data(
             args.n_samples, args.n_features, rank=args.rank, chunk_rows=args.chunk_rows
         )
-    params = {"n_components": args.rank}
+    params = {"n_components": args.rank + (args.estimator in ONLINE)}
     if args.estimator not in NO_ITERATION:
         params.update(max_iter=args.max_iter, tol=args.tol)
-    if args.estimator in ("robpca", "robpca-skew", "cov", "aap", "godec", *LOW_RANK_SPARSE[:3]):
+    seeded = ("robpca", "robpca-skew", "cov", "aap", "godec", *LOW_RANK_SPARSE[:3], *ONLINE)
+    if args.estimator in seeded:
         params["random_state"] = 0
     if args.estimator == "robpca-skew":
         params["skew"] = True
