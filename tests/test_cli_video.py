@@ -333,3 +333,20 @@ def test_ignored_pixels_are_left_out_and_not_scored(clip, tmp_path, capsys):
     Image.fromarray(np.zeros((5, 5), dtype=np.uint8)).save(tmp_path / "small.png")
     code = main([*args, "--overwrite", "--ignore", str(tmp_path / "small.png")])
     assert code == 1 and "--ignore" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["orpca", "pcp"])
+def test_a_dask_array_of_frames_streams_by_blocks(method):
+    """A lazy clip (a dask array of frames): its blocks of frames are the batches, and
+    the result is that of the same blocks given as NumPy batches."""
+    da = pytest.importorskip("dask.array")
+    frames, _ = synthetic_clip()
+    lazy = da.from_array(frames, chunks=(20, 12, 16))
+    got = list(subtract_background(lazy, method=method))
+    want = list(subtract_background((frames[i : i + 20] for i in range(0, N, 20)), method=method))
+    assert [p.start for p in got] == [0, 20, 40]
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a.masks, b.masks)
+        np.testing.assert_array_equal(np.asarray(a.background), np.asarray(b.background))
+    with pytest.raises(ValueError, match="dask array of frames"):
+        next(subtract_background(lazy[0]))

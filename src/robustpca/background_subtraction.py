@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import estimators
+from ._validation import is_dask_collection
 from .foreground import ForegroundDetector, foreground_masks, foreground_score
 from .linalg.work_space import reusable, work_space
 
@@ -165,6 +166,19 @@ def _rows(frames: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def _frame_blocks(clip: Any) -> Iterator[np.ndarray]:
+    """The blocks of frames of a dask array ``clip`` (n_frames, h, w[, c]), in order,
+    each computed when the stream reaches it (the other axes' chunks merged)."""
+    if clip.ndim not in (3, 4):
+        raise ValueError(
+            f"frames: a dask array of frames must have shape (n_frames, height, width) or "
+            f"(n_frames, height, width, channels), got {clip.shape}."
+        )
+    clip = clip.rechunk({axis: -1 for axis in range(1, clip.ndim)})
+    for i in range(clip.numblocks[0]):
+        yield np.asarray(clip.blocks[i].compute())
+
+
 def _fit_low_rank(model: Any, rows: np.ndarray) -> np.ndarray:
     """``model.fit(rows).low_rank_`` in float32. With missing pixels (NaN), the fit
     takes the pixels seen in some frame and the frames with a pixel seen (a batch fit
@@ -229,7 +243,8 @@ def subtract_background(
     batches : iterable of array-like of shape (b, h, w) or (b, h, w, c)
         Consecutive frames, grey or colour, in batches (e.g.
         :func:`robustpca.datasets.iter_video`); one array of the whole clip works too,
-        as one batch. NaN marks a missing pixel: the background fills it, and its mask
+        as one batch; a dask array's blocks of frames are the batches, computed one at
+        a time. NaN marks a missing pixel: the background fills it, and its mask
         follows its observed neighbours (:mod:`robustpca.foreground_gaps`).
     method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
         See :func:`make_video_model`. The online methods stream; the batch methods
@@ -262,6 +277,8 @@ def subtract_background(
         model = make_video_model(method, n_components=n_components, random_state=random_state)
     if isinstance(batches, np.ndarray):
         batches = [batches]
+    elif is_dask_collection(batches):  # a lazy clip: its blocks of frames, one at a time
+        batches = _frame_blocks(batches)
     if method in ONLINE_METHODS:
         yield from _online(batches, model, bool(return_scores), reuse=ours)
     else:
