@@ -21,7 +21,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .._validation import check_magnitude
 from ..solvers import SolverResult
 from .arrays import as_float_array, row_blocks
 
@@ -46,28 +45,12 @@ def row_batches(X, size: int, computed: list[int] | None = None) -> Iterator[np.
         yield carry
 
 
-def _checked(batch: np.ndarray, supports_missing: bool) -> int:
-    """The NaN count of ``batch``, after ``partial_fit``'s checks."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(np.add.reduce(batch, axis=None)):
-            check_magnitude(batch)
-            return 0
-    if np.isinf(batch).any():
-        raise ValueError("Input X contains infinity or a value too large for its dtype.")
-    missing = int(np.isnan(batch).sum())
-    if missing and not supports_missing:
-        raise ValueError("Input X contains NaN.")
-    check_magnitude(np.where(np.isnan(batch), 0, batch))
-    return missing
-
-
 def fit_online(est, X, rng) -> SolverResult:
     """Fit the online estimator ``est`` on the dask array ``X`` (module docstring); sets
     ``n_missing_`` and ``n_passes_`` (the ``compute`` calls: one per row block and
     pass)."""
     X = row_blocks(X)
     size = int(est.batch_size)
-    supports_missing = bool(getattr(est, "_supports_missing", False))
     # the rows one batch of a stream adds to the window, within its span of 1,000 rows
     keep = min(1000, max(8, (1 << 18) // max(X.shape[1], 1)))
     tail: deque[np.ndarray] = deque()
@@ -79,10 +62,11 @@ def fit_online(est, X, rng) -> SolverResult:
         passes[0] += 1
         first, last = passes[0] == 1, passes[0] == int(est.n_passes)
         for batch in row_batches(X, size, computed):
-            if first:
-                missing = _checked(batch, supports_missing)
-                est.n_missing_ += missing
-                est._gaps = est._gaps or missing > 0  # sticky: the burn-in may hold it
+            if first:  # partial_fit's checks; NaN counted where the estimator takes it
+                batch = est._validate_batch(batch, first=False)
+                if est._batch_gaps:
+                    est.n_missing_ += int(np.isnan(batch).sum())
+                est._gaps = est._gaps or est._batch_gaps  # sticky: the burn-in may hold it
             if last:
                 tail.append(batch)
                 while sum(len(b) for b in tail) - len(tail[0]) >= keep:
