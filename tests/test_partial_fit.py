@@ -36,15 +36,15 @@ def projector_gap(A, B) -> float:
     return float(np.abs(A.T @ A - B.T @ B).max())
 
 
-def stream(model, X, n_batches, n_passes=1, **kwargs):
+def stream(model, X, n_batches, n_passes=1, *, new_pass_first=False, **kwargs):
     """``model`` fitted by ``n_passes`` passes over ``X`` in ``n_batches`` batches, with
-    ``new_pass=True`` at the start of each later pass. Returns the fits' components
-    after each pass."""
+    ``new_pass=True`` at the start of each later pass (and of the first, with
+    ``new_pass_first``). Returns the fits' components after each pass."""
     parts = np.array_split(np.arange(X.shape[0]), n_batches)
     after = []
     for p in range(n_passes):
         for i, rows in enumerate(parts):
-            model.partial_fit(X[rows], new_pass=p > 0 and i == 0, **kwargs)
+            model.partial_fit(X[rows], new_pass=(p > 0 or new_pass_first) and i == 0, **kwargs)
         after.append(model.components_.copy())
     return after
 
@@ -195,8 +195,11 @@ def test_bad_batches_raise(estimator):
     with pytest.raises(ValueError, match="X has 4 features"):
         model.partial_fit(X[15:, :4])
     bad = X[15:].copy()
-    bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.partial_fit(bad)
+    bad[0] = np.nan  # NaN is a missing entry, but a row needs one observed
+    with pytest.raises(ValueError, match="no observed entry"):
         model.partial_fit(bad)
     for value, error in [(1.5, ValueError), (-0.1, ValueError), ("a", TypeError)]:
         with pytest.raises(error, match="forgetting_factor"):

@@ -21,8 +21,10 @@ from .._validation import (
     as_generator,
     check_magnitude,
     check_n_components,
+    check_observed,
     check_sample_weight,
     is_dask_collection,
+    missing_mask,
 )
 from ..linalg import flip_component_signs
 from ..losses import RobustLoss
@@ -34,6 +36,7 @@ from ..solvers.incremental import (
     residual_norms,
 )
 from ..solvers.informative_coordinates import constant_columns, model_constants
+from ..solvers.missing import complete
 
 __all__ = ["IncrementalMixin"]
 
@@ -136,10 +139,21 @@ class IncrementalMixin:
         the fit is a stochastic MM estimate (Mairal 2013) rather than a fixed point
         of the batch map.
 
+        **Missing entries** (NaN). Each batch is completed at the anchor: a gap takes
+        the anchor's fit of its row on the observed coordinates, so the row's residual
+        is its observed one (:mod:`robustpca.solvers.missing`), and the completed
+        batch is merged as above. A pass with ``new_pass`` is then one iteration of
+        the batch fit with missing entries (for PCA, one EM step), and the passes
+        converge to its fixed points; PCA is no longer exact after one pass. A first
+        batch with gaps starts from the method's own fit of it on its observed
+        entries: completing the next batches at a poor start would pull their gaps
+        towards it, and the weights could not undo that.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            One batch (any number of rows); never modified. NaN is not supported here.
+            One batch (any number of rows); never modified. NaN marks a missing entry,
+            as in :meth:`fit` (a row needs one observed entry).
         y : Ignored
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative frequency weights (as :class:`~robustpca.PCA`'s ``fit``); a
@@ -159,17 +173,17 @@ class IncrementalMixin:
 
         Notes
         -----
-        ``n_samples_seen_`` counts the rows of every call (every pass). A reweighting
-        estimator's ``weights_`` and ``residuals_`` are those of the last batch, at
-        its anchor; ``objective_history_`` holds each batch's :math:`\sum_i s_i
-        \rho(r_i)` there, ``n_iter_`` the number of steps, and ``converged_`` is False
-        (a stream has no stopping rule). ``predict`` and ``decision_function`` use
-        reference statistics recomputed after every call, at the current fit, from a
-        random sample of at most 1,000 rows (and :data:`REFERENCE_ENTRIES` entries)
-        of those seen since the last ``new_pass``
-        (:class:`~robustpca.solvers.incremental.ReferenceSample`): while the rows
-        seen are fewer, they are all of them, and PCA's diagnostics then equal those
-        of :meth:`fit`.
+        ``n_samples_seen_`` counts the rows of every call (every pass), ``n_missing_``
+        their missing entries. A reweighting estimator's ``weights_`` and ``residuals_``
+        are those of the last batch, at its anchor; ``objective_history_`` holds each
+        batch's :math:`\sum_i s_i \rho(r_i)` there, ``n_iter_`` the number of steps,
+        and ``converged_`` is False (a stream has no stopping rule). ``predict`` and
+        ``decision_function`` use reference statistics recomputed after every call, at
+        the current fit, from a random sample of at most 1,000 rows (and
+        :data:`REFERENCE_ENTRIES` entries) of those seen since the last ``new_pass``
+        (:class:`~robustpca.solvers.incremental.ReferenceSample`): while the rows seen
+        are fewer, they are all of them, and PCA's diagnostics then equal those of
+        :meth:`fit`.
         """
         if is_dask_collection(X):
             raise TypeError(
@@ -185,17 +199,28 @@ class IncrementalMixin:
             self._check_params()
             self._validate_common()
         xp, device = input_namespace(X)
-        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, reset=first, ensure_min_samples=1)
+        X = validate_data(
+            self,
+            to_numpy(X),
+            dtype=FLOAT_DTYPES,
+            reset=first,
+            ensure_min_samples=1,
+            ensure_all_finite=self._finite,
+        )
         check_magnitude(X)
+        missing = missing_mask(X) if getattr(self, "_supports_missing", False) else None
+        if missing is not None:
+            check_observed(missing, None, where="X")
         w = check_sample_weight(to_numpy(sample_weight), X.shape[0])
         if first:
-            stream = self._start_stream(X)
+            stream = self._start_stream(X, missing, w)
         step = stream["fit"].step(
             X,
             w,
             self._loss_factory(stream),
             forgetting_factor=lam,
             new_pass=bool(new_pass) and not first,
+            missing=missing,
         )
         if self._stream_reweights and step.residuals is not None and not np.any(w * step.weights):
             warnings.warn(
@@ -205,7 +230,7 @@ class IncrementalMixin:
                 UserWarning,
                 stacklevel=2,
             )
-        self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first)
+        self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first, missing)
         finish_fit(self, X.dtype, xp, device)
         sample = stream["reference"]
         weights = sample.weights if stream["weighted"] or sample_weight is not None else None
@@ -227,15 +252,23 @@ class IncrementalMixin:
         upper = n_samples if spec is None else n_features
         return int(check_n_components(spec, upper, n_features, owner=type(self).__name__))
 
-    def _start_stream(self, X) -> dict:
-        """The stream's state after its first batch's checks (and batch fit)."""
+    def _start_stream(self, X, missing=None, sample_weight=None) -> dict:
+        """The stream's state after its first batch's checks (and batch fit). A first
+        batch with gaps starts from the method's own fit of it, which completes it."""
         for name in getattr(self, "_route_attributes", ()):  # a previous fit's extras
             self.__dict__.pop(name, None)
         self._route_attributes = ()
         n, d = X.shape
         self.n_components_ = self._check_stream_n_components(n, d)
         rng = as_generator(getattr(self, "random_state", None))
-        Xf = np.asarray(X, dtype=np.float64)
+        start = None
+        if missing is not None:
+            # the method's own fit of the batch (PCA: EM): a completion at a poor start
+            # would pull the next batches' gaps towards it, which the weights cannot undo
+            start = self._fit_solver_missing(X, missing, rng, sample_weight)  # type: ignore[attr-defined]
+            Xf = complete(X, missing, start.mean, start.components)[0]
+        else:
+            Xf = np.asarray(X, dtype=np.float64)
         centred = Xf - Xf.mean(axis=0)
         fit = StreamingReweightedPCA.start(d, self.n_components_, rng)
         capacity = max(min(REFERENCE_ROWS, REFERENCE_ENTRIES // max(d, 1)), REFERENCE_MIN_ROWS)
@@ -243,18 +276,19 @@ class IncrementalMixin:
             "fit": fit,
             "scale": float(np.einsum("ij,ij->", centred, centred)) / n,
             "reference": ReferenceSample.empty(capacity, d),
-            "low": np.min(X, axis=0).astype(np.float64),
-            "high": np.max(X, axis=0).astype(np.float64),
+            "low": np.fmin.reduce(X, axis=0).astype(np.float64),  # NaN: never observed
+            "high": np.fmax.reduce(X, axis=0).astype(np.float64),
+            "n_missing": 0,
             "weighted": False,
             "objectives": [],
             "n_steps": 0,
         }
         self.n_samples_seen_ = 0
-        if self._stream_reweights:
+        if self._stream_reweights and start is None:
             # Algorithm 1 starts from D = I: the first batch is weighted at its own PCA
             start = ScatterStatistics.of(X, np.ones(n)).principal(self.n_components_, rng)
-            if start is not None:
-                fit.mean, fit.components = start.mean, start.components
+        if start is not None:
+            fit.mean, fit.components = start.mean, start.components
         return stream
 
     def _loss_factory(self, stream):
@@ -262,17 +296,19 @@ class IncrementalMixin:
             return None
         return lambda mean_square: self._stream_loss(stream["scale"], mean_square)
 
-    def _stream_record(self, stream, X, w, step, lam: float, new_pass: bool) -> None:
+    def _stream_record(self, stream, X, w, step, lam: float, new_pass: bool, missing) -> None:
         """Set every fitted attribute from the stream after a batch."""
         fit = stream["fit"]
-        stream["low"] = np.minimum(stream["low"], X.min(axis=0))
-        stream["high"] = np.maximum(stream["high"], X.max(axis=0))
+        stream["low"] = np.fmin(stream["low"], np.fmin.reduce(X, axis=0))
+        stream["high"] = np.fmax(stream["high"], np.fmax.reduce(X, axis=0))
+        stream["n_missing"] += 0 if missing is None else int(np.count_nonzero(missing))
         stream["reference"] = stream["reference"].update(
             X, w, fit.rng, forgetting_factor=lam, reset=new_pass
         )
         stream["n_steps"] += 1
         self.n_samples_seen_ += X.shape[0]
-        self.n_missing_ = 0
+        # the entries missing from the rows seen (the reference sample's rows keep NaN)
+        self.n_missing_ = stream["n_missing"]
         robust = self._stream_reweights
         if fit.mean is None:  # no positive weight yet: nothing to fit
             raise ValueError(

@@ -49,6 +49,7 @@ import numpy as np
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
 from ._result import SolverResult
+from .missing import observed_fit
 from .optimal_mean import _weighted_pca_result
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "ScatterStatistics",
     "StochasticStep",
     "StreamingReweightedPCA",
+    "complete_at",
     "residual_norms",
 ]
 
@@ -269,6 +271,17 @@ class StreamingReweightedPCA:
     over the same data it is the weighted PCA of every sample weighted at the anchor,
     one iteration of the batch Algorithm 2 exactly.
 
+    **Missing entries.** A batch with NaN is completed at the anchor: each gap takes the
+    anchor's fit of its row on the observed coordinates, whose residual norm is then the
+    observed one, :math:`r_O` (:mod:`robustpca.solvers.missing`). The completed batch
+    is weighted and merged as a complete one, except that rows with at most ``k``
+    observed coordinates get weight 0 (unless every row of the batch would), as
+    :class:`~robustpca.solvers.missing.MissingPCAProblem` does. With the anchor held
+    for a pass, the pass is therefore one majorise-minimise (for PCA, EM) iteration of
+    the batch fit with missing entries: the same completion, the same weights, the
+    same weighted PCA. (The batch fit also counts the entries of constant columns as
+    unobserved; a stream does not know its constant columns in advance and does not.)
+
     **Forgetting.** ``forgetting_factor`` :math:`\lambda` scales the accumulated
     statistics before each batch is merged (1: keep all; below 1: an effective memory
     of about :math:`1/(1-\lambda)` batches, to track a drifting subspace).
@@ -307,8 +320,13 @@ class StreamingReweightedPCA:
         *,
         forgetting_factor: float = 1.0,
         new_pass: bool = False,
+        missing: np.ndarray | None = None,
     ) -> StochasticStep:
-        """Merge one batch (class docstring) and refit; ``X`` is not modified."""
+        """Merge one batch (class docstring) and refit; ``X`` is not modified.
+
+        ``missing`` (True where ``X`` is NaN) needs a fit to complete the batch from:
+        the gaps take the anchor's observed-coordinates fit (class docstring, "Missing
+        entries")."""
         lam = float(forgetting_factor)
         if new_pass and self.pass_weight > 0:
             self.previous, self.previous_weight = self.statistics, self.pass_weight
@@ -318,6 +336,11 @@ class StreamingReweightedPCA:
         point = self.anchor
         if point is None and self.mean is not None and self.components is not None:
             point = (self.mean, self.components)
+        exact = None
+        if missing is not None:
+            if point is None:
+                raise ValueError("a batch with missing entries needs a fit to complete it from.")
+            X, exact = complete_at(X, missing, *point)
         if loss_for is None or point is None:
             r, d, value = None, np.ones(X.shape[0]), float("nan")
         else:
@@ -328,12 +351,16 @@ class StreamingReweightedPCA:
             loss = loss_for(self.scale.mean_square())
             d = loss.weights(r)
             value = float(sample_weight @ loss.rho(r))
+        if exact is not None:  # MissingPCAProblem's rule: they would pin the subspace
+            kept = np.where(exact, 0.0, d)
+            if np.any(sample_weight * kept > 0):
+                d = kept
         self.statistics = self.statistics.update(X, sample_weight * d, forgetting_factor=lam)
         self.pass_weight = lam * self.pass_weight + float(sample_weight.sum())
         fitted = self.statistics
         if self.previous is not None and self.pass_weight < self.previous_weight:
-            missing = 1.0 - self.pass_weight / self.previous_weight
-            fitted = fitted.merge(self.previous.discounted(missing))
+            unseen = 1.0 - self.pass_weight / self.previous_weight
+            fitted = fitted.merge(self.previous.discounted(unseen))
         result = fitted.principal(self.n_components, self.rng)
         if result is not None:
             self.mean, self.components = result.mean, result.components
@@ -362,6 +389,19 @@ class StochasticStep:
     residuals: np.ndarray | None
     weights: np.ndarray
     objective: float
+
+
+def complete_at(
+    X: np.ndarray, missing: np.ndarray, mean: np.ndarray, components: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``X`` (not modified) with its gaps set to the observed-coordinates fit of ``(mean,
+    components)`` (:func:`~robustpca.solvers.missing.observed_fit`), and which rows
+    have at most ``k`` observed coordinates (None if none has): they are fitted
+    exactly at every fit, so their completion lies on the current subspace."""
+    _, fitted, _ = observed_fit(X, missing, mean, components)
+    k, d = components.shape
+    exact = (d - np.count_nonzero(missing, axis=1)) <= k
+    return np.where(missing, fitted, X), (exact if exact.any() else None)
 
 
 def residual_norms(X: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
