@@ -20,7 +20,7 @@ MAX_LINES = 600
 #: ``plotting`` sit beside the stack, just above its bottom: any layer may use them, and
 #: they use only the bottom (and one another). The package's ``__init__`` is the facade.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("cli",),
+    ("cli", "__main__"),
     ("experiments", "transfer", "background_subtraction"),
     ("estimators",),
     ("_dask",),

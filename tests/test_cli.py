@@ -29,6 +29,14 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"robustpca {robustpca.__version__}"
 
 
+def test_python_dash_m_runs_the_command_line():
+    """``python -m robustpca`` is the ``robustpca`` script."""
+    done = subprocess.run(
+        [sys.executable, "-m", "robustpca", "--version"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.strip() == f"robustpca {robustpca.__version__}"
+
+
 def test_no_command_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main([])

@@ -207,6 +207,37 @@ def test_atomic_output_dir_leaves_nothing_on_failure(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_output_into_the_current_empty_folder(tmp_path, monkeypatch, capsys):
+    """``--out .`` in an empty folder writes there and keeps the folder (the shell's
+    current folder is not replaced); a folder holding the current one is never
+    replaced, even with --overwrite; a folder that cannot be made is a one-line error."""
+    src = tmp_path / "x.npy"
+    np.save(src, planted())
+    here = tmp_path / "here"
+    here.mkdir()
+    inode = here.stat().st_ino
+    monkeypatch.chdir(here)
+    assert cli.main(["fit", src, "-k", "2", "--out", ".", "--no-figures"]) == 0
+    assert (here / "summary.json").exists() and here.stat().st_ino == inode
+    assert not [p for p in here.iterdir() if p.name.startswith(".")]  # no temporary left
+    for out in (".", ".."):
+        assert cli.main(["fit", src, "-k", "2", "--out", out, "--overwrite"]) == 1
+        assert "holds the current folder" in capsys.readouterr().err
+    assert (here / "summary.json").exists()
+    assert cli.main(["fit", src, "-k", "2", "--out", src / "sub"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot be made" in err and "Traceback" not in err
+
+
+def test_atomic_output_dir_keeps_an_empty_target_on_failure(tmp_path):
+    target = tmp_path / "result"
+    target.mkdir()
+    with pytest.raises(RuntimeError), atomic_output_dir(target) as tmp:
+        (tmp / "half.csv").write_text("1,2")
+        raise RuntimeError("boom")
+    assert target.is_dir() and list(target.iterdir()) == []
+
+
 def test_input_file_is_not_modified(tmp_path):
     X = planted()
     np.save(tmp_path / "x.npy", X)

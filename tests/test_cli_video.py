@@ -174,6 +174,20 @@ def test_subtract_background_checks_its_input():
         list(subtract_background([]))
     with pytest.raises(ValueError, match="infinite"):
         list(subtract_background([np.full((3, 4, 4), np.inf)]))
+    for dtype in ("U1", complex, object):
+        with pytest.raises(ValueError, match="must hold real numbers"):
+            list(subtract_background([np.zeros((3, 4, 4), dtype=dtype)]))
+
+
+def test_binary_frames_are_split_as_zeros_and_ones():
+    """Boolean frames (a binary video) are the 0/1 frames they stand for."""
+    frames = np.zeros((12, 6, 6), dtype=bool)
+    frames[5:8, 2:4, 2:4] = True
+    for method in ("orpca", "pcp"):
+        split = list(subtract_background(frames, method=method))
+        ones = list(subtract_background(frames.astype(np.uint8), method=method))
+        np.testing.assert_array_equal(split[0].masks, ones[0].masks)
+        np.testing.assert_array_equal(split[0].background, ones[0].background)
 
 
 @pytest.mark.parametrize("method", ["orpca", "grasta", "pcp", "accaltproj", "godec"])

@@ -208,7 +208,14 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
             f"frames: frame {position} has shape {frames.shape[1:]}, the first frames "
             f"{shape}; every frame must have the same size."
         )
-    if not np.issubdtype(frames.dtype, np.number) or _infinite(frames):
+    if frames.dtype == np.bool_:  # binary frames: 0 and 1
+        frames = frames.view(np.uint8)
+    if not np.issubdtype(frames.dtype, np.number) or frames.dtype.kind == "c":
+        raise ValueError(
+            f"frames: the batch at frame {position} holds {frames.dtype} values; frames "
+            "must hold real numbers."
+        )
+    if _infinite(frames):
         raise ValueError(
             f"frames: the batch at frame {position} holds infinite values (a missing pixel is NaN)."
         )
@@ -219,7 +226,7 @@ def _infinite(frames: np.ndarray) -> bool:
     """Whether the numeric ``frames`` hold an infinity: integers never do; floats not
     when their sum is finite (one pass, no temporary), or else entry by entry (NaN, a
     missing pixel, is allowed)."""
-    if frames.dtype.kind not in "fc":
+    if frames.dtype.kind != "f":
         return False
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(np.add.reduce(frames, axis=None)):

@@ -435,24 +435,44 @@ class atomic_output_dir:
 
     On an exception the temporary folder is removed and ``target`` is left as it was, so
     no half-written output is ever visible. An existing non-empty ``target`` is
-    replaced only when ``overwrite`` is True.
+    replaced only when ``overwrite`` is True. An existing empty ``target`` is kept (the
+    current folder, ``--out .``, included): the outputs are moved into it, one by one.
+    A folder that holds the current one is never replaced. A folder that cannot be made
+    is an :class:`InputError`, like every other bad ``--out``.
     """
 
     def __init__(self, target: str | os.PathLike, overwrite: bool = False):
-        self.target = Path(target)
+        # absolute, "." and ".." folded (symbolic links kept: the link is the output)
+        self.target = Path(os.path.abspath(target))
         self.overwrite = overwrite
         self.tmp: Path | None = None
+        self.into = False  # move the outputs into the existing, empty target
 
     def __enter__(self) -> Path:
-        if self.target.exists() and not self.target.is_dir():
-            raise InputError(f"--out {self.target} exists and is not a folder")
-        if self.target.is_dir() and any(self.target.iterdir()) and not self.overwrite:
+        target = self.target
+        if target.exists() and not target.is_dir():
+            raise InputError(f"--out {target} exists and is not a folder")
+        if target.is_dir():
+            if any(target.iterdir()) and not self.overwrite:
+                raise InputError(
+                    f"--out {target} exists and is not empty; choose another folder or "
+                    "pass --overwrite"
+                )
+            self.into = not any(target.iterdir())
+            if not self.into and Path.cwd().is_relative_to(target):
+                raise InputError(
+                    f"--out {target} holds the current folder, which --overwrite would "
+                    "delete; choose another folder"
+                )
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            home = target if self.into else target.parent
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=home))
+        except OSError as error:
+            where = f": {error.filename}" if error.filename else ""
             raise InputError(
-                f"--out {self.target} exists and is not empty; choose another folder or "
-                "pass --overwrite"
-            )
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+                f"--out {target} cannot be made ({error.strerror or error}{where})"
+            ) from None
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(self.tmp, 0o777 & ~umask)  # mkdtemp makes it private; use the usual mode
@@ -462,6 +482,11 @@ class atomic_output_dir:
         assert self.tmp is not None
         if exc_type is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
+            return
+        if self.into:
+            for entry in sorted(self.tmp.iterdir()):
+                os.replace(entry, self.target / entry.name)
+            self.tmp.rmdir()
             return
         old = None
         if self.target.exists():
