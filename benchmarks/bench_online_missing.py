@@ -15,7 +15,7 @@ a tenth of the frame, missing in every frame). Each method, at its defaults with
 one BLAS thread. Measures, on the pixels seen (a missing pixel is scored as CDnet's
 label 85, not counted):
 
-- ``F default``: the masks of :class:`robustpca.foreground.ForegroundDetector` on the
+- ``F default``: the masks of :class:`robustpca.foreground_stream.ForegroundDetector` on the
   residual ``x - l``, NaN at the missing pixels (:mod:`robustpca.foreground_gaps`);
   ``--zero-gaps`` sets it to 0 there instead, as a mask rule blind to gaps sees them;
 - ``F best``: the F-measure at the best global threshold of ``|x - l|``;
@@ -96,7 +96,7 @@ def split(method: str, frames: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def measure(clip, method: str, kind: str, reference, zero_gaps: bool = False) -> dict:
-    from robustpca.foreground import ForegroundDetector
+    from robustpca.foreground_stream import ForegroundDetector
     from robustpca.metrics import best_threshold_f_measure, change_detection_measures
 
     missing = holes(clip.frames.shape, kind)

@@ -25,7 +25,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("estimators",),
     ("_dask",),
     ("solvers", "array_api_linalg"),
-    ("datasets", "metrics", "diagnostics", "foreground", "foreground_gaps", "plotting"),
+    (
+        "datasets",
+        "metrics",
+        "diagnostics",
+        "foreground",
+        "foreground_gaps",
+        "foreground_stream",
+        "plotting",
+    ),
     (
         "linalg",
         "binary_regions",

@@ -11,11 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustpca.foreground import (
-    ForegroundDetector,
-    foreground_masks,
-    foreground_score,
-)
+from robustpca.foreground import QUANTISATION_SCALE, foreground_masks, foreground_score
+from robustpca.foreground_stream import ForegroundDetector
 from robustpca.robust_scale import MAD_CONSTANT
 
 
@@ -192,6 +189,47 @@ def test_mostly_zero_residual_uses_nonzero_floor():
     assert masks[10, 5:9, 5:9].all() and masks.sum() <= 40
 
 
+def test_stream_keeps_the_batch_floor_where_most_of_the_residual_is_zero():
+    """A soft-thresholded residual (most pixels exactly zero) streamed for 300 frames,
+    then one-level noise on 3/8 of the frame: the running median of a zero pixel only
+    approaches zero, and the floor had followed it down (to 0.002 after 300 frames, 32%
+    of the pixels flagged); it is now the batch rule's floor for a zero median, and the
+    stream flags what the batch rule flags on the same frames."""
+    rng = np.random.default_rng(0)
+    R = np.zeros((400, 32, 32))
+    R[:300] = rng.normal(size=(300, 32, 32)) * (rng.random((300, 32, 32)) < 0.1)
+    R[300:, :, :12] = rng.choice([-1.0, 0.0, 1.0], size=(100, 32, 12))
+    detector = ForegroundDetector()
+    streamed = np.concatenate([detector.update(R[s : s + 50]) for s in range(0, 400, 50)])
+    assert detector.noise_floor_ > 0.5
+    assert streamed[300:].mean() == foreground_masks(R)[300:].mean() == 0.0
+
+
+@given(st.floats(0.0, 4.0))
+@settings(max_examples=20, deadline=None)
+def test_min_scale_is_the_least_floor(min_scale):
+    """The floor of the batch rule and of the stream is never below ``min_scale``, and
+    equals the rule's own where that is larger."""
+    R, _ = planted_video(9, n=40)
+    e = np.abs(R - np.median(R.reshape(40, -1), axis=1)[:, None, None])
+    own = MAD_CONSTANT * np.median(np.median(e, axis=0))
+    detector = ForegroundDetector(min_scale=min_scale)
+    detector.update(R[:20])
+    assert detector.noise_floor_ == pytest.approx(max(own, min_scale), rel=0.1)
+    detector.update(R[20:])
+    assert detector.noise_floor_ >= min_scale
+    masks = foreground_masks(R, min_scale=min_scale)
+    assert masks.sum() <= foreground_masks(R).sum()  # a larger floor never adds pixels
+
+
+def test_quantisation_scale_is_the_rules_scale_of_rounding():
+    """QUANTISATION_SCALE is what the rule's scale (1.4826 times the median magnitude)
+    reads on the rounding error of integer data, uniform on [-1/2, 1/2]."""
+    values = np.random.default_rng(1).uniform(0, 255, size=200_000)
+    error = np.round(values) - values
+    assert MAD_CONSTANT * np.median(np.abs(error)) == pytest.approx(QUANTISATION_SCALE, rel=0.01)
+
+
 def test_input_not_modified():
     R, _ = planted_video(6, n=10)
     copy = R.copy()
@@ -252,6 +290,8 @@ def test_streaming_checks_frame_shapes():
         ({"min_size": -0.1}, "min_size"),
         ({"window": 2}, "window"),
         ({"window": 0}, "window"),
+        ({"min_scale": -1.0}, "min_scale"),
+        ({"min_scale": float("nan")}, "min_scale"),
     ],
 )
 def test_bad_parameters_name_themselves(kwargs, name):

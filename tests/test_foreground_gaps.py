@@ -13,13 +13,7 @@ from scipy import ndimage as ndi
 
 from robustpca import OnlineRobustPCA
 from robustpca.binary_regions import _majority
-from robustpca.foreground import (
-    ForegroundDetector,
-    _floor,
-    _raw_scale,
-    foreground_masks,
-    foreground_score,
-)
+from robustpca.foreground import _floor, _raw_scale, foreground_masks, foreground_score
 from robustpca.foreground_gaps import (
     frame_gains,
     frame_offsets,
@@ -27,6 +21,7 @@ from robustpca.foreground_gaps import (
     gap_median_filter,
     gap_pixel_scale,
 )
+from robustpca.foreground_stream import ForegroundDetector
 
 from .test_foreground import _highway_quarter, f_measure
 

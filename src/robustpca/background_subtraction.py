@@ -25,7 +25,8 @@ import numpy as np
 
 from . import estimators
 from ._validation import is_dask_collection
-from .foreground import ForegroundDetector, foreground_masks, foreground_score
+from .foreground import QUANTISATION_SCALE, foreground_masks, foreground_score
+from .foreground_stream import ForegroundDetector
 from .linalg.work_space import reusable, work_space
 
 __all__ = [
@@ -222,6 +223,12 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
     return frames
 
 
+def _min_scale(frames: np.ndarray) -> float:
+    """The mask rule's least noise floor: the scale of the rounding of integer frames
+    (a static scene's residual can be far below it), none for float frames."""
+    return QUANTISATION_SCALE if frames.dtype.kind in "iu" else 0.0
+
+
 def _infinite(frames: np.ndarray) -> bool:
     """Whether the numeric ``frames`` hold an infinity: integers never do; floats not
     when their sum is finite (one pass, no temporary), or else entry by entry (NaN, a
@@ -275,8 +282,10 @@ def subtract_background(
     -----
     The mask of a frame comes from its residual ``x - l`` (for PCP, the sparse part)
     by :func:`robustpca.foreground.foreground_masks` for the batch methods, and by the
-    streaming form of the same rule, :class:`robustpca.foreground.ForegroundDetector`,
-    for the online ones.
+    streaming form of the same rule,
+    :class:`robustpca.foreground_stream.ForegroundDetector`, for the online ones. For
+    integer frames the rule's noise floor is at least the scale of their rounding
+    (``min_scale``).
     """
     method = _check_method(method)
     ours = model is None
@@ -307,6 +316,8 @@ def _online(
     kept_rows = residual = None  # the route's arrays, reused by the next batch
     for batch in batches:
         frames = _check_batch(batch, shape, start)
+        if shape is None:
+            detector.min_scale = _min_scale(frames)
         shape = frames.shape[1:]
         if route is None:
             rows = _rows(frames)
@@ -357,8 +368,8 @@ def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBa
     residual = np.subtract(
         clip, background, out=work_space(clip.shape, np.float32), dtype=np.float32
     )
-    masks = foreground_masks(residual)
-    scores = foreground_score(residual) if scored else None
+    masks = foreground_masks(residual, min_scale=_min_scale(clip))
+    scores = foreground_score(residual, min_scale=_min_scale(clip)) if scored else None
     start = 0
     for frames, size in zip(parts, sizes, strict=True):
         stop = start + size

@@ -25,7 +25,7 @@ here judges every pixel against its *own* noise:
    :math:`\sigma_0 = \operatorname{med}_p \hat\sigma_p`, the typical pixel's scale: a
    pixel that never changes (or that the decomposition fitted exactly, such as the
    zeros of a soft-thresholded ``S``) is judged at the typical noise level, never at a
-   zero scale.
+   zero scale; and never below ``min_scale`` (the rounding of integer frames).
 4. **Frame gain.** :math:`z_{tp} = e_{tp} / (s_p g_t)` with
    :math:`g_t = \max\big(1, 1.4826\,\operatorname{med}_p (e_{tp}/s_p)\big)`: a frame whose
    typical pixel is noisier than the model (a global flicker or a gain change that ``L``
@@ -46,9 +46,10 @@ missing pixel takes the verdict of its observed neighbours
 (:mod:`robustpca.foreground_gaps`).
 
 The thresholds are multiples of the robust scale and the same for every clip; see
-:func:`foreground_masks` for why they sit where they do. :class:`ForegroundDetector`
-applies the same rule to a stream, batch by batch, with a running per-pixel scale and
-memory proportional to one frame.
+:func:`foreground_masks` for why they sit where they do.
+:class:`~robustpca.foreground_stream.ForegroundDetector` applies the same rule to a
+stream, batch by batch, with a running per-pixel scale and memory proportional to one
+frame.
 
 References
 ----------
@@ -74,14 +75,13 @@ from .foreground_gaps import (
     gap_majority,
     gap_median_filter,
     gap_pixel_scale,
-    gap_scale_step,
     unseen_as_background,
 )
 from .linalg.work_space import reusable, work_space
 from .robust_scale import MAD_CONSTANT, _column_medians, _median
 
 __all__ = [
-    "ForegroundDetector",
+    "QUANTISATION_SCALE",
     "foreground_masks",
     "foreground_score",
 ]
@@ -91,8 +91,9 @@ HIGH = 8.0
 LOW = 4.0
 MIN_SIZE = 0.0
 WINDOW = 3
-#: the gain of the running log-median's steps (ForegroundDetector's docstring)
-_GAIN = 3.0
+#: The rule's scale (1.4826 times the median magnitude) of the rounding error of integer
+#: frames, uniform on [-1/2, 1/2]: ``min_scale`` for them (subtract_background).
+QUANTISATION_SCALE = MAD_CONSTANT * 0.25
 #: A frame's own statistics (its median residual, its gain) are taken on a regular grid
 #: of at most this many of its pixels: the median of 4,096 values is within about 2% of
 #: a noise scale of the frame's, and the rule's cost per frame stays that of its passes.
@@ -179,17 +180,20 @@ def _magnitude(
     return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1], gaps
 
 
-def _floor(pixel_scale: np.ndarray, e: np.ndarray) -> float:
+def _floor(pixel_scale: np.ndarray, e: np.ndarray, min_scale: float = 0.0) -> float:
     """The noise floor: the median pixel scale; where more than half the pixels have a
     zero scale (a residual that is mostly exact zeros), the scale of the nonzero
-    magnitudes; 1 where everything is zero (all scores are then zero)."""
+    magnitudes; 1 where everything is zero (all scores are then zero). Never below
+    ``min_scale``."""
     floor = float(_median(pixel_scale.ravel(), axis=0))
-    if floor > 0:
-        return floor
+    return max(floor if floor > 0 else _nonzero_floor(e, 1.0), min_scale)
+
+
+def _nonzero_floor(e: np.ndarray, previous: float) -> float:
+    """:func:`_floor` where the median pixel scale is zero: the scale of the nonzero
+    magnitudes of ``e`` (NaN skipped), or ``previous`` where there is none."""
     nonzero = e[e > 0]
-    if nonzero.size:
-        return MAD_CONSTANT * float(_median(nonzero, axis=0))
-    return 1.0
+    return MAD_CONSTANT * float(_median(nonzero, axis=0)) if nonzero.size else previous
 
 
 def _frame_median(values: np.ndarray) -> np.ndarray:
@@ -253,17 +257,21 @@ def _time_median(e: np.ndarray) -> np.ndarray:
     return median
 
 
-def _raw_scale(e: np.ndarray, gaps: bool = False) -> tuple[np.ndarray, float]:
+def _raw_scale(
+    e: np.ndarray, gaps: bool = False, min_scale: float = 0.0
+) -> tuple[np.ndarray, float]:
     """Steps 2-3: the per-pixel robust scale before its floor, and the floor."""
     if gaps:
-        return gap_pixel_scale(e, _floor)
+        return gap_pixel_scale(e, lambda raw, e: _floor(raw, e, min_scale))
     raw = MAD_CONSTANT * _time_median(e)
-    return raw, _floor(raw, e)
+    return raw, _floor(raw, e, min_scale)
 
 
-def _pixel_scale(e: np.ndarray, gaps: bool = False) -> tuple[np.ndarray, float]:
+def _pixel_scale(
+    e: np.ndarray, gaps: bool = False, min_scale: float = 0.0
+) -> tuple[np.ndarray, float]:
     """Steps 2-3: the per-pixel robust scale with its floor, and the floor."""
-    raw, floor = _raw_scale(e, gaps)
+    raw, floor = _raw_scale(e, gaps, min_scale)
     return np.maximum(raw, floor), floor
 
 
@@ -309,7 +317,9 @@ def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule, gaps: bool = False) ->
     return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
 
 
-def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.ndarray:
+def foreground_score(
+    residual, *, frame_shape=None, window: int = WINDOW, min_scale: float = 0.0
+) -> np.ndarray:
     r"""Per-pixel foreground score: the residual in units of its own robust scale.
 
     Steps 0-5 of the rule (module docstring): ``|r|`` less each frame's median (the
@@ -328,6 +338,11 @@ def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.
         ``(h, w)`` or ``(h, w, c)`` when ``residual`` holds flattened frames.
     window : int, default=3
         Side of the spatial median filter (odd; 1 turns it off).
+    min_scale : float, default=0.0
+        The least noise floor (step 3), in the residual's units. For integer frames,
+        :func:`~robustpca.background_subtraction.subtract_background` passes the scale
+        of their rounding, :data:`QUANTISATION_SCALE` (0.37 of a level): a residual at
+        rounding level (a static scene) then leaves changes of one level background.
 
     Returns
     -------
@@ -346,8 +361,9 @@ def foreground_score(residual, *, frame_shape=None, window: int = WINDOW) -> np.
     True
     """
     window = _check_rule(HIGH, LOW, MIN_SIZE, window, True).window
+    min_scale = check_nonnegative_float(min_scale, "min_scale")
     e, _, gaps = _magnitude(residual, frame_shape)
-    scale, _ = _pixel_scale(e, gaps)
+    scale, _ = _pixel_scale(e, gaps, min_scale)
     return unseen_as_background(_score(e, scale, window, gaps))
 
 
@@ -360,6 +376,7 @@ def foreground_masks(
     min_size: float = MIN_SIZE,
     window: int = WINDOW,
     fill_holes: bool = True,
+    min_scale: float = 0.0,
 ) -> np.ndarray:
     r"""Boolean foreground masks of a video from its sparse part or residual.
 
@@ -388,6 +405,11 @@ def foreground_masks(
     fill_holes : bool, default=True
         Fill the holes of each region (the uniform inside of a vehicle can match the
         background where its edges do not).
+    min_scale : float, default=0.0
+        The least noise floor (step 3), in the residual's units. For integer frames,
+        :func:`~robustpca.background_subtraction.subtract_background` passes the scale
+        of their rounding, :data:`QUANTISATION_SCALE` (0.37 of a level): a residual at
+        rounding level (a static scene) then leaves changes of one level background.
 
     Returns
     -------
@@ -413,7 +435,7 @@ def foreground_masks(
     See Also
     --------
     foreground_score : the scores before thresholding.
-    ForegroundDetector : the same rule on a stream.
+    robustpca.foreground_stream.ForegroundDetector : the same rule on a stream.
 
     Examples
     --------
@@ -427,170 +449,7 @@ def foreground_masks(
     (32, 32)
     """
     rule = _check_rule(high, low, min_size, window, fill_holes)
+    min_scale = check_nonnegative_float(min_scale, "min_scale")
     e, _, gaps = _magnitude(residual, frame_shape)
-    scale, _ = _pixel_scale(e, gaps)
+    scale, _ = _pixel_scale(e, gaps, min_scale)
     return _masks(e, scale, rule, gaps)
-
-
-class ForegroundDetector:
-    r"""The rule of :func:`foreground_masks` on a stream of residual frames.
-
-    Keeps one running robust scale per pixel, so its memory is that of a few frames
-    whatever the length of the stream. The first batch sets the scale to its per-pixel
-    median, as the batch rule does; each later frame moves it by a stochastic
-    approximation of the median in log-scale (Robbins & Monro 1951),
-
-    .. math::
-        \log m_p \leftarrow \log m_p + \gamma_t \operatorname{sign}(e_{tp} - m_p),
-        \qquad \gamma_t = \max(3/t, \gamma),
-
-    whose fixed point is the median of :math:`e_{tp}`. The steps ``3/t`` weigh all frames
-    seen alike, so that on a stationary stream the scale approaches the batch rule's at
-    the rate :math:`1/\sqrt t`; that rate needs a gain above :math:`1/(4f)`, with
-    :math:`f` the density of :math:`\log e` at its median (0.43 for Gaussian noise, less
-    on pixels that objects often cross), and 3 leaves room for a density of 1/12. Then
-    ``learning_rate`` :math:`\gamma` keeps a memory of about :math:`1/\gamma` frames, to
-    follow a background whose noise drifts (light, weather).
-    Each batch is then thresholded exactly as :func:`foreground_masks` does, with the
-    running scale in place of the batch's medians.
-
-    Parameters
-    ----------
-    high, low, min_size, window, fill_holes
-        The rule's parameters, as in :func:`foreground_masks`.
-    learning_rate : float, default=0.01
-        The smallest step :math:`\gamma \in (0, 1]` of the running log-median.
-    frame_shape : tuple of int or None, default=None
-        ``(h, w)`` or ``(h, w, c)`` when batches hold flattened frames.
-
-    Attributes
-    ----------
-    scale_ : ndarray of shape (h, w)
-        The running per-pixel median of the residual's magnitude (steps 0-1 of the
-        rule) times 1.4826, before the floor (values below half the floor are held
-        there).
-    noise_floor_ : float
-        The median of ``scale_`` (the floor of step 3 of the rule).
-    n_frames_seen_ : int
-        Frames seen so far.
-    n_channels_ : int
-        Channels of the frames (1 for grey).
-
-    See Also
-    --------
-    foreground_masks : the batch rule.
-
-    References
-    ----------
-    H. Robbins, S. Monro, "A stochastic approximation method", Annals of Mathematical
-    Statistics 22(3), 1951.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from robustpca.foreground import ForegroundDetector
-    >>> rng = np.random.default_rng(0)
-    >>> detector = ForegroundDetector()
-    >>> for start in range(0, 60, 20):
-    ...     batch = rng.normal(size=(20, 16, 16))
-    ...     batch[5, 4:10, 4:10] += 20.0
-    ...     masks = detector.update(batch)
-    >>> detector.n_frames_seen_, int(masks[5].sum()), int(masks.sum())
-    (60, 32, 32)
-    """
-
-    def __init__(
-        self,
-        *,
-        high: float = HIGH,
-        low: float = LOW,
-        min_size: float = MIN_SIZE,
-        window: int = WINDOW,
-        fill_holes: bool = True,
-        learning_rate: float = 0.01,
-        frame_shape=None,
-    ) -> None:
-        self.high = high
-        self.low = low
-        self.min_size = min_size
-        self.window = window
-        self.fill_holes = fill_holes
-        self.learning_rate = learning_rate
-        self.frame_shape = frame_shape
-
-    def _check(self) -> tuple[_Rule, float]:
-        rule = _check_rule(self.high, self.low, self.min_size, self.window, self.fill_holes)
-        rate = check_nonnegative_float(self.learning_rate, "learning_rate", strict=True)
-        if rate > 1:
-            raise ValueError(f"learning_rate={rate!r} must be in (0, 1].")
-        return rule, rate
-
-    #: The last update's magnitudes (batch-sized), the next update's work space.
-    _work: np.ndarray | None = None
-
-    def _magnitude(
-        self, batch, work: np.ndarray | None = None, in_place: bool = False
-    ) -> tuple[np.ndarray, int, bool]:
-        e, c, gaps = _magnitude(batch, self.frame_shape, "residual_batch", work, in_place)
-        if hasattr(self, "scale_") and (e.shape[1:] != self.scale_.shape or c != self.n_channels_):
-            raise ValueError(
-                f"residual_batch has frames of shape {e.shape[1:]} with {c} channel(s); "
-                f"earlier batches had {self.scale_.shape} with {self.n_channels_}."
-            )
-        return e, c, gaps
-
-    def partial_fit(self, residual_batch) -> ForegroundDetector:
-        """Update the running per-pixel scale with a batch of frames; return self."""
-        _, rate = self._check()
-        e, c, gaps = self._magnitude(residual_batch)
-        self._update_scale(e, c, rate, gaps)
-        return self
-
-    def _update_scale(self, e: np.ndarray, c: int, rate: float, gaps: bool = False) -> None:
-        if not hasattr(self, "scale_"):
-            raw, self.noise_floor_ = _raw_scale(e, gaps)
-            self.n_channels_ = c
-            self.scale_ = np.maximum(raw, self.noise_floor_ / 2)
-            self.n_frames_seen_ = len(e)
-            return
-        scale = self.scale_.copy()
-        for t in range(len(e)):
-            step = max(_GAIN / (self.n_frames_seen_ + t + 1), rate)
-            if gaps:
-                gap_scale_step(scale, e[t], step)
-            else:
-                scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
-        floor = _floor(scale, e)
-        self.scale_ = np.maximum(scale, floor / 2)
-        self.noise_floor_ = floor
-        self.n_frames_seen_ += len(e)
-
-    def score(self, residual_batch) -> np.ndarray:
-        """Scores of a batch (as :func:`foreground_score`) under the current scale."""
-        rule, _ = self._check()
-        if not hasattr(self, "scale_"):
-            raise ValueError("this ForegroundDetector has seen no frames: call update first.")
-        e, _, gaps = self._magnitude(residual_batch)
-        scale = np.maximum(self.scale_, self.noise_floor_)
-        return unseen_as_background(_score(e, scale, rule.window, gaps))
-
-    def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:
-        """Update the scale with a batch, then return the batch's boolean masks.
-
-        ``overwrite``: the batch's memory may be the rule's work space (where it is an
-        array of the frames' shape), so that no other batch-sized array is needed; its
-        content is then undefined.
-        """
-        rule, rate = self._check()
-        e, c, gaps = self._magnitude(residual_batch, self._work, in_place=bool(overwrite))
-        if not np.may_share_memory(e, residual_batch):
-            # e is not given out: the next batch's magnitudes reuse its memory
-            self._work = e
-        self._update_scale(e, c, rate, gaps)
-        scale = np.maximum(self.scale_, self.noise_floor_)
-        return _masks(e, scale, rule, gaps)
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state.pop("_work", None)  # a batch's work space, not part of the detector
-        return state

@@ -7,7 +7,7 @@ median of the rule is taken over the pixels seen:
 * each frame's offset (step 0) and gain (step 4) over its observed pixels;
 * each pixel's scale (step 2) over the frames that observe it; a pixel that no frame of
   the batch observes takes the noise floor (step 3), the median of the other pixels'
-  scales; the running scale of :class:`~robustpca.foreground.ForegroundDetector` does
+  scales; the running scale of :class:`~robustpca.foreground_stream.ForegroundDetector` does
   not move where a frame misses the pixel;
 * the spatial median of step 5 over the observed pixels of each window: more than half
   of them must exceed the threshold. A missing pixel therefore takes the verdict of its

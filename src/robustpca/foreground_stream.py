@@ -1,0 +1,203 @@
+r"""The foreground rule of :mod:`robustpca.foreground` on a stream of residual frames,
+with a running per-pixel scale and memory proportional to one frame."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_nonnegative_float
+from .foreground import (
+    HIGH,
+    LOW,
+    MIN_SIZE,
+    WINDOW,
+    _check_rule,
+    _floor,
+    _magnitude,
+    _masks,
+    _nonzero_floor,
+    _raw_scale,
+    _Rule,
+    _score,
+)
+from .foreground_gaps import gap_scale_step, unseen_as_background
+from .robust_scale import MAD_CONSTANT
+
+__all__ = ["ForegroundDetector"]
+
+#: the gain of the running log-median's steps (ForegroundDetector's docstring)
+_GAIN = 3.0
+
+
+class ForegroundDetector:
+    r"""The rule of :func:`foreground_masks` on a stream of residual frames.
+
+    Keeps one running robust scale per pixel, so its memory is that of a few frames
+    whatever the length of the stream. The first batch sets the scale to its per-pixel
+    median, as the batch rule does; each later frame moves it by a stochastic
+    approximation of the median in log-scale (Robbins & Monro 1951),
+
+    .. math::
+        \log m_p \leftarrow \log m_p + \gamma_t \operatorname{sign}(e_{tp} - m_p),
+        \qquad \gamma_t = \max(3/t, \gamma),
+
+    whose fixed point is the median of :math:`e_{tp}`. The steps ``3/t`` weigh all frames
+    seen alike, so that on a stationary stream the scale approaches the batch rule's at
+    the rate :math:`1/\sqrt t`; that rate needs a gain above :math:`1/(4f)`, with
+    :math:`f` the density of :math:`\log e` at its median (0.43 for Gaussian noise, less
+    on pixels that objects often cross), and 3 leaves room for a density of 1/12. Then
+    ``learning_rate`` :math:`\gamma` keeps a memory of about :math:`1/\gamma` frames, to
+    follow a background whose noise drifts (light, weather).
+    Each batch is then thresholded exactly as :func:`foreground_masks` does, with the
+    running scale in place of the batch's medians.
+
+    Parameters
+    ----------
+    high, low, min_size, window, fill_holes
+        The rule's parameters, as in :func:`foreground_masks`.
+    learning_rate : float, default=0.01
+        The smallest step :math:`\gamma \in (0, 1]` of the running log-median.
+    min_scale : float, default=0.0
+        The least noise floor, as in :func:`~robustpca.foreground.foreground_masks`.
+    frame_shape : tuple of int or None, default=None
+        ``(h, w)`` or ``(h, w, c)`` when batches hold flattened frames.
+
+    Attributes
+    ----------
+    scale_ : ndarray of shape (h, w)
+        The running per-pixel median of the residual's magnitude (steps 0-1 of the
+        rule) times 1.4826, before the floor (values below half the floor are held
+        there).
+    noise_floor_ : float
+        The median of ``scale_`` (the floor of step 3 of the rule).
+    n_frames_seen_ : int
+        Frames seen so far.
+    n_channels_ : int
+        Channels of the frames (1 for grey).
+
+    See Also
+    --------
+    foreground_masks : the batch rule.
+
+    References
+    ----------
+    H. Robbins, S. Monro, "A stochastic approximation method", Annals of Mathematical
+    Statistics 22(3), 1951.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.foreground_stream import ForegroundDetector
+    >>> rng = np.random.default_rng(0)
+    >>> detector = ForegroundDetector()
+    >>> for start in range(0, 60, 20):
+    ...     batch = rng.normal(size=(20, 16, 16))
+    ...     batch[5, 4:10, 4:10] += 20.0
+    ...     masks = detector.update(batch)
+    >>> detector.n_frames_seen_, int(masks[5].sum()), int(masks.sum())
+    (60, 32, 32)
+    """
+
+    def __init__(
+        self,
+        *,
+        high: float = HIGH,
+        low: float = LOW,
+        min_size: float = MIN_SIZE,
+        window: int = WINDOW,
+        fill_holes: bool = True,
+        learning_rate: float = 0.01,
+        frame_shape=None,
+        min_scale: float = 0.0,
+    ) -> None:
+        self.high = high
+        self.low = low
+        self.min_size = min_size
+        self.window = window
+        self.fill_holes = fill_holes
+        self.learning_rate = learning_rate
+        self.frame_shape = frame_shape
+        self.min_scale = min_scale
+
+    def _check(self) -> tuple[_Rule, float]:
+        rule = _check_rule(self.high, self.low, self.min_size, self.window, self.fill_holes)
+        rate = check_nonnegative_float(self.learning_rate, "learning_rate", strict=True)
+        if rate > 1:
+            raise ValueError(f"learning_rate={rate!r} must be in (0, 1].")
+        check_nonnegative_float(self.min_scale, "min_scale")
+        return rule, rate
+
+    #: The last update's magnitudes (batch-sized), the next update's work space.
+    _work: np.ndarray | None = None
+
+    def _magnitude(
+        self, batch, work: np.ndarray | None = None, in_place: bool = False
+    ) -> tuple[np.ndarray, int, bool]:
+        e, c, gaps = _magnitude(batch, self.frame_shape, "residual_batch", work, in_place)
+        if hasattr(self, "scale_") and (e.shape[1:] != self.scale_.shape or c != self.n_channels_):
+            raise ValueError(
+                f"residual_batch has frames of shape {e.shape[1:]} with {c} channel(s); "
+                f"earlier batches had {self.scale_.shape} with {self.n_channels_}."
+            )
+        return e, c, gaps
+
+    def partial_fit(self, residual_batch) -> ForegroundDetector:
+        """Update the running per-pixel scale with a batch of frames; return self."""
+        _, rate = self._check()
+        e, c, gaps = self._magnitude(residual_batch)
+        self._update_scale(e, c, rate, gaps)
+        return self
+
+    def _update_scale(self, e: np.ndarray, c: int, rate: float, gaps: bool = False) -> None:
+        if not hasattr(self, "scale_"):
+            raw, self.noise_floor_ = _raw_scale(e, gaps, float(self.min_scale))
+            self.n_channels_ = c
+            self.scale_ = np.maximum(raw, self.noise_floor_ / 2)
+            self.n_frames_seen_ = len(e)
+            return
+        scale = self.scale_.copy()
+        for t in range(len(e)):
+            step = max(_GAIN / (self.n_frames_seen_ + t + 1), rate)
+            if gaps:
+                gap_scale_step(scale, e[t], step)
+            else:
+                scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
+        floor = _floor(scale, e)
+        if 2 * np.count_nonzero(scale < self.noise_floor_ / 2) > scale.size:
+            # most pixels sink below the hold: their running median is an exact zero, which
+            # the log-median only approaches; the batch rule's floor for a zero median
+            floor = _nonzero_floor(e, self.noise_floor_)
+        floor = max(floor, float(self.min_scale))
+        self.scale_ = np.maximum(scale, floor / 2)
+        self.noise_floor_ = floor
+        self.n_frames_seen_ += len(e)
+
+    def score(self, residual_batch) -> np.ndarray:
+        """Scores of a batch (as :func:`foreground_score`) under the current scale."""
+        rule, _ = self._check()
+        if not hasattr(self, "scale_"):
+            raise ValueError("this ForegroundDetector has seen no frames: call update first.")
+        e, _, gaps = self._magnitude(residual_batch)
+        scale = np.maximum(self.scale_, self.noise_floor_)
+        return unseen_as_background(_score(e, scale, rule.window, gaps))
+
+    def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:
+        """Update the scale with a batch, then return the batch's boolean masks.
+
+        ``overwrite``: the batch's memory may be the rule's work space (where it is an
+        array of the frames' shape), so that no other batch-sized array is needed; its
+        content is then undefined.
+        """
+        rule, rate = self._check()
+        e, c, gaps = self._magnitude(residual_batch, self._work, in_place=bool(overwrite))
+        if not np.may_share_memory(e, residual_batch):
+            # e is not given out: the next batch's magnitudes reuse its memory
+            self._work = e
+        self._update_scale(e, c, rate, gaps)
+        scale = np.maximum(self.scale_, self.noise_floor_)
+        return _masks(e, scale, rule, gaps)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_work", None)  # a batch's work space, not part of the detector
+        return state
