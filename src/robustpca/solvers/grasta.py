@@ -239,6 +239,15 @@ def geodesic_step(U: np.ndarray, gamma: np.ndarray, w: np.ndarray, t: float) -> 
     U += np.outer(direction, alpha).astype(U.dtype, copy=False)
 
 
+def _exact_fit(y: np.ndarray) -> bool:
+    """Whether the l1 fit's dual ``y`` (a subgradient of the l1 norm, entries in [-1, 1])
+    is at rounding level: the sample lies on the subspace, and its gradient is a
+    direction of rounding noise. A step along it would rotate the basis away from the
+    data, and as a first gradient it would set the adaptive step's scale a million times
+    too large (a static scene lost its whole background)."""
+    return bool(np.abs(y).max(initial=0.0) <= np.sqrt(np.finfo(y.dtype).eps))
+
+
 def grasta_step(
     state: GrastaState,
     v: np.ndarray,
@@ -265,7 +274,7 @@ def grasta_step(
     outer = np.outer(w, w).astype(np.float64)
     state.energy = outer if state.energy is None else ENERGY_DECAY * state.energy + outer
     sigma = float(np.linalg.norm(gamma)) * float(np.linalg.norm(w))
-    if not (sigma > 0 and np.isfinite(sigma)):
+    if not (sigma > 0 and np.isfinite(sigma)) or _exact_fit(y):
         return w
     if constant_step is not None:
         t = float(constant_step)
