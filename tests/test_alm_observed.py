@@ -7,6 +7,8 @@ CRPCA-OM (``robustpca.solvers.alm_observed``).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -69,6 +71,36 @@ def test_mask_and_nan_mark_the_same_entries():
     d = PrincipalComponentPursuit(random_state=0).fit(X, mask=np.ones_like(observed))
     e = PrincipalComponentPursuit(random_state=0).fit(X)
     np.testing.assert_array_equal(d.low_rank_, e.low_rank_)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["PrincipalComponentPursuit", "OutlierPursuit", "ConvexOptimalMeanPCA", "AccAltProj", "GoDec"],
+)
+def test_a_masked_fit_keeps_feature_names_and_float32(name):
+    """``fit(X, mask=...)`` is the fit of ``X`` with NaN where the mask is False: a
+    DataFrame keeps its column names (they were lost, and ``predict(df)`` warned), and
+    float32 data a float32 model (a mask made it float64)."""
+    pd = pytest.importorskip("pandas")
+    import robustpca
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2)) @ rng.normal(size=(2, 6))
+    mask = np.ones(X.shape, dtype=bool)
+    mask[3, 1] = False
+    df = pd.DataFrame(X, columns=list("abcdef"))
+    make = getattr(robustpca, name)
+    model = make(n_components=2, random_state=0).fit(df, mask=mask)
+    assert list(model.feature_names_in_) == list("abcdef")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        model.predict(df)
+    nan = make(n_components=2, random_state=0).fit(df.mask(~mask))
+    np.testing.assert_array_equal(model.components_, nan.components_)
+    X32 = X.astype(np.float32)
+    m32 = make(n_components=2, random_state=0).fit(X32, mask=mask)
+    assert m32.components_.dtype == np.float32 and m32.transform(X32).dtype == np.float32
+    assert not np.isnan(df.to_numpy()).any()  # the input is not modified
 
 
 def test_fully_observed_problem_agrees_with_the_complete_data_solver():

@@ -102,6 +102,25 @@ def test_n_components_out_of_range(estimator, bad):
         estimator.set_params(n_components=bad).fit(X)
 
 
+@pytest.mark.parametrize("estimator", LINEAR, ids=lambda e: type(e).__name__)
+def test_inverse_transform_refuses_what_is_not_real_and_finite(estimator):
+    """Complex coordinates lost their imaginary part and NaN or infinity passed through
+    to the output; they are errors, as in scikit-learn's PCA."""
+    X = np.random.default_rng(3).normal(size=(30, 5))
+    model = estimator.set_params(n_components=2).fit(X)
+    for bad, match in [
+        (np.array([[1 + 5j, 2 - 3j]]), "real numbers"),
+        (np.array([["a", "b"]]), "real numbers"),
+        (np.array([[np.nan, 0.0]]), "NaN or infinity"),
+        (np.array([[np.inf, 0.0]]), "NaN or infinity"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            model.inverse_transform(bad)
+    np.testing.assert_allclose(  # integer coordinates are numbers
+        model.inverse_transform(np.array([[1, 2]])), model.inverse_transform([[1.0, 2.0]])
+    )
+
+
 @pytest.mark.parametrize("name", sorted(TALL_ONLY))
 def test_tall_only_estimators_refuse_wide(name):
     with pytest.raises(ValueError, match="n_samples > n_features"):

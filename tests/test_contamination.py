@@ -138,6 +138,26 @@ def test_frequency_weights_flag_the_share_of_the_repeated_rows():
     assert abs(w[flagged].sum() - expected_count(0.15, w.sum())) <= w.max()
 
 
+@pytest.mark.parametrize("scale", [1 / 40, 0.05, 0.3, 7.5])
+def test_weights_that_are_not_whole_flag_the_share_of_their_total(scale):
+    """Weights that sum to 1 flagged nothing: the target weight was rounded to a whole
+    number even where the weights are not frequencies. With weights that are not whole,
+    the flagged weight is nearest ``c`` times the total, and the cut does not depend on
+    their scale; whole weights keep the count of the repeated rows."""
+    rng = np.random.default_rng(9)
+    scores = rng.normal(size=40)
+    w = rng.uniform(0.5, 2.0, size=40)
+    offset = contamination_offset(scores, 0.1, w)
+    assert contamination_offset(scores, 0.1, scale * w) == offset
+    flagged = scores < offset
+    assert abs(w[flagged].sum() - 0.1 * w.sum()) <= w.max() / 2
+    uniform = np.full(40, scale)
+    assert (scores < contamination_offset(scores, 0.1, uniform)).sum() == 4
+    X = planted(9, n=40)  # an estimator with normalised weights
+    model = robustpca.PCA(2, contamination=0.1).fit(X, sample_weight=np.full(40, 1 / 40))
+    assert (model.predict(X) == -1).sum() == 4
+
+
 # ------------------------------------------------------------------ exact counts (hypothesis)
 @st.composite
 def distinct_rows(draw):

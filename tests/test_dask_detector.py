@@ -456,7 +456,7 @@ def test_windows_never_give_a_wrong_statistic(data):
     or refused (None), never wrong; the whole line always resolves."""
     v = values_with_ties(data)
     w = None if data.draw(st.booleans()) else np.random.default_rng(v.size).integers(1, 3, v.size)
-    w = None if w is None else w.astype(float)
+    w = None if w is None else w.astype(float) * data.draw(st.sampled_from([1.0, 0.5]))
     ww = np.ones(v.size) if w is None else w
     ends = np.concatenate([[-np.inf, np.inf], v])
 
@@ -470,7 +470,10 @@ def test_windows_never_give_a_wrong_statistic(data):
     whole = (-np.inf, np.inf)
     for win, expect in ((window(), False), (whole, True)):
         (got,) = gathered(v, w, [win])
-        offset = chunked_reference.offset_from_window(got, total, share)
+        target = chunked_reference.contamination_target(
+            share, total, chunked_reference.whole_weights(ww)
+        )
+        offset = chunked_reference.offset_from_window(got, target)
         assert offset == exact_offset if expect else offset in (None, exact_offset)
     centre = _median(v, w)
     (mid,) = gathered(v, w, [window()])

@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 __all__ = [
     "as_generator",
     "check_bool",
+    "check_coordinates",
     "check_finite_sums",
     "check_magnitude",
     "check_n_components",
@@ -279,6 +280,24 @@ def check_finite_sums(sums: np.ndarray, *, name: str = "X") -> None:
     route's check, which costs no pass of its own."""
     if not np.all(np.isfinite(sums)):
         raise ValueError(overflow_message(name, np.float64, None))
+
+
+def check_coordinates(Z, width: int, xp, dtype):
+    """The coordinates ``Z`` of ``inverse_transform`` as real floats of shape
+    ``(n_samples, width)``: a ``ValueError`` for complex, non-numeric, NaN or infinite
+    values, or another shape (``xp`` its array namespace, ``dtype`` that of integers)."""
+    Z = xp.asarray(Z)
+    if not xp.isdtype(Z.dtype, ("real floating", "integral", "bool")):
+        raise ValueError(f"X of inverse_transform must hold real numbers, got dtype {Z.dtype}.")
+    if not xp.isdtype(Z.dtype, "real floating"):
+        Z = xp.astype(Z, dtype)
+    if Z.ndim != 2 or Z.shape[1] != width:
+        raise ValueError(
+            f"X must have shape (n_samples, {width}) for inverse_transform, got {tuple(Z.shape)}."
+        )
+    if not bool(xp.all(xp.isfinite(Z))):
+        raise ValueError("X of inverse_transform contains NaN or infinity.")
+    return Z
 
 
 def check_magnitude(X, *, name: str = "X") -> None:

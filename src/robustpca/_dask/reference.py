@@ -49,7 +49,7 @@ from ..diagnostics import (
 from ..robust_scale import skewed_cutoff
 from ..solvers.chunked import NumpyPassRunner
 from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
-from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics
+from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics, whole_weights
 from ..solvers.chunked_skew import skewed_cutoffs_chunked
 from ..solvers.likelihood import (
     background_variance_from_median,
@@ -378,7 +378,13 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
             values = -_outlyingness(reference, t, od, sd)
             runner = NumpyPassRunner(values[:, None], chunk_rows=max(n, 1))
             (offset,), _, _ = exact_statistics(
-                runner, w, _Identity(), ["offset"], n, share=float(contamination)
+                runner,
+                w,
+                _Identity(),
+                ["offset"],
+                n,
+                share=float(contamination),
+                whole=w is None or whole_weights(w),
             )
             est.offset_ = float(offset)
         else:
@@ -418,7 +424,14 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         skew = reference.sd_skew_cutoff > 0
         samples = ScoreSampleColumns(distances, reference, float32, est._adjusted if skew else None)
         (offset,), _, _ = exact_statistics(
-            run, weights, samples, ["offset"], n, pilot=pilot, share=float(contamination)
+            run,
+            weights,
+            samples,
+            ["offset"],
+            n,
+            pilot=pilot,
+            share=float(contamination),
+            whole=weights is None or whole_weights(weights),
         )
         est.offset_ = float(offset)
     est._reference_passes = run.n_passes  # of n_passes_: those of the diagnostics

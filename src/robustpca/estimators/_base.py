@@ -35,6 +35,7 @@ from .._array_api import (
 )
 from .._validation import (
     as_generator,
+    check_coordinates,
     check_magnitude,
     check_n_components,
     check_nonnegative_float,
@@ -480,14 +481,7 @@ class BaseSubspaceEstimator(
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method="inverse_transform")
         xp, _ = get_namespace(X, self.components_)
-        Z = xp.asarray(X)
-        if not xp.isdtype(Z.dtype, "real floating"):
-            Z = xp.astype(Z, self.components_.dtype)
-        if Z.ndim != 2 or Z.shape[1] != self.components_.shape[0]:
-            raise ValueError(
-                f"X must have shape (n_samples, {self.components_.shape[0]}) for "
-                f"inverse_transform, got {tuple(Z.shape)}."
-            )
+        Z = check_coordinates(X, self.components_.shape[0], xp, self.components_.dtype)
         return Z @ self.components_ + self.mean_
 
     @available_if(_is_linear)

@@ -9,13 +9,20 @@ __all__ = ["MaskedFitMixin", "apply_mask"]
 
 
 def apply_mask(X, mask):
-    """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False."""
-    X = np.array(X, dtype=np.float64, copy=True)
+    """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False: float32
+    data stay float32, and a DataFrame stays a DataFrame (its column names are the
+    fit's ``feature_names_in_``)."""
     mask = np.asarray(mask)
-    if mask.shape != X.shape:
-        raise ValueError(f"mask must have the shape of X {X.shape}, got {mask.shape}.")
+    shape = np.shape(X)
+    if mask.shape != shape:
+        raise ValueError(f"mask must have the shape of X {shape}, got {mask.shape}.")
     if mask.dtype != bool:
         raise TypeError(f"mask must be boolean (True where observed), got dtype {mask.dtype}.")
+    if hasattr(X, "columns") and hasattr(X, "mask"):  # pandas: NaN where the mask is False
+        return X.mask(~mask)
+    X = np.asarray(X)
+    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    X = np.array(X, dtype=dtype, copy=True)
     X[~mask] = np.nan
     return X
 

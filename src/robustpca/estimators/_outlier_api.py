@@ -22,8 +22,9 @@ exactly as :func:`~robustpca.diagnostics.outlier_diagnostics` does (beyond eithe
 cutoff) and ``decision_function`` is :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`. A float
 ``contamination`` in (0, 0.5] sets ``offset_`` between the training scores so that
 ``predict`` flags that share of the training rows, :math:`\lfloor c\,n + 1/2 \rfloor` of
-``n`` (the frequency-weighted share for a fit with ``sample_weight``; rows whose scores
-tie at the threshold are all flagged or all kept, whichever count is nearer). Both
+``n`` (for a fit with ``sample_weight``, :math:`c` times their total, rounded half up
+where every weight is whole; rows whose scores tie at the threshold are all flagged or
+all kept, whichever count is nearer). Both
 cutoffs are then multiplied by the same factor :math:`-\text{offset\_}`, so the share
 chooses how far out the cutoffs sit and the diagnostics choose their shape. For another
 quantile of the diagnostics themselves, use ``outlier_diagnostics(model, X,
@@ -53,7 +54,7 @@ from ..diagnostics import (
     outlier_diagnostics,
 )
 from ..linalg.blocked import Projector, blas_matmul
-from ..solvers.chunked_reference import offset_at_cut
+from ..solvers.chunked_reference import contamination_target, offset_at_cut, whole_weights
 
 __all__ = ["OutlierDetectorMixin", "check_contamination", "contamination_offset"]
 
@@ -354,11 +355,13 @@ def check_contamination(contamination) -> None:
 def contamination_offset(scores: np.ndarray, contamination: float, sample_weight=None) -> float:
     r"""The offset that flags ``contamination`` of the training rows (``scores < offset``).
 
-    The count is :math:`c\,n` rounded half up (with frequency weights, the weight of
-    the flagged rows is nearest :math:`c` times the total): the cut goes between two
-    distinct sorted scores, at the boundary of a group of ties nearest that count (the
-    lower one on a tie), and at their midpoint, so that rounding differences of a
-    recomputed score cannot move a row across it. Always finite."""
+    The count is :math:`c\,n` rounded half up; with sample weights, the weight of the
+    flagged rows is nearest :math:`c` times the total, rounded half up where every
+    weight is whole (frequency weights: the rows repeated)
+    (:func:`~robustpca.solvers.chunked_reference.contamination_target`). The cut goes
+    between two distinct sorted scores, at the boundary of a group of ties nearest that
+    count (the lower one on a tie), and at their midpoint, so that rounding differences
+    of a recomputed score cannot move a row across it. Always finite."""
     n = scores.shape[0]
     order = np.argsort(scores, kind="stable")
     s = scores[order]
@@ -367,7 +370,7 @@ def contamination_offset(scores: np.ndarray, contamination: float, sample_weight
     else:
         w = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), (n,))[order]
     cum = np.concatenate([[0.0], np.cumsum(w)])
-    target = np.floor(contamination * cum[-1] + 0.5)
+    target = contamination_target(contamination, float(cum[-1]), whole_weights(w))
     # possible cuts j (rows s[:j] flagged): between distinct scores, with s[j] finite
     cuts = np.flatnonzero(np.concatenate([[True], s[1:] > s[:-1], [True]]))
     cuts = cuts[(cuts == n) | np.isfinite(s[np.minimum(cuts, n - 1)])]

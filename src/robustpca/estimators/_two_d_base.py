@@ -31,7 +31,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
-from .._validation import check_magnitude
+from .._validation import check_coordinates, check_magnitude
 from ..solvers.two_d import (
     image_residuals,
     kron_components,
@@ -300,14 +300,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         -------
         ndarray of shape (n_samples, height * width)
         """
-        Z = np.asarray(X)
-        if not np.issubdtype(Z.dtype, np.floating):
-            Z = Z.astype(np.float64)
-        if Z.ndim != 2 or Z.shape[1] != self.n_components_:
-            raise ValueError(
-                f"X must have shape (n_samples, {self.n_components_}) for "
-                f"inverse_transform, got {Z.shape}."
-            )
+        Z = check_coordinates(X, self.n_components_, np, np.float64)
         R = self.right_components_
         left = self._left
         k1 = self.image_shape_[0] if left is None else left.shape[1]

@@ -37,10 +37,12 @@ from .chunked import Rows, sub_blocks
 
 __all__ = [
     "Summary",
+    "contamination_target",
     "exact_statistics",
     "gather_pass",
     "histogram_pass",
     "offset_from_window",
+    "whole_weights",
 ]
 
 #: Data of at most this many rows are gathered whole (one pass a stage, no counting).
@@ -283,12 +285,26 @@ def _deviation_median(centre: float, lower: Window, upper: Window | None, total:
     return 0.5 * (out[0] + out[1])
 
 
-def offset_from_window(window: Window, total: float, share: float) -> float | None:
+def contamination_target(share: float, total: float, whole: bool = True) -> float:
+    """The weight of the rows that ``contamination=share`` flags among rows of weight
+    ``total``: ``share * total``, rounded half up where every weight is a whole number
+    (``whole``: a count of rows, as if each were repeated its weight's times)."""
+    return float(np.floor(share * total + 0.5)) if whole else float(share * total)
+
+
+def whole_weights(w) -> bool:
+    """Whether every weight of ``w`` (NumPy, or a dask array: one pass) is a whole number
+    (frequency weights; NaN and infinity are not)."""
+    whole = (w == np.floor(w)) & np.isfinite(w)
+    return bool(whole.all().compute() if hasattr(whole, "compute") else np.all(whole))
+
+
+def offset_from_window(window: Window, target: float) -> float | None:
     r"""``contamination_offset`` (:mod:`robustpca.estimators._outlier_api`) of the values
     from the window around the cut, or None when the window does not prove the cut:
-    the cut nearest :math:`\lfloor c\,W + 1/2 \rfloor` between distinct values (the
-    lower on a tie), at a finite value or the end, and the values either side of it."""
-    target = float(np.floor(share * total + 0.5))
+    the cut nearest ``target`` (:func:`contamination_target`) between distinct values
+    (the lower on a tie), at a finite value or the end, and the values either side of
+    it."""
     values, index = np.unique(window.values, return_inverse=True)
     weights = np.bincount(index, weights=window.weights, minlength=values.size)
     cum = window.below + np.concatenate([[0.0], np.cumsum(weights)])
@@ -388,10 +404,10 @@ def _mad_ranges(bins: _Bins, cl: float, ch: float, total: float):
         return (cl - s_hi, ch - s_lo), (cl + s_lo, ch + s_hi)
 
 
-def _offset_bins(bins: _Bins, total: float, share: float) -> tuple[int, int]:
+def _offset_bins(bins: _Bins, total: float, share: float, whole: bool) -> tuple[int, int]:
     """The bins around the cut: the target's, widened to a bin of positive weight and
     rows on either side (or the ends)."""
-    b = bins.bin_of(float(np.floor(share * total + 0.5)))
+    b = bins.bin_of(contamination_target(share, total, whole))
     first, last = b, b
     while first > 0:
         first -= 1
@@ -404,14 +420,14 @@ def _offset_bins(bins: _Bins, total: float, share: float) -> tuple[int, int]:
     return first, last
 
 
-def _plan(kind, bins: _Bins | None, total: float, share: float):
+def _plan(kind, bins: _Bins | None, total: float, share: float, whole: bool = True):
     """The windows ``[(low, high), ...]`` (up to three) of one column's statistic."""
     if kind is None:
         return []
     if bins is None:  # gathered whole
         return [(-np.inf, np.inf)] * (2 if kind == "median_mad" else 1)
     if kind == "offset":
-        a, b = _offset_bins(bins, total, share)
+        a, b = _offset_bins(bins, total, share, whole)
         return [(bins.bounds(a)[0], bins.bounds(b)[1])]
     if kind == "lower_median":  # the bin where the cumulative weight reaches half
         found = int(np.searchsorted(bins.cum[1:], 0.5 * total, side="left"))
@@ -453,9 +469,9 @@ def _split(bins: _Bins, heavy: set, low: float, high: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- stages
-def _resolve(kind, windows: dict, j: int, total: float, share: float):
+def _resolve(kind, windows: dict, j: int, total: float, share: float, whole: bool):
     if kind == "offset":
-        return offset_from_window(windows[(j, 0)], total, share)
+        return offset_from_window(windows[(j, 0)], contamination_target(share, total, whole))
     if kind == "lower_median":
         return windows[(j, 0)].value_reaching(0.5 * total) if total > 0 else 0.0
     centre = _median(windows[(j, 0)], total)
@@ -466,7 +482,9 @@ def _resolve(kind, windows: dict, j: int, total: float, share: float):
     return None if mad is None else (centre, MAD_CONSTANT * mad)
 
 
-def exact_statistics(run, rows, columns, kinds, n: int, *, pilot=None, share: float = 0.0):
+def exact_statistics(
+    run, rows, columns, kinds, n: int, *, pilot=None, share: float = 0.0, whole: bool = True
+):
     """Each column's statistic over all rows, exactly; ``(results, summary, passes)``.
 
     ``columns(x, w) -> (V, W)``: the ``m`` columns of a block (``w`` its rows of ``rows``,
@@ -475,7 +493,8 @@ def exact_statistics(run, rows, columns, kinds, n: int, *, pilot=None, share: fl
     ``"median_mad"`` (``(median, MAD)``, the MAD times 1.4826), ``"lower_median"`` (the
     first value whose cumulative weight reaches half the total: the weighted median of
     :mod:`robustpca.solvers.likelihood`; 0 without weight) or ``"offset"`` (the
-    ``contamination_offset`` at ``share``). ``pilot``: ``(pilot_x, pilot_w)``, rows whose
+    ``contamination_offset`` at ``share``; ``whole``: every weight is a whole number,
+    :func:`contamination_target`). ``pilot``: ``(pilot_x, pilot_w)``, rows whose
     values give the bins (needed above :data:`SMALL_ROWS` rows). Two passes (counting,
     gathering), one for small data; more where bins are split or a check fails.
     """
@@ -494,7 +513,7 @@ def exact_statistics(run, rows, columns, kinds, n: int, *, pilot=None, share: fl
                 _Bins(e, hist["weights"][j, : 2 * e.size + 1], hist["counts"][j, : 2 * e.size + 1])
                 for j, e in enumerate(edges)
             ]
-            plans = [_plan(kinds[j], bins[j], summary.weight[j], share) for j in range(m)]
+            plans = [_plan(kinds[j], bins[j], summary.weight[j], share, whole) for j in range(m)]
             loads = [_load(bins[j], plans[j]) for j in range(m)]
             if sum(load for load, _ in loads) <= GATHER_BUDGET or split == MAX_SPLITS:
                 break
@@ -506,7 +525,9 @@ def exact_statistics(run, rows, columns, kinds, n: int, *, pilot=None, share: fl
     for _ in range(2):  # the planned windows, then whole columns where a check failed
         if not pending:
             break
-        windows_of = {j: _plan(kinds[j], bins[j], _total(summary, j), share) for j in pending}
+        windows_of = {
+            j: _plan(kinds[j], bins[j], _total(summary, j), share, whole) for j in pending
+        }
         low, high = np.full((m, 3), np.nan), np.full((m, 3), np.nan)
         for j, plan in windows_of.items():
             for r, (lo, hi) in enumerate(plan):
@@ -516,7 +537,7 @@ def exact_statistics(run, rows, columns, kinds, n: int, *, pilot=None, share: fl
         summary = got["summary"]
         windows = _windows(got, low, high)
         for j in pending:
-            results[j] = _resolve(kinds[j], windows, j, summary.weight[j], share)
+            results[j] = _resolve(kinds[j], windows, j, summary.weight[j], share, whole)
         pending = [j for j in pending if results[j] is None]
         bins = [None] * m  # a failed window: the whole column next
     if summary is None:  # no statistic wanted: the summary alone
