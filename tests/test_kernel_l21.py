@@ -201,6 +201,15 @@ def test_transform_checks_shape_and_fit():
         model.transform(X[:, :3])
 
 
+def test_float32_outputs_are_float32():
+    """transform, reconstruction_error and score_samples of a float32 fit on float32
+    data agree on their dtype (reconstruction_error was float64)."""
+    X = np.random.default_rng(4).normal(size=(25, 4)).astype(np.float32)
+    model = KernelL21PCA(n_components=2, random_state=0).fit(X)
+    outputs = [model.transform(X), model.reconstruction_error(X), model.score_samples(X)]
+    assert [a.dtype for a in outputs] == [np.float32] * 3
+
+
 def test_no_map_back_to_the_input_space():
     """On the base class, but with no inverse_transform/reconstruct (a pre-image problem):
     the methods are absent, not broken, and fit_transform equals transform."""

@@ -443,8 +443,10 @@ class KernelL21PCA(BaseSubspaceEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
+            In the dtype of :meth:`transform` (float32 for a float32 model and data).
         """
-        return self._scores_and_distances(X)[1]
+        Z, distances = self._scores_and_distances(X)
+        return distances.astype(Z.dtype, copy=False)
 
     def _scores_and_distances(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``transform(X)`` and ``reconstruction_error(X)`` from one kernel evaluation
