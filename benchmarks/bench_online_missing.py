@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python benchmarks/bench_online_missing.py --quick          # 100 frames of highway
     python benchmarks/bench_online_missing.py --json gaps.json
     python benchmarks/bench_online_missing.py --clips traffic  # fetched with its checksums
+    python benchmarks/bench_online_missing.py --gaps none random80 random90  # sparse samples
 
 The clips of ``bench_video.py`` (CDnet 2014 highway frames 1050-1349 at half size, fall
 at a quarter; grey), with pixels removed (NaN) before the stream sees them: none, 20%
@@ -135,6 +136,13 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--clips", nargs="+", choices=sorted(CLIPS), help="instead of the default")
     parser.add_argument("--json", help="write the rows here")
     parser.add_argument("--zero-gaps", action="store_true", help="residual 0 at the gaps")
+    parser.add_argument(
+        "--gaps",
+        nargs="+",
+        default=list(GAPS),
+        help="kinds of gaps: none, 'dead patch', randomNN (NN%% of the pixels at random); "
+        "'none' first gives the fill error its reference",
+    )
     args = parser.parse_args(argv)
     rows = []
     names = args.clips or (("highway100",) if args.quick else ("highway300", "fall"))
@@ -142,7 +150,7 @@ def main(argv=None) -> list[dict]:
         clip = load(name)
         for method in METHODS:
             reference = None
-            for kind in GAPS:
+            for kind in args.gaps:
                 row, background = measure(clip, method, kind, reference, args.zero_gaps)
                 if kind == "none":
                     reference = background

@@ -107,8 +107,11 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     fills them and whose sparse part is zero there, and of the basis update, which then
     solves one ``r x r`` system per feature with that feature's own statistics
     (Mardani, Mateos & Giannakis 2015; :mod:`robustpca.solvers.orpca_observed`): the
-    state grows to ``p r^2`` numbers at the stream's first gap. The burn-in's start fills
-    the gaps with their feature's median.
+    state grows to ``p r^2`` numbers at the stream's first gap. A sample's ridge is
+    :math:`\lambda_1\sqrt{|O|/p}` on its :math:`|O|` observed entries, the noise norm of
+    what it shows (the paper keeps :math:`\lambda_1`, which capped the coefficients of
+    samples seen on few entries). The burn-in's start fills the gaps with their feature's
+    median.
 
     **Guarantee.** With :math:`\beta = 1` the surrogate :math:`g_t(L_t)` converges and
     :math:`g_t(L_t) - f_t(L_t) \to 0` (Theorem 1; ``tests/test_online_rpca.py``).

@@ -4,7 +4,12 @@ A sample :math:`z` observed on the coordinates :math:`\Omega` costs its loss on 
 coordinates alone (problem (3) of Feng, Xu & Yan 2013 restricted to :math:`\Omega`),
 
 .. math:: \ell_\Omega(z, L) = \min_{r, e}\ \tfrac12\lVert P_\Omega(z - Lr - e)\rVert_2^2
-          + \tfrac{\lambda_1}{2}\lVert r\rVert_2^2 + \lambda_2\lVert P_\Omega e\rVert_1 ,
+          + \tfrac{\lambda_\Omega}{2}\lVert r\rVert_2^2 + \lambda_2\lVert P_\Omega e\rVert_1 ,
+          \qquad \lambda_\Omega = \lambda_1\sqrt{|\Omega|/p},
+
+with the ridge in proportion to the norm of the noise on the entries seen
+(:func:`observed_ridges`; the paper's is :math:`\lambda_1` whatever :math:`|\Omega|`,
+which shrank a sample seen on a twentieth of its entries to half its size),
 
 and the surrogate of the basis separates over the features: feature ``j`` is seen only
 by the samples that observe it,
@@ -46,6 +51,7 @@ from .orpca import ORPCAState, OrpcaStep, _left, _outer, _project_rank_one, _rig
 
 __all__ = [
     "accumulate_rows",
+    "observed_ridges",
     "orpca_project_observed",
     "orpca_update_observed",
     "rows_basis_step",
@@ -64,16 +70,27 @@ def _row_grams(weights: np.ndarray, L: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ridged(G: np.ndarray, lambda1: float) -> np.ndarray:
-    """``G + lambda1 I`` for a stack of Gram matrices, with a small ridge where
-    ``lambda1`` is 0, as :func:`~.orpca.basis_step` adds (a feature or row seen by no
-    coefficient then gets zero, not a singular solve)."""
-    r = G.shape[-1]
-    eye = np.eye(r)
-    if lambda1 > 0:
-        return G + lambda1 * eye
-    trace = np.trace(G, axis1=-2, axis2=-1)
-    return G + np.maximum(trace, 1.0)[..., None, None] * 1e-12 * eye
+def _ridged(G: np.ndarray, lambda1) -> np.ndarray:
+    """``G + lambda1 I`` for a stack of Gram matrices (``lambda1`` one value, or one per
+    matrix), with a small ridge where it is 0, as :func:`~.orpca.basis_step` adds (a
+    feature or row seen by no coefficient then gets zero, not a singular solve)."""
+    eye = np.eye(G.shape[-1])
+    lam = np.asarray(lambda1, dtype=np.float64)
+    if np.all(lam > 0):
+        return G + lam[..., None, None] * eye
+    tiny = np.maximum(np.trace(G, axis1=-2, axis2=-1), 1.0) * 1e-12
+    return G + np.where(lam > 0, lam, tiny)[..., None, None] * eye
+
+
+def observed_ridges(lambda1: float, weights: np.ndarray) -> np.ndarray:
+    r"""Each row's ridge in the split: :math:`\lambda_1\sqrt{|O_i|/p}`, with
+    :math:`|O_i|` the row's observed entries (``weights``: 1 where observed). A
+    penalty sized for a complete sample (the norm of its noise, 'auto') keeps that
+    meaning on the entries a row has; a row with few of them would otherwise be shrunk
+    towards zero, and the background with it."""
+    p = weights.shape[1]
+    counts = np.count_nonzero(weights, axis=1).astype(np.float64)
+    return float(lambda1) * np.sqrt(counts / max(p, 1))
 
 
 def _solve(G: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -95,8 +112,9 @@ def orpca_project_observed(
 ) -> OrpcaStep:
     r"""Algorithm 2 on the observed coordinates of every row of ``Z`` at once.
 
-    Alternates :math:`r_i \leftarrow (L^\top\Omega_iL + \lambda_1 I)^{-1}L^\top\Omega_i(z_i -
-    e_i)` (:math:`\Omega_i` the diagonal of row ``i``'s observed coordinates) with
+    Alternates :math:`r_i \leftarrow (L^\top\Omega_iL + \lambda_{\Omega_i} I)^{-1}
+    L^\top\Omega_i(z_i - e_i)` (:math:`\Omega_i` the diagonal of row ``i``'s observed
+    coordinates, :math:`\lambda_{\Omega_i}` its ridge, :func:`observed_ridges`) with
     :math:`e_i \leftarrow \mathcal S_{\lambda_2}(\Omega_i(z_i - Lr_i))`, from the ridge
     coefficients, with :func:`~.orpca.orpca_project`'s stopping rule (every row's
     low-rank part moves by at most ``tol`` times the norm of its observed entries) and
@@ -113,6 +131,7 @@ def orpca_project_observed(
     """
     dtype = Z.dtype
     weights = observed.astype(dtype)
+    lambda1 = observed_ridges(lambda1, weights)
     Z0 = np.where(observed, Z, dtype.type(0))
     L = basis.astype(dtype)
     Lt = np.ascontiguousarray(L.T)
@@ -211,7 +230,7 @@ def orpca_update_observed(
         state.A_rows = np.repeat(state.A[None], L.shape[0], axis=0)
     state.A_rows *= decay
     accumulate_rows(state.A_rows, observed, R)
-    ridge = 0.5 * state.lambda1 * float(np.sum(R * R))
+    ridge = 0.5 * float(observed_ridges(state.lambda1, observed) @ np.sum(R * R, axis=1))
     l1 = state.lambda2 * float(np.abs(sparse).sum(dtype=np.float64))
     clip_sq = float(np.einsum("ij,ij->", C, C, dtype=np.float64))
     constant = 0.5 * float(np.einsum("ij,ij->", fitted, fitted, dtype=np.float64)) + ridge + l1
