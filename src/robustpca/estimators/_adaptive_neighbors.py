@@ -78,7 +78,9 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     n_neighbors_ : int
         The ``k`` used.
     gamma_ : float
-        :math:`\gamma` of the last iteration (``inf`` when ``n_neighbors_ = n_samples``).
+        :math:`\gamma` of the last iteration: ``inf`` when ``n_neighbors_ = n_samples``,
+        or when the errors from the ``k``-th smallest on are all equal (interval (14) is
+        then unbounded: every residual 0 at full rank, the default ``n_components``).
     residuals_ : ndarray of shape (n_samples,)
         Training residual norms :math:`\lVert (I-WW^\top)(x_i - m)\rVert_2`.
     objective_history_ : ndarray
