@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -119,6 +121,25 @@ def test_inverse_transform_refuses_what_is_not_real_and_finite(estimator):
     np.testing.assert_allclose(  # integer coordinates are numbers
         model.inverse_transform(np.array([[1, 2]])), model.inverse_transform([[1.0, 2.0]])
     )
+
+
+@pytest.mark.parametrize("name", robustpca.ESTIMATOR_NAMES)
+def test_a_dataframe_fit_warns_of_nothing(name):
+    """A DataFrame fit with a share ``contamination`` rescored its training rows as a
+    NumPy array, and scikit-learn warned that X had no feature names (every estimator;
+    KernelL21PCA at its defaults too)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(40, 5)), columns=list("abcde"))
+    for params in ({}, {"contamination": 0.1}):
+        estimator = _seeded(getattr(robustpca, name)(n_components=2), 0)
+        if "contamination" not in estimator.get_params() and params:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            model = estimator.set_params(**params).fit(X)
+            model.predict(X)
+        assert list(model.feature_names_in_) == list("abcde")
 
 
 @pytest.mark.parametrize("name", sorted(TALL_ONLY))

@@ -8,6 +8,8 @@ in the error rather than a failure deep inside an eigensolver.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -24,6 +26,7 @@ __all__ = [
     "check_sample_weight",
     "is_dask_collection",
     "missing_mask",
+    "names_checked",
     "real_array",
     "resolve_epsilon",
 ]
@@ -298,6 +301,19 @@ def check_coordinates(Z, width: int, xp, dtype):
     if not bool(xp.all(xp.isfinite(Z))):
         raise ValueError("X of inverse_transform contains NaN or infinity.")
     return Z
+
+
+@contextmanager
+def names_checked(model) -> Iterator[None]:
+    """While ``model`` rescores its training data, already validated at ``fit`` (a NumPy
+    copy of a DataFrame whose names ``fit`` checked), ``feature_names_in_`` is hidden,
+    so that scikit-learn does not warn that the array has no feature names."""
+    names = model.__dict__.pop("feature_names_in_", None)
+    try:
+        yield
+    finally:
+        if names is not None:
+            model.feature_names_in_ = names
 
 
 def check_magnitude(X, *, name: str = "X") -> None:

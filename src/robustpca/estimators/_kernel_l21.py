@@ -17,7 +17,7 @@ from .._array_api import (
     move_to,
     to_numpy,
 )
-from .._validation import check_magnitude, check_nonnegative_float
+from .._validation import check_magnitude, check_nonnegative_float, names_checked
 from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers.l21_pca import solve_l21_pca
 from ._base import BaseSubspaceEstimator
@@ -461,5 +461,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         """Training scores and distances for the outlier API (:mod:`._outlier_api`), in
         the kernel's feature space: this model's own ``transform`` and
         ``reconstruction_error``, on the host."""
-        scores, od = host_copy(self)._scores_and_distances(to_numpy(X))
+        host = host_copy(self)
+        with names_checked(host):
+            scores, od = host._scores_and_distances(to_numpy(X))
         return np.asarray(scores, dtype=np.float64), np.asarray(od, dtype=np.float64)

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._validation import names_checked
 from ..diagnostics import (
     DEFAULT_QUANTILE,
     diagnostic_reference,
@@ -213,7 +214,7 @@ class OutlierDetectorMixin:
         if _is_foreign(mean) and not _is_foreign(X):  # fitted on the host, moved back
             xp = array_api_compat.array_namespace(mean)
             X = move_to(X, xp=xp, device=array_api_compat.device(mean))
-        with config_context(array_api_dispatch=_is_foreign(X)):
+        with config_context(array_api_dispatch=_is_foreign(X)), names_checked(self):
             scores = np.asarray(to_numpy(self.score_samples(X)), dtype=np.float64)
         if sample_weight is not None:
             sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
