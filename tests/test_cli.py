@@ -37,6 +37,16 @@ def test_python_dash_m_runs_the_command_line():
     assert done.returncode == 0 and done.stdout.strip() == f"robustpca {robustpca.__version__}"
 
 
+def test_a_closed_pipe_ends_quietly():
+    """``robustpca list | head``: the reader leaves early; no traceback."""
+    code = (
+        "import os, sys; from robustpca import cli; r, w = os.pipe(); os.close(r); "
+        "os.dup2(w, 1); sys.exit(cli.main(['list']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "Error" not in done.stderr
+
+
 def test_no_command_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main([])
@@ -129,6 +139,17 @@ def test_unconverged_methods_are_marked(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.slow
+def test_demo_out_that_cannot_be_a_folder_is_a_one_line_error(tmp_path, capsys):
+    """--out on a file, or under one, fails before the work with one line (it was a
+    FileExistsError traceback after the whole demo)."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for out in (afile, afile / "below"):
+        assert cli.main(["demo", "--out", out, "--n-components", "2"]) == 1
+        err = capsys.readouterr().err
+        assert "is not a folder" in err and "Traceback" not in err
+
+
 def test_demo_is_deterministic_given_the_seed(tmp_path, capsys):
     args = ["demo", "--out", tmp_path, "--n-components", "2", "--seed", "3"]
     cli.main(args)

@@ -246,7 +246,16 @@ def test_automatic_rank_where_the_chunked_fit_has_none_asks_for_a_number(tmp_pat
     src = write_csv(tmp_path / "t.csv", planted())
     argv = ["fit", src, "--method", "PCA", "--out", tmp_path / "o", "--chunked"]
     assert cli.main(argv) == 1  # -k auto; update this test once a chunked fit chooses it
-    assert "-k auto: PCA chunk by chunk needs a whole number" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "-k auto: PCA chunk by chunk needs a whole number" in err
+    assert "missing cells" not in err  # the method was asked for
+    X = planted()
+    X[3, 2] = np.nan  # the default falls back to a method whose chunked fit takes gaps
+    src = write_csv(tmp_path / "g.csv", X)
+    assert cli.main(["fit", src, "--out", tmp_path / "g", "--chunked"]) == 1
+    err = capsys.readouterr().err
+    assert "the chunked default for a table with missing cells, here 1" in err
+    assert "it fixes or chooses its rank itself" not in err
 
 
 def test_the_size_threshold_switches_to_the_chunked_route(tmp_path):

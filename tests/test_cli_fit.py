@@ -108,6 +108,50 @@ def test_fit_two_d_method_on_images(shared_data, tmp_path):
     assert json.loads((out / "summary.json").read_text())["params"]["n_components"] == [4, 4]
 
 
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_header_of_numbers_needs_header_yes(tmp_path, chunked):
+    """A header of years (2019, 2020, ...) is all numbers: auto reads it as a sample
+    (it became the top outlier), --header yes as the column names, --header no reads a
+    first line of data even where it is text-like, and a non-table refuses the option."""
+    X = planted()
+    path = tmp_path / "years.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([2019 + j for j in range(X.shape[1])])
+        writer.writerows(X.tolist())
+    base = ["fit", path, "--method", "pca", "-k", "2", "--no-figures"]
+    base += ["--chunked"] if chunked else []
+    assert cli.main([*base, "--out", tmp_path / "auto"]) == 0
+    auto = json.loads((tmp_path / "auto" / "summary.json").read_text())
+    assert auto["n_samples"] == X.shape[0] + 1
+    assert cli.main([*base, "--header", "yes", "--out", tmp_path / "yes"]) == 0
+    named = json.loads((tmp_path / "yes" / "summary.json").read_text())
+    assert named["n_samples"] == X.shape[0]
+    assert (tmp_path / "yes" / "components.csv").read_text().splitlines()[0].split(",")[1] == (
+        "2019"
+    )
+    assert cli.main([*base, "--header", "no", "--out", tmp_path / "no"]) == 0
+    assert json.loads((tmp_path / "no" / "summary.json").read_text())["n_samples"] == len(X) + 1
+
+
+def test_header_applies_to_text_tables_only(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", planted())
+    argv = ["fit", tmp_path / "x.npy", "-k", "2", "--header", "yes", "--out", tmp_path / "o"]
+    assert cli.main(argv) == 1
+    assert "--header applies to CSV/TSV/TXT tables only" in capsys.readouterr().err
+
+
+def test_fit_one_sided_two_d_pca_on_an_image_stack(tmp_path):
+    """2DPCA keeps k columns of each image (one-sided): -k 3 fitted (3, 3) and failed
+    with a traceback."""
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "s.npy", rng.normal(size=(12, 6, 5)))
+    out = tmp_path / "o"
+    argv = ["fit", tmp_path / "s.npy", "--method", "2dpca", "-k", "3", "--no-figures"]
+    assert cli.main([*argv, "--out", out]) == 0
+    assert json.loads((out / "summary.json").read_text())["params"]["n_components"] == 3
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -352,6 +396,14 @@ def test_scale_robust_is_median_mad_and_zero_mad_is_named(tmp_path, capsys):
     assert "column(s) 'f3'" in err and "MAD" in err
     argv_std = [*argv[:1], src, *argv[2:-1], "standard", "--out", tmp_path / "s"]
     assert cli.main(argv_std) == 0
+    X[:, 5] = 3.0  # a constant column: no scale at all; the advice is the option left
+    src = write_csv(tmp_path / "c.csv", X)
+    argv_const = [*argv[:1], src, *argv[2:-1], "standard", "--out", tmp_path / "c"]
+    assert cli.main(argv_const) == 1
+    err = capsys.readouterr().err
+    assert "--scale standard: the standard deviation" in err and err.rstrip().endswith(
+        "use --scale none"
+    )
 
 
 @pytest.mark.parametrize("k", ["auto", "0.9"])

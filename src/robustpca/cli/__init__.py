@@ -13,6 +13,8 @@ Sub-commands:
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 import robustpca
 
@@ -53,7 +55,15 @@ def main(argv=None) -> int:
     """
     parser = _build_parser()
     args = parser.parse_args(None if argv is None else [str(a) for a in argv])
-    return args.run(args, parser)
+    try:
+        status = args.run(args, parser)
+        sys.stdout.flush()  # a closed pipe fails here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # the reader of stdout left (robustpca list | head): stop quietly, and point
+        # stdout at nothing so that its flush at exit does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

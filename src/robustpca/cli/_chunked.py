@@ -177,9 +177,16 @@ def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
     except InputError as error:
         k = params["n_components"]
         if not isinstance(k, int) and "n_components" in str(error):
+            why = ""
+            first = DEFAULT_METHOD["table"][0]
+            if scan.n_missing and args.method is None and cls.__name__ != first:
+                why = (
+                    f" (it is the chunked default for a table with missing cells, here "
+                    f"{scan.n_missing}: {first}'s chunked fit needs complete data)"
+                )
             raise InputError(
                 f"-k {args.n_components}: {cls.__name__} chunk by chunk needs a whole number "
-                f"of components (-k 3, ...); {error}"
+                f"of components; pass -k 3, ...{why}"
             ) from None
         hint = ""
         if scan.n_missing:
@@ -194,7 +201,9 @@ def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
 
 
 def _fit_and_write(args, drop, path: Path, out: Path, work: Path):
-    scan = scan_table(path, work, args.index_col, drop, moments=args.scale == "standard")
+    scan = scan_table(
+        path, work, args.index_col, drop, moments=args.scale == "standard", header=args.header
+    )
     n, d = scan.spill.shape
     size = chunk_rows(args.chunk_rows, d)
     image_shape = parse_shape(args.image_shape, d)

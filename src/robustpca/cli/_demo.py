@@ -100,8 +100,21 @@ def _save_figure(path: Path, panels, image_shape, title: str) -> None:
     fig.savefig(path, dpi=100)
 
 
+def _out_problem(folder: Path) -> str | None:
+    """Why ``--out`` cannot become a folder (None if it can): it, or the nearest path
+    above it that exists, is not a folder."""
+    for path in (folder, *folder.parents):
+        if path.exists():
+            return None if path.is_dir() else f"{path} exists and is not a folder"
+    return None
+
+
 def run(args, parser: argparse.ArgumentParser) -> int:
     out = sys.stdout
+    problem = _out_problem(args.out)
+    if problem is not None:  # before the work, as fit and video check theirs
+        print(f"robustpca demo: error: --out {args.out}: {problem}", file=sys.stderr)
+        return 1
     start = time.perf_counter()
     dataset = load_digits_images()
     clean = dataset.data
@@ -197,7 +210,14 @@ def run(args, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
     else:
-        args.out.mkdir(parents=True, exist_ok=True)
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(
+                f"robustpca demo: error: --out {args.out} cannot be made ({error.strerror})",
+                file=sys.stderr,
+            )
+            return 1
         path = args.out / FIGURE_NAME
         panels = [("clean", clean[examples]), ("occluded", occluded[examples])]
         panels += [(label, recon[label]) for label in labels]

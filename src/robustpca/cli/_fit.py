@@ -147,6 +147,13 @@ def add_parser(sub) -> None:
         help="comma-separated table columns (names or 1-based numbers) left out of the fit; "
         "may be repeated",
     )
+    fit.add_argument(
+        "--header",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="whether a CSV/TSV/TXT table's first line names its columns; auto (default): "
+        "when one of its cells is not a number (a header of years needs yes)",
+    )
     add_folder(fit, "--out", "output folder (created)", required=True)
     fit.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
     fit.add_argument(
@@ -248,7 +255,7 @@ def _run(args) -> int:
         from ._chunked import run_chunked
 
         return run_chunked(args, drop)
-    data = read_input(args.input, index_col=args.index_col, drop=drop)
+    data = read_input(args.input, index_col=args.index_col, drop=drop, header=args.header)
     X_input, n_features = data.X, data.X.shape[1]
     image_shape = parse_shape(args.image_shape, n_features) or data.image_shape
     missing = np.isnan(X_input)

@@ -48,7 +48,11 @@ class InputData:
 
 
 def read_input(
-    path: str | os.PathLike, *, index_col: str | None = None, drop: tuple[str, ...] = ()
+    path: str | os.PathLike,
+    *,
+    index_col: str | None = None,
+    drop: tuple[str, ...] = (),
+    header: str = "auto",
 ) -> InputData:
     """Read ``path`` (CSV/TSV/TXT table, ``.npy`` array, or a folder of images).
 
@@ -60,6 +64,9 @@ def read_input(
         number); it is not fitted and labels the rows of the outputs.
     drop : tuple of str
         Table columns left out of the fit (names or 1-based numbers).
+    header : {"auto", "yes", "no"}, default="auto"
+        Whether a text table's first line names its columns; "auto": when one of its
+        cells is not a number (a header of years, 2019,2020,..., needs "yes").
 
     Raises
     ------
@@ -80,7 +87,8 @@ def read_input(
     elif path.suffix.lower() == ".npy":
         data = _read_npy(path)
     elif path.suffix.lower() in TEXT_SUFFIXES:
-        data = _read_table(path, TEXT_SUFFIXES[path.suffix.lower()], index_col, tuple(drop))
+        delimiter = TEXT_SUFFIXES[path.suffix.lower()]
+        data = _read_table(path, delimiter, index_col, tuple(drop), header)
     elif path.suffix.lower() in PARQUET_SUFFIXES:
         data = _read_parquet(path, index_col, tuple(drop))
     else:
@@ -90,6 +98,8 @@ def read_input(
         )
     if data.kind not in ("csv", "parquet") and (index_col is not None or drop):
         raise InputError(f"{path}: --index-col and --drop apply to CSV/TSV/Parquet tables only")
+    if data.kind != "csv" and header != "auto":
+        raise InputError(f"{path}: --header applies to CSV/TSV/TXT tables only")
     _check_matrix(data.X, path, data)
     return data
 
@@ -209,7 +219,15 @@ def _sniff(path: Path, delimiter: str | None, sample: str) -> str:
         return ","
 
 
-def table_layout(path: Path) -> TableLayout:
+def has_header(first: list[str], header: str = "auto") -> bool:
+    """Whether the stripped cells ``first`` of a table's first line are its header:
+    ``header`` "yes" or "no", or "auto": when a cell is not a number."""
+    if header == "auto":
+        return any(cell and not _is_number(cell) for cell in first)
+    return header == "yes"
+
+
+def table_layout(path: Path, header: str = "auto") -> TableLayout:
     """The :class:`TableLayout` of the text table ``path`` from its first lines only (the
     chunked reader's; the whole-file reader applies the same rules)."""
     try:
@@ -222,9 +240,9 @@ def table_layout(path: Path) -> TableLayout:
     if first is None:
         raise InputError(f"{path}: the file is empty")
     first = [cell.strip() for cell in first]
-    header = any(cell and not _is_number(cell) for cell in first)
-    names = first if header else _default_names("x", len(first))
-    return TableLayout(delimiter, names, header, sample)
+    named = has_header(first, header)
+    names = first if named else _default_names("x", len(first))
+    return TableLayout(delimiter, names, named, sample)
 
 
 #: The whole-file reader converts the rows to numbers by batches of this many, so that
@@ -233,7 +251,11 @@ READ_BATCH = 8192
 
 
 def _read_table(
-    path: Path, delimiter: str | None, index_col: str | None = None, drop: tuple[str, ...] = ()
+    path: Path,
+    delimiter: str | None,
+    index_col: str | None = None,
+    drop: tuple[str, ...] = (),
+    header: str = "auto",
 ) -> InputData:
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
@@ -241,19 +263,21 @@ def _read_table(
             handle.seek(0)
             delimiter = _sniff(path, delimiter, sample)
             reader = (row for row in csv.reader(handle, delimiter=delimiter) if row)
-            return _parse_rows(path, reader, sample, delimiter, index_col, drop)
+            return _parse_rows(path, reader, sample, delimiter, index_col, drop, header)
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read the file ({error})") from None
 
 
-def _parse_rows(path: Path, reader, sample: str, delimiter: str, index_col, drop) -> InputData:
+def _parse_rows(
+    path: Path, reader, sample: str, delimiter: str, index_col, drop, header_rule: str = "auto"
+) -> InputData:
     """The table of the non-empty rows of ``reader``, converted by batches of
     :data:`READ_BATCH` rows."""
     first = next(reader, None)
     if first is None:
         raise InputError(f"{path}: the file is empty")
     first = [cell.strip() for cell in first]
-    header = first if any(cell and not _is_number(cell) for cell in first) else None
+    header = first if has_header(first, header_rule) else None
     width = len(first)
     names = list(header) if header is not None else _default_names("x", width)
     skip: set[int] = set()

@@ -116,9 +116,10 @@ def check_scales(center, scale, how: str, names: list[str]) -> None:
     if zero.size:
         which = ", ".join(repr(names[j]) for j in zero[:5]) + (" ..." if zero.size > 5 else "")
         rule = "standard deviation" if how == "standard" else "MAD (median absolute deviation)"
+        other = "none" if how == "standard" else "standard / none"
         raise InputError(
             f"--scale {how}: the {rule} of column(s) {which} is zero, so they cannot be "
-            "scaled; --drop them, or use --scale standard / none"
+            f"scaled; --drop them, or use --scale {other}"
         )
 
 
@@ -198,7 +199,8 @@ def build_model(cls, args, shape: tuple[int, int], image_shape):
             )
         if not isinstance(k, int):
             raise InputError(f"--method {cls.__name__} needs a whole number -k (got {k})")
-        params["n_components"] = (k, k)
+        # 2DPCA is one-sided (k columns of the images); the others take k x k
+        params["n_components"] = k if cls.__name__ == "TwoDPCA" else (k, k)
         params["image_shape"] = image_shape
     model.set_params(**params)
     return model, params
@@ -211,7 +213,7 @@ def fit_model(model, X) -> tuple[float, bool]:
         warnings.simplefilter("always", ConvergenceWarning)
         try:
             model.fit(X)
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise InputError(f"fitting {type(model).__name__} failed: {error}") from None
     seconds = time.perf_counter() - start
     return seconds, any(issubclass(w.category, ConvergenceWarning) for w in caught)

@@ -262,11 +262,11 @@ def _parse_error(path: Path, error: Exception, hint: str) -> InputError:
     )
 
 
-def _csv_partitions(path: Path, index_col, drop):
+def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
     """The feature names, and an iterator of (numbers, labels or None) per partition."""
     import dask.dataframe as dd
 
-    layout = table_layout(path)
+    layout = table_layout(path, header_rule)
     names, header = layout.names, layout.has_header
     skip: set[int] = set()
     index = None
@@ -337,7 +337,9 @@ def _parquet_partitions(path: Path, index_col, drop):
     return [names[j] for j in keep], labelled, parts()
 
 
-def scan_table(path: Path, folder: Path, index_col, drop, moments: bool) -> Scan:
+def scan_table(
+    path: Path, folder: Path, index_col, drop, moments: bool, header: str = "auto"
+) -> Scan:
     """Read the table ``path`` partition by partition into a :class:`Spill` in
     ``folder`` (see the module docstring); ``moments``: gather those of
     ``--scale standard``."""
@@ -349,8 +351,12 @@ def scan_table(path: Path, folder: Path, index_col, drop, moments: bool) -> Scan
             f"installed ({error}); pip install 'dask[dataframe]' pyarrow"
         ) from None
     parquet = path.suffix.lower() in PARQUET_SUFFIXES
-    read = _parquet_partitions if parquet else _csv_partitions
-    feature_names, labelled, parts = read(path, index_col, drop)
+    if parquet and header != "auto":
+        raise InputError(f"{path}: --header applies to CSV/TSV/TXT tables only")
+    if parquet:
+        feature_names, labelled, parts = _parquet_partitions(path, index_col, drop)
+    else:
+        feature_names, labelled, parts = _csv_partitions(path, index_col, drop, header)
     spill = Spill(folder / "table.f8", len(feature_names))
     scan = Scan(spill, feature_names, "parquet" if parquet else "csv")
     if labelled:

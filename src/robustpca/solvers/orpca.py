@@ -217,7 +217,7 @@ def _median_start(Z: np.ndarray, u: np.ndarray, weights: np.ndarray | None = Non
 def _project_rank_one(
     Z: np.ndarray,
     basis: np.ndarray,
-    lambda1: float,
+    lambda1: float | np.ndarray,
     lambda2: float,
     max_iter: int,
     tol: float,
@@ -236,7 +236,8 @@ def _project_rank_one(
     once, secant steps until the root is bracketed, then the Illinois form of regula
     falsi, which keeps the bracket and converges superlinearly. The stopping rule is
     Algorithm 2's (the low-rank part moves by at most ``tol`` times the row's norm).
-    ``buf`` (like ``Z``, or None) is the evaluations' work space. ``weights`` (like
+    ``lambda1`` may be one value per row. ``buf`` (like ``Z``, or None) is the
+    evaluations' work space. ``weights`` (like
     ``Z``, 1 where observed and 0 at the gaps, where ``Z`` is 0), when given: the sums
     run over each row's observed entries (:mod:`.orpca_observed`).
     """

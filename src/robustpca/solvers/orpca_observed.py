@@ -131,17 +131,17 @@ def orpca_project_observed(
     """
     dtype = Z.dtype
     weights = observed.astype(dtype)
-    lambda1 = observed_ridges(lambda1, weights)
+    ridges = observed_ridges(lambda1, weights)
     Z0 = np.where(observed, Z, dtype.type(0))
     L = basis.astype(dtype)
     Lt = np.ascontiguousarray(L.T)
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
     C = np.empty_like(Z0)
     if L.shape[1] == 1:  # the root of a scalar function per row, as without gaps
-        R, n_iter = _project_rank_one(Z0, L, lambda1, lambda2, max_iter, tol, C, weights)
+        R, n_iter = _project_rank_one(Z0, L, ridges, lambda2, max_iter, tol, C, weights)
         return _observed_step(Z0, weights, R.astype(np.float64), Lt, lo, hi, C, n_iter)
     gram0 = _row_grams(weights, L)
-    G = _ridged(gram0, lambda1)
+    G = _ridged(gram0, ridges)
     gram = (L.T @ L).astype(np.float64)
     limit = (tol * tol) * np.einsum("ij,ij->i", Z0, Z0, dtype=np.float64)
     R = _solve(G, _right(Z0, Lt).astype(np.float64))
