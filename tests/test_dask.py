@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import _dask
+from robustpca import OnlineRobustPCA, PrincipalComponentPursuit, _dask
 from robustpca.estimators._adaptive_neighbors import AdaptiveNeighborsPCA
 from robustpca.estimators._generalized_mean import GeneralizedMeanPCA
 from robustpca.estimators._l1 import L1PCA
@@ -397,6 +397,27 @@ def test_parameter_and_weight_errors_cost_no_pass(threads):
         PCA(2).fit(dX, sample_weight=da.from_array(-np.ones(240), chunks=100))
     with pytest.raises(ValueError, match="at least one positive"):
         PCA(2).fit(dX, sample_weight=da.zeros(240, chunks=100))
+    w = da.from_array(np.ones(240), chunks=100)
+    with pytest.raises(ValueError, match="sample_weight has unknown chunk sizes"):
+        PCA(2).fit(dX, sample_weight=w[w > 0])
+    for spec in (0.9, "auto"):  # a share is chosen on the whole spectrum: in memory only
+        with CountComputes() as counter, pytest.raises(ValueError, match="a Dask fit of PCA"):
+            PCA(spec).fit(dX)
+        assert counter.count == 0
+
+
+def test_float32_fit_keeps_scalar_attributes_float64(threads):
+    """A float32 Dask fit cast every float64 attribute, the penalties too: lam_ and
+    lambda1_ then differed from the in-memory fit's float64 values."""
+    X = data(12).astype(np.float32)
+    for make, name in [
+        (lambda: PrincipalComponentPursuit(random_state=0), "lam_"),
+        (lambda: OnlineRobustPCA(2, random_state=0), "lambda1_"),
+    ]:
+        memory, lazy = make().fit(X), make().fit(as_dask(X))
+        assert getattr(lazy, name) == getattr(memory, name)
+        assert np.asarray(getattr(lazy, name)).dtype == np.float64
+        assert lazy.components_.dtype == np.float32
 
 
 def in_memory_fit(X, k):

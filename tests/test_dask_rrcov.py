@@ -230,11 +230,17 @@ def test_a_c_step_losing_rank_runs_fast_mcd_again_as_in_memory(threads, monkeypa
     assert_same_robpca(a, b, X)
 
 
-def test_errors_before_or_in_the_first_pass(threads):
+@pytest.mark.parametrize("Estimator", [ROBPCA, CovariancePCA, SphericalPCA])
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_errors_before_or_in_the_first_pass(threads, Estimator, value):
+    """A NaN or an infinity is refused in the first pass, naming the estimator
+    (SphericalPCA took a NaN as data and returned another fit; an infinity ended in an
+    IndexError)."""
     X = planted(n=400, d=5)
-    X[7, 2] = np.nan
-    with CountComputes() as counter, pytest.raises(ValueError, match="NaN"):
-        ROBPCA().fit(chunked(X))
+    X[7, 2] = value
+    name = Estimator.__name__
+    with CountComputes() as counter, pytest.raises(ValueError, match=f"NaN or infinity.*{name}"):
+        Estimator(n_components=2).fit(chunked(X))
     assert counter.count == 1
 
 

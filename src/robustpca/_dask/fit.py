@@ -8,6 +8,7 @@ attribute (a key of :data:`FITS`); this module never imports the estimators.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import replace
 from functools import partial
@@ -204,6 +205,11 @@ def _fit_pca(est, X, run, rng, sample_weight):
     check_weights = False
     if sample_weight is not None:
         if _is_dask(sample_weight):
+            if any(np.isnan(c) for c in sample_weight.chunks[0]):
+                raise ValueError(
+                    "sample_weight has unknown chunk sizes; call "
+                    "sample_weight.compute_chunk_sizes() first."
+                )
             if sample_weight.ndim != 1 or sample_weight.shape[0] != X.shape[0]:
                 raise ValueError(
                     f"sample_weight must have shape ({X.shape[0]},), got {sample_weight.shape}."
@@ -416,12 +422,16 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     if hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
     estimator.n_features_in_ = n_features
-    estimator.n_components_ = check_n_components(
-        estimator.n_components,
-        n_samples,
-        n_features,
-        allow_auto=getattr(type(estimator), "_dask_fit", None) in AUTO_RANK,
-    )
+    auto = getattr(type(estimator), "_dask_fit", None) in AUTO_RANK
+    spec = estimator.n_components
+    share = isinstance(spec, numbers.Real) and not isinstance(spec, (bool, numbers.Integral))
+    if not auto and (isinstance(spec, str) or share):
+        raise ValueError(
+            f"n_components={spec!r}: a Dask fit of {type(estimator).__name__} takes a whole "
+            "number of components (a variance share or 'auto' is chosen on the spectrum of "
+            "the whole data, which its passes do not form); pass an int, or fit in memory."
+        )
+    estimator.n_components_ = check_n_components(spec, n_samples, n_features, allow_auto=auto)
     rng = as_generator(getattr(estimator, "random_state", None))
     run: GramPasses | DaskPassRunner
     if online:
@@ -442,7 +452,11 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     estimator._unmodelled_constants = model_constants(
         constants, estimator.mean_, estimator.components_
     )
-    if input_dtype == np.float32:
+    if input_dtype == np.float32:  # arrays, as in memory; scalars (penalties) stay float64
         for name, value in list(vars(estimator).items()):
-            if name.endswith("_") and getattr(value, "dtype", None) == np.float64:
+            if (
+                name.endswith("_")
+                and getattr(value, "dtype", None) == np.float64
+                and getattr(value, "ndim", 0) > 0
+            ):
                 setattr(estimator, name, value.astype(np.float32))  # lazy for dask arrays

@@ -11,7 +11,9 @@ in-memory ``fit``, rows or columns with no observed entry are not refused (as in
 ``partial_fit``: they get a zero fit). The last rows of the fit seed the window of a
 later ``partial_fit``: as many as one batch of a stream adds
 (:mod:`robustpca.estimators._stream_reference`). ``decompose`` of a dask array is lazy,
-by blocks of whole rows (a fitted model splits each row on its own).
+by blocks of whole rows. Each block is split as one batch, as the in-memory
+``decompose`` splits its whole input: the split's stopping rule is the batch's (every
+row within ``tol``), so the parts depend on the chunking within that tolerance.
 """
 
 from __future__ import annotations

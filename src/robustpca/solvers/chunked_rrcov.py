@@ -71,7 +71,10 @@ def first_pass(x, rows=None, *, wanted) -> dict:
     """The :class:`QRMoments` of the rows and the rows ``wanted`` (by global index);
     raises ``ValueError`` on a chunk that is not finite (validation costs no pass)."""
     if not np.isfinite(x).all():
-        raise ValueError("Input X contains NaN or infinity; ROBPCA on dask needs finite data.")
+        raise ValueError(
+            "Input X contains NaN or infinity; a dask fit of ROBPCA or CovariancePCA needs "
+            "finite data."
+        )
     total = None
     for a, b in sub_blocks(*x.shape):
         part = QRMoments.of(x[a:b])

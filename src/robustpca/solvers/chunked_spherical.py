@@ -168,6 +168,16 @@ class _Deviation:
         return np.abs(self.values(x) - self.centre)
 
 
+def _finite_rows_pass(x, rows=None, *, wanted: np.ndarray) -> dict:
+    """The first pass: :func:`gather_rows_pass`, after a ``ValueError`` on a chunk that is
+    not finite (a NaN was taken as data; validation costs no pass)."""
+    if not np.isfinite(x).all():
+        raise ValueError(
+            "Input X contains NaN or infinity; SphericalPCA on dask needs finite data."
+        )
+    return gather_rows_pass(x, rows, wanted=wanted)
+
+
 def solve_spherical_pca_chunked(
     run, row_index, n: int, p: int, *, scale_on: str = "data", delta: float = 1e-3,
     max_iter: int = 1000,
@@ -181,7 +191,7 @@ def solve_spherical_pca_chunked(
         return run(kernel, row_index, **params)
 
     pilot_rows = pilot_indices(n)
-    got = go(gather_rows_pass, wanted=pilot_rows)["rows"].values
+    got = go(_finite_rows_pass, wanted=pilot_rows)["rows"].values
     pilot = got[np.argsort(got[:, 0], kind="stable"), 1:]
 
     def counted(fn, *args):
