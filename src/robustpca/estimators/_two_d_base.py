@@ -26,6 +26,7 @@ from __future__ import annotations
 import numbers
 
 import array_api_compat
+import array_api_compat.numpy as numpy_namespace  # isdtype on NumPy < 2.0 too
 import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
@@ -300,7 +301,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         -------
         ndarray of shape (n_samples, height * width)
         """
-        Z = check_coordinates(X, self.n_components_, np, np.float64)
+        Z = check_coordinates(X, self.n_components_, numpy_namespace, np.float64)
         R = self.right_components_
         left = self._left
         k1 = self.image_shape_[0] if left is None else left.shape[1]
