@@ -11,6 +11,7 @@ lazy and equal to the NumPy results on the computed array.
 from __future__ import annotations
 
 import copy
+import warnings
 
 import dask
 import dask.array as da
@@ -501,3 +502,22 @@ def test_rrcov_fits_lend_their_pilot_rows(make, monkeypatch):
     twin = in_memory_reference(model, X)
     assert_same_reference(twin, model)
     np.testing.assert_array_equal(model.predict(blocks(X)).compute(), twin.predict(X))
+
+
+@pytest.mark.parametrize("key", sorted(ESTIMATORS))
+@pytest.mark.parametrize("value", [1e200, 1e300])
+def test_entries_whose_squares_overflow_are_refused_as_in_memory(key, value):
+    """A finite entry whose square overflows once summed: check_magnitude's ValueError,
+    as in memory, and no overflow warning before it. PCP, outlier pursuit and
+    SphericalPCA fitted such data silently; GoDec, ROBPCA, AccAltProj and CovariancePCA
+    failed with errors that did not say why."""
+    X = planted(n=120)
+    X[50, 2] = value
+    with pytest.raises(ValueError, match="whose squares") as in_memory:
+        ESTIMATORS[key]().fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="whose squares") as chunked:
+            ESTIMATORS[key]().fit(da.from_array(X, chunks=(25, 6)))
+    start = f"X holds entries of magnitude up to {value:.3g} whose squares"
+    assert str(chunked.value).startswith(start) and str(in_memory.value).startswith(start)

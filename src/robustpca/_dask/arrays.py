@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_float_array", "column_blocks", "row_blocks"]
+__all__ = ["as_float_array", "bounded", "column_blocks", "row_blocks"]
 
 #: When the wide route merges row chunks, a block of whole columns holds at most this
 #: many values (32 MB of float64) or the largest chunk of ``X``, whichever is larger.
@@ -74,3 +74,40 @@ def column_blocks(X):
     if n * max(X.chunks[1]) <= target:
         return X.rechunk({0: -1})
     return X.rechunk({0: -1, 1: max(1, target // n)})
+
+
+def bounded(X, dtype, name: str = "X"):
+    """``X`` whose blocks raise, when computed, :func:`~robustpca._validation.
+    check_magnitude`'s ``ValueError`` (or scikit-learn's for an infinity) where an entry's
+    square would overflow once summed over all of ``X``: the in-memory check, for the
+    input's ``dtype``, in every pass at the cost of a max and a min per block."""
+    from .._validation import magnitude_limit
+
+    size = int(np.prod(X.shape))
+    return X.map_blocks(
+        _bounded_block,
+        limit=magnitude_limit(dtype, size),
+        size=size,
+        dtype_in=np.dtype(dtype),
+        name_in=name,
+        dtype=X.dtype,
+        meta=np.empty((0, 0), dtype=X.dtype),
+    )
+
+
+def _bounded_block(x: np.ndarray, *, limit: float, size: int, dtype_in, name_in: str) -> np.ndarray:
+    if not x.size:
+        return x
+    top, bottom = x.max(), x.min()
+    if np.isnan(top) or np.isnan(bottom):  # NaN (a missing entry) is the routes' to judge
+        top, bottom = np.fmax.reduce(x, axis=None), np.fmin.reduce(x, axis=None)
+    magnitude = float(max(abs(top), abs(bottom)))
+    if np.isinf(magnitude):
+        raise ValueError(
+            f"Input {name_in} contains infinity or a value too large for dtype('float64')."
+        )
+    if magnitude > limit:
+        from .._validation import overflow_message
+
+        raise ValueError(overflow_message(name_in, dtype_in, size, magnitude))
+    return x

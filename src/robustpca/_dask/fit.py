@@ -47,7 +47,7 @@ from ..solvers.chunked_pca import (
 )
 from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 from ..solvers.informative_coordinates import model_constants
-from .arrays import _dask, _is_dask, as_float_array, column_blocks, row_blocks
+from .arrays import _dask, _is_dask, as_float_array, bounded, column_blocks, row_blocks
 from .godec import fit_godec
 from .hq import fit_hq
 from .low_rank_sparse import fit_accaltproj, fit_crpca_om, fit_outlier_pursuit, fit_pcp
@@ -400,8 +400,10 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     X : dask.array.Array of shape (n_samples, n_features)
         Real numbers, any chunking (rechunked only where a route needs it: column
         chunks are merged for tall data, row chunks for wide data, see
-        :func:`column_blocks`); never modified. A NaN or infinity raises ``ValueError``
-        in the first pass.
+        :func:`column_blocks`); never modified. An infinity, or an entry whose square
+        would overflow once summed (:func:`~robustpca._validation.check_magnitude`'s
+        bound), raises ``ValueError`` in the first pass (:func:`.arrays.bounded`); so
+        does a NaN, except on the routes that fit missing entries.
     sample_weight : array-like or dask array of shape (n_samples,), optional
         :class:`~robustpca.PCA` only.
     """
@@ -411,6 +413,7 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     online = fitter is fit_online  # a stream in the input's dtype, as in memory
     if not online:
         X = X.astype(np.float64)  # the passes compute in float64 whatever the input
+        X = bounded(X, input_dtype)  # the online route checks each batch itself
     n_samples, n_features = X.shape
     if n_samples < 2:
         raise ValueError(
