@@ -200,3 +200,13 @@ def test_highway_cars_separated_from_the_road(shared_data):
     sparse = np.concatenate([p[1] for p in parts])
     positive, negative = labels == 255, (labels == 0) | (labels == 50)
     assert best_f_measure(np.abs(sparse), positive, negative) > 0.75
+
+
+def test_a_huge_tol_stops_at_once_without_overflow():
+    """tol=1e300 squared overflowed Python's float (OverflowError); it is a tolerance
+    that every iterate meets. The same for GoDec."""
+    from robustpca import GoDec
+
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    assert np.isfinite(GRASTA(2, tol=1e300, burn_in=5, batch_size=8).fit(X).components_).all()
+    assert GoDec(2, tol=1e300, random_state=0).fit(X).n_iter_ <= 2

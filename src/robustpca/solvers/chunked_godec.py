@@ -459,7 +459,7 @@ def solve_godec_chunked(
         applied = _sparse_step(run, params, k, selecting, extra)
         value = applied["objective"]
         settled = t > 1 and objective[-1] - value <= tol * objective[-1]
-        exact = value <= tol**2 * norm_x2
+        exact = value <= tol * tol * norm_x2
         if (
             rule is not None
             and t > 1
@@ -484,7 +484,7 @@ def solve_godec_chunked(
             if callback(t, state):
                 stop_reason = StopReason.CALLBACK
                 break
-        if exact if rule is not None else value <= tol**2 * norm_x2:
+        if exact if rule is not None else value <= tol * tol * norm_x2:
             stop_reason, converged = RESIDUAL, True
             break
         if settled:

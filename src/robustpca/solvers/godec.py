@@ -381,7 +381,7 @@ def solve_godec(
                 L_new, S_new, value = _sparse_step(entries, F, Q_new, k, recount)
             ZQ, Q, L, S = F, Q_new, L_new, S_new
         settled = t > 1 and objective[-1] - value <= tol * objective[-1]
-        exact = value <= tol**2 * norm_x2
+        exact = value <= tol * tol * norm_x2
         if recount is not None and t > 1 and (exact or recount.due(objective[-1], value)):
             k_new = recount.again(L, k)
             settled = settled and k_new == k
@@ -399,7 +399,7 @@ def solve_godec(
             if callback(t, state):
                 stop_reason = StopReason.CALLBACK
                 break
-        if exact if recount is not None else objective[-1] <= tol**2 * norm_x2:
+        if exact if recount is not None else objective[-1] <= tol * tol * norm_x2:
             stop_reason, converged = RESIDUAL, True
             break
         if settled:

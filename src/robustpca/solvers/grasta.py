@@ -131,7 +131,7 @@ def admm_l1(
     gram = gram + np.eye(r, dtype=gram.dtype) * (1e-10 * max(float(np.trace(gram)), 1e-30))
     P = np.linalg.solve(gram, U.T)
     penalty = 1.25 / norm
-    limit = (tol * norm) ** 2
+    limit = (tol * norm) * (tol * norm)  # no OverflowError for a huge tol: inf
     base = np.empty_like(v)
     t = np.empty_like(v)
     n_iter = 0
