@@ -63,6 +63,30 @@ def test_equals_robustbase(shared_data, table, alpha):
     assert fit.covariance.shape == (p, p)
 
 
+with open(REFERENCE.with_name("mcd_alpha_one.csv"), newline="") as _f:
+    ALPHA_ONE_ROWS = {r["table"]: r for r in csv.DictReader(_f)}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", sorted(ALPHA_ONE_ROWS))
+def test_alpha_one_reweights_the_classical_estimates_as_robustbase(shared_data, table):
+    """At alpha = 1 (h = n) the classical mean and covariance are the raw estimates, and
+    robustbase still reweights them (its covMcd's "h == n" branch). Ours returned the
+    classical estimates: on starsCYG a first eigenvalue of 0.331 for rrcov's 0.340, and
+    four flagged stars for six."""
+    name, _, column = table.partition(":")
+    X = load_table(shared_data, name)
+    if column:
+        X = X[:, [int(column) - 1]]
+    ref = ALPHA_ONE_ROWS[table]
+    fit = minimum_covariance_determinant(X, 1.0, random_state=0)
+    assert fit.h == int(ref["h"]) == X.shape[0]
+    np.testing.assert_allclose(fit.raw_location, _numbers(ref["raw_center"]), rtol=1e-12)
+    np.testing.assert_allclose(fit.raw_covariance.ravel(), _numbers(ref["raw_cov"]), rtol=1e-12)
+    np.testing.assert_allclose(fit.location, _numbers(ref["center"]), rtol=1e-12)
+    np.testing.assert_allclose(fit.covariance.ravel(), _numbers(ref["cov"]), rtol=1e-12)
+
+
 def test_h_and_consistency_factor_match_r():
     """Values printed by R: h.alpha.n(0.75, 75, 3) = 57 and .MCDcons(3, 0.5) = 2.457368"""
     assert h_alpha_n(0.75, 75, 3) == 57

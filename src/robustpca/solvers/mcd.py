@@ -551,22 +551,24 @@ def minimum_covariance_determinant(
         raw_support = fast_mcd_subset(X, h, n_starts=n_starts, rng=rng)
     raw_location, raw_cov = _cov(X[raw_support])
     log_det = raw_log_det(raw_cov)
-    if h >= n:
-        return MCDResult(
+    if h >= n and not np.isfinite(log_det):  # singular classical estimates: nothing to
+        return MCDResult(  # reweight with
             raw_location, raw_cov, raw_location, raw_cov, raw_support, raw_support, log_det, h
         )
-    hull = None
-    if not np.isfinite(log_det):  # an exact fit: every sample on the subset's hull
-        hull = AffineHull.of(raw_location, raw_cov, h)
-        on = hull.contains(X)
-        raw_location, raw_cov = _cov(X[on])
-    raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
-    if p == 1:  # robustbase's univariate MCD (rfmcduni) divides the h-subset's sum of
-        raw_cov = raw_cov * ((h - 1) / h)  # squares by h, its crit by h - 1
-    if hull is not None:  # robustbase's "on.hyperplane": the raw estimates of those rows
-        return MCDResult(
-            raw_location, raw_cov, raw_location, raw_cov, raw_support, on, log_det, h, hull
-        )
+    if h < n:  # (h = n: the classical estimates are the raw ones, then reweighted, as
+        # robustbase's covMcd does; no factor applies to them)
+        hull = None
+        if not np.isfinite(log_det):  # an exact fit: every sample on the subset's hull
+            hull = AffineHull.of(raw_location, raw_cov, h)
+            on = hull.contains(X)
+            raw_location, raw_cov = _cov(X[on])
+        raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)
+        if p == 1:  # robustbase's univariate MCD (rfmcduni) divides the h-subset's sum of
+            raw_cov = raw_cov * ((h - 1) / h)  # squares by h, its crit by h - 1
+        if hull is not None:  # robustbase's "on.hyperplane": the raw estimates of those rows
+            return MCDResult(
+                raw_location, raw_cov, raw_location, raw_cov, raw_support, on, log_det, h, hull
+            )
     cutoff = stats.chi2.ppf(0.975, p)
     support = _mahalanobis_sq(X, raw_location, raw_cov) < cutoff
     n_kept = int(support.sum())
