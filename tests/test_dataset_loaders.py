@@ -298,6 +298,31 @@ def test_mnist_idx_truncated(tmp_path):
         load_mnist(tmp_path, subset="test")
 
 
+@pytest.mark.parametrize("content", [b"", b"garbage " * 20, "half"])
+def test_damaged_files_are_value_errors_naming_them(tmp_path, content, shared_data):
+    """A truncated, empty or foreign MAT or gzip file raised scipy's or gzip's own
+    errors (OSError, MatReadError, EOFError, BadGzipFile), naming neither the file nor
+    what to do."""
+    palm = tmp_path / "raw" / "palm" / "Palm_16x16.mat"
+    mnist = tmp_path / "raw" / "mnist" / "t10k-images-idx3-ubyte.gz"
+    for path, source in [
+        (palm, shared_data / "raw" / "palm" / "Palm_16x16.mat"),
+        (mnist, shared_data / "raw" / "mnist" / "t10k-images-idx3-ubyte.gz"),
+    ]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = source.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if content == "half" else content)
+    labels = shared_data / "raw" / "mnist" / "t10k-labels-idx1-ubyte.gz"
+    (mnist.parent / labels.name).write_bytes(labels.read_bytes())
+    for load, kwargs, path in [
+        (DATASETS["palm"], {}, palm),
+        (load_mnist, {"subset": "test"}, mnist),
+    ]:
+        with pytest.raises(ValueError, match="fetch it again") as info:
+            load(tmp_path, **kwargs)
+        assert str(path) in str(info.value) and "fetch" in str(info.value)
+
+
 # ---------------------------------------------------------------------------- registry
 
 

@@ -383,6 +383,28 @@ def test_folder_download_offline_is_a_clear_error(tmp_path):
         fetch_orl(tmp_path, resolution="112x92", base_url=dead)
     assert "'orl'" in str(info.value) and "ROBUSTPCA_DATA" in str(info.value)
     assert not (root / "orl_faces").exists()
+    # the hint names where a file put by hand is found, and nothing partial is left (it
+    # named the process's temporary folder, which stayed with what it had downloaded)
+    assert f"place the file by hand at {root / 'orl_faces'}/" in str(info.value)
+    assert ".partial-" not in str(info.value)
+    assert not root.exists() or list(root.iterdir()) == []
+
+
+def test_a_folder_download_that_fails_midway_leaves_nothing(
+    shared_data, tmp_path, make_mirror, monkeypatch
+):
+    """The mirror holds the first image only: the error names the second's real place,
+    and the first, downloaded, does not stay behind in a temporary folder."""
+    _small_folder(shared_data, monkeypatch)
+    served = tmp_path / "mirror" / "orl" / "orl_faces" / "s1"
+    served.mkdir(parents=True)
+    shutil.copy(shared_data / "raw" / "orl" / "orl_faces" / "s1" / "1.pgm", served)
+    server = make_mirror(tmp_path / "mirror")
+    root = tmp_path / "cache" / "raw" / "orl"
+    with pytest.raises(DatasetDownloadError, match=r"s1/2\.pgm") as info:
+        _fetch._fetch_folder("orl", "orl_faces", root, server.url, False)
+    assert str(root / "orl_faces" / "s1" / "2.pgm") in str(info.value)
+    assert not root.exists() or list(root.iterdir()) == []
 
 
 def test_bad_name_and_options_fail_before_any_download(tmp_path):
@@ -390,6 +412,8 @@ def test_bad_name_and_options_fail_before_any_download(tmp_path):
         fetch_orl(tmp_path, resolution="48x48")
     with pytest.raises(ValueError, match="subset must be one of"):
         fetch_dataset("mnist", tmp_path, subset="train")
+    with pytest.raises(ValueError, match="subset must be one of"):  # was a TypeError
+        fetch_dataset("mnist", tmp_path, subset=["test"])
     with pytest.raises(ValueError, match="name='nope' is not one of"):
         fetch_dataset("nope")
     assert not (tmp_path / "raw").exists()

@@ -233,6 +233,16 @@ def test_video_info_of_folders_and_cdnet_clips(tmp_path):
     assert read_video(tmp_path / "clip").shape == (6, 12, 16)
 
 
+@pytest.mark.parametrize("numbers", [(470,), (None, None), (470.9, 471.9), "470-471", 470])
+def test_cdnet_numbers_must_be_a_pair_of_whole_numbers(tmp_path, numbers):
+    """numbers=(470.9, 471.9) was cut to frames 470-471, (470,) and (None, None) raised
+    unpacking and int() errors."""
+    make_cdnet(tmp_path / "clip")
+    with pytest.raises(ValueError, match="numbers must be \\(first, last\\)"):
+        load_cdnet(tmp_path / "clip", numbers=numbers)
+    assert load_cdnet(tmp_path / "clip", numbers=np.array([7, 8])).frames.shape[0] == 2
+
+
 def test_errors_name_the_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere"):
         read_video(tmp_path / "nowhere.mp4")

@@ -132,13 +132,22 @@ class _SessionDownloader:
 
 
 def _download(
-    registry: dict, urls: dict, folder: Path, name: str, progressbar, *, workers: int = 1
+    registry: dict,
+    urls: dict,
+    folder: Path,
+    name: str,
+    progressbar,
+    *,
+    workers: int = 1,
+    place: Path | None = None,
 ) -> None:
     """Fetch every registry entry into ``folder`` with pooch, wrapping its errors.
 
     With ``workers > 1`` the files are fetched by that many threads, each with its own
-    keep-alive session, and without progress bars.
+    keep-alive session, and without progress bars. ``place``: where a file put by hand
+    is found (the errors' hint), where ``folder`` is a temporary one (default: it).
     """
+    place = folder if place is None else place
     import pooch
     import requests
 
@@ -150,7 +159,7 @@ def _download(
         except requests.exceptions.RequestException as exc:
             raise DatasetDownloadError(
                 f"Could not download data set {name!r}: {urls[fname]} failed ({exc}). "
-                + _manual_hint(name, folder / fname, registry[fname])
+                + _manual_hint(name, place / fname, registry[fname])
             ) from exc
         except ValueError as exc:
             if "hash" not in str(exc):
@@ -203,7 +212,12 @@ def _fetch_folder(name: str, key: str, root: Path, mirror: str | None, progressb
     level = quiet.level
     quiet.setLevel(logging.WARNING)
     try:
-        _download(dict.fromkeys(spec.files), urls, partial, name, progressbar, workers=8)
+        _download(
+            dict.fromkeys(spec.files), urls, partial, name, progressbar, workers=8, place=root / key
+        )
+    except BaseException:  # nothing half-downloaded stays in the cache
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     finally:
         quiet.setLevel(level)
     got = _listing_sha256(partial, key, spec.files)
@@ -225,7 +239,7 @@ def _fetch(name: str, loader: Callable, data_home, base_url, progressbar, **opti
     """Download what ``loader(home, **options)`` needs into the cache, then call it."""
     option, choices = _NEEDS[name]
     value = options.get(option) if option is not None else None
-    if value not in choices:
+    if not isinstance(value, (str, type(None))) or value not in choices:
         raise ValueError(f"{option} must be one of {tuple(choices)}, got {value!r}.")
     home = get_cache_home(data_home)
     root = home / "raw" / name

@@ -182,11 +182,27 @@ def _require(path: Path, data_home: Path) -> Path:
     return path
 
 
-def _load_mat(path: Path, data_home: Path) -> dict:
-    """``scipy.io.loadmat`` of ``path``, with the FileNotFoundError of :func:`_require`."""
-    from scipy.io import loadmat
+#: How to get a file again: the hint of the errors of damaged files.
+REFETCH_HINT = (
+    "the file is damaged (truncated or replaced): delete it and fetch it again with the "
+    "data set's fetch_* function, which checks its SHA-256"
+)
 
-    return loadmat(_require(path, data_home))
+
+def _load_mat(path: Path, data_home: Path) -> dict:
+    """``scipy.io.loadmat`` of ``path``, with the FileNotFoundError of :func:`_require`
+    and a ``ValueError`` naming a file that cannot be read as a MAT file."""
+    from scipy.io import loadmat
+    from scipy.io.matlab import MatReadError
+
+    try:
+        return loadmat(_require(path, data_home))
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, MatReadError) as error:
+        raise ValueError(
+            f"{path}: cannot be read as a MAT file ({error}); {REFETCH_HINT}."
+        ) from None
 
 
 def _images_to_rows(

@@ -21,7 +21,15 @@ from typing import Protocol
 
 import numpy as np
 
-from ._local import ImageDataset, _images_to_rows, _load_mat, _loader_doc, _require, get_data_home
+from ._local import (
+    REFETCH_HINT,
+    ImageDataset,
+    _images_to_rows,
+    _load_mat,
+    _loader_doc,
+    _require,
+    get_data_home,
+)
 
 __all__ = [
     "load_ar",
@@ -352,10 +360,15 @@ def load_jaffe(
 
 def _read_idx(path, expected_ndim: int) -> np.ndarray:
     """A gzipped IDX file of unsigned bytes (MNIST format: big-endian header, C order)."""
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
+    try:
+        with gzip.open(path, "rb") as f:
+            raw = f.read()
+    except (OSError, EOFError) as error:  # gzip.BadGzipFile is an OSError
+        raise ValueError(
+            f"{path}: cannot be read as a gzip file ({error}); {REFETCH_HINT}."
+        ) from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
-        raise ValueError(f"{path}: not an unsigned-byte IDX file.")
+        raise ValueError(f"{path}: not an unsigned-byte IDX file; {REFETCH_HINT}.")
     ndim = raw[3]
     if ndim != expected_ndim:
         raise ValueError(f"{path}: IDX file has {ndim} dimensions, expected {expected_ndim}.")
@@ -363,7 +376,9 @@ def _read_idx(path, expected_ndim: int) -> np.ndarray:
     offset = 4 + 4 * ndim
     size = int(np.prod(shape))
     if len(raw) - offset != size:
-        raise ValueError(f"{path}: {len(raw) - offset} data bytes, expected {size}.")
+        raise ValueError(
+            f"{path}: {len(raw) - offset} data bytes, expected {size}; {REFETCH_HINT}."
+        )
     return np.frombuffer(raw, dtype=np.uint8, count=size, offset=offset).reshape(shape)
 
 

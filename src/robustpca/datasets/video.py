@@ -193,6 +193,20 @@ def _read_labels(
     return labels, present
 
 
+def _first_last(value) -> tuple[int, int]:
+    """``numbers`` checked: a pair of whole CDnet frame numbers ``(first, last)``."""
+    pair = tuple(value) if not isinstance(value, str) and np.ndim(value) == 1 else None
+    if (
+        pair is None
+        or len(pair) != 2
+        or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in pair)
+    ):
+        raise ValueError(
+            f"numbers must be (first, last), two whole CDnet frame numbers; got {value!r}."
+        )
+    return int(pair[0]), int(pair[1])
+
+
 def _select_numbers(
     numbers: np.ndarray, frames: FrameSelection, first_last: tuple[int, int] | None, path: Path
 ) -> np.ndarray:
@@ -200,7 +214,7 @@ def _select_numbers(
     if first_last is not None:
         if frames is not None:
             raise ValueError("give frames or numbers, not both.")
-        first, last = (int(v) for v in first_last)
+        first, last = _first_last(first_last)
         chosen = np.flatnonzero((numbers >= first) & (numbers <= last))
     else:
         chosen = np.arange(len(numbers))[_check_frames(frames)]
