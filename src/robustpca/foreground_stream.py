@@ -30,7 +30,8 @@ _GAIN = 3.0
 
 
 class ForegroundDetector:
-    r"""The rule of :func:`foreground_masks` on a stream of residual frames.
+    r"""The rule of :func:`~robustpca.foreground.foreground_masks` on a stream of
+    residual frames.
 
     Keeps one running robust scale per pixel, so its memory is that of a few frames
     whatever the length of the stream. The first batch sets the scale to its per-pixel
@@ -48,13 +49,14 @@ class ForegroundDetector:
     on pixels that objects often cross), and 3 leaves room for a density of 1/12. Then
     ``learning_rate`` :math:`\gamma` keeps a memory of about :math:`1/\gamma` frames, to
     follow a background whose noise drifts (light, weather).
-    Each batch is then thresholded exactly as :func:`foreground_masks` does, with the
-    running scale in place of the batch's medians.
+    Each batch is then thresholded exactly as
+    :func:`~robustpca.foreground.foreground_masks` does, with the running scale in place
+    of the batch's medians.
 
     Parameters
     ----------
     high, low, min_size, window, fill_holes
-        The rule's parameters, as in :func:`foreground_masks`.
+        The rule's parameters, as in :func:`~robustpca.foreground.foreground_masks`.
     learning_rate : float, default=0.01
         The smallest step :math:`\gamma \in (0, 1]` of the running log-median.
     min_scale : float, default=0.0
@@ -77,7 +79,7 @@ class ForegroundDetector:
 
     See Also
     --------
-    foreground_masks : the batch rule.
+    robustpca.foreground.foreground_masks : the batch rule.
 
     References
     ----------
@@ -173,7 +175,8 @@ class ForegroundDetector:
         self.n_frames_seen_ += len(e)
 
     def score(self, residual_batch) -> np.ndarray:
-        """Scores of a batch (as :func:`foreground_score`) under the current scale."""
+        """Scores of a batch (as :func:`~robustpca.foreground.foreground_score`) under the
+        current scale."""
         rule, _ = self._check()
         if not hasattr(self, "scale_"):
             raise ValueError("this ForegroundDetector has seen no frames: call update first.")
