@@ -360,3 +360,22 @@ def as_generator(random_state) -> np.random.Generator:
         return np.random.default_rng(None if random_state is None else int(random_state))
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     return np.random.default_rng(seed)
+
+
+#: ``mu * max|X|`` outside ``[1/_MU_RANGE, _MU_RANGE]`` overflows the ALM's steps
+_MU_RANGE = 1e100
+
+
+def check_mu_scale(X, mu: float | None, mu_max: float | None) -> None:
+    """Refuse an ALM penalty whose steps overflow on data of the scale of ``X``: ``mu``
+    does not change the solution, only the path to it."""
+    scale = float(np.nanmax(np.abs(X), initial=0.0))
+    if scale == 0.0:
+        return
+    for name, value in (("mu", mu), ("mu_max", mu_max)):
+        if value is not None and not 1.0 / _MU_RANGE <= value * scale <= _MU_RANGE:
+            raise ValueError(
+                f"{name}={value!r} is out of range for data whose largest entry is "
+                f"{scale:.3g}: {name} * max|X| must lie in [1e-100, 1e100]; 'auto' (the "
+                "default) scales it to the data."
+            )

@@ -25,7 +25,12 @@ from uuid import uuid4
 
 import numpy as np
 
-from .._validation import check_bool, check_nonnegative_float, check_positive_or_auto
+from .._validation import (
+    check_bool,
+    check_mu_scale,
+    check_nonnegative_float,
+    check_positive_or_auto,
+)
 from ..solvers.chunked import combine_parts
 from ..solvers.chunked_alm import (
     AUTO_GAMMA_FRACTION,
@@ -40,6 +45,7 @@ from ..solvers.chunked_order_statistics import (
     radix_count,
     radix_level_one,
 )
+from ..solvers.penalty_range import solver_gamma, solver_lam
 from .arrays import _dask
 
 __all__ = [
@@ -175,6 +181,13 @@ def _alm(est, rng) -> dict:
     return kwargs
 
 
+def _check_mu(first, kwargs) -> None:
+    """The in-memory range of ``mu`` (:func:`~robustpca._validation.
+    check_mu_scale`), from the column extremes of the first pass."""
+    extremes = np.concatenate([first["hi"].value, first["lo"].value])
+    check_mu_scale(extremes, kwargs["mu"], kwargs["mu_max"])
+
+
 def _finish(est, result):
     return est._finish(result)
 
@@ -204,8 +217,14 @@ def fit_pcp(est, X, run, rng, sample_weight):
         offset = column_medians(state_run, n, d, first.pop("counts"), spec)
     else:
         first = state_run(first_pass)
+    _check_mu(first, kwargs)
     result = solve_convex_chunked(
-        state_run, first, problem="pcp", weight=est.lam_, center=offset, **kwargs
+        state_run,
+        first,
+        problem="pcp",
+        weight=solver_lam(est.lam_, X.shape),
+        center=offset,
+        **kwargs,
     )
     return _finish(est, result)
 
@@ -228,9 +247,11 @@ def _fit_row_sparse(est, X, run, rng, problem: str, centred: bool):
     state_run = _tall_runner(est, X, run)
     auto = isinstance(est.gamma, str) and est.gamma == "auto"
     first = state_run(first_pass, row_gram=auto and not centred)
+    _check_mu(first, kwargs)
     est.gamma_ = _gamma(est, state_run, first, centred)
+    weight = solver_gamma(est.gamma_, X.shape[0])
     result = solve_convex_chunked(
-        state_run, first, problem=problem, weight=est.gamma_, center=centred, **kwargs
+        state_run, first, problem=problem, weight=weight, center=centred, **kwargs
     )
     return _finish(est, result)
 

@@ -20,11 +20,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import check_bool, check_nonnegative_float, check_positive_or_auto
+from .._validation import (
+    check_bool,
+    check_mu_scale,
+    check_nonnegative_float,
+    check_positive_or_auto,
+)
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
 from ..solvers.alm_observed import solve_observed
 from ..solvers.missing import initial_fill
+from ..solvers.penalty_range import solver_gamma, solver_lam
 from ._base import BaseSubspaceEstimator
 from ._convex_docs import _ACCURACY_NOTE, _COMMON_ATTRS, _COMMON_PARAMS
 from ._masked import MaskedFitMixin
@@ -88,22 +94,12 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     #: default None, the rank-``min(n, d)`` count refused any gap in wide data)
     _n_components_is_rank = False
 
-    def _observed_kwargs(self, rng) -> dict:
-        kwargs = self._alm_kwargs(rng)
-        keep = (
-            "mu",
-            "mu_max",
-            "rho",
-            "max_iter",
-            "tol",
-            "gap_tol",
-            "rng",
-            "n_components",
-            "callback",
-        )
+    def _observed_kwargs(self, rng, X) -> dict:
+        kwargs = self._alm_kwargs(rng, X)
+        keep = "mu mu_max rho max_iter tol gap_tol rng n_components callback".split()
         return {key: kwargs[key] for key in keep}
 
-    def _alm_kwargs(self, rng) -> dict:
+    def _alm_kwargs(self, rng, X=None) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):
             raise ValueError(f"svd_solver must be one of {_SVD_SOLVERS}, got {self.svd_solver!r}.")
         median = isinstance(getattr(self, "center", None), str) and self.center == "median"
@@ -113,6 +109,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
         mu_max = check_positive_or_auto(self.mu_max, "mu_max")
         if mu is not None and mu_max is not None and mu_max < mu:
             raise ValueError(f"mu_max={mu_max!r} must be >= mu={mu!r}.")
+        if X is not None:
+            check_mu_scale(X, mu, mu_max)
         return {
             "mu": mu,
             "mu_max": mu_max,
@@ -305,14 +303,19 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         self._resolve_lam(X)
-        kwargs = self._alm_kwargs(rng)
-        return self._finish(solve_pcp(X, lam=self.lam_, center=self._center(), **kwargs))
+        kwargs = self._alm_kwargs(rng, X)
+        lam = solver_lam(self.lam_, X.shape)
+        return self._finish(solve_pcp(X, lam=lam, center=self._center(), **kwargs))
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         self._resolve_lam(X)
         return self._finish(
             solve_observed(
-                X, ~missing, lam=self.lam_, center=self._center(), **self._observed_kwargs(rng)
+                X,
+                ~missing,
+                lam=solver_lam(self.lam_, X.shape),
+                center=self._center(),
+                **self._observed_kwargs(rng, X),
             )
         )
 
@@ -439,8 +442,9 @@ class OutlierPursuit(_ConvexLowRankPCA):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(X, centred=bool(self.center))
-        kwargs = self._alm_kwargs(rng)
-        result = solve_outlier_pursuit(X, gamma=self.gamma_, center=bool(self.center), **kwargs)
+        kwargs = self._alm_kwargs(rng, X)
+        gamma = solver_gamma(self.gamma_, len(X))
+        result = solve_outlier_pursuit(X, gamma=gamma, center=bool(self.center), **kwargs)
         return self._finish(result)
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
@@ -449,10 +453,10 @@ class OutlierPursuit(_ConvexLowRankPCA):
         result = solve_observed(
             X,
             ~missing,
-            lam=1.0 / self.gamma_,
+            lam=1.0 / solver_gamma(self.gamma_, len(X)),
             row_sparse=True,
             center=bool(self.center),
-            **self._observed_kwargs(rng),
+            **self._observed_kwargs(rng, X),
         )
         return self._finish(result)
 
@@ -575,19 +579,20 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
 
     def _fit_solver(self, X, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(X, centred=True)
-        return self._finish(solve_crpca_om(X, gamma=self.gamma_, **self._alm_kwargs(rng)))
+        gamma = solver_gamma(self.gamma_, len(X))
+        return self._finish(solve_crpca_om(X, gamma=gamma, **self._alm_kwargs(rng, X)))
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         self.gamma_ = self._resolve_gamma(initial_fill(X, missing), centred=True)
         result = solve_observed(
             X,
             ~missing,
-            lam=1.0 / self.gamma_,
+            lam=1.0 / solver_gamma(self.gamma_, len(X)),
             row_sparse=True,
             with_mean=True,
             # the solution is translation equivariant, the ALM's start and stopping
             # rules are not: centre first, as solve_crpca_om does
             center=True,
-            **self._observed_kwargs(rng),
+            **self._observed_kwargs(rng, X),
         )
         return self._finish(result)
