@@ -112,14 +112,34 @@ def _nan_median(x: np.ndarray, axis: int = 0) -> np.ndarray:
     return np.where(count[..., 0] > 0, mid, np.nan).astype(x.dtype, copy=False)
 
 
+#: relative rounding of a cumulative weight that still counts as half the total
+_MEDIAN_RTOL = 1e-10
+
+
+def median_positions(total: float) -> tuple[float, float]:
+    """The weight positions of the two middle values of a weighted sample: a value is
+    at position ``q`` when it is the first whose cumulative weight exceeds ``q``.
+
+    The lower middle value is the first whose cumulative weight reaches half the total,
+    the upper one the first that exceeds it. With whole (frequency) weights they are the
+    two middle values of the rows repeated ``w_i`` times; for any weights, scaling them
+    all by a constant leaves them unchanged. A cumulative weight within rounding of half
+    the total counts as half (weights of 0.01 sum to 0.5 only to rounding); the margin
+    stays below the half unit that separates whole cumulative weights from it.
+    """
+    half = 0.5 * float(total)
+    margin = min(_MEDIAN_RTOL * half, 0.25)
+    return half - margin, half + margin
+
+
 def weighted_median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    """Column medians; with frequency weights, the median of the data with each row
-    repeated ``w_i`` times (the mean of the two middle values for an even total)."""
+    """Column medians; with weights, the mean of the two middle values of
+    :func:`median_positions` (with frequency weights, the median of the data with each
+    row repeated ``w_i`` times)."""
     if w is None:
         return np.median(x, axis=0)
     x2 = x.reshape(x.shape[0], -1)
-    total = w.sum()
-    positions = (np.floor((total - 1) / 2), np.ceil((total - 1) / 2))
+    positions = median_positions(w.sum())
     out = np.empty(x2.shape[1])
     for j in range(x2.shape[1]):
         order = np.argsort(x2[:, j], kind="stable")
@@ -448,11 +468,21 @@ def scores_scale(scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None) -
     return np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev)
 
 
+def variance_count(w: np.ndarray) -> float:
+    """The count ``n`` of a weighted variance's ``n - 1`` divisor: the total weight for
+    whole (frequency) weights, as if each row were repeated ``w_i`` times; otherwise
+    the number of rows of positive weight, so that scaling every weight by a constant
+    leaves the variance unchanged (weights normalised to sum 1 included)."""
+    if np.all(w == np.floor(w)):
+        return float(w.sum())
+    return float(np.count_nonzero(w > 0))
+
+
 def od_location_scale(od23: np.ndarray, w: np.ndarray | None, rule: str) -> tuple[float, float]:
     """Location and scale of the training :math:`OD^{2/3}`: the (weighted) mean and
     standard deviation for the "classical" rule, the median and MAD otherwise."""
     if rule == "classical":
-        count = od23.size if w is None else w.sum()
+        count = od23.size if w is None else variance_count(w)
         location = float(np.average(od23, weights=w))
         sq = np.average((od23 - location) ** 2, weights=w) * count
         return location, float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0

@@ -305,9 +305,10 @@ def chunked_reference(
     span = _span_od(model, k, bool(od_count) and not applies, levels)
     location = spread = 0.0
     if od_count and rule == "classical":  # the (weighted) mean and standard deviation
-        count = float(summary.weight[first])  # the rows, or the total frequency weight
+        count = summary.variance_count(first)  # the rows, or the total frequency weight
         location = float(summary.mean[first])
-        sq = float(summary.m2[first]) / count * count
+        # the weighted mean square, times the count (as od_location_scale in memory)
+        sq = float(summary.m2[first]) / float(summary.weight[first]) * count
         spread = float(np.sqrt(sq / (count - 1))) if count > 1 else 0.0
     elif od_count:
         location, spread = (float(v) for v in stats[first])

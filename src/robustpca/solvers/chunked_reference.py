@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..robust_scale import MAD_CONSTANT
+from ..robust_scale import MAD_CONSTANT, median_positions
 from .chunked import Rows, sub_blocks
 
 __all__ = [
@@ -61,7 +61,8 @@ _EPS = float(np.finfo(np.float64).eps)
 @dataclass(frozen=True)
 class Summary:
     """Per column: weight, count of rows with positive weight, extremes of their values,
-    and their weighted mean and centred sum of squares (merged by Chan's formula)."""
+    their weighted mean and centred sum of squares (merged by Chan's formula), and
+    whether every weight is a whole number."""
 
     weight: np.ndarray
     count: np.ndarray
@@ -69,6 +70,7 @@ class Summary:
     high: np.ndarray
     mean: np.ndarray
     m2: np.ndarray
+    whole: np.ndarray
 
     @classmethod
     def of(cls, V: np.ndarray, W: np.ndarray) -> Summary:
@@ -83,7 +85,12 @@ class Summary:
             m2 = (w * (finite - mean) ** 2).sum(axis=0)
         low = np.where(keep, V, np.inf).min(axis=0, initial=np.inf)
         high = np.where(keep, V, -np.inf).max(axis=0, initial=-np.inf)
-        return cls(weight, keep.sum(axis=0).astype(np.float64), low, high, mean, m2)
+        whole = np.all(w == np.floor(w), axis=0)
+        return cls(weight, keep.sum(axis=0).astype(np.float64), low, high, mean, m2, whole)
+
+    def variance_count(self, column: int) -> float:
+        """:func:`~robustpca.robust_scale.variance_count` of a column's weights."""
+        return float(self.weight[column] if self.whole[column] else self.count[column])
 
     def __add__(self, other: Summary) -> Summary:
         total = self.weight + other.weight
@@ -100,6 +107,7 @@ class Summary:
             np.maximum(self.high, other.high),
             mean,
             m2,
+            self.whole & other.whole,
         )
 
 
@@ -236,11 +244,6 @@ def _windows(got: dict, low, high) -> dict:
             float(got["n_above"][j, r]),
         )
     return out
-
-
-def median_positions(total: float) -> tuple[float, float]:
-    """The weight positions of the two middle values (:mod:`robustpca.diagnostics`)."""
-    return float(np.floor((total - 1) / 2)), float(np.ceil((total - 1) / 2))
 
 
 def _median(window: Window, total: float) -> float | None:
