@@ -35,7 +35,10 @@ def observed_counts(model, X):
         counts = X.shape[1] - da.isnan(X).sum(axis=1)
     elif _is_foreign(X):  # counted on the array's device: only the counts cross
         xp = array_api_compat.array_namespace(X)
-        counts = np.asarray(to_numpy(xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)))
+        if xp.isdtype(X.dtype, ("real floating", "complex floating")):
+            counts = np.asarray(to_numpy(xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)))
+        else:  # booleans and integers hold no NaN
+            counts = np.full(X.shape[0], X.shape[1], dtype=np.int64)
         if constants is not None and np.any(counts < X.shape[1]):  # rare: on the host
             X = np.asarray(to_numpy(X))
     else:

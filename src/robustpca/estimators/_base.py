@@ -523,7 +523,8 @@ def _back(values: np.ndarray, X, xp, dtype):
         return values.astype(dtype, copy=False)
     from .._array_api import move_to
 
-    return move_to(values.astype(np.float64, copy=False), xp=xp, device=xp_device(X))
+    out = move_to(values.astype(np.float64, copy=False), xp=xp, device=xp_device(X))
+    return out if out.dtype == dtype else xp.astype(out, dtype)
 
 
 def xp_device(X):

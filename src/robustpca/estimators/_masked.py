@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array_api import input_namespace, move_to, to_numpy
+
 __all__ = ["MaskedFitMixin", "apply_mask"]
 
 
 def apply_mask(X, mask):
     """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False: float32
     data stay float32, and a DataFrame stays a DataFrame (its column names are the
-    fit's ``feature_names_in_``)."""
-    mask = np.asarray(mask)
+    fit's ``feature_names_in_``), and an array-API array stays in its namespace, on its
+    device."""
+    xp, device = input_namespace(X)
+    if xp is not None:
+        return move_to(apply_mask(to_numpy(X), mask), xp=xp, device=device)
+    mask = np.asarray(to_numpy(mask))
     shape = np.shape(X)
     if mask.shape != shape:
         raise ValueError(f"mask must have the shape of X {shape}, got {mask.shape}.")

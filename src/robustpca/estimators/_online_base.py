@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._array_api import FLOAT_DTYPES
+from .._array_api import FLOAT_DTYPES, finish_fit, host_copy, input_namespace, move_to, to_numpy
 from .._validation import (
     as_generator,
     check_magnitude,
@@ -304,6 +304,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
 
         if is_dask_collection(X):
             return self._incremental_blocks(X, want=want)
+        xp, device = input_namespace(X)  # an array-API batch: solved on the host
+        if xp is not None:
+            X = to_numpy(X)
         first = self._state is None or not hasattr(self, "n_samples_seen_")
         if first:
             self._check_params()
@@ -323,7 +326,10 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self.objective_history_ = np.asarray(self._losses or [0.0], dtype=float)
         self._unmodelled_constants = None
         self._track_reference(X)
-        return split
+        if xp is None:
+            return split
+        finish_fit(self, X.dtype, xp, device)
+        return None if split is None else tuple(move_to(a, xp=xp, device=device) for a in split)
 
     def _incremental_blocks(self, X, *, want: bool):
         """A dask array's row blocks as consecutive batches, computed one at a time;
@@ -414,7 +420,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         -------
         low_rank, sparse : ndarray of shape (n_samples, n_features)
             NumPy arrays, also for a dask ``X`` (its row blocks are the batches, as in
-            :meth:`partial_fit`).
+            :meth:`partial_fit`); under ``array_api_dispatch``, arrays of ``X``'s
+            namespace and device.
             The low-rank part (it fills missing entries) and the sparse part (zero where
             ``X`` is missing). GRASTA: ``X = low_rank + sparse`` on the observed entries;
             OR-PCA (stable PCP): ``X - low_rank - sparse`` is the dense residual inside
@@ -442,5 +449,7 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             from .._dask.online import lazy_decompose
 
             return lazy_decompose(self, X)
-        X = self._validate_batch(X, first=False)
-        return self._split(X)
+        xp, device = input_namespace(X)
+        X = self._validate_batch(to_numpy(X), first=False)
+        parts = host_copy(self)._split(X)
+        return parts if xp is None else tuple(move_to(a, xp=xp, device=device) for a in parts)

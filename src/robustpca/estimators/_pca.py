@@ -169,7 +169,12 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
         (:class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`)."""
         problem = ArrayAPIWeightedPCAProblem(X, self.n_components_, rng, xp, device)
         w = np.ones(X.shape[0])
-        return self._finish(solve_weighted_pca(X, self.n_components_, w, rng=rng, problem=problem))
+        result = self._finish(
+            solve_weighted_pca(X, self.n_components_, w, rng=rng, problem=problem)
+        )
+        if np.any(result.info["explained_variance"] == 0):  # rare: the column check on the host
+            _warn_if_scales_unresolved(np.asarray(to_numpy(X)), w)
+        return result
 
     def _finish(self, result):
         total = result.info.pop("total_variance")

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .._array_api import to_numpy
 from .._validation import (
     MAX_ALLOCATED_COUNT,
     check_bool,
@@ -237,12 +238,14 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
             from .._dask.transforms import lazy_rows
 
             return lazy_rows(self, X, self._skew_score_distances)
-        X = np.asarray(self._check_X(X, allow_nan=True), dtype=np.float64)
+        # NumPy on the host, for an array-API X too (the caller takes its values)
+        X = np.asarray(self._check_X(to_numpy(X), allow_nan=True), dtype=np.float64)
         if adjusted is None:
             return np.zeros(X.shape[0])
         missing = np.isnan(X)
         if missing.any():  # the gaps filled on the fitted subspace (observed coordinates)
-            _, fitted, _ = observed_fit(X, missing, self.mean_, self.components_)
+            mean, components = to_numpy(self.mean_), to_numpy(self.components_)
+            _, fitted, _ = observed_fit(X, missing, mean, components)
             X = np.where(missing, fitted, X)
         return adjusted(X)
 
