@@ -100,6 +100,11 @@ def test_synthetic_experiments_take_no_datasets(capsys, tmp_path):
 def test_runner_validates_arguments():
     with pytest.raises(ValueError, match="n_jobs"):
         experiments.run_experiment(_toy(), n_jobs=0)
+    for seed in (2.7, "3", True, -1):
+        with pytest.raises(ValueError, match="seed"):
+            experiments.run_experiment(_toy(), seed=seed)
+    with pytest.raises(TypeError, match="datasets must be a sequence"):
+        experiments.run_experiment("nie2014-table1", datasets="orl")
     with pytest.raises(ValueError, match="unknown data set 'nope'"):
         experiments.run_experiment(_toy(), datasets=["nope"])
     with pytest.raises(ValueError, match="known experiments"):

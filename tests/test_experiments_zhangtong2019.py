@@ -24,6 +24,7 @@ from robustpca.experiments.zhangtong2019 import (
     load_faces,
     make_estimator,
     occluded_faces,
+    pixel_range,
     table2_task,
     table3_task,
 )
@@ -240,3 +241,31 @@ def test_table3_runs_the_fixed_iteration_count(shared_data):
     assert [r["repeat"] for r in rows] == [0, 1]
     assert all(r["n_iter"] == 4 and r["cpu_seconds"] > 0 for r in rows)
     assert "BLAS" in rows[0]["machine"]
+
+
+def test_errors_are_for_pixels_in_unit_range_whatever_the_storage():
+    assert pixel_range(np.array([0.0, 235.0])) == 255.0
+    assert pixel_range(np.array([0.0, 16.0])) == 16.0  # scikit-learn's digits
+    assert pixel_range(np.array([0.0, 1.0])) == 1.0  # coil20
+
+
+@pytest.mark.realdata
+def test_figure2_on_a_data_set_stored_in_unit_range(shared_data):
+    """coil20 is stored in [0, 1]: its errors are not divided by 255^2."""
+    home = str(shared_data)
+    data, X, _ = occluded_faces("coil20", 0.2, 0, home)
+    rows = figure2_task("coil20", 0, [1.0], home, 5)
+    by_rate = {r["k_rate"]: r for r in rows}
+    pca = PCA(90).fit(X)
+    expected = weighted_reconstruction_error(pca.reconstruct(X), data.data)
+    assert by_rate[1.0]["error"] == pytest.approx(expected, rel=1e-8)
+    assert 0.1 < by_rate[1.0]["error"] < 100  # squared [0, 1] pixels over 1,024 of them
+
+
+def test_figure2_on_images_with_fewer_pixels_than_its_rank():
+    """scikit-learn's 8 x 8 digits: 64 pixels, below the rank 90 (the oracle is capped as
+    RWL-AN is)."""
+    rows = figure2_task("digits", 0, [1.0], None, 3)
+    by_rate = {r["k_rate"]: r for r in rows}
+    assert set(by_rate) == {1.0, None}
+    assert all(np.isfinite(r["error"]) for r in rows)

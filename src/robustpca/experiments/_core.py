@@ -48,8 +48,8 @@ class RunConfig:
     seed : int
         Base seed; every task derives its own seeds from it, so a run is reproducible.
     data_home : str or None
-        Folder holding ``raw/<dataset>/...`` (default: ``ROBUSTPCA_DATA`` or
-        ``../shared/data``).
+        Folder holding ``raw/<dataset>/...`` (default: ``ROBUSTPCA_DATA``; without it,
+        each data set is downloaded once into the cache).
     """
 
     datasets: tuple[str, ...]

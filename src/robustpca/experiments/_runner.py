@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import numbers
 import os
 import time
 from collections.abc import Sequence
@@ -129,7 +130,8 @@ def run_experiment(
     seed : int
         Base seed: the same seed gives the same numbers.
     data_home : path, optional
-        Where the raw data live (default ``ROBUSTPCA_DATA`` or ``../shared/data``).
+        Where the raw data live (default ``ROBUSTPCA_DATA``; without it, each data set
+        is downloaded once into the cache, :func:`robustpca.datasets.fetch_dataset`).
     progress : bool
         Show a progress bar (tqdm) on stderr.
 
@@ -140,6 +142,12 @@ def run_experiment(
     experiment = name if isinstance(name, Experiment) else get_experiment(name)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if isinstance(datasets, str):
+        raise TypeError(
+            f"datasets must be a sequence of specifications, got the string {datasets!r}"
+        )
     if datasets is None or len(datasets) == 0:
         specs = experiment.default_datasets(quick)
     elif not experiment.datasets:

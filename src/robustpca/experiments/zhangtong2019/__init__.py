@@ -47,6 +47,7 @@ from ._common import (  # noqa: F401 (re-exported, registers)
     load_faces,
     make_estimator,
     occluded_faces,
+    pixel_range,
 )
 from .figure1 import (  # noqa: F401 (re-exported, registers)
     FIGURE2_RATES,
@@ -104,6 +105,7 @@ __all__ = [
     "load_faces",
     "make_estimator",
     "occluded_faces",
+    "pixel_range",
     "table2_task",
     "table3_task",
 ]

@@ -49,7 +49,8 @@ K_RATE = 0.85
 #: (their {10, ..., 50} are in units we do not know): c x the median residual of the start
 CAP_GRID = (1.0, 2.0, 3.0, 4.0, 5.0)
 
-#: errors are reported for pixel values scaled to [0, 1]
+#: errors are reported for pixel values scaled to [0, 1]: that of 8-bit data sets
+#: (:func:`pixel_range` gives each data set's)
 SCALE = 255.0**2
 
 PAPER_METHODS = ("RWL-AN", "GLRAM", "R2DPCA", "capped R2DPCA", "PCA", "RPCA-OM")
@@ -228,6 +229,14 @@ def _fits(method, data, X, dims, seed, max_iter, caps):
     return out
 
 
+def pixel_range(images: np.ndarray) -> float:
+    """The range of the pixel values the errors are divided by, to report them for pixels
+    in [0, 1]: 255 for 8-bit data sets, 16 for scikit-learn's 8 x 8 digits (0-16), 1 for
+    data sets stored in [0, 1] (coil20)."""
+    top = float(np.max(images))
+    return 1.0 if top <= 1.0 else 16.0 if top <= 16.0 else 255.0
+
+
 def _scores(model, X: np.ndarray, data: ImageDataset, occluded: np.ndarray, seconds: float) -> dict:
     """The scores of one fit on the occluded faces ``X`` (Table 2 and Figure 2).
 
@@ -238,9 +247,10 @@ def _scores(model, X: np.ndarray, data: ImageDataset, occluded: np.ndarray, seco
     """
     rec = model.reconstruct(X)
     weights = getattr(model, "weights_", None)
+    scale = pixel_range(data.data) ** 2
     return {
-        "error": weighted_reconstruction_error(rec, data.data) / SCALE,
-        "error_own": weighted_reconstruction_error(rec, data.data, weights) / SCALE,
+        "error": weighted_reconstruction_error(rec, data.data) / scale,
+        "error_own": weighted_reconstruction_error(rec, data.data, weights) / scale,
         "n_occluded": int(occluded.sum()),
         **_rejection(model, occluded),
         "n_iter": int(getattr(model, "n_iter_", 1)),
