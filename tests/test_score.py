@@ -363,3 +363,58 @@ def test_hbk_outliers_do_not_change_the_chosen_rank(shared_data, name):
             for data in (X, X[14:])
         ]
         assert chosen[0] == chosen[1], chosen
+
+
+@pytest.mark.parametrize(
+    ("make", "on_data_scale"),
+    [
+        (lambda: robustpca.SphericalPCA(3, scale_on="sphere"), robustpca.SphericalPCA(3)),
+        (lambda: ROBPCA(3, skew=True, random_state=0), ROBPCA(3, random_state=0)),
+    ],
+    ids=["SphericalPCA-sphere", "ROBPCA-skew"],
+)
+def test_eigenvalues_off_the_data_scale_leave_the_model_on_it(make, on_data_scale):
+    """Eigenvalues that are not the data's variances (the unit sphere's; the plain
+    covariance of ROBPCA's skew h-subset) keep rrcov's diagnostics, but the likelihood
+    takes the median and MAD of the training scores, as for the other such methods."""
+    X, bad = planted(5, n=300)
+    model = make().fit(X)
+    gauss = model._likelihood_model()
+    t = model.transform(X)
+    np.testing.assert_allclose(gauss.center, np.median(t, axis=0), rtol=1e-12)
+    mad = 1.4826 * np.median(np.abs(t - np.median(t, axis=0)), axis=0)
+    np.testing.assert_allclose(gauss.variances, mad**2, rtol=1e-10)
+    assert not np.allclose(model.explained_variance_, mad**2, rtol=0.2)  # not those
+    assert model._outlier_reference.rule in ("robust", "skew")  # rrcov's diagnostics kept
+    # the inliers are scored as the same method on the data's scale scores them (the
+    # sphere's eigenvalues gave -27.8 against -11.3)
+    clean = np.delete(X, bad, axis=0)
+    assert model.score(clean) == pytest.approx(on_data_scale.fit(X).score(clean), abs=0.1)
+
+
+def test_eigenvalues_off_the_data_scale_on_dask():
+    import dask.array as da
+
+    X, _ = planted(7, n=400)
+    dX = da.from_array(X, chunks=(100, -1))
+    for make in (
+        lambda: robustpca.SphericalPCA(2, scale_on="sphere"),
+        lambda: ROBPCA(2, skew=True, random_state=0),
+    ):
+        memory, chunked = make().fit(X), make().fit(dX)
+        assert chunked.score(X) == pytest.approx(memory.score(X), rel=1e-9)
+        np.testing.assert_allclose(
+            chunked._likelihood_model().variances, memory._likelihood_model().variances, rtol=1e-9
+        )
+
+
+@pytest.mark.parametrize("total", [0.5, 1.0, 1.5, 3.0, 100.0])
+def test_classical_noise_variance_is_the_mean_of_the_discarded_eigenvalues(total):
+    """Tipping & Bishop's sigma^2, with the divisor of explained_variance_ whatever the
+    total weight."""
+    X = np.random.default_rng(8).normal(size=(50, 6)) * [5, 4, 3, 1, 1, 1]
+    w = np.full(50, total / 50)
+    full = PCA(6).fit(X, sample_weight=w)
+    model = PCA(3).fit(X, sample_weight=w)
+    expected = full.explained_variance_[3:].mean()
+    assert model._likelihood_model().noise_variance == pytest.approx(expected, rel=1e-9)

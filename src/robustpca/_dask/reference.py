@@ -212,12 +212,13 @@ def _outlyingness(reference: DiagnosticReference, t, od, sd=None) -> np.ndarray:
 class ChunkedReference:
     """:func:`chunked_reference`'s result: the diagnostics' reference, the pilot rows
     (or None), the passes taken and, where asked, the noise and background variances
-    of the likelihood model (``score``)."""
+    of the likelihood model (``score``), with the training scores' centre and scales
+    where the model takes them there (``_likelihood_from_scores``)."""
 
     reference: DiagnosticReference
     pilot: Any
     passes: int
-    variances: tuple[float, float] | None = None
+    variances: tuple | None = None
 
 
 def _likelihood_variances(stats, summary, at: int, rule: str, d: int, k: int):
@@ -270,8 +271,10 @@ def chunked_reference(
     if likelihood:  # the weighted median of solvers.likelihood: the lower middle value
         median = None if rule == "classical" else "median" if rows is None else "lower_median"
         kinds += [median, median]
-    if not scores_rule:
-        kinds += [None] * k
+    from_scores = getattr(model, "_likelihood_from_scores", None)
+    own_scores = likelihood and from_scores is not None and bool(from_scores())
+    if not scores_rule:  # the scores' range, or their median and MAD for the likelihood
+        kinds += ["median_mad" if own_scores else None] * k
     all_scores = False
     while True:
         columns = ReferenceColumns(distances, k, scores_rule, all_scores, likelihood)
@@ -332,6 +335,9 @@ def chunked_reference(
     if likelihood:
         d = int(distances.components.shape[1])
         variances = _likelihood_variances(stats, summary, first + 3, rule, d, k)
+        if own_scores and not scores_rule:
+            score_stats = np.array([s if s is not None else (0.0, 0.0) for s in stats[at]])
+            variances = (*variances, (score_stats[:, 0], score_stats[:, 1]))
     if rule != "scores" or not (k == 0 or summary.count[0] > 0):
         return ChunkedReference(reference, pilot, passes, variances)
     sd = ScoreDistanceColumns(distances, k, reference, all_scores)

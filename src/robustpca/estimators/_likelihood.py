@@ -12,7 +12,10 @@ training statistics of the outlier diagnostics (:mod:`robustpca.diagnostics`, st
   diagnostics: ``explained_variance_`` (consistent eigenvalues; :math:`c = 0`) for
   :class:`~robustpca.PCA` and the rrcov family, the median and MAD of the training scores
   of each component for the methods without consistent eigenvalues (the reweighting,
-  convex, known-rank and 2-D methods);
+  convex, known-rank and 2-D methods) and for the rrcov configurations whose eigenvalues
+  are not the data's variances (``SphericalPCA(scale_on="sphere")``, on the unit
+  sphere's scale; ``ROBPCA(skew=True)``, a plain covariance of the h-subset), whose
+  diagnostics keep rrcov's;
 * :math:`\sigma^2` from the training orthogonal distances (:math:`OD^2/\sigma^2 \sim
   \chi^2_{d-k}`): their median over the median of :math:`\chi^2_{d-k}` for the robust
   fits, Tipping & Bishop's mean of the discarded eigenvalues for classical PCA.
@@ -60,6 +63,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._array_api import to_numpy
 from .._validation import is_dask_collection
 from ..diagnostics import DEFAULT_QUANTILE
+from ..robust_scale import weighted_mad, weighted_median
 from ..solvers.likelihood import (
     SubspaceGaussian,
     average_log_likelihood,
@@ -108,13 +112,26 @@ class LikelihoodScoreMixin:
         t = np.asarray(scores, dtype=np.float64).reshape(od.shape[0], -1)[rows]
         squared_norms = np.einsum("ij,ij->i", t, t) + od[rows] ** 2
         tau = background_variance(squared_norms, d, w) if robust else 0.0
-        self._store_likelihood_model(sigma2, tau)
+        stats = None
+        if self._likelihood_from_scores():
+            centre = weighted_median(t, w) if t.shape[0] else np.zeros(k)
+            stats = (centre, weighted_mad(t, w) if t.shape[0] else np.zeros(k))
+        self._store_likelihood_model(sigma2, tau, stats)
 
-    def _store_likelihood_model(self, noise_var: float, background: float) -> None:
+    def _likelihood_from_scores(self) -> bool:
+        """Whether the model's score centre and scales are the median and MAD of the
+        training scores although the diagnostics use ``explained_variance_`` (eigenvalues
+        on another scale than the data's; module docstring)."""
+        return False
+
+    def _store_likelihood_model(
+        self, noise_var: float, background: float, score_stats: tuple | None = None
+    ) -> None:
         r"""Store the Gaussian model of the fit from its two training variances,
         :math:`\sigma^2` and :math:`\tau` (``_set_likelihood_reference`` in memory;
         a Dask fit finds them by counting passes, :mod:`robustpca._dask.reference`),
-        with the score centre and scales of ``_outlier_reference``."""
+        with the score centre and scales of ``_outlier_reference``, or ``score_stats``
+        (centre, scale) where :meth:`_likelihood_from_scores`."""
         self._likelihood_reference = None
         reference = getattr(self, "_outlier_reference", None)
         if reference is None or not _has_density(self):
@@ -124,6 +141,8 @@ class LikelihoodScoreMixin:
         # centred training rows, spread over the d coordinates
         floor = reference.od_floor**2 / max(d, 1)
         centre, scale = reference.score_center, reference.score_scale
+        if score_stats is not None:
+            centre, scale = (np.asarray(a, dtype=np.float64) for a in score_stats)
         model = subspace_gaussian(centre, scale, noise_var, d, floor=floor, background=background)
         self._likelihood_reference = (reference, model)
 

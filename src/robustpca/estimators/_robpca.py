@@ -186,6 +186,11 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         """rrcov's cutoffs: median/MAD of OD^(2/3), or the adjusted boxplot when skewed."""
         return "skew" if self.skew else "robust"
 
+    def _likelihood_from_scores(self) -> bool:
+        """``skew=True``: the eigenvalues are the plain covariance of the h-subset, as in
+        rrcov, not consistent variances; ``score`` takes the training scores' own."""
+        return bool(self.skew)
+
     def __init__(
         self,
         n_components="auto",

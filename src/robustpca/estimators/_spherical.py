@@ -95,6 +95,11 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         Locantore's data-scale ones (``scale_on`` above)."""
         return "robust" if self.scale_on == "sphere" else None
 
+    def _likelihood_from_scores(self) -> bool:
+        """``scale_on="sphere"``: the eigenvalues are on the unit sphere's scale; ``score``
+        takes the training scores' median and MAD."""
+        return self.scale_on == "sphere"
+
     def __init__(
         self,
         n_components="auto",

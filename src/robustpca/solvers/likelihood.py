@@ -36,6 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .optimal_mean import variance_dof
+
 __all__ = [
     "SubspaceGaussian",
     "average_log_likelihood",
@@ -270,7 +272,9 @@ def noise_variance_from_sum(
     dof = n_features - n_components
     if dof <= 0:
         return 0.0
-    return float(sum_od2) / (max(float(total_weight) - 1.0, 1.0) * dof)
+    # the divisor of explained_variance_, so that sigma^2 is their mean beyond k
+    divisor = variance_dof(total_weight) * dof
+    return float(sum_od2) / divisor if divisor > 0 else 0.0
 
 
 def noise_variance_from_median(median_od2: float, n_features: int, n_components: int) -> float:

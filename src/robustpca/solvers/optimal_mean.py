@@ -49,6 +49,13 @@ def solve_weighted_pca(
     )
 
 
+def variance_dof(total_weight: float) -> float:
+    """The divisor of a weighted scatter: ``W - 1`` (frequency weights; with unit weights
+    scikit-learn's ``n - 1``), or ``W`` itself when ``W <= 1``."""
+    total_weight = float(total_weight)
+    return total_weight - 1.0 if total_weight > 1.0 else total_weight
+
+
 def _weighted_pca_result(
     components: np.ndarray,
     mean: np.ndarray,
@@ -64,8 +71,7 @@ def _weighted_pca_result(
     k = components.shape[0]
     # no residual pass: sum_i d_i r_i^2 = trace(S) - (sum of the top-k eigenvalues)
     objective = max(total_scatter - float(eigvals[:k].sum()), 0.0)
-    # frequency-weight convention: with unit weights this is sklearn's n - 1 denominator
-    dof = total_weight - 1.0 if total_weight > 1.0 else total_weight
+    dof = variance_dof(total_weight)
     explained = np.zeros(k)
     explained[: eigvals.size] = eigvals[:k]
     return SolverResult(
