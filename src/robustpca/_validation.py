@@ -357,8 +357,14 @@ def as_generator(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if random_state is None or isinstance(random_state, numbers.Integral):
+        if random_state is not None and random_state < 0:
+            raise ValueError(f"random_state must be a non-negative int, got {random_state!r}.")
         return np.random.default_rng(None if random_state is None else int(random_state))
-    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    try:
+        state = check_random_state(random_state)
+    except ValueError as exc:  # scikit-learn's message does not name the parameter
+        raise ValueError(f"random_state: {exc}") from exc
+    seed = state.randint(np.iinfo(np.int32).max)
     return np.random.default_rng(seed)
 
 

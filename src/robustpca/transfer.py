@@ -51,6 +51,7 @@ from collections.abc import Callable
 import numpy as np
 from sklearn.utils import check_array
 
+from ._validation import check_positive_int
 from .datasets.corruption import add_salt_noise
 from .estimators._transfer import RankConstrainedRobustPCA, RobustTransferPCA
 from .linalg import WeightedPCAProblem
@@ -81,13 +82,32 @@ def _check_pair(source, target) -> tuple[np.ndarray, np.ndarray]:
     return Xs, Xt
 
 
+def _check_ranks(n_shared, n_source, n_target) -> tuple[int, int, int]:
+    """The three ranks, as :class:`~robustpca.RobustTransferPCA` checks them: whole
+    numbers >= 0 (zero drops a part), with ``n_shared + n_target >= 1``."""
+    ranks = tuple(
+        check_positive_int(value, name, minimum=0)
+        for name, value in (("n_shared", n_shared), ("n_source", n_source), ("n_target", n_target))
+    )
+    if ranks[0] + ranks[2] == 0:
+        raise ValueError("n_shared + n_target must be >= 1: the recovered target would be zero.")
+    return ranks
+
+
 def _rpca(X: np.ndarray, rank: int, alpha: float, beta: float, options: dict) -> np.ndarray:
+    if rank == 0:  # a part dropped
+        return np.zeros_like(X)
     model = RankConstrainedRobustPCA(n_components=rank, alpha=alpha, beta=beta, **options)
     return model.fit(X).low_rank_
 
 
 def _truncated(X: np.ndarray, rank: int) -> np.ndarray:
     """Best rank-``rank`` approximation of ``X`` (eq. 3), via the smaller Gram matrix."""
+    if rank > min(X.shape):
+        raise ValueError(
+            f"n_shared + n_target = {rank} exceeds the rank a {X.shape[0]} x {X.shape[1]} "
+            "matrix can have."
+        )
     rng = np.random.default_rng(0)  # only completes a basis beyond the rank of X
     V = WeightedPCAProblem(X, rank, rng, center=False).solve(np.ones(X.shape[0])).basis()
     return (X @ V) @ V.T
@@ -102,6 +122,7 @@ def r_t_pca(
     Guo's sec. 5; the recovered target is :math:`A_t M_c + M_t`.
     """
     Xs, Xt = _check_pair(source, target)
+    n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     model = RobustTransferPCA(
         n_shared=n_shared,
         n_source=n_source,
@@ -120,6 +141,7 @@ def r_s_pca(
 ) -> np.ndarray:
     """R-S-PCA: rank-constrained robust PCA of ``[source; target]``, target rows."""
     Xs, Xt = _check_pair(source, target)
+    n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     stacked = _rpca(np.vstack([Xs, Xt]), n_shared + n_target, alpha, beta, options)
     return stacked[Xs.shape[0] :]
 
@@ -129,26 +151,31 @@ def r_pca(
 ) -> np.ndarray:
     """R-PCA: rank-constrained robust PCA of the target alone (``source`` is unused)."""
     _, Xt = _check_pair(source, target)
+    n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _rpca(Xt, n_shared + n_target, alpha, beta, options)
 
 
 def s_pca(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
     """S-PCA: best rank-``n_shared + n_target`` approximation of ``[source; target]``."""
     Xs, Xt = _check_pair(source, target)
+    n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _truncated(np.vstack([Xs, Xt]), n_shared + n_target)[Xs.shape[0] :]
 
 
 def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
     """PCA: best rank-``n_shared + n_target`` approximation of the target."""
     Xt = _check_pair(source, target)[1]
+    n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _truncated(Xt, n_shared + n_target)
 
 
 def r_2step_pca(
     source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
 ) -> np.ndarray:
-    r"""R-2Step-PCA: :math:`M_c` from robust PCA of the stack, then :math:`M_t` from the rest."""
+    r"""R-2Step-PCA: :math:`M_c` from robust PCA of the stack, then :math:`M_t` from the rest
+    (a rank of 0 drops its step)."""
     Xs, Xt = _check_pair(source, target)
+    n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     shared = _rpca(np.vstack([Xs, Xt]), n_shared, alpha, beta, options)[Xs.shape[0] :]
     return shared + _rpca(Xt - shared, n_target, alpha, beta, options)
 

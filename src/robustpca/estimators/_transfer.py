@@ -490,7 +490,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
             k = check_n_components(self.n_components, nt, d)
         self.n_components_ = k
         lipschitz = lipschitz_constant(
-            w["alpha_source"], w["alpha_target"], n_source=ks, n_target=kt
+            w["alpha_source"], w["alpha_target"], n_source=ks, n_target=kt, n_shared=kc
         )
         return solve_robust_transfer_pca(
             X,

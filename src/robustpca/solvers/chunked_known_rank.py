@@ -188,9 +188,9 @@ def solve_accaltproj_chunked(
     """
     G = first["gram"]
     n, d, r = run.n_samples, len(G), int(rank)
-    default_beta, default_init = accaltproj_defaults(n, d)
+    default_beta, _ = accaltproj_defaults(n, d)
     beta = default_beta if beta is None else float(beta)
-    beta_init = default_init if beta_init is None else float(beta_init)
+    beta_init = beta if beta_init is None else float(beta_init)  # the defaults' rule
     norm_x = float(np.sqrt(max(float(np.trace(G)), 0.0)))
     objective: list[float] = []
     top = _top_triplets(G, 1, rng)[0]

@@ -65,7 +65,7 @@ from ..linalg import (
 from ..linalg.blocked import add_weighted_rows
 from ..losses import L2pLoss
 from ._result import IterationState, SolverResult, StopReason
-from .reweighting import minimize_reweighted, minimize_reweighted_pca
+from .reweighting import EXACT_RESIDUAL_RTOL, minimize_reweighted, minimize_reweighted_pca
 
 __all__ = [
     "GeneralizedMeanResult",
@@ -407,8 +407,17 @@ def solve_generalized_mean_pca(
     else:
         W0 = np.asarray(init, dtype=np.float64)
         w0 = loss.weights(np.sqrt(subspace_sq_residuals(X, mean, W0)))
+    # an exact fit stops there: without smoothing it would be re-weighted by its rounding
+    largest = float(np.sqrt(np.max(row_sq_distances(X, mean), initial=0.0)))
     res = minimize_reweighted_pca(
-        problem, loss, w0, fixed_mean=mean, max_iter=max_iter, tol=tol, callback=callback
+        problem,
+        loss,
+        w0,
+        fixed_mean=mean,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        exact_below=EXACT_RESIDUAL_RTOL * largest,
     )
     return SolverResult.from_loop(
         res,

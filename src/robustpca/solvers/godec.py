@@ -62,6 +62,12 @@ def _binary_unit(X: np.ndarray, observed: np.ndarray | None) -> float:
     return float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 and np.isfinite(top) else 1.0
 
 
+def _orthonormal(Y: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the columns of ``Y`` (QR, one BLAS thread)."""
+    with single_blas_thread():
+        return sla.qr(Y, mode="economic", check_finite=False)[0]
+
+
 def _brp_step(Z: np.ndarray, Q: np.ndarray | None, r: int, power: int, rng):
     """GoDec's BRP step on ``Z`` from the row basis ``Q`` (Gaussian when None): the
     factor ``ZQ`` and the basis ``Q`` of ``L = (ZQ) Q^T``, keeping the previous basis
@@ -71,11 +77,10 @@ def _brp_step(Z: np.ndarray, Q: np.ndarray | None, r: int, power: int, rng):
     Y1 = Z @ Y2
     previous_fit = _frobenius(Y1) if Q is not None else -1.0
     for step in range(power + 1):
-        if step:
-            Y1 = Z @ Y2
+        if step:  # orthonormal between the power steps (Halko et al. 2011, Alg. 4.4):
+            Y1 = Z @ _orthonormal(Y2)  # the same span, no collapse onto the top direction
         Y2 = Z.T @ Y1
-    with single_blas_thread():
-        Q_new = sla.qr(Y2, mode="economic", check_finite=False)[0]
+    Q_new = _orthonormal(Y2)
     ZQ = Z @ Q_new
     if _frobenius(ZQ) >= previous_fit:
         return ZQ, Q_new

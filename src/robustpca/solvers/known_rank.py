@@ -297,7 +297,8 @@ def solve_accaltproj(
     rank : int
         The rank ``r`` of the low-rank part, ``1 <= r <= min(m, n)``.
     beta, beta_init : float or None
-        Threshold constants; ``None``: :func:`accaltproj_defaults`.
+        Threshold constants; ``None``: :func:`accaltproj_defaults`'s ``beta``, and for
+        ``beta_init`` the ``beta`` in force.
     gamma : float, default=0.5
         Decay of the thresholds, in ``(0, 1)`` (the paper's theory: :math:`(1/\sqrt{12},
         1)`; 0.5 is the authors' code's default).
@@ -331,9 +332,9 @@ def solve_accaltproj(
     X = np.asarray(X, dtype=np.float64)
     m, n = X.shape
     r = int(rank)
-    default_beta, default_init = accaltproj_defaults(m, n)
+    default_beta, _ = accaltproj_defaults(m, n)
     beta = default_beta if beta is None else float(beta)
-    beta_init = default_init if beta_init is None else float(beta_init)
+    beta_init = beta if beta_init is None else float(beta_init)  # the defaults' rule
     entries = _Entries(X, observed)
     norm_x = _frobenius(entries.data)
     thresholds: list[float] = []

@@ -50,6 +50,11 @@ __all__ = [
 ]
 
 
+#: Residuals at most this share of the data's largest row norm are rounding: a subspace
+#: from an eigensolver carries about ``sqrt(eps)`` of it (``exact_below``).
+EXACT_RESIDUAL_RTOL = 4.0 * float(np.sqrt(np.finfo(np.float64).eps))
+
+
 def minimize_reweighted(
     solve_weighted: Callable[[np.ndarray], Any],
     residuals: Callable[[Any], np.ndarray],
@@ -62,6 +67,7 @@ def minimize_reweighted(
     callback: Callable[[int, IterationState], bool | None] | None = None,
     state_view: Callable[[Any], tuple[Callable | None, Callable | None]] | None = None,
     monotone: bool = False,
+    exact_below: float | None = None,
 ) -> ReweightingResult:
     """Minimise ``f(x) + sum_i rho(r_i(x))`` by iterative re-weighting (Algorithm 2).
 
@@ -91,6 +97,11 @@ def minimize_reweighted(
         iteration whose objective rises beyond rounding stops the loop at the one before
         (``StopReason.OBJECTIVE_ROSE``; ``residuals`` is evaluated there again, for the
         side effects of the EM over missing entries).
+    exact_below : float, optional
+        A residual at most this is rounding (about ``eps`` times the data's scale): when
+        every row of positive weight has one, the data are fitted exactly and the loop
+        stops (``StopReason.EXACT``), where a loss without smoothing would otherwise
+        re-weight rows by their rounding.
 
     Returns
     -------
@@ -121,6 +132,9 @@ def minimize_reweighted(
         state = partial(IterationState.from_view, iteration, value, used, x, state_view)
         if progress.should_stop(iteration, state):
             break
+        if exact_below is not None and np.all(r[used > 0] <= exact_below):
+            progress.stop(StopReason.EXACT)  # further steps would weigh rounding alone
+            break
     if x is None:  # every weight was zero before the first solve
         raise ValueError("initial_weights must contain at least one positive weight.")
     return ReweightingResult(
@@ -139,6 +153,7 @@ def minimize_reweighted_pca(
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
     accelerate: bool = True,
+    exact_below: float | None = None,
 ) -> ReweightingResult:
     """:func:`minimize_reweighted` whose weighted step is problem (14), weighted PCA.
 
@@ -152,8 +167,8 @@ def minimize_reweighted_pca(
         :class:`~robustpca.solvers.missing.MissingPCAProblem` or
         :class:`~robustpca.solvers.chunked_gram.GramWeightedPCA`): ``problem.solve(d)``
         returns a subspace with ``basis()``, ``mean()`` and ``residuals()``.
-    loss, initial_weights, max_iter, tol, callback
-        As in :func:`minimize_reweighted`.
+    loss, initial_weights, max_iter, tol, callback, exact_below
+        As in :func:`minimize_reweighted` (``exact_below`` on complete data).
     residuals : callable, optional
         ``residuals(subspace) -> r``; ``subspace.residuals()`` by default.
     fixed_mean : ndarray, optional
@@ -184,5 +199,11 @@ def minimize_reweighted_pca(
     if accelerate and em:
         return minimize_reweighted_squarem(problem, residuals, loss, initial_weights, **options)
     return minimize_reweighted(
-        problem.solve, residuals, loss, initial_weights, monotone=em, **options
+        problem.solve,
+        residuals,
+        loss,
+        initial_weights,
+        monotone=em,
+        exact_below=None if em else exact_below,
+        **options,
     )

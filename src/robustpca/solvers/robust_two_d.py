@@ -13,7 +13,7 @@ import numpy as np
 
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .reweighting import minimize_reweighted
+from .reweighting import EXACT_RESIDUAL_RTOL, minimize_reweighted
 from .two_d_images import (
     CentredImages,
     _documents_dense_components,
@@ -122,6 +122,8 @@ def solve_robust_two_d_pca(
         current["right"] = R
         return _Iterate(L, R, m0, E)
 
+    # an exact fit stops there: without smoothing it would be re-weighted by its rounding
+    largest = float(np.sqrt(np.max(np.einsum("ijk,ijk->i", A0, A0), initial=0.0)))
     res = minimize_reweighted(
         solve_weighted,
         lambda it: image_residuals(it.residual_images, it.left, it.right),
@@ -130,6 +132,7 @@ def solve_robust_two_d_pca(
         max_iter=max_iter,
         tol=tol,
         callback=callback,
+        exact_below=EXACT_RESIDUAL_RTOL * largest,
         state_view=lambda it: _state_view(lambda: center + it.mean0, it.left, it.right, h),
     )
     it = res.solution

@@ -372,13 +372,18 @@ def _top_right_vectors(L: np.ndarray, n_components: int, rng: np.random.Generato
 
 # --------------------------------------------------------------------------- public API
 def lipschitz_constant(
-    alpha_source: float, alpha_target: float, *, n_source: int = 1, n_target: int = 1
+    alpha_source: float,
+    alpha_target: float,
+    *,
+    n_source: int = 1,
+    n_target: int = 1,
+    n_shared: int = 1,
 ) -> float:
     r"""Lipschitz constant of :math:`\nabla f` in (14), the step :math:`\eta` of Algorithm 1.
 
     :math:`\max(c_s \alpha_s, c_t \alpha_t)` with :math:`c_j` the number of variables
-    covering data matrix :math:`j`: :math:`M_c`, :math:`E_j`, and :math:`M_j` when its
-    rank bound is positive. With both private ranks positive this is the
+    covering data matrix :math:`j`: :math:`E_j`, and :math:`M_c` and :math:`M_j` when
+    their rank bounds are positive. With both private ranks positive this is the
     :math:`\eta = 3\max(\alpha_s, \alpha_t)` of Algorithm 1 and Lemma 1, and it is
     attained (the bound is tight).
 
@@ -389,9 +394,11 @@ def lipschitz_constant(
     6.0
     >>> lipschitz_constant(1.0, 2.0, n_target=0)
     4.0
+    >>> lipschitz_constant(1.0, 2.0, n_shared=0)
+    4.0
     """
-    c_s = 2 + (n_source > 0)
-    c_t = 2 + (n_target > 0)
+    c_s = 1 + (n_shared > 0) + (n_source > 0)
+    c_t = 1 + (n_shared > 0) + (n_target > 0)
     return float(max(c_s * alpha_source, c_t * alpha_target))
 
 
@@ -516,7 +523,9 @@ def solve_robust_transfer_pca(
     named = [*named, ("target_private", tgt, n_target)]
     named = [(name, rows, k) for name, rows, k in named if k > 0]
     if eta is None:
-        eta = lipschitz_constant(alpha_source, alpha_target, n_source=n_source, n_target=n_target)
+        eta = lipschitz_constant(
+            alpha_source, alpha_target, n_source=n_source, n_target=n_target, n_shared=n_shared
+        )
     segments = [_Segment(src, alpha_source, beta_source), _Segment(tgt, alpha_target, beta_target)]
     problem = _Problem(
         X, segments, [rows for _, rows, _ in named], [k for _, _, k in named], eta, exact_svd
