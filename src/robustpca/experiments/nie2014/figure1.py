@@ -81,7 +81,9 @@ def figure1_task(
             )
         return rows
     cls, fixed = FIGURE1_METHODS[method]
-    alm: dict = {"max_iter": max_iter}
+    # Lin et al.'s primal stopping rule, fixed here so that a change of the estimators'
+    # defaults (their certified-gap stop, gap_tol) does not move the published run
+    alm: dict = {"max_iter": max_iter, "gap_tol": None, "tol": 1e-7, "rho": 1.5}
     if accurate:
         mu0 = 1.25 / spectral_norm(Xc, np.random.default_rng(0), rtol=1e-10)
         alm.update(mu=mu0, mu_max=10.0 * mu0, tol=1e-8)
