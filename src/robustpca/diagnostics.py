@@ -575,7 +575,9 @@ def outlier_diagnostics(
     >>> bool(diag.orthogonal_outliers[:10].all()), int(diag.outliers[10:].sum()) < 15
     (True, True)
     """
-    if isinstance(quantile, bool) or not (0 < float(quantile) < 1):
+    if np.ndim(quantile) != 0 or np.asarray(quantile).dtype.kind not in "iuf":  # bool: "b"
+        raise TypeError(f"quantile must be a real number in (0, 1), got {quantile!r}.")
+    if not 0 < quantile < 1:  # NaN fails too
         raise ValueError(f"quantile={quantile!r} must lie in (0, 1).")
     check_is_fitted(model)
     stored = getattr(model, "_outlier_reference", None)

@@ -22,6 +22,7 @@ not produce an infinite weight.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -37,6 +38,31 @@ __all__ = [
     "WelschLoss",
     "make_loss",
 ]
+
+
+def _check_parameter(
+    value, name: str, *, positive: bool, upper: float | None = None, optional: bool = False
+) -> None:
+    """Validate a loss parameter: a finite real ``>= 0`` (``> 0`` when ``positive``, at
+    most ``upper`` if given), or None when ``optional``.
+
+    A ``TypeError`` naming ``name`` for what is not a real number (strings such as
+    ``'auto'``, which only the estimators resolve, and bools included), a ``ValueError``
+    for a value out of range. The field keeps the value given: its type decides the
+    precision of ``rho`` and ``weights``, as before the check.
+    """
+    if value is None and optional:
+        return
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        kind = "a real number or None" if optional else "a real number"
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} ({value!r}).")
+    number = float(value)
+    if upper is not None:
+        if not (0 < number <= upper):  # NaN fails too
+            raise ValueError(f"{name}={value!r} must be in (0, {upper:g}].")
+    elif not (np.isfinite(number) and (number > 0 if positive else number >= 0)):
+        bound = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name}={value!r} must be finite and {bound}.")
 
 
 def _safe_reciprocal_norm(r: np.ndarray, epsilon: float) -> np.ndarray:
@@ -88,11 +114,15 @@ class L21Loss(RobustLoss):
 
     epsilon: float = 0.0
 
+    def __post_init__(self):
+        _check_parameter(self.epsilon, "epsilon", positive=False)
+
     def rho(self, r):
+        r = np.asarray(r)
         return np.sqrt(r * r + self.epsilon)
 
     def weights(self, r):
-        return 0.5 * _safe_reciprocal_norm(r, self.epsilon)
+        return 0.5 * _safe_reciprocal_norm(np.asarray(r), self.epsilon)
 
 
 @dataclass(frozen=True)
@@ -106,13 +136,15 @@ class L2pLoss(RobustLoss):
     epsilon: float = 0.0
 
     def __post_init__(self):
-        if not (np.isfinite(self.p) and 0 < self.p <= 2):
-            raise ValueError(f"p={self.p!r} must be in (0, 2].")
+        _check_parameter(self.p, "p", positive=True, upper=2.0)
+        _check_parameter(self.epsilon, "epsilon", positive=False)
 
     def rho(self, r):
+        r = np.asarray(r)
         return (r * r + self.epsilon) ** (self.p / 2)
 
     def weights(self, r):
+        r = np.asarray(r)
         if self.p == 2:
             return np.ones_like(r)
         inv = _safe_reciprocal_norm(r, self.epsilon)
@@ -131,13 +163,15 @@ class CappedL2Loss(RobustLoss):
     epsilon: float = 0.0
 
     def __post_init__(self):
-        if not (np.isfinite(self.threshold) and self.threshold > 0):
-            raise ValueError(f"threshold={self.threshold!r} must be finite and > 0.")
+        _check_parameter(self.threshold, "threshold", positive=True)
+        _check_parameter(self.epsilon, "epsilon", positive=False)
 
     def rho(self, r):
+        r = np.asarray(r)
         return np.minimum(np.sqrt(r * r + self.epsilon), self.threshold)
 
     def weights(self, r):
+        r = np.asarray(r)
         inside = np.sqrt(r * r + self.epsilon) < self.threshold
         return np.where(inside, 0.5 * _safe_reciprocal_norm(r, self.epsilon), 0.0)
 
@@ -169,13 +203,12 @@ class ScaledLoss(RobustLoss):
     threshold: float | None = None
 
     def __post_init__(self):
-        if self.threshold is not None and not (np.isfinite(self.threshold) and self.threshold > 0):
-            raise ValueError(f"threshold={self.threshold!r} must be None or finite and > 0.")
+        _check_parameter(self.threshold, "threshold", positive=True, optional=True)
 
     def resolve(self, r):
         if self.threshold is not None:
             return self
-        return replace(self, threshold=_median_scale(r))
+        return replace(self, threshold=_median_scale(np.asarray(r)))
 
 
 @dataclass(frozen=True)
@@ -193,10 +226,13 @@ class HuberLoss(ScaledLoss):
     """
 
     def rho(self, r):
+        r = np.asarray(r)
         c = self.resolve(r).threshold
-        return np.where(r <= c, 0.5 * r * r, c * r - 0.5 * c * c)
+        with np.errstate(over="ignore"):  # 0.5 r^2 beyond the floats: unused, or the loss's
+            return np.where(r <= c, 0.5 * r * r, c * (r - 0.5 * c))
 
     def weights(self, r):
+        r = np.asarray(r)
         c = self.resolve(r).threshold
         return 0.5 * np.where(r <= c, 1.0, c / np.maximum(r, c))
 
@@ -210,18 +246,38 @@ class CauchyLoss(ScaledLoss):
     """
 
     def rho(self, r):
+        # (r^2 / 2) log1p(u^2) / u^2 for u = |r| / c <= 1 (no c^2 that could overflow);
+        # c^2 (log|r| - log c + log1p(u^-2) / 2) beyond, where u or u^2 could overflow:
+        # finite wherever the loss is
+        r = np.asarray(r)
         c = self.resolve(r).threshold
-        return 0.5 * c * c * np.log1p((r / c) ** 2)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            u = np.abs(r) / c
+            u2 = u * u
+            near = np.where(u2 > 0, np.log1p(u2) / u2, 1.0) * (0.5 * r * r)
+            far = c * (c * (np.log(np.abs(r)) - np.log(c) + 0.5 * np.log1p(1.0 / u2)))
+        return np.where(u <= 1, near, far)
 
     def weights(self, r):
+        r = np.asarray(r)
         c = self.resolve(r).threshold
-        return 0.5 / (1.0 + (r / c) ** 2)
+        with np.errstate(over="ignore"):  # (r / c)^2 beyond the floats: weight 0
+            return 0.5 / (1.0 + (r / c) ** 2)
 
 
 def _correntropy_kernel_width(r: np.ndarray) -> float:
-    r"""He et al. (2011): :math:`\sigma^2 = \frac{1}{2n}\sum_i r_i^2` (1 if every r is 0)."""
-    mean_sq = float(np.mean(r * r)) if r.size else 0.0
-    return float(np.sqrt(0.5 * mean_sq)) if mean_sq > 0 else 1.0
+    r"""He et al. (2011): :math:`\sigma^2 = \frac{1}{2n}\sum_i r_i^2` (1 if every r is 0).
+
+    Computed as :math:`m \sqrt{\operatorname{mean}((r/m)^2) / 2}` with :math:`m` the
+    largest residual, so that huge or tiny residuals neither overflow nor underflow.
+    """
+    if not np.all(np.isfinite(r)):
+        raise ValueError("residuals r must be finite to estimate kernel_width.")
+    top = float(np.max(np.abs(r))) if r.size else 0.0
+    if top == 0:
+        return 1.0
+    width = top * float(np.sqrt(0.5 * np.mean((r / top) ** 2)))
+    return max(width, float(np.finfo(np.float64).tiny))
 
 
 @dataclass(frozen=True)
@@ -272,32 +328,34 @@ class WelschLoss(RobustLoss):
     kernel_width: float | None = None
 
     def __post_init__(self):
-        width = self.kernel_width
-        if width is not None and not (np.isfinite(width) and width > 0):
-            raise ValueError(f"kernel_width={width!r} must be None or finite and > 0.")
+        _check_parameter(self.kernel_width, "kernel_width", positive=True, optional=True)
 
     def resolve(self, r):
         if self.kernel_width is not None:
             return self
         return replace(self, kernel_width=_correntropy_kernel_width(np.asarray(r, dtype=float)))
 
-    def _exponent(self, r) -> np.ndarray:
+    def _exponent(self, r: np.ndarray, width: float) -> np.ndarray:
         """``r**2 / (2 sigma**2)``, computed as ``(r / sigma)**2 / 2`` (no overflow of sigma**2)."""
         with np.errstate(over="ignore"):
-            z = np.asarray(r, dtype=float) / self.resolve(r).kernel_width
+            z = r / width
             return 0.5 * z * z
 
     def rho(self, r):
-        # sigma^2 (1 - e^{-q}) = (r^2 / 2) (1 - e^{-q}) / q with q = r^2 / (2 sigma^2): finite
-        # for any width (no sigma^2 that could overflow or underflow), r^2 / 2 at q = 0
-        q = self._exponent(r)
-        ratio = np.ones_like(q)
-        positive = q > 0
-        ratio[positive] = -np.expm1(-q[positive]) / q[positive]
-        return 0.5 * np.asarray(r, dtype=float) ** 2 * ratio
+        # sigma^2 (1 - e^{-q}) with q = r^2 / (2 sigma^2): as (r^2 / 2) (1 - e^{-q}) / q for
+        # q <= 1 (no sigma^2 that could overflow or underflow, r^2 / 2 at q = 0), as
+        # sigma^2 (1 - e^{-q}) beyond (no r^2 that could overflow: sigma^2 at r = inf)
+        r = np.asarray(r, dtype=float)
+        width = self.resolve(r).kernel_width
+        q = self._exponent(r, width)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            near = 0.5 * r * r * np.where(q > 0, -np.expm1(-q) / q, 1.0)
+            far = width * width * -np.expm1(-q)
+        return np.where(q <= 1, near, far)
 
     def weights(self, r):
-        return 0.5 * np.exp(-self._exponent(r))
+        r = np.asarray(r, dtype=float)
+        return 0.5 * np.exp(-self._exponent(r, self.resolve(r).kernel_width))
 
 
 def make_loss(
@@ -327,13 +385,12 @@ def make_loss(
     if loss == "l2p":
         if p is None:
             raise ValueError("p must be given with loss='l2p' (a float in (0, 2]).")
-        try:
-            return L2pLoss(p=float(p), epsilon=epsilon)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"p={p!r} must be a float in (0, 2] for loss='l2p'.") from exc
+        _check_parameter(p, "p", positive=True, upper=2.0)  # before float() can see a str
+        return L2pLoss(p=float(p), epsilon=epsilon)
     if loss == "capped":
         if threshold is None:
             raise ValueError("threshold must be given with loss='capped' (a float > 0).")
+        _check_parameter(threshold, "threshold", positive=True)
         return CappedL2Loss(threshold=float(threshold), epsilon=epsilon)
     if loss == "huber":
         return HuberLoss(threshold=threshold)

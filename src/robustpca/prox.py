@@ -76,11 +76,31 @@ class SVDFactors(NamedTuple):
 
 
 def _check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+    """A scalar threshold (a Python or NumPy real, or a 0-d array of one) as a float."""
+    if isinstance(threshold, np.ndarray) and threshold.ndim == 0:
+        threshold = threshold[()]  # a 0-d array: its NumPy scalar, checked as one
+    if isinstance(threshold, bool | np.bool_) or not isinstance(threshold, numbers.Real):
         raise TypeError(f"threshold must be a real number, got {threshold!r}.")
     if not np.isfinite(threshold) or threshold < 0:
         raise ValueError(f"threshold={threshold!r} must be finite and >= 0.")
     return float(threshold)
+
+
+def _check_threshold_array(threshold, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of thresholds broadcastable to ``shape`` without enlarging it."""
+    t = np.asarray(threshold)
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"threshold must hold real numbers, got dtype {t.dtype}.")
+    t = t.astype(np.float64, copy=False)
+    try:
+        broadcast = np.broadcast_shapes(t.shape, shape)
+    except ValueError:
+        broadcast = None
+    if broadcast != shape:
+        raise ValueError(f"threshold of shape {t.shape} must broadcast to the shape {shape} of X.")
+    if not np.all(np.isfinite(t)) or np.any(t < 0):
+        raise ValueError("threshold must be finite and >= 0 everywhere.")
+    return t
 
 
 def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
@@ -96,11 +116,20 @@ def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
     threshold : float or ndarray
         :math:`\tau \ge 0`; an array broadcastable to ``X`` gives every entry (or row,
         or block) its own threshold (the weighted l1 norm :math:`\sum_{ij}\tau_{ij}
-        |Y_{ij}|`).
+        |Y_{ij}|`). A 0-d array is a scalar; an array that would enlarge ``X`` by
+        broadcasting is refused.
 
     Returns
     -------
     ndarray of the shape of ``X``
+
+    Raises
+    ------
+    ValueError
+        If ``threshold`` is negative or not finite somewhere, or does not broadcast to
+        the shape of ``X``.
+    TypeError
+        If ``threshold`` is not real.
 
     Examples
     --------
@@ -111,13 +140,11 @@ def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
     array([[2., 2.],
            [1., 1.]])
     """
+    X = np.asarray(X, dtype=np.float64)
     if np.ndim(threshold) == 0:
         t = _check_threshold(threshold)
     else:
-        t = np.asarray(threshold, dtype=np.float64)
-        if not np.all(np.isfinite(t)) or np.any(t < 0):
-            raise ValueError("threshold must be finite and >= 0 everywhere.")
-    X = np.asarray(X, dtype=np.float64)
+        t = _check_threshold_array(threshold, X.shape)
     return X - np.clip(X, -t, t)
 
 
@@ -129,14 +156,15 @@ def l21_shrinkage(X, threshold: float) -> np.ndarray:
 
     with one sample per row (the :math:`e_i` step of Nie et al. 2014, Algorithm 3, and
     the column shrinkage of Xu et al. 2012 in their ``d x n`` layout). Rows with norm at
-    most :math:`\tau` become exactly zero.
+    most :math:`\tau` become exactly zero. The norms of rows whose sum of squares would
+    under- or overflow are taken scaled, so the operator is scale-equivariant.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
         Not modified.
     threshold : float
-        :math:`\tau \ge 0`.
+        :math:`\tau \ge 0` (a 0-d array is a float).
 
     Returns
     -------
@@ -151,10 +179,31 @@ def l21_shrinkage(X, threshold: float) -> np.ndarray:
     """
     t = _check_threshold(threshold)
     X = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    norms = _row_norms(X)
     scale = np.zeros_like(norms)
     np.divide(t, norms, out=scale, where=norms > t)
     return X * np.where(norms > t, 1.0 - scale, 0.0)
+
+
+def _row_norms(X: np.ndarray) -> np.ndarray:
+    """The l2 norms along the last axis of ``X``, kept as a length-1 axis.
+
+    The sum of squares under- or overflows for rows of entries below about 1e-154 or
+    above 1e154; only those rows are recomputed scaled by their largest entry, so
+    ordinary data pay for one comparison.
+    """
+    with np.errstate(over="ignore"):
+        norms = np.linalg.norm(X, axis=-1, keepdims=True)
+    flat = norms.ravel()
+    redo = (flat < np.sqrt(np.finfo(np.float64).tiny)) | (flat == np.inf)
+    if redo.any():
+        R = X.reshape(flat.size, X.shape[-1])[redo]
+        top = np.max(np.abs(R), axis=1, keepdims=True, initial=0.0)
+        usable = np.isfinite(top) & (top > 0)  # zero rows stay 0, infinite entries inf
+        top = np.where(usable, top, 1.0)
+        scaled = top[:, 0] * np.linalg.norm(R / top, axis=1)
+        flat[redo] = np.where(usable[:, 0], scaled, flat[redo])
+    return flat.reshape(norms.shape)
 
 
 def nuclear_norm(X) -> float:

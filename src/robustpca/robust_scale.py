@@ -180,6 +180,14 @@ def mad(x, axis: int | None = 0) -> np.ndarray:
     return MAD_CONSTANT * _median(np.abs(x - med), axis=axis)
 
 
+def _finite_values(x) -> np.ndarray:
+    """``x`` as a float array, refused with a ``ValueError`` naming it if not finite."""
+    values = real_array(x, "x")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("x must be finite (no NaN or inf): the medcouple is undefined.")
+    return values
+
+
 def medcouple(x) -> float:
     r"""The medcouple: a robust measure of skewness in ``[-1, 1]`` (Brys et al. 2004).
 
@@ -203,10 +211,17 @@ def medcouple(x) -> float:
     Parameters
     ----------
     x : array-like of shape (n,)
+        At least one value, none NaN or infinite (robustbase's ``mc`` refuses missing
+        values too; a NaN sorted among the values would give a valid-looking skewness).
 
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is empty or holds NaN or an infinite value.
 
     Examples
     --------
@@ -214,7 +229,7 @@ def medcouple(x) -> float:
     >>> medcouple([1.0, 2.0, 3.0, 4.0, 5.0]), medcouple([1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 9.0, 10.0])
     (0.0, 0.75)
     """
-    y = np.sort(real_array(x, "x").ravel())
+    y = np.sort(_finite_values(x).ravel())
     if y.size == 0:
         raise ValueError("medcouple needs at least one value.")
     z = y - np.median(y)
@@ -278,9 +293,14 @@ def medcouple_columns(Y) -> np.ndarray:
     Columns of at most 500 values are done together from all their kernel values
     (``n^2`` per column, in batches of about four million); longer ones one at a time
     by :func:`medcouple`. The skew-adjusted outlyingness needs one medcouple per
-    direction, hundreds per fit.
+    direction, hundreds per fit. Like :func:`medcouple`, refuses NaN and infinite
+    values with a ``ValueError``.
     """
     Y = real_array(Y, "Y")
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a 2-D array, got shape {Y.shape}.")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y must be finite (no NaN or inf): the medcouple is undefined.")
     n, m = Y.shape
     if n > _PAIRS_MAX_N or n == 0:
         return np.array([medcouple(Y[:, j]) for j in range(m)])

@@ -69,12 +69,18 @@ def _block_side(fraction: float, h: int, w: int) -> int:
 
 
 def _check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
+    """``(height, width)`` as ints: a pair of integers (no silent truncation of floats)."""
     try:
-        h, w = (int(s) for s in image_shape)
-    except (TypeError, ValueError):
+        pair = tuple(image_shape)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or not all(
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in pair
+    ):
         raise ValueError(
             f"image_shape must be a pair (height, width) of ints, got {image_shape!r}."
-        ) from None
+        )
+    h, w = int(pair[0]), int(pair[1])
     if h <= 0 or w <= 0 or h * w != n_features:
         raise ValueError(
             f"image_shape={(h, w)} must be positive with height * width equal to the "
@@ -337,6 +343,8 @@ def add_salt_noise(X, fraction: float, *, value=None, random_state=None):
         raise TypeError(f"fraction must be a real number, got {fraction!r}.")
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"fraction={fraction!r} must lie in [0, 1].")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+        raise TypeError(f"value must be a real number or None, got {value!r}.")
     fill = float(X.max()) if value is None else float(value)
     if not math.isfinite(fill):
         raise ValueError(f"value={value!r} must be finite.")

@@ -17,15 +17,46 @@ __all__ = [
 ]
 
 
-def _row_errors(reconstructed, clean) -> np.ndarray:
-    R = real_array(reconstructed, "reconstructed")
-    C = real_array(clean, "clean")
-    if R.ndim != 2 or R.shape != C.shape or R.shape[0] == 0:
+def _finite_pair(A, B, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Two finite 2-D float arrays of the same shape with at least one row."""
+    A = real_array(A, names[0])
+    B = real_array(B, names[1])
+    if A.ndim != 2 or A.shape != B.shape or A.shape[0] == 0:
         raise ValueError(
-            "reconstructed and clean must be non-empty 2-D arrays of the same shape, got "
-            f"{R.shape} and {C.shape}."
+            f"{names[0]} and {names[1]} must be non-empty 2-D arrays of the same shape, got "
+            f"{A.shape} and {B.shape}."
         )
-    return np.linalg.norm(R - C, axis=1)
+    for name, M in zip(names, (A, B), strict=True):
+        if not np.all(np.isfinite(M)):
+            raise ValueError(f"{name} must be finite (no NaN or inf).")
+    return A, B
+
+
+def _scaled_difference(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, float]:
+    """``D`` and ``s`` with ``A - B = s * D``, for finite ``A`` and ``B``.
+
+    ``s`` is a power of two (so the scaling is exact) that brings the largest entry of
+    ``D`` near 1 where the squares of ``A - B`` would overflow or underflow, and 1 for
+    differences of ordinary size.
+    """
+    with np.errstate(over="ignore"):
+        D = A - B
+    scale = 1.0
+    if not np.all(np.isfinite(D)):  # finite inputs: an overflow of the difference
+        D, scale = 0.5 * A - 0.5 * B, 2.0
+    top = float(np.max(np.abs(D))) if D.size else 0.0
+    if top == 0.0 or 1e-100 <= top <= 1e100:
+        return D, scale
+    step = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1))  # D / step: entries below 2
+    return D / step, scale * step
+
+
+def _row_errors(reconstructed, clean) -> np.ndarray:
+    """The l2 distance of each row, for finite inputs of the same 2-D shape."""
+    R, C = _finite_pair(reconstructed, clean, ("reconstructed", "clean"))
+    D, scale = _scaled_difference(R, C)
+    with np.errstate(over="ignore"):  # beyond the floats: inf
+        return scale * np.linalg.norm(D, axis=1)
 
 
 def total_reconstruction_error(reconstructed, clean) -> float:
@@ -50,6 +81,12 @@ def total_reconstruction_error(reconstructed, clean) -> float:
     float
         In the units of the data; 0 for a perfect reconstruction.
 
+    Raises
+    ------
+    ValueError
+        If the shapes differ, the arrays are empty, or an entry is NaN or infinite
+        (as :func:`rmse` and :func:`weighted_reconstruction_error`).
+
     References
     ----------
     F. Nie, J. Yuan and H. Huang, "Optimal mean robust principal component analysis",
@@ -61,7 +98,9 @@ def total_reconstruction_error(reconstructed, clean) -> float:
     >>> total_reconstruction_error([[3.0, 4.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]])
     6.0
     """
-    return float(_row_errors(reconstructed, clean).sum())
+    errors = _row_errors(reconstructed, clean)
+    with np.errstate(over="ignore"):
+        return float(errors.sum())
 
 
 def mean_reconstruction_error(reconstructed, clean) -> float:
@@ -83,6 +122,11 @@ def mean_reconstruction_error(reconstructed, clean) -> float:
     float
         ``total_reconstruction_error(reconstructed, clean) / n_samples``.
 
+    Raises
+    ------
+    ValueError
+        As :func:`total_reconstruction_error`.
+
     References
     ----------
     F. Nie and H. Huang, "Non-greedy L21-norm maximization for principal component
@@ -96,21 +140,6 @@ def mean_reconstruction_error(reconstructed, clean) -> float:
     3.0
     """
     return float(_row_errors(reconstructed, clean).mean())
-
-
-def _finite_pair(A, B, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    """Two finite 2-D float arrays of the same shape with at least one row."""
-    A = real_array(A, names[0])
-    B = real_array(B, names[1])
-    if A.ndim != 2 or A.shape != B.shape or A.shape[0] == 0:
-        raise ValueError(
-            f"{names[0]} and {names[1]} must be non-empty 2-D arrays of the same shape, got "
-            f"{A.shape} and {B.shape}."
-        )
-    for name, M in zip(names, (A, B), strict=True):
-        if not np.all(np.isfinite(M)):
-            raise ValueError(f"{name} must be finite (no NaN or inf).")
-    return A, B
 
 
 def rmse(recovered, clean) -> float:
@@ -156,7 +185,9 @@ def rmse(recovered, clean) -> float:
     for name, M in (("recovered", R), ("clean", C)):
         if not np.all(np.isfinite(M)):
             raise ValueError(f"{name} must be finite (no NaN or inf).")
-    return float(np.sqrt(np.mean((R - C) ** 2)))
+    D, scale = _scaled_difference(R, C)
+    with np.errstate(over="ignore"):  # beyond the floats: inf
+        return float(scale * np.sqrt(np.mean(D * D)))
 
 
 def weighted_reconstruction_error(reconstructed, clean, weights=None) -> float:
@@ -216,11 +247,14 @@ def weighted_reconstruction_error(reconstructed, clean, weights=None) -> float:
             raise ValueError(f"weights must have shape ({n},) (one per sample), got {w.shape}.")
         if not np.all(np.isfinite(w)) or np.any(w < 0):
             raise ValueError("weights must be finite and non-negative.")
-        total = w.sum()
-        if total <= 0:
+        top = w.max()
+        if top <= 0:
             raise ValueError("weights must have a positive sum.")
-        p = w / total
-    return float(p @ np.einsum("ij,ij->i", R - C, R - C))
+        w = w / top  # in [0, 1]: the sum neither overflows nor underflows
+        p = w / w.sum()
+    D, scale = _scaled_difference(R, C)
+    with np.errstate(over="ignore"):  # beyond the floats: inf
+        return float(scale * (scale * (p @ np.einsum("ij,ij->i", D, D))))
 
 
 def projection_reconstruction_error(components, X_train, clean, mean=None) -> float:

@@ -39,17 +39,21 @@ def subspace_angles(A, B) -> np.ndarray:
     """Principal angles between the row spaces of ``A`` and ``B``, in radians.
 
     A thin wrapper around :func:`scipy.linalg.subspace_angles` for bases stored as rows
-    (the layout of ``components_``). Rows need not be orthonormal.
+    (the layout of ``components_``). Rows need not be orthonormal, nor independent: the
+    angles are those of the spans, as SciPy computes them, so rows that are dependent
+    (to :func:`scipy.linalg.orth`'s tolerance) add no angle.
 
     Parameters
     ----------
     A, B : array-like of shape (k_a, n_features) and (k_b, n_features)
-        Bases of the two subspaces, one direction per row.
+        Rows spanning the two subspaces, one direction per row.
 
     Returns
     -------
-    ndarray of shape (min(k_a, k_b),)
-        Angles in [0, pi/2], largest first (SciPy's order).
+    ndarray of shape (min(r_a, r_b),)
+        Angles in [0, pi/2], largest first (SciPy's order), with ``r_a`` and ``r_b`` the
+        ranks of ``A`` and ``B``: ``min(k_a, k_b)`` angles for bases of full row rank,
+        fewer for rank-deficient ones, none when a basis is zero.
 
     Examples
     --------
@@ -59,15 +63,31 @@ def subspace_angles(A, B) -> np.ndarray:
     >>> B = np.array([[1.0, 1.0, 0.0]])
     >>> np.degrees(subspace_angles(A, B)).round(6)
     array([45.])
+    >>> subspace_angles([[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], np.eye(3)[:2])  # rank 1
+    array([0.])
     """
     A, B = _row_bases(A, B)
     return sla.subspace_angles(A.T, B.T)
 
 
 def _orthonormal_rows(A: np.ndarray) -> np.ndarray:
+    r"""An orthonormal basis of the row space of ``A`` (``A`` itself if it is one).
+
+    Any other ``A`` is re-orthonormalised, however close to orthonormal: a tolerance
+    would let its deviation into the distance. The rows are first scaled to a largest
+    entry of 1 (the span is unchanged; no square overflows); well-conditioned rows then
+    take the symmetric (Lowdin) orthonormalisation :math:`(AA^\top)^{-1/2}A`, two small
+    products, and the others :func:`scipy.linalg.orth`, which also finds the rank.
+    """
     k = A.shape[0]
-    if np.allclose(A @ A.T, np.eye(k), rtol=0.0, atol=1e-10):
-        return A
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if np.array_equal(A @ A.T, np.eye(k)):
+            return A
+    top = np.max(np.abs(A), axis=1, keepdims=True)
+    A = A / np.where(top > 0, top, 1.0)
+    w, V = np.linalg.eigh(A @ A.T)
+    if w[0] > 0.25 * w[-1]:  # cond(A) < 2: the Gram matrix loses no accuracy
+        return (V / np.sqrt(w)) @ (V.T @ A)
     return sla.orth(A.T).T
 
 
