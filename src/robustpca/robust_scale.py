@@ -144,7 +144,9 @@ def weighted_median(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     for j in range(x2.shape[1]):
         order = np.argsort(x2[:, j], kind="stable")
         cum = np.cumsum(w[order])
-        picks = [order[min(np.searchsorted(cum, q, side="right"), len(cum) - 1)] for q in positions]
+        picks = [
+            order[min(int(np.searchsorted(cum, q, side="right")), cum.size - 1)] for q in positions
+        ]
         out[j] = 0.5 * (x2[picks[0], j] + x2[picks[1], j])
     return out.reshape(x.shape[1:])
 

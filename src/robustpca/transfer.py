@@ -85,13 +85,12 @@ def _check_pair(source, target) -> tuple[np.ndarray, np.ndarray]:
 def _check_ranks(n_shared, n_source, n_target) -> tuple[int, int, int]:
     """The three ranks, as :class:`~robustpca.RobustTransferPCA` checks them: whole
     numbers >= 0 (zero drops a part), with ``n_shared + n_target >= 1``."""
-    ranks = tuple(
-        check_positive_int(value, name, minimum=0)
-        for name, value in (("n_shared", n_shared), ("n_source", n_source), ("n_target", n_target))
-    )
-    if ranks[0] + ranks[2] == 0:
+    shared = check_positive_int(n_shared, "n_shared", minimum=0)
+    source = check_positive_int(n_source, "n_source", minimum=0)
+    target = check_positive_int(n_target, "n_target", minimum=0)
+    if shared + target == 0:
         raise ValueError("n_shared + n_target must be >= 1: the recovered target would be zero.")
-    return ranks
+    return shared, source, target
 
 
 def _rpca(X: np.ndarray, rank: int, alpha: float, beta: float, options: dict) -> np.ndarray:
