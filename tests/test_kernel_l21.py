@@ -381,3 +381,32 @@ def test_arpack_needs_a_truncated_embedding():
         KernelL21PCA(2, eigen_solver="arpack").fit(X)
     with pytest.raises(ValueError, match="eigen_solver='lobpcg' must be one of"):
         KernelL21PCA(2, eigen_solver="lobpcg").fit(X)
+
+
+@pytest.mark.parametrize("kernel", ["laplacian", "rbf", "chi2"])
+def test_float32_outputs_of_every_kernel(kernel):
+    """scikit-learn's laplacian kernel is float64 whatever its input: cast back."""
+    X = np.abs(np.random.default_rng(0).normal(size=(40, 5))).astype(np.float32)
+    model = KernelL21PCA(3, kernel=kernel, random_state=0).fit(X)
+    for method in ("transform", "embed", "reconstruction_error", "score_samples"):
+        assert getattr(model, method)(X).dtype == np.float32, method
+
+
+@pytest.mark.parametrize("kernel", ["chi2", "additive_chi2"])
+def test_chi_squared_kernels_need_non_negative_data(kernel):
+    X = np.abs(np.random.default_rng(1).normal(size=(30, 4)))
+    model = KernelL21PCA(2, kernel=kernel, random_state=0)
+    assert model.__sklearn_tags__().input_tags.positive_only
+    assert not KernelL21PCA(2).__sklearn_tags__().input_tags.positive_only
+    with pytest.raises(ValueError, match="Negative values in data passed to KernelL21PCA"):
+        model.fit(X - 1.0)
+    fitted = model.fit(X)
+    with pytest.raises(ValueError, match="Negative values in data"):
+        fitted.transform(-X)
+    frozen = X.copy()
+    frozen.flags.writeable = False  # a read-only memmap, as scikit-learn's checks pass
+    np.testing.assert_allclose(fitted.transform(frozen), fitted.transform(X))
+    np.testing.assert_allclose(
+        KernelL21PCA(2, kernel=kernel, random_state=0).fit(frozen).components_,
+        fitted.components_,
+    )

@@ -213,11 +213,18 @@ def test_bad_batches_raise(estimator):
     assert model.n_samples_seen_ == 15  # the refused batches left the fit as it was
 
 
-def test_variance_share_is_refused():
+def test_variance_share_has_no_partial_fit():
+    """A share or 'auto' is chosen on all the data: scikit-learn's convention is then no
+    partial_fit at all (available_if, as MLPClassifier with solver='lbfgs')."""
     X = np.random.default_rng(9).normal(size=(30, 5))
     for spec in (0.9, "auto"):
-        with pytest.raises(ValueError, match="partial_fit needs an int or None"):
+        assert not hasattr(PCA(spec), "partial_fit")
+        with pytest.raises(AttributeError, match="partial_fit") as info:
             PCA(spec).partial_fit(X)
+        # the reason, as scikit-learn's available_if chains it (or gives it directly)
+        reason = str(info.value.__cause__ or info.value)
+        assert "partial_fit needs an int or None" in reason
+    assert hasattr(PCA(3), "partial_fit") and hasattr(PCA(), "partial_fit")
 
 
 def test_dask_batches_are_refused():

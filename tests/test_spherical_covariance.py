@@ -225,3 +225,14 @@ def test_a_sample_at_the_median_stops_rrcovs_endless_steps():
     model = SphericalPCA(n_components=1, scale_on="sphere").fit(X)
     np.testing.assert_array_equal(model.mean_, X[1])
     assert model.n_iter_ < 50 and np.isfinite(model.explained_variance_).all()
+
+
+def test_random_state_seeds_a_given_covariance_estimator():
+    """MinCovDet() (its own random_state None) is seeded from CovariancePCA's, so that
+    an int random_state gives the same fit twice; a seeded one keeps its seed."""
+    X = leverage_cluster(80, 4, seed=3)[0]
+    fits = [CovariancePCA(2, covariance=MinCovDet(), random_state=0).fit(X) for _ in range(3)]
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.covariance_, fits[0].covariance_)
+    own = CovariancePCA(2, covariance=MinCovDet(random_state=5), random_state=0).fit(X)
+    np.testing.assert_array_equal(own.covariance_, MinCovDet(random_state=5).fit(X).covariance_)

@@ -52,7 +52,8 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     n_starts : int, default=500
         FAST-MCD random starts.
     random_state : int, RandomState, Generator or None, default=None
-        Seeds FAST-MCD.
+        Seeds FAST-MCD, and a ``covariance`` estimator whose own ``random_state`` is
+        None (scikit-learn's ``MinCovDet``).
     contamination : "auto" or float in (0, 0.5], default="auto"
         Share of the training rows that ``predict`` flags; ``"auto"`` flags those beyond
         rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
@@ -141,7 +142,10 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
                 )
             location, covariance, support = _mcd_in_affine_hull(X, self.alpha, self.n_starts, rng)
         else:
-            est = clone(self.covariance).fit(X)
+            est = clone(self.covariance)
+            if est.get_params().get("random_state", False) is None:  # seeded from ours
+                est.set_params(random_state=int(rng.integers(np.iinfo(np.int32).max)))
+            est.fit(X)
             location, covariance = est.location_, est.covariance_
             support = getattr(est, "support_", None)
         self.support_ = support

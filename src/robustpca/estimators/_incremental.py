@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, input_namespace, to_numpy
@@ -62,6 +63,22 @@ def _check_forgetting_factor(value) -> float:
     return value
 
 
+def _streams(estimator) -> bool:
+    """``available_if`` check of ``partial_fit``: a rank given as an int (or None). A
+    variance share or ``'auto'`` is chosen on the spectrum of all the data, which a
+    stream does not have yet; such an estimator has no ``partial_fit``."""
+    spec = estimator.n_components
+    if isinstance(spec, str) or (
+        isinstance(spec, numbers.Real) and not isinstance(spec, (bool, numbers.Integral))
+    ):
+        raise AttributeError(
+            f"n_components={spec!r}: partial_fit needs an int or None (a variance share "
+            "or 'auto' is chosen on the spectrum of all the data, which a stream does not "
+            "have yet)."
+        )
+    return True
+
+
 class IncrementalMixin:
     r"""Gives ``partial_fit`` to an estimator whose weighted step is weighted PCA.
 
@@ -96,6 +113,7 @@ class IncrementalMixin:
             self.n_samples_seen_ = int(n)
         return X
 
+    @available_if(_streams)
     def partial_fit(self, X, y=None, sample_weight=None, *, forgetting_factor=1.0, new_pass=False):
         r"""Update the fit with one batch of samples (scikit-learn's incremental API).
 
@@ -240,14 +258,6 @@ class IncrementalMixin:
 
     def _check_stream_n_components(self, n_samples: int, n_features: int) -> int:
         spec = self.n_components
-        if isinstance(spec, str) or (
-            isinstance(spec, numbers.Real) and not isinstance(spec, (bool, numbers.Integral))
-        ):
-            raise ValueError(
-                f"n_components={spec!r}: partial_fit needs an int or None (a variance "
-                "share or 'auto' is chosen on the spectrum of all the data, which a "
-                "stream does not have yet)."
-            )
         # None: the first batch's min(n_samples, n_features), as IncrementalPCA
         upper = n_samples if spec is None else n_features
         return int(check_n_components(spec, upper, n_features, owner=type(self).__name__))

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from scipy.sparse.linalg import ArpackError, eigsh
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .._array_api import (
     FLOAT_DTYPES,
@@ -40,6 +40,10 @@ def _check_count(value, name: str, upper: int, what: str) -> int | None:
     if not 1 <= value <= upper:
         raise ValueError(f"{name}={value} must be between 1 and {what}={upper}.")
     return int(value)
+
+
+#: kernels defined for non-negative data only
+_NON_NEGATIVE_KERNELS = ("chi2", "additive_chi2")
 
 
 class KernelL21PCA(BaseSubspaceEstimator):
@@ -176,6 +180,12 @@ class KernelL21PCA(BaseSubspaceEstimator):
     True
     """
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the chi-squared kernels are defined for non-negative data only
+        tags.input_tags.positive_only = self.kernel in _NON_NEGATIVE_KERNELS
+        return tags
+
     def __init__(
         self,
         n_components=None,
@@ -257,6 +267,13 @@ class KernelL21PCA(BaseSubspaceEstimator):
             params = self.kernel_params or {}
         else:
             params = {"gamma": self.gamma_, "degree": self.degree, "coef0": self.coef0}
+        if self.kernel in _NON_NEGATIVE_KERNELS:
+            # scikit-learn's message (positive_only tag); its Cython kernels need
+            # writable arrays (a read-only memmap otherwise fails)
+            X, Y = (None if A is None else np.array(A) for A in (X, Y))
+            for A in (X, Y):
+                if A is not None:
+                    check_non_negative(A, f"KernelL21PCA (kernel={self.kernel!r})")
         with np.errstate(invalid="ignore", over="ignore"):  # checked just below
             K = pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
         if not np.isfinite(K).all():
@@ -266,7 +283,9 @@ class KernelL21PCA(BaseSubspaceEstimator):
             raise ValueError(
                 f"kernel={self.kernel!r} gave non-finite values{hint}; check its parameters."
             )
-        return K
+        # float32 data keep float32 (scikit-learn's laplacian kernel is float64 always)
+        dtype = np.result_type(X, X if Y is None else Y)
+        return K.astype(dtype, copy=False) if dtype == np.float32 else K
 
     def _self_similarity(self, X) -> np.ndarray:
         """``k(x_i, x_i)`` for every row.
