@@ -3,6 +3,7 @@ skew rule, ``fit(X, mask=...)``, float32 rows with gaps and boolean data."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import array_api_compat
@@ -39,6 +40,18 @@ def in_namespace(a, X) -> bool:
     return array_api_compat.array_namespace(a) is array_api_compat.array_namespace(X) and (
         array_api_compat.device(a) == array_api_compat.device(X)
     )
+
+
+@contextlib.contextmanager
+def numpy_and_strict_fits(name, X):
+    """The NumPy fit of ``X`` and, with dispatch on (kept on inside the block), the
+    array-api-strict one and ``X`` there; warnings off."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = make_estimator(name, n_components=2).fit(X)
+        with config_context(array_api_dispatch=True):
+            Xs = xps.asarray(X)
+            yield reference, make_estimator(name, n_components=2).fit(Xs), Xs
 
 
 def data(seed=0, n=40, d=8, dtype=np.float64):
@@ -131,38 +144,28 @@ def test_float32_rows_with_gaps_stay_float32(name):
     X = data(3, n=40).astype(np.float32)
     gaps = X.copy()
     gaps[5, 2] = np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        reference = make_estimator(name, n_components=2).fit(X)
-        with config_context(array_api_dispatch=True):
-            Xs = xps.asarray(X)
-            est = make_estimator(name, n_components=2).fit(Xs)
-            G = xps.asarray(gaps)
-            for method in ("transform", "reconstruct", "reconstruction_error"):
-                if not hasattr(est, method):
-                    continue
-                out = getattr(est, method)(G)
-                assert out.dtype == xps.float32, method
-                np.testing.assert_allclose(
-                    host(out), getattr(reference, method)(gaps), rtol=2e-4, atol=2e-4
-                )
+    with numpy_and_strict_fits(name, X) as (reference, est, _):
+        G = xps.asarray(gaps)
+        for method in ("transform", "reconstruct", "reconstruction_error"):
+            if not hasattr(est, method):
+                continue
+            out = getattr(est, method)(G)
+            assert out.dtype == xps.float32, method
+            np.testing.assert_allclose(
+                host(out), getattr(reference, method)(gaps), rtol=2e-4, atol=2e-4
+            )
 
 
 @pytest.mark.parametrize("name", MISSING)
 def test_boolean_data_through_the_outlier_api(name):
     X = np.random.default_rng(4).normal(size=(30, 6)) > 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        reference = make_estimator(name, n_components=2).fit(X)
-        with config_context(array_api_dispatch=True):
-            Xs = xps.asarray(X)
-            est = make_estimator(name, n_components=2).fit(Xs)
-            for method in ("score_samples", "decision_function", "predict"):
-                out = getattr(est, method)(Xs)
-                np.testing.assert_allclose(
-                    host(out), getattr(reference, method)(X), rtol=1e-7, atol=1e-9
-                )
-            assert host(make_estimator(name, n_components=2).fit_predict(Xs)).shape == (30,)
+    with numpy_and_strict_fits(name, X) as (reference, est, Xs):
+        for method in ("score_samples", "decision_function", "predict"):
+            out = getattr(est, method)(Xs)
+            np.testing.assert_allclose(
+                host(out), getattr(reference, method)(X), rtol=1e-7, atol=1e-9
+            )
+        assert host(make_estimator(name, n_components=2).fit_predict(Xs)).shape == (30,)
 
 
 def test_pca_in_namespace_warns_about_unresolved_scales():
