@@ -11,6 +11,10 @@ overflowed from about 1e103 (an ``AssertionError``) and underflowed from about 1
 (a subspace 0.9 off in sine) before its solver worked on the data divided by a power of
 two.
 
+R-1 PCA's Gram iteration on wide data, ROBPCA's outlyingness (rrcov's zero thresholds,
+1e-12 in data units) and PCAproj (pcaPP's ``zero.tol``, 1e-16 in squared data units)
+were not either, until their constants were taken relative to the data's scale.
+
 Not scale-equivariant by design, and so not tested here:
 
 * :class:`~robustpca.KernelL21PCA`: the kernel's ``gamma`` (default ``1 / n_features``,
@@ -128,6 +132,55 @@ def test_fit_of_scaled_data_is_the_scaled_fit(shared_data, name, gaps):
         scaled = np.asarray(model.transform(X * c)) / c
         np.testing.assert_allclose(scaled, scores, rtol=0, atol=atol * np.abs(scores).max())
         np.testing.assert_array_equal(model.predict(X * c), flags)
+
+
+#: the MCD needs more rows than columns
+TALL_ONLY = {"CovariancePCA"}
+WIDE = [name for name in NAMES if name not in TALL_ONLY]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name", WIDE)
+def test_wide_fit_of_scaled_data_is_the_scaled_fit(shared_data, name):
+    """octane (39 x 226) takes the wide routes: R1-PCA's Gram iteration, whose 4th
+    power of the data's scale overflowed from about 1e78 (a crash at 2^400) and
+    underflowed at 2^-400 (a subspace 0.26 off), and ROBPCA's outlyingness, whose zero
+    thresholds were absolute (a subspace 3e-2 off at 2^-60). Components to 1e-10, the
+    same flags."""
+    X = load_table(shared_data, "octane")
+    reference = _fit(name, X)
+    flags = reference.predict(X)
+    for exponent in EXPONENTS:
+        c = np.ldexp(1.0, exponent)
+        model = _fit(name, X * c)
+        np.testing.assert_allclose(model.components_, reference.components_, rtol=0, atol=1e-10)
+        np.testing.assert_array_equal(model.predict(X * c), flags)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("table", ["bushfire", "wood"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: robustpca.ROBPCA(2, mcd=False, random_state=0),
+        lambda: robustpca.ProjectionPursuitPCA(2, method="proj", random_state=0),
+    ],
+    ids=["ROBPCA-outlyingness", "PCAproj"],
+)
+def test_other_routes_of_scaled_data(shared_data, table, make):
+    """ROBPCA without its MCD shortcut (its outlyingness: on wood at 2^-60 the subspace
+    was 0.35 off) and PCAproj (pcaPP's zero.tol in squared data units: on wood at
+    2^-30 every candidate was dropped, the components the identity)."""
+    X = load_table(shared_data, table)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = make().fit(X)
+        for exponent in EXPONENTS:
+            c = np.ldexp(1.0, exponent)
+            model = make().fit(X * c)
+            P, Q = reference.components_, model.components_
+            np.testing.assert_allclose(Q.T @ Q, P.T @ P, rtol=0, atol=1e-10)
+            np.testing.assert_array_equal(model.predict(X * c), reference.predict(X))
 
 
 @pytest.mark.realdata

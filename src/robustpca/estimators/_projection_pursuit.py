@@ -31,7 +31,9 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
 
     With the MAD or Qn as :math:`S` the components inherit the breakdown point of the
     scale, 50% (Croux & Ruiz-Gazen 2005), and need no h-subset, so they work for any
-    ``n`` and ``p`` (``p > n`` through an SVD of the data, as pcaPP does). Two searches:
+    ``n`` and ``p`` (``p > n`` through an SVD of the uncentred data, as pcaPP does: the
+    grid then searches the planes of that basis, so on wide data its fit moves with a
+    translation of the data, as pcaPP's does). Two searches:
 
     ``method="grid"`` (default; rrcov ``PcaGrid``, pcaPP ``PCAgrid``)
         Croux, Filzmoser & Oliveira (2007): the direction is improved in the

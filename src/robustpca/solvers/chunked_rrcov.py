@@ -56,8 +56,8 @@ from .chunked_unimcd import (
     univariate_mcd_chunked,
 )
 from .mcd import h_alpha_n
-from .outlyingness import rrcov_pairs
-from .robpca import _ClassPC, _log_det, _resolve_k, od_rounding
+from .outlyingness import ZERO_SCALE, rrcov_pairs
+from .robpca import _ClassPC, _log_det, _resolve_k, data_unit, od_rounding
 
 __all__ = [
     "ROBPCAChunkedResult",
@@ -301,14 +301,15 @@ def solve_robpca_chunked(
         _pairs(n, max_directions, direction_rng)
     pair_x = np.array([[rows_at[int(i)] for i in pair] for pair in pairs])
     B = scores(pair_x[:, 0]) - scores(pair_x[:, 1])
+    zero = ZERO_SCALE * data_unit(full)  # as outlyingness in memory
     norms = np.linalg.norm(B, axis=1)
-    B = B[norms > 1e-12] / norms[norms > 1e-12, None]
+    B = B[norms > zero] / norms[norms > zero, None]
     projections = Projections(scores, B)
     location, scale, used = univariate_mcd_chunked(
         run, row_index, projections, B.shape[0], n, h, projections(pilot_x)
     )
     count.add(used)
-    keep = scale >= 1e-12
+    keep = scale >= zero
     outl = Outlyingness(Projections(scores, B[keep]), location[keep], scale[keep])
     (h_subset,), (moments,), used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
     count.add(used)

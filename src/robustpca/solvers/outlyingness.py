@@ -115,8 +115,19 @@ def univariate_mcd(Y: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
     return location, np.where(degenerate, 0.0, np.sqrt(spread))
 
 
+#: rrcov's zero of a pair's difference and of a projection's MCD scale, here in units of
+#: the data's scale (:func:`outlyingness`'s ``unit``)
+ZERO_SCALE = 1e-12
+
+
 def outlyingness(
-    X: np.ndarray, h: int, *, max_directions: int = 250, rng=None, batch: int = 256
+    X: np.ndarray,
+    h: int,
+    *,
+    max_directions: int = 250,
+    rng=None,
+    batch: int = 256,
+    unit: float = 1.0,
 ) -> np.ndarray:
     """Stahel-Donoho outlyingness of the rows of ``X`` over directions through pairs.
 
@@ -133,6 +144,10 @@ def outlyingness(
         (:func:`rrcov_pairs`).
     batch : int, default=256
         Directions processed at once (memory ``n_samples * batch``).
+    unit : float, default=1.0
+        The data's scale: rrcov's zero thresholds (1e-12, for a pair's difference and a
+        projection's MCD scale) are taken relative to it, so that the result does not
+        depend on the data's unit (ROBPCA passes the first component's deviation).
 
     Returns
     -------
@@ -150,14 +165,15 @@ def outlyingness(
         first = rng.integers(0, n, size=max_directions)
         second = (first + rng.integers(1, n, size=max_directions)) % n
         pairs = np.column_stack([first, second])
+    zero = ZERO_SCALE * unit
     B = X[pairs[:, 0]] - X[pairs[:, 1]]
     norms = np.linalg.norm(B, axis=1)
-    B = B[norms > 1e-12] / norms[norms > 1e-12, None]
+    B = B[norms > zero] / norms[norms > zero, None]
     out = np.zeros(n)
     for lo in range(0, B.shape[0], batch):
         Y = X @ B[lo : lo + batch].T
         location, scale = univariate_mcd(Y, h)
-        keep = scale >= 1e-12
+        keep = scale >= zero
         if keep.any():
             z = np.abs(Y[:, keep] - location[keep]) / scale[keep]
             out = np.maximum(out, z.max(axis=1))

@@ -350,9 +350,13 @@ def _proj_components(Y, k, scale, update, max_iter, max_halvings, zero_tol, extr
     L = np.zeros((p, k))
     sdev = np.zeros(k)
     n_iter = 0
+    # pcaPP's zero.tol is in squared data units: here relative to the largest squared
+    # norm of the centred rows, so that the fit does not depend on the data's unit
+    largest = float(np.max(np.einsum("ij,ij->i", Y, Y), initial=0.0))
+    zero = zero_tol * largest if largest > 0 else zero_tol
     for i in range(k):
         norms2 = np.sum(X * X, axis=1)
-        keep = zero_tol <= norms2
+        keep = zero <= norms2
         if not keep.any():  # SetSingular: the rest is concentrated in the centre
             if i == 0:
                 L[:k, :k] = np.eye(k)
@@ -442,7 +446,8 @@ def solve_projection_pursuit(
     center : ndarray of shape (n_features,), optional
         The centre; by default the L1 median (:func:`l1_median`).
     zero_tol : float
-        pcaPP's ``zero.tol``.
+        pcaPP's ``zero.tol``, relative to the largest squared norm of the centred rows
+        (pcaPP's is in squared data units; ``"proj"`` only).
 
     Returns
     -------

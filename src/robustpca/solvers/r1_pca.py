@@ -111,6 +111,11 @@ class _GramIterate:
         if self.C.shape[1] == 0:  # the centred data are zero
             return self
         Cn = w[:, None] * self.proj  # C_w U = X^T (w * GC)
+        # C and proj below do not depend on the scale of Cn, but M grows as the fourth
+        # power of the data's: divided by this, it neither overflows nor underflows
+        unit = float(np.max(np.abs(Cn))) * np.sqrt(float(np.max(np.diag(self.G))))
+        if unit > 0 and np.isfinite(unit):
+            Cn = Cn / unit
         # SciPy's BLAS, like the Cholesky and triangular solves (linalg.blocked)
         GCn = blas_matmul(self.G, Cn)
         M = blas_matmul(np.ascontiguousarray(Cn.T), GCn)

@@ -199,6 +199,13 @@ def od_rounding(sub: _ClassPC) -> float:
     return float(np.sqrt(np.finfo(np.float64).eps)) * spread
 
 
+def data_unit(full) -> float:
+    """The data's scale for rrcov's zero thresholds: the deviation along the first
+    principal axis (1 for data without one)."""
+    top = float(full.eigenvalues[0]) if full.eigenvalues.size else 0.0
+    return float(np.sqrt(top)) if top > 0 else 1.0
+
+
 def _resolve_k(n_components, eigenvalues: np.ndarray, kmax: int, rank: int) -> int:
     if isinstance(n_components, str) or isinstance(n_components, float):
         return select_n_components(eigenvalues, n_components, kmax=kmax, rank=rank)
@@ -366,7 +373,9 @@ def solve_robpca(
         )
         outl = first(scores)
     else:
-        outl = outlyingness(scores, h, max_directions=max_directions, rng=direction_rng)
+        outl = outlyingness(
+            scores, h, max_directions=max_directions, rng=direction_rng, unit=data_unit(full)
+        )
     h_subset = np.argsort(outl, kind="stable")[:h]
     sub = class_pca(scores[h_subset])
     kmax = min(sub.rank, kmax)
