@@ -42,7 +42,9 @@ def observed_counts(model, X):
         if constants is not None and np.any(counts < X.shape[1]):  # rare: on the host
             X = np.asarray(to_numpy(X))
     else:
-        X = np.asarray(X)  # a DataFrame or a list; an object array is converted as fit does
+        if hasattr(X, "to_numpy") and hasattr(X, "columns"):  # pandas: pd.NA is missing
+            X = X.to_numpy(dtype=np.float64, na_value=np.nan)
+        X = np.asarray(X)  # a list; an object array is converted as fit does
         X = X if X.dtype.kind == "f" else X.astype(np.float64)
         counts = X.shape[1] - np.isnan(X).sum(axis=1)
     if isinstance(counts, np.ndarray) and not np.any(counts < X.shape[1]):

@@ -80,11 +80,13 @@ def lazy_rows(X, result, loss, which):
     )
 
 
-def observed_block(x, mean, components, allow_nan, finite, constants=None):
+def observed_block(x, mean, components, allow_nan, finite, constants=None, centre=None, scale=None):
     """The observed-coordinates fit of a block with NaN (estimators that fit missing
     entries), else None; infinity (and NaN elsewhere) raises. ``constants``: the
     model's ``_unmodelled_constants``, whose columns count as uninformative
-    (:func:`~robustpca.solvers.informative_coordinates.observed_od`)."""
+    (:func:`~robustpca.solvers.informative_coordinates.observed_od`); ``centre`` and
+    ``scale``: the training scores' metric (``_score_metric``), which places a row with
+    fewer than ``k`` observed coordinates, as in memory."""
     if not allow_nan or np.isinf(x).any() or not np.isnan(x).any():
         finite(x)
         return None
@@ -92,7 +94,9 @@ def observed_block(x, mean, components, allow_nan, finite, constants=None):
     if missing.all(axis=1).any():
         raise ValueError("X has rows with no observed entry (all NaN); drop them.")
     counts = None if constants is None else informative_counts(missing, constants)[0]
-    scores, fitted, r = observed_fit(x, missing, mean, components, n_informative=counts)
+    scores, fitted, r = observed_fit(
+        x, missing, mean, components, centre=centre, scale=scale, n_informative=counts
+    )
     od = observed_od(r, x, missing, constants, components.shape[0])
     dtype = np.result_type(x.dtype, components.dtype)
     return missing, tuple(a.astype(dtype, copy=False) for a in (scores, fitted, od))

@@ -24,22 +24,26 @@ def _finite(x):
     return x
 
 
-def _transform_block(x, *, mean, components, allow_nan=False, constants=None):
-    fit = observed_block(x, mean, components, allow_nan, _finite, constants)
+def _transform_block(
+    x, *, mean, components, allow_nan=False, constants=None, centre=None, scale=None
+):
+    fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
     if fit is not None:
         return fit[1][0]
     return (x - mean) @ components.T
 
 
-def _reconstruct_block(x, *, mean, components, allow_nan=False, constants=None):
-    fit = observed_block(x, mean, components, allow_nan, _finite, constants)
+def _reconstruct_block(
+    x, *, mean, components, allow_nan=False, constants=None, centre=None, scale=None
+):
+    fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
     if fit is not None:
         return fit[1][1]
     return ((x - mean) @ components.T) @ components + mean
 
 
-def _error_block(x, *, mean, components, allow_nan=False, constants=None):
-    fit = observed_block(x, mean, components, allow_nan, _finite, constants)
+def _error_block(x, *, mean, components, allow_nan=False, constants=None, centre=None, scale=None):
+    fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
     if fit is not None:
         return fit[1][2]
     xc = x - mean
@@ -167,6 +171,8 @@ def lazy_method(estimator, name: str, X):
         "allow_nan": bool(getattr(estimator, "_supports_missing", False)),
         "constants": getattr(estimator, "_unmodelled_constants", None),
     }
+    metric = getattr(estimator, "_score_metric", None)
+    params["centre"], params["scale"] = metric() if metric is not None else (None, None)
     dtype = np.result_type(X.dtype, C.dtype)
     meta = np.empty((0, 0), dtype=dtype)
     if name == "transform":

@@ -442,7 +442,7 @@ class BaseSubspaceEstimator(
             n_informative=counts,
         )
         od = observed_od(r, Xh, missing, constants, comps.shape[0])
-        dtype = X.dtype
+        dtype = xp.result_type(X.dtype, self.components_.dtype)  # as the complete rows'
         return tuple(_back(a, X, xp, dtype) for a in (scores, fitted, od))
 
     @_lazy_on_dask

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._array_api import to_numpy
+from .._array_api import host_copy, to_numpy
 from .._validation import (
     MAX_ALLOCATED_COUNT,
     check_bool,
@@ -16,7 +16,6 @@ from .._validation import (
 )
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
-from ..solvers.missing import observed_fit
 from ..solvers.robpca import directionless, solve_robpca
 from ._base import BaseSubspaceEstimator
 from ._rrcov_common import ImputationEMMixin, with_imputation_doc
@@ -248,10 +247,8 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         if adjusted is None:
             return np.zeros(X.shape[0])
         missing = np.isnan(X)
-        if missing.any():  # the gaps filled on the fitted subspace (observed coordinates)
-            mean, components = to_numpy(self.mean_), to_numpy(self.components_)
-            _, fitted, _ = observed_fit(X, missing, mean, components)
-            X = np.where(missing, fitted, X)
+        if missing.any():  # the gaps filled as reconstruct fills them (observed coordinates)
+            X = np.where(missing, np.asarray(host_copy(self).reconstruct(X), dtype=float), X)
         return adjusted(X)
 
     def _select_n_components(self, X, spec, sample_weight=None) -> int:

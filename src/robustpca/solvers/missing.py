@@ -167,7 +167,11 @@ def _pattern_normal_matrices(pattern: GapPattern, components: np.ndarray) -> np.
     k, d = components.shape
     outer = (components.T[:, :, None] * components.T[:, None, :]).reshape(d, k * k)
     products = np.asarray(pattern.entries @ outer).reshape(-1, k, k)
-    return products if pattern.observed else np.eye(k)[None, :, :] - products
+    if pattern.observed:
+        return products
+    # U U^T itself, not I: components orthonormal only to their rounding (float32's,
+    # 1e-8) would otherwise leave that rounding as an eigenvalue of U_O U_O^T
+    return (components @ components.T)[None, :, :] - products
 
 
 def _smallest_eigenvalue_bound(A: np.ndarray) -> np.ndarray:
