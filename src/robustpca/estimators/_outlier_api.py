@@ -156,7 +156,7 @@ class OutlierDetectorMixin:
     def _score_metric(self) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
         """The centre and scales of the training scores (their statistics in
         :mod:`robustpca.diagnostics`), or ``(None, None)`` before the training
-        diagnostics exist (during ``fit``, or after a Dask fit).
+        diagnostics exist (during ``fit``).
 
         A row with fewer than ``k`` observed coordinates fits a whole affine set of
         scores; ``transform`` and ``reconstruct`` take the one of smallest score
