@@ -230,11 +230,13 @@ def _orth(Y: np.ndarray) -> np.ndarray:
     return sla.qr(Y, mode="economic", check_finite=False)[0]
 
 
-def _subspace_iteration(X, n_wanted, n_columns, rng, init, rtol, max_iter):
+def _subspace_iteration(X, n_wanted, n_columns, rng, init, rtol, max_iter, certify=None):
     """Top singular triplets by subspace iteration with Rayleigh-Ritz.
 
     ``n_wanted(s)`` says, for the current Ritz values ``s``, how many leading triplets
     must have converged, or ``None`` to stop at once (the caller wants more columns).
+    ``certify(s, residuals)``, given the residuals of every Ritz triplet, must also hold
+    for the iteration to count as converged.
     Returns ``(U, s, Vt, status)`` with ``n_columns`` Ritz triplets and ``status`` one of
     ``'converged'``, ``'stopped'`` or ``'slow'`` (would not converge within ``max_iter``
     passes at the observed rate).
@@ -254,10 +256,17 @@ def _subspace_iteration(X, n_wanted, n_columns, rng, init, rtol, max_iter):
         if wanted is None:
             return U, s, Vt, "stopped"
         XV = X @ Vt.T
-        residual = np.linalg.norm(XV[:, :wanted] - U[:, :wanted] * s[:wanted], axis=0)
-        worst = residual.max(initial=0.0) / s[0] if s[0] > 0 else 0.0
+        every = wanted if certify is None else s.size
+        residual = np.linalg.norm(XV[:, :every] - U[:, :every] * s[:every], axis=0)
+        top = s[0] if s[0] > 0 else 1.0
+        worst = residual[:wanted].max(initial=0.0) / top
         if worst <= rtol:
-            return U, s, Vt, "converged"
+            if certify is None or certify(s, residual):
+                return U, s, Vt, "converged"
+            # not certified: the next triplet must settle, at the rate measured below
+            worst = max(worst, residual[wanted] / top) if wanted < s.size else worst
+            if worst <= rtol:
+                return U, s, Vt, "converged"
         rate = worst / previous
         if passes >= 3 and (rate >= 1 or worst * rate ** (max_iter - passes) > rtol):
             break
@@ -356,6 +365,7 @@ def svt_factors(
     init: np.ndarray | None = None,
     rtol: float = PARTIAL_RTOL,
     max_iter: int = PARTIAL_MAX_ITER,
+    certify: bool = True,
 ) -> SVDFactors:
     r"""Factors of :func:`singular_value_thresholding`: ``U``, ``s - threshold``, ``Vt``.
 
@@ -383,6 +393,10 @@ def svt_factors(
     grow : bool, default=True
     solver, rng, init, rtol, max_iter
         See :func:`truncated_svd`.
+    certify : bool, default=True
+        On the partial route, accept the triplets only once the next Ritz value, within
+        its residual, is below the threshold (no singular value above it left out). An
+        ALM whose duality gap certifies its fit may skip this for speed.
 
     Returns
     -------
@@ -402,7 +416,7 @@ def svt_factors(
     if rank_hint is not None or solver == "partial":
         rng = np.random.default_rng(0) if rng is None else rng
         while _partial_route(m, n, k, solver):
-            factors, ritz = _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter)
+            factors, ritz = _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter, certify)
             if factors is None:  # too slow: the exact SVD
                 break
             if factors.method == "partial" or not grow:
@@ -455,7 +469,7 @@ def partial_svt_factors(
     return _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter)[0]
 
 
-def _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter):
+def _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter, certify=True):
     """One subspace iteration on ``k + OVERSAMPLES`` directions for the triplets above
     ``tau``: the partial route of :func:`svt_factors` and :func:`partial_svt_factors`.
 
@@ -470,7 +484,16 @@ def _partial_svt_attempt(X, tau, k, rng, init, rtol, max_iter):
         count = int(np.count_nonzero(s[:k] > tau))
         return None if count == k else count
 
-    U, s, Vt, status = _subspace_iteration(X, n_wanted, k + OVERSAMPLES, rng, init, rtol, max_iter)
+    def below(s, residual):
+        # Ritz values are lower bounds: the next one, within its residual of a singular
+        # value, must be below tau, or a singular value above it is still to come (as
+        # alm_svt's block step checks)
+        count = int(np.count_nonzero(s[:k] > tau))
+        return count == s.size or s[count] + residual[count] <= tau
+
+    U, s, Vt, status = _subspace_iteration(
+        X, n_wanted, k + OVERSAMPLES, rng, init, rtol, max_iter, certify=below if certify else None
+    )
     if status == "converged":
         count = int(np.count_nonzero(s[:k] > tau))
         return SVDFactors(U[:, :count], s[:count] - tau, Vt[:count], "partial"), Vt

@@ -75,8 +75,9 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     max_iter : int, default=100
         Maximum number of iterations of each algorithm.
     tol : float, default=1e-6
-        Each algorithm stops when the relative change of its objective (6 or 10) is at
-        most ``tol``.
+        Each algorithm stops when the relative change of the generalized mean of its
+        errors (:math:`M_p`, eq. 9) is at most ``tol``, that of its objective (6 or 10)
+        at most ``p * tol``.
     callback : callable or None, default=None
         ``callback(iteration, state)`` after each iteration of Algorithm 2 (``state``
         is an :class:`~robustpca.solvers.IterationState`); returning ``True`` stops.
@@ -237,8 +238,8 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             if self.center == "mean":
                 mean = np.nanmean(X, axis=0)
             elif completed is None:
-                located = solve_generalized_mean_missing(
-                    X, missing, loss, max_iter=self.max_iter, tol=self.tol
+                located = solve_generalized_mean_missing(  # tol on M_p, as in memory
+                    X, missing, loss, max_iter=self.max_iter, tol=self.tol * p
                 )
                 mean, center_n_iter = located.solution, center_n_iter + located.n_iter
             else:

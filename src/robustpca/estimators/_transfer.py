@@ -245,10 +245,11 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
     beta_source, beta_target : float, default=0.1
         :math:`\beta_s, \beta_t \ge 0`, weights of the l1 penalties. Entries of the
         residual beyond :math:`\beta/\alpha` are taken as errors (the penalties are in
-        data units; Guo's 0.1 suits pixels scaled to [0, 1]).
+        data units: Guo's 0.1 is read as 0-255 pixels, ``docs/reproduction/guo2013.md``;
+        on pixels in [0, 1] it is a threshold of 25.5 grey levels).
     eta : float or None, default=None
         Inverse step; ``None`` uses :math:`3\max(\alpha_s, \alpha_t)` (the exact
-        Lipschitz constant, smaller when a private rank is zero). Values below the
+        Lipschitz constant, smaller when the shared or a private rank is zero). Values below the
         Lipschitz constant are refused.
     accelerate : bool, default=False
         Add Nesterov momentum with a monotone restart (the objective still never

@@ -137,7 +137,7 @@ def solve_generalized_mean_gram(
         L2pLoss(p=2.0 * p, epsilon=delta),
         np.ones(n),
         max_iter=max_iter,
-        tol=tol,
+        tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
     )
 
 
@@ -160,7 +160,7 @@ def solve_generalized_mean_pca_gram(
         L2pLoss(p=2.0 * p, epsilon=delta),
         np.ones(problem.n_samples),
         max_iter=max_iter,
-        tol=tol,
+        tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
         callback=callback,
     )
     sub = res.solution

@@ -223,7 +223,7 @@ def solve_generalized_mean_chunked(
         _location_state(moments0),
         lambda: moments0,
         max_iter=max_iter,
-        tol=tol,
+        tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
     )
 
 
@@ -251,7 +251,7 @@ def solve_generalized_mean_pca_chunked(
         n_components,
         rng,
         max_iter=max_iter,
-        tol=tol,
+        tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
         callback=callback,
         fixed_mean=mean,
     )

@@ -209,7 +209,10 @@ def solve_generalized_mean(
         from it.
     max_iter : int, default=100
     tol : float, default=1e-6
-        Stop when the relative change of the objective is at most ``tol``.
+        Stop when the relative change of the generalized mean :math:`M_p` (eq. 9) is at
+        most ``tol``: that of the objective, :math:`\sum_i (e_i + \delta)^p`, at most
+        ``p * tol`` (as ``p`` tends to 0 the objective tends to ``n`` and its relative
+        change to 0, while the mean still moves).
     callback : callable, optional
         ``callback(iteration, state)``; ``state.mean`` is the current mean. Returning
         ``True`` stops.
@@ -234,7 +237,7 @@ def solve_generalized_mean(
         loss,
         w0,
         max_iter=max_iter,
-        tol=tol,
+        tol=tol * p,  # the relative change of M_p, not of the sum (docstring)
         callback=callback,
         state_view=lambda m0: (None, lambda: center + m0),
     )
@@ -415,7 +418,7 @@ def solve_generalized_mean_pca(
         w0,
         fixed_mean=mean,
         max_iter=max_iter,
-        tol=tol,
+        tol=tol * p,  # the relative change of M_p (eq. 9), as solve_generalized_mean
         callback=callback,
         exact_below=EXACT_RESIDUAL_RTOL * largest,
     )
