@@ -2,8 +2,8 @@
 
 Past these bounds the solution no longer changes, while the ALM's arithmetic (its
 thresholds, their squares) overflows for extreme values such as ``gamma=1e200``. The
-estimators hand the solver the value clipped to a point well inside the trivial region:
-the same solution, in finite arithmetic.
+estimators hand the solver the value clipped to a point inside the trivial region: the
+same solution, in finite arithmetic.
 """
 
 from __future__ import annotations
