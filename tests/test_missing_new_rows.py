@@ -138,3 +138,18 @@ def test_float32_rows_on_a_float64_model_keep_one_dtype():
     for method in ("transform", "reconstruct", "reconstruction_error", "score_samples"):
         a, b = getattr(model, method)(complete), getattr(model, method)(rows)
         assert a.dtype == b.dtype == np.float64, method
+
+
+@pytest.mark.parametrize(
+    "method", ["predict", "score_samples", "transform", "reconstruction_error"]
+)
+def test_dask_names_an_empty_row_by_its_row_in_the_array(method):
+    train, _ = _planted(4)
+    model = PCA(2).fit(train)
+    X = np.nan_to_num(train[:30], nan=3.0)
+    X[12] = np.nan
+    with pytest.raises(ValueError, match=r"row\(s\) 12 \(0-based\)"):
+        getattr(model, method)(X)
+    with pytest.raises(ValueError, match=r"row\(s\) 12 \(0-based\)"):
+        out = getattr(model, method)(da.from_array(X, chunks=(10, -1)))
+        out.compute()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_finite_sums
+from .._validation import _listed, check_finite_sums
 from ..solvers.chunked import weights_are_local
 from ..solvers.chunked_missing import (
     missing_counts_pass,
@@ -78,6 +78,19 @@ def lazy_rows(X, result, loss, which):
         dtype=np.float64,
         meta=np.empty(0),
     )
+
+
+def refuse_empty_rows(x, block_info=None) -> None:
+    """The in-memory ``ValueError`` for rows with no observed entry
+    (:func:`~robustpca._validation.check_observed`), naming them by their row in the
+    whole dask array (``block_info``: dask's, for the block's first row)."""
+    empty = np.flatnonzero(np.isnan(x).all(axis=1)) if x.shape[1] else np.zeros(0, int)
+    if empty.size:
+        offset = int(block_info[0]["array-location"][0][0]) if block_info else 0
+        raise ValueError(
+            f"X has rows with no observed entry (all NaN): row(s) {_listed(empty + offset)} "
+            "(0-based); drop them or give at least one value per row."
+        )
 
 
 def observed_block(x, mean, components, allow_nan, finite, constants=None, centre=None, scale=None):

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .arrays import _dask, _is_dask, as_float_array, row_blocks
-from .missing import observed_block
+from .missing import observed_block, refuse_empty_rows
 
 __all__ = ["lazy_method"]
 
@@ -25,8 +25,18 @@ def _finite(x):
 
 
 def _transform_block(
-    x, *, mean, components, allow_nan=False, constants=None, centre=None, scale=None
+    x,
+    *,
+    mean,
+    components,
+    allow_nan=False,
+    constants=None,
+    centre=None,
+    scale=None,
+    block_info=None,
 ):
+    if allow_nan:
+        refuse_empty_rows(x, block_info)
     fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
     if fit is not None:
         return fit[1][0]
@@ -34,15 +44,37 @@ def _transform_block(
 
 
 def _reconstruct_block(
-    x, *, mean, components, allow_nan=False, constants=None, centre=None, scale=None
+    x,
+    *,
+    mean,
+    components,
+    allow_nan=False,
+    constants=None,
+    centre=None,
+    scale=None,
+    block_info=None,
 ):
+    if allow_nan:
+        refuse_empty_rows(x, block_info)
     fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
     if fit is not None:
         return fit[1][1]
     return ((x - mean) @ components.T) @ components + mean
 
 
-def _error_block(x, *, mean, components, allow_nan=False, constants=None, centre=None, scale=None):
+def _error_block(
+    x,
+    *,
+    mean,
+    components,
+    allow_nan=False,
+    constants=None,
+    centre=None,
+    scale=None,
+    block_info=None,
+):
+    if allow_nan:
+        refuse_empty_rows(x, block_info)
     fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
     if fit is not None:
         return fit[1][2]
@@ -106,9 +138,11 @@ def _lazy_by_columns(name, X, mean, C):
     return da.sqrt((R * R).sum(axis=1))
 
 
-def _rows_block(x, *, estimator, method):
+def _rows_block(x, *, estimator, method, block_info=None):
     if x.shape[0] == 0:  # an empty block: no validation of zero rows
         return np.empty(0, dtype=np.result_type(x.dtype, estimator.components_.dtype))
+    if getattr(estimator, "_supports_missing", False):  # else NumPy's NaN error
+        refuse_empty_rows(x, block_info)
     return method(x)
 
 
