@@ -24,60 +24,33 @@ def _finite(x):
     return x
 
 
-def _transform_block(
-    x,
-    *,
-    mean,
-    components,
-    allow_nan=False,
-    constants=None,
-    centre=None,
-    scale=None,
-    block_info=None,
-):
+def _observed_part(x, part: int, block_info, *, mean, components, allow_nan=False, **fit):
+    """Part ``part`` (0 scores, 1 reconstruction, 2 OD) of the observed-coordinates fit of
+    a block with NaN, or None (the complete-data formulas apply); ``fit``: the model's
+    ``constants``, ``centre`` and ``scale`` (:func:`~robustpca._dask.missing.observed_block`)."""
     if allow_nan:
         refuse_empty_rows(x, block_info)
-    fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
-    if fit is not None:
-        return fit[1][0]
-    return (x - mean) @ components.T
+    metric = (fit.get("constants"), fit.get("centre"), fit.get("scale"))
+    found = observed_block(x, mean, components, allow_nan, _finite, *metric)
+    return None if found is None else found[1][part]
 
 
-def _reconstruct_block(
-    x,
-    *,
-    mean,
-    components,
-    allow_nan=False,
-    constants=None,
-    centre=None,
-    scale=None,
-    block_info=None,
-):
-    if allow_nan:
-        refuse_empty_rows(x, block_info)
-    fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
-    if fit is not None:
-        return fit[1][1]
+def _transform_block(x, *, mean, components, block_info=None, **fit):
+    part = _observed_part(x, 0, block_info, mean=mean, components=components, **fit)
+    return (x - mean) @ components.T if part is None else part
+
+
+def _reconstruct_block(x, *, mean, components, block_info=None, **fit):
+    part = _observed_part(x, 1, block_info, mean=mean, components=components, **fit)
+    if part is not None:
+        return part
     return ((x - mean) @ components.T) @ components + mean
 
 
-def _error_block(
-    x,
-    *,
-    mean,
-    components,
-    allow_nan=False,
-    constants=None,
-    centre=None,
-    scale=None,
-    block_info=None,
-):
-    if allow_nan:
-        refuse_empty_rows(x, block_info)
-    fit = observed_block(x, mean, components, allow_nan, _finite, constants, centre, scale)
-    if fit is not None:
-        return fit[1][2]
+def _error_block(x, *, mean, components, block_info=None, **fit):
+    part = _observed_part(x, 2, block_info, mean=mean, components=components, **fit)
+    if part is not None:
+        return part
     xc = x - mean
     return np.linalg.norm(xc - (xc @ components.T) @ components, axis=1)
 
