@@ -490,12 +490,18 @@ def scores_scale(scores: np.ndarray, centre: np.ndarray, w: np.ndarray | None) -
     return np.where(scale > 0, scale, np.sqrt(np.pi / 2.0) * mean_dev)
 
 
+def is_whole(w):
+    """Elementwise, whether a weight is a whole number (a frequency: NaN and infinity
+    are not); NumPy or dask arrays."""
+    return (w == np.floor(w)) & np.isfinite(w)
+
+
 def variance_count(w: np.ndarray) -> float:
     """The count ``n`` of a weighted variance's ``n - 1`` divisor: the total weight for
     whole (frequency) weights, as if each row were repeated ``w_i`` times; otherwise
     the number of rows of positive weight, so that scaling every weight by a constant
     leaves the variance unchanged (weights normalised to sum 1 included)."""
-    if np.all(w == np.floor(w)):
+    if np.all(is_whole(w)):
         return float(w.sum())
     return float(np.count_nonzero(w > 0))
 

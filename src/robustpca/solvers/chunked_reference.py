@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..robust_scale import MAD_CONSTANT, median_positions
+from ..robust_scale import MAD_CONSTANT, is_whole, median_positions
 from .chunked import Rows, sub_blocks
 
 __all__ = [
@@ -85,7 +85,7 @@ class Summary:
             m2 = (w * (finite - mean) ** 2).sum(axis=0)
         low = np.where(keep, V, np.inf).min(axis=0, initial=np.inf)
         high = np.where(keep, V, -np.inf).max(axis=0, initial=-np.inf)
-        whole = np.all(w == np.floor(w), axis=0)
+        whole = np.all(is_whole(w), axis=0)
         return cls(weight, keep.sum(axis=0).astype(np.float64), low, high, mean, m2, whole)
 
     def variance_count(self, column: int) -> float:
@@ -298,7 +298,7 @@ def contamination_target(share: float, total: float, whole: bool = True) -> floa
 def whole_weights(w) -> bool:
     """Whether every weight of ``w`` (NumPy, or a dask array: one pass) is a whole number
     (frequency weights; NaN and infinity are not)."""
-    whole = (w == np.floor(w)) & np.isfinite(w)
+    whole = is_whole(w)
     return bool(whole.all().compute() if hasattr(whole, "compute") else np.all(whole))
 
 
