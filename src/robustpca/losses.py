@@ -101,6 +101,16 @@ class RobustLoss:
         that the objective is not one function from one iteration to the next."""
         return self.resolve(np.ones(1)) is not self
 
+    @property
+    def power(self) -> float:
+        """The exponent ``q`` of the loss's growth, :math:`\\rho(r) \\sim r^q`.
+
+        The power mean :math:`(\\sum_i \\rho(r_i) / n)^{1/q}` is in the residuals' units;
+        its relative change is ``1/q`` times the objective's, which the loops' ``tol``
+        takes into account where ``q`` differs from 1.
+        """
+        return 1.0
+
 
 @dataclass(frozen=True)
 class L21Loss(RobustLoss):
@@ -138,6 +148,11 @@ class L2pLoss(RobustLoss):
     def __post_init__(self):
         _check_parameter(self.p, "p", positive=True, upper=2.0)
         _check_parameter(self.epsilon, "epsilon", positive=False)
+
+    @property
+    def power(self) -> float:
+        """``p``: as ``p`` tends to 0 the objective tends to ``n`` whatever the fit."""
+        return float(self.p)
 
     def rho(self, r):
         r = np.asarray(r)

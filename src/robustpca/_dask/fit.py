@@ -169,8 +169,9 @@ def _wide(run) -> bool:
 
 # --------------------------------------------------------------------------- estimators
 def _fit_optimal_mean(est, X, run, rng, sample_weight):
-    est._loss_for_scale(1.0)  # parameter errors before any pass
-    iteration = {"max_iter": est.max_iter, "tol": est.tol, "callback": est.callback}
+    # parameter errors before any pass; tol as in memory (the estimator's docstring)
+    tol = est.tol * est._loss_for_scale(1.0)[0].power
+    iteration = {"max_iter": est.max_iter, "tol": tol, "callback": est.callback}
     k = est.n_components_
     if _wide(run):
         _gram_first_pass(run)

@@ -55,7 +55,10 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
     max_iter : int, default=100
         Maximum number of re-weighting iterations.
     tol : float, default=1e-6
-        Stop when the relative decrease of the objective is at most ``tol``.
+        Stop when the relative decrease of the objective is at most ``tol``; for
+        ``loss='l2p'``, at most ``p * tol``, so that ``tol`` applies to the power mean
+        :math:`(\sum_i \rho(r_i) / n)^{1/p}` (as ``p`` tends to 0 the objective tends
+        to ``n`` whatever the fit).
     callback : callable or None, default=None
         ``callback(iteration, state)`` after each iteration, with ``state`` an
         :class:`~robustpca.solvers.IterationState` (``objective``, ``weights``, and
@@ -208,7 +211,7 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
             loss,
             rng=problem.rng,
             max_iter=self.max_iter,
-            tol=self.tol,
+            tol=self.tol * loss.power,  # the relative change of the power mean (docstring)
             callback=self.callback,
             problem=problem,
         )
