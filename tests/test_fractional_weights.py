@@ -45,7 +45,11 @@ def test_median_positions_of_whole_weights():
 
 def test_variance_count():
     assert variance_count(np.array([1.0, 2.0, 0.0])) == 3.0  # frequency: the total weight
-    assert variance_count(np.array([0.5, 0.25, 0.0])) == 2.0  # the rows of positive weight
+    # Kish's effective count (sum w)^2 / sum w^2: the rows, where the weights are equal
+    assert variance_count(np.array([0.5, 0.25, 0.0])) == pytest.approx(1.8)
+    assert variance_count(np.full(7, 0.3)) == pytest.approx(7.0)
+    assert variance_count(np.array([1e-200, 3e-200])) == pytest.approx(1.6)
+    assert variance_count(np.array([1e-300, 3e-300])) == pytest.approx(1.6)
 
 
 @pytest.mark.parametrize("rule", ["classical", "median_mad"])
@@ -98,3 +102,42 @@ def test_dask_reference_with_fractional_weights(shared_data, scale):
     assert b.od_location == pytest.approx(a.od_location, rel=1e-9)
     assert b.od_scale == pytest.approx(a.od_scale, rel=1e-9)
     np.testing.assert_array_equal(model.predict(dX).compute(), twin.predict(X))
+
+
+@pytest.mark.parametrize("scale", [1e-6, 0.01, 1 / 3, 7.3])
+def test_explained_variance_of_reliability_weights(scale):
+    """Fractional weights give NumPy's unbiased covariance for reliability weights
+    (``aweights``), whatever their scale, in memory, on Dask and over a stream. The
+    divisor ``W - 1`` made it 4x too large at a total weight of 1.3."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 5)) @ np.diag([5.0, 3, 1, 0.5, 0.1])
+    w = rng.uniform(0.1, 2.0, 100) * scale
+    expected = np.linalg.eigvalsh(np.cov(X.T, aweights=w))[::-1]
+    fits = [
+        PCA(n_components=2).fit(X, sample_weight=w),
+        PCA(n_components=2).fit(da.from_array(X, chunks=(30, -1)), sample_weight=w),
+    ]
+    stream = PCA(n_components=2)
+    for rows in np.array_split(np.arange(100), 4):
+        stream.partial_fit(X[rows], sample_weight=w[rows])
+    for model in [*fits, stream]:
+        np.testing.assert_allclose(model.explained_variance_, expected[:2], rtol=1e-10)
+        total = model.explained_variance_[0] / model.explained_variance_ratio_[0]
+        assert total == pytest.approx(expected.sum(), rel=1e-10)
+
+
+def test_explained_variance_of_a_discounted_stream():
+    """A forgetting factor discounts whole weights into reliability weights: the rows of
+    batch ``t`` of ``T`` weigh ``lam^(T - t)``, and the variances are NumPy's for them
+    (``W - 1`` divided by 2 at ``lam = 0.5``)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4)) @ np.diag([4.0, 2, 1, 0.5])
+    lam, batches = 0.5, np.array_split(np.arange(60), 6)
+    stream = PCA(n_components=2)
+    for rows in batches:
+        stream.partial_fit(X[rows], forgetting_factor=lam)
+    w = np.concatenate(
+        [np.full(len(r), lam ** (len(batches) - 1 - t)) for t, r in enumerate(batches)]
+    )
+    expected = np.linalg.eigvalsh(np.cov(X.T, aweights=w))[::-1]
+    np.testing.assert_allclose(stream.explained_variance_, expected[:2], rtol=1e-10)

@@ -497,13 +497,30 @@ def is_whole(w):
 
 
 def variance_count(w: np.ndarray) -> float:
-    """The count ``n`` of a weighted variance's ``n - 1`` divisor: the total weight for
-    whole (frequency) weights, as if each row were repeated ``w_i`` times; otherwise
-    the number of rows of positive weight, so that scaling every weight by a constant
-    leaves the variance unchanged (weights normalised to sum 1 included)."""
+    """The count ``n`` of a weighted variance's ``n - 1`` divisor.
+
+    The total weight for whole (frequency) weights, as if each row were repeated ``w_i``
+    times; otherwise Kish's effective count :math:`(\\sum_i w_i)^2 / \\sum_i w_i^2`,
+    which makes :math:`W (n - 1) / n = W - \\sum_i w_i^2 / W` the divisor of the
+    unbiased variance under reliability weights (NumPy's ``aweights``). It does not
+    change when every weight is scaled by a constant (weights normalised to sum 1
+    included), and is the number of rows where the positive weights are equal.
+    """
     if np.all(is_whole(w)):
         return float(w.sum())
-    return float(np.count_nonzero(w > 0))
+    top = float(np.max(w))
+    if not top > 0:
+        return 0.0
+    u = w / top  # in [0, 1]: the squares neither overflow nor underflow
+    return effective_count(float(np.sum(u)), float(np.sum(u * u)))
+
+
+def effective_count(total: float, square: float) -> float:
+    """Kish's effective count :math:`W^2 / \\sum_i w_i^2` from the total weight ``W``
+    and the sum of squared weights (0 where either is 0)."""
+    if not total > 0 or not square > 0:
+        return 0.0
+    return float(total / np.sqrt(square)) ** 2
 
 
 def od_location_scale(od23: np.ndarray, w: np.ndarray | None, rule: str) -> tuple[float, float]:

@@ -230,7 +230,8 @@ def _likelihood_variances(stats, summary, at: int, rule: str, d: int, k: int):
         return 0.0, 0.0
     if rule == "classical":
         weight = float(summary.weight[at])
-        return noise_variance_from_sum(float(summary.mean[at]) * weight, weight, d, k), 0.0
+        count = summary.variance_count(at)
+        return noise_variance_from_sum(float(summary.mean[at]) * weight, weight, d, k, count), 0.0
     return (
         noise_variance_from_median(float(stats[at]), d, k),
         background_variance_from_median(float(stats[at + 1]), d),

@@ -57,8 +57,11 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     mean_ : ndarray of shape (n_features,)
         Weighted mean.
     explained_variance_ : ndarray of shape (n_components,)
-        Weighted variance along each component (denominator ``sum(w) - 1``, the
-        frequency-weight convention; ``n - 1`` like scikit-learn with unit weights).
+        Weighted variance along each component. Whole weights are frequencies: the
+        denominator is ``sum(w) - 1`` (``n - 1`` like scikit-learn with unit weights).
+        Other weights, and a stream's discounted ones, are reliability weights: the
+        denominator is ``sum(w) - sum(w**2) / sum(w)``, as ``numpy.cov(aweights=w)``,
+        so that scaling every weight by a constant changes nothing.
     explained_variance_ratio_ : ndarray of shape (n_components,)
     n_components_, n_features_in_, n_iter_ (always 1), converged_ (always True),
     stop_reason_, objective_history_ (the weighted squared reconstruction error)

@@ -72,6 +72,7 @@ import numpy as np
 
 from ..linalg import positive_eigen_mask, top_eigh
 from ..losses import CappedL2Loss, CauchyLoss, HuberLoss, L2pLoss, L21Loss, RobustLoss, WelschLoss
+from ..robust_scale import effective_count, is_whole
 from ._result import IterationState, StopReason
 from .reweighting import ReweightingProgress
 
@@ -112,6 +113,9 @@ class Moments:
     weight: float
     mean: np.ndarray
     scatter: np.ndarray | None
+    #: :math:`\\sum_i w_i^2`, and whether every weight is a whole number (:attr:`count`)
+    square: float = 0.0
+    whole: bool = True
 
     def __add__(self, other: Moments) -> Moments:
         if other.weight == 0:
@@ -125,7 +129,13 @@ class Moments:
         if self.scatter is not None:
             scatter = self.scatter + other.scatter
             scatter += np.outer(delta, delta) * (self.weight * other.weight / total)
-        return Moments(total, mean, scatter)
+        square, whole = self.square + other.square, self.whole and other.whole
+        return Moments(total, mean, scatter, square, whole)
+
+    @property
+    def count(self) -> float:
+        """:func:`~robustpca.robust_scale.variance_count` of the rows' weights."""
+        return self.weight if self.whole else effective_count(self.weight, self.square)
 
     def scatter_about(self, center: np.ndarray) -> np.ndarray:
         """:math:`\\sum_i w_i (x_i - c)(x_i - c)^\\top` for a fixed centre ``c``."""
@@ -267,20 +277,21 @@ def block_moments(x, w, *, scatter=True, reference=None, xc=None) -> Moments:
     if total == 0:
         d = (x if xc is None else xc).shape[1]
         return Moments(0.0, np.zeros(d), np.zeros((d, d)) if scatter else None)
+    weights = {"square": float(w @ w), "whole": bool(np.all(is_whole(w)))}
     if xc is None:
         mean = (w @ x) / total
         if not scatter:
-            return Moments(total, mean, None)
+            return Moments(total, mean, None, **weights)
         xs = x - mean
         xs *= np.sqrt(w)[:, None]
-        return Moments(total, mean, xs.T @ xs)
+        return Moments(total, mean, xs.T @ xs, **weights)
     shift = (w @ xc) / total
     if not scatter:
-        return Moments(total, reference + shift, None)
+        return Moments(total, reference + shift, None, **weights)
     xc *= np.sqrt(w)[:, None]
     S = xc.T @ xc
     S -= total * np.outer(shift, shift)
-    return Moments(total, reference + shift, S)
+    return Moments(total, reference + shift, S, **weights)
 
 
 @by_sub_blocks

@@ -153,7 +153,9 @@ def solve_weighted_pca_chunked(moments: Moments, n_components: int, *, rng) -> S
     state = WeightedPCAStep(n_components).solve(moments)
     components = complete_orthonormal(state.basis, n_components, rng).T
     trace = float(np.trace(moments.scatter))
-    return _weighted_pca_result(components, state.mean, state.eigvals, trace, moments.weight)
+    return _weighted_pca_result(
+        components, state.mean, state.eigvals, trace, moments.weight, moments.count
+    )
 
 
 def solve_optimal_mean_pca_chunked(

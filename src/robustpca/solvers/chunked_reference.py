@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..robust_scale import MAD_CONSTANT, is_whole, median_positions
+from ..robust_scale import MAD_CONSTANT, effective_count, is_whole, median_positions
 from .chunked import Rows, sub_blocks
 
 __all__ = [
@@ -60,12 +60,13 @@ _EPS = float(np.finfo(np.float64).eps)
 
 @dataclass(frozen=True)
 class Summary:
-    """Per column: weight, count of rows with positive weight, extremes of their values,
-    their weighted mean and centred sum of squares (merged by Chan's formula), and
-    whether every weight is a whole number."""
+    """Per column: weight, count of rows with positive weight, sum of squared weights,
+    extremes of their values, their weighted mean and centred sum of squares (merged by
+    Chan's formula), and whether every weight is a whole number."""
 
     weight: np.ndarray
     count: np.ndarray
+    square: np.ndarray
     low: np.ndarray
     high: np.ndarray
     mean: np.ndarray
@@ -86,11 +87,14 @@ class Summary:
         low = np.where(keep, V, np.inf).min(axis=0, initial=np.inf)
         high = np.where(keep, V, -np.inf).max(axis=0, initial=-np.inf)
         whole = np.all(is_whole(w), axis=0)
-        return cls(weight, keep.sum(axis=0).astype(np.float64), low, high, mean, m2, whole)
+        count = keep.sum(axis=0).astype(np.float64)
+        return cls(weight, count, (w * w).sum(axis=0), low, high, mean, m2, whole)
 
     def variance_count(self, column: int) -> float:
         """:func:`~robustpca.robust_scale.variance_count` of a column's weights."""
-        return float(self.weight[column] if self.whole[column] else self.count[column])
+        if self.whole[column]:
+            return float(self.weight[column])
+        return effective_count(float(self.weight[column]), float(self.square[column]))
 
     def __add__(self, other: Summary) -> Summary:
         total = self.weight + other.weight
@@ -103,6 +107,7 @@ class Summary:
         return Summary(
             total,
             self.count + other.count,
+            self.square + other.square,
             np.minimum(self.low, other.low),
             np.maximum(self.high, other.high),
             mean,

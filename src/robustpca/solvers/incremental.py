@@ -48,6 +48,7 @@ import numpy as np
 
 from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..losses import RobustLoss
+from ..robust_scale import effective_count, is_whole
 from ._result import SolverResult
 from .missing import observed_fit
 from .optimal_mean import _weighted_pca_result
@@ -79,12 +80,20 @@ class ScatterStatistics:
         :math:`m`.
     scatter : ndarray of shape (n_features, n_features) or None
     factor : ndarray of shape (r, n_features) or None
+    square : float
+        :math:`\sum_i w_i^2` (discounted by :math:`\lambda^2`).
+    whole : bool
+        Whether every weight merged is a whole number and none was discounted: the
+        count of the variances' divisor (:func:`~robustpca.robust_scale.variance_count`)
+        is then ``W``, else Kish's effective count.
     """
 
     weight: float
     mean: np.ndarray
     scatter: np.ndarray | None = None
     factor: np.ndarray | None = None
+    square: float = 0.0
+    whole: bool = True
 
     @classmethod
     def empty(cls, n_features: int) -> ScatterStatistics:
@@ -112,7 +121,8 @@ class ScatterStatistics:
             return ScatterStatistics.empty(self.n_features)
         scatter = None if self.scatter is None else lam * self.scatter
         factor = None if self.factor is None else np.sqrt(lam) * self.factor
-        return ScatterStatistics(lam * self.weight, self.mean, scatter, factor)
+        square = lam * lam * self.square
+        return ScatterStatistics(lam * self.weight, self.mean, scatter, factor, square, False)
 
     def merge(self, other: ScatterStatistics) -> ScatterStatistics:
         """The statistics of the samples of both (exactly; module docstring)."""
@@ -124,10 +134,11 @@ class ScatterStatistics:
         delta = other.mean - self.mean
         mean = self.mean + (other.weight / total) * delta
         cross = np.sqrt(self.weight * other.weight / total) * delta
+        weights = {"square": self.square + other.square, "whole": self.whole and other.whole}
         if self.scatter is not None or other.scatter is not None:
             S = self.full_scatter() + other.full_scatter() + np.outer(cross, cross)
-            return ScatterStatistics(total, mean, 0.5 * (S + S.T))
-        return _merged(total, mean, [self.factor, other.factor, cross[None, :]])
+            return ScatterStatistics(total, mean, 0.5 * (S + S.T), **weights)
+        return _merged(total, mean, [self.factor, other.factor, cross[None, :]], **weights)
 
     def full_scatter(self) -> np.ndarray:
         """The ``d x d`` scatter (formed from the factor where that is what is held)."""
@@ -148,7 +159,7 @@ class ScatterStatistics:
         mean = (w @ X) / w_b
         positive = w > 0
         B = np.sqrt(w[positive])[:, None] * (X[positive] - mean)
-        return _merged(w_b, mean, [B])
+        return _merged(w_b, mean, [B], square=float(w @ w), whole=bool(np.all(is_whole(w))))
 
     def update(
         self, X: np.ndarray, weights: np.ndarray, *, forgetting_factor: float = 1.0
@@ -163,7 +174,8 @@ class ScatterStatistics:
         ``n_components`` eigenvectors of the scatter (completed by ``rng`` where the
         scatter has fewer positive eigenvalues) and their eigenvalues, as
         :func:`~robustpca.solvers.solve_weighted_pca` returns them (``info`` holds
-        ``explained_variance`` and ``total_variance`` with the denominator ``W - 1``).
+        ``explained_variance`` and ``total_variance`` with the denominator of
+        :func:`~robustpca.solvers.optimal_mean.variance_dof`).
         None when no positive weight has been merged."""
         if self.weight <= 0.0:
             return None
@@ -183,7 +195,10 @@ class ScatterStatistics:
             return None
         usable = positive_eigen_mask(vals)
         basis = complete_orthonormal(np.ascontiguousarray(vecs[:, usable]), n_components, rng)
-        return _weighted_pca_result(basis.T, self.mean.copy(), vals[usable], total, self.weight)
+        count = self.weight if self.whole else effective_count(self.weight, self.square)
+        return _weighted_pca_result(
+            basis.T, self.mean.copy(), vals[usable], total, self.weight, count
+        )
 
 
 def _orthonormal_columns(U: np.ndarray) -> np.ndarray:
@@ -195,7 +210,9 @@ def _orthonormal_columns(U: np.ndarray) -> np.ndarray:
     return Q * np.where(signs == 0, 1.0, signs)[None, :]
 
 
-def _merged(weight: float, mean: np.ndarray, blocks: list) -> ScatterStatistics:
+def _merged(
+    weight: float, mean: np.ndarray, blocks: list, *, square: float, whole: bool
+) -> ScatterStatistics:
     """Statistics of weight ``weight`` and mean ``mean`` whose scatter is ``R^T R`` for
     the rows ``R`` of ``blocks`` stacked: a factor while they are fewer than ``d``, else
     the ``d x d`` scatter."""
@@ -203,8 +220,8 @@ def _merged(weight: float, mean: np.ndarray, blocks: list) -> ScatterStatistics:
     R = np.vstack([np.zeros((0, d))] + [b for b in blocks if b is not None and b.shape[0]])
     if R.shape[0] >= d:
         S = R.T @ R
-        return ScatterStatistics(weight, mean, 0.5 * (S + S.T))
-    return ScatterStatistics(weight, mean, factor=R)
+        return ScatterStatistics(weight, mean, 0.5 * (S + S.T), square=square, whole=whole)
+    return ScatterStatistics(weight, mean, factor=R, square=square, whole=whole)
 
 
 @dataclass(frozen=True)

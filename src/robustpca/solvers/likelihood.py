@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..robust_scale import variance_count
 from .optimal_mean import variance_dof
 
 __all__ = [
@@ -244,7 +245,7 @@ def noise_variance(
     robust : bool
         The median rule (True) or the classical mean (False).
     sample_weight : ndarray of shape (n_samples,), optional
-        Frequency weights.
+        Sample weights (frequencies where they are whole numbers).
 
     Returns
     -------
@@ -260,20 +261,27 @@ def noise_variance(
     if not robust:
         total = float(od2.size if w is None else w.sum())
         sq = float(np.sum(od2) if w is None else w @ od2)
-        return noise_variance_from_sum(sq, total, n_features, n_components)
+        count = None if w is None else variance_count(w)
+        return noise_variance_from_sum(sq, total, n_features, n_components, count)
     return noise_variance_from_median(_weighted_median(od2, w), n_features, n_components)
 
 
 def noise_variance_from_sum(
-    sum_od2: float, total_weight: float, n_features: int, n_components: int
+    sum_od2: float,
+    total_weight: float,
+    n_features: int,
+    n_components: int,
+    count: float | None = None,
 ) -> float:
     r"""The classical :math:`\sigma^2` of :func:`noise_variance` from
-    :math:`\sum_i w_i OD_i^2` and :math:`\sum_i w_i` (0 when ``k >= d``)."""
+    :math:`\sum_i w_i OD_i^2`, :math:`\sum_i w_i` and the weights'
+    :func:`~robustpca.robust_scale.variance_count` (``None``: whole weights) (0 when
+    ``k >= d``)."""
     dof = n_features - n_components
     if dof <= 0:
         return 0.0
     # the divisor of explained_variance_, so that sigma^2 is their mean beyond k
-    divisor = variance_dof(total_weight) * dof
+    divisor = variance_dof(total_weight, count) * dof
     return float(sum_od2) / divisor if divisor > 0 else 0.0
 
 

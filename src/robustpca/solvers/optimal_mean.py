@@ -17,6 +17,7 @@ import numpy as np
 
 from ..linalg import WeightedPCAProblem
 from ..losses import RobustLoss
+from ..robust_scale import variance_count
 from ._result import IterationState, SolverResult, StopReason
 from .reweighting import minimize_reweighted_pca
 
@@ -44,16 +45,20 @@ def solve_weighted_pca(
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)
     sub = problem.solve(weights, residuals=False)
+    count = variance_count(np.asarray(weights, dtype=np.float64))
     return _weighted_pca_result(
-        sub.basis().T, sub.mean(), sub.eigvals, sub.total_scatter, float(weights.sum())
+        sub.basis().T, sub.mean(), sub.eigvals, sub.total_scatter, float(weights.sum()), count
     )
 
 
-def variance_dof(total_weight: float) -> float:
-    """The divisor of a weighted scatter: ``W - 1`` (frequency weights; with unit weights
-    scikit-learn's ``n - 1``), or ``W`` itself when ``W <= 1``."""
+def variance_dof(total_weight: float, count: float | None = None) -> float:
+    """The divisor of a weighted scatter: :math:`W (n - 1) / n` for the count ``n`` of
+    :func:`~robustpca.robust_scale.variance_count` (``W - 1`` for whole weights, with
+    unit weights scikit-learn's ``n - 1``; ``count=None`` is ``W``), or ``W`` itself
+    where ``n <= 1``."""
     total_weight = float(total_weight)
-    return total_weight - 1.0 if total_weight > 1.0 else total_weight
+    count = total_weight if count is None else float(count)
+    return total_weight * (count - 1.0) / count if count > 1.0 else total_weight
 
 
 def _weighted_pca_result(
@@ -62,6 +67,7 @@ def _weighted_pca_result(
     eigvals: np.ndarray,
     total_scatter: float,
     total_weight: float,
+    count: float | None = None,
 ) -> SolverResult:
     """The closed-form result of weighted PCA from the top eigenvalues of its scatter.
 
@@ -71,7 +77,7 @@ def _weighted_pca_result(
     k = components.shape[0]
     # no residual pass: sum_i d_i r_i^2 = trace(S) - (sum of the top-k eigenvalues)
     objective = max(total_scatter - float(eigvals[:k].sum()), 0.0)
-    dof = variance_dof(total_weight)
+    dof = variance_dof(total_weight, count)
     explained = np.zeros(k)
     explained[: eigvals.size] = eigvals[:k]
     return SolverResult(
