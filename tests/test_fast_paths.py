@@ -183,6 +183,40 @@ def test_warm_start_eigh_matches_lapack():
     assert solver.n_exact == 1 and solver.n_warm == 4
 
 
+def test_warm_start_sees_a_dominant_direction_outside_its_block():
+    """Converged Ritz pairs are eigenpairs, not necessarily the largest: a dominant block
+    appearing where the previous vectors have no component (samples of weight 0 that get
+    a weight) was never found, and [10, 9, 8] came back for [100, 90, 80]."""
+    rng = np.random.default_rng(0)
+
+    def spd(m, top):
+        Q = np.linalg.qr(rng.standard_normal((m, m)))[0]
+        return (Q * np.r_[top, np.linspace(1, 0.01, m - len(top))]) @ Q.T
+
+    n, h = 300, 150
+    first = np.zeros((n, n))
+    first[:h, :h] = spd(h, [10.0, 9.0, 8.0])
+    second = first.copy()
+    second[h:, h:] = spd(n - h, [100.0, 90.0, 80.0])
+    solver = WarmStartEigh(3, min_size=100)
+    solver(first)
+    vals, vecs = solver(second)
+    np.testing.assert_allclose(vals, [100.0, 90.0, 80.0], rtol=1e-10)
+    assert np.linalg.norm(vecs[:h]) < 1e-8
+
+
+def test_deflated_top_bounds_the_rest_of_the_spectrum():
+    """The check's Ritz value is a lower bound on the largest eigenvalue outside the
+    block, and reaches it on a spectrum with a gap."""
+    rng = np.random.default_rng(1)
+    Q = np.linalg.qr(rng.standard_normal((200, 200)))[0]
+    values = np.r_[50.0, 40.0, 30.0, 20.0, np.linspace(1.0, 0.0, 196)]
+    A = (Q * values) @ Q.T
+    top = linalg.eigen.deflated_top(A, Q[:, :3], 12, rng)
+    assert top <= 20.0 * (1 + 1e-12) and top == pytest.approx(20.0, rel=1e-6)
+    assert linalg.eigen.deflated_top(A, Q, 12, rng) == 0.0  # no complement
+
+
 def test_warm_start_falls_back_when_it_cannot_converge(monkeypatch):
     """A matrix unrelated to the previous one: the steps fail and LAPACK answers."""
     monkeypatch.setattr(linalg.eigen, "WARM_MAX_STEPS", 1)

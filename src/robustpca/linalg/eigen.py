@@ -59,6 +59,10 @@ WARM_MAX_STEPS = 6
 #: A warm-started eigenpair is accepted when ||A v - lambda v|| <= WARM_RTOL * lambda_1.
 WARM_RTOL = 1e-10
 
+#: Lanczos steps, from a random start, of the check that no eigenvalue above the accepted
+#: ones lies outside the warm block (:func:`deflated_top`).
+WARM_CHECK_STEPS = 12
+
 
 _GEMM = sla.blas.get_blas_funcs("gemm", dtype=np.float64)
 
@@ -243,6 +247,39 @@ def _krylov_ritz(A: np.ndarray, V: np.ndarray, k: int, max_steps: int, rtol: flo
     return None
 
 
+def deflated_top(A: np.ndarray, V: np.ndarray, steps: int, rng: np.random.Generator) -> float:
+    """A lower bound on the largest eigenvalue of symmetric ``A`` on the orthogonal
+    complement of the orthonormal columns ``V``: the top Ritz value of ``steps`` Lanczos
+    steps (fully reorthogonalised) from a random start, 0 where the complement is empty.
+
+    A small eigen-residual proves that Ritz pairs are eigenpairs, not that they are the
+    largest: a dominant direction outside the Krylov space of a warm start is never seen.
+    Lanczos finds the extreme eigenvalue of the rest within a few steps, except from a
+    start nearly orthogonal to it, which a random start makes improbable (Kuczynski &
+    Wozniakowski 1992).
+    """
+    n = A.shape[0]
+    steps = min(steps, n - V.shape[1])
+    if steps <= 0:
+        return 0.0
+    Q, AQ = np.zeros((n, steps)), np.zeros((n, steps))
+    q = rng.standard_normal(n)
+    for j in range(steps):
+        for _ in range(2):  # twice is enough (Giraud et al. 2005)
+            q -= V @ (V.T @ q) + Q[:, :j] @ (Q[:, :j].T @ q)
+        norm = np.linalg.norm(q)
+        if not norm > 0:
+            steps = j
+            break
+        Q[:, j] = q / norm
+        AQ[:, j] = A @ Q[:, j]
+        q = AQ[:, j].copy()
+    if steps == 0:
+        return 0.0
+    H = Q[:, :steps].T @ AQ[:, :steps]
+    return float(np.linalg.eigvalsh(0.5 * (H + H.T))[-1])
+
+
 class WarmStartEigh:
     """Top-``k`` eigenpairs of a sequence of slowly changing symmetric matrices.
 
@@ -250,7 +287,8 @@ class WarmStartEigh:
     top subspaces do too: from the ``k + WARM_EXTRA`` Ritz vectors of the previous call,
     a few Rayleigh-Ritz steps on the block Krylov space ``[V, AV]`` reach the eigenpairs
     to ``||A v - lambda v|| <= WARM_RTOL * lambda_1``, at ``O(n^2 k)`` a step instead of
-    the ``O(n^3)`` tridiagonal reduction of LAPACK. Matrices smaller than
+    the ``O(n^3)`` tridiagonal reduction of LAPACK. They are accepted once a Lanczos check
+    outside the block (:func:`deflated_top`) finds no larger eigenvalue than the k-th. Matrices smaller than
     :data:`WARM_START_MIN` (where ``syevr`` is faster, see there), the first call, any
     call whose :data:`WARM_MAX_STEPS` steps do not converge, and the call after such a
     failure use :func:`top_eigh`.
@@ -261,6 +299,7 @@ class WarmStartEigh:
         self.min_size = WARM_START_MIN if min_size is None else min_size
         self._block: np.ndarray | None = None
         self._failed = False
+        self._rng = np.random.default_rng(0)  # the check's starts: reproducible runs
         self.n_warm = 0
         self.n_exact = 0
 
@@ -284,7 +323,7 @@ class WarmStartEigh:
         if block is not None and warm:
             start = block if rows is None else block[rows]
             found = _krylov_ritz(A, start, k, WARM_MAX_STEPS, WARM_RTOL)
-            if found is not None:
+            if found is not None and not self._larger_outside(A, *found):
                 vals, vecs, block = found
                 self._block = _pad_rows(block, rows, N)
                 self.n_warm += 1
@@ -295,6 +334,12 @@ class WarmStartEigh:
         self._block = _pad_rows(vecs, rows, N)
         self.n_exact += 1
         return vals[:k], self._block[:, :k]
+
+
+    def _larger_outside(self, A, vals, vecs, block) -> bool:
+        """Whether the check finds an eigenvalue above the k-th outside ``block``."""
+        top = deflated_top(A, block, WARM_CHECK_STEPS, self._rng)
+        return top > vals[-1] + WARM_RTOL * abs(vals[0])
 
 
 def _pad_rows(V: np.ndarray, rows: np.ndarray | None, n: int) -> np.ndarray:
