@@ -288,10 +288,10 @@ class WarmStartEigh:
     a few Rayleigh-Ritz steps on the block Krylov space ``[V, AV]`` reach the eigenpairs
     to ``||A v - lambda v|| <= WARM_RTOL * lambda_1``, at ``O(n^2 k)`` a step instead of
     the ``O(n^3)`` tridiagonal reduction of LAPACK. They are accepted once a Lanczos check
-    outside the block (:func:`deflated_top`) finds no larger eigenvalue than the k-th. Matrices smaller than
-    :data:`WARM_START_MIN` (where ``syevr`` is faster, see there), the first call, any
-    call whose :data:`WARM_MAX_STEPS` steps do not converge, and the call after such a
-    failure use :func:`top_eigh`.
+    outside the block (:func:`deflated_top`) finds no larger eigenvalue than the k-th.
+    Matrices smaller than :data:`WARM_START_MIN` (where ``syevr`` is faster, see there),
+    the first call, any call whose :data:`WARM_MAX_STEPS` steps do not converge or that
+    fails the check, and the call after such a failure use :func:`top_eigh`.
     """
 
     def __init__(self, k: int, *, min_size: int | None = None):
@@ -334,7 +334,6 @@ class WarmStartEigh:
         self._block = _pad_rows(vecs, rows, N)
         self.n_exact += 1
         return vals[:k], self._block[:, :k]
-
 
     def _larger_outside(self, A, vals, vecs, block) -> bool:
         """Whether the check finds an eigenvalue above the k-th outside ``block``."""
