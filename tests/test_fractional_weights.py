@@ -141,3 +141,14 @@ def test_explained_variance_of_a_discounted_stream():
     )
     expected = np.linalg.eigvalsh(np.cov(X.T, aweights=w))[::-1]
     np.testing.assert_allclose(stream.explained_variance_, expected[:2], rtol=1e-10)
+
+
+@pytest.mark.parametrize("c", [1e154, 1e300])
+def test_huge_frequency_weights(c):
+    """W (n - 1) / n overflowed to inf from W = 1e154 on: variances of 0, no warning.
+    (Each row repeated c times: the variance divides by the rows, not the rows - 1.)"""
+    X = np.random.default_rng(2).normal(size=(40, 4))
+    unit = PCA(n_components=2).fit(X)
+    heavy = PCA(n_components=2).fit(X, sample_weight=np.full(40, c))
+    expected = unit.explained_variance_ * 39 / 40
+    np.testing.assert_allclose(heavy.explained_variance_, expected, rtol=1e-9)

@@ -58,7 +58,7 @@ def variance_dof(total_weight: float, count: float | None = None) -> float:
     where ``n <= 1``."""
     total_weight = float(total_weight)
     count = total_weight if count is None else float(count)
-    return total_weight * (count - 1.0) / count if count > 1.0 else total_weight
+    return total_weight * ((count - 1.0) / count) if count > 1.0 else total_weight
 
 
 def _weighted_pca_result(
