@@ -482,3 +482,37 @@ def test_gram_solve_without_residuals_skips_the_explicit_pass(monkeypatch):
         lean.residuals()
     WeightedPCAProblem(X, 3, np.random.default_rng(0)).solve(w)
     assert calls == [1]  # the control: with residuals the degenerate pass runs
+
+
+@pytest.mark.parametrize("route", ["scatter", "gram"])
+def test_residuals_of_a_completed_basis(route):
+    """Weighted data spanning fewer directions than k: the basis is completed with
+    arbitrary orthonormal columns, drawn once, and the residuals are those of that
+    basis (they were those of the r < k directions with variance)."""
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    w = np.zeros(40)
+    w[:2] = 1.0  # a weighted scatter of rank 1
+    sol = WeightedPCAProblem(X, 3, np.random.default_rng(0), route=route).solve(w)
+    U, b = sol.basis(), sol.mean()
+    np.testing.assert_array_equal(sol.basis(), U)
+    expected = np.linalg.norm((X - b) - ((X - b) @ U) @ U.T, axis=1)
+    np.testing.assert_allclose(sol.residuals(), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_capped_fit_residuals_match_its_components():
+    """OptimalMeanPCA(loss='capped') whose weighted inliers span one direction for k = 3:
+    residuals_ are the distances to components_ and mean_."""
+    rng = np.random.default_rng(0)
+    inliers = np.outer(rng.standard_normal(30), rng.standard_normal(6)) * 3 + 1
+    X = np.vstack([inliers, rng.standard_normal((8, 6)) * 50])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = OptimalMeanPCA(n_components=3, loss="capped", threshold=20.0).fit(X)
+    C, m = model.components_, model.mean_
+    expected = np.linalg.norm((X - m) - ((X - m) @ C.T) @ C, axis=1)
+    np.testing.assert_allclose(model.residuals_, expected, rtol=1e-9, atol=1e-9)
+
+
+def test_top_eigh_of_no_pair():
+    vals, vecs = top_eigh(np.eye(5), 0)
+    assert vals.shape == (0,) and vecs.shape == (5, 0)

@@ -147,6 +147,8 @@ def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """
     n = A.shape[0]
     k = min(k, n)
+    if k <= 0:
+        return np.empty(0, dtype=A.dtype), np.empty((n, 0), dtype=A.dtype)
     if 4 * k < n:
         if A.dtype == np.float64 and n <= TRIDIAGONAL_MAX:
             with single_blas_thread(TRIDIAGONAL_ONE_THREAD):

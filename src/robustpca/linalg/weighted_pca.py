@@ -96,11 +96,19 @@ class WeightedSubspace:
         self._coef = coef  # Gram: D^{1/2} V Lambda^{-1/2}; scatter: U
         self.sq_norms = sq_norms  # ||x_i - b||^2
         self._residual_sq = residual_sq
+        self._basis: np.ndarray | None = None
+        self._completed = False  # residuals of the completed basis
 
     def residuals(self) -> np.ndarray:
-        """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples."""
+        """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples, for the
+        ``U`` of :meth:`basis` (completed where the weighted data span fewer than
+        ``n_components`` directions: the residuals then take one more pass)."""
         if self._residual_sq is None:
             raise ValueError("this subspace was solved with residuals=False")
+        p = self._problem
+        if self.eigvals.size < p.n_components and not self._completed:
+            self._residual_sq = p._exact_residuals(self.mean(), self.basis())
+            self._completed = True
         return np.sqrt(self._residual_sq)
 
     def mean(self) -> np.ndarray:
@@ -108,10 +116,13 @@ class WeightedSubspace:
         return self._problem._mean(self._offset_coef)
 
     def basis(self) -> np.ndarray:
-        """The (n_features, n_components) orthonormal basis ``U`` (float64)."""
-        p = self._problem
-        U = p._gram_basis(self._offset_coef, self._coef) if p.gram else self._coef
-        return complete_orthonormal(U, p.n_components, p.rng)
+        """The (n_features, n_components) orthonormal basis ``U`` (float64; its extra
+        columns, where the weighted data span fewer directions, drawn once)."""
+        if self._basis is None:
+            p = self._problem
+            U = p._gram_basis(self._offset_coef, self._coef) if p.gram else self._coef
+            self._basis = complete_orthonormal(U, p.n_components, p.rng)
+        return self._basis.copy()
 
 
 class WeightedPCAProblem:
