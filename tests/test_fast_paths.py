@@ -487,8 +487,9 @@ def test_gram_solve_without_residuals_skips_the_explicit_pass(monkeypatch):
 @pytest.mark.parametrize("route", ["scatter", "gram"])
 def test_residuals_of_a_completed_basis(route):
     """Weighted data spanning fewer directions than k: the basis is completed with
-    arbitrary orthonormal columns, drawn once, and the residuals are those of that
-    basis (they were those of the r < k directions with variance)."""
+    arbitrary orthonormal columns, drawn once (they were drawn again at every call), and
+    completed_residuals() are those of that basis (residuals(), those of the r < k
+    directions with variance, are the loop's)."""
     X = np.random.default_rng(0).standard_normal((40, 6))
     w = np.zeros(40)
     w[:2] = 1.0  # a weighted scatter of rank 1
@@ -496,7 +497,8 @@ def test_residuals_of_a_completed_basis(route):
     U, b = sol.basis(), sol.mean()
     np.testing.assert_array_equal(sol.basis(), U)
     expected = np.linalg.norm((X - b) - ((X - b) @ U) @ U.T, axis=1)
-    np.testing.assert_allclose(sol.residuals(), expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(sol.completed_residuals(), expected, rtol=1e-10, atol=1e-12)
+    assert sol.residuals().max() > expected.max() + 0.1
 
 
 def test_capped_fit_residuals_match_its_components():

@@ -97,19 +97,24 @@ class WeightedSubspace:
         self.sq_norms = sq_norms  # ||x_i - b||^2
         self._residual_sq = residual_sq
         self._basis: np.ndarray | None = None
-        self._completed = False  # residuals of the completed basis
 
     def residuals(self) -> np.ndarray:
         """Residual norms ``||(I - UU^T)(x_i - b)||`` of the training samples, for the
-        ``U`` of :meth:`basis` (completed where the weighted data span fewer than
-        ``n_components`` directions: the residuals then take one more pass)."""
+        directions with variance (:meth:`completed_residuals` for the returned basis)."""
         if self._residual_sq is None:
             raise ValueError("this subspace was solved with residuals=False")
-        p = self._problem
-        if self.eigvals.size < p.n_components and not self._completed:
-            self._residual_sq = p._exact_residuals(self.mean(), self.basis())
-            self._completed = True
         return np.sqrt(self._residual_sq)
+
+    def completed_residuals(self) -> np.ndarray | None:
+        """Residual norms to the completed :meth:`basis` through :meth:`mean`, by one
+        more pass, where the weighted data span fewer than
+        ``n_components`` directions; None otherwise (:meth:`residuals` are theirs). The
+        loop keeps the residuals of the directions with variance, so that its path does
+        not depend on the arbitrary extra columns (nor differ from the dask route's)."""
+        p = self._problem
+        if self.eigvals.size >= p.n_components:
+            return None
+        return np.sqrt(np.clip(p._exact_residuals(self.mean(), self.basis()), 0.0, None))
 
     def mean(self) -> np.ndarray:
         """The weighted mean ``b`` in the original coordinates (float64)."""

@@ -285,6 +285,7 @@ class GramSubspace:
         self.sq_norms = sq_norms
         self._residual_sq = residual_sq
         self._dense = None
+        self._basis: np.ndarray | None = None
         self.explicit = False  # whether the residuals were formed explicitly (a pass)
 
     def residuals(self) -> np.ndarray:
@@ -323,8 +324,19 @@ class GramSubspace:
         return self._materialise()[1].copy()
 
     def basis(self) -> np.ndarray:
-        p = self._problem
-        return complete_orthonormal(self._materialise()[0], p.n_components, p.rng)
+        """The completed basis, its extra columns drawn once (as in memory)."""
+        if self._basis is None:
+            p = self._problem
+            self._basis = complete_orthonormal(self._materialise()[0], p.n_components, p.rng)
+        return self._basis.copy()
+
+    def completed_residuals(self) -> np.ndarray | None:
+        """As :meth:`WeightedSubspace.completed_residuals
+        <robustpca.linalg.WeightedSubspace.completed_residuals>`: the residual norms to
+        the completed basis (one pass), or None when nothing was completed."""
+        if self.coef.shape[1] >= self._problem.n_components:
+            return None
+        return self._problem.final_residuals(self, self.basis())
 
 
 class GramWeightedPCA:

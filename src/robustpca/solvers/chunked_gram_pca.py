@@ -32,6 +32,7 @@ from .l21_pca import _inverse_sqrt_psd, _maximize_l21, _principal_axes
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .r1_pca import _GramIterate, _minimize_r1, _orth_qr, _r1_result
 from .reweighting import ReweightingResult, minimize_reweighted, minimize_reweighted_pca
+from .reweighting_progress import returned_residuals
 
 __all__ = [
     "solve_adaptive_neighbors_pca_gram",
@@ -155,21 +156,23 @@ def solve_generalized_mean_pca_gram(
 ) -> SolverResult:
     """PCA-GM (Oh & Kwak's Algorithm 2) about :math:`c_0 + X_0^\\top` ``mean_coef``, wide data."""
     problem = GramWeightedPCA(passes, n_components, rng, center=False, reference=mean_coef)
+    loss = L2pLoss(p=2.0 * p, epsilon=delta)
     res = minimize_reweighted_pca(
         problem,
-        L2pLoss(p=2.0 * p, epsilon=delta),
+        loss,
         np.ones(problem.n_samples),
         max_iter=max_iter,
         tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
         callback=callback,
     )
     sub = res.solution
+    residuals, weights = returned_residuals(res, loss)
     return SolverResult.from_loop(
         res,
         components=sub.basis().T,
         mean=sub.mean(),
-        weights=res.weights / p,
-        info={"residuals": res.residuals},
+        weights=weights / p,
+        info={"residuals": residuals},
     )
 
 

@@ -66,6 +66,7 @@ from ..linalg.blocked import add_weighted_rows
 from ..losses import L2pLoss
 from ._result import IterationState, SolverResult, StopReason
 from .reweighting import EXACT_RESIDUAL_RTOL, minimize_reweighted, minimize_reweighted_pca
+from .reweighting_progress import returned_residuals
 
 __all__ = [
     "GeneralizedMeanResult",
@@ -422,10 +423,11 @@ def solve_generalized_mean_pca(
         callback=callback,
         exact_below=EXACT_RESIDUAL_RTOL * largest,
     )
+    residuals, weights = returned_residuals(res, loss)
     return SolverResult.from_loop(
         res,
         components=res.solution.basis().T,
         mean=np.array(mean, dtype=np.float64, copy=True),
-        weights=res.weights / p,
-        info={"residuals": res.residuals},
+        weights=weights / p,
+        info={"residuals": residuals},
     )

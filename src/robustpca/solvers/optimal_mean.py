@@ -20,6 +20,7 @@ from ..losses import RobustLoss
 from ..robust_scale import variance_count
 from ._result import IterationState, SolverResult, StopReason
 from .reweighting import minimize_reweighted_pca
+from .reweighting_progress import returned_residuals
 
 __all__ = ["solve_optimal_mean_pca", "solve_weighted_pca"]
 
@@ -135,10 +136,11 @@ def solve_optimal_mean_pca(
     w0 = np.ones(problem.n_samples) if initial_weights is None else initial_weights
     res = minimize_reweighted_pca(problem, loss, w0, max_iter=max_iter, tol=tol, callback=callback)
     sub = res.solution
+    residuals, weights = returned_residuals(res, loss)
     return SolverResult.from_loop(
         res,
         components=sub.basis().T,
         mean=sub.mean(),
-        weights=res.weights,
-        info={"residuals": res.residuals},
+        weights=weights,
+        info={"residuals": residuals},
     )

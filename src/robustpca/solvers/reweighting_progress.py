@@ -15,7 +15,7 @@ import numpy as np
 
 from ._result import IterationState, StopReason, relative_change
 
-__all__ = ["ReweightingProgress", "ReweightingResult", "stopping_test"]
+__all__ = ["ReweightingProgress", "ReweightingResult", "returned_residuals", "stopping_test"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,17 @@ class ReweightingResult:
     n_iter: int
     converged: bool
     stop_reason: str
+
+
+def returned_residuals(res: ReweightingResult, loss) -> tuple[np.ndarray, np.ndarray]:
+    """The residuals and weights of the fit a solver returns: the loop's, or, where its
+    last subspace completed its basis (fewer directions with variance than components),
+    those of the completed basis (``completed_residuals`` of
+    :class:`~robustpca.linalg.WeightedSubspace`), with the ``loss``'s weights at them."""
+    completed = getattr(res.solution, "completed_residuals", lambda: None)()
+    if completed is None:
+        return res.residuals, res.weights
+    return completed, loss.resolve(completed).weights(completed)
 
 
 #: A monotone loop's objective may exceed the last one by this much (relative) in
