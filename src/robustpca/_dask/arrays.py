@@ -28,7 +28,8 @@ def _is_dask(x) -> bool:
 
 
 def as_float_array(X, name: str = "X", keep_float32: bool = False):
-    """Validate a dask array lazily: 2-D, real, known chunk sizes; chunks are kept.
+    """Validate a dask array lazily: 2-D, real, known chunk sizes; chunks are kept,
+    except empty ones.
 
     The result is float64 (cast chunk by chunk), or float32 for float32 input with
     ``keep_float32`` (the transforms, which keep float32 like the NumPy ones).
@@ -49,6 +50,10 @@ def as_float_array(X, name: str = "X", keep_float32: bool = False):
         )
     if X.dtype.kind not in "biuf":
         raise ValueError(f"{name} has dtype {X.dtype}; robustpca needs real numbers.")
+    if 0 in X.chunks[0] or 0 in X.chunks[1]:
+        # empty chunks (left by a boolean selection and compute_chunk_sizes) hold nothing
+        # for any pass and break the kernels that read a block's first row or column
+        X = X.rechunk(tuple(tuple(c for c in axis if c) or (0,) for axis in X.chunks))
     if X.dtype != np.float64 and not (keep_float32 and X.dtype == np.float32):
         X = X.astype(np.float64)
     return X

@@ -18,10 +18,14 @@ __all__ = ["lazy_method"]
 
 
 # --------------------------------------------------------------------------- transforms
-def _finite(x):
+def _finite(x, *, message: str = "Input X contains NaN or infinity."):
     if not np.isfinite(x).all():
-        raise ValueError("Input X contains NaN or infinity.")
+        raise ValueError(message)
     return x
+
+
+#: NumPy's error for a non-finite ``inverse_transform`` input (``_validation``)
+_INVERSE_NOT_FINITE = "X of inverse_transform contains NaN or infinity."
 
 
 def _observed_part(x, part: int, block_info, *, mean, components, allow_nan=False, **fit):
@@ -56,7 +60,7 @@ def _error_block(x, *, mean, components, block_info=None, **fit):
 
 
 def _inverse_block(z, *, mean, components):
-    return z @ components + mean
+    return _finite(z, message=_INVERSE_NOT_FINITE) @ components + mean
 
 
 def _column_chunks(n_rows: int, n_cols: int) -> tuple[int, ...]:
@@ -92,14 +96,25 @@ def _lazy_inverse(estimator, Z):
             mean=mean,
             components=C,
         )
+    meta = np.empty((0, 0), dtype=Z.dtype)
+    Z = Z.map_blocks(_finite, dtype=Z.dtype, meta=meta, message=_INVERSE_NOT_FINITE)
     return Z @ da.from_array(C, chunks=((k,), cols)) + da.from_array(mean, chunks=(cols,))
 
 
-def _lazy_by_columns(name, X, mean, C):
+#: The column route's error for NaN where the estimator takes missing entries
+_GAPS_NEED_ROWS = (
+    "X contains NaN and is chunked along its columns: the fit of a row's observed "
+    "entries needs whole rows; pass X.rechunk({1: -1})."
+)
+
+
+def _lazy_by_columns(name, X, mean, C, allow_nan=False):
     """The transforms of ``X`` chunked by columns: blocked products, summed over the
-    column chunks (no block holds a whole row)."""
+    column chunks (no block holds a whole row, so rows with gaps are refused)."""
     _, da = _dask()
-    Xc = X.map_blocks(_finite, dtype=X.dtype, meta=np.empty((0, 0), dtype=X.dtype))
+    meta = np.empty((0, 0), dtype=X.dtype)
+    check = {"message": _GAPS_NEED_ROWS} if allow_nan else {}
+    Xc = X.map_blocks(_finite, dtype=X.dtype, meta=meta, **check)
     Xc = Xc - da.from_array(mean, chunks=(X.chunks[1],))
     Ct = da.from_array(C.T, chunks=(X.chunks[1], (C.shape[0],)))
     Z = Xc @ Ct
@@ -170,12 +185,13 @@ def lazy_method(estimator, name: str, X):
             f"{estimator.n_features_in_} features as input."
         )
     mean, C = estimator.mean_, estimator.components_
+    allow_nan = bool(getattr(estimator, "_supports_missing", False))
     if X.numblocks[1] > 1:
-        return _lazy_by_columns(name, X, mean, C)
+        return _lazy_by_columns(name, X, mean, C, allow_nan)
     params = {
         "mean": mean,
         "components": C,
-        "allow_nan": bool(getattr(estimator, "_supports_missing", False)),
+        "allow_nan": allow_nan,
         "constants": getattr(estimator, "_unmodelled_constants", None),
     }
     metric = getattr(estimator, "_score_metric", None)
