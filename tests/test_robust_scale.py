@@ -16,6 +16,12 @@ def test_values_of_r():
     assert medcouple([1.0, 2.0, 3.0, 4.0, 20.0]) == 0.0
     assert medcouple([1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 9.0, 10.0]) == pytest.approx(0.75)
     assert medcouple([0.0] * 5 + list(range(1, 8)) + [30.0]) == pytest.approx(1 / 3)
+    # the median at the minimum or the maximum: robustbase returns +1 or -1 outright
+    # (Brys et al.'s tie rule alone gave 0.5 and -0.5)
+    for x, mc in [([0, 0, 0, 1], 1.0), ([1, 1, 1, 1, 1, 2], 1.0), ([-3, 0, 0, 0], -1.0)]:
+        assert medcouple(np.asarray(x, dtype=float)) == mc
+        assert medcouple_columns(np.asarray(x, dtype=float)[:, None])[0] == mc
+    assert medcouple([1.0, 1.0, 1.0]) == 0.0
 
 
 @given(st.lists(st.integers(-1000, 1000).map(lambda v: v / 8.0), min_size=1, max_size=40))

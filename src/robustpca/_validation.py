@@ -113,6 +113,29 @@ def check_positive_int(
     return int(value)
 
 
+def check_image_pair(
+    image_shape, n_features: int, *, name: str = "image_shape", of: str = "images"
+) -> tuple[int, int]:
+    """``(height, width)`` as ints: a pair of positive integers (no silent truncation of
+    floats) whose product is ``n_features``, the number of columns of ``of``; a
+    ``ValueError`` naming ``name`` otherwise."""
+    try:
+        pair = tuple(image_shape)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or not all(
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in pair
+    ):
+        raise ValueError(f"{name} must be a pair (height, width) of ints, got {image_shape!r}.")
+    h, w = int(pair[0]), int(pair[1])
+    if h <= 0 or w <= 0 or h * w != n_features:
+        raise ValueError(
+            f"{name}={(h, w)} must be positive with height * width equal to the "
+            f"number of columns of {of} ({n_features})."
+        )
+    return h, w
+
+
 def real_array(value, name: str) -> np.ndarray:
     """``value`` as a float64 array; a ``TypeError`` naming ``name`` for complex values
     (NumPy's cast would drop the imaginary parts with a warning) and a ``ValueError`` for

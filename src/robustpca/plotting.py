@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import is_dask_collection
+from ._validation import check_image_pair, check_positive_int, is_dask_collection
 
 __all__ = ["montage", "plot_gallery", "plot_outlier_map"]
 
@@ -33,12 +33,15 @@ def montage(images, image_shape: tuple[int, int], gap: int = 1) -> np.ndarray:
     -------
     ndarray of shape (height + 2 * gap, n_images * (width + gap) + gap)
     """
-    h, w = image_shape
     images = np.asarray(images, dtype=float)
+    if images.ndim != 2:
+        raise ValueError(f"images must be 2-D (n_images, height * width), got {images.shape}.")
+    h, w = check_image_pair(image_shape, images.shape[1])
+    gap = check_positive_int(gap, "gap", minimum=0)
     strip = np.full((h + 2 * gap, len(images) * (w + gap) + gap), np.nan)
     for c, image in enumerate(images):
         left = gap + c * (w + gap)
-        strip[gap : gap + h, left : left + w] = np.reshape(image, image_shape)
+        strip[gap : gap + h, left : left + w] = np.reshape(image, (h, w))
     return strip
 
 
@@ -97,6 +100,8 @@ def plot_gallery(
         raise ValueError("panels must hold at least one (label, images) pair")
     arrays = [(str(label), np.asarray(images, dtype=float)) for label, images in items]
     n_samples = arrays[0][1].shape[0]
+    first = arrays[0][1]
+    image_shape = check_image_pair(image_shape, first.shape[-1] if first.ndim == 2 else -1)
     size = int(np.prod(image_shape))
     for label, images in arrays:
         if images.ndim != 2 or images.shape != (n_samples, size):
@@ -104,9 +109,14 @@ def plot_gallery(
                 f"panels[{label!r}] must have shape ({n_samples}, {size}) for image_shape "
                 f"{tuple(image_shape)}, got {images.shape}"
             )
+    if cmap not in colormaps:
+        raise ValueError(f"cmap={cmap!r} is not a matplotlib colormap name.")
     if indices is None:
-        indices = np.arange(min(int(n_images), n_samples))
-    indices = np.asarray(indices, dtype=int)
+        indices = np.arange(min(check_positive_int(n_images, "n_images"), n_samples))
+    indices = np.asarray(indices)
+    if indices.size and indices.dtype.kind not in "iu":
+        raise ValueError(f"indices must be integers, got dtype {indices.dtype}.")
+    indices = indices.astype(int, copy=False).ravel()
     if indices.size == 0 or indices.min() < -n_samples or indices.max() >= n_samples:
         raise ValueError(f"indices must be non-empty and within [0, {n_samples})")
     shown = [(label, images[indices]) for label, images in arrays]
@@ -162,10 +172,14 @@ def plot_outlier_map(diagnostics, *, ax=None, labels=None):
         sd, od = (np.asarray(a.compute()) for a in lazy)
         d = replace(d, score_distances=sd, orthogonal_distances=od)
     flagged = d.outliers
-    if labels is not None and labels is not False and len(labels) != flagged.size:
-        raise ValueError(
-            f"labels must have one entry per sample ({flagged.size}), got {len(labels)}."
-        )
+    if labels is not None and labels is not False:
+        if isinstance(labels, (bool, str)) or np.ndim(labels) != 1:
+            raise TypeError(f"labels must be a sequence of labels, False or None, got {labels!r}.")
+        labels = list(np.asarray(labels, dtype=object))  # by position, not a Series' index
+        if len(labels) != flagged.size:
+            raise ValueError(
+                f"labels must have one entry per sample ({flagged.size}), got {len(labels)}."
+            )
     # k equal to the rank: the orthogonal distances are rounding noise (no OD cutoff), so
     # the map is the score distances by sample, as rrcov draws it in that case
     by_index = not d.orthogonal_cutoff > 0

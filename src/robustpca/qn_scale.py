@@ -100,7 +100,8 @@ def qn(x, axis: int = 0) -> np.ndarray:
     Parameters
     ----------
     x : array-like
-        Real values; the pairwise distances along ``axis`` are ranked, ties included.
+        Finite real values; the pairwise distances along ``axis`` are ranked, ties
+        included.
     axis : int, default=0
         The axis of the samples: one scale per other index.
 
@@ -117,7 +118,12 @@ def qn(x, axis: int = 0) -> np.ndarray:
     3.937192
     """
     a = np.moveaxis(real_array(x, "x"), axis, -1)
+    if not np.isfinite(a).all():  # NaN would stall the selection's counts
+        raise ValueError("x contains NaN or infinity; Qn needs finite values.")
     n = a.shape[-1]
+    if n < 2:
+        out = np.zeros(a.shape[:-1])
+        return out if a.ndim > 1 else np.float64(0.0)  # type: ignore[return-value]
     flat = a.reshape(-1, n)
     out = np.zeros(flat.shape[0])
     if n > _DIRECT_MAX_N:

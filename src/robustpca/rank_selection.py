@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import real_array
+from ._validation import check_nonnegative_float, check_positive_int, real_array
 
 __all__ = ["select_n_components", "spherical_spectrum"]
 
@@ -95,7 +95,11 @@ def select_n_components(
     (3, 3)
     """
     ev = _spectrum(eigenvalues)
+    if ev[0] > 0:  # only ratios matter: in units of a power of two (exact), no overflow
+        ev = ev / np.ldexp(1.0, int(np.frexp(ev[0])[1]) - 1)
     m = ev.size
+    if rank is not None:
+        rank = check_positive_int(rank, "rank")
     if isinstance(n_components, str):
         if n_components != "auto":
             raise ValueError(
@@ -167,7 +171,8 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
 
     Returns
     -------
-    eigenvalues : ndarray of shape (min(n_samples, n_features),)
+    eigenvalues : ndarray of shape (rank,)
+        The squared MADs of the data along the directions with variance, descending.
     rank : int
         Number of directions with variance (nonzero singular values of the sphered data).
 
@@ -179,6 +184,8 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     from .linalg import svd_right
     from .robust_scale import mad
 
+    max_iter = check_positive_int(max_iter, "max_iter")
+    tol = check_nonnegative_float(tol, "tol")
     X = real_array(X, "X")
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}.")

@@ -178,6 +178,8 @@ def mad(x, axis: int | None = 0) -> np.ndarray:
     1.4826
     """
     x = real_array(x, "x")
+    if x.size == 0 or (axis is not None and x.ndim and x.shape[axis] == 0):
+        raise ValueError("mad needs at least one value along axis.")
     med = _median(x, axis=axis, keepdims=True)
     return MAD_CONSTANT * _median(np.abs(x - med), axis=axis)
 
@@ -199,9 +201,11 @@ def medcouple(x) -> float:
 
     with :math:`m` the median; pairs with :math:`x_i = x_j = m` take the values
     :math:`-1, 0, +1` of Brys et al.'s eq. (2.3) so that ties at the median count as
-    symmetric. Exact, in :math:`O(n \log^2 n)` time and :math:`O(n)` memory: the kernel
-    is increasing along the rows and columns of the sorted pairs, so an order statistic
-    is found by weighted medians of row medians (Brys et al., sec. 3, after Johnson &
+    symmetric. Where the median is the sample's minimum the medcouple is +1, where it is
+    the maximum -1 (0 for a constant sample), as ``robustbase::mc`` returns them. Exact,
+    in :math:`O(n \log^2 n)` time and :math:`O(n)` memory: the kernel is increasing
+    along the rows and columns of the sorted pairs, so an order statistic is found by
+    weighted medians of row medians (Brys et al., sec. 3, after Johnson &
     Mizoguchi) with row counts by one sorted search of the rows' bounds, each confirmed
     on the kernel as computed (``_row_counts``); the kernel values at the median (tied
     samples) are counted in closed form, which is much faster than a binary search of
@@ -236,6 +240,8 @@ def medcouple(x) -> float:
         raise ValueError("medcouple needs at least one value.")
     z = y - np.median(y)
     above, below = z[z > 0.0], z[z < 0.0]  # ascending
+    if not below.size or not above.size:  # the median at an end: robustbase's +1 or -1
+        return float(np.sign(above.size - below.size))
     ties = int(z.size - above.size - below.size)
     # kernel values: the core (a > 0 > b) in (-1, 1); -1 for (0, b < 0); +1 for (a > 0, 0);
     # the t x t tied block: t zeros, t(t - 1)/2 of -1 and of +1
@@ -352,7 +358,9 @@ def _medcouple_pairs(Y: np.ndarray) -> np.ndarray:
 
     odd = order_statistic(half)
     even = 0.5 * (order_statistic(low) + odd)
-    return np.where(total % 2 == 1, odd, even)
+    mc = np.where(total % 2 == 1, odd, even)
+    end = (above == 0) | (below == 0)  # the median at an end of the column (medcouple)
+    return np.where(end, np.sign(above - below).astype(float), mc)
 
 
 def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -464,9 +472,12 @@ def _core_select(above: np.ndarray, below: np.ndarray, k: int) -> float:
 
 
 def _medcouple_naive(x) -> float:
-    """All pairs (``O(n^2)`` memory): the definition, kept to test :func:`medcouple`."""
+    """All pairs (``O(n^2)`` memory): the definition, kept to test :func:`medcouple`
+    (with robustbase's +1 or -1 where the median is the sample's minimum or maximum)."""
     y = np.sort(real_array(x, "x").ravel())
     z = y - np.median(y)
+    if not np.any(z < 0.0) or not np.any(z > 0.0):
+        return float(np.sign(np.sum(z > 0.0) - np.sum(z < 0.0)))
     lower = z[z <= 0.0]
     upper = z[z >= 0.0][:, None]
     tied = np.logical_and(upper == 0.0, lower == 0.0)

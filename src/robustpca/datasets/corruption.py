@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_array
 
-from .._validation import as_generator
+from .._validation import as_generator, check_image_pair
 from ._local import _fill_doc
 
 __all__ = [
@@ -66,27 +66,6 @@ def _check_block_fraction(value) -> tuple[float, float]:
 
 def _block_side(fraction: float, h: int, w: int) -> int:
     return min(max(1, _round_half_up(math.sqrt(fraction * h * w))), h, w)
-
-
-def _check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
-    """``(height, width)`` as ints: a pair of integers (no silent truncation of floats)."""
-    try:
-        pair = tuple(image_shape)
-    except TypeError:
-        pair = ()
-    if len(pair) != 2 or not all(
-        isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in pair
-    ):
-        raise ValueError(
-            f"image_shape must be a pair (height, width) of ints, got {image_shape!r}."
-        )
-    h, w = int(pair[0]), int(pair[1])
-    if h <= 0 or w <= 0 or h * w != n_features:
-        raise ValueError(
-            f"image_shape={(h, w)} must be positive with height * width equal to the "
-            f"number of columns of images ({n_features})."
-        )
-    return h, w
 
 
 _IMAGES_DOC = """\
@@ -260,7 +239,7 @@ def _check_images(images, image_shape) -> tuple[np.ndarray, tuple[int, int]]:
         raise ValueError(f"images must be 2-D (n_samples, height * width), got shape {X.shape}.")
     if not np.all(np.isfinite(X)):
         raise ValueError("images must be finite (no NaN or inf).")
-    return X, _check_image_shape(image_shape, X.shape[1])
+    return X, check_image_pair(image_shape, X.shape[1])
 
 
 def _check_fill(fill) -> None:
@@ -500,8 +479,8 @@ def append_outliers(
     if isinstance(order, bool) or not isinstance(order, numbers.Integral) or not 0 <= order <= 5:
         raise ValueError(f"order must be an int in [0, 5], got {order!r}.")
 
-    target = None if image_shape is None else _check_image_shape(image_shape, d)
-    source = None if outlier_shape is None else _check_image_shape(outlier_shape, P.shape[1])
+    target = None if image_shape is None else check_image_pair(image_shape, d)
+    source = None if outlier_shape is None else check_image_pair(outlier_shape, P.shape[1])
     if target is not None and source is not None:
         resize = (source, target)
     elif P.shape[1] != d:

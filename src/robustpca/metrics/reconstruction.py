@@ -343,6 +343,11 @@ def projection_reconstruction_error(components, X_train, clean, mean=None) -> fl
             raise ValueError(f"mean must be a float or have shape ({d},), got shape {mu.shape}.")
         if not np.all(np.isfinite(mu)):
             raise ValueError("mean must be finite.")
+    # in units of a power of two near the largest entry: exact, and no square overflows
+    top = max(float(np.max(np.abs(a), initial=0.0)) for a in (X, C, np.atleast_1d(mu)))
+    unit = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
+    X, C, mu = X / unit, C / unit, mu / unit
     Xc = X - mu
     residual = (C - mu) - (Xc @ W.T) @ W
-    return float(np.linalg.norm(residual, axis=1).mean())
+    with np.errstate(over="ignore"):  # beyond the floats: inf
+        return float(unit * np.linalg.norm(residual, axis=1).mean())
