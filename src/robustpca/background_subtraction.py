@@ -61,7 +61,9 @@ class VideoBatch:
     start : int
         Position of the batch's first frame in the stream (0-based).
     frames : ndarray of shape (b, h, w) or (b, h, w, c)
-        The frames as given.
+        The frames as given (their dtype kept, boolean frames included); for a batch
+        method fed by an iterator, a copy of them, since the iterator may refill its
+        arrays before the clip is fitted.
     background : ndarray, same shape as ``frames``
         The low-rank part of each frame (float32). OR-PCA's is formed from the batch's
         coefficients and basis on first access, so that a stream read for its masks
@@ -209,9 +211,9 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
             f"frames: frame {position} has shape {frames.shape[1:]}, the first frames "
             f"{shape}; every frame must have the same size."
         )
-    if frames.dtype == np.bool_:  # binary frames: 0 and 1
-        frames = frames.view(np.uint8)
-    if not np.issubdtype(frames.dtype, np.number) or frames.dtype.kind == "c":
+    if frames.dtype != np.bool_ and (  # bool: binary frames, 0 and 1
+        not np.issubdtype(frames.dtype, np.number) or frames.dtype.kind == "c"
+    ):
         raise ValueError(
             f"frames: the batch at frame {position} holds {frames.dtype} values; frames "
             "must hold real numbers."
@@ -225,8 +227,24 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
 
 def _min_scale(frames: np.ndarray) -> float:
     """The mask rule's least noise floor: the scale of the rounding of integer frames
-    (a static scene's residual can be far below it), none for float frames."""
+    (a static scene's residual can be far below it), none for float frames, nor for
+    boolean ones: a binary frame is exact, and its one level is the whole signal."""
     return QUANTISATION_SCALE if frames.dtype.kind in "iu" else 0.0
+
+
+def _callers(frames: np.ndarray, batch: Any) -> bool:
+    """Whether ``frames`` (``np.asarray(batch)``) may be memory that the caller writes
+    again: the batch itself or a view of someone's (not a fresh conversion)."""
+    return frames is batch or frames.base is not None
+
+
+def _will_hold(model: Any) -> bool:
+    """Whether an online ``model`` may keep the rows it is given next: ours during their
+    burn-in (and before their first batch); a model of another kind, always."""
+    holds = getattr(model, "_holds_batches", None)
+    if holds is None:
+        return True
+    return bool(holds()) or getattr(model, "n_samples_seen_", 0) == 0
 
 
 def _infinite(frames: np.ndarray) -> bool:
@@ -285,30 +303,52 @@ def subtract_background(
     streaming form of the same rule,
     :class:`robustpca.foreground_stream.ForegroundDetector`, for the online ones. For
     integer frames the rule's noise floor is at least the scale of their rounding
-    (``min_scale``).
+    (``min_scale``); boolean frames (binary images, exact) get none. A batch method
+    needs at least two frames.
     """
     method = _check_method(method)
+    if not isinstance(return_scores, (bool, np.bool_)):
+        raise TypeError(f"return_scores must be a bool, got {type(return_scores).__name__}.")
     ours = model is None
     if ours:
         model = make_video_model(method, n_components=n_components, random_state=random_state)
-    if isinstance(batches, np.ndarray):
-        batches = [batches]
-    elif is_dask_collection(batches):  # a lazy clip: its blocks of frames, one at a time
-        batches = _frame_blocks(batches)
-    if method in ONLINE_METHODS:
-        yield from _online(batches, model, bool(return_scores), reuse=ours)
     else:
-        yield from _batch(batches, model, bool(return_scores))
+        _check_model(model, method)
+    # a list's arrays stay as they are while the stream runs; an iterator may refill one
+    fresh = isinstance(batches, (list, tuple))
+    if isinstance(batches, np.ndarray):
+        batches, fresh = [batches], True
+    elif is_dask_collection(batches):  # a lazy clip: its blocks of frames, one at a time
+        batches, fresh = _frame_blocks(batches), True
+    if method in ONLINE_METHODS:
+        yield from _online(batches, model, bool(return_scores), reuse=ours, fresh=fresh)
+    else:
+        yield from _batch(batches, model, bool(return_scores), fresh=fresh)
+
+
+def _check_model(model: Any, method: str) -> None:
+    """A user's ``model`` has what ``method`` calls: ``partial_fit_decompose`` for an
+    online method, ``fit`` for a batch one."""
+    need = "partial_fit_decompose" if method in ONLINE_METHODS else "fit"
+    if not callable(getattr(model, need, None)):
+        kind = "an online" if method in ONLINE_METHODS else "a batch"
+        raise TypeError(
+            f"model: {type(model).__name__} has no {need}, which method={method!r} "
+            f"({kind} method) calls; pass the method that suits the model "
+            f"(online: {', '.join(ONLINE_METHODS)}; batch: {', '.join(BATCH_METHODS)})."
+        )
 
 
 def _online(
-    batches: Iterable[Any], model: Any, scored: bool, *, reuse: bool
+    batches: Iterable[Any], model: Any, scored: bool, *, reuse: bool, fresh: bool = True
 ) -> Iterator[VideoBatch]:
     """The online split; ``reuse``: the model is one of ours, whose sparse part is a
     fresh array that the residual may overwrite (a user's model might return its own
     state), and OR-PCA's residual route (:meth:`_partial_fit_residual`) applies: the
     rows and the residual are then written over the last batch's arrays, and the
-    background is formed only when asked for."""
+    background is formed only when asked for. Unless ``fresh`` (the batches are not
+    written again while the stream runs), rows that are a view of the caller's batch
+    are copied where the model may keep them (its burn-in)."""
     detector = ForegroundDetector()
     route = getattr(model, "_partial_fit_residual", None) if reuse else None
     shape: tuple[int, ...] | None = None
@@ -320,7 +360,7 @@ def _online(
             detector.min_scale = _min_scale(frames)
         shape = frames.shape[1:]
         if route is None:
-            rows = _rows(frames)
+            rows = _kept(_rows(frames), frames, batch, model, fresh)
             low_rank, sparse = model.partial_fit_decompose(rows)
             background: Any = low_rank.reshape(frames.shape)
             # the residual into the sparse part's memory (not given out): one
@@ -329,6 +369,7 @@ def _online(
         else:
             # rows the model still holds (its burn-in) are not written over
             rows = _rows(frames, None if model._holds_batches() else kept_rows)
+            rows = _kept(rows, frames, batch, model, fresh)
             kept_rows = None if np.may_share_memory(rows, frames) else rows
             background, residual = route(rows, residual)
         frame_residual = residual.reshape(frames.shape)
@@ -342,23 +383,43 @@ def _online(
         raise ValueError("frames: the stream holds no frame.")
 
 
+def _kept(rows: np.ndarray, frames: np.ndarray, batch: Any, model: Any, fresh: bool) -> np.ndarray:
+    """``rows``, copied where they are the caller's memory, which a stream may write
+    again, and the model may keep them."""
+    if fresh or not np.may_share_memory(rows, frames) or not _callers(frames, batch):
+        return rows
+    return rows.copy() if _will_hold(model) else rows
+
+
 def _into(sparse: np.ndarray | None, rows: np.ndarray, low_rank: np.ndarray) -> np.ndarray:
     """``rows - low_rank`` in float32 (``rows`` are), written over ``sparse`` where it
     can hold it."""
     return np.subtract(rows, low_rank, out=reusable(sparse, rows), dtype=np.float32)
 
 
-def _batch(batches: Iterable[Any], model: Any, scored: bool) -> Iterator[VideoBatch]:
+def _batch(
+    batches: Iterable[Any], model: Any, scored: bool, *, fresh: bool = True
+) -> Iterator[VideoBatch]:
+    """The batch split: every frame gathered, then fitted. Unless ``fresh``, a batch
+    that is the caller's memory is copied, since the stream may write it again before
+    the end."""
     parts: list[np.ndarray] = []
     sizes: list[int] = []
     shape: tuple[int, ...] | None = None
     for batch in batches:
         frames = _check_batch(batch, shape, sum(sizes))
+        if not fresh and _callers(frames, batch):
+            frames = frames.copy()
         shape = frames.shape[1:]
         parts.append(frames)
         sizes.append(frames.shape[0])
     if shape is None:
         raise ValueError("frames: the stream holds no frame.")
+    if sum(sizes) < 2:
+        raise ValueError(
+            f"frames: a batch method fits the background to the whole clip and needs at "
+            f"least 2 frames; the stream holds {sum(sizes)}."
+        )
     if len(parts) == 1:
         clip = parts[0]
     else:  # the clip and its residual are work spaces (linalg.work_space)

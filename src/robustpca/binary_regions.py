@@ -28,6 +28,13 @@ def _box_count(counts: np.ndarray, window: int) -> np.ndarray:
     return box
 
 
+def _count_dtype(window: int) -> type[np.unsignedinteger]:
+    """The narrowest unsigned integer type that holds the ``window**2`` pixels of a
+    ``window x window`` count: 8 bits up to a window of 15, 16 up to 255, else 32."""
+    size = window * window
+    return np.uint8 if size <= 255 else np.uint16 if size <= 65535 else np.uint32
+
+
 def _majority(above: np.ndarray, window: int) -> np.ndarray:
     """Where the median of each ``window x window`` neighbourhood (edges replicated) of
     the scores exceeds a threshold, from where the scores do (``above``): the median of
@@ -35,8 +42,8 @@ def _majority(above: np.ndarray, window: int) -> np.ndarray:
     small integers instead of a median filter."""
     if window == 1:
         return above
-    # counts up to window**2 <= 255 for a window up to 15; wider ones take 16 bits
-    counts = above.view(np.uint8) if window <= 15 else above.astype(np.uint16)
+    dtype = _count_dtype(window)  # wide enough for window**2, 1 byte a pixel up to 15
+    counts = above.view(np.uint8) if dtype == np.uint8 else above.astype(dtype)
     result: np.ndarray = _box_count(counts, window) >= (window * window + 1) // 2
     return result
 

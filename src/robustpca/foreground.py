@@ -43,7 +43,8 @@ here judges every pixel against its *own* noise:
 A missing pixel (NaN in the residual: subsampled video, a dead patch of the sensor) is
 evidence neither way: every median above is then taken over the pixels seen, and a
 missing pixel takes the verdict of its observed neighbours
-(:mod:`robustpca.foreground_gaps`).
+(:mod:`robustpca.foreground_gaps`; step 5's median is then the lower median of a window's
+observed scores, so that the masks stay the scores thresholded).
 
 The thresholds are multiples of the robust scale and the same for every clip; see
 :func:`foreground_masks` for why they sit where they do.
@@ -61,6 +62,8 @@ J. Canny, "A computational approach to edge detection", IEEE TPAMI 8(6), 1986
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,6 +78,7 @@ from .foreground_gaps import (
     gap_majority,
     gap_median_filter,
     gap_pixel_scale,
+    observed_sample,
     unseen_as_background,
 )
 from .linalg.work_space import reusable, work_space
@@ -95,8 +99,9 @@ WINDOW = 3
 #: frames, uniform on [-1/2, 1/2]: ``min_scale`` for them (subtract_background).
 QUANTISATION_SCALE = MAD_CONSTANT * 0.25
 #: A frame's own statistics (its median residual, its gain) are taken on a regular grid
-#: of at most this many of its pixels: the median of 4,096 values is within about 2% of
-#: a noise scale of the frame's, and the rule's cost per frame stays that of its passes.
+#: of at most this many of its pixels (of its observed pixels, where some are missing):
+#: the median of 4,096 values is within about 2% of a noise scale of the frame's, and the
+#: rule's cost per frame stays that of its passes.
 FRAME_SAMPLE = 4096
 #: Steps 4-7 run on chunks of frames of about this many pixels: the rule is per frame,
 #: and a chunk's temporaries stay in cache and reuse the memory of the last chunk's.
@@ -130,6 +135,44 @@ def _check_rule(high, low, min_size, window, fill_holes) -> _Rule:
     return _Rule(high, low, min_size, window, bool(fill_holes))
 
 
+def _check_frame_shape(frame_shape) -> tuple[int, ...] | None:
+    """``frame_shape`` as a tuple of 2 or 3 positive ints, or None."""
+    if frame_shape is None:
+        return None
+    if not isinstance(frame_shape, (tuple, list, np.ndarray)):
+        raise TypeError(
+            f"frame_shape must be a tuple (h, w) or (h, w, c) of ints, got {frame_shape!r}."
+        )
+    shape = tuple(frame_shape.tolist() if isinstance(frame_shape, np.ndarray) else frame_shape)
+    if not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in shape):
+        raise TypeError(f"frame_shape must hold ints, got {frame_shape!r}.")
+    if len(shape) not in (2, 3) or any(s < 1 for s in shape):
+        raise ValueError(
+            f"frame_shape must be (h, w) or (h, w, c) of positive ints, got {frame_shape!r}."
+        )
+    return tuple(int(s) for s in shape)
+
+
+def _rms(R: np.ndarray, gaps: bool) -> np.ndarray:
+    """The root mean square over the last axis of ``R`` (n, h, w, c). The sum of squares
+    is exact in scale where no square overflows and the largest stays well above the
+    dtype's least normal number; otherwise (magnitudes near the ends of the dtype's range)
+    each pixel's channels are first divided by their largest, so the masks do not depend
+    on the residual's units."""
+    c = R.shape[-1]
+    squares = np.einsum("...c,...c->...", R, R)
+    top = float(np.fmax.reduce(squares, axis=None))  # NaN (a gap) skipped
+    info = np.finfo(R.dtype)
+    # squares of magnitudes down to the dtype's precision below the largest stay normal
+    if np.isnan(top) or float(info.tiny) / float(info.eps) ** 2 <= top < np.inf:
+        return np.sqrt(squares / c)
+    largest = np.max(np.abs(R), axis=-1)  # NaN at a gap
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = R / largest[..., None]
+        unit[largest == 0] = 0
+        return largest * np.sqrt(np.einsum("...c,...c->...", unit, unit) / c)
+
+
 def _magnitude(
     residual,
     frame_shape,
@@ -149,10 +192,8 @@ def _magnitude(
     R = np.asarray(residual)
     if R.dtype != np.float32:  # a float32 stream is scored in float32 (its throughput)
         R = real_array(R, name)
-    if frame_shape is not None:
-        shape = tuple(int(s) for s in frame_shape)
-        if len(shape) not in (2, 3) or any(s < 1 for s in shape):
-            raise ValueError(f"frame_shape must be (h, w) or (h, w, c), got {frame_shape!r}.")
+    shape = _check_frame_shape(frame_shape)
+    if shape is not None:
         if R.ndim != 2 or R.shape[1] != int(np.prod(shape)):
             raise ValueError(
                 f"{name} of shape {R.shape} does not hold frames of shape {shape} "
@@ -171,13 +212,13 @@ def _magnitude(
         raise ValueError(f"{name} holds infinite values (a missing pixel is NaN).")
     n = R.shape[0]
     flat = R.reshape((n, -1, *R.shape[3:]))
-    offset = frame_offsets(_sampled(flat)) if gaps else _frame_median(flat)
+    offset = frame_offsets(observed_sample(flat, FRAME_SAMPLE)) if gaps else _frame_median(flat)
     out = R if in_place and R.flags.writeable else reusable(work, R)
     out = work_space(R.shape, R.dtype) if out is None else out
     R = np.subtract(R, offset.reshape((n, 1, 1, *R.shape[3:])), out=out)
     if R.ndim == 3:
         return np.abs(R, out=R), 1, gaps
-    return np.sqrt(np.einsum("...c,...c->...", R, R) / R.shape[-1]), R.shape[-1], gaps
+    return _rms(R, gaps), R.shape[-1], gaps
 
 
 def _floor(pixel_scale: np.ndarray, e: np.ndarray, min_scale: float = 0.0) -> float:
@@ -215,11 +256,6 @@ def _frame_sample(values: np.ndarray) -> np.ndarray:
     return sample[:, : sample.shape[1] - 1 + sample.shape[1] % 2]
 
 
-def _sampled(values: np.ndarray) -> np.ndarray:
-    """The pixels of :func:`_frame_median`'s grid (all of them on small frames)."""
-    return _frame_sample(values) if values.shape[1] > FRAME_SAMPLE else values
-
-
 def _frame_gain(z: np.ndarray) -> np.ndarray:
     """Step 4's gain of each frame of ``z`` (n, m): ``max(1, 1.4826 med)``, the median as
     :func:`_frame_median` takes it. Where at most half the grid's scaled values exceed 1,
@@ -242,7 +278,8 @@ def _score(e: np.ndarray, scale: np.ndarray, window: int, gaps: bool = False) ->
     ``gaps``: ``e`` is NaN at missing pixels, which stay NaN unless filtered."""
     z = np.divide(e, scale, out=e) if np.result_type(e, scale) == e.dtype else e / scale
     flat = z.reshape(len(z), -1)
-    z /= (frame_gains(_sampled(flat)) if gaps else _frame_gain(flat))[:, None, None]
+    gains = frame_gains(observed_sample(flat, FRAME_SAMPLE)) if gaps else _frame_gain(flat)
+    z /= gains[:, None, None]
     if window > 1:
         if gaps:
             return gap_median_filter(z, window)
@@ -297,7 +334,7 @@ def _threshold(z: np.ndarray, rule: _Rule, gaps: bool = False) -> np.ndarray:
     keep[labels[seeds]] = True
     if rule.min_size > 0:
         sizes = np.bincount(labels.ravel(), minlength=count + 1)
-        keep &= sizes >= rule.min_size * h * w
+        keep &= sizes >= _least_size(rule.min_size, h * w)
     keep[0] = False  # the background, and the stack's empty rows
     masks = np.zeros((n * h, w), dtype=bool)
     masks[rows] = np.take(keep, labels)[at]
@@ -305,6 +342,13 @@ def _threshold(z: np.ndarray, rule: _Rule, gaps: bool = False) -> np.ndarray:
     if rule.fill_holes:
         masks = _fill_holes(masks)
     return masks
+
+
+def _least_size(min_size: float, pixels: int) -> int:
+    """The fewest pixels of a region of at least ``min_size`` of a frame of ``pixels``:
+    ``ceil(min_size * pixels)``, the product's rounding aside (a region of exactly that
+    share, such as 3 of 30 pixels for 0.1, is kept)."""
+    return math.ceil(min_size * pixels * (1 - 1e-12))
 
 
 def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule, gaps: bool = False) -> np.ndarray:
@@ -325,9 +369,10 @@ def foreground_score(
     Steps 0-5 of the rule (module docstring): ``|r|`` less each frame's median (the
     root mean square over channels for colour), divided by the per-pixel scale over
     time with its noise floor and by each frame's gain, then median-filtered over a
-    ``window x window`` neighbourhood in each frame. :func:`foreground_masks`
-    thresholds it; a benchmark can scan thresholds on it for the best global F-measure
-    under the same normalisation.
+    ``window x window`` neighbourhood in each frame (of its observed pixels, the lower
+    median, where some are missing). :func:`foreground_masks` thresholds it: a score
+    above ``high`` is foreground (in a region of at least ``min_size``). A benchmark can
+    scan thresholds on it for the best global F-measure under the same normalisation.
 
     Parameters
     ----------

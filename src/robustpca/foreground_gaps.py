@@ -12,7 +12,15 @@ median of the rule is taken over the pixels seen:
 * the spatial median of step 5 over the observed pixels of each window: more than half
   of them must exceed the threshold. A missing pixel therefore takes the verdict of its
   observed neighbours (a gap inside an object is filled with it), and one whose window
-  holds no observed pixel is background.
+  holds no observed pixel is background. The score's median is the *lower* median of
+  the observed values (the middle one, or the smaller of the middle two where a window
+  observes an even number): it exceeds a threshold exactly when more than half of them
+  do, so the masks are the scores thresholded, as without gaps.
+
+On frames of more than :data:`~robustpca.foreground.FRAME_SAMPLE` pixels the frame's
+medians (steps 0 and 4) are taken on a regular grid of its *observed* pixels, so that a
+regular pattern of gaps (every other column of a subsampled video) cannot hide the
+frame from its grid.
 
 Where nothing is missing each of these is the rule's own; batches without NaN never
 reach this module, so their masks are unchanged to the bit.
@@ -23,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .binary_regions import _box_count
+from .binary_regions import _box_count, _count_dtype
 from .robust_scale import MAD_CONSTANT, _nan_median
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "gap_median_filter",
     "gap_pixel_scale",
     "gap_scale_step",
+    "observed_sample",
     "unseen_as_background",
 ]
 
@@ -46,6 +55,34 @@ def all_finite(R: np.ndarray) -> bool:
         if np.isfinite(np.add.reduce(R, axis=None)):
             return True
     return bool(np.isfinite(R).all())
+
+
+def observed_sample(values: np.ndarray, size: int) -> np.ndarray:
+    """Each frame's observed pixels of ``values`` (n, m[, c]; a pixel is observed where a
+    channel is not NaN), on frames of more than ``size`` pixels an odd number of them on
+    a regular grid, NaN-padded to a common length: the sample of each frame's medians.
+
+    The grid is the rule's own (every ``k``-th pixel, an odd count) laid over the observed
+    pixels, so a frame observed in full gives the rule's sample, and a regular pattern of
+    gaps cannot leave the grid without a pixel seen.
+    """
+    n, m = values.shape[:2]
+    if m <= size:
+        return values
+    seen = ~np.isnan(values)
+    if seen.ndim == 3:
+        seen = seen.any(axis=2)
+    picks = []
+    for t in range(n):
+        pick = np.flatnonzero(seen[t])
+        if pick.size > size:
+            pick = pick[:: pick.size // size]
+            pick = pick[: pick.size - 1 + pick.size % 2]
+        picks.append(pick)
+    sample = np.full((n, max(1, *map(len, picks)), *values.shape[2:]), np.nan, values.dtype)
+    for t, pick in enumerate(picks):
+        sample[t, : pick.size] = values[t, pick]
+    return sample
 
 
 def frame_offsets(values: np.ndarray) -> np.ndarray:
@@ -89,23 +126,27 @@ def gap_majority(z: np.ndarray, threshold: float, window: int) -> np.ndarray:
     if window == 1:
         return above
     seen = ~np.isnan(z)
-    dtype = np.uint8 if window <= 15 else np.uint16
+    dtype = _count_dtype(window)
     count = _box_count(above.astype(dtype), window).astype(np.int32)
     observed = _box_count(seen.astype(dtype), window).astype(np.int32)
     return 2 * count > observed
 
 
 def gap_median_filter(z: np.ndarray, window: int) -> np.ndarray:
-    """The median of the observed values of each ``window x window`` neighbourhood
+    """The lower median of the observed values of each ``window x window`` neighbourhood
     (edges replicated) of ``z`` (n, h, w; NaN at the gaps), 0 where it observes none:
-    step 5 for :func:`~robustpca.foreground.foreground_score`."""
+    step 5 for :func:`~robustpca.foreground.foreground_score`. It exceeds a threshold
+    exactly where :func:`gap_majority` holds (module docstring)."""
     r = window // 2
     padded = np.pad(z, ((0, 0), (r, r), (r, r)), mode="edge")
     out = np.empty_like(z)
     for t in range(z.shape[0]):  # a frame's windows at a time: window**2 copies of it
         windows = sliding_window_view(padded[t], (window, window))
-        out[t] = _nan_median(windows.reshape(*z.shape[1:], window * window), axis=-1)
-    return np.where(np.isnan(out), 0, out)
+        lanes = np.sort(windows.reshape(*z.shape[1:], window * window), axis=-1)  # NaN last
+        count = np.count_nonzero(~np.isnan(lanes), axis=-1)
+        lower = np.take_along_axis(lanes, (np.maximum(count, 1) - 1)[..., None] // 2, axis=-1)
+        out[t] = np.where(count > 0, lower[..., 0], 0)
+    return out
 
 
 def unseen_as_background(z: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 Every reader yields 8-bit frames, converted to grey (Pillow's ITU-R 601-2 luma) or RGB and
 resized with a box (area-averaging) filter, then cast to the requested dtype, so a frame
 folder and a video file of the same pictures give the same arrays up to the codec's loss.
+16-bit grey images (PNG, TIFF) are scaled to 8 bits, ``round(v / 257)``.
 """
 
 from __future__ import annotations
@@ -146,11 +147,21 @@ def _positions(frames: slice, n: int | None, path: Path) -> range | slice:
     return frames
 
 
+def _sixteen_bit(image: Any) -> bool:
+    """Whether a Pillow image holds 16-bit grey levels: its mode says so (``I;16``...),
+    or it is a PNG opened as 32-bit integers (which older Pillows do for 16 bits)."""
+    return image.mode.startswith("I;16") or (image.mode == "I" and image.format == "PNG")
+
+
 def _to_pil(Image: Any, image: Any, grey: bool, size: tuple[int, int] | None) -> np.ndarray:
     """A Pillow image (or RGB array) -> uint8 grey (h, w) or RGB (h, w, 3), resized to
-    ``size`` with the box filter when given."""
+    ``size`` with the box filter when given. 16-bit grey levels are scaled to 8 bits
+    (``round(v / 257)``, so 65535 is 255), where Pillow's conversion would clip them."""
     if isinstance(image, np.ndarray):
         image = Image.fromarray(image)
+    if _sixteen_bit(image):
+        levels = np.asarray(image).astype(np.float64)
+        image = Image.fromarray(np.clip(np.rint(levels / 257.0), 0, 255).astype(np.uint8))
     image = image.convert("L" if grey else "RGB")
     if size is not None and size != image.size:
         factor = image.size[0] // size[0]
@@ -269,8 +280,9 @@ def read_video(
     ----------
     path : str or path-like
         A video file (anything FFmpeg decodes: mp4, avi, ...), a folder of image frames
-        (``.jpg``, ``.png``, ``.bmp``, ``.tif``; read in the order of their names) or a
-        CDnet clip folder (its ``input/`` is read).
+        (``.jpg``, ``.png``, ``.bmp``, ``.tif``; read in the order of their names; 16-bit
+        grey images are scaled to 8 bits, ``round(v / 257)``) or a CDnet clip folder (its
+        ``input/`` is read).
     grey : bool, default=True
         Grey frames (ITU-R 601-2 luma, Pillow's ``convert("L")``); else RGB.
     scale : float, default=1.0

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import string
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -25,16 +26,25 @@ VIDEO_SUFFIXES = (".avi", ".m4v", ".mkv", ".mov", ".mp4")
 Frames = np.ndarray | Iterable[Any]
 
 
-def _frames_of(data: Frames, name: str) -> Iterator[np.ndarray]:
-    """The frames (first-axis slices) of an array or of an iterable of batches."""
+def _batches_of(data: Frames, name: str, *, colour: bool = True) -> Iterator[np.ndarray]:
+    """The batches (arrays whose first axis is the frame) of an array or of an iterable of
+    them, each checked: ``(n, height, width)``, or ``(n, height, width, 3)`` if ``colour``."""
     batches: Iterable[Any] = [data] if isinstance(data, np.ndarray) else data
     for batch in batches:
         batch = np.asarray(batch)
-        if batch.ndim not in (3, 4) or (batch.ndim == 4 and batch.shape[-1] != 3):
-            raise ValueError(
-                f"{name} must be batches of shape (n, height, width) or (n, height, width, 3), "
-                f"got a batch of shape {batch.shape}."
+        if batch.ndim not in (3, 4) or (batch.ndim == 4 and (batch.shape[-1] != 3 or not colour)):
+            shapes = (
+                "(n, height, width) or (n, height, width, 3)" if colour else "(n, height, width)"
             )
+            raise ValueError(
+                f"{name} must be batches of shape {shapes}, got a batch of shape {batch.shape}."
+            )
+        yield batch
+
+
+def _frames_of(data: Frames, name: str) -> Iterator[np.ndarray]:
+    """The frames (first-axis slices) of an array or of an iterable of batches."""
+    for batch in _batches_of(data, name):
         yield from batch
 
 
@@ -51,38 +61,101 @@ def _to_uint8(frame: np.ndarray, name: str) -> np.ndarray:
     return np.clip(np.rint(frame), 0, 255).astype(np.uint8)
 
 
-def _numbers(frame_numbers: Sequence[int] | None) -> Iterator[int]:
+def _numbers(frame_numbers: Sequence[int] | None) -> list[int] | None:
+    """``frame_numbers`` as a list of ints (None stays None); no number twice, since each
+    frame needs a file of its own."""
     if frame_numbers is None:
-        return itertools.count(1)
+        return None
     numbers = [int(k) for k in np.asarray(frame_numbers).ravel()]
-    return iter(numbers)
+    if len(set(numbers)) != len(numbers):
+        twice = sorted({k for k in numbers if numbers.count(k) > 1})[:5]
+        raise ValueError(f"frame_numbers holds a number more than once ({twice}).")
+    return numbers
+
+
+def _numbered(pattern: str) -> bool:
+    """Whether the file name ``pattern`` holds the frame's number (its one field gives
+    different names to different numbers); a ValueError naming it if it is not a format
+    string of at most one positional field."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str, got {type(pattern).__name__}.")
+    try:
+        fields = [
+            field for _, field, _, _ in string.Formatter().parse(pattern) if field is not None
+        ]
+        names = (pattern.format(1), pattern.format(2))
+    except (ValueError, IndexError, KeyError, AttributeError, TypeError) as error:
+        raise ValueError(
+            f"pattern={pattern!r} is not a file name with one field for the frame number, "
+            f"such as 'bg{{:06d}}.png' ({type(error).__name__}: {error})."
+        ) from None
+    if len(fields) > 1:
+        raise ValueError(
+            f"pattern={pattern!r} has {len(fields)} fields; it takes one, the frame number "
+            "(e.g. 'bg{:06d}.png')."
+        )
+    return names[0] != names[1]
 
 
 def _write_images(
     directory: str | os.PathLike,
-    frames: Iterator[np.ndarray],
+    data: Frames,
+    name: str,
+    convert: Callable[[np.ndarray], np.ndarray],
     pattern: str,
     frame_numbers: Sequence[int] | None,
+    *,
+    colour: bool = True,
 ) -> list[Path]:
+    """Write the frames of ``data`` one image each. What can be checked before writing
+    is: the numbers against an array's frames, or each batch's before it is written, and
+    a pattern without the frame number, which names one file, against a second frame."""
+    numbered = _numbered(pattern)
+    numbers = _numbers(frame_numbers)
+    batches: Iterable[np.ndarray] = _batches_of(data, name, colour=colour)
+    if isinstance(data, np.ndarray) or not numbered:
+        # an array's frames are known at once; a single file waits for the stream's end
+        batches = list(_held(batches, name, pattern, numbered))
+        n = sum(len(batch) for batch in batches)
+        if numbers is not None and n and len(numbers) > n:
+            raise ValueError(f"frame_numbers holds more numbers than the {n} frames given.")
     Image = _pil()
     directory = Path(directory).expanduser()
-    directory.mkdir(parents=True, exist_ok=True)
-    numbers = _numbers(frame_numbers)
     written: list[Path] = []
-    for frame in frames:
-        number = next(numbers, None)
-        if number is None:
+    for batch in batches:
+        if numbers is not None and len(written) + len(batch) > len(numbers):
             raise ValueError(
-                f"frame_numbers holds {len(written)} numbers, fewer than the frames given."
+                f"frame_numbers holds {len(numbers)} numbers, fewer than the frames given."
             )
-        path = directory / pattern.format(number)
-        Image.fromarray(frame).save(path)
-        written.append(path)
+        if not written:
+            directory.mkdir(parents=True, exist_ok=True)
+        for frame in batch:
+            number = len(written) + 1 if numbers is None else numbers[len(written)]
+            path = directory / pattern.format(number)
+            Image.fromarray(convert(frame)).save(path)
+            written.append(path)
     if not written:
         raise ValueError("no frames given to write.")
-    if frame_numbers is not None and next(numbers, None) is not None:
+    if numbers is not None and len(numbers) > len(written):
         raise ValueError(f"frame_numbers holds more numbers than the {len(written)} frames given.")
     return written
+
+
+def _held(
+    batches: Iterable[np.ndarray], name: str, pattern: str, numbered: bool
+) -> Iterator[np.ndarray]:
+    """The batches, checked (for a pattern without the frame's number) to hold at most
+    one frame."""
+    total = 0
+    for batch in batches:
+        total += len(batch)
+        if total > 1 and not numbered:
+            raise ValueError(
+                f"pattern={pattern!r} has no field for the frame number, so every frame of "
+                f"{name} would be written to one file; give one such as 'bg{{:06d}}.png' "
+                "(a pattern without it writes a single frame)."
+            )
+        yield batch
 
 
 def write_masks(
@@ -111,7 +184,9 @@ def write_masks(
     Raises
     ------
     ValueError
-        If no mask is given, a batch is not 3-D, or ``frame_numbers`` has another length.
+        If no mask is given, a batch is not 3-D (masks are single-channel), or
+        ``frame_numbers`` has another length or a number twice. An array's masks are
+        checked before anything is written; batches one by one.
 
     Examples
     --------
@@ -122,11 +197,13 @@ def write_masks(
     >>> [p.name for p in paths]
     ['bin000470.png', 'bin000471.png']
     """
-    frames = (
-        (np.asarray(frame) != 0).astype(np.uint8) * np.uint8(255)
-        for frame in _frames_of(masks, "masks")
+    return _write_images(
+        directory, masks, "masks", _mask_image, "bin{:06d}.png", frame_numbers, colour=False
     )
-    return _write_images(directory, frames, "bin{:06d}.png", frame_numbers)
+
+
+def _mask_image(frame: np.ndarray) -> np.ndarray:
+    return (frame != 0).astype(np.uint8) * np.uint8(255)
 
 
 def write_frames(
@@ -145,8 +222,9 @@ def write_frames(
     frames : array-like of shape (n_frames, height, width[, 3]) or iterable of such batches
         Grey or RGB frames, levels in [0, 255] (rounded and clipped to 8 bits).
     pattern : str, default="bg{:06d}.png"
-        File name, formatted with the frame's number; its suffix picks the image format
-        (``.png``, ``.jpg``, ``.bmp``, ``.tif``).
+        File name, formatted with the frame's number (one field, e.g. ``{:06d}``); its
+        suffix picks the image format (``.png``, ``.jpg``, ``.bmp``, ``.tif``). A name
+        without a field (``"background.png"``) writes a single frame only.
     frame_numbers : sequence of int or None, default=None
         The number of each frame; None numbers them 1, 2, ...
 
@@ -158,8 +236,10 @@ def write_frames(
     Raises
     ------
     ValueError
-        If no frame is given, a batch has a wrong shape, a value is NaN or infinite, or
-        ``frame_numbers`` has another length.
+        If no frame is given, a batch has a wrong shape, a value is NaN or infinite,
+        ``pattern`` has more than one field or none for several frames, or
+        ``frame_numbers`` has another length or a number twice. An array's frames are
+        checked for these (NaN aside) before anything is written; batches one by one.
 
     Examples
     --------
@@ -169,9 +249,14 @@ def write_frames(
     >>> [p.name for p in write_frames(tempfile.mkdtemp(), np.zeros((2, 4, 4)))]
     ['bg000001.png', 'bg000002.png']
     """
-    pattern.format(1)  # a bad pattern fails before anything is written
-    images = (_to_uint8(frame, "frames") for frame in _frames_of(frames, "frames"))
-    return _write_images(directory, images, pattern, frame_numbers)
+    return _write_images(
+        directory,
+        frames,
+        "frames",
+        lambda frame: _to_uint8(frame, "frames"),
+        pattern,
+        frame_numbers,
+    )
 
 
 def _grey(frame: np.ndarray, name: str) -> np.ndarray:
