@@ -444,3 +444,36 @@ def test_benchmark_script_quick_run(tmp_path, monkeypatch):
     for name in ("robustpca AccAltProj", "robustpca GoDec"):
         assert fits[name]["rel_error"] < 1e-6 and fits[name]["f1"] == 1.0
     assert (tmp_path / "out.json").exists()
+
+
+def test_accaltproj_on_zero_data():
+    """ARPACK's start vector maps to zero on a zero matrix ('Starting vector is zero'):
+    AccAltProj raised on all-zero data and on data whose first threshold removes
+    everything. A zero matrix has zero triplets."""
+    spike = np.zeros((100, 80))
+    spike[3, 5] = 100.0
+    for X in (np.zeros((100, 80)), spike):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = AccAltProj(n_components=2, random_state=0).fit(X)
+        C = model.components_
+        np.testing.assert_allclose(C @ C.T, np.eye(2), atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_lanczos_triplets_at_the_ends_of_the_float_range(scale):
+    """ARPACK's norms under- or overflow there: it runs in units of a power of two."""
+    from robustpca.solvers.known_rank import top_singular_triplets
+
+    A = np.random.default_rng(0).standard_normal((120, 90))
+    U, s, V = top_singular_triplets(A, 3, np.random.default_rng(1))
+    U2, s2, V2 = top_singular_triplets(A * scale, 3, np.random.default_rng(1))
+    np.testing.assert_allclose(s2, s * scale, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(V2), np.abs(V), atol=1e-8)
+
+
+def test_data_whose_squares_underflow_are_refused():
+    """At 1e-200 every square is zero: fits returned an arbitrary subspace."""
+    X = np.random.default_rng(0).standard_normal((30, 4)) * 1e-200
+    with pytest.raises(ValueError, match="underflow"):
+        AccAltProj(n_components=2, random_state=0).fit(X)

@@ -341,7 +341,9 @@ def names_checked(model) -> Iterator[None]:
 
 def check_magnitude(X, *, name: str = "X") -> None:
     """Raise a ``ValueError`` naming ``name`` when the squares of the validated floating
-    array ``X`` (NumPy or array API; NaN ignored) could overflow its dtype when summed.
+    array ``X`` (NumPy or array API; NaN ignored) could overflow its dtype when summed,
+    or when even its largest square underflows (every fit would see zeros: a silently
+    arbitrary subspace).
 
     Every estimator squares the data somewhere, and past that bound a fit ended in a
     ``LinAlgError``, an ``OverflowError`` or infinite scores, depending on the estimator
@@ -368,6 +370,14 @@ def check_magnitude(X, *, name: str = "X") -> None:
         dtype = np.float32 if X.dtype == xp.float32 else np.float64
     if magnitude > magnitude_limit(dtype, size):
         raise ValueError(overflow_message(name, dtype, size, magnitude))
+    least = float(np.sqrt(np.finfo(dtype).tiny))
+    if 0.0 < magnitude < least:
+        raise ValueError(
+            f"{name} holds entries of magnitude at most {magnitude:.3g}, whose squares "
+            f"underflow {np.dtype(dtype).name}: variances, distances and Gram matrices are "
+            f"sums of squares, so the largest entry must be at least {least:.3g}. Rescale "
+            f"{name}."
+        )
 
 
 def is_dask_collection(X) -> bool:

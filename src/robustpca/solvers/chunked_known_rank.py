@@ -49,6 +49,7 @@ from .known_rank import (
     _orth_complement_qr,
     accaltproj_defaults,
     hard_threshold,
+    lanczos_unit,
 )
 
 __all__ = ["accaltproj_first_pass", "solve_accaltproj_chunked"]
@@ -116,8 +117,11 @@ def _top_triplets(G: np.ndarray, k: int, rng: np.random.Generator):
     d = len(G)
     with single_blas_thread():
         if d > LANCZOS_MIN_SIDE and k < d - 1:
+            unit = lanczos_unit(G)
+            if unit == 0.0:  # as top_singular_triplets: no start vector is drawn
+                return np.zeros(k), np.eye(d, k)
             v0 = rng.standard_normal(size=(d,))
-            E = eigsh(G, k=k, tol=0, which="LM", v0=v0)[1]
+            E = eigsh(G if unit == 1.0 else G / unit, k=k, tol=0, which="LM", v0=v0)[1]
             E = np.linalg.qr(E)[0]
             lam, W = sla.eigh(E.T @ G @ E, check_finite=False)
             V = E @ W

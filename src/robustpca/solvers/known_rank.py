@@ -126,13 +126,26 @@ def top_singular_triplets(A: np.ndarray, k: int, rng: np.random.Generator):
     """
     side = min(A.shape)
     if side > LANCZOS_MIN_SIDE and k < side - 1:
+        unit = lanczos_unit(A)
+        if unit == 0.0:  # ARPACK's start vector would map to zero: s = 0, any bases
+            return np.eye(A.shape[0], k), np.zeros(k), np.eye(A.shape[1], k)
         with single_blas_thread():  # see the module docstring, "Threads"
-            U, s, Vt = svds(A, k=k, solver="arpack", random_state=rng)
+            U, s, Vt = svds(A if unit == 1.0 else A / unit, k=k, solver="arpack", random_state=rng)
         order = np.argsort(s)[::-1]
-        return U[:, order], s[order], Vt[order].T
+        return U[:, order], s[order] * unit, Vt[order].T
     with single_blas_thread():
         U, s, Vt = sla.svd(A, full_matrices=False, check_finite=False)
     return U[:, :k], s[:k], Vt[:k].T
+
+
+def lanczos_unit(A: np.ndarray) -> float:
+    """0 for a zero ``A``; else 1, or a power of two near its largest entry where that is
+    beyond 1e100 or below 1e-100 (ARPACK's norms over- or underflow there; the scaling
+    is exact)."""
+    top = float(np.max(np.abs(A), initial=0.0))
+    if top == 0.0 or 1e-100 <= top <= 1e100:
+        return 1.0 if top else 0.0
+    return float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1))
 
 
 def _frobenius(A: np.ndarray) -> float:
