@@ -122,8 +122,8 @@ def qn(x, axis: int = 0) -> np.ndarray:
         raise ValueError("x contains NaN or infinity; Qn needs finite values.")
     n = a.shape[-1]
     if n < 2:
-        out = np.zeros(a.shape[:-1])
-        return out if a.ndim > 1 else np.float64(0.0)  # type: ignore[return-value]
+        none = np.zeros(a.shape[:-1])
+        return none if a.ndim > 1 else np.float64(0.0)  # type: ignore[return-value]
     flat = a.reshape(-1, n)
     out = np.zeros(flat.shape[0])
     if n > _DIRECT_MAX_N:

@@ -265,7 +265,7 @@ def deflated_top(A: np.ndarray, V: np.ndarray, steps: int, rng: np.random.Genera
     if steps <= 0:
         return 0.0
     Q, AQ = np.zeros((n, steps)), np.zeros((n, steps))
-    q = rng.standard_normal(n)
+    q = np.asarray(rng.standard_normal(n), dtype=np.float64)
     for j in range(steps):
         for _ in range(2):  # twice is enough (Giraud et al. 2005)
             q -= V @ (V.T @ q) + Q[:, :j] @ (Q[:, :j].T @ q)

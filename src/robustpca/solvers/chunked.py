@@ -277,21 +277,21 @@ def block_moments(x, w, *, scatter=True, reference=None, xc=None) -> Moments:
     if total == 0:
         d = (x if xc is None else xc).shape[1]
         return Moments(0.0, np.zeros(d), np.zeros((d, d)) if scatter else None)
-    weights = {"square": float(w @ w), "whole": bool(np.all(is_whole(w)))}
+    square, whole = float(w @ w), bool(np.all(is_whole(w)))
     if xc is None:
         mean = (w @ x) / total
         if not scatter:
-            return Moments(total, mean, None, **weights)
+            return Moments(total, mean, None, square, whole)
         xs = x - mean
         xs *= np.sqrt(w)[:, None]
-        return Moments(total, mean, xs.T @ xs, **weights)
+        return Moments(total, mean, xs.T @ xs, square, whole)
     shift = (w @ xc) / total
     if not scatter:
-        return Moments(total, reference + shift, None, **weights)
+        return Moments(total, reference + shift, None, square, whole)
     xc *= np.sqrt(w)[:, None]
     S = xc.T @ xc
     S -= total * np.outer(shift, shift)
-    return Moments(total, reference + shift, S, **weights)
+    return Moments(total, reference + shift, S, square, whole)
 
 
 @by_sub_blocks

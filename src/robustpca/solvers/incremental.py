@@ -134,11 +134,12 @@ class ScatterStatistics:
         delta = other.mean - self.mean
         mean = self.mean + (other.weight / total) * delta
         cross = np.sqrt(self.weight * other.weight / total) * delta
-        weights = {"square": self.square + other.square, "whole": self.whole and other.whole}
+        square, whole = self.square + other.square, self.whole and other.whole
         if self.scatter is not None or other.scatter is not None:
             S = self.full_scatter() + other.full_scatter() + np.outer(cross, cross)
-            return ScatterStatistics(total, mean, 0.5 * (S + S.T), **weights)
-        return _merged(total, mean, [self.factor, other.factor, cross[None, :]], **weights)
+            return ScatterStatistics(total, mean, 0.5 * (S + S.T), square=square, whole=whole)
+        factors = [self.factor, other.factor, cross[None, :]]
+        return _merged(total, mean, factors, square=square, whole=whole)
 
     def full_scatter(self) -> np.ndarray:
         """The ``d x d`` scatter (formed from the factor where that is what is held)."""
