@@ -466,8 +466,8 @@ def test_lanczos_triplets_at_the_ends_of_the_float_range(scale):
     from robustpca.solvers.known_rank import top_singular_triplets
 
     A = np.random.default_rng(0).standard_normal((120, 90))
-    U, s, V = top_singular_triplets(A, 3, np.random.default_rng(1))
-    U2, s2, V2 = top_singular_triplets(A * scale, 3, np.random.default_rng(1))
+    _, s, V = top_singular_triplets(A, 3, np.random.default_rng(1))
+    _, s2, V2 = top_singular_triplets(A * scale, 3, np.random.default_rng(1))
     np.testing.assert_allclose(s2, s * scale, rtol=1e-10)
     np.testing.assert_allclose(np.abs(V2), np.abs(V), atol=1e-8)
 

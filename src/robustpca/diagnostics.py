@@ -112,6 +112,7 @@ _ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 #: the skew rule's cutoffs are training distances, which another route may recompute an
 #: ulp above (skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff).
 _AT_CUTOFF = 1.0 + 8.0 * float(np.finfo(np.float64).eps)
+_LARGEST = float(np.finfo(np.float64).max)  # the largest outlyingness (finite scores)
 
 
 @dataclass(frozen=True)
@@ -376,10 +377,7 @@ def _reference_rows(
         return np.ones(n_samples, dtype=bool), np.ones(n_samples, dtype=bool)
     n_observed = np.asarray(n_observed)
     if n_observed.shape != (n_samples,):
-        raise ValueError(
-            f"n_observed must have shape ({n_samples},) (one count per row), got "
-            f"{n_observed.shape}."
-        )
+        raise ValueError(f"n_observed must have shape ({n_samples},), got {n_observed.shape}.")
     determined = n_observed >= n_components
     if not determined.any():
         determined[:] = True
@@ -448,15 +446,17 @@ class OutlierDiagnostics:
     @property
     def outlyingness(self) -> np.ndarray:
         r""":math:`\max(SD/c_{SD},\ OD/c_{OD})`, the distances in units of their cutoffs:
-        above 1 beyond a cutoff (the OD term only where there is an OD cutoff)."""
+        above 1 beyond a cutoff (the OD term only where there is an OD cutoff); at most
+        the largest float (a row off the span of all-zero training rows), never inf."""
         ratio = _ratio(self.score_distances, self.score_cutoff * _AT_CUTOFF)
-        if self.orthogonal_cutoff > 0:
-            cutoff = self.orthogonal_cutoff * _AT_CUTOFF
-            ratio = np.maximum(ratio, self.orthogonal_distances / cutoff)
-        elif np.isfinite(self.span_od):  # off the training span: in units of its rounding
-            od = self.orthogonal_distances
-            ratio = np.where(od > self.span_od, np.maximum(ratio, od / self.span_od), ratio)
-        return ratio
+        with np.errstate(over="ignore"):
+            if self.orthogonal_cutoff > 0:
+                cutoff = self.orthogonal_cutoff * _AT_CUTOFF
+                ratio = np.maximum(ratio, self.orthogonal_distances / cutoff)
+            elif np.isfinite(self.span_od):  # off the training span: in units of its rounding
+                od = self.orthogonal_distances
+                ratio = np.where(od > self.span_od, np.maximum(ratio, od / self.span_od), ratio)
+        return np.minimum(ratio, _LARGEST)
 
     @property
     def normal_outlyingness(self) -> np.ndarray:
@@ -485,7 +485,9 @@ class OutlierDiagnostics:
         if self.orthogonal_cutoff > 0:
             return np.maximum(sd, zq * od / (self.orthogonal_cutoff * _AT_CUTOFF))
         if np.isfinite(self.span_od):  # off the training span, as in outlyingness
-            return np.where(od > self.span_od, np.maximum(sd, zq * od / self.span_od), sd)
+            with np.errstate(over="ignore"):  # at most the largest float, as there
+                off = np.minimum(zq * od / self.span_od, _LARGEST)
+            return np.where(od > self.span_od, np.maximum(sd, off), sd)
         return sd
 
     @property
@@ -525,10 +527,8 @@ def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
     """Scores, ODs (and adjusted outlyingness, "skew" estimators) of ``X`` as NumPy,
     and its rows' :func:`observed_counts`."""
     scores, od = model.transform(X), model.reconstruction_error(X)
-    skew = None
-    if getattr(model, "_od_cutoff_rule", None) == "skew" and hasattr(
-        model, "_skew_score_distances"
-    ):
+    skew, rule = None, getattr(model, "_od_cutoff_rule", None)
+    if rule == "skew" and hasattr(model, "_skew_score_distances"):
         skew = model._skew_score_distances(X)
     counts = observed_counts(model, X)
     if is_dask_collection(scores):

@@ -184,7 +184,8 @@ class ScoreDistanceColumns:
 @dataclass(frozen=True)
 class ScoreSampleColumns:
     """Each row's ``score_samples`` (minus its outlyingness under the reference), in the
-    output dtype of the estimator's method; every row counts, with its weight."""
+    output dtype of the estimator's method; every row of positive weight counts, with
+    its weight."""
 
     distances: BlockDistances
     reference: DiagnosticReference
@@ -199,8 +200,7 @@ class ScoreSampleColumns:
             big = float(np.finfo(np.float32).max)
             values = np.where(np.isfinite(values), np.clip(values, -big, big), values)
             values = values.astype(np.float32)
-        ww = np.ones(x.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-        return values.astype(np.float64)[:, None], ww[:, None]
+        return values.astype(np.float64)[:, None], _row_weights(w, x.shape[0])[:, None]
 
 
 def _outlyingness(reference: DiagnosticReference, t, od, sd=None) -> np.ndarray:
@@ -489,5 +489,13 @@ class _Identity:
     """The rows themselves as the one column, every row weighing its weight."""
 
     def __call__(self, x, w):
-        ww = np.ones(x.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-        return x[:, :1], ww[:, None]
+        return x[:, :1], _row_weights(w, x.shape[0])[:, None]
+
+
+def _row_weights(w, n: int) -> np.ndarray:
+    """The rows' weights in the offset's column: a row of weight 0 is left out entirely
+    (-1), as if dropped, as ``contamination_offset`` drops it in memory."""
+    if w is None:
+        return np.ones(n)
+    w = np.asarray(w, dtype=np.float64)
+    return np.where(w > 0, w, -1.0)

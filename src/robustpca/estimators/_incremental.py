@@ -63,6 +63,32 @@ def _check_forgetting_factor(value) -> float:
     return value
 
 
+def check_stream_rank(estimator, fitted: int) -> None:
+    """A ``ValueError`` naming ``n_components`` where ``set_params`` changed it between
+    ``partial_fit`` calls, as scikit-learn's ``IncrementalPCA`` raises: a stream keeps
+    the rank ``fitted`` it started with (None keeps it too), so a change would otherwise
+    be silently ignored."""
+    spec = estimator.n_components
+    if spec is None or (
+        isinstance(spec, numbers.Integral) and not isinstance(spec, bool) and spec == fitted
+    ):
+        return
+    raise ValueError(
+        f"n_components has changed from {fitted} to {spec!r} between calls to partial_fit: "
+        f"a stream keeps its number of components. Set n_components back to {fitted}, or "
+        "call fit to start again with the new value."
+    )
+
+
+def _all_zero(sample_weight, n: int) -> bool:
+    """Whether ``sample_weight`` is a valid weight vector of ``n`` zeros (or a zero)."""
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False  # check_sample_weight says why
+    return w.shape in ((), (n,)) and not np.any(w)  # NaN counts as nonzero
+
+
 def _streams(estimator) -> bool:
     """``available_if`` check of ``partial_fit``: a rank given as an int (or None). A
     variance share or ``'auto'`` is chosen on the spectrum of all the data, which a
@@ -99,7 +125,8 @@ class IncrementalMixin:
 
     def _stream_loss(self, scale: float, mean_square: float) -> RobustLoss | None:
         """The loss that weights a batch (None: unit weights, PCA). ``scale`` is the mean
-        squared distance of the first batch to its mean (the scale of an ``epsilon``),
+        squared distance of the first batch to its mean, both with the sample weights
+        (the scale of an ``epsilon``),
         ``mean_square`` the running mean squared residual
         (:class:`~robustpca.solvers.incremental.ResidualScaleMemory`)."""
         return None
@@ -117,7 +144,9 @@ class IncrementalMixin:
     def partial_fit(self, X, y=None, sample_weight=None, *, forgetting_factor=1.0, new_pass=False):
         r"""Update the fit with one batch of samples (scikit-learn's incremental API).
 
-        The first call (or the first after ``fit``) starts the fit; each call merges
+        The first call (or the first after ``fit``) starts the fit (every call checks
+        the parameters, as ``fit`` does; an ``n_components`` changed since the start is
+        a ``ValueError``, as in scikit-learn's ``IncrementalPCA``); each call merges
         the batch's weighted count, mean and scatter into the accumulated ones
         (:mod:`robustpca.solvers.incremental`) and refits from them, so every fitted
         attribute is that of the data seen after every call. Memory:
@@ -132,7 +161,8 @@ class IncrementalMixin:
 
         **Reweighting estimators** run Algorithm 2 of Nie et al. (2014) as a
         stochastic majorise-minimise fit. As Algorithm 1 starts from unit weights,
-        the first batch is weighted at its own PCA. Every batch gets the loss's
+        the first batch is weighted at its own PCA (with its ``sample_weight``, as
+        every fit here). Every batch gets the loss's
         weights :math:`d_i = h'(r_i^2)` at the *anchor* fit, its weighted statistics
         join the accumulated ones, and the fit is their weighted PCA: the minimiser of
         the sum of the majorisers of the batches seen. During the first pass the anchor is the
@@ -174,8 +204,11 @@ class IncrementalMixin:
             as in :meth:`fit` (a row needs one observed entry).
         y : Ignored
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative frequency weights (as :class:`~robustpca.PCA`'s ``fit``); a
-            reweighting estimator multiplies its loss weights by them.
+            Non-negative frequency weights (as :class:`~robustpca.PCA`'s ``fit``: a row
+            of weight 0 is as no row, of weight 2 as the row twice); a reweighting
+            estimator multiplies its loss weights by them. A batch whose weights are all
+            zero only discounts the statistics by ``forgetting_factor`` (the fit is
+            kept); it cannot start a stream nor a ``new_pass`` (``ValueError``).
         forgetting_factor : float in [0, 1], default=1
             The accumulated statistics are multiplied by it before the batch is merged.
             1 (stationary data) keeps every batch; :math:`\lambda < 1` keeps an
@@ -213,9 +246,11 @@ class IncrementalMixin:
         lam = _check_forgetting_factor(forgetting_factor)
         if not isinstance(new_pass, (bool, np.bool_)):
             raise TypeError(f"new_pass must be a bool, got {new_pass!r}.")
-        if first:
-            self._check_params()
-            self._validate_common()
+        # every call (set_params between batches): as fit would, and the stream's rank
+        self._check_params()
+        self._validate_common()
+        if not first:
+            check_stream_rank(self, self.n_components_)
         xp, device = input_namespace(X)
         X = validate_data(
             self,
@@ -229,7 +264,7 @@ class IncrementalMixin:
         missing = missing_mask(X) if getattr(self, "_supports_missing", False) else None
         if missing is not None:
             check_observed(missing, None, where="X")
-        w = check_sample_weight(to_numpy(sample_weight), X.shape[0])
+        w = self._batch_weights(to_numpy(sample_weight), X.shape[0], stream, bool(new_pass))
         if first:
             stream = self._start_stream(X, missing, w)
         step = stream["fit"].step(
@@ -240,7 +275,8 @@ class IncrementalMixin:
             new_pass=bool(new_pass) and not first,
             missing=missing,
         )
-        if self._stream_reweights and step.residuals is not None and not np.any(w * step.weights):
+        reweighted = self._stream_reweights and step.residuals is not None and np.any(w > 0)
+        if reweighted and not np.any(w * step.weights):
             warnings.warn(
                 f"Every sample of this batch has weight zero at the current {type(self).__name__} "
                 "fit (a capped loss's threshold or a kernel width too small): the batch leaves "
@@ -255,6 +291,24 @@ class IncrementalMixin:
         stream["weighted"] = weights is not None
         self._set_outlier_reference(sample.rows, weights)
         return self
+
+    def _batch_weights(self, sample_weight, n: int, stream, new_pass: bool) -> np.ndarray:
+        """The batch's validated weights. All zero: accepted once the stream has a fit
+        (:meth:`ScatterStatistics.update` then only discounts), else a ``ValueError``
+        naming ``sample_weight``: there is nothing to fit, or to start a pass with."""
+        if sample_weight is None or not _all_zero(sample_weight, n):
+            return check_sample_weight(sample_weight, n)
+        if stream is None or stream["fit"].mean is None:
+            raise ValueError(
+                "partial_fit: every entry of sample_weight is zero and no positive weight "
+                "has been seen yet in this stream, so there is nothing to fit."
+            )
+        if new_pass:
+            raise ValueError(
+                "partial_fit(new_pass=True): every entry of sample_weight is zero; a pass "
+                "starts with a batch of positive weight."
+            )
+        return np.zeros(n)
 
     def _check_stream_n_components(self, n_samples: int, n_features: int) -> int:
         spec = self.n_components
@@ -279,12 +333,12 @@ class IncrementalMixin:
             Xf = complete(X, missing, start.mean, start.components)[0]
         else:
             Xf = np.asarray(X, dtype=np.float64)
-        centred = Xf - Xf.mean(axis=0)
+        w = np.ones(n) if sample_weight is None else sample_weight
         fit = StreamingReweightedPCA.start(d, self.n_components_, rng)
         capacity = max(min(REFERENCE_ROWS, REFERENCE_ENTRIES // max(d, 1)), REFERENCE_MIN_ROWS)
         self._stream = stream = {
             "fit": fit,
-            "scale": float(np.einsum("ij,ij->", centred, centred)) / n,
+            "scale": _mean_square(Xf, w),
             "reference": ReferenceSample.empty(capacity, d),
             "low": np.fmin.reduce(X, axis=0).astype(np.float64),  # NaN: never observed
             "high": np.fmax.reduce(X, axis=0).astype(np.float64),
@@ -295,8 +349,9 @@ class IncrementalMixin:
         }
         self.n_samples_seen_ = 0
         if self._stream_reweights and start is None:
-            # Algorithm 1 starts from D = I: the first batch is weighted at its own PCA
-            start = ScatterStatistics.of(X, np.ones(n)).principal(self.n_components_, rng)
+            # Algorithm 1 starts from D = I: the first batch is weighted at its own PCA,
+            # with its frequency weights (a row of weight 0 is no row)
+            start = ScatterStatistics.of(X, w).principal(self.n_components_, rng)
         if start is not None:
             fit.mean, fit.components = start.mean, start.components
         return stream
@@ -312,8 +367,10 @@ class IncrementalMixin:
         stream["low"] = np.fmin(stream["low"], np.fmin.reduce(X, axis=0))
         stream["high"] = np.fmax(stream["high"], np.fmax.reduce(X, axis=0))
         stream["n_missing"] += 0 if missing is None else int(np.count_nonzero(missing))
+        keep = w > 0  # a row of weight 0 is no row of the diagnostics' sample either
+        rows, weights = (X, w) if keep.all() else (X[keep], w[keep])
         stream["reference"] = stream["reference"].update(
-            X, w, fit.rng, forgetting_factor=lam, reset=new_pass
+            rows, weights, fit.rng, forgetting_factor=lam, reset=new_pass
         )
         stream["n_steps"] += 1
         self.n_samples_seen_ += X.shape[0]
@@ -353,3 +410,16 @@ class IncrementalMixin:
         if getattr(self, "_supports_missing", False):
             constants = constant_columns(np.vstack([stream["low"], stream["high"]]))
             self._unmodelled_constants = model_constants(constants, self.mean_, self.components_)
+
+
+def _mean_square(X: np.ndarray, w: np.ndarray) -> float:
+    """The weighted mean squared distance of the rows of ``X`` to their weighted mean
+    (the scale of a loss's ``epsilon``); rows of weight 0 take no part."""
+    if np.all(w == 1.0):  # unit weights: the plain mean
+        centred = X - X.mean(axis=0)
+        return float(np.einsum("ij,ij->", centred, centred)) / X.shape[0]
+    keep = w > 0
+    X, w = X[keep], w[keep]
+    total = float(w.sum())
+    centred = X - (w @ X) / total
+    return float(w @ np.einsum("ij,ij->i", centred, centred)) / total

@@ -43,6 +43,7 @@ from ..linalg import flip_component_signs
 from ..linalg.eigen import complete_orthonormal
 from ..solvers import SolverResult
 from ._base import BaseSubspaceEstimator
+from ._incremental import check_stream_rank
 from ._stream_reference import WINDOW_ROWS, ReferenceWindow
 
 __all__ = ["SHARED_ATTRS", "SHARED_PARAMS", "OnlineLowRankSparse"]
@@ -308,8 +309,12 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         if xp is not None:
             X = to_numpy(X)
         first = self._state is None or not hasattr(self, "n_samples_seen_")
+        # every batch (set_params between calls), as fit does, and the stream's rank
+        self._check_params()
+        self._validate_common()
+        if not first:
+            check_stream_rank(self, self._rank_)
         if first:
-            self._check_params()
             X = self._validate_batch(X, first=True)
             self._reset(X.shape[1])
             self._rank_ = self._rank(X.shape[1])
@@ -388,7 +393,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         """Update the model with the batch ``X`` (rows are samples); returns ``self``.
 
         The first call starts the model (and the burn-in); ``n_samples_seen_`` counts
-        every row given. ``X`` is not modified and nothing per row is kept (beyond the
+        every row given. Every call checks the parameters, as ``fit`` does; an
+        ``n_components`` changed since the start is a ``ValueError`` (as scikit-learn's
+        ``IncrementalPCA``). ``X`` is not modified and nothing per row is kept (beyond the
         burn-in buffer). A dask array's row blocks are the batches, computed one at a
         time, in order.
 

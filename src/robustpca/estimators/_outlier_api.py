@@ -362,14 +362,18 @@ def contamination_offset(scores: np.ndarray, contamination: float, sample_weight
     (:func:`~robustpca.solvers.chunked_reference.contamination_target`). The cut goes
     between two distinct sorted scores, at the boundary of a group of ties nearest that
     count (the lower one on a tie), and at their midpoint, so that rounding differences
-    of a recomputed score cannot move a row across it. Always finite."""
-    n = scores.shape[0]
-    order = np.argsort(scores, kind="stable")
-    s = scores[order]
+    of a recomputed score cannot move a row across it. Rows of weight 0 take no part, as
+    if dropped. Always finite."""
     if sample_weight is None:
-        w = np.ones(n)
-    else:
-        w = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), (n,))[order]
+        w = np.ones(scores.shape[0])
+    else:  # a row of weight 0 is no row: its score is no candidate cut (nor midpoint)
+        w = np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), scores.shape)
+        scores, w = scores[w > 0], w[w > 0]
+    n = scores.shape[0]
+    if n == 0:  # no row of positive weight (fit rejects this): rrcov's cutoffs, as "auto"
+        return -1.0
+    order = np.argsort(scores, kind="stable")
+    s, w = scores[order], w[order]
     cum = np.concatenate([[0.0], np.cumsum(w)])
     target = contamination_target(contamination, float(cum[-1]), whole_weights(w))
     # possible cuts j (rows s[:j] flagged): between distinct scores, with s[j] finite

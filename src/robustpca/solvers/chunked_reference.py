@@ -312,9 +312,10 @@ def offset_from_window(window: Window, target: float) -> float | None:
     from the window around the cut, or None when the window does not prove the cut:
     the cut nearest ``target`` (:func:`contamination_target`) between distinct values
     (the lower on a tie), at a finite value or the end, and the values either side of
-    it."""
+    it. Values of no weight (rows of weight 0) are no cuts, as if dropped."""
     values, index = np.unique(window.values, return_inverse=True)
     weights = np.bincount(index, weights=window.weights, minlength=values.size)
+    values, weights = values[weights > 0], weights[weights > 0]
     cum = window.below + np.concatenate([[0.0], np.cumsum(weights)])
     cuts = [i for i in range(values.size) if np.isfinite(values[i])]
     if window.n_above == 0:
