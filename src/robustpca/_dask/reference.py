@@ -373,7 +373,12 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         dask, _ = _dask()
         skew = getattr(est, "_adjusted", None)
         skew = None if skew is None else est._skew_score_distances(X)
-        t, od, w, skew = dask.compute(est.transform(X), est.reconstruction_error(X), weights, skew)
+        # a fit that saw gaps (the online ones take them in blocks of whole rows): the
+        # distances of a row's observed entries need the whole row
+        rows = X.rechunk({1: -1}) if getattr(est, "n_missing_", 0) and X.numblocks[1] > 1 else X
+        t, od, w, skew = dask.compute(
+            est.transform(rows), est.reconstruction_error(rows), weights, skew
+        )
         est._outlier_reference = diagnostic_reference(est, t, od, skew, w)
         store = getattr(est, "_set_likelihood_reference", None)
         if store is not None:  # from the same distances, in memory
