@@ -278,7 +278,8 @@ def test_rank_k_training_rows_have_no_od_cutoff_but_new_rows_off_their_span_are_
     seed=st.integers(0, 2**32 - 1),
     rank=st.integers(0, 3),
     extra=st.integers(0, 2),
-    shift=st.floats(-1e4, 1e4),
+    # data whose squares underflow (below 1.5e-154) are refused (check_magnitude)
+    shift=st.floats(-1e4, 1e4).filter(lambda v: v == 0 or abs(v) > 1e-100),
     scale=st.sampled_from([1e-6, 1.0, 1e6]),
     name=st.sampled_from(["PCA", "ROBPCA", "OptimalMeanPCA"]),
 )

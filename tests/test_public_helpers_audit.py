@@ -103,3 +103,18 @@ def test_projection_error_at_huge_scales():
     W = np.array([[1.0, 0.0]])
     small = projection_reconstruction_error(W, X / 1e300, C / 1e300)
     assert projection_reconstruction_error(W, X, C) == pytest.approx(small * 1e300, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "weights", [np.r_[np.nan, np.ones(19)], -np.ones(20), np.ones(5)], ids=["nan", "neg", "len"]
+)
+def test_diagnostic_reference_checks_its_weights(weights):
+    """NaN and negative weights were dropped silently, a wrong length broadcast."""
+    from robustpca.diagnostics import diagnostic_reference
+
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    model = PCA(n_components=2).fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        diagnostic_reference(
+            model, model.transform(X), model.reconstruction_error(X), sample_weight=weights
+        )

@@ -85,7 +85,7 @@ from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
 from ._observed import observed_counts
-from ._validation import is_dask_collection
+from ._validation import check_sample_weight, is_dask_collection
 from .plotting import plot_outlier_map  # drawn there, listed here as in earlier releases
 from .robust_scale import od_location_scale, scores_scale, weighted_mad, weighted_median
 from .robust_scale import skewed_cutoff as _skew_cutoff
@@ -300,7 +300,7 @@ def diagnostic_reference(
         skew_distances = np.asarray(skew_distances, dtype=np.float64)[score_rows]
     w = w_od = None
     if sample_weight is not None:
-        w = np.asarray(sample_weight, dtype=np.float64)
+        w = check_sample_weight(sample_weight, n_rows)  # the caller's, checked by name
         od_rows &= w > 0  # a zero weight removes a row
         score_rows &= w > 0
         w, w_od = w[score_rows], w[od_rows]
