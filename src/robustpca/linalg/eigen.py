@@ -225,8 +225,8 @@ def top_eigh_tridiagonal(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]
 def _krylov_ritz(A: np.ndarray, V: np.ndarray, k: int, max_steps: int, rtol: float):
     """Rayleigh-Ritz on ``span[V, AV]``, repeated until the top ``k`` pairs converge.
 
-    Returns ``(values, vectors, block)`` (``block``: the ``len(V.T)`` leading Ritz
-    vectors, the next start) or ``None`` when ``max_steps`` steps do not reach ``rtol``,
+    Returns ``(values, vectors, block, A @ block)`` (``block``: the ``len(V.T)`` leading
+    Ritz vectors, the next start) or ``None`` when ``max_steps`` steps do not reach ``rtol``,
     or as soon as the residual, shrinking at the rate of the last step, would not reach
     it within them: a hopeless start costs 2 steps, not ``max_steps``.
     """
@@ -242,7 +242,7 @@ def _krylov_ritz(A: np.ndarray, V: np.ndarray, k: int, max_steps: int, rtol: flo
         residual = AQ @ S[:, :k] - V[:, :k] * w[:k]
         size, target = np.linalg.norm(residual, axis=0).max(), rtol * abs(w[0])
         if size <= target:
-            return w[:k], V[:, :k], V
+            return w[:k], V[:, :k], V, AQ @ S[:, :m]
         if previous is not None and size * (size / previous) ** (max_steps - step) > target:
             return None
         previous = size
@@ -326,7 +326,7 @@ class WarmStartEigh:
             start = block if rows is None else block[rows]
             found = _krylov_ritz(A, start, k, WARM_MAX_STEPS, WARM_RTOL)
             if found is not None and not self._larger_outside(A, *found):
-                vals, vecs, block = found
+                vals, vecs, block, _ = found
                 self._block = _pad_rows(block, rows, N)
                 self.n_warm += 1
                 return vals, _pad_rows(vecs, rows, N)
@@ -337,10 +337,19 @@ class WarmStartEigh:
         self.n_exact += 1
         return vals[:k], self._block[:, :k]
 
-    def _larger_outside(self, A, vals, vecs, block) -> bool:
-        """Whether the check finds an eigenvalue above the k-th outside ``block``."""
-        top = deflated_top(A, block, WARM_CHECK_STEPS, self._rng)
-        return top > vals[-1] + WARM_RTOL * abs(vals[0])
+    def _larger_outside(self, A, vals, vecs, block, A_block) -> bool:
+        """Whether an eigenvalue above the k-th may lie outside ``block``: not where the
+        Frobenius norm of ``A`` on the complement bounds them all below it (one pass over
+        ``A``, :math:`\\lVert PAP\\rVert_F^2 = \\lVert A\\rVert_F^2 - 2\\lVert AV
+        \\rVert_F^2 + \\lVert V^\\top AV\\rVert_F^2`), else as the Lanczos check finds."""
+        least = vals[-1] + WARM_RTOL * abs(vals[0])
+        total = float(np.einsum("ij,ij->", A, A))
+        inner = block.T @ A_block
+        rest = total - 2.0 * float(np.einsum("ij,ij->", A_block, A_block))
+        rest += float(np.einsum("ij,ij->", inner, inner))
+        if least > 0 and rest + WARM_RTOL * total < least * least:
+            return False
+        return deflated_top(A, block, WARM_CHECK_STEPS, self._rng) > least
 
 
 def _pad_rows(V: np.ndarray, rows: np.ndarray | None, n: int) -> np.ndarray:
