@@ -518,3 +518,15 @@ def test_capped_fit_residuals_match_its_components():
 def test_top_eigh_of_no_pair():
     vals, vecs = top_eigh(np.eye(5), 0)
     assert vals.shape == (0,) and vecs.shape == (5, 0)
+
+
+def test_warm_start_check_settled_by_the_frobenius_bound(monkeypatch):
+    """Low rank plus small noise: the norm of A outside the block bounds every other
+    eigenvalue below the k-th, so no Lanczos check runs (its products are memory-bound)."""
+    calls = []
+    original = linalg.eigen.deflated_top
+    monkeypatch.setattr(linalg.eigen, "deflated_top", lambda *a: calls.append(1) or original(*a))
+    solver = WarmStartEigh(5, min_size=100)
+    for A in slowly_changing_matrices(300, 3):
+        solver(A)
+    assert solver.n_warm == 2 and not calls
