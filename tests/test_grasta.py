@@ -210,3 +210,30 @@ def test_a_huge_tol_stops_at_once_without_overflow():
     X = np.random.default_rng(0).normal(size=(40, 6))
     assert np.isfinite(GRASTA(2, tol=1e300, burn_in=5, batch_size=8).fit(X).components_).all()
     assert GoDec(2, tol=1e300, random_state=0).fit(X).n_iter_ <= 2
+
+
+def test_reorthonormalisation_keeps_the_basis_frame(monkeypatch):
+    """The periodic QR flipped the signs of basis columns while the last gradient stayed
+    in the old frame: the adaptive step then saw two identical gradients as opposite
+    (cosine -1 instead of +1) and raised its step instead of lowering it."""
+    import robustpca.solvers.grasta as G
+
+    rng = np.random.default_rng(0)
+    U0 = np.linalg.qr(rng.normal(size=(200, 1)))[0]
+    if U0[0, 0] < 0:  # the sign that Householder QR flips
+        U0 = -U0
+    v = 5 * U0[:, 0] + 0.3 * rng.normal(size=200)
+    v[:10] += 20
+    original = G._sigmoid
+
+    def run(reorthonormalize):
+        seen = []
+        monkeypatch.setattr(G, "_sigmoid", lambda x: (seen.append(-x), original(x))[1])
+        state = G.GrastaState.start(U0.copy(), 5, level=10)
+        state.n_seen = 98  # the 2nd vector triggers the periodic QR
+        G.grasta_process(state, np.vstack([v, v, v]), np.random.default_rng(0),
+                         reorthonormalize=reorthonormalize)  # fmt: skip
+        return seen
+
+    assert run(100)[2] == pytest.approx(run(0)[2], rel=1e-9)
+    assert run(100)[2] > 0.9

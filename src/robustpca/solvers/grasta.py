@@ -335,5 +335,8 @@ def grasta_process(
             low_out=low[i],
         )
         if reorthonormalize and state.n_seen % reorthonormalize == 0:
-            state.basis = np.linalg.qr(state.basis)[0].astype(Z.dtype, copy=False)
+            # signs kept: the adaptive step compares the last gradient, in this frame
+            Q, R = np.linalg.qr(state.basis)
+            Q *= np.where(np.diag(R) < 0, -1.0, 1.0).astype(Q.dtype)[None, :]
+            state.basis = Q.astype(Z.dtype, copy=False)
     return low
