@@ -30,7 +30,7 @@ from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solv
 from ..solvers.alm_blocks import BLOCK_BYTES
 from ..solvers.alm_observed import solve_observed
 from ..solvers.missing import initial_fill
-from ..solvers.penalty_range import solver_gamma, solver_lam
+from ..solvers.penalty_range import reported_objective, solver_gamma, solver_lam
 from ._base import BaseSubspaceEstimator
 from ._convex_docs import _ACCURACY_NOTE, _COMMON_ATTRS, _COMMON_PARAMS
 from ._masked import MaskedFitMixin
@@ -95,9 +95,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     _n_components_is_rank = False
 
     def _observed_kwargs(self, rng, X) -> dict:
-        kwargs = self._alm_kwargs(rng, X)
         keep = "mu mu_max rho max_iter tol gap_tol rng n_components callback".split()
-        return {key: kwargs[key] for key in keep}
+        return {key: value for key, value in self._alm_kwargs(rng, X).items() if key in keep}
 
     def _alm_kwargs(self, rng, X=None) -> dict:
         if not (isinstance(self.svd_solver, str) and self.svd_solver in _SVD_SOLVERS):
@@ -126,10 +125,13 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
         }
 
     def _finish(self, result):
-        # the SVD statistics stay with the solver result
+        # the SVD statistics stay with the solver; the objective takes the user's penalty
         self.n_components_ = result.components.shape[0]
         info = {k: v for k, v in result.info.items() if k not in ("dual", "svd_counts")}
-        return replace(result, info=info)
+        row_sparse = hasattr(self, "gamma")  # outlier pursuit, CRPCA-OM
+        weight = self.gamma_ if row_sparse else self.lam_
+        objective = reported_objective(info.pop("objective_parts"), weight, row_sparse=row_sparse)
+        return replace(result, info=info, objective=objective)
 
     def _store(self, result):
         # The base class fixes the signs of components_ on a copy, with an |components_|
@@ -384,7 +386,7 @@ class OutlierPursuit(_ConvexLowRankPCA):
     ``mu='auto'``: :math:`\mu_0 = 1.25/\lVert X\rVert_2`; ``mu_max='auto'``:
     :math:`\bar\mu = 10^9\mu_0`, the ratio of Nie et al.'s :math:`\bar\mu = 10^8` to
     their :math:`\mu_0 = 0.1` (``mu=0.1, mu_max=1e8`` reproduces the paper's values,
-    which are tied to its pixel scale).
+    tied to its pixel scale); :math:`10^7\mu_0` with missing entries (as for PCP).
 
     References
     ----------

@@ -8,7 +8,8 @@ _COMMON_PARAMS = r"""
         data (a fixed :math:`\mu_0` assumes data in a fixed range).
     mu_max : float or 'auto', default='auto'
         Cap :math:`\bar\mu` of the penalty; ``'auto'`` is a fixed multiple of
-        :math:`\mu_0` (see the solver).
+        :math:`\mu_0` (see Notes; :math:`10^7\mu_0` for all three with missing entries,
+        whose fit the certified gap stops).
     max_iter : int, default=1000
         Maximum number of ALM iterations.
     tol : float, default=1e-7
@@ -38,7 +39,8 @@ _COMMON_PARAMS = r"""
         of ``X``.
     callback : callable or None, default=None
         ``callback(iteration, state)`` after each iteration (``state.objective``,
-        ``state.components``); returning ``True`` stops.
+        ``state.components``, ``state.mean``: the iterate's ``mean_``); returning
+        ``True`` stops.
     random_state : int, Generator or None, default=None
         Seeds the randomised SVD and the completion of ``components_`` beyond the rank.
 """
@@ -71,6 +73,18 @@ _ACCURACY_NOTE = r"""
     (its 226 spectra) with a tenth of its cells missing PCP reaches a gap of 1e-3 in 148
     iterations at rank 9, where Lin et al.'s rule stopped at 37 with a gap of 5.3% and
     rank 20 (10 on the complete table).
+
+    **Penalties beyond the known range.** Past a bound the solution is known and no
+    longer changes (PCP: ``S = 0`` for :math:`\lambda \ge 1`, ``L = 0`` for
+    :math:`\lambda \le 1/\sqrt{nd}`; outlier pursuit and CRPCA-OM: ``E = 0`` for
+    :math:`\gamma \le 1`, ``Z = 0`` for :math:`\gamma \ge \gamma_{\max}`, at most
+    :math:`\sqrt n`), while the ALM's thresholds overflow or crawl far beyond it. The
+    solver is therefore given the penalty replaced by a value past the bound with the
+    same solution (:math:`\lambda` at most 2, :math:`\gamma` at most :math:`2\sqrt n`,
+    both at least :math:`10^{-6}` times their lower bound;
+    :mod:`robustpca.solvers.penalty_range`). ``lam_`` and ``gamma_`` keep the value
+    given and ``objective_history_`` is computed with it; ``duality_gap_`` certifies
+    the solver's problem.
 """
 
 _COMMON_ATTRS = r"""
@@ -107,6 +121,9 @@ _COMMON_ATTRS = r"""
         ``rank_`` completed by arbitrary orthonormal directions drawn from
         ``random_state``.
     objective_history_ : ndarray
-        The paper's objective at the low-rank iterate after each ALM iteration.
+        The paper's objective, weighted by ``lam_`` or ``gamma_``, after each ALM
+        iteration at the low-rank iterate ``L`` and the sparse part it leaves, ``X - L``
+        (on the observed entries when some are missing; with the iterate's mean for
+        CRPCA-OM), so that every value is that of a feasible point.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 """

@@ -49,12 +49,13 @@ class MaskedFitMixin:
             False *or* ``X`` is NaN (a NaN is never data, whatever ``mask`` says).
             Missing entries are fitted on the observed ones: ``sparse_`` is zero there
             and ``low_rank_`` fills them. The convex estimators solve the
-            observed-entries problem of Candès et al. (2011, sec. 1.6); that fit stops on
-            Lin et al.'s primal rule (``tol``) and reports its certified
-            ``duality_gap_`` (``gap_tol``'s residual balancing and ``callback`` apply to
-            complete data only). AccAltProj and GoDec alternate on the observed entries
-            with ``low_rank_`` imputing the gaps; their objective and ``tol`` measure the
-            observed entries (:mod:`robustpca.solvers.known_rank`, "Missing entries").
+            observed-entries problem of Candès et al. (2011, sec. 1.6) and stop as on
+            complete data: on the certified ``duality_gap_`` below ``gap_tol`` (Lin et
+            al.'s primal rule, ``tol``, alone with ``gap_tol=None``), calling
+            ``callback`` after each iteration (their Notes). AccAltProj and GoDec
+            alternate on the observed entries with ``low_rank_`` imputing the gaps; their
+            objective and ``tol`` measure the observed entries
+            (:mod:`robustpca.solvers.known_rank`, "Missing entries").
 
         Returns
         -------

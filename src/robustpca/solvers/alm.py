@@ -195,10 +195,12 @@ def _inexact_alm(
     scale = data.norm()
     work = work_space((n, d), np.float64, zeros=True)  # S_0
     history: list[float] = []
+    parts: list[tuple[float, float]] = []  # (nuclear norm, g(D)): the terms of history
     trace: dict[str, list] = {"primal": [], "dual": [], "gap": [], "mu": [], "certified": []}
     stop_reason, converged, mean, low = StopReason.MAX_ITER, False, None, _LowRank.empty(n, d)
     if scale == 0.0:  # X - c = 0: D = 0 and Y_0 = 0 are the solution
-        return _ALMOutcome(work, Y, mu, None, low, [0.0], 0, True, StopReason.EXACT, 0.0, trace)
+        exact = (0, True, StopReason.EXACT, 0.0, trace)
+        return _ALMOutcome(work, Y, mu, None, low, [0.0], *exact, parts=[(0.0, 0.0)])
     relax = 1.0 if problem.sparse.rowwise else RELAX_PCP
     schedule = _Schedule(mu, rho, mu_max, tol, gap_tol, relax)
     mu_used, certified, alpha = mu, np.inf, 1.0
@@ -215,6 +217,7 @@ def _inexact_alm(
             data, problem.sparse, work, Y, low, mean, mu, measure, problem.free_mean, alpha
         )
         history.append(problem.sparse.objective(stats.loss, low.s))
+        parts.append((float(low.s.sum()), float(stats.loss)))
         primal = float(np.sqrt(stats.primal)) / scale
         gap = dual = np.nan
         if measure:
@@ -229,7 +232,7 @@ def _inexact_alm(
             trace[key].append(value)
         mu_used, mu = mu, schedule.next_mu(mu, primal, dual)
         if callback is not None:
-            view = _callback_view(data, work, low, mean)
+            view = _callback_view(data, work, low, mean)  # state.mean: b + c
             if callback(iteration, IterationState(iteration, history[-1], None, *view)):
                 stop_reason = StopReason.CALLBACK
                 break
@@ -251,11 +254,13 @@ def _inexact_alm(
             if growing and mu > mu_used:  # the balancing starts where the penalty froze
                 mu = mu_used
     tail = (converged, stop_reason, certified, trace, alpha)
-    return _ALMOutcome(work, Y, mu_used, mean, low, history, iteration, *tail)
+    return _ALMOutcome(work, Y, mu_used, mean, low, history, iteration, *tail, parts=parts)
 
 
 def _callback_view(data: _Data, work, low: _LowRank, mean):
-    """Lazy ``(components, mean)`` of the current iterate for ``IterationState``."""
+    """Lazy ``(components, mean)`` of the current iterate for ``IterationState``; the
+    mean is the offset of ``L``, ``b + c`` (``c``: the centre taken out first), as the
+    result's ``mean``."""
     b = np.zeros(data.shape[1]) if mean is None else mean
 
     def z_columns(cols, out):  # L - b = X - c - D - b
@@ -266,7 +271,7 @@ def _callback_view(data: _Data, work, low: _LowRank, mean):
     def components():
         return _right_vectors(data, low, low.s.size, z_columns, overwrite=False)
 
-    return components, lambda: b
+    return components, lambda: b if data.center is None else b + data.center
 
 
 # ------------------------------------------------------------------ the results
@@ -354,6 +359,7 @@ def _solve(
         ),
         duality_gap=gap,
         mu=mu0,
+        objective_parts=np.asarray(out.parts, dtype=float).reshape(-1, 2),
         svd_counts=dict(problem.svt.counts),
         residuals={k: np.asarray(v) for k, v in (out.trace or {}).items()},
         **extra,
@@ -409,8 +415,9 @@ def solve_pcp(
         ``objective``: :math:`\lVert L_k\rVert_* + \lambda\lVert X - L_k\rVert_1` after
         each iteration; ``info``: ``low_rank``, ``sparse``, ``dual`` (:math:`Y`, with
         ``return_dual``), ``rank``, ``low_rank_singular_values``, ``duality_gap``
-        (:func:`duality_gap`), ``mu`` (:math:`\mu_0`) and ``svd_counts`` (SVT steps by
-        route).
+        (:func:`duality_gap`), ``mu`` (:math:`\mu_0`), ``objective_parts`` (the two
+        terms of each ``objective`` value: nuclear norm, then the sparse term) and
+        ``svd_counts`` (SVT steps by route).
     """
     center_vec = column_offset(X, center)
     data = _Data(X, center_vec)

@@ -78,16 +78,20 @@ def _solve(
     J = max(two, inf / lam) if lam > 0 else two
     Y = Z / J if J > 0 else np.zeros_like(Z)
     mu = (1.25 / two if two > 0 else 1.0) if mu is None else float(mu)
+    mu0 = mu  # reported as ``mu``, as the complete-data solvers do
     mu_cap = 1e7 * mu if mu_max is None else max(float(mu_max), mu)
     L = np.zeros_like(Z)
     S = np.zeros_like(Z)
     b = np.zeros(d)
     counts = np.maximum(observed.sum(axis=0), 1)
-    objective: list[float] = []
+    # (nuclear norm, sparse penalty) of the feasible point after each iteration
+    parts: list[tuple[float, float]] = []
     sv = min(10, min(n, d))
     s = np.zeros(0)
     stop, converged, n_iter = StopReason.MAX_ITER, False, 0
     schedule = _Schedule(mu, rho, mu_cap, tol, gap_tol)
+    if norm_Z == 0:  # the data equal their offset: L = S = 0, as on complete data
+        stop, converged, parts, max_iter = StopReason.EXACT, True, [(0.0, 0.0)], 0
     for n_iter in range(1, max_iter + 1):
         # the duality gap certifies the fit: its steps skip the partial route's check
         f = svt_factors(Z - b - S + Y / mu, 1.0 / mu, rank_hint=sv, rng=rng, certify=False)
@@ -107,14 +111,15 @@ def _solve(
         S = S_next
         P = np.where(observed, Z - L - b - S, 0.0)
         Y += mu * P
-        penalty = _penalty(np.where(observed, S, 0.0), row_sparse)
-        objective.append(float(s.sum()) + lam * penalty)
-        primal = float(np.linalg.norm(P)) / norm_Z if norm_Z > 0 else 0.0
+        # the objective at the feasible point (L, b, P_Omega(Z - L - b)), as the
+        # complete-data solvers record it at (L, X - L)
+        parts.append((float(s.sum()), _penalty(np.where(observed, Z - L - b, 0.0), row_sparse)))
+        primal = float(np.linalg.norm(P)) / norm_Z
         if callback is not None and callback(
             n_iter,
             IterationState(
                 n_iter,
-                objective[-1],
+                _objective(*parts[-1], lam, row_sparse),
                 None,
                 lambda f=f: f.Vt.copy(),  # the row space of L
                 lambda b=b: offset0 + b,
@@ -122,7 +127,7 @@ def _solve(
         ):
             stop = StopReason.CALLBACK
             break
-        if norm_Z == 0 or (gap_tol is None and primal <= tol):
+        if gap_tol is None and primal <= tol:
             stop, converged = StopReason.PRIMAL_RESIDUAL, True
             break
         if gap_tol is None:
@@ -133,7 +138,7 @@ def _solve(
         growing = schedule.phase == "lin"
         mu_used, mu = mu, schedule.next_mu(mu, primal, dual)
         if schedule.wants_certificate(n_iter, primal, np.inf, mu_used):
-            certified = _iterate_gap(Z, Y, observed, L, s, b, lam, row_sparse, with_mean, rng)
+            certified = _iterate_gap(Z, Y, observed, parts[-1], lam, row_sparse, with_mean, rng)
             if schedule.done(n_iter, np.inf, certified):
                 stop, converged = DUALITY_GAP, True
                 break
@@ -144,6 +149,7 @@ def _solve(
     S_obs = np.where(observed, Z - L - b, 0.0)
     primal = float(sigma.sum()) + lam * _penalty(S_obs, row_sparse)
     gap = _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean)
+    objective = np.array([_objective(*part, lam, row_sparse) for part in parts], dtype=float)
     offset = offset0 + b
     low_rank = L + offset
     return convex_result(
@@ -155,9 +161,10 @@ def _solve(
         n_components=n_components,
         row_sparse=row_sparse,
         rng=rng,
-        loop=LoopSummary(n_iter, converged, stop, np.asarray(objective, dtype=float)),
+        loop=LoopSummary(n_iter, converged, stop, objective),
         duality_gap=gap,
-        mu=float(mu),
+        mu=float(mu0),
+        objective_parts=np.asarray(parts, dtype=float).reshape(-1, 2),
     )
 
 
@@ -168,6 +175,16 @@ def _penalty(S: np.ndarray, row_sparse: bool) -> float:
     return float(np.abs(S).sum())
 
 
+def _objective(nuclear: float, penalty: float, lam: float, row_sparse: bool) -> float:
+    r"""The paper's objective from its parts: PCP's :math:`\lVert L\rVert_* + \lambda
+    \lVert S\rVert_1`, or outlier pursuit's :math:`\lVert E\rVert_{2,1} + \gamma
+    \lVert Z\rVert_*` with :math:`\gamma = 1/\lambda` (not divided by
+    :math:`\gamma`: the complete-data solvers' value)."""
+    if row_sparse:
+        return penalty + nuclear / lam
+    return nuclear + lam * penalty
+
+
 def _entry_norm(W: np.ndarray, row_sparse: bool) -> float:
     """The dual norm of :func:`_penalty`: the largest row norm or entry magnitude."""
     if row_sparse:
@@ -175,10 +192,12 @@ def _entry_norm(W: np.ndarray, row_sparse: bool) -> float:
     return float(np.abs(W).max(initial=0.0))
 
 
-def _iterate_gap(Z, Y, observed, L, s, b, lam, row_sparse, with_mean, rng) -> float:
+def _iterate_gap(Z, Y, observed, part, lam, row_sparse, with_mean, rng) -> float:
     """The certified gap of the current iterate (its feasible point, as at the end),
-    with ``s`` the singular values of ``L`` from the thresholding step."""
-    primal = float(s.sum()) + lam * _penalty(np.where(observed, Z - L - b, 0.0), row_sparse)
+    from ``part``: the nuclear norm of ``L`` (the thresholding step's singular values)
+    and the penalty of ``P_Omega(Z - L - b)``."""
+    nuclear, penalty = part
+    primal = nuclear + lam * penalty
     return _certified_gap(Z, Y, observed, lam, primal, row_sparse, with_mean, rng=rng)
 
 
@@ -231,12 +250,21 @@ def solve_observed(
       (:func:`~.alm.solve_outlier_pursuit`, :func:`~.alm.solve_crpca_om`).
 
     ``center`` subtracts the observed column means first (``'median'``: their medians;
-    as :func:`~.alm.solve_pcp` does). ``gap_tol`` (None: Lin et al.'s primal rule alone) is the
-    certified relative duality gap the loop goes on to meet (module docstring). Returns
-    the result of the complete-data solver, with ``low_rank`` filling the gaps and
-    ``sparse`` zero there. ``callback(iteration, state)`` after each iteration, as in
-    :func:`~.alm.solve_pcp` (``state.components``: the row space of the low-rank
-    iterate; ``state.mean``: its offset); returning ``True`` stops.
+    as :func:`~.alm.solve_pcp` does). ``mu=None``: :math:`\mu_0 = 1.25/\lVert
+    P_\Omega(X)\rVert_2`; ``mu_max=None``: :math:`10^7\mu_0` for all three problems
+    (the gap certifies the fit whatever the cap). ``gap_tol`` (None: Lin et al.'s primal
+    rule alone) is the certified relative duality gap the loop goes on to meet (module
+    docstring). Returns the result of the complete-data solver, with ``low_rank``
+    filling the gaps and ``sparse`` zero there: ``objective`` is the papers' objective
+    (for the row-sparse problems :math:`\lVert E\rVert_{2,1} + \gamma\lVert
+    L\rVert_*`, ``gamma = 1 / lam``) at the feasible point :math:`(L_k, b_k,
+    P_\Omega(X - L_k - \mathbf 1 b_k^\top))` after each iteration, ``info['mu']`` is
+    :math:`\mu_0` and ``info['objective_parts']`` holds the objective's two terms per
+    iteration (nuclear norm, then l1 or l2,1 norm). Data equal to their offset on
+    :math:`\Omega` stop at once (``StopReason.EXACT``, no iteration).
+    ``callback(iteration, state)`` after each iteration, as in :func:`~.alm.solve_pcp`
+    (``state.components``: the row space of the low-rank iterate; ``state.mean``: its
+    offset); returning ``True`` stops.
     """
     return _solve(
         np.where(observed, X, 0.0),

@@ -40,8 +40,8 @@ def column_offset(X: np.ndarray, center: bool | str, observed=None) -> np.ndarra
             return _column_medians(X).astype(np.float64, copy=False)
         return X.mean(axis=0, dtype=np.float64)
     counts = observed.sum(axis=0)
-    if center != "median":
-        return np.where(observed, X, 0.0).sum(axis=0) / np.maximum(counts, 1)
+    if center != "median":  # accumulated in float64, as X.mean above (float32 data)
+        return np.where(observed, X, 0.0).sum(axis=0, dtype=np.float64) / np.maximum(counts, 1)
     with warnings.catch_warnings():  # columns with no entry: NaN, then 0
         warnings.simplefilter("ignore", RuntimeWarning)
         med = np.nanmedian(np.where(observed, X, np.nan), axis=0)
@@ -96,6 +96,7 @@ class _ALMOutcome:
     certified_gap: float = np.inf  # the certified gap at the last iteration, if computed
     trace: dict | None = None  # relative primal and dual residuals, cheap gap, mu
     alpha: float = 1.0  # the relaxation of the last pass: dual holds the relaxed multiplier
+    parts: list | None = None  # (nuclear norm, sparse term) of each objective value
 
 
 @dataclass(frozen=True)

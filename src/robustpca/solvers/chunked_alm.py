@@ -317,11 +317,13 @@ def _stats_of(sums: dict, d: int, column_sums: bool, full: bool):
 
 
 # ------------------------------------------------------------------------ the solver
-def _callback_state(iteration: int, objective: float, low: _LowRank, mean, d: int):
-    """The callback's view: the right singular vectors of ``L - b`` and ``b``."""
+def _callback_state(iteration: int, objective: float, low: _LowRank, mean, center, d: int):
+    """The callback's view: the right singular vectors of ``L - b`` and the offset of
+    ``L``, ``b + c`` (``c``: the centre taken out first), as the result's ``mean``."""
     b = np.zeros(d) if mean is None else mean
+    offset = b if center is None else b + center
     vt = low.Vt if low.Vt is not None else np.zeros((0, d))
-    return IterationState(iteration, objective, None, lambda: vt, lambda: b)
+    return IterationState(iteration, objective, None, lambda: vt, lambda: offset)
 
 
 def _start(first: dict, problem: str, weight: float, center, mu, mu_max, rng):
@@ -416,6 +418,7 @@ def solve_convex_chunked(
     mu0 = mu
     n, d = run.n_samples, first["moments"].mean.size
     history: list[float] = []
+    parts: list[tuple[float, float]] = []  # (nuclear norm, sparse term) of history
     trace: dict[str, list] = {"primal": [], "dual": [], "gap": [], "mu": [], "certified": []}
     stop_reason, converged, mean, low = StopReason.MAX_ITER, False, None, _LowRank.empty(0, d)
     counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0}
@@ -426,6 +429,7 @@ def solve_convex_chunked(
     if scale == 0.0:  # X - c = 0: D = 0 and Y_0 = 0 are the solution
         run(_zero_kernel)
         history, converged, stop_reason, certified = [0.0], True, StopReason.EXACT, 0.0
+        parts = [(0.0, 0.0)]
     else:
         schedule = _Schedule(mu, rho, cap, tol, gap_tol, 1.0 if rowwise else RELAX_PCP)
         pending: dict | None = None  # the certificate due at the end of the last iteration
@@ -480,6 +484,7 @@ def solve_convex_chunked(
             n_iter = iteration
             stats = _stats_of(sums, d, free_mean, measure is True)
             history.append(sparse.objective(stats.loss, low.s))
+            parts.append((float(low.s.sum()), float(stats.loss)))
             primal = float(np.sqrt(stats.primal)) / scale
             gap = dual = np.nan
             if measure:
@@ -491,7 +496,8 @@ def solve_convex_chunked(
                 trace[key].append(value)
             mu_used, mu = mu, schedule.next_mu(mu, primal, dual)
             if callback is not None:
-                if callback(iteration, _callback_state(iteration, history[-1], low, mean, d)):
+                state = _callback_state(iteration, history[-1], low, mean, c, d)
+                if callback(iteration, state):
                     stop_reason = StopReason.CALLBACK
                     break
             if gap_tol is None:
@@ -525,6 +531,7 @@ def solve_convex_chunked(
         loop=LoopSummary(n_iter, converged, stop_reason, np.asarray(history, dtype=float)),
         duality_gap=gap,
         mu=mu0,
+        objective_parts=np.asarray(parts, dtype=float).reshape(-1, 2),
         svd_counts=counts,
         residuals={k: np.asarray(v) for k, v in trace.items()},
     )

@@ -180,11 +180,17 @@ def truncated_power_method(
     The constraint set is :math:`\{v: \lVert v\rVert_2 = 1, \lVert v\rVert_0 \le k\}`.
     The maximiser of :math:`\alpha^\top v` over it keeps the :math:`k` largest
     :math:`|\alpha_j|` and normalises: the truncated power method of Yuan & Zhang (2013).
+    ``n_nonzero`` at or above the dimension leaves the constraint void: the power method
+    on ``A`` (all coordinates kept). Raises ``ValueError`` for ``n_nonzero < 1``, which
+    no unit vector meets.
     """
     k = int(n_nonzero)
+    if k < 1:  # a shape error, not a check of the caller's parameters
+        raise ValueError(f"n_nonzero={n_nonzero!r} must be >= 1: no unit vector has fewer.")
 
     def argmax(alpha: np.ndarray) -> np.ndarray:
-        keep = np.argpartition(np.abs(alpha), alpha.size - k)[alpha.size - k :]
+        drop = max(alpha.size - k, 0)  # k >= n keeps every coordinate
+        keep = np.argpartition(np.abs(alpha), drop)[drop:]
         out = np.zeros_like(alpha)
         out[keep] = alpha[keep]
         return _unit(out)

@@ -3,7 +3,8 @@
 Past these bounds the solution no longer changes, while the ALM's arithmetic (its
 thresholds, their squares) overflows for extreme values such as ``gamma=1e200``. The
 estimators hand the solver the value clipped to a point inside the trivial region: the
-same solution, in finite arithmetic.
+same solution, in finite arithmetic. They report the objective with the value given
+(:func:`reported_objective`), not with the clipped one.
 """
 
 from __future__ import annotations
@@ -36,3 +37,18 @@ def solver_lam(lam: float, shape: tuple[int, int]) -> float:
     a sign matrix is at most :math:`\sqrt{nd}`).
     """
     return float(np.clip(lam, 1.0 / (_BELOW * np.sqrt(shape[0] * shape[1])), _ABOVE))
+
+
+def reported_objective(parts: np.ndarray, weight: float, *, row_sparse: bool) -> np.ndarray:
+    r"""The objective values of a fit with the user's penalty ``weight``, from the
+    solver's ``info['objective_parts']`` (per iteration: the nuclear norm, then the l1
+    or l2,1 term).
+
+    The solver ran with the clipped penalty (:func:`solver_lam`, :func:`solver_gamma`):
+    the same solution, but its own objective values weigh the terms by the clipped
+    value. ``row_sparse``: :math:`\lVert E\rVert_{2,1} + \gamma\lVert Z\rVert_*` with
+    ``weight`` :math:`\gamma`; else :math:`\lVert L\rVert_* + \lambda\lVert S\rVert_1`
+    with ``weight`` :math:`\lambda`.
+    """
+    nuclear, sparse = parts[:, 0], parts[:, 1]
+    return sparse + weight * nuclear if row_sparse else nuclear + weight * sparse
