@@ -225,6 +225,7 @@ def compare(
     peers: dict[str, list[dict]],
     reference: str = REFERENCE,
     *,
+    reference_records: list[dict] | None = None,
     n_splits: int = 200,
     n_boot: int = 2000,
     seed: int = 0,
@@ -232,19 +233,26 @@ def compare(
     """One candidate's records against the peers' (``{name: records}``) on the tables
     all share: mean AUC and AP, mean rank among the peers and it (a failure last), the
     mean paired AUC difference to ``reference`` with a 90% bootstrap interval, the tables
-    won and the split-half rate (module docstring)."""
+    won and the split-half rate (module docstring). ``reference_records``: the
+    reference's records where it is not among the peers (the reference's own row, which
+    must not be ranked against a copy of itself). A failure counts as an AUC of 0.5 in
+    the differences, the candidate's or the reference's."""
     from scipy.stats import rankdata
 
     own = {r["table"]: r for r in candidate}
     others = {name: {r["table"]: r for r in recs} for name, recs in peers.items()}
-    tables = [t for t in own if all(t in o for o in others.values())]
+    against = others[reference] if reference_records is None else None
+    if against is None:
+        against = {r["table"]: r for r in reference_records or []}
+    tables = [t for t in own if t in against and all(t in o for o in others.values())]
     auc = np.array([own[t].get("auc", np.nan) for t in tables])
     ap = np.array([own[t].get("ap", np.nan) for t in tables])
-    ref = np.array([others[reference][t].get("auc", np.nan) for t in tables])
+    ref = np.array([against[t].get("auc", np.nan) for t in tables])
     grid = [[o[t].get("auc", -np.inf) for t in tables] for o in others.values()]
     grid.append(np.where(np.isnan(auc), -np.inf, auc))
     ranks = np.apply_along_axis(lambda col: rankdata(-col), 0, np.array(grid))[-1]
-    diff = np.where(np.isnan(auc), 0.5, auc) - ref  # a failure ranks at random
+    # a failure ranks at random, the candidate's or the reference's
+    diff = np.where(np.isnan(auc), 0.5, auc) - np.where(np.isnan(ref), 0.5, ref)
     rng = np.random.default_rng(seed)
     n = len(tables)
     boot = [diff[rng.integers(0, n, n)].mean() for _ in range(n_boot)]
@@ -277,8 +285,8 @@ def report(candidates: dict[str, dict[str, list[dict]]], peers: dict) -> str:
         rows = []
         for name, records in everyone.items():
             others = {k: v for k, v in everyone.items() if k != name}
-            others.setdefault(REFERENCE, everyone[REFERENCE])  # IForest against itself
-            c = compare(records, others)
+            # IForest's own row: against itself, ranked among the others only
+            c = compare(records, others, reference_records=everyone[REFERENCE])
             lo, hi = c["diff_interval"]
             rows.append(
                 [

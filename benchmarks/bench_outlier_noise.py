@@ -58,8 +58,11 @@ def make(name: str, seed: int):
     import robustpca
 
     library, rest = resolve(name)
-    if library == "pyod":
-        return getattr(importlib.import_module(PYOD[rest]), rest)(random_state=seed)
+    if library == "pyod":  # random_state where the detector takes one (KNN, HBOS do not)
+        model = getattr(importlib.import_module(PYOD[rest]), rest)()
+        if "random_state" in model.get_params():
+            model.set_params(random_state=seed)
+        return model
     call = ast.parse(rest, mode="eval").body  # "ROBPCA" or "ROBPCA(n_components=0.95)"
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
         cls_name = call.func.id
@@ -70,16 +73,25 @@ def make(name: str, seed: int):
 
 
 def auc_of(name: str, X: np.ndarray, y: np.ndarray, seed: int) -> float:
-    """ROC AUC of detector ``name`` fitted on ``X`` (higher score = more outlying)."""
+    """ROC AUC of detector ``name`` fitted on ``X`` (higher score = more outlying), on
+    one BLAS thread. An error or a non-finite score is a failure, counted as 0.5 (a
+    random ranking, as ``bench_outlier_candidates.compare`` counts it) and printed."""
     from sklearn.metrics import roc_auc_score
+    from threadpoolctl import threadpool_limits
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = make(name, seed).fit(X)
-        if hasattr(model, "decision_scores_"):
-            score = np.asarray(model.decision_scores_, dtype=np.float64)
-        else:
-            score = -np.asarray(model.decision_function(X), dtype=np.float64)
+    try:
+        with warnings.catch_warnings(), threadpool_limits(1):
+            warnings.simplefilter("ignore")
+            model = make(name, seed).fit(X)
+            if hasattr(model, "decision_scores_"):
+                score = np.asarray(model.decision_scores_, dtype=np.float64)
+            else:
+                score = -np.asarray(model.decision_function(X), dtype=np.float64)
+        if not np.all(np.isfinite(score)):
+            raise ValueError("non-finite scores")
+    except Exception as exc:  # a failure is a measurement
+        print(f"  {name} failed (counted as AUC 0.5): {type(exc).__name__}: {exc}", flush=True)
+        return 0.5
     return float(roc_auc_score(y, score))
 
 

@@ -303,17 +303,36 @@ def _one(make_estimator, X, y) -> dict:
 _COMPILED = ("HBOS", "COPOD", "ECOD")
 
 
-def _warm_up(make_estimator, X=None) -> None:
+def _warm_up(make_estimator, X=None, timeout: float | None = None) -> None:
     """Import and compile (pyod's numba code) by one fit in this process, so that a
-    forked child does not compile inside its clock."""
+    forked child does not compile inside its clock. With ``timeout``, only once the
+    same fit has finished within it in a forked child: a warm-up that hangs or dies
+    must not stop the benchmark (the real fit then fails in its own child)."""
     X = np.random.default_rng(SEED).normal(size=(60, 4)) if X is None else X
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = make_estimator().fit(X)
-            outlyingness(model, X)
-    except Exception:  # the real fit will say
-        pass
+
+    def fit_once() -> None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = make_estimator().fit(X)
+                outlyingness(model, X)
+        except Exception:  # the real fit will say
+            pass
+
+    if timeout is None or _finishes(fit_once, timeout):
+        fit_once()
+
+
+def _finishes(call: Callable[[], None], timeout: float) -> bool:
+    """Whether ``call()`` returns within ``timeout`` seconds in a forked child."""
+    proc = multiprocessing.get_context("fork").Process(target=call)
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return False
+    return proc.exitcode == 0
 
 
 def _child(conn, make_estimator, X, y):
@@ -383,7 +402,7 @@ def evaluate(
         or ``error``.
     """
     if timeout is not None:
-        _warm_up(make_estimator)
+        _warm_up(make_estimator, timeout=timeout)
     records = []
     for name in table_names(folder) if tables is None else tables:
         X, y = load_table(name, folder)
@@ -402,7 +421,8 @@ def evaluate(
         else:
             cls = type(make_estimator())
             if cls.__module__.startswith("pyod"):
-                _warm_up(make_estimator, Xs if cls.__name__ in _COMPILED else Xs[:100])
+                X_warm = Xs if cls.__name__ in _COMPILED else Xs[:100]
+                _warm_up(make_estimator, X_warm, timeout=timeout)
             rec.update(_in_child(make_estimator, Xs, y, timeout))
         records.append(rec)
     return records

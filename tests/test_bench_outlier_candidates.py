@@ -138,3 +138,28 @@ def test_the_command_runs_and_reports(tmp_path):
     peers.write_text(json.dumps({"robust": {"pyod IForest": [iforest]}}))
     text = cand.report(runs, json.loads(peers.read_text()))
     assert "| halves >= IForest |" in text and "DD-SIMCA" in text
+
+
+def _records(aucs):
+    return [{"table": f"t{i}", "auc": a, "ap": 0.5} for i, a in enumerate(aucs)]
+
+
+def test_the_reference_row_is_ranked_once():
+    """IForest's own row was ranked in a grid holding it twice: it tied with its copy,
+    0.5 above its rank (the docs' 14 mean ranks summed to 105.6, not 105)."""
+    runs = {"robust": {"cand": _records([0.6, 0.6, 0.6])}}
+    peers = {"robust": {cand.REFERENCE: _records([0.9, 0.9, 0.9]), "pyod X": _records([0.5] * 3)}}
+    text = cand.report(runs, peers)
+    ranks = {
+        line.split("|")[1].strip(): float(line.split("|")[4])
+        for line in text.splitlines()
+        if line.startswith("| ") and "detector" not in line
+    }
+    assert ranks == {"cand": 2.0, cand.REFERENCE: 1.0, "pyod X": 3.0}
+
+
+def test_a_failure_of_the_reference_counts_as_chance():
+    reference = _records([0.7, 0.7, 0.7, np.nan])
+    result = cand.compare(_records([0.8, 0.8, 0.8, 0.8]), {"pyod IForest": reference}, n_boot=200)
+    assert result["diff"] == pytest.approx((3 * 0.1 + 0.3) / 4)
+    assert result["wins"] == 4 and np.all(np.isfinite(result["diff_interval"]))

@@ -33,6 +33,16 @@ def test_detector_spellings():
     assert noise.resolve("IForest") == ("pyod", "IForest")
     if HAS_PYOD:
         assert type(noise.make("pyod PCA", 0)).__module__.startswith("pyod")
+        # detectors without a random_state (KNN, HBOS) raised a TypeError
+        assert type(noise.make("pyod KNN", 3)).__name__ == "KNN"
+        assert noise.make("pyod IForest", 3).random_state == 3
+
+
+def test_a_failure_counts_as_chance(capsys):
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    y = np.r_[np.ones(3), np.zeros(27)]
+    assert noise.auc_of("PCA(n_components=7)", X, y, 0) == 0.5  # too many components
+    assert "failed" in capsys.readouterr().out
 
 
 @pytest.mark.realdata

@@ -129,3 +129,26 @@ def test_the_recommended_configuration_and_its_peers_run(adbench):
         assert "flagged" not in records[0]  # it ranks; the labels stay the estimator's own
     records = bench.evaluate(bench.likelihood_factory(), TABLES[:1], folder=adbench)
     assert records[0]["n_components"] == 2
+
+
+@pytest.mark.realdata
+def test_a_warm_up_that_hangs_or_dies_stays_in_its_child(adbench):
+    """The warm-up fit ran in this process with no time limit: a detector that hangs
+    blocked the benchmark, one that dies took it down."""
+    import os
+    import time
+
+    class Hang:
+        def fit(self, X, y=None):
+            time.sleep(30)
+            return self
+
+    class Dies:
+        def fit(self, X, y=None):
+            os._exit(3)
+
+    start = time.perf_counter()
+    (hang,) = bench.evaluate(Hang, TABLES[:1], folder=adbench, timeout=0.5)
+    assert hang["error"] == "over 0.5 s" and time.perf_counter() - start < 10
+    (dies,) = bench.evaluate(Dies, TABLES[:1], folder=adbench, timeout=5)
+    assert dies["error"] == "the child died"
