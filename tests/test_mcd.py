@@ -115,6 +115,25 @@ def test_univariate_mcd_is_the_exact_window():
     np.testing.assert_array_equal(np.flatnonzero(support), [0, 1, 2, 3])
 
 
+def test_univariate_mcd_takes_the_middle_of_tied_windows():
+    """Where several windows share the least variance (equally spaced or integer data),
+    robustbase's rfmcduni takes the middle one. Values of R 4.x, robustbase 0.99:
+    covMcd(0:11)$raw.center = 5; x <- c(0:9, 14): covMcd(x)$raw.center = 4.5,
+    $center = 5.363636, $cov = 16.454545; PcaHubert(x) flags nothing (the first window
+    gave 3, 2.5, 4.5 and 15.45, and flagged row 11)."""
+    from robustpca import ROBPCA
+
+    mcd = minimum_covariance_determinant
+
+    assert mcd(np.arange(12.0)[:, None], random_state=0).raw_location[0] == pytest.approx(5.0)
+    x = np.r_[np.arange(10.0), 14.0][:, None]
+    fit = mcd(x, random_state=0)
+    assert fit.raw_location[0] == pytest.approx(4.5)
+    assert fit.location[0] == pytest.approx(5.363636, abs=1e-6)
+    assert fit.covariance[0, 0] == pytest.approx(16.454545, abs=1e-6)
+    assert not (ROBPCA(random_state=0).fit(x).predict(x) == -1).any()
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),

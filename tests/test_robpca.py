@@ -370,3 +370,24 @@ def test_hyperplane_normals_are_the_first_regular_draws(seed, n, p, levels, n_di
             found.append(np.linalg.solve(P[ok], np.ones((int(ok.sum()), p, 1)))[:need, :, 0])
     expected = np.concatenate(found).T if found else np.zeros((p, 0))
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("skew", [False, True])
+@pytest.mark.parametrize("k", [1, 2])
+def test_initial_eigenvalues_are_those_of_the_h_subset(skew, k):
+    """rrcov's eig0 is the PCA of the h-subset (mcd=False: not the MCD shortcut); with k
+    below the rank the attribute was the PCA of the rows kept after the OD reweighting
+    (25.6 for rrcov's 18.5)."""
+    import dask.array as da
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 6)) @ np.diag([4.0, 2.0, 1.0, 0.5, 0.3, 0.2])
+    X[:10] += 8.0
+    model = ROBPCA(n_components=k, skew=skew, mcd=False, random_state=0).fit(X)
+    rows = X[model.h_subset_]
+    expected = np.sort(np.linalg.eigvalsh(np.cov(rows, rowvar=False)))[::-1]
+    np.testing.assert_allclose(model.initial_eigenvalues_, expected, rtol=1e-9)
+    chunked = ROBPCA(n_components=k, skew=skew, mcd=False, random_state=0).fit(
+        da.from_array(X, chunks=(30, 6))
+    )
+    np.testing.assert_allclose(chunked.initial_eigenvalues_, expected, rtol=1e-9)

@@ -392,11 +392,11 @@ def _member_moments_pass(x, rows=None, *, subset, coords) -> dict:
 
 def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
     """robustbase's MCD of one coordinate on ``n >= 600`` rows: the exact h-subset of
-    least variance (:func:`~robustpca.solvers.mcd._univariate_mcd_subset`, the first
-    least window) by :func:`~robustpca.solvers.chunked_unimcd.
+    least variance (:func:`~robustpca.solvers.mcd._univariate_mcd_subset`, the middle
+    of the least windows) by :func:`~robustpca.solvers.chunked_unimcd.
     least_variance_windows`, its moments, then the reweighting: four passes."""
     _, _, found, passes = least_variance_windows(
-        run, row_index, coords, 1, n, h, coords(pilot_x), first=True
+        run, row_index, coords, 1, n, h, coords(pilot_x)
     )
     start, head, head_rank, tail, tail_rank = found[0]
     last = start + h - 1

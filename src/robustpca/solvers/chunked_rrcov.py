@@ -314,6 +314,7 @@ def solve_robpca_chunked(
     (h_subset,), (moments,), used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
     count.add(used)
     sub = class_pca_of(moments)
+    initial_eigenvalues = sub.eigenvalues  # the h-subset's (rrcov's eig0)
     kmax = min(sub.rank, kmax)
     k = _resolve_k(n_components, sub.eigenvalues, kmax, sub.rank) if auto else k_given
     if k != rank:
@@ -333,7 +334,6 @@ def solve_robpca_chunked(
         count.add(1)
         sub = class_pca_of(kept["m"])
         k = min(sub.rank, k)
-    initial_eigenvalues = sub.eigenvalues
     X2 = scores.then(sub.center, sub.loadings[:, :k])
     centre2, rot2, values, fit = _projected_mcd(
         run, row_index, X2, sub.eigenvalues, k, n, alpha, h, rng, n_starts, pilot_x, count,

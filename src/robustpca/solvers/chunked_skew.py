@@ -334,6 +334,7 @@ def solve_robpca_skew_chunked(
     (h_subset,), (moments,), used = smallest_subsets(run, row_index, scores, outl, h, pilot_x)
     count.add(used)
     sub = class_pca_of(moments)
+    initial_eigenvalues = sub.eigenvalues  # the h-subset's (rrcov's eig0)
     kmax = min(sub.rank, kmax)
     k = _resolve_k(n_components, sub.eigenvalues, kmax, sub.rank) if auto else k_given
     if k != rank:
@@ -345,7 +346,6 @@ def solve_robpca_skew_chunked(
         count.add(used)
         sub = class_pca_of(kept)
         k = min(sub.rank, k)
-    initial_eigenvalues = sub.eigenvalues
     k = min(k, sub.rank)  # the h-subset may have a lower rank than a k given as the rank
     X2 = scores.then(sub.center, sub.loadings[:, :k])
     model, used = adjusted_outlyingness_chunked(

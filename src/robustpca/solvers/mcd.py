@@ -344,14 +344,19 @@ def _log_dets(covs: np.ndarray) -> np.ndarray:
 
 
 def _univariate_mcd_subset(x: np.ndarray, h: int) -> np.ndarray:
-    """The exact univariate MCD: the h contiguous order statistics of least variance."""
+    """The exact univariate MCD: the h contiguous order statistics of least variance;
+    where several windows attain it (equally spaced or integer data), the middle one,
+    robustbase's ``slutn((ndup + 1) / 2)`` in ``rfmcduni`` (ties within a relative 1e-12,
+    as :func:`~robustpca.solvers.outlyingness.univariate_mcd`)."""
     order = np.argsort(x, kind="stable")
     y = x[order]
     c1 = np.concatenate([[0.0], np.cumsum(y)])
     c2 = np.concatenate([[0.0], np.cumsum(y * y)])
     sums = c1[h:] - c1[:-h]
     ss = (c2[h:] - c2[:-h]) - sums * sums / h
-    start = int(np.argmin(ss))
+    ss_min = float(ss.min())
+    tied = np.flatnonzero(ss <= ss_min + 1e-12 * max(abs(ss_min), 1e-300))
+    start = int(tied[(tied.size + 1) // 2 - 1])
     support = np.zeros(x.size, dtype=bool)
     support[order[start : start + h]] = True
     return support

@@ -378,6 +378,7 @@ def solve_robpca(
         )
     h_subset = np.argsort(outl, kind="stable")[:h]
     sub = class_pca(scores[h_subset])
+    initial_eigenvalues = sub.eigenvalues  # the h-subset's (rrcov's eig0)
     kmax = min(sub.rank, kmax)
     k = _resolve_k(n_components, sub.eigenvalues, kmax, sub.rank) if auto else k_given
     if k != rank:
@@ -428,7 +429,7 @@ def solve_robpca(
         rank=rank,
         h=h,
         h_subset=np.sort(h_subset),
-        initial_eigenvalues=sub.eigenvalues,
+        initial_eigenvalues=initial_eigenvalues,
         outlyingness=outl,
         mcd_support=support if support is not None else np.ones(n, dtype=bool),
         adjusted=adjusted,
