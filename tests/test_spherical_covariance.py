@@ -236,3 +236,12 @@ def test_random_state_seeds_a_given_covariance_estimator():
         np.testing.assert_array_equal(fit.covariance_, fits[0].covariance_)
     own = CovariancePCA(2, covariance=MinCovDet(random_state=5), random_state=0).fit(X)
     np.testing.assert_array_equal(own.covariance_, MinCovDet(random_state=5).fit(X).covariance_)
+
+
+def test_covariance_pca_warns_where_the_mcd_is_not_positive_definite():
+    """n = p + 2: robustbase's small-sample factor of the reweighted MCD is negative
+    (.MCDcnp2.rew(5, 7, 0.5) = -0.337) and rrcov's PcaCov stops ("covariance matrix is
+    not non-negative definite"); the fit clipped every eigenvalue to 0 without a word."""
+    X = np.random.default_rng(5).normal(size=(7, 5))
+    with pytest.warns(UserWarning, match="not non-negative definite"):
+        CovariancePCA(n_components=2, random_state=0).fit(X)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import clone
@@ -152,6 +153,17 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         self.covariance_ = covariance
         values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
         order = np.argsort(values, kind="stable")[::-1]
+        top = float(np.abs(values).max(initial=0.0))
+        if values.size and values.min() < -p * np.finfo(np.float64).eps * top:
+            warnings.warn(
+                f"CovariancePCA: the covariance estimate is not non-negative definite "
+                f"(eigenvalue {values.min():.3g}; rrcov's PcaCov stops here): with "
+                f"n_samples={n} for {p} features, robustbase's small-sample correction of "
+                "the reweighted MCD is negative. Its negative eigenvalues are set to 0; "
+                "use more samples than features, or ROBPCA.",
+                UserWarning,
+                stacklevel=4,
+            )
         values = np.clip(values[order], 0.0, None)
         vectors = vectors[:, order]
         rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
