@@ -82,8 +82,13 @@ def glram_paper_literal(images, k1, k2, n_iter, *, center=True, init="2dpca"):
     A = [images[i] - mean for i in range(n)]
     if init == "2dpca":
         R = _top(sum(Ai.T @ Ai for Ai in A), k2)
-    else:
-        R = np.eye(w)[:, :k2]  # Ye's R_0 = (I_k2, 0)^T
+    else:  # Ye's L_0 = (I_k1, 0)^T, from which his Algorithm GLRAM updates R first
+        L0 = np.eye(h)[:, :k1]
+        MR = np.zeros((w, w))
+        for Ai in A:
+            B = L0.T @ Ai
+            MR += B.T @ B
+        R = _top(MR, k2)
     L = None
     history, seconds = [], []
     for _ in range(n_iter):

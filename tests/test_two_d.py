@@ -132,8 +132,10 @@ def test_glram_matches_loop_reference(center, init):
     X = np.random.default_rng(3).normal(size=(n, h * w)) + 1.0
     images = X.reshape(n, h, w)
     mean = images.mean(axis=0) if center else np.zeros((h, w))
-    if init == "identity":  # Ye's R_0 = (I, 0)^T
-        R0 = np.eye(w, k2)
+    if init == "identity":  # Ye's L_0 = (I, 0)^T: his first update is R's, from it
+        L0 = np.eye(h, k1)
+        R0 = np.linalg.eigh(sum((A - mean).T @ L0 @ L0.T @ (A - mean) for A in images))[1]
+        R0 = R0[:, ::-1][:, :k2]
     else:  # the 2DPCA axes of the (centred or raw) images
         R0 = np.linalg.eigh(sum((A - mean).T @ (A - mean) for A in images))[1][:, ::-1][:, :k2]
     with pytest.warns(ConvergenceWarning):

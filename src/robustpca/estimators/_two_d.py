@@ -31,7 +31,11 @@ class TwoDPCA(BaseTwoDEstimator):
     .. math:: G = \frac1n \sum_{i=1}^n (A_i - \bar A)^\top (A_i - \bar A),
 
     the maximiser of the total scatter :math:`J(V) = \mathrm{tr}(V^\top G V)` of the
-    projected images over :math:`V^\top V = I` (Yang et al., eqs. 3-6).
+    projected images over :math:`V^\top V = I` (Yang et al., eqs. 3-6). The features and
+    reconstructions are those of the centred images, as every estimator here centres:
+    Yang et al. project the raw images (:math:`Y_i = A_i V`, :math:`A_i V V^\top`),
+    which shifts every feature matrix by :math:`\bar A V` and leaves the distances
+    between them, which their classifier uses, unchanged.
 
     Parameters
     ----------
@@ -136,7 +140,8 @@ class GLRAM(BaseTwoDEstimator):
     center : bool, default=True
         Subtract the mean image (``False``: Ye's uncentred GLRAM, ``mean_`` = 0).
     init : {'2dpca', 'identity'}, default='2dpca'
-        Starting ``R``: the 2DPCA axes, or Ye's :math:`R_0 = (I_{k_2}, 0)^\top`.
+        Starting ``R``: the 2DPCA axes, or that of Ye's start
+        :math:`L_0 = (I_{k_1}, 0)^\top` (his Algorithm GLRAM updates ``R`` first).
     max_iter : int, default=100
         Maximum number of sweeps.
     tol : float, default=1e-6

@@ -164,8 +164,9 @@ def solve_glram(
         ``M`` = the arithmetic mean image (the optimal mean of the squared loss, for
         any ``L, R``); ``False`` is Ye's uncentred GLRAM (``M = 0``).
     init : {'2dpca', 'identity'}, default='2dpca'
-        Starting ``R``: the 2DPCA axes (top eigenvectors of :math:`\sum_i E_i^\top E_i`)
-        or Ye's :math:`R_0 = (I_{k_2}, 0)^\top`.
+        Starting ``R``: the 2DPCA axes (top eigenvectors of :math:`\sum_i E_i^\top E_i`),
+        or Ye's start :math:`L_0 = (I_{k_1}, 0)^\top`, from which his Algorithm GLRAM
+        updates ``R`` first (the ``R`` of :math:`L_0`, then the sweeps).
     max_iter, tol
         Stop after ``max_iter`` sweeps or when the relative objective change is at most
         ``tol``.
@@ -188,7 +189,8 @@ def solve_glram(
     k1, k2 = n_components
     mean = images.mean(axis=0, dtype=np.float64) if center else np.zeros((h, w))
     E = images - mean
-    right = right_update(E, None, k2, rng)[0] if init == "2dpca" else np.eye(w, k2)
+    start = None if init == "2dpca" else np.eye(h, k1)  # Ye's L_0 (None: 2DPCA's axes)
+    right = right_update(E, start, k2, rng)[0]
     left = None
     history: list[float] = []
     stop_reason, converged = StopReason.MAX_ITER, False
