@@ -395,9 +395,7 @@ def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
     least variance (:func:`~robustpca.solvers.mcd._univariate_mcd_subset`, the middle
     of the least windows) by :func:`~robustpca.solvers.chunked_unimcd.
     least_variance_windows`, its moments, then the reweighting: four passes."""
-    _, _, found, passes = least_variance_windows(
-        run, row_index, coords, 1, n, h, coords(pilot_x)
-    )
+    _, _, found, passes = least_variance_windows(run, row_index, coords, 1, n, h, coords(pilot_x))
     start, head, head_rank, tail, tail_rank = found[0]
     last = start + h - 1
     first_value, last_value = head[start - head_rank, 2], tail[last - tail_rank, 2]
