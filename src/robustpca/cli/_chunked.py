@@ -116,13 +116,16 @@ def takes_missing_chunked(cls) -> bool:
     return True
 
 
-def default_chunked(has_missing: bool) -> str:
-    """The table default (:data:`DEFAULT_METHOD`) among the methods with a chunked fit
-    (and, with missing cells, whose chunked fit takes them)."""
+def default_chunked(has_missing: bool, is_images: bool = False) -> str:
+    """The in-memory default (:data:`DEFAULT_METHOD`: the table one, the image one for
+    rows that are images, ``--image-shape``) among the methods with a chunked fit (and,
+    with missing cells, whose chunked fit takes them), so that the route does not change
+    the method."""
     import robustpca
 
     able = chunked_methods()
-    candidates = [c for c in DEFAULT_METHOD["table"] if c in able] or able
+    kind = "images" if is_images else "table"
+    candidates = [c for c in DEFAULT_METHOD[kind] if c in able] or able
     if has_missing:
         fits = [c for c in candidates if supports_missing(getattr(robustpca, c))]
         fits = [c for c in fits if takes_missing_chunked(getattr(robustpca, c))]
@@ -144,7 +147,7 @@ def run_chunked(args, drop: tuple[str, ...]) -> int:
         )
     if args.method is not None:
         check_chunked(resolve_method(args.method))
-    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+    with atomic_output_dir(args.out, overwrite=args.overwrite, inputs=(path,)) as tmp:
         work = tmp / ".chunks"
         work.mkdir()
         try:
@@ -178,7 +181,7 @@ def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
         k = params["n_components"]
         if not isinstance(k, int) and "n_components" in str(error):
             why = ""
-            first = DEFAULT_METHOD["table"][0]
+            first = DEFAULT_METHOD["table" if image_shape is None else "images"][0]
             if scan.n_missing and args.method is None and cls.__name__ != first:
                 why = (
                     f" (it is the chunked default for a table with missing cells, here "
@@ -207,7 +210,9 @@ def _fit_and_write(args, drop, path: Path, out: Path, work: Path):
     n, d = scan.spill.shape
     size = chunk_rows(args.chunk_rows, d)
     image_shape = parse_shape(args.image_shape, d)
-    cls = resolve_method(args.method or default_chunked(scan.n_missing > 0))
+    cls = resolve_method(
+        args.method or default_chunked(scan.n_missing > 0, image_shape is not None)
+    )
     check_chunked(cls)
     check_missing(cls, scan.n_missing, path)
     center, scale = _scaling(args, scan, size)

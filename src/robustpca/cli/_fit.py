@@ -137,7 +137,8 @@ def add_parser(sub) -> None:
         "--index-col",
         metavar="COL",
         help="table column (name or 1-based number) holding the row labels; it is not "
-        "fitted and labels the outputs and the flagged points of the outlier map",
+        "fitted and labels the outputs and the flagged points of the outlier map. A name "
+        "that several columns share is refused: give the column's number",
     )
     fit.add_argument(
         "--drop",
@@ -145,14 +146,15 @@ def add_parser(sub) -> None:
         action="append",
         default=[],
         help="comma-separated table columns (names or 1-based numbers) left out of the fit; "
-        "may be repeated",
+        "may be repeated. A name that several columns share is refused: give the numbers",
     )
     fit.add_argument(
         "--header",
         choices=("auto", "yes", "no"),
         default="auto",
         help="whether a CSV/TSV/TXT table's first line names its columns; auto (default): "
-        "when one of its cells is not a number (a header of years needs yes)",
+        "when one of its cells is not a number, nor empty or NA (a header of years needs "
+        "yes)",
     )
     add_folder(fit, "--out", "output folder (created)", required=True)
     fit.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
@@ -251,6 +253,8 @@ def _run(args) -> int:
     if not 0.5 < args.quantile < 1:
         raise InputError(f"--quantile must be in (0.5, 1), got {args.quantile}")
     drop = tuple(c.strip() for spec in args.drop for c in spec.split(",") if c.strip())
+    output = atomic_output_dir(args.out, overwrite=args.overwrite, inputs=(args.input,))
+    output.check()  # a bad --out (one holding the input included) before any reading
     if use_chunked(args):
         from ._chunked import run_chunked
 
@@ -272,7 +276,7 @@ def _run(args) -> int:
     if scale is not None:
         recon = recon * scale + center  # back in the input's units
     completed = np.where(missing, recon, X_input) if n_missing else X_input
-    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+    with output as tmp:
         write_model(tmp, model, data.feature_names)
         comp_names = [f"pc{j + 1}" for j in range(model.components_.shape[0])]
         write_csv(tmp / "scores.csv", comp_names, scores, index=data.sample_names)

@@ -7,12 +7,12 @@ import io
 import itertools
 import math
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from ._options import InputError, atomic_output_dir
 
 __all__ = [
     "InputData",
@@ -29,11 +29,10 @@ IMAGE_SUFFIXES = {".pgm", ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tif
 TEXT_SUFFIXES = {".csv": ",", ".tsv": "\t", ".txt": None}
 PARQUET_SUFFIXES = {".parquet", ".pq"}
 #: The cells read as missing (any case), besides the empty cell.
-NA_TOKENS = ("na", "nan", "null")
-
-
-class InputError(ValueError):
-    """The input file or folder cannot be used; the message says why and where."""
+NA_TOKENS = ("na", "nan", "null", "-nan", "+nan")
+#: The delimiter of a ``.txt`` table whose fields are separated by runs of spaces (an
+#: aligned table, as ``np.savetxt`` writes with a field width).
+WHITESPACE = r"\s+"
 
 
 @dataclass
@@ -66,7 +65,9 @@ def read_input(
         Table columns left out of the fit (names or 1-based numbers).
     header : {"auto", "yes", "no"}, default="auto"
         Whether a text table's first line names its columns; "auto": when one of its
-        cells is not a number (a header of years, 2019,2020,..., needs "yes").
+        cells is not a number, nor empty or a missing-value token (a header of years,
+        2019,2020,..., needs "yes"). The fields of a ``.txt`` table aligned with runs of
+        spaces are split at each run (write a missing cell NA there).
 
     Raises
     ------
@@ -74,8 +75,9 @@ def read_input(
         With a message naming the file and the problem: missing or unreadable file,
         non-numeric cells, infinite values, rows or columns with every cell missing,
         ragged rows, fewer than 2 samples, images of different sizes. Empty, ``NA``,
-        ``NaN`` and ``null`` cells (and NaN in a ``.npy``) are missing entries: kept
-        as NaN for the fit.
+        ``NaN`` (``-nan``, ``+nan``) and ``null`` cells (and NaN in a ``.npy``) are
+        missing entries: kept as NaN for the fit. A number is what pandas reads as one
+        (``1_000`` and non-ASCII digits are not), so that both routes take the same.
     """
     path = Path(path)
     if not path.exists():
@@ -105,8 +107,15 @@ def read_input(
 
 
 def column_position(spec: str, names: list[str], has_header: bool, option: str, path) -> int:
-    """0-based position of the column ``spec`` (a header name, else a 1-based number)."""
+    """0-based position of the column ``spec`` (a header name, else a 1-based number); a
+    name that several columns share is an error (which one is meant is not known)."""
     if has_header and spec in names:
+        found = [j + 1 for j, name in enumerate(names) if name == spec]
+        if len(found) > 1:
+            raise InputError(
+                f"{path}: {option} {spec!r} names {len(found)} columns (numbers "
+                f"{', '.join(map(str, found))}); give the 1-based number of each one meant"
+            )
         return names.index(spec)
     if spec.isdigit() and 1 <= int(spec) <= len(names):
         return int(spec) - 1
@@ -178,6 +187,10 @@ def _default_names(prefix: str, n: int) -> list[str]:
 
 
 def _is_number(text: str) -> bool:
+    """Whether ``text`` is a number as the chunked (pandas) reader reads one: Python's
+    ``float`` without its extensions, digit-group underscores and non-ASCII digits."""
+    if "_" in text or not text.isascii():
+        return False
     try:
         float(text)
     except ValueError:
@@ -210,20 +223,49 @@ class TableLayout:
     sample: str
 
 
+def _aligned(sample: str) -> bool:
+    """Whether the complete lines of ``sample`` split by runs of spaces into one number
+    (above 1) of fields, with no comma or quote in the text: an aligned table."""
+    if "," in sample or '"' in sample:
+        return False
+    lines = sample.splitlines()
+    if not sample.endswith(("\n", "\r")):
+        lines = lines[:-1]  # cut by the sample's length
+    widths = {len(line.split()) for line in lines if line.strip()}
+    return len(widths) == 1 and widths.pop() > 1
+
+
 def _sniff(path: Path, delimiter: str | None, sample: str) -> str:
+    """The delimiter of a ``.txt`` table (``delimiter`` None): the sniffer's, or
+    :data:`WHITESPACE` where the fields are separated by spaces and runs of them split
+    every line into the same number of fields."""
     if delimiter is not None:
         return delimiter
     try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t ").delimiter
+        found = csv.Sniffer().sniff(sample, delimiters=",;\t ").delimiter
     except csv.Error:
-        return ","
+        found = ""
+    if found in ("", " ") and _aligned(sample):
+        return WHITESPACE
+    return found or ","
+
+
+def split_rows(lines, delimiter: str):
+    """The non-empty rows (lists of fields) of the text ``lines``, an iterable of lines
+    read with ``newline=""``: by :mod:`csv`, or by runs of spaces for :data:`WHITESPACE`."""
+    if delimiter == WHITESPACE:
+        return (row for row in (line.split() for line in lines) if row)
+    return (row for row in csv.reader(lines, delimiter=delimiter) if row)
 
 
 def has_header(first: list[str], header: str = "auto") -> bool:
     """Whether the stripped cells ``first`` of a table's first line are its header:
-    ``header`` "yes" or "no", or "auto": when a cell is not a number."""
+    ``header`` "yes" or "no", or "auto": when a cell is not a number (nor empty, nor
+    one of the missing-value tokens :data:`NA_TOKENS`)."""
     if header == "auto":
-        return any(cell and not _is_number(cell) for cell in first)
+        return any(
+            cell and cell.lower() not in NA_TOKENS and not _is_number(cell) for cell in first
+        )
     return header == "yes"
 
 
@@ -236,7 +278,7 @@ def table_layout(path: Path, header: str = "auto") -> TableLayout:
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read the file ({error})") from None
     delimiter = _sniff(path, TEXT_SUFFIXES[path.suffix.lower()], sample)
-    first = next((row for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if row), None)
+    first = next(split_rows(io.StringIO(sample, newline=""), delimiter), None)
     if first is None:
         raise InputError(f"{path}: the file is empty")
     first = [cell.strip() for cell in first]
@@ -262,17 +304,40 @@ def _read_table(
             sample = handle.read(65536)
             handle.seek(0)
             delimiter = _sniff(path, delimiter, sample)
-            reader = (row for row in csv.reader(handle, delimiter=delimiter) if row)
-            return _parse_rows(path, reader, sample, delimiter, index_col, drop, header)
+            reader = split_rows(handle, delimiter)
+            data = _parse_rows(path, reader, sample, delimiter, index_col, drop, header)
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the file ({error})") from None
+    assert data is not None
+    return data
+
+
+def check_cells(path: Path, layout: TableLayout, index_col, drop, header: str) -> None:
+    """The whole-file reader's checks of the text table ``path``, the table not kept:
+    the first ragged row or cell that is not a number is an :class:`InputError` with
+    the whole-file reader's message (its line and column)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = split_rows(handle, layout.delimiter)
+            _parse_rows(
+                path, reader, layout.sample, layout.delimiter, index_col, drop, header, False
+            )
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: cannot read the file ({error})") from None
 
 
 def _parse_rows(
-    path: Path, reader, sample: str, delimiter: str, index_col, drop, header_rule: str = "auto"
-) -> InputData:
+    path: Path,
+    reader,
+    sample: str,
+    delimiter: str,
+    index_col,
+    drop,
+    header_rule: str = "auto",
+    keep_data: bool = True,
+) -> InputData | None:
     """The table of the non-empty rows of ``reader``, converted by batches of
-    :data:`READ_BATCH` rows."""
+    :data:`READ_BATCH` rows (``keep_data`` False: checked only, None returned)."""
     first = next(reader, None)
     if first is None:
         raise InputError(f"{path}: the file is empty")
@@ -308,14 +373,14 @@ def _parse_rows(
                 f"{path}, line {count + lead}: {len(row)} fields, expected {width}"
                 + _separator_hint(sample, delimiter)
             )
-        if position is not None:
+        if position is not None and keep_data:
             labels.append(row[position])
         batch.append([row[j] for j in keep])
         count += 1
         if len(batch) == READ_BATCH:
-            blocks.append(
-                _numbers(batch, count - len(batch) + lead, kept, keep, path, sample, delimiter)
-            )
+            block = _numbers(batch, count - len(batch) + lead, kept, keep, path, sample, delimiter)
+            if keep_data:
+                blocks.append(block)
             batch = []
     if batch:
         blocks.append(
@@ -323,6 +388,8 @@ def _parse_rows(
         )
     if not count:
         raise InputError(f"{path}: the file has a header but no data rows")
+    if not keep_data:
+        return None
     X = np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
     sample_names = labels if position is not None else _default_names("sample", count)
     return InputData(X, sample_names, kept, None, "csv")
@@ -330,9 +397,12 @@ def _parse_rows(
 
 def _numbers(rows, first_line: int, names, keep, path, sample, delimiter) -> np.ndarray:
     """A batch of rows of text as float64 (empty and NA cells as NaN); a cell that is not
-    a number is an error naming its line and column."""
+    a number (:func:`_is_number`) is an error naming its line and column."""
     try:  # the common case, vectorised; the cell-by-cell loop below finds the culprit
-        return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(keep))
+        X = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(keep))
+        text = "".join(itertools.chain.from_iterable(rows))
+        if "_" not in text and text.isascii():  # float() takes "1_000", pandas does not
+            return X
     except ValueError:
         pass
     X = np.empty((len(rows), len(keep)))
@@ -384,9 +454,12 @@ def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
     that does not hold numbers is an error naming it."""
     import pandas as pd
 
-    for j in keep:
+    X = np.empty((len(frame), len(keep)))
+    for i, j in enumerate(keep):
         column = frame.iloc[:, j]
-        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+        if _decimals(column):  # pyarrow gives a decimal column as decimal.Decimal objects
+            column = column.astype(np.float64)
+        elif not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
             name = str(frame.columns[j])
             values = column.dropna()
             shown = f" holds {str(values.iloc[0])!r}, which" if len(values) else ""
@@ -395,7 +468,18 @@ def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
                 f"labels the rows pass --index-col {name}, or leave it out of the fit with "
                 f"--drop {name}"
             )
-    return frame.iloc[:, keep].to_numpy(dtype=np.float64, na_value=np.nan)
+        X[:, i] = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    return X
+
+
+def _decimals(column) -> bool:
+    """Whether ``column`` is an object column of ``decimal.Decimal`` (and missing) values."""
+    import decimal
+
+    if column.dtype != object:
+        return False
+    values = column.dropna()
+    return len(values) > 0 and all(isinstance(v, decimal.Decimal) for v in values)
 
 
 def _read_parquet(path: Path, index_col: str | None, drop: tuple[str, ...]) -> InputData:
@@ -452,70 +536,3 @@ def _read_images(folder: Path) -> InputData:
     return InputData(
         X, names, _default_names("pixel", X.shape[1]), (int(shape[0]), int(shape[1])), "images"
     )
-
-
-class atomic_output_dir:
-    """Context manager: write into a temporary folder, move it to ``target`` on success.
-
-    On an exception the temporary folder is removed and ``target`` is left as it was, so
-    no half-written output is ever visible. An existing non-empty ``target`` is
-    replaced only when ``overwrite`` is True. An existing empty ``target`` is kept (the
-    current folder, ``--out .``, included): the outputs are moved into it, one by one.
-    A folder that holds the current one is never replaced. A folder that cannot be made
-    is an :class:`InputError`, like every other bad ``--out``.
-    """
-
-    def __init__(self, target: str | os.PathLike, overwrite: bool = False):
-        # absolute, "." and ".." folded (symbolic links kept: the link is the output)
-        self.target = Path(os.path.abspath(target))
-        self.overwrite = overwrite
-        self.tmp: Path | None = None
-        self.into = False  # move the outputs into the existing, empty target
-
-    def __enter__(self) -> Path:
-        target = self.target
-        if target.exists() and not target.is_dir():
-            raise InputError(f"--out {target} exists and is not a folder")
-        if target.is_dir():
-            if any(target.iterdir()) and not self.overwrite:
-                raise InputError(
-                    f"--out {target} exists and is not empty; choose another folder or "
-                    "pass --overwrite"
-                )
-            self.into = not any(target.iterdir())
-            if not self.into and Path.cwd().is_relative_to(target):
-                raise InputError(
-                    f"--out {target} holds the current folder, which --overwrite would "
-                    "delete; choose another folder"
-                )
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            home = target if self.into else target.parent
-            self.tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=home))
-        except OSError as error:
-            where = f": {error.filename}" if error.filename else ""
-            raise InputError(
-                f"--out {target} cannot be made ({error.strerror or error}{where})"
-            ) from None
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self.tmp, 0o777 & ~umask)  # mkdtemp makes it private; use the usual mode
-        return self.tmp
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        assert self.tmp is not None
-        if exc_type is not None:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-            return
-        if self.into:
-            for entry in sorted(self.tmp.iterdir()):
-                os.replace(entry, self.target / entry.name)
-            self.tmp.rmdir()
-            return
-        old = None
-        if self.target.exists():
-            old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
-            os.replace(self.target, old)
-        os.replace(self.tmp, self.target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)

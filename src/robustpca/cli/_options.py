@@ -1,12 +1,28 @@
-"""The argparse pieces the sub-commands share: the sub-command itself and its common options."""
+"""The argparse pieces the sub-commands share: the sub-command itself, its common options,
+the error of a bad input or option, and the atomic writing of the ``--out`` folder."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["add_command", "add_folder", "add_seed", "int_at_least"]
+__all__ = [
+    "InputError",
+    "add_command",
+    "add_folder",
+    "add_seed",
+    "atomic_output_dir",
+    "int_at_least",
+]
+
+
+class InputError(ValueError):
+    """The input file or folder cannot be used; the message says why and where."""
+
 
 #: What a sub-command runs: ``run(args, parser)`` returns the exit status.
 Run = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
@@ -60,3 +76,98 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
 def add_seed(parser: argparse.ArgumentParser, help: str) -> None:
     """``--seed``, a non-negative int (NumPy's seeds), 0 by default."""
     parser.add_argument("--seed", type=int_at_least(0), default=0, help=help)
+
+
+class atomic_output_dir:
+    """Context manager: write into a temporary folder, move it to ``target`` on success.
+
+    On an exception the temporary folder is removed, and the parent folders made for it,
+    and ``target`` is left as it was, so no half-written output is ever visible. An
+    existing non-empty ``target`` is replaced only when ``overwrite`` is True. An
+    existing empty ``target`` is kept (the current folder, ``--out .``, included): the
+    outputs are moved into it, one by one. A folder that holds the current one, or one
+    of ``inputs`` (the files read), is never replaced. A folder that cannot be made is an
+    :class:`InputError`, like every other bad ``--out``.
+    """
+
+    def __init__(
+        self, target: str | os.PathLike, overwrite: bool = False, inputs: tuple = ()
+    ) -> None:
+        # absolute, "." and ".." folded (symbolic links kept: the link is the output)
+        self.target = Path(os.path.abspath(target))
+        self.overwrite = overwrite
+        self.inputs = tuple(Path(p) for p in inputs)
+        self.tmp: Path | None = None
+        self.into = False  # move the outputs into the existing, empty target
+        self.made: list[Path] = []  # the parent folders made, the outermost first
+
+    def check(self) -> None:
+        """Refuse a bad target before anything is read, fitted or written."""
+        target = self.target
+        if target.exists() and not target.is_dir():
+            raise InputError(f"--out {target} exists and is not a folder")
+        if not target.is_dir():
+            return
+        if any(target.iterdir()) and not self.overwrite:
+            raise InputError(
+                f"--out {target} exists and is not empty; choose another folder or pass --overwrite"
+            )
+        if any(target.iterdir()) and Path.cwd().is_relative_to(target):
+            raise InputError(
+                f"--out {target} holds the current folder, which --overwrite would "
+                "delete; choose another folder"
+            )
+        real = target.parent.resolve() / target.name  # the link itself is what is replaced
+        for path in self.inputs:
+            if Path(os.path.realpath(path)).is_relative_to(real):
+                raise InputError(
+                    f"--out {target} holds the input {path}, which --overwrite would "
+                    "delete; choose another folder"
+                )
+
+    def __enter__(self) -> Path:
+        self.check()
+        target = self.target
+        self.into = target.is_dir() and not any(target.iterdir())
+        self.made = [p for p in reversed(target.parents) if not p.exists()]
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            home = target if self.into else target.parent
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=home))
+        except OSError as error:
+            self._unmake()
+            where = f": {error.filename}" if error.filename else ""
+            raise InputError(
+                f"--out {target} cannot be made ({error.strerror or error}{where})"
+            ) from None
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp, 0o777 & ~umask)  # mkdtemp makes it private; use the usual mode
+        return self.tmp
+
+    def _unmake(self) -> None:
+        """Remove the parent folders made for the output (those still empty)."""
+        for folder in reversed(self.made):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        assert self.tmp is not None
+        if exc_type is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self._unmake()
+            return
+        if self.into:
+            for entry in sorted(self.tmp.iterdir()):
+                os.replace(entry, self.target / entry.name)
+            self.tmp.rmdir()
+            return
+        old = None
+        if self.target.exists():
+            old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
+            os.replace(self.target, old)
+        os.replace(self.tmp, self.target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)

@@ -4,6 +4,7 @@ the same names, columns and number format (``repr`` of each value) either way.""
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ __all__ = [
     "GALLERY_SIZE",
     "chosen_rank",
     "csv_block",
+    "csv_field",
     "csv_header",
     "distance_block",
     "distances_header",
@@ -33,6 +35,23 @@ def _lines(row_format: str, columns: list) -> str:
     return (row_format * n) % tuple(itertools.chain.from_iterable(zip(*columns, strict=True)))
 
 
+#: The characters that make a CSV field quoted, as the csv module's minimal quoting does.
+_SPECIAL = re.compile(r'[,"\r\n]')
+
+
+def csv_field(text: str) -> str:
+    """``text`` as one CSV field: quoted (inner quotes doubled) when it holds a comma, a
+    quote or a line break, as :mod:`csv` writes it, so that labels and names read back."""
+    if _SPECIAL.search(text) is None:
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def csv_fields(texts) -> list[str]:
+    """:func:`csv_field` of each of ``texts``."""
+    return [csv_field(str(text)) for text in texts]
+
+
 def csv_block(rows, index=None) -> str:
     """The CSV lines (each ending in a newline) of the rows of a matrix, ``repr`` of each
     value (round-trip exact), led by its label when ``index`` is given."""
@@ -45,11 +64,12 @@ def csv_block(rows, index=None) -> str:
         cells = ",".join(["%r"] * len(columns))
     if index is None:
         return _lines(cells + "\n", columns)
-    return _lines("%s," + cells + "\n", [list(index), *columns])
+    return _lines("%s," + cells + "\n", [csv_fields(index), *columns])
 
 
 def csv_header(header: list[str], labelled: bool) -> str:
-    return ",".join([*(["sample"] if labelled else []), *header])
+    """The header line (no newline) of a CSV output, its names quoted where needed."""
+    return ",".join(csv_fields([*(["sample"] if labelled else []), *header]))
 
 
 def write_csv(path: Path, header: list[str], rows, index: list[str] | None = None) -> None:
@@ -122,7 +142,7 @@ def distance_block(names, diag, weights=None, start: int = 0, stop: int | None =
     of ``diag`` (``names`` and ``weights`` hold those rows only)."""
     rows = slice(start, stop)
     columns = [
-        list(names),
+        csv_fields(names),
         diag.score_distances[rows].tolist(),
         diag.orthogonal_distances[rows].tolist(),
         diag.score_outliers[rows].tolist(),

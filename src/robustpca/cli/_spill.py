@@ -16,8 +16,12 @@ as the passes sweep the file.
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import itertools
 import os
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,14 +31,18 @@ import numpy as np
 from ._io import (
     NA_TOKENS,
     PARQUET_SUFFIXES,
+    WHITESPACE,
     InputError,
+    TableLayout,
     _listed,
     _separator_hint,
+    check_cells,
     column_position,
     parquet_columns,
     parquet_labelled,
     parquet_labels,
     parquet_numbers,
+    split_rows,
     table_layout,
 )
 
@@ -56,6 +64,19 @@ def _missing_tokens() -> list[str]:
         for cases in itertools.product(*[(c.lower(), c.upper()) for c in word]):
             tokens.append("".join(cases))
     return sorted(set(tokens))
+
+
+def _escape(label: str) -> str:
+    """``label`` on one line of the labels file (backslash, line breaks escaped)."""
+    return label.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _unescape(line: str) -> str:
+    """The label written by :func:`_escape` on ``line`` (its newline removed)."""
+    line = line.rstrip("\n")
+    if "\\" not in line:
+        return line
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m[1], m[1]), line)
 
 
 class Spill:
@@ -149,10 +170,12 @@ class Scan:
         read in order) or the default names ``sample<i>``."""
         if handle is None:
             return [f"sample{i}" for i in range(start, stop)]
-        return [line.rstrip("\n") for line in itertools.islice(handle, stop - start)]
+        return [_unescape(line) for line in itertools.islice(handle, stop - start)]
 
     def open_labels(self):
-        return None if self.labels_path is None else open(self.labels_path, encoding="utf-8")
+        if self.labels_path is None:
+            return None
+        return open(self.labels_path, encoding="utf-8", newline="\n")
 
     def labels_at(self, indices) -> list[str]:
         """The labels of a few rows, in the order of ``indices``."""
@@ -160,10 +183,10 @@ class Scan:
             return [f"sample{int(i)}" for i in indices]
         wanted = {int(i) for i in indices}
         found = {}
-        with open(self.labels_path, encoding="utf-8") as handle:
+        with open(self.labels_path, encoding="utf-8", newline="\n") as handle:
             for i, line in enumerate(handle):
                 if i in wanted:
-                    found[i] = line.rstrip("\n")
+                    found[i] = _unescape(line)
         return [found[int(i)] for i in indices]
 
     def add(self, X: np.ndarray, names, moments: bool) -> None:
@@ -253,13 +276,100 @@ def _frames(ddf):
         yield from dask.compute(*parts[i : i + width])
 
 
+def _pandas_reason(error: Exception) -> str:
+    """pandas' message, unwrapped from dask's, without its "column N" (counted from 0
+    among the columns read, unlike the options' 1-based numbers)."""
+    message = str(error).split("Original Message:")[-1].strip()
+    return re.sub(r"\s*in column \d+", "", message)
+
+
 def _parse_error(path: Path, error: Exception, hint: str) -> InputError:
-    """pandas' parsing error (a cell that is not a number, a ragged line), named."""
-    message = str(error).split("Original Message:")[-1].strip()  # dask wraps pandas'
+    """pandas' parsing error, where the whole-file reader's checks found nothing."""
+    message = _pandas_reason(error)
     return InputError(
         f"{path}: {message}; a column that labels the rows needs --index-col, one that "
         f"is not a number --drop{hint}"
     )
+
+
+#: The ragged-row check reads the text by blocks of about this many characters.
+CHECK_BLOCK = 1 << 24
+
+
+def _line_bounds(block: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bytes of ``block`` as an array, and the start and end (its LF or CRLF
+    excluded) of each of its lines."""
+    data = np.frombuffer(block, np.uint8)
+    ends = np.flatnonzero(data == 10)
+    if not block.endswith(b"\n"):
+        ends = np.append(ends, data.size)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    stops = ends.copy()
+    cr = (stops > starts) & (data[np.maximum(stops - 1, 0)] == 13)
+    stops[cr] -= 1
+    return data, starts, stops
+
+
+def _ragged(block: bytes, delimiter: str, width: int) -> tuple[int, int]:
+    """The first non-empty line of ``block`` (its number among them, from 1) whose
+    number of fields is not ``width``, and that number; else (0, the number of
+    non-empty lines). The bytes hold no quote and no lone CR, so a field ends at each
+    delimiter (an ASCII byte, never part of a UTF-8 character)."""
+    data, starts, stops = _line_bounds(block)
+    where = np.flatnonzero(data == ord(delimiter))
+    fields = np.searchsorted(where, stops) - np.searchsorted(where, starts) + 1
+    filled = stops > starts
+    bad = np.flatnonzero(filled & (fields != width))
+    if not bad.size:
+        return 0, int(np.count_nonzero(filled))
+    first = int(bad[0])
+    return int(np.count_nonzero(filled[: first + 1])), int(fields[first])
+
+
+def _check_fields(path: Path, layout: TableLayout) -> None:
+    """Refuse a row whose number of fields is not the first row's, with the whole-file
+    reader's message and line (pandas would pad a short row with missing cells and drop
+    the extra fields of a long one, and skip a line of spaces)."""
+    width, delimiter = len(layout.names), layout.delimiter
+    lead = 2 if layout.has_header else 1
+
+    def refuse(line: int, fields: int):
+        if fields == width:  # a line of spaces in a one-column table: an empty sample
+            return InputError(
+                f"{path}: sample(s) 'sample{line - lead}' have no value at all (every cell "
+                "missing); remove them"
+            )
+        return InputError(
+            f"{path}, line {line}: {fields} fields, expected {width}"
+            + _separator_hint(layout.sample, delimiter)
+        )
+
+    line = 0  # the non-empty rows read, the first included: the whole-file reader's count
+    try:
+        with open(path, "rb") as raw:
+            raw.seek(3 if raw.read(3) == codecs.BOM_UTF8 else 0)
+            while delimiter != WHITESPACE and width > 1:  # by blocks of bytes (below)
+                offset = raw.tell()
+                block = raw.read(CHECK_BLOCK)
+                if block and not block.endswith(b"\n"):
+                    block += raw.readline()
+                if not block:
+                    return
+                lone_cr = b"\r" in block and block.count(b"\r") != block.count(b"\r\n")
+                if b'"' in block or lone_cr:
+                    raw.seek(offset)  # quotes or lone CRs: the csv reader, from here
+                    break
+                bad, fields = _ragged(block, delimiter, width)
+                if bad:
+                    raise refuse(line + bad, fields)
+                line += fields
+            text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+            for row in split_rows(text, delimiter):
+                line += 1
+                if len(row) != width or (width == 1 and not row[0].strip()):
+                    raise refuse(line, len(row))
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the file ({error})") from None
 
 
 def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
@@ -284,10 +394,26 @@ def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
     if index is not None:
         dtype[cols[index]] = "object"
     hint = _separator_hint(layout.sample, layout.delimiter)
+    _check_fields(path, layout)
+    spaces = layout.delimiter == WHITESPACE  # fields split by runs of spaces, no quoting
+
+    def failed(error: Exception) -> InputError:
+        """The whole-file reader's message (line, column) for the cell pandas could not
+        read, with pandas' own words where they quote the cell."""
+        reason = _pandas_reason(error)
+        try:
+            check_cells(path, layout, index_col, drop, header_rule)
+        except InputError as found:
+            quoted = reason.startswith("could not convert")
+            return InputError(f"{found} (pandas: {reason})" if quoted else str(found))
+        return _parse_error(path, error, hint)
+
     try:  # dask reads a sample of the file here
         ddf = dd.read_csv(
             str(path),
             sep=layout.delimiter,
+            quoting=csv.QUOTE_NONE if spaces else csv.QUOTE_MINIMAL,
+            index_col=False,
             header=0 if header else None,
             names=cols,
             usecols=[cols[j] for j in used],
@@ -299,7 +425,7 @@ def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
             blocksize=BLOCKSIZE,
         )
     except (ValueError, TypeError) as error:
-        raise _parse_error(path, error, hint) from None
+        raise failed(error) from None
 
     def parts():
         try:
@@ -310,7 +436,7 @@ def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
                     labels = [str(v).strip() for v in frame[cols[index]].fillna("")]
                 yield X, labels
         except (ValueError, TypeError) as error:  # pandas' ParserError is a ValueError
-            raise _parse_error(path, error, hint) from None
+            raise failed(error) from None
 
     return [names[j] for j in keep], index is not None, parts()
 
@@ -361,7 +487,9 @@ def scan_table(
     scan = Scan(spill, feature_names, "parquet" if parquet else "csv")
     if labelled:
         scan.labels_path = folder / "labels.txt"
-    labels_file = None if scan.labels_path is None else open(scan.labels_path, "w")
+    labels_file = None
+    if scan.labels_path is not None:
+        labels_file = open(scan.labels_path, "w", encoding="utf-8", newline="\n")
     try:
         with open(spill.path, "wb") as handle:
             for X, labels in parts:
@@ -370,7 +498,7 @@ def scan_table(
                 if labels_file is not None:
                     first = spill.n_samples
                     labels = labels or [f"sample{first + i}" for i in range(X.shape[0])]
-                    labels_file.write("".join(s.replace("\n", " ") + "\n" for s in labels))
+                    labels_file.write("".join(_escape(s) + "\n" for s in labels))
 
                 def names(a, b, _labels=labels, _start=spill.n_samples):
                     if _labels is None:
