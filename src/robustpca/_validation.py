@@ -114,11 +114,17 @@ def check_positive_int(
 
 
 def check_image_pair(
-    image_shape, n_features: int, *, name: str = "image_shape", of: str = "images"
+    image_shape,
+    n_features: int,
+    *,
+    name: str = "image_shape",
+    of: str = "images",
+    not_a_pair: type[Exception] = ValueError,
 ) -> tuple[int, int]:
     """``(height, width)`` as ints: a pair of positive integers (no silent truncation of
     floats) whose product is ``n_features``, the number of columns of ``of``; a
-    ``ValueError`` naming ``name`` otherwise."""
+    ``ValueError`` naming ``name`` otherwise (``not_a_pair`` where it is no pair of
+    ints, a ``TypeError`` for the estimators, as scikit-learn's checks expect)."""
     try:
         pair = tuple(image_shape)
     except TypeError:
@@ -126,7 +132,7 @@ def check_image_pair(
     if len(pair) != 2 or not all(
         isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in pair
     ):
-        raise ValueError(f"{name} must be a pair (height, width) of ints, got {image_shape!r}.")
+        raise not_a_pair(f"{name} must be a pair (height, width) of ints, got {image_shape!r}.")
     h, w = int(pair[0]), int(pair[1])
     if h <= 0 or w <= 0 or h * w != n_features:
         raise ValueError(

@@ -32,7 +32,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
-from .._validation import check_coordinates, check_magnitude
+from .._validation import check_coordinates, check_image_pair, check_magnitude
 from ..solvers.two_d import (
     image_residuals,
     kron_components,
@@ -63,25 +63,7 @@ def check_image_shape(image_shape, n_features: int) -> tuple[int, int]:
     """
     if image_shape is None:
         return 1, int(n_features)
-    try:
-        pair = tuple(image_shape)
-    except TypeError:
-        raise TypeError(
-            f"image_shape must be None or a pair (height, width) of ints, got {image_shape!r}."
-        ) from None
-    if len(pair) != 2 or not all(
-        isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in pair
-    ):
-        raise TypeError(
-            f"image_shape must be None or a pair (height, width) of ints, got {image_shape!r}."
-        )
-    h, w = int(pair[0]), int(pair[1])
-    if h <= 0 or w <= 0 or h * w != n_features:
-        raise ValueError(
-            f"image_shape={(h, w)} must be positive with height * width equal to "
-            f"n_features={n_features}."
-        )
-    return h, w
+    return check_image_pair(image_shape, int(n_features), of="X", not_a_pair=TypeError)
 
 
 def _check_count(value, name: str, kinds: str = "an int, a pair of ints or None") -> int:
