@@ -189,6 +189,9 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """
     if sample_weight is None:
         return np.ones(n_samples)
+    kind = getattr(sample_weight, "dtype", np.asarray(sample_weight).dtype).kind
+    if kind not in "biufO":  # no complex weights (NumPy drops the imaginary part), no text
+        raise TypeError(f"sample_weight must hold real numbers, got dtype {kind!r}.")
     try:
         w = np.array(sample_weight, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
@@ -208,6 +211,19 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
             "sample_weight must have at least one positive entry (all weights are zero)."
         )
     return w
+
+
+def weighted_rows(sample_weight, n_samples: int) -> int:
+    """The rows that ``sample_weight`` makes of ``n_samples`` (the bound of
+    ``n_components=None``): the total weight where every weight is a whole number (each
+    row repeated ``w_i`` times), else the rows of positive weight; ``n_samples`` without
+    weights."""
+    if sample_weight is None:
+        return n_samples
+    w = check_sample_weight(sample_weight, n_samples)
+    if np.all(w == np.floor(w)):
+        return max(int(min(w.sum(), np.iinfo(np.int64).max)), 1)
+    return max(int(np.count_nonzero(w > 0)), 1)
 
 
 def resolve_epsilon(epsilon: float | str, scale: float) -> float:

@@ -215,6 +215,10 @@ def _fit_pca(est, X, run, rng, sample_weight):
                 raise ValueError(
                     f"sample_weight must have shape ({X.shape[0]},), got {sample_weight.shape}."
                 )
+            if sample_weight.dtype.kind not in "biuf":
+                raise TypeError(
+                    f"sample_weight must hold real numbers, got dtype {sample_weight.dtype}."
+                )
             sample_weight, check_weights = sample_weight.astype(np.float64), True
         else:
             sample_weight = check_sample_weight(sample_weight, X.shape[0])

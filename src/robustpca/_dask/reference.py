@@ -269,8 +269,8 @@ def chunked_reference(
         passes += 1
     od_kind = None if rule == "classical" and not scores_rule else "median_mad"
     kinds = (["median_mad"] * k if scores_rule else []) + [od_kind, "median", None]
-    if likelihood:  # the weighted median of solvers.likelihood: the lower middle value
-        median = None if rule == "classical" else "median" if rows is None else "lower_median"
+    if likelihood:  # the weighted median of solvers.likelihood (robust_scale's)
+        median = None if rule == "classical" else "median"
         kinds += [median, median]
     from_scores = getattr(model, "_likelihood_from_scores", None)
     own_scores = likelihood and from_scores is not None and bool(from_scores())

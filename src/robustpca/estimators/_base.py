@@ -43,6 +43,7 @@ from .._validation import (
     check_positive_int,
     is_dask_collection,
     missing_mask,
+    weighted_rows,
 )
 from ..linalg import flip_component_signs
 from ..rank_selection import select_n_components, spherical_spectrum
@@ -272,7 +273,9 @@ class BaseSubspaceEstimator(
         self._validate_common()
         missing = missing_mask(X) if self._supports_missing and not in_namespace else None
         n_samples, n_features = X.shape
-        spec = self._check_n_components(n_samples, n_features)
+        # n_components=None: as many as the rows the weights make (a row of weight 0 is
+        # no row, one of weight 2 two rows), or the features
+        spec = self._check_n_components(weighted_rows(sample_weight, n_samples), n_features)
         if missing is not None:
             rank = spec if isinstance(spec, numbers.Integral) else 1
             check_observed(missing, rank if self._n_components_is_rank else n_features)

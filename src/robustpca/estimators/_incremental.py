@@ -26,6 +26,7 @@ from .._validation import (
     check_sample_weight,
     is_dask_collection,
     missing_mask,
+    weighted_rows,
 )
 from ..linalg import flip_component_signs
 from ..losses import RobustLoss
@@ -82,9 +83,8 @@ def check_stream_rank(estimator, fitted: int) -> None:
 
 def _all_zero(sample_weight, n: int) -> bool:
     """Whether ``sample_weight`` is a valid weight vector of ``n`` zeros (or a zero)."""
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
         return False  # check_sample_weight says why
     return w.shape in ((), (n,)) and not np.any(w)  # NaN counts as nonzero
 
@@ -287,7 +287,9 @@ class IncrementalMixin:
         self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first, missing)
         finish_fit(self, X.dtype, xp, device)
         sample = stream["reference"]
-        weights = sample.weights if stream["weighted"] or sample_weight is not None else None
+        # weighted once a batch had weights or the held rows were discounted
+        weighted = stream["weighted"] or sample_weight is not None or lam != 1.0
+        weights = sample.weights if weighted else None
         stream["weighted"] = weights is not None
         self._set_outlier_reference(sample.rows, weights)
         return self
@@ -323,7 +325,7 @@ class IncrementalMixin:
             self.__dict__.pop(name, None)
         self._route_attributes = ()
         n, d = X.shape
-        self.n_components_ = self._check_stream_n_components(n, d)
+        self.n_components_ = self._check_stream_n_components(weighted_rows(sample_weight, n), d)
         rng = as_generator(getattr(self, "random_state", None))
         start = None
         if missing is not None:

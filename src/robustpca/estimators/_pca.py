@@ -145,7 +145,7 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
         mean = (w @ X) / w.sum()
         s = np.linalg.svd(np.sqrt(w)[:, None] * (X - mean), compute_uv=False)
         rank = max(int(np.sum(s >= max(X.shape) * np.finfo(np.float64).eps * s[0])), 1)
-        eigenvalues = s**2 / max(w.sum() - 1.0, 1e-300)
+        eigenvalues = s**2  # only their ratios choose k (a divisor overflowed for W <= 1)
         k = select_n_components(eigenvalues, spec, kmax=X.shape[1], rank=rank)
         return min(k, *X.shape)
 

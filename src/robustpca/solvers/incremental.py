@@ -438,24 +438,29 @@ class ReferenceSample:
 
     Reservoir sampling (Vitter 1985, Algorithm R): every row seen since the last reset is
     kept with the same probability, ``capacity / n_seen``; all of them while they are at
-    most ``capacity``. With a forgetting factor the count of rows seen is discounted like
-    the statistics, so recent rows enter more often (Aggarwal 2006's biased reservoir:
-    approximately an exponentially weighted sample).
+    most ``capacity``. With a forgetting factor, while every row seen is held, their
+    weights are discounted as the statistics are (exactly; 0 forgets them); once rows
+    are left out the count of rows seen is discounted instead, so recent rows enter more
+    often (Aggarwal 2006's biased reservoir: approximately an exponentially weighted
+    sample).
 
     Attributes
     ----------
     capacity : int
     rows : ndarray of shape (m, n_features), float64
     weights : ndarray of shape (m,)
-        The rows' frequency weights.
+        The rows' frequency weights (discounted while ``exact``).
     seen : float
         The (discounted) number of rows seen since the last reset.
+    exact : bool
+        Whether every row seen since the last reset is held.
     """
 
     capacity: int
     rows: np.ndarray
     weights: np.ndarray
     seen: float = 0.0
+    exact: bool = True
 
     @classmethod
     def empty(cls, capacity: int, n_features: int) -> ReferenceSample:
@@ -471,12 +476,15 @@ class ReferenceSample:
         reset: bool = False,
     ) -> ReferenceSample:
         """The sample after the rows of ``X`` (not modified); ``reset`` empties it first."""
-        base = ReferenceSample.empty(self.capacity, X.shape[1]) if reset else self
-        seen = base.seen * float(forgetting_factor)
+        lam = float(forgetting_factor)
+        forget = reset or (lam == 0.0 and self.exact)
+        base = ReferenceSample.empty(self.capacity, X.shape[1]) if forget else self
+        seen = base.seen * lam
+        held = base.weights * lam if base.exact and lam != 1.0 else base.weights
         n = X.shape[0]
         take = min(max(self.capacity - base.rows.shape[0], 0), n)
         rows = np.vstack([base.rows, np.asarray(X[:take], dtype=np.float64)])
-        weights = np.concatenate([base.weights, sample_weight[:take]])
+        weights = np.concatenate([held, sample_weight[:take]])
         rest = np.arange(take, n)
         if rest.size:
             counts = seen + rest + 1.0  # rows seen, each row included
@@ -486,4 +494,4 @@ class ReferenceSample:
             last = slots.size - 1 - np.unique(slots[::-1], return_index=True)[1]
             rows[slots[last]] = X[chosen[last]]
             weights[slots[last]] = sample_weight[chosen[last]]
-        return ReferenceSample(self.capacity, rows, weights, seen + n)
+        return ReferenceSample(self.capacity, rows, weights, seen + n, base.exact and not rest.size)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..robust_scale import variance_count
+from ..robust_scale import variance_count, weighted_median
 from .optimal_mean import variance_dof
 
 __all__ = [
@@ -297,14 +297,12 @@ def noise_variance_from_median(median_od2: float, n_features: int, n_components:
 
 def _weighted_median(values: np.ndarray, w: np.ndarray | None) -> float:
     """The median; with frequency weights, that of each value repeated ``w_i`` times
-    (the lower of the two middle values): the first value in sorted order whose
-    cumulative weight reaches half the total (``"lower_median"`` of
-    :func:`~robustpca.solvers.chunked_reference.exact_statistics`)."""
+    (:func:`~robustpca.robust_scale.weighted_median`: unit weights give the median, as
+    no weights do; ``"median"`` of
+    :func:`~robustpca.solvers.chunked_reference.exact_statistics` on Dask)."""
     if w is None:
         return float(np.median(values))
-    order = np.argsort(values, kind="stable")
-    cum = np.cumsum(w[order])
-    return float(values[order][np.searchsorted(cum, 0.5 * cum[-1])])
+    return float(weighted_median(np.asarray(values, dtype=np.float64), w))
 
 
 def average_log_likelihood(
