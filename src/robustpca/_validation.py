@@ -189,8 +189,11 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """
     if sample_weight is None:
         return np.ones(n_samples)
-    kind = getattr(sample_weight, "dtype", np.asarray(sample_weight).dtype).kind
-    if kind not in "biufO":  # no complex weights (NumPy drops the imaginary part), no text
+    # no complex weights (NumPy would drop the imaginary part), no text; the dtype of
+    # another array namespace (no kind) is checked by the conversion below
+    dtype = getattr(sample_weight, "dtype", None)
+    kind = np.asarray(sample_weight).dtype.kind if dtype is None else getattr(dtype, "kind", None)
+    if kind is not None and kind not in "biufO":
         raise TypeError(f"sample_weight must hold real numbers, got dtype {kind!r}.")
     try:
         w = np.array(sample_weight, dtype=np.float64, copy=True)
