@@ -86,6 +86,12 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     objective_history_ : ndarray
         Objective (16) after each iteration (with that iteration's :math:`\gamma`;
         without the infinite constant when ``n_neighbors_ = n_samples``).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

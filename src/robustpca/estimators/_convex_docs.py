@@ -125,5 +125,18 @@ _COMMON_ATTRS = r"""
         iteration at the low-rank iterate ``L`` and the sparse part it leaves, ``X - L``
         (on the observed entries when some are missing; with the iterate's mean for
         CRPCA-OM), so that every value is that of a feasible point.
+    residuals_ : dict of ndarray
+        Only after a fit on complete data (absent with missing entries): the solver's
+        trace per iteration, not per-sample residuals as in other estimators. Keys
+        ``'primal'`` and ``'dual'`` (relative primal and dual residuals), ``'gap'``
+        (a cheap gap estimate), ``'mu'`` (the penalty), each of length ``n_iter_``
+        (``'dual'`` and ``'gap'`` NaN where not measured), and ``'certified'``:
+        ``(iteration, certified gap)`` rows where that gap was computed.
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 """

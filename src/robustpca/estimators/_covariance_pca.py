@@ -71,6 +71,12 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         Its largest eigenvalues.
     support_ : ndarray of bool or None
         Samples kept by the reweighted MCD (None for another estimator).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_ (1), converged_, stop_reason_,
     objective_history_
 

@@ -107,6 +107,12 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     objective_history_ : ndarray
         :math:`\sum_i (e_i + \delta)^p` (eq. 10, 13) after each iteration;
         ``objective_history_[0]`` is the value at PCA about ``mean_``.
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -109,6 +109,14 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
     objective_history_ : ndarray
         :math:`\sum_i \sigma^2 (1 - g(r_i))` after each iteration (``objective[0]`` is
         the value at PCA).
+    n_samples_seen_ : int
+        Rows fitted (with :meth:`partial_fit`, the rows seen by every call).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -140,6 +140,12 @@ class KernelL21PCA(BaseSubspaceEstimator):
         The kernel coefficient used (``gamma`` or ``1 / n_features``).
     objective_history_ : ndarray
         Objective (8) after each iteration (non-decreasing, Theorem 1).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_embedding_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -117,6 +117,12 @@ _COMMON_ATTRS = r"""
         centring).
     objective_history_ : ndarray
         The objective after each iteration (see Notes).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 """
 
@@ -330,7 +336,9 @@ class GoDec(_KnownRankRPCA):
     ----------
     card_ : int
         The cardinality bound ``k`` used (``sparse_`` has at most ``card_`` non-zeros);
-        with ``card='auto'``, the last estimate."""
+        with ``card='auto'``, the last estimate.
+    missing_step_ : {'em', 'als'} or None
+        The low-rank step taken with missing entries (see Notes); None without them."""
         + _COMMON_ATTRS
         + r"""
     Notes

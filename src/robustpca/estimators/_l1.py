@@ -77,6 +77,12 @@ class L1PCA(BaseSubspaceEstimator):
     converged_ : bool
         False when a component reached ``max_iter`` (a ``ConvergenceWarning`` is
         emitted) or the callback stopped the fit.
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, stop_reason_
 
     Notes

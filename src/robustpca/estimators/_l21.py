@@ -59,6 +59,12 @@ class L21PCA(BaseSubspaceEstimator):
         Arithmetic mean of the training data.
     objective_history_ : ndarray
         Objective (8) after each iteration (non-decreasing).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -67,6 +67,10 @@ class L21TwoDPCA(BaseTwoDEstimator):
         Objective (27) after each alternation (non-decreasing).
     n_inner_iter_ : int
         Algorithm-2 iterations run in all.
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     image_shape_, n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     References

@@ -85,6 +85,10 @@ SHARED_ATTRS = r"""
         Batches processed by the last :meth:`fit` (or calls of :meth:`partial_fit`).
     objective_history_ : ndarray
         The per-row loss of each batch (at most the last 10,000 batches).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     converged_, stop_reason_
         Always True and a sentence saying that the passes ran: an online method has no
         stopping test.

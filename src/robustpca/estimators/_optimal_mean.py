@@ -86,6 +86,14 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
         The smoothing constant used.
     objective_history_ : ndarray
         Objective of problem (13) (with the chosen loss) after each iteration.
+    n_samples_seen_ : int
+        Rows fitted (with :meth:`partial_fit`, the rows seen by every call).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -63,6 +63,14 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
         denominator is ``sum(w) - sum(w**2) / sum(w)``, as ``numpy.cov(aweights=w)``,
         so that scaling every weight by a constant changes nothing.
     explained_variance_ratio_ : ndarray of shape (n_components,)
+    n_samples_seen_ : int
+        Rows fitted (with :meth:`partial_fit`, the rows seen by every call).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_ (always 1), converged_ (always True),
     stop_reason_, objective_history_ (the weighted squared reconstruction error)
 

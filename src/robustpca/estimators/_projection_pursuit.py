@@ -138,6 +138,12 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         ``k``, given or resolved.
     objective_history_ : ndarray of shape (1,)
         The sum of the robust eigenvalues.
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_features_in_, n_iter_, converged_ (True), stop_reason_
 
     Notes

@@ -49,7 +49,7 @@ class R1PCA(BaseSubspaceEstimator):
     threshold : float or None, default=None
         The cutoff (Huber) or scale (Cauchy) :math:`c`, in data units. ``None`` uses
         the median residual norm at each iteration, as Ding et al. do.
-    max_iter : int, default=100
+    max_iter : int, default=300
         Maximum number of re-weighting iterations.
     tol : float, default=1e-6
         Stop when the relative change of the objective is at most ``tol``.
@@ -82,6 +82,12 @@ class R1PCA(BaseSubspaceEstimator):
     objective_history_ : ndarray
         :math:`\sum_i \rho(r_i)` after each iteration, each with that iteration's
         cutoff.
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -149,6 +149,12 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         Samples kept by the final reweighted MCD.
     initial_eigenvalues_ : ndarray
         Eigenvalues of the h-subset's PCA (rrcov's ``eig0``).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_features_in_, n_iter_ (1), converged_ (True), stop_reason_, objective_history_
 
     Notes

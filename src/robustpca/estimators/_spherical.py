@@ -66,6 +66,12 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         Spatial median.
     explained_variance_ : ndarray of shape (n_components_,)
         Robust eigenvalues.
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_ (spatial-median iterations), converged_,
     stop_reason_, objective_history_
 

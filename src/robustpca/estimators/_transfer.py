@@ -132,6 +132,12 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
         Momentum restarts (0 unless ``accelerate``).
     objective_history_ : ndarray
         Objective after every iteration (non-increasing).
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     References
@@ -301,6 +307,10 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         Momentum restarts (0 unless ``accelerate``).
     objective_history_ : ndarray
         Objective (13) after every iteration (non-increasing).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes

@@ -70,6 +70,10 @@ class TwoDPCA(BaseTwoDEstimator):
         ``(n-1)/n`` times those of PCA).
     objective_history_ : ndarray of shape (1,)
         :math:`J(V)`.
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     image_shape_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -164,6 +168,10 @@ class GLRAM(BaseTwoDEstimator):
     mean_ : ndarray of shape (height * width,)
     objective_history_ : ndarray
         :math:`\sum_i \lVert L^\top (A_i - M) R\rVert_F^2` after each sweep.
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     image_shape_, n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     References
@@ -278,6 +286,10 @@ class Robust2DPCA(BaseTwoDEstimator):
     epsilon_ : float
     objective_history_ : ndarray
         The objective after each iteration (non-increasing).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     image_shape_, n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -399,6 +411,10 @@ class CappedRobust2DPCA(Robust2DPCA):
         The cap used.
     weights_ : ndarray of shape (n_samples,)
         Zero for the images beyond the cap.
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
     left_components_, right_components_, components_, mean_, residuals_, epsilon_,
     objective_history_, image_shape_, n_components_, n_features_in_, n_iter_,
     converged_, stop_reason_
