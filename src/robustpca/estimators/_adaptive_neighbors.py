@@ -9,6 +9,7 @@ from .._validation import check_positive_int
 from ..solvers.adaptive_neighbors import solve_adaptive_neighbors_pca
 from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["AdaptiveNeighborsPCA"]
 
@@ -86,12 +87,7 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     objective_history_ : ndarray
         Objective (16) after each iteration (with that iteration's :math:`\gamma`;
         without the infinite constant when ``n_neighbors_ = n_samples``).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -137,6 +133,8 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
     >>> int(model.outliers_.sum()), bool(model.outliers_[:20].all())
     (20, True)
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _supports_missing = True
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)

@@ -1,6 +1,8 @@
 """The numpydoc sections the three convex estimators share (their ALM parameters, the
 stopping rule and the fitted attributes), inserted into each class docstring."""
 
+from ._outlier_api import with_detector_attributes
+
 _COMMON_PARAMS = r"""
     mu : float or 'auto', default='auto'
         Initial ALM penalty :math:`\mu_0`. ``'auto'`` is :math:`1.25/\lVert X\rVert_2`
@@ -132,11 +134,7 @@ _COMMON_ATTRS = r"""
         (a cheap gap estimate), ``'mu'`` (the penalty), each of length ``n_iter_``
         (``'dual'`` and ``'gap'`` NaN where not measured), and ``'certified'``:
         ``(iteration, certified gap)`` rows where that gap was computed.
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 """
+_COMMON_ATTRS = with_detector_attributes(_COMMON_ATTRS)

@@ -13,6 +13,7 @@ from ..linalg import svd_right
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin, with_imputation_doc
 
 __all__ = ["CovariancePCA"]
@@ -71,12 +72,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         Its largest eigenvalues.
     support_ : ndarray of bool or None
         Samples kept by the reweighted MCD (None for another estimator).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_ (1), converged_, stop_reason_,
     objective_history_
 
@@ -97,7 +93,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1]
     """
 
-    __doc__ = with_imputation_doc(__doc__)
+    __doc__ = with_imputation_doc(with_detector_attributes(__doc__))
 
     _dask_fit = "covariance"  # robustpca._dask.fit.FITS
 

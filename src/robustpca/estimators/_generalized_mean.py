@@ -19,6 +19,7 @@ from ..solvers.generalized_mean import (
 )
 from ..solvers.missing import MissingPCAProblem, initial_fill, solve_generalized_mean_missing
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["GeneralizedMeanPCA"]
 
@@ -107,12 +108,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     objective_history_ : ndarray
         :math:`\sum_i (e_i + \delta)^p` (eq. 10, 13) after each iteration;
         ``objective_history_[0]`` is the value at PCA about ``mean_``.
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -151,6 +147,8 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
     >>> round(degrees(PCA(1).fit(X))), round(degrees(GeneralizedMeanPCA(1, p=0.3).fit(X)))
     (65, 48)
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _supports_missing = True
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)

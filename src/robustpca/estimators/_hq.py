@@ -15,6 +15,7 @@ from ..solvers import StopReason, solve_optimal_mean_pca
 from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator
 from ._incremental import IncrementalMixin
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["HQPCA"]
 
@@ -111,12 +112,7 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
         the value at PCA).
     n_samples_seen_ : int
         Rows fitted (with :meth:`partial_fit`, the rows seen by every call).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -160,6 +156,8 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
     >>> bool(model.weights_[:30].max() < model.weights_[30:].min())   # outliers weigh least
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _dask_fit = "hq"  # robustpca._dask.fit.FITS
     _supports_missing = True

@@ -21,6 +21,7 @@ from .._validation import check_magnitude, check_nonnegative_float, names_checke
 from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers.l21_pca import solve_l21_pca
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["KernelL21PCA"]
 
@@ -140,12 +141,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         The kernel coefficient used (``gamma`` or ``1 / n_features``).
     objective_history_ : ndarray
         Objective (8) after each iteration (non-decreasing, Theorem 1).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_embedding_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -185,6 +181,8 @@ class KernelL21PCA(BaseSubspaceEstimator):
     >>> bool(np.all(np.diff(model.objective_history_) >= -1e-9))
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -43,6 +43,7 @@ from ..solvers.godec_card import ResidualCutoff, full_card_message, gross_left_o
 from ..solvers.known_rank import RESIDUAL, solve_accaltproj
 from ._base import BaseSubspaceEstimator
 from ._masked import MaskedFitMixin
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["AccAltProj", "GoDec"]
 
@@ -117,14 +118,10 @@ _COMMON_ATTRS = r"""
         centring).
     objective_history_ : ndarray
         The objective after each iteration (see Notes).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 """
+_COMMON_ATTRS = with_detector_attributes(_COMMON_ATTRS)
 
 
 class AccAltProj(_KnownRankRPCA):

@@ -10,6 +10,7 @@ from .._validation import check_positive_int
 from ..solvers import StopReason
 from ..solvers.l1_pca import solve_l1_pca, solve_l1_pca_missing
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["L1PCA"]
 
@@ -77,12 +78,7 @@ class L1PCA(BaseSubspaceEstimator):
     converged_ : bool
         False when a component reached ``max_iter`` (a ``ConvergenceWarning`` is
         emitted) or the callback stopped the fit.
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, stop_reason_
 
     Notes
@@ -126,6 +122,8 @@ class L1PCA(BaseSubspaceEstimator):
     >>> int(np.argmax(np.abs(model.components_[0])))
     0
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _supports_missing = True
 

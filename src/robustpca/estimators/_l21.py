@@ -6,6 +6,7 @@ import numpy as np
 
 from ..solvers.l21_pca import solve_l21_pca, solve_l21_pca_missing
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["L21PCA"]
 
@@ -59,12 +60,7 @@ class L21PCA(BaseSubspaceEstimator):
         Arithmetic mean of the training data.
     objective_history_ : ndarray
         Objective (8) after each iteration (non-decreasing).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -95,6 +91,8 @@ class L21PCA(BaseSubspaceEstimator):
     >>> bool(np.all(np.diff(model.objective_history_) >= -1e-9))
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _supports_missing = True
     _dask_fit = "l21"  # robustpca._dask.fit.FITS

@@ -10,6 +10,7 @@ from ..solvers import solve_optimal_mean_pca
 from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator, warn_if_all_capped
 from ._incremental import IncrementalMixin
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["OptimalMeanPCA"]
 
@@ -88,12 +89,7 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
         Objective of problem (13) (with the chosen loss) after each iteration.
     n_samples_seen_ : int
         Rows fitted (with :meth:`partial_fit`, the rows seen by every call).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -142,6 +138,8 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
     >>> bool(np.linalg.norm(model.mean_ - inlier_mean) < np.linalg.norm(X.mean(0) - inlier_mean))
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _supports_missing = True
     _tall_fit_blas = "scipy"  # the scatter route (_outlier_api)

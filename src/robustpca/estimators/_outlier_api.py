@@ -44,6 +44,8 @@ reconstruction error, lazy on Dask and in-namespace for array-API inputs); befor
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -57,7 +59,37 @@ from ..diagnostics import (
 from ..linalg.blocked import Projector, blas_matmul
 from ..solvers.chunked_reference import contamination_target, offset_at_cut, whole_weights
 
-__all__ = ["OutlierDetectorMixin", "check_contamination", "contamination_offset"]
+__all__ = [
+    "DETECTOR_ATTRIBUTES",
+    "OutlierDetectorMixin",
+    "check_contamination",
+    "contamination_offset",
+    "with_detector_attributes",
+]
+
+#: The Attributes entries of what every fit sets for the detector API, one text for the
+#: estimators' docstrings (:func:`with_detector_attributes`)
+DETECTOR_ATTRIBUTES = """\
+    n_missing_ : int
+        Missing (NaN) entries in the training data (0 without).
+    offset_ : float
+        ``decision_function = score_samples - offset_``: -1 with
+        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
+        that share of the training rows.
+"""
+
+
+@overload
+def with_detector_attributes(doc: str) -> str: ...
+@overload
+def with_detector_attributes(doc: None) -> None: ...
+def with_detector_attributes(doc: str | None) -> str | None:
+    """``doc`` with its ``<detector attributes>`` line replaced by
+    :data:`DETECTOR_ATTRIBUTES`."""
+    if doc is None:  # python -OO
+        return None
+    return doc.replace("    <detector attributes>\n", DETECTOR_ATTRIBUTES)
+
 
 #: The training distances are computed at fit by blocks of rows: at most 1/8 of the
 #: data and 2**20 entries per block, so the pass adds little to the fit's peak memory.

@@ -16,6 +16,7 @@ from ..solvers import solve_weighted_pca
 from ..solvers.missing import solve_weighted_pca_missing
 from ._base import BaseSubspaceEstimator
 from ._incremental import IncrementalMixin
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["PCA"]
 
@@ -65,12 +66,7 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     explained_variance_ratio_ : ndarray of shape (n_components,)
     n_samples_seen_ : int
         Rows fitted (with :meth:`partial_fit`, the rows seen by every call).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_ (always 1), converged_ (always True),
     stop_reason_, objective_history_ (the weighted squared reconstruction error)
 
@@ -116,6 +112,8 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     >>> pca.components_.shape
     (2, 5)
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     #: rrcov's PcaClassic diagnostics (:mod:`robustpca.diagnostics`).
     _od_cutoff_rule = "classical"

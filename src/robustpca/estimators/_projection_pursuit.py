@@ -11,6 +11,7 @@ from .._validation import MAX_ALLOCATED_COUNT, check_bool, check_positive_int
 from ..solvers import SolverResult, StopReason
 from ..solvers.projection_pursuit import solve_projection_pursuit
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["ProjectionPursuitPCA"]
 
@@ -138,12 +139,7 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
         ``k``, given or resolved.
     objective_history_ : ndarray of shape (1,)
         The sum of the robust eigenvalues.
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_features_in_, n_iter_, converged_ (True), stop_reason_
 
     Notes
@@ -179,6 +175,8 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
     >>> bool((model.predict(X)[:10] == -1).all())
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _od_cutoff_rule = "robust"
 

@@ -8,6 +8,7 @@ from .._validation import check_nonnegative_float
 from ..losses import CauchyLoss, HuberLoss
 from ..solvers.r1_pca import solve_r1_pca, solve_r1_pca_missing
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["R1PCA"]
 
@@ -82,12 +83,7 @@ class R1PCA(BaseSubspaceEstimator):
     objective_history_ : ndarray
         :math:`\sum_i \rho(r_i)` after each iteration, each with that iteration's
         cutoff.
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -130,6 +126,8 @@ class R1PCA(BaseSubspaceEstimator):
     >>> bool(model.weights_[:30].max() < model.weights_[30:].min())   # outliers down-weighted
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     _supports_missing = True
     _dask_fit = "r1"  # robustpca._dask.fit.FITS

@@ -18,6 +18,7 @@ from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.robpca import directionless, solve_robpca
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 from ._rrcov_common import ImputationEMMixin, with_imputation_doc
 
 __all__ = ["ROBPCA"]
@@ -149,12 +150,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         Samples kept by the final reweighted MCD.
     initial_eigenvalues_ : ndarray
         Eigenvalues of the h-subset's PCA (rrcov's ``eig0``).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_features_in_, n_iter_ (1), converged_ (True), stop_reason_, objective_history_
 
     Notes
@@ -183,7 +179,7 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     True
     """
 
-    __doc__ = with_imputation_doc(__doc__)
+    __doc__ = with_imputation_doc(with_detector_attributes(__doc__))
     _dask_fit = "robpca"  # robustpca._dask.fit.FITS
 
     @property

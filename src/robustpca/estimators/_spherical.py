@@ -8,6 +8,7 @@ from .._validation import check_nonnegative_float
 from ..solvers import SolverResult
 from ..solvers.spherical import solve_spherical_pca
 from ._base import BaseSubspaceEstimator
+from ._outlier_api import with_detector_attributes
 from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin, with_imputation_doc
 
 __all__ = ["SphericalPCA"]
@@ -66,12 +67,7 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         Spatial median.
     explained_variance_ : ndarray of shape (n_components_,)
         Robust eigenvalues.
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_ (spatial-median iterations), converged_,
     stop_reason_, objective_history_
 
@@ -91,7 +87,7 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1]
     """
 
-    __doc__ = with_imputation_doc(__doc__)
+    __doc__ = with_imputation_doc(with_detector_attributes(__doc__))
 
     _dask_fit = "spherical"  # robustpca._dask.fit.FITS
 

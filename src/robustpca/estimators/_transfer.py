@@ -20,6 +20,7 @@ from ..solvers.transfer import (
     solve_robust_transfer_pca,
 )
 from ._base import BaseSubspaceEstimator, as_generator
+from ._outlier_api import with_detector_attributes
 
 __all__ = ["RankConstrainedRobustPCA", "RobustTransferPCA"]
 
@@ -132,12 +133,7 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
         Momentum restarts (0 unless ``accelerate``).
     objective_history_ : ndarray
         Objective after every iteration (non-increasing).
-    n_missing_ : int
-        Missing (NaN) entries in the training data (0 without).
-    offset_ : float
-        ``decision_function = score_samples - offset_``: -1 with
-        ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
-        that share of the training rows.
+    <detector attributes>
     n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     References
@@ -161,6 +157,8 @@ class RankConstrainedRobustPCA(_ProximalMixin, BaseSubspaceEstimator):
     >>> bool(np.linalg.norm(model.low_rank_ - L) < 0.02 * np.linalg.norm(L))
     True
     """
+
+    __doc__ = with_detector_attributes(__doc__)
 
     def __init__(
         self,
