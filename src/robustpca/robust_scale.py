@@ -526,9 +526,13 @@ def variance_count(w: np.ndarray) -> float:
     return effective_count(float(np.sum(u)), float(np.sum(u * u)))
 
 
-def effective_count(total: float, square: float) -> float:
-    """Kish's effective count :math:`W^2 / \\sum_i w_i^2` from the total weight ``W``
-    and the sum of squared weights (0 where either is 0)."""
+def effective_count(total: float, square: float, whole: bool = False) -> float:
+    """:func:`variance_count` from the sums of the weights and of their squares: the
+    total ``W`` for ``whole`` (frequency) weights, else Kish's effective count
+    :math:`W^2 / \\sum_i w_i^2` (0 where either sum is 0). The chunked and streaming
+    statistics carry these sums instead of the weights."""
+    if whole:
+        return float(total)
     if not total > 0 or not square > 0:
         return 0.0
     return float(total / np.sqrt(square)) ** 2

@@ -135,7 +135,7 @@ class Moments:
     @property
     def count(self) -> float:
         """:func:`~robustpca.robust_scale.variance_count` of the rows' weights."""
-        return self.weight if self.whole else effective_count(self.weight, self.square)
+        return effective_count(self.weight, self.square, self.whole)
 
     def scatter_about(self, center: np.ndarray) -> np.ndarray:
         """:math:`\\sum_i w_i (x_i - c)(x_i - c)^\\top` for a fixed centre ``c``."""

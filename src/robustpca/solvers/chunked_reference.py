@@ -92,9 +92,8 @@ class Summary:
 
     def variance_count(self, column: int) -> float:
         """:func:`~robustpca.robust_scale.variance_count` of a column's weights."""
-        if self.whole[column]:
-            return float(self.weight[column])
-        return effective_count(float(self.weight[column]), float(self.square[column]))
+        weight, square = float(self.weight[column]), float(self.square[column])
+        return effective_count(weight, square, bool(self.whole[column]))
 
     def __add__(self, other: Summary) -> Summary:
         total = self.weight + other.weight

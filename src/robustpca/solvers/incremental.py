@@ -196,7 +196,7 @@ class ScatterStatistics:
             return None
         usable = positive_eigen_mask(vals)
         basis = complete_orthonormal(np.ascontiguousarray(vecs[:, usable]), n_components, rng)
-        count = self.weight if self.whole else effective_count(self.weight, self.square)
+        count = effective_count(self.weight, self.square, self.whole)
         return _weighted_pca_result(
             basis.T, self.mean.copy(), vals[usable], total, self.weight, count
         )
