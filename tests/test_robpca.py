@@ -391,3 +391,32 @@ def test_initial_eigenvalues_are_those_of_the_h_subset(skew, k):
         da.from_array(X, chunks=(30, 6))
     )
     np.testing.assert_allclose(chunked.initial_eigenvalues_, expected, rtol=1e-9)
+
+
+def test_warns_where_the_final_mcd_is_not_nonnegative_definite():
+    """13 samples for k = 8: robustbase's small-sample factor of the reweighted MCD is
+    negative (.MCDcnp2.rew(8, 13, 0.5) < 0) and rrcov's PcaHubert returns negative
+    eigenvalues; the fit set them all to 0 without a word."""
+    import warnings
+
+    X = np.random.default_rng(0).standard_normal((13, 20))
+    result = solve_robpca(X, 8, alpha=0.5, rng=np.random.default_rng(0))
+    assert result.negative_eigenvalue < 0
+    with pytest.warns(UserWarning, match="not non-negative definite"):
+        ROBPCA(n_components=8, alpha=0.5, random_state=0).fit(X)
+    X = np.random.default_rng(0).standard_normal((60, 20))
+    assert solve_robpca(X, 8, alpha=0.5, rng=np.random.default_rng(0)).negative_eigenvalue == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ROBPCA(n_components=8, alpha=0.5, random_state=0).fit(X)
+
+
+def test_sorted_eigh_clips_and_reports_the_negative_eigenvalue():
+    from robustpca.solvers.mcd import sorted_eigh
+
+    Q = ortho_group.rvs(4, random_state=0)
+    values, vectors, negative = sorted_eigh(Q @ np.diag([3.0, -2.0, 1.0, 0.0]) @ Q.T)
+    np.testing.assert_allclose(values, [3.0, 1.0, 0.0, 0.0], atol=1e-12)
+    assert negative == pytest.approx(-2.0)
+    np.testing.assert_allclose(np.abs(vectors[:, 0]), np.abs(Q[:, 0]), atol=1e-12)
+    assert sorted_eigh(Q @ np.diag([3.0, 2.0, 1e-17, -1e-17]) @ Q.T)[2] == 0.0

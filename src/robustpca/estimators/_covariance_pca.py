@@ -11,7 +11,7 @@ from sklearn.base import clone
 from .._validation import MAX_ALLOCATED_COUNT, check_positive_int
 from ..linalg import svd_right
 from ..solvers import SolverResult
-from ..solvers.mcd import minimum_covariance_determinant
+from ..solvers.mcd import minimum_covariance_determinant, sorted_eigh
 from ._base import BaseSubspaceEstimator
 from ._outlier_api import with_detector_attributes
 from ._rrcov_common import ImputationEMMixin, RrcovFamilyMixin, with_imputation_doc
@@ -153,21 +153,17 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
             support = getattr(est, "support_", None)
         self.support_ = support
         self.covariance_ = covariance
-        values, vectors = np.linalg.eigh((covariance + covariance.T) / 2.0)
-        order = np.argsort(values, kind="stable")[::-1]
-        top = float(np.abs(values).max(initial=0.0))
-        if values.size and values.min() < -p * np.finfo(np.float64).eps * top:
+        values, vectors, negative = sorted_eigh((covariance + covariance.T) / 2.0)
+        if negative < 0:
             warnings.warn(
                 f"CovariancePCA: the covariance estimate is not non-negative definite "
-                f"(eigenvalue {values.min():.3g}; rrcov's PcaCov stops here): with "
+                f"(eigenvalue {negative:.3g}; rrcov's PcaCov stops here): with "
                 f"n_samples={n} for {p} features, robustbase's small-sample correction of "
                 "the reweighted MCD is negative. Its negative eigenvalues are set to 0; "
                 "use more samples than features, or ROBPCA.",
                 UserWarning,
                 stacklevel=4,
             )
-        values = np.clip(values[order], 0.0, None)
-        vectors = vectors[:, order]
         rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
         return self._finish_axes(vectors[:, :rank].T, values[:rank], location, values, rank, rng)
 

@@ -16,7 +16,7 @@ from .._validation import (
 )
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
-from ..solvers.robpca import directionless, solve_robpca
+from ..solvers.robpca import directionless, not_nonnegative_definite, solve_robpca
 from ._base import BaseSubspaceEstimator
 from ._outlier_api import with_detector_attributes
 from ._rrcov_common import ImputationEMMixin, with_imputation_doc
@@ -281,6 +281,11 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         )
         message = directionless(result.n_directions)
         if message:
+            warnings.warn(message, UserWarning, stacklevel=4)
+        if result.negative_eigenvalue < 0:
+            message = not_nonnegative_definite(
+                result.negative_eigenvalue, n_samples, result.n_components
+            )
             warnings.warn(message, UserWarning, stacklevel=4)
         components, eigenvalues = result.components, result.eigenvalues
         k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)

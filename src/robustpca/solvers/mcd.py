@@ -51,6 +51,7 @@ __all__ = [
     "mcd_consistency",
     "mcd_small_sample",
     "minimum_covariance_determinant",
+    "sorted_eigh",
 ]
 
 
@@ -589,3 +590,36 @@ def minimum_covariance_determinant(
             * mcd_small_sample(p, n, alpha, reweighted=True)
         )
     return MCDResult(location, covariance, raw_location, raw_cov, raw_support, support, log_det, h)
+
+
+def sorted_eigh(covariance: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The eigendecomposition of an MCD covariance, for the PCA built on it.
+
+    robustbase's small-sample factor (:func:`mcd_small_sample`) is a fit that turns
+    negative for few samples per variable (from ``p = 7`` at ``n < 2 p``), and the
+    reweighted covariance then has negative eigenvalues; rrcov returns them (and NaN
+    distances). They are set to 0 here and the most negative is returned, for the
+    estimators to warn.
+
+    Parameters
+    ----------
+    covariance : ndarray of shape (p, p)
+        A symmetric covariance estimate.
+
+    Returns
+    -------
+    values : ndarray of shape (p,)
+        The eigenvalues in decreasing order (ties in eigh's order), clipped at 0.
+    vectors : ndarray of shape (p, p)
+        Their eigenvectors, as columns.
+    negative : float
+        The smallest eigenvalue where it is below ``-p eps`` times the largest absolute
+        one (the covariance is not non-negative definite), else 0.
+    """
+    values, vectors = np.linalg.eigh(covariance)
+    order = np.argsort(values, kind="stable")[::-1]
+    values, vectors = values[order], vectors[:, order]
+    top = float(np.abs(values).max(initial=0.0))
+    low = float(values.min(initial=0.0))
+    negative = low if low < -values.size * np.finfo(np.float64).eps * top else 0.0
+    return np.clip(values, 0.0, None), vectors, negative

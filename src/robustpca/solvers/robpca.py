@@ -43,7 +43,7 @@ from scipy import stats
 
 from ..linalg import svd_right
 from ..rank_selection import select_n_components
-from .mcd import h_alpha_n, minimum_covariance_determinant
+from .mcd import h_alpha_n, minimum_covariance_determinant, sorted_eigh
 from .outlyingness import (
     AdjustedOutlyingness,
     fit_adjusted_outlyingness,
@@ -58,6 +58,7 @@ __all__ = [
     "SkewModel",
     "class_pca",
     "directionless",
+    "not_nonnegative_definite",
     "solve_robpca",
 ]
 
@@ -79,6 +80,33 @@ def directionless(n_directions: tuple[int, int] | None) -> str | None:
     if n_directions is None or all(n_directions):
         return None
     return NO_DIRECTIONS.format("first" if not n_directions[0] else "final")
+
+
+def not_nonnegative_definite(negative: float, n_samples: int, n_components: int) -> str:
+    """The estimators' warning where the final MCD's covariance had an eigenvalue
+    ``negative`` < 0 (``ROBPCAResult.negative_eigenvalue``).
+
+    Parameters
+    ----------
+    negative : float
+        The most negative eigenvalue.
+    n_samples : int
+        The rows of the fit.
+    n_components : int
+        The columns of the final MCD (the components it estimated).
+
+    Returns
+    -------
+    str
+    """
+    return (
+        f"ROBPCA: the final MCD's covariance of the {n_components} components is not "
+        f"non-negative definite (eigenvalue {negative:.3g}): robustbase's small-sample "
+        f"correction is negative for {n_samples} samples (rrcov returns the negative "
+        "eigenvalues). They are set to 0, and the eigenvalues and distances of this fit "
+        "do not describe the data: use fewer components or more samples (at least twice "
+        "as many samples as components)."
+    )
 
 
 @dataclass(frozen=True)
@@ -120,6 +148,10 @@ class ROBPCAResult:
         With ``skew``: the hyperplane directions found for the two adjusted
         outlyingnesses (in the data's span, then in the ``k``-dimensional space). 0 where
         the rows drawn from do not span that space (:data:`NO_DIRECTIONS`).
+    negative_eigenvalue : float
+        The most negative eigenvalue of the final MCD's covariance, set to 0 in
+        ``eigenvalues`` (:func:`~robustpca.solvers.mcd.sorted_eigh`); 0 where it is
+        non-negative definite.
     """
 
     components: np.ndarray
@@ -135,6 +167,7 @@ class ROBPCAResult:
     adjusted: SkewModel | None = None
     medcouple_rows: np.ndarray | None = None
     n_directions: tuple[int, int] | None = None
+    negative_eigenvalue: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -254,18 +287,17 @@ def _projected_mcd(X2: np.ndarray, ev: np.ndarray, k: int, alpha: float, h: int,
         if fit.rank == 0:  # the h-subset is one point: an exact fit, no scatter left
             support = np.zeros(n, dtype=bool)
             support[subset] = True
-            return shift, rot, np.zeros(0), support
+            return shift, rot, np.zeros(0), support, 0.0
         mah = _mahalanobis_diag(X2, fit.eigenvalues)
         if fit.rank == k and (obj == old or abs(old - obj) < 1e-12):
             break
         old = obj
         k = min(k, fit.rank)
     mcd = minimum_covariance_determinant(X2, alpha, n_starts=n_starts, random_state=rng)
-    values, vectors = np.linalg.eigh(mcd.covariance)
-    order = np.argsort(values, kind="stable")[::-1]
-    values, vectors = np.clip(values[order], 0.0, None), vectors[:, order]
+    values, vectors, negative = sorted_eigh(mcd.covariance)
     centre = shift + mcd.location @ rot.T
-    return centre, rot @ vectors, values, mcd.support if mcd.support.size == n else None
+    support = mcd.support if mcd.support.size == n else None
+    return centre, rot @ vectors, values, support, negative
 
 
 def solve_robpca(
@@ -345,9 +377,7 @@ def solve_robpca(
 
     if mcd and not skew and rank <= min(n // 5, kmax):
         fit = minimum_covariance_determinant(scores, alpha, n_starts=n_starts, random_state=rng)
-        values, vectors = np.linalg.eigh(fit.covariance)
-        order = np.argsort(values, kind="stable")[::-1]
-        values, vectors = np.clip(values[order], 0.0, None), vectors[:, order]
+        values, vectors, negative = sorted_eigh(fit.covariance)
         k = _resolve_k(n_components, values, kmax, rank) if auto else min(k_given, rank)
         centre = full.center + fit.location @ full.loadings.T
         return ROBPCAResult(
@@ -361,6 +391,7 @@ def solve_robpca(
             initial_eigenvalues=values,
             outlyingness=None,
             mcd_support=fit.support,
+            negative_eigenvalue=negative,
         )
 
     skew_rng = direction_rng if direction_rng is not None else rng
@@ -396,6 +427,7 @@ def solve_robpca(
         k = min(sub.rank, k)
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
     adjusted = n_directions = None
+    negative = 0.0  # the skew branch's covariance is a classical one
     if skew:  # rrcov's projectAO: the h least outlying samples' mean and covariance
         k = X2.shape[1]  # the h-subset may have a lower rank than a k given as the rank
         model = fit_adjusted_outlyingness(
@@ -412,7 +444,7 @@ def solve_robpca(
         adjusted = SkewModel(origin, full.loadings @ sub.loadings[:, :k], model)
         n_directions = (first.directions.shape[1], model.directions.shape[1])
     else:
-        centre2, rot2, values, support = _projected_mcd(
+        centre2, rot2, values, support, negative = _projected_mcd(
             X2, sub.eigenvalues, k, alpha, h, rng, n_starts
         )
     # centre2 and rot2 live in the k columns of X2; values may be fewer (a C-step of
@@ -435,4 +467,5 @@ def solve_robpca(
         adjusted=adjusted,
         medcouple_rows=sample,
         n_directions=n_directions,
+        negative_eigenvalue=negative,
     )
