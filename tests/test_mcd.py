@@ -305,14 +305,14 @@ def test_simulated_small_sample_factors_are_robustbases():
     """``_SIMULATED_CNP2`` holds robustbase's simulated factors (``make_mcd_simulated.R``)
     for exactly the (p, n) that robustbase covers, and ``mcd_small_sample`` takes them
     at alpha = 0.5 only (elsewhere the fitted formula, continuous in alpha)."""
-    from robustpca.solvers import mcd
+    from robustpca.solvers import mcd_factors
 
     with open(SIMULATED, newline="") as f:
         table = {
             (int(r["p"]), int(r["n"])): (float(r["raw"]), float(r["reweighted"]))
             for r in csv.DictReader(f)
         }
-    assert table == mcd._SIMULATED_CNP2
+    assert table == mcd_factors._SIMULATED_CNP2
     for (p, n), (raw, reweighted) in table.items():
         assert mcd_small_sample(p, n, 0.5) == pytest.approx(raw, rel=1e-12)
         assert mcd_small_sample(p, n, 0.5, reweighted=True) == pytest.approx(reweighted, rel=1e-12)
