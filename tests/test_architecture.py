@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "qn_scale",
         "rank_selection",
         "_array_api",
+        "_distance_rounding",
         "_observed",
         "_validation",
         "_version",

@@ -84,6 +84,7 @@ import numpy as np
 from scipy import stats
 from sklearn.utils.validation import check_is_fitted
 
+from ._distance_rounding import rounding_levels, score_rounding, span_od
 from ._observed import observed_counts
 from ._validation import check_sample_weight, is_dask_collection
 from .plotting import plot_outlier_map  # drawn there, listed here as in earlier releases
@@ -104,10 +105,6 @@ __all__ = [
 DEFAULT_QUANTILE = 0.975
 #: rrcov's rules, for estimators with consistent eigenvalues (``_od_cutoff_rule``).
 RRCOV_RULES = ("classical", "robust", "skew")
-#: ODs below this fraction of the largest centred norm count as zero (k = rank).
-_ZERO_OD = float(np.sqrt(np.finfo(np.float64).eps))
-#: The rounding of centring on ``mean_``, relative to its norm (``_rounding_levels``).
-_ZERO_SCALE = 64.0 * float(np.finfo(np.float64).eps)
 #: A distance within this relative rounding of its cutoff is at the cutoff, so regular:
 #: the skew rule's cutoffs are training distances, which another route may recompute an
 #: ulp above (skew ROBPCA on octane at k = 1 flagged sample 23, whose OD is the cutoff).
@@ -133,7 +130,7 @@ class DiagnosticReference:
     od_cutoff_applies : bool
         False when the training ODs are all zero (``k`` equals the rank): no OD cutoff.
     od_floor : float
-        The OD below which a distance is zero up to rounding (``_ZERO_OD`` times the
+        The OD below which a distance is zero up to rounding (``ZERO_OD`` times the
         median training norm, or the centre's norm where most rows sit at the centre),
         and the least OD cutoff: where more than half the
         training samples lie on the subspace exactly, a cutoff taken of their ODs would
@@ -168,10 +165,19 @@ class DiagnosticReference:
         leaves out zero eigenvalues. Where the training rows lie in the fit exactly (no
         OD cutoff), a component of zero scale counts too: a deviation within the
         training rows' rounding on it (``score_rounding``) is zero, as theirs are, and
-        one beyond it counts in its units, so a row off the component is far out.
+        one beyond it counts in its units, so a row off the component is far out. Each
+        row's standardised scores are divided by their largest before they are squared,
+        which a gross outlier's could overflow.
 
-        The standardised scores are divided by their row's largest before they are
-        squared, which a gross outlier's could overflow (an entry of 1e152 in wood)."""
+        Parameters
+        ----------
+        scores : ndarray of shape (n_samples, n_components)
+            The rows' scores (``transform``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         scale = self.score_scale
         deviation = np.abs(scores - self.score_center)
         if not (np.all(scale > 0) or self.od_cutoff_applies):
@@ -189,6 +195,19 @@ class DiagnosticReference:
         return top * np.sqrt(np.sum((z / unit) ** 2, axis=1))  # inf stays inf
 
     def score_cutoff(self, quantile: float) -> float:
+        r"""The SD cutoff: the adjusted boxplot's for a skew fit, else
+        :math:`\sqrt{\chi^2_{k, q}}`, or the OD rule applied to the training SDs where it
+        is larger (the "scores" rule; module docstring).
+
+        Parameters
+        ----------
+        quantile : float
+            The quantile ``q`` of the cutoff, in (0, 1).
+
+        Returns
+        -------
+        float
+        """
         if self.sd_skew_cutoff > 0:
             return self.sd_skew_cutoff
         chi2 = float(np.sqrt(stats.chi2.ppf(quantile, self.score_center.shape[0])))
@@ -196,6 +215,18 @@ class DiagnosticReference:
         return max(chi2, float(empirical**1.5) if empirical > 0 else 0.0)
 
     def orthogonal_cutoff(self, quantile: float) -> float:
+        r"""The OD cutoff :math:`(\hat\mu + \hat\sigma z_q)^{3/2}` (the adjusted boxplot's
+        for a skew fit), never below ``od_floor``; 0 where there is no OD cutoff.
+
+        Parameters
+        ----------
+        quantile : float
+            The quantile ``q`` of the cutoff, in (0, 1).
+
+        Returns
+        -------
+        float
+        """
         if not self.od_cutoff_applies:
             return 0.0
         if self.rule == "skew":
@@ -204,8 +235,21 @@ class DiagnosticReference:
         return max(float(value**1.5) if value > 0 else 0.0, self.od_floor)
 
     def diagnostics(self, sd, od, quantile: float, row_labels=None) -> OutlierDiagnostics:
-        """The :class:`OutlierDiagnostics` of rows with score distances ``sd`` and ODs
-        ``od`` under this reference, with cutoffs at ``quantile``."""
+        """The :class:`OutlierDiagnostics` of rows under this reference.
+
+        Parameters
+        ----------
+        sd, od : ndarray of shape (n_samples,)
+            The rows' score and orthogonal distances.
+        quantile : float
+            The quantile of the cutoffs, in (0, 1).
+        row_labels : sequence of str, optional
+            Labels of the rows, for the plots.
+
+        Returns
+        -------
+        OutlierDiagnostics
+        """
         return OutlierDiagnostics(
             sd,
             od,
@@ -220,41 +264,6 @@ class DiagnosticReference:
             (self.od_location, self.od_scale),
             (self.sd_location, self.sd_scale),
         )
-
-
-@dataclass(frozen=True)
-class _RoundingLevels:
-    """The rounding levels of the training distances (:func:`_rounding_levels`)."""
-
-    scale: float  # a score scale at most this is not resolved by the fit: zero
-    floor: float  # an OD at most this is zero up to rounding (``od_floor``)
-    spanned: float  # training ODs all at most this: they are rounding (no OD cutoff)
-
-
-def _rounding_levels(model, median_norm: float, largest: float) -> _RoundingLevels:
-    """The rounding levels of the distances from the training rows' median and largest
-    centred norms: a typical row's (the median norm; the largest would be a gross
-    outlier's, 1e152 in tests/test_input_magnitude.py), the centre's where most rows
-    sit at it (an exact fit: their norms are its rounding), and never below the
-    rounding of centring on ``mean_`` (64 eps of its norm), which rows of small spread
-    about a far centre reach (rank-1 rows at 257 with a spread of 1e-6 had a training
-    row flagged by the rounding of its OD).
-
-    A score scale within ``sqrt(eps)`` of the typical norm, a variance within ``eps`` of
-    its square, is below what an eigendecomposition of a covariance resolves: a
-    component there is null, its scores the angle between its computed axis and the
-    training rows' span times their norms (far above ``eps |x|`` when the nonzero
-    eigenvalues are spread), and it is left out as rrcov leaves out a zero eigenvalue.
-    The level is far below the ``1e-6`` of the largest scale under which the solvers
-    already set a component to zero (``linalg.RANK_RTOL`` on the variances)."""
-    centre = float(np.linalg.norm(_as_host(getattr(model, "mean_", 0.0))))
-    typical = centre if median_norm <= _ZERO_SCALE * centre else median_norm
-    centring = _ZERO_SCALE * centre
-    return _RoundingLevels(
-        max(_ZERO_OD * typical, centring),
-        max(_ZERO_OD * typical, centring),
-        max(_ZERO_OD * max(largest, typical), centring),
-    )
 
 
 def diagnostic_reference(
@@ -317,13 +326,13 @@ def diagnostic_reference(
         centre = weighted_median(scores, w)
         scale = scores_scale(scores, centre, w)
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
-    levels = _rounding_levels(model, float(np.median(norms)) if norms.size else 0.0, largest)
+    levels = rounding_levels(model, float(np.median(norms)) if norms.size else 0.0, largest)
     # a scale the fit does not resolve (more components than the data's rank) is zero,
     # left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
     scale = np.where(scale > levels.scale, scale, 0.0)
     floor = levels.floor
     applies = bool(od.size) and bool(od.max() > levels.spanned)  # ODs not all rounding
-    span = _span_od(model, scores.shape[1], bool(od.size) and not applies, levels)
+    span = span_od(model, scores.shape[1], bool(od.size) and not applies, levels)
     location, spread = od_location_scale(od ** (2.0 / 3.0), w_od, rule) if od.size else (0.0, 0.0)
     rows, sample = getattr(model, "_medcouple_rows", None), None  # a skew fit's, if sampled
     if rule == "skew" and rows is not None and n_rows > rows[-1]:  # (the training rows)
@@ -349,21 +358,6 @@ def diagnostic_reference(
         sd_location=float(weighted_median(sd23, w)),
         sd_scale=float(weighted_mad(sd23, w)),
     )
-
-
-def score_rounding(scale: np.ndarray, largest: np.ndarray, floor: float) -> np.ndarray:
-    """:attr:`DiagnosticReference.score_rounding` from the training rows' ``largest``
-    deviations: on a component of zero scale they are rounding (that of the scores of
-    an eigendecomposition is about ``sqrt(eps)`` times the spread, not ``eps``)."""
-    return np.where(scale > 0, floor, np.maximum(np.nan_to_num(largest, nan=0.0), floor))
-
-
-def _span_od(model, k: int, spanned: bool, levels: _RoundingLevels) -> float:
-    """:attr:`DiagnosticReference.span_od`: the rounding of the training ODs
-    (``levels.spanned``) where they are all rounding (``spanned``) and ``k < p``, so that
-    a new row off their span is flagged; rrcov's ``k = p`` has no OD at all (inf)."""
-    p = getattr(model, "n_features_in_", k)
-    return levels.spanned if spanned and k < p else np.inf
 
 
 def _reference_rows(

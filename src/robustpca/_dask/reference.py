@@ -38,14 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnostics import (
-    RRCOV_RULES,
-    DiagnosticReference,
-    _rounding_levels,
-    _span_od,
-    diagnostic_reference,
-    score_rounding,
-)
+from .._distance_rounding import rounding_levels, score_rounding, span_od
+from ..diagnostics import RRCOV_RULES, DiagnosticReference, diagnostic_reference
 from ..robust_scale import skewed_cutoff
 from ..solvers.chunked import NumpyPassRunner
 from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
@@ -302,11 +296,11 @@ def chunked_reference(
         values = np.asarray(eigenvalues, dtype=np.float64)
         scale = np.sqrt(np.clip(values, 0.0, None))
     largest = max(float(summary.high[first + 1]), 1e-300) if od_count else 0.0
-    levels = _rounding_levels(model, float(stats[first + 1]) if od_count else 0.0, largest)
+    levels = rounding_levels(model, float(stats[first + 1]) if od_count else 0.0, largest)
     scale = np.where(scale > levels.scale, scale, 0.0)
     floor = levels.floor
     applies = bool(od_count) and bool(summary.high[first + 2] > levels.spanned)
-    span = _span_od(model, k, bool(od_count) and not applies, levels)
+    span = span_od(model, k, bool(od_count) and not applies, levels)
     location = spread = 0.0
     if od_count and rule == "classical":  # the (weighted) mean and standard deviation
         count = summary.variance_count(first)  # the rows, or the total frequency weight
