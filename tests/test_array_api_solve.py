@@ -170,6 +170,9 @@ def test_problem_matches_the_numpy_problem_for_fixed_weights(route):
     np.testing.assert_allclose(sub.residuals(), ref.residuals(), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(sub.mean(), ref.mean(), atol=1e-10)
     assert np.abs(projector(sub.basis()) - projector(ref.basis())).max() < 1e-9
+    first = sub.basis()
+    first[:] = 0.0  # a caller's edit (a callback's state.components) is its own copy
+    assert np.abs(projector(sub.basis()) - projector(ref.basis())).max() < 1e-9
 
 
 @pytest.mark.realdata

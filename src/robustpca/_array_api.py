@@ -75,7 +75,17 @@ _NUMPY_NAMESPACE_NAMES = frozenset(
 
 
 def is_numpy_namespace(xp: Any) -> bool:
-    """Whether the namespace ``xp`` is NumPy (plain or wrapped by array_api_compat)."""
+    """Whether the namespace ``xp`` is NumPy (plain or wrapped by array_api_compat).
+
+    Parameters
+    ----------
+    xp : module
+        An array namespace.
+
+    Returns
+    -------
+    bool
+    """
     return getattr(xp, "__name__", None) in _NUMPY_NAMESPACE_NAMES
 
 
@@ -122,7 +132,20 @@ def get_namespace(*arrays) -> tuple[Any, bool]:
 
 def max_precision_float_dtype(xp: Any, device: Any) -> Any:
     """The widest float dtype of namespace ``xp`` on ``device`` (float64, or float32 on
-    devices without float64 such as Apple MPS)."""
+    devices without float64 such as Apple MPS).
+
+    Parameters
+    ----------
+    xp : module
+        An array namespace.
+    device : object
+        A device of that namespace.
+
+    Returns
+    -------
+    dtype
+        ``xp.float64`` or ``xp.float32``.
+    """
     if is_numpy_namespace(xp):
         return xp.float64
     info = getattr(xp, "__array_namespace_info__", None)
@@ -157,6 +180,19 @@ def move_to(a, *, xp: Any, device: Any):
     float64 becomes float32 where the device lacks float64. Arrays already there are
     returned as they are; others go through a host NumPy array (``to_numpy``, then
     ``xp.asarray(..., device=device)``), which every namespace accepts.
+
+    Parameters
+    ----------
+    a : array, array-like or None
+        The array to move (an array-like is read with ``np.asarray``).
+    xp : module
+        The target namespace.
+    device : object
+        The target device of that namespace.
+
+    Returns
+    -------
+    array or None
     """
     if a is None:
         return None
@@ -175,7 +211,25 @@ def move_to(a, *, xp: Any, device: Any):
 
 def check_same_namespace(X, estimator, *, attribute: str, method: str) -> None:
     """Raise ``ValueError`` when ``X`` and ``estimator.<attribute>`` differ in namespace
-    or device (only with ``array_api_dispatch``: otherwise everything is NumPy)."""
+    or device (only with ``array_api_dispatch``: otherwise everything is NumPy).
+
+    Parameters
+    ----------
+    X : array
+        The input of ``method``.
+    estimator : estimator instance
+        The fitted estimator.
+    attribute : str
+        Name of a fitted array attribute of ``estimator`` whose namespace and device
+        ``X`` must share.
+    method : str
+        Name of the method called, for the error message.
+
+    Raises
+    ------
+    ValueError
+        When the namespaces or devices differ.
+    """
     if not get_config()["array_api_dispatch"]:
         return
     a_xp, _, a_device = get_namespace_and_device(getattr(estimator, attribute))
@@ -195,8 +249,16 @@ def check_same_namespace(X, estimator, *, attribute: str, method: str) -> None:
 def input_namespace(X):
     """``(xp, device)`` of ``X`` when it must be returned to a non-NumPy namespace.
 
-    ``(None, None)`` for NumPy arrays, array-likes (lists, pandas) and whenever
-    scikit-learn's ``array_api_dispatch`` is off.
+    Parameters
+    ----------
+    X : array or array-like
+        An input.
+
+    Returns
+    -------
+    tuple of (module, object) or (None, None)
+        ``(None, None)`` for NumPy arrays, array-likes (lists, pandas) and whenever
+        scikit-learn's ``array_api_dispatch`` is off.
     """
     xp, is_array_api, device = get_namespace_and_device(X)
     if not is_array_api or is_numpy_namespace(xp):
@@ -217,8 +279,15 @@ def _is_foreign(a) -> bool:
 def to_numpy(a):
     """A host NumPy array for an array-API array of any namespace and device.
 
-    NumPy arrays, array-likes and ``None`` are returned unchanged (``validate_data``
-    handles them, feature names included).
+    Parameters
+    ----------
+    a : array, array-like or None
+        The array to convert. NumPy arrays, array-likes and ``None`` are returned
+        unchanged (``validate_data`` handles them, feature names included).
+
+    Returns
+    -------
+    ndarray, array-like or None
     """
     if not _is_foreign(a):
         return a
@@ -226,7 +295,18 @@ def to_numpy(a):
 
 
 def fitted_arrays(estimator) -> dict:
-    """The array attributes of ``estimator`` set by ``fit`` (constructor parameters excluded)."""
+    """The array attributes of ``estimator`` set by ``fit`` (constructor parameters excluded).
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        A fitted estimator.
+
+    Returns
+    -------
+    dict
+        ``{name: array}`` of its NumPy and array-API attributes.
+    """
     params = estimator.get_params(deep=False)
     return {
         name: value
@@ -238,11 +318,19 @@ def fitted_arrays(estimator) -> dict:
 def finish_fit(estimator, dtype, xp=None, device=None) -> None:
     """Give the fitted arrays the input's float dtype, namespace and device.
 
-    Floating attributes become ``dtype`` when it is float32 (float64 data keep every
-    attribute in float64; the solvers accumulate in float64 either way). With ``xp``
-    (a non-NumPy namespace), every array attribute is moved to ``xp`` on ``device``
-    (:func:`move_to`, which also lowers float64 to float32 on devices without
-    float64).
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator just fitted; its array attributes (:func:`fitted_arrays`) are
+        replaced.
+    dtype : data-type
+        The input's dtype: with float32, the float64 attributes become float32 (float64
+        data keep every attribute in float64; the solvers accumulate in float64 either way).
+    xp : module or None, default=None
+        A non-NumPy namespace to move every array attribute to (:func:`move_to`, which
+        also lowers float64 to float32 on devices without float64); None keeps NumPy.
+    device : object, default=None
+        The device of ``xp``.
     """
     low_precision = np.dtype(dtype) == np.float32
     for name, value in fitted_arrays(estimator).items():
@@ -254,7 +342,18 @@ def finish_fit(estimator, dtype, xp=None, device=None) -> None:
 
 
 def host_copy(estimator):
-    """A shallow copy of ``estimator`` whose fitted arrays are host NumPy arrays."""
+    """A shallow copy of ``estimator`` whose fitted arrays are host NumPy arrays.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        A fitted estimator (not modified).
+
+    Returns
+    -------
+    estimator instance
+        ``estimator`` itself when all its fitted arrays are NumPy already.
+    """
     foreign = {k: v for k, v in fitted_arrays(estimator).items() if _is_foreign(v)}
     if not foreign:
         return estimator
@@ -271,6 +370,16 @@ def host_method(attribute: str = "components_"):
     output goes back to the namespace and device of ``X``. Like scikit-learn's
     estimators, it raises ``ValueError`` when ``X`` is not in the namespace (and on the
     device) of the fitted ``attribute`` (with ``array_api_dispatch`` on).
+
+    Parameters
+    ----------
+    attribute : str, default="components_"
+        The fitted array attribute whose namespace and device ``X`` must share.
+
+    Returns
+    -------
+    callable
+        The decorator.
     """
 
     def decorate(method):

@@ -17,9 +17,19 @@ def observed_counts(model, X):
     the model does not use
     (:func:`~robustpca.solvers.informative_coordinates.model_constants`).
 
-    ``X`` may be NumPy, a DataFrame, a Dask array (lazy counts) or an array-API array
-    (counted on its device). None when ``model`` rejects missing entries (input tag
-    ``allow_nan``) or ``X`` has none.
+    Parameters
+    ----------
+    model : estimator instance
+        A fitted estimator.
+    X : array-like of shape (n_samples, n_features)
+        Rows with NaN (or ``pd.NA``) at the missing entries: NumPy, a DataFrame, a Dask
+        array (lazy counts) or an array-API array (counted on its device).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), dask.array.Array or None
+        None when ``model`` rejects missing entries (input tag ``allow_nan``), or when
+        ``X`` (other than a Dask array) has none.
     """
     import array_api_compat
 

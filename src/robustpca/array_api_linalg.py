@@ -58,7 +58,27 @@ def _row_blocks(n: int, d: int):
 
 
 class ArrayAPIWeightedSubspace:
-    """A solution of the subproblem; the residuals, mean and basis come back as NumPy."""
+    """A solution of the subproblem; the residuals, mean and basis come back as NumPy.
+
+    Built by :meth:`ArrayAPIWeightedPCAProblem.solve`.
+
+    Parameters
+    ----------
+    problem : ArrayAPIWeightedPCAProblem
+        The problem solved; converts the mean and basis to NumPy.
+    weights : ndarray of shape (n_samples,)
+        The (host) sample weights ``d`` of the solve.
+    mean : array of shape (n_features,)
+        The weighted mean ``b``, on the device.
+    basis_fn : callable
+        ``basis_fn()`` returns the (n_features, r) basis on the device, formed on request.
+    eigvals : ndarray of shape (r,)
+        The positive eigenvalues kept, decreasing (host).
+    sq_norms : ndarray of shape (n_samples,)
+        ``||x_i - b||^2`` (host).
+    residual_sq : ndarray of shape (n_samples,)
+        ``||(I - UU^T)(x_i - b)||^2`` (host).
+    """
 
     def __init__(self, problem, weights, mean, basis_fn, eigvals, sq_norms, residual_sq):
         self._problem = problem
@@ -85,7 +105,7 @@ class ArrayAPIWeightedSubspace:
         if self._basis is None:
             p = self._problem
             self._basis = complete_orthonormal(p._host(self._basis_fn()), p.n_components, p.rng)
-        return self._basis
+        return self._basis.copy()  # a caller's (a callback's) edit leaves the fit's intact
 
 
 class ArrayAPIWeightedPCAProblem:
@@ -183,8 +203,17 @@ class ArrayAPIWeightedPCAProblem:
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> ArrayAPIWeightedSubspace:
         """Solve problem (14) of Nie et al. (2014) for the given (host) weights.
 
-        ``residuals`` is accepted for the interface of
-        :meth:`robustpca.linalg.WeightedPCAProblem.solve`; they are always formed here.
+        Parameters
+        ----------
+        weights : ndarray of shape (n_samples,)
+            Nonnegative sample weights ``d``, on the host.
+        residuals : bool, default=True
+            Accepted for the interface of :meth:`robustpca.linalg.WeightedPCAProblem.solve`;
+            the residuals are always formed here.
+
+        Returns
+        -------
+        ArrayAPIWeightedSubspace
         """
         w = np.asarray(weights, dtype=np.float64)
         return self._solve_gram(w) if self.gram else self._solve_scatter(w)

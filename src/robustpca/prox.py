@@ -59,10 +59,18 @@ PARTIAL_MAX_ITER = 12
 class SVDFactors(NamedTuple):
     """Singular triplets ``X ~ (U * s) @ Vt`` and how they were computed.
 
-    ``method`` is ``'full'`` (LAPACK's exact SVD, ``gesdd``), ``'partial'`` (randomised
-    subspace iteration converged to the residual tolerance) or ``'truncated'`` (only from
-    :func:`svt_factors` with ``grow=False``: the rank cap was reached, so singular values
-    above the threshold beyond the cap are missing).
+    Parameters
+    ----------
+    U : ndarray of shape (m, r)
+        Left singular vectors, as columns.
+    s : ndarray of shape (r,)
+        Singular values, decreasing (less the threshold, from :func:`svt_factors`).
+    Vt : ndarray of shape (r, n)
+        Right singular vectors, as rows.
+    method : {"full", "partial", "truncated"}
+        LAPACK's exact SVD (``gesdd``); randomised subspace iteration converged to the
+        residual tolerance; or (only from :func:`svt_factors` with ``grow=False``) the
+        rank cap was reached, so singular values above the threshold beyond it are missing.
     """
 
     U: np.ndarray
@@ -186,12 +194,9 @@ def l21_shrinkage(X, threshold: float) -> np.ndarray:
 
 
 def _row_norms(X: np.ndarray) -> np.ndarray:
-    """The l2 norms along the last axis of ``X``, kept as a length-1 axis.
-
-    The sum of squares under- or overflows for rows of entries below about 1e-154 or
-    above 1e154; only those rows are recomputed scaled by their largest entry, so
-    ordinary data pay for one comparison.
-    """
+    """The l2 norms along the last axis of ``X``, kept as a length-1 axis. Only rows whose
+    sum of squares under- or overflows (entries below about 1e-154 or above 1e154) are
+    recomputed, scaled by their largest entry: ordinary data pay for one comparison."""
     with np.errstate(over="ignore"):
         norms = np.linalg.norm(X, axis=-1, keepdims=True)
     flat = norms.ravel()
@@ -209,6 +214,15 @@ def _row_norms(X: np.ndarray) -> np.ndarray:
 def nuclear_norm(X) -> float:
     r"""Sum of the singular values, :math:`\lVert X\rVert_* = \operatorname{Tr}
     (X^\top X)^{1/2}` (exact SVD).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+        The matrix (not modified).
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -236,10 +250,9 @@ def _subspace_iteration(X, n_wanted, n_columns, rng, init, rtol, max_iter, certi
     ``n_wanted(s)`` says, for the current Ritz values ``s``, how many leading triplets
     must have converged, or ``None`` to stop at once (the caller wants more columns).
     ``certify(s, residuals)``, given the residuals of every Ritz triplet, must also hold
-    for the iteration to count as converged.
-    Returns ``(U, s, Vt, status)`` with ``n_columns`` Ritz triplets and ``status`` one of
-    ``'converged'``, ``'stopped'`` or ``'slow'`` (would not converge within ``max_iter``
-    passes at the observed rate).
+    for the iteration to count as converged. Returns ``(U, s, Vt, status)`` with
+    ``n_columns`` Ritz triplets and ``status`` one of ``'converged'``, ``'stopped'`` or
+    ``'slow'`` (would not converge within ``max_iter`` passes at the observed rate).
     """
     n = X.shape[1]
     omega = rng.standard_normal((n, n_columns))
@@ -442,13 +455,32 @@ def partial_svt_factors(
     r"""One partial-route attempt of :func:`svt_factors` (``grow=False``), without fallback.
 
     Runs the warm-started subspace iteration of :func:`truncated_svd` on ``rank_hint + 10``
-    directions and returns what :func:`svt_factors` with ``grow=False`` returns on that
-    route (``method='partial'`` or ``'truncated'``), or ``None`` where :func:`svt_factors`
-    would fall back to the exact SVD: the iteration converges too slowly, or
-    ``rank_hint + 10`` is not below ``min(m, n)``. The caller then chooses its own fallback
-    (the ALM solvers take a Gram route, :mod:`robustpca.solvers.alm_svt`, which needs no
-    copy of ``X``). ``X`` is not copied; the iteration holds a few
-    ``(m + n) x (rank_hint + 10)`` blocks.
+    directions. Where it returns None the caller chooses its own fallback (the ALM solvers
+    take a Gram route, :mod:`robustpca.solvers.alm_svt`, which needs no copy of ``X``).
+
+    Parameters
+    ----------
+    X : array-like of shape (m, n)
+        Not copied; the iteration holds a few ``(m + n) x (rank_hint + 10)`` blocks.
+    threshold : float
+        :math:`\tau \ge 0`.
+    rank_hint : int
+        Guess of how many singular values exceed ``threshold`` (at least 1 is used).
+    rng : numpy.random.Generator or None, default=None
+        Draws the random start (None: seed 0).
+    init : ndarray of shape (r, n) or None, default=None
+        Rows spanning a guess of the top right singular subspace, used in the start.
+    rtol : float, default=1e-10
+        Residual tolerance relative to the top singular value (:func:`truncated_svd`).
+    max_iter : int, default=12
+        Most subspace-iteration passes.
+
+    Returns
+    -------
+    SVDFactors or None
+        What :func:`svt_factors` with ``grow=False`` returns on the partial route
+        (``method='partial'`` or ``'truncated'``), or None where it would take the exact
+        SVD: the iteration converges too slowly, or ``rank_hint + 10 >= min(m, n)``.
 
     Examples
     --------

@@ -67,7 +67,21 @@ RAW_GRAM_MAX_GAIN = 16.0
 
 
 def gram_basis(X0: np.ndarray, offset_coef: np.ndarray, coef: np.ndarray) -> np.ndarray:
-    """``(X0 - 1 m^T)^T coef`` with ``m = X0^T offset_coef``, without the n x d copy."""
+    """``(X0 - 1 m^T)^T coef`` with ``m = X0^T offset_coef``, without the n x d copy.
+
+    Parameters
+    ----------
+    X0 : ndarray of shape (n_samples, n_features)
+        The data centred about a fixed point (the Gram route's ``X - center``).
+    offset_coef : ndarray of shape (n_samples,)
+        Coefficients of the shift ``m`` of the mean over the rows of ``X0``.
+    coef : ndarray of shape (n_samples, k)
+        Coefficients of the basis columns over the rows (:attr:`GramStep.coef`).
+
+    Returns
+    -------
+    ndarray of shape (n_features, k)
+    """
     m = X0.T @ offset_coef
     return X0.T @ coef - np.outer(m, coef.sum(axis=0))
 
@@ -130,7 +144,23 @@ def _symmetric_from_upper(A: np.ndarray) -> np.ndarray:
 
 
 def weighted_row_sum(X, w: np.ndarray, point: np.ndarray | None = None, work=None) -> np.ndarray:
-    """``sum_i w_i (x_i - point)`` in float64, by blocks of rows (no ``n x d`` temporary)."""
+    """``sum_i w_i (x_i - point)`` in float64, by blocks of rows (no ``n x d`` temporary).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data, float64 or float32 (widened block by block).
+    w : ndarray of shape (n_samples,)
+        Weight of each row.
+    point : ndarray of shape (n_features,) or None, default=None
+        Point subtracted from every row; None is the origin.
+    work : _Workspace or None, default=None
+        Scratch buffer reused across passes; None allocates one.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
     n, d = X.shape
     if point is None and X.dtype == np.float64:
         return w @ X
@@ -143,7 +173,21 @@ def weighted_row_sum(X, w: np.ndarray, point: np.ndarray | None = None, work=Non
 
 
 def row_sq_distances(X, point: np.ndarray, work: _Workspace | None = None) -> np.ndarray:
-    """``||x_i - point||^2`` for every row, in float64, by blocks of rows."""
+    """``||x_i - point||^2`` for every row, in float64, by blocks of rows.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data, float64 or float32 (widened block by block).
+    point : ndarray of shape (n_features,)
+        The point the distances are taken to.
+    work : _Workspace or None, default=None
+        Scratch buffer reused across passes; None allocates one.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
     n, d = X.shape
     work = _Workspace() if work is None else work
     out = np.empty(n)
@@ -162,6 +206,17 @@ def blas_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
     Two C-ordered float64 operands are read as the F-ordered transposes BLAS expects
     (``(B^T A^T)^T``), so nothing is copied; other dtypes take NumPy's product.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, p)
+        Left operand.
+    B : ndarray of shape (p, q)
+        Right operand.
+
+    Returns
+    -------
+    ndarray of shape (m, q)
     """
     if A.dtype != np.float64 or B.dtype != np.float64:
         return A @ B
@@ -172,15 +227,31 @@ def blas_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 class Projector:
     """``B -= (B U) U^T`` for C-ordered row blocks ``B``, through SciPy's BLAS (module
-    docstring, "One BLAS library per loop"); holds ``U`` (d x k) in the layouts that
-    ``gemm`` reads without a copy."""
+    docstring, "One BLAS library per loop").
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_features, k)
+        Orthonormal basis of the subspace projected out (float64); held in the layouts
+        that ``gemm`` reads without a copy.
+    """
 
     def __init__(self, U: np.ndarray):
         self.Ut, self.U = np.asfortranarray(U.T), np.asfortranarray(U)
 
     def project_out(self, B: np.ndarray) -> np.ndarray:
-        """``B -= (B U) U^T`` in place; returns the scores ``B U`` (``rows x k``) of the
-        block before the projection."""
+        """``B -= (B U) U^T`` in place.
+
+        Parameters
+        ----------
+        B : ndarray of shape (n_rows, n_features)
+            C-ordered float64 block of rows, overwritten by its projection.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, k)
+            The scores ``B U`` of the block before the projection.
+        """
         BU_t = _GEMM(1.0, self.Ut, B.T)  # (B U)^T, k x rows (B.T is F-ordered: no copy)
         _GEMM(-1.0, self.U, BU_t, beta=1.0, c=B.T, overwrite_c=1)  # B^T -= U (B U)^T
         return BU_t.T
@@ -189,7 +260,19 @@ class Projector:
 def sum_weighted_rows(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``w @ X`` for float64 ``X``, through SciPy's BLAS when ``X`` is contiguous (a
     NumPy product at the start of a fit whose loop is SciPy's wakes NumPy's threads,
-    which then spin against SciPy's: module docstring)."""
+    which then spin against SciPy's: module docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        float64 data; a non-contiguous array takes NumPy's product.
+    w : ndarray of shape (n_samples,)
+        Weight of each row.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
     if X.flags.c_contiguous:
         return _GEMV(1.0, X.T, w)
     if X.flags.f_contiguous:
@@ -198,13 +281,42 @@ def sum_weighted_rows(X: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def add_weighted_rows(total: np.ndarray, w: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``total + w @ B`` for a C-ordered block ``B``, through SciPy's BLAS (in place
-    where it can; the result is returned)."""
+    """``total + w @ B`` for a C-ordered block ``B``, through SciPy's BLAS.
+
+    Parameters
+    ----------
+    total : ndarray of shape (n_features,)
+        float64 running sum, updated in place where BLAS can (use the returned array).
+    w : ndarray of shape (n_rows,)
+        Weight of each row of the block.
+    B : ndarray of shape (n_rows, n_features)
+        C-ordered float64 block of rows.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
     return _GEMV(1.0, B.T, w, beta=1.0, y=total, overwrite_y=1)
 
 
 def subspace_sq_residuals(X, point: np.ndarray, U: np.ndarray, work=None) -> np.ndarray:
-    """``||(I - UU^T)(x_i - point)||^2`` formed explicitly (no cancellation), by row blocks."""
+    """``||(I - UU^T)(x_i - point)||^2`` formed explicitly (no cancellation), by row blocks.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data, float64 or float32 (widened block by block).
+    point : ndarray of shape (n_features,)
+        The point the subspace passes through.
+    U : ndarray of shape (n_features, k)
+        Orthonormal basis of the subspace.
+    work : _Workspace or None, default=None
+        Scratch buffer reused across passes; None allocates one.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
     n, d = X.shape
     work = _Workspace() if work is None else work
     r2 = np.empty(n)
@@ -236,6 +348,17 @@ def raw_centred_gram(X: np.ndarray, center: np.ndarray) -> np.ndarray | None:
     data far from the origin relative to their spread get ``None`` and the blocked,
     explicitly centred :func:`centred_gram`. Saves that route's copies of the centred
     blocks, a noticeable share of the Gram matrix's cost.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data, as they are.
+    center : ndarray of shape (n_features,)
+        The point ``c`` subtracted from every row.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples) or None
     """
     G = X @ X.T  # numpy calls syrk for a product with its own transpose
     raw_trace = float(np.trace(G))
@@ -253,6 +376,19 @@ def centred_gram(X, center: np.ndarray, work: _Workspace | None = None) -> np.nd
     """The float64 Gram matrix ``(X - 1 c^T)(X - 1 c^T)^T``, by blocks of columns.
 
     Dense float64 data go through :func:`raw_centred_gram` first.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data, float64 or float32 (widened block by block).
+    center : ndarray of shape (n_features,)
+        The point ``c`` subtracted from every row.
+    work : _Workspace or None, default=None
+        Scratch buffer for the blocked route; None allocates one.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples)
     """
     if _dense_float64(X):
         G = raw_centred_gram(X, center)
@@ -273,14 +409,30 @@ def _blocked_centred_gram(X, center: np.ndarray, work: _Workspace | None = None)
 
 @dataclasses.dataclass(frozen=True)
 class GramStep:
-    """One Gram-route solve of problem (14): see :func:`gram_step`."""
+    """One Gram-route solve of problem (14): see :func:`gram_step`.
 
-    c: np.ndarray  # offset coefficient: b = center + X0^T c (zeros without a mean)
+    Attributes
+    ----------
+    c : ndarray of shape (n_samples,)
+        Offset coefficients: ``b = center + X0^T c`` (zeros without a mean).
+    eigvals : ndarray of shape (r,)
+        The positive eigenvalues kept, in decreasing order.
+    coef : ndarray of shape (n_samples, r)
+        ``U = X_c^T coef`` (before orthonormalisation).
+    sq : ndarray of shape (n_samples,)
+        ``||x_i - b||^2``.
+    r2 : ndarray of shape (n_samples,)
+        ``||(I - UU^T)(x_i - b)||^2`` as a difference of squares.
+    suspicious : bool
+        Whether ``r2`` must be formed explicitly instead.
+    """
+
+    c: np.ndarray
     eigvals: np.ndarray
-    coef: np.ndarray  # U = X_c^T coef (before orthonormalisation)
-    sq: np.ndarray  # ||x_i - b||^2
-    r2: np.ndarray  # ||(I - UU^T)(x_i - b)||^2 as a difference of squares
-    suspicious: bool  # whether r2 must be formed explicitly instead
+    coef: np.ndarray
+    sq: np.ndarray
+    r2: np.ndarray
+    suspicious: bool
 
 
 def gram_step(G, w, eigh, with_mean: bool, Gcc_out=None, K_out=None) -> GramStep:
@@ -301,6 +453,27 @@ def gram_step(G, w, eigh, with_mean: bool, Gcc_out=None, K_out=None) -> GramStep
     Gram column, so when such a sample exists (a residual below :data:`SUSPICIOUS_RTOL` of
     its norm, or a weight above :data:`EXTREME_WEIGHT_RATIO` times the median) every
     residual is formed in feature space (``O(n d k)``, only in these iterations).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n_samples, n_samples)
+        C-ordered float64 Gram matrix of the data centred about a fixed point.
+    w : ndarray of shape (n_samples,)
+        Nonnegative sample weights ``d``.
+    eigh : callable
+        ``eigh(K, rows)`` returns the top eigenpairs ``(values, vectors)`` of ``K``,
+        decreasing, from ``K[rows][:, rows]`` when ``rows`` is not None
+        (:class:`WarmStartEigh`).
+    with_mean : bool
+        Whether the weighted mean is estimated (else ``c = 0``).
+    Gcc_out : ndarray of shape (n_samples, n_samples) or None, default=None
+        Buffer for :math:`G_c` (with a mean); None allocates one.
+    K_out : ndarray of shape (n_samples, n_samples) or None, default=None
+        Buffer for :math:`D^{1/2} G_c D^{1/2}`; None allocates one.
+
+    Returns
+    -------
+    GramStep
     """
     # the products through SciPy's BLAS, as the eigensolver (module docstring); the
     # transposed F-ordered views of the C-ordered G and Gcc are read without a copy

@@ -78,7 +78,17 @@ def _threadpool_controller() -> ThreadpoolController:
 
 
 def single_blas_thread(active: bool = True):
-    """Context that limits BLAS to one thread (a no-op when ``active`` is False)."""
+    """Context that limits BLAS to one thread.
+
+    Parameters
+    ----------
+    active : bool, default=True
+        Whether to limit; False returns a no-op context.
+
+    Returns
+    -------
+    context manager
+    """
     if not active:
         return contextlib.nullcontext()
     return _threadpool_controller().limit(limits=1, user_api="blas")
@@ -90,6 +100,18 @@ def cholesky_qr(U: np.ndarray) -> np.ndarray:
     Costs ``O(d k^2)`` with a ``k x k`` factorisation; falls back to Householder QR if the
     Gram matrix of ``U`` is not numerically positive definite.
 
+    Parameters
+    ----------
+    U : ndarray of shape (d, k)
+        Columns to orthonormalise (not modified).
+
+    Returns
+    -------
+    ndarray of shape (d, k)
+        Orthonormal columns spanning the columns of ``U``.
+
+    Notes
+    -----
     Every call is NumPy's, none SciPy's: its callers are the Gram routes, whose products
     are NumPy's ("One BLAS library per loop" in :mod:`robustpca.linalg.blocked`). SciPy's
     triangular solve here left SciPy's OpenBLAS threads spinning against NumPy's next
@@ -115,6 +137,24 @@ def eigh_index_range(
     tight cluster (the eigenvalues equal to rounding) ``syevr``'s subset stage can
     raise ``LinAlgError`` (eigenvectors failed to converge) or return fewer eigenpairs
     than asked; the cases found are in ``docs/design-notes/linear-algebra.md``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric matrix (only the triangle named by ``lower`` is read).
+    first, last : int
+        0-based indices of the first and last eigenvalue wanted, in ascending order.
+    eigvals_only : bool, default=False
+        Whether to return the eigenvalues alone.
+    lower : bool, default=True
+        Whether the lower triangle of ``A`` holds the matrix (else the upper).
+
+    Returns
+    -------
+    vals : ndarray of shape (last - first + 1,)
+        Ascending eigenvalues.
+    vecs : ndarray of shape (n, last - first + 1)
+        Their eigenvectors; not returned with ``eigvals_only``.
     """
     count = last - first + 1
     try:
@@ -137,13 +177,27 @@ def eigh_index_range(
 
 
 def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` eigenpairs of a symmetric matrix, in decreasing order (``k`` capped at n).
+    """Top-``k`` eigenpairs of a symmetric matrix, in decreasing order.
 
     When ``k`` is small relative to the size: the tridiagonal route
     (:func:`top_eigh_tridiagonal`) for float64 matrices of at most
     :data:`TRIDIAGONAL_MAX` rows, else (or when its checks fail) LAPACK's ``syevr`` for
     the subset (:func:`eigh_index_range`). When most of the spectrum is wanted, the full
     ``syevd`` (faster then).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric matrix.
+    k : int
+        Number of eigenpairs, capped at ``n``.
+
+    Returns
+    -------
+    vals : ndarray of shape (min(k, n),)
+        Decreasing eigenvalues.
+    vecs : ndarray of shape (n, min(k, n))
+        Their eigenvectors.
     """
     n = A.shape[0]
     k = min(k, n)
@@ -182,7 +236,19 @@ def top_eigh_tridiagonal(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]
     LAPACK calls MRRR in ``syevr`` only for the whole spectrum, so the result is checked:
     ``info == 0``, ``k`` pairs found, ``|Z^T Z - I| <= TRIDIAGONAL_RTOL`` and
     ``|T Z - Z diag(w)| <= TRIDIAGONAL_RTOL * |T|`` (entrywise maxima, ``O(n k^2)``).
-    Returns ``None`` when a check fails (:func:`top_eigh` then calls ``syevr``).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric float64 matrix (lower triangle read).
+    k : int
+        Number of eigenpairs, ``1 <= k <= n``.
+
+    Returns
+    -------
+    tuple of (ndarray of shape (k,), ndarray of shape (n, k)) or None
+        Decreasing eigenvalues and their eigenvectors, or None when a check fails,
+        ``n < 2`` or ``k`` is out of range (:func:`top_eigh` then calls ``syevr``).
     """
     n = A.shape[0]
     if n < 2 or not 1 <= k <= n:
@@ -291,9 +357,17 @@ class WarmStartEigh:
     to ``||A v - lambda v|| <= WARM_RTOL * lambda_1``, at ``O(n^2 k)`` a step instead of
     the ``O(n^3)`` tridiagonal reduction of LAPACK. They are accepted once a Lanczos check
     outside the block (:func:`deflated_top`) finds no larger eigenvalue than the k-th.
-    Matrices smaller than :data:`WARM_START_MIN` (where ``syevr`` is faster, see there),
-    the first call, any call whose :data:`WARM_MAX_STEPS` steps do not converge or that
-    fails the check, and the call after such a failure use :func:`top_eigh`.
+    Matrices smaller than ``min_size``, the first call, any call whose
+    :data:`WARM_MAX_STEPS` steps do not converge or that fails the check, and the call
+    after such a failure use :func:`top_eigh`.
+
+    Parameters
+    ----------
+    k : int
+        Number of eigenpairs per call (capped at the matrix size).
+    min_size : int or None, default=None
+        Smallest matrix that is warm-started; None is :data:`WARM_START_MIN` (below it
+        ``syevr`` is faster, see there).
     """
 
     def __init__(self, k: int, *, min_size: int | None = None):
@@ -366,7 +440,20 @@ def complete_orthonormal(basis: np.ndarray, n_columns: int, rng: np.random.Gener
 
     Used when the data have fewer directions of variance than ``n_components``
     (for example a rank-deficient data set): the extra directions are arbitrary but
-    orthonormal, and drawn from ``rng`` so that fits stay reproducible.
+    orthonormal.
+
+    Parameters
+    ----------
+    basis : ndarray of shape (d, r)
+        Orthonormal columns, kept as the leading ones.
+    n_columns : int
+        Columns wanted; with ``r >= n_columns`` the first ``n_columns`` of ``basis``.
+    rng : numpy.random.Generator
+        Draws the extra directions, so that fits stay reproducible.
+
+    Returns
+    -------
+    ndarray of shape (d, n_columns)
     """
     d, r = basis.shape
     if r >= n_columns:
@@ -395,7 +482,19 @@ def svd_right(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     QR, then forms the left vectors ``U = Q U_R``: as dear again, for callers that
     discard them. The singular values are those of ``R``, equal to rounding, and the
     right vectors the same up to rounding and the signs of the columns
-    (``tests/test_eigensolver_fallback.py``). ``A`` is not modified.
+    (``tests/test_eigensolver_fallback.py``).
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+        The matrix (not modified).
+
+    Returns
+    -------
+    s : ndarray of shape (min(m, n),)
+        Singular values, decreasing.
+    Vt : ndarray of shape (min(m, n), n)
+        Right singular vectors, as rows.
     """
     m, n = A.shape
     if n and m >= QR_FIRST_ROWS_PER_COLUMN * n:
@@ -405,7 +504,17 @@ def svd_right(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def flip_component_signs(components: np.ndarray) -> np.ndarray:
-    """Make the largest-magnitude entry of every row positive (deterministic output)."""
+    """Make the largest-magnitude entry of every row positive (deterministic output).
+
+    Parameters
+    ----------
+    components : ndarray of shape (n_components, n_features)
+        Rows whose signs are fixed (not modified).
+
+    Returns
+    -------
+    ndarray of shape (n_components, n_features)
+    """
     idx = np.argmax(np.abs(components), axis=1)
     signs = np.sign(components[np.arange(components.shape[0]), idx])
     signs[signs == 0] = 1.0
@@ -413,6 +522,16 @@ def flip_component_signs(components: np.ndarray) -> np.ndarray:
 
 
 def positive_eigen_mask(vals: np.ndarray) -> np.ndarray:
-    """Mask of eigenvalues that are numerically positive (relative to the largest)."""
+    """Mask of eigenvalues that are numerically positive (relative to the largest).
+
+    Parameters
+    ----------
+    vals : ndarray of shape (k,)
+        Eigenvalues; those above :data:`RANK_RTOL` times the largest (and above 0) pass.
+
+    Returns
+    -------
+    ndarray of bool, shape (k,)
+    """
     top = max(vals.max(initial=0.0), 0.0)
     return (vals > RANK_RTOL * top) & (vals > 0)

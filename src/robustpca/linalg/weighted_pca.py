@@ -81,7 +81,28 @@ class WeightedSubspace:
     """A solution of the weighted-PCA subproblem, in whichever route produced it.
 
     Residuals of the training samples are available cheaply; the (d, k) basis and
-    the mean are formed only on request.
+    the mean are formed only on request. Built by :meth:`WeightedPCAProblem.solve`.
+
+    Parameters
+    ----------
+    problem : WeightedPCAProblem
+        The problem solved; forms the mean, basis and completed residuals on request.
+    weights : ndarray of shape (n_samples,)
+        The sample weights ``d`` of the solve.
+    offset_coef : ndarray
+        Gram route: ``c = d / sum(d)`` of shape (n_samples,); scatter route: the mean
+        less the problem's ``center``, of shape (n_features,).
+    eigvals : ndarray of shape (r,)
+        The positive eigenvalues of the weighted scatter kept, decreasing.
+    coef : ndarray
+        Gram route: ``D^{1/2} V Lambda^{-1/2}`` of shape (n_samples, r); scatter route:
+        the basis ``U`` of shape (n_features, r).
+    sq_norms : ndarray of shape (n_samples,) or None
+        ``||x_i - b||^2`` (None on the scatter route with ``residuals=False``).
+    residual_sq : ndarray of shape (n_samples,) or None
+        ``||(I - UU^T)(x_i - b)||^2``, or None where the residuals were not formed.
+    total : float or None, default=None
+        ``sum_i d_i ||x_i - b||^2``; None computes it from ``weights`` and ``sq_norms``.
     """
 
     def __init__(
@@ -147,11 +168,11 @@ class WeightedPCAProblem:
         Whether the weighted mean is estimated. With ``False`` the subspace passes
         through ``offset`` (the origin by default) and :meth:`solve` returns ``b =
         offset``.
+    route : {'auto', 'gram', 'scatter'}, default='auto'
+        ``'auto'`` takes the Gram route when ``n_samples < n_features``.
     reference_weights : ndarray, optional
         Weights of the point about which the data are centred (for accuracy only;
         the solution does not depend on it). Uniform by default.
-    route : {'auto', 'gram', 'scatter'}
-        ``'auto'`` takes the Gram route when ``n_samples < n_features``.
     offset : ndarray of shape (n_features,), optional
         With ``center=False``: the fixed point the subspace passes through (``X - offset``
         is never formed).
@@ -231,11 +252,20 @@ class WeightedPCAProblem:
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> WeightedSubspace:
         """Solve problem (14) of Nie et al. (2014) for the given weights.
 
-        ``residuals=False`` is for callers that need only the basis, the mean and the
-        eigenvalues: it skips every pass over the data for the residuals of the training
-        samples (the scatter route's second pass; the Gram route's explicit residuals in
-        a degenerate iteration, see :func:`gram_step`), and :meth:`WeightedSubspace.residuals`
-        then raises.
+        Parameters
+        ----------
+        weights : ndarray of shape (n_samples,)
+            Nonnegative sample weights ``d``.
+        residuals : bool, default=True
+            Whether to form the residuals of the training samples. ``False``, for callers
+            that need only the basis, the mean and the eigenvalues, skips every pass over
+            the data for them (the scatter route's second pass; the Gram route's explicit
+            residuals in a degenerate iteration, see :func:`gram_step`), and
+            :meth:`WeightedSubspace.residuals` then raises.
+
+        Returns
+        -------
+        WeightedSubspace
         """
         if not self.gram:
             return self._solve_scatter(weights, residuals)

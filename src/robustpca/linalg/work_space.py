@@ -29,8 +29,20 @@ HUGE_PAGE_ADVICE_BYTES = 1 << 22
 
 
 def reusable(work: np.ndarray | None, like: np.ndarray) -> np.ndarray | None:
-    """``work`` where it can take a new array of ``like``'s shape and dtype (C-contiguous,
-    writeable, not overlapping ``like``), else None: a work space kept between calls."""
+    """``work`` where it can take a new array of ``like``'s shape and dtype, else None.
+
+    Parameters
+    ----------
+    work : ndarray or None
+        The work space kept from the last call; it must have ``like``'s shape and dtype,
+        be C-contiguous and writeable, and not overlap ``like``.
+    like : ndarray
+        The array whose shape and dtype the next result has.
+
+    Returns
+    -------
+    ndarray or None
+    """
     fits = (
         isinstance(work, np.ndarray)
         and work.shape == like.shape
@@ -43,9 +55,22 @@ def reusable(work: np.ndarray | None, like: np.ndarray) -> np.ndarray | None:
 
 
 def work_space(shape: tuple[int, ...], dtype, *, zeros: bool = False) -> np.ndarray:
-    """An uninitialised (``zeros``: zero) C-ordered array to keep as a work space: in
-    plain pages where NumPy would advise huge pages for it (module docstring), else
-    NumPy's own."""
+    """A C-ordered array to keep as a work space: in plain pages where NumPy would advise
+    huge pages for it (module docstring), else NumPy's own.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the array.
+    dtype : data-type
+        Its dtype.
+    zeros : bool, default=False
+        Whether NumPy's array is zeroed (else uninitialised); plain pages are always zero.
+
+    Returns
+    -------
+    ndarray of shape ``shape``
+    """
     dtype = np.dtype(dtype)
     shape = tuple(int(s) for s in shape)
     size = math.prod(shape)
@@ -62,7 +87,19 @@ def work_space(shape: tuple[int, ...], dtype, *, zeros: bool = False) -> np.ndar
 def cast_kept(value: np.ndarray, dtype) -> np.ndarray:
     """``value.astype(dtype)`` for an array that is kept (a fitted attribute of the data's
     size): in plain pages where :func:`work_space` would take them and ``value`` is
-    C-ordered, else ``astype``'s (which keeps a Fortran order)."""
+    C-ordered, else ``astype``'s (which keeps a Fortran order).
+
+    Parameters
+    ----------
+    value : ndarray
+        The array to cast (not modified).
+    dtype : data-type
+        The dtype of the copy.
+
+    Returns
+    -------
+    ndarray
+    """
     if (
         not value.flags.c_contiguous
         or value.size * np.dtype(dtype).itemsize < HUGE_PAGE_ADVICE_BYTES

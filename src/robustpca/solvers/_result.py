@@ -46,8 +46,21 @@ class StopReason:
 class IterationState:
     """What a ``callback(iteration, state)`` sees after each iteration.
 
-    ``components`` and ``mean`` are computed on first access only, because in the Gram
-    route they cost a pass over the data that the iteration itself does not need.
+    ``components`` and ``mean`` are computed on access only, because in the Gram route
+    they cost a pass over the data that the iteration itself does not need.
+
+    Parameters
+    ----------
+    iteration : int
+        The iteration just completed.
+    objective : float
+        The objective after it.
+    weights : ndarray of shape (n_samples,) or None
+        The current per-sample weights (None for methods without weights).
+    _components : callable or None, default=None
+        ``_components()`` returns the current (n_components, n_features) basis.
+    _mean : callable or None, default=None
+        ``_mean()`` returns the current mean in feature space.
     """
 
     iteration: int
@@ -77,8 +90,23 @@ class IterationState:
     ) -> IterationState:
         """The state of ``iterate`` after ``iteration``, as ``state_view`` shows it.
 
-        ``state_view(iterate) -> (components_fn, mean_fn)`` gives the lazy components and
-        mean; without it the state has neither.
+        Parameters
+        ----------
+        iteration : int
+            The iteration just completed.
+        objective : float
+            The objective after it.
+        weights : ndarray of shape (n_samples,) or None
+            The current per-sample weights.
+        iterate : object
+            The solver's current iterate, passed to ``state_view``.
+        state_view : callable or None
+            ``state_view(iterate) -> (components_fn, mean_fn)`` gives the lazy components
+            and mean; None gives a state with neither.
+
+        Returns
+        -------
+        IterationState
         """
         components, mean = state_view(iterate) if state_view is not None else (None, None)
         return cls(iteration, objective, weights, components, mean)
@@ -163,8 +191,22 @@ class SolverResult:
     ) -> SolverResult:
         """The result of a solver whose iterations ran in ``loop``.
 
-        ``n_iter``, ``converged``, ``stop_reason`` and ``objective`` are the loop's; the
-        fitted subspace, weights and extras are the solver's.
+        Parameters
+        ----------
+        loop : LoopOutcome
+            Gives ``n_iter``, ``converged``, ``stop_reason`` and ``objective``.
+        components : ndarray of shape (n_components, n_features)
+            The fitted components, as rows.
+        mean : ndarray of shape (n_features,)
+            The fitted offset ``b``.
+        weights : ndarray of shape (n_samples,) or None, default=None
+            Final per-sample weights of reweighting methods.
+        info : dict or None, default=None
+            Solver-specific extras; None is an empty dict.
+
+        Returns
+        -------
+        SolverResult
         """
         return cls(
             components=components,

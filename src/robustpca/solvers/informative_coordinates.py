@@ -73,7 +73,17 @@ class ConstantColumns:
         return int(np.count_nonzero(self.mask))
 
     def only(self, keep: np.ndarray) -> ConstantColumns | None:
-        """These constants restricted to the columns of ``keep`` (None if none is left)."""
+        """These constants restricted to the columns of ``keep`` (None if none is left).
+
+        Parameters
+        ----------
+        keep : ndarray of bool, shape (n_features,)
+            The columns to keep.
+
+        Returns
+        -------
+        ConstantColumns or None
+        """
         mask = self.mask & keep
         return ConstantColumns(mask, np.where(mask, self.values, 0.0)) if mask.any() else None
 
@@ -82,8 +92,18 @@ def constant_columns(X: np.ndarray, missing: np.ndarray | None = None) -> Consta
     """The columns of ``X`` whose observed entries are all equal (not one with no
     observed entry), or None where none is (module docstring, "Constant columns").
 
-    The observed entries are those not NaN, or not at ``missing`` where it is given.
     Two NaN-ignoring reductions (``np.fmin``, ``np.fmax``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data; NaN entries are unobserved.
+    missing : ndarray of bool, shape (n_samples, n_features) or None, default=None
+        Entries treated as unobserved, besides the NaN ones.
+
+    Returns
+    -------
+    ConstantColumns or None
     """
     X = np.asarray(X)
     if missing is not None and missing.any():
@@ -97,8 +117,20 @@ def constant_columns(X: np.ndarray, missing: np.ndarray | None = None) -> Consta
 
 def uninformative_entries(missing: np.ndarray, constants: ConstantColumns | None) -> np.ndarray:
     """The entries that carry nothing on the subspace: ``missing``, and every entry of
-    the ``constants`` (:func:`constant_columns` of the training data, or
-    :func:`model_constants`). With no constants, ``missing`` itself."""
+    the ``constants``.
+
+    Parameters
+    ----------
+    missing : ndarray of bool, shape (n_samples, n_features)
+        The unobserved entries.
+    constants : ConstantColumns or None
+        :func:`constant_columns` of the training data, or :func:`model_constants`.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples, n_features)
+        ``missing`` itself when ``constants`` is None.
+    """
     if constants is None:
         return missing
     return missing | constants.mask
@@ -109,7 +141,20 @@ def informative_counts(
 ) -> tuple[np.ndarray, int]:
     """The informative coordinates of each row (:func:`uninformative_entries`) and of a
     complete row (``p`` less the constant columns): the ``p_O`` and ``p`` of
-    :func:`od_correction` and of the diagnostics' reference rows."""
+    :func:`od_correction` and of the diagnostics' reference rows.
+
+    Parameters
+    ----------
+    missing : ndarray of bool, shape (n_samples, n_features)
+        The unobserved entries.
+    constants : ConstantColumns or None
+        The constant columns, whose entries do not count.
+
+    Returns
+    -------
+    counts : ndarray of shape (n_samples,)
+    n_features : int
+    """
     entries = uninformative_entries(missing, constants)
     n_features = missing.shape[1] - (0 if constants is None else constants.count)
     return missing.shape[1] - np.count_nonzero(entries, axis=1), n_features
@@ -131,6 +176,23 @@ def observed_od(
     training data had none. A complete row's distance is therefore its residual norm,
     and a new row fitted exactly on its informative coordinates keeps its deviation
     from a constant column as its distance.
+
+    Parameters
+    ----------
+    r : ndarray of shape (n_samples,)
+        Observed residual norms of the rows.
+    X : ndarray of shape (n_samples, n_features)
+        The rows (read at the constant columns only).
+    missing : ndarray of bool, shape (n_samples, n_features)
+        The unobserved entries.
+    constants : ConstantColumns or None
+        Constant columns that the model does not use (:func:`model_constants`).
+    n_components : int
+        Subspace dimension ``k``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
     """
     counts, n_features = informative_counts(missing, constants)
     factor = od_correction(counts, n_features, n_components)
@@ -152,6 +214,19 @@ def model_constants(
     largest constant or mean entry). The centred fits meet this; an uncentred one (PCP
     without ``center``, GoDec, AccAltProj) keeps a nonzero constant column as a
     direction of the data, whose entries then inform the residuals.
+
+    Parameters
+    ----------
+    constants : ConstantColumns or None
+        :func:`constant_columns` of the training data.
+    mean : ndarray of shape (n_features,)
+        The fitted mean.
+    components : ndarray of shape (n_components, n_features)
+        The fitted components, as rows.
+
+    Returns
+    -------
+    ConstantColumns or None
     """
     if constants is None:
         return None
@@ -176,6 +251,19 @@ def od_correction(n_observed: np.ndarray, n_features: int, n_components: int) ->
     a complete row), so that it is comparable with the training cutoff; ``sqrt(p /
     p_O)`` would ignore the ``k`` coordinates the scores absorb. A row with
     :math:`p_O \le k` is fitted exactly (no residual information): factor 0.
+
+    Parameters
+    ----------
+    n_observed : ndarray of shape (n_samples,)
+        Observed (informative) coordinates ``p_O`` of each row.
+    n_features : int
+        Coordinates ``p`` of a complete row.
+    n_components : int
+        Subspace dimension ``k``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
     """
     n_observed = np.asarray(n_observed, dtype=np.float64)
     free = n_observed - n_components
@@ -186,10 +274,22 @@ def od_correction(n_observed: np.ndarray, n_features: int, n_components: int) ->
 
 
 def rows_fitted_exactly(missing: np.ndarray, n_components: int) -> np.ndarray:
-    """Rows with at most ``n_components`` observed entries (boolean, per row): their
-    observed residual is zero for almost every subspace, so they carry no information
-    on it (module docstring, "Rows fitted exactly"). Pass
-    :func:`uninformative_entries` as ``missing`` to count the informative entries."""
+    """Rows with at most ``n_components`` observed entries: their observed residual is
+    zero for almost every subspace, so they carry no information on it (module
+    docstring, "Rows fitted exactly").
+
+    Parameters
+    ----------
+    missing : ndarray of bool, shape (n_samples, n_features)
+        The unobserved entries; pass :func:`uninformative_entries` to count the
+        informative entries.
+    n_components : int
+        Subspace dimension ``k``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples,)
+    """
     return missing.shape[1] - np.count_nonzero(missing, axis=1) <= n_components
 
 
@@ -198,7 +298,21 @@ def informative_rows(X: np.ndarray, missing: np.ndarray, n_components: int) -> n
     informative entries: constant columns do not count) where some rows are and some
     are not, else None: the EM of the arithmetic-mean-centred methods (R1-PCA, PCA-L21,
     PCA-L1) runs on these rows alone, since the completions of the others, free along
-    the subspace, dragged its mean and pinned its subspace."""
+    the subspace, dragged its mean and pinned its subspace.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data (for their constant columns, :func:`constant_columns`).
+    missing : ndarray of bool, shape (n_samples, n_features)
+        The unobserved entries.
+    n_components : int
+        Subspace dimension ``k``.
+
+    Returns
+    -------
+    ndarray of int or None
+    """
     entries = uninformative_entries(missing, constant_columns(X, missing))
     exact = rows_fitted_exactly(entries, n_components)
     return np.flatnonzero(~exact) if exact.any() and not exact.all() else None

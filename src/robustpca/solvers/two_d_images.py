@@ -89,9 +89,19 @@ class CentredImages:
             yield rows, block
 
     def map(self, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """Stack ``fn(block)`` over the blocks: ``fn`` maps ``(m, h, w)`` to ``(m, ...)``.
+        """Stack ``fn(block)`` over the blocks.
 
         Holds the output and one block (plus what ``fn`` allocates for one block).
+
+        Parameters
+        ----------
+        fn : callable
+            Maps a block of ``m`` images, ``(m, h, w)``, to an array ``(m, ...)``; the
+            block is a reused buffer, valid only during the call.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, ...)
         """
         out = None
         for rows, block in self.blocks():
@@ -123,13 +133,42 @@ def _per_image(E: np.ndarray | CentredImages, fn: Callable[[np.ndarray], np.ndar
 
 
 def project_images(E: np.ndarray, left: np.ndarray | None, right: np.ndarray) -> np.ndarray:
-    """``L^T E_i R`` for every image (``E_i R`` when ``left`` is None): (n, k1, k2)."""
+    """``L^T E_i R`` for every image (``E_i R`` when ``left`` is None).
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width)
+        The images.
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None is the identity.
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, k1, k2)
+        ``(n_samples, height, k2)`` when ``left`` is None.
+    """
     Z = E @ right
     return Z if left is None else np.matmul(left.T, Z)
 
 
 def reconstruct_images(Z: np.ndarray, left: np.ndarray | None, right: np.ndarray) -> np.ndarray:
-    """``L Z_i R^T`` for every coefficient matrix (``Z_i R^T`` when ``left`` is None)."""
+    """``L Z_i R^T`` for every coefficient matrix (``Z_i R^T`` when ``left`` is None).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, k1, k2)
+        Coefficient matrices (:func:`project_images`).
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None is the identity (then ``k1`` is ``height``).
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, height, width)
+    """
     Y = Z if left is None else np.matmul(left, Z)
     return Y @ right.T
 
@@ -147,6 +186,19 @@ def image_residuals(
 
     Computed by blocks of images (:class:`CentredImages`): holds one block-sized
     reconstruction, never an ``(n, h, w)`` one.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width) or CentredImages
+        The (centred) images.
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None is the identity.
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
     """
     images = E if isinstance(E, CentredImages) else CentredImages(E)
     return images.map(lambda block: _residual_norms(block, left, right))
@@ -155,7 +207,21 @@ def image_residuals(
 def glram_objective(
     E: np.ndarray | CentredImages, left: np.ndarray | None, right: np.ndarray
 ) -> float:
-    r"""GLRAM's objective :math:`\sum_i \lVert L^\top E_i R\rVert_F^2`."""
+    r"""GLRAM's objective :math:`\sum_i \lVert L^\top E_i R\rVert_F^2`.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width) or CentredImages
+        The (centred) images.
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None is the identity.
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+
+    Returns
+    -------
+    float
+    """
     Z = _per_image(E, lambda block: project_images(block, left, right))
     return float(np.einsum("nij,nij->", Z, Z))
 
@@ -166,6 +232,20 @@ def kron_components(left: np.ndarray | None, right: np.ndarray, height: int) -> 
     ``(L kron R)^T`` of shape ``(k1 k2, h w)``; with ``left=None`` it is
     ``(I_h kron R)^T`` of shape ``(h k2, h w)`` (2DPCA). Orthonormal rows whenever ``L``
     and ``R`` have orthonormal columns, and ``components @ vec(E) = vec(L^T E R)``.
+
+    Parameters
+    ----------
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None is the identity ``I_h``.
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+    height : int
+        Image height ``h`` (needed when ``left`` is None).
+
+    Returns
+    -------
+    ndarray of shape (k1 * k2, height * width)
+        ``(height * k2, height * width)`` when ``left`` is None.
     """
     w, k2 = right.shape
     if left is None:
@@ -186,8 +266,23 @@ def top_directions(
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Top-``k`` eigenvectors of :math:`\sum_j w_j y_j y_j^\top` over the rows of ``Y``.
 
-    Returns ``(basis, eigenvalues)``: a (p, k) orthonormal basis (completed from ``rng``
-    when the rows span fewer than ``k`` directions) and the positive eigenvalues found.
+    Parameters
+    ----------
+    Y : ndarray of shape (m, p)
+        The vectors ``y_j``, as rows.
+    k : int
+        Number of directions.
+    rng : numpy.random.Generator
+        Completes the basis when the rows span fewer than ``k`` directions.
+    weights : ndarray of shape (m,) or None, default=None
+        The weights ``w_j``; None weighs every row 1.
+
+    Returns
+    -------
+    basis : ndarray of shape (p, k)
+        Orthonormal basis.
+    eigenvalues : ndarray of shape (r,)
+        The positive eigenvalues found, decreasing.
     """
     m = Y.shape[0]
     w = np.ones(m) if weights is None else weights
@@ -207,6 +302,25 @@ def left_update(
     r"""``L`` = top-``k1`` eigenvectors of :math:`\sum_i d_i E_i RR^\top E_i^\top` (h x h).
 
     Holds the products :math:`E_i R` (n x h x k2) and their transposed copy.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width) or CentredImages
+        The (centred) images.
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+    k1 : int
+        Number of columns of ``L``.
+    rng : numpy.random.Generator
+        Completes ``L`` when the products span fewer than ``k1`` directions.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The image weights ``d_i``; None weighs every image 1.
+
+    Returns
+    -------
+    left : ndarray of shape (height, k1)
+    eigenvalues : ndarray of shape (r,)
+        The positive eigenvalues found, decreasing.
     """
     n, h, _ = E.shape
     k2 = right.shape[1]
@@ -228,6 +342,25 @@ def right_update(
     With ``left=None`` this is :math:`\sum_i d_i E_i^\top E_i`, the 2DPCA scatter. Holds
     the products :math:`L^\top E_i` (n x k1 x w); with ``left=None`` an array ``E`` is
     used in place, while :class:`CentredImages` would be materialised.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width) or CentredImages
+        The (centred) images.
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None is the identity.
+    k2 : int
+        Number of columns of ``R``.
+    rng : numpy.random.Generator
+        Completes ``R`` when the products span fewer than ``k2`` directions.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The image weights ``d_i``; None weighs every image 1.
+
+    Returns
+    -------
+    right : ndarray of shape (width, k2)
+    eigenvalues : ndarray of shape (r,)
+        The positive eigenvalues found, decreasing.
     """
     n, _, w_ = E.shape
     rows = _per_image(E, lambda block: block if left is None else np.matmul(left.T, block))
@@ -246,6 +379,20 @@ def initial_two_d_bases(
     holds a transposed copy of the images, the right one (for :class:`CentredImages`)
     the images themselves, one after the other, so about one copy of the data besides
     ``E``.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width) or CentredImages
+        The (centred) images.
+    k1, k2 : int
+        Numbers of columns of the left and right bases.
+    rng : numpy.random.Generator
+        Completes a basis when the images span fewer directions.
+
+    Returns
+    -------
+    left : ndarray of shape (height, k1)
+    right : ndarray of shape (width, k2)
     """
     transposed = E.transposed() if isinstance(E, CentredImages) else np.swapaxes(E, 1, 2)
     left = right_update(transposed, None, k1, rng)[0]
@@ -267,6 +414,22 @@ def normalize_bases(
     :math:`\sum_i d_i Z_i^\top Z_i` (:math:`Z_i = L^\top E_i R`, decreasing order), and
     each column's largest entry is made positive. Then the rows of
     :func:`kron_components` have positive largest entries too.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width) or CentredImages
+        The (centred) images.
+    left : ndarray of shape (height, k1) or None
+        Left basis ``L``; None stays None (2DPCA).
+    right : ndarray of shape (width, k2)
+        Right basis ``R``.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The image weights ``d_i``; None weighs every image 1.
+
+    Returns
+    -------
+    left : ndarray of shape (height, k1) or None
+    right : ndarray of shape (width, k2)
     """
     Z = _per_image(E, lambda block: project_images(block, left, right))
     dZ = Z if weights is None else Z * weights[:, None, None]
