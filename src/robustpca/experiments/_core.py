@@ -62,8 +62,15 @@ class RunConfig:
 class Task:
     """One independent unit of work: ``fn(**params)`` returns a list of tidy rows.
 
-    ``fn`` must be a module-level function (tasks may run in worker processes) and
-    ``params`` plain picklable values. ``label`` is shown by the progress bar.
+    Parameters
+    ----------
+    fn : callable
+        The task function, called as ``fn(**params)``. It must be a module-level
+        function: tasks may run in worker processes.
+    params : dict
+        Its keyword arguments, plain picklable values.
+    label : str, default=""
+        Shown by the progress bar.
     """
 
     fn: Callable[..., list[Row]]
@@ -122,7 +129,18 @@ class Experiment:
     quick_datasets: tuple[str, ...] = field(default=())
 
     def default_datasets(self, quick: bool) -> tuple[str, ...]:
-        """The data sets a run uses when the caller names none."""
+        """The data sets a run uses when the caller names none.
+
+        Parameters
+        ----------
+        quick : bool
+            Whether the run is a quick one: then ``quick_datasets``, or the first of
+            ``datasets`` when that is empty; otherwise ``datasets``.
+
+        Returns
+        -------
+        tuple of str
+        """
         if quick:
             return self.quick_datasets or self.datasets[:1]
         return self.datasets
@@ -133,7 +151,23 @@ EXPERIMENTS: dict[str, Experiment] = {}
 
 
 def register(experiment: Experiment) -> Experiment:
-    """Add ``experiment`` to :data:`EXPERIMENTS` (names must be unique)."""
+    """Add an experiment to :data:`EXPERIMENTS`.
+
+    Parameters
+    ----------
+    experiment : Experiment
+        The experiment to register, under its ``name``.
+
+    Returns
+    -------
+    Experiment
+        ``experiment`` itself.
+
+    Raises
+    ------
+    ValueError
+        If an experiment of the same name is already registered.
+    """
     if experiment.name in EXPERIMENTS:
         raise ValueError(f"experiment {experiment.name!r} is registered twice")
     EXPERIMENTS[experiment.name] = experiment
@@ -160,7 +194,22 @@ def list_experiments() -> list[Experiment]:
 
 
 def get_experiment(name: str) -> Experiment:
-    """The experiment called ``name``; a ValueError lists the valid names otherwise."""
+    """The registered experiment called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        ``<paper>-<exhibit>``, e.g. ``"nie2014-table1"``.
+
+    Returns
+    -------
+    Experiment
+
+    Raises
+    ------
+    ValueError
+        If no experiment has that name; the message lists the registered names.
+    """
     try:
         return EXPERIMENTS[name]
     except KeyError:

@@ -24,10 +24,24 @@ DATASET_VARIANTS: dict[str, str] = {
 def parse_dataset_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``"orl:112x92"`` into the data set name and the loader keywords.
 
+    Parameters
+    ----------
+    spec : str
+        ``"name"`` or ``"name:variant"``; ``name`` is a key of
+        :data:`robustpca.datasets.DATASETS`, ``variant`` the value of the loader keyword
+        that :data:`DATASET_VARIANTS` names for it.
+
+    Returns
+    -------
+    name : str
+    kwargs : dict of str to str
+        ``{}`` without a variant, else ``{DATASET_VARIANTS[name]: variant}``.
+
     Raises
     ------
     ValueError
-        Naming ``datasets`` when the name is unknown or the data set has no variants.
+        Naming ``datasets`` when ``spec`` is not a non-empty string, the name is
+        unknown, or a variant is given for a data set that has none.
     """
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"datasets entries must be non-empty strings, got {spec!r}")

@@ -61,7 +61,19 @@ def _columns(rows: Sequence[Row]) -> list[str]:
 
 
 def rows_to_csv(rows: Sequence[Row]) -> str:
-    """Tidy rows (one observation each) as CSV text, columns in first-seen order."""
+    """Tidy rows as CSV text, columns in first-seen order.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Tidy rows, one observation each; a row may lack some columns (empty cells).
+        Floats are written with ``repr``, so they read back exactly.
+
+    Returns
+    -------
+    str
+        The header line and one line per row.
+    """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=_columns(rows), lineterminator="\n")
     writer.writeheader()
@@ -88,9 +100,31 @@ def pivot_table(
     value: str,
     aggregate: Callable[[list[float]], float] = _mean,
 ) -> tuple[list[tuple], list[Any], dict[tuple, dict[Any, float]]]:
-    """Group ``rows`` by ``index`` x ``columns`` and aggregate ``value`` (mean by default).
+    """Group ``rows`` by ``index`` and ``columns`` and aggregate ``value`` in each cell.
 
-    Returns the row keys and column keys in first-seen order and the cell values.
+    Parameters
+    ----------
+    rows : sequence of dict
+        Tidy rows; each must have the keys ``index``, ``columns`` and ``value``.
+    index : str or sequence of str
+        The key or keys whose values make a row of the table.
+    columns : str
+        The key whose values make the columns.
+    value : str
+        The key of the values aggregated in each cell.
+    aggregate : callable, default=mean
+        ``aggregate(values) -> float`` on the list of a cell's values; the default is
+        their mean.
+
+    Returns
+    -------
+    row_keys : list of tuple
+        The tuples of ``index`` values, in first-seen order.
+    column_keys : list
+        The values of ``columns``, in first-seen order.
+    cells : dict
+        ``cells[row_key][column_key]``: the aggregated value; a cell without rows is
+        missing.
     """
     index = [index] if isinstance(index, str) else list(index)
     cells: dict[tuple, dict[Any, list[float]]] = {}
@@ -128,9 +162,37 @@ def markdown_table(
 ) -> str:
     """A markdown pivot table of ``value`` (rows ``index``, columns ``columns``).
 
-    ``highlight="min"`` or ``"max"`` puts the best cell of every row in bold, or of every
-    column with ``highlight_by="column"`` (e.g. the best method at each dimension when
-    methods are rows, the layout of the papers' tables).
+    Parameters
+    ----------
+    rows : sequence of dict
+        Tidy rows, grouped as in :func:`pivot_table`.
+    index : str or sequence of str
+        The key or keys whose values label the rows (one table column each).
+    columns : str
+        The key whose values make the columns.
+    value : str
+        The key of the values shown in the cells.
+    fmt : str, default="{:.4g}"
+        Format string of a cell's value; cells without rows are left empty.
+    aggregate : callable, default=mean
+        ``aggregate(values) -> float`` on the list of a cell's values.
+    highlight : {"min", "max"} or None, default=None
+        Put the smallest or largest cell in bold (``nan`` cells are skipped); any
+        other value highlights nothing.
+    highlight_by : {"row", "column"}, default="row"
+        Highlight the best cell of every row, or of every column (e.g. the best
+        method at each dimension when methods are rows, the layout of the papers'
+        tables).
+
+    Returns
+    -------
+    str
+        The table, one line per row key, without a trailing newline.
+
+    Raises
+    ------
+    ValueError
+        If ``highlight_by`` is neither ``"row"`` nor ``"column"``.
     """
     if highlight_by not in ("row", "column"):
         raise ValueError(f"highlight_by must be 'row' or 'column', got {highlight_by!r}")
@@ -234,7 +296,33 @@ def line_plot(
 ):
     """One panel per ``facet`` value, one line per ``hue`` value of mean ``y`` against ``x``.
 
-    Returns a matplotlib Figure (Agg backend; nothing is shown).
+    Parameters
+    ----------
+    rows : sequence of dict
+        Tidy rows with the keys ``x``, ``y``, ``hue`` and ``facet``.
+    x : str
+        The key plotted on the horizontal axis; the points of a line are sorted by it.
+    y : str
+        The key plotted on the vertical axis, averaged over the rows of each
+        (``hue``, ``x``) pair.
+    hue : str
+        The key whose values make the lines of a panel (and the legend).
+    facet : str or None, default=None
+        The key whose values make the panels, titled by that value; ``None`` draws
+        one panel of all rows.
+    title : str, default=""
+        The figure's title; empty for none.
+    xlabel : str or None, default=None
+        The horizontal axis label; ``None`` or empty uses ``x``.
+    ylabel : str or None, default=None
+        The vertical axis label; ``None`` or empty uses ``y``.
+    logy : bool, default=False
+        Whether the vertical axis is logarithmic.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        At most three panels a row, legend in the first (Agg backend; nothing is shown).
     """
     facets = [None] if facet is None else list(dict.fromkeys(r[facet] for r in rows))
     fig, axes = panel_figure(len(facets), ncols=3, panel_size=(4.2, 3.4))

@@ -105,8 +105,21 @@ PAPER_FIGURE2_AXES = {"beta": (0.15, 0.19), "ranks": (0.2, 0.5)}
 def face_images(dataset: str, data_home: str | None) -> tuple[np.ndarray, np.ndarray]:
     """The images of ``dataset`` as matrices with pixels in [0, 1], and their labels.
 
-    Returns a new array of shape ``(n_images, height, width)`` (pixel values / 255 for
-    8-bit data sets; data already in [0, 1] are kept) and the read-only labels.
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`robustpca.experiments.load_dataset`).
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...``; ``None`` as in
+        :func:`~robustpca.experiments.load_dataset`.
+
+    Returns
+    -------
+    images : ndarray of shape (n_images, height, width)
+        A new array: the pixel values / 255 when the data exceed 1 (8-bit data sets);
+        data already in [0, 1] are kept.
+    labels : ndarray of shape (n_images,)
+        The subject of each image, read-only.
     """
     data = load_dataset(dataset, data_home)
     scale = 255.0 if float(data.data.max()) > 1.0 else 1.0
@@ -116,8 +129,27 @@ def face_images(dataset: str, data_home: str | None) -> tuple[np.ndarray, np.nda
 def intra_subject_pairs(labels: np.ndarray, subjects, n_sources: int) -> list[tuple[str, int, int]]:
     """Table 1's pairs: ``(task, source index, target index)`` for each subject.
 
-    The target of subject ``s`` (``Task-s``) is its first image; the sources are its
-    next ``n_sources`` images.
+    Parameters
+    ----------
+    labels : ndarray of shape (n_images,)
+        The subject of each image.
+    subjects : iterable of int
+        The subjects; subject ``s`` makes the task ``Task-s``, whose target is its
+        first image.
+    n_sources : int
+        The sources of each subject: its next ``n_sources`` images (fewer if it has
+        fewer).
+
+    Returns
+    -------
+    list of (str, int, int)
+        One ``(f"Task-{s}", source index, target index)`` per source, subject by
+        subject.
+
+    Raises
+    ------
+    ValueError
+        If a subject has fewer than two images.
     """
     pairs = []
     for subject in subjects:
@@ -129,7 +161,26 @@ def intra_subject_pairs(labels: np.ndarray, subjects, n_sources: int) -> list[tu
 
 
 def cross_subject_pairs(labels: np.ndarray, tasks) -> list[tuple[str, int, int]]:
-    """Table 2's pairs: ``(f"Task-{s}-{t}", first image of s, first image of t)``."""
+    """Table 2's pairs: ``(f"Task-{s}-{t}", first image of s, first image of t)``.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_images,)
+        The subject of each image.
+    tasks : iterable of (int, int)
+        The ``(source subject s, target subject t)`` pairs, e.g.
+        :data:`CROSS_SUBJECT_TASKS`.
+
+    Returns
+    -------
+    list of (str, int, int)
+        One pair of image indices per task, in the order of ``tasks``.
+
+    Raises
+    ------
+    ValueError
+        If a subject has no images.
+    """
     pairs = []
     for s, t in tasks:
         first = []
@@ -143,7 +194,24 @@ def cross_subject_pairs(labels: np.ndarray, tasks) -> list[tuple[str, int, int]]
 
 
 def noise_seed(seed: int, source: int, target: int, noise: float, repeat: int) -> int:
-    """The seed of one noise draw: a function of the run's images, level and repeat only."""
+    """The seed of one noise draw: a function of the run's images, level and repeat only.
+
+    Parameters
+    ----------
+    seed : int
+        The run's base seed.
+    source, target : int
+        Indices of the source and target images.
+    noise : float
+        Noise level, rounded to four decimals in the key.
+    repeat : int
+        Index of the draw.
+
+    Returns
+    -------
+    int
+        A 32-bit seed drawn by :class:`numpy.random.SeedSequence` from the five values.
+    """
     key = [int(seed), int(source), int(target), round(noise * 10_000), int(repeat)]
     return int(np.random.SeedSequence(key).generate_state(1)[0])
 
@@ -166,14 +234,49 @@ def denoising_task(
 ) -> list[dict]:
     """Denoise image ``target`` with image ``source`` by each method: one row per fit.
 
-    The images are scaled to pixels in ``[0, pixel_max]`` (1: the tests' and our
-    tables' scale; 255: the scale the paper describes). For each repeat, ``noise`` of
-    the target's pixels are set to ``pixel_max`` (white; the draw is seeded by
-    :func:`noise_seed`, the same at every scale); each method in ``methods`` then
-    recovers the target for each ``(kc, ks, kt, beta)`` in ``settings`` (alpha = 1), and
-    the row holds its RMSE against the clean target on the [0, 1] scale (RMSE /
-    ``pixel_max``) and whether a robust solver stopped at ``max_iter``. ``max_iter`` and
-    ``tol`` of None keep the solvers' defaults.
+    For each repeat, a share ``noise`` of the target's pixels is set to white; each
+    method then recovers the target at each setting (alpha = 1).
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`robustpca.experiments.load_dataset`).
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...``, as in :func:`face_images`.
+    task : str
+        The task's name, written in the rows (e.g. ``"Task-6-1"``).
+    source, target : int
+        Indices of the clean source image and of the target image, which is
+        corrupted and recovered.
+    noise : float
+        Fraction of the target's pixels set to ``pixel_max``
+        (:func:`~robustpca.datasets.add_salt_noise`).
+    seed : int
+        The run's base seed; each draw is seeded by :func:`noise_seed`, the same at
+        every scale.
+    repeats : list of int
+        The indices of the noise draws.
+    methods : list of str
+        Keys of :data:`robustpca.transfer.COMPARISON_METHODS`.
+    settings : list of (int, int, int, float)
+        The ``(kc, ks, kt, beta)`` at which each method runs: the shared, source and
+        target ranks and beta.
+    max_iter : int or None, default=None
+        Iteration cap passed to every method; ``None`` keeps the solvers' default.
+    tol : float or None, default=None
+        Tolerance passed to every method; ``None`` keeps the solvers' default.
+    panel : str or None, default=None
+        Written to every row as ``"panel"`` when given.
+    pixel_max : float, default=1.0
+        The images are scaled to pixels in ``[0, pixel_max]`` (1: the tests' and our
+        tables' scale; 255: the scale the paper describes).
+
+    Returns
+    -------
+    list of dict
+        One row per (repeat, setting, method): its RMSE against the clean target on
+        the [0, 1] scale (RMSE / ``pixel_max``) and whether a robust solver stopped at
+        ``max_iter`` (``max_iter_reached``).
     """
     images, _ = face_images(dataset, data_home)
     images = images * pixel_max if pixel_max != 1.0 else images

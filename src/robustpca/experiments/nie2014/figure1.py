@@ -48,14 +48,39 @@ def figure1_task(
 ) -> list[dict]:
     """Occlude ``dataset`` with ``seed``; fit ``method`` at each gamma of one grid.
 
-    ``grid_name`` is ``"paper"`` (``values`` are gammas) or ``"relative"`` (``values``
-    are fractions of :math:`\\gamma_{\\max}`, the smallest gamma at which problem (29)
-    on the centred occluded data has ``Z = 0``; see
-    :func:`robustpca.solvers.alm.gamma_max`). The error is that of the recovered
-    low-rank part ``low_rank_`` (:math:`b1^\\top + Z`) against the clean images. With
-    ``accurate``, the ALM penalty is capped at 10 times its start (the estimators'
-    Notes), so that both methods reach a certified optimum (``duality_gap``).
-    ``method`` may be :data:`FIGURE1_BASELINE`: the occluded images unchanged.
+    The error is that of the recovered low-rank part ``low_rank_``
+    (:math:`b1^\\top + Z`) against the clean images.
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`robustpca.experiments.load_dataset`),
+        occluded as in Table 1.
+    seed : int
+        Seed of the occlusion and of the estimator.
+    method : str
+        A key of :data:`FIGURE1_METHODS`, or :data:`FIGURE1_BASELINE`: the occluded
+        images unchanged.
+    grid_name : {"paper", "relative"}
+        ``"paper"``: ``values`` are gammas; ``"relative"``: fractions of
+        :math:`\\gamma_{\\max}`, the smallest gamma at which problem (29) on the centred
+        occluded data has ``Z = 0`` (see :func:`robustpca.solvers.alm.gamma_max`).
+    values : list of float
+        The grid, in the units ``grid_name`` gives.
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (see
+        :func:`~robustpca.experiments.load_dataset`).
+    accurate : bool
+        Cap the ALM penalty at 10 times its start (the estimators' Notes), with
+        ``tol=1e-8``, so that both methods reach a certified optimum (``duality_gap``).
+    max_iter : int
+        Iteration cap of the ALM.
+
+    Returns
+    -------
+    list of dict
+        One row per value of the grid: its gamma, the error, the rank of ``Z``, the
+        solver's iterations, convergence and duality gap.
     """
     data, X = _occluded_data(dataset, seed, data_home)
     Xc = X - X.mean(axis=0)

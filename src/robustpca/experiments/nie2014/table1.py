@@ -22,7 +22,32 @@ from ._common import (
 def table1_task(
     dataset: str, seed: int, method: str, dims: list[int], data_home: str | None, max_iter: int
 ) -> list[dict]:
-    """Occlude ``dataset`` with ``seed``, fit ``method`` at each of ``dims``, score it."""
+    """Occlude ``dataset`` with ``seed``, fit ``method`` at each of ``dims``, score it.
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`robustpca.experiments.load_dataset`),
+        occluded as in Table 1.
+    seed : int
+        Seed of the occlusion and of the estimator.
+    method : str
+        A key of :data:`TABLE1_METHODS`.
+    dims : list of int
+        The numbers of components fitted, one fit each.
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (see
+        :func:`~robustpca.experiments.load_dataset`).
+    max_iter : int
+        Iteration cap of the methods that have one.
+
+    Returns
+    -------
+    list of dict
+        One row per dimension ``k``: the total reconstruction error of the fit's
+        reconstruction of the occluded data against the clean images, its iterations
+        and convergence.
+    """
     data, X = _occluded_data(dataset, seed, data_home)
     rows = []
     for k in dims:

@@ -121,10 +121,20 @@ def _paper_images_cached(spec: str, data_home: str | None) -> ImageDataset:
 def paper_images(spec: str, data_home: str | None = None) -> ImageDataset:
     """The clean images of ``spec`` as this protocol uses them (the closest to Table I).
 
-    ``"orl:112x92"`` is averaged over 2x2 blocks to 56x46 (the paper's 2,576 pixels);
-    ``"ar:120"`` keeps the first 7 images of each of the 120 subjects (session 1, the
-    paper's 840 images); any other specification is :func:`load_dataset` unchanged.
-    The arrays are read-only.
+    Parameters
+    ----------
+    spec : str
+        Data set specification. ``"orl:112x92"`` is averaged over 2x2 blocks to 56x46
+        (the paper's 2,576 pixels); ``"ar:120"`` keeps the first 7 images of each of the
+        120 subjects (session 1, the paper's 840 images); any other specification is
+        :func:`load_dataset` unchanged.
+    data_home : str or None, default=None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_dataset`).
+
+    Returns
+    -------
+    ImageDataset
+        With read-only arrays; cached per process.
     """
     return _paper_images_cached(spec, None if data_home is None else str(data_home))
 
@@ -133,7 +143,22 @@ def occlude(dataset: ImageDataset, fraction: float, seed: int) -> tuple[np.ndarr
     """Sec. V.A: ``fraction`` of the images get a random square half the image width.
 
     The squares are filled with the data maximum (the paper does not say with what).
-    Returns the occluded copy and the mask of occluded pixels.
+
+    Parameters
+    ----------
+    dataset : ImageDataset
+        The clean images (e.g. from :func:`paper_images`).
+    fraction : float
+        Fraction of the images occluded, in [0, 1].
+    seed : int
+        Seed of the choice of images and of the squares' positions.
+
+    Returns
+    -------
+    X_occluded : ndarray of shape (n_samples, n_features)
+        The occluded copy of ``dataset.data``.
+    mask : ndarray of shape (n_samples, n_features), bool
+        True on occluded pixels.
     """
     return occlude_half_width_squares(
         dataset.data, dataset.image_shape, image_fraction=fraction, fill="max", random_state=seed
@@ -145,10 +170,27 @@ def with_outliers(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sec. V.B: Palm images appended to ``dataset``, resized to its image shape.
 
-    ``round(fraction * n)`` Palm images (16x16), drawn without replacement, are resized
-    bilinearly to the image shape; for data in [0, 1] (COIL-20) their range is mapped onto
-    the data's (the paper's images are all 8-bit). Returns the stacked training data and
-    the mask of appended rows.
+    The Palm images (16x16) are drawn without replacement and resized bilinearly; for
+    data in [0, 1] (COIL-20) their range is mapped onto the data's (the paper's images
+    are all 8-bit).
+
+    Parameters
+    ----------
+    dataset : ImageDataset
+        The clean images (e.g. from :func:`paper_images`).
+    fraction : float
+        Outliers per clean image: ``round(fraction * n)`` Palm images are appended.
+    seed : int
+        Seed of the draw of the Palm images.
+    data_home : str or None, default=None
+        Folder holding ``raw/palm/...`` (see :func:`load_dataset`).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples + n_outliers, n_features)
+        The clean images, then the appended ones.
+    outliers : ndarray of shape (n_samples + n_outliers,), bool
+        True on the appended rows.
     """
     palm = load_dataset("palm", data_home)
     return append_outliers(

@@ -36,7 +36,20 @@ _CLAIMS = (
 
 
 def claim_counts(rows: list[dict]) -> dict[str, dict[str, tuple[int, int]]]:
-    """Data set -> claim -> (dimensions where it holds, dimensions), on seed means."""
+    """Data set -> claim -> (dimensions where it holds, dimensions), on seed means.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Tidy rows of an exhibit, with the keys ``dataset``, ``method``, ``k`` (the
+        dimension) and ``error``; every method of :data:`METHODS` at every ``k``.
+
+    Returns
+    -------
+    dict
+        ``{dataset: {claim: (held, n_dimensions)}}``, the claims in the order of the
+        report's claim table; each compares the errors averaged over seeds.
+    """
     out = {}
     for ds, errors in _means(rows).items():
         ks = sorted({k for _, k in errors})

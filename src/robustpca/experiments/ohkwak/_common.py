@@ -73,7 +73,17 @@ def _inliers_first(inliers: np.ndarray, outliers: np.ndarray) -> tuple[np.ndarra
 def figure1_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Fig. 1: 100 inliers from N(0, 0.5 I), then 10 outliers from N([5, 5], 0.3 I).
 
-    Returns the (110, 2) data and the inlier mask (the first 100 rows).
+    Parameters
+    ----------
+    seed : int
+        Seed of :func:`numpy.random.default_rng`: one draw of the data.
+
+    Returns
+    -------
+    X : ndarray of shape (110, 2)
+        The inliers, then the outliers.
+    inliers : ndarray of shape (110,), bool
+        True on the first 100 rows.
     """
     rng = np.random.default_rng(seed)
     inliers = rng.normal(0.0, np.sqrt(0.5), size=(100, 2))
@@ -83,7 +93,17 @@ def figure1_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
 def figure2_samples(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Fig. 2: x ~ N(0, 1), y = x + e; e ~ N(0, 0.5^2) (100 inliers), N(0, 3^2) (10).
 
-    Returns the (110, 2) data and the inlier mask (the first 100 rows).
+    Parameters
+    ----------
+    seed : int
+        Seed of :func:`numpy.random.default_rng`: one draw of the data.
+
+    Returns
+    -------
+    X : ndarray of shape (110, 2)
+        The points ``(x, y)``, inliers first.
+    inliers : ndarray of shape (110,), bool
+        True on the first 100 rows.
     """
     rng = np.random.default_rng(seed)
     x = rng.normal(size=110)

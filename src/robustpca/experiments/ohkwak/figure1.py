@@ -25,9 +25,23 @@ def figure1_task(seed: int, powers: list[float], max_iter: int) -> list[dict]:
     """The sample mean and the generalized sample means of one draw of Fig. 1's data.
 
     Algorithm 1 starts from the sample mean and uses ``delta='auto'`` (1e-6 of the
-    mean squared spread). Rows give the mean, its distance to the inliers' true centre
-    (the origin) and to the inliers' sample mean, and whether every outlier has a
-    smaller weight :math:`\\alpha_i` (eq. 7) than every inlier.
+    mean squared spread).
+
+    Parameters
+    ----------
+    seed : int
+        The draw (:func:`figure1_samples`).
+    powers : list of float
+        The powers ``p`` of the generalized means, after the sample mean (``p = 1``).
+    max_iter : int
+        Iteration cap of Algorithm 1.
+
+    Returns
+    -------
+    list of dict
+        One row per mean: the mean, its distance to the inliers' true centre (the
+        origin) and to the inliers' sample mean, and whether every outlier has a
+        smaller weight :math:`\\alpha_i` (eq. 7) than every inlier (False for ``p = 1``).
     """
     X, inliers = figure1_samples(seed)
     inlier_mean = X[inliers].mean(axis=0)

@@ -38,8 +38,27 @@ def _squared_errors(Xc: np.ndarray, thetas_deg: np.ndarray) -> np.ndarray:
 
 
 def figure2_objective(X, mean, thetas_deg, p: float, delta: float) -> np.ndarray:
-    r"""Objective (10) with eq. (13), :math:`\sum_i (e_i(W) + \delta)^p`, of the lines at
-    ``thetas_deg`` degrees through ``mean`` (monotone in objective (9))."""
+    r"""Objective (10) with eq. (13), :math:`\sum_i (e_i(W) + \delta)^p`, of lines through
+    ``mean`` (monotone in objective (9)).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, 2)
+        The data.
+    mean : ndarray of shape (2,)
+        The point the lines pass through.
+    thetas_deg : array-like of shape (n_angles,)
+        The lines' angles, in degrees.
+    p : float
+        The power of the generalized mean.
+    delta : float
+        The perturbation :math:`\delta` of eq. (13), in squared data units.
+
+    Returns
+    -------
+    ndarray of shape (n_angles,)
+        The objective of each line.
+    """
     return ((_squared_errors(X - mean, thetas_deg) + delta) ** p).sum(axis=0)
 
 
@@ -64,11 +83,28 @@ def figure2_task(seed: int, powers: list[float], max_iter: int, tol: float) -> l
     """Directions (degrees) found on one draw of Fig. 2's data.
 
     Methods: PCA; PCA of the 100 inliers alone (the reference "without outliers"); for
-    each ``p``: PCA-GM (Algorithm 2 from PCA about :math:`m_G`, run until objective (10)
-    changes by at most ``tol``; ``local_minimum``: no value of (10) lower by more than
-    1e-10 relative within 0.001 degree), the global minimiser of objective (9) on a
-    0.01-degree grid about the same :math:`m_G`, and one step of Algorithm 2 from 30
-    degrees.
+    each ``p``: PCA-GM (Algorithm 2 from PCA about :math:`m_G`; ``local_minimum``: no
+    value of (10) lower by more than 1e-10 relative within 0.001 degree), the global
+    minimiser of objective (9) on a 0.01-degree grid about the same :math:`m_G`, and
+    one step of Algorithm 2 from 30 degrees.
+
+    Parameters
+    ----------
+    seed : int
+        The draw (:func:`figure2_samples`).
+    powers : list of float
+        The powers ``p`` of PCA-GM.
+    max_iter : int
+        Iteration cap of :class:`~robustpca.estimators.GeneralizedMeanPCA`.
+    tol : float
+        Its stopping tolerance: PCA-GM stops when the relative change of :math:`M_p`
+        (eq. 9) is at most ``tol``.
+
+    Returns
+    -------
+    list of dict
+        One row per direction: its angle and its distances to 45 degrees and to the
+        inliers' PCA.
     """
     X, inliers = figure2_samples(seed)
     reference = _degrees(PCA(1).fit(X[inliers]).components_[0])

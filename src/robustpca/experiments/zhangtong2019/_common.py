@@ -117,8 +117,19 @@ PAPER_FIGURE2_RANGES = {"orl": (10, 25), "feret": (20, 45)}
 
 @functools.lru_cache(maxsize=2)
 def load_faces(spec: str, data_home: str | None = None) -> ImageDataset:
-    """:func:`load_dataset` (kept as the protocols' entry point; ``"orl:64x64"`` is the
-    paper's AT&T size)."""
+    """:func:`load_dataset`, kept as the protocols' entry point.
+
+    Parameters
+    ----------
+    spec : str
+        Data set specification; ``"orl:64x64"`` is the paper's AT&T size.
+    data_home : str or None, default=None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_dataset`).
+
+    Returns
+    -------
+    ImageDataset
+    """
     return load_dataset(spec, data_home)
 
 
@@ -127,10 +138,32 @@ def occluded_faces(
 ) -> tuple[ImageDataset, np.ndarray, np.ndarray]:
     """The clean data set, its occluded copy and the mask of occluded images (sec. 5.1).
 
-    ``round(noise_rate * N)`` images each get one square block of uniform noise (or
-    another ``fill`` of :func:`occlude_blocks`) whose area fraction is drawn uniformly in
-    :data:`BLOCK_FRACTION`; ``noise_rate=0`` is the raw data (the read-only clean array
-    itself).
+    Each occluded image gets one square block whose area fraction is drawn uniformly in
+    :data:`BLOCK_FRACTION`.
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`load_faces`).
+    noise_rate : float
+        Fraction of the images occluded: ``round(noise_rate * N)`` of them; ``0`` is
+        the raw data (the read-only clean array itself).
+    seed : int
+        Seed of the choice of images, the blocks and their noise.
+    data_home : str or None, default=None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_dataset`).
+    fill : {"noise", "max", "min"} or float, default="noise"
+        What the blocks hold, as in :func:`occlude_blocks`: by default uniform noise
+        between the data's minimum and maximum.
+
+    Returns
+    -------
+    data : ImageDataset
+        The clean data set.
+    X : ndarray of shape (n_samples, n_features)
+        The occluded images.
+    occluded : ndarray of shape (n_samples,), bool
+        True on the occluded images.
     """
     data = load_faces(dataset, data_home)
     if noise_rate == 0:
@@ -144,7 +177,28 @@ def occluded_faces(
 def capped_thresholds(
     X: np.ndarray, image_shape: tuple[int, int], dims: tuple[int, int], seed: int, caps
 ) -> list[float]:
-    """``c x`` the median image residual of the capped model's starting point, per ``c``."""
+    """``c`` times the median image residual of the capped model's start, per ``c``.
+
+    The start is the arithmetic mean and the (2D)^2PCA bases of the centred images.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, height * width)
+        The (occluded) images, one flattened image per row.
+    image_shape : (int, int)
+        ``(height, width)`` of an image.
+    dims : (int, int)
+        The 2-D ranks ``(d1, d2)`` of the bases.
+    seed : int
+        Seed of the generator the bases' eigensolver uses.
+    caps : iterable of float
+        The multipliers ``c``, e.g. :data:`CAP_GRID`.
+
+    Returns
+    -------
+    list of float
+        One threshold per ``c``, in pixel units (a residual's Frobenius norm).
+    """
     images = X.reshape(-1, *image_shape)
     E = images - images.mean(axis=0)
     r0 = image_residuals(E, *initial_two_d_bases(E, *dims, np.random.default_rng(seed)))
@@ -170,10 +224,38 @@ def make_estimator(
 ):
     """The estimator of ``method`` at 2-D ranks ``dims`` (1-D: ``m = d1 d2``, clipped).
 
-    1-D methods get ``m = min(d1 d2, N - 1, n_features)`` components (beyond ``N - 1``
-    every centred image is reconstructed exactly). 2DPCA keeps ``round(d1 d2 / h)``
-    columns (``h x k`` features, the closest to ``d1 d2``). ``max_iter``/``tol`` of None
-    keep each estimator's default.
+    Parameters
+    ----------
+    method : str
+        A label of :data:`PAPER_METHODS` or :data:`EXTRA_METHODS`.
+    image_shape : (int, int)
+        ``(h, w)`` of an image.
+    n_samples : int
+        The number of images ``N``. 1-D methods get ``m = min(d1 d2, N - 1, h w)``
+        components (beyond ``N - 1`` every centred image is reconstructed exactly).
+    dims : (int, int)
+        The 2-D ranks ``(d1, d2)``. 2DPCA keeps ``max(1, round(d1 d2 / h))`` columns
+        (``h x k`` features, the closest to ``d1 d2``).
+    seed : int
+        The estimator's ``random_state`` (2DPCA takes none).
+    max_iter : int or None, default=None
+        Iteration cap, where the estimator has one; ``None`` keeps its default.
+    tol : float or None, default=None
+        Tolerance, where the estimator has one; ``None`` keeps its default.
+    threshold : float or None, default=None
+        The cap of capped R2DPCA (see :func:`capped_thresholds`); ignored otherwise.
+    neighbor_rate : float, default=K_RATE
+        RWL-AN's ``neighbor_rate`` (``k = floor(neighbor_rate N)``); ignored otherwise.
+
+    Returns
+    -------
+    estimator
+        Unfitted.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is unknown.
     """
     h, w = image_shape
     if method == "2DPCA":
@@ -231,8 +313,19 @@ def _fits(method, data, X, dims, seed, max_iter, caps):
 
 def pixel_range(images: np.ndarray) -> float:
     """The range of the pixel values the errors are divided by, to report them for pixels
-    in [0, 1]: 255 for 8-bit data sets, 16 for scikit-learn's 8 x 8 digits (0-16), 1 for
-    data sets stored in [0, 1] (coil20)."""
+    in [0, 1].
+
+    Parameters
+    ----------
+    images : ndarray
+        The clean pixel values.
+
+    Returns
+    -------
+    float
+        1 when their maximum is at most 1 (data stored in [0, 1], coil20), 16 when at
+        most 16 (scikit-learn's digits), else 255 (8-bit data sets).
+    """
     top = float(np.max(images))
     return 1.0 if top <= 1.0 else 16.0 if top <= 16.0 else 255.0
 

@@ -44,8 +44,36 @@ def figure1_task(
     """k-means accuracy (%) of ``method``'s reconstructions at each ``d1 = d2``.
 
     k-means runs on ``transform(X)``: the reconstructions are an isometric image of it
-    (orthonormal components plus a constant), so the clusterings are the same. The
-    baseline clusters the occluded images (one set of runs, repeated on every ``d1``).
+    (orthonormal components plus a constant), so the clusterings are the same.
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification, occluded by :func:`occluded_faces` at
+        :data:`NOISE_RATE`.
+    seed : int
+        Seed of the occlusion, of the estimator and of the k-means runs.
+    method : str
+        A label of :data:`FIGURE1_METHODS`. ``"Baseline"`` clusters the occluded images
+        (one set of runs, repeated on every ``d1``).
+    d1_grid : list of int
+        The ranks ``d1 = d2``; the 1-D methods get ``d1 d2`` components, clipped as in
+        :func:`make_estimator`.
+    n_kmeans : int
+        The k-means runs (one initialisation each) whose scores are averaged.
+    caps : list of float
+        The multipliers of capped R2DPCA's threshold (:func:`capped_thresholds`), one
+        fit each; the other methods ignore them.
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_faces`).
+    max_iter : int or None
+        Iteration cap of the estimators; ``None`` keeps their defaults.
+
+    Returns
+    -------
+    list of dict
+        One row per (``d1``, cap): the mean and standard deviation of the accuracy over
+        the k-means runs, their mean NMI and, for a fitted method, the fit's time.
     """
     data, X, _ = occluded_faces(dataset, NOISE_RATE, seed, data_home)
     base = {"dataset": dataset, "seed": seed, "method": method}

@@ -36,8 +36,31 @@ def figure2_task(
     data_home: str | None,
     max_iter: int | None,
 ) -> list[dict]:
-    """RWL-AN at each ``k_rate`` (``k = floor(k_rate N)``; 1.0 is PCA), and the oracle:
-    PCA fitted on the unoccluded images only, reconstructing every occluded image."""
+    """RWL-AN at each ``k_rate``, and the oracle: PCA fitted on the unoccluded images only.
+
+    Every model reconstructs all the occluded data and is scored against the clean
+    images.
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification, occluded by :func:`occluded_faces` at
+        :data:`NOISE_RATE`.
+    seed : int
+        Seed of the occlusion and of RWL-AN.
+    k_rates : list of float
+        RWL-AN's neighbour rates (``k = floor(k_rate N)``; 1.0 is PCA).
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_faces`).
+    max_iter : int or None
+        Iteration cap of RWL-AN; ``None`` keeps its default.
+
+    Returns
+    -------
+    list of dict
+        One row per ``k_rate``, then the oracle's: the scores of Table 2 (errors,
+        rejected images, iterations, fit time) and the number of neighbours.
+    """
     data, X, occluded = occluded_faces(dataset, NOISE_RATE, seed, data_home)
     m = min(TABLE2_DIMS[0] * TABLE2_DIMS[1], data.n_samples - 1)
     rows = []

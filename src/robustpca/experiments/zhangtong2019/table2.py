@@ -39,9 +39,35 @@ def table2_task(
 ) -> list[dict]:
     """Fit ``method`` on the (occluded) faces and score it against the clean ones.
 
-    ``error`` is :func:`weighted_reconstruction_error` with uniform weights (the mean
-    squared error over every image), ``error_own`` with the method's own ``weights_``
-    where it has them (the literal formula of sec. 5.2), both for pixels in [0, 1].
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`load_faces`).
+    noise_rate : float
+        Fraction of the images occluded by :func:`occluded_faces`; 0 is the raw data.
+    seed : int
+        Seed of the occlusion and of the estimator.
+    method : str
+        A label of :data:`PAPER_METHODS` or :data:`EXTRA_METHODS`.
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_faces`).
+    max_iter : int or None
+        Iteration cap of the estimator; ``None`` keeps its default.
+    caps : list of float
+        The multipliers of capped R2DPCA's threshold (:func:`capped_thresholds`), one
+        fit each; the other methods ignore them.
+    dims : (int, int), default=TABLE2_DIMS
+        The 2-D ranks ``(d1, d2)`` (see :func:`make_estimator`).
+    fill : str or float, default=FILL
+        What the occluding blocks hold (see :func:`occluded_faces`).
+
+    Returns
+    -------
+    list of dict
+        One row per fit. ``error`` is :func:`weighted_reconstruction_error` with
+        uniform weights (the mean squared error over every image), ``error_own`` with
+        the method's own ``weights_`` where it has them (the literal formula of
+        sec. 5.2), both for pixels in [0, 1].
     """
     data, X, occluded = occluded_faces(dataset, noise_rate, seed, data_home, fill)
     rows = []

@@ -30,8 +30,32 @@ def _machine() -> str:
 def table3_task(
     dataset: str, method: str, n_iter: int, repeats: int, seed: int, data_home: str | None
 ) -> list[dict]:
-    """CPU and wall time of ``n_iter`` iterations (``tol=0``) of ``method``, ``repeats``
-    times, on the faces with 20% occluded, single-threaded BLAS."""
+    """CPU and wall time of ``n_iter`` iterations of ``method`` on the occluded faces.
+
+    The faces are occluded by :func:`occluded_faces` at :data:`NOISE_RATE`; every fit
+    runs with ``tol=0`` and single-threaded BLAS, at the ranks :data:`TABLE2_DIMS`.
+
+    Parameters
+    ----------
+    dataset : str
+        Data set specification (see :func:`load_faces`).
+    method : str
+        A method label of :func:`make_estimator`, e.g. of :data:`TABLE3_METHODS`.
+    n_iter : int
+        The iterations of each fit (its ``max_iter``).
+    repeats : int
+        The number of timed fits.
+    seed : int
+        Seed of the occlusion and of the estimator.
+    data_home : str or None
+        Folder holding ``raw/<dataset>/...`` (see :func:`load_faces`).
+
+    Returns
+    -------
+    list of dict
+        One row per repeat: the iterations run, the CPU and wall seconds, the CPU
+        time per iteration and the machine.
+    """
     from threadpoolctl import threadpool_limits
 
     data, X, _ = occluded_faces(dataset, NOISE_RATE, seed, data_home)
