@@ -56,6 +56,20 @@ DEFAULT_RANK = 1
 class VideoBatch:
     """One batch of consecutive frames with their background and foreground.
 
+    Parameters
+    ----------
+    start : int
+        The batch's first frame's position in the stream.
+    frames : ndarray of shape (b, h, w) or (b, h, w, c)
+        The frames.
+    background : ndarray or callable
+        The background, or a function without arguments that forms its ``(b, d)`` rows,
+        called on the first access of the attribute.
+    masks : ndarray of shape (b, h, w), bool
+        The foreground masks.
+    scores : ndarray of shape (b, h, w) or None
+        The foreground scores, or None.
+
     Attributes
     ----------
     start : int

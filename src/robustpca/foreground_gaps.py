@@ -48,9 +48,15 @@ __all__ = [
 
 
 def all_finite(R: np.ndarray) -> bool:
-    """Whether the floating ``R`` holds no NaN or infinity: its sum is finite (one pass,
-    no temporary), or, where the sum overflows, every entry is. Batches for which it
-    holds never reach the rest of this module."""
+    """Whether an array holds no NaN or infinity: its sum is finite (one pass, no
+    temporary), or, where the sum overflows, every entry is. Batches for which it holds
+    never reach the rest of this module.
+
+    Parameters
+    ----------
+    R : ndarray
+        A floating array, of any shape.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
         if np.isfinite(np.add.reduce(R, axis=None)):
             return True
@@ -58,13 +64,21 @@ def all_finite(R: np.ndarray) -> bool:
 
 
 def observed_sample(values: np.ndarray, size: int) -> np.ndarray:
-    """Each frame's observed pixels of ``values`` (n, m[, c]; a pixel is observed where a
-    channel is not NaN), on frames of more than ``size`` pixels an odd number of them on
-    a regular grid, NaN-padded to a common length: the sample of each frame's medians.
+    """Each frame's observed pixels, on frames of more than ``size`` pixels an odd number
+    of them on a regular grid, NaN-padded to a common length: the sample of each frame's
+    medians.
 
     The grid is the rule's own (every ``k``-th pixel, an odd count) laid over the observed
     pixels, so a frame observed in full gives the rule's sample, and a regular pattern of
     gaps cannot leave the grid without a pixel seen.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n, m) or (n, m, c)
+        The frames' pixels, NaN at the gaps; a pixel is observed where a channel is not
+        NaN. Returned as they are where ``m <= size``.
+    size : int
+        The largest frame sampled in full (:data:`~robustpca.foreground.FRAME_SAMPLE`).
     """
     n, m = values.shape[:2]
     if m <= size:
@@ -86,25 +100,44 @@ def observed_sample(values: np.ndarray, size: int) -> np.ndarray:
 
 
 def frame_offsets(values: np.ndarray) -> np.ndarray:
-    """Each frame's median of ``values`` (n, m[, c]) over its observed pixels (0 for a
-    frame with none)."""
+    """Each frame's median over its observed pixels (0 for a frame with none).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n, m) or (n, m, c)
+        The frames' pixels, NaN at the gaps (as :func:`observed_sample` gives them).
+    """
     offset = _nan_median(values, axis=1)
     return np.where(np.isnan(offset), 0, offset).astype(values.dtype, copy=False)
 
 
 def frame_gains(z: np.ndarray) -> np.ndarray:
-    """Step 4's gain ``max(1, 1.4826 med)`` of each frame of ``z`` (n, m), the median over
-    its observed pixels (1 for a frame with none)."""
+    """Step 4's gain ``max(1, 1.4826 med)`` of each frame, the median over its observed
+    pixels (1 for a frame with none).
+
+    Parameters
+    ----------
+    z : ndarray of shape (n, m)
+        The frames' scores, NaN at the gaps.
+    """
     gain = MAD_CONSTANT * _nan_median(z, axis=1)
     return np.where(np.isnan(gain), 1.0, np.maximum(gain, 1.0)).astype(z.dtype, copy=False)
 
 
 def gap_pixel_scale(e: np.ndarray, floor_of) -> tuple[np.ndarray, float]:
-    """Steps 2-3 on magnitudes ``e`` (n, h, w) with NaN at the gaps: each pixel's
-    1.4826 times its median over the frames that observe it, and the floor
-    ``floor_of(raw, e)`` (:func:`robustpca.foreground._floor`) of the pixels observed
-    at all, which the others take. Returns the raw scale (floored pixels at the floor)
-    and the floor."""
+    """Steps 2-3 on magnitudes with NaN at the gaps: each pixel's 1.4826 times its
+    median over the frames that observe it, and the floor of the pixels observed at
+    all, which the others take. Returns the raw scale (floored pixels at the floor) and
+    the floor (1.0 where no pixel is observed).
+
+    Parameters
+    ----------
+    e : ndarray of shape (n, h, w)
+        The magnitudes, NaN at the gaps.
+    floor_of : callable
+        ``floor_of(raw, e)``, the floor from the observed pixels' raw scales and the
+        observed magnitudes (:func:`robustpca.foreground._floor`).
+    """
     raw = MAD_CONSTANT * _nan_median(e.reshape(e.shape[0], -1), axis=0).reshape(e.shape[1:])
     seen = ~np.isnan(raw)
     floor = floor_of(raw[seen], e[~np.isnan(e)]) if seen.any() else 1.0
@@ -112,16 +145,34 @@ def gap_pixel_scale(e: np.ndarray, floor_of) -> tuple[np.ndarray, float]:
 
 
 def gap_scale_step(scale: np.ndarray, e_t: np.ndarray, step: float) -> None:
-    """One frame's step of the running log-median, ``scale`` in place; pixels the frame
-    misses (NaN in ``e_t``) keep their scale."""
+    """One frame's step of the running log-median, in place.
+
+    Parameters
+    ----------
+    scale : ndarray of shape (h, w)
+        The running per-pixel scale, updated in place.
+    e_t : ndarray of shape (h, w)
+        The frame's magnitudes; pixels it misses (NaN) keep their scale.
+    step : float
+        The step :math:`\\gamma_t` in log-scale.
+    """
     direction = np.sign(MAD_CONSTANT * e_t - scale)
     scale *= np.exp(step * np.nan_to_num(direction, nan=0.0))
 
 
 def gap_majority(z: np.ndarray, threshold: float, window: int) -> np.ndarray:
     """Where the median of the observed scores of each ``window x window`` neighbourhood
-    (edges replicated) of ``z`` (n, h, w; NaN at the gaps) exceeds ``threshold``: more
-    than half of them do. False where the window observes nothing."""
+    (edges replicated) exceeds ``threshold``: more than half of them do. False where the
+    window observes nothing.
+
+    Parameters
+    ----------
+    z : ndarray of shape (n, h, w)
+        The scores, NaN at the gaps.
+    threshold : float
+    window : int
+        The neighbourhood's side (odd).
+    """
     above = z > threshold
     if window == 1:
         return above
@@ -134,9 +185,17 @@ def gap_majority(z: np.ndarray, threshold: float, window: int) -> np.ndarray:
 
 def gap_median_filter(z: np.ndarray, window: int) -> np.ndarray:
     """The lower median of the observed values of each ``window x window`` neighbourhood
-    (edges replicated) of ``z`` (n, h, w; NaN at the gaps), 0 where it observes none:
-    step 5 for :func:`~robustpca.foreground.foreground_score`. It exceeds a threshold
-    exactly where :func:`gap_majority` holds (module docstring)."""
+    (edges replicated), 0 where it observes none: step 5 for
+    :func:`~robustpca.foreground.foreground_score`. It exceeds a threshold exactly where
+    :func:`gap_majority` holds (module docstring).
+
+    Parameters
+    ----------
+    z : ndarray of shape (n, h, w)
+        The scores, NaN at the gaps.
+    window : int
+        The neighbourhood's side (odd).
+    """
     r = window // 2
     padded = np.pad(z, ((0, 0), (r, r), (r, r)), mode="edge")
     out = np.empty_like(z)
@@ -151,5 +210,11 @@ def gap_median_filter(z: np.ndarray, window: int) -> np.ndarray:
 
 def unseen_as_background(z: np.ndarray) -> np.ndarray:
     """Scores with the missing pixels that no spatial median reached (``window=1``) at
-    0, background."""
+    0, background.
+
+    Parameters
+    ----------
+    z : ndarray
+        The scores, NaN at the missing pixels (returned as it is without NaN).
+    """
     return np.where(np.isnan(z), 0, z) if np.isnan(z).any() else z

@@ -144,7 +144,14 @@ class ForegroundDetector:
         return e, c, gaps
 
     def partial_fit(self, residual_batch) -> ForegroundDetector:
-        """Update the running per-pixel scale with a batch of frames; return self."""
+        """Update the running per-pixel scale with a batch of frames; return self.
+
+        Parameters
+        ----------
+        residual_batch : array-like of shape (n_frames, h, w) or (n_frames, h, w, c)
+            The sparse part or residual of a batch of frames, NaN at missing pixels; or
+            ``(n_frames, h * w [* c])`` with ``frame_shape``. Not modified.
+        """
         _, rate = self._check()
         e, c, gaps = self._magnitude(residual_batch)
         self._update_scale(e, c, rate, gaps)
@@ -176,7 +183,13 @@ class ForegroundDetector:
 
     def score(self, residual_batch) -> np.ndarray:
         """Scores of a batch (as :func:`~robustpca.foreground.foreground_score`) under the
-        current scale."""
+        current scale, which it does not update.
+
+        Parameters
+        ----------
+        residual_batch : array-like of shape (n_frames, h, w) or (n_frames, h, w, c)
+            As in :meth:`partial_fit`; frames of the shape seen so far.
+        """
         rule, _ = self._check()
         if not hasattr(self, "scale_"):
             raise ValueError("this ForegroundDetector has seen no frames: call update first.")
@@ -187,9 +200,14 @@ class ForegroundDetector:
     def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:
         """Update the scale with a batch, then return the batch's boolean masks.
 
-        ``overwrite``: the batch's memory may be the rule's work space (where it is an
-        array of the frames' shape), so that no other batch-sized array is needed; its
-        content is then undefined.
+        Parameters
+        ----------
+        residual_batch : array-like of shape (n_frames, h, w) or (n_frames, h, w, c)
+            As in :meth:`partial_fit`, but see ``overwrite``.
+        overwrite : bool, default=False
+            Whether the batch's memory may be the rule's work space (where it is an
+            array of the frames' shape), so that no other batch-sized array is needed;
+            its content is then undefined.
         """
         rule, rate = self._check()
         e, c, gaps = self._magnitude(residual_batch, self._work, in_place=bool(overwrite))

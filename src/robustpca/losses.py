@@ -84,15 +84,34 @@ class RobustLoss:
     """Base class: a loss :math:`\\rho` on residual norms and its IRLS weights."""
 
     def rho(self, r: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """Loss of each residual norm ``r`` (the objective is ``rho(r).sum()``)."""
+        """Loss of each residual norm (the objective is ``rho(r).sum()``).
+
+        Parameters
+        ----------
+        r : ndarray of shape (n_samples,)
+            Residual norms, nonnegative.
+        """
         raise NotImplementedError
 
     def weights(self, r: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """Reweighting weights ``h'(r**2) = rho'(r) / (2 r)`` for residual norms ``r``."""
+        """Reweighting weights ``h'(r**2) = rho'(r) / (2 r)`` of each residual norm.
+
+        Parameters
+        ----------
+        r : ndarray of shape (n_samples,)
+            Residual norms, nonnegative.
+        """
         raise NotImplementedError
 
     def resolve(self, r: np.ndarray) -> RobustLoss:
-        """Return a loss with every data-dependent parameter fixed for residuals ``r``."""
+        """Return a loss with every data-dependent parameter fixed for these residuals.
+
+        Parameters
+        ----------
+        r : ndarray of shape (n_samples,)
+            Residual norms the data-dependent parameters are estimated from (unused by a
+            loss without such parameters, which returns itself).
+        """
         return self
 
     @property
@@ -139,7 +158,13 @@ class L21Loss(RobustLoss):
 class L2pLoss(RobustLoss):
     r"""The l2,p loss :math:`\rho(r) = (r^2 + \epsilon)^{p/2}`, :math:`0 < p \le 2`.
 
-    ``p = 1`` is the l2,1 loss and ``p = 2`` the squared loss of PCA (all weights equal).
+    Parameters
+    ----------
+    p : float, default=1.0
+        The exponent, in (0, 2]: ``p = 1`` is the l2,1 loss and ``p = 2`` the squared
+        loss of PCA (all weights equal).
+    epsilon : float, default=0.0
+        Smoothing of Nie et al. (2014), footnote 1.
     """
 
     p: float = 1.0
@@ -172,6 +197,13 @@ class CappedL2Loss(RobustLoss):
 
     Samples whose residual reaches the threshold :math:`\theta` get weight zero: they no
     longer influence the subspace or the mean (Nie et al. 2014, sec. 3.2).
+
+    Parameters
+    ----------
+    threshold : float, default=1.0
+        The cap :math:`\theta`, positive.
+    epsilon : float, default=0.0
+        Smoothing of Nie et al. (2014), footnote 1.
     """
 
     threshold: float = 1.0
@@ -213,7 +245,13 @@ def _median_scale(r: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class ScaledLoss(RobustLoss):
-    """A loss with a scale ``threshold``; ``None`` re-estimates it as the median residual."""
+    """A loss with a scale, re-estimated as the median residual where it is not given.
+
+    Parameters
+    ----------
+    threshold : float or None, default=None
+        The scale, positive; None re-estimates it from the residuals (see :meth:`resolve`).
+    """
 
     threshold: float | None = None
 
@@ -256,8 +294,13 @@ class HuberLoss(ScaledLoss):
 class CauchyLoss(ScaledLoss):
     r"""Cauchy's loss :math:`\rho(r) = (c^2/2) \log(1 + (r/c)^2)`.
 
-    The IRLS weight is :math:`1 / (2 (1 + (r/c)^2))`; ``threshold=None`` uses the median
-    residual norm as the scale :math:`c`, as for :class:`HuberLoss`.
+    The IRLS weight is :math:`1 / (2 (1 + (r/c)^2))`.
+
+    Parameters
+    ----------
+    threshold : float or None, default=None
+        The scale :math:`c`. ``None`` uses the median residual norm at each iteration,
+        as for :class:`HuberLoss`.
     """
 
     def rho(self, r):

@@ -98,8 +98,17 @@ class GrastaState:
 
     @classmethod
     def start(cls, basis: np.ndarray, min_admm_iter: int, level: int = 0) -> GrastaState:
-        """The state of a fresh stream from the orthonormal ``basis``, the adaptive rule
-        at ``level`` (0: the authors' start, for a random basis)."""
+        """The state of a fresh stream.
+
+        Parameters
+        ----------
+        basis : ndarray of shape (n_features, n_components)
+            The starting basis, orthonormal columns (kept, not copied).
+        min_admm_iter : int
+            ADMM iterations per vector at the start.
+        level : int, default=0
+            The adaptive rule's starting level (0: the authors' start, for a random basis).
+        """
         d, r = basis.shape
         zeros_d, zeros_r = np.zeros(d, basis.dtype), np.zeros(r, basis.dtype)
         return cls(basis, zeros_d, zeros_r, level=level, admm_iter=min_admm_iter)
@@ -116,9 +125,21 @@ def admm_l1(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     r"""ADMM for :math:`\min \lVert s\rVert_1` s.t. :math:`Uw + s = v` (one vector).
 
-    The penalty starts at :math:`1.25/\lVert v\rVert` (scale-free) and grows by ``rho`` per
-    iteration; stops when :math:`\lVert Uw + s - v\rVert \le \mathrm{tol}\,\lVert v\rVert`.
     Returns ``(s, w, y, n_iter)``, ``y`` the scaled dual of the constraint.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_observed, n_components)
+        The basis on the entries of ``v`` (its columns need not be orthonormal there).
+    v : ndarray of shape (n_observed,)
+        The vector's entries.
+    rho : float, default=1.8
+        Growth factor of the penalty per iteration; the penalty starts at
+        :math:`1.25/\lVert v\rVert` (scale-free).
+    max_iter : int, default=50
+        The most iterations.
+    tol : float, default=1e-6
+        Stops when :math:`\lVert Uw + s - v\rVert \le \mathrm{tol}\,\lVert v\rVert`.
     """
     m, r = U.shape
     norm = float(np.linalg.norm(v))
@@ -155,8 +176,22 @@ def admm_l1(
 def admm_l1_rows(
     V: np.ndarray, U: np.ndarray, *, rho: float = 1.8, max_iter: int = 50, tol: float = 1e-6
 ) -> np.ndarray:
-    r""":func:`admm_l1` on every row of ``V`` (complete rows, orthonormal ``U``) at once:
-    the weights ``W`` (n, r) of the l1 fits :math:`\min_w \lVert v - Uw\rVert_1`."""
+    r""":func:`admm_l1` on every row of ``V`` at once: the weights ``W`` (n, r) of the l1
+    fits :math:`\min_w \lVert v - Uw\rVert_1`.
+
+    Parameters
+    ----------
+    V : ndarray of shape (n_samples, n_features)
+        Complete rows.
+    U : ndarray of shape (n_features, n_components)
+        Orthonormal columns (the weight step is :math:`U^\top(\cdot)`, no solve).
+    rho : float, default=1.8
+        As in :func:`admm_l1`.
+    max_iter : int, default=50
+        As in :func:`admm_l1`.
+    tol : float, default=1e-6
+        As in :func:`admm_l1`, for every row.
+    """
     norms = np.linalg.norm(V, axis=1, keepdims=True).astype(np.float64)
     safe = np.where(norms > 0, norms, 1.0)
     penalty = (1.25 / safe).astype(V.dtype)
@@ -187,7 +222,7 @@ def adaptive_step(
     min_iter: int,
     max_iter: int,
 ) -> float:
-    r"""The authors' multi-level adaptive step :math:`t` (updates ``state``).
+    r"""The authors' multi-level adaptive step :math:`t`.
 
     :math:`\mu \leftarrow \max(\mu + f(-\langle G_{t-1}, G_t\rangle / (\lVert G_{t-1}\rVert
     \lVert G_t\rVert)), \mu_{min})` with the sigmoid :math:`f`, and
@@ -195,6 +230,23 @@ def adaptive_step(
     the first gradient so that its step is :math:`\pi(1 + \mu_{min})/(2(1 + \mu))`. When
     :math:`\mu` leaves :math:`[\mu_{min}, \mu_{max}]` the level :math:`\ell` moves by one
     (deeper: smaller steps and more ADMM iterations).
+
+    Parameters
+    ----------
+    state : GrastaState
+        Updated in place: :math:`\mu`, the level, ``admm_iter`` and, on the first
+        gradient, ``step_scale``.
+    gamma : ndarray of shape (n_features,)
+        :math:`\Gamma`, the gradient's left factor (orthogonal to the basis).
+    w : ndarray of shape (n_components,)
+        The weights, the gradient's right factor: :math:`G_t = \Gamma w^\top`.
+    sigma : float
+        :math:`\sigma = \lVert\Gamma\rVert\lVert w\rVert`.
+    min_iter : int
+        The ADMM iterations per vector at the shallowest levels; 2, 4 and 8 times as
+        many, at most ``max_iter``, in the deeper bands of levels.
+    max_iter : int
+        The most ADMM iterations per vector, all of them from level 14 on.
     """
     if not state.step_scale:
         state.step_scale = 0.5 * np.pi * (1.0 + MIN_MU) / sigma
@@ -231,8 +283,19 @@ def adaptive_step(
 
 
 def geodesic_step(U: np.ndarray, gamma: np.ndarray, w: np.ndarray, t: float) -> None:
-    """The geodesic update of eq. (10) in place, by step ``t`` (``gamma`` orthogonal to
-    ``U``, both nonzero)."""
+    r"""The geodesic update of eq. (10), in place.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_features, n_components)
+        The orthonormal basis, updated in place.
+    gamma : ndarray of shape (n_features,)
+        :math:`\Gamma`, orthogonal to ``U``, nonzero.
+    w : ndarray of shape (n_components,)
+        The weights, nonzero.
+    t : float
+        The step :math:`\sigma\eta` along the geodesic.
+    """
     alpha = w / np.linalg.norm(w)
     beta = gamma / np.linalg.norm(gamma)
     direction = (np.cos(t) - 1.0) * (U @ alpha) - np.sin(t) * beta
@@ -260,9 +323,30 @@ def grasta_step(
     constant_step: float | None = None,
     low_out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One GRASTA iteration on the vector ``v`` observed on the sorted indices ``idx``:
-    the l1 weights ``w`` on the current basis (returned; ``U w`` written to ``low_out``
-    if given), then the geodesic step of the basis (in place in ``state``)."""
+    """One GRASTA iteration on one vector: the l1 weights ``w`` on the current basis
+    (returned), then the geodesic step of the basis (in place in ``state``).
+
+    Parameters
+    ----------
+    state : GrastaState
+        Updated in place.
+    v : ndarray of shape (n_features,)
+        The vector.
+    idx : ndarray of int
+        The sorted indices of its entries that enter the fit.
+    rho : float, default=1.8
+        The ADMM's penalty growth (:func:`admm_l1`).
+    min_admm_iter : int, default=5
+        ``min_iter`` of :func:`adaptive_step`; the ADMM runs the state's ``admm_iter``.
+    max_admm_iter : int, default=60
+        ``max_iter`` of :func:`adaptive_step`.
+    tol : float, default=1e-6
+        The ADMM's tolerance (:func:`admm_l1`).
+    constant_step : float or None, default=None
+        A fixed step ``t`` instead of the adaptive rule.
+    low_out : ndarray of shape (n_features,) or None, default=None
+        Receives ``U w``, the low-rank part on every entry, with the basis before its step.
+    """
     U = state.basis
     U_O = U[idx]
     _, w, y, _ = admm_l1(U_O, v[idx], rho=rho, max_iter=state.admm_iter, tol=tol)
@@ -300,11 +384,33 @@ def grasta_process(
 ) -> np.ndarray:
     """GRASTA over the rows of ``Z`` in order; returns their low-rank parts ``U_t w_t``.
 
-    Each row is observed on its non-NaN entries, of which each enters the ADMM with
-    probability ``subsample`` (drawn from ``rng``: a uniform random subset, of at least
-    ``2 r + 1`` entries where the row has them); its low-rank part
-    is the basis before its step times its weights, on every entry. The basis is
-    re-orthonormalised (QR) every ``reorthonormalize`` steps against rounding drift.
+    Each row is observed on its non-NaN entries; its low-rank part is the basis before
+    its step times its weights, on every entry (0 for a row with no entry observed).
+
+    Parameters
+    ----------
+    state : GrastaState
+        Updated in place.
+    Z : ndarray of shape (n_samples, n_features)
+        The rows, NaN where missing.
+    rng : numpy.random.Generator
+        Draws the subsets of ``subsample``.
+    subsample : float, default=1.0
+        The probability with which each observed entry enters the ADMM: a uniform random
+        subset, of at least ``2 r + 1`` entries where the row has them.
+    rho : float, default=1.8
+        As in :func:`grasta_step`.
+    min_admm_iter : int, default=5
+        As in :func:`grasta_step`.
+    max_admm_iter : int, default=60
+        As in :func:`grasta_step`.
+    tol : float, default=1e-6
+        As in :func:`grasta_step`.
+    constant_step : float or None, default=None
+        As in :func:`grasta_step`.
+    reorthonormalize : int, default=100
+        The basis is re-orthonormalised (QR) every this many steps, against rounding
+        drift (0: never).
     """
     low = np.empty_like(Z)
     p, r = state.basis.shape

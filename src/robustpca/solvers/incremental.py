@@ -17,26 +17,23 @@ rounding: :class:`ScatterStatistics` (scikit-learn's ``IncrementalPCA`` keeps on
 factor :math:`\lambda` scales :math:`W_a` and :math:`S_a` before the merge.
 
 **Memory.** :math:`S` is kept as a ``d x d`` matrix once the statistics have at least
-``d`` rows; before, as a factor :math:`F` with :math:`S = F^\top F`: the rows
-:math:`\sqrt{d_i}(x_i - m_b)` of each batch and one row per merge, nothing dropped, so
-nothing is approximated. Its weighted PCA takes the Gram route of the batch fit (the
-eigenpairs of :math:`F F^\top`). The memory is therefore about
-``min(n_seen, d) x d`` floats: wide data (images, ``n < d``) hold as much as the
-samples seen, never a ``d x d`` matrix; tall data a ``d x d`` matrix, whatever ``n``.
-A batch of ``n_b`` rows then costs ``O(r^2 d)`` (the Gram matrix, ``r`` rows held), or
-``O(n_b d^2)`` and a ``d x d`` eigenproblem: about one iteration of the batch fit.
+``d`` rows; before, exactly, as a factor :math:`F` (:math:`S = F^\top F`: the rows
+:math:`\sqrt{d_i}(x_i - m_b)` of each batch and one row per merge), whose weighted PCA
+takes the Gram route of the batch fit (the eigenpairs of :math:`F F^\top`). The memory
+is about ``min(n_seen, d) x d`` floats: wide data (images, ``n < d``) hold as much as
+the samples seen, never a ``d x d`` matrix; tall data hold one whatever ``n``. A batch
+of ``n_b`` rows costs ``O(r^2 d)`` (the Gram matrix, ``r`` rows held), or ``O(n_b d^2)``
+and a ``d x d`` eigenproblem: about one iteration of the batch fit.
 
 **Stochastic majorise-minimise** (:class:`StreamingReweightedPCA`). Each step of
 Algorithm 2 of Nie et al. (2014) majorises the loss :math:`\sum_i h(r_i^2)` (concave
-``h``) at the current iterate by :math:`\sum_i h'(r_i^2)\, r_i^2` + const and
-minimises the majoriser: weighted PCA with weights :math:`d_i = h'(r_i^2)`. Over a
-stream, each batch's weights are taken at an anchor iterate, its weighted statistics
-added to the accumulated ones, and the next iterate is the weighted PCA of the
-accumulated statistics: the minimiser of the sum of the majorisers of the batches
-seen (Mairal 2013, "Stochastic majorization-minimization algorithms for large-scale
-optimization", NeurIPS, whose surrogates are here the tangent majorisers). With the
-anchor held for a whole pass over a finite data set, the pass is one iteration of
-the batch Algorithm 2 exactly (:class:`StreamingReweightedPCA`).
+``h``) at the current iterate by :math:`\sum_i h'(r_i^2)\, r_i^2` + const and minimises
+the majoriser: weighted PCA with weights :math:`d_i = h'(r_i^2)`. Over a stream, each
+batch is weighted at an anchor iterate and its statistics accumulated; their weighted
+PCA, the next iterate, minimises the sum of the batches' majorisers (Mairal 2013,
+"Stochastic majorization-minimization algorithms for large-scale optimization",
+NeurIPS). With the anchor held for a whole pass over a finite data set, the pass is
+one iteration of the batch Algorithm 2 exactly.
 """
 
 from __future__ import annotations
@@ -68,10 +65,6 @@ __all__ = [
 class ScatterStatistics:
     r"""Total weight, weighted mean and weighted scatter of the samples merged so far.
 
-    Exactly one of ``scatter`` (``d x d``) and ``factor`` (``r x d`` with ``r < d``,
-    :math:`S = F^\top F`) is set once a positive weight has been merged; both are None
-    before (module docstring, "Memory").
-
     Attributes
     ----------
     weight : float
@@ -79,7 +72,9 @@ class ScatterStatistics:
     mean : ndarray of shape (n_features,)
         :math:`m`.
     scatter : ndarray of shape (n_features, n_features) or None
+        :math:`S`, once ``d`` rows are held (module docstring, "Memory"); else None.
     factor : ndarray of shape (r, n_features) or None
+        :math:`F` with :math:`S = F^\top F` while ``0 < r < d`` rows are held; else None.
     square : float
         :math:`\sum_i w_i^2` (discounted by :math:`\lambda^2`).
     whole : bool
@@ -97,7 +92,12 @@ class ScatterStatistics:
 
     @classmethod
     def empty(cls, n_features: int) -> ScatterStatistics:
-        """The statistics of no sample."""
+        """The statistics of no sample.
+
+        Parameters
+        ----------
+        n_features : int
+        """
         return cls(0.0, np.zeros(n_features))
 
     @property
@@ -112,8 +112,13 @@ class ScatterStatistics:
         return 0 if self.factor is None else self.factor.shape[0]
 
     def discounted(self, forgetting_factor: float) -> ScatterStatistics:
-        r"""The statistics with :math:`W` and :math:`S` scaled by ``forgetting_factor``
-        (:math:`\lambda`; 0 forgets everything, 1 nothing)."""
+        r"""The statistics with :math:`W` and :math:`S` scaled by ``forgetting_factor``.
+
+        Parameters
+        ----------
+        forgetting_factor : float
+            :math:`\lambda` in [0, 1]: 0 forgets everything, 1 nothing.
+        """
         lam = float(forgetting_factor)
         if lam == 1.0:
             return self
@@ -125,7 +130,12 @@ class ScatterStatistics:
         return ScatterStatistics(lam * self.weight, self.mean, scatter, factor, square, False)
 
     def merge(self, other: ScatterStatistics) -> ScatterStatistics:
-        """The statistics of the samples of both (exactly; module docstring)."""
+        """The statistics of the samples of both (exactly; module docstring).
+
+        Parameters
+        ----------
+        other : ScatterStatistics
+        """
         if other.weight <= 0.0:
             return self
         if self.weight <= 0.0:
@@ -151,7 +161,13 @@ class ScatterStatistics:
 
     @classmethod
     def of(cls, X: np.ndarray, weights: np.ndarray) -> ScatterStatistics:
-        """The statistics of the rows of ``X`` (not modified) weighted by ``weights``."""
+        """The statistics of the rows of ``X`` (not modified) weighted by ``weights``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        weights : ndarray of shape (n_samples,)
+        """
         w = np.asarray(weights, dtype=np.float64)
         w_b = float(w.sum())
         if w_b <= 0.0:
@@ -165,19 +181,32 @@ class ScatterStatistics:
     def update(
         self, X: np.ndarray, weights: np.ndarray, *, forgetting_factor: float = 1.0
     ) -> ScatterStatistics:
-        """The statistics discounted by ``forgetting_factor``, merged with those of the
-        rows of ``X`` weighted by ``weights``. A batch of zero total weight only
-        discounts."""
+        r"""The statistics discounted, then merged with those of a batch (not modified).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        weights : ndarray of shape (n_samples,)
+            Its weights; a batch of zero total weight only discounts.
+        forgetting_factor : float, default=1.0
+            :math:`\lambda` of :meth:`discounted`.
+        """
         return self.discounted(forgetting_factor).merge(ScatterStatistics.of(X, weights))
 
     def principal(self, n_components: int, rng: np.random.Generator) -> SolverResult | None:
-        """Weighted PCA of the statistics (problem 14 in closed form): the mean, the top
-        ``n_components`` eigenvectors of the scatter (completed by ``rng`` where the
-        scatter has fewer positive eigenvalues) and their eigenvalues, as
-        :func:`~robustpca.solvers.solve_weighted_pca` returns them (``info`` holds
-        ``explained_variance`` and ``total_variance`` with the denominator of
-        :func:`~robustpca.solvers.optimal_mean.variance_dof`).
-        None when no positive weight has been merged."""
+        """Weighted PCA of the statistics (problem 14 in closed form), as
+        :func:`~robustpca.solvers.solve_weighted_pca` returns it: the mean, the top
+        eigenvectors of the scatter and their eigenvalues (``info``: ``explained_variance``
+        and ``total_variance``, with the denominator of
+        :func:`~robustpca.solvers.optimal_mean.variance_dof`); None before a positive weight.
+
+        Parameters
+        ----------
+        n_components : int
+            Number of eigenvectors.
+        rng : numpy.random.Generator
+            Completes them where the scatter has fewer positive eigenvalues.
+        """
         if self.weight <= 0.0:
             return None
         if self.scatter is not None:
@@ -231,11 +260,16 @@ class ResidualScaleMemory:
     estimated from every residual (HQ-PCA's kernel width, :math:`\sigma^2 =
     \frac{1}{2n}\sum_i r_i^2`, He et al. 2011).
 
-    ``current`` holds the discounted sums ``(sum of s_i r_i^2, sum of s_i)`` of the
-    current pass, ``previous`` those of the last complete pass.
     :meth:`mean_square` uses the previous pass where there is one, so that at a fixed
     point of the passes every batch is weighted with the scale of all the residuals at
     that point, as in the batch loop; else the current pass including the new batch.
+
+    Attributes
+    ----------
+    current : tuple of (float, float)
+        The discounted sums ``(sum of s_i r_i^2, sum of s_i)`` of the current pass.
+    previous : tuple of (float, float) or None
+        Those of the last complete pass (None before one).
     """
 
     current: tuple[float, float] = (0.0, 0.0)
@@ -249,7 +283,18 @@ class ResidualScaleMemory:
         forgetting_factor: float = 1.0,
         new_pass: bool = False,
     ) -> ResidualScaleMemory:
-        """The memory after a batch of ``residuals``."""
+        """The memory after a batch.
+
+        Parameters
+        ----------
+        residuals, sample_weight : ndarray of shape (n_samples,)
+            The batch's residual norms :math:`r_i` and frequency weights :math:`s_i`.
+        forgetting_factor : float, default=1.0
+            Scales the current pass's sums before the batch's are added.
+        new_pass : bool, default=False
+            Whether the batch starts a pass: the current sums (where their weight is
+            positive) become ``previous``, and the batch's the current ones.
+        """
         add = (float(sample_weight @ (residuals * residuals)), float(sample_weight.sum()))
         if new_pass:
             previous = self.current if self.current[1] > 0 else self.previous
@@ -273,41 +318,41 @@ LossFactory = Callable[[float], RobustLoss]
 class StreamingReweightedPCA:
     r"""The state of weighted PCA, or of a reweighting method, fitted over a stream.
 
-    Each :meth:`step` takes a batch, its frequency weights ``s_i`` and the method's
-    loss (None: PCA, every weight 1), and moves the fit (``mean``, ``components``).
+    Each :meth:`step` merges a weighted batch and moves the fit (``mean``,
+    ``components``).
 
     **Weights.** The batch's weights :math:`d_i = h'(r_i^2)` are taken at the *anchor*:
     the latest fit during the first pass (stochastic MM; module docstring), and, from
     a ``new_pass`` on, the fit at the start of that pass, for all its batches.
 
     **Passes.** ``new_pass=True`` declares that the data seen so far come again: the
-    accumulated statistics of the finished pass are kept aside (``previous``) and a new
-    accumulation starts. The fit after the ``j``-th batch of a pass is the weighted PCA
-    of the pass's statistics merged with the previous pass's discounted by the share
-    of the sample weight not yet revisited, :math:`1 - s_{\text{pass}} /
-    s_{\text{previous}}` (nothing once the pass has as much): at the end of a pass
-    over the same data it is the weighted PCA of every sample weighted at the anchor,
-    one iteration of the batch Algorithm 2 exactly.
+    finished pass's statistics are kept aside (``previous``) and a new accumulation
+    starts. The fit after each batch of a pass is the weighted PCA of the pass's
+    statistics merged with the previous pass's, discounted by the share of the sample
+    weight not yet revisited, :math:`1 - s_{\text{pass}} / s_{\text{previous}}` (nothing
+    once the pass has as much): at the end of a pass over the same data, the weighted
+    PCA of every sample weighted at the anchor, exactly one iteration of batch Algorithm 2.
 
     **Missing entries.** A batch with NaN is completed at the anchor: each gap takes the
     anchor's fit of its row on the observed coordinates, whose residual norm is then the
-    observed one, :math:`r_O` (:mod:`robustpca.solvers.missing`). The completed batch
-    is weighted and merged as a complete one, except that rows with at most ``k``
-    observed coordinates get weight 0 (unless every row of the batch would), as
-    :class:`~robustpca.solvers.missing.MissingPCAProblem` does. With the anchor held
-    for a pass, the pass is therefore one majorise-minimise (for PCA, EM) iteration of
-    the batch fit with missing entries: the same completion, the same weights, the
-    same weighted PCA. (The batch fit also counts the entries of constant columns as
-    unobserved; a stream does not know its constant columns in advance and does not.)
-
-    **Forgetting.** ``forgetting_factor`` :math:`\lambda` scales the accumulated
-    statistics before each batch is merged (1: keep all; below 1: an effective memory
-    of about :math:`1/(1-\lambda)` batches, to track a drifting subspace).
+    observed one, :math:`r_O` (:mod:`robustpca.solvers.missing`). It is weighted and
+    merged as a complete batch, except that rows with at most ``k`` observed coordinates
+    get weight 0 (unless every row would), as
+    :class:`~robustpca.solvers.missing.MissingPCAProblem` does. With the anchor held for
+    a pass, the pass is therefore one majorise-minimise (for PCA, EM) iteration of the
+    batch fit with missing entries: the same completion, weights and weighted PCA. (The
+    batch fit also counts the entries of constant columns as unobserved; a stream does
+    not know its constant columns in advance and does not.)
 
     Attributes
     ----------
+    n_components : int
+    rng : numpy.random.Generator
+        Completes a basis (:meth:`ScatterStatistics.principal`).
     statistics, previous : ScatterStatistics
         The current pass's and the last complete pass's (None in the first pass).
+    pass_weight, previous_weight : float
+        Their (discounted) sample weights.
     mean, components : ndarray or None
         The current fit (None before a positive weight).
     anchor : tuple of ndarray or None
@@ -328,6 +373,14 @@ class StreamingReweightedPCA:
 
     @classmethod
     def start(cls, n_features: int, n_components: int, rng) -> StreamingReweightedPCA:
+        """The state before the first batch: empty statistics, no fit.
+
+        Parameters
+        ----------
+        n_features, n_components : int
+        rng : numpy.random.Generator
+            Completes a basis (:meth:`ScatterStatistics.principal`).
+        """
         return cls(n_components, rng, ScatterStatistics.empty(n_features))
 
     def step(
@@ -340,11 +393,26 @@ class StreamingReweightedPCA:
         new_pass: bool = False,
         missing: np.ndarray | None = None,
     ) -> StochasticStep:
-        """Merge one batch (class docstring) and refit; ``X`` is not modified.
+        r"""Merge one batch (class docstring) and refit; ``X`` is not modified.
 
-        ``missing`` (True where ``X`` is NaN) needs a fit to complete the batch from:
-        the gaps take the anchor's observed-coordinates fit (class docstring, "Missing
-        entries")."""
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        sample_weight : ndarray of shape (n_samples,)
+            Its frequency weights :math:`s_i`.
+        loss_for : callable or None
+            The method's loss given the mean squared residual of ``scale``
+            (:data:`LossFactory`); None: PCA, every weight 1.
+        forgetting_factor : float, default=1.0
+            :math:`\lambda`, scales the accumulated statistics before the batch is merged
+            (1: keep all; below 1: an effective memory of about :math:`1/(1-\lambda)`
+            batches, to track a drifting subspace).
+        new_pass : bool, default=False
+            Whether the batch starts a new pass (class docstring, "Passes").
+        missing : ndarray of shape (n_samples, n_features) or None, default=None
+            True where ``X`` is NaN; the gaps take the anchor's observed-coordinates fit
+            (class docstring, "Missing entries"), so a fit must exist.
+        """
         lam = float(forgetting_factor)
         if new_pass and self.pass_weight > 0:
             self.previous, self.previous_weight = self.statistics, self.pass_weight
@@ -392,9 +460,8 @@ class StochasticStep:
     Attributes
     ----------
     result : SolverResult or None
-        The weighted PCA of the statistics (the new fit, with ``explained_variance``
-        and ``total_variance`` in ``info``); None while no positive weight was merged
-        (the fit is then unchanged).
+        The new fit, the weighted PCA of the statistics (``explained_variance`` and
+        ``total_variance`` in ``info``); None, the fit unchanged, before a positive weight.
     residuals : ndarray of shape (n_batch,) or None
         The batch's residual norms at the anchor (None for PCA).
     weights : ndarray of shape (n_batch,)
@@ -415,7 +482,17 @@ def complete_at(
     """``X`` (not modified) with its gaps set to the observed-coordinates fit of ``(mean,
     components)`` (:func:`~robustpca.solvers.missing.observed_fit`), and which rows
     have at most ``k`` observed coordinates (None if none has): they are fitted
-    exactly at every fit, so their completion lies on the current subspace."""
+    exactly at every fit, so their completion lies on the current subspace.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    missing : ndarray of shape (n_samples, n_features), bool
+        True at the gaps.
+    mean : ndarray of shape (n_features,)
+    components : ndarray of shape (n_components, n_features)
+        Orthonormal rows.
+    """
     _, fitted, _ = observed_fit(X, missing, mean, components)
     k, d = components.shape
     exact = (d - np.count_nonzero(missing, axis=1)) <= k
@@ -424,7 +501,15 @@ def complete_at(
 
 def residual_norms(X: np.ndarray, mean: np.ndarray, components: np.ndarray) -> np.ndarray:
     r""":math:`\lVert (I - UU^\top)(x_i - b) \rVert_2` per row, formed explicitly (no
-    cancellation), with ``U = components.T`` and ``b = mean``."""
+    cancellation), with ``U = components.T`` and ``b = mean``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    mean : ndarray of shape (n_features,)
+    components : ndarray of shape (n_components, n_features)
+        Orthonormal rows.
+    """
     Xc = np.asarray(X, dtype=np.float64) - mean
     Xc -= (Xc @ components.T) @ components
     return np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
@@ -437,12 +522,11 @@ class ReferenceSample:
     than sufficient statistics.
 
     Reservoir sampling (Vitter 1985, Algorithm R): every row seen since the last reset is
-    kept with the same probability, ``capacity / n_seen``; all of them while they are at
-    most ``capacity``. With a forgetting factor, while every row seen is held, their
-    weights are discounted as the statistics are (exactly; 0 forgets them); once rows
-    are left out the count of rows seen is discounted instead, so recent rows enter more
-    often (Aggarwal 2006's biased reservoir: approximately an exponentially weighted
-    sample).
+    kept with the same probability, ``capacity / n_seen`` (all while at most ``capacity``).
+    With a forgetting factor, while every row seen is held, their weights are discounted
+    as the statistics are (exactly; 0 forgets them); once rows are left out the count of
+    rows seen is discounted instead, so recent rows enter more often (Aggarwal 2006's
+    biased reservoir: approximately an exponentially weighted sample).
 
     Attributes
     ----------
@@ -464,6 +548,13 @@ class ReferenceSample:
 
     @classmethod
     def empty(cls, capacity: int, n_features: int) -> ReferenceSample:
+        """The sample of no row.
+
+        Parameters
+        ----------
+        capacity, n_features : int
+            The most rows held, and their dimension.
+        """
         return cls(capacity, np.zeros((0, n_features)), np.zeros(0))
 
     def update(
@@ -475,7 +566,19 @@ class ReferenceSample:
         forgetting_factor: float = 1.0,
         reset: bool = False,
     ) -> ReferenceSample:
-        """The sample after the rows of ``X`` (not modified); ``reset`` empties it first."""
+        """The sample after the rows of ``X`` (not modified), held with their weights.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        sample_weight : ndarray of shape (n_samples,)
+        rng : numpy.random.Generator
+            Draws the rows that enter a full sample.
+        forgetting_factor : float, default=1.0
+            Discounts the weights held or the count seen (class docstring).
+        reset : bool, default=False
+            Whether to empty the sample first.
+        """
         lam = float(forgetting_factor)
         forget = reset or (lam == 0.0 and self.exact)
         base = ReferenceSample.empty(self.capacity, X.shape[1]) if forget else self

@@ -101,7 +101,15 @@ class SubspaceGaussian:
 
     def squared_distances(self, scores: np.ndarray, od: np.ndarray) -> np.ndarray:
         """:math:`m^2` of each row, from its scores and orthogonal distance (at most
-        ``1e250``: a row off a model of zero variance stays finite)."""
+        ``1e250``: a row off a model of zero variance stays finite).
+
+        Parameters
+        ----------
+        scores : ndarray of shape (n_samples, n_components)
+            The rows' scores :math:`t = U (x - b)` (the centre :math:`c` not removed).
+        od : ndarray of shape (n_samples,)
+            The rows' orthogonal distances.
+        """
         with np.errstate(over="ignore", invalid="ignore"):
             z = (np.asarray(scores, dtype=np.float64) - self.center) / np.sqrt(self.variances)
             m2 = np.einsum("ij,ij->i", z, z)
@@ -110,7 +118,15 @@ class SubspaceGaussian:
         return np.minimum(np.nan_to_num(m2, nan=_MAX_SQUARED_DISTANCE), _MAX_SQUARED_DISTANCE)
 
     def log_likelihood(self, scores: np.ndarray, od: np.ndarray) -> np.ndarray:
-        """:math:`\\log p(x)` of each row (module docstring)."""
+        """:math:`\\log p(x)` of each row (module docstring).
+
+        Parameters
+        ----------
+        scores : ndarray of shape (n_samples, n_components)
+            As in :meth:`squared_distances`.
+        od : ndarray of shape (n_samples,)
+            As in :meth:`squared_distances`.
+        """
         return self._log_density(self.squared_distances(scores, od))
 
     def _log_density(self, m2: np.ndarray) -> np.ndarray:
@@ -132,6 +148,11 @@ class SubspaceGaussian:
         cannot favour one: a floor at the model's own contour moves with
         :math:`\log\det C`, smallest for the most uneven spectrum, which favoured ranks
         that model noise directions.
+
+        Parameters
+        ----------
+        quantile : float
+            :math:`q`, in (0, 1).
         """
         d = self.n_features
         tau = self.background_variance
@@ -175,7 +196,15 @@ def background_variance(
 def background_variance_from_median(median: float, n_features: int) -> float:
     r""":math:`\tau` of :func:`background_variance` from the (weighted) median of the
     rows' squared distances to the centre, however that median was found (in memory,
-    or by the counting passes of :mod:`robustpca.solvers.chunked_reference`)."""
+    or by the counting passes of :mod:`robustpca.solvers.chunked_reference`).
+
+    Parameters
+    ----------
+    median : float
+        :math:`\operatorname{med}_i \lVert x_i - b \rVert^2`.
+    n_features : int
+        :math:`d` (0 is returned below 1).
+    """
     if n_features < 1:
         return 0.0
     return float(median) / float(stats.chi2.ppf(0.5, n_features))
@@ -273,10 +302,20 @@ def noise_variance_from_sum(
     n_components: int,
     count: float | None = None,
 ) -> float:
-    r"""The classical :math:`\sigma^2` of :func:`noise_variance` from
-    :math:`\sum_i w_i OD_i^2`, :math:`\sum_i w_i` and the weights'
-    :func:`~robustpca.robust_scale.variance_count` (``None``: whole weights) (0 when
-    ``k >= d``)."""
+    r"""The classical :math:`\sigma^2` of :func:`noise_variance` from the weighted sum
+    of :math:`OD^2` and the weights' sum and count (0 when ``k >= d``).
+
+    Parameters
+    ----------
+    sum_od2 : float
+        :math:`\sum_i w_i OD_i^2`.
+    total_weight : float
+        :math:`\sum_i w_i`.
+    n_features, n_components : int
+        :math:`d` and :math:`k`.
+    count : float or None, default=None
+        The weights' :func:`~robustpca.robust_scale.variance_count`; None: whole weights.
+    """
     dof = n_features - n_components
     if dof <= 0:
         return 0.0
@@ -288,7 +327,15 @@ def noise_variance_from_sum(
 def noise_variance_from_median(median_od2: float, n_features: int, n_components: int) -> float:
     r"""The robust :math:`\sigma^2` of :func:`noise_variance` from the (weighted)
     median of :math:`OD^2`, however it was found (in memory, or by counting passes):
-    :math:`\operatorname{med} OD^2 / \chi^2_{d-k}(1/2)` (0 when ``k >= d``)."""
+    :math:`\operatorname{med} OD^2 / \chi^2_{d-k}(1/2)` (0 when ``k >= d``).
+
+    Parameters
+    ----------
+    median_od2 : float
+        :math:`\operatorname{med} OD^2`.
+    n_features, n_components : int
+        :math:`d` and :math:`k`.
+    """
     dof = n_features - n_components
     if dof <= 0:
         return 0.0

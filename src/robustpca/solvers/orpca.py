@@ -115,7 +115,13 @@ class ORPCAState:
     A_rows: np.ndarray | None = None
 
     def surrogate(self, basis: np.ndarray | None = None) -> float:
-        r""":math:`g_t(L)` at ``basis`` (default: the state's), per unit of weight."""
+        r""":math:`g_t(L)` per unit of weight.
+
+        Parameters
+        ----------
+        basis : ndarray of shape (n_features, n_components) or None, default=None
+            :math:`L`; None: the state's.
+        """
         L = np.asarray(self.basis if basis is None else basis, dtype=np.float64)
         if self.A_rows is None:
             quad = 0.5 * float(np.sum(L * (L @ self.A)))
@@ -130,12 +136,24 @@ class ORPCAState:
 class OrpcaStep:
     """What one batch's projection returns: coefficients, the two parts, the loss terms.
 
-    ``low_rank = coefficients @ basis.T`` and ``sparse`` are the batch's split, computed
-    with the basis of the batch's start (Algorithm 1: :math:`r_t, e_t` from
-    :math:`L_{t-1}`); ``clipped = z - e - low_rank`` is the residual inside
-    :math:`[-\\lambda_2, \\lambda_2]`; ``n_iter`` the inner iterations run. A projection
-    asked for the residual instead (:func:`orpca_project`) leaves ``low_rank`` and
-    ``sparse`` None and gives ``residual = z - low_rank = sparse + clipped``.
+    The split is computed with the basis of the batch's start (Algorithm 1: :math:`r_t,
+    e_t` from :math:`L_{t-1}`).
+
+    Attributes
+    ----------
+    coefficients : ndarray of shape (n_samples, n_components)
+        The rows' coefficients :math:`r_i`.
+    low_rank : ndarray of shape (n_samples, n_features) or None
+        ``coefficients @ basis.T``, the batch's low-rank part; None from a projection
+        asked for the residual instead (:func:`orpca_project`).
+    sparse : ndarray of shape (n_samples, n_features) or None
+        The batch's sparse part :math:`E`; None where ``low_rank`` is.
+    clipped : ndarray of shape (n_samples, n_features)
+        ``z - e - low_rank``, the residual inside :math:`[-\\lambda_2, \\lambda_2]`.
+    n_iter : int
+        The inner iterations run.
+    residual : ndarray of shape (n_samples, n_features) or None
+        ``z - low_rank = sparse + clipped``, from a projection asked for it; else None.
     """
 
     coefficients: np.ndarray
@@ -317,17 +335,33 @@ def orpca_project(
     \lambda_1 I)^{-1}L^\top` and :math:`E \leftarrow \mathcal S_{\lambda_2}(Z - RL^\top)`
     from the ridge coefficients of ``Z``, written on the clipped residual
     :math:`C = Z - E - RL^\top` (so :math:`R \leftarrow RH + CP^\top`): two products with
-    ``r`` columns and two passes over the batch per iteration. Stops when every row's
-    low-rank part changes by at most ``tol`` times the row's norm (the paper's criterion
-    on :math:`r`, taken on :math:`Lr`), or after ``max_iter`` iterations. Rows without
-    clipped entries are exact after the first iteration. With one component the same
-    minimiser is found as the root of a scalar function (:func:`_project_rank_one`),
-    ``max_iter`` then bounding its evaluations. ``Z`` is not modified. ``work``: an
-    array of ``Z``'s shape and dtype for the work space, returned as ``clipped`` (a
-    stream passes the last batch's, so that no new batch-sized memory is touched).
-    ``residual``: give ``Z - low_rank`` instead of the two parts (a stream that
-    thresholds the residual needs neither: two batch-sized arrays fewer), written over
-    ``out`` where it is an array of ``Z``'s shape and dtype.
+    ``r`` columns and two passes over the batch per iteration. Rows without clipped
+    entries are exact after the first iteration. With one component the same minimiser
+    is found as the root of a scalar function (:func:`_project_rank_one`).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The batch (not modified).
+    basis : ndarray of shape (n_features, n_components)
+        :math:`L`.
+    lambda1 : float
+        :math:`\lambda_1`, the ridge on the coefficients.
+    lambda2 : float
+        :math:`\lambda_2`, the l1 penalty of the sparse part.
+    max_iter : int, default=20
+        The most iterations (with one component: evaluations of the scalar function).
+    tol : float, default=1e-4
+        Stops when every row's low-rank part changes by at most ``tol`` times the row's
+        norm (the paper's criterion on :math:`r`, taken on :math:`Lr`).
+    work : ndarray or None, default=None
+        An array of ``Z``'s shape and dtype for the work space, returned as ``clipped``
+        (a stream passes the last batch's, so that no new batch-sized memory is touched).
+    residual : bool, default=False
+        Give ``Z - low_rank`` instead of the two parts (a stream that thresholds the
+        residual needs neither: two batch-sized arrays fewer).
+    out : ndarray or None, default=None
+        Written over with the residual where it is an array of ``Z``'s shape and dtype.
     """
     R, buf, n_iter = _coefficients(Z, basis, lambda1, lambda2, max_iter, tol, work)
     Lt = np.ascontiguousarray(basis.T)
@@ -347,7 +381,13 @@ def orpca_project(
 
 def orpca_low_rank(coefficients: np.ndarray, basis: np.ndarray) -> np.ndarray:
     """The low-rank part ``coefficients @ basis.T`` of a projection, as
-    :func:`orpca_project` forms it (the same products, so the same values)."""
+    :func:`orpca_project` forms it (the same products, so the same values).
+
+    Parameters
+    ----------
+    coefficients : ndarray of shape (n_samples, n_components)
+    basis : ndarray of shape (n_features, n_components)
+    """
     out = np.empty((coefficients.shape[0], basis.shape[0]), dtype=coefficients.dtype)
     return _outer(coefficients, np.ascontiguousarray(basis.T), out)
 
@@ -433,10 +473,21 @@ def orpca_loss(
     :math:`\sum_i \tfrac12\lVert z_i - e_i\rVert^2 + \tfrac{\lambda_1}{2}\lVert r_i\rVert^2 +
     \lambda_2\lVert e_i\rVert_1`, and of the loss at the projection's basis,
     :math:`\sum_i \ell(z_i, L)` (with :math:`z_i - e_i - Lr_i` the clipped residual).
+    :math:`\lVert e_i\rVert_1` is read off :math:`\langle E, C\rangle/\lambda_2`, since
+    :math:`C = \pm\lambda_2` with the sign of :math:`E` wherever :math:`E \ne 0`.
 
-    ``CtR`` (:math:`C^\top R`, which the update computes anyway) saves a pass over the
-    batch; :math:`\lVert e_i\rVert_1` is read off :math:`\langle E, C\rangle/\lambda_2`,
-    since :math:`C = \pm\lambda_2` with the sign of :math:`E` wherever :math:`E \ne 0`.
+    Parameters
+    ----------
+    step : OrpcaStep
+        The batch's projection.
+    basis : ndarray of shape (n_features, n_components)
+        :math:`L`, the projection's basis.
+    lambda1 : float
+        :math:`\lambda_1` of the projection.
+    lambda2 : float
+        :math:`\lambda_2` of the projection.
+    CtR : ndarray of shape (n_features, n_components) or None, default=None
+        :math:`C^\top R`, which the update computes anyway: it saves a pass over the batch.
     """
     R = step.coefficients.astype(np.float64)
     gram = (basis.T @ basis).astype(np.float64)
@@ -480,8 +531,26 @@ def orpca_update(
     (with :math:`Z - E = RL^\top + C`, one product), and :math:`L \leftarrow
     B(A + \lambda_1 I)^{-1}`, the surrogate's minimiser. ``state`` is updated in place
     and returned with the batch's :class:`OrpcaStep` and its loss
-    :math:`\sum_i \ell(z_i, L_{t-1})`. ``work``, ``residual`` and ``out``: as in
-    :func:`orpca_project`.
+    :math:`\sum_i \ell(z_i, L_{t-1})`.
+
+    Parameters
+    ----------
+    state : ORPCAState
+        Updated in place.
+    Z : ndarray of shape (n_samples, n_features)
+        The batch.
+    forgetting : float, default=1.0
+        :math:`\beta`, the decay of the statistics per sample (1: the paper's).
+    max_iter : int, default=20
+        As in :func:`orpca_project`.
+    tol : float, default=1e-4
+        As in :func:`orpca_project`.
+    work : ndarray or None, default=None
+        As in :func:`orpca_project`.
+    residual : bool, default=False
+        As in :func:`orpca_project`.
+    out : ndarray or None, default=None
+        As in :func:`orpca_project`.
     """
     L = state.basis
     step = orpca_project(

@@ -84,10 +84,17 @@ def _ridged(G: np.ndarray, lambda1) -> np.ndarray:
 
 def observed_ridges(lambda1: float, weights: np.ndarray) -> np.ndarray:
     r"""Each row's ridge in the split: :math:`\lambda_1\sqrt{|O_i|/p}`, with
-    :math:`|O_i|` the row's observed entries (``weights``: 1 where observed). A
-    penalty sized for a complete sample (the norm of its noise, 'auto') keeps that
-    meaning on the entries a row has; a row with few of them would otherwise be shrunk
-    towards zero, and the background with it."""
+    :math:`|O_i|` the row's observed entries. A penalty sized for a complete sample (the
+    norm of its noise, 'auto') keeps that meaning on the entries a row has; a row with
+    few of them would otherwise be shrunk towards zero, and the background with it.
+
+    Parameters
+    ----------
+    lambda1 : float
+        :math:`\lambda_1`, the ridge of a complete row.
+    weights : ndarray of shape (n_samples, n_features)
+        Nonzero (1) where observed, 0 at the gaps.
+    """
     p = weights.shape[1]
     counts = np.count_nonzero(weights, axis=1).astype(np.float64)
     return float(lambda1) * np.sqrt(counts / max(p, 1))
@@ -123,11 +130,27 @@ def orpca_project_observed(
     one product with ``r`` columns and three passes over the batch per iteration. With
     one component the minimiser is found as there, as the root of a scalar function
     (:func:`~.orpca._project_rank_one` with its sums over the observed entries;
-    ``max_iter`` bounds its evaluations). ``observed``: boolean, like ``Z``; the entries
-    of ``Z`` elsewhere are ignored (NaN or any value). Returns the
-    :class:`~.orpca.OrpcaStep` of the batch in ``Z``'s dtype: the low-rank part on every
-    entry (it fills the gaps), the sparse part and the clipped residual zero at the
-    gaps. ``Z`` is not modified.
+    ``max_iter`` bounds its evaluations). Returns the :class:`~.orpca.OrpcaStep` of the
+    batch in ``Z``'s dtype: the low-rank part on every entry (it fills the gaps), the
+    sparse part and the clipped residual zero at the gaps.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The batch (not modified); its entries off ``observed`` are ignored (NaN or any
+        value).
+    observed : ndarray of shape (n_samples, n_features)
+        Boolean, True where an entry is observed.
+    basis : ndarray of shape (n_features, n_components)
+        :math:`L`.
+    lambda1 : float
+        :math:`\lambda_1`, the ridge of a complete row (:func:`observed_ridges`).
+    lambda2 : float
+        :math:`\lambda_2`, the l1 penalty of the sparse part.
+    max_iter : int, default=20
+        The most iterations.
+    tol : float, default=1e-4
+        The stopping rule's tolerance (above).
     """
     dtype = Z.dtype
     weights = observed.astype(dtype)
@@ -179,13 +202,32 @@ def _clipped_residual(Z0, weights, R, Lt, lo, hi, out) -> np.ndarray:
 
 def rows_basis_step(A_rows: np.ndarray, B: np.ndarray, lambda1: float) -> np.ndarray:
     r"""The minimiser of the per-feature surrogate: row ``j`` is
-    :math:`(A_j + \lambda_1 I)^{-1}B_j` (float64, (p, r))."""
+    :math:`(A_j + \lambda_1 I)^{-1}B_j` (float64, (p, r)).
+
+    Parameters
+    ----------
+    A_rows : ndarray of shape (n_features, n_components, n_components)
+        The per-feature :math:`A_j`.
+    B : ndarray of shape (n_features, n_components)
+        The rows :math:`B_j`.
+    lambda1 : float
+        :math:`\lambda_1` (a small ridge where it is 0).
+    """
     return _solve(_ridged(A_rows, lambda1), B)
 
 
 def accumulate_rows(A_rows: np.ndarray, observed: np.ndarray, R: np.ndarray) -> None:
-    """Add ``sum_i observed[i, j] r_i r_i'`` to each feature's ``A_rows[j]``, in place
-    (``observed``: boolean or 0/1 weights, (n, p))."""
+    """Add ``sum_i observed[i, j] r_i r_i'`` to each feature's ``A_rows[j]``, in place.
+
+    Parameters
+    ----------
+    A_rows : ndarray of shape (n_features, n_components, n_components)
+        Float64; updated in place.
+    observed : ndarray of shape (n_samples, n_features)
+        Boolean or 0/1 weights.
+    R : ndarray of shape (n_samples, n_components)
+        The rows' coefficients :math:`r_i`.
+    """
     weights = observed.astype(np.float64, copy=False)
     r = R.shape[1]
     for k in range(r):
@@ -215,6 +257,22 @@ def orpca_update_observed(
     per-feature statistics takes OR-PCA's :math:`A` for every feature first. ``state``
     is updated in place and returned with the batch's step and its loss
     :math:`\sum_i \ell_\Omega(z_i, L_{t-1})`.
+
+    Parameters
+    ----------
+    state : ORPCAState
+        Updated in place.
+    Z : ndarray of shape (n_samples, n_features)
+        The batch; its entries off ``observed`` are ignored.
+    observed : ndarray of shape (n_samples, n_features)
+        Boolean, True where an entry is observed.
+    forgetting : float, default=1.0
+        :math:`\beta`, the decay of the statistics per sample, as in
+        :func:`~.orpca.orpca_update`.
+    max_iter : int, default=20
+        As in :func:`orpca_project_observed`.
+    tol : float, default=1e-4
+        As in :func:`orpca_project_observed`.
     """
     L = state.basis
     step = orpca_project_observed(

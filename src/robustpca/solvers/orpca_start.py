@@ -35,10 +35,23 @@ def robust_residual_scale(
     observed: np.ndarray | None = None,
 ) -> float:
     """The MAD scale (about zero) of the entries of the residual ``Z - W U'``, from at most
-    :data:`SCALE_SAMPLE` of them drawn from ``rng`` (the residual is formed on those
-    only), floored at :data:`SCALE_FLOOR` times their root mean square of ``Z``; 1.0 when
-    ``Z`` is zero (any positive value serves: nothing is left to scale). ``observed``
-    (boolean, like ``Z``), when given, restricts the entries to those it marks."""
+    :data:`SCALE_SAMPLE` of them (the residual is formed on those only), floored at
+    :data:`SCALE_FLOOR` times their root mean square of ``Z``; 1.0 when ``Z`` is zero
+    (any positive value serves: nothing is left to scale).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+    W : ndarray of shape (n_samples, n_components)
+        The rows' coefficients.
+    U : ndarray of shape (n_features, n_components)
+        The basis.
+    rng : numpy.random.Generator
+        Draws the entries (with replacement) where there are more than
+        :data:`SCALE_SAMPLE`.
+    observed : ndarray of shape (n_samples, n_features) or None, default=None
+        Boolean; when given, restricts the entries to those it marks.
+    """
     n, p = Z.shape
     if observed is not None:
         flat = np.flatnonzero(observed)
@@ -65,13 +78,26 @@ def feature_median(Z: np.ndarray) -> np.ndarray:
     """The per-feature (column) median of ``Z``, :func:`numpy.median` along axis 0 to the
     bit (:func:`~robustpca.robust_scale._column_medians`: blocks of columns selected at
     one ``kth``, or sorted when short, instead of NumPy's selection at two order
-    statistics along the first axis)."""
+    statistics along the first axis).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+    """
     return _column_medians(Z)
 
 
 def fill_gaps(Z: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """``Z`` with each entry not ``observed`` at its feature's median over the observed
-    ones (0 for a feature observed nowhere): a start for the directions, not a fit."""
+    """``Z`` with each entry not observed at its feature's median over the observed
+    ones (0 for a feature observed nowhere): a start for the directions, not a fit.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The batch (not modified; any value at the gaps).
+    observed : ndarray of shape (n_samples, n_features)
+        Boolean, True where an entry is observed.
+    """
     centre = _nan_median(np.where(observed, Z, np.nan), axis=0)
     centre = np.where(np.isnan(centre), 0, centre).astype(Z.dtype)
     return np.where(observed, Z, centre).astype(Z.dtype, copy=False)
@@ -81,7 +107,17 @@ def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generato
     """An orthonormal (p, r) start from a batch: the direction of the per-feature median,
     then the top directions of what its projection leaves, clipped at three MAD scales
     of its entries so that gross sparse entries do not take them (from the ``b x b``
-    Gram matrix), completed by random orthonormal directions where the batch has fewer."""
+    Gram matrix), completed by random orthonormal directions where the batch has fewer.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The batch, complete.
+    n_components : int
+        The number ``r`` of directions.
+    rng : numpy.random.Generator
+        Draws the entries of the MAD scale and the completing directions.
+    """
     median = feature_median(Z).astype(np.float64)
     norm = float(np.linalg.norm(median))
     if not norm > 0:  # a centred batch: its top singular direction instead
@@ -140,12 +176,34 @@ def orpca_initialize(
     last alternation's residual, where the start's subspace was crude) gives the
     penalties left as None: :math:`\lambda_1 = \hat\sigma\sqrt p` and
     :math:`\lambda_2 = \hat\sigma` (:class:`~robustpca.OnlineRobustPCA`, Notes).
-    The statistics start at zero: the first update counts the batch once. ``work``: the
-    alternations' work space, as in :func:`orpca_project` (a stream passes the array its
-    first update will use). ``observed`` (boolean, like ``Z``), when given: ``U`` is
-    that of ``Z`` with its gaps filled (:func:`fill_gaps`), the scales are those of the
-    observed entries, the alternations are :mod:`.orpca_observed`'s, and the state
-    holds per-feature statistics (zero).
+    The statistics start at zero: the first update counts the batch once.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The first batch.
+    n_components : int
+        The rank ``r`` of the basis.
+    lambda1 : float or None
+        :math:`\lambda_1`; None sets it from the residual scale.
+    lambda2 : float or None
+        :math:`\lambda_2`; None sets it from the residual scale.
+    rng : numpy.random.Generator
+        For :func:`initial_directions` and :func:`robust_residual_scale`.
+    n_iter : int, default=3
+        The alternations of problem (3) on the batch.
+    max_iter : int, default=20
+        As in :func:`~.orpca.orpca_project`, for each alternation's projection.
+    tol : float, default=1e-4
+        As in :func:`~.orpca.orpca_project`.
+    work : ndarray or None, default=None
+        The alternations' work space, as in :func:`~.orpca.orpca_project` (a stream
+        passes the array its first update will use).
+    observed : ndarray of shape (n_samples, n_features) or None, default=None
+        Boolean, True where an entry is observed. When given, ``U`` is that of ``Z``
+        with its gaps filled (:func:`fill_gaps`), the scales are those of the observed
+        entries, the alternations are :mod:`.orpca_observed`'s, and the state holds
+        per-feature statistics (zero).
     """
     dtype = Z.dtype
     filled = fill_gaps(Z, observed) if observed is not None else Z
