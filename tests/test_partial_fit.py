@@ -412,6 +412,21 @@ def test_reference_sample_keeps_every_row_then_a_uniform_sample():
     assert counts.mean() == pytest.approx(50.0)
 
 
+def test_reference_sample_forgets_every_held_row_at_forgetting_factor_zero():
+    """A forgetting factor of 0 gives the rows held no weight: the sample is the new
+    batch, also once it held a subsample (the new rows went to random slots, and old
+    rows survived where two of them collided)."""
+    X = np.arange(200.0).repeat(2).reshape(200, 2)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        sample = ReferenceSample.empty(10, 2).update(X[:150], np.ones(150), rng)
+        assert not sample.exact
+        sample = sample.update(X[150:160], np.ones(10), rng, forgetting_factor=0.0)
+        np.testing.assert_array_equal(np.sort(sample.rows[:, 0]), X[150:160, 0])
+        sample = sample.update(X[160:], np.ones(40), rng, forgetting_factor=0.0)
+        assert sample.rows.shape == (10, 2) and np.all(sample.rows[:, 0] >= X[160, 0])
+
+
 # -- real data -----------------------------------------------------------------------------
 
 

@@ -524,9 +524,9 @@ class ReferenceSample:
     Reservoir sampling (Vitter 1985, Algorithm R): every row seen since the last reset is
     kept with the same probability, ``capacity / n_seen`` (all while at most ``capacity``).
     With a forgetting factor, while every row seen is held, their weights are discounted
-    as the statistics are (exactly; 0 forgets them); once rows are left out the count of
-    rows seen is discounted instead, so recent rows enter more often (Aggarwal 2006's
-    biased reservoir: approximately an exponentially weighted sample).
+    as the statistics are (exactly); once rows are left out the count of rows seen is
+    discounted instead, so recent rows enter more often (Aggarwal 2006's biased
+    reservoir: approximately an exponentially weighted sample). 0 forgets every row held.
 
     Attributes
     ----------
@@ -580,7 +580,7 @@ class ReferenceSample:
             Whether to empty the sample first.
         """
         lam = float(forgetting_factor)
-        forget = reset or (lam == 0.0 and self.exact)
+        forget = reset or lam == 0.0  # all weight on the new rows: none held is kept
         base = ReferenceSample.empty(self.capacity, X.shape[1]) if forget else self
         seen = base.seen * lam
         held = base.weights * lam if base.exact and lam != 1.0 else base.weights
