@@ -408,3 +408,19 @@ def test_residual_route_is_partial_fit_decompose_without_the_parts(burn_in, batc
     assert ours._residual_into is None
     np.testing.assert_allclose(ours.objective_history_, theirs.objective_history_, rtol=1e-5)
     np.testing.assert_array_equal(ours.decompose(X[:20])[0], theirs.decompose(X[:20])[0])
+
+
+def test_the_residual_route_takes_one_array_as_work_space_and_output():
+    """``orpca_project(..., residual=True)`` given one array as ``work`` and ``out``: the
+    residual and the clipped residual were written into the same array, and the
+    residual came back clipped."""
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((40, 8))
+    L = np.linalg.qr(rng.standard_normal((8, 2)))[0]
+    ref = orpca_project(Z, L, 0.1, 0.2, max_iter=50, tol=1e-10, residual=True)
+    shared = np.empty_like(Z)
+    got = orpca_project(
+        Z, L, 0.1, 0.2, max_iter=50, tol=1e-10, residual=True, work=shared, out=shared
+    )
+    np.testing.assert_array_equal(got.residual, ref.residual)
+    np.testing.assert_array_equal(got.clipped, ref.clipped)

@@ -368,6 +368,8 @@ def orpca_project(
     bound = Z.dtype.type(lambda2)
     if residual:
         into = reusable(out, Z)
+        if into is not None and np.shares_memory(into, buf):  # one array for both
+            into = None
         D = _outer(R, Lt, work_space(Z.shape, Z.dtype) if into is None else into)
         np.subtract(Z, D, out=D)
         np.clip(D, -bound, bound, out=buf)
