@@ -42,16 +42,11 @@ from robustpca.linalg import subspace_sq_residuals
 from robustpca.losses import L21Loss
 from robustpca.metrics import projector_distance
 from robustpca.solvers import StopReason, solve_optimal_mean_pca
-from robustpca.solvers.chunked import (
-    Moments,
-    NumpyPassRunner,
-    WeightedPCAStep,
-    moments_pass,
-    reweight_pass,
-)
+from robustpca.solvers.chunked import Moments, NumpyPassRunner, moments_pass, reweight_pass
 from robustpca.solvers.chunked_gram import GramPasses, NumpyColumnRunner
 from robustpca.solvers.chunked_gram_pca import solve_optimal_mean_pca_gram
 from robustpca.solvers.chunked_pca import solve_optimal_mean_pca_chunked
+from robustpca.solvers.chunked_steps import WeightedPCAStep
 
 from .conftest import REPO, fit_passes, random_data
 

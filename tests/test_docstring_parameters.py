@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
-import api_sections  # noqa: E402
+import api_sections
 
 HEADING = re.compile(r"^(\w[\w ]*)\n-{3,}\n", re.M)
 
@@ -111,7 +111,10 @@ def test_the_public_api_is_found():
 
 
 def test_the_parser_reads_numpydoc_entries():
-    doc = "Summary.\n\nParameters\n----------\nX, Y : array\n    Text.\n*args : any\n\nReturns\n-------\nout : float\n"
+    doc = (
+        "Summary.\n\nParameters\n----------\nX, Y : array\n    Text.\n*args : any\n\n"
+        "Returns\n-------\nout : float\n"
+    )
     assert _sections(doc) == {"Parameters": ["X", "Y", "args"], "Returns": ["out"]}
 
 

@@ -119,6 +119,29 @@ def r_t_pca(
 
     With :math:`\alpha_s = \alpha_t = \alpha` and :math:`\beta_s = \beta_t = \beta`, as in
     Guo's sec. 5; the recovered target is :math:`A_t M_c + M_t`.
+
+    Parameters
+    ----------
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source :math:`X_s^0` and the corrupted target :math:`X_t`.
+    n_shared : int, default=8
+        Rank bound of the shared part :math:`M_c`; 0 drops it.
+    n_source : int, default=3
+        Rank bound of the source's own part :math:`M_s`; 0 drops it.
+    n_target : int, default=3
+        Rank bound of the target's own part :math:`M_t` (``n_shared + n_target >= 1``).
+    alpha : float, default=1.0
+        :math:`\alpha_s = \alpha_t`, the weight of the squared reconstruction errors.
+    beta : float, default=0.1
+        :math:`\beta_s = \beta_t`, the weight of the l1 norms of the sparse errors.
+    **options
+        ``accelerate``, ``max_iter``, ``tol``: options of
+        :class:`~robustpca.estimators._transfer.RobustTransferPCA`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target :math:`\hat X_t`.
     """
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
@@ -138,7 +161,31 @@ def r_t_pca(
 def r_s_pca(
     source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
 ) -> np.ndarray:
-    """R-S-PCA: rank-constrained robust PCA of ``[source; target]``, target rows."""
+    r"""R-S-PCA: rank-constrained robust PCA of ``[source; target]``, target rows.
+
+    Parameters
+    ----------
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source :math:`X_s^0` and the corrupted target :math:`X_t`.
+    n_shared : int, default=8
+        With ``n_target``, the rank bound ``n_shared + n_target`` (at least 1) of the stack's fit.
+    n_source : int, default=3
+        Not used (R-T-PCA's only).
+    n_target : int, default=3
+        See ``n_shared``.
+    alpha : float, default=1.0
+        Weight of the squared reconstruction error (:math:`\alpha`).
+    beta : float, default=0.1
+        Weight of the l1 norm of the sparse errors (:math:`\beta`).
+    **options
+        ``accelerate``, ``max_iter``, ``tol``: options of
+        :class:`~robustpca.estimators._transfer.RankConstrainedRobustPCA`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target :math:`\hat X_t`.
+    """
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     stacked = _rpca(np.vstack([Xs, Xt]), n_shared + n_target, alpha, beta, options)
@@ -148,21 +195,85 @@ def r_s_pca(
 def r_pca(
     source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
 ) -> np.ndarray:
-    """R-PCA: rank-constrained robust PCA of the target alone (``source`` is unused)."""
+    r"""R-PCA: rank-constrained robust PCA of the target alone.
+
+    Parameters
+    ----------
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source :math:`X_s^0` (checked, not used) and the corrupted target
+        :math:`X_t`.
+    n_shared : int, default=8
+        With ``n_target``, the rank bound ``n_shared + n_target`` (at least 1) of the fit.
+    n_source : int, default=3
+        Not used (R-T-PCA's only).
+    n_target : int, default=3
+        See ``n_shared``.
+    alpha : float, default=1.0
+        Weight of the squared reconstruction error (:math:`\alpha`).
+    beta : float, default=0.1
+        Weight of the l1 norm of the sparse errors (:math:`\beta`).
+    **options
+        ``accelerate``, ``max_iter``, ``tol``: options of
+        :class:`~robustpca.estimators._transfer.RankConstrainedRobustPCA`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target :math:`\hat X_t`.
+    """
     _, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _rpca(Xt, n_shared + n_target, alpha, beta, options)
 
 
 def s_pca(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
-    """S-PCA: best rank-``n_shared + n_target`` approximation of ``[source; target]``."""
+    r"""S-PCA: best rank-``n_shared + n_target`` approximation of ``[source; target]``.
+
+    Parameters
+    ----------
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source :math:`X_s^0` and the corrupted target :math:`X_t`.
+    n_shared : int, default=8
+        With ``n_target``, the rank ``n_shared + n_target`` (at least 1) of the approximation.
+    n_source : int, default=3
+        Not used (R-T-PCA's only).
+    n_target : int, default=3
+        See ``n_shared``.
+    **_
+        Ignored: the robust methods' ``alpha``, ``beta`` and solver options.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target :math:`\hat X_t`.
+    """
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _truncated(np.vstack([Xs, Xt]), n_shared + n_target)[Xs.shape[0] :]
 
 
 def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
-    """PCA: best rank-``n_shared + n_target`` approximation of the target."""
+    r"""PCA: best rank-``n_shared + n_target`` approximation of the target.
+
+    Parameters
+    ----------
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source :math:`X_s^0` (checked, not used) and the corrupted target
+        :math:`X_t`.
+    n_shared : int, default=8
+        With ``n_target``, the rank ``n_shared + n_target`` (at least 1) of the approximation.
+    n_source : int, default=3
+        Not used (R-T-PCA's only).
+    n_target : int, default=3
+        See ``n_shared``.
+    **_
+        Ignored: the robust methods' ``alpha``, ``beta`` and solver options.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target :math:`\hat X_t`.
+    """
     Xt = _check_pair(source, target)[1]
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _truncated(Xt, n_shared + n_target)
@@ -171,8 +282,33 @@ def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> n
 def r_2step_pca(
     source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
 ) -> np.ndarray:
-    r"""R-2Step-PCA: :math:`M_c` from robust PCA of the stack, then :math:`M_t` from the rest
-    (a rank of 0 drops its step)."""
+    r"""R-2Step-PCA: :math:`M_c` from robust PCA of the stack, then :math:`M_t` from the rest.
+
+    Parameters
+    ----------
+    source, target : array-like of shape (n_source_samples, d) and (n_samples, d)
+        The clean source :math:`X_s^0` and the corrupted target :math:`X_t`.
+    n_shared : int, default=8
+        Rank bound of the robust PCA of the stack, whose target rows are :math:`A_t M_c`; 0
+        drops the step.
+    n_source : int, default=3
+        Not used (R-T-PCA's only).
+    n_target : int, default=3
+        Rank bound of the robust PCA of :math:`X_t - A_t M_c`, giving :math:`M_t`; 0 drops
+        the step (``n_shared + n_target >= 1``).
+    alpha : float, default=1.0
+        Weight of the squared reconstruction error (:math:`\alpha`).
+    beta : float, default=0.1
+        Weight of the l1 norm of the sparse errors (:math:`\beta`).
+    **options
+        ``accelerate``, ``max_iter``, ``tol``: options of
+        :class:`~robustpca.estimators._transfer.RankConstrainedRobustPCA`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, d)
+        The recovered low-rank target :math:`\hat X_t`.
+    """
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     shared = _rpca(np.vstack([Xs, Xt]), n_shared, alpha, beta, options)[Xs.shape[0] :]

@@ -31,8 +31,19 @@ def as_float_array(X, name: str = "X", keep_float32: bool = False):
     """Validate a dask array lazily: 2-D, real, known chunk sizes; chunks are kept,
     except empty ones.
 
-    The result is float64 (cast chunk by chunk), or float32 for float32 input with
-    ``keep_float32`` (the transforms, which keep float32 like the NumPy ones).
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        The array; any other type raises ``TypeError``.
+    name : str, default="X"
+        The array's name in the error messages.
+    keep_float32 : bool, default=False
+        Keep float32 input as float32 (the transforms, which keep float32 like the NumPy
+        ones); other input is cast to float64 chunk by chunk.
+
+    Returns
+    -------
+    dask.array.Array of shape (n_samples, n_features)
     """
     _, da = _dask()
     if not isinstance(X, da.Array):
@@ -60,7 +71,17 @@ def as_float_array(X, name: str = "X", keep_float32: bool = False):
 
 
 def row_blocks(X):
-    """``X`` with one chunk of columns (the tall route): column chunks are merged."""
+    """``X`` with one chunk of columns (the tall route): column chunks are merged.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        The validated array (:func:`as_float_array`).
+
+    Returns
+    -------
+    dask.array.Array of shape (n_samples, n_features)
+    """
     return X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
 
 
@@ -71,6 +92,15 @@ def column_blocks(X):
     columns only is used as it is; otherwise the row chunks are merged, keeping the
     column chunks when the merged blocks hold at most ``max(WIDE_BLOCK_VALUES, largest
     chunk)`` values and splitting the columns into blocks of that size if not.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        The validated array (:func:`as_float_array`).
+
+    Returns
+    -------
+    dask.array.Array of shape (n_samples, n_features)
     """
     if X.numblocks[0] == 1:
         return X
@@ -82,10 +112,11 @@ def column_blocks(X):
 
 
 def bounded(X, dtype, name: str = "X"):
-    """``X`` whose blocks raise, when computed, :func:`~robustpca._validation.
-    check_magnitude`'s ``ValueError`` (or scikit-learn's for an infinity) where an entry's
-    square would overflow once summed over all of ``X``: the in-memory check, for the
-    input's ``dtype``, in every pass at the cost of a max and a min per block."""
+    """``X`` whose blocks raise, when computed,
+    :func:`~robustpca._validation.check_magnitude`'s ``ValueError`` (or scikit-learn's for
+    an infinity) where an entry's square would overflow once summed over all of ``X``: the
+    in-memory check, for the input's ``dtype``, in every pass at the cost of a max and a
+    min per block."""
     from .._validation import magnitude_limit
 
     size = int(np.prod(X.shape))

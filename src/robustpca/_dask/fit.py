@@ -68,16 +68,24 @@ WIDE_SPLIT_EVERY = 2
 class DaskPassRunner:
     """Runs a kernel over the blocks of a dask array: one ``dask.compute`` per pass.
 
-    ``axis=0`` (tall route, ``X`` in one chunk of columns): blocks of rows, and
-    ``runner(kernel, rows=None, **params)`` builds one task per chunk,
-    ``kernel(x_block, rows_block, **params)``, with ``rows`` (per-sample values: NumPy
-    or dask) split like the rows of ``X``. ``axis=1`` (wide route, ``X`` in one chunk of
-    rows): blocks of whole columns, and the second argument (per-feature values, NumPy)
-    is split like the columns. The dictionaries are added in a tree of
-    :func:`~robustpca.solvers.chunked.combine_parts` tasks (groups of ``split_every``,
-    by default :data:`SPLIT_EVERY`) and the root is computed with the active scheduler (threads,
-    processes or a ``distributed.Client``), together with ``also`` (any dask collection,
-    returned under ``'also'``).
+    ``runner(kernel, rows=None, **params)`` builds one task per block,
+    ``kernel(x_block, rows_block, **params)``, with ``rows`` split like the blocks. The
+    dictionaries are added in a tree of :func:`~robustpca.solvers.chunked.combine_parts`
+    tasks and the root is computed with the active scheduler (threads, processes or a
+    ``distributed.Client``), together with ``also`` (any dask collection, returned under
+    ``'also'``).
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        The data, in one chunk of columns for ``axis=0`` and one chunk of rows for
+        ``axis=1``.
+    axis : {0, 1}, default=0
+        ``0`` (tall route): blocks of rows, and ``rows`` holds per-sample values (NumPy or
+        dask). ``1`` (wide route): blocks of whole columns, and ``rows`` holds per-feature
+        values (NumPy).
+    split_every : int, default=8
+        The number of results a task of the tree adds up (:data:`SPLIT_EVERY`).
     """
 
     def __init__(self, X, axis: int = 0, split_every: int = SPLIT_EVERY):

@@ -162,14 +162,29 @@ def lazy_rows(estimator, X, method):
 def lazy_method(estimator, name: str, X):
     """Apply ``estimator.<name>`` to the dask array ``X``, lazily (nothing is computed).
 
-    ``name`` is ``'transform'``, ``'reconstruct'``, ``'reconstruction_error'``,
-    ``'score_samples'`` (by whole-row blocks) or ``'inverse_transform'``, computed with the NumPy
-    formulas of :class:`~robustpca.estimators._base.BaseSubspaceEstimator` (float32
-    stays float32, other dtypes are cast to float64). The result is chunked like the
+    The method is computed with the NumPy formulas of
+    :class:`~robustpca.estimators._base.BaseSubspaceEstimator` (float32 stays float32,
+    other dtypes are cast to float64). The result is chunked like the
     rows of ``X``. With one chunk of columns each block is mapped on its own; with
     several (wide data), the products are summed over the column chunks and
     ``reconstruct`` keeps the chunks of ``X``. ``inverse_transform`` output has blocks
     of about dask's ``array.chunk-size`` along the features.
+
+    Parameters
+    ----------
+    estimator : BaseSubspaceEstimator
+        A fitted estimator.
+    name : str
+        The method: ``"transform"``, ``"reconstruct"``, ``"reconstruction_error"``,
+        ``"score_samples"`` (by whole-row blocks) or ``"inverse_transform"``; any other
+        name raises ``ValueError``.
+    X : dask.array.Array
+        The input: samples of shape (n_samples, n_features), or scores of shape
+        (n_samples, n_components) for ``"inverse_transform"``.
+
+    Returns
+    -------
+    dask.array.Array
     """
     check_is_fitted(estimator)
     if name == "inverse_transform":

@@ -271,6 +271,15 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
 
         The generalized mean of the squared reconstruction errors about ``mean_``; with
         ``p = 1`` it is PCA's mean squared reconstruction error.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; the errors are those of :meth:`reconstruction_error`.
+
+        Returns
+        -------
+        float
         """
         p = check_p(self.p)
         e = self.reconstruction_error(X) ** 2

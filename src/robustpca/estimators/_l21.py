@@ -145,6 +145,16 @@ class L21PCA(BaseSubspaceEstimator):
         )
 
     def l21_objective(self, X) -> float:
-        """Objective (8) on ``X``: ``sum_i ||W^T (x_i - mean_)||_2``."""
+        """Objective (8) on ``X``: ``sum_i ||W^T (x_i - mean_)||_2``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples (no NaN).
+
+        Returns
+        -------
+        float
+        """
         X = self._check_X(X)
         return float(np.linalg.norm((X - self.mean_) @ self.components_.T, axis=1).sum())

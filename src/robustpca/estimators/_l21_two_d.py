@@ -126,6 +126,16 @@ class L21TwoDPCA(BaseTwoDEstimator):
         )
 
     def l21_objective(self, X) -> float:
-        """Objective (27) on ``X``: ``sum_i ||U^T (A_i - mean) V||_F``."""
+        """Objective (27) on ``X``: ``sum_i ||U^T (A_i - mean) V||_F``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            Images ``A_i``, flattened in C order.
+
+        Returns
+        -------
+        float
+        """
         E = self._centred_images(X)
         return l21_two_d_objective(E, self.left_components_, self.right_components_)

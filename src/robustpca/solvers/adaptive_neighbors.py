@@ -171,6 +171,17 @@ def adaptive_neighbor_gamma(g, n_neighbors: int) -> float:
     ``k = n`` (or, after the tie rule of :func:`adaptive_neighbor_weights`, when no
     error exceeds :math:`g_{(k)}`).
 
+    Parameters
+    ----------
+    g : array-like of shape (n_samples,)
+        Per-sample errors (any finite reals; squared residuals in RWL-AN PCA).
+    n_neighbors : int
+        ``k``, the number of activated samples, in ``[1, n_samples]``.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> from robustpca.solvers.adaptive_neighbors import adaptive_neighbor_gamma
@@ -190,8 +201,20 @@ def simplex_weights(g, gamma: float) -> np.ndarray:
     2\gamma` with the threshold :math:`\tau` set by :math:`p^\top 1 = 1` (found by
     sorting, ``O(n log n)``; working with :math:`\tau` rather than :math:`g/2\gamma`
     avoids overflow for tiny :math:`\gamma`). The number of non-zeros then depends on
-    the errors. ``gamma = inf`` gives uniform weights; ``gamma = 0`` (a linear program)
-    spreads the mass evenly over the smallest errors.
+    the errors.
+
+    Parameters
+    ----------
+    g : array-like of shape (n_samples,)
+        Per-sample errors.
+    gamma : float
+        The regularisation :math:`\gamma \ge 0`. ``inf`` gives uniform weights; ``0`` (a
+        linear program) spreads the mass evenly over the smallest errors.
+
+    Returns
+    -------
+    p : ndarray of shape (n_samples,)
+        Non-negative weights summing to one.
 
     Examples
     --------
@@ -218,8 +241,19 @@ def simplex_weights(g, gamma: float) -> np.ndarray:
 def rwl_an_objective(g: np.ndarray, p: np.ndarray, gamma: float) -> float:
     r"""Objective (16) (or 6): :math:`\sum_i p_i g_i + \gamma p_i^2`.
 
-    With :math:`\gamma = \infty` (``k = n``) the regulariser is an infinite constant and
-    only :math:`\sum_i p_i g_i` is returned.
+    Parameters
+    ----------
+    g : ndarray of shape (n_samples,)
+        Per-sample errors (squared residuals).
+    p : ndarray of shape (n_samples,)
+        Weights on the simplex.
+    gamma : float
+        The regularisation :math:`\gamma`. With :math:`\gamma = \infty` (``k = n``) the
+        regulariser is an infinite constant and only :math:`\sum_i p_i g_i` is returned.
+
+    Returns
+    -------
+    float
     """
     value = float(p @ g)
     if np.isfinite(gamma):
@@ -257,14 +291,34 @@ class AdaptiveNeighborLoss(RobustLoss):
         return p, gamma, g
 
     def rho(self, r):
+        r"""The per-sample terms :math:`p_i g_i + \gamma p_i^2` of objective (16).
+
+        Parameters
+        ----------
+        r : ndarray of shape (n_samples,)
+            Residual norms; the errors are :math:`g = r^2`.
+        """
         p, gamma, g = self._solve(r)
         return p * g + (gamma * p * p if np.isfinite(gamma) else 0.0)
 
     def weights(self, r):
+        """The minimiser :math:`p` of problem (6) for the errors :math:`g = r^2`.
+
+        Parameters
+        ----------
+        r : ndarray of shape (n_samples,)
+            Residual norms.
+        """
         return self._solve(r)[0]
 
     def gamma_for(self, r: np.ndarray) -> float:
-        r"""The :math:`\gamma` in force for residual norms ``r``."""
+        r"""The :math:`\gamma` in force for residual norms ``r``.
+
+        Parameters
+        ----------
+        r : ndarray of shape (n_samples,)
+            Residual norms.
+        """
         return self._solve(r)[1]
 
     @property

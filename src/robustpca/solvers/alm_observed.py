@@ -238,8 +238,7 @@ def solve_observed(
     rng: np.random.Generator,
     callback: Callback | None = None,
 ) -> SolverResult:
-    r"""The convex problems on the observed entries (module docstring); ``X`` may hold
-    NaN off ``observed``.
+    r"""The convex problems on the observed entries (module docstring).
 
     - ``row_sparse=False``: PCP, :math:`\lVert L\rVert_* + \lambda\lVert P_\Omega(S)
       \rVert_1` (:func:`~.alm.solve_pcp` on complete data);
@@ -249,22 +248,57 @@ def solve_observed(
       :math:`\lVert E\rVert_{2,1} + \gamma\lVert L\rVert_*`
       (:func:`~.alm.solve_outlier_pursuit`, :func:`~.alm.solve_crpca_om`).
 
-    ``center`` subtracts the observed column means first (``'median'``: their medians;
-    as :func:`~.alm.solve_pcp` does). ``mu=None``: :math:`\mu_0 = 1.25/\lVert
-    P_\Omega(X)\rVert_2`; ``mu_max=None``: :math:`10^7\mu_0` for all three problems
-    (the gap certifies the fit whatever the cap). ``gap_tol`` (None: Lin et al.'s primal
-    rule alone) is the certified relative duality gap the loop goes on to meet (module
-    docstring). Returns the result of the complete-data solver, with ``low_rank``
-    filling the gaps and ``sparse`` zero there: ``objective`` is the papers' objective
-    (for the row-sparse problems :math:`\lVert E\rVert_{2,1} + \gamma\lVert
-    L\rVert_*`, ``gamma = 1 / lam``) at the feasible point :math:`(L_k, b_k,
-    P_\Omega(X - L_k - \mathbf 1 b_k^\top))` after each iteration, ``info['mu']`` is
-    :math:`\mu_0` and ``info['objective_parts']`` holds the objective's two terms per
-    iteration (nuclear norm, then l1 or l2,1 norm). Data equal to their offset on
-    :math:`\Omega` stop at once (``StopReason.EXACT``, no iteration).
-    ``callback(iteration, state)`` after each iteration, as in :func:`~.alm.solve_pcp`
-    (``state.components``: the row space of the low-rank iterate; ``state.mean``: its
-    offset); returning ``True`` stops.
+    Data equal to their offset on :math:`\Omega` stop at once (``StopReason.EXACT``, no
+    iteration).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data; may hold NaN off ``observed``.
+    observed : ndarray of bool of shape (n_samples, n_features)
+        True at the observed entries :math:`\Omega`.
+    lam : float
+        The weight :math:`\lambda` of the sparse penalty.
+    row_sparse : bool, default=False
+        Penalise the rows' l2,1 norm (outlier pursuit, CRPCA-OM) rather than the l1 norm.
+    with_mean : bool, default=False
+        Fit the free mean :math:`b` (CRPCA-OM).
+    center : {False, True, "median"}, default=False
+        Subtract the observed column means (``"median"``: their medians) first, as
+        :func:`~.alm.solve_pcp` does.
+    n_components : int or None, default=None
+        Rows of the result's ``components``; None: ``max(rank, 1)``.
+    mu : float or None, default=None
+        Initial penalty :math:`\mu_0`; None: :math:`1.25/\lVert P_\Omega(X)\rVert_2`.
+    mu_max : float or None, default=None
+        Cap on the penalty; None: :math:`10^7\mu_0` for all three problems (the gap
+        certifies the fit whatever the cap).
+    rho : float, default=1.5
+        Growth factor of the penalty.
+    max_iter : int, default=1000
+        Maximum number of iterations.
+    tol : float, default=1e-7
+        Target of the relative primal residual on :math:`\Omega`.
+    gap_tol : float or None, default=None
+        The certified relative duality gap the loop goes on to meet (module docstring);
+        None: Lin et al.'s primal rule alone.
+    rng : numpy.random.Generator
+        Draws the start vectors; completes ``components`` beyond the rank.
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` after each iteration, as in :func:`~.alm.solve_pcp`
+        (``state.components``: the row space of the low-rank iterate; ``state.mean``: its
+        offset); returning ``True`` stops.
+
+    Returns
+    -------
+    SolverResult
+        The result of the complete-data solver, with ``low_rank`` filling the gaps and
+        ``sparse`` zero there: ``objective`` is the papers' objective (for the row-sparse
+        problems :math:`\lVert E\rVert_{2,1} + \gamma\lVert L\rVert_*`, ``gamma = 1 /
+        lam``) at the feasible point :math:`(L_k, b_k, P_\Omega(X - L_k - \mathbf 1
+        b_k^\top))` after each iteration, ``info['mu']`` is :math:`\mu_0` and
+        ``info['objective_parts']`` holds the objective's two terms per iteration
+        (nuclear norm, then l1 or l2,1 norm).
     """
     return _solve(
         np.where(observed, X, 0.0),

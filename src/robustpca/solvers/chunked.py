@@ -8,38 +8,34 @@ closed-form step with a per-sample weight rule. For problem (14),
     \;\Rightarrow\; b = \frac{\sum_i d_i x_i}{\sum_i d_i},\quad
     U = \text{top-}k \text{ eigenvectors of } \sum_i d_i (x_i - b)(x_i - b)^\top ,
 
-the step needs only the weighted count, mean and ``d x d`` scatter, which are sums over
-the samples. A *pass* visits every chunk of rows once and returns these small sums: at the
-current state ``x`` each chunk computes its residual norms ``r_i(x)``, the weights
-``d_i = h'(r_i^2)`` of the loss and its weighted moments, and the runner adds the
-chunks up. The eigen step then runs in memory on the ``d x d`` matrix: one pass is one
-iteration. For accuracy, no scatter is accumulated about the origin: a chunk's scatter is
-taken about its own mean in the first pass and about the current centre afterwards
-(a shift by less than the data's spread), and chunks are merged by the pairwise formula
-of Chan, Golub & LeVeque (:class:`Moments`), so data far from the origin lose nothing to
-cancellation.
+the step needs only the weighted count, mean and ``d x d`` scatter, which are sums over the
+samples. A *pass* visits every chunk of rows once and returns these small sums: at the current
+state ``x`` each chunk computes its residual norms ``r_i(x)``, the weights ``d_i = h'(r_i^2)`` of
+the loss and its weighted moments, and the runner adds the chunks up. The eigen step then runs in
+memory on the ``d x d`` matrix: one pass is one iteration. For accuracy, no scatter is accumulated
+about the origin: a chunk's scatter is taken about its own mean in the first pass and about the
+current centre afterwards (a shift by less than the data's spread), and chunks are merged by the
+pairwise formula of Chan, Golub & LeVeque (:class:`Moments`), so data far from the origin lose
+nothing to cancellation.
 
-That fusion needs a *local* weight rule: ``d_i`` must depend on ``r_i`` alone. The
-rules of R1-PCA with the median cutoff, of RWL-AN (the ``k`` smallest errors) and of an
-exactly zero ``epsilon`` (residuals floored at ``1e-12`` times the largest) depend on
-every residual; their iterations take two passes, one that brings the ``n`` residual
-norms back (``8 n`` bytes) for the global rule and one that forms the moments with the
-resulting weights (:func:`weights_are_local`).
+That fusion needs a *local* weight rule: ``d_i`` must depend on ``r_i`` alone. The rules of R1-PCA
+with the median cutoff, of RWL-AN (the ``k`` smallest errors) and of an exactly zero ``epsilon``
+(residuals floored at ``1e-12`` times the largest) depend on every residual; their iterations take
+two passes, one that brings the ``n`` residual norms back (``8 n`` bytes) for the global rule and
+one that forms the moments with the resulting weights (:func:`weights_are_local`).
 
-Wide data (``n_samples < n_features``) take the Gram route instead, as in memory:
-passes over blocks of whole columns gather the centred ``n x n`` Gram matrix and problem
-(14) is solved on it in memory; those passes and that problem are in
-:mod:`robustpca.solvers.chunked_gram`, which reuses :class:`Rows`, :func:`combine_parts`
-and the sub-block size from here. The per-method solvers built on this module are in
-:mod:`robustpca.solvers.chunked_pca` (and :mod:`robustpca.solvers.chunked_gram_pca` for
-wide data).
+Wide data (``n_samples < n_features``) take the Gram route instead, as in memory: passes over
+blocks of whole columns gather the centred ``n x n`` Gram matrix, on which problem (14) is solved
+in memory (:mod:`robustpca.solvers.chunked_gram`, which reuses :class:`Rows`, :func:`combine_parts`
+and the sub-block size from here). The per-method solvers built on this module are in
+:mod:`robustpca.solvers.chunked_pca` (and :mod:`robustpca.solvers.chunked_gram_pca` for wide data).
 
 A runner is any callable ``run(kernel, rows=None, **params) -> dict`` that applies
-``kernel(x_block, rows_block, **params)`` to every chunk and adds the returned
-dictionaries key by key (numbers and arrays by ``+``, :class:`Moments` by Chan's formula,
-:class:`Rows` by concatenation in chunk order). :class:`NumpyPassRunner` is the in-memory
-runner; :mod:`robustpca._dask` provides the dask one, with one ``dask.compute`` per call.
-Nothing here imports dask, validates or warns.
+``kernel(x_block, rows_block, **params)`` to every chunk and adds the returned dictionaries key by
+key (numbers and arrays by ``+``, :class:`Moments` by Chan's formula, :class:`Rows` by
+concatenation in chunk order). :class:`NumpyPassRunner` is the in-memory runner;
+:mod:`robustpca._dask` provides the dask one, with one ``dask.compute`` per call. Nothing here
+imports dask, validates or warns.
 
 References
 ----------
@@ -70,7 +66,6 @@ from typing import Any
 
 import numpy as np
 
-from ..linalg import positive_eigen_mask, top_eigh
 from ..losses import CappedL2Loss, CauchyLoss, HuberLoss, L2pLoss, L21Loss, RobustLoss, WelschLoss
 from ..robust_scale import effective_count, is_whole
 from ._result import IterationState, StopReason
@@ -81,9 +76,6 @@ __all__ = [
     "Moments",
     "NumpyPassRunner",
     "Rows",
-    "SubspaceIterationStep",
-    "SubspaceState",
-    "WeightedPCAStep",
     "by_sub_blocks",
     "combine_parts",
     "gather_stats",
@@ -103,17 +95,29 @@ PassRunner = Callable[..., dict]
 class Moments:
     """Weighted count, mean and centred scatter of a set of rows; ``+`` merges two sets.
 
-    ``scatter`` is :math:`\\sum_i w_i (x_i - \\bar x_w)(x_i - \\bar x_w)^\\top` (``None``
-    when only the mean is gathered). Merging uses Chan et al.'s pairwise update,
+    Merging uses Chan et al.'s pairwise update,
     :math:`S = S_a + S_b + \\frac{w_a w_b}{w_a + w_b}\\,\\delta\\delta^\\top` with
     :math:`\\delta = \\bar x_b - \\bar x_a`, exact in exact arithmetic and free of the
     cancellation of :math:`\\sum w x x^\\top - W \\bar x \\bar x^\\top`.
+
+    Parameters
+    ----------
+    weight : float
+        The total weight :math:`W = \\sum_i w_i`.
+    mean : ndarray of shape (n_features,)
+        The weighted mean :math:`\\bar x_w`.
+    scatter : ndarray of shape (n_features, n_features) or None
+        :math:`\\sum_i w_i (x_i - \\bar x_w)(x_i - \\bar x_w)^\\top`; None where only the
+        mean is gathered.
+    square : float, default=0.0
+        :math:`\\sum_i w_i^2`, for :attr:`count`.
+    whole : bool, default=True
+        Whether every weight is a whole number (frequency weights), for :attr:`count`.
     """
 
     weight: float
     mean: np.ndarray
     scatter: np.ndarray | None
-    #: :math:`\\sum_i w_i^2`, and whether every weight is a whole number (:attr:`count`)
     square: float = 0.0
     whole: bool = True
 
@@ -138,14 +142,29 @@ class Moments:
         return effective_count(self.weight, self.square, self.whole)
 
     def scatter_about(self, center: np.ndarray) -> np.ndarray:
-        """:math:`\\sum_i w_i (x_i - c)(x_i - c)^\\top` for a fixed centre ``c``."""
+        """:math:`\\sum_i w_i (x_i - c)(x_i - c)^\\top` for a fixed centre.
+
+        Parameters
+        ----------
+        center : ndarray of shape (n_features,)
+            The centre :math:`c`.
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
         delta = self.mean - center
         return self.scatter + self.weight * np.outer(delta, delta)
 
 
 @dataclass(frozen=True)
 class Rows:
-    """Per-sample values of consecutive chunks; ``+`` appends (chunk order is kept)."""
+    """Per-sample values of consecutive chunks; ``+`` appends (chunk order is kept).
+
+    Parameters
+    ----------
+    parts : tuple of ndarray
+    """
 
     parts: tuple[np.ndarray, ...]
 
@@ -205,7 +224,17 @@ SUB_BLOCK_VALUES = 1 << 20
 
 
 def sub_blocks(n_rows: int, n_features: int) -> list[tuple[int, int]]:
-    """Row ranges of the sub-blocks of a chunk (at least one, possibly empty)."""
+    """Row ranges of the sub-blocks of a chunk (at least one, possibly empty).
+
+    Parameters
+    ----------
+    n_rows, n_features : int
+        The chunk's shape.
+
+    Returns
+    -------
+    list of (int, int)
+    """
     size = max(64, SUB_BLOCK_VALUES // max(n_features, 1))
     return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)] or [(0, 0)]
 
@@ -250,7 +279,18 @@ def by_value_blocks(func: Callable[[np.ndarray], np.ndarray], x, like=None) -> n
 
 
 def by_sub_blocks(kernel: Callable[..., dict]) -> Callable[..., dict]:
-    """Run a chunk kernel on each sub-block of the chunk and add the results."""
+    """Run a chunk kernel on each sub-block of the chunk and add the results.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(x, rows=None, **params) -> dict``, as a runner applies it.
+
+    Returns
+    -------
+    callable
+        The kernel by sub-blocks, with the same signature.
+    """
 
     @wraps(kernel)
     def run_by_sub_blocks(x, rows=None, **params) -> dict:
@@ -298,9 +338,14 @@ def block_moments(x, w, *, scatter=True, reference=None, xc=None) -> Moments:
 def moments_pass(x, rows=None, *, check_finite=False, check_weights=False) -> dict:
     """First pass: moments with unit weights (or ``rows`` as sample weights).
 
-    ``check_finite`` / ``check_weights`` raise ``ValueError`` on a chunk holding NaN or
-    infinity (in ``X`` or in the weights) or negative weights, so that validation costs
-    no pass of its own.
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+    rows : ndarray of shape (n_rows,) or None, default=None
+        The chunk's sample weights; ``None``: unit weights.
+    check_finite, check_weights : bool, default=False
+        Raise ``ValueError`` on a chunk holding NaN or infinity (in ``X`` or in the
+        weights) or negative weights, so that validation costs no pass of its own.
     """
     if check_finite and not np.isfinite(x).all():
         raise ValueError(
@@ -319,109 +364,21 @@ def moments_pass(x, rows=None, *, check_finite=False, check_weights=False) -> di
     return {"moments": block_moments(x, w)}
 
 
-# --------------------------------------------------------------------------- steps
-@dataclass(frozen=True)
-class SubspaceState:
-    """An iterate of the weighted-PCA step: centre, usable basis (d, r <= k), eigenvalues."""
-
-    mean: np.ndarray
-    basis: np.ndarray
-    eigvals: np.ndarray
-
-
-@dataclass(frozen=True)
-class WeightedPCAStep:
-    """Problem (14) of Nie et al. (2014) in passes (RPCA-OM, PCA-GM, RWL-AN, PCA).
-
-    Parameters
-    ----------
-    n_components : int
-        ``k``; 0 with ``location_only`` (a weighted mean, Algorithm 1 of Oh & Kwak).
-    center : ndarray or None
-        A fixed centre (PCA-GM's :math:`m_G`); ``None`` estimates the weighted mean.
-    location_only : bool
-        Gather the weighted mean only (no scatter, no subspace).
-    zero_rtol : float
-        Residual norms at most ``zero_rtol * ||x_i - b||`` are set to 0 (RWL-AN).
-    """
-
-    n_components: int
-    center: np.ndarray | None = None
-    location_only: bool = False
-    zero_rtol: float = 0.0
-
-    def prepare(self, x, state: SubspaceState):
-        return x - state.mean
-
-    def residuals(self, xc, state: SubspaceState) -> np.ndarray:
-        U = state.basis
-        R = xc - (xc @ U) @ U.T if U.shape[1] else xc
-        r = np.sqrt(np.einsum("ij,ij->i", R, R))
-        if self.zero_rtol:
-            r[r <= self.zero_rtol * np.sqrt(np.einsum("ij,ij->i", xc, xc))] = 0.0
-        return r
-
-    def stats(self, xc, state: SubspaceState, w) -> Moments:
-        """Weighted moments of the chunk (``xc`` from :meth:`prepare` is overwritten)."""
-        return block_moments(None, w, scatter=not self.location_only, reference=state.mean, xc=xc)
-
-    def solve(self, moments: Moments, previous: SubspaceState | None = None) -> SubspaceState:
-        d = moments.mean.shape[0]
-        if self.location_only:
-            return SubspaceState(moments.mean, np.empty((d, 0)), np.empty(0))
-        if self.center is None:
-            mean, S = moments.mean, moments.scatter
-        else:
-            mean, S = self.center, moments.scatter_about(self.center)
-        vals, vecs = top_eigh(0.5 * (S + S.T), self.n_components)
-        usable = positive_eigen_mask(vals)
-        return SubspaceState(mean, vecs[:, usable], vals[usable])
-
-
-def _orth_qr(A: np.ndarray) -> np.ndarray:
-    """Q factor of ``A`` with a non-negative diagonal of R (as R1-PCA's solver)."""
-    Q, R = np.linalg.qr(A)
-    signs = np.sign(np.diag(R))
-    signs[signs == 0] = 1.0
-    return Q * signs[None, :]
-
-
-@dataclass(frozen=True)
-class SubspaceIterationStep:
-    r"""R1-PCA's step (Ding et al. 2006): :math:`U \leftarrow \mathrm{orth}(C_w U)`.
-
-    The state is ``U`` (d, r); the pass gathers :math:`C_w U = \sum_i w_i (x_i - \bar x)
-    (x_i - \bar x)^\top U` (d, r), and the residuals are
-    :math:`\sqrt{\lVert x_i - \bar x\rVert^2 - \lVert U^\top (x_i - \bar x)\rVert^2}`,
-    the formula of :func:`~robustpca.solvers.solve_r1_pca`'s scatter route.
-    """
-
-    mean: np.ndarray
-
-    def prepare(self, x, U):
-        xc = x - self.mean
-        return xc, xc @ U
-
-    def residuals(self, aux, U) -> np.ndarray:
-        xc, proj = aux
-        r2 = np.einsum("ij,ij->i", xc, xc) - np.einsum("ij,ij->i", proj, proj)
-        return np.sqrt(np.maximum(r2, 0.0))
-
-    def stats(self, aux, U, w) -> np.ndarray:
-        xc, proj = aux
-        return xc.T @ (w[:, None] * proj)
-
-    def solve(self, CwU: np.ndarray, previous: np.ndarray) -> np.ndarray:
-        return previous if previous.shape[1] == 0 else _orth_qr(CwU)
-
-
 @by_sub_blocks
 def reweight_pass(x, rows=None, *, step, state, loss=None, mode="fused") -> dict:
     """One chunk of a reweighting pass at ``state``.
 
-    ``mode='fused'``: residuals, the local ``loss`` weights, their objective and the
-    step's statistics with those weights. ``'residuals'``: the residual norms only.
-    ``'stats'``: the statistics with the given weights ``rows``.
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+    rows : ndarray of shape (n_rows,) or None, default=None
+    step, state
+        The step (a :mod:`~robustpca.solvers.chunked_steps` step) and its state.
+    loss : RobustLoss or None, default=None
+    mode : {"fused", "residuals", "stats"}, default="fused"
+        ``'fused'``: residuals, the local ``loss`` weights, their objective and the
+        step's statistics with those weights. ``'residuals'``: the residual norms only.
+        ``'stats'``: the statistics with the given weights ``rows``.
     """
     aux = step.prepare(x, state)
     if mode == "residuals":
@@ -437,9 +394,25 @@ def reweight_pass(x, rows=None, *, step, state, loss=None, mode="fused") -> dict
 
 
 def rows_block(x, *, step, state, loss, which: str, scale: float = 1.0) -> np.ndarray:
-    """Residual norms (``which='residuals'``) or ``scale *`` weights of one chunk.
+    """Residual norms or weights of one chunk; for a local weight rule only
+    (:func:`weights_are_local`).
 
-    Only for a local weight rule (:func:`weights_are_local`).
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A chunk of rows.
+    step, state
+        The step (a :mod:`~robustpca.solvers.chunked_steps` step) and its state.
+    loss : RobustLoss
+        The loss whose weights are wanted.
+    which : {"residuals", "weights"}
+        The residual norms, or ``scale`` times the loss's weights.
+    scale : float, default=1.0
+        Multiplies the weights.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
     """
     parts = []
     for a, b in sub_blocks(*x.shape):
@@ -454,6 +427,10 @@ def weights_are_local(loss: RobustLoss) -> bool:
     False for a scale re-estimated from all residuals (Huber/Cauchy ``threshold=None``,
     Welsch ``kernel_width=None``), for ``epsilon=0`` (zero residuals are floored relative
     to the largest) and for any loss not listed here (such as RWL-AN's).
+
+    Parameters
+    ----------
+    loss : RobustLoss
     """
     if isinstance(loss, L2pLoss) and loss.p == 2:
         return True
@@ -472,7 +449,22 @@ def _given(value):
 
 
 def gather_stats(run: PassRunner, step, state, weights: np.ndarray):
-    """A pass gathering ``step``'s statistics at ``state`` for the in-memory ``weights``."""
+    """A pass gathering ``step``'s statistics at ``state`` for the in-memory ``weights``.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner.
+    step, state
+        The step (a :mod:`~robustpca.solvers.chunked_steps` step) and its state.
+    weights : ndarray of shape (n_samples,)
+        The weights of every row.
+
+    Returns
+    -------
+    object
+        The sum of the chunks' ``step.stats``.
+    """
     return run(reweight_pass, weights, step=step, state=state, mode="stats")["stats"]
 
 
@@ -480,10 +472,15 @@ def gather_stats(run: PassRunner, step, state, weights: np.ndarray):
 class ChunkedReweightingResult:
     """Outcome of :func:`minimize_reweighted_chunked`.
 
-    ``residuals`` and ``weights`` (at ``solution``) are arrays for a global weight rule,
-    whose loop brings them back anyway, and ``None`` for a local one (recompute them
-    chunk by chunk with :func:`rows_block` and ``loss``). ``loss`` is the concrete loss
-    at the solution (``loss.resolve(residuals)``).
+    Attributes
+    ----------
+    solution, loss
+        The last state, and the concrete loss at it (``loss.resolve(residuals)``).
+    residuals, weights : ndarray of shape (n_samples,) or None
+        At ``solution`` for a global weight rule, whose loop brings them back anyway;
+        ``None`` for a local one (recompute them chunk by chunk with :func:`rows_block`).
+    objective, n_iter, converged, stop_reason
+        As in :class:`~robustpca.solvers.ReweightingResult`.
     """
 
     solution: Any
@@ -511,24 +508,23 @@ def minimize_reweighted_chunked(
 ) -> ChunkedReweightingResult:
     """:func:`~robustpca.solvers.minimize_reweighted` with the data seen in passes.
 
-    The same iteration, objective and stopping rules (zero weights, callback, zero
-    objective, relative objective change at most ``tol``), step for step: iteration ``t``
-    solves the weighted step from the statistics of the weights ``d^{(t)}``, then one
-    pass at the new state gives the objective and, for a local rule, the statistics of
-    ``d^{(t+1)}``. For a global rule that pass brings the residuals back, the weights are
-    formed in memory and a second pass (only when the loop goes on) gathers their
-    statistics.
+    The same iteration, objective and stopping rules (zero weights, callback, zero objective,
+    relative objective change at most ``tol``), step for step: iteration ``t`` solves the
+    weighted step from the statistics of the weights ``d^{(t)}``, then one pass at the new
+    state gives the objective and, for a local rule, the statistics of ``d^{(t+1)}``. For a
+    global rule that pass brings the residuals back, the weights are formed in memory and a
+    second pass (only when the loop goes on) gathers their statistics.
 
     Parameters
     ----------
     run : callable
         The pass runner (see the module docstring).
-    step : WeightedPCAStep or SubspaceIterationStep
+    step : chunked_steps.WeightedPCAStep or chunked_steps.SubspaceIterationStep
         ``prepare``/``residuals``/``stats`` per chunk and ``solve`` in memory.
     loss : RobustLoss
     state : object
         The state that ``step.prepare`` uses before the first solve (a reference only
-        for :class:`WeightedPCAStep`; the starting ``U`` of R1-PCA).
+        for :class:`~.chunked_steps.WeightedPCAStep`; the starting ``U`` of R1-PCA).
     initial_stats : callable
         Returns the statistics of the initial weights (a pass, or the first pass's
         moments for uniform weights).

@@ -101,8 +101,16 @@ def _r_of(A: np.ndarray) -> np.ndarray:
 
 
 def godec_first_pass(x, state):
-    """The first pass: finite data and the scaled Gram matrix of ``X``. ``state`` is the
-    chunk's index (set by :func:`solve_godec_chunked`'s caller, see there)."""
+    """The first pass: finite data and the scaled Gram matrix of ``X``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk of ``X``.
+    state : int
+        The chunk's index (set by :func:`solve_godec_chunked`'s caller, see there); the
+        new state is ``[state, None, None]`` (index, ``S``, ``F``).
+    """
     if not np.isfinite(x).all():
         raise ValueError(
             "Input X contains NaN or infinity; a dask fit of GoDec needs finite data "
@@ -151,10 +159,26 @@ def _keep(V, index, selection) -> np.ndarray:
 
 
 def godec_pass(x, state, *, unit, Q, **steps):
-    """One visit of a chunk, in order: form ``F`` (``form``: ``'brp'`` or the ALS row
-    fit), count or gather the digits of ``values`` (all entries as one column when
-    ``values['whole']``), count the entries beyond ``beyond`` (the rule's cutoffs), and
-    set ``S`` (``apply``: the selection) with the sums the next low-rank step needs."""
+    """One visit of a chunk, running the ``steps`` given in a fixed order.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk of ``X``.
+    state : list
+        The chunk's ``[index, S, F]``: its index and its rows of ``S`` and of the row
+        factor ``F``, in units of ``unit`` (``None`` until set).
+    unit : float
+        The power of two that ``X`` is divided by (:class:`ScaledGram`).
+    Q : ndarray of shape (n_features, r) or None
+        The row basis of ``L = F Q^T``.
+    **steps : dict
+        In order: form ``F`` (``form``: ``'brp'`` or the ALS row fit), count or gather
+        the digits of ``values`` (with ``count``, ``gather``, ``guess`` or
+        ``values['ties']``; all entries as one column when ``values['whole']``), count
+        the entries beyond ``beyond`` (the rule's cutoffs), and set ``S`` (``apply``:
+        the selection) with the ``sums`` the next low-rank step needs.
+    """
     form, values, apply, sums, beyond = map(
         steps.get, ("form", "values", "apply", "sums", "beyond")
     )
@@ -306,8 +330,30 @@ def _top_k(run, pass_params, values, k, size, counts, spec, guess=None, out=None
 
 def column_cutoffs(run, params, n, rule, reference, out=None, spec=None, guess=None):
     """The rule's cutoffs ``c * 1.4826 median_i |R_ij|`` (floored as
-    :meth:`~.godec_card.ResidualCutoff.thresholds` floors them), medians exact; ``out``:
-    a pass's first counts made with ``spec`` (and ``guess``'s brackets), else one pass."""
+    :meth:`~.godec_card.ResidualCutoff.thresholds` floors them), medians exact.
+
+    Parameters
+    ----------
+    run : callable
+        The state runner of :func:`solve_godec_chunked`.
+    params : dict
+        ``{"unit": unit, "Q": Q}``, the arguments of :func:`godec_pass` at the current
+        ``F`` and ``Q``.
+    n : int
+        Number of rows (the median ranks).
+    rule : ResidualCutoff
+        Gives the multiplier ``c`` (``rule.cutoff``).
+    reference : float
+        The RMS of ``X`` in units of ``unit``; ``1.4826 median_i |R_ij|`` is floored
+        at ``sqrt(eps) * reference``.
+    out : dict or None, default=None
+        A pass's first counts (``out["counts"]``), and ``guess``'s brackets gathered
+        with them; ``None`` runs a counting pass here.
+    spec : dict or None, default=None
+        The spec of those counts (:func:`~.chunked_order_statistics.radix_level_one`).
+    guess : object or None, default=None
+        The brackets around the last medians (``_Guess``), tried before radix selection.
+    """
     d = params["Q"].shape[0]
     ranks = np.repeat(median_ranks(n)[:, None], d, axis=1)
     if out is None:
@@ -400,12 +446,36 @@ def solve_godec_chunked(
     stopping rules and result of :func:`~robustpca.solvers.godec.solve_godec` on fully
     observed data.
 
-    ``run`` is a state runner (:mod:`~robustpca.solvers.chunked_state`) whose
-    ``states`` were set to the chunks' indices ``0, 1, ...`` before the first pass (ties
-    are broken by chunk); ``first`` the sums of :func:`godec_first_pass`; the others as
-    for ``solve_godec`` (``card``: an int or a ``ResidualCutoff``). The result is
-    ``solve_godec``'s, ``low_rank`` and ``sparse`` from ``run.map_states``; ``info`` adds
-    ``nnz`` (non-zeros of ``S``) and ``scale`` (the unit, RMS and basis of the state).
+    Parameters
+    ----------
+    run : callable
+        A state runner (:mod:`~robustpca.solvers.chunked_state`) whose ``states`` were
+        set to the chunks' indices ``0, 1, ...`` before the first pass (ties are broken
+        by chunk).
+    first : dict
+        The sums of :func:`godec_first_pass`.
+    rank : int
+        Rank bound ``r``.
+    card : int or ResidualCutoff
+        Cardinality bound ``k`` of ``S``, or the rule that sets it, as for
+        ``solve_godec``.
+    power : int, default=1
+        Power iterations ``q`` of the BRP.
+    max_iter : int, default=100
+        Iterations at most.
+    tol : float, default=1e-7
+        Tolerance of the stopping rules of ``solve_godec``.
+    rng : numpy.random.Generator
+        Draws the first BRP projection and completes a rank-deficient basis.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops.
+
+    Returns
+    -------
+    SolverResult
+        ``solve_godec``'s, ``low_rank`` and ``sparse`` from ``run.map_states``; ``info``
+        adds ``nnz`` (non-zeros of ``S``) and ``scale`` (the unit, RMS and basis of the
+        state).
     """
     unit, gram = first["gram"].unit or 1.0, first["gram"].gram
     d, n, r = len(gram), run.n_samples, int(rank)

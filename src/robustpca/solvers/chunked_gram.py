@@ -86,6 +86,18 @@ class NumpyColumnRunner:
     cols[a:b], **params)`` to every block of ``chunk_cols`` whole columns (``cols``:
     per-feature values, split like the columns) and adds the results; ``also`` is
     returned under the key ``'also'`` (the dask runner computes it in the same call).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    chunk_cols : int
+        Columns per block.
+
+    Attributes
+    ----------
+    n_passes : int
+        Passes run so far.
     """
 
     def __init__(self, X: np.ndarray, chunk_cols: int):
@@ -119,6 +131,16 @@ def gram_pass(x, cols=None, *, check_finite=False) -> dict:
     by sub-blocks of about 8 MB, widened to float64, whose products are added by BLAS
     ``syrk`` into the upper triangle only (half the flops; the lower triangle stays 0,
     so partial sums add up, and :meth:`GramPasses.first_pass` mirrors the sum once).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples, n_cols)
+        A block of whole columns of ``X``.
+    cols : ndarray or None, default=None
+        Per-feature values of the block; not used.
+    check_finite : bool, default=False
+        Raise ``ValueError`` on a block holding NaN or infinity (validation at no pass
+        of its own).
     """
     if check_finite and not np.isfinite(x).all():
         raise ValueError(
@@ -142,14 +164,29 @@ def gram_pass(x, cols=None, *, check_finite=False) -> dict:
 def column_pass(x, cols=None, *, mode, M=None, point=None, T=None, proj=None) -> dict:
     r"""One block of whole columns, centred on its column means (``B = X0`` restricted).
 
-    ``mode='products'``: the block's rows of :math:`X_0^\top M` (concatenated by the
-    runner into ``d x m``). The other modes work with the centred samples
-    :math:`x_i - b` for :math:`b = c_0 + X_0^\top` ``point`` (``point=None``:
-    :math:`b = c_0`) and a basis :math:`U` given as ``cols`` (explicit ``d x k``, split
-    like the columns) or as :math:`X_0^\top M T`: ``'project'`` returns
-    :math:`(X - 1b^\top) U` and :math:`U^\top U`; ``'residuals'`` returns the squared
-    norms of :math:`(x_i - b) - U\,\mathrm{proj}_i` (formed explicitly, as
-    :func:`~robustpca.linalg.subspace_sq_residuals` does) and of :math:`x_i - b`.
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples, n_cols)
+        A block of whole columns of ``X``.
+    cols : ndarray of shape (n_cols, k) or None, default=None
+        The block's rows of an explicit ``d x k`` basis :math:`U`; ``None``: :math:`U`
+        is :math:`X_0^\top M T` (:math:`X_0^\top M` without ``T``).
+    mode : {"products", "project", "residuals"}
+        ``'products'``: the block's rows of :math:`X_0^\top M` (concatenated by the
+        runner into ``d x m``). The other modes work with the centred samples
+        :math:`x_i - b`: ``'project'`` returns :math:`(X - 1b^\top) U` and
+        :math:`U^\top U`; ``'residuals'`` the squared norms of
+        :math:`(x_i - b) - U\,\mathrm{proj}_i` (formed explicitly, as
+        :func:`~robustpca.linalg.subspace_sq_residuals` does) and of :math:`x_i - b`.
+    M : ndarray of shape (n_samples, m) or None, default=None
+        Coefficients in the row space of :math:`X_0`.
+    point : ndarray of shape (n_samples,) or None, default=None
+        Coefficient of the centre :math:`b = c_0 + X_0^\top` ``point``; ``None``:
+        :math:`b = c_0`.
+    T : ndarray of shape (m, k) or None, default=None
+        Right factor of the implicit basis :math:`X_0^\top M T`.
+    proj : ndarray of shape (n_samples, k) or None, default=None
+        The projections :math:`\mathrm{proj}_i` of ``'residuals'``.
     """
     n, w = x.shape
     mean = x.mean(axis=0, dtype=np.float64)
@@ -182,6 +219,13 @@ def recentred_gram(G: np.ndarray, a: np.ndarray) -> np.ndarray:
     r"""The Gram matrix about :math:`c_0 + X_0^\top a` from the one about :math:`c_0`.
 
     :math:`(I - 1a^\top) G (I - a1^\top)`, without forming an ``n x n`` centring matrix.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n_samples, n_samples)
+        The Gram matrix about :math:`c_0`, :math:`X_0 X_0^\top`.
+    a : ndarray of shape (n_samples,)
+        Coefficient of the new centre; ``G`` itself is returned where it is zero.
     """
     if not np.any(a):
         return G
@@ -209,11 +253,15 @@ def _orthonormaliser(utu: np.ndarray) -> np.ndarray:
 class GramPasses:
     """The wide route's access to ``X``: passes over blocks of whole columns.
 
-    ``run`` is a column runner (:class:`NumpyColumnRunner` or the dask one).
     :meth:`first_pass` brings back the column means ``center`` (``d``) and the centred
     Gram matrix ``gram`` (``n x n``); afterwards every pass ships ``n``-sized
     coefficients and brings back ``n``-sized results, except :meth:`products`
     (``d x m``, the basis and mean of a solution).
+
+    Parameters
+    ----------
+    run : callable
+        A column runner (:class:`NumpyColumnRunner` or the dask one).
     """
 
     def __init__(self, run: PassRunner):
@@ -231,7 +279,14 @@ class GramPasses:
         return float(np.trace(self.gram))
 
     def first_pass(self, also=None):
-        """The Gram pass (checks that ``X`` is finite); returns ``also``, computed with it."""
+        """The Gram pass (checks that ``X`` is finite); returns ``also``, computed with it.
+
+        Parameters
+        ----------
+        also : object or None, default=None
+            Anything the runner should compute in the same call (the dask runner's
+            ``also``), returned as computed.
+        """
         out = self.run(gram_pass, check_finite=True, **({} if also is None else {"also": also}))
         upper = out["gram"]
         self.gram = np.ascontiguousarray(upper + np.triu(upper, 1).T)
@@ -239,22 +294,42 @@ class GramPasses:
         return out.get("also")
 
     def products(self, M: np.ndarray) -> np.ndarray:
-        """:math:`X_0^\\top M` (``d x m``), one pass."""
+        """:math:`X_0^\\top M` (``d x m``), one pass.
+
+        Parameters
+        ----------
+        M : ndarray of shape (n_samples, m)
+            Coefficients in the row space of :math:`X_0`.
+        """
         return self.run(column_pass, mode="products", M=M)["products"].values
 
     def project(self, U: np.ndarray) -> np.ndarray:
-        """:math:`X_0 U` for an explicit ``d x k`` matrix ``U``, one pass."""
+        """:math:`X_0 U` for an explicit matrix ``U``, one pass.
+
+        Parameters
+        ----------
+        U : ndarray of shape (n_features, k)
+            The matrix, shipped split like the columns.
+        """
         return self.run(column_pass, U, mode="project")["proj"]
 
     def sq_residuals(self, point, M=None, U=None) -> tuple[np.ndarray, np.ndarray]:
         r"""Explicit squared residuals :math:`\lVert (I - UU^\top)(x_i - b)\rVert^2` and norms.
 
-        Returns them and :math:`\lVert x_i - b\rVert^2`, for
-        :math:`b = c_0 + X_0^\top` ``point``. With coefficients ``M``, :math:`U` is
-        :math:`X_0^\top M` orthonormalised as by ``cholesky_qr`` (its ``k x k`` Gram
-        :math:`M^\top G M` and the projections :math:`(I - 1\,\mathrm{point}^\top) G M T`
-        come from the Gram matrix), and one pass forms the residual vectors block by
-        block. An explicit ``d x k`` ``U`` takes two passes (projections, residuals).
+        Returns them and :math:`\lVert x_i - b\rVert^2`.
+
+        Parameters
+        ----------
+        point : ndarray of shape (n_samples,) or None
+            Coefficient of the centre :math:`b = c_0 + X_0^\top` ``point``; ``None``:
+            :math:`b = c_0`.
+        M : ndarray of shape (n_samples, k) or None, default=None
+            Coefficients: :math:`U` is :math:`X_0^\top M` orthonormalised as by
+            ``cholesky_qr`` (its ``k x k`` Gram :math:`M^\top G M` and the projections
+            :math:`(I - 1\,\mathrm{point}^\top) G M T` come from the Gram matrix), and
+            one pass forms the residual vectors block by block. Used when ``U`` is None.
+        U : ndarray of shape (n_features, k) or None, default=None
+            An explicit basis, which takes two passes (projections, residuals).
         """
         if U is None:
             GM = self.gram @ M
@@ -274,6 +349,25 @@ class GramSubspace:
 
     Mirrors :class:`~robustpca.linalg.WeightedSubspace`; :meth:`basis` and :meth:`mean`
     share one :meth:`GramPasses.products` pass (run on first use, then kept).
+
+    Parameters
+    ----------
+    problem : GramWeightedPCA
+        The problem solved, which maps coefficients to ``X_0``'s row space.
+    weights : ndarray of shape (n_samples,)
+        The weights :math:`d` of the solve.
+    offset_coef : ndarray of shape (n_samples,)
+        :math:`c = d / 1^\\top d` (zeros without a mean): gives the mean through
+        :meth:`GramWeightedPCA.mean_coef`.
+    eigvals : ndarray of shape (r,)
+        The usable (positive) top eigenvalues.
+    coef : ndarray of shape (n_samples, r)
+        :math:`C = D^{1/2} V \\Lambda^{-1/2}`, the basis :math:`X_c^\\top C` for the data
+        :math:`X_c` centred on the mean (:meth:`GramWeightedPCA.basis_coef`).
+    sq_norms : ndarray of shape (n_samples,)
+        :math:`\\lVert x_i - b\\rVert^2`.
+    residual_sq : ndarray of shape (n_samples,)
+        Squared residual norms :math:`\\lVert (I - UU^\\top)(x_i - b)\\rVert^2`.
     """
 
     def __init__(self, problem, weights, offset_coef, eigvals, coef, sq_norms, residual_sq):
@@ -289,6 +383,7 @@ class GramSubspace:
         self.explicit = False  # whether the residuals were formed explicitly (a pass)
 
     def residuals(self) -> np.ndarray:
+        """The residual norms of the solve (no pass)."""
         return np.sqrt(self._residual_sq)
 
     @property
@@ -321,6 +416,7 @@ class GramSubspace:
         return self._problem.mean_coef(self._offset_coef)
 
     def mean(self) -> np.ndarray:
+        """The mean :math:`b` (``d``), by the pass shared with :meth:`basis`."""
         return self._materialise()[1].copy()
 
     def basis(self) -> np.ndarray:
@@ -351,9 +447,21 @@ class GramWeightedPCA:
     ``SUSPICIOUS_RTOL`` of its norm the residuals are formed explicitly, here by one
     pass (:meth:`GramPasses.sq_residuals`).
 
-    ``reference`` is the coefficient :math:`a_0` of the point the data are centred on,
-    :math:`c_0 + X_0^\top a_0` (the ``reference_weights`` or ``offset`` of
-    ``WeightedPCAProblem``); ``center=False`` keeps that point as the fixed centre.
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes, their first pass already run.
+    n_components : int
+        Subspace dimension ``k``.
+    rng : numpy.random.Generator
+        Used only to complete a rank-deficient basis.
+    center : bool, default=True
+        Whether the weighted mean is estimated; ``False`` keeps the reference point as
+        the fixed centre.
+    reference : ndarray of shape (n_samples,) or None, default=None
+        The coefficient :math:`a_0` of the point the data are centred on,
+        :math:`c_0 + X_0^\top a_0` (the ``reference_weights`` or ``offset`` of
+        ``WeightedPCAProblem``); ``None``: zeros, the column means.
     """
 
     gram = True  # as WeightedPCAProblem.gram: the loop's residuals are differences of squares
@@ -375,13 +483,26 @@ class GramWeightedPCA:
         return self.G.shape[0]
 
     def mean_coef(self, c: np.ndarray) -> np.ndarray:
-        """Coefficient of the mean :math:`b` of a solution (``c``: its offset coefficient)."""
+        """Coefficient of the mean :math:`b` of a solution.
+
+        Parameters
+        ----------
+        c : ndarray of shape (n_samples,)
+            The solution's offset coefficient (:class:`GramSubspace`'s ``offset_coef``).
+        """
         return c if self.with_mean else self.reference
 
     def basis_coef(self, c: np.ndarray, coef: np.ndarray) -> np.ndarray:
         r""":math:`M` with :math:`X_0^\top M = X_r^\top (C - c\,1^\top C)`.
 
         :math:`X_r = X - 1 b_r^\top` is ``X`` centred on the reference point.
+
+        Parameters
+        ----------
+        c : ndarray of shape (n_samples,)
+            The solution's offset coefficient.
+        coef : ndarray of shape (n_samples, r)
+            The solution's basis coefficients :math:`C`.
         """
         N = coef - np.outer(c, coef.sum(axis=0))
         return N - np.outer(self.reference, N.sum(axis=0))
@@ -389,18 +510,29 @@ class GramWeightedPCA:
     def final_residuals(self, sub: GramSubspace, basis: np.ndarray) -> np.ndarray:
         """Residual norms of the returned fit, formed explicitly (RWL-AN's last step).
 
-        Those of ``sub``'s solve if it formed them, else one pass; with a completed
-        ``basis`` (fewer usable directions than ``n_components``) the pass ships that
-        ``d x k`` basis.
+        Parameters
+        ----------
+        sub : GramSubspace
+            The returned solution: its solve's residuals if it formed them, else one pass.
+        basis : ndarray of shape (n_features, n_components)
+            Its completed basis; where it was completed (fewer usable directions than
+            ``n_components``) the pass ships it.
         """
         if sub.coef.shape[1] < self.n_components:
             return np.sqrt(np.clip(self.passes.sq_residuals(sub.mean_coef, U=basis)[0], 0.0, None))
         return sub.explicit_residuals()
 
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> GramSubspace:
-        """Solve problem (14) of Nie et al. (2014) for the given weights (``residuals``:
-        the interface of :meth:`~robustpca.linalg.WeightedPCAProblem.solve`; the Gram
-        route has them at no pass either way)."""
+        """Solve problem (14) of Nie et al. (2014) for the given weights.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (n_samples,)
+            Non-negative sample weights :math:`d`.
+        residuals : bool, default=True
+            Not used: the interface of :meth:`~robustpca.linalg.WeightedPCAProblem.solve`;
+            the Gram route has the residuals at no pass either way.
+        """
         with single_blas_thread(self.n_samples <= SMALL_GRAM):
             return self._solve(weights)
 

@@ -51,8 +51,21 @@ def solve_weighted_pca_gram(
     """Weighted PCA on wide data: :func:`~robustpca.solvers.solve_weighted_pca` on the
     Gram subproblem of the passes (:class:`~robustpca.solvers.chunked_gram.GramWeightedPCA`).
 
-    One pass after :meth:`~robustpca.solvers.chunked.GramPasses.first_pass` (the basis
-    and the weighted mean).
+    One pass after :meth:`~robustpca.solvers.chunked_gram.GramPasses.first_pass` (the
+    basis and the weighted mean).
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    n_components : int
+        Number of components ``k``.
+    weights : ndarray of shape (n_samples,)
+        Non-negative sample weights :math:`d`; the Gram matrix is centred on their
+        weighted mean.
+    rng : numpy.random.Generator
+        Only used to complete the basis of rank-deficient data.
     """
     problem = GramWeightedPCA(passes, n_components, rng, reference=weights / weights.sum())
     return solve_weighted_pca(None, n_components, weights, rng=rng, problem=problem)
@@ -78,6 +91,25 @@ def solve_optimal_mean_pca_gram(
     the passes, so the iterates are those of its Gram route: no pass per iteration (one
     in an iteration where that route forms the residuals explicitly), one at the end for
     the basis and mean.
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    n_components : int
+        Number of components ``k``.
+    loss : RobustLoss
+        :class:`~robustpca.losses.L21Loss` gives RPCA-OM as published.
+    rng : numpy.random.Generator
+        Only used to complete the basis of rank-deficient data.
+    max_iter : int, default=100
+        Iterations at most.
+    tol : float, default=1e-6
+        Stop on a relative change of the objective at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops. See
+        :func:`~robustpca.solvers.minimize_reweighted`.
 
     Examples
     --------
@@ -119,6 +151,23 @@ def solve_generalized_mean_gram(
     difference is below ``SUSPICIOUS_RTOL`` of its terms (plus ``delta``) for some
     sample, the distances are formed explicitly in one pass, as the in-memory solver
     always does.
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    p : float
+        Power in (0, 1].
+    delta : float
+        Perturbation of eq. (13), squared data units (the ``epsilon`` of the
+        :class:`~robustpca.losses.L2pLoss` with power ``2 p``).
+    max_iter : int, default=100
+        Iterations at most.
+    tol : float, default=1e-6
+        Stop on a relative change of the generalized mean :math:`M_p` at most ``tol``
+        (of the objective at most ``p * tol``), as
+        :func:`~robustpca.solvers.solve_generalized_mean`.
     """
     G = passes.gram
     n = G.shape[0]
@@ -154,7 +203,33 @@ def solve_generalized_mean_pca_gram(
     tol=1e-6,
     callback=None,
 ) -> SolverResult:
-    """PCA-GM (Oh & Kwak's Algorithm 2) about :math:`c_0 + X_0^\\top` ``mean_coef``, wide data."""
+    """PCA-GM (Oh & Kwak's Algorithm 2) about :math:`c_0 + X_0^\\top` ``mean_coef``, wide data.
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    n_components : int
+        Number of components ``k``.
+    p : float
+        Power in (0, 1]; ``p = 1`` is PCA about the centre.
+    mean_coef : ndarray of shape (n_samples,)
+        Coefficient ``a`` of the fixed centre :math:`m_G = c_0 + X_0^\\top a`, e.g. the
+        solution of :func:`solve_generalized_mean_gram` (zeros: the column means).
+    delta : float
+        Perturbation of eq. (13), squared data units.
+    rng : numpy.random.Generator
+        Only used to complete the basis of rank-deficient data.
+    max_iter : int, default=100
+        Iterations at most.
+    tol : float, default=1e-6
+        Stop on a relative change of :math:`M_p` at most ``tol`` (of the objective at
+        most ``p * tol``).
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops. See
+        :func:`~robustpca.solvers.minimize_reweighted`.
+    """
     problem = GramWeightedPCA(passes, n_components, rng, center=False, reference=mean_coef)
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
     res = minimize_reweighted_pca(
@@ -195,6 +270,27 @@ def solve_adaptive_neighbors_pca_gram(
     (:meth:`~robustpca.solvers.chunked_gram.GramWeightedPCA.final_residuals`): one pass,
     none if the last iteration's already were, two with a completed basis (fewer usable
     directions than ``n_components``, which the passes then ship as a ``d x k`` matrix).
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    n_components : int
+        Subspace dimension (``m`` in the paper).
+    n_neighbors : int
+        ``k``, the number of activated samples, in ``[1, n_samples]``.
+    rng : numpy.random.Generator
+        Draws ``init='random'`` and completes rank-deficient bases.
+    init : {"uniform", "random"} or ndarray of shape (n_samples,), default="uniform"
+        Starting weights, as in :func:`~robustpca.solvers.solve_adaptive_neighbors_pca`.
+    max_iter : int, default=300
+        Iterations at most.
+    tol : float, default=1e-6
+        Stop on a relative change of objective 16 at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops. See
+        :func:`~robustpca.solvers.minimize_reweighted`.
     """
     problem = GramWeightedPCA(passes, n_components, rng)
     return solve_adaptive_neighbors_pca(
@@ -224,6 +320,27 @@ def solve_r1_pca_gram(
 
     :math:`U = X_0^\\top C` for an ``n x k`` matrix ``C``; the re-weighted subspace
     iteration runs on ``G`` in memory and one pass forms :math:`U` at the end.
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    n_components : int
+        Subspace dimension ``k``.
+    loss : RobustLoss
+        Gives the weights :math:`w_i`; :class:`~robustpca.losses.HuberLoss` with
+        ``threshold=None`` is R1-PCA as published.
+    rng : numpy.random.Generator
+        Only used to complete the basis when the data have fewer than ``k`` directions
+        of variance.
+    max_iter : int, default=100
+        Iterations at most.
+    tol : float, default=1e-6
+        Stop on a relative change of the objective at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops. See
+        :func:`~robustpca.solvers.minimize_reweighted`.
     """
     G = passes.gram
     vals, vecs = top_eigh(G, n_components)
@@ -263,6 +380,26 @@ def solve_l21_pca_gram(
     :math:`XW = GC` and run in memory. Passes: one for ``W`` at the end, one more for
     ``init='random'`` (:math:`X_0 W_0` of a random ``d x k`` start) and, on
     rank-deficient data, for the completed directions.
+
+    Parameters
+    ----------
+    passes : GramPasses
+        The column passes over ``X``, their first pass already run (the centred Gram
+        matrix ``G`` and the column means :math:`c_0`).
+    n_components : int
+        Number of components ``k``.
+    rng : numpy.random.Generator
+        Draws the random initialisation (``init='random'``) and basis completion.
+    init : {"pca", "random"}, default="pca"
+        Starting ``W``: the PCA subspace, or the Q factor of a Gaussian ``d x k`` matrix
+        (any value other than ``'pca'``).
+    max_iter : int, default=100
+        Iterations at most.
+    tol : float, default=1e-6
+        Stop on a relative change of the objective at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops. See
+        :func:`~robustpca.solvers.maximize_linearized`.
     """
     G, k = passes.gram, n_components
     mean = passes.center

@@ -32,7 +32,13 @@ HISTOGRAM_GROUP_VALUES = 1 << 16
 
 @dataclass(frozen=True)
 class Extremes:
-    """Each column's smallest and largest values; ``+`` merges two sets of rows."""
+    """Each column's smallest and largest values; ``+`` merges two sets of rows.
+
+    Parameters
+    ----------
+    low, high : ndarray of shape (m,)
+        Each column's smallest and largest value.
+    """
 
     low: np.ndarray
     high: np.ndarray
@@ -42,7 +48,7 @@ class Extremes:
 
 
 class EdgeGrid:
-    """Each column's value located among its sorted ``edges`` (``m x E``, +inf padded) as
+    """Each column's value located among its sorted ``edges`` as
     ``np.searchsorted(edges[j], v, side="right")`` locates it, several times faster.
 
     A uniform grid of ``CELLS_PER_EDGE`` cells an edge spans each column's finite
@@ -51,7 +57,13 @@ class EdgeGrid:
     crowded, as a refining pass's clustered edges make some). The cell of ``x`` is
     ``int(clip((x - low) * scale, 0, cells))``, monotone in ``x`` however it rounds, so an
     edge in an earlier cell is below the value and one in a later cell above it: the
-    result is exact whatever the rounding."""
+    result is exact whatever the rounding.
+
+    Parameters
+    ----------
+    edges : ndarray of shape (m, E)
+        Each column's sorted edges, a row per column, padded with +inf.
+    """
 
     CELLS_PER_EDGE = 4
     #: Edges of a value's cell compared one by one before a binary search takes over.
@@ -96,17 +108,41 @@ class EdgeGrid:
         return x.astype(np.intp) + self._cell_offsets(start, V.shape[0])
 
     def bins(self, V: np.ndarray, start: int = 0) -> np.ndarray:
-        """``searchsorted(edges[j], V[i], side="right") + i * (E + 1)``, ``j = start + i``,
-        of the finite values ``V`` (``g x rows``) of the columns ``start .. start + g - 1``:
-        each value's bin among those columns' bins."""
+        """``searchsorted(edges[j], V[i], side="right") + i * (E + 1)``, ``j = start + i``:
+        each value's bin among the bins of the columns ``start .. start + g - 1``.
+
+        Parameters
+        ----------
+        V : ndarray of shape (g, n_values)
+            Finite values, a row per column.
+        start : int, default=0
+            The column of the first row of ``V``.
+
+        Returns
+        -------
+        ndarray of shape (g, n_values)
+        """
         where = self.first[self._cells(V, start)]
         self._settle(where.ravel(), V.ravel(), lambda at: start + at // V.shape[1])
         where -= start * self.edges.shape[1]
         return where
 
     def bins_of(self, values: np.ndarray, column: np.ndarray, start: int = 0) -> np.ndarray:
-        """:meth:`bins` of the finite ``values`` of the columns ``start + column`` (flat
-        arrays)."""
+        """:meth:`bins` of values given with their columns, as flat arrays.
+
+        Parameters
+        ----------
+        values : ndarray of shape (n_values,)
+            Finite values.
+        column : ndarray of int of shape (n_values,)
+            Each value's column, counted from ``start``.
+        start : int, default=0
+            The first column of the group the bins are numbered in.
+
+        Returns
+        -------
+        ndarray of shape (n_values,)
+        """
         column = column + start
         x = values - self.low[column, 0]
         x *= self.scale[column, 0]
@@ -133,9 +169,9 @@ class EdgeGrid:
 
 
 def histogram_pass(x, rows=None, *, values, edges, shift=None, wanted=None) -> dict:
-    """Counts of each column's values in the bins of ``edges`` (m, E) (+inf padded):
-    bin ``b`` holds ``edges[b-1] <= v < edges[b]``; each column's extremes. With
-    ``shift`` (m,), also the sums of ``v - shift`` and of its square per bin. Each value
+    """Counts of each column's values in the bins of ``edges``: bin ``b`` holds
+    ``edges[b-1] <= v < edges[b]``; each column's extremes; with ``shift``, also the sums
+    of ``v - shift`` and of its square per bin. Each value
     is located among its column's edges (:class:`EdgeGrid`, not a sort of the sub-block)
     and the bins counted and summed by ``bincount``; the result is ``m x (E + 1)``
     numbers per array, whatever the rows. Where most values lie in the two open end
@@ -144,10 +180,29 @@ def histogram_pass(x, rows=None, *, values, edges, shift=None, wanted=None) -> d
     values are located. The columns are taken a group at a time
     (:data:`HISTOGRAM_GROUP_VALUES` values).
 
-    ``wanted`` (m, E + 1), optional: the bins whose counts and sums the caller reads
-    (a refining pass reads only the pieces of the bins it splits). The three compared
-    bins are then counted and summed only where wanted (0 elsewhere); the other bins
-    are counted in full."""
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    rows : ndarray of shape (n_rows,) or None, default=None
+        The chunk's row indices; unused.
+    values : callable
+        Maps rows of ``x`` to their values, an array of shape ``(n_rows, m)``.
+    edges : ndarray of shape (m, E)
+        Each column's sorted bin edges, padded with +inf.
+    shift : ndarray of shape (m,) or None, default=None
+        With it, also sum ``v - shift`` and its square per bin.
+    wanted : ndarray of bool of shape (m, E + 1) or None, default=None
+        The bins whose counts and sums the caller reads (a refining pass reads only the
+        pieces of the bins it splits). The three compared bins are then counted and
+        summed only where wanted (0 elsewhere); the other bins are counted in full.
+
+    Returns
+    -------
+    dict
+        ``counts`` of shape (m, E + 1), ``extremes`` (:class:`Extremes`) and, with
+        ``shift``, the sums ``s1`` and ``s2`` of shape (m, E + 1).
+    """
     m, E = edges.shape
     counts = np.zeros((m, E + 1))
     sums = [np.zeros((m, E + 1)), np.zeros((m, E + 1))] if shift is not None else []

@@ -57,7 +57,15 @@ __all__ = ["accaltproj_first_pass", "solve_accaltproj_chunked"]
 
 # ------------------------------------------------------------------ chunk kernels
 def accaltproj_first_pass(x, state):
-    """The first pass: finite data, the Gram matrix of ``X``."""
+    """The first pass: finite data, the Gram matrix of ``X``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk of ``X``.
+    state : object
+        The chunk's state (``None`` before the first pass), returned unchanged.
+    """
     if not np.isfinite(x).all():
         raise ValueError(
             "Input X contains NaN or infinity; a dask fit of AccAltProj needs finite data "

@@ -33,7 +33,8 @@ import numpy as np
 from ..linalg import complete_orthonormal
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult, StopReason
-from .chunked import Moments, WeightedPCAStep, block_moments
+from .chunked import Moments, block_moments
+from .chunked_steps import WeightedPCAStep
 from .informative_coordinates import (
     ConstantColumns,
     constant_columns,
@@ -65,14 +66,31 @@ def _every_row(out: dict) -> Moments:
 @dataclass(frozen=True, eq=False)
 class ColumnRange:
     """The smallest and largest observed entry of each column, over the chunks added
-    (``+`` is the pass's combination, :func:`~robustpca.solvers.chunked.combine_parts`);
-    NaN in a column with none observed yet."""
+    (``+`` is the pass's combination, :func:`~robustpca.solvers.chunked.combine_parts`).
+
+    Parameters
+    ----------
+    low, high : ndarray of shape (n_features,)
+        The smallest and largest observed entry of each column; NaN in a column with none
+        observed yet.
+    """
 
     low: np.ndarray
     high: np.ndarray
 
     @classmethod
     def of(cls, x: np.ndarray) -> ColumnRange:
+        """The range of the observed (non-NaN) entries of each column of ``x``.
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_rows, n_features)
+            A row chunk, NaN where missing.
+
+        Returns
+        -------
+        ColumnRange
+        """
         return cls(np.fmin.reduce(x, axis=0), np.fmax.reduce(x, axis=0))
 
     def __add__(self, other: ColumnRange) -> ColumnRange:
@@ -87,8 +105,24 @@ class ColumnRange:
 def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
     """First pass: moments (as :func:`~robustpca.solvers.chunked.moments_pass`, valid
     only when no entry is missing), the number of missing entries, the observed
-    column sums and counts, and the columns' ranges (:class:`ColumnRange`). Infinity
-    raises ``ValueError``."""
+    column sums and counts, and the columns' ranges (:class:`ColumnRange`).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk, NaN where missing; infinity raises ``ValueError``.
+    rows : ndarray of shape (n_rows,) or None, default=None
+        The chunk's sample weights, which weight the moments (``None``: ones).
+    check_weights : bool, default=False
+        Raise ``ValueError`` for non-finite or negative weights.
+
+    Returns
+    -------
+    dict
+        ``moments``, ``n_missing``, ``col_sum``, ``col_count``, ``empty_rows``,
+        ``rows_by_observed`` (rows by their number of observed entries) and
+        ``col_range``.
+    """
     if np.isinf(x).any():
         raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
     w = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
@@ -115,12 +149,33 @@ def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
 def missing_moments_pass(
     x, rows=None, *, state, loss, fill, leave_out_exact=False, constants=None
 ) -> dict:
-    """A pass of the loop: complete the chunk from ``state`` (or ``fill`` when ``state``
-    is None), weight its rows by ``loss`` on the observed residuals (``rows``: sample
-    weights, multiplying), and return the weighted moments and the objective. With
-    ``leave_out_exact`` the rows fitted exactly take weight 0 in the moments
-    (:class:`~robustpca.solvers.missing.MissingPCAProblem`; the entries equal to
-    ``constants``, the data's constant columns, do not count as informative)."""
+    """A pass of the loop: complete the chunk, weight its rows by ``loss`` on the
+    observed residuals, and return the weighted moments and the objective.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk, NaN where missing.
+    rows : ndarray of shape (n_rows,) or None, default=None
+        The chunk's sample weights, multiplying the loss weights (``None``: ones).
+    state : tuple of (ndarray, ndarray) or None
+        The current ``(mean, components)``, the components of shape
+        ``(n_components, n_features)``; ``None`` completes by ``fill`` with objective 0.
+    loss : RobustLoss
+        Gives the weights and the objective from the observed residual norms.
+    fill : ndarray of shape (n_features,)
+        The first completion of the missing entries (used when ``state`` is ``None``).
+    leave_out_exact : bool, default=False
+        Give the rows fitted exactly weight 0 in ``moments`` and return their moments as
+        ``left_out`` (:class:`~robustpca.solvers.missing.MissingPCAProblem`).
+    constants : ConstantColumns or None, default=None
+        The data's constant columns: entries equal to them do not count as informative.
+
+    Returns
+    -------
+    dict
+        ``moments`` and ``objective``, and ``left_out`` with ``leave_out_exact``.
+    """
     missing = np.isnan(x)
     sw = np.ones(x.shape[0]) if rows is None else np.asarray(rows, dtype=np.float64)
     if state is None:
@@ -140,7 +195,26 @@ def missing_moments_pass(
 
 
 def observed_rows_block(x, *, mean, components, loss, which) -> np.ndarray:
-    """Observed residual norms (``which='residuals'``) or loss weights of a chunk."""
+    """Observed residual norms or loss weights of a chunk.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk, NaN where missing.
+    mean : ndarray of shape (n_features,)
+        The fitted centre.
+    components : ndarray of shape (n_components, n_features)
+        The fitted orthonormal components.
+    loss : RobustLoss
+        Gives the weights from the residual norms.
+    which : {"residuals", "weights"}
+        Return the residual norms of the observed entries, or (any other value) the loss
+        weights.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+    """
     r = observed_fit(x, np.isnan(x), mean, components)[2]
     return r if which == "residuals" else loss.weights(r)
 
@@ -159,8 +233,7 @@ def solve_missing_chunked(
 ) -> SolverResult:
     """The loop of :class:`~robustpca.solvers.missing.MissingPCAProblem` in passes.
 
-    ``counts`` is the result of :func:`missing_counts_pass`; ``loss`` must have a local
-    weight rule (:func:`~robustpca.solvers.chunked.weights_are_local`). Pass ``t``
+    Pass ``t``
     returns the objective :math:`\\sum_i \\rho(r_{O,i})` at state ``t - 1`` and the
     moments of its completion with its weights; the eigen step gives state ``t``. The
     loop stops on the relative change of that objective (which never increases); the
@@ -168,6 +241,31 @@ def solve_missing_chunked(
     holds the moments of the completion the last state was solved from, every row's
     (PCA's explained variance): the rows fitted exactly take no part in the steps (as in
     :class:`~robustpca.solvers.missing.MissingPCAProblem`) but do in these.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    counts : dict
+        The result of :func:`missing_counts_pass`.
+    n_components : int
+        The number of components.
+    loss : RobustLoss
+        Must have a local weight rule (:func:`~robustpca.solvers.chunked.weights_are_local`).
+    rng : numpy.random.Generator
+        Completes a rank-deficient basis (:func:`~robustpca.linalg.complete_orthonormal`).
+    sample_weight : ndarray or dask.array.Array of shape (n_samples,) or None, default=None
+        Given to the runner as the rows of every pass; multiplies the loss weights.
+    max_iter : int, default=100
+        The most iterations (passes after the first).
+    tol : float, default=1e-6
+        The tolerance on the relative change of the objective.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; a true return stops the loop.
+
+    Returns
+    -------
+    SolverResult
     """
     fill = counts["col_sum"] / np.maximum(counts["col_count"], 1.0)
     by_observed = counts["rows_by_observed"]

@@ -8,12 +8,11 @@ exactly without bringing the rows to the client:
 1. **bins from a pilot**: the values of a few thousand rows (a fixed pseudo-random
    pilot, :func:`pilot_indices`, gathered once) give each column's bin edges, so that
    the bins hold about ``n / pilot`` rows each whatever the distribution;
-2. **counting passes** (:func:`~robustpca.solvers.chunked_histogram.histogram_pass`)
-   count the values of every column in its bins, located by a grid of cells over the
-   edges (``EdgeGrid``), vectorised over all the columns at once (and, for the
-   univariate MCD, add the values and their squares per bin); a bin still too full for
-   the client is split into equal-width bins between its smallest and largest value
-   and counted again;
+2. **counting passes** (:func:`~robustpca.solvers.chunked_histogram.histogram_pass`) count the
+   values of every column in its bins, located by a grid of cells over the edges
+   (``EdgeGrid``), vectorised over all the columns at once (and, for the univariate MCD, add
+   the values and their squares per bin); a bin still too full for the client is split into
+   equal-width bins between its smallest and largest value and counted again;
 3. **a gathering pass** brings back only the values (and the rows) inside the bin that
    holds each wanted rank, with what is below it summed in the same pass.
 
@@ -22,15 +21,14 @@ whatever rows it draws. rrcov's ``unimcd`` over the chunks, which these passes s
 :mod:`robustpca.solvers.chunked_unimcd`.
 
 **Radix selection** (:func:`radix_select`) needs no pilot and no bins to refine: doubles
-order as unsigned integer keys (:func:`order_keys`: their bit patterns when they are
-non-negative, else with the sign bit set and negative values' bits flipped), and a pass
-counts, per wanted rank, the values that share the key bits fixed so far by their next
-bits, until the bins holding the ranks hold at most a budget of values, which one pass
-gathers, or every bit is fixed (the value is then known without gathering: ties cost
-passes, never transfers). Its kernels (:func:`radix_count`, :func:`radix_gather`) run
-inside a caller's pass (GoDec's, :mod:`robustpca.solvers.chunked_godec`) or in
-:func:`radix_pass` over a state runner's chunks (:mod:`robustpca.solvers.chunked_state`),
-as :func:`column_medians` does: the exact column medians of the data, the centre of
+order as unsigned integer keys (:func:`order_keys`), and a pass counts, per wanted rank,
+the values that share the key bits fixed so far by their next bits, until the bins
+holding the ranks hold at most a budget of values, which one pass gathers, or every bit
+is fixed (the value is then known without gathering: ties cost passes, never transfers).
+Its kernels (:func:`radix_count`, :func:`radix_gather`) run inside a caller's pass
+(GoDec's, :mod:`robustpca.solvers.chunked_godec`) or in :func:`radix_pass` over a state
+runner's chunks (:mod:`robustpca.solvers.chunked_state`), as :func:`column_medians` does:
+the exact column medians of the data, the centre of
 ``PrincipalComponentPursuit(center='median')`` on a dask array.
 """
 
@@ -67,8 +65,7 @@ __all__ = [
 PILOT_ROWS = 4096
 #: The pilot's seed: a constant, so that the pilot never draws from ``random_state``.
 PILOT_SEED = 41
-#: At most this many values (over all columns) are gathered by one pass; bins holding
-#: more are split and counted again first.
+#: Values (over all columns) one pass gathers at most; fuller bins are split and counted again.
 GATHER_BUDGET = 1 << 21
 #: A bin that is split becomes this many equal-width bins.
 REFINE_BINS = 512
@@ -77,16 +74,29 @@ MAX_SPLITS = 4
 
 
 def pilot_indices(n: int) -> np.ndarray:
-    """Sorted distinct row indices of the pilot: about ``min(PILOT_ROWS, n / 64)`` rows
-    (one at least), so that a bin holds about 64 rows or more."""
+    """Sorted distinct row indices of the pilot, so that a bin holds about 64 rows or more.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows; the pilot has about ``min(PILOT_ROWS, n / 64)`` (one at least).
+    """
     size = max(1, min(PILOT_ROWS, n // 64))
     drawn = np.random.default_rng(PILOT_SEED).integers(0, n, size=size)
     return np.unique(drawn)
 
 
 def gather_rows_pass(x, rows=None, *, wanted: np.ndarray) -> dict:
-    """The rows of ``x`` whose global index (``rows``) is in the sorted ``wanted``,
-    as ``[index, x...]`` records."""
+    """The rows of a chunk that are wanted, as ``[index, x...]`` records.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+    rows : ndarray of shape (n_rows,)
+        The chunk's global row indices.
+    wanted : ndarray of int
+        The wanted global indices, sorted.
+    """
     at = np.searchsorted(wanted, rows)
     at = np.minimum(at, max(wanted.size - 1, 0))
     keep = wanted[at] == rows if wanted.size else np.zeros(rows.shape[0], dtype=bool)
@@ -95,7 +105,19 @@ def gather_rows_pass(x, rows=None, *, wanted: np.ndarray) -> dict:
 
 
 def gather_rows(run, row_index, wanted: np.ndarray, *, also=None) -> np.ndarray:
-    """The rows ``wanted`` (sorted distinct indices), in that order, by one pass."""
+    """The rows ``wanted``, in that order, by one pass.
+
+    Parameters
+    ----------
+    run : callable
+        A row runner ``run(kernel, rows, **params) -> dict``.
+    row_index : ndarray or dask.array.Array of shape (n_samples,)
+        The global row numbers, chunked like the rows: the ``rows`` of the passes.
+    wanted : ndarray of int
+        Sorted distinct row indices.
+    also : object, optional
+        Not used.
+    """
     out = run(gather_rows_pass, row_index, wanted=np.asarray(wanted, dtype=np.int64))
     records = out["rows"].values
     order = np.argsort(records[:, 0], kind="stable")
@@ -103,9 +125,21 @@ def gather_rows(run, row_index, wanted: np.ndarray, *, also=None) -> np.ndarray:
 
 
 def gather_pass(x, rows=None, *, values, low, high, payload=False) -> dict:
-    """Records ``[column, range, value, index(, x...)]`` of the values in any of the
-    ranges ``low[j, r] <= v < high[j, r]`` (``low``, ``high`` of shape (m, R)), and
-    ``below[j, r]``, the number of values under ``low[j, r]``."""
+    """Records ``[column, range, value, index(, x...)]`` of the values in any of the ranges
+    ``low[j, r] <= v < high[j, r]``, and ``below[j, r]``, the number of values under ``low``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+    rows : ndarray of shape (n_rows,)
+        The chunk's global row indices (the records' ``index``).
+    values : callable
+        Maps rows of ``x`` to their values, an array of shape ``(n_rows, m)``.
+    low, high : ndarray of shape (m, R)
+        Included lower and excluded upper ends of each column's ``R`` ranges.
+    payload : bool, default=False
+        Append the row of ``x`` to each record.
+    """
     m, R = low.shape
     parts = []
     below = np.zeros((m, R))
@@ -156,9 +190,8 @@ def _split(edge_lists, counts, extremes, wanted_bins):
 
 @dataclass(frozen=True)
 class Brackets:
-    """For each column ``j`` and wanted rank ``r``: ``low <= v_(r) < high``, with
-    ``below`` values under ``low`` and ``inside`` values in the bracket; where the
-    bracket holds one distinct value, ``exact`` is it (else NaN)."""
+    """Per column ``j`` and wanted rank ``r``: ``low <= v_(r) < high``, ``below`` values under
+    ``low``, ``inside`` in it; ``exact`` its value where it holds one distinct value (else NaN)."""
 
     low: np.ndarray
     high: np.ndarray
@@ -187,9 +220,22 @@ def _bins_of(edge_lists, counts, extremes, ranks):
 def bracket_ranks(
     run, row_index, values, ranks, pilot_values, budget: int | None = None
 ) -> tuple[Brackets, int]:
-    """Counting passes until the bins holding the wanted ``ranks`` (m, q), 0-based,
-    hold at most ``budget`` (:data:`GATHER_BUDGET`) values together. Returns the
-    brackets and the passes run."""
+    """Counting passes until the bins holding the wanted ranks hold at most ``budget``
+    values together. Returns the brackets and the passes run.
+
+    Parameters
+    ----------
+    run, row_index
+        As for :func:`gather_rows`.
+    values : callable
+        Maps rows of the data to their values, an array of shape ``(n_rows, m)``.
+    ranks : ndarray of shape (m, q)
+        The wanted 0-based ranks of each column.
+    pilot_values : ndarray of shape (n_pilot, m)
+        The values of the pilot rows (:func:`pilot_indices`), which set the bins.
+    budget : int or None, default=None
+        ``None`` is :data:`GATHER_BUDGET`.
+    """
     ranks = np.asarray(ranks, dtype=np.float64)
     edge_lists = pilot_edges(pilot_values)
     passes = 0
@@ -225,11 +271,15 @@ def _gathered_by_column(records: np.ndarray, m: int, R: int):
 
 
 def select_ranks(run, row_index, values, ranks, pilot_values) -> tuple[np.ndarray, int]:
-    """The values of the 0-based ``ranks`` (m, q) of each column, exactly, and the
-    passes run: one when brackets guessed from the pilot's quantiles
-    (:func:`guess_brackets`) hold every wanted rank (the pass's counts tell), else
-    counting passes, then one gathering pass unless every bracket holds a single
-    value."""
+    """The values at the wanted ranks of each column, exactly, and the passes run: one when
+    brackets from the pilot's quantiles (:func:`guess_brackets`) hold every wanted rank (its
+    counts tell), else counting passes and a gathering pass unless each bracket holds one value.
+
+    Parameters
+    ----------
+    run, row_index, values, ranks, pilot_values
+        As for :func:`bracket_ranks`.
+    """
     ranks = np.asarray(ranks, dtype=np.float64)
     n = int(row_index.shape[0]) if hasattr(row_index, "shape") else None
     passes = 0
@@ -288,8 +338,7 @@ def guess_brackets(pilot_values, ranks, n):
 
 
 # ------------------------------------------------------------------ radix selection
-#: Counters per counting pass of :func:`radix_select` (over all wanted ranks), which sets
-#: the digits' width.
+#: Counters per counting pass of :func:`radix_select` (all ranks); sets the digits' width.
 COUNTERS = 1 << 22
 _SIGN = np.uint64(1 << 63)
 
@@ -300,9 +349,15 @@ def _key_bits(signed: bool) -> int:
 
 
 def order_keys(V: np.ndarray, signed: bool = False) -> np.ndarray:
-    """``uint64`` keys that order as the doubles ``V``: the bit patterns of non-negative
-    values (``signed=False``), else those with the sign bit set for non-negative values
-    and every bit flipped for negative ones (``-0.0`` taken as ``0.0``)."""
+    """``uint64`` keys that order as the doubles ``V``.
+
+    Parameters
+    ----------
+    V : ndarray of float64
+    signed : bool, default=False
+        ``False`` (``V`` non-negative): its bit patterns. ``True``: those with the sign bit
+        set for non-negative values, every bit flipped for negative ones (``-0.0`` as 0).
+    """
     if not signed:
         return V.view(np.uint64)
     keys = np.add(V, 0.0, dtype=np.float64).view(np.uint64)  # a copy; -0.0 + 0.0 = 0.0
@@ -321,17 +376,35 @@ def _values_of_keys(keys: np.ndarray, signed: bool) -> np.ndarray:
 
 
 def radix_level_one(q: int, m: int, signed: bool = False) -> dict:
-    """The first counting step of :func:`radix_select` for ``q`` ranks in each of ``m``
-    columns (the ``count`` parameters of :func:`radix_count`)."""
+    """The first counting step of :func:`radix_select` (``count`` of :func:`radix_count`).
+
+    Parameters
+    ----------
+    q, m : int
+        Wanted ranks per column, and columns.
+    signed : bool, default=False
+        Whether the values may be negative (:func:`order_keys`).
+    """
     bits = int(np.clip(np.log2(max(COUNTERS // max(q * m, 1), 2)), 4, 16))
     prefix = np.zeros((q, m), np.uint64)
     return {"prefix": prefix, "shift": _key_bits(signed) - bits, "bits": bits, "signed": signed}
 
 
 def radix_count(V, *, prefix, shift, bits, signed=False) -> np.ndarray:
-    """Per wanted rank (rows of ``prefix``, (q, columns)): the counts of the next
-    ``bits`` bits of the keys of ``V`` (rows, columns) that share its prefix (ranks
-    sharing their prefixes, as the two middle ones mostly do, are counted once)."""
+    """Per wanted rank and column: the counts of the next ``bits`` bits of the keys of ``V`` that
+    share its prefix (ranks sharing their prefixes, as the two middle ones mostly do, count once).
+
+    Parameters
+    ----------
+    V : ndarray of shape (n_rows, m)
+        A chunk's values.
+    prefix : ndarray of uint64 of shape (q, m)
+        The key bits fixed so far, per wanted rank and column.
+    shift, bits : int
+        The lowest bit counted, and how many bits.
+    signed : bool, default=False
+        Whether the values may be negative (:func:`order_keys`).
+    """
     keys, m = order_keys(V, signed), prefix.shape[1]
     digit = ((keys >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.intp)
     digit += np.arange(m)[None, :] << bits
@@ -352,8 +425,17 @@ def _records(W, mask, slot, index):
 
 
 def radix_gather(V, index, *, prefix, shift, signed=False) -> Rows:
-    """Records ``[slot, column, value, index]`` of the values of ``V`` in the final bins
-    (``index``: the chunk's, which breaks ties by position)."""
+    """Records ``[slot, column, value, index]`` of the values of ``V`` in the final bins.
+
+    Parameters
+    ----------
+    V, prefix, signed
+        As for :func:`radix_count`; ``prefix`` holds the bins' key bits.
+    index : int
+        The chunk's index, which breaks ties by position.
+    shift : int
+        Number of key bits below the prefix.
+    """
     W = np.add(V, 0.0, dtype=np.float64) if signed else V  # -0.0 as 0.0, as its key
     keys = order_keys(W, signed) >> np.uint64(shift)
     return Rows((np.concatenate([_records(W, keys == p, s, index) for s, p in enumerate(prefix)]),))
@@ -361,7 +443,15 @@ def radix_gather(V, index, *, prefix, shift, signed=False) -> Rows:
 
 @dataclass
 class Selected:
-    """Values at the wanted ranks, the counts below and equal to them, the chunks' ties."""
+    """Values at the wanted ranks, the counts below and equal to them, the chunks' ties.
+
+    Attributes
+    ----------
+    values, below, equal : ndarray of shape (q, m)
+        Per wanted rank and column: the value, the numbers of values below and equal.
+    chunk_equal : dict or None
+        ``{chunk index: values equal}`` for one wanted value whose bin was gathered.
+    """
 
     values: np.ndarray
     below: np.ndarray
@@ -370,11 +460,22 @@ class Selected:
 
 
 def radix_select(visit, ranks, counts, spec, *, budget: int = GATHER_BUDGET) -> Selected:
-    """The values at the 0-based ascending ``ranks`` (q, m) of each column, exactly:
-    ``counts`` were made with ``spec`` (:func:`radix_level_one`) by a pass already run;
-    ``visit(count=...)`` runs a pass returning :func:`radix_count`'s counts under
-    ``'counts'``, ``visit(gather=...)`` one returning :func:`radix_gather`'s records
-    under ``'gathered'``."""
+    """The values at the wanted ranks of each column, exactly.
+
+    Parameters
+    ----------
+    visit : callable
+        ``visit(count=...)`` runs a pass giving :func:`radix_count`'s ``'counts'``,
+        ``visit(gather=...)`` one giving :func:`radix_gather`'s ``'gathered'`` records.
+    ranks : ndarray of int of shape (q, m)
+        The wanted 0-based ascending ranks of each column.
+    counts : ndarray of shape (q, m, 2**bits) or None
+        First counts made with ``spec`` by a pass already run (``None``: by ``visit``).
+    spec : dict
+        The first counting step (:func:`radix_level_one`).
+    budget : int, default=GATHER_BUDGET
+        Values the final bins may hold together for one pass to gather them.
+    """
     prefix, shift, bits = spec["prefix"].copy(), spec["shift"], spec["bits"]
     signed = spec.get("signed", False)
     below = np.zeros(ranks.shape, np.int64)
@@ -429,20 +530,39 @@ def selected_from_records(records, ranks, below) -> Selected | None:
 
 
 def median_ranks(n: int) -> np.ndarray:
-    """The 0-based ranks whose values' mean is the median of ``n`` values (NumPy's): the
-    middle one for odd ``n``, the two middle ones for even ``n``."""
+    """The 0-based ranks whose values' mean is the median of ``n`` values (NumPy's).
+
+    Parameters
+    ----------
+    n : int
+        Number of values: one middle rank for odd ``n``, two for even ``n``.
+    """
     return np.array([(n - 1) // 2] if n % 2 else [n // 2 - 1, n // 2])
 
 
 def median_of(values: np.ndarray) -> np.ndarray:
-    """The medians from the values at :func:`median_ranks` (rows: ranks), as
-    :func:`numpy.median` forms them (the mean of the two middle values)."""
+    """The medians as :func:`numpy.median` forms them (the mean of two middle values).
+
+    Parameters
+    ----------
+    values : ndarray of shape (1, m) or (2, m)
+        The values at :func:`median_ranks` (rows: ranks) of each column.
+    """
     return values[0] if len(values) == 1 else (values[0] + values[1]) / 2
 
 
 def radix_pass(x, state, *, count=None, gather=None):
-    """A state runner's kernel: the radix counts or records of the chunk's own values
-    (its columns), the state left as it is."""
+    """A state runner's kernel: the radix counts or records of the chunk's own values.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, m)
+    state : object
+        The chunk's state, returned as it is.
+    count, gather : dict or None, default=None
+        Parameters of :func:`radix_count` and :func:`radix_gather` (chunk index 0), whose
+        results go under ``'counts'`` and ``'gathered'``.
+    """
     part: dict[str, Any] = {}
     if count is not None:
         part["counts"] = radix_count(x, **count)
@@ -452,12 +572,23 @@ def radix_pass(x, state, *, count=None, gather=None):
 
 
 def column_medians(run, n: int, d: int, counts=None, spec=None, *, budget=GATHER_BUDGET):
-    """The medians of the ``d`` columns of the data of the state runner ``run`` over all
-    ``n`` rows, exactly :func:`numpy.median`'s, by :func:`radix_select`: a counting pass
-    until the bins holding the middle ranks are small enough to gather (often one more
-    pass after the first counts), nothing ``n``-sized sent to the caller. ``counts``:
-    the first counts, made with ``spec`` (``radix_level_one(len(median_ranks(n)), d,
-    signed=True)``) in an earlier pass of the caller's; else a pass makes them."""
+    """The column medians, exactly :func:`numpy.median`'s, by :func:`radix_select`: a
+    counting pass until the bins holding the middle ranks are small enough to gather
+    (often one more pass after the first counts), nothing ``n``-sized sent to the caller.
+
+    Parameters
+    ----------
+    run : callable
+        A state runner (:mod:`~robustpca.solvers.chunked_state`) over the data.
+    n, d : int
+        Numbers of rows and of columns.
+    counts : ndarray or None, default=None
+        First counts made with ``spec`` in an earlier pass (``None``: a pass here).
+    spec : dict or None, default=None
+        ``radix_level_one(len(median_ranks(n)), d, signed=True)``, with ``counts``.
+    budget : int, default=GATHER_BUDGET
+        As for :func:`radix_select`.
+    """
     ranks = np.repeat(median_ranks(n)[:, None], d, axis=1)
     if counts is None:
         spec = radix_level_one(ranks.shape[0], d, signed=True)

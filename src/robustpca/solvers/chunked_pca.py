@@ -48,15 +48,13 @@ from .adaptive_neighbors import RESIDUAL_RTOL, AdaptiveNeighborLoss
 from .chunked import (
     ChunkedReweightingResult,
     Moments,
-    SubspaceIterationStep,
-    SubspaceState,
-    WeightedPCAStep,
     by_sub_blocks,
     gather_stats,
     minimize_reweighted_chunked,
     reweight_pass,
     weights_are_local,
 )
+from .chunked_steps import SubspaceIterationStep, SubspaceState, WeightedPCAStep
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 from .l21_pca import l21_objective
 from .optimal_mean import _weighted_pca_result
@@ -78,9 +76,22 @@ __all__ = [
 class PerSample:
     """The training residual norms and weights of a chunked fit: in memory or a recipe.
 
-    ``residuals``/``weights`` are arrays when the loop brought them back (global weight
-    rules); otherwise :func:`rows_block` with ``step``, ``state`` and ``loss`` recomputes
-    them chunk by chunk (``weights`` times ``weight_scale``).
+    Parameters
+    ----------
+    step : WeightedPCAStep or SubspaceIterationStep
+        The fit's step, which gives the residuals of a chunk at ``state``.
+    state : object
+        The final state of the loop (:class:`~robustpca.solvers.chunked_steps.SubspaceState`, or
+        R1-PCA's basis).
+    loss : RobustLoss
+        The loss whose weights the fit used.
+    residuals : ndarray of shape (n_samples,) or None, default=None
+        The residual norms, when the loop brought them back (global weight rules); otherwise
+        :func:`~robustpca.solvers.chunked.rows_block` recomputes them chunk by chunk.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The weights (already times ``weight_scale``), in memory as ``residuals``.
+    weight_scale : float, default=1.0
+        The factor of the loss weights that ``rows_block`` applies.
     """
 
     step: Any
@@ -149,6 +160,15 @@ def solve_weighted_pca_chunked(moments: Moments, n_components: int, *, rng) -> S
     ``objective`` is :math:`\\sum_i w_i r_i^2 = \\mathrm{tr}\\,S - \\sum_{j\\le k}
     \\lambda_j` (no second pass); ``info`` has ``explained_variance`` and
     ``total_variance`` with the denominator of :func:`~robustpca.solvers.solve_weighted_pca`.
+
+    Parameters
+    ----------
+    moments : Moments
+        The weighted count, mean and centred scatter of the data.
+    n_components : int
+        The number of components.
+    rng : numpy.random.Generator
+        Completes a rank-deficient basis.
     """
     state = WeightedPCAStep(n_components).solve(moments)
     components = complete_orthonormal(state.basis, n_components, rng).T
@@ -179,6 +199,25 @@ def solve_optimal_mean_pca_chunked(
     pass at the new ``(b, U)`` gives the objective and, for a local ``loss``, the moments
     of ``d^{(t+1)}``: ``n_iter + 1`` passes in all. The iterates equal those of
     :func:`~robustpca.solvers.solve_optimal_mean_pca`.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    moments0 : Moments
+        The moments of a first pass with unit weights.
+    n_components : int
+        The number of components.
+    loss : RobustLoss
+        :class:`~robustpca.losses.L21Loss` gives RPCA-OM as published.
+    rng : numpy.random.Generator
+        Completes a rank-deficient basis.
+    max_iter : int, default=100
+        The most iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of the objective is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops.
 
     Examples
     --------
@@ -216,7 +255,23 @@ def solve_optimal_mean_pca_chunked(
 def solve_generalized_mean_chunked(
     run, moments0: Moments, p: float, delta: float, *, max_iter=100, tol=1e-6
 ) -> ChunkedReweightingResult:
-    """Oh & Kwak's Algorithm 1 (generalized sample mean) in passes of weighted means."""
+    """Oh & Kwak's Algorithm 1 (generalized sample mean) in passes of weighted means.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    moments0 : Moments
+        The moments of a first pass with unit weights.
+    p : float
+        Power of the generalized mean, in (0, 1].
+    delta : float
+        The perturbation of eq. (13), squared data units.
+    max_iter : int, default=100
+        The most iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of :math:`M_p` (eq. 9) is at most ``tol``.
+    """
     step = WeightedPCAStep(0, location_only=True)
     return minimize_reweighted_chunked(
         run,
@@ -242,7 +297,31 @@ def solve_generalized_mean_pca_chunked(
     tol=1e-6,
     callback=None,
 ) -> tuple[SolverResult, PerSample]:
-    """PCA-GM (Oh & Kwak's Algorithm 2) about the fixed centre ``mean``, in passes."""
+    """PCA-GM (Oh & Kwak's Algorithm 2) about the fixed centre ``mean``, in passes.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    moments0 : Moments
+        The moments of a first pass with unit weights.
+    n_components : int
+        The number of components.
+    p : float
+        Power in (0, 1]; ``p = 1`` is PCA about ``mean``.
+    mean : array-like of shape (n_features,)
+        The centre :math:`m_G`, e.g. from :func:`solve_generalized_mean_chunked`.
+    delta : float
+        The perturbation of eq. (13), squared data units.
+    rng : numpy.random.Generator
+        Completes a rank-deficient basis.
+    max_iter : int, default=100
+        The most iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of :math:`M_p` is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops.
+    """
     mean = np.asarray(mean, dtype=np.float64)
     step = WeightedPCAStep(n_components, center=mean)
     res, basis = _reweighted_fit(
@@ -280,6 +359,36 @@ def solve_adaptive_neighbors_pca_chunked(
     Algorithm 1 activates the ``n_neighbors`` smallest errors (a partition of all ``n``
     residuals), so every iteration brings the residual norms back (``8 n`` bytes), forms
     the weights in memory and gathers their moments in a second pass.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    moments0 : Moments
+        The moments of a first pass with unit weights.
+    n_components : int
+        The number of components.
+    n_neighbors : int
+        ``k``, the number of activated samples, in ``[1, n_samples]``.
+    n_samples : int
+        The number of rows.
+    rng : numpy.random.Generator
+        Draws ``init='random'`` and completes rank-deficient bases.
+    init : {"uniform", "random"}, default="uniform"
+        Starting weights: ``1/n`` (the first subspace is PCA's), or a uniform draw on the
+        simplex (Algorithm 2, step 1), whose moments take a pass.
+    max_iter : int, default=300
+        The most iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of the objective is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops.
+
+    Returns
+    -------
+    result : SolverResult
+        ``info['gamma']`` is the :math:`\\gamma` of the final residuals.
+    per_sample : PerSample
     """
     step = WeightedPCAStep(n_components, zero_rtol=RESIDUAL_RTOL)
     loss = AdaptiveNeighborLoss(n_neighbors=n_neighbors)
@@ -326,6 +435,32 @@ def solve_r1_pca_chunked(
 
     With the median cutoff (``threshold=None``) an iteration is a residual pass and a
     :math:`C_w U` pass; with a fixed cutoff, one pass.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    moments0 : Moments
+        The moments of a first pass with unit weights.
+    n_components : int
+        The number of components.
+    loss : RobustLoss
+        :class:`~robustpca.losses.HuberLoss` with ``threshold=None`` is R1-PCA as
+        published; its ``weights`` give :math:`w_i`.
+    rng : numpy.random.Generator
+        Completes a rank-deficient basis.
+    max_iter : int, default=100
+        The most iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of the objective is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops.
+
+    Returns
+    -------
+    result : SolverResult
+        ``info['threshold']`` is the loss's cutoff (``None`` for a loss without one).
+    per_sample : PerSample
     """
     mean, S = moments0.mean, moments0.scatter
     vals, vecs = top_eigh(0.5 * (S + S.T), n_components)
@@ -358,7 +493,24 @@ def solve_r1_pca_chunked(
 
 @by_sub_blocks
 def l21_pass(x, rows=None, *, mean, W) -> dict:
-    """One chunk of PCA-L21: objective (8) at ``W`` and :math:`M = \\sum_i x_i \\alpha_i^\\top`."""
+    """One chunk of PCA-L21: objective (8) at ``W`` and :math:`M = \\sum_i x_i \\alpha_i^\\top`.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    rows : ndarray or None, default=None
+        The runner's rows for the chunk; unused.
+    mean : ndarray of shape (n_features,)
+        The centre subtracted from the rows.
+    W : ndarray of shape (n_features, n_components)
+        The current projection.
+
+    Returns
+    -------
+    dict
+        ``objective`` (float) and ``M`` of shape (n_features, n_components).
+    """
     xc = x - mean
     Y = xc @ W
     return {"objective": l21_objective(Y), "M": xc.T @ l21_row_subgradients(Y)}
@@ -392,6 +544,25 @@ def solve_l21_pca_chunked(
     Step 1 (:math:`\\alpha_i = W^\\top x_i / \\lVert W^\\top x_i\\rVert`) and the
     objective are per-sample, and step 2 needs only :math:`M = \\sum_i x_i \\alpha_i^\\top`
     (``d x k``), so a pass at ``W`` gives objective (8) and the next ``W = UV^\\top``.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    moments0 : Moments
+        The moments of a first pass with unit weights.
+    n_components : int
+        The number of components.
+    rng : numpy.random.Generator
+        Draws ``init='random'``.
+    init : {"pca", "random"} or ndarray of shape (n_features, n_components), default="pca"
+        Starting ``W`` (orthonormal columns); ``"pca"`` uses the PCA subspace.
+    max_iter : int, default=100
+        The most iterations.
+    tol : float, default=1e-6
+        As for :func:`~robustpca.solvers.maximize_linearized`.
+    callback : callable or None, default=None
+        ``callback(iteration, state)``; returning ``True`` stops.
     """
     mean, S = moments0.mean, moments0.scatter
     d = mean.shape[0]

@@ -69,7 +69,23 @@ __all__ = [
 
 def first_pass(x, rows=None, *, wanted) -> dict:
     """The :class:`QRMoments` of the rows and the rows ``wanted`` (by global index);
-    raises ``ValueError`` on a chunk that is not finite (validation costs no pass)."""
+    raises ``ValueError`` on a chunk that is not finite (validation costs no pass).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    rows : ndarray of int of shape (n_rows,)
+        The chunk's global row numbers (needed, despite the default).
+    wanted : ndarray of int
+        The sorted global indices of the rows to gather.
+
+    Returns
+    -------
+    dict
+        ``qr`` (:class:`QRMoments`) and ``rows``, the records ``[index, x...]`` of the
+        rows gathered.
+    """
     if not np.isfinite(x).all():
         raise ValueError(
             "Input X contains NaN or infinity; a dask fit of ROBPCA or CovariancePCA needs "
@@ -83,7 +99,13 @@ def first_pass(x, rows=None, *, wanted) -> dict:
 
 
 def class_pca_of(moments: QRMoments) -> _ClassPC:
-    """:func:`~robustpca.solvers.robpca.class_pca` of the rows behind ``moments``."""
+    """:func:`~robustpca.solvers.robpca.class_pca` of the rows behind ``moments``.
+
+    Parameters
+    ----------
+    moments : QRMoments
+        The mean and triangular factor of the centred rows.
+    """
     n, p = moments.count, moments.mean.size
     if moments.R.shape[0] == 0:
         return _ClassPC(moments.mean, np.zeros((p, 0)), np.zeros(0))
@@ -164,7 +186,48 @@ class DiagonalDistance:
 class ROBPCAChunkedResult:
     """Outcome of :func:`solve_robpca_chunked`: the estimates of
     :class:`~robustpca.solvers.robpca.ROBPCAResult`, with the per-sample ones as recipes
-    (``outlyingness(x)``, ``h_subset.member(x, index)``, ``support(x, index)``)."""
+    evaluated chunk by chunk.
+
+    Attributes
+    ----------
+    components : ndarray of shape (k, n_features)
+        Orthonormal robust loadings, by decreasing robust eigenvalue.
+    mean : ndarray of shape (n_features,)
+        Robust centre.
+    eigenvalues : ndarray of shape (k,)
+        Robust eigenvalues.
+    n_components : int
+        ``k``, as given or chosen.
+    rank : int
+        Rank of the centred data.
+    h : int
+        Size of the h-subset.
+    initial_eigenvalues : ndarray
+        Eigenvalues of the h-subset's PCA (rrcov's ``eig0``).
+    outlyingness : callable or None
+        ``outlyingness(x)``, of shape ``(n_rows, 1)``: the outlyingness of step 3 (the
+        adjusted one with ``skew=True``); None in the MCD shortcut.
+    h_subset : object or None
+        The h-subset, as ``h_subset.member(x, index)`` (the MCD's raw subset in the
+        shortcut).
+    support : callable or None
+        ``support(x, index)``: the rows kept by the final reweighted MCD (the final
+        h-subset's with ``skew=True``).
+    n_passes : int
+        The passes run.
+    pilot_rows : ndarray of shape (n_pilot, n_features) or None, default=None
+        The pilot rows gathered by the first pass (``pilot_indices(n)``), which the
+        training diagnostics' counting passes reuse.
+    adjusted : SkewModel or None, default=None
+        With ``skew=True`` (:mod:`~robustpca.solvers.chunked_skew`): the adjusted
+        outlyingness in the k-dimensional space.
+    medcouple_rows : ndarray of int or None, default=None
+        With ``skew=True``: the rows of the medcouples above ``MEDCOUPLE_ROWS`` (as
+        :class:`~robustpca.solvers.robpca.ROBPCAResult`'s).
+    n_directions : tuple of int or None, default=None
+        With ``skew=True``: the hyperplane directions found for the two adjusted
+        outlyingnesses, as ``ROBPCAResult``'s.
+    """
 
     components: np.ndarray
     mean: np.ndarray
@@ -177,15 +240,10 @@ class ROBPCAChunkedResult:
     h_subset: Any
     support: Any
     n_passes: int
-    #: The pilot rows gathered by the first pass (``pilot_indices(n)``), which the
-    #: training diagnostics' counting passes reuse.
     pilot_rows: np.ndarray | None = None
-    #: ``skew=True`` (:mod:`~robustpca.solvers.chunked_skew`): the adjusted outlyingness
-    #: in the k-dimensional space, and the rows of the medcouples above
-    #: ``MEDCOUPLE_ROWS`` (as :class:`~robustpca.solvers.robpca.ROBPCAResult`'s).
     adjusted: Any = None
     medcouple_rows: np.ndarray | None = None
-    n_directions: tuple[int, int] | None = None  # as ROBPCAResult's
+    n_directions: tuple[int, int] | None = None
 
 
 def _pairs(n: int, max_directions: int, direction_rng):
@@ -230,7 +288,39 @@ def solve_robpca_chunked(
 ) -> ROBPCAChunkedResult:
     """ROBPCA of the ``n x p`` rows seen by ``run`` (module docstring): the estimates of
     :func:`~robustpca.solvers.robpca.solve_robpca` with the same arguments (``skew`` is
-    not available). ``row_index`` is the global index of the rows, split like them."""
+    not available).
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global index of the rows, split like them: the runner's ``rows``.
+    n : int
+        The number of rows.
+    p : int
+        The number of features.
+    n_components : int, float in (0, 1) or "auto", default="auto"
+        ``k``, as for ``solve_robpca``.
+    alpha : float or None, default=None
+        Coverage, with rrcov's two conventions (as for ``solve_robpca``).
+    kmax : int, default=10
+        The largest ``k``.
+    mcd : bool, default=True
+        rrcov's shortcut of step 2 for data of small rank: the MCD of the scores.
+    max_directions : int, default=250
+        The most directions of the outlyingness.
+    n_starts : int, default=500
+        FAST-MCD starts.
+    rng : numpy.random.Generator
+        Seeds FAST-MCD.
+    direction_rng : numpy.random.Generator or None, default=None
+        Draws the directions; None takes rrcov's deterministic pairs.
+
+    Returns
+    -------
+    ROBPCAChunkedResult
+    """
     count = _Counter()
     pilot = pilot_indices(n)
     pairs = _pairs(n, max_directions, copy.deepcopy(direction_rng))

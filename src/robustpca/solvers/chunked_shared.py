@@ -21,7 +21,21 @@ __all__ = ["RideAlong", "SharedPasses", "together", "with_extra"]
 
 
 def together(x, rows=None, *, calls) -> dict:
-    """The results of several kernels on one chunk, keyed ``"slot|key"``."""
+    """The results of several kernels on one chunk, keyed ``"slot|key"``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    rows : ndarray or None, default=None
+        The chunk's block of the pass's ``rows``, given to every kernel.
+    calls : sequence of (int, callable, dict)
+        ``(slot, kernel, params)``: each runs as ``kernel(x, rows, **params)``.
+
+    Returns
+    -------
+    dict
+    """
     out = {}
     for slot, kernel, params in calls:
         for key, value in kernel(x, rows, **params).items():
@@ -37,10 +51,18 @@ def _same_rows(a, b) -> bool:
 
 
 class SharedPasses:
-    """Passes shared by computations running in threads (``slots`` of them), each with
-    its own runner (:meth:`runner`): a pass runs when every computation still running
-    has asked for one, and carries all their kernels (:func:`together`). ``passes``
-    counts the passes run; an error in one computation stops the others."""
+    """Passes shared by computations running in threads, each with its own runner
+    (:meth:`runner`): a pass runs when every computation still running has asked for
+    one, and carries all their kernels (:func:`together`). ``passes`` counts the passes
+    run; an error in one computation stops the others.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner that runs the shared passes (one per distinct ``rows``).
+    slots : int
+        The number of computations, numbered ``0`` to ``slots - 1``.
+    """
 
     def __init__(self, run, slots: int):
         self.run = run
@@ -52,6 +74,20 @@ class SharedPasses:
         self.cond = threading.Condition()
 
     def runner(self, slot: int):
+        """The pass runner of computation ``slot``: a call waits for the shared pass.
+
+        Parameters
+        ----------
+        slot : int
+            The computation's number.
+
+        Returns
+        -------
+        callable
+            ``call(kernel, rows=None, **params) -> dict``, the kernel's summed results;
+            it raises ``RuntimeError`` when another computation failed.
+        """
+
         def call(kernel, rows=None, **params):
             with self.cond:
                 self.pending[slot] = (kernel, rows, params)
@@ -66,7 +102,22 @@ class SharedPasses:
 
     def serve(self, slot: int, fn, *args):
         """``fn(*args)`` as the computation ``slot``; it leaves the passes when done. An
-        error is kept (:meth:`check`), and raised again in the main thread's slot 0."""
+        error is kept (:meth:`check`), and raised again in the main thread's slot 0.
+
+        Parameters
+        ----------
+        slot : int
+            The computation's number.
+        fn : callable
+            The computation, which runs its passes through ``self.runner(slot)``.
+        *args : tuple
+            Passed to ``fn``.
+
+        Returns
+        -------
+        object
+            What ``fn`` returns; ``None`` after an error outside slot 0.
+        """
         try:
             return fn(*args)
         except BaseException as error:
@@ -118,7 +169,27 @@ class SharedPasses:
 
 
 def with_extra(x, rows=None, *, main, params, extra, extra_params) -> dict:
-    """``main``'s results for the chunk, and ``extra``'s keyed ``"extra|key"``."""
+    """``main``'s results for the chunk, and ``extra``'s keyed ``"extra|key"``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    rows : ndarray or None, default=None
+        The chunk's block of the pass's ``rows``, given to both kernels.
+    main : callable
+        The kernel of the pass.
+    params : dict
+        The keyword arguments of ``main``.
+    extra : callable
+        The kernel riding along.
+    extra_params : dict
+        The keyword arguments of ``extra``.
+
+    Returns
+    -------
+    dict
+    """
     out = main(x, rows, **params)
     for key, value in extra(x, rows, **extra_params).items():
         out[f"extra|{key}"] = value
@@ -126,8 +197,18 @@ def with_extra(x, rows=None, *, main, params, extra, extra_params) -> dict:
 
 
 class RideAlong:
-    """A pass runner (over ``run``) whose next pass also runs ``kernel(**params)`` on the
-    same rows (:func:`with_extra`); its results are then in ``result``, else None."""
+    """A pass runner whose next pass also runs one more kernel on the same rows
+    (:func:`with_extra`); its results are then in ``result``, else None.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner the passes run on.
+    kernel : callable
+        The kernel that rides along with the next pass.
+    **params : dict
+        The keyword arguments of ``kernel``.
+    """
 
     def __init__(self, run, kernel, **params):
         self.run = run

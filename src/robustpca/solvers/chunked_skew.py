@@ -82,7 +82,19 @@ _LEVELS = (0.25, 0.5, 0.75)
 
 def quantile_ranks(n: int, levels=_LEVELS) -> np.ndarray:
     """The 0-based ranks whose values NumPy's ``quantile`` (type 7) interpolates at each
-    level: ``floor((n - 1) q)`` and the next (at most ``n - 1``), a pair per level."""
+    level: ``floor((n - 1) q)`` and the next (at most ``n - 1``), a pair per level.
+
+    Parameters
+    ----------
+    n : int
+        The number of values.
+    levels : sequence of float, default=(0.25, 0.5, 0.75)
+        The quantile levels, in [0, 1].
+
+    Returns
+    -------
+    ndarray of shape (2 * len(levels),)
+    """
     out = []
     for q in levels:
         virtual = n * q + (1.0 - q) - 1.0  # NumPy's _compute_virtual_index (alpha = beta = 1)
@@ -93,7 +105,21 @@ def quantile_ranks(n: int, levels=_LEVELS) -> np.ndarray:
 
 def quantiles_of(values: np.ndarray, n: int, levels=_LEVELS) -> np.ndarray:
     """NumPy's ``quantile`` (type 7, its arithmetic) at ``levels`` from the values at
-    :func:`quantile_ranks` (m, 2 per level) of the ``n`` values: (m, levels)."""
+    :func:`quantile_ranks` of ``n`` values, per row of ``values``.
+
+    Parameters
+    ----------
+    values : array-like of shape (m, 2 * len(levels))
+        The values at the ranks of :func:`quantile_ranks`, a pair per level.
+    n : int
+        The number of values the quantiles are of.
+    levels : sequence of float, default=(0.25, 0.5, 0.75)
+        The quantile levels, as given to :func:`quantile_ranks`.
+
+    Returns
+    -------
+    ndarray of shape (m, len(levels))
+    """
     values = np.asarray(values, dtype=np.float64)
     out = np.empty((values.shape[0], len(levels)))
     for j, q in enumerate(levels):
@@ -116,7 +142,15 @@ def median_of_pair(values: np.ndarray, n: int) -> np.ndarray:
 @dataclass(frozen=True)
 class AdjustedRows:
     """The adjusted outlyingness of the rows' coordinates ``coords(x)``, (b, 1), formed by
-    blocks of rows so that its temporaries do not grow with the chunk."""
+    blocks of rows so that its temporaries do not grow with the chunk.
+
+    Parameters
+    ----------
+    coords : AffineRows
+        Maps rows of the data to the coordinates the model was fitted on.
+    model : AdjustedOutlyingness
+        The fitted directions and fences.
+    """
 
     coords: AffineRows
     model: AdjustedOutlyingness
@@ -178,9 +212,33 @@ def adjusted_outlyingness_chunked(
     n_directions: int, rng, moments: QRMoments,
 ) -> tuple[AdjustedOutlyingness, int]:  # fmt: skip
     """:func:`~robustpca.solvers.outlyingness.fit_adjusted_outlyingness` of the rows'
-    ``dim`` coordinates ``coords(x)``, and the passes run. ``sample``: the indices of the
-    rows whose medcouples stand for all (all rows up to ``MEDCOUPLE_ROWS``); ``moments``:
-    those of all rows, for the forced rows (one pass, only at a singular subset)."""
+    ``dim`` coordinates ``coords(x)``, and the passes run.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global row numbers, given to the runner as ``rows``.
+    coords : AffineRows
+        Maps rows of the data to their ``dim`` coordinates.
+    dim : int
+        The number of coordinates.
+    n : int
+        The number of rows.
+    source : RowSource
+        The rows by global index (those of the drawn subsets, the sample's).
+    sample : ndarray of int
+        The rows whose medcouples stand for all (all rows up to ``MEDCOUPLE_ROWS``).
+    pilot_x : ndarray of shape (n_pilot, n_features)
+        The pilot rows, which set the first bins of the counting passes.
+    n_directions : int
+        The hyperplane directions wanted.
+    rng : numpy.random.Generator
+        Draws the subsets behind the directions.
+    moments : QRMoments
+        Those of all rows, for the forced rows (one pass, only at a singular subset).
+    """
     from ..robust_scale import medcouple_columns
 
     def fetch(rows):
@@ -247,7 +305,23 @@ def skewed_cutoffs_chunked(run, row_index, values, n: int, sample_values, pilot_
     """rrcov's skewed cutoffs (:func:`~robustpca.robust_scale.skewed_cutoff`) of each
     column of ``values`` over all ``n`` rows: the largest value below the fence of the
     exact quartiles and the medcouple of ``sample_values`` (the fence itself where no
-    value is below it), and the passes run."""
+    value is below it), and the passes run.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global row numbers, given to the runner as ``rows``.
+    values : callable
+        Maps rows of the data to their values, of shape ``(n_rows, m)``.
+    n : int
+        The number of rows.
+    sample_values : ndarray of shape (n_sample, m)
+        The values of the rows whose medcouples stand for all.
+    pilot_values : ndarray of shape (n_pilot, m)
+        The pilot rows' values, which set the first bins of the counting passes.
+    """
     from ..robust_scale import medcouple, skewed_fence
 
     m = sample_values.shape[1]
@@ -296,7 +370,35 @@ def solve_robpca_skew_chunked(
 ) -> ROBPCAChunkedResult:
     """Skew-adjusted ROBPCA of the ``n x p`` rows seen by ``run`` (module docstring): the
     estimates of :func:`~robustpca.solvers.robpca.solve_robpca` with ``skew=True`` and
-    the same arguments. ``row_index`` is the global index of the rows, split like them."""
+    the same arguments.
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global index of the rows, split like them: the runner's ``rows``.
+    n : int
+        The number of rows.
+    p : int
+        The number of features.
+    n_components : int, float in (0, 1) or "auto", default="auto"
+        ``k``, as for ``solve_robpca``.
+    alpha : float or None, default=None
+        Coverage, with rrcov's two conventions (as for ``solve_robpca``).
+    kmax : int, default=10
+        The largest ``k``.
+    max_directions : int, default=250
+        The hyperplane directions of each adjusted outlyingness.
+    rng : numpy.random.Generator
+        Draws the directions and the medcouples' sample when ``direction_rng`` is None.
+    direction_rng : numpy.random.Generator or None, default=None
+        Draws the directions and the medcouples' sample.
+
+    Returns
+    -------
+    ROBPCAChunkedResult
+    """
     count = _Counter()
     skew_rng = direction_rng if direction_rng is not None else rng
     pilot = pilot_indices(n)

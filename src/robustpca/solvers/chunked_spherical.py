@@ -183,7 +183,28 @@ def solve_spherical_pca_chunked(
     max_iter: int = 1000,
 ) -> tuple[SphericalPCAResult, int]:  # fmt: skip
     """Spherical PCA of the ``n x p`` rows seen by ``run`` (module docstring): the result
-    of :func:`~robustpca.solvers.spherical.solve_spherical_pca`, and the passes run."""
+    of :func:`~robustpca.solvers.spherical.solve_spherical_pca`, and the passes run.
+
+    Parameters
+    ----------
+    run : callable
+        A row runner ``run(kernel, rows, **params) -> dict``
+        (:class:`~robustpca.solvers.chunked.NumpyPassRunner` in memory).
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global row numbers ``0, ..., n - 1``, chunked like the rows: the ``rows`` of
+        every pass (pilot rows, ties broken by index).
+    n : int
+        Number of rows of the data.
+    p : int
+        Number of columns of the data.
+    scale_on : {"data", "sphere"}, default="data"
+        Scores whose MAD gives the eigenvalues, as in ``solve_spherical_pca``.
+    delta : float, default=1e-3
+        Tolerance of the spatial median: the distance floor is ``delta`` times the
+        median distance, and the steps stop once one is at most ``delta * sqrt(p)``.
+    max_iter : int, default=1000
+        Weiszfeld steps at most.
+    """
     count = [0]
 
     def go(kernel, **params):

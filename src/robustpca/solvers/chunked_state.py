@@ -89,19 +89,58 @@ class NumpyStateRunner:
         return first, second
 
     def map_states(self, func: Callable, n_columns: int, **params) -> np.ndarray:
-        """``func(state, **params)`` (``n_columns`` columns) of every chunk, stacked."""
+        """``func(state, **params)`` of every chunk, stacked in row order.
+
+        Parameters
+        ----------
+        func : callable
+            Maps a chunk's state (and ``params``) to an array with one row per row of the
+            chunk.
+        n_columns : int
+            The number of columns ``func`` returns; unused here (the dask runner needs it).
+        **params : dict
+            Passed to ``func``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_columns)
+        """
         return np.concatenate([func(state, **params) for state in self.states])
 
 
 def reuses_states(run) -> bool:
-    """Whether the kernels of ``run`` may overwrite their input state (module docstring);
-    ``False`` for a runner that does not say."""
+    """Whether the kernels of ``run`` may overwrite their input state (module docstring).
+
+    Parameters
+    ----------
+    run : callable
+        A state runner; one without a ``reuse_states`` attribute counts as ``False``.
+
+    Returns
+    -------
+    bool
+    """
     return getattr(run, "reuse_states", False) is True
 
 
 def writable(state: tuple, reuse: bool, count: int | None = None) -> tuple:
-    """``state`` itself where the runner reuses states, else a copy of its first ``count``
-    arrays (all by default) and the others shared: what a kernel may overwrite."""
+    """What a kernel may overwrite: ``state`` itself or a copy of some of its arrays.
+
+    Parameters
+    ----------
+    state : tuple of ndarray
+        A chunk's state.
+    reuse : bool
+        Whether the runner reuses states (:func:`reuses_states`): then ``state`` itself is
+        returned.
+    count : int or None, default=None
+        Otherwise the first ``count`` arrays (all for ``None``) are copied and the others
+        shared.
+
+    Returns
+    -------
+    tuple of ndarray
+    """
     if reuse:
         return state
     count = len(state) if count is None else count
@@ -110,7 +149,13 @@ def writable(state: tuple, reuse: bool, count: int | None = None) -> tuple:
 
 @dataclass(frozen=True)
 class Max:
-    """A number whose ``+`` is the maximum (for entry norms summed by a runner)."""
+    """A number whose ``+`` is the maximum (for entry norms summed by a runner).
+
+    Parameters
+    ----------
+    value : float
+        The number.
+    """
 
     value: float
 
@@ -145,9 +190,28 @@ def _norm_from_gram(G: np.ndarray, rng: np.random.Generator, rtol: float) -> flo
 
 
 def first_pass(x, state, *, check_finite=True, row_gram=False):
-    """The first pass: the data are finite; the column extremes, the moments (mean and
-    centred ``d x d`` scatter) and with ``row_gram`` the Gram matrix of the rows scaled to
-    unit norm (``gamma='auto'`` of uncentred outlier pursuit)."""
+    """The first pass, a state kernel: the column extremes, moments and optional row Gram.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    state : object
+        The chunk's state, returned unchanged (``None`` before the first pass).
+    check_finite : bool, default=True
+        Raise a ``ValueError`` when the chunk holds NaN or infinity.
+    row_gram : bool, default=False
+        Also gather the Gram matrix of the rows scaled to unit norm (``gamma='auto'`` of
+        uncentred outlier pursuit).
+
+    Returns
+    -------
+    state : object
+        ``state``.
+    part : dict
+        ``moments`` (mean and centred ``d x d`` scatter), ``hi`` and ``lo`` (the column
+        maxima and the negated minima, summed by the maximum) and ``row_gram`` if asked.
+    """
     if check_finite and not np.isfinite(x).all():
         raise ValueError(
             "Input X contains NaN or infinity; a dask fit of the convex estimators needs "
@@ -190,8 +254,22 @@ def _unit_rows_pass(x, state, *, center):
 
 def gamma_max_chunked(run, center=None, row_gram=None) -> float:
     """:func:`~.alm.gamma_max` over the chunks: the spectral norm of the rows of
-    ``X - c`` scaled to unit norm, from their ``d x d`` Gram matrix (``row_gram``, or one
-    pass), by the Lanczos iteration of ``gamma_max`` (seed 0, ``rtol=1e-10``)."""
+    ``X - c`` scaled to unit norm, from their ``d x d`` Gram matrix, by the Lanczos
+    iteration of ``gamma_max`` (seed 0, ``rtol=1e-10``).
+
+    Parameters
+    ----------
+    run : callable
+        A state runner; used for one pass only when ``row_gram`` is ``None``.
+    center : ndarray of shape (n_features,) or None, default=None
+        The centre ``c`` subtracted from the rows (``None``: none).
+    row_gram : ndarray of shape (n_features, n_features) or None, default=None
+        The Gram matrix already gathered (:func:`first_pass` with ``row_gram=True``).
+
+    Returns
+    -------
+    float
+    """
     if row_gram is None:
         row_gram = run(_unit_rows_pass, center=center)["row_gram"]
     return _norm_from_gram(row_gram, np.random.default_rng(0), rtol=1e-10)

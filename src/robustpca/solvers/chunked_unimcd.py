@@ -1,32 +1,24 @@
 r"""rrcov's ``unimcd`` (the univariate MCD) of per-row values over row chunks, in passes.
 
-:func:`univariate_mcd_chunked` is :func:`~robustpca.solvers.outlyingness.univariate_mcd`
-of every column of ``values(x)`` at once (ROBPCA's projections on its directions, its
-orthogonal distances), over data seen only in passes, by the counting and gathering
-passes of :mod:`robustpca.solvers.chunked_order_statistics`: the window of ``h``
-contiguous order statistics of least variance is located by bounds on the binned sums (a
-set's sum of squares lies between that of any subset and of any superset), then settled
-on the values gathered around it; then the ``h``-th scaled residual and the reweighted
-sums. The results are exact whatever the bins: the bins only decide how many values are
-gathered.
+:func:`univariate_mcd_chunked` is :func:`~robustpca.solvers.outlyingness.univariate_mcd` of every
+column of ``values(x)`` at once (ROBPCA's projections on its directions, its orthogonal distances)
+over data seen only in passes, those of :mod:`robustpca.solvers.chunked_order_statistics`: the
+window of ``h`` contiguous order statistics of least variance is located by bounds on the binned
+sums (a set's sum of squares lies between that of any subset and of any superset) and settled on
+the values gathered around it; then come the ``h``-th scaled residual and the reweighted sums. The
+results are exact whatever the bins, which only decide how many values are gathered.
 
-The window's candidates are refined where the pilot's bins hold too many rows to gather:
-the refining pass counts only the candidate bins, split into at most
-:data:`REFINE_BINS_PER_COLUMN` bins a column, and the client merges those counts into the
-histogram it holds. What a pass brings back, per chunk, is therefore at most about
-:data:`PASS_BINS` bins over all columns (or the pilot's bins for a few columns), whatever
-the number of rows.
+Where the pilot's bins hold too many rows to gather, a refining pass counts only the window's
+candidate bins, split into at most :data:`REFINE_BINS_PER_COLUMN` bins a column, merged into the
+client's histogram: a pass brings back at most about :data:`PASS_BINS` bins per chunk (or the
+pilot's bins for a few columns), whatever the rows.
 
-**A large sample for the C-steps' guesses** (:class:`SampleCollector`,
-:func:`sample_brackets`): a bracket guessed from a pilot of ``P`` rows around the ``h``-th
-smallest distance holds about ``8 n sqrt(q (1 - q) / P)`` rows, which outgrow any gather
-budget as ``n`` grows, so that each C-step of the MCD would take a counting pass and a
-gathering pass. The C-steps work in ``k`` coordinates: the first C-step's pass also
-brings back those coordinates of every ``stride``-th row in single precision (at most
-:data:`SAMPLE_VALUES` floats), and the next C-steps guess their brackets from the
-distances of that sample, ``sqrt(P)`` times narrower: one pass each. The pass's counts
-still prove that a bracket holds the wanted rank (else counting passes follow), so the
-results are exact whatever the sample.
+**A large sample for the C-steps' guesses**: a bracket guessed from a pilot of ``P`` rows around
+the ``h``-th smallest distance holds about ``8 n sqrt(q (1 - q) / P)`` rows, too many to gather as
+``n`` grows. So the first C-step's pass also brings back the ``k`` coordinates of every
+``stride``-th row (:class:`SampleCollector`), whose distances give the next C-steps brackets
+``sqrt(P)`` times narrower (:func:`sample_brackets`): one pass each. Its counts still prove each
+bracket (else counting passes follow), so the results are exact whatever the sample.
 """
 
 from __future__ import annotations
@@ -105,9 +97,8 @@ def reweighted_sums_pass(x, rows=None, *, values, centre, var, factor, cutoff) -
 
 
 def _with_part(cnt, s1, s2, m, low, high):
-    """Bounds on the sum of squares of a set of ``cnt`` values (sums ``s1``, ``s2``)
-    joined by ``m`` values known only to lie in ``[low, high]``: the part's own sum of
-    squares lies in ``[0, m (high - low)^2 / 4]`` and its mean in ``[low, high]``."""
+    """Bounds on the sum of squares of ``cnt`` values (sums ``s1``, ``s2``) and ``m`` more in
+    ``[low, high]``, whose own sum of squares is in ``[0, m (high - low)^2 / 4]``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(cnt > 0, s1 / np.maximum(cnt, 1), 0.0)
         own = np.where(cnt > 0, s2 - s1 * mean, 0.0)
@@ -120,9 +111,8 @@ def _with_part(cnt, s1, s2, m, low, high):
 
 
 def _full_bins(cum, c1, c2, a, s_lo, h):
-    """The bins ``C`` (``a + 1 .. hi_c - 1``) that every window starting in bin ``a``
-    holds whole: ``hi_c``, their count, mean and sum of squares (a lower bound on those
-    windows' sums of squares by itself)."""
+    """The bins ``C`` (``a + 1 .. hi_c - 1``) every window from bin ``a`` holds whole: ``hi_c``,
+    their count, mean and sum of squares (alone a lower bound on those windows')."""
     nb = cum.size - 1
     lo_c = np.minimum(a + 1, nb - 1)
     first_e = np.minimum(np.searchsorted(cum, s_lo + h - 1, side="right") - 1, nb - 1)
@@ -138,20 +128,18 @@ def _full_bins(cum, c1, c2, a, s_lo, h):
 def _start_bin_lower(cum, c1, c2, bounds, a, s_lo, s_hi, h):
     """A lower bound on the sum of squares of every window starting in bin ``a``.
 
-    A window from rank ``s`` (``s_lo <= s <= s_hi``) is the full bins ``C`` between bin
-    ``a`` and the bins of its last ranks, the ``t = cum[a + 1] - s`` values of bin ``a``
-    from ``s`` on and the ``u = h - |C| - t`` others from the last bins (``[L_e, U_e]``).
-    Its sum of squares is ``ss(C) + ss(rest) + between``, bounded below term by term (two
-    groups at least ``L_e - U_a`` apart; a mean within the mixed bounds): :func:`_bound_at`.
-    Every value of the window is counted, so that the bound meets the window's sum of
-    squares as the bins narrow to single values.
+    A window from rank ``s`` (``s_lo <= s <= s_hi``) is the full bins ``C`` between bin ``a`` and
+    the bins of its last ranks, the ``t = cum[a + 1] - s`` values of bin ``a`` from ``s`` on and
+    the ``u = h - |C| - t`` others from the last bins (``[L_e, U_e]``). Its sum of squares
+    ``ss(C) + ss(rest) + between`` is bounded below term by term (two groups at least ``L_e - U_a``
+    apart; a mean within the mixed bounds) by :func:`_bound_at`, which counts every value of the
+    window: the bound meets the sum as the bins narrow to single values.
 
-    The bound is minimised over the integer ``t`` of the bin's range in closed form: for
-    ``t <= h - |C|`` it is a quadratic in ``t`` on each piece of the mean's distance
-    (zero, or one of two linear functions), and for larger ``t`` it grows with ``t``, so
-    its least value over the integers is at the integers next to the range's ends, the
-    pieces' ends or their vertices. These few points are evaluated for every bin at
-    once: memory and time do not grow with the rows a bin holds."""
+    Minimised over the integer ``t`` of the bin's range in closed form: for ``t <= h - |C|`` the
+    bound is a quadratic in ``t`` on each piece of the mean's distance (zero, or one of two linear
+    functions), and beyond it grows with ``t``, so its least value is at the integers next to the
+    range's ends, the pieces' ends or their vertices: a few points for every bin at once, whatever
+    the rows a bin holds."""
     nb = cum.size - 1
     last_e = np.minimum(np.searchsorted(cum, s_hi + h - 1, side="right") - 1, nb - 1)
     hi_c, nc, mc, ssc = _full_bins(cum, c1, c2, a, s_lo, h)
@@ -197,11 +185,10 @@ def _bound_at(t, nc, mc, ssc, La, Ua, Le, Ue, h):
 def _window_candidates(counts, s1, s2, bounds, n: int, h: int):
     """Start bins that can hold the least-variance window of ``h`` ranks.
 
-    ``bounds`` (bins + 1) are the bins' value limits (shifted like ``s1``). Every window
-    from bin ``a`` holds the ranks every such window holds (full bins, then part of a
-    last bin): a lower bound; the window from the bin's first rank is full bins and part
-    of a last bin: an upper bound. A bin is kept when its lower bound is within rounding
-    of the least upper bound."""
+    ``bounds`` (bins + 1) are the bins' value limits (shifted like ``s1``). A lower bound: the
+    ranks every window from bin ``a`` holds (full bins, then part of a last bin); an upper bound:
+    the window from the bin's first rank. A bin is kept when its lower bound is within rounding of
+    the least upper bound."""
     cum = np.concatenate([[0.0], np.cumsum(counts)])
     c1 = np.concatenate([[0.0], np.cumsum(s1)])
     c2 = np.concatenate([[0.0], np.cumsum(s2)])
@@ -277,9 +264,8 @@ def _fresh(plans: list, columns: list) -> np.ndarray:
 
 
 def _merged(column: _Column, split, inner, local_edges, local: _Column) -> _Column:
-    """The histogram of ``column`` with the bins ``split`` replaced by the refining pass's
-    bins (``local``, counted in ``local_edges``): what one pass over all the edges would
-    count, from a pass that returns only the split bins."""
+    """``column`` with its bins ``split`` replaced by the refining pass's (``local``, counted in
+    ``local_edges``): what one pass over all the edges would count."""
     edges = np.unique(np.concatenate([column.edges, *inner]))
     lower = np.concatenate([[-np.inf], edges])  # each new bin's lower edge
     old = np.searchsorted(column.edges, lower, side="right")
@@ -293,15 +279,20 @@ def _merged(column: _Column, split, inner, local_edges, local: _Column) -> _Colu
 def least_variance_windows(
     run, row_index, values, m, n, h, pilot_values, first=False, histograms=None
 ):
-    """For each column, the window of ``h`` contiguous order statistics of least sum of
-    squares (unimcd's: the middle of windows tied within a relative 1e-12; ``first``:
-    the first least one, as :func:`~robustpca.solvers.mcd._univariate_mcd_subset`).
+    """For each column, the window of ``h`` contiguous order statistics of least sum of squares
+    (unimcd's: the middle of windows tied within a relative 1e-12): its mean and variance (divisor
+    ``h - 1``), start rank and gathered records ``[column, range, value, index]`` of the start and
+    end ranges with their first ranks; and the passes (two, one more per refinement).
 
-    Returns its mean and variance (divisor ``h - 1``) per column, per column the start
-    rank and the gathered records ``[column, range, value, index]`` of the start and end
-    ranges with their first ranks, and the passes (two: binned sums, gathered values;
-    one more per refining pass, where the candidates hold more than a pass gathers).
-    ``histograms`` (a list) receives the columns' final histograms and extremes."""
+    Parameters
+    ----------
+    run, row_index, values, m, n, h, pilot_values
+        As for :func:`univariate_mcd_chunked`.
+    first : bool, default=False
+        Take the first least window, as :func:`~robustpca.solvers.mcd._univariate_mcd_subset`.
+    histograms : list or None, default=None
+        Receives the columns' final histograms and extremes.
+    """
     shift = np.median(pilot_values, axis=0)
     most = max(REFINE_BINS_PER_COLUMN, PASS_BINS // max(m, 1))
     edge_lists = [e[:: max(1, -(-e.size // most))] for e in pilot_edges(pilot_values)]
@@ -384,12 +375,24 @@ def least_variance_windows(
 def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot_values):
     """rrcov's ``unimcd`` of each of the ``m`` columns of ``values`` over all rows.
 
-    Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m``
-    values, to rounding (the same window, ties of sums of squares within a relative
-    1e-12 included, the same reweighting), in four passes: the binned sums, the values
-    around the window, the ``h``-th scaled residual (gathered in brackets drawn from the
-    window's histogram, :func:`residual_brackets`), the reweighted sums (more where a bin
-    must be split or a bracket misses). Returns ``(location, scale, passes)``.
+    Equal to :func:`~robustpca.solvers.outlyingness.univariate_mcd` of the ``n x m`` values to
+    rounding (the same window, ties of sums of squares within a relative 1e-12 included, the same
+    reweighting), in four passes: the binned sums, the values around the window, the ``h``-th
+    scaled residual (in brackets from the window's histogram, :func:`residual_brackets`), the
+    reweighted sums (more where a bin must be split or a bracket misses). Returns
+    ``(location, scale, passes)``.
+
+    Parameters
+    ----------
+    run : callable
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global row numbers, given to the runner as ``rows``.
+    values : callable
+        Maps rows of the data to their values, of shape ``(n_rows, m)``.
+    m, n, h : int
+        The columns of ``values``, the rows, and the window's size (the MCD's ``h``).
+    pilot_values : ndarray of shape (n_pilot, m)
+        The pilot rows' values, which set the first bins and the shift of their sums.
     """
     pilot_values = np.asarray(pilot_values, dtype=np.float64)
     passes = 0
@@ -443,13 +446,12 @@ def univariate_mcd_chunked(run, row_index, values, m: int, n: int, h: int, pilot
 
 
 def residual_brackets(column: _Column, low: float, high: float, centre, var, h: int):
-    """Bounds ``[r_lo, r_hi]`` on the ``h``-th smallest scaled residual
-    ``(v - centre)**2 / var`` of a column from its histogram (values in ``[low, high]``),
-    and the values in the bins that may hold residuals in them. A bin's residuals lie
-    between those of its edges (the residual is monotone in ``v`` on each side of the
-    centre, rounding included), or from 0 where it holds the centre: at most ``h - 1``
-    residuals lie below the ``h``-th smallest bin minimum, at least ``h`` at or below the
-    ``h``-th smallest bin maximum."""
+    """Bounds ``[r_lo, r_hi]`` on the ``h``-th smallest scaled residual ``(v - centre)**2 / var``
+    of a column from its histogram (values in ``[low, high]``), and the count of values in the bins
+    that may hold residuals in them. A bin's residuals lie between those of its edges (monotone in
+    ``v`` on each side of the centre, rounding included), or from 0 where it holds the centre: at
+    most ``h - 1`` lie below the ``h``-th smallest bin minimum, at least ``h`` at or below the
+    ``h``-th smallest maximum."""
     bounds = np.concatenate([[low], column.edges, [high]])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         r = (bounds - centre) ** 2 / var
@@ -470,10 +472,9 @@ def residual_brackets(column: _Column, low: float, high: float, centre, var, h: 
 
 
 def _hth_residual(run, row_index, scaled: _Scaled, held: list, h: int, n: int):
-    """The ``h``-th smallest scaled residual of each column by one gathering pass in the
-    brackets :func:`residual_brackets` draws from the window's histograms (the pass's
-    counts prove that each bracket holds it), or ``(None, 0)`` where the histograms are
-    unusable (a zero or unknown variance) or the brackets hold too many values."""
+    """The ``h``-th smallest scaled residual of each column by one gathering pass in the brackets
+    of :func:`residual_brackets` (its counts prove that each holds it), or ``(None, 0)`` where the
+    histograms are unusable (a zero or unknown variance) or the brackets hold too many values."""
     columns, ext = held
     m = len(columns)
     if not (np.all(np.isfinite(scaled.var)) and np.all(scaled.var > 0)):

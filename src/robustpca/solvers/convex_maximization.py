@@ -46,7 +46,21 @@ __all__ = [
 
 @dataclass(frozen=True)
 class LinearizedResult:
-    """Outcome of :func:`maximize_linearized`: ``solution``, ``objective`` history, ..."""
+    """Outcome of :func:`maximize_linearized`.
+
+    Attributes
+    ----------
+    solution : object
+        The last iterate ``v``.
+    objective : ndarray of shape (n_iter,)
+        The objective after each iteration (not at the start).
+    n_iter : int
+        Iterations run.
+    converged : bool
+        Whether the tolerance was met.
+    stop_reason : str
+        Why the loop stopped (a :class:`~robustpca.solvers.StopReason`).
+    """
 
     solution: Any
     objective: np.ndarray
@@ -114,8 +128,16 @@ def maximize_linearized(
 def l21_row_subgradients(Y: np.ndarray) -> np.ndarray:
     r"""Row-wise subgradients of :math:`\sum_i \lVert y_i \rVert_2` (Nie & Huang eq. 15).
 
-    Returns :math:`y_i / \lVert y_i \rVert_2` for every row with a non-zero norm, and
-    the zero vector (a valid subgradient) for zero rows.
+    Parameters
+    ----------
+    Y : ndarray of shape (n_rows, n_columns)
+        The vectors :math:`y_i`, one per row.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_columns)
+        :math:`y_i / \lVert y_i \rVert_2` for every row with a non-zero norm, and the
+        zero vector (a valid subgradient) for zero rows.
     """
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
     scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
@@ -163,6 +185,21 @@ def power_method(
     With :math:`h(v) = v^\top A v` (convex), the subgradient is :math:`2Av` and
     :math:`\arg\max_{\lVert v\rVert = 1} \alpha^\top v = \alpha / \lVert\alpha\rVert`:
     the classical power method.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric positive semi-definite matrix.
+    v0 : ndarray of shape (n,)
+        Starting vector; the first iterate is its normalisation.
+    max_iter : int, default=1000
+        Maximum number of iterations.
+    tol : float, default=1e-12
+        Stop when the relative change of :math:`v^\top A v` is at most ``tol``.
+
+    Returns
+    -------
+    LinearizedResult
     """
     return _maximize_quadratic(A, v0, _unit, max_iter=max_iter, tol=tol)
 
@@ -180,9 +217,28 @@ def truncated_power_method(
     The constraint set is :math:`\{v: \lVert v\rVert_2 = 1, \lVert v\rVert_0 \le k\}`.
     The maximiser of :math:`\alpha^\top v` over it keeps the :math:`k` largest
     :math:`|\alpha_j|` and normalises: the truncated power method of Yuan & Zhang (2013).
-    ``n_nonzero`` at or above the dimension leaves the constraint void: the power method
-    on ``A`` (all coordinates kept). Raises ``ValueError`` for ``n_nonzero < 1``, which
-    no unit vector meets.
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric positive semi-definite matrix.
+    v0 : ndarray of shape (n,)
+        Starting vector; the first iterate is its truncation, normalised.
+    n_nonzero : int
+        :math:`k`, the most non-zero coordinates. At or above ``n`` the constraint is void:
+        the power method on ``A`` (all coordinates kept).
+    max_iter : int, default=1000
+        Maximum number of iterations.
+    tol : float, default=1e-12
+        Stop when the relative change of :math:`v^\top A v` is at most ``tol``.
+
+    Returns
+    -------
+    LinearizedResult
+
+    Raises
+    ------
+    ValueError
+        For ``n_nonzero < 1``, which no unit vector meets.
     """
     k = int(n_nonzero)
     if k < 1:  # a shape error, not a check of the caller's parameters

@@ -30,8 +30,17 @@ _EPS = np.finfo(np.float64).eps
 
 @dataclass(frozen=True)
 class AffineHull:
-    """The affine hull of a singular h-subset: a point of it, the orthonormal directions
-    ``null`` (``(p, m)``) off it, and the distance ``tol`` within which a row is on it."""
+    """The affine hull of a singular h-subset.
+
+    Attributes
+    ----------
+    location : ndarray of shape (p,)
+        A point of the hull (the subset's mean).
+    null : ndarray of shape (p, m)
+        Orthonormal directions off the hull.
+    tol : float
+        The distance within which a row is on the hull.
+    """
 
     location: np.ndarray
     null: np.ndarray
@@ -39,11 +48,20 @@ class AffineHull:
 
     @classmethod
     def of(cls, location: np.ndarray, covariance: np.ndarray, h: int) -> AffineHull:
-        """The hull of an h-subset with mean ``location`` and covariance ``covariance``
-        (divisor ``h - 1``), singular as :func:`~robustpca.solvers.mcd.raw_log_det`
+        """The hull of an h-subset, singular as :func:`~robustpca.solvers.mcd.raw_log_det`
         decides: its directions of eigenvalue at most ``p eps`` of the largest (numpy's
         ``matrix_rank`` tolerance), or the least one where only the determinant's sign
-        said singular."""
+        said singular.
+
+        Parameters
+        ----------
+        location : ndarray of shape (p,)
+            The subset's mean.
+        covariance : ndarray of shape (p, p)
+            The subset's covariance (divisor ``h - 1``).
+        h : int
+            The subset's size.
+        """
         p = covariance.shape[0]
         values, vectors = np.linalg.eigh(covariance)
         top = max(float(values[-1]), 0.0)
@@ -56,12 +74,32 @@ class AffineHull:
         return cls(location, vectors[:, zero], 2.0 * within + np.sqrt(_EPS * top))
 
     def excess(self, Z: np.ndarray) -> np.ndarray:
-        """Each row's distance from the hull beyond the tolerance: at most 0 on it."""
+        """Each row's distance from the hull beyond the tolerance: at most 0 on it.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n, p)
+            The rows.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
         centred = Z - self.location
         off = np.linalg.norm(centred @ self.null, axis=1)
         rounding = 64 * _EPS * (np.linalg.norm(centred, axis=1) + np.linalg.norm(self.location))
         return off - self.tol - rounding
 
     def contains(self, Z: np.ndarray) -> np.ndarray:
-        """Whether each row of ``Z`` lies on the hull."""
+        """Whether each row of ``Z`` lies on the hull.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n, p)
+            The rows.
+
+        Returns
+        -------
+        ndarray of bool of shape (n,)
+        """
         return self.excess(Z) <= 0.0

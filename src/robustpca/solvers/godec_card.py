@@ -93,11 +93,24 @@ class ResidualCutoff:
     def thresholds(
         self, residual: np.ndarray, observed: np.ndarray | None, reference: float
     ) -> np.ndarray:
-        r"""The cutoff :math:`c\hat\tau_j` of each column of ``residual`` (2-D; the
-        gaps, where ``observed`` is False, are ignored), shape ``(n_columns,)``. The
-        scales are at least :math:`\sqrt{\epsilon}` times ``reference`` (the RMS of the
-        data), so that an exact fit (zero medians) counts only the entries that are
-        off by more than rounding."""
+        r"""The cutoff :math:`c\hat\tau_j` of each column of ``residual``.
+
+        The scales have a floor so that an exact fit (zero medians) counts only the
+        entries that are off by more than rounding.
+
+        Parameters
+        ----------
+        residual : ndarray of shape (n_samples, n_features)
+            The residual ``R = X - L`` of the current fit.
+        observed : ndarray of bool of shape (n_samples, n_features) or None
+            False at the gaps, which are ignored; None: every entry is observed.
+        reference : float
+            The RMS of the data: the scales are at least :math:`\sqrt{\epsilon}` times it.
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+        """
         magnitude = np.abs(residual)
         if observed is None:
             cols = np.median(magnitude, axis=0)
@@ -115,36 +128,87 @@ class ResidualCutoff:
     ) -> np.ndarray:
         """``residual`` at its ``k`` observed entries of largest magnitude relative to
         their cutoff (the cardinality projection in the columns' scales), zeros
-        elsewhere."""
+        elsewhere.
+
+        Parameters
+        ----------
+        residual : ndarray of shape (n_samples, n_features)
+            The residual ``R = X - L`` of the current fit.
+        k : int
+            Number of entries kept.
+        observed : ndarray of bool of shape (n_samples, n_features) or None
+            As in :meth:`thresholds`.
+        reference : float
+            As in :meth:`thresholds`.
+        """
         ratio = np.abs(residual) / self.thresholds(residual, observed, reference)
         if observed is not None:
             ratio[~observed] = 0.0
         return np.where(keep_largest_entries(ratio, k) != 0, residual, 0.0)
 
     def cap(self, n_entries: int) -> int:
-        """The most entries ``S`` may hold out of ``n_entries``."""
+        """The most entries ``S`` may hold, ``max_share`` of ``n_entries``.
+
+        Parameters
+        ----------
+        n_entries : int
+            Number of (observed) entries.
+        """
         return int(self.max_share * n_entries)
 
     def beyond(
         self, residual: np.ndarray, observed: np.ndarray | None, reference: float
     ) -> np.ndarray:
-        """True at the observed entries beyond their cutoff."""
+        """True at the observed entries beyond their cutoff.
+
+        Parameters
+        ----------
+        residual : ndarray of shape (n_samples, n_features)
+            The residual ``R = X - L`` of the current fit.
+        observed : ndarray of bool of shape (n_samples, n_features) or None
+            As in :meth:`thresholds`.
+        reference : float
+            As in :meth:`thresholds`.
+        """
         out = np.abs(residual) > self.thresholds(residual, observed, reference)
         return out if observed is None else out & observed
 
     def support_size(
         self, residual: np.ndarray, observed: np.ndarray | None, reference: float
     ) -> int:
-        """``k``: the number of observed entries beyond their cutoff, capped."""
+        """``k``: the number of observed entries beyond their cutoff, capped (:meth:`cap`).
+
+        Parameters
+        ----------
+        residual : ndarray of shape (n_samples, n_features)
+            The residual ``R = X - L`` of the current fit.
+        observed : ndarray of bool of shape (n_samples, n_features) or None
+            As in :meth:`thresholds`.
+        reference : float
+            As in :meth:`thresholds`.
+        """
         n_entries = residual.size if observed is None else int(np.count_nonzero(observed))
         k = int(np.count_nonzero(self.beyond(residual, observed, reference)))
         return min(k, self.cap(n_entries))
 
 
 def full_card_message(card, k: int, rule: ResidualCutoff, count: int, share: float) -> str:
-    """The warning of a fit whose support of ``k`` entries is full (``card`` as given:
-    ``"auto"`` or a size) while ``count`` entries beyond the cutoff, carrying ``share``
-    of the residual's squared norm, were left out of it (:func:`gross_left_out`)."""
+    """The warning of a fit whose support is full while entries beyond the cutoff were
+    left out of it (:func:`gross_left_out`).
+
+    Parameters
+    ----------
+    card : {"auto"} or int
+        The cardinality as given to the solver.
+    k : int
+        Number of entries in the full support.
+    rule : ResidualCutoff
+        The rule whose cutoff and cap the message quotes.
+    count : int
+        Number of entries beyond the cutoff left outside the support.
+    share : float
+        Their share of the residual's squared norm.
+    """
     auto = isinstance(card, str)
     what = (
         f"card='auto' reached its cap of {k} entries ({rule.max_share:.0%})"
@@ -172,8 +236,28 @@ def gross_left_out(
 ) -> tuple[int, float]:
     """Entries of ``residual = X - L`` beyond the rule's cutoff but outside the support
     of ``sparse``: their number and their share of the squared norm of ``X - L - S``.
+
     Gaussian noise puts a thirtieth of its energy beyond 3 standard deviations; a share
-    above one half says that ``S`` left gross errors in the fit."""
+    above one half says that ``S`` left gross errors in the fit.
+
+    Parameters
+    ----------
+    residual : ndarray of shape (n_samples, n_features)
+        The residual ``X - L`` of the fit.
+    sparse : ndarray of shape (n_samples, n_features)
+        The sparse part ``S``; its support is where it is non-zero.
+    observed : ndarray of bool of shape (n_samples, n_features) or None
+        False at the gaps, which are ignored; None: every entry is observed.
+    rule : ResidualCutoff
+        The rule giving the cutoff.
+    reference : float
+        The RMS of the data (:meth:`ResidualCutoff.thresholds`).
+
+    Returns
+    -------
+    count : int
+    share : float
+    """
     left = residual - sparse
     if observed is not None:
         left = np.where(observed, left, 0.0)

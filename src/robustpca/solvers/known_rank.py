@@ -87,7 +87,15 @@ def _zeros(n: int) -> Callable[[], np.ndarray]:
 
 def hard_threshold(A: np.ndarray, zeta: float) -> np.ndarray:
     r"""The entries of ``A`` with :math:`|a_{ij}| > \zeta`, zeros elsewhere
-    (:math:`\mathcal T_\zeta` of Cai et al. 2019, eq. 4). A new array."""
+    (:math:`\mathcal T_\zeta` of Cai et al. 2019, eq. 4). A new array.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+        The matrix to threshold.
+    zeta : float
+        The threshold :math:`\zeta`; entries of magnitude at most it become 0.
+    """
     return np.where(np.abs(A) > zeta, A, 0.0)
 
 
@@ -100,6 +108,13 @@ def keep_largest_entries(A: np.ndarray, k: int) -> np.ndarray:
     (``numpy.argpartition`` only then: its ``A.size`` indices make it dearer than the
     partition), so exactly ``min(k, A.size)`` entries are kept (fewer non-zeros where
     ``A`` has zeros).
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+        The matrix to project.
+    k : int
+        Number of entries kept; none for ``k <= 0``.
     """
     size = A.size
     if k <= 0 or size == 0:
@@ -123,6 +138,15 @@ def top_singular_triplets(A: np.ndarray, k: int, rng: np.random.Generator):
     ARPACK's implicitly restarted Lanczos (``scipy.sparse.linalg.svds``, to machine
     precision, start vector drawn from ``rng``), as the authors' MATLAB code uses ``svds``;
     LAPACK's SVD for small matrices or ``k`` close to ``min(m, n)``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, n)
+        The matrix.
+    k : int
+        Number of triplets.
+    rng : numpy.random.Generator
+        Draws ARPACK's start vector (unused by the LAPACK route).
     """
     side = min(A.shape)
     if side > LANCZOS_MIN_SIDE and k < side - 1:
@@ -196,6 +220,11 @@ def accaltproj_defaults(m: int, n: int) -> tuple[float, float]:
     :math:`\beta/2` failed on small errors (``docs/design-notes/known-rank.md``;
     ``tests/test_known_rank.py`` has some of them). ``beta_init=4 * beta`` reproduces
     the authors' code.
+
+    Parameters
+    ----------
+    m, n : int
+        The shape of the data matrix.
     """
     beta = 1.0 / (2.0 * (float(m) * float(n)) ** 0.25)
     return beta, beta

@@ -257,14 +257,38 @@ def solve_l1_pca_missing(
     completion (each of its directions converges in a few fixed-point steps), then
     completes the missing entries by the least-squares fit of each row's observed
     coordinates to the new subspace, until the L1 dispersion
-    :math:`\\sum_{i,j} |w_j^\\top (x_i - m)|` of the completion changes by at most
-    ``max(tol, EM_TOL)`` relatively, or after ``max_em_iter`` completions (stop reason
-    :data:`EM_UNSETTLED`, not converged). ``objective`` holds that dispersion per EM
-    iteration; ``n_iter`` counts every fixed-point iteration. Rows with at most ``k``
-    informative entries take no part
+    :math:`\\sum_{i,j} |w_j^\\top (x_i - m)|` of the completion settles. Rows with at most
+    ``k`` informative entries take no part
     (:func:`~robustpca.solvers.informative_coordinates.informative_rows`).
-    ``callback`` is :func:`solve_l1_pca`'s, with the iterations of every completion
-    numbered on; its ``True`` ends the EM too.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data; the values at ``missing`` are ignored (may be NaN).
+    missing : ndarray of bool of shape (n_samples, n_features)
+        True at the missing entries.
+    n_components : int
+        Number of directions ``k``.
+    rng : numpy.random.Generator
+        As in :func:`solve_l1_pca`.
+    max_iter : int, default=1000
+        Maximum number of fixed-point iterations per component, in each EM iteration.
+    tol : float, default=0.0
+        As in :func:`solve_l1_pca`; the EM stops when the dispersion changes by at most
+        ``max(tol, EM_TOL)`` relatively.
+    max_perturbations : int, default=10
+        As in :func:`solve_l1_pca`.
+    max_em_iter : int, default=50
+        Most completions; the EM then stops with :data:`EM_UNSETTLED`, not converged.
+    callback : callable or None, default=None
+        :func:`solve_l1_pca`'s, with the iterations of every completion numbered on;
+        its ``True`` ends the EM too.
+
+    Returns
+    -------
+    SolverResult
+        ``objective`` holds the dispersion per EM iteration; ``n_iter`` counts every
+        fixed-point iteration.
     """
     rows = informative_rows(X, missing, n_components)
     if rows is not None:

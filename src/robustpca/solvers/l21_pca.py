@@ -30,7 +30,17 @@ __all__ = ["l21_objective", "solve_l21_pca", "solve_l21_pca_missing"]
 
 
 def l21_objective(Y: np.ndarray) -> float:
-    """``sum_i ||y_i||_2`` of the rows of ``Y = X W`` (objective 8)."""
+    """``sum_i ||y_i||_2`` of the rows of ``Y = X W`` (objective 8).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_components)
+        The projections ``X W`` of the (centred) data.
+
+    Returns
+    -------
+    float
+    """
     return float(np.linalg.norm(Y, axis=1).sum())
 
 
@@ -186,6 +196,27 @@ def solve_l21_pca_missing(
     monotonicity is not claimed for it (the stop is its relative change). Rows with at
     most ``k`` informative entries take no part
     (:func:`~robustpca.solvers.informative_coordinates.informative_rows`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data; the values at ``missing`` are ignored (may be NaN).
+    missing : ndarray of bool of shape (n_samples, n_features)
+        True at the missing entries.
+    n_components : int
+        Dimension ``k`` of the subspace.
+    rng : numpy.random.Generator
+        Completes the starting basis where the data have too few directions of variance.
+    max_iter : int, default=100
+        Maximum number of iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of the objective is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
+
+    Returns
+    -------
+    SolverResult
     """
     rows = informative_rows(X, missing, n_components)
     if rows is not None:

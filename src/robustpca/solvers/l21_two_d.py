@@ -33,7 +33,21 @@ __all__ = ["l21_two_d_objective", "l21_two_d_update", "solve_l21_two_d"]
 
 
 def l21_two_d_objective(E: np.ndarray, left: np.ndarray, right: np.ndarray) -> float:
-    r"""Objective (27): :math:`\sum_i \lVert U^\top E_i V\rVert_F`."""
+    r"""Objective (27): :math:`\sum_i \lVert U^\top E_i V\rVert_F`.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_samples, height, width)
+        The centred images :math:`E_i`.
+    left : ndarray of shape (height, k1)
+        :math:`U`.
+    right : ndarray of shape (width, k2)
+        :math:`V`.
+
+    Returns
+    -------
+    float
+    """
     Z = np.matmul(left.T, E @ right)
     return float(np.sqrt(np.einsum("nij,nij->n", Z, Z)).sum())
 

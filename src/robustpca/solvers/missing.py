@@ -22,14 +22,12 @@ completion of the missing coordinates: :math:`r_O = \min_z \lVert (I - U^\top U)
 a majorizer of the observed-entries objective. One step of the complete-data method on
 the completed data that does not increase its objective (a reweighted step of Nie et
 al. 2014, Algorithm 2) therefore does not increase the observed-entries objective
-either. :class:`MissingPCAProblem` is this: a drop-in for
-:class:`~robustpca.linalg.WeightedPCAProblem` whose ``solve`` is the weighted-PCA step
-on the current completion and whose ``residuals`` are the :math:`r_O`, re-completing
-the data as a side effect, so the reweighted solvers run on it unchanged (one weighted
-step per completion: no refits from scratch). Where the loss has no parameter
-re-estimated from the residuals (PCA, RPCA-OM, PCA-GM), the loop extrapolates the gap
-values by SQUAREM (:mod:`robustpca.solvers.accelerated_em`), keeping the objective
-monotone.
+either. :class:`MissingPCAProblem` is this: a :class:`~robustpca.linalg.WeightedPCAProblem`
+whose ``solve`` is the weighted-PCA step on the current completion and whose
+``residuals`` are the :math:`r_O`, re-completing the data as a side effect, so the
+reweighted solvers run on it unchanged (one weighted step per completion). Where the
+loss re-estimates no parameter from the residuals (PCA, RPCA-OM, PCA-GM), the loop
+extrapolates the gaps by SQUAREM (:mod:`robustpca.solvers.accelerated_em`), monotone.
 
 **Rows fitted exactly.** A row with at most ``k`` observed coordinates has :math:`r_O =
 0` at every :math:`(b, U)` whose observed columns ``U_O`` are linearly independent (all
@@ -39,13 +37,11 @@ weight is largest at :math:`r = 0` (the l2,1 loss: :math:`1 / (2\sqrt{r^2 +
 \epsilon})`) gives it a weight that pins the subspace where it is.
 :func:`rows_fitted_exactly` names these rows and the weighted step leaves them out
 (weight 0; the majorizer of the remaining terms), unless every row is one or every other
-row has weight 0 (a capped loss). Without this rule RPCA-OM stalls on tables with few
-columns, such as rrcov's hbk with cells missing; with it, it converges to a lower
-observed objective (``docs/design-notes/missing-entries.md``). The computed residuals
-of these rows are rounding errors, and are set to 0 (:func:`observed_fit`): at
-``k = p``, where every row is one, the objective is then exactly 0 and the loops stop
-at their first iteration. The entries of a constant column
-count as unobserved in these rules (:mod:`robustpca.solvers.informative_coordinates`).
+row has weight 0 (a capped loss); without it RPCA-OM stalls on tables with few columns
+(``docs/design-notes/missing-entries.md``). The computed residuals of these rows are
+rounding errors, set to 0 (:func:`observed_fit`): at ``k = p``, where every row is one,
+the objective is then exactly 0 and the loops stop at once. The entries of a constant
+column count as unobserved here (:mod:`robustpca.solvers.informative_coordinates`).
 
 References
 ----------
@@ -98,15 +94,15 @@ def initial_fill(X: np.ndarray, missing: np.ndarray) -> np.ndarray:
     median (robust to the outlying rows the fit is meant to resist); 0 in a column with
     no observed entry.
 
-    The medians are NumPy's (:func:`numpy.median` of the observed entries, to the bit),
-    taken a block of columns at a time: each block is copied transposed, its missing
-    entries set to ``+inf`` (after every finite value), and each of its columns
-    partitioned at its lower middle order statistic; the upper one is the smallest entry
-    after it. Blocks of columns avoid a strided gather per column of the row-major data.
-    A partition at both middle order statistics at once (a list of ``kth``) would take
-    NumPy's generic introselect, where a single ``kth`` takes its vectorised quickselect
-    (AVX-512 or AVX2, NumPy >= 2.0), which is faster (timings in
-    ``docs/design-notes/missing-entries.md``).
+    The medians are :func:`numpy.median`'s to the bit, a block of columns at a time (no
+    strided gather per column): each block copied transposed, its gaps ``+inf``, each
+    column partitioned at its lower middle order statistic (one ``kth``: NumPy's
+    vectorised quickselect), the upper one being the smallest entry after it.
+
+    Parameters
+    ----------
+    X, missing : ndarray of shape (n_samples, n_features)
+        The data (any value, NaN included, at the gaps) and the boolean mask of the gaps.
     """
     filled = np.array(X, dtype=np.float64, copy=True)
     n, d = filled.shape
@@ -150,7 +146,12 @@ class GapPattern:
 
     @classmethod
     def of(cls, missing: np.ndarray) -> GapPattern:
-        """The pattern of the boolean mask ``missing`` (n_samples x n_features)."""
+        """The pattern of the boolean mask ``missing``, True at the gaps.
+
+        Parameters
+        ----------
+        missing : ndarray of bool of shape (n_samples, n_features)
+        """
         rows = np.flatnonzero(missing.any(axis=1))
         gaps = missing[rows]
         observed = bool(gaps.size) and bool(gaps.mean() > 0.5)
@@ -158,12 +159,9 @@ class GapPattern:
 
 
 def _pattern_normal_matrices(pattern: GapPattern, components: np.ndarray) -> np.ndarray:
-    """``U_O U_O^T`` for each row of ``pattern.rows``.
-
-    One sparse product: the rows' missing (or, when most entries are missing, observed)
-    entries times the ``d x k^2`` table of the products ``U_{jl} U_{jm}``, so the cost is
-    ``k^2`` per missing entry rather than per coordinate.
-    """
+    """``U_O U_O^T`` for each row of ``pattern.rows``, by one sparse product: the rows'
+    missing (or, when most are missing, observed) entries times the ``d x k^2`` table of
+    the products ``U_{jl} U_{jm}``, a cost of ``k^2`` per missing entry, not coordinate."""
     k, d = components.shape
     outer = (components.T[:, :, None] * components.T[:, None, :]).reshape(d, k * k)
     products = np.asarray(pattern.entries @ outer).reshape(-1, k, k)
@@ -175,10 +173,9 @@ def _pattern_normal_matrices(pattern: GapPattern, components: np.ndarray) -> np.
 
 
 def _smallest_eigenvalue_bound(A: np.ndarray) -> np.ndarray:
-    """A lower bound on the smallest eigenvalue of each ``A_i = U_O U_O^T`` (``U`` with
-    orthonormal rows, so every eigenvalue is at most 1): the larger of Gershgorin's
-    ``min_l (A_ll - sum_{m != l} |A_lm|)`` and ``trace(A_i) - (k - 1)`` (the other
-    ``k - 1`` eigenvalues take at most 1 each of the trace)."""
+    """A lower bound on the smallest eigenvalue of each ``A_i = U_O U_O^T`` (all at most 1:
+    ``U`` has orthonormal rows): the larger of Gershgorin's ``min_l (A_ll - sum_{m != l}
+    |A_lm|)`` and ``trace(A_i) - (k - 1)`` (the other ``k - 1`` take at most 1 each)."""
     k = A.shape[-1]
     diag = np.einsum("rkk->rk", A)
     gershgorin = (2.0 * diag - np.abs(A).sum(axis=-1)).min(axis=-1)
@@ -187,15 +184,10 @@ def _smallest_eigenvalue_bound(A: np.ndarray) -> np.ndarray:
 
 def _solve_psd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Minimum-norm solutions of the stacked systems ``A_i t_i = b_i``, ``A_i = U_O
-    U_O^T`` (see :func:`_pattern_normal_matrices`).
-
-    Where :func:`_smallest_eigenvalue_bound` proves ``A_i`` well conditioned (condition
-    number at most ``1 / _WELL_CONDITIONED``; no eigenvalue near the cut-off
-    ``_RANK_RTOL``) the minimum-norm solution is the solution, from batched LU
-    (``np.linalg.solve``, much cheaper than the eigendecomposition for small systems);
-    the other rows take the eigendecomposition and its pseudo-inverse. Both give the
-    same solution to rounding where both apply.
-    """
+    U_O^T`` (:func:`_pattern_normal_matrices`): by batched LU where
+    :func:`_smallest_eigenvalue_bound` proves ``A_i`` well conditioned (condition number
+    at most ``1 / _WELL_CONDITIONED``: no eigenvalue near ``_RANK_RTOL``), cheaper than the
+    eigendecomposition and pseudo-inverse the other rows take; both agree to rounding."""
     if B.shape[0] == 0:
         return B.copy()
     safe = _smallest_eigenvalue_bound(A) >= _WELL_CONDITIONED
@@ -241,25 +233,22 @@ def observed_fit(
     components : ndarray of shape (n_components, n_features)
         Orthonormal rows.
     matmul : callable, default=np.matmul
-        The product of two C-ordered float64 matrices: NumPy's, or
-        :func:`~robustpca.linalg.blocked.blas_matmul` (SciPy's BLAS) for a loop whose
-        other products are SciPy's (:class:`MissingPCAProblem`; "One BLAS library per
-        loop" in :mod:`robustpca.linalg.blocked`).
+        The product of two C-ordered float64 matrices: NumPy's, or SciPy's BLAS
+        (:func:`~robustpca.linalg.blocked.blas_matmul`) for a loop whose other products
+        are SciPy's ("One BLAS library per loop" in :mod:`robustpca.linalg.blocked`).
     pattern : GapPattern, optional
-        ``GapPattern.of(missing)``, made once by a loop that fits the same mask again
-        and again (its sparse pattern cost 4-18% of a call).
+        ``GapPattern.of(missing)``, made once by a loop that fits the same mask repeatedly.
     centre, scale : ndarray of shape (n_components,), optional
         A row with fewer than ``k`` observed coordinates fits a whole affine set of
         scores exactly; it gets the one nearest ``centre`` in the metric
         :math:`\\sum_j ((t_j - c_j) / s_j)^2` (the smallest score distance of
         :mod:`robustpca.diagnostics` where ``centre`` and ``scale`` are its statistics).
-        By default ``centre`` is 0 and ``scale`` 1: the minimum-norm solution, which
-        puts the row at ``mean``. A zero scale counts as the largest positive one. The
-        other rows' scores are unique and depend on neither.
+        By default ``centre`` is 0 and ``scale`` 1: the minimum-norm solution, which puts
+        the row at ``mean``. A zero scale counts as the largest positive one.
     n_informative : ndarray of int, shape (n_samples,), optional
-        The informative coordinates of each row (:func:`informative_counts`), which
-        decide the rows with fewer than ``k`` (above) and the rows fitted exactly, whose
-        residual rounding is set to 0; by default the observed ones.
+        The informative coordinates of each row (:func:`informative_counts`), which decide
+        the rows with fewer than ``k`` (above) and the rows fitted exactly, whose residual
+        rounding is set to 0; by default the observed ones.
 
     Returns
     -------
@@ -302,12 +291,9 @@ def observed_fit(
 
 
 #: On a row with at most ``k`` observed coordinates, a residual norm within this fraction
-#: of the row's centred observed norm is the rounding of an exact fit, and is set to 0
-#: ("Rows fitted exactly"; the ``sqrt(eps)`` of :data:`robustpca.diagnostics._ZERO_OD`).
-#: The residuals of such rows were up to 7 ``eps`` of it on rrcov's tables: at ``k = p``
-#: with gaps, PCA's objective (a sum of them, 1e-25) then changed by its own rounding
-#: from one iteration to the next, and the EM ran to ``max_iter`` on hbk and bushfire;
-#: R1-PCA's Huber weights became ratios of rounding errors.
+#: of its centred observed norm is an exact fit's rounding, set to 0 ("Rows fitted exactly";
+#: ``sqrt(eps)`` as :data:`robustpca._distance_rounding.ZERO_OD`): else the EM at ``k = p``
+#: ran on rounding to ``max_iter``, and R1-PCA's Huber weights were ratios of roundings.
 _EXACT_FIT = float(np.sqrt(np.finfo(np.float64).eps))
 
 
@@ -319,9 +305,8 @@ def _exact_rows(
     n_samples: int,
     n_informative: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """The indices of the rows with at most ``k`` observed (or ``n_informative``)
-    coordinates (None if none): every row where ``k >= p``, else those of ``pattern``
-    (:func:`rows_fitted_exactly`)."""
+    """The rows with at most ``k`` observed (or ``n_informative``) coordinates (None if
+    none): every row where ``k >= p``, else those of ``pattern`` (:func:`rows_fitted_exactly`)."""
     if n_components >= n_features:
         return np.arange(n_samples)
     if n_informative is not None:
@@ -334,11 +319,10 @@ def _exact_rows(
 
 
 def _nearest_scores(A: np.ndarray, rhs: np.ndarray, centre, scale) -> np.ndarray:
-    """The solutions of ``A_i t_i = rhs_i`` (consistent, ``A_i`` singular) nearest
-    ``centre`` in the metric of ``scale`` (:func:`observed_fit`): with
-    ``t = centre + s z``, the minimum-norm ``z`` of ``(S A S) z = S (rhs - A centre)``.
-    ``s`` is divided by its largest value (the nearest point does not change), so that
-    ``S A S`` keeps the eigenvalues at most 1 that :func:`_pseudo_solve`'s cut assumes."""
+    """The solutions of ``A_i t_i = rhs_i`` (consistent, ``A_i`` singular) nearest ``centre``
+    in the metric of ``scale`` (:func:`observed_fit`): with ``t = centre + s z``, the
+    minimum-norm ``z`` of ``(S A S) z = S (rhs - A centre)``, ``s`` divided by its largest
+    value so that ``S A S`` keeps the eigenvalues at most 1 :func:`_pseudo_solve` assumes."""
     k = A.shape[-1]
     c = np.zeros(k) if centre is None else np.asarray(centre, dtype=np.float64)
     s = np.ones(k) if scale is None else np.asarray(scale, dtype=np.float64)
@@ -370,7 +354,13 @@ def complete(
     X: np.ndarray, missing: np.ndarray, mean: np.ndarray, components: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """``X`` (a completed copy, NaN allowed at ``missing``) with the gaps set to the
-    observed-coordinates fit of ``(mean, components)``, and the observed residual norms."""
+    observed-coordinates fit of ``(mean, components)``, and the observed residual norms.
+
+    Parameters
+    ----------
+    X, missing, mean, components : ndarray
+        As in :func:`observed_fit`.
+    """
     _, fitted, r = observed_fit(X, missing, mean, components)
     return np.where(missing, fitted, X), r
 
@@ -378,7 +368,15 @@ def complete(
 def pca_basis(X0: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
     """Orthonormal ``d x k`` basis of the top principal subspace of centred ``X0`` (the
     ``n x n`` Gram matrix for wide data), completed where the data have fewer than ``k``
-    directions of variance."""
+    directions of variance.
+
+    Parameters
+    ----------
+    X0 : ndarray of shape (n, d)
+    n_components : int
+    rng : numpy.random.Generator
+        Draws the completing directions (:func:`~robustpca.linalg.complete_orthonormal`).
+    """
     n, d = X0.shape
     if n < d:
         vals, vecs = top_eigh(X0 @ X0.T, n_components)
@@ -438,14 +436,12 @@ class MissingPCAProblem:
     """:class:`~robustpca.linalg.WeightedPCAProblem` on data with missing entries.
 
     ``X`` is held completed (first by the column medians, then by the reconstruction
-    of the last solution whose ``residuals`` were read); ``solve(weights)`` is the
-    weighted-PCA step (problem 14 of Nie et al. 2014) on that completion, and the
-    solution's ``residuals()`` are the observed residual norms (module docstring). The
-    step gives the rows fitted exactly (:func:`rows_fitted_exactly`) weight 0, unless
-    every row is one or every other row has weight 0. Where the fit is centred (or
-    through ``offset``), the entries of constant columns do not count as informative
-    (module docstring, "Constant columns"); through the origin they do, since a nonzero
-    constant column is then a direction of the data.
+    of the last solution whose ``residuals`` were read); :meth:`solve` is the weighted-PCA
+    step (problem 14 of Nie et al. 2014) on that completion, and the solution's
+    ``residuals()`` are the observed residual norms (module docstring). Where the fit is
+    centred (or through ``offset``), the entries of constant columns do not count as
+    informative (:mod:`~robustpca.solvers.informative_coordinates`); through the origin
+    they do, since a nonzero constant column is then a direction of the data.
 
     Parameters
     ----------
@@ -489,6 +485,15 @@ class MissingPCAProblem:
         return float(np.einsum("ij,ij->", centred, centred)) / self.n_samples
 
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> _MissingSubspace:
+        """The weighted-PCA step on the current completion.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (n_samples,)
+            Row weights; the rows fitted exactly get 0 (module docstring).
+        residuals : bool, default=True
+            Ignored: the solution's ``residuals()`` gives the observed residual norms.
+        """
         if self._left_out is not None:
             kept = np.where(self._left_out, 0.0, weights)
             if np.any(kept > 0):  # else every other row is capped: the step as it was
@@ -559,9 +564,18 @@ def solve_generalized_mean_missing(
     The zero-dimensional case of the module's majorize-minimize: complete each row's
     missing coordinates with those of :math:`m`, take the weighted mean, repeat. The
     generalized sample mean of Oh & Kwak (2016, Algorithm 1) on the observed entries
-    for ``loss = L2pLoss(2p, delta)``; the objective never increases.
-    Returns the :class:`~robustpca.solvers.reweighting_progress.ReweightingResult`
-    (``solution`` is the mean).
+    for ``loss = L2pLoss(2p, delta)``; the objective never increases. Returns a
+    :class:`~robustpca.solvers.ReweightingResult` whose ``solution`` is the mean.
+
+    Parameters
+    ----------
+    X, missing : ndarray of shape (n_samples, n_features)
+        The data (any value, NaN included, at the gaps) and the boolean mask of the gaps.
+    loss : RobustLoss
+        The :math:`\rho` of the objective.
+    max_iter : int, default=100
+    tol : float, default=1e-6
+        Stop when the relative change of the objective is at most ``tol``.
     """
     filled = initial_fill(X, missing)
     state = {"X": filled}

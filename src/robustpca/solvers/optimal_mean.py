@@ -38,10 +38,28 @@ def solve_weighted_pca(
 
     ``mean`` is :math:`X^\top d / 1^\top d` and ``components`` the top eigenvectors of
     :math:`\sum_i d_i (x_i - b)(x_i - b)^\top`. ``objective`` holds the single value
-    :math:`\sum_i d_i \lVert (I-UU^\top)(x_i-b)\rVert^2`. ``problem``: the subproblem of
-    ``X`` already built (e.g. an
-    :class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`); ``route`` is then
-    ignored.
+    :math:`\sum_i d_i \lVert (I-UU^\top)(x_i-b)\rVert^2`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    n_components : int
+        Number of components.
+    weights : ndarray of shape (n_samples,)
+        The sample weights :math:`d_i \ge 0`.
+    rng : numpy.random.Generator
+        Completes the basis where the data have fewer directions of variance.
+    route : {'auto', 'gram', 'scatter'}, default='auto'
+        See :class:`~robustpca.linalg.WeightedPCAProblem`.
+    problem : WeightedPCAProblem or None, default=None
+        The subproblem of ``X`` already built (e.g. an
+        :class:`~robustpca.array_api_linalg.ArrayAPIWeightedPCAProblem`); ``X`` and
+        ``route`` are then ignored.
+
+    Returns
+    -------
+    SolverResult
     """
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route, reference_weights=weights)

@@ -9,17 +9,12 @@ of directions :math:`v` through pairs of data points (Hubert, Rousseeuw & Vanden
     \frac{|x_i^\top v - t_{MCD}(x_j^\top v)|}{s_{MCD}(x_j^\top v)},
 
 with :math:`t_{MCD}, s_{MCD}` the reweighted univariate MCD location and scale of the
-projections (:func:`univariate_mcd`, rrcov's ``unimcd``). With at most ``max_directions``
-pairs available every pair is used; otherwise the pairs come either from rrcov's own
-deterministic generator (:func:`rrcov_pairs`, so that ROBPCA here and ``PcaHubert`` use
-the same directions) or from a NumPy generator.
+projections (:func:`univariate_mcd`, rrcov's ``unimcd``), over all pairs, rrcov's own
+pairs (:func:`rrcov_pairs`, those of ``PcaHubert``) or pairs a NumPy generator draws.
 
 :func:`fit_adjusted_outlyingness` is the skew-adjusted outlyingness of Hubert & Van der
 Veeken (2008) that ROBPCA uses for skewed data (Hubert, Rousseeuw & Verdonck 2009). Its
-parts that do not need all the data at once (the random subsets of rows behind the
-directions, :func:`draw_subsets` and, where sparse columns make most subsets singular,
-:func:`draw_subsets_holding`; the rows whose medcouple stands for all,
-:func:`medcouple_rows`; the fences, :func:`adjusted_fences`) are shared with the chunked fit
+parts that need not hold all the data are shared with the chunked fit
 (:mod:`robustpca.solvers.chunked_skew`), which therefore draws and computes the same.
 """
 
@@ -56,6 +51,10 @@ def rrcov_pairs(n: int, n_pairs: int) -> np.ndarray:
     rrcov draws them with its own linear congruential generator started at seed 0
     (``uniran``: ``seed <- (seed * 5761 + 999) mod 65536``), the second index redrawn
     while it equals the first; the same pairs for every call with the same ``n``.
+
+    Parameters
+    ----------
+    n, n_pairs : int
     """
     pairs = np.empty((n_pairs, 2), dtype=np.intp)
     seed = 0
@@ -77,8 +76,13 @@ def univariate_mcd(Y: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
     smallest variance (the middle one of tied windows); the raw variance is rescaled so
     that the h-th smallest squared residual is the :math:`\\chi^2_1(h/n)` quantile, and
     the samples within :math:`\\chi^2_{1,0.975}` are averaged (mean and standard
-    deviation with divisor ``n_w - 1``). With ``h = n`` it is the mean and standard
-    deviation.
+    deviation with divisor ``n_w - 1``).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n, n_columns)
+    h : int
+        Coverage; ``h >= n`` gives the mean and standard deviation.
 
     Returns
     -------
@@ -115,8 +119,7 @@ def univariate_mcd(Y: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
     return location, np.where(degenerate, 0.0, np.sqrt(spread))
 
 
-#: rrcov's zero of a pair's difference and of a projection's MCD scale, here in units of
-#: the data's scale (:func:`outlyingness`'s ``unit``)
+#: rrcov's zero of a pair's difference and a projection's MCD scale, in units of ``unit``
 ZERO_SCALE = 1e-12
 
 
@@ -145,15 +148,14 @@ def outlyingness(
     batch : int, default=256
         Directions processed at once (memory ``n_samples * batch``).
     unit : float, default=1.0
-        The data's scale: rrcov's zero thresholds (1e-12, for a pair's difference and a
-        projection's MCD scale) are taken relative to it, so that the result does not
-        depend on the data's unit (ROBPCA passes the first component's deviation).
+        The data's scale: rrcov's zero thresholds (:data:`ZERO_SCALE`) are relative to it,
+        so the result does not depend on the data's unit (ROBPCA passes the first
+        component's deviation).
 
     Returns
     -------
     ndarray of shape (n_samples,)
-        Directions where the projections have zero MCD scale (an exact fit) are skipped,
-        as rrcov skips them.
+        Directions of zero MCD scale (an exact fit) are skipped, as in rrcov.
     """
     n = X.shape[0]
     if comb(n, 2) <= max_directions:
@@ -191,9 +193,8 @@ class AdjustedOutlyingness:
     median : ndarray of shape (n_directions,)
         Median of the projections on each direction.
     upper, lower : ndarray of shape (n_directions,)
-        Distance from the median to the largest projection inside the upper adjusted
-        fence, and to the smallest inside the lower fence (robustbase's ``y.up`` and
-        ``y.lo``): the scales of the outlyingness above and below the median.
+        Distance from the median to the largest projection inside the upper adjusted fence,
+        and to the smallest inside the lower (robustbase's ``y.up``, ``y.lo``): the scales.
     """
 
     directions: np.ndarray
@@ -212,9 +213,8 @@ class AdjustedOutlyingness:
         return np.where(np.isfinite(out), out, 0.0)
 
 
-#: Above this many rows the medcouples of the adjusted outlyingness are those of a
-#: random sample of this many rows (:func:`medcouple_rows`); the quartiles and medians
-#: stay those of all rows.
+#: Above this many rows the medcouples (not the quartiles and medians) of the adjusted
+#: outlyingness are those of a random sample of this many rows (:func:`medcouple_rows`).
 MEDCOUPLE_ROWS = 1 << 16
 #: Subsets drawn by ranking a batch's uniform keys while ``batch * n`` is at most this.
 _KEYED_DRAW = 1 << 22
@@ -223,12 +223,16 @@ _KEYED_DRAW = 1 << 22
 def medcouple_rows(n: int, rng: np.random.Generator) -> np.ndarray | None:
     r"""The rows whose medcouples stand for all ``n`` (None: all of them).
 
-    robustbase's ``mc`` takes every value; ours takes :math:`O(n \log^2 n)` time, and
-    the adjusted outlyingness needs one per direction. Above :data:`MEDCOUPLE_ROWS` rows
-    a uniform sample of that many rows, drawn from ``rng``, gives the medcouples (their
-    standard error there, about :math:`1.3 / \sqrt{65536}`, is far below the spread of
-    the medcouples of skewed and symmetric data). The draw is made only above that size,
-    so smaller fits draw as before.
+    robustbase's ``mc`` takes every value; ours takes :math:`O(n \log^2 n)` time per
+    direction. Above :data:`MEDCOUPLE_ROWS` rows a uniform sample of that many gives the
+    medcouples (standard error about :math:`1.3 / \sqrt{65536}`, far below the spread of
+    the medcouples of skewed and symmetric data).
+
+    Parameters
+    ----------
+    n : int
+    rng : numpy.random.Generator
+        Draws the sample, only above that size (smaller fits draw as before).
     """
     if n <= MEDCOUPLE_ROWS:
         return None
@@ -238,9 +242,14 @@ def medcouple_rows(n: int, rng: np.random.Generator) -> np.ndarray | None:
 def draw_subsets(rng: np.random.Generator, batch: int, n: int, p: int) -> np.ndarray:
     """``batch`` uniform random ``p``-subsets of ``range(n)``, each sorted, (batch, p).
 
-    While ``batch * n`` is small the subsets are the ``p`` least of uniform keys per
-    row (all the draws made so far); above, each is drawn by ``rng.choice`` without
-    replacement (Floyd's algorithm: memory of ``p``, not of ``n``)."""
+    The ``p`` least of uniform keys per row while ``batch * n`` is small (the draws so far),
+    else ``rng.choice`` without replacement (Floyd's algorithm: memory of ``p``, not ``n``).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    batch, n, p : int
+    """
     if batch * n <= _KEYED_DRAW:
         return np.sort(np.argpartition(rng.random((batch, n)), p - 1, axis=1)[:, :p], axis=1)
     rows = np.empty((batch, p), dtype=np.intp)
@@ -255,7 +264,15 @@ FORCED_LEVERAGE_TOL = 1e-10
 
 def affine_leverage(Z: np.ndarray, mean: np.ndarray, whitening: np.ndarray, n: int) -> np.ndarray:
     """Affine leverages ``1/n + ||(z - mean) @ whitening||^2`` of the rows ``Z`` of ``n``
-    rows of mean ``mean`` whose centred scatter is ``inv(whitening @ whitening.T)``."""
+    rows of mean ``mean`` whose centred scatter is ``inv(whitening @ whitening.T)``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, p)
+    mean : ndarray of shape (p,)
+    whitening : ndarray of shape (p, r)
+    n : int
+    """
     return 1.0 / n + np.sum(((Z - mean) @ whitening) ** 2, axis=1)
 
 
@@ -272,11 +289,15 @@ def forced_rows(leverage: np.ndarray) -> np.ndarray:
     r"""The rows whose affine leverage is one (to :data:`FORCED_LEVERAGE_TOL`).
 
     Row :math:`j` has affine leverage one when an affine function :math:`f_j` is one on
-    it and zero on every other row. For two such rows :math:`j, l`, a combination
-    :math:`a_l f_j - a_j f_l` (:math:`a` the constant terms) is linear, not zero, and
-    vanishes on every row but those two, so the rows of a subset that holds neither are
-    singular. Every regular subset therefore holds all the forced rows but at most one.
-    Sparse columns, each non-zero on few rows, make many such rows.
+    it and zero on every other row. For two such rows :math:`j, l`, :math:`a_l f_j - a_j
+    f_l` (:math:`a` the constant terms) is linear, not zero, and vanishes on every other
+    row, so a subset that holds neither is singular: every regular subset holds all the
+    forced rows but at most one. Sparse columns make many such rows.
+
+    Parameters
+    ----------
+    leverage : ndarray of shape (n,)
+        Affine leverages of all rows (:func:`affine_leverage`).
     """
     return np.flatnonzero(leverage >= 1.0 - FORCED_LEVERAGE_TOL)
 
@@ -288,9 +309,15 @@ def draw_subsets_holding(
     the ``m`` rows ``forced`` but at most one, each sorted, (batch, p).
 
     A subset holds all ``m`` with probability ``C(n-m, p-m) / (C(n-m, p-m) + m C(n-m,
-    p-m+1))``, else all but a uniform one; the other rows are uniform. Among the regular
-    subsets (:func:`forced_rows`) these draws are uniform, as :func:`draw_subsets`'s are,
-    without the singular draws that miss two forced rows."""
+    p-m+1))``, else all but a uniform one; the other rows are uniform: uniform among the
+    regular subsets (:func:`forced_rows`), without the singular draws missing two of them.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    batch, n, p : int
+    forced : ndarray of shape (m,)
+    """
     m = forced.size
     free = np.setdiff1d(np.arange(n), forced)
     spare = p - m + 1  # rows beyond the forced ones when one forced row is left out
@@ -313,12 +340,10 @@ GREEDY_RATE = 0.1
 
 def greedy_subsets(rng: np.random.Generator, pool: np.ndarray, count: int) -> np.ndarray:
     """Up to ``count`` subsets of ``p`` linearly independent rows of ``pool`` (m, p), as
-    sorted indices (k, p): each the first such rows of a uniform random order of the
-    rows (the greedy basis of that order). None where the rows do not span.
-
-    Where regular ``p``-subsets are too rare for uniform draws to find, these still do:
-    a row is taken when its residual off the rows taken before is above ``1e-9`` of its
-    norm. Their distribution is not uniform among the regular subsets."""
+    sorted indices (k, p), each the greedy basis of a uniform random order of the rows (a
+    row is taken when its residual off those before is above ``1e-9`` of its norm): found
+    where regular subsets are too rare for uniform draws, but not uniform among them.
+    Fewer (none) where the rows do not span."""
     m, p = pool.shape
     tol = 1e-9 * np.linalg.norm(pool, axis=1)
     block = max(4 * p, 64)
@@ -355,12 +380,16 @@ class SupportTest:
     """Which drawn subsets the data's own columns prove singular, before any SVD.
 
     A column's support is the set of rows where it differs from its most common value.
-    A subset that misses the supports of two columns that are not proportional (their
-    supports differ) sees both columns constant, so a combination of the two centred
-    columns vanishes on its rows, and the rows are singular as coordinates of the
-    data's span (the fit's scores). Skipping these subsets changes no result: the SVD
-    test would reject them too. ``columns``: the data (n, q), row for row; the supports
-    are found at the first call."""
+    A subset that misses the supports of two columns with different supports sees both
+    columns constant, so a combination of the two centred columns vanishes on its rows,
+    which are singular as coordinates of the data's span (the fit's scores); the SVD
+    test would reject them too. The supports are found at the first call.
+
+    Parameters
+    ----------
+    columns : ndarray of shape (n, q)
+        The data, row for row as the subsets index them.
+    """
 
     #: Booleans gathered at once (subsets x rows x supports).
     BLOCK = 1 << 24
@@ -399,28 +428,28 @@ def hyperplane_normals(
 ) -> np.ndarray:
     """Normals ``B = P^{-1} 1`` of hyperplanes through random p-subsets ``P`` of the rows.
 
-    Each round draws twice the subsets still needed (and 8 more), in case some are
-    singular, but factorizes them in order only until enough are regular: the first
-    regular ones are kept, as if all had been factorized, and the surplus (all of it on
-    data in general position) costs nothing. ``fetch(rows)`` gives the rows (b, p, p) of
-    an array of indices (b, p) of the ``shape = (n, p)`` data (``X.__getitem__`` in
-    memory; the chunked fit gathers them); robustbase's bound on the tries,
-    ``max(100, p)`` per direction.
+    Each round draws ``2 * needed + 8`` subsets and factorizes them in order only until
+    enough are regular; at most ``max(100, p)`` tries per direction, robustbase's bound.
+    Once ``forced`` finds two or more rows, later rounds draw only subsets that hold them
+    (:func:`draw_subsets_holding`), as uniform among the regular ones; where fewer than
+    :data:`GREEDY_RATE` of the subsets looked at since are regular (after at least
+    ``n_directions``), or their rate predicts too few within the bound (where robustbase
+    stops with an error), the rest are :func:`greedy_subsets` of a pool of the rows.
 
-    ``forced()``, when given, returns the rows of affine leverage one
-    (:func:`forced_rows`); it is called at the first singular subset. Where it returns
-    two or more, the rest of that round is dropped and later rounds draw only subsets
-    that hold them (:func:`draw_subsets_holding`): on sparse data almost every uniform
-    draw misses two of them and is singular. The regular subsets found are as uniform as
-    before; on data whose subsets are all regular nothing changes. From the same point,
-    ``singular(rows)`` (a :class:`SupportTest`), when given, marks subsets known to be
-    singular, which then cost no SVD; the normals are the same.
-
-    Once the forced rows are known, if fewer than :data:`GREEDY_RATE` of the subsets
-    looked at since are regular (after at least ``n_directions`` of them), or their rate
-    predicts fewer than ``n_directions`` within the bound (where robustbase stops with an
-    error), the rest are :func:`greedy_subsets` of a pool of the rows: uniform draws
-    would spend most of their SVDs on singular subsets.
+    Parameters
+    ----------
+    shape : tuple of (int, int)
+        Shape ``(n, p)`` of the data.
+    fetch : callable
+        ``fetch(rows)`` gives the rows (b, p, p) of indices (b, p) of the data
+        (``X.__getitem__`` in memory; the chunked fit gathers them).
+    n_directions : int
+    rng : numpy.random.Generator
+    forced : callable or None, default=None
+        ``forced()`` gives the rows of affine leverage one (:func:`forced_rows`).
+    singular : callable or None, default=None
+        ``singular(rows)`` (a :class:`SupportTest`) marks subsets known to be singular, so
+        they cost no SVD; used once ``forced`` has run (at the first singular subset).
     """
     n, p = shape
     max_tries = max(100, p) * n_directions
@@ -494,7 +523,13 @@ def _greedy_normals(fetch, n: int, p: int, count: int, rng) -> list[np.ndarray]:
 
 def unit_normals(B: np.ndarray, scale: float) -> np.ndarray:
     """The normals ``B`` (p, m) as unit columns, without those below rounding for data
-    of typical magnitude ``scale`` (the mean absolute value)."""
+    of typical magnitude ``scale`` (the mean absolute value).
+
+    Parameters
+    ----------
+    B : ndarray of shape (p, m)
+    scale : float
+    """
     norms = np.linalg.norm(B, axis=0)
     keep = norms * scale > 1e-12
     return B[:, keep] / norms[keep]
@@ -503,7 +538,12 @@ def unit_normals(B: np.ndarray, scale: float) -> np.ndarray:
 def adjusted_fences(q1, q3, mc) -> tuple[np.ndarray, np.ndarray]:
     r"""The adjusted boxplot's fences (Hubert & Vandervieren 2008) for quartiles and
     medcouples: :math:`Q_3 + 1.5\, e^{3 MC} IQR` and :math:`Q_1 - 1.5\, e^{-4 MC} IQR`
-    for :math:`MC \ge 0`, the exponents swapped and signs kept for :math:`MC < 0`."""
+    for :math:`MC \ge 0`, the exponents swapped and signs kept for :math:`MC < 0`.
+
+    Parameters
+    ----------
+    q1, q3, mc : ndarray of shape (m,)
+    """
     iqr = q3 - q1
     up_exp = np.where(mc >= 0, 3.0 * mc, 4.0 * mc)
     lo_exp = np.where(mc >= 0, -4.0 * mc, -3.0 * mc)
@@ -524,11 +564,20 @@ def fit_adjusted_outlyingness(
     random samples), the projections :math:`y = x^\top v` are compared with their median
     on the side of each sample, scaled by the adjusted boxplot (:func:`adjusted_fences`):
     the scales are the distances from the median to the most extreme projection inside
-    each fence. The outlyingness is the largest ratio over the directions. The quantiles
-    are R's type 7 (NumPy's default), robustbase's constants ``clower = 4``,
-    ``cupper = 3``, ``coef = 1.5``. ``sample``: the rows whose medcouples stand for all
-    (:func:`medcouple_rows`; None: all rows). ``columns``: the data whose centred rows
-    ``X`` gives in coordinates of their span, if any, for :class:`SupportTest`.
+    each fence; the outlyingness is the largest ratio over the directions. Quantiles of
+    R's type 7 (NumPy's default); robustbase's ``clower = 4``, ``cupper = 3``, ``coef = 1.5``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    n_directions : int, default=250
+    rng : numpy.random.Generator
+        Draws the subsets behind the directions.
+    sample : ndarray of int or None, default=None
+        The rows whose medcouples stand for all (:func:`medcouple_rows`); None: all rows.
+    columns : ndarray of shape (n_samples, q) or None, default=None
+        The data whose centred rows ``X`` gives in coordinates of their span, if any, for
+        :class:`SupportTest`.
     """
     from ..robust_scale import medcouple_columns
 

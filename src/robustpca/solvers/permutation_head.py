@@ -23,7 +23,21 @@ _HEADS: dict = {}
 def permutation_head(rng, n: int, size: int) -> np.ndarray:
     """``rng.permutation(n)[:size]`` and its draws, shuffled in 32 bits where they fit
     (the shuffle's draws do not depend on the item size), and from the same state again
-    without an ``n``-sized array: the head and the state after it are remembered."""
+    without an ``n``-sized array: the head and the state after it are remembered.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The generator, left where ``rng.permutation(n)`` would leave it.
+    n : int
+        Number of items permuted.
+    size : int
+        Length of the head returned.
+
+    Returns
+    -------
+    ndarray of int64 of shape (size,)
+    """
     bits: Any = getattr(rng, "bit_generator", None)
     key = (n, size, repr(bits.state)) if bits is not None else None
     if key in _HEADS:

@@ -80,12 +80,17 @@ def _qn(P: np.ndarray, overwrite: bool = False) -> np.ndarray:
 
 
 def scale_function(name: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The scale ``S`` of projections: ``"mad"``, ``"qn"`` or ``"sd"``.
+    """The scale ``S`` of projections.
 
     All take an (m, n) array of ``m`` projections of the ``n`` samples (one per row)
     and return their ``m`` scales, with pcaPP's constants (MAD times
     1.482602218505602; Qn of :mod:`robustpca.qn_scale`; the standard deviation with
     ``n - 1``). The input is not modified unless ``overwrite=True`` (a temporary).
+
+    Parameters
+    ----------
+    name : {"mad", "qn", "sd"}
+        The scale: median absolute deviation, Qn, or standard deviation.
     """
     return {"mad": _mad, "sd": _sd, "qn": _qn}[name]
 
@@ -101,6 +106,20 @@ def l1_median(X: np.ndarray, *, max_iter: int = 2000, tol: float = 1e-15) -> np.
     where its start, the coordinate-wise median, is a data point (discrete data), the
     gradient there is undefined and pcaPP returns the start unchanged, which this does
     not copy.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    max_iter : int, default=2000
+        Most Weiszfeld iterations.
+    tol : float, default=1e-15
+        Step size at which the Newton steps stop, relative to the largest absolute
+        deviation from the coordinate-wise median.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
     """
     X = np.asarray(X, dtype=np.float64)
     m = np.median(X, axis=0)

@@ -297,6 +297,30 @@ def solve_r1_pca_missing(
     with at most ``k`` informative entries take no part
     (:func:`~robustpca.solvers.informative_coordinates.informative_rows`): their
     residuals are 0, their weights the loss's at 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data; the values at ``missing`` are ignored (may be NaN).
+    missing : ndarray of bool of shape (n_samples, n_features)
+        True at the missing entries.
+    n_components : int
+        Subspace dimension ``k``.
+    loss : RobustLoss
+        As in :func:`solve_r1_pca`; its ``weights`` at the observed residual norms give
+        :math:`w_i`.
+    rng : numpy.random.Generator
+        Completes the basis where the data have fewer than ``k`` directions of variance.
+    max_iter : int, default=100
+        Maximum number of iterations.
+    tol : float, default=1e-6
+        Stop when the relative change of the objective is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
+
+    Returns
+    -------
+    SolverResult
     """
     rows = informative_rows(X, missing, n_components)
     if rows is not None:

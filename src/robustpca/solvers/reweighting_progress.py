@@ -53,7 +53,19 @@ def returned_residuals(res: ReweightingResult, loss) -> tuple[np.ndarray, np.nda
     """The residuals and weights of the fit a solver returns: the loop's, or, where its
     last subspace completed its basis (fewer directions with variance than components),
     those of the completed basis (``completed_residuals`` of
-    :class:`~robustpca.linalg.WeightedSubspace`), with the ``loss``'s weights at them."""
+    :class:`~robustpca.linalg.WeightedSubspace`), with the ``loss``'s weights at them.
+
+    Parameters
+    ----------
+    res : ReweightingResult
+        The loop's result.
+    loss : RobustLoss
+        The loop's loss; it weighs the completed basis's residuals.
+
+    Returns
+    -------
+    residuals, weights : ndarray of shape (n_samples,)
+    """
     completed = getattr(res.solution, "completed_residuals", lambda: None)()
     if completed is None:
         return res.residuals, res.weights
@@ -73,10 +85,22 @@ def rose(last: float, value: float) -> bool:
 def stopping_test(history: list[float], tol: float) -> str | None:
     """The stop of the re-weighting loops after an iteration with objective ``history[-1]``.
 
-    ``StopReason.EXACT`` at a zero objective (every residual zero: no weight is defined
-    beyond it), ``StopReason.TOLERANCE`` when the relative change from the previous
-    iteration is at most ``tol``, else ``None``. Shared by :func:`minimize_reweighted` and
-    the chunked (Dask) loops, through :class:`ReweightingProgress`.
+    Shared by :func:`minimize_reweighted` and the chunked (Dask) loops, through
+    :class:`ReweightingProgress`.
+
+    Parameters
+    ----------
+    history : list of float
+        The objective after each iteration so far.
+    tol : float
+        The largest relative change from the previous iteration that stops the loop.
+
+    Returns
+    -------
+    str or None
+        ``StopReason.EXACT`` at a zero objective (every residual zero: no weight is
+        defined beyond it), ``StopReason.TOLERANCE`` when the relative change from the
+        previous iteration is at most ``tol``, else ``None``.
     """
     value = history[-1]
     if value == 0.0:
@@ -103,6 +127,12 @@ class ReweightingProgress:
         The relative objective change at which :func:`stopping_test` stops.
     callback : callable, optional
         ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
+    history : list of float, default=[]
+        The objective after each iteration (:meth:`record`).
+    stop_reason : str, default=StopReason.MAX_ITER
+        Why the loop stopped (:meth:`stop`); the default holds until a stop.
+    converged : bool, default=False
+        Whether the stop counts as convergence (:meth:`stop`).
     """
 
     tol: float
@@ -122,17 +152,37 @@ class ReweightingProgress:
         return len(self.history)
 
     def record(self, value: float) -> None:
-        """Append the objective of the iteration just run."""
+        """Append the objective of the iteration just run.
+
+        Parameters
+        ----------
+        value : float
+            The objective.
+        """
         self.history.append(value)
 
     def stop(self, reason: str, converged: bool = True) -> None:
-        """Stop for ``reason`` (a :class:`StopReason`)."""
+        """Stop for ``reason``.
+
+        Parameters
+        ----------
+        reason : str
+            A :class:`StopReason`.
+        converged : bool, default=True
+            Whether this stop counts as convergence.
+        """
         self.stop_reason, self.converged = reason, converged
 
     def should_stop(self, iteration: int, state: Callable[[], IterationState]) -> bool:
         """Whether the loop stops after ``iteration`` (its objective recorded).
 
-        ``state()`` builds what the callback sees; it is called only with a callback.
+        Parameters
+        ----------
+        iteration : int
+            The iteration just run, passed to the callback.
+        state : callable
+            ``state()`` builds the :class:`IterationState` the callback sees; it is called
+            only with a callback.
         """
         if self.callback is not None and self.callback(iteration, state()):
             self.stop(StopReason.CALLBACK, converged=False)

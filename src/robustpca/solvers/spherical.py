@@ -43,6 +43,16 @@ def spatial_median(
     ``eps`` rather than ``1 / eps``, can circle it without end (its ``PcaLocantore``
     does not return on the ten-row table of ``tests/test_spherical_covariance.py``).
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data.
+    delta : float, default=1e-3
+        Sets the distance floor (``delta`` times the median distance) and the stopping
+        step (``delta * sqrt(n_features)``).
+    max_iter : int, default=1000
+        Maximum number of Weiszfeld steps.
+
     Returns
     -------
     centre : ndarray of shape (n_features,)

@@ -1,9 +1,8 @@
 r"""Robust transfer PCA (Guo 2013) and rank-constrained robust PCA by proximal gradient.
 
-Both problems are instances of one template. The data matrices (the source
-:math:`X_s` and the target :math:`X_t`, or a single :math:`X`) are stacked row-wise;
-low-rank blocks :math:`M_b` cover contiguous row ranges of the stack and carry rank
-bounds :math:`k_b`; a sparse error matrix :math:`E` covers every row:
+Both problems are instances of one template: the data matrices (the source :math:`X_s`
+and the target :math:`X_t`, or a single :math:`X`) are stacked row-wise, low-rank blocks
+:math:`M_b` of rank at most :math:`k_b` cover contiguous row ranges, a sparse :math:`E` all:
 
 .. math::
     \min_{M_b,\, E} \; f + g, \qquad
@@ -22,34 +21,26 @@ takes a gradient step of length :math:`1/\eta` and projects each block on its
 constraint set in closed form (16)-(17): the best rank-:math:`k_b` approximation
 (truncated SVD) for :math:`M_b` and soft thresholding at :math:`\beta_j/\eta` for
 :math:`E_j`. With :math:`\eta` at least the Lipschitz constant of :math:`\nabla f`, the
-objective never increases (Lemma 1, eq. 21). The rows of different data matrices are
-disjoint, so the Hessian of :math:`f` is block diagonal per data matrix and its norm is
-exactly :math:`\max_j \alpha_j c_j`, with :math:`c_j` the number of variables
-(low-rank blocks plus :math:`E_j`) covering matrix :math:`j`: :math:`3\max(\alpha_s,
-\alpha_t)` for (11), as in Algorithm 1, and :math:`2\alpha` for (6).
+objective never increases (Lemma 1, eq. 21). The data matrices have disjoint rows, so
+the Hessian of :math:`f` is block diagonal, of norm :math:`\max_j \alpha_j c_j`, with
+:math:`c_j` the variables (blocks and :math:`E_j`) covering matrix :math:`j`:
+:math:`3\max(\alpha_s, \alpha_t)` for (11), as in Algorithm 1, and :math:`2\alpha` for (6).
 
-Implementation choices:
-
-* the residual :math:`\sum_b M_b + E - X` is formed once per iteration and serves
-  the objective and every block's gradient (:math:`\nabla_{M_b} f` and
-  :math:`\nabla_{E_j} f` are row ranges of :math:`\alpha \odot R`); this is exact;
-* the rank-:math:`k` projection never takes a full SVD. Iterates change little from one
-  iteration to the next, so the top right singular vectors of the previous projection
-  (plus ``OVERSAMPLE`` extra) start one step of subspace iteration on :math:`Y^\top Y`
-  with a Rayleigh-Ritz extraction. The result is accepted only if the eigen-residual
-  :math:`\lVert Y^\top Y V_k - V_k \Lambda_k \rVert_F` is at most ``RITZ_RTOL = 1e-7``
-  of :math:`\lVert \Lambda_k \rVert_F` (:math:`\Lambda` the squared singular values);
-  otherwise a second step is tried and then the exact top-:math:`k` eigenpairs of the
-  smaller Gram matrix (:func:`robustpca.linalg.top_eigh`). The iterates then differ
-  from those of exact projections by about that tolerance, as do the final objectives
-  (``benchmarks/bench_transfer.py`` compares them with the paper-literal ones), and the
-  objective still never increases beyond rounding because the Rayleigh-Ritz error
-  enters it only quadratically.
+Implementation choices: the residual :math:`R = \sum_b M_b + E - X` is formed once per
+iteration and gives the objective and every block's gradient (row ranges of
+:math:`\alpha \odot R`), exactly. The rank-:math:`k` projection takes no full SVD: as
+iterates change little, the top right singular vectors of the previous projection (plus
+``OVERSAMPLE``) start one step of subspace iteration on :math:`Y^\top Y` with a
+Rayleigh-Ritz extraction, accepted where :math:`\lVert Y^\top Y V_k - V_k \Lambda_k
+\rVert_F` is at most ``RITZ_RTOL`` of :math:`\lVert \Lambda_k \rVert_F` (:math:`\Lambda`
+the squared singular values); else a second step, then the exact eigenpairs of the
+smaller Gram matrix (:func:`robustpca.linalg.top_eigh`). The iterates then differ from
+exact projections by about that tolerance (``benchmarks/bench_transfer.py``), and the
+objective still never increases beyond rounding: the Ritz error enters it quadratically.
 
 ``accelerate=True`` adds Nesterov/FISTA momentum (Beck & Teboulle 2009, the paper's
-reference [2]) with a monotone restart: when the extrapolated step does not lower the
-objective, the momentum is dropped and the plain step of Algorithm 1 is taken from the
-current point instead, so the objective still never increases.
+reference [2]) with a monotone restart: where the extrapolated step does not lower the
+objective, the plain step of Algorithm 1 is taken from the current point instead.
 """
 
 from __future__ import annotations
@@ -71,8 +62,7 @@ __all__ = [
     "transfer_objective",
 ]
 
-#: A Rayleigh-Ritz projection is accepted when its singular-triplet residual is at most
-#: this fraction of the norm of the kept singular values.
+#: A Rayleigh-Ritz projection is accepted within this relative residual (module notes).
 RITZ_RTOL = 1e-7
 #: Extra directions carried by the warm-started subspace iteration.
 OVERSAMPLE = 5
@@ -86,20 +76,14 @@ CHOLQR_RTOL = 1e-4
 
 
 # --------------------------------------------------------------------------- prox pieces
-# Rank-k projections use the warm-started _RankProjector below rather than
-# robustpca.prox.truncated_svd: on the 128 x 64 and 64 x 64 blocks of the Yale tasks the
-# latter was several times slower per call (it restarts from k vectors and takes the full
-# SVD at this size). Candidate for prox.py as a tracking variant.
+# Rank-k projections: the warm-started _RankProjector, not prox.truncated_svd (restarts).
 
 
 def _truncate_exact(Y: np.ndarray, rank: int, n_vectors: int):
-    """Best rank-``rank`` approximation of ``Y`` and its top ``n_vectors`` right vectors.
-
-    The top eigenpairs of the smaller of ``Y^T Y`` and ``Y Y^T`` give the singular
-    vectors, so no SVD of ``Y`` is taken. Returns ``(M, V, lam)`` with ``V`` of shape
-    ``(n_features, n_vectors)`` and ``lam`` the squared singular values, or ``None`` for
-    both when ``Y`` has fewer than ``n_vectors`` positive singular values.
-    """
+    """Best rank-``rank`` approximation ``M`` of ``Y`` and its top ``n_vectors`` right
+    vectors ``V`` (d, n_vectors) with their squared singular values ``lam``, from the top
+    eigenpairs of the smaller of ``Y^T Y`` and ``Y Y^T`` (no SVD of ``Y``); ``V, lam`` are
+    ``None`` where ``Y`` has fewer than ``n_vectors`` positive singular values."""
     m, d = Y.shape
     if m >= d:
         vals, V = top_eigh(Y.T @ Y, n_vectors)
@@ -120,9 +104,8 @@ def _truncate_exact(Y: np.ndarray, rank: int, n_vectors: int):
 class _RankProjector:
     """Projection on ``{M : rank(M) <= rank}`` (Eckart-Young) for a slowly moving input.
 
-    Keeps the top right singular vectors of the last input as the warm start of one
-    step of subspace iteration on ``Y^T Y`` with Rayleigh-Ritz extraction; see the module
-    notes. ``n_steps`` and ``n_exact`` count the steps and the exact fallbacks.
+    The top right singular vectors of the last input warm-start the next (module notes);
+    ``n_steps`` and ``n_exact`` count the subspace steps and the exact fallbacks.
     """
 
     def __init__(self, rank: int, shape: tuple[int, int], *, exact: bool = False):
@@ -335,11 +318,8 @@ def _fit(
     tol: float,
     callback: Callable[[int, IterationState], bool | None] | None,
 ) -> SolverResult:
-    """:func:`_minimize` and the result: the top right singular vectors of ``low_rank``.
-
-    ``info`` holds ``low_rank``, the variables ``extras`` names, ``eta``,
-    ``initial_objective`` and ``n_restarts`` at the solution; ``mean`` is zero.
-    """
+    """:func:`_minimize` and its result: the top right singular vectors of ``low_rank``; ``info``
+    holds ``low_rank``, ``extras``, ``eta``, ``initial_objective`` and ``n_restarts``."""
     res = _minimize(
         problem,
         accelerate=accelerate,
@@ -381,11 +361,16 @@ def lipschitz_constant(
 ) -> float:
     r"""Lipschitz constant of :math:`\nabla f` in (14), the step :math:`\eta` of Algorithm 1.
 
-    :math:`\max(c_s \alpha_s, c_t \alpha_t)` with :math:`c_j` the number of variables
-    covering data matrix :math:`j`: :math:`E_j`, and :math:`M_c` and :math:`M_j` when
-    their rank bounds are positive. With both private ranks positive this is the
-    :math:`\eta = 3\max(\alpha_s, \alpha_t)` of Algorithm 1 and Lemma 1, and it is
-    attained (the bound is tight).
+    :math:`\max(c_s \alpha_s, c_t \alpha_t)`, :math:`c_j` the number of variables covering
+    data matrix :math:`j`: :math:`E_j`, and :math:`M_c`, :math:`M_j` where their rank bounds
+    are positive; with all positive, the attained :math:`3\max(\alpha_s, \alpha_t)` of Lemma 1.
+
+    Parameters
+    ----------
+    alpha_source, alpha_target : float
+        :math:`\alpha_s` and :math:`\alpha_t`.
+    n_source, n_target, n_shared : int, default=1
+        The rank bounds :math:`k_s, k_t, k_c`; only whether each is positive matters.
 
     Examples
     --------
@@ -423,8 +408,18 @@ def transfer_objective(
         + \frac{\alpha_t}{2}\lVert A_t M_c + M_t + E_t - X_t\rVert_F^2
         + \beta_s\lVert E_s\rVert_1 + \beta_t\lVert E_t\rVert_1 ,
 
-    with :math:`A_s M_c` the first ``n_source_samples`` rows of ``shared`` and
-    :math:`A_t M_c` the rest. The rank constraints are not checked.
+    Parameters
+    ----------
+    source, target : ndarray of shape (n_s, d) and (n_t, d)
+        :math:`X_s` and :math:`X_t`.
+    shared : ndarray of shape (n_s + n_t, d)
+        :math:`M_c`: :math:`A_s M_c` is its first ``n_s`` rows, :math:`A_t M_c` the rest.
+    source_private, target_private : ndarray of shape (n_s, d) and (n_t, d)
+        :math:`M_s` and :math:`M_t`; no rank constraint is checked.
+    source_sparse, target_sparse : ndarray of shape (n_s, d) and (n_t, d)
+        :math:`E_s` and :math:`E_t`.
+    alpha_source, alpha_target, beta_source, beta_target : float
+        :math:`\alpha_s, \alpha_t` (default 1.0) and :math:`\beta_s, \beta_t` (default 0.1).
 
     Examples
     --------
@@ -484,36 +479,32 @@ def solve_robust_transfer_pca(
     n_shared, n_source, n_target : int
         :math:`k_c, k_s, k_t` (``n_shared + n_target >= 1``; zero is allowed).
     n_components : int
-        Number of top right singular vectors of the recovered target
-        :math:`\hat X_t = A_t M_c + M_t` returned as ``components``.
+        Top right singular vectors of :math:`\hat X_t = A_t M_c + M_t` kept as ``components``.
     rng : numpy.random.Generator
         Only used to complete ``components`` when :math:`\hat X_t` has lower rank.
     alpha_source, alpha_target, beta_source, beta_target : float
         :math:`\alpha_s, \alpha_t > 0` and :math:`\beta_s, \beta_t \ge 0`.
     eta : float or None
-        Inverse step; ``None`` is :func:`lipschitz_constant` (:math:`3\max(\alpha_s,
-        \alpha_t)`). A smaller value voids Lemma 1.
+        Inverse step; ``None`` is :func:`lipschitz_constant`. A smaller value voids Lemma 1.
     accelerate : bool
         Restarted momentum (monotone); see the module notes.
     max_iter, tol
-        Stop after ``max_iter`` iterations, when the relative change of (13) is at most
-        ``tol``, or when (13) falls below ``eps`` times its value at zero (the data are
-        then reconstructed to working precision; :attr:`StopReason.EXACT`).
+        Stop after ``max_iter`` iterations, at a relative change of (13) of at most ``tol``,
+        or where (13) falls below ``eps`` times its value at zero (the data reconstructed
+        to working precision; :attr:`StopReason.EXACT`).
     callback : callable or None
-        ``callback(iteration, state)`` with ``state.objective`` and a lazy
-        ``state.components``; returning True stops.
+        ``callback(iteration, state)``, ``state.components`` lazy; returning True stops.
     exact_svd : bool
-        Take the exact top-k eigenpairs every iteration instead of the warm-started
-        Rayleigh-Ritz projection (for testing; same iterates up to rounding).
+        Exact top-k eigenpairs every iteration, not the warm-started Rayleigh-Ritz
+        projection (for testing; same iterates up to rounding).
 
     Returns
     -------
     SolverResult
-        ``mean`` is zero (the model has no offset); ``objective`` is (13) after every
-        iteration (non-increasing). ``info`` holds ``low_rank`` (:math:`\hat X_t`),
-        ``shared`` (:math:`M_c`, source rows first), ``source_private``,
-        ``target_private``, ``source_sparse``, ``sparse`` (:math:`E_t`), ``eta``,
-        ``initial_objective`` (:math:`F(0)`) and ``n_restarts``.
+        ``mean`` is zero (no offset); ``objective`` is (13) after each iteration
+        (non-increasing). ``info`` holds ``low_rank`` (:math:`\hat X_t`), ``shared`` (:math:`M_c`,
+        source rows first), ``source_private``, ``target_private``, ``source_sparse``,
+        ``sparse`` (:math:`E_t`), ``eta``, ``initial_objective`` (:math:`F(0)`), ``n_restarts``.
     """
     ns, d = source.shape
     nt = target.shape[0]
@@ -568,10 +559,20 @@ def solve_rank_constrained_rpca(
         \min_{M, E}\; \frac{\alpha}{2}\lVert M + E - X\rVert_F^2 + \beta\lVert E\rVert_1
         \quad \text{s.t.} \quad \operatorname{rank}(M) \le k ,
 
-    the "R-PCA" of Guo's sec. 5, solved by the same proximal projected gradient as
-    R-T-PCA (one low-rank block, :math:`\eta = 2\alpha` by default), from zero.
+    the "R-PCA" of Guo's sec. 5, by the proximal projected gradient of R-T-PCA from zero.
 
-    Parameters are those of :func:`solve_robust_transfer_pca` with ``rank`` = :math:`k`.
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        :math:`X` (not modified; float32 data are solved in float64).
+    rank : int
+        :math:`k` (zero is allowed).
+    n_components, rng, accelerate, max_iter, tol, callback, exact_svd
+        As in :func:`solve_robust_transfer_pca`, with :math:`M` for :math:`\hat X_t`.
+    alpha, beta : float
+        :math:`\alpha > 0` and :math:`\beta \ge 0`.
+    eta : float or None
+        Inverse step; ``None`` is :math:`2\alpha` (:math:`\alpha` for ``rank = 0``).
 
     Returns
     -------
