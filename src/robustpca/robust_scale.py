@@ -280,14 +280,38 @@ _PAIRS_MAX_N = 500
 
 def skewed_fence(q1: float, q3: float, mc: float) -> float:
     """The upper fence of rrcov's ``.crit.od(method="skewed")`` (the adjusted boxplot's,
-    Hubert & Vandervieren 2008, with the factor 1 for a negative medcouple)."""
+    Hubert & Vandervieren 2008, with the factor 1 for a negative medcouple).
+
+    Parameters
+    ----------
+    q1, q3 : float
+        First and third quartiles of the values.
+    mc : float
+        Their medcouple (:func:`medcouple`).
+
+    Returns
+    -------
+    float
+    """
     return float(q3 + 1.5 * (np.exp(3.0 * mc) if mc >= 0 else 1.0) * (q3 - q1))
 
 
 def skewed_cutoff(values: np.ndarray, sample: np.ndarray | None = None) -> float:
     """rrcov's ``.crit.od(method="skewed")``: the largest value below :func:`skewed_fence`
-    of the values' quartiles and medcouple (that of the values where the mask ``sample``
-    holds, if given), or the fence where no value is below it."""
+    of the values' quartiles and medcouple, or the fence where no value is below it.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The values to cut (the outlier diagnostics' distances).
+    sample : ndarray of bool of shape (n,) or None, default=None
+        If given, the medcouple is that of the values where this mask holds; the
+        quartiles are always those of all the values.
+
+    Returns
+    -------
+    float
+    """
     mc = medcouple(values if sample is None else values[sample])
     q1, q3 = np.quantile(values, [0.25, 0.75])
     fence = skewed_fence(q1, q3, mc)
@@ -301,8 +325,17 @@ def medcouple_columns(Y) -> np.ndarray:
     Columns of at most 500 values are done together from all their kernel values
     (``n^2`` per column, in batches of about four million); longer ones one at a time
     by :func:`medcouple`. The skew-adjusted outlyingness needs one medcouple per
-    direction, hundreds per fit. Like :func:`medcouple`, refuses NaN and infinite
-    values with a ``ValueError``.
+    direction, hundreds per fit.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, m)
+        Finite values: like :func:`medcouple`, NaN and infinite values are refused with a
+        ``ValueError``, as is an ``Y`` that is not 2-D.
+
+    Returns
+    -------
+    ndarray of shape (m,)
     """
     Y = real_array(Y, "Y")
     if Y.ndim != 2:

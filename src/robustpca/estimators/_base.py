@@ -490,7 +490,18 @@ class BaseSubspaceEstimator(
     @available_if(_is_linear)
     @_lazy_on_dask
     def reconstruct(self, X):
-        """Projection of ``X`` on the fitted affine subspace (denoised samples)."""
+        """Projection of ``X`` on the fitted affine subspace (denoised samples).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples; NaN marks a missing entry where the estimator supports them (a row's
+            projection is then fitted on its observed coordinates and fills the gaps).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
         X, xp = self._check_X_namespace(X, "reconstruct")
         observed = self._observed(X, xp)
         if observed is not None:  # the fit of the observed coordinates fills the gaps

@@ -1,19 +1,14 @@
 r"""Convex robust PCA by the inexact augmented Lagrangian method (ALM).
 
-Three problems :math:`\min f(L) + g(S)` subject to :math:`X = L + S` (one sample per row):
-**PCP** (Candès, Li, Ma & Wright 2011), :math:`\lVert L\rVert_* + \lambda\lVert
-S\rVert_1`; **outlier pursuit** (Xu, Caramanis & Sanghavi 2012; problem 29 of Nie et al.
-2014), :math:`\gamma\lVert Z\rVert_* + \lVert E\rVert_{2,1}`; and **CRPCA-OM** (Nie et
-al. 2014, problems 30-31), the same with a free mean. One loop solves all three (Lin,
-Chen & Ma 2010, Algorithm 5; Nie et al. 2014, Algorithm 3): an ``L`` step (singular
-value thresholding, :mod:`~robustpca.solvers.alm_svt`), a sparse step (a proximal map)
-and a multiplier update per iteration. With ``gap_tol=None`` it stops on Lin et al.'s
-primal residual, which can leave the objective above the optimum where the iterates
-freeze; with a gap target it stops on a certified relative duality gap
-(:mod:`~robustpca.solvers.alm_gap`), the penalty following
-:class:`~robustpca.solvers.alm_schedule._Schedule`. The loop keeps two ``n x d`` arrays,
-updated in place by blocks (:mod:`~robustpca.solvers.alm_blocks`).
-``docs/design-notes/pcp.md`` gives the reasons for each part, with measurements.
+Three problems :math:`\min f(L) + g(S)` subject to :math:`X = L + S` (one sample per row): **PCP**
+(Candès, Li, Ma & Wright 2011), :math:`\lVert L\rVert_* + \lambda\lVert S\rVert_1`; **outlier
+pursuit** (Xu, Caramanis & Sanghavi 2012; problem 29 of Nie et al. 2014), :math:`\gamma\lVert
+Z\rVert_* + \lVert E\rVert_{2,1}`; and **CRPCA-OM** (Nie et al. 2014, problems 30-31), the same
+with a free mean. One loop solves all three (Lin, Chen & Ma 2010, Algorithm 5; Nie et al. 2014,
+Algorithm 3): an ``L`` step (singular value thresholding, :mod:`.alm_svt`), a sparse step (a
+proximal map) and a multiplier update per iteration, on two ``n x d`` arrays updated in place by
+blocks (:mod:`.alm_blocks`); ``gap_tol`` of :func:`solve_pcp` and :class:`.alm_schedule._Schedule`
+set its stop. ``docs/design-notes/pcp.md`` gives the reasons for each part, with measurements.
 """
 
 from __future__ import annotations
@@ -96,9 +91,8 @@ def spectral_norm(
     operator of the short side, to a relative accuracy of about ``rtol`` (its Ritz value
     is a lower bound that converges from below), started from a vector of ``rng``.
 
-    Lanczos needs a fraction of the products of block power iteration where the top
-    singular values are close. Should ARPACK not converge, LAPACK's singular values are
-    the fallback.
+    Lanczos needs a fraction of the products of block power iteration where the top singular
+    values are close. Should ARPACK not converge, LAPACK's singular values are the fallback.
     """
     side = min(X.shape)
     if side <= 4 * OVERSAMPLES:
@@ -136,14 +130,18 @@ def _exact_norm(X: np.ndarray, center) -> float:
 
 
 def gamma_max(X: np.ndarray, center: np.ndarray | None = None) -> float:
-    r"""Smallest :math:`\gamma` for which ``Z = 0`` solves problem (29) on ``X`` (on
-    ``X - center`` when given).
+    r"""Smallest :math:`\gamma` for which ``Z = 0`` solves problem (29) on ``X - center``.
 
     :math:`Z = 0` is optimal iff some subgradient of :math:`\lVert X\rVert_{2,1}`, the
     rows of ``X`` scaled to unit norm (``G``, zero rows may stay zero), lies in
     :math:`\gamma\,\partial\lVert 0\rVert_* = \{W : \lVert W\rVert_2 \le \gamma\}`;
     so the threshold is :math:`\lVert G\rVert_2 \le \lVert G\rVert_F \le \sqrt{n}`.
     ``G`` is the only ``X``-sized array formed.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    center : ndarray of shape (n_features,) or None, default=None
     """
     G = np.array(X, dtype=np.float64) if center is None else np.subtract(X, center)
     norms = _row_norms(G)
@@ -185,12 +183,9 @@ def optimal_mean_svt(X: np.ndarray, threshold: float, **svd_kwargs) -> tuple:
 def _inexact_alm(
     data: _Data, problem: _Problem, *, mu, mu_max, rho, Y, max_iter, tol, gap_tol, callback
 ):
-    """The shared loop of Lin et al. (2010, Alg. 5) and Nie et al. (2014, Alg. 3), with
-    the duality-gap stop of :class:`_Schedule` unless ``gap_tol`` is None.
-
-    Takes ownership of the initial multiplier ``Y`` (updated in place) and allocates the
-    one other ``n x d`` array, ``work`` (``S``, then ``M`` or ``D`` in turn).
-    """
+    """The loop of Lin et al. (2010, Alg. 5) and Nie et al. (2014, Alg. 3), with the gap stop
+    of :class:`_Schedule` unless ``gap_tol`` is None. Owns the multiplier ``Y`` (updated in
+    place) and allocates one other ``n x d`` array, ``work`` (``S``, then ``M`` or ``D``)."""
     n, d = data.shape
     scale = data.norm()
     work = work_space((n, d), np.float64, zeros=True)  # S_0
@@ -258,9 +253,8 @@ def _inexact_alm(
 
 
 def _callback_view(data: _Data, work, low: _LowRank, mean):
-    """Lazy ``(components, mean)`` of the current iterate for ``IterationState``; the
-    mean is the offset of ``L``, ``b + c`` (``c``: the centre taken out first), as the
-    result's ``mean``."""
+    """Lazy ``(components, mean)`` of the iterate for ``IterationState``; the mean is the
+    offset of ``L``, ``b + c`` (``c``: the centre taken out first), as the result's."""
     b = np.zeros(data.shape[1]) if mean is None else mean
 
     def z_columns(cols, out):  # L - b = X - c - D - b
@@ -399,25 +393,44 @@ def solve_pcp(
               \quad\text{s.t.}\quad X = L + S .
 
     Starts from :math:`S_0 = 0`, :math:`Y_0 = X / J(X)` with
-    :math:`J(X) = \max(\lVert X\rVert_2, \lambda^{-1}\lVert X\rVert_\infty)`. ``mu=None``
-    gives :math:`\mu_0 = 1.25/\lVert X\rVert_2` and ``mu_max=None`` gives
-    :math:`\bar\mu = 10^7\mu_0` (the values of Lin et al.'s code), so the iterates are
-    equivariant to the scale of ``X``. ``center``: ``True`` subtracts the column means
-    first, ``'median'`` the column medians (:func:`~.alm_types.column_offset`), block by
-    block. ``return_dual=False`` leaves out the multiplier (one ``n x d`` array less).
-    Float32 ``X`` (video frames) is not copied; its SVT steps may form their Gram
-    matrices partly in single precision (:mod:`.alm_single_gram`), within the data's own
-    rounding; ``info['svd_counts']['single']`` counts them.
+    :math:`J(X) = \max(\lVert X\rVert_2, \lambda^{-1}\lVert X\rVert_\infty)`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Float32 ``X`` is not copied; SVT steps may form Gram matrices partly in single
+        precision (:mod:`.alm_single_gram`, ``svd_counts['single']``), within its rounding.
+    lam : float
+    n_components : int or None, default=None
+        Rows of the result's ``components``; None: ``max(rank, 1)``.
+    center : {False, True, "median"}, default=False
+        Column means or medians taken out first (:func:`~.alm_types.column_offset`).
+    mu, mu_max : float or None, default=None
+        Penalty :math:`\mu_0` and cap; None: :math:`1.25/\lVert X\rVert_2` and
+        :math:`10^7\mu_0` (Lin et al.'s code), equivariant to the scale of ``X``.
+    rho : float, default=1.5
+        Growth factor of the penalty, :math:`\mu_{k+1} = \min(\rho\mu_k, \bar\mu)`.
+    max_iter : int, default=1000
+    tol : float, default=1e-7
+        Target of the relative primal residual :math:`\lVert X - L - S\rVert_F`.
+    gap_tol : float or None, default=1e-3
+        Certified relative duality gap to reach (:mod:`~.alm_gap`); None: stop on ``tol``, which
+        can leave the objective above the optimum where the iterates freeze.
+    svd_solver : {"auto", "partial", "full"}, default="auto"
+    rng : numpy.random.Generator
+        Draws the start vectors; completes ``components`` beyond the rank.
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` (an :class:`IterationState`); true stops the loop.
+    return_dual : bool, default=True
 
     Returns
     -------
     SolverResult
-        ``objective``: :math:`\lVert L_k\rVert_* + \lambda\lVert X - L_k\rVert_1` after
-        each iteration; ``info``: ``low_rank``, ``sparse``, ``dual`` (:math:`Y`, with
-        ``return_dual``), ``rank``, ``low_rank_singular_values``, ``duality_gap``
-        (:func:`duality_gap`), ``mu`` (:math:`\mu_0`), ``objective_parts`` (the two
-        terms of each ``objective`` value: nuclear norm, then the sparse term) and
-        ``svd_counts`` (SVT steps by route).
+        ``objective``: :math:`\lVert L_k\rVert_* + \lambda\lVert X - L_k\rVert_1` after each
+        iteration; ``info``: ``low_rank``, ``sparse``, ``dual`` (:math:`Y`, with ``return_dual``:
+        one ``n x d`` array), ``rank``, ``low_rank_singular_values``, ``duality_gap``
+        (:func:`duality_gap`), ``mu`` (:math:`\mu_0`), ``objective_parts`` (nuclear norm and sparse
+        term of each ``objective``), ``svd_counts`` (SVT steps by route).
     """
     center_vec = column_offset(X, center)
     data = _Data(X, center_vec)
@@ -491,13 +504,19 @@ def solve_outlier_pursuit(
     .. math:: \min_{Z} \lVert X - Z\rVert_{2,1} + \gamma \lVert Z\rVert_* ,
               \qquad \lVert E\rVert_{2,1} = \sum_i \lVert e_i\rVert_2 ,
 
-    the problem of Xu, Caramanis & Sanghavi (2012) with :math:`\lambda = 1/\gamma`,
-    solved by Algorithm 3 of Nie et al. without the mean (:math:`E_0 = 0`,
-    :math:`\Lambda_0 = 0`). With ``center=True`` the data are first centred by their
-    arithmetic mean (CRPCA as compared in Nie et al., sec. 5.3). ``mu=None`` gives
-    :math:`\mu_0 = 1.25/\lVert X\rVert_2` and ``mu_max=None`` gives
-    :math:`10^9\mu_0`, the ratio of the paper's :math:`\bar\mu = 10^8` to its
-    :math:`\mu_0 = 0.1`. ``return_dual`` as in :func:`solve_pcp`.
+    the problem of Xu, Caramanis & Sanghavi (2012) with :math:`\lambda = 1/\gamma`, solved by
+    Algorithm 3 of Nie et al. without the mean (:math:`E_0 = 0`, :math:`\Lambda_0 = 0`).
+
+    Parameters
+    ----------
+    gamma : float
+    center : bool, default=False
+        Centre by the mean first (CRPCA as compared in Nie et al., sec. 5.3).
+    mu, mu_max : float or None, default=None
+        As in :func:`solve_pcp`, but ``mu_max=None`` gives :math:`10^9\mu_0`, the ratio
+        of the paper's :math:`\bar\mu = 10^8` to its :math:`\mu_0 = 0.1`.
+    X, n_components, rho, max_iter, tol, gap_tol, svd_solver, rng, callback, return_dual
+        As in :func:`solve_pcp`.
 
     Returns
     -------
@@ -544,21 +563,23 @@ def solve_crpca_om(
 
     .. math:: \min_{b, Z} \lVert X - 1b^\top - Z\rVert_{2,1} + \gamma\lVert Z\rVert_* .
 
-    Each iteration solves problem (32) by Theorem 3 (:func:`optimal_mean_svt`), problem
-    (33) by row shrinkage, updates :math:`\Lambda` and sets
-    :math:`\mu = \min(\rho\mu, \bar\mu)`. The data are translated by their
-    arithmetic mean first (the solution is translation equivariant; this only keeps
-    the numbers well scaled; the translation is applied block by block, ``X`` is not
-    copied) and the mean is added back to ``b``. ``mu`` and ``mu_max`` as in
-    :func:`solve_outlier_pursuit`; the paper's literal values are ``mu=0.1,
-    mu_max=1e8``. ``return_dual`` as in :func:`solve_pcp`.
+    Each iteration solves problem (32) by Theorem 3 (:func:`optimal_mean_svt`) and (33) by row
+    shrinkage, updates :math:`\Lambda` and sets :math:`\mu = \min(\rho\mu, \bar\mu)`. The data are
+    translated by their arithmetic mean first, block by block without a copy (the solution is
+    translation equivariant; this only keeps the numbers well scaled); ``b`` gets it back.
+
+    Parameters
+    ----------
+    X, gamma, mu, mu_max
+        As in :func:`solve_outlier_pursuit` (the paper's values: ``mu=0.1, mu_max=1e8``).
+    n_components, rho, max_iter, tol, gap_tol, svd_solver, rng, callback, return_dual
+        As in :func:`solve_pcp`.
 
     Returns
     -------
     SolverResult
-        ``mean``: :math:`b`; ``objective``: objective (30) at :math:`(b_k, Z_k)` after
-        each iteration; ``info`` as for :func:`solve_outlier_pursuit` (``low_rank`` is
-        :math:`1b^\top + Z`).
+        ``mean``: :math:`b`; ``objective``: (30) at :math:`(b_k, Z_k)` after each iteration;
+        ``info`` as for :func:`solve_outlier_pursuit` (``low_rank``: :math:`1b^\top + Z`).
     """
     return _row_sparse_alm(
         X,

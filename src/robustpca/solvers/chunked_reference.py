@@ -62,7 +62,13 @@ _EPS = float(np.finfo(np.float64).eps)
 class Summary:
     """Per column: weight, count of rows with positive weight, sum of squared weights,
     extremes of their values, their weighted mean and centred sum of squares (merged by
-    Chan's formula), and whether every weight is a whole number."""
+    Chan's formula), and whether every weight is a whole number.
+
+    Parameters
+    ----------
+    weight, count, square, low, high, mean, m2 : ndarray of shape (m,)
+    whole : ndarray of bool of shape (m,)
+    """
 
     weight: np.ndarray
     count: np.ndarray
@@ -121,10 +127,20 @@ def _values(columns, x, rows):
 
 
 def histogram_pass(x, rows=None, *, columns, edges) -> dict:
-    """Weights (and row counts) of each column's values in the bins of its ``edges``
-    (sorted distinct): bin ``2i + 1`` holds the value ``edges[i]``, bin ``2i`` the open
-    interval below it; rows of zero weight are counted, not weighed. And the
-    :class:`Summary` of the columns."""
+    """Weights (and row counts) of each column's values in the bins of its ``edges``: bin
+    ``2i + 1`` holds the value ``edges[i]``, bin ``2i`` the open interval below it; rows of
+    zero weight are counted, not weighed. And the :class:`Summary` of the columns.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+    rows : ndarray of shape (n_rows,) or None, default=None
+        Its part of the runner's per-row array (the sample weights), given to ``columns``.
+    columns : callable
+        ``columns(x, rows) -> (V, W)``, as in :func:`exact_statistics`.
+    edges : list of ndarray
+        Each column's edges, sorted and distinct.
+    """
     m = len(edges)
     size = 2 * max((e.size for e in edges), default=0) + 1
     weights, counts = np.zeros((m, size)), np.zeros((m, size))
@@ -144,10 +160,17 @@ def histogram_pass(x, rows=None, *, columns, edges) -> dict:
 
 
 def gather_pass(x, rows=None, *, columns, low, high) -> dict:
-    """For each column ``j`` and window ``r`` (``low[j, r] <= high[j, r]``; NaN: none):
-    the weight and the number of rows below ``low``, above ``high`` and at either end,
-    and the records ``[j, r, value, weight]`` strictly inside. Rows of negative weight
-    are left out everywhere."""
+    """For each column ``j`` and window ``r``: the weight and the number of rows below
+    ``low``, above ``high`` and at either end, and the records ``[j, r, value, weight]``
+    strictly inside. Rows of negative weight are left out everywhere.
+
+    Parameters
+    ----------
+    x, rows, columns
+        As in :func:`histogram_pass`.
+    low, high : ndarray of shape (m, R)
+        The ends of the windows, ``low[j, r] <= high[j, r]``; NaN: no window.
+    """
     m, R = low.shape
     below, n_below = np.zeros((m, R)), np.zeros((m, R))
     at_low, at_high, n_above = np.zeros((m, R)), np.zeros((m, R)), np.zeros((m, R))
@@ -214,9 +237,8 @@ class Window:
         return float(self.values[np.searchsorted(cum, position, side="right")])
 
     def value_reaching(self, half: float) -> float | None:
-        """The first value whose cumulative weight reaches ``half`` (the weighted
-        median of :mod:`robustpca.solvers.likelihood`), or None when the window does
-        not hold it."""
+        """The first value whose cumulative weight reaches ``half`` (the weighted median of
+        :mod:`robustpca.solvers.likelihood`), or None when the window does not hold it."""
         cum = self.below + np.cumsum(self.weights)
         if not self.below < half or not cum.size or not cum[-1] >= half:
             return None
@@ -293,9 +315,16 @@ def _deviation_median(centre: float, lower: Window, upper: Window | None, total:
 
 
 def contamination_target(share: float, total: float, whole: bool = True) -> float:
-    """The weight of the rows that ``contamination=share`` flags among rows of weight
-    ``total``: ``share * total``, rounded half up where every weight is a whole number
-    (``whole``: a count of rows, as if each were repeated its weight's times)."""
+    """The weight of the rows that ``contamination=share`` flags: ``share * total``,
+    rounded half up where ``whole``.
+
+    Parameters
+    ----------
+    share, total : float
+        The ``contamination`` and the total weight of the rows.
+    whole : bool, default=True
+        Every weight is whole: a count of rows, as if each were repeated its weight's times.
+    """
     return float(np.floor(share * total + 0.5)) if whole else float(share * total)
 
 
@@ -495,16 +524,25 @@ def exact_statistics(
 ):
     """Each column's statistic over all rows, exactly; ``(results, summary, passes)``.
 
-    ``columns(x, w) -> (V, W)``: the ``m`` columns of a block (``w`` its rows of ``rows``,
-    the sample weights or None) and their weights (0: left out of the statistics; below
-    0: left out entirely). ``kinds[j]``: None (the summary only), ``"median"``,
-    ``"median_mad"`` (``(median, MAD)``, the MAD times 1.4826), ``"lower_median"`` (the
-    first value whose cumulative weight reaches half the total: the weighted median of
-    :mod:`robustpca.solvers.likelihood`; 0 without weight) or ``"offset"`` (the
-    ``contamination_offset`` at ``share``; ``whole``: every weight is a whole number,
-    :func:`contamination_target`). ``pilot``: ``(pilot_x, pilot_w)``, rows whose
-    values give the bins (needed above :data:`SMALL_ROWS` rows). Two passes (counting,
-    gathering), one for small data; more where bins are split or a check fails.
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`~robustpca.solvers.chunked`).
+    rows : array-like of shape (n,) or None
+        The per-row array the runner hands out with the chunks: sample weights or None.
+    columns : callable
+        ``columns(x, w) -> (V, W)``: the ``m`` columns of a block (``w``: its part of
+        ``rows``) and their weights (0: left out of the statistics; below 0: entirely).
+    kinds : sequence of {None, "median", "median_mad", "lower_median", "offset"}
+        Per column: None (the summary only), the median, ``(median, MAD)`` (MAD times 1.4826), the
+        first value whose cumulative weight reaches half the total (the weighted median of
+        :mod:`~.likelihood`; 0 without weight) or the ``contamination_offset`` at ``share``.
+    n : int
+    pilot : tuple of (ndarray, ndarray or None) or None, default=None
+        ``(pilot_x, pilot_w)``: rows whose values give the bins (above :data:`SMALL_ROWS`).
+    share : float, default=0.0
+    whole : bool, default=True
+        Every weight is a whole number (:func:`contamination_target`).
     """
     m = len(kinds)
     passes = 0

@@ -59,8 +59,21 @@ __all__ = [
 def h_alpha_n(alpha: float, n: int, p: int) -> int:
     """Size of the h-subset for coverage ``alpha`` (robustbase's ``h.alpha.n``).
 
-    ``h = floor(2 n2 - n + 2 (n - n2) alpha)`` with ``n2 = (n + p + 1) // 2``: ``alpha =
-    1/2`` gives the largest breakdown point, ``(n + p + 1) // 2``.
+    ``h = floor(2 n2 - n + 2 (n - n2) alpha)`` with ``n2 = (n + p + 1) // 2``.
+
+    Parameters
+    ----------
+    alpha : float
+        Coverage, in ``[1/2, 1]``: ``1/2`` gives ``h = (n + p + 1) // 2``, the largest
+        breakdown point, and 1 gives ``h = n``.
+    n : int
+        Number of samples.
+    p : int
+        Number of variables.
+
+    Returns
+    -------
+    int
     """
     n2 = (n + p + 1) // 2
     return int(np.floor(2 * n2 - n + 2 * (n - n2) * alpha))
@@ -345,9 +358,7 @@ def fast_mcd_subset(
 ) -> np.ndarray:
     """The h-subset of FAST-MCD (Rousseeuw & Van Driessen 1999, sec. 3).
 
-    ``n_starts`` random (p+1)-subsets (robustbase's ``nsamp = 500``; every one of them,
-    whatever ``n_starts``, on data as small as robustbase searches exhaustively:
-    :data:`EXHAUSTIVE_MAX_N`), enlarged by random samples while their covariance is
+    ``n_starts`` random (p+1)-subsets, enlarged by random samples while their covariance is
     singular, two C-steps each, then the ``n_best`` lowest determinants of distinct
     subsets iterated to convergence on all the data; C-steps never increase
     the determinant (the paper's Theorem 1). From ``2 * NMINI`` samples (and for
@@ -365,6 +376,26 @@ def fast_mcd_subset(
     Here all ``n_best`` go on until none moves, as robustbase does on smaller data: a
     determinant as low or lower, for somewhat more time (``docs/rrcov.md``,
     ``docs/design-notes/rrcov-family.md``, ``benchmarks/bench_mcd.py``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    h : int
+        Size of the subset (:func:`h_alpha_n`).
+    n_starts : int, default=500
+        Random (p+1)-subsets to start from (robustbase's ``nsamp``); on data as small as
+        robustbase searches exhaustively (:data:`EXHAUSTIVE_MAX_N`), every one instead.
+    n_best : int, default=10
+        Fits of least determinant (of distinct subsets) kept from a stage for the next.
+    max_steps : int, default=100
+        Most C-steps of the last stage on all the data, which stops once no fit moves.
+    rng : numpy.random.Generator
+        Draws the starts, their enlargements and the groups.
+
+    Returns
+    -------
+    ndarray of bool of shape (n_samples,)
+        The h-subset of least determinant found.
     """
     n, p = X.shape
     if p == 1:

@@ -29,6 +29,17 @@ def mcd_consistency(p: int, alpha: float) -> float:
 
     :math:`\alpha / F_{\chi^2_{p+2}}(\chi^2_{p,\alpha})` (Croux & Haesbroeck 1999;
     robustbase's ``.MCDcons``).
+
+    Parameters
+    ----------
+    p : int
+        Number of variables.
+    alpha : float
+        The fraction; at least 1 gives the factor 1.
+
+    Returns
+    -------
+    float
     """
     if alpha >= 1.0:
         return 1.0
@@ -118,12 +129,26 @@ def _fp_fit(coeffs, p: int, n: int) -> float:
 def mcd_small_sample(p: int, n: int, alpha: float, *, reweighted: bool = False) -> float:
     """Small-sample correction factor of the MCD covariance (robustbase's ``.MCDcnp2``).
 
-    Pison, Van Aelst & Willems (2002), interpolated linearly in ``alpha`` between the
-    fits at 0.5 and 0.875 (and to 1 at ``alpha = 1``). ``reweighted`` gives
-    ``.MCDcnp2.rew``. At exactly ``alpha = 0.5``, for the small samples robustbase
-    simulated (``p <= 9`` and at most 2 to 20 samples, by ``p``), its simulated factor
-    replaces the fit, as in robustbase (where the two differ, the simulation is what
-    robustbase uses; ``docs/design-notes/rrcov-family.md``).
+    Pison, Van Aelst & Willems (2002). At exactly ``alpha = 0.5``, for the small samples
+    robustbase simulated (``p <= 9`` and at most 2 to 20 samples, by ``p``), its simulated
+    factor replaces the fit, as in robustbase (where the two differ, the simulation is
+    what robustbase uses; ``docs/design-notes/rrcov-family.md``).
+
+    Parameters
+    ----------
+    p : int
+        Number of variables.
+    n : int
+        Number of samples.
+    alpha : float
+        Coverage; the factor is interpolated linearly between the fits at 0.5 and 0.875
+        (and to 1 at ``alpha = 1``).
+    reweighted : bool, default=False
+        The factor of the reweighted estimate (``.MCDcnp2.rew``) instead of the raw one.
+
+    Returns
+    -------
+    float
     """
     index = int(reweighted)
     if p > 2:

@@ -76,7 +76,18 @@ NO_DIRECTIONS = (
 
 
 def directionless(n_directions: tuple[int, int] | None) -> str | None:
-    """The :data:`NO_DIRECTIONS` warning for a fit's ``n_directions``, or None."""
+    """The :data:`NO_DIRECTIONS` warning for a fit's ``n_directions``, or None.
+
+    Parameters
+    ----------
+    n_directions : tuple of (int, int) or None
+        ``ROBPCAResult.n_directions``: the directions found by the first and the final
+        adjusted outlyingness; a 0 gives the warning, None (no ``skew``) none.
+
+    Returns
+    -------
+    str or None
+    """
     if n_directions is None or all(n_directions):
         return None
     return NO_DIRECTIONS.format("first" if not n_directions[0] else "final")
@@ -172,10 +183,18 @@ class ROBPCAResult:
 
 @dataclass(frozen=True)
 class SkewModel:
-    """Adjusted outlyingness of samples in the k-dimensional space of skewed ROBPCA.
+    """Adjusted outlyingness of samples in the k-dimensional space of skewed ROBPCA;
+    ``model(X)`` gives that of each row of ``X``.
 
-    ``(x - origin) @ rotation`` are a sample's coordinates in that space (those the
-    final step computed its outlyingness in), ``outlyingness`` the fitted directions.
+    Attributes
+    ----------
+    origin : ndarray of shape (n_features,)
+        Subtracted from a sample before the rotation.
+    rotation : ndarray of shape (n_features, k)
+        ``(x - origin) @ rotation`` are a sample's coordinates in that space (those the
+        final step computed its outlyingness in).
+    outlyingness : AdjustedOutlyingness
+        The fitted directions (:class:`~robustpca.solvers.outlyingness.AdjustedOutlyingness`).
     """
 
     origin: np.ndarray
@@ -214,6 +233,16 @@ def class_pca(X: np.ndarray) -> _ClassPC:
 
     The rank counts singular values at least ``max(n, p) * eps * s_1`` (robustbase's
     ``rankMM``); eigenvalues have divisor ``n - 1``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+
+    Returns
+    -------
+    _ClassPC
+        ``center`` (the column means), ``loadings`` of shape (p, rank) and ``eigenvalues``
+        of shape (rank,).
     """
     n, p = X.shape
     center = X.mean(axis=0)
