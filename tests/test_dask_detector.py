@@ -43,7 +43,7 @@ from robustpca.diagnostics import outlier_diagnostics
 from robustpca.estimators._outlier_api import contamination_offset
 from robustpca.robust_scale import weighted_mad as _mad
 from robustpca.robust_scale import weighted_median as _median
-from robustpca.solvers import chunked_reference
+from robustpca.solvers import chunked_reference, contamination_cut
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_reference import exact_statistics
 
@@ -471,10 +471,10 @@ def test_windows_never_give_a_wrong_statistic(data):
     whole = (-np.inf, np.inf)
     for win, expect in ((window(), False), (whole, True)):
         (got,) = gathered(v, w, [win])
-        target = chunked_reference.contamination_target(
-            share, total, chunked_reference.whole_weights(ww)
+        target = contamination_cut.contamination_target(
+            share, total, contamination_cut.whole_weights(ww)
         )
-        offset = chunked_reference.offset_from_window(got, target)
+        offset = contamination_cut.offset_from_window(got, target)
         assert offset == exact_offset if expect else offset in (None, exact_offset)
     centre = _median(v, w)
     (mid,) = gathered(v, w, [window()])

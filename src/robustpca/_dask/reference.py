@@ -43,8 +43,9 @@ from ..diagnostics import RRCOV_RULES, DiagnosticReference, diagnostic_reference
 from ..robust_scale import skewed_cutoff
 from ..solvers.chunked import NumpyPassRunner
 from ..solvers.chunked_order_statistics import gather_rows, pilot_indices
-from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics, whole_weights
+from ..solvers.chunked_reference import SMALL_ROWS, exact_statistics
 from ..solvers.chunked_skew import skewed_cutoffs_chunked
+from ..solvers.contamination_cut import whole_weights
 from ..solvers.likelihood import (
     background_variance_from_median,
     noise_variance_from_median,

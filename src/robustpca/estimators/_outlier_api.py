@@ -57,7 +57,7 @@ from ..diagnostics import (
     outlier_diagnostics,
 )
 from ..linalg.blocked import Projector, blas_matmul
-from ..solvers.chunked_reference import contamination_target, offset_at_cut, whole_weights
+from ..solvers.contamination_cut import contamination_target, offset_at_cut, whole_weights
 
 __all__ = [
     "DETECTOR_ATTRIBUTES",
@@ -391,7 +391,7 @@ def contamination_offset(scores: np.ndarray, contamination: float, sample_weight
     The count is :math:`c\,n` rounded half up; with sample weights, the weight of the
     flagged rows is nearest :math:`c` times the total, rounded half up where every
     weight is whole (frequency weights: the rows repeated)
-    (:func:`~robustpca.solvers.chunked_reference.contamination_target`). The cut goes
+    (:func:`~robustpca.solvers.contamination_cut.contamination_target`). The cut goes
     between two distinct sorted scores, at the boundary of a group of ties nearest that
     count (the lower one on a tie), and at their midpoint, so that rounding differences
     of a recomputed score cannot move a row across it. Rows of weight 0 take no part, as

@@ -336,3 +336,39 @@ def _projected_pass(data: _Data, sparse, out: _ALMOutcome, clips: list, wide: bo
         else:
             Z = _syrk_upper(Z, Yk.T, trans=0)
     return value, Z if grams is None else grams.result()
+
+
+def duality_gap(X: np.ndarray, Y: np.ndarray, objective: float, dual_norm, free_mean=False):
+    r"""Relative gap between a primal value and the dual value of a scaled multiplier.
+
+    The three problems are :math:`\min f(L) + g(X - L)` with norms ``f``, ``g``; their
+    dual is :math:`\max \langle X, Y\rangle` over :math:`f^*(Y) \le 1`,
+    :math:`g^*(Y) \le 1` (and :math:`Y^\top 1 = 0` with a free mean). ``Y`` is made
+    feasible (centred, then divided by ``max(1, dual_norm(Y))``), so by weak duality
+    ``(objective - <X, Y>) / objective`` is a certified upper bound on the relative
+    suboptimality of ``objective`` (it is never negative beyond rounding).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data of the problem (centred where the problem centres it).
+    Y : ndarray of shape (n_samples, n_features)
+        A multiplier (the ALM's), made feasible here.
+    objective : float
+        The primal value to certify.
+    dual_norm : callable
+        ``dual_norm(Y)``: the larger of :math:`f^*` and :math:`g^*` as norms, e.g. the
+        larger of the spectral norm and the largest entry over ``lam`` for PCP.
+    free_mean : bool, default=False
+        Whether the problem has a free mean (CRPCA-OM): ``Y`` is centred first.
+
+    Returns
+    -------
+    float
+    """
+    if objective <= 0:
+        return 0.0
+    if free_mean:
+        Y = Y - Y.mean(axis=0)
+    value = float(np.vdot(X, Y)) / max(1.0, dual_norm(Y))
+    return (objective - value) / objective

@@ -34,15 +34,13 @@ import numpy as np
 
 from ..robust_scale import MAD_CONSTANT, effective_count, is_whole, median_positions
 from .chunked import Rows, sub_blocks
+from .contamination_cut import Window, contamination_target, offset_from_window
 
 __all__ = [
     "Summary",
-    "contamination_target",
     "exact_statistics",
     "gather_pass",
     "histogram_pass",
-    "offset_from_window",
-    "whole_weights",
 ]
 
 #: Data of at most this many rows are gathered whole (one pass a stage, no counting).
@@ -81,6 +79,19 @@ class Summary:
 
     @classmethod
     def of(cls, V: np.ndarray, W: np.ndarray) -> Summary:
+        """The summary of one chunk's values; rows of weight 0 count nowhere.
+
+        Parameters
+        ----------
+        V : ndarray of shape (n_rows, n_columns)
+            The chunk's values of each column (the distances of its rows).
+        W : ndarray of shape (n_rows, n_columns)
+            Their weights.
+
+        Returns
+        -------
+        Summary
+        """
         keep = W > 0
         w = np.where(keep, W, 0.0)
         weight = w.sum(axis=0)
@@ -97,7 +108,17 @@ class Summary:
         return cls(weight, count, (w * w).sum(axis=0), low, high, mean, m2, whole)
 
     def variance_count(self, column: int) -> float:
-        """:func:`~robustpca.robust_scale.variance_count` of a column's weights."""
+        """:func:`~robustpca.robust_scale.variance_count` of a column's weights.
+
+        Parameters
+        ----------
+        column : int
+            The column.
+
+        Returns
+        -------
+        float
+        """
         weight, square = float(self.weight[column]), float(self.square[column])
         return effective_count(weight, square, bool(self.whole[column]))
 
@@ -215,36 +236,6 @@ def gather_pass(x, rows=None, *, columns, low, high) -> dict:
     }
 
 
-@dataclass(frozen=True)
-class Window:
-    """The values some row has in one window, sorted (ends included), with their
-    weights, and the weight and count of the rows below it and the count above it."""
-
-    low: float
-    high: float
-    values: np.ndarray
-    weights: np.ndarray
-    below: float
-    n_below: float
-    n_above: float
-
-    def value_at(self, position: float) -> float | None:
-        """The value at a weight position (the first whose cumulative weight exceeds
-        it), or None when the window does not hold it."""
-        cum = self.below + np.cumsum(self.weights)
-        if position < self.below or not cum.size or position >= cum[-1]:
-            return None
-        return float(self.values[np.searchsorted(cum, position, side="right")])
-
-    def value_reaching(self, half: float) -> float | None:
-        """The first value whose cumulative weight reaches ``half`` (the weighted median of
-        :mod:`robustpca.solvers.likelihood`), or None when the window does not hold it."""
-        cum = self.below + np.cumsum(self.weights)
-        if not self.below < half or not cum.size or not cum[-1] >= half:
-            return None
-        return float(self.values[np.searchsorted(cum, half, side="left")])
-
-
 def _windows(got: dict, low, high) -> dict:
     """The gathered :class:`Window` of every ``(j, r)``."""
     records = got["records"].values.reshape(-1, 4)
@@ -312,72 +303,6 @@ def _deviation_median(centre: float, lower: Window, upper: Window | None, total:
             return None
         out.append(float(d[i]))
     return 0.5 * (out[0] + out[1])
-
-
-def contamination_target(share: float, total: float, whole: bool = True) -> float:
-    """The weight of the rows that ``contamination=share`` flags: ``share * total``,
-    rounded half up where ``whole``.
-
-    Parameters
-    ----------
-    share, total : float
-        The ``contamination`` and the total weight of the rows.
-    whole : bool, default=True
-        Every weight is whole: a count of rows, as if each were repeated its weight's times.
-    """
-    return float(np.floor(share * total + 0.5)) if whole else float(share * total)
-
-
-def whole_weights(w) -> bool:
-    """Whether every weight of ``w`` (NumPy, or a dask array: one pass) is a whole number
-    (frequency weights; NaN and infinity are not)."""
-    whole = is_whole(w)
-    return bool(whole.all().compute() if hasattr(whole, "compute") else np.all(whole))
-
-
-def offset_from_window(window: Window, target: float) -> float | None:
-    r"""``contamination_offset`` (:mod:`robustpca.estimators._outlier_api`) of the values
-    from the window around the cut, or None when the window does not prove the cut:
-    the cut nearest ``target`` (:func:`contamination_target`) between distinct values
-    (the lower on a tie), at a finite value or the end, and the values either side of
-    it. Values of no weight (rows of weight 0) are no cuts, as if dropped."""
-    values, index = np.unique(window.values, return_inverse=True)
-    weights = np.bincount(index, weights=window.weights, minlength=values.size)
-    values, weights = values[weights > 0], weights[weights > 0]
-    cum = window.below + np.concatenate([[0.0], np.cumsum(weights)])
-    cuts = [i for i in range(values.size) if np.isfinite(values[i])]
-    if window.n_above == 0:
-        cuts.append(values.size)  # the end: every row flagged
-    if not cuts:
-        return None
-    gaps = np.array([abs(cum[i] - target) for i in cuts])
-    pick = int(np.argmin(gaps))
-    j, chosen = cuts[pick], cum[cuts[pick]]
-    # no cut below the window may be as near: one nearer the target precedes it here
-    if window.n_below > 0 and not any(cum[i] < chosen and cum[i] <= target for i in cuts[:pick]):
-        return None
-    # no cut above may be nearer: this one or a later one passes the target
-    if window.n_above > 0 and not (
-        chosen > target or any(cum[i] > target for i in cuts[pick + 1 :])
-    ):
-        return None
-    if j == 0 and window.n_below > 0:
-        return None  # the value below the cut lies outside
-    return offset_at_cut(values, j)
-
-
-def offset_at_cut(values: np.ndarray, j: int) -> float:
-    """The offset between the sorted ``values[j - 1]`` and ``values[j]`` (their
-    midpoint where it lies strictly above the lower one), so that the first ``j`` are
-    below it; finite beyond either end."""
-    lower = float(values[j - 1]) if j > 0 else -np.inf
-    if j == values.size:
-        return float(lower + max(1.0, abs(lower))) if np.isfinite(lower) else 0.0
-    upper = float(values[j])
-    if not np.isfinite(lower):
-        return upper - max(1.0, abs(upper))
-    middle = 0.5 * lower + 0.5 * upper
-    return float(middle) if lower < middle <= upper else upper
 
 
 # --------------------------------------------------------------------------- windows
@@ -542,7 +467,7 @@ def exact_statistics(
         ``(pilot_x, pilot_w)``: rows whose values give the bins (above :data:`SMALL_ROWS`).
     share : float, default=0.0
     whole : bool, default=True
-        Every weight is a whole number (:func:`contamination_target`).
+        Every weight is a whole number (:func:`~.contamination_cut.contamination_target`).
     """
     m = len(kinds)
     passes = 0
