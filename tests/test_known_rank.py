@@ -271,6 +271,18 @@ def test_thresholding_operators():
     np.testing.assert_array_equal(keep_largest_entries(A, 9), A)
 
 
+def test_cardinality_projection_of_fortran_ordered_ties():
+    """A tie at the k-th magnitude is broken through flat indices; on a Fortran-ordered
+    array (or chunk) they were written into a copy and every entry came back zero."""
+    from robustpca.solvers.chunked_godec import _keep
+
+    A = np.array([[3.0, 1.0, 3.0], [0.0, 3.0, 2.0]])
+    for layout in (A, np.asfortranarray(A)):
+        S = keep_largest_entries(layout, 2)
+        assert np.count_nonzero(S) == 2 and set(S[S != 0]) == {3.0}, layout.flags.f_contiguous
+        assert np.count_nonzero(_keep(layout, 0, (3.0, {0: 2}))) == 2
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(1, 12),

@@ -150,7 +150,7 @@ def _guess(W, index, *, low, high, cap):
 def _keep(V, index, selection) -> np.ndarray:
     """The entries of the ``k`` largest: above the threshold, and the first ties."""
     tau, take = selection
-    keep = V > tau
+    keep = np.ascontiguousarray(V > tau)  # its ravel a view, as flatnonzero's indices
     ties = take.get(index, take.get(-1, 0))
     if ties:
         at = np.flatnonzero(V == tau)[:ties] if ties > 0 else np.flatnonzero(V == tau)

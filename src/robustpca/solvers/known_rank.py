@@ -126,7 +126,7 @@ def keep_largest_entries(A: np.ndarray, k: int) -> np.ndarray:
     keep = magnitude >= kth
     if np.count_nonzero(keep) == k:
         return np.where(keep, A, 0.0)
-    S = np.zeros_like(A)
+    S = np.zeros(A.shape, dtype=A.dtype)  # C order: its ravel is a view, as A's indices
     idx = np.argpartition(magnitude.ravel(), size - k)[size - k :]
     S.ravel()[idx] = A.ravel()[idx]
     return S
