@@ -420,3 +420,28 @@ def test_sorted_eigh_clips_and_reports_the_negative_eigenvalue():
     assert negative == pytest.approx(-2.0)
     np.testing.assert_allclose(np.abs(vectors[:, 0]), np.abs(Q[:, 0]), atol=1e-12)
     assert sorted_eigh(Q @ np.diag([3.0, 2.0, 1e-17, -1e-17]) @ Q.T)[2] == 0.0
+
+
+def test_skew_step_four_cuts_as_the_diagnostics_and_the_dask_route():
+    """Step 4's skewed OD cutoff is the diagnostics' (and the chunked route's): where no
+    OD lies below the adjusted fence (three quarters tied at the smallest), the fence,
+    not the largest OD, which kept the outlying rows in the refit."""
+    from robustpca.robust_scale import skewed_cutoff
+    from robustpca.solvers import robpca
+
+    assert robpca.skewed_cutoff is skewed_cutoff
+    assert skewed_cutoff(np.array([1.0, 1.0, 1.0, 1.0, 5.0])) == 1.0
+
+
+def test_centred_rank_of_wide_data_far_from_the_origin():
+    """n centred rows span at most n - 1 directions: on wide data the rounding of the
+    centring (which grows with the data's distance from the origin) passed rrcov's rank
+    tolerance as an n-th direction, and skew ROBPCA's flags moved with a translation."""
+    from robustpca.solvers.robpca import class_pca
+
+    X = np.random.default_rng(0).standard_normal((30, 50)) * np.linspace(3, 0.1, 50)
+    for shift in (0.0, 100.0, 1e4):
+        assert class_pca(X + shift).rank == 29
+    a = ROBPCA(n_components=3, skew=True, random_state=0).fit(X)
+    b = ROBPCA(n_components=3, skew=True, random_state=0).fit(X + 100.0)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X + 100.0))

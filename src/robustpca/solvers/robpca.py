@@ -43,6 +43,7 @@ from scipy import stats
 
 from ..linalg import svd_right
 from ..rank_selection import select_n_components
+from ..robust_scale import skewed_cutoff
 from .mcd import h_alpha_n, minimum_covariance_determinant, sorted_eigh
 from .outlyingness import (
     AdjustedOutlyingness,
@@ -56,6 +57,7 @@ __all__ = [
     "NO_DIRECTIONS",
     "ROBPCAResult",
     "SkewModel",
+    "centred_rank",
     "class_pca",
     "directionless",
     "not_nonnegative_definite",
@@ -205,18 +207,6 @@ class SkewModel:
         return self.outlyingness((X - self.origin) @ self.rotation)
 
 
-def _skewed_cutoff(values: np.ndarray, sample=None) -> float:
-    """rrcov's ``.crit.od(method="skewed")``: the largest value below the adjusted fence
-    (the medcouple that of the rows ``sample``, :func:`~.outlyingness.medcouple_rows`)."""
-    from ..robust_scale import medcouple, skewed_fence
-
-    mc = medcouple(values if sample is None else values[sample])
-    q1, q3 = np.quantile(values, [0.25, 0.75])
-    fence = skewed_fence(q1, q3, mc)
-    inside = values[values < fence]
-    return float(inside.max()) if inside.size else float(values.max())
-
-
 @dataclass(frozen=True)
 class _ClassPC:
     center: np.ndarray
@@ -231,8 +221,7 @@ class _ClassPC:
 def class_pca(X: np.ndarray) -> _ClassPC:
     """Classical PCA by the SVD of the centred data, with rrcov's rank tolerance.
 
-    The rank counts singular values at least ``max(n, p) * eps * s_1`` (robustbase's
-    ``rankMM``); eigenvalues have divisor ``n - 1``.
+    The rank is :func:`centred_rank`'s; eigenvalues have divisor ``n - 1``.
 
     Parameters
     ----------
@@ -247,9 +236,34 @@ def class_pca(X: np.ndarray) -> _ClassPC:
     n, p = X.shape
     center = X.mean(axis=0)
     s, vt = svd_right(X - center)
-    tol = max(n, p) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
-    rank = int(np.sum(s >= tol)) if s.size and s[0] > 0 else 0
+    rank = centred_rank(s, n, p)
     return _ClassPC(center, vt[:rank].T, s[:rank] ** 2 / max(n - 1, 1))
+
+
+def centred_rank(s: np.ndarray, n: int, p: int) -> int:
+    """The rank of ``n`` centred rows of ``p`` values from their singular values ``s``.
+
+    The singular values at least ``max(n, p) * eps * s_1`` (robustbase's ``rankMM``),
+    and at most ``n - 1``: centred rows span at most ``n - 1`` directions, and a further
+    singular value is the rounding of the centring, which grows with the distance of the
+    data from the origin (on wide data rrcov's rule alone made the fit, and skew
+    ROBPCA's flags, move with a translation).
+
+    Parameters
+    ----------
+    s : ndarray of shape (m,)
+        The singular values, largest first.
+    n, p : int
+        The shape of the rows.
+
+    Returns
+    -------
+    int
+    """
+    if not s.size or not s[0] > 0:
+        return 0
+    tol = max(n, p) * np.finfo(np.float64).eps * s[0]
+    return min(int(np.sum(s >= tol)), max(n - 1, 0))
 
 
 def od_rounding(sub: _ClassPC) -> float:
@@ -447,7 +461,7 @@ def solve_robpca(
         basis = sub.loadings[:, :k]
         od = np.linalg.norm(centred - (centred @ basis) @ basis.T, axis=1)
         if skew:
-            cutoff = _skewed_cutoff(od, sample)
+            cutoff = skewed_cutoff(od, sample)  # as the Dask route's and the diagnostics'
         else:
             od23 = (od ** (2.0 / 3.0))[:, None]
             location, scale = univariate_mcd(od23, h)
