@@ -317,3 +317,34 @@ def test_godec_gaps_benchmark_runs(capsys):
     spec.loader.exec_module(module)
     module.main(["--quick"])
     assert "planted" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["PrincipalComponentPursuit", "OutlierPursuit", "ConvexOptimalMeanPCA", "AccAltProj", "GoDec"],
+)
+def test_fit_transform_and_fit_predict_keep_the_gaps_of_the_mask(name):
+    """``fit_transform(X, mask=m)`` and ``fit_predict(X, mask=m)`` are the fit's
+    ``transform`` and ``predict`` of the data the fit saw (NaN where ``m`` is False); the
+    inherited ones scored the unmasked ``X``, garbage in the masked entries included."""
+    import robustpca
+
+    rng = np.random.default_rng(0)
+    basis = np.linalg.qr(rng.normal(size=(6, 2)))[0]
+    X = rng.normal(size=(40, 2)) * [4, 2] @ basis.T + 0.05 * rng.normal(size=(40, 6))
+    mask = np.ones(X.shape, dtype=bool)
+    mask[:8, 0] = False
+    X[:8, 0] = 1e3  # unobserved entries holding garbage
+    gaps = np.where(mask, X, np.nan)
+    cls = getattr(robustpca, name)
+    kwargs = {"n_components": 2}
+    if "random_state" in cls().get_params():
+        kwargs["random_state"] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = cls(**kwargs).fit(X, mask=mask)
+        scores = cls(**kwargs).fit_transform(X, mask=mask)
+        labels = cls(**kwargs).fit_predict(X, mask=mask)
+    np.testing.assert_allclose(scores, ref.transform(gaps), rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(labels, ref.predict(gaps))
+    np.testing.assert_array_equal(X[:8, 0], 1e3)  # the input is not modified

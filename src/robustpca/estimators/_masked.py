@@ -61,14 +61,60 @@ class MaskedFitMixin:
         -------
         self
         """
-        if mask is not None:
-            from .._validation import is_dask_collection
-
-            if is_dask_collection(X) or is_dask_collection(mask):
-                raise TypeError(
-                    "mask: a Dask fit takes no mask (its chunked fits need complete data); "
-                    "pass NumPy arrays (X.compute(), mask.compute())."
-                )
-            X = apply_mask(X, mask)
-        self._fit(X)  # BaseSubspaceEstimator._fit
+        self._fit(_masked_input(X, mask))  # BaseSubspaceEstimator._fit
         return self
+
+    def fit_transform(self, X, y=None, mask=None):
+        """Fit, then the scores of the training samples, with the gaps of ``mask``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified. NaN entries are missing.
+        y : Ignored
+        mask : array-like of bool, same shape as ``X``, optional
+            As in :meth:`fit`: the entries where it is False are missing for the fit and
+            for the scores alike.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        X = _masked_input(X, mask)
+        return self.fit(X).transform(X)
+
+    def fit_predict(self, X, y=None, mask=None, **kwargs):
+        """Fit, then label the training samples (+1 inlier, -1 outlier), with the gaps
+        of ``mask``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; never modified. NaN entries are missing.
+        y : Ignored
+        mask : array-like of bool, same shape as ``X``, optional
+            As in :meth:`fit`: the entries where it is False are missing for the fit and
+            for the labels alike.
+        **kwargs
+            Passed to ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), dtype int
+        """
+        X = _masked_input(X, mask)
+        return self.fit(X, **kwargs).predict(X)
+
+
+def _masked_input(X, mask):
+    """``X`` with NaN where ``mask`` is False (``X`` itself without a mask)."""
+    if mask is None:
+        return X
+    from .._validation import is_dask_collection
+
+    if is_dask_collection(X) or is_dask_collection(mask):
+        raise TypeError(
+            "mask: a Dask fit takes no mask (its chunked fits need complete data); "
+            "pass NumPy arrays (X.compute(), mask.compute())."
+        )
+    return apply_mask(X, mask)
