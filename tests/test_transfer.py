@@ -688,3 +688,23 @@ def test_yale_transfer_ties_with_shared_robust_pca(yale_intra_subject):
     against 0.0488 over the full protocol (R-T-PCA ahead on 8 of 15 tasks)."""
     s = yale_intra_subject
     assert 0.9 < s["R-T-PCA"] / s["R-S-PCA"] < 1.1
+
+
+def test_a_source_with_other_column_names_is_refused():
+    """The source's columns are matched with the target's by position: a DataFrame
+    source whose names or order differ from the target's was fitted silently."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    names = [f"f{j}" for j in range(6)]
+    X = pd.DataFrame(rng.standard_normal((30, 6)), columns=names)
+    source = pd.DataFrame(rng.standard_normal((20, 6)), columns=names)
+    model = RobustTransferPCA(n_shared=2, n_source=1, n_target=1, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, source=source)
+        model.fit(X, source=source.to_numpy())  # no names: matched by position
+        with pytest.raises(ValueError, match="source must have the columns of X"):
+            model.fit(X, source=source[names[::-1]])
+        with pytest.raises(ValueError, match="source must have the columns of X"):
+            model.fit(X, source=source.rename(columns={"f0": "g0"}))

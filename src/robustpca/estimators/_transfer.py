@@ -405,6 +405,7 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         if source is None:
             result = self._fit_solver(X, rng)
         else:
+            self._check_source_names(source)
             result = self._fit_transfer(X, self._check_source(to_numpy(source), X.shape[1]), rng)
         self._store(result)
         finish_fit(self, X.dtype, xp, device)
@@ -430,6 +431,19 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         for name in ("beta_source", "beta_target"):
             out[name] = check_nonnegative_float(getattr(self, name), name)
         return out
+
+    def _check_source_names(self, source) -> None:
+        """A DataFrame ``source`` has ``X``'s columns, in its order, where ``X`` had names
+        (its columns are matched by position)."""
+        names = getattr(self, "feature_names_in_", None)
+        columns = getattr(source, "columns", None)
+        if names is None or columns is None:
+            return
+        if [str(c) for c in columns] != [str(c) for c in names]:
+            raise ValueError(
+                "source must have the columns of X, in the same order (they are matched by "
+                f"position); X has {list(names)}, source has {list(columns)}."
+            )
 
     @staticmethod
     def _check_source(source, n_features: int) -> np.ndarray:
