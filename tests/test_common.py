@@ -121,6 +121,10 @@ def test_inverse_transform_refuses_what_is_not_real_and_finite(estimator):
     np.testing.assert_allclose(  # integer coordinates are numbers
         model.inverse_transform(np.array([[1, 2]])), model.inverse_transform([[1.0, 2.0]])
     )
+    from scipy import sparse
+
+    with pytest.raises(TypeError, match="Sparse data"):  # as for transform
+        model.inverse_transform(sparse.csr_matrix(np.ones((3, 2))))
 
 
 @pytest.mark.parametrize("name", robustpca.ESTIMATOR_NAMES)

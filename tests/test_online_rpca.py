@@ -424,3 +424,12 @@ def test_the_residual_route_takes_one_array_as_work_space_and_output():
     )
     np.testing.assert_array_equal(got.residual, ref.residual)
     np.testing.assert_array_equal(got.clipped, ref.clipped)
+
+
+def test_surrogate_before_a_basis_raises_not_fitted():
+    """``surrogate()`` of an unfitted model raised an AttributeError on the missing state
+    (every other method raises NotFittedError)."""
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        OnlineRobustPCA(n_components=2).surrogate()

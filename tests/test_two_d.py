@@ -740,3 +740,13 @@ def test_two_d_pca_recognition_beats_eigenfaces(shared_data):
         best_pca = max(best_pca, float(np.mean(y_tr[D.argmin(axis=1)] == y_te)))
     assert best_2d > best_pca
     assert best_2d >= 0.9
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_inverse_transform_of_no_row(cls):
+    """Zero coordinates give zero images, as for every other estimator (a reshape of
+    the empty array to ``(0, -1)`` raised)."""
+    X = np.random.default_rng(6).normal(size=(20, 30))
+    k = 2 if cls is TwoDPCA else (2, 3)
+    model = quiet_fit(cls(k, image_shape=(6, 5), random_state=0), X)
+    assert model.inverse_transform(np.zeros((0, model.n_components_))).shape == (0, 30)

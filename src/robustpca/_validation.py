@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.utils import check_random_state
 
 __all__ = [
@@ -336,7 +337,13 @@ def check_finite_sums(sums: np.ndarray, *, name: str = "X") -> None:
 def check_coordinates(Z, width: int, xp, dtype):
     """The coordinates ``Z`` of ``inverse_transform`` as real floats of shape
     ``(n_samples, width)``: a ``ValueError`` for complex, non-numeric, NaN or infinite
-    values, or another shape (``xp`` its array namespace, ``dtype`` that of integers)."""
+    values, or another shape (``xp`` its array namespace, ``dtype`` that of integers);
+    a ``TypeError`` for sparse data, as scikit-learn's."""
+    if issparse(Z):
+        raise TypeError(
+            "Sparse data was passed for X of inverse_transform, but dense data is required. "
+            "Use '.toarray()' to convert to a dense numpy array."
+        )
     Z = xp.asarray(Z)
     if not xp.isdtype(Z.dtype, ("real floating", "integral", "bool")):
         raise ValueError(f"X of inverse_transform must hold real numbers, got dtype {Z.dtype}.")

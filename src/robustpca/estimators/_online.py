@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from .._validation import check_nonnegative_float, check_positive_or_auto
 from ..linalg.work_space import work_space
@@ -361,5 +362,20 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     def surrogate(self) -> float:
         r"""The surrogate :math:`g_t(L_t)` per unit of accumulated weight (the paper's
-        :math:`g_t`, Theorem 1), of the state after the last update."""
+        :math:`g_t`, Theorem 1), of the state after the last update.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before the first fit or update.
+        """
+        if getattr(self, "_state", None) is None:
+            raise NotFittedError(
+                "This OnlineRobustPCA instance is not fitted yet; call fit or partial_fit "
+                "first."
+            )
         return self._state.surrogate()

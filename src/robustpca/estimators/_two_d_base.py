@@ -288,7 +288,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         left = self._left
         k1 = self.image_shape_[0] if left is None else left.shape[1]
         images = reconstruct_images(Z.reshape(Z.shape[0], k1, R.shape[1]), left, R)
-        return images.reshape(Z.shape[0], -1) + self.mean_
+        return images.reshape(Z.shape[0], self.mean_.size) + self.mean_  # (0, d) for no row
 
     @host_method("right_components_")
     def reconstruct(self, X):
