@@ -15,18 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robustpca.solvers import chunked_mcd, chunked_unimcd
+from robustpca.solvers import chunked_mcd, chunked_sample, chunked_smallest_subsets
 from robustpca.solvers.chunked import NumpyPassRunner
-from robustpca.solvers.chunked_mcd import AffineRows, FitDistances, smallest_subsets
+from robustpca.solvers.chunked_mcd import AffineRows, FitDistances
 from robustpca.solvers.chunked_order_statistics import pilot_indices
 from robustpca.solvers.chunked_rrcov import solve_robpca_chunked
-from robustpca.solvers.chunked_shared import RideAlong
-from robustpca.solvers.chunked_unimcd import (
+from robustpca.solvers.chunked_sample import (
     SampleCollector,
     sample_brackets,
     sample_stride,
     sample_values,
 )
+from robustpca.solvers.chunked_shared import RideAlong
+from robustpca.solvers.chunked_smallest_subsets import smallest_subsets
 
 from .test_dask_rrcov import planted
 
@@ -81,7 +82,7 @@ def _no_guess(*args):
 @pytest.fixture
 def huge(monkeypatch):
     """The pilot's brackets too wide to gather, as at a hundred million rows."""
-    monkeypatch.setattr(chunked_mcd, "_guess", _no_guess)
+    monkeypatch.setattr(chunked_smallest_subsets, "_guess", _no_guess)
 
 
 class _Apart(RideAlong):
@@ -97,7 +98,7 @@ def tall_fit():
     reach (``huge``): the data, the fit and the kernels of its passes."""
     X = planted(200_000, 5, 2, seed=1)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(chunked_mcd, "_guess", _no_guess)
+        patch.setattr(chunked_smallest_subsets, "_guess", _no_guess)
         fit, kernels = _robpca(X, chunk_rows=10_000)
     return X, fit, kernels
 
@@ -138,7 +139,7 @@ def test_c_steps_on_a_thinned_sample(huge, monkeypatch):
     as with every row in the sample."""
     X = planted(40_000, 5, 2, seed=2)
     full, _ = _robpca(X)
-    monkeypatch.setattr(chunked_unimcd, "SAMPLE_VALUES", 1 << 14)
+    monkeypatch.setattr(chunked_sample, "SAMPLE_VALUES", 1 << 14)
     assert sample_stride(X.shape[0], 2) >= 20
     thin, kernels = _robpca(X)
     for k in c_step_passes(kernels)[1:]:
@@ -272,7 +273,7 @@ def test_sample_collector_gathers_every_stride_th_row_once():
     assert collect.sample.dtype == np.float32
     n, k = 150_000_000, 3
     P = n // sample_stride(n, k)
-    assert P * (k + chunked_unimcd.SAMPLE_FITS) <= chunked_unimcd.SAMPLE_VALUES
+    assert P * (k + chunked_sample.SAMPLE_FITS) <= chunked_sample.SAMPLE_VALUES
     assert sample_values(lambda z: z[:, :1] * 2, X[:, :2], block=4).shape == (10, 1)
 
 

@@ -408,9 +408,9 @@ def test_subset_gathers_stay_within_the_budget_in_floats(monkeypatch):
     """The rows of least value gathered with their ``k`` coordinates (``4 + k`` floats a
     row) are at most ``4 GATHER_BUDGET`` floats: a guessed bracket that would hold more
     is not gathered, the counting passes find a narrower one, and the subset is exact."""
-    from robustpca.solvers import chunked_mcd
+    from robustpca.solvers import chunked_smallest_subsets
 
-    monkeypatch.setattr(chunked_mcd, "GATHER_BUDGET", 4000)
+    monkeypatch.setattr(chunked_smallest_subsets, "GATHER_BUDGET", 4000)
     n, k = 300_000, 20
     X = np.random.default_rng(7).normal(size=(n, k))
     gathered = []
@@ -425,7 +425,7 @@ def test_subset_gathers_stay_within_the_budget_in_floats(monkeypatch):
     values = Outlyingness(Projections(AffineRows(), np.eye(k)[:1]), np.zeros(1), np.ones(1))
     h = n // 2 + 1
     run = Noting(X, n // 4)
-    (subset,), (moments,), passes = chunked_mcd.smallest_subsets(
+    (subset,), (moments,), passes = chunked_smallest_subsets.smallest_subsets(
         run, np.arange(n), AffineRows(), values, h, X[pilot_indices(n)]
     )
     assert passes >= 2 and gathered and max(gathered) <= 4 * 4000

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from robustpca import ROBPCA, CovariancePCA, SphericalPCA
 from robustpca._dask import fit as dask_fit
 from robustpca.diagnostics import outlier_diagnostics
-from robustpca.solvers import chunked_histogram, chunked_mcd
+from robustpca.solvers import chunked_histogram, chunked_smallest_subsets
 from robustpca.solvers import chunked_order_statistics as order_statistics
 from robustpca.solvers.chunked import NumpyPassRunner
 from robustpca.solvers.chunked_order_statistics import pilot_indices, select_ranks
@@ -480,7 +480,7 @@ def test_missed_guesses_fall_back_to_counting(threads, monkeypatch):
         return np.full(shape, np.inf), np.full(shape, np.inf)  # every row below
 
     monkeypatch.setattr(order_statistics, "guess_brackets", wrong)
-    monkeypatch.setattr(chunked_mcd, "guess_brackets", wrong)
+    monkeypatch.setattr(chunked_smallest_subsets, "guess_brackets", wrong)
     b = ROBPCA(n_components=2, random_state=0).fit(chunked(X))
     d = CovariancePCA(n_components=2, random_state=0).fit(chunked(X))
     assert b.n_passes_ > a.n_passes_ and d.n_passes_ > c.n_passes_

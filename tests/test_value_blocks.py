@@ -21,10 +21,8 @@ from robustpca.solvers.chunked_histogram import histogram_pass
 from robustpca.solvers.chunked_mcd import (
     AffineRows,
     FitDistances,
-    Subset,
     _moments_below_pass,
     _RawDistances,
-    subset_pass,
 )
 from robustpca.solvers.chunked_order_statistics import gather_pass
 from robustpca.solvers.chunked_rrcov import (
@@ -34,6 +32,7 @@ from robustpca.solvers.chunked_rrcov import (
     Projections,
 )
 from robustpca.solvers.chunked_skew import AdjustedRows, fence_pass
+from robustpca.solvers.chunked_smallest_subsets import Subset, subset_pass
 from robustpca.solvers.chunked_unimcd import reweighted_sums_pass
 from robustpca.solvers.outlyingness import AdjustedOutlyingness
 

@@ -17,7 +17,8 @@ from ..solvers.generalized_mean import (
     solve_generalized_mean,
     solve_generalized_mean_pca,
 )
-from ..solvers.missing import MissingPCAProblem, initial_fill, solve_generalized_mean_missing
+from ..solvers.generalized_mean_missing import solve_generalized_mean_missing
+from ..solvers.missing import MissingPCAProblem, initial_fill
 from ._base import BaseSubspaceEstimator
 from ._outlier_api import with_detector_attributes
 
@@ -223,9 +224,9 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         """Algorithms 1 and 2 on the observed entries, alternated ``CENTER_PASSES`` times.
 
         The first pass takes the generalized mean of the observed distances
-        (:func:`~robustpca.solvers.missing.solve_generalized_mean_missing`: the gaps
-        completed by the centre itself) and runs Algorithm 2 about it, the weighted step
-        on the data completed by the current reconstruction
+        (:func:`~robustpca.solvers.generalized_mean_missing.solve_generalized_mean_missing`:
+        the gaps completed by the centre itself) and runs Algorithm 2 about it, the
+        weighted step on the data completed by the current reconstruction
         (:class:`~robustpca.solvers.missing.MissingPCAProblem`). A centre computed from
         gaps completed by the centre lies off the inliers' subspace, so each later pass
         recomputes the generalized mean (Algorithm 1) on the data completed by the last

@@ -375,7 +375,6 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         """
         if getattr(self, "_state", None) is None:
             raise NotFittedError(
-                "This OnlineRobustPCA instance is not fitted yet; call fit or partial_fit "
-                "first."
+                "This OnlineRobustPCA instance is not fitted yet; call fit or partial_fit first."
             )
         return self._state.surrogate()

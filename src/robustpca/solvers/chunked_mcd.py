@@ -4,8 +4,8 @@ Everything that :func:`~robustpca.solvers.mcd.minimum_covariance_determinant` do
 the rows runs in passes over the chunks (one ``dask.compute`` each in the Dask route): the
 C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999) on all the data (the mean and scatter
 of the ``h`` rows of least distance under each fit, gathered in a bracket guessed from a
-sample of the rows and proven by the pass's counts, else found by counting passes,
-:mod:`robustpca.solvers.chunked_order_statistics`), the reweighting (of the best fit so
+sample of the rows and proven by the pass's counts, else found by counting passes:
+:mod:`robustpca.solvers.chunked_smallest_subsets`), the reweighting (of the best fit so
 far, in the pass of each C-step: no pass of its own once no fit moves), the support.
 
 FAST-MCD's search for starting fits works by design on a random subsample: robustbase's
@@ -30,25 +30,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .chunked import Rows, by_value_blocks, value_runs
+from .chunked import by_value_blocks, value_runs
 from .chunked_moments import QRMoments, scatter_moments
 from .chunked_moments import count_of as _count
 from .chunked_moments import covariance_of as _covariance
-from .chunked_order_statistics import (
-    GATHER_BUDGET,
-    _gathered_by_column,
-    bracket_ranks,
-    gather_rows,
-    guess_brackets,
-)
+from .chunked_order_statistics import gather_rows
+from .chunked_sample import SampleCollector, sample_stride, sample_values
 from .chunked_shared import RideAlong
-from .chunked_unimcd import (
-    SampleCollector,
-    least_variance_windows,
-    sample_brackets,
-    sample_stride,
-    sample_values,
-)
+from .chunked_smallest_subsets import Subset, smallest_subsets
+from .chunked_unimcd import least_variance_windows
 from .exact_fit import AffineHull
 from .mcd import (
     NMINI,
@@ -72,16 +62,24 @@ __all__ = [
     "AffineRows",
     "ChunkedMCD",
     "QRMoments",
-    "Subset",
     "mcd_chunked",
-    "smallest_subsets",
 ]
 
 
 @dataclass(frozen=True)
 class AffineRows:
     """Rows as points of ``k`` coordinates: ``(x - origin) @ A - offset`` (``x`` itself
-    when ``A`` is None)."""
+    when ``A`` is None).
+
+    Parameters
+    ----------
+    origin : ndarray of shape (n_features,) or None, default=None
+        Subtracted from the rows first.
+    A : ndarray of shape (n_features, k) or None, default=None
+        The linear map; None leaves the rows as they are.
+    offset : ndarray of shape (k,) or None, default=None
+        Subtracted from the mapped rows.
+    """
 
     origin: np.ndarray | None = None
     A: np.ndarray | None = None
@@ -93,8 +91,22 @@ class AffineRows:
         return by_value_blocks(lambda b: (b - self.origin) @ self.A - self.offset, x)
 
     def then(self, centre: np.ndarray, rotation: np.ndarray) -> AffineRows:
-        """The map followed by ``(z - centre) @ rotation``."""
-        assert self.A is not None
+        """The map followed by ``(z - centre) @ rotation``.
+
+        Parameters
+        ----------
+        centre : ndarray of shape (k,)
+            Subtracted from the mapped rows.
+        rotation : ndarray of shape (k, k2)
+            Applied after ``centre``.
+
+        Returns
+        -------
+        AffineRows
+            The map to the ``k2`` new coordinates.
+        """
+        if self.A is None:
+            raise ValueError("AffineRows.then needs a linear map A, not None.")
         return AffineRows(self.origin, self.A @ rotation, (self.offset + centre) @ rotation)
 
 
@@ -114,123 +126,6 @@ class FitDistances:
         return _distances(z, self.means, self.precisions).T
 
 
-@dataclass(frozen=True)
-class Subset:
-    """Rows whose value (column ``column`` of ``values``) is below ``low``, and the rows
-    ``chosen`` (sorted indices) from the bracket above it."""
-
-    values: Any
-    column: int
-    low: float
-    chosen: np.ndarray
-
-    def member(self, x, index, cache=None) -> np.ndarray:
-        """Whether each row of ``x`` (global indices ``index``) is in the subset;
-        ``cache`` (a dict) shares the values of one block between subsets."""
-        if cache is None:
-            cache = {}
-        key = id(self.values)
-        if key not in cache:
-            cache[key] = self.values(x)
-        v = cache[key][:, self.column]
-        return (v < self.low) | np.isin(index, self.chosen)
-
-
-def subset_pass(x, rows=None, *, values, coords, low, high, kind="qr") -> dict:
-    """Per column ``f`` of ``values``: the moments of the rows below ``low[f]``
-    (:class:`QRMoments`, or :class:`~robustpca.solvers.chunked.Moments` for
-    ``kind="scatter"``) and the records ``[f, 0, value, index, coords...]`` of the rows
-    in ``[low[f], high[f])``."""
-    B = low.shape[0]
-    of = QRMoments.of if kind == "qr" else scatter_moments
-    moments: list = [None] * B
-    parts = []
-    # distances under the same map read its coordinates (one product a block, not two)
-    same = hasattr(values, "of_coords") and values.coords is coords
-    for a, b in value_runs(x, B):
-        xb, ib = x[a:b], rows[a:b]
-        Z = coords(xb)
-        V = by_value_blocks(values.of_coords, Z, xb) if same else values(xb)
-        for f in range(B):
-            v = V[:, f]
-            part = of(Z[v < low[f]])
-            moments[f] = part if moments[f] is None else moments[f] + part
-            inside = (v >= low[f]) & (v < high[f])
-            if inside.any():
-                cols = [np.full(inside.sum(), f), np.zeros(inside.sum()), v[inside], ib[inside]]
-                parts.append(np.column_stack([*cols, Z[inside]]))
-    out: dict[str, Any] = {f"m{f}": moments[f] for f in range(B)}
-    width = 4 + coords(x[:0]).shape[1]
-    out["records"] = Rows((np.concatenate(parts) if parts else np.empty((0, width)),))
-    return out
-
-
-def _guess(pilot: np.ndarray, h: int, n: int | None, rows: int):
-    """One bracket per column around the ``h``-th smallest value (:func:`~robustpca.
-    solvers.chunked_order_statistics.guess_brackets`), or None, also where the pilot
-    says they would hold more than ``rows`` rows."""
-    guessed = guess_brackets(pilot, np.full((pilot.shape[1], 1), h - 1), n)
-    if guessed is None or n is None:
-        return None
-    low, high = guessed[0][:, 0], guessed[1][:, 0]
-    share = np.mean((pilot >= low) & (pilot < high), axis=0)
-    return (low, high) if float(np.sum(share)) * n <= rows else None
-
-
-def _subsets_from(out, groups, values, h, below, low, kind):
-    of = QRMoments.of if kind == "qr" else scatter_moments
-    subsets, moments = [], []
-    for f in range(low.shape[0]):
-        need = int(h - below[f])
-        taken = groups[f][0][:need]
-        moments.append(out[f"m{f}"] + of(taken[:, 4:]))
-        subsets.append(Subset(values, f, float(low[f]), np.sort(taken[:, 3]).astype(np.int64)))
-    return subsets, moments
-
-
-def smallest_subsets(run, row_index, coords, values, h: int, pilot_x, kind="qr", guide=None):
-    """The ``h`` rows of smallest value in each column of ``values`` (ties by row
-    index, as a stable sort) and their moments (``kind``: :func:`subset_pass`).
-
-    One pass when a bracket guessed from the pilot's quantiles (:func:`_guess`) holds
-    the ``h``-th value of every column and its rows are few enough to gather (the
-    counts of that pass tell); otherwise counting passes, then one gathering pass. A
-    gathered row is ``4 + k`` floats: the rows gathered are at most
-    ``4 GATHER_BUDGET / (4 + k)``, so that the records stay within the budget's bytes;
-    twice that for brackets guessed from ``guide``, the values of a large sample
-    (:func:`~robustpca.solvers.chunked_unimcd.sample_brackets`)."""
-    pilot = values(pilot_x)
-    B = pilot.shape[1]
-    n = None if not hasattr(row_index, "shape") else int(row_index.shape[0])
-    rows = GATHER_BUDGET * 4 // (4 + coords(pilot_x[:1]).shape[1])
-    passes = 0
-    if guide is not None and n is not None:
-        guessed = sample_brackets(guide, h, n, 2 * rows)
-    else:
-        guessed = _guess(pilot, h, n, rows)
-    if guessed is not None:
-        low, high = guessed
-        out = run(
-            subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind
-        )
-        passes += 1
-        groups = _gathered_by_column(out.pop("records").values, B, 1)
-        below = np.array([_count(out[f"m{f}"]) for f in range(B)])
-        inside = np.array([groups[f][0].shape[0] for f in range(B)])
-        if np.all((below <= h - 1) & (h - 1 < below + inside)):
-            subsets, moments = _subsets_from(out, groups, values, h, below, low, kind)
-            return subsets, moments, passes
-    ranks = np.full((B, 1), h - 1)
-    brackets, used = bracket_ranks(run, row_index, values, ranks, pilot, budget=rows)
-    passes += used
-    low, high = brackets.low[:, 0], brackets.high[:, 0]
-    out = run(subset_pass, row_index, values=values, coords=coords, low=low, high=high, kind=kind)
-    passes += 1
-    groups = _gathered_by_column(out.pop("records").values, B, 1)
-    subsets, moments = _subsets_from(out, groups, values, h, brackets.below[:, 0], low, kind)
-    return subsets, moments, passes
-
-
 def _same_fit(old_mean, old_cov, mean, cov) -> bool:
     """Whether a C-step left a fit's h-subset unchanged: its mean and covariance equal
     to rounding. One row traded for another moves the covariance by about ``1 / h`` of
@@ -245,7 +140,36 @@ def _same_fit(old_mean, old_cov, mean, cov) -> bool:
 @dataclass(frozen=True)
 class ChunkedMCD:
     """The reweighted MCD of rows seen in passes (:class:`~robustpca.solvers.mcd.MCDResult`'s
-    estimates); the supports are recipes over chunks: ``support_mask(x)``."""
+    estimates); the supports are recipes over chunks: ``support_mask(x, index)``.
+
+    Attributes
+    ----------
+    location : ndarray of shape (p,)
+        The reweighted location.
+    covariance : ndarray of shape (p, p)
+        The reweighted covariance.
+    raw_location : ndarray of shape (p,)
+        The raw (h-subset) location.
+    raw_covariance : ndarray of shape (p, p)
+        The raw covariance, made consistent.
+    log_det : float
+        Log-determinant of the h-subset's covariance (divisor ``h - 1``): robustbase's
+        ``crit``, ``-inf`` on an exact fit.
+    h : int
+        The size of the h-subset.
+    coords : AffineRows
+        Maps rows of the data to the ``p`` coordinates the fit is of.
+    raw_subset : object or None
+        The raw h-subset, as ``raw_subset.member(x, index)`` (a
+        :class:`~robustpca.solvers.chunked_smallest_subsets.Subset`, or a window of one
+        coordinate); None where every row is used.
+    cutoff : float
+        The reweighting's cutoff on the raw squared distances.
+    reweighted : bool
+        Whether the reweighting ran (else the support is the raw subset).
+    hull : AffineHull or None, default=None
+        On an exact fit, the hull whose rows are the support.
+    """
 
     location: np.ndarray
     covariance: np.ndarray
@@ -261,7 +185,19 @@ class ChunkedMCD:
 
     def support_mask(self, x, index) -> np.ndarray:
         """The samples kept by the reweighting (the raw subset when it did not run, the
-        rows on its hull on an exact fit)."""
+        rows on its hull on an exact fit).
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_rows, n_features)
+            A row chunk.
+        index : ndarray of int of shape (n_rows,)
+            The global indices of the rows of ``x`` (read only for the raw subset).
+
+        Returns
+        -------
+        ndarray of bool of shape (n_rows,)
+        """
         if self.hull is not None:
             return self.hull.contains(self.coords(x))
         if not self.reweighted:
@@ -299,8 +235,9 @@ class _RawDistances:
 
 
 def _moments_below_pass(x, rows=None, *, values, cutoff, coords, kind="qr") -> dict:
-    """The moments (``kind`` as in :func:`subset_pass`) of the rows whose value is below
-    ``cutoff``."""
+    """The moments (``kind`` as in
+    :func:`~robustpca.solvers.chunked_smallest_subsets.subset_pass`) of the rows whose
+    value is below ``cutoff``."""
     of: Any = QRMoments.of if kind == "qr" else scatter_moments
     total: Any = None
     same = hasattr(values, "of_coords") and values.coords is coords  # one product a block
@@ -337,8 +274,8 @@ def _in_memory(rows: np.ndarray, alpha, n_starts, rng, coords, n):
 
 @dataclass(frozen=True)
 class _OffHull:
-    """Each row's distance beyond the hull's tolerance (:class:`~robustpca.solvers.
-    exact_fit.AffineHull`), (b, 1)."""
+    """Each row's distance beyond the hull's tolerance
+    (:class:`~robustpca.solvers.exact_fit.AffineHull`), (b, 1)."""
 
     coords: AffineRows
     hull: AffineHull
@@ -393,8 +330,9 @@ def _member_moments_pass(x, rows=None, *, subset, coords) -> dict:
 def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
     """robustbase's MCD of one coordinate on ``n >= 600`` rows: the exact h-subset of
     least variance (:func:`~robustpca.solvers.mcd._univariate_mcd_subset`, the middle
-    of the least windows) by :func:`~robustpca.solvers.chunked_unimcd.
-    least_variance_windows`, its moments, then the reweighting: four passes."""
+    of the least windows) by
+    :func:`~robustpca.solvers.chunked_unimcd.least_variance_windows`, its moments, then
+    the reweighting: four passes."""
     _, _, found, passes = least_variance_windows(run, row_index, coords, 1, n, h, coords(pilot_x))
     start, head, head_rank, tail, tail_rank = found[0]
     last = start + h - 1
@@ -489,8 +427,44 @@ def mcd_chunked(
     """:func:`~robustpca.solvers.mcd.minimum_covariance_determinant` of the rows
     ``coords(x)`` (``p`` coordinates) of all ``n`` rows (module docstring). The C-steps
     guess their brackets from ``sample`` (rows in ``coords``' space), or from the sample
-    their first pass gathers (:class:`~robustpca.solvers.chunked_unimcd.
-    SampleCollector`). Returns the fit and the passes run."""
+    their first pass gathers (:class:`~robustpca.solvers.chunked_sample.SampleCollector`).
+
+    Parameters
+    ----------
+    run : callable
+        The pass runner (:mod:`robustpca.solvers.chunked`).
+    row_index : ndarray or dask.array.Array of shape (n,)
+        The global row numbers, given to the runner as ``rows``.
+    coords : AffineRows
+        Maps rows of the data to their ``p`` coordinates.
+    p : int
+        The number of coordinates.
+    n : int
+        The number of rows.
+    alpha : float
+        The coverage: ``h = h_alpha_n(alpha, n, p)``.
+    n_starts : int
+        FAST-MCD starts.
+    rng : numpy.random.Generator
+        Draws the subsample and the starts.
+    pilot_x : ndarray of shape (n_pilot, n_features)
+        The pilot rows, which set the first bins of the counting passes.
+    max_steps : int, default=100
+        The most C-steps on all the rows.
+    n_best : int, default=10
+        The best fits kept from the starts (per group and after merging).
+    prefetched : dict or None, default=None
+        Rows gathered earlier, by global index (:func:`subsample_indices`).
+    sample : ndarray of shape (n_sample, p) or None, default=None
+        Rows in ``coords``' space the C-steps guess their brackets from; None: the sample
+        their first pass gathers.
+
+    Returns
+    -------
+    fit : ChunkedMCD
+    passes : int
+        The passes run.
+    """
     h = min(h_alpha_n(alpha, n, p), n)
     passes = 0
     if h >= n:  # robustbase's classical estimate: every row

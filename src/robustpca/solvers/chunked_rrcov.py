@@ -18,7 +18,7 @@ step (its module docstring lists the steps), with the data seen only in passes (
 4. **C-steps in k dimensions** (one pass each: the ``h`` rows of least distance in a
    guessed bracket; the first C-step's pass also gathers a large sample of the rows'
    ``k`` coordinates, from which the next ones guess,
-   :class:`~robustpca.solvers.chunked_unimcd.SampleCollector`) and the reweighted MCD
+   :class:`~robustpca.solvers.chunked_sample.SampleCollector`) and the reweighted MCD
    (:func:`~robustpca.solvers.chunked_mcd.mcd_chunked`, FAST-MCD's starts on
    robustbase's random subsample gathered by index).
 
@@ -39,25 +39,16 @@ import numpy as np
 from scipy import stats
 
 from .chunked import by_value_blocks, sub_blocks, value_blocks
-from .chunked_mcd import (
-    AffineRows,
-    _moments_below_pass,
-    mcd_chunked,
-    smallest_subsets,
-    subsample_indices,
-)
+from .chunked_mcd import AffineRows, _moments_below_pass, mcd_chunked, subsample_indices
 from .chunked_moments import QRMoments
 from .chunked_order_statistics import gather_rows_pass, pilot_indices
+from .chunked_sample import SampleCollector, sample_stride, sample_values
 from .chunked_shared import SharedPasses
-from .chunked_unimcd import (
-    SampleCollector,
-    sample_stride,
-    sample_values,
-    univariate_mcd_chunked,
-)
+from .chunked_smallest_subsets import smallest_subsets
+from .chunked_unimcd import univariate_mcd_chunked
 from .mcd import h_alpha_n
 from .outlyingness import ZERO_SCALE, rrcov_pairs
-from .robpca import _ClassPC, _log_det, _resolve_k, data_unit, od_rounding
+from .robpca import _ClassPC, _log_det, _resolve_k, centred_rank, data_unit, od_rounding
 
 __all__ = [
     "ROBPCAChunkedResult",
@@ -110,8 +101,7 @@ def class_pca_of(moments: QRMoments) -> _ClassPC:
     if moments.R.shape[0] == 0:
         return _ClassPC(moments.mean, np.zeros((p, 0)), np.zeros(0))
     _, s, vt = np.linalg.svd(moments.R, full_matrices=False)
-    tol = max(n, p) * np.finfo(np.float64).eps * (s[0] if s.size else 0.0)
-    rank = int(np.sum(s >= tol)) if s.size and s[0] > 0 else 0
+    rank = centred_rank(s, int(n), p)
     return _ClassPC(moments.mean, vt[:rank].T, s[:rank] ** 2 / max(n - 1, 1))
 
 

@@ -20,7 +20,7 @@ passes (each one ``dask.compute`` in the Dask route):
    every direction (:func:`~robustpca.solvers.chunked_order_statistics.select_ranks`),
    the medcouples of the sample's projections, and one pass for the most extreme
    projections inside the fences; then the ``h`` least outlying rows, their mean and
-   factor (:func:`~robustpca.solvers.chunked_mcd.smallest_subsets`);
+   factor (:func:`~robustpca.solvers.chunked_smallest_subsets.smallest_subsets`);
 3. **the orthogonal distances' cutoff** (when ``k`` is below the rank): their exact
    quartiles, the sample's medcouple, and the moments of the rows below the fence in
    one pass;
@@ -41,7 +41,7 @@ import numpy as np
 
 from .chunked import ELEMENTWISE_VALUES, Rows, value_blocks, value_runs
 from .chunked_histogram import Extremes
-from .chunked_mcd import AffineRows, _moments_below_pass, smallest_subsets
+from .chunked_mcd import AffineRows, _moments_below_pass
 from .chunked_moments import QRMoments
 from .chunked_order_statistics import gather_rows, pilot_indices, select_ranks
 from .chunked_rrcov import (
@@ -53,6 +53,7 @@ from .chunked_rrcov import (
     class_pca_of,
     first_pass,
 )
+from .chunked_smallest_subsets import smallest_subsets
 from .mcd import h_alpha_n
 from .outlyingness import (
     AdjustedOutlyingness,

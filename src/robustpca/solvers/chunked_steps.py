@@ -18,6 +18,7 @@ component analysis for robust subspace factorization", ICML 2006.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -141,8 +142,8 @@ class WeightedPCAStep:
         d = moments.mean.shape[0]
         if self.location_only:
             return SubspaceState(moments.mean, np.empty((d, 0)), np.empty(0))
-        if self.center is None:
-            mean, S = moments.mean, moments.scatter
+        if self.center is None:  # the scatter is gathered unless location_only
+            mean, S = moments.mean, cast(np.ndarray, moments.scatter)
         else:
             mean, S = self.center, moments.scatter_about(self.center)
         vals, vecs = top_eigh(0.5 * (S + S.T), self.n_components)

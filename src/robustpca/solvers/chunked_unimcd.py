@@ -13,12 +13,8 @@ candidate bins, split into at most :data:`REFINE_BINS_PER_COLUMN` bins a column,
 client's histogram: a pass brings back at most about :data:`PASS_BINS` bins per chunk (or the
 pilot's bins for a few columns), whatever the rows.
 
-**A large sample for the C-steps' guesses**: a bracket guessed from a pilot of ``P`` rows around
-the ``h``-th smallest distance holds about ``8 n sqrt(q (1 - q) / P)`` rows, too many to gather as
-``n`` grows. So the first C-step's pass also brings back the ``k`` coordinates of every
-``stride``-th row (:class:`SampleCollector`), whose distances give the next C-steps brackets
-``sqrt(P)`` times narrower (:func:`sample_brackets`): one pass each. Its counts still prove each
-bracket (else counting passes follow), so the results are exact whatever the sample.
+The large sample from which the C-steps guess their brackets is in
+:mod:`robustpca.solvers.chunked_sample`.
 """
 
 from __future__ import annotations
@@ -29,7 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .chunked import ELEMENTWISE_VALUES, Rows, value_runs
+from .chunked import ELEMENTWISE_VALUES, value_runs
 from .chunked_histogram import histogram_pass
 from .chunked_order_statistics import (
     GATHER_BUDGET,
@@ -44,14 +40,9 @@ from .chunked_order_statistics import (
 __all__ = [
     "PASS_BINS",
     "REFINE_BINS_PER_COLUMN",
-    "SAMPLE_VALUES",
-    "SampleCollector",
     "least_variance_windows",
     "reweighted_sums_pass",
-    "sample_brackets",
-    "sample_values",
     "univariate_mcd_chunked",
-    "with_sample",
 ]
 
 #: A refining pass splits a column's candidate bins into about this many bins in all (in
@@ -80,7 +71,31 @@ class _Scaled:
 
 def reweighted_sums_pass(x, rows=None, *, values, centre, var, factor, cutoff) -> dict:
     """Count, sum and sum of squares about ``centre`` of the values kept by unimcd's
-    reweighting, ``res / factor < cutoff``."""
+    reweighting, ``res / factor < cutoff``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A row chunk.
+    rows : ndarray or None, default=None
+        The chunk's row numbers; unused.
+    values : callable
+        Maps rows of ``x`` to their values, of shape ``(n_rows, m)``.
+    centre : ndarray of shape (m,)
+        The raw location, about which the sums are taken.
+    var : ndarray of shape (m,)
+        The raw variance: ``res = (v - centre)**2 / var``.
+    factor : ndarray of shape (m,)
+        The consistency factor that divides ``res``.
+    cutoff : float
+        A value is kept where ``res / factor < cutoff``.
+
+    Returns
+    -------
+    dict
+        ``"count"``, ``"s1"`` and ``"s2"``, each of shape ``(m,)``: per column, the values
+        kept, the sum of their ``v - centre`` and of its square.
+    """
     m = centre.shape[0]
     count, s1, s2 = np.zeros(m), np.zeros(m), np.zeros(m)
     for a, b in value_runs(x, m, ELEMENTWISE_VALUES):
@@ -505,96 +520,3 @@ def scaled_pilot(pilot_values, centre, var):
     with np.errstate(divide="ignore", invalid="ignore"):
         res = (pilot_values - centre) ** 2 / var
     return np.where(np.isfinite(res), res, 0.0)
-
-
-#: The sample of the C-steps (:class:`SampleCollector`) and its distances under ten fits
-#: (single precision, on the client for the whole fit) take at most this many values.
-SAMPLE_VALUES = 1 << 26
-#: Fits whose distances to the sample are held at once (FAST-MCD's candidates).
-SAMPLE_FITS = 10
-#: A bracket guessed from the sample spans this many standard errors of its quantile
-#: each side (a miss costs the counting passes it replaces), fewer down to
-#: :data:`SAMPLE_Z_LEAST` where the brackets would hold more rows than allowed.
-SAMPLE_Z = 4.0
-SAMPLE_Z_LEAST = 3.0
-
-
-def sample_stride(n: int, width: int) -> int:
-    """Every ``stride``-th row makes the sample: with its distances under
-    :data:`SAMPLE_FITS` fits, at most :data:`SAMPLE_VALUES` values."""
-    return max(1, -(-n * (max(width, 1) + SAMPLE_FITS) // SAMPLE_VALUES))
-
-
-def with_sample(x, rows=None, *, inner, sample_coords, every, **params) -> dict:
-    """``inner``'s result for the chunk, with ``sample``: ``sample_coords`` of its rows
-    whose global index is a multiple of ``every``, in single precision."""
-    out = inner(x, rows, **params)
-    keep = np.asarray(rows) % every == 0
-    out["sample"] = Rows((np.asarray(sample_coords(x[keep]), dtype=np.float32),))
-    return out
-
-
-class SampleCollector:
-    """A pass runner that also gathers the sample (:func:`with_sample`) in its first pass:
-    ``sample`` is then the ``coords`` of every ``stride``-th row (float32), else None."""
-
-    def __init__(self, run, coords, stride: int):
-        self.run, self.coords, self.stride = run, coords, stride
-        self.sample: np.ndarray | None = None
-
-    def __call__(self, kernel, rows=None, **params):
-        if self.sample is not None:
-            return self.run(kernel, rows, **params)
-        out = self.run(
-            with_sample,
-            rows,
-            inner=kernel,
-            sample_coords=self.coords,
-            every=self.stride,
-            **params,
-        )
-        parts = out.pop("sample").parts
-        self.sample = np.concatenate([p for p in parts if p.size] or parts[:1])
-        return out
-
-
-def sample_values(values, sample: np.ndarray, block: int = 1 << 16) -> np.ndarray:
-    """``values`` (a function of rows of coordinates) of the ``sample``, by blocks of
-    rows, in single precision (beyond its range: inf, a guide's bound all the same)."""
-    with np.errstate(over="ignore"):
-        parts = [
-            np.asarray(values(sample[a : a + block].astype(np.float64)), dtype=np.float32)
-            for a in range(0, max(sample.shape[0], 1), block)
-        ]
-    return np.concatenate(parts)
-
-
-def sample_brackets(values: np.ndarray, h: int, n: int, rows: float):
-    """Brackets ``[low, high)`` (one per column of ``values``, a sample's values from
-    all ``n`` rows) around the ``h``-th smallest value: the sample's order statistics
-    :data:`SAMPLE_Z` standard errors each side of its ``h / n`` quantile (fewer, down
-    to :data:`SAMPLE_Z_LEAST`, to hold at most ``rows`` rows in all by the sample's
-    count). None where the sample is small or no such brackets fit."""
-    P, B = values.shape
-    if P < 64:
-        return None
-    q = (h - 0.5) / n
-    error = np.sqrt(q * (1 - q) * P)
-    z = min(SAMPLE_Z, (rows / (n * B) * P / 2 - 3) / max(error, 1e-300))
-    if z < SAMPLE_Z_LEAST:
-        return None
-    spread = z * error + 2
-    lo, hi = int(np.floor(q * P - spread)), int(np.ceil(q * P + spread))
-    if (min(hi, P) - max(lo, 0)) / P * n * B > rows:
-        return None
-    low, high = np.full(B, -np.inf), np.full(B, np.inf)
-    at = [i for i in (lo, hi) if 0 <= i < P]
-    for j in range(B):
-        if not at:
-            break
-        part = np.partition(values[:, j], at)
-        if lo >= 0:
-            low[j] = part[lo]
-        if hi < P:
-            high[j] = part[hi]
-    return low, high

@@ -70,7 +70,7 @@ from .informative_coordinates import (
     rows_fitted_exactly,
     uninformative_entries,
 )
-from .reweighting import minimize_reweighted, minimize_reweighted_pca
+from .reweighting import minimize_reweighted_pca
 
 __all__ = [
     "GapPattern",
@@ -79,7 +79,6 @@ __all__ = [
     "initial_fill",
     "observed_fit",
     "pca_basis",
-    "solve_generalized_mean_missing",
     "solve_weighted_pca_missing",
 ]
 
@@ -537,8 +536,32 @@ def solve_weighted_pca_missing(
 
     Each iteration is weighted PCA (closed form) on the current completion, then the
     completion from the new subspace; the objective never increases (module
-    docstring). Returns the result (``objective`` after each iteration,
-    ``info['residuals']`` the :math:`r_O`) and the final completed data.
+    docstring).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data (any value, NaN included, at the gaps; not modified).
+    missing : ndarray of bool of shape (n_samples, n_features)
+        True at the gaps.
+    n_components : int
+        The dimension of the subspace.
+    weights : ndarray of shape (n_samples,)
+        The row weights :math:`w_i`.
+    rng : numpy.random.Generator
+        Draws the directions that complete a basis short of ``n_components``.
+    max_iter : int, default=500
+    tol : float, default=1e-9
+        Stop when the relative change of the objective is at most ``tol``.
+    callback : callable or None, default=None
+        ``callback(iteration, state)`` after each iteration; returning ``True`` stops.
+
+    Returns
+    -------
+    result : SolverResult
+        ``objective`` after each iteration, ``info['residuals']`` the :math:`r_O`.
+    completed : ndarray of shape (n_samples, n_features)
+        The data completed from the final subspace.
     """
     problem = MissingPCAProblem(X, missing, n_components, rng)
     res = minimize_reweighted_pca(
@@ -549,52 +572,3 @@ def solve_weighted_pca_missing(
         res, components=sub.basis().T, mean=sub.mean(), info={"residuals": res.residuals}
     )
     return result, problem.X
-
-
-def solve_generalized_mean_missing(
-    X: np.ndarray,
-    missing: np.ndarray,
-    loss: RobustLoss,
-    *,
-    max_iter: int = 100,
-    tol: float = 1e-6,
-):
-    r"""A reweighted location :math:`\min_m \sum_i \rho(\lVert P_{O_i}(x_i - m)\rVert)`.
-
-    The zero-dimensional case of the module's majorize-minimize: complete each row's
-    missing coordinates with those of :math:`m`, take the weighted mean, repeat. The
-    generalized sample mean of Oh & Kwak (2016, Algorithm 1) on the observed entries
-    for ``loss = L2pLoss(2p, delta)``; the objective never increases. Returns a
-    :class:`~robustpca.solvers.ReweightingResult` whose ``solution`` is the mean.
-
-    Parameters
-    ----------
-    X, missing : ndarray of shape (n_samples, n_features)
-        The data (any value, NaN included, at the gaps) and the boolean mask of the gaps.
-    loss : RobustLoss
-        The :math:`\rho` of the objective.
-    max_iter : int, default=100
-    tol : float, default=1e-6
-        Stop when the relative change of the objective is at most ``tol``.
-    """
-    filled = initial_fill(X, missing)
-    state = {"X": filled}
-
-    def solve_weighted(a: np.ndarray) -> np.ndarray:
-        return a @ state["X"] / a.sum()
-
-    def distances(m: np.ndarray) -> np.ndarray:
-        completed = np.where(missing, m[None, :], state["X"])
-        state["X"] = completed
-        diff = completed - m
-        return np.sqrt(np.einsum("ij,ij->i", diff, diff))
-
-    return minimize_reweighted(
-        solve_weighted,
-        distances,
-        loss,
-        np.ones(X.shape[0]),
-        max_iter=max_iter,
-        tol=tol,
-        state_view=lambda m: (None, lambda: m),
-    )

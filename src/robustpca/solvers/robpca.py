@@ -328,9 +328,9 @@ def _projected_mcd(X2: np.ndarray, ev: np.ndarray, k: int, alpha: float, h: int,
         shift = shift + fit.center @ rot.T
         rot = rot @ fit.loadings
         if fit.rank == 0:  # the h-subset is one point: an exact fit, no scatter left
-            support = np.zeros(n, dtype=bool)
-            support[subset] = True
-            return shift, rot, np.zeros(0), support, 0.0
+            exact = np.zeros(n, dtype=bool)
+            exact[subset] = True
+            return shift, rot, np.zeros(0), exact, 0.0
         mah = _mahalanobis_diag(X2, fit.eigenvalues)
         if fit.rank == k and (obj == old or abs(old - obj) < 1e-12):
             break
