@@ -17,8 +17,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from robustpca.datasets import load_yale
 from robustpca.estimators._transfer import RankConstrainedRobustPCA, RobustTransferPCA
+from robustpca.solvers.rank_projection import RankProjector
 from robustpca.solvers.transfer import (
-    _RankProjector,
     lipschitz_constant,
     solve_robust_transfer_pca,
     transfer_objective,
@@ -312,7 +312,7 @@ def test_warm_started_projection_is_eckart_young(m, d, k, seed):
     U = np.linalg.qr(rng.normal(size=(m, min(m, d))))[0]
     V = np.linalg.qr(rng.normal(size=(d, min(m, d))))[0]
     Y = (U * spectrum) @ V.T
-    project = _RankProjector(k, (m, d))
+    project = RankProjector(k, (m, d))
     for step in range(8):
         Y = Y + (0.01 if step != 4 else 3.0) * rng.normal(size=(m, d))  # one jump
         M = project(Y)
@@ -320,8 +320,21 @@ def test_warm_started_projection_is_eckart_young(m, d, k, seed):
     assert project.n_steps + project.n_exact >= 8
 
 
+def test_a_new_dominant_direction_outside_the_warm_start_is_found():
+    """Converged Ritz pairs are eigenpairs but not necessarily the top ones: a dominant
+    direction orthogonal to the warm start was never seen, and the projection (residual
+    100.9) was not the truncated SVD (16.5)."""
+    n, d, k = 200, 100, 2
+    project = RankProjector(k, (n, d))
+    Y = np.zeros((n, d))
+    Y[np.arange(k + 5), np.arange(k + 5)] = 10.0 - np.arange(k + 5)
+    project(Y)  # exact on the first call; keeps the warm start
+    Y[50, 60] = 100.0  # orthogonal to it
+    np.testing.assert_allclose(project(Y), truncate(Y, k), atol=1e-9)
+
+
 def test_projection_of_degenerate_matrices():
-    project = _RankProjector(3, (40, 30))
+    project = RankProjector(3, (40, 30))
     np.testing.assert_array_equal(project(np.zeros((40, 30))), 0.0)
     Y = np.outer(np.arange(40.0), np.ones(30))  # rank one, below the bound
     for _ in range(3):
@@ -590,6 +603,40 @@ def test_comparison_methods_by_name():
         recover_target("RPCA", source, noisy)
     with pytest.raises(ValueError, match="source has 15 columns but target has 16"):
         recover_target("PCA", source[:, :15], noisy)
+
+
+@pytest.mark.parametrize("method", sorted(COMPARISON_METHODS))
+def test_comparison_methods_name_the_ranks_too_large_for_the_data(method):
+    """R-PCA, R-S-PCA and R-2Step-PCA said "n_components=11 must be between ...", a
+    parameter the caller never passed; every method names n_shared / n_target."""
+    rng = np.random.default_rng(0)
+    source, target = rng.random((20, 4)), rng.random((20, 4))  # ranks 8 + 3 > 4 columns
+    with pytest.raises(ValueError, match="n_shared") as info:
+        recover_target(method, source, target)
+    assert "n_components" not in str(info.value)
+    if method in ("R-PCA", "R-S-PCA", "S-PCA", "PCA"):
+        assert "n_shared + n_target = 11 exceeds the rank" in str(info.value)
+    if method == "R-2Step-PCA":  # each step's rank against the matrix that step fits
+        assert "n_shared = 8 exceeds the rank a 40 x 4 matrix" in str(info.value)
+        with pytest.raises(ValueError, match="n_target = 3 exceeds the rank a 2 x 16 matrix"):
+            recover_target(method, rng.random((30, 16)), rng.random((2, 16)), n_shared=0)
+
+
+@pytest.mark.parametrize("method", sorted(COMPARISON_METHODS))
+def test_comparison_methods_take_the_same_keywords(method):
+    """S-PCA and PCA took ``**_`` and silently ignored a misspelt keyword that the four
+    robust methods refused; all six take the same keywords and refuse any other."""
+    rng = np.random.default_rng(1)
+    source, target = rng.random((20, 16)), rng.random((20, 16))
+    ranks = {"n_shared": 2, "n_source": 1, "n_target": 1}
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_sharde'"):
+        recover_target(method, source, target, **ranks, n_sharde=5, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        out = recover_target(
+            method, source, target, **ranks, alpha=1.0, beta=0.1, accelerate=True, max_iter=5, tol=1e-6
+        )
+    assert out.shape == target.shape
 
 
 def test_salt_noise_protocol():

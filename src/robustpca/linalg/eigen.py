@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import linalg as sla
 from scipy.linalg import lapack
 from threadpoolctl import ThreadpoolController
+
+if TYPE_CHECKING:
+    from scipy.sparse.linalg import LinearOperator
 
 __all__ = [
     "WarmStartEigh",
@@ -315,7 +319,9 @@ def _krylov_ritz(A: np.ndarray, V: np.ndarray, k: int, max_steps: int, rtol: flo
     return None
 
 
-def deflated_top(A: np.ndarray, V: np.ndarray, steps: int, rng: np.random.Generator) -> float:
+def deflated_top(
+    A: np.ndarray | LinearOperator, V: np.ndarray, steps: int, rng: np.random.Generator
+) -> float:
     """A lower bound on the largest eigenvalue of symmetric ``A`` on the orthogonal
     complement of the orthonormal columns ``V``: the top Ritz value of ``steps`` Lanczos
     steps (fully reorthogonalised) from a random start, 0 where the complement is empty.
@@ -325,6 +331,21 @@ def deflated_top(A: np.ndarray, V: np.ndarray, steps: int, rng: np.random.Genera
     Lanczos finds the extreme eigenvalue of the rest within a few steps, except from a
     start nearly orthogonal to it, which a random start makes improbable (Kuczynski &
     Wozniakowski 1992).
+
+    Parameters
+    ----------
+    A : ndarray or scipy.sparse.linalg.LinearOperator of shape (n, n)
+        The symmetric matrix, or an operator applying it (``A @ v``).
+    V : ndarray of shape (n, m)
+        Orthonormal columns, deflated.
+    steps : int
+        Lanczos steps (at most the complement's dimension).
+    rng : numpy.random.Generator
+        Draws the start.
+
+    Returns
+    -------
+    float
     """
     n = A.shape[0]
     steps = min(steps, n - V.shape[1])

@@ -28,15 +28,8 @@ the Hessian of :math:`f` is block diagonal, of norm :math:`\max_j \alpha_j c_j`,
 
 Implementation choices: the residual :math:`R = \sum_b M_b + E - X` is formed once per
 iteration and gives the objective and every block's gradient (row ranges of
-:math:`\alpha \odot R`), exactly. The rank-:math:`k` projection takes no full SVD: as
-iterates change little, the top right singular vectors of the previous projection (plus
-``OVERSAMPLE``) start one step of subspace iteration on :math:`Y^\top Y` with a
-Rayleigh-Ritz extraction, accepted where :math:`\lVert Y^\top Y V_k - V_k \Lambda_k
-\rVert_F` is at most ``RITZ_RTOL`` of :math:`\lVert \Lambda_k \rVert_F` (:math:`\Lambda`
-the squared singular values); else a second step, then the exact eigenpairs of the
-smaller Gram matrix (:func:`robustpca.linalg.top_eigh`). The iterates then differ from
-exact projections by about that tolerance (``benchmarks/bench_transfer.py``), and the
-objective still never increases beyond rounding: the Ritz error enters it quadratically.
+:math:`\alpha \odot R`), exactly. The rank-:math:`k` projection takes no full SVD: it is
+warm-started from the previous one (:class:`~robustpca.solvers.rank_projection.RankProjector`).
 
 ``accelerate=True`` adds Nesterov/FISTA momentum (Beck & Teboulle 2009, the paper's
 reference [2]) with a monotone restart: where the extrapolated step does not lower the
@@ -49,11 +42,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.lapack import dpotrf, dsyevd, dtrtri
 
-from ..linalg import WeightedPCAProblem, positive_eigen_mask, top_eigh
+from ..linalg import WeightedPCAProblem
 from ..prox import soft_threshold
 from ._result import IterationState, SolverResult, StopReason, relative_change
+from .rank_projection import RankProjector
 
 __all__ = [
     "lipschitz_constant",
@@ -61,104 +54,6 @@ __all__ = [
     "solve_robust_transfer_pca",
     "transfer_objective",
 ]
-
-#: A Rayleigh-Ritz projection is accepted within this relative residual (module notes).
-RITZ_RTOL = 1e-7
-#: Extra directions carried by the warm-started subspace iteration.
-OVERSAMPLE = 5
-#: Subspace-iteration steps tried before the exact projection.
-MAX_POWER_STEPS = 2
-#: A warm start is kept only if its smallest Ritz value exceeds this fraction of the largest.
-RANK_FLOOR = 1e-12
-#: Cholesky-QR is used only while the normalised block is this well conditioned (the
-#: orthogonality error of V grows like eps / CHOLQR_RTOL**2).
-CHOLQR_RTOL = 1e-4
-
-
-# --------------------------------------------------------------------------- prox pieces
-# Rank-k projections: the warm-started _RankProjector, not prox.truncated_svd (restarts).
-
-
-def _truncate_exact(Y: np.ndarray, rank: int, n_vectors: int):
-    """Best rank-``rank`` approximation ``M`` of ``Y`` and its top ``n_vectors`` right
-    vectors ``V`` (d, n_vectors) with their squared singular values ``lam``, from the top
-    eigenpairs of the smaller of ``Y^T Y`` and ``Y Y^T`` (no SVD of ``Y``); ``V, lam`` are
-    ``None`` where ``Y`` has fewer than ``n_vectors`` positive singular values."""
-    m, d = Y.shape
-    if m >= d:
-        vals, V = top_eigh(Y.T @ Y, n_vectors)
-        keep = positive_eigen_mask(vals)
-        V, vals = V[:, keep], vals[keep]
-        M = (Y @ V[:, :rank]) @ V[:, :rank].T
-    else:
-        vals, U = top_eigh(Y @ Y.T, n_vectors)
-        keep = positive_eigen_mask(vals)
-        U, vals = U[:, keep], vals[keep]
-        M = U[:, :rank] @ (U[:, :rank].T @ Y)
-        V = (Y.T @ U) / np.sqrt(vals)[None, :]
-    if V.shape[1] < n_vectors:
-        return M, None, None
-    return M, V, vals
-
-
-class _RankProjector:
-    """Projection on ``{M : rank(M) <= rank}`` (Eckart-Young) for a slowly moving input.
-
-    The top right singular vectors of the last input warm-start the next (module notes);
-    ``n_steps`` and ``n_exact`` count the subspace steps and the exact fallbacks.
-    """
-
-    def __init__(self, rank: int, shape: tuple[int, int], *, exact: bool = False):
-        self.rank = rank
-        m, d = shape
-        self.n_vectors = min(rank + OVERSAMPLE, m, d)
-        # the warm start only pays when the kept subspace is small against the matrix
-        self.exact = exact or 2 * self.n_vectors >= min(m, d)
-        self.basis: np.ndarray | None = None  # Ritz vectors of the last input
-        self.inverse_values: np.ndarray | None = None  # 1 / their Ritz values
-        self.n_steps = 0
-        self.n_exact = 0
-
-    def _keep(self, V, lam) -> None:
-        """Store a warm start if every Ritz value is positive (else: exact next time)."""
-        if V is None or not lam[-1] > RANK_FLOOR * lam[0]:
-            self.basis = self.inverse_values = None
-        else:
-            self.basis, self.inverse_values = V, 1.0 / lam
-
-    def __call__(self, Y: np.ndarray) -> np.ndarray:
-        if self.rank == 0:
-            return np.zeros_like(Y)
-        k = self.rank
-        V = None if self.exact else self.basis
-        scale = self.inverse_values
-        for _ in range(MAX_POWER_STEPS if V is not None else 0):
-            self.n_steps += 1
-            W = Y.T @ (Y @ V)  # one step of subspace iteration on Y^T Y
-            W *= scale  # columns of about unit norm (V holds Ritz vectors)
-            L, info = dpotrf(W.T @ W, lower=1, clean=1)  # Cholesky-QR: V = W L^{-T}
-            diag = L.diagonal()  # positive when info == 0
-            if info != 0 or diag.min() < CHOLQR_RTOL * diag.max():  # V would lose orthogonality
-                break
-            V = W @ dtrtri(L, lower=1)[0].T
-            C = Y @ V
-            lam, T, info = dsyevd(C.T @ C, compute_v=1)  # Rayleigh-Ritz in span(V)
-            if info != 0:
-                break
-            T = T[:, ::-1]  # descending
-            V, C, lam = V @ T, C @ T, lam[::-1]
-            Vk, Ck, lam_k = V[:, :k], C[:, :k], lam[:k]
-            residual = Y.T @ Ck - Vk * lam_k  # (Y^T Y - lambda) v for the kept pairs
-            if np.vdot(residual, residual) <= RITZ_RTOL**2 * np.vdot(lam_k, lam_k):
-                self._keep(V, lam)
-                return Ck @ Vk.T  # Y V_k V_k^T
-            scale = 1.0 / np.maximum(lam, RANK_FLOOR * lam[0]) if lam[0] > 0 else None
-            if scale is None:
-                break
-        self.n_exact += 1
-        M, V, lam = _truncate_exact(Y, k, self.n_vectors)
-        self._keep(V, lam)
-        return M
 
 
 # --------------------------------------------------------------------------- the problem
@@ -191,7 +86,7 @@ class _Problem:
         self.step = self._per_row([seg.alpha / eta for seg in segments])  # alpha_j / eta
         self.tau = self._per_row([seg.beta / eta for seg in segments])  # beta_j / eta
         self.projectors = [
-            _RankProjector(k, (rows.stop - rows.start, X.shape[1]), exact=exact_svd)
+            RankProjector(k, (rows.stop - rows.start, X.shape[1]), exact=exact_svd)
             for rows, k in zip(block_rows, ranks, strict=True)
         ]
 
