@@ -538,3 +538,11 @@ def test_window_bounds_do_not_grow_with_the_rows_per_bin():
         every = cos._bound_at(t, nc[i], mc[i], ssc[i], bounds[a[i]], bounds[a[i] + 1],
                               bounds[hi_c[i]], bounds[last_e[i] + 1], h)  # fmt: skip
         np.testing.assert_allclose(lower[i], every.min(), rtol=1e-12)
+
+
+def test_warns_where_the_final_mcd_is_not_nonnegative_definite():
+    """As in memory: 13 rows for k = 8 give the reweighted MCD a negative small-sample
+    factor; the chunked fit set every eigenvalue to 0 without a word."""
+    X = np.random.default_rng(0).standard_normal((13, 20))
+    with pytest.warns(UserWarning, match="not non-negative definite"):
+        ROBPCA(n_components=8, alpha=0.5, random_state=0).fit(da.from_array(X, chunks=(5, 20)))

@@ -24,7 +24,7 @@ from ..solvers.chunked_order_statistics import pilot_indices
 from ..solvers.chunked_rrcov import first_pass, solve_robpca_chunked
 from ..solvers.chunked_skew import solve_robpca_skew_chunked
 from ..solvers.chunked_spherical import solve_spherical_pca_chunked
-from ..solvers.robpca import directionless
+from ..solvers.robpca import directionless, not_nonnegative_definite
 from .arrays import _dask, row_blocks
 
 __all__ = ["fit_covariance", "fit_robpca", "fit_spherical", "row_index", "rows_map"]
@@ -105,6 +105,9 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
         )
     message = directionless(result.n_directions)
     if message:
+        warnings.warn(message, UserWarning, stacklevel=5)
+    if result.negative_eigenvalue < 0:
+        message = not_nonnegative_definite(result.negative_eigenvalue, n, result.n_components)
         warnings.warn(message, UserWarning, stacklevel=5)
     components, eigenvalues = result.components, result.eigenvalues
     k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)

@@ -46,7 +46,7 @@ from .chunked_sample import SampleCollector, sample_stride, sample_values
 from .chunked_shared import SharedPasses
 from .chunked_smallest_subsets import smallest_subsets
 from .chunked_unimcd import univariate_mcd_chunked
-from .mcd import h_alpha_n
+from .mcd import h_alpha_n, sorted_eigh
 from .outlyingness import ZERO_SCALE, rrcov_pairs
 from .robpca import _ClassPC, _log_det, _resolve_k, centred_rank, data_unit, od_rounding
 
@@ -217,6 +217,8 @@ class ROBPCAChunkedResult:
     n_directions : tuple of int or None, default=None
         With ``skew=True``: the hyperplane directions found for the two adjusted
         outlyingnesses, as ``ROBPCAResult``'s.
+    negative_eigenvalue : float, default=0.0
+        As ``ROBPCAResult``'s: the final MCD covariance's most negative eigenvalue.
     """
 
     components: np.ndarray
@@ -234,6 +236,7 @@ class ROBPCAChunkedResult:
     adjusted: Any = None
     medcouple_rows: np.ndarray | None = None
     n_directions: tuple[int, int] | None = None
+    negative_eigenvalue: float = 0.0
 
 
 def _pairs(n: int, max_directions: int, direction_rng):
@@ -253,12 +256,6 @@ class _Counter:
 
     def add(self, used: int):
         self.n += used
-
-
-def _eigen(covariance):
-    values, vectors = np.linalg.eigh(covariance)
-    order = np.argsort(values, kind="stable")[::-1]
-    return np.clip(values[order], 0.0, None), vectors[:, order]
 
 
 def solve_robpca_chunked(
@@ -360,7 +357,7 @@ def solve_robpca_chunked(
             prefetched=rows_at,
         )  # fmt: skip
         count.add(used)
-        values, vectors = _eigen(fit.covariance)
+        values, vectors, negative = sorted_eigh(fit.covariance)
         k = _resolve_k(n_components, values, kmax, rank) if auto else min(k_given, rank)
         return ROBPCAChunkedResult(
             components=(full.loadings @ vectors[:, :k]).T,
@@ -375,6 +372,7 @@ def solve_robpca_chunked(
             support=fit.support_mask,
             n_passes=count.n,
             pilot_rows=pilot_x,
+            negative_eigenvalue=negative,
         )
 
     if direction_rng is not None:  # advance it as the in-memory draw did
@@ -415,7 +413,7 @@ def solve_robpca_chunked(
         sub = class_pca_of(kept["m"])
         k = min(sub.rank, k)
     X2 = scores.then(sub.center, sub.loadings[:, :k])
-    centre2, rot2, values, fit = _projected_mcd(
+    centre2, rot2, values, fit, negative = _projected_mcd(
         run, row_index, X2, sub.eigenvalues, k, n, alpha, h, rng, n_starts, pilot_x, count,
         rows_at,
     )  # fmt: skip
@@ -436,6 +434,7 @@ def solve_robpca_chunked(
         support=support,
         n_passes=count.n,
         pilot_rows=pilot_x,
+        negative_eigenvalue=negative,
     )
 
 
@@ -475,7 +474,7 @@ def _projected_mcd(
     count.add(shared.passes)
     X2, shift, rot, on_sample, sample, ranked = steps
     if not ranked:
-        return shift, rot, np.zeros(0), None
+        return shift, rot, np.zeros(0), None, 0.0
     if X2.A.shape[1] == d:  # the C-steps rotated the scores: FAST-MCD's fit rotates
         mcd_fit, _ = ahead["fit"]
         rng.bit_generator.state = ahead_rng.bit_generator.state
@@ -491,9 +490,9 @@ def _projected_mcd(
         )  # fmt: skip
         count.add(used)
         location, covariance = mcd_fit.location, mcd_fit.covariance
-    values, vectors = _eigen(covariance)
+    values, vectors, negative = sorted_eigh(covariance)
     centre = shift + location @ rot.T
-    return centre, rot @ vectors, values, mcd_fit
+    return centre, rot @ vectors, values, mcd_fit, negative
 
 
 def _c_steps(run, row_index, X2, ev, k, n, h, pilot_x):

@@ -49,12 +49,11 @@ from .chunked_rrcov import (
     Projections,
     ROBPCAChunkedResult,
     _Counter,
-    _eigen,
     class_pca_of,
     first_pass,
 )
 from .chunked_smallest_subsets import smallest_subsets
-from .mcd import h_alpha_n
+from .mcd import h_alpha_n, sorted_eigh
 from .outlyingness import (
     AdjustedOutlyingness,
     adjusted_fences,
@@ -459,7 +458,7 @@ def solve_robpca_skew_chunked(
     ao = AdjustedRows(X2, model)
     (kept_subset,), (kept,), used = smallest_subsets(run, row_index, X2, ao, h, pilot_x)
     count.add(used)
-    values, rot2 = _eigen(_covariance(kept, k))
+    values, rot2, _ = sorted_eigh(_covariance(kept, k))  # a classical covariance: PSD
     projected = sub.loadings[:, :k]
     rot = full.loadings @ projected
     centre = full.center + (sub.center + kept.mean @ projected.T) @ full.loadings.T
