@@ -634,7 +634,15 @@ def test_comparison_methods_take_the_same_keywords(method):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         out = recover_target(
-            method, source, target, **ranks, alpha=1.0, beta=0.1, accelerate=True, max_iter=5, tol=1e-6
+            method,
+            source,
+            target,
+            **ranks,
+            alpha=1.0,
+            beta=0.1,
+            accelerate=True,
+            max_iter=5,
+            tol=1e-6,
         )
     assert out.shape == target.shape
 

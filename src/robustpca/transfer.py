@@ -7,8 +7,9 @@ with one signature::
     method(source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1,
            **options) -> ndarray of shape target.shape
 
-``options`` (``accelerate``, ``max_iter``, ``tol``) go to the robust solvers; a method
-ignores the parameters it does not use (``n_source`` is R-T-PCA's only).
+``options`` (``accelerate``, ``max_iter``, ``tol``) go to the robust solvers; every
+method takes the same keywords, ignores those it does not use (``n_source`` is R-T-PCA's
+only) and raises a :class:`TypeError` on any other.
 
 =========== ==========================================================================
 name        method (the rank of :math:`\hat X_t` is ``n_shared + n_target``)
@@ -93,20 +94,48 @@ def _check_ranks(n_shared, n_source, n_target) -> tuple[int, int, int]:
     return shared, source, target
 
 
-def _rpca(X: np.ndarray, rank: int, alpha: float, beta: float, options: dict) -> np.ndarray:
+#: The solver options every method takes (the robust ones pass them on).
+_SOLVER_OPTIONS = ("accelerate", "max_iter", "tol")
+
+
+def _check_options(method: str, options: dict) -> None:
+    """A TypeError, as for any unknown keyword, unless every key of ``options`` is a
+    solver option."""
+    for key in options:
+        if key not in _SOLVER_OPTIONS:
+            raise TypeError(
+                f"{method}() got an unexpected keyword argument {key!r}; its keywords are "
+                "n_shared, n_source, n_target, alpha, beta and the solver options "
+                f"{', '.join(_SOLVER_OPTIONS)}."
+            )
+
+
+def _check_rank(X: np.ndarray, rank: int, name: str = "n_shared + n_target") -> None:
+    """Refuse a rank above ``min(X.shape)``, naming the parameter(s) ``name`` that set it."""
+    if rank > min(X.shape):
+        raise ValueError(
+            f"{name} = {rank} exceeds the rank a {X.shape[0]} x {X.shape[1]} matrix can have."
+        )
+
+
+def _rpca(
+    X: np.ndarray,
+    rank: int,
+    alpha: float,
+    beta: float,
+    options: dict,
+    name: str = "n_shared + n_target",
+) -> np.ndarray:
     if rank == 0:  # a part dropped
         return np.zeros_like(X)
+    _check_rank(X, rank, name)
     model = RankConstrainedRobustPCA(n_components=rank, alpha=alpha, beta=beta, **options)
     return model.fit(X).low_rank_
 
 
 def _truncated(X: np.ndarray, rank: int) -> np.ndarray:
     """Best rank-``rank`` approximation of ``X`` (eq. 3), via the smaller Gram matrix."""
-    if rank > min(X.shape):
-        raise ValueError(
-            f"n_shared + n_target = {rank} exceeds the rank a {X.shape[0]} x {X.shape[1]} "
-            "matrix can have."
-        )
+    _check_rank(X, rank)
     rng = np.random.default_rng(0)  # only completes a basis beyond the rank of X
     V = WeightedPCAProblem(X, rank, rng, center=False).solve(np.ones(X.shape[0])).basis()
     return (X @ V) @ V.T
@@ -143,6 +172,7 @@ def r_t_pca(
     ndarray of shape (n_samples, d)
         The recovered low-rank target :math:`\hat X_t`.
     """
+    _check_options("r_t_pca", options)
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     model = RobustTransferPCA(
@@ -186,6 +216,7 @@ def r_s_pca(
     ndarray of shape (n_samples, d)
         The recovered low-rank target :math:`\hat X_t`.
     """
+    _check_options("r_s_pca", options)
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     stacked = _rpca(np.vstack([Xs, Xt]), n_shared + n_target, alpha, beta, options)
@@ -221,12 +252,15 @@ def r_pca(
     ndarray of shape (n_samples, d)
         The recovered low-rank target :math:`\hat X_t`.
     """
+    _check_options("r_pca", options)
     _, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _rpca(Xt, n_shared + n_target, alpha, beta, options)
 
 
-def s_pca(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
+def s_pca(
+    source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
+) -> np.ndarray:
     r"""S-PCA: best rank-``n_shared + n_target`` approximation of ``[source; target]``.
 
     Parameters
@@ -239,20 +273,26 @@ def s_pca(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndar
         Not used (R-T-PCA's only).
     n_target : int, default=3
         See ``n_shared``.
-    **_
-        Ignored: the robust methods' ``alpha``, ``beta`` and solver options.
+    alpha, beta : float, default=1.0, 0.1
+        Not used (the robust methods' weights).
+    **options
+        Not used: the robust methods' solver options ``accelerate``, ``max_iter``,
+        ``tol``; any other keyword is a TypeError.
 
     Returns
     -------
     ndarray of shape (n_samples, d)
         The recovered low-rank target :math:`\hat X_t`.
     """
+    _check_options("s_pca", options)
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _truncated(np.vstack([Xs, Xt]), n_shared + n_target)[Xs.shape[0] :]
 
 
-def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> np.ndarray:
+def pca_recover(
+    source, target, *, n_shared=8, n_source=3, n_target=3, alpha=1.0, beta=0.1, **options
+) -> np.ndarray:
     r"""PCA: best rank-``n_shared + n_target`` approximation of the target.
 
     Parameters
@@ -266,14 +306,18 @@ def pca_recover(source, target, *, n_shared=8, n_source=3, n_target=3, **_) -> n
         Not used (R-T-PCA's only).
     n_target : int, default=3
         See ``n_shared``.
-    **_
-        Ignored: the robust methods' ``alpha``, ``beta`` and solver options.
+    alpha, beta : float, default=1.0, 0.1
+        Not used (the robust methods' weights).
+    **options
+        Not used: the robust methods' solver options ``accelerate``, ``max_iter``,
+        ``tol``; any other keyword is a TypeError.
 
     Returns
     -------
     ndarray of shape (n_samples, d)
         The recovered low-rank target :math:`\hat X_t`.
     """
+    _check_options("pca_recover", options)
     Xt = _check_pair(source, target)[1]
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
     return _truncated(Xt, n_shared + n_target)
@@ -309,10 +353,12 @@ def r_2step_pca(
     ndarray of shape (n_samples, d)
         The recovered low-rank target :math:`\hat X_t`.
     """
+    _check_options("r_2step_pca", options)
     Xs, Xt = _check_pair(source, target)
     n_shared, n_source, n_target = _check_ranks(n_shared, n_source, n_target)
-    shared = _rpca(np.vstack([Xs, Xt]), n_shared, alpha, beta, options)[Xs.shape[0] :]
-    return shared + _rpca(Xt - shared, n_target, alpha, beta, options)
+    stack = np.vstack([Xs, Xt])
+    shared = _rpca(stack, n_shared, alpha, beta, options, "n_shared")[Xs.shape[0] :]
+    return shared + _rpca(Xt - shared, n_target, alpha, beta, options, "n_target")
 
 
 #: The methods of Guo (2013), sec. 5, by the names of Tables 1-2.

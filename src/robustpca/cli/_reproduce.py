@@ -6,7 +6,7 @@ import argparse
 import sys
 import textwrap
 
-from ._options import add_command, add_folder, add_seed
+from ._options import InputError, add_command, add_folder, add_seed, atomic_output_dir
 
 __all__ = ["add_parsers"]
 
@@ -83,15 +83,22 @@ def run_list(args, parser: argparse.ArgumentParser) -> int:
 def run_reproduce(args, parser: argparse.ArgumentParser) -> int:
     from ..experiments import EXPERIMENTS, run_experiment
 
-    names = sorted(EXPERIMENTS) if args.names == ["all"] else list(args.names)
-    unknown = [n for n in names if n not in EXPERIMENTS]
+    every = "all" in args.names  # with other names too: each experiment once
+    names = sorted(EXPERIMENTS) if every else list(dict.fromkeys(args.names))
+    unknown = [n for n in args.names if n not in EXPERIMENTS and n != "all"]
     if unknown:
         parser.error(
             f"unknown experiment(s) {', '.join(unknown)}; run `robustpca list` for the names"
         )
     if args.n_jobs == 0 or args.n_jobs < -1:
         parser.error(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
-    if args.names == ["all"] and args.datasets:
+    try:  # a bad --out before any work; an existing folder is written into, file by file
+        if not args.out.is_dir():
+            atomic_output_dir(args.out).check()
+    except InputError as error:
+        print(f"robustpca reproduce: error: {error}", file=sys.stderr)
+        return 1
+    if every and args.datasets:
         synthetic = [n for n in names if not EXPERIMENTS[n].datasets]
         names = [n for n in names if EXPERIMENTS[n].datasets]
         if synthetic:

@@ -41,15 +41,18 @@ def parse_dataset_spec(spec: str) -> tuple[str, dict[str, str]]:
     ------
     ValueError
         Naming ``datasets`` when ``spec`` is not a non-empty string, the name is
-        unknown, or a variant is given for a data set that has none.
+        unknown, the variant after ``:`` is empty, or a variant is given for a data set
+        that has none.
     """
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"datasets entries must be non-empty strings, got {spec!r}")
-    name, _, variant = spec.partition(":")
+    name, colon, variant = spec.partition(":")
     if name not in DATASETS:
         raise ValueError(
             f"datasets: unknown data set {name!r}; known: {', '.join(sorted(DATASETS))}"
         )
+    if colon and not variant:
+        raise ValueError(f"datasets: {spec!r} has an empty variant; drop the ':' or name one")
     if not variant:
         return name, {}
     if name not in DATASET_VARIANTS:
@@ -86,7 +89,7 @@ def load_dataset(spec: str, data_home: str | None = None) -> ImageDataset:
     ----------
     spec : str
         ``"orl"`` (32x32), ``"orl:112x92"``, ``"yale:64x64"``, ``"feret:40x40"``,
-        ``"ar:120"``, ``"mnist:10k"``, ``"jaffe:nmflibrary"``, ``"digits"``, ... Any
+        ``"ar:120"``, ``"mnist:test"``, ``"jaffe:nmflibrary"``, ``"digits"``, ... Any
         key of :data:`robustpca.datasets.DATASETS`, optionally with the variant its
         loader takes.
     data_home : str, optional

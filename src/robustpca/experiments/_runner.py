@@ -101,6 +101,19 @@ def _header(experiment: Experiment, config: RunConfig, seconds: float) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+def _check_out(out: str | os.PathLike) -> Path:
+    """The output folder ``out``; a ValueError naming ``out`` when it is a file or lies
+    under one, so that a bad folder is refused before any task runs."""
+    folder = Path(out)
+    for path in (folder, *folder.parents):
+        if path.exists():
+            if path.is_dir():
+                return folder
+            where = "exists" if path == folder else f"cannot be made: {path} exists"
+            raise ValueError(f"out: {folder} {where} and is not a folder")
+    return folder
+
+
 def run_experiment(
     name: str | Experiment,
     *,
@@ -124,7 +137,8 @@ def run_experiment(
     quick : bool
         Small grids and few seeds: a smoke run of the whole protocol.
     out : path, optional
-        Output folder; nothing is written when None. Each file is written atomically.
+        Output folder, made if needed; nothing is written when None. Each file is
+        written atomically. A file, or a path under one, is refused before any task runs.
     n_jobs : int
         Worker processes for the tasks (joblib); ``-1`` uses every core.
     seed : int
@@ -140,7 +154,12 @@ def run_experiment(
     ExperimentResult
     """
     experiment = name if isinstance(name, Experiment) else get_experiment(name)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+    if (
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, numbers.Integral)
+        or n_jobs == 0
+        or n_jobs < -1
+    ):
         raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
@@ -159,6 +178,7 @@ def run_experiment(
         specs = tuple(datasets)
     for spec in specs:
         parse_dataset_spec(spec)
+    folder = None if out is None else _check_out(out)
     config = RunConfig(
         datasets=tuple(specs),
         quick=bool(quick),
@@ -167,15 +187,14 @@ def run_experiment(
     )
     start = time.perf_counter()
     tasks = experiment.tasks(config)
-    nested = _run_tasks(tasks, n_jobs, progress, experiment.name)
+    nested = _run_tasks(tasks, int(n_jobs), progress, experiment.name)
     rows = [row for task_rows in nested for row in task_rows]
     table = experiment.table(rows, config)
     figure = experiment.figure(rows, config)
     seconds = time.perf_counter() - start
     markdown = _header(experiment, config, seconds) + table.rstrip() + "\n"
     result = ExperimentResult(experiment, config, rows, markdown, figure, seconds=seconds)
-    if out is not None:
-        folder = Path(out)
+    if folder is not None:
         png = io.BytesIO()
         figure.savefig(png, format="png", dpi=110)
         result.files = [
