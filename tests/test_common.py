@@ -146,6 +146,33 @@ def test_a_dataframe_fit_warns_of_nothing(name):
         assert list(model.feature_names_in_) == list("abcde")
 
 
+@pytest.mark.parametrize("name", robustpca.ESTIMATOR_NAMES)
+def test_an_array_after_a_dataframe_fit_warns_once(name):
+    """scikit-learn's warning that X has no feature names came twice from every scoring
+    method (X was validated once per distance, and rows with gaps were fitted twice);
+    its results are those of transform and reconstruction_error."""
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 5))
+    model = _seeded(getattr(robustpca, name)(n_components=2), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(pd.DataFrame(X, columns=list("abcde")))
+    methods = ["score_samples", "predict", "decision_function", "score", "mahalanobis"]
+    for method in [m for m in methods if hasattr(model, m)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(model, method)(X)
+        said = [w for w in caught if "feature names" in str(w.message)]
+        assert len(said) == 1, (method, [str(w.message) for w in caught])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores, od = model._transform_and_distances(X)
+        np.testing.assert_array_equal(scores, model.transform(X))
+        np.testing.assert_array_equal(od, model.reconstruction_error(X))
+
+
 @pytest.mark.parametrize("name", sorted(TALL_ONLY))
 def test_tall_only_estimators_refuse_wide(name):
     with pytest.raises(ValueError, match="n_samples > n_features"):

@@ -520,7 +520,8 @@ def _as_host(values) -> np.ndarray:
 def model_distances(model, X) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
     """Scores, ODs (and adjusted outlyingness, "skew" estimators) of ``X`` as NumPy,
     and its rows' :func:`observed_counts`."""
-    scores, od = model.transform(X), model.reconstruction_error(X)
+    both = getattr(model, "_transform_and_distances", None)  # one validation where it can
+    scores, od = both(X) if both else (model.transform(X), model.reconstruction_error(X))
     skew, rule = None, getattr(model, "_od_cutoff_rule", None)
     if rule == "skew" and hasattr(model, "_skew_score_distances"):
         skew = model._skew_score_distances(X)

@@ -508,6 +508,21 @@ class BaseSubspaceEstimator(
             return observed[1]
         return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
 
+    def _transform_and_distances(self, X):
+        """``(transform(X), reconstruction_error(X))`` from one validation of ``X`` (one
+        feature-name check, one observed fit of the rows with gaps); the two calls on a
+        dask array or where the two methods are not the linear model's
+        (``_linear_model`` False, or an override)."""
+        if is_dask_collection(X) or not self._linear_model:
+            return self.transform(X), self.reconstruction_error(X)
+        X, xp = self._check_X_namespace(X, "transform")
+        observed = self._observed(X, xp)
+        if observed is not None:
+            return observed[0], observed[2]
+        Xc = X - self.mean_
+        scores = Xc @ self.components_.T
+        return scores, xp.linalg.vector_norm(Xc - scores @ self.components_, axis=1)
+
     @_lazy_on_dask
     def reconstruction_error(self, X):
         """Per-sample l2 norm of ``x - mean_ - P (x - mean_)`` (the orthogonal distance).

@@ -471,6 +471,14 @@ class KernelL21PCA(BaseSubspaceEstimator):
         Z, distances = self._scores_and_distances(X)
         return distances.astype(Z.dtype, copy=False)
 
+    def _transform_and_distances(self, X):
+        """``(transform(X), reconstruction_error(X))`` from one kernel evaluation (the
+        outlier API and the diagnostics need both)."""
+        if input_namespace(X)[0] is not None or not isinstance(self.components_, np.ndarray):
+            return self.transform(X), self.reconstruction_error(X)  # the host round trip
+        Z, distances = self._scores_and_distances(X)
+        return Z, distances.astype(Z.dtype, copy=False)
+
     def _scores_and_distances(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``transform(X)`` and ``reconstruction_error(X)`` from one kernel evaluation
         (host arrays: called on NumPy data and a host copy of the model)."""

@@ -226,8 +226,8 @@ class LikelihoodScoreMixin:
         {'n_components': 2}
         """
         model = self._likelihood_model()
-        estimator: Any = self  # transform and reconstruction_error: BaseSubspaceEstimator's
-        scores, od = estimator.transform(X), estimator.reconstruction_error(X)
+        estimator: Any = self  # BaseSubspaceEstimator's: one validation of X for both
+        scores, od = estimator._transform_and_distances(X)
         if is_dask_collection(scores):  # lazy transforms of a dask X: one pass for both
             import dask
 
@@ -267,8 +267,8 @@ class LikelihoodScoreMixin:
         Journal of the Royal Statistical Society B 61(3), 1999, eq. (6)-(8).
         """
         model = self._likelihood_model()
-        estimator: Any = self  # transform and reconstruction_error: BaseSubspaceEstimator's
-        scores, od = estimator.transform(X), estimator.reconstruction_error(X)
+        estimator: Any = self  # BaseSubspaceEstimator's: one validation of X for both
+        scores, od = estimator._transform_and_distances(X)
         if is_dask_collection(scores):  # lazy, chunked like the rows of X
             import dask.array as da
 

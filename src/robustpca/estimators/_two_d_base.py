@@ -307,6 +307,15 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         images = reconstruct_images(project_images(E, left, right), left, right)
         return images.reshape(E.shape[0], -1) + self.mean_
 
+    def _transform_and_distances(self, X):
+        """``(transform(X), reconstruction_error(X))`` from one validation of ``X``."""
+        if input_namespace(X)[0] is not None or not isinstance(self.mean_, np.ndarray):
+            return self.transform(X), self.reconstruction_error(X)  # the host round trip
+        E = self._centred_images(X)
+        left, right = self._left, self.right_components_
+        scores = project_images(E, left, right).reshape(E.shape[0], -1)
+        return scores, image_residuals(E, left, right)
+
     @host_method("right_components_")
     def reconstruction_error(self, X):
         """Per-image Frobenius norm of ``(A - M) - L L^T (A - M) R R^T``.
