@@ -447,3 +447,19 @@ def test_faces_passes_approach_the_batch_fit(orl):
     gaps = [projector_distance(c, batch.components_) for c in after]
     assert all(b < a for a, b in itertools.pairwise(gaps)), gaps
     assert gaps[-1] < 0.5 * gaps[0]
+
+
+@pytest.mark.parametrize("name", ["PCA", "OptimalMeanPCA", "HQPCA"])
+def test_a_stream_stays_float64_once_it_saw_float64(name):
+    """The fitted arrays took the dtype of the last batch: a float64 stream turned
+    float32 after one float32 batch (scikit-learn's IncrementalPCA stays float64)."""
+    import robustpca
+
+    X = np.random.default_rng(0).standard_normal((60, 6))
+    for first, second in ((X[:30], X[30:].astype(np.float32)), (X[:30].astype(np.float32), X[30:])):
+        model = getattr(robustpca, name)(n_components=2).partial_fit(first).partial_fit(second)
+        assert model.components_.dtype == np.float64
+        assert model.transform(X).dtype == np.float64
+    model = getattr(robustpca, name)(n_components=2)
+    model.partial_fit(X[:30].astype(np.float32)).partial_fit(X[30:].astype(np.float32))
+    assert model.components_.dtype == np.float32

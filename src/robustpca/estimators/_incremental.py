@@ -285,7 +285,9 @@ class IncrementalMixin:
                 stacklevel=2,
             )
         self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first, missing)
-        finish_fit(self, X.dtype, xp, device)
+        # the dtype of every batch seen: float64 once one was (as IncrementalPCA's)
+        stream["dtype"] = np.result_type(stream.get("dtype", X.dtype), X.dtype)
+        finish_fit(self, stream["dtype"], xp, device)
         sample = stream["reference"]
         # weighted once a batch had weights or the held rows were discounted
         weighted = stream["weighted"] or sample_weight is not None or lam != 1.0
