@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from scipy.linalg import subspace_angles
 from sklearn.exceptions import ConvergenceWarning
 
-from robustpca import PCA, OptimalMeanPCA
+from robustpca import PCA, GeneralizedMeanPCA, OptimalMeanPCA
 from robustpca.diagnostics import outlier_diagnostics
 from robustpca.losses import L21Loss
-from robustpca.solvers import solve_optimal_mean_pca
+from robustpca.solvers import StopReason, solve_optimal_mean_pca
 
 from .conftest import (
     assert_fit_rejects,
@@ -314,3 +314,56 @@ def test_l2p_small_powers_converge_before_stopping(p):
     chunked = quiet_fit(OptimalMeanPCA(2, loss="l2p", p=p), da.from_array(X, chunks=(50, 10)))
     assert chunked.n_iter_ == fit.n_iter_
     np.testing.assert_allclose(chunked.mean_, fit.mean_, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda rs: OptimalMeanPCA(4, loss="l2p", p=0.5, epsilon=0.0, random_state=rs),
+        lambda rs: GeneralizedMeanPCA(4, p=0.3, delta=0.0, random_state=rs),
+    ],
+)
+def test_no_smoothing_keeps_the_objective_from_rising(make):
+    """Without smoothing, a residual reaching zero weighs its row 1e12 times or more:
+    the weighted scatter's other directions fell below the rank tolerance and were
+    drawn from random_state, and the objective rose (Theorem 1 of Nie et al. 2014, the
+    monotone decrease of Oh & Kwak). The loop stops at the iterate before the rise."""
+    import warnings
+
+    X = np.random.default_rng(0).normal(size=(13, 12))  # full rank, no outlier
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a, b = make(0).fit(X), make(1).fit(X)
+    assert np.abs(a.components_.T @ a.components_ - b.components_.T @ b.components_).max() < 1e-9
+    assert np.all(np.diff(a.objective_history_) <= 1e-12 * a.objective_history_[:-1])
+
+
+@pytest.mark.parametrize("params", [{"epsilon": 0.0}, {"loss": "l2p", "p": 0.5, "epsilon": 0.0}])
+def test_an_exact_fit_without_smoothing_stops_at_once(params):
+    """Four points in R^10 with k = 3 are fitted exactly: without smoothing the loop went
+    on re-weighting the rows by their rounding to max_iter, with a ConvergenceWarning."""
+    import warnings
+
+    X = np.random.default_rng(2).normal(size=(4, 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = OptimalMeanPCA(3, random_state=0, **params).fit(X)
+    assert model.stop_reason_ == StopReason.EXACT and model.n_iter_ == 1
+
+
+@pytest.mark.parametrize("shape", [(40, 6), (4, 10)])
+def test_an_exact_fit_stops_at_once_on_dask_too(shape):
+    """The chunked loop (tall data) and the Gram route (wide data) take the same exact-fit
+    test as the in-memory fit: the same iterations and stop."""
+    import warnings
+
+    import dask.array as da
+
+    rng = np.random.default_rng(3)
+    n, d = shape
+    X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) + 5.0  # rank 2 about its mean
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = OptimalMeanPCA(2, epsilon=0.0, random_state=0).fit(X)
+        b = OptimalMeanPCA(2, epsilon=0.0, random_state=0).fit(da.from_array(X, chunks=(7, d)))
+    assert (a.n_iter_, a.stop_reason_) == (b.n_iter_, b.stop_reason_) == (1, StopReason.EXACT)

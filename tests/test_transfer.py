@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from robustpca.datasets import load_yale
 from robustpca.estimators._transfer import RankConstrainedRobustPCA, RobustTransferPCA
+from robustpca.solvers import StopReason
 from robustpca.solvers.rank_projection import RankProjector
 from robustpca.solvers.transfer import (
     lipschitz_constant,
@@ -471,7 +472,7 @@ def test_degenerate_data_gives_finite_fits(data, accelerate):
             assert np.all(np.isfinite(getattr(fit, name))), name
         assert fit.converged_
     zero = RankConstrainedRobustPCA(n_components=2).fit(np.zeros((5, 4)))
-    assert zero.stop_reason_ == "objective is zero: the data are exactly reconstructed"
+    assert zero.stop_reason_ == StopReason.EXACT
     assert zero.n_iter_ == 1 and not zero.low_rank_.any()
 
 

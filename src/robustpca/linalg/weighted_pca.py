@@ -220,6 +220,7 @@ class WeightedPCAProblem:
             else:  # the Gram route's products are NumPy's (raw_centred_gram)
                 self.center = weighted_row_sum(X, w, work=self._work) / w.sum()
         self._center_is_mean = center and reference_weights is None
+        self._mean_sq: float | None = None  # mean_sq_distance, once computed
         # Gram route on dense float64 data: one syrk on the raw data, centred afterwards,
         # and the basis and mean by one product with X each (no centred copies) when
         # that is accurate (raw_centred_gram)
@@ -241,13 +242,17 @@ class WeightedPCAProblem:
         """Mean squared distance of the rows to their arithmetic mean.
 
         Free on the Gram route (the trace of the centred Gram matrix, when the data are
-        centred by their arithmetic mean), else one pass over the data. The scale from
-        which the losses' default epsilon is set.
+        centred by their arithmetic mean), else one pass over the data, once. The scale
+        from which the losses' default epsilon and the exact-fit test are set.
         """
-        if self.gram and self._center_is_mean:
-            return max(float(np.trace(self.G)), 0.0) / self.n_samples
-        mean = self.center if self._center_is_mean else self.X.mean(axis=0, dtype=np.float64)
-        return float(row_sq_distances(self.X, mean, self._work).sum()) / self.n_samples
+        if self._mean_sq is None:
+            if self.gram and self._center_is_mean:
+                self._mean_sq = max(float(np.trace(self.G)), 0.0) / self.n_samples
+            else:
+                mean = self.center if self._center_is_mean else self.X.mean(axis=0, dtype=float)
+                total = float(row_sq_distances(self.X, mean, self._work).sum())
+                self._mean_sq = total / self.n_samples
+        return self._mean_sq
 
     def solve(self, weights: np.ndarray, *, residuals: bool = True) -> WeightedSubspace:
         """Solve problem (14) of Nie et al. (2014) for the given weights.

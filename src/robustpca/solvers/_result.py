@@ -31,14 +31,15 @@ class StopReason:
     SUBSPACE = "subspace change (on the projector) below tol"
     MAX_ITER = "max_iter reached"
     CALLBACK = "stopped by callback"
-    EXACT = "objective is zero: the data are exactly reconstructed"
+    EXACT = "the data are exactly reconstructed (every residual is rounding)"
     ALL_CAPPED = "every sample has zero weight (all residuals beyond the cap)"
     FIXED_POINT = "iterate unchanged (fixed point)"
     CLOSED_FORM = "closed-form solution"
     PRIMAL_RESIDUAL = "relative primal residual ||X - L - S||_F / ||X||_F below tol"
     OBJECTIVE_ROSE = (
-        "the objective rose beyond rounding (an observed fit became unidentified, as where "
-        "the fills of the gaps grow without bound): the iterate before it is returned"
+        "the objective rose beyond rounding (a weighted step lost its precision: weights "
+        "too far apart without smoothing, or an observed fit unidentified where the fills "
+        "of the gaps grow without bound): the iterate before it is returned"
     )
 
 

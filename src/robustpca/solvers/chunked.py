@@ -137,6 +137,12 @@ class Moments:
         return Moments(total, mean, scatter, square, whole)
 
     @property
+    def rms_distance(self) -> float:
+        """The rows' root mean squared distance to their mean (0 without a scatter)."""
+        total = float(np.trace(self.scatter)) if self.scatter is not None else 0.0
+        return float(np.sqrt(max(total, 0.0) / self.weight)) if self.weight > 0 else 0.0
+
+    @property
     def count(self) -> float:
         """:func:`~robustpca.robust_scale.variance_count` of the rows' weights."""
         return effective_count(self.weight, self.square, self.whole)
@@ -365,7 +371,7 @@ def moments_pass(x, rows=None, *, check_finite=False, check_weights=False) -> di
 
 
 @by_sub_blocks
-def reweight_pass(x, rows=None, *, step, state, loss=None, mode="fused") -> dict:
+def reweight_pass(x, rows=None, *, step, state, loss=None, mode="fused", exact_below=None) -> dict:
     """One chunk of a reweighting pass at ``state``.
 
     Parameters
@@ -379,6 +385,9 @@ def reweight_pass(x, rows=None, *, step, state, loss=None, mode="fused") -> dict
         ``'fused'``: residuals, the local ``loss`` weights, their objective and the
         step's statistics with those weights. ``'residuals'``: the residual norms only.
         ``'stats'``: the statistics with the given weights ``rows``.
+    exact_below : float or None, default=None
+        With ``'fused'``: also count, as ``beyond``, the rows of positive weight whose
+        residual exceeds it (the loop's exact-fit test).
     """
     aux = step.prepare(x, state)
     if mode == "residuals":
@@ -387,6 +396,8 @@ def reweight_pass(x, rows=None, *, step, state, loss=None, mode="fused") -> dict
         r = step.residuals(aux, state)
         w = loss.weights(r)
         out = {"objective": float(loss.rho(r).sum()), "positive": int(np.count_nonzero(w > 0))}
+        if exact_below is not None:
+            out["beyond"] = int(np.count_nonzero((w > 0) & (r > exact_below)))
     else:
         w, out = np.asarray(rows, dtype=np.float64), {}
     out["stats"] = step.stats(aux, state, w)
@@ -505,6 +516,7 @@ def minimize_reweighted_chunked(
     tol: float = 1e-6,
     callback: Callable[[int, IterationState], bool | None] | None = None,
     state_view: Callable[[Any], tuple[Callable | None, Callable | None]] | None = None,
+    exact_below: float | None = None,
 ) -> ChunkedReweightingResult:
     """:func:`~robustpca.solvers.minimize_reweighted` with the data seen in passes.
 
@@ -530,7 +542,7 @@ def minimize_reweighted_chunked(
         moments for uniform weights).
     initial_weights : ndarray, optional
         Given to ``callback`` as the weights of iteration 1, when they are in memory.
-    max_iter, tol, callback, state_view
+    max_iter, tol, callback, state_view, exact_below
         As in :func:`~robustpca.solvers.minimize_reweighted`. ``state.weights`` is the
         weight vector for a global rule and ``None`` for a local one.
 
@@ -549,9 +561,11 @@ def minimize_reweighted_chunked(
             break
         state = step.solve(stats(), state)
         if local:
-            out = run(reweight_pass, step=step, state=state, loss=loss, mode="fused")
+            fused = {"loss": loss, "mode": "fused", "exact_below": exact_below}
+            out = run(reweight_pass, step=step, state=state, **fused)
             value, positive = out["objective"], out["positive"] > 0
             stats, next_used = partial(_given, out["stats"]), None
+            exact = positive and out.get("beyond", 1) == 0
         else:
             r = run(reweight_pass, step=step, state=state, mode="residuals")["residuals"].values
             concrete = loss.resolve(r)
@@ -559,9 +573,14 @@ def minimize_reweighted_chunked(
             weights = concrete.weights(r)
             positive = bool(np.any(weights > 0))
             stats, next_used = partial(gather_stats, run, step, state, weights), weights
+            exact = exact_below is not None and positive
+            exact = exact and bool(np.all(r[weights > 0] <= exact_below))
         progress.record(value)
         view = partial(IterationState.from_view, iteration, value, used, state, state_view)
         if progress.should_stop(iteration, view):
+            break
+        if exact:  # as minimize_reweighted: every row weighed next is fitted exactly
+            progress.stop(StopReason.EXACT)
             break
         used = next_used
     return ChunkedReweightingResult(

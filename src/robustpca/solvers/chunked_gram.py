@@ -482,6 +482,16 @@ class GramWeightedPCA:
     def n_samples(self) -> int:
         return self.G.shape[0]
 
+    def mean_sq_distance(self) -> float:
+        """:meth:`~robustpca.linalg.WeightedPCAProblem.mean_sq_distance`: the trace of
+        the centred Gram matrix over the rows (no pass).
+
+        Returns
+        -------
+        float
+        """
+        return max(float(self.passes.trace), 0.0) / self.n_samples
+
     def mean_coef(self, c: np.ndarray) -> np.ndarray:
         """Coefficient of the mean :math:`b` of a solution.
 

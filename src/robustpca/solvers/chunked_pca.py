@@ -58,6 +58,7 @@ from .chunked_steps import SubspaceIterationStep, SubspaceState, WeightedPCAStep
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 from .l21_pca import l21_objective
 from .optimal_mean import _weighted_pca_result
+from .reweighting import EXACT_RESIDUAL_RTOL
 
 __all__ = [
     "PerSample",
@@ -122,6 +123,7 @@ def _reweighted_fit(
     callback,
     fixed_mean=None,
     initial_value=1.0,
+    exact_below=None,
 ):
     """The reweighting loop of problem (14) from the first-pass moments, then its basis.
 
@@ -144,6 +146,7 @@ def _reweighted_fit(
             lambda: complete_orthonormal(s.basis, k, rng).T,
             lambda: (s.mean if fixed_mean is None else fixed_mean).copy(),
         ),
+        exact_below=exact_below,
     )
     return res, complete_orthonormal(res.solution.basis, k, rng)
 
@@ -247,6 +250,7 @@ def solve_optimal_mean_pca_chunked(
         max_iter=max_iter,
         tol=tol,
         callback=callback,
+        exact_below=EXACT_RESIDUAL_RTOL * moments0.rms_distance,  # as in memory
     )
     per_sample = PerSample(step, res.solution, res.loss, res.residuals, res.weights)
     return _result(basis.T, res.solution.mean, res), per_sample
@@ -335,6 +339,7 @@ def solve_generalized_mean_pca_chunked(
         tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
         callback=callback,
         fixed_mean=mean,
+        exact_below=EXACT_RESIDUAL_RTOL * moments0.rms_distance,  # as in memory
     )
     weights = None if res.weights is None else res.weights / p
     per_sample = PerSample(step, res.solution, res.loss, res.residuals, weights, 1.0 / p)

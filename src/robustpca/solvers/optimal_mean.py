@@ -19,7 +19,7 @@ from ..linalg import WeightedPCAProblem
 from ..losses import RobustLoss
 from ..robust_scale import variance_count
 from ._result import IterationState, SolverResult, StopReason
-from .reweighting import minimize_reweighted_pca
+from .reweighting import EXACT_RESIDUAL_RTOL, minimize_reweighted_pca
 from .reweighting_progress import returned_residuals
 
 __all__ = ["solve_optimal_mean_pca", "solve_weighted_pca"]
@@ -152,7 +152,17 @@ def solve_optimal_mean_pca(
     if problem is None:
         problem = WeightedPCAProblem(X, n_components, rng, route=route)
     w0 = np.ones(problem.n_samples) if initial_weights is None else initial_weights
-    res = minimize_reweighted_pca(problem, loss, w0, max_iter=max_iter, tol=tol, callback=callback)
+    # an exact fit stops there: without smoothing it would be re-weighted by its rounding
+    exact = EXACT_RESIDUAL_RTOL * float(np.sqrt(problem.mean_sq_distance()))
+    res = minimize_reweighted_pca(
+        problem,
+        loss,
+        w0,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        exact_below=exact,
+    )
     sub = res.solution
     residuals, weights = returned_residuals(res, loss)
     return SolverResult.from_loop(

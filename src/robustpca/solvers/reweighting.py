@@ -132,8 +132,11 @@ def minimize_reweighted(
         state = partial(IterationState.from_view, iteration, value, used, x, state_view)
         if progress.should_stop(iteration, state):
             break
-        if exact_below is not None and np.all(r[used > 0] <= exact_below):
-            progress.stop(StopReason.EXACT)  # further steps would weigh rounding alone
+        # every row the next step weighs is fitted exactly: a fixed point, where further
+        # steps would weigh rounding alone (a capped loss may weigh other rows next)
+        positive = weights > 0
+        if exact_below is not None and np.any(positive) and np.all(r[positive] <= exact_below):
+            progress.stop(StopReason.EXACT)
             break
     if x is None:  # every weight was zero before the first solve
         raise ValueError("initial_weights must contain at least one positive weight.")
@@ -203,7 +206,7 @@ def minimize_reweighted_pca(
         residuals,
         loss,
         initial_weights,
-        monotone=em,
+        monotone=not loss.refitted,  # exact majorise-minimise steps (module notes)
         exact_below=None if em else exact_below,
         **options,
     )
