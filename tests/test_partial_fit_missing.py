@@ -245,3 +245,27 @@ def test_degenerate_first_batches_with_gaps_give_no_nan(estimator, name):
         outputs = [model.decision_function(later), model.transform(later), model.score(later)]
     for value in [model.components_, model.mean_, *outputs]:
         assert np.isfinite(value).all()
+
+
+@pytest.mark.parametrize("name", ["OptimalMeanPCA", "HQPCA"])
+def test_a_first_batch_with_gaps_drops_its_rows_of_weight_zero(name):
+    """A row of weight 0 is no row: the robust start of a first batch with gaps took no
+    weights, and 8 gross outliers of weight 0 moved the fit (projector 0.4 off)."""
+    import robustpca
+
+    rng = np.random.default_rng(0)
+    B = np.linalg.qr(rng.normal(size=(6, 2)))[0]
+    X = 3 + rng.normal(size=(40, 2)) * 4 @ B.T + 0.1 * rng.normal(size=(40, 6))
+    rng = np.random.default_rng(1)
+    X[:8] = 50 * rng.normal(size=(8, 6))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    w = np.r_[np.zeros(8), np.ones(32)]
+    cls = getattr(robustpca, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        weighted = cls(n_components=2).partial_fit(X, sample_weight=w)
+        dropped = cls(n_components=2).partial_fit(X[8:])
+    P = weighted.components_.T @ weighted.components_
+    Q = dropped.components_.T @ dropped.components_
+    np.testing.assert_allclose(P, Q, atol=1e-10)
+    np.testing.assert_allclose(weighted.mean_, dropped.mean_, atol=1e-9)

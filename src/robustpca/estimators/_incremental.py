@@ -38,7 +38,7 @@ from ..solvers.incremental import (
     residual_norms,
 )
 from ..solvers.informative_coordinates import constant_columns, model_constants
-from ..solvers.missing import complete
+from ..solvers.missing import complete, solve_weighted_pca_missing
 
 __all__ = ["IncrementalMixin"]
 
@@ -322,7 +322,7 @@ class IncrementalMixin:
 
     def _start_stream(self, X, missing=None, sample_weight=None) -> dict:
         """The stream's state after its first batch's checks (and batch fit). A first
-        batch with gaps starts from the method's own fit of it, which completes it."""
+        batch with gaps starts from a fit of it that completes it (:meth:`_start_with_gaps`)."""
         for name in getattr(self, "_route_attributes", ()):  # a previous fit's extras
             self.__dict__.pop(name, None)
         self._route_attributes = ()
@@ -333,7 +333,7 @@ class IncrementalMixin:
         if missing is not None:
             # the method's own fit of the batch (PCA: EM): a completion at a poor start
             # would pull the next batches' gaps towards it, which the weights cannot undo
-            start = self._fit_solver_missing(X, missing, rng, sample_weight)  # type: ignore[attr-defined]
+            start = self._start_with_gaps(X, missing, rng, sample_weight)
             Xf = complete(X, missing, start.mean, start.components)[0]
         else:
             Xf = np.asarray(X, dtype=np.float64)
@@ -359,6 +359,20 @@ class IncrementalMixin:
         if start is not None:
             fit.mean, fit.components = start.mean, start.components
         return stream
+
+    def _start_with_gaps(self, X, missing, rng, sample_weight):
+        """The fit that starts a stream whose first batch has gaps: the method's own on
+        the rows of positive weight (a row of weight 0 is no row) where they all weigh 1;
+        else, for a reweighting method (whose fit on the observed entries takes no
+        weights), weighted PCA's EM, as a complete first batch starts from weighted PCA."""
+        w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        keep = w > 0
+        if not self._stream_reweights:
+            return self._fit_solver_missing(X, missing, rng, sample_weight)  # type: ignore[attr-defined]
+        if np.all(w[keep] == 1.0):
+            rows = X if keep.all() else X[keep]
+            return self._fit_solver_missing(rows, missing[keep], rng)  # type: ignore[attr-defined]
+        return solve_weighted_pca_missing(X, missing, self.n_components_, w, rng=rng)[0]
 
     def _loss_factory(self, stream):
         if not self._stream_reweights:
