@@ -367,3 +367,13 @@ def test_an_exact_fit_stops_at_once_on_dask_too(shape):
         a = OptimalMeanPCA(2, epsilon=0.0, random_state=0).fit(X)
         b = OptimalMeanPCA(2, epsilon=0.0, random_state=0).fit(da.from_array(X, chunks=(7, d)))
     assert (a.n_iter_, a.stop_reason_) == (b.n_iter_, b.stop_reason_) == (1, StopReason.EXACT)
+
+
+def test_epsilon_is_that_of_a_loss_instance():
+    """With ``loss=L21Loss(epsilon=1.0)``, ``epsilon_`` reported the default epsilon the
+    estimator would have chosen (6e-12), not the 1.0 the fit used."""
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    model = OptimalMeanPCA(2, loss=L21Loss(epsilon=1.0)).fit(X)
+    assert model.epsilon_ == 1.0
+    r = model.reconstruction_error(X)
+    assert model.objective_history_[-1] == pytest.approx(np.sqrt(r**2 + 1.0).sum(), rel=1e-9)

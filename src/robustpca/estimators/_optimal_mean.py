@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._validation import check_nonnegative_float, resolve_epsilon
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
-from ..losses import make_loss
+from ..losses import RobustLoss, make_loss
 from ..solvers import solve_optimal_mean_pca
 from ..solvers.missing import MissingPCAProblem
 from ._base import BaseSubspaceEstimator, warn_if_all_capped
@@ -84,7 +84,8 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
     residuals_ : ndarray of shape (n_samples,)
         Training residual norms :math:`\lVert (I-UU^\top)(x_i - b)\rVert_2`.
     epsilon_ : float
-        The smoothing constant used.
+        The smoothing constant used: that of ``loss`` when it is a ``RobustLoss``
+        instance (NaN where it has none).
     objective_history_ : ndarray
         Objective of problem (13) (with the chosen loss) after each iteration.
     n_samples_seen_ : int
@@ -187,7 +188,10 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
                 f"loss={self.loss!r} is not a loss of RPCA-OM; use 'l21', 'l2p' or 'capped' "
                 "(Huber and Cauchy weights belong to R1PCA)."
             )
-        return make_loss(self.loss, p=self.p, threshold=self.threshold, epsilon=eps), eps
+        loss = make_loss(self.loss, p=self.p, threshold=self.threshold, epsilon=eps)
+        if isinstance(self.loss, RobustLoss):  # an instance keeps its own smoothing
+            eps = float(getattr(loss, "epsilon", float("nan")))
+        return loss, eps
 
     def _stream_loss(self, scale, mean_square):
         """The loss of ``partial_fit``, its ``epsilon`` from the first batch's scale."""
