@@ -671,3 +671,19 @@ def test_small_powers_converge_before_stopping(p):
         converged = GeneralizedMeanPCA(2, p=p, **tight).fit(X)
     P, Q = fit.components_.T @ fit.components_, converged.components_.T @ converged.components_
     assert np.linalg.norm(P - Q) < 1e-3
+
+
+def test_algorithm_one_at_max_iter_warns_with_gaps_too():
+    """With a gap the centrings (Algorithm 1 on the observed entries, then on the
+    completed data) ran into max_iter without the warning a complete fit gives."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.random.default_rng(0).normal(size=(40, 5)) * [5.0, 3.0, 1.0, 1.0, 1.0]
+    X[0, 0] = np.nan
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        GeneralizedMeanPCA(2, max_iter=2, tol=0.0).fit(X)
+    said = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert any("Algorithm 1" in m for m in said), said

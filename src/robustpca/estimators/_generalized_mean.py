@@ -205,20 +205,25 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         self._check_center()
         if self.center == "generalized":
             located = solve_generalized_mean(X, p, delta, max_iter=self.max_iter, tol=self.tol)
-            if located.stop_reason == StopReason.MAX_ITER:
-                warnings.warn(
-                    f"The generalized sample mean (Algorithm 1) reached max_iter="
-                    f"{self.max_iter} before the relative objective change fell below "
-                    f"tol={self.tol}; increase max_iter or tol.",
-                    ConvergenceWarning,
-                    stacklevel=4,
-                )
+            self._warn_center_max_iter([located.stop_reason])
             mean, center_n_iter = located.mean, located.n_iter
         else:
             mean, center_n_iter = X.mean(axis=0), 0
         result = self._solve_pca(X, p, mean, delta, rng)
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result
+
+    def _warn_center_max_iter(self, stops) -> None:
+        """The ``ConvergenceWarning`` of Algorithm 1 where a centring stopped at
+        ``max_iter`` (``stops``: the stop reasons of the centrings of the fit)."""
+        if StopReason.MAX_ITER in stops:
+            warnings.warn(
+                f"The generalized sample mean (Algorithm 1) reached max_iter="
+                f"{self.max_iter} before the relative objective change fell below "
+                f"tol={self.tol}; increase max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         """Algorithms 1 and 2 on the observed entries, alternated ``CENTER_PASSES`` times.
@@ -238,7 +243,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         delta = resolve_delta(self.delta, initial_fill(X, missing))
         self._check_center()
         loss = L2pLoss(p=2.0 * p, epsilon=delta)
-        center_n_iter, n_iter, completed = 0, 0, None
+        center_n_iter, n_iter, completed, stops = 0, 0, None, []
         for _ in range(CENTER_PASSES if self.center == "generalized" else 1):
             if self.center == "mean":
                 mean = np.nanmean(X, axis=0)
@@ -247,11 +252,13 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
                     X, missing, loss, max_iter=self.max_iter, tol=self.tol * p
                 )
                 mean, center_n_iter = located.solution, center_n_iter + located.n_iter
+                stops.append(located.stop_reason)
             else:
                 located = solve_generalized_mean(
                     completed, p, delta, max_iter=self.max_iter, tol=self.tol
                 )
                 mean, center_n_iter = located.mean, center_n_iter + located.n_iter
+                stops.append(located.stop_reason)
             problem = MissingPCAProblem(
                 X, missing, self.n_components_, rng, center=False, offset=mean
             )
@@ -263,6 +270,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
             completed = problem.X
             if result.stop_reason == StopReason.CALLBACK:
                 break
+        self._warn_center_max_iter(stops)
         result = dataclasses.replace(result, n_iter=n_iter)
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result
