@@ -481,3 +481,26 @@ def test_array_api_inputs_with_gaps_stay_in_their_namespace(cls, monkeypatch):
             assert type(out).__module__.startswith("array_api_strict")
         np.testing.assert_allclose(np.asarray(model.components_), reference.components_)
         np.testing.assert_array_equal(np.asarray(model.predict(A)), reference.predict(Xm))
+
+
+def test_pca_with_gaps_pairs_its_axes_with_their_variances():
+    """components_ came from the EM loop and explained_variance_ from the closed form on
+    the completion, whose axes within the same subspace differ: the scores along
+    components_[j] did not have variance explained_variance_[j] (and were correlated)."""
+    import warnings
+
+    from robustpca import PCA
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 6)) * [3, 2, 1, 0.5, 0.5, 0.5]
+    X[:20] *= 8
+    X[rng.random(X.shape) < 0.15] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = PCA(n_components=2).fit(X)
+    T = model.transform(X)
+    C = np.where(np.isnan(X), model.inverse_transform(T), X)  # the completion
+    S = np.cov((C - model.mean_) @ model.components_.T, rowvar=False)
+    # (the EM's last completion, to its tolerance: the old pairing was 20% off)
+    np.testing.assert_allclose(np.diag(S), model.explained_variance_, rtol=1e-3)
+    assert abs(S[0, 1]) <= 1e-3 * S[0, 0]

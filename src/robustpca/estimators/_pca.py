@@ -165,13 +165,15 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):
         """EM on the observed entries (:func:`~robustpca.solvers.missing.
         solve_weighted_pca_missing`), then the closed form on the final completion for
-        ``explained_variance_`` and ``mean_`` (its subspace is the EM fixed point). The
-        EM steps leave out the rows fitted exactly; this closed form counts every row,
-        and their completions lie on the EM's affine subspace, so the mean stays on it."""
+        ``components_``, ``explained_variance_`` and ``mean_`` (its subspace is the EM
+        fixed point; its axes are the completion's principal axes, in the order of their
+        variances). The EM steps leave out the rows fitted exactly; this closed form
+        counts every row, and their completions lie on the EM's affine subspace, so the
+        mean stays on it."""
         w = check_sample_weight(sample_weight, X.shape[0])
         em, completed = solve_weighted_pca_missing(X, missing, self.n_components_, w, rng=rng)
         final = self._finish(solve_weighted_pca(completed, self.n_components_, w, rng=rng))
-        return replace(em, info=final.info, mean=final.mean)
+        return replace(em, info=final.info, mean=final.mean, components=final.components)
 
     def _fit_solver_namespace(self, X, xp, device, rng):
         """PCA with the passes over ``X`` in its array namespace, on its device
