@@ -418,3 +418,20 @@ def test_classical_noise_variance_is_the_mean_of_the_discarded_eigenvalues(total
     model = PCA(3).fit(X, sample_weight=w)
     expected = full.explained_variance_[3:].mean()
     assert model._likelihood_model().noise_variance == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("k", [3, 4, 6])
+def test_rows_fitted_exactly_are_left_out_of_the_score(k):
+    """A held-out row with at most k observed coordinates is fitted exactly (OD 0) but
+    was scored in all d dimensions: deleting entries raised its log-likelihood, more so
+    at larger k. Such rows carry no evidence and are left out, as at fit."""
+    from robustpca import PCA
+
+    rng = np.random.default_rng(0)
+    W = np.linalg.qr(rng.normal(size=(10, 3)))[0]
+    X = rng.normal(size=(400, 3)) * [3.0, 2.0, 1.5] @ W.T + 0.3 * rng.normal(size=(400, 10))
+    model = PCA(n_components=k).fit(X[:200])
+    held = X[200:].copy()
+    gaps = held.copy()
+    gaps[:100, 3:] = np.nan  # three of ten observed: fitted exactly for k >= 3
+    assert model.score(gaps) == pytest.approx(model.score(held[100:]), rel=1e-12)

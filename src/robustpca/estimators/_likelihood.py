@@ -61,6 +61,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._array_api import to_numpy
+from .._observed import observed_counts
 from .._validation import is_dask_collection
 from ..diagnostics import DEFAULT_QUANTILE
 from ..robust_scale import weighted_mad, weighted_median
@@ -197,7 +198,9 @@ class LikelihoodScoreMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples (NaN marks a missing entry where the estimator supports them: the
-            scores and corrected OD of the observed coordinates enter :math:`m^2`).
+            scores and corrected OD of the observed coordinates enter :math:`m^2`; a
+            row with at most ``k`` observed coordinates is fitted exactly, carries no
+            evidence, and is left out of the average as at fit, unless every row is).
         y : Ignored
             Present for scikit-learn API consistency.
 
@@ -228,12 +231,17 @@ class LikelihoodScoreMixin:
         model = self._likelihood_model()
         estimator: Any = self  # BaseSubspaceEstimator's: one validation of X for both
         scores, od = estimator._transform_and_distances(X)
+        counts = observed_counts(self, X)
         if is_dask_collection(scores):  # lazy transforms of a dask X: one pass for both
             import dask
 
-            scores, od = dask.compute(scores, od)
+            scores, od, counts = dask.compute(scores, od, counts)
         od = np.asarray(to_numpy(od), dtype=np.float64)
         scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(od.shape[0], -1)
+        if counts is not None:  # rows fitted exactly (at most k observed): no evidence
+            informative = np.asarray(counts) > scores.shape[1]
+            if informative.any():  # left out, as at fit, unless no row is left
+                scores, od = scores[informative], od[informative]
         robust = self._outlier_reference.rule != "classical"
         floor = DEFAULT_QUANTILE if robust else None
         return average_log_likelihood(model, scores, od, floor_quantile=floor)
