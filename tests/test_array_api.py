@@ -119,11 +119,21 @@ def test_fit_and_transforms_stay_in_the_input_namespace(backend, name):
         np.testing.assert_allclose(to_numpy(Z_fit), to_numpy(Z), atol=1e-9)
 
 
+@pytest.mark.parametrize("where", ["float32-only", "second device"])
 @pytest.mark.parametrize("name", NAMES)
-def test_float32_only_device(name):
-    """array_api_strict's 'device1' has no float64: the fit is moved there in float32."""
+def test_float32_only_device(name, where):
+    """float32 data on a device without float64 (array_api_strict's "no_float64", found
+    by the inspection API; skipped where this array_api_strict has none): the fit is
+    moved there in float32. Also on array_api_strict's second device ("device1", which
+    has float64): float32 data give float32 attributes there."""
     xp = pytest.importorskip("array_api_strict")
-    device = xp.Device("device1")
+    if where == "second device":
+        device = xp.Device("device1")
+    else:
+        from .test_array_api_devices import float32_only_device
+
+        device = float32_only_device()
+        assert "float64" not in xp.__array_namespace_info__().dtypes(device=device)
     X_xp = xp.asarray(data().astype(np.float32), device=device)
     with config_context(array_api_dispatch=True):
         est = quiet_fit(make(name), X_xp)

@@ -16,6 +16,9 @@ from sklearn import config_context
 from robustpca import PCA
 from robustpca._array_api import (
     check_same_namespace,
+    default_integer_dtype,
+    finish_fit,
+    float_dtypes,
     get_namespace,
     get_namespace_and_device,
     is_numpy_namespace,
@@ -23,6 +26,8 @@ from robustpca._array_api import (
     move_to,
     to_numpy,
 )
+
+from .test_array_api_devices import device_without, float32_only_device
 
 xps = pytest.importorskip("array_api_strict")
 
@@ -116,6 +121,54 @@ def test_move_to_lowers_float64_where_the_device_lacks_it(monkeypatch):
     monkeypatch.setattr(module, "max_precision_float_dtype", lambda xp, device: xp.float32)
     moved = move_to(np.ones(3), xp=xps, device=dev)
     assert moved.dtype == xps.float32
+
+
+def test_float_and_integer_dtypes_of_a_device():
+    """What validate_data keeps (the device's floats) and the integer dtype for counts and
+    labels (int64, else the device's default integer), by the inspection API."""
+    assert float_dtypes(np, "cpu") == [np.float64, np.float32]
+    assert float_dtypes(xps, xps.Device("device1")) == [xps.float64, xps.float32]
+    assert default_integer_dtype(np, "cpu") == np.int64
+    assert default_integer_dtype(xps, xps.Device("device1")) == xps.int64
+    assert float_dtypes(xps, float32_only_device()) == [xps.float32]
+    no_x64 = device_without("float64", "int64")
+    assert default_integer_dtype(xps, no_x64) == xps.int32
+
+
+def test_move_to_lowers_to_what_a_real_device_holds():
+    """On a device without float64 (and one without int64 either), float64 arrives as
+    float32 and int64 as the device's default integer; what fits is unchanged."""
+    device = float32_only_device()
+    assert move_to(np.ones(3), xp=xps, device=device).dtype == xps.float32
+    assert move_to(np.arange(3), xp=xps, device=device).dtype == xps.int64
+    no_x64 = device_without("float64", "int64")
+    labels = np.array([-1, 1, 1])
+    moved = move_to(labels, xp=xps, device=no_x64)
+    assert moved.dtype == xps.int32 and moved.device == no_x64
+    np.testing.assert_array_equal(to_numpy(moved), labels)
+    strict_int64 = xps.asarray(labels)  # from another device of the same namespace
+    assert move_to(strict_int64, xp=xps, device=no_x64).dtype == xps.int32
+    assert move_to(np.ones(3, dtype=np.float32), xp=xps, device=no_x64).dtype == xps.float32
+
+
+def test_finish_fit_moves_the_arrays_of_dict_attributes():
+    """A dict of arrays (the convex solvers' residuals_ trace; nested dicts too) is moved
+    and cast like the array attributes; other dicts and the parameters are left alone."""
+
+    class Fitted(PCA):
+        pass
+
+    est = Fitted(n_components=2)
+    est.components_ = np.ones((2, 3))
+    est.residuals_ = {"primal": np.ones(4), "nested": {"mu": np.arange(3.0)}}
+    est.info_ = {"primal": np.ones(4), "note": "kept"}
+    device = xps.Device("device1")
+    finish_fit(est, np.float32, xps, device)
+    assert est.components_.device == device and est.components_.dtype == xps.float32
+    for value in (est.residuals_["primal"], est.residuals_["nested"]["mu"]):
+        assert array_api_compat.array_namespace(value) is xps
+        assert value.device == device and value.dtype == xps.float32
+    assert isinstance(est.info_["primal"], np.ndarray) and est.info_["note"] == "kept"
 
 
 def test_move_to_agrees_with_sklearn():

@@ -129,10 +129,12 @@ def test_masked_fit_keeps_the_namespace(name, mask_namespace):
 
 
 def test_masked_fit_on_a_device_without_float64():
+    from .test_array_api_devices import float32_only_device
+
     X = data(1, n=30).astype(np.float32)
     mask = np.ones(X.shape, dtype=bool)
     mask[0, 0] = False
-    device = xps.Device("device1")
+    device = float32_only_device()
     with config_context(array_api_dispatch=True):
         Xs = xps.asarray(X, device=device)
         est = make_estimator("PrincipalComponentPursuit").fit(Xs, mask=mask)

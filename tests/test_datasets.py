@@ -1,14 +1,20 @@
-"""Loaders (digits, ORL) and the block-occlusion protocol."""
+"""Loaders (digits, ORL), the block-occlusion protocol, appended outliers and the hints of
+failed (offline) downloads."""
 
 from __future__ import annotations
 
 import math
+import socket
 
 import numpy as np
 import pytest
 
 from robustpca.datasets import (
+    DatasetDownloadError,
     ImageDataset,
+    append_outliers,
+    fetch_adbench,
+    fetch_video,
     get_data_home,
     load_digits_images,
     load_orl,
@@ -266,3 +272,75 @@ def test_shape_errors():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
         occlude_blocks(X, (8, 8))
+
+
+def test_append_outliers_to_no_images_with_rescale():
+    """No images (0 rows): no range to map the outliers onto, so rescale=True appends them
+    as rescale=False does (it failed on the empty images' minimum)."""
+    pool = np.arange(20.0).reshape(5, 4)
+    empty = np.zeros((0, 4))
+    plain = append_outliers(empty, pool, 2, random_state=0)
+    stacked, is_outlier = append_outliers(empty, pool, 2, rescale=True, random_state=0)
+    assert stacked.shape == (2, 4) and is_outlier.tolist() == [True, True]
+    np.testing.assert_array_equal(stacked, plain[0])
+    none, flags = append_outliers(empty, pool, fraction=0.5, rescale=True, random_state=0)
+    assert none.shape == (0, 4) and flags.shape == (0,)
+
+
+# ------------------------------------------------------------------- offline fetch hints
+
+
+def _dead_url() -> str:
+    """A local URL on which nothing listens (connection refused)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize(
+    ("fetch", "direct"),
+    [
+        (lambda home, url: fetch_adbench(home, tables="14_glass", base_url=url), "numpy.load("),
+        (lambda home, url: fetch_video("escalator", home, base_url=url), "load_cdnet("),
+    ],
+    ids=["adbench", "video"],
+)
+def test_offline_hint_of_the_data_sets_beside_raw(tmp_path, monkeypatch, fetch, direct):
+    """fetch_adbench and fetch_video read no ROBUSTPCA_DATA: their hint offers what they
+    read (data_home=, or the files read directly), not that variable."""
+    monkeypatch.setenv("ROBUSTPCA_DATA", str(tmp_path / "ignored"))
+    with pytest.raises(DatasetDownloadError) as info:
+        fetch(tmp_path / "home", _dead_url())
+    message = str(info.value)
+    assert "ROBUSTPCA_DATA" not in message
+    assert "pass data_home=<folder>" in message and direct in message
+    assert "place the file by hand at " + str(tmp_path / "home") in message  # one file
+
+
+def test_offline_hint_of_a_folder_says_it_is_verified_as_a_whole(tmp_path):
+    """A CDnet clip is a folder verified by the checksum of its listing: the hint names
+    that checksum and the folder, and does not ask for one file by hand."""
+    from robustpca.datasets._sources import _FOLDERS
+
+    spec = _FOLDERS["video/highway"]
+    with pytest.raises(DatasetDownloadError) as info:
+        fetch_video("highway", tmp_path, base_url=_dead_url())
+    message = str(info.value)
+    assert "place the file by hand" not in message and "ROBUSTPCA_DATA" not in message
+    assert "verified as a whole" in message and spec.listing_sha256 in message
+    assert f"of the {len(spec.files)} files of {tmp_path / 'video' / 'highway'}" in message
+    assert "pass data_home=<folder>" in message and "load_cdnet(" in message
+    assert not (tmp_path / "video" / "highway").exists()
+
+
+@pytest.mark.realdata
+def test_following_the_offline_hint_works(shared_data, tmp_path):
+    """What the hint says works offline: data_home= a folder holding adbench/ and video/."""
+    dead = _dead_url()
+    with pytest.raises(DatasetDownloadError):
+        fetch_adbench(tmp_path, tables="14_glass", base_url=dead)
+    folder = fetch_adbench(shared_data, tables="14_glass", base_url=dead)
+    assert folder == shared_data / "adbench" and (folder / "14_glass.npz").is_file()
+    assert fetch_video("escalator", shared_data, base_url=dead).is_file()
+    assert fetch_video("highway", shared_data, base_url=dead).is_dir()

@@ -385,7 +385,8 @@ def test_folder_download_offline_is_a_clear_error(tmp_path):
     assert not (root / "orl_faces").exists()
     # the hint names where a file put by hand is found, and nothing partial is left (it
     # named the process's temporary folder, which stayed with what it had downloaded)
-    assert f"place the file by hand at {root / 'orl_faces'}/" in str(info.value)
+    assert "verified as a whole" in str(info.value)
+    assert f"copy all its files by hand into {root / 'orl_faces'}" in str(info.value)
     assert ".partial-" not in str(info.value)
     assert not root.exists() or list(root.iterdir()) == []
 
@@ -468,7 +469,8 @@ def test_tables_and_clips_land_beside_raw(tmp_path, make_mirror, monkeypatch):
         _fetch_keys(["video/nope"], home)
     with pytest.raises(DatasetDownloadError) as info:  # offline: the autouse dead mirror
         fetch_adbench(tmp_path / "elsewhere")
-    assert "<folder>/adbench/ and set ROBUSTPCA_DATA" in str(info.value)
+    assert "<folder>/adbench/ and pass data_home=<folder>" in str(info.value)
+    assert "ROBUSTPCA_DATA" not in str(info.value)  # which fetch_adbench does not read
     assert "load_adbench" not in str(info.value)
 
 

@@ -45,8 +45,10 @@ from .linalg.work_space import cast_kept
 __all__ = [
     "FLOAT_DTYPES",
     "check_same_namespace",
+    "default_integer_dtype",
     "finish_fit",
     "fitted_arrays",
+    "float_dtypes",
     "get_namespace",
     "get_namespace_and_device",
     "host_copy",
@@ -130,6 +132,18 @@ def get_namespace(*arrays) -> tuple[Any, bool]:
     return xp, is_array_api
 
 
+def _device_dtypes(xp: Any, device: Any) -> Any:
+    """The dtype names of namespace ``xp`` on ``device`` (array API inspection), or None
+    where the namespace cannot tell."""
+    info = getattr(xp, "__array_namespace_info__", None)
+    if info is None:
+        return None
+    try:
+        return info().dtypes(device=device)
+    except (TypeError, ValueError, NotImplementedError):  # pragma: no cover
+        return None
+
+
 def max_precision_float_dtype(xp: Any, device: Any) -> Any:
     """The widest float dtype of namespace ``xp`` on ``device`` (float64, or float32 on
     devices without float64 such as Apple MPS).
@@ -148,15 +162,61 @@ def max_precision_float_dtype(xp: Any, device: Any) -> Any:
     """
     if is_numpy_namespace(xp):
         return xp.float64
-    info = getattr(xp, "__array_namespace_info__", None)
-    if info is not None:
-        try:
-            return xp.float64 if "float64" in info().dtypes(device=device) else xp.float32
-        except (TypeError, ValueError, NotImplementedError):  # pragma: no cover
-            pass
+    dtypes = _device_dtypes(xp, device)
+    if dtypes is not None:
+        return xp.float64 if "float64" in dtypes else xp.float32
     if _namespace_name(xp) == "torch" and getattr(device, "type", device) == "mps":
         return xp.float32  # pragma: no cover (PyTorch without __array_namespace_info__)
     return xp.float64
+
+
+def float_dtypes(xp: Any, device: Any) -> list:
+    """The float dtypes that input of namespace ``xp`` on ``device`` keeps
+    (``validate_data``'s ``dtype``): float64 and float32, or float32 alone on devices
+    without float64, so that other dtypes (integers, booleans) become the device's
+    widest float.
+
+    Parameters
+    ----------
+    xp : module
+        An array namespace.
+    device : object
+        A device of that namespace.
+
+    Returns
+    -------
+    list of dtype
+        ``[xp.float64, xp.float32]`` or ``[xp.float32]``.
+    """
+    widest = max_precision_float_dtype(xp, device)
+    return [xp.float32] if widest == xp.float32 else [xp.float64, xp.float32]
+
+
+def default_integer_dtype(xp: Any, device: Any) -> Any:
+    """The integer dtype for counts and labels of namespace ``xp`` on ``device``: int64,
+    or the device's default integer dtype on devices without int64 (JAX without x64).
+
+    Parameters
+    ----------
+    xp : module
+        An array namespace.
+    device : object
+        A device of that namespace.
+
+    Returns
+    -------
+    dtype
+        ``xp.int64``, or the ``"integral"`` default dtype of the device.
+    """
+    if is_numpy_namespace(xp):
+        return xp.int64
+    dtypes = _device_dtypes(xp, device)
+    if dtypes is None or "int64" in dtypes:
+        return xp.int64
+    try:
+        return xp.__array_namespace_info__().default_dtypes(device=device)["integral"]
+    except (TypeError, ValueError, NotImplementedError, KeyError):  # pragma: no cover
+        return xp.int32
 
 
 def _convert_to_numpy(a, xp: Any) -> np.ndarray:
@@ -177,7 +237,9 @@ def _convert_to_numpy(a, xp: Any) -> np.ndarray:
 def move_to(a, *, xp: Any, device: Any):
     """``a`` as an array of namespace ``xp`` on ``device`` (``None`` stays ``None``).
 
-    float64 becomes float32 where the device lacks float64. Arrays already there are
+    float64 becomes float32 where the device lacks float64, and int64 the device's
+    default integer dtype where it lacks int64 (:func:`default_integer_dtype`). Arrays
+    already there are
     returned as they are; others go through a host NumPy array (``to_numpy``, then
     ``xp.asarray(..., device=device)``), which every namespace accepts.
 
@@ -201,6 +263,9 @@ def move_to(a, *, xp: Any, device: Any):
     src_xp, src_device = array_api_compat.array_namespace(a), array_api_compat.device(a)
     if max_precision_float_dtype(xp, device) == xp.float32 and a.dtype == src_xp.float64:
         a = src_xp.astype(a, src_xp.float32)
+    elif a.dtype == src_xp.int64 and (narrow := default_integer_dtype(xp, device)) != xp.int64:
+        name = next(k for k, v in _device_dtypes(xp, device).items() if v == narrow)
+        a = src_xp.astype(a, getattr(src_xp, name))  # the same dtype in a's namespace
     if is_numpy_namespace(xp):
         return to_numpy(a) if _is_foreign(a) else a
     if _namespace_name(src_xp) == _namespace_name(xp) and src_device == device:
@@ -315,14 +380,27 @@ def fitted_arrays(estimator) -> dict:
     }
 
 
+def _is_array_dict(value) -> bool:
+    """Whether ``value`` is a non-empty dict of arrays (or of such dicts), such as the
+    convex solvers' ``residuals_`` trace."""
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(
+            isinstance(v, np.ndarray) or _is_foreign(v) or _is_array_dict(v) for v in value.values()
+        )
+    )
+
+
 def finish_fit(estimator, dtype, xp=None, device=None) -> None:
     """Give the fitted arrays the input's float dtype, namespace and device.
 
     Parameters
     ----------
     estimator : estimator instance
-        The estimator just fitted; its array attributes (:func:`fitted_arrays`) are
-        replaced.
+        The estimator just fitted; its array attributes (:func:`fitted_arrays`) and the
+        arrays of its attributes that are dicts of arrays (``residuals_`` of the convex
+        estimators; nested dicts of arrays too) are replaced.
     dtype : data-type
         The input's dtype: with float32, the float64 attributes become float32 (float64
         data keep every attribute in float64; the solvers accumulate in float64 either way).
@@ -333,12 +411,18 @@ def finish_fit(estimator, dtype, xp=None, device=None) -> None:
         The device of ``xp``.
     """
     low_precision = np.dtype(dtype) == np.float32
-    for name, value in fitted_arrays(estimator).items():
+
+    def finish(value):
+        if isinstance(value, dict):
+            return {key: finish(item) for key, item in value.items()}
         if low_precision and isinstance(value, np.ndarray) and value.dtype == np.float64:
             value = cast_kept(value, np.float32)
-        if xp is not None:
-            value = move_to(value, xp=xp, device=device)
-        setattr(estimator, name, value)
+        return value if xp is None else move_to(value, xp=xp, device=device)
+
+    params = estimator.get_params(deep=False)
+    dicts = {k: v for k, v in vars(estimator).items() if k not in params and _is_array_dict(v)}
+    for name, value in {**fitted_arrays(estimator), **dicts}.items():
+        setattr(estimator, name, finish(value))
 
 
 def host_copy(estimator):

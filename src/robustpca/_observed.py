@@ -33,7 +33,7 @@ def observed_counts(model, X):
     """
     import array_api_compat
 
-    from ._array_api import _is_foreign, to_numpy
+    from ._array_api import _is_foreign, default_integer_dtype, to_numpy
 
     if not getattr(model, "_supports_missing", False):
         return None
@@ -46,7 +46,10 @@ def observed_counts(model, X):
     elif _is_foreign(X):  # counted on the array's device: only the counts cross
         xp = array_api_compat.array_namespace(X)
         if xp.isdtype(X.dtype, ("real floating", "complex floating")):
-            counts = np.asarray(to_numpy(xp.sum(xp.astype(~xp.isnan(X), xp.int64), axis=1)))
+            integer = default_integer_dtype(xp, array_api_compat.device(X))  # int32 w/o int64
+            observed = xp.astype(~xp.isnan(X), integer)
+            counts = np.asarray(to_numpy(xp.sum(observed, axis=1, dtype=integer)))
+            counts = counts.astype(np.int64, copy=False)
         else:  # booleans and integers hold no NaN
             counts = np.full(X.shape[0], X.shape[1], dtype=np.int64)
         if constants is not None and np.any(counts < X.shape[1]):  # rare: on the host

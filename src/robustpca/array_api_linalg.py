@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._array_api import _convert_to_numpy, max_precision_float_dtype
+from ._array_api import _convert_to_numpy, default_integer_dtype, max_precision_float_dtype
 from .linalg import (
     EXTREME_WEIGHT_RATIO,
     RAW_GRAM_MAX_GAIN,
@@ -196,7 +196,8 @@ class ArrayAPIWeightedPCAProblem:
         order = np.arange(m - 1, m - 1 - min(self.n_components, m), -1)
         vals_h = self._host(vals)[order]
         usable = positive_eigen_mask(vals_h)
-        keep = xp.asarray(order[usable], device=self.device)
+        integer = default_integer_dtype(xp, self.device)  # int64, where the device has it
+        keep = xp.asarray(order[usable], dtype=integer, device=self.device)
         return vals_h[usable], xp.take(vecs, keep, axis=1)
 
     # -- the subproblem --------------------------------------------------------------------

@@ -88,19 +88,47 @@ def _folder_url(name: str, key: str, rel: str, mirror: str | None, spec: _Folder
     return _url(name, f"{key}/{rel}", mirror, spec, spec.prefix + rel)
 
 
-def _manual_hint(name: str, target: Path, known_hash: str | None) -> str:
-    checksum = f" (sha256 {known_hash.removeprefix('sha256:')})" if known_hash else ""
-    if name in _OUTSIDE_RAW:
-        where = f"keep the files under <folder>/{name}/ and set {DATA_ENV}=<folder>"
-    else:
-        where = (
-            f"keep the files under <folder>/raw/{name}/ and call load_{name}(<folder>) or "
-            f"set {DATA_ENV}=<folder>"
+#: How a data set kept beside ``raw/`` is read without its fetcher.
+_READ_DIRECTLY = {
+    "adbench": "or read a table directly with numpy.load(<folder>/adbench/<table>.npz)",
+    "video": "or read a CDnet clip directly with load_cdnet(<folder>/video/<clip>)",
+}
+
+
+def _local_copy_hint(name: str) -> str:
+    """The hints' last way: a local copy of the data, where the functions read it."""
+    if name in _OUTSIDE_RAW:  # fetch_adbench and fetch_video read no ROBUSTPCA_DATA
+        return (
+            f"keep the files under <folder>/{name}/ and pass data_home=<folder> to the "
+            f"fetcher (files there with the pinned checksums are used as they are), "
+            f"{_READ_DIRECTLY[name]}"
         )
+    return (
+        f"keep the files under <folder>/raw/{name}/ and call load_{name}(<folder>) or "
+        f"set {DATA_ENV}=<folder>"
+    )
+
+
+def _manual_hint(name: str, target: Path, known_hash: str | None) -> str:
+    """How else to get the file ``target`` of data set ``name`` (a failed download's)."""
+    checksum = f" (sha256 {known_hash.removeprefix('sha256:')})" if known_hash else ""
     return (
         f"On a machine without internet access, place the file by hand at {target}"
         f"{checksum}, point base_url= or {MIRROR_ENV} at a mirror laid out as "
-        f"<url>/{name}/<file>, or {where}."
+        f"<url>/{name}/<file>, or {_local_copy_hint(name)}."
+    )
+
+
+def _folder_hint(name: str, place: Path, rel: str, spec: _Folder) -> str:
+    """How else to get the folder ``place`` (spec ``spec``) whose file ``rel`` failed: it
+    is verified as a whole, so one file put by hand does not do."""
+    return (
+        f"{place / rel} is one of the {len(spec.files)} files of {place}, which is "
+        f"verified as a whole, not file by file: the SHA-256 of its sha256sum listing "
+        f"('<sha256>  {place.name}/<file>' lines sorted by path) must be "
+        f"{spec.listing_sha256}. On a machine without internet access, copy all its "
+        f"files by hand into {place}, point base_url= or {MIRROR_ENV} at a mirror laid out "
+        f"as <url>/{name}/{place.name}/<file>, or {_local_copy_hint(name)}."
     )
 
 
@@ -140,12 +168,15 @@ def _download(
     *,
     workers: int = 1,
     place: Path | None = None,
+    spec: _Folder | None = None,
 ) -> None:
     """Fetch every registry entry into ``folder`` with pooch, wrapping its errors.
 
     With ``workers > 1`` the files are fetched by that many threads, each with its own
     keep-alive session, and without progress bars. ``place``: where a file put by hand
     is found (the errors' hint), where ``folder`` is a temporary one (default: it).
+    ``spec``: the folder spec when the entries are the files of a folder verified as a
+    whole (the hint then says so).
     """
     place = folder if place is None else place
     import pooch
@@ -159,7 +190,11 @@ def _download(
         except requests.exceptions.RequestException as exc:
             raise DatasetDownloadError(
                 f"Could not download data set {name!r}: {urls[fname]} failed ({exc}). "
-                + _manual_hint(name, place / fname, registry[fname])
+                + (
+                    _manual_hint(name, place / fname, registry[fname])
+                    if spec is None
+                    else _folder_hint(name, place, fname, spec)
+                )
             ) from exc
         except ValueError as exc:
             if "hash" not in str(exc):
@@ -213,7 +248,14 @@ def _fetch_folder(name: str, key: str, root: Path, mirror: str | None, progressb
     quiet.setLevel(logging.WARNING)
     try:
         _download(
-            dict.fromkeys(spec.files), urls, partial, name, progressbar, workers=8, place=root / key
+            dict.fromkeys(spec.files),
+            urls,
+            partial,
+            name,
+            progressbar,
+            workers=8,
+            place=root / key,
+            spec=spec,
         )
     except BaseException:  # nothing half-downloaded stays in the cache
         shutil.rmtree(partial, ignore_errors=True)

@@ -413,6 +413,8 @@ def append_outliers(
         If True, map the outliers' value range (the pool's minimum and maximum) linearly
         onto that of ``images`` after resizing, e.g. for images scaled to [0, 1] and
         outliers in [0, 255]. The paper does not rescale (its images are all 8-bit).
+        With no images (0 rows) there is no range to map onto: the outliers are appended
+        as they are, as with False.
     random_state : int, Generator, RandomState or None, default=None
         Seed for the choice of outlier images.
 
@@ -496,7 +498,7 @@ def append_outliers(
     extra = P[chosen]
     if resize is not None:
         extra = _resize_rows(extra, *resize, int(order))
-    if rescale and n_outliers > 0:
+    if rescale and n_outliers > 0 and n > 0:  # no images: no range to map onto
         p_lo, p_hi = float(P.min()), float(P.max())
         x_lo, x_hi = float(X.min()), float(X.max())
         scale = (x_hi - x_lo) / (p_hi - p_lo) if p_hi > p_lo else 0.0

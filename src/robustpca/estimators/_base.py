@@ -29,7 +29,9 @@ from .._array_api import (
     FLOAT_DTYPES,
     check_same_namespace,
     finish_fit,
+    float_dtypes,
     get_namespace,
+    get_namespace_and_device,
     input_namespace,
     to_numpy,
 )
@@ -252,7 +254,7 @@ class BaseSubspaceEstimator(
             X = validate_data(
                 self,
                 X,
-                dtype=[xp.float64, xp.float32],
+                dtype=float_dtypes(xp, device),  # the device's widest float for ints
                 ensure_min_samples=2,
                 reset=True,
                 ensure_all_finite=self._finite,
@@ -412,10 +414,9 @@ class BaseSubspaceEstimator(
         """Validated ``X`` in its own array namespace (that of the fitted attributes)."""
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method=method)
-        xp, _ = get_namespace(X, self.components_)
-        X = validate_data(
-            self, X, dtype=[xp.float64, xp.float32], reset=False, ensure_all_finite=self._finite
-        )
+        xp, _, device = get_namespace_and_device(X, self.components_)
+        dtypes = float_dtypes(xp, device)  # as in fit: float32 on a device without float64
+        X = validate_data(self, X, dtype=dtypes, reset=False, ensure_all_finite=self._finite)
         check_magnitude(X)
         return X, xp
 

@@ -368,10 +368,10 @@ class IncrementalMixin:
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         keep = w > 0
         if not self._stream_reweights:
-            return self._fit_solver_missing(X, missing, rng, sample_weight)  # type: ignore[attr-defined]
+            return self._fit_solver_missing(X, missing, rng, sample_weight)
         if np.all(w[keep] == 1.0):
             rows = X if keep.all() else X[keep]
-            return self._fit_solver_missing(rows, missing[keep], rng)  # type: ignore[attr-defined]
+            return self._fit_solver_missing(rows, missing[keep], rng)
         return solve_weighted_pca_missing(X, missing, self.n_components_, w, rng=rng)[0]
 
     def _loss_factory(self, stream):

@@ -30,7 +30,15 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._array_api import FLOAT_DTYPES, finish_fit, host_copy, input_namespace, move_to, to_numpy
+from .._array_api import (
+    FLOAT_DTYPES,
+    check_same_namespace,
+    finish_fit,
+    host_copy,
+    input_namespace,
+    move_to,
+    to_numpy,
+)
 from .._validation import (
     as_generator,
     check_magnitude,
@@ -452,6 +460,13 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         -------
         low_rank, sparse : ndarray of shape (n_samples, n_features)
             See :meth:`partial_fit_decompose`. Lazy dask arrays for a dask ``X``.
+
+        Raises
+        ------
+        ValueError
+            Under ``array_api_dispatch``, when ``X`` is not of the namespace and device
+            of the fitted model (as ``transform``; :meth:`partial_fit_decompose` instead
+            moves the model to the batch's).
         """
         check_is_fitted(self)
         from .._validation import is_dask_collection
@@ -460,6 +475,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             from .._dask.online import lazy_decompose
 
             return lazy_decompose(self, X)
+        # the model is not updated: X must be where fit put it (partial_fit moves it)
+        check_same_namespace(X, self, attribute="components_", method="decompose")
         xp, device = input_namespace(X)
         X = self._validate_batch(to_numpy(X), first=False)
         parts = host_copy(self)._split(X)
