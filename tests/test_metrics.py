@@ -401,3 +401,31 @@ def test_empty_or_infinite_inputs_are_refused():
         spherical_spectrum(np.zeros((2, 3, 4)))
     with pytest.raises(ValueError, match="finite"):
         spherical_spectrum([[np.nan, 1.0], [0.0, 1.0]])
+
+
+def test_spherical_spectrum_is_scale_equivariant_below_one():
+    """The spatial median's stopping test was absolute below scale 1 (its ``max(|m|,
+    1)``): at 1e-9 the eigenvalues moved by 7%, and a variance share picked another
+    rank; at 1e154 the norms overflowed into a broadcasting error."""
+    X = np.random.default_rng(0).standard_normal((80, 6)) * [5.0, 3.0, 2.0, 1.0, 0.5, 0.2]
+    ev, rank = spherical_spectrum(X)
+    for c in (1e-9, 1e-6, 1e3):
+        scaled, r = spherical_spectrum(c * X)
+        assert r == rank
+        np.testing.assert_allclose(scaled / c**2, ev, rtol=1e-6)
+    big, r = spherical_spectrum(1e154 * X)
+    assert r == rank and not np.any(np.isnan(big))
+
+
+def test_a_spectrum_must_be_a_spectrum():
+    """Any negative eigenvalue was clipped to zero (``[5, -3, 1]`` at 0.9 gave 2, an
+    all-negative spectrum 1) and text or booleans were taken as eigenvalues."""
+    from robustpca.rank_selection import select_n_components
+
+    for bad in ([5.0, -3.0, 1.0], [-1.0, -2.0]):
+        with pytest.raises(ValueError, match="eigenvalues must be those of a positive"):
+            select_n_components(bad, 0.9)
+    for bad in (["6", "2", "1"], [True, False]):
+        with pytest.raises(TypeError, match="eigenvalues must be real numbers"):
+            select_n_components(bad, "auto")
+    assert select_n_components([5.0, 1.0, -1e-16], 0.9) == 2  # rounding of a zero

@@ -37,13 +37,22 @@ AUTO_EIGENVALUE_RATIO = 1e-3
 
 
 def _spectrum(eigenvalues) -> np.ndarray:
+    if np.asarray(eigenvalues).dtype.kind not in "iuf":  # text, booleans, objects
+        kind = np.asarray(eigenvalues).dtype
+        raise TypeError(f"eigenvalues must be real numbers, got an array of dtype {kind}.")
     ev = real_array(eigenvalues, "eigenvalues").ravel()
     if ev.size == 0:
         raise ValueError("eigenvalues must hold at least one value.")
     if not np.all(np.isfinite(ev)):
         raise ValueError("eigenvalues contain NaN or infinity.")
-    # descending; round-off negatives of a positive semi-definite spectrum are zeros
-    return np.clip(np.sort(ev)[::-1], 0.0, None)
+    ev = np.sort(ev)[::-1]  # descending
+    # round-off negatives of a positive semi-definite spectrum are zeros; others are not
+    if ev[-1] < -ev.size * np.finfo(np.float64).eps * max(abs(ev[0]), abs(ev[-1])):
+        raise ValueError(
+            f"eigenvalues must be those of a positive semi-definite matrix; {ev[-1]:.3g} is "
+            "negative beyond rounding."
+        )
+    return np.clip(ev, 0.0, None)
 
 
 def _numerical_rank(ev: np.ndarray) -> int:
@@ -167,7 +176,8 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     max_iter : int, default=200
         Weiszfeld iterations for the spatial median.
     tol : float, default=1e-10
-        Relative change of the median that stops them.
+        Change of the median, relative to its norm or (where it is smaller) the largest
+        entry of ``X``, that stops them.
 
     Returns
     -------
@@ -191,6 +201,11 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}.")
     if not np.all(np.isfinite(X)):
         raise ValueError("X must be finite (no NaN or inf).")
+    # in units of a power of two near the largest entry (exact): the stopping test is
+    # relative to the data's scale, and the norms neither overflow nor underflow
+    top = float(np.max(np.abs(X)))
+    unit = float(2.0 ** np.frexp(top)[1]) if top > 0 else 1.0
+    X = X / unit
     centre = np.median(X, axis=0)
     for _ in range(max_iter):
         dist = np.linalg.norm(X - centre, axis=1)
@@ -211,4 +226,5 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     s, Vt = svd_right(Y)
     rank = max(int(np.sum(s > max(Y.shape) * np.finfo(np.float64).eps * s[0])), 1)
     ev = mad(Xc @ Vt[:rank].T, axis=0) ** 2
-    return np.sort(ev)[::-1], rank
+    with np.errstate(over="ignore"):  # squares past the float range are inf, as X**2's
+        return np.sort(ev)[::-1] * unit * unit, rank
