@@ -234,6 +234,9 @@ def test_every_row_fitted_exactly_stops_at_the_first_iteration(shared_data, tabl
         Xm, _ = random_gaps(X, seed)
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
+            # PCA-GM's centring (Algorithm 1 by EM on the gaps, at any k) is not what is
+            # tested here; on hbk's mask 0 it takes more than 100 iterations, and says so
+            warnings.filterwarnings("ignore", "The generalized sample mean", ConvergenceWarning)
             model = cls(**kwargs).fit(Xm)
         assert np.isfinite(model.transform(Xm)).all()
         if name in ("PCA", "R1PCA"):

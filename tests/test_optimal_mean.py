@@ -336,6 +336,9 @@ def test_no_smoothing_keeps_the_objective_from_rising(make):
         a, b = make(0).fit(X), make(1).fit(X)
     assert np.abs(a.components_.T @ a.components_ - b.components_.T @ b.components_).max() < 1e-9
     assert np.all(np.diff(a.objective_history_) <= 1e-12 * a.objective_history_[:-1])
+    if a.stop_reason_ == StopReason.OBJECTIVE_ROSE:  # and the user is told
+        with pytest.warns(ConvergenceWarning, match="use the default"):
+            make(0).fit(X)
 
 
 @pytest.mark.parametrize("params", [{"epsilon": 0.0}, {"loss": "l2p", "p": 0.5, "epsilon": 0.0}])

@@ -135,7 +135,9 @@ def test_a_first_batch_with_gaps_starts_from_its_own_fit():
     stream_fit = PCA(3, random_state=0).partial_fit(Xm)
     batch = PCA(3, random_state=0).fit(Xm)
     assert projector_gap(stream_fit.components_, batch.components_) < 1e-6
-    np.testing.assert_allclose(stream_fit.mean_, batch.mean_, atol=1e-6)
+    # the stream completes the batch with the fit's components (the completion's axes,
+    # within the EM's tolerance of its last iterate): the means agree to that tolerance
+    np.testing.assert_allclose(stream_fit.mean_, batch.mean_, atol=1e-5)
     hq = HQPCA(3, random_state=0).partial_fit(Xm)
     assert np.isfinite(hq.weights_).all() and hq.residuals_.shape == (200,)
 

@@ -392,6 +392,16 @@ class BaseSubspaceEstimator(
                 ConvergenceWarning,
                 stacklevel=3,
             )
+        elif result.stop_reason == StopReason.OBJECTIVE_ROSE:
+            warnings.warn(
+                f"{type(self).__name__} stopped after {self.n_iter_} iterations: "
+                f"{result.stop_reason}. With missing entries, fills growing without bound "
+                "mean the fit has no minimiser on these gaps: choose a smaller "
+                "n_components, or a method with a penalty. Without smoothing (epsilon or "
+                "delta 0), use the default.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
     def _store_components(self, components: np.ndarray) -> None:
         """Set ``components_`` from the solver's (overridden where it is derived)."""
