@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from scipy.linalg import subspace_angles
 
 from robustpca import L21PCA, PCA, OptimalMeanPCA
@@ -71,3 +72,21 @@ def test_complete_dask_data_take_the_complete_route():
     chunked, memory = OptimalMeanPCA(2).fit(dX), OptimalMeanPCA(2).fit(Xm)
     assert chunked.n_missing_ == 0 and fit_passes(chunked) == chunked.n_iter_ + 1
     np.testing.assert_allclose(chunked.components_, memory.components_, atol=1e-10)
+
+
+def test_every_sample_capped_warns_with_gaps_too():
+    """The chunked fit with gaps returned before the all-capped warning the other three
+    routes (memory or Dask, with or without gaps) give."""
+    import warnings
+
+    import dask.array as da
+
+    from robustpca import OptimalMeanPCA
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(UserWarning, match="Every sample's residual reached threshold"):
+            OptimalMeanPCA(2, loss="capped", threshold=0.01).fit(da.from_array(X, chunks=(7, 6)))

@@ -193,21 +193,28 @@ def _fit_optimal_mean(est, X, run, rng, sample_weight):
         loss, est.epsilon_ = est._loss_for_scale(float(np.trace(moments.scatter)) / X.shape[0])
         if counts["n_missing"]:
             result = fit_missing(est, X, run, counts, loss, rng, **iteration)
+            _warn_all_capped(est, result)
             result.info.pop("final_moments")
             info = {**result.info, "residuals": lazy_rows(X, result, loss, "residuals")}
             return replace(result, weights=lazy_rows(X, result, loss, "weights"), info=info)
         result, per_sample = solve_optimal_mean_pca_chunked(
             run, moments, k, loss, rng=rng, **iteration
         )
+    _warn_all_capped(est, result)
+    return _with_rows(X, result, per_sample)
+
+
+def _warn_all_capped(est, result) -> None:
+    """The in-memory fit's warning (``estimators._base.warn_if_all_capped``) where every
+    sample's residual reached the cap."""
     if result.stop_reason == StopReason.ALL_CAPPED:
         warnings.warn(
             f"Every sample's residual reached threshold={est.threshold}: all weights are "
             "zero and the last subspace with a positive weight is returned. Increase "
             "threshold.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=6,
         )
-    return _with_rows(X, result, per_sample)
 
 
 def _fit_pca(est, X, run, rng, sample_weight):
