@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.exceptions import ConvergenceWarning
 from scipy.linalg import subspace_angles
+from sklearn.exceptions import ConvergenceWarning
 
 from robustpca import L21PCA, PCA, OptimalMeanPCA
 
@@ -78,10 +78,6 @@ def test_every_sample_capped_warns_with_gaps_too():
     """The chunked fit with gaps returned before the all-capped warning the other three
     routes (memory or Dask, with or without gaps) give."""
     import warnings
-
-    import dask.array as da
-
-    from robustpca import OptimalMeanPCA
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 6))
