@@ -276,3 +276,18 @@ def test_an_em_that_does_not_settle_says_so(shared_data):
     assert len(seen) == 1
     assert not model.converged_ and model.stop_reason_ == EM_UNSETTLED.format(50)
     assert np.isfinite(model.transform(X)).all()
+
+
+def test_counts_with_gaps_add_up_over_the_completions():
+    """With gaps n_iter_ counted every completion's iterations but
+    n_iter_per_component_ only the last one's (42 against 5)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 8)) * np.linspace(3.0, 0.5, 8)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = L1PCA(3, random_state=0).fit(X)
+    assert model.n_iter_ == model.n_iter_per_component_.sum()
+    assert model.n_perturbations_per_component_.shape == (3,)

@@ -67,10 +67,14 @@ class L1PCA(BaseSubspaceEstimator):
         not estimate the centre robustly; this is the usual choice for PCA-L1.
     objective_history_ : ndarray of shape (n_iter_,)
         :math:`\sum_i |w^\top x_i^{(j)}|` after each iteration, component after
-        component; non-decreasing within each component.
+        component; non-decreasing within each component. With missing entries, one
+        value per completion of the gaps instead: the dispersion
+        :math:`\sum_{i,j} |w_j^\top (x_i - m)|` of the completed data (the callback
+        still sees each component's iterations).
     n_iter_per_component_ : ndarray of shape (n_components,)
         Iterations spent on each component (``0`` for directions completed because
-        the deflated data were zero); they split ``objective_history_``.
+        the deflated data were zero), over every completion where there are missing
+        entries; on complete data they split ``objective_history_``.
     n_perturbations_per_component_ : ndarray of shape (n_components,)
         Number of random perturbations used by each component.
     n_iter_ : int

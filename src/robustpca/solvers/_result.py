@@ -31,7 +31,7 @@ class StopReason:
     SUBSPACE = "subspace change (on the projector) below tol"
     MAX_ITER = "max_iter reached"
     CALLBACK = "stopped by callback"
-    EXACT = "the data are exactly reconstructed (every residual is rounding)"
+    EXACT = "every row the fit weighs is reconstructed exactly (its residual is rounding)"
     ALL_CAPPED = "every sample has zero weight (all residuals beyond the cap)"
     FIXED_POINT = "iterate unchanged (fixed point)"
     CLOSED_FORM = "closed-form solution"

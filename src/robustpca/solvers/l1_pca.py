@@ -288,7 +288,8 @@ def solve_l1_pca_missing(
     -------
     SolverResult
         ``objective`` holds the dispersion per EM iteration; ``n_iter`` counts every
-        fixed-point iteration.
+        fixed-point iteration, and ``info``'s per-component counts add up those of
+        every completion.
     """
     rows = informative_rows(X, missing, n_components)
     if rows is not None:
@@ -296,6 +297,7 @@ def solve_l1_pca_missing(
     filled = initial_fill(X, missing)
     history: list[float] = []
     n_iter = 0
+    counts = {key: np.zeros(n_components, dtype=int) for key in _COUNTS}
     reason = EM_UNSETTLED.format(max_em_iter)
     result: SolverResult | None = None
     for _ in range(max_em_iter):
@@ -309,6 +311,8 @@ def solve_l1_pca_missing(
             callback=renumbered(callback, n_iter),
         )
         n_iter += result.n_iter
+        for key in _COUNTS:  # over every completion, as n_iter
+            counts[key] += np.asarray(result.info[key], dtype=int)
         if result.stop_reason != StopReason.CALLBACK:
             filled, _ = complete(filled, missing, result.mean, result.components)
         history.append(float(np.abs((filled - result.mean) @ result.components.T).sum()))
@@ -328,5 +332,9 @@ def solve_l1_pca_missing(
         not in (StopReason.MAX_ITER, StopReason.CALLBACK, EM_UNSETTLED.format(max_em_iter)),
         stop_reason=reason,
         objective=np.asarray(history),
-        info=result.info,
+        info={**result.info, **counts},
     )
+
+
+#: The per-component counts of :func:`solve_l1_pca`'s ``info``.
+_COUNTS = ("n_iter_per_component", "n_perturbations_per_component")
