@@ -71,7 +71,10 @@ SHARED_PARAMS = r"""
         fitted to every frame so far, instead of a random or one-batch start (OR-PCA
         unlearns a wrong start slowly). 0: the first batch only.
     random_state : int, Generator or None, default=None
-        Seeds the subsampling and the completion of rank-deficient bases.
+        Seeds the subsampling, the completion of rank-deficient bases and, where the
+        burn-in holds more than 50,000 entries, the sample of them whose residuals set
+        the robust scale of the start (so that fits of wide frames move slightly with
+        it).
     contamination : "auto" or float in (0, 0.5], default="auto"
         Share of the training rows that ``predict`` flags; ``"auto"`` flags those
         beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
