@@ -24,7 +24,7 @@ import robustpca
 from robustpca import GRASTA, OnlineRobustPCA
 from robustpca._array_api import fitted_arrays
 
-from .conftest import make_estimator
+from .test_array_api import data, make
 
 xps = pytest.importorskip("array_api_strict")
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -57,21 +57,6 @@ def float32_only_device():
 
 def host(a) -> np.ndarray:
     return np.asarray(xps.asarray(a, device=xps.Device("CPU_DEVICE")))
-
-
-def data(seed=0, n=30, d=8):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3 + 1.0
-    X += 0.1 * rng.normal(size=(n, d))
-    X[:3] += 5 * rng.normal(size=(3, d))
-    return X
-
-
-def make(name):
-    est = make_estimator(name, n_components=2)
-    if "max_iter" in est.get_params():
-        est.set_params(max_iter=30)
-    return est
 
 
 def quiet_fit(est, X):
