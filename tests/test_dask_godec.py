@@ -359,3 +359,21 @@ def test_kernels_can_run_again_from_their_inputs(card):
     assert fits[0].n_iter == fits[1].n_iter
     for key in ("low_rank", "sparse"):
         np.testing.assert_array_equal(fits[0].info[key], fits[1].info[key])
+
+
+@pytest.mark.parametrize("offset", [1e4, 1e6])
+@pytest.mark.parametrize("chunks", [7, 60])
+def test_data_far_from_the_origin_give_the_numpy_fit(offset, chunks):
+    """The chunked BRP step took G^(power+1) Y with no orthonormalisation between the
+    power steps: far from the origin the dominant direction took the others, and card_,
+    n_iter_ and sparse_ moved with the chunking (card_ 106 for 34 at one chunk)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 8)) + 0.05 * rng.normal(size=(60, 8))
+    X[:6] += 5 * rng.normal(size=(6, 8))
+    X += offset
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = GoDec(2, random_state=0).fit(X)
+        b = GoDec(2, random_state=0).fit(da.from_array(X, chunks=(chunks, 8)))
+    assert (b.card_, b.n_iter_) == (a.card_, a.n_iter_)
+    np.testing.assert_allclose(b.sparse_.compute(), a.sparse_, atol=1e-6 * offset)

@@ -54,7 +54,7 @@ from .chunked_order_statistics import (
     radix_select,
     selected_from_records,
 )
-from .godec import _ObservedALS
+from .godec import _ObservedALS, _orthonormal
 from .godec_card import MAD_TO_SD, ResidualCutoff
 from .known_rank import RESIDUAL, STALLED, _transposed, _zeros
 
@@ -371,10 +371,11 @@ def _brp_from_gram(G: np.ndarray, Q, r: int, power: int, rng) -> np.ndarray:
     it fits ``Z`` better."""
     Y = rng.standard_normal((len(G), r)) if Q is None else Q
     previous = float(np.sqrt(max(np.trace(Y.T @ G @ Y), 0.0))) if Q is not None else -1.0
-    for _ in range(power + 1):
+    for step in range(power + 1):
+        if step:  # orthonormal between the power steps, as _brp_step: a dominant
+            Y = _orthonormal(Y)  # direction (data far from the origin) took the others
         Y = G @ Y
-    with single_blas_thread():
-        Q_new = sla.qr(Y, mode="economic", check_finite=False)[0]
+    Q_new = _orthonormal(Y)
     fit = float(np.sqrt(max(np.trace(Q_new.T @ G @ Q_new), 0.0)))
     return Q_new if fit >= previous else Q
 
