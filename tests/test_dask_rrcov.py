@@ -546,3 +546,18 @@ def test_warns_where_the_final_mcd_is_not_nonnegative_definite():
     X = np.random.default_rng(0).standard_normal((13, 20))
     with pytest.warns(UserWarning, match="not non-negative definite"):
         ROBPCA(n_components=8, alpha=0.5, random_state=0).fit(da.from_array(X, chunks=(5, 20)))
+
+
+@pytest.mark.parametrize("n", [60, 700])
+@pytest.mark.parametrize("cls", [ROBPCA, CovariancePCA])
+def test_alpha_one_reweights_the_classical_estimate(cls, n):
+    """At alpha = 1 (h = n) robustbase's covMcd reweights the classical estimate; the
+    chunked MCD returned it unweighted (plain PCA: every row in support_)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, 8)) + 0.05 * rng.normal(size=(n, 8))
+    X[: n // 10] += 5 * rng.normal(size=(n // 10, 8))
+    a = cls(2, alpha=1.0, random_state=0).fit(X)
+    b = cls(2, alpha=1.0, random_state=0).fit(da.from_array(X, chunks=(97, 8)))
+    np.testing.assert_allclose(b.explained_variance_, a.explained_variance_, rtol=1e-9)
+    np.testing.assert_array_equal(np.asarray(b.support_), np.asarray(a.support_))
+    assert 0 < np.sum(a.support_) < n

@@ -467,24 +467,19 @@ def mcd_chunked(
     """
     h = min(h_alpha_n(alpha, n, p), n)
     passes = 0
-    if h >= n:  # robustbase's classical estimate: every row
+    if h >= n:  # robustbase's classical estimate of every row, reweighted as any raw fit
         every = run(_moments_below_pass, row_index, values=_Ordinal(), cutoff=1.0, coords=coords)
         m = every["m"]
         cov = m.covariance()
         sign, log_det = np.linalg.slogdet(cov)
-        fit = ChunkedMCD(
-            m.mean,
-            cov,
-            m.mean,
-            cov,
-            float(log_det) if sign > 0 else -np.inf,
-            h,
-            coords,
-            None,
-            np.inf,
-            False,
-        )
-        return fit, 1
+        raw = (m.mean, cov, float(log_det) if sign > 0 else -np.inf)
+        if sign <= 0:  # singular: nothing to reweight with (minimum_covariance_determinant)
+            return ChunkedMCD(m.mean, cov, *raw, h, coords, None, np.inf, False), 1
+        cutoff = stats.chi2.ppf(0.975, p)
+        values = _RawDistances(coords, m.mean, cov)
+        params = {"values": values, "cutoff": cutoff, "coords": coords, "kind": "scatter"}
+        kept = run(_moments_below_pass, row_index, **params)["m"]
+        return _reweighted(kept, (*raw, None, cutoff), h, n, p, alpha, coords), 2
     if p == 1 and n >= 2 * NMINI:
         return _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x)
     if n < 2 * NMINI:
