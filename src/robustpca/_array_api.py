@@ -457,7 +457,7 @@ def host_method(attribute: str = "components_"):
 
     Parameters
     ----------
-    attribute : str, default="components_"
+    attribute : str, default=``"components_"``
         The fitted array attribute whose namespace and device ``X`` must share.
 
     Returns

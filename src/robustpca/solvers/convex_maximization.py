@@ -217,6 +217,7 @@ def truncated_power_method(
     The constraint set is :math:`\{v: \lVert v\rVert_2 = 1, \lVert v\rVert_0 \le k\}`.
     The maximiser of :math:`\alpha^\top v` over it keeps the :math:`k` largest
     :math:`|\alpha_j|` and normalises: the truncated power method of Yuan & Zhang (2013).
+
     Parameters
     ----------
     A : ndarray of shape (n, n)
