@@ -767,3 +767,19 @@ def test_wide_example_runs_small(capsys, monkeypatch):
     assert summary["converged"] and summary["n_passes"] == 3  # Gram, components, diagnostics
     assert summary["rpca_om_angle_deg"] < 1 < summary["pca_angle_deg"]
     assert "peak resident memory" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("estimator", "spec", "match"),
+    [
+        (PrincipalComponentPursuit(), "auto", "not supported by PrincipalComponentPursuit"),
+        (PCA(), 1.0, "must lie in"),
+        (PCA(), 0.9, "Dask fit of PCA takes a whole number"),
+    ],
+)
+def test_a_rank_rule_is_refused_for_the_right_reason(estimator, spec, match):
+    """A share or 'auto' that no fit of the estimator takes, or an invalid share, was
+    reported as a Dask limitation ("fit in memory"); the in-memory message comes first."""
+    X = da.from_array(np.random.default_rng(0).normal(size=(40, 5)), chunks=(10, 5))
+    with pytest.raises(ValueError, match=match):
+        clone(estimator).set_params(n_components=spec).fit(X)

@@ -449,6 +449,10 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
     spec = estimator.n_components
     share = isinstance(spec, numbers.Real) and not isinstance(spec, (bool, numbers.Integral))
     if not auto and (isinstance(spec, str) or share):
+        # the in-memory rules first: a value no fit takes, or one this estimator never does
+        in_memory = getattr(estimator, "_supports_auto_rank", True)
+        owner = type(estimator).__name__
+        check_n_components(spec, n_samples, n_features, allow_auto=in_memory, owner=owner)
         raise ValueError(
             f"n_components={spec!r}: a Dask fit of {type(estimator).__name__} takes a whole "
             "number of components (a variance share or 'auto' is chosen on the spectrum of "
