@@ -457,8 +457,9 @@ def host_method(attribute: str = "components_"):
 
     Parameters
     ----------
-    attribute : str, default=``"components_"``
-        The fitted array attribute whose namespace and device ``X`` must share.
+    attribute : str, optional
+        The fitted array attribute whose namespace and device ``X`` must share
+        (``"components_"`` by default).
 
     Returns
     -------
