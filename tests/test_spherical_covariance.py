@@ -245,3 +245,14 @@ def test_covariance_pca_warns_where_the_mcd_is_not_positive_definite():
     X = np.random.default_rng(5).normal(size=(7, 5))
     with pytest.warns(UserWarning, match="not non-negative definite"):
         CovariancePCA(n_components=2, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("Estimator", [SphericalPCA, CovariancePCA])
+def test_kmax_caps_the_auto_rule_but_not_a_share(Estimator):
+    """``kmax`` bounds rrcov's ``"auto"`` rule only; a share keeps its meaning, as in ROBPCA
+    (isotropic data: 90% of the variance needs most axes)."""
+    X = np.random.default_rng(0).normal(size=(200, 8))
+    assert Estimator(n_components="auto", kmax=2, random_state=0).fit(X).n_components_ == 2
+    share = Estimator(n_components=0.9, kmax=2, random_state=0).fit(X)
+    assert share.n_components_ == Estimator(n_components=0.9, random_state=0).fit(X).n_components_
+    assert share.n_components_ > 2

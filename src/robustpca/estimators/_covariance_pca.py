@@ -50,7 +50,8 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     alpha : float in [0.5, 1], default=0.5
         Coverage of the MCD (``covariance="mcd"`` only).
     kmax : int or None, default=None
-        Largest automatic ``k``; None is ``n_features`` (rrcov's default).
+        Largest ``k`` the ``"auto"`` rule may choose; None is ``n_features`` (rrcov's
+        default). A share is not capped, as in :class:`~robustpca.ROBPCA`.
     n_starts : int, default=500
         FAST-MCD random starts.
     random_state : int, RandomState, Generator or None, default=None

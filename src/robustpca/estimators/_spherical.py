@@ -41,7 +41,8 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         ``k``; ``"auto"`` is ``PcaLocantore(k = 0)``'s rule, a float in (0, 1) the share
         of the sphered data's variance, None every axis (rrcov's default).
     kmax : int or None, default=None
-        Largest automatic ``k``; None is ``n_features`` (rrcov's default).
+        Largest ``k`` the ``"auto"`` rule may choose; None is ``n_features`` (rrcov's
+        default). A share is not capped, as in :class:`~robustpca.ROBPCA`.
     scale_on : {"data", "sphere"}, default="data"
         Scores whose MAD gives the eigenvalues (above). With ``"sphere"`` the
         diagnostics' cutoffs are rrcov's; with ``"data"`` the eigenvalues are not those
