@@ -145,6 +145,8 @@ def test_reports():
     assert by_column.splitlines()[2:] == ["| a | **3** |  |", "| b | 1 | nan |"]
     with pytest.raises(ValueError, match="highlight_by"):
         experiments.markdown_table(rows, "m", "k", "v", highlight_by="diagonal")
+    with pytest.raises(ValueError, match="highlight must"):  # a typo highlighted nothing
+        experiments.markdown_table(rows, "m", "k", "v", highlight="mx")
 
 
 def test_atomic_write_keeps_old_file_on_failure(tmp_path, monkeypatch):

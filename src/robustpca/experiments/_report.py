@@ -177,8 +177,8 @@ def markdown_table(
     aggregate : callable, default=mean
         ``aggregate(values) -> float`` on the list of a cell's values.
     highlight : {"min", "max"} or None, default=None
-        Put the smallest or largest cell in bold (``nan`` cells are skipped); any
-        other value highlights nothing.
+        Put the smallest or largest cell in bold (``nan`` cells are skipped), or
+        nothing.
     highlight_by : {"row", "column"}, default="row"
         Highlight the best cell of every row, or of every column (e.g. the best
         method at each dimension when methods are rows, the layout of the papers'
@@ -192,8 +192,11 @@ def markdown_table(
     Raises
     ------
     ValueError
-        If ``highlight_by`` is neither ``"row"`` nor ``"column"``.
+        If ``highlight`` is not ``"min"``, ``"max"`` or None, or ``highlight_by``
+        is neither ``"row"`` nor ``"column"``.
     """
+    if highlight not in (None, "min", "max"):
+        raise ValueError(f"highlight must be 'min', 'max' or None, got {highlight!r}")
     if highlight_by not in ("row", "column"):
         raise ValueError(f"highlight_by must be 'row' or 'column', got {highlight_by!r}")
     index_names = [index] if isinstance(index, str) else list(index)
