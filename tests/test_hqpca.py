@@ -219,6 +219,22 @@ def test_tiny_kernel_width_warns_and_stays_finite(width):
     assert model.stop_reason_ != StopReason.EXACT
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_fit_carried_by_a_few_samples_warns(dtype):
+    """A small fixed width leaves one sample with a weight above rounding (the others'
+    underflow): the fit converges, to a subspace through that sample alone, and says so;
+    the same data at a width of their scale, or He et al.'s rule, give no warning."""
+    rng = np.random.default_rng(0)
+    X = (rng.normal(size=(60, 8)) * np.linspace(3, 0.5, 8)).astype(dtype)
+    with pytest.warns(UserWarning, match="Only 1 of 60 samples keep"):
+        model = HQPCA(2, kernel_width=0.05).fit(X)
+    assert model.converged_ and (model.residuals_ > 1).sum() == 59
+    for width in (None, 3.0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            HQPCA(2, kernel_width=width).fit(X)
+
+
 def test_input_not_modified_reproducible_and_callback():
     X = conftest.random_data(6, 15, 40)
     X.setflags(write=False)
