@@ -78,11 +78,12 @@ class GRASTA(OnlineLowRankSparse):
     The ADMM's first penalty is :math:`1.25/\lVert v_\Omega\rVert` and the adaptive rule
     compares gradients by their cosine, so the fit is scale-free: data in 0..255 and in
     0..1 give the same split up to the factor. The authors start from a random basis;
-    we start from the burn-in rows (their per-feature median and the top directions
-    around it), so the first frames already have a background, and the adaptive rule
-    at level 10 (steps :math:`2^{-10}` of the authors' first): from a fitted basis their
-    large first steps throw the fit away, and the rule returns to shallower levels by
-    itself while consecutive gradients agree. A rank above one whose start misses a
+    we start from the burn-in rows (their per-feature median, where it is a direction of
+    the data, and the top directions around it), so the first frames already have a
+    background, and the adaptive rule at level 10 (steps :math:`2^{-10}` of the
+    authors' first): from a fitted basis their large first steps throw the fit away,
+    and the rule returns to shallower levels by itself while consecutive gradients
+    agree. A rank above one whose start misses a
     direction is therefore learned slowly. Missing entries (NaN)
     are simply not in :math:`\Omega`. :meth:`decompose` fits new rows on all their
     observed entries by the same ADMM, the basis unchanged.

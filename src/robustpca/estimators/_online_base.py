@@ -9,10 +9,11 @@ state), ``_split`` (the split of new rows, the state unchanged) and ``_basis``.
 
 **Burn-in.** The first rows, up to ``burn_in``, are kept in a buffer, and the state is
 started again from all of them after each batch whose split is asked for (robust start:
-the per-feature median and the top directions around it,
-:func:`~robustpca.solvers.orpca_start.initial_directions`), so early rows are split against a
-background estimated from every row seen so far; at the end of the burn-in the buffered
-rows seed the model and the buffer is dropped, and the online updates take over.
+the per-feature median, where it is a direction of the data, and the top directions
+around it, :func:`~robustpca.solvers.orpca_start.initial_directions`), so early rows
+are split against a background estimated from every row seen so far; at the end of the
+burn-in the buffered rows seed the model and the buffer is dropped, and the online
+updates take over.
 Memory is the state's O(p r) plus, during the burn-in only, at most
 ``burn_in + batch_size`` rows.
 
@@ -64,12 +65,13 @@ SHARED_PARAMS = r"""
         Passes of :meth:`fit` over the data (one: each row once, as a stream).
     burn_in : int, default=100
         Rows buffered at the start of a stream: the model is started again from all
-        buffered rows (per-feature median and the top directions around it) after
-        each batch whose split is asked for (:meth:`partial_fit_decompose`), and once
-        more when ``burn_in`` rows are in; those rows then seed the model and the
-        buffer is dropped. A clip's first frames are thus split against a background
-        fitted to every frame so far, instead of a random or one-batch start (OR-PCA
-        unlearns a wrong start slowly). 0: the first batch only.
+        buffered rows (per-feature median, where it is a direction of the data, and
+        the top directions around it) after each batch whose split is asked for
+        (:meth:`partial_fit_decompose`), and once more when ``burn_in`` rows are in;
+        those rows then seed the model and the buffer is dropped. A clip's first
+        frames are thus split against a background fitted to every frame so far,
+        instead of a random or one-batch start (OR-PCA unlearns a wrong start
+        slowly). 0: the first batch only.
     random_state : int, Generator or None, default=None
         Seeds the subsampling, the completion of rank-deficient bases and, where the
         burn-in holds more than 50,000 entries, the sample of them whose residuals set

@@ -104,10 +104,18 @@ def fill_gaps(Z: np.ndarray, observed: np.ndarray) -> np.ndarray:
 
 
 def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
-    """An orthonormal (p, r) start from a batch: the direction of the per-feature median,
+    r"""An orthonormal (p, r) start from a batch: the direction of the per-feature median,
     then the top directions of what its projection leaves, clipped at three MAD scales
     of its entries so that gross sparse entries do not take them (from the ``b x b``
     Gram matrix), completed by random orthonormal directions where the batch has fewer.
+
+    The median's direction is kept only where it is among the top ``r`` directions of
+    the batch's robust second moment (the median's energy :math:`b\lVert m\rVert^2`
+    at least the ``r``-th eigenvalue of the clipped remainder), as for a video's
+    background. Otherwise (a centred stream, whose median is noise) the start is the
+    top ``r`` directions of the clipped batch itself.
+
+    A median of zero is replaced by the batch's top singular direction.
 
     Parameters
     ----------
@@ -120,37 +128,56 @@ def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generato
     """
     median = feature_median(Z).astype(np.float64)
     norm = float(np.linalg.norm(median))
-    if not norm > 0:  # a centred batch: its top singular direction instead
+    energy = Z.shape[0] * norm * norm
+    if not norm > 0:  # a median of zero: the top singular direction in its place
         Zf = Z.astype(np.float64)
         vals, vecs = np.linalg.eigh(Zf @ Zf.T)
-        top = Zf.T @ vecs[:, -1]
-        norm = float(np.linalg.norm(top))
-        median = top if norm > 0 else np.zeros_like(median)
-    columns = [median[:, None] / norm] if norm > 0 else []
-    if n_components > len(columns) and columns:
-        # in the data's dtype (float32 video: half the memory traffic)
-        u = columns[0].astype(Z.dtype)
-        rest = Z - (Z @ u) @ u.T
-        # gross entries would take the top directions: clip at three robust scales
-        bound = CLIP_SCALES * robust_residual_scale(
-            rest, np.zeros((rest.shape[0], 0)), u[:, :0], rng
-        )
-        np.clip(rest, -bound, bound, out=rest)
-        rest -= (rest @ u) @ u.T  # clipping brings back some of u
-        vals, vecs = np.linalg.eigh((rest @ rest.T).astype(np.float64))
-        keep = vals[::-1][: n_components - 1] > 1e-12 * max(vals.max(initial=0.0), 1e-300)
-        top = vecs[:, ::-1][:, : n_components - 1][:, keep].astype(Z.dtype)
-        V = (rest.T @ top).astype(np.float64)
-        if V.shape[1]:
-            u64 = columns[0]
-            V -= u64 @ (u64.T @ V)
-            columns.append(np.linalg.qr(V)[0])
-    basis = np.hstack(columns) if columns else np.zeros((Z.shape[1], 0))
+        median = Zf.T @ vecs[:, -1]
+        norm, energy = float(np.linalg.norm(median)), np.inf
+    basis = np.zeros((Z.shape[1], 0))
+    if norm > 0:
+        u = median[:, None] / norm
+        vals, V = _clipped_top_directions(Z, u, n_components - 1, rng)
+        threshold = vals[n_components - 1] if vals.size >= n_components else 0.0
+        if energy >= threshold:  # the median is among the top r
+            basis = np.hstack([u, np.linalg.qr(V)[0]]) if V.shape[1] else u
+    if not basis.shape[1] and n_components:
+        V = _clipped_top_directions(Z, None, n_components, rng)[1]
+        basis = np.linalg.qr(V)[0] if V.shape[1] else V
     if basis.shape[1]:
         basis = np.linalg.qr(basis)[0]
     from ..linalg.eigen import complete_orthonormal
 
     return complete_orthonormal(basis, n_components, rng)
+
+
+def _clipped_top_directions(
+    Z: np.ndarray, u: np.ndarray | None, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """All the eigenvalues (descending, above rounding) and the top ``count`` directions
+    (p, <= count; float64, not normalised) of ``Z`` less its projection on the unit column
+    ``u`` (None: nothing), clipped at :data:`CLIP_SCALES` MAD scales of its entries
+    (from the ``b x b`` Gram matrix)."""
+    # in the data's dtype (float32 video: half the memory traffic)
+    rest = np.array(Z, copy=True)
+    if u is not None:
+        uz = u.astype(Z.dtype)
+        rest -= (rest @ uz) @ uz.T
+    # gross entries would take the top directions: clip at three robust scales
+    bound = CLIP_SCALES * robust_residual_scale(
+        rest, np.zeros((rest.shape[0], 0)), np.zeros((rest.shape[1], 0)), rng
+    )
+    np.clip(rest, -bound, bound, out=rest)
+    if u is not None:
+        rest -= (rest @ uz) @ uz.T  # clipping brings back some of u
+    vals, vecs = np.linalg.eigh((rest @ rest.T).astype(np.float64))
+    vals, vecs = vals[::-1], vecs[:, ::-1]
+    vals = vals[vals > 1e-12 * max(vals.max(initial=0.0), 1e-300)]
+    top = vecs[:, : min(count, vals.size)].astype(Z.dtype)
+    V = (rest.T @ top).astype(np.float64)
+    if u is not None:
+        V -= u @ (u.T @ V)
+    return vals, V
 
 
 def orpca_initialize(
