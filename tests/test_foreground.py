@@ -189,6 +189,43 @@ def test_mostly_zero_residual_uses_nonzero_floor():
     assert masks[10, 5:9, 5:9].all() and masks.sum() <= 40
 
 
+def _static_scene_with_an_object(uniform: bool):
+    """30 uint8 frames of a static scene (textured or a uniform wall) that a 10 x 10
+    object 100 levels brighter crosses, and the object's pixels."""
+    rng = np.random.default_rng(0)
+    background = np.full((40, 40), 50) if uniform else rng.integers(40, 150, (40, 40))
+    frames = np.repeat(background[None].astype(np.uint8), 30, axis=0)
+    truth = np.zeros(frames.shape, bool)
+    for t in range(30):
+        truth[t, 15:25, t % 30 : t % 30 + 10] = True
+    frames[truth] += 100
+    return frames, truth
+
+
+def test_an_object_crossing_a_static_integer_scene_is_foreground():
+    """Every pixel's residual is exactly zero but where the object is: the floor is then
+    the rounding of the integer frames (min_scale), not the scale of the nonzero
+    magnitudes, which are the object itself (it scored 0.67 and was never flagged)."""
+    frames, truth = _static_scene_with_an_object(uniform=False)
+    residual = frames.astype(np.float32) - np.median(frames, axis=0)
+    assert foreground_score(residual, min_scale=QUANTISATION_SCALE)[truth].max() > 200
+    for masks in (
+        foreground_masks(residual, min_scale=QUANTISATION_SCALE),
+        ForegroundDetector(min_scale=QUANTISATION_SCALE).update(residual),
+    ):
+        assert not (masks & ~truth).any() and (masks & truth).sum() > 0.9 * truth.sum()
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+@pytest.mark.parametrize("method", ["pcp", "orpca"])
+def test_subtract_background_finds_the_object_of_a_static_integer_scene(method, uniform):
+    from robustpca.background_subtraction import subtract_background
+
+    frames, truth = _static_scene_with_an_object(uniform)
+    masks = np.concatenate([part.masks for part in subtract_background(frames, method=method)])
+    assert not (masks & ~truth).any() and (masks & truth).sum() > 0.9 * truth.sum()
+
+
 def test_stream_keeps_the_batch_floor_where_most_of_the_residual_is_zero():
     """A soft-thresholded residual (most pixels exactly zero) streamed for 300 frames,
     then one-level noise on 3/8 of the frame: the running median of a zero pixel only

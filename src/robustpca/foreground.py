@@ -25,7 +25,9 @@ here judges every pixel against its *own* noise:
    :math:`\sigma_0 = \operatorname{med}_p \hat\sigma_p`, the typical pixel's scale: a
    pixel that never changes (or that the decomposition fitted exactly, such as the
    zeros of a soft-thresholded ``S``) is judged at the typical noise level, never at a
-   zero scale; and never below ``min_scale`` (the rounding of integer frames).
+   zero scale; and never below ``min_scale`` (the rounding of integer frames). Where
+   most pixels have a zero scale, :math:`\sigma_0` is ``min_scale`` if positive (a
+   static scene of integer frames), else the scale of the nonzero magnitudes.
 4. **Frame gain.** :math:`z_{tp} = e_{tp} / (s_p g_t)` with
    :math:`g_t = \max\big(1, 1.4826\,\operatorname{med}_p (e_{tp}/s_p)\big)`: a frame whose
    typical pixel is noisier than the model (a global flicker or a gain change that ``L``
@@ -222,12 +224,17 @@ def _magnitude(
 
 
 def _floor(pixel_scale: np.ndarray, e: np.ndarray, min_scale: float = 0.0) -> float:
-    """The noise floor: the median pixel scale; where more than half the pixels have a
-    zero scale (a residual that is mostly exact zeros), the scale of the nonzero
-    magnitudes; 1 where everything is zero (all scores are then zero). Never below
-    ``min_scale``."""
+    """The noise floor: the median pixel scale, never below ``min_scale``. Where more
+    than half the pixels have a zero scale (a residual that is mostly exact zeros):
+    ``min_scale`` where it is positive (integer frames: the residual is at their
+    rounding, and its nonzero magnitudes are changes, such as an object crossing a
+    static scene), else the scale of the nonzero magnitudes (the zeros of a
+    soft-thresholded ``S``, whose other entries are noise as much as objects); 1 where
+    everything is zero (all scores are then zero)."""
     floor = float(_median(pixel_scale.ravel(), axis=0))
-    return max(floor if floor > 0 else _nonzero_floor(e, 1.0), min_scale)
+    if floor > 0 or min_scale > 0:
+        return max(floor, min_scale)
+    return _nonzero_floor(e, 1.0)
 
 
 def _nonzero_floor(e: np.ndarray, previous: float) -> float:

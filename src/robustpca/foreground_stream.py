@@ -172,9 +172,11 @@ class ForegroundDetector:
             else:
                 scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
         floor = _floor(scale, e)
-        if 2 * np.count_nonzero(scale < self.noise_floor_ / 2) > scale.size:
+        sunk = 2 * np.count_nonzero(scale < self.noise_floor_ / 2) > scale.size
+        if sunk and not self.min_scale > 0:
             # most pixels sink below the hold: their running median is an exact zero, which
             # the log-median only approaches; the batch rule's floor for a zero median
+            # (min_scale where positive, applied below)
             floor = _nonzero_floor(e, self.noise_floor_)
         floor = max(floor, float(self.min_scale))
         self.scale_ = np.maximum(scale, floor / 2)
