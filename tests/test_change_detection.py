@@ -274,3 +274,15 @@ def test_best_threshold_equals_the_full_sort(seed, separation, levels):
     f_ref, t_ref = sorted_best_f(scores, labels, roi)
     assert f == pytest.approx(f_ref, abs=1e-12)
     assert t == t_ref
+
+
+def test_boolean_ground_truth_is_motion_where_true():
+    """A boolean truth (e.g. ``labels == 255``) was compared with 255 and counted no
+    positive: a perfect mask scored F = 0. True is now motion, False static."""
+    truth = np.zeros((2, 8, 8), bool)
+    truth[:, 2:6, 2:6] = True
+    levels = np.where(truth, 255, 0).astype(np.uint8)
+    assert change_detection_counts(truth, truth) == change_detection_counts(truth, levels)
+    assert change_detection_measures(truth, truth)["f_measure"] == 1.0
+    assert best_threshold_f_measure(truth.astype(float), truth)[1] == 1.0
+    assert truth.dtype == bool and truth.sum() == 32

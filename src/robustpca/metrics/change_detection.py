@@ -37,6 +37,8 @@ def _check_inputs(
     labels = np.asarray(labels)
     if labels.dtype.kind not in "biuf":
         raise TypeError(f"labels must be integers (CDnet's levels), got dtype {labels.dtype}.")
+    if labels.dtype.kind == "b":  # a boolean truth: True is motion (255), False static (0)
+        labels = np.where(labels, np.uint8(255), np.uint8(0))
     if masks.ndim not in (2, 3) or masks.shape != labels.shape:
         raise ValueError(
             f"{masks_name} and labels must be arrays of the same shape (n_frames, height, "
@@ -88,8 +90,9 @@ def change_detection_counts(masks, labels, roi=None, *, scored=None) -> tuple[in
     ----------
     masks : array-like of shape (n_frames, height, width) or (height, width), bool
         Detected foreground (True). Integer 0/1 arrays are accepted.
-    labels : array-like of the same shape, integers
-        CDnet ground truth: 255 positive, 0 and 50 negative, anything else not counted.
+    labels : array-like of the same shape, integers or bool
+        CDnet ground truth: 255 positive, 0 and 50 negative, anything else not counted
+        (bool: True positive, False negative).
     roi : array-like of shape (height, width) or None, default=None
         Spatial region of interest (nonzero inside); None counts every pixel.
     scored : array-like of shape (n_frames,), bool, or None, default=None
