@@ -397,6 +397,18 @@ def test_load_cdnet_without_optional_files(tmp_path):
     assert clip.labels is None and not clip.scored.any()
 
 
+@pytest.mark.parametrize("level", [1, 100, 255])
+def test_load_cdnet_roi_is_every_pixel_not_black(tmp_path, level):
+    """CDnet's comparator counts every ROI pixel that is not black; a ROI.bmp of grey
+    100 inside had been read as empty (a cut at 127)."""
+    make_cdnet(tmp_path / "clip")
+    inside = np.full((12, 16), level, dtype=np.uint8)
+    inside[:, 0] = 0
+    Image.fromarray(inside).save(tmp_path / "clip/ROI.bmp")
+    clip = load_cdnet(tmp_path / "clip")
+    assert not clip.roi[:, 0].any() and clip.roi[:, 1:].all()
+
+
 def test_load_cdnet_ground_truth_outside_the_temporal_roi_may_be_missing(tmp_path):
     make_cdnet(tmp_path / "clip", numbers=range(5, 11), temporal=(7, 20))
     (tmp_path / "clip" / "groundtruth" / "gt000005.png").unlink()
