@@ -332,6 +332,34 @@ def test_highway_slice_beats_a_fixed_threshold(shared_data, tmp_path):
     assert summary["f_measure"] > 0.7, summary
 
 
+@pytest.mark.parametrize("ignore", [False, True])
+def test_scaled_runs_write_cdnet_result_files_and_measure_them(clip, tmp_path, ignore):
+    """At --scale 0.5 the masks are written at the clip's own size (CDnet's tools need
+    it) and summary.json measures those files against the full-size ground truth, as
+    CDnet's comparator would; the ignored pixels stay out of the counts at that size."""
+    from PIL import Image
+
+    from robustpca.datasets import load_cdnet
+    from robustpca.metrics import change_detection_counts
+
+    out = tmp_path / "out"
+    args = ["video", str(clip), "--out", str(out), "--scale", "0.5", "--quiet"]
+    ignored = np.zeros((H, W), dtype=bool)
+    if ignore:
+        ignored[6:18, 10:22] = True
+        Image.fromarray(ignored.astype(np.uint8) * 255).save(tmp_path / "ignore.png")
+        args += ["--ignore", str(tmp_path / "ignore.png")]
+    assert main(args) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["frame_shape"] == [H // 2, W // 2] and summary["mask_shape"] == [H, W]
+    masks = np.stack([np.asarray(Image.open(m)) for m in sorted((out / "masks").glob("*.png"))])
+    assert masks.shape == (N, H, W) and set(np.unique(masks)) <= {0, 255}
+    truth = load_cdnet(clip)
+    expected = change_detection_counts(masks == 255, truth.labels, truth.roi & ~ignored)
+    assert tuple(summary["counts"].values()) == expected
+    assert summary["n_scored_frames"] == N and summary["f_measure"] > 0.7
+
+
 def test_batch_method_gathers_batches_as_one_clip():
     """A batch method fed in pieces (gathered into one work space) gives the masks and
     backgrounds of the whole clip given at once; the pieces are left alone."""

@@ -64,7 +64,8 @@ def add_parser(sub) -> None:
         type=float,
         default=0.5,
         metavar="S",
-        help="resize factor of the frames (default 0.5; 1 keeps their size)",
+        help="resize factor of the frames for the fit (default 0.5; 1 keeps their size); "
+        "the masks are written at the input's size",
     )
     video.add_argument(
         "--n-components",
@@ -124,6 +125,8 @@ class _Source:
             raise InputError(str(error)) from None
         self.n_frames = info.n_frames
         self.frame_shape = info.frame_shape
+        #: (h, w) of the input's own frames: the size of the masks written
+        self.native_shape = tuple(video_info(path).frame_shape[:2])
         self.fps = info.fps or 25.0
         self.has_truth = self.cdnet and (path / "groundtruth").is_dir()
 
@@ -167,12 +170,52 @@ def _progress(total: int | None, quiet: bool):
     return tqdm(total=total, unit="frame", desc="robustpca video", disable=quiet, leave=False)
 
 
-def _ignored(path: Path | None, source: _Source) -> np.ndarray | None:
-    """The pixels ``--ignore`` leaves out, at the frames' scaled size (h, w): the
-    non-zero pixels of an image of the frames' size, scaled or not, resized by the
-    nearest neighbour."""
+class _NativeTruth:
+    """A CDnet clip's ground truth at its frames' own size, for the masks written at
+    that size when ``--scale`` resized the frames: the measures are then those of CDnet's
+    comparator on the result files (labels resized to the scaled frames would differ)."""
+
+    def __init__(self, path: Path, ignored: np.ndarray | None):
+        from ..datasets.video import _cdnet_index
+
+        self.index = _cdnet_index(path, 1.0, None, None)
+        self.roi = self.index.roi if ignored is None else self.index.roi & ~ignored
+
+    def counts(self, masks: np.ndarray, numbers: np.ndarray) -> tuple[np.ndarray, int]:
+        """CDnet's counts of ``masks`` (at the native size) of frames ``numbers``, and the
+        number of scored frames among them."""
+        from ..datasets.video import _read_labels
+        from ..metrics.change_detection import change_detection_counts
+
+        index = self.index
+        labels, present = _read_labels(
+            index.path / "groundtruth", numbers, index.temporal_roi, index.native, index.native
+        )
+        first, last = index.temporal_roi
+        scored = (numbers >= first) & (numbers <= last) & present
+        if not scored.any():
+            return np.zeros(4, dtype=np.int64), 0
+        counts = change_detection_counts(masks, labels, self.roi, scored=scored)
+        return np.asarray(counts, dtype=np.int64), int(scored.sum())
+
+
+def _resized(masks: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``masks`` (n, h, w) at ``shape`` (H, W) by the nearest neighbour."""
+    h, w = masks.shape[1:3]
+    H, W = shape
+    if (h, w) == (H, W):
+        return masks
+    rows = np.minimum(((np.arange(H) + 0.5) * h / H).astype(np.intp), h - 1)
+    cols = np.minimum(((np.arange(W) + 0.5) * w / W).astype(np.intp), w - 1)
+    return masks[:, rows[:, None], cols[None, :]]
+
+
+def _ignored(path: Path | None, source: _Source) -> tuple[Any, Any]:
+    """The pixels ``--ignore`` leaves out, at the frames' scaled size (h, w) and at their
+    native size (or None, None): the non-zero pixels of an image of the frames' size,
+    scaled or not, resized by the nearest neighbour."""
     if path is None:
-        return None
+        return None, None
     from ..datasets import video_info
     from ..datasets._video_read import _pil
 
@@ -190,7 +233,10 @@ def _ignored(path: Path | None, source: _Source) -> np.ndarray | None:
             f"{native[1]}x{native[0]} nor their scaled size {w}x{h}"
         )
     ignored = np.asarray(grey.resize((w, h), Image.Resampling.NEAREST)) > 0
-    return ignored if ignored.any() else None
+    if not ignored.any():
+        return None, None
+    at_native = np.asarray(grey.resize(native[::-1], Image.Resampling.NEAREST)) > 0
+    return ignored, at_native
 
 
 def _grey(frames: np.ndarray) -> np.ndarray:
@@ -207,7 +253,11 @@ def _run(args) -> int:
     if not args.input.exists():
         raise InputError(f"{args.input}: no such file or folder")
     source = _Source(args.input, grey=not args.colour, scale=args.scale, batch_size=args.batch_size)
-    ignored = _ignored(args.ignore, source)
+    ignored, ignored_native = _ignored(args.ignore, source)
+    resized = source.native_shape != tuple(source.frame_shape[:2])
+    native_truth = (
+        _NativeTruth(args.input, ignored_native) if resized and source.has_truth else None
+    )
     model = make_video_model(
         args.method, n_components=args.n_components, random_state=args.random_state
     )
@@ -248,7 +298,8 @@ def _run(args) -> int:
                     else list(range(n_seen + 1, n_seen + b + 1))
                 )
                 numbers.extend(ids)
-                write_masks(out / "masks", part.masks, frame_numbers=ids)
+                masks = _resized(part.masks, source.native_shape)  # CDnet's: the input's size
+                write_masks(out / "masks", masks, frame_numbers=ids)
                 if args.write_backgrounds:
                     write_frames(
                         out / "background",
@@ -260,7 +311,11 @@ def _run(args) -> int:
                 total = grey_bg.sum(axis=0)
                 background_sum = total if background_sum is None else background_sum + total
                 last_background = grey_bg[-1]
-                if clip is not None and clip.labels is not None and clip.scored.any():
+                if native_truth is not None:
+                    batch_counts, batch_scored = native_truth.counts(masks, np.asarray(ids))
+                    counts += batch_counts
+                    n_scored += batch_scored
+                elif clip is not None and clip.labels is not None and clip.scored.any():
                     counts += change_detection_counts(
                         part.masks, clip.labels, clip.roi, scored=clip.scored
                     )
@@ -305,6 +360,7 @@ def _run(args) -> int:
             "params": {k: _jsonable(v) for k, v in model.get_params().items()},
             "n_frames": n_seen,
             "frame_shape": list(source.frame_shape),
+            "mask_shape": list(source.native_shape),
             "colour": bool(args.colour),
             "scale": args.scale,
             "seconds": round(seconds, 3),
