@@ -253,3 +253,16 @@ def test_skewed_cutoffs_over_chunks_are_the_in_memory_ones(n):
     got, _ = skewed_cutoffs_chunked(run, np.arange(n), _Columns(), n, V, V[pilot_indices(n)])
     expected = [skewed_cutoff(V[:, j]) for j in range(3)]
     np.testing.assert_array_equal(got, expected)
+
+
+def test_an_h_subset_that_is_one_point_fits_as_in_memory():
+    """Nine of ten rows coincide: the skew fit has no scores to model (it failed on
+    zero columns); its support is the h-subset, and the flags are memory's."""
+    X = np.zeros((10, 4))
+    X[9] = np.random.default_rng(0).standard_normal(4)
+    memory = ROBPCA(n_components=1, skew=True, random_state=0).fit(X)
+    lazy = ROBPCA(n_components=1, skew=True, random_state=0).fit(da.from_array(X, chunks=5))
+    np.testing.assert_allclose(lazy.mean_, memory.mean_, atol=1e-15)
+    np.testing.assert_array_equal(np.asarray(lazy.support_), memory.support_)
+    np.testing.assert_array_equal(np.asarray(lazy.predict(X)), memory.predict(X))
+    assert memory.predict(X)[9] == -1 and memory.support_[:8].all()

@@ -134,6 +134,20 @@ def test_degenerate_data_give_finite_fits(X):
     assert np.isfinite(model.decision_function(X)).all()
 
 
+@pytest.mark.parametrize("skew", [False, True])
+def test_an_h_subset_that_is_one_point_gives_a_finite_fit(skew):
+    """Nine of ten rows coincide: every h-subset is that point. The skew fit had no
+    adjusted outlyingness to fit on zero columns and raised an IndexError."""
+    X = np.zeros((10, 4))
+    X[9] = np.random.default_rng(0).standard_normal(4)
+    model = ROBPCA(n_components=1, skew=skew, random_state=0).fit(X)
+    for attr in ("components_", "mean_", "explained_variance_"):
+        assert np.isfinite(getattr(model, attr)).all()
+    np.testing.assert_allclose(model.mean_, 0.0, atol=1e-15)
+    assert np.isfinite(model.decision_function(X)).all()
+    assert (model.predict(X)[:9] == 1).all()
+
+
 def test_auto_rank_and_share():
     X, _, _ = leverage_cluster(frac=0.1)
     assert ROBPCA(random_state=0).fit(X).n_components_ == 2

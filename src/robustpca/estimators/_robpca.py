@@ -235,10 +235,11 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
 
     def _skew_score_distances(self, X) -> np.ndarray:
         """Adjusted outlyingness of ``X`` in the fitted k-dimensional space (``skew=True``):
-        the score distance of skew-adjusted ROBPCA (rrcov's ``@sd = @ao``); 0 where the data had
-        no direction of variance (``rank_ == 0``: no model of the scores to adjust)."""
+        the score distance of skew-adjusted ROBPCA (rrcov's ``@sd = @ao``); 0 where the fit
+        has no model of the scores to adjust (no direction of variance in the data, or an
+        h-subset that is a single point)."""
         adjusted = getattr(self, "_adjusted", None)
-        if adjusted is None and getattr(self, "rank_", None) != 0:
+        if adjusted is None and not self.skew:
             raise ValueError("the adjusted outlyingness exists for skew=True fits only.")
         if is_dask_collection(X):  # by blocks of whole rows, lazily
             from .._dask.transforms import lazy_rows

@@ -449,6 +449,13 @@ def solve_robpca_skew_chunked(
         sub = class_pca_of(kept)
         k = min(sub.rank, k)
     k = min(k, sub.rank)  # the h-subset may have a lower rank than a k given as the rank
+    origin = full.center + sub.center @ full.loadings.T
+    if k == 0:  # the h-subset is one point: no scores to model, its rows the support
+        empty = np.zeros(0)
+        return ROBPCAChunkedResult(
+            np.zeros((0, p)), origin, empty, 0, rank, h, initial_eigenvalues, outl, h_subset,
+            h_subset.member, count.n, pilot_x, medcouple_rows=drawn,
+        )  # fmt: skip
     X2 = scores.then(sub.center, sub.loadings[:, :k])
     model, used = adjusted_outlyingness_chunked(
         run, row_index, X2, k, n, source=source, sample=sample, pilot_x=pilot_x,
@@ -462,7 +469,6 @@ def solve_robpca_skew_chunked(
     projected = sub.loadings[:, :k]
     rot = full.loadings @ projected
     centre = full.center + (sub.center + kept.mean @ projected.T) @ full.loadings.T
-    origin = full.center + sub.center @ full.loadings.T
     return ROBPCAChunkedResult(
         components=(rot @ rot2).T,
         mean=centre,

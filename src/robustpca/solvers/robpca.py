@@ -471,7 +471,7 @@ def solve_robpca(
     X2 = ((scores - sub.center) @ sub.loadings)[:, :k]
     adjusted = n_directions = None
     negative = 0.0  # the skew branch's covariance is a classical one
-    if skew:  # rrcov's projectAO: the h least outlying samples' mean and covariance
+    if skew and X2.shape[1]:  # rrcov's projectAO: the h least outlying samples' mean, covariance
         k = X2.shape[1]  # the h-subset may have a lower rank than a k given as the rank
         model = fit_adjusted_outlyingness(
             X2, n_directions=max_directions, rng=skew_rng, sample=sample
@@ -486,6 +486,10 @@ def solve_robpca(
         origin = full.center + sub.center @ full.loadings.T
         adjusted = SkewModel(origin, full.loadings @ sub.loadings[:, :k], model)
         n_directions = (first.directions.shape[1], model.directions.shape[1])
+    elif skew:  # the h-subset is one point: no scores to model, its rows the support
+        centre2, rot2, values = np.zeros(0), np.zeros((0, 0)), np.zeros(0)
+        support = np.zeros(n, dtype=bool)
+        support[h_subset] = True
     else:
         centre2, rot2, values, support, negative = _projected_mcd(
             X2, sub.eigenvalues, k, alpha, h, rng, n_starts
