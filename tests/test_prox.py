@@ -284,6 +284,29 @@ def test_bad_solver_and_rank_are_rejected():
         soft_threshold(np.eye(2), "0.1")
 
 
+@pytest.mark.parametrize("count", [2.9, "2", True, -0.5])
+def test_counts_that_are_not_whole_numbers_are_refused(count):
+    """2.9 triplets had been 2, True 1 and -0.5 zero: each names its parameter now."""
+    with pytest.raises(TypeError, match="n_components must be a whole number"):
+        truncated_svd(np.eye(3), count)
+    with pytest.raises(TypeError, match="rank must be a whole number"):
+        rank_truncation(np.eye(3), count)
+    with pytest.raises(TypeError, match="rank_hint must be a whole number"):
+        svt_factors(np.eye(3), 0.1, rank_hint=count)
+    with pytest.raises(ValueError, match="rank=4 must be at least 0 and at most"):
+        rank_truncation(np.eye(3), 4)
+
+
+def test_matrix_operators_refuse_other_dimensions():
+    """A 3-D array's nuclear norm had been the sum over its slices, and l21_shrinkage
+    shrank it along its last axis."""
+    for op in (nuclear_norm, lambda X: truncated_svd(X, 1), lambda X: svt_factors(X, 0.1)):
+        with pytest.raises(ValueError, match="X must be a 2-D array"):
+            op(np.ones((2, 3, 4)))
+    with pytest.raises(ValueError, match="X must be a 1-D"):
+        l21_shrinkage(np.ones((2, 3, 4)), 0.1)
+
+
 def test_operators_never_modify_input_and_are_finite_on_zeros():
     V = matrix(5, 4, 0)
     V_copy = V.copy()

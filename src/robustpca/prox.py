@@ -94,6 +94,25 @@ def _check_threshold(threshold) -> float:
     return float(threshold)
 
 
+def _check_matrix(X) -> np.ndarray:
+    """``X`` as a 2-D float64 array (a matrix: these operators act on its singular
+    values or rows)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array (a matrix), got shape {X.shape}.")
+    return X
+
+
+def _check_count(value, name: str, upper: int | None = None) -> int:
+    """A whole number ``0 <= value <= upper`` (``upper`` None: no bound), named ``name``."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a whole number, got {value!r}.")
+    if value < 0 or (upper is not None and value > upper):
+        bound = "" if upper is None else f" and at most min(m, n)={upper}"
+        raise ValueError(f"{name}={value} must be at least 0{bound}.")
+    return int(value)
+
+
 def _check_threshold_array(threshold, shape: tuple[int, ...]) -> np.ndarray:
     """An array of thresholds broadcastable to ``shape`` without enlarging it."""
     t = np.asarray(threshold)
@@ -169,14 +188,14 @@ def l21_shrinkage(X, threshold: float) -> np.ndarray:
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Not modified.
+    X : array-like of shape (n_samples, n_features) or (n_features,)
+        Not modified (1-D: one sample).
     threshold : float
         :math:`\tau \ge 0` (a 0-d array is a float).
 
     Returns
     -------
-    ndarray of shape (n_samples, n_features)
+    ndarray of the shape of X
 
     Examples
     --------
@@ -187,6 +206,8 @@ def l21_shrinkage(X, threshold: float) -> np.ndarray:
     """
     t = _check_threshold(threshold)
     X = np.asarray(X, dtype=np.float64)
+    if X.ndim not in (1, 2):
+        raise ValueError(f"X must be a 1-D (one sample) or 2-D array, got shape {X.shape}.")
     norms = _row_norms(X)
     scale = np.zeros_like(norms)
     np.divide(t, norms, out=scale, where=norms > t)
@@ -230,7 +251,7 @@ def nuclear_norm(X) -> float:
     >>> nuclear_norm([[3.0, 0.0], [0.0, -4.0]])
     7.0
     """
-    return float(sla.svdvals(np.asarray(X, dtype=np.float64), check_finite=False).sum())
+    return float(sla.svdvals(_check_matrix(X), check_finite=False).sum())
 
 
 def _full_svd(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -349,13 +370,9 @@ def truncated_svd(
     >>> top.method, bool(np.allclose(top.s, np.linalg.svd(X, compute_uv=False)[:3]))
     ('partial', True)
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = _check_matrix(X)
     m, n = X.shape
-    k = int(n_components)
-    if not 0 <= k <= min(m, n):
-        raise ValueError(
-            f"n_components={n_components} must be between 0 and min(m, n)={min(m, n)}."
-        )
+    k = _check_count(n_components, "n_components", min(m, n))
     if _partial_route(m, n, k, solver) and k > 0:
         rng = np.random.default_rng(0) if rng is None else rng
         U, s, Vt, status = _subspace_iteration(
@@ -422,10 +439,10 @@ def svt_factors(
     array([1.])
     """
     tau = _check_threshold(threshold)
-    X = np.asarray(X, dtype=np.float64)
+    X = _check_matrix(X)
     m, n = X.shape
     side = min(m, n)
-    k = max(1, int(rank_hint)) if rank_hint is not None else side
+    k = max(1, _check_count(rank_hint, "rank_hint")) if rank_hint is not None else side
     if rank_hint is not None or solver == "partial":
         rng = np.random.default_rng(0) if rng is None else rng
         while _partial_route(m, n, k, solver):
@@ -493,8 +510,8 @@ def partial_svt_factors(
     ('partial', 3)
     """
     tau = _check_threshold(threshold)
-    X = np.asarray(X, dtype=np.float64)
-    k = max(1, int(rank_hint))
+    X = _check_matrix(X)
+    k = max(1, _check_count(rank_hint, "rank_hint"))
     if k + OVERSAMPLES >= min(X.shape):
         return None
     rng = np.random.default_rng(0) if rng is None else rng
@@ -596,4 +613,5 @@ def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
     >>> rank_truncation(np.diag([3.0, 2.0, 1.0]), 2).diagonal()
     array([3., 2., 0.])
     """
-    return truncated_svd(X, rank, **kwargs).to_array()
+    X = _check_matrix(X)
+    return truncated_svd(X, _check_count(rank, "rank", min(X.shape)), **kwargs).to_array()
