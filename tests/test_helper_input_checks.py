@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from robustpca import PCA
 from robustpca.datasets import add_salt_noise, append_outliers, occlude_blocks
 from robustpca.diagnostics import outlier_diagnostics
-from robustpca.robust_scale import medcouple, medcouple_columns
+from robustpca.qn_scale import qn
+from robustpca.robust_scale import mad, medcouple, medcouple_columns, skewed_cutoff
 
 
 # ------------------------------------------------------------------------ medcouple
@@ -40,6 +41,37 @@ def test_medcouple_of_finite_values_and_the_2d_check():
     np.testing.assert_allclose(medcouple_columns(np.array([[1.0], [2.0], [10.0]])), [7 / 18])
     with pytest.raises(ValueError, match="2-D"):
         medcouple_columns(np.ones(3))
+
+
+def test_medcouple_and_skewed_cutoff_take_one_dimension():
+    """A matrix had been flattened into one medcouple; a sample mask of the wrong length
+    gave a bare IndexError, and an empty one an error about the medcouple."""
+    X = np.abs(np.random.default_rng(0).standard_normal((8, 3)))
+    with pytest.raises(ValueError, match="x must be a 1-D array"):
+        medcouple(X)
+    with pytest.raises(ValueError, match="values must be a 1-D array"):
+        skewed_cutoff(X)
+    for sample, match in [
+        (np.ones(3, bool), "sample must be a bool mask"),
+        (np.zeros(8, bool), "sample selects no value"),
+        (np.array([9]), "sample holds indices beyond"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            skewed_cutoff(X[:, 0], sample)
+    every = skewed_cutoff(X[:, 0])
+    assert skewed_cutoff(X[:, 0], np.ones(8, bool)) == every
+    assert skewed_cutoff(X[:, 0], np.arange(8)) == every
+
+
+@pytest.mark.parametrize("scale", [mad, qn])
+def test_robust_scales_name_a_bad_axis(scale):
+    X = np.random.default_rng(0).standard_normal((8, 3))
+    with pytest.raises(ValueError, match="axis=2 is out of bounds"):
+        scale(X, axis=2)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        scale(X, axis=1.5)
+    np.testing.assert_array_equal(scale(X, axis=-1), scale(X, axis=1))
+    assert scale(3.0) == 0.0  # one value: no spread
 
 
 # -------------------------------------------------------------------------- quantile

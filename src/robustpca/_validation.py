@@ -156,6 +156,16 @@ def real_array(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be numeric: {error}") from None
 
 
+def check_axis(axis, ndim: int) -> int:
+    """Validate an ``axis`` argument of an array of ``ndim`` dimensions (negative counts
+    from the end, as in NumPy); the normalised axis."""
+    if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an int, got {type(axis).__name__} ({axis!r}).")
+    if not -max(ndim, 1) <= axis < max(ndim, 1):
+        raise ValueError(f"axis={axis} is out of bounds for an array of {ndim} dimension(s).")
+    return int(axis) % max(ndim, 1)
+
+
 def check_bool(value, name: str) -> bool:
     """Validate a flag such as ``center``: a Python or NumPy bool, not any truthy value."""
     if not isinstance(value, (bool, np.bool_)):

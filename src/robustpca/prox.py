@@ -107,10 +107,11 @@ def _check_count(value, name: str, upper: int | None = None) -> int:
     """A whole number ``0 <= value <= upper`` (``upper`` None: no bound), named ``name``."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a whole number, got {value!r}.")
+    value = int(value)
     if value < 0 or (upper is not None and value > upper):
         bound = "" if upper is None else f" and at most min(m, n)={upper}"
         raise ValueError(f"{name}={value} must be at least 0{bound}.")
-    return int(value)
+    return value
 
 
 def _check_threshold_array(threshold, shape: tuple[int, ...]) -> np.ndarray:

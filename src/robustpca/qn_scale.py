@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import real_array
+from ._validation import check_axis, real_array
 
 __all__ = ["QN_CONSTANT", "qn"]
 
@@ -117,7 +117,8 @@ def qn(x, axis: int = 0) -> np.ndarray:
     >>> round(float(qn([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 100.0])), 6)
     3.937192
     """
-    a = np.moveaxis(real_array(x, "x"), axis, -1)
+    a = real_array(x, "x")
+    a = np.moveaxis(a, check_axis(axis, a.ndim), -1) if a.ndim else a[None]
     if not np.isfinite(a).all():  # NaN would stall the selection's counts
         raise ValueError("x contains NaN or infinity; Qn needs finite values.")
     n = a.shape[-1]

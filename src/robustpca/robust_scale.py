@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import real_array
+from ._validation import check_axis, real_array
 
 __all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns", "skewed_cutoff", "skewed_fence"]
 
@@ -162,9 +162,9 @@ def mad(x, axis: int | None = 0) -> np.ndarray:
     Parameters
     ----------
     x : array-like
-        Real values.
-    axis : int, default=0
-        Median and deviations are taken along this axis.
+        Real values (a NaN gives NaN, as in NumPy's median).
+    axis : int or None, default=0
+        Median and deviations are taken along this axis (None: all the values).
 
     Returns
     -------
@@ -178,6 +178,9 @@ def mad(x, axis: int | None = 0) -> np.ndarray:
     1.4826
     """
     x = real_array(x, "x")
+    x = x if x.ndim else x[None]  # one value
+    if axis is not None:
+        axis = check_axis(axis, x.ndim)
     if x.size == 0 or (axis is not None and x.ndim and x.shape[axis] == 0):
         raise ValueError("mad needs at least one value along axis.")
     med = _median(x, axis=axis, keepdims=True)
@@ -235,7 +238,13 @@ def medcouple(x) -> float:
     >>> medcouple([1.0, 2.0, 3.0, 4.0, 5.0]), medcouple([1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 9.0, 10.0])
     (0.0, 0.75)
     """
-    y = np.sort(_finite_values(x).ravel())
+    y = _finite_values(x)
+    if y.ndim > 1:
+        raise ValueError(
+            f"x must be a 1-D array, got shape {y.shape} (medcouple_columns takes a "
+            "medcouple of every column)."
+        )
+    y = np.sort(y.ravel())
     if y.size == 0:
         raise ValueError("medcouple needs at least one value.")
     z = y - np.median(y)
@@ -304,14 +313,34 @@ def skewed_cutoff(values: np.ndarray, sample: np.ndarray | None = None) -> float
     ----------
     values : ndarray of shape (n,)
         The values to cut (the outlier diagnostics' distances).
-    sample : ndarray of bool of shape (n,) or None, default=None
-        If given, the medcouple is that of the values where this mask holds; the
-        quartiles are always those of all the values.
+    sample : ndarray of bool of shape (n,), ndarray of int, or None, default=None
+        If given, the medcouple is that of the values where this mask holds (or at
+        these indices); the quartiles are always those of all the values.
 
     Returns
     -------
     float
     """
+    values = real_array(values, "values")
+    if values.ndim != 1:
+        raise ValueError(f"values must be a 1-D array, got shape {values.shape}.")
+    if sample is not None:
+        sample = np.asarray(sample)
+        mask = sample.dtype == bool and sample.shape == values.shape
+        indices = sample.dtype.kind in "iu" and sample.ndim == 1
+        if not (mask or indices):
+            raise ValueError(
+                f"sample must be a bool mask of the values' shape {values.shape} or an "
+                f"array of indices, got dtype {sample.dtype} and shape {sample.shape}."
+            )
+        if (
+            indices
+            and sample.size
+            and not (-values.size <= sample.min() and sample.max() < values.size)
+        ):
+            raise ValueError(f"sample holds indices beyond the {values.size} values.")
+        if not np.count_nonzero(sample) and not (indices and sample.size):
+            raise ValueError("sample selects no value: the medcouple needs at least one.")
     mc = medcouple(values if sample is None else values[sample])
     q1, q3 = np.quantile(values, [0.25, 0.75])
     fence = skewed_fence(q1, q3, mc)
