@@ -238,6 +238,15 @@ def test_signed_keys_order_as_the_values():
     assert not np.signbit(back[4])
 
 
+@pytest.mark.parametrize("signed", [False, True])
+def test_keys_of_a_big_endian_array_order_as_the_values(signed):
+    """The unsigned keys had been the big-endian bit patterns, which do not order."""
+    values = np.array([3.0, 1.0, 2.0, 0.5, 7.25])
+    keys = order_statistics.order_keys(values.astype(">f8"), signed=signed)
+    np.testing.assert_array_equal(keys, order_statistics.order_keys(values, signed=signed))
+    np.testing.assert_array_equal(np.argsort(keys), np.argsort(values))
+
+
 # ---------------------------------------------------------------- real data
 @pytest.mark.realdata
 @pytest.mark.parametrize("table", ["19_landsat", "26_optdigits"])

@@ -126,6 +126,14 @@ def test_image_shapes_must_be_pairs_of_ints(shape):
         occlude_blocks(_images(shape=(2, 6)), shape, random_state=0)
 
 
+def test_a_bad_outlier_shape_names_itself():
+    """It had been reported as a bad image_shape of the images."""
+    with pytest.raises(ValueError, match=r"outlier_shape=\(3, 3\) .* columns of outliers"):
+        append_outliers(
+            np.ones((4, 6)), np.ones((3, 8)), 2, outlier_shape=(3, 3), image_shape=(2, 3)
+        )
+
+
 def test_image_shapes_of_numpy_ints_are_accepted():
     X = _images()
     a, mask_a = occlude_blocks(X, (np.int64(3), np.int32(4)), random_state=0)

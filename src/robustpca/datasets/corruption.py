@@ -482,7 +482,11 @@ def append_outliers(
         raise ValueError(f"order must be an int in [0, 5], got {order!r}.")
 
     target = None if image_shape is None else check_image_pair(image_shape, d)
-    source = None if outlier_shape is None else check_image_pair(outlier_shape, P.shape[1])
+    source = (
+        None
+        if outlier_shape is None
+        else check_image_pair(outlier_shape, P.shape[1], name="outlier_shape", of="outliers")
+    )
     if target is not None and source is not None:
         resize = (source, target)
     elif P.shape[1] != d:

@@ -358,8 +358,8 @@ def order_keys(V: np.ndarray, signed: bool = False) -> np.ndarray:
         ``False`` (``V`` non-negative): its bit patterns. ``True``: those with the sign bit
         set for non-negative values, every bit flipped for negative ones (``-0.0`` as 0).
     """
-    if not signed:
-        return V.view(np.uint64)
+    if not signed:  # in native byte order: a big-endian array's view would not order
+        return np.asarray(V, dtype=np.float64).view(np.uint64)
     keys = np.add(V, 0.0, dtype=np.float64).view(np.uint64)  # a copy; -0.0 + 0.0 = 0.0
     flip = (keys >> np.uint64(63)) * np.uint64((1 << 63) - 1)
     flip |= _SIGN
