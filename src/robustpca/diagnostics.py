@@ -326,7 +326,8 @@ def diagnostic_reference(
         centre = weighted_median(scores, w)
         scale = scores_scale(scores, centre, w)
     largest = max(float(norms.max()), 1e-300) if norms.size else 0.0
-    levels = rounding_levels(model, float(np.median(norms)) if norms.size else 0.0, largest)
+    typical = float(weighted_median(norms, w_od)) if norms.size else 0.0  # as Dask's
+    levels = rounding_levels(model, typical, largest)
     # a scale the fit does not resolve (more components than the data's rank) is zero,
     # left out as rrcov leaves out zero eigenvalues (else the flags are rounding)
     scale = np.where(scale > levels.scale, scale, 0.0)
