@@ -131,8 +131,9 @@ class ReferenceColumns:
         squared = np.sum(t**2, axis=1) + od**2
         one = np.ones_like(ww)
         values = [od ** (2.0 / 3.0), np.sqrt(squared), od]
-        weights = [np.where(od_row, ww, -1.0), np.where(od_row, one, -1.0)]
-        weights.append(weights[-1])
+        # the norms' median with the weights too (the rounding floors, as in memory);
+        # the ODs give their largest only
+        weights = [np.where(od_row, ww, -1.0)] * 2 + [np.where(od_row, one, -1.0)]
         if self.likelihood:
             values += [od**2, squared]
             weights += [weights[0], weights[0]]
