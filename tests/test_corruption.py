@@ -258,7 +258,7 @@ def test_append_outliers_shape_errors():
         append_outliers(faces, small, 2)
     with pytest.raises(ValueError, match="give image_shape and outlier_shape"):
         append_outliers(faces, small, 2, outlier_shape=(4, 4))
-    with pytest.raises(ValueError, match="image_shape"):
+    with pytest.raises(ValueError, match=r"outlier_shape=\(4, 5\)"):
         append_outliers(faces, small, 2, image_shape=(8, 8), outlier_shape=(4, 5))
     with pytest.raises(ValueError, match="outliers must be a 2-D"):
         append_outliers(faces, np.zeros(16), 1)

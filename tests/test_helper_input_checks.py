@@ -140,7 +140,7 @@ def test_image_shapes_of_numpy_ints_are_accepted():
     b, mask_b = occlude_blocks(X, (3, 4), random_state=0)
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(mask_a, mask_b)
-    with pytest.raises(ValueError, match="image_shape"):
+    with pytest.raises(ValueError, match="outlier_shape"):
         append_outliers(X, _images(), 2, image_shape=(3, 4), outlier_shape=(2.0, 6.0))
 
 

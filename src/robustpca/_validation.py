@@ -460,3 +460,58 @@ def check_mu_scale(X, mu: float | None, mu_max: float | None) -> None:
                 f"{scale:.3g}: {name} * max|X| must lie in [1e-100, 1e100]; 'auto' (the "
                 "default) scales it to the data."
             )
+
+
+def check_threshold(threshold) -> float:
+    """A scalar threshold (a Python or NumPy real, or a 0-d array of one) as a float."""
+    if isinstance(threshold, np.ndarray) and threshold.ndim == 0:
+        threshold = threshold[()]  # a 0-d array: its NumPy scalar, checked as one
+    if isinstance(threshold, bool | np.bool_) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a real number, got {threshold!r}.")
+    if not np.isfinite(float(threshold)) or threshold < 0:
+        raise ValueError(f"threshold={threshold!r} must be finite and >= 0.")
+    return float(threshold)
+
+
+def check_matrix(X) -> np.ndarray:
+    """``X`` as a 2-D float64 array (a matrix: the operators of :mod:`robustpca.prox`
+    act on its singular values or rows)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array (a matrix), got shape {X.shape}.")
+    return X
+
+
+def check_threshold_array(threshold, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of thresholds broadcastable to ``shape`` without enlarging it."""
+    t = np.asarray(threshold)
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"threshold must hold real numbers, got dtype {t.dtype}.")
+    t = t.astype(np.float64, copy=False)
+    try:
+        broadcast = np.broadcast_shapes(t.shape, shape)
+    except ValueError:
+        broadcast = None
+    if broadcast != shape:
+        raise ValueError(f"threshold of shape {t.shape} must broadcast to the shape {shape} of X.")
+    if not np.all(np.isfinite(t)) or np.any(t < 0):
+        raise ValueError("threshold must be finite and >= 0 everywhere.")
+    return t
+
+
+def check_row_selection(sample, n: int, name: str) -> np.ndarray:
+    """A selection of some of ``n`` values: a bool mask of shape ``(n,)`` or an array of
+    indices in range, selecting at least one; a ``ValueError`` naming ``name`` otherwise."""
+    sample = np.asarray(sample)
+    mask = sample.dtype == bool and sample.shape == (n,)
+    indices = sample.dtype.kind in "iu" and sample.ndim == 1
+    if not (mask or indices):
+        raise ValueError(
+            f"{name} must be a bool mask of the values' shape ({n},) or an array of "
+            f"indices, got dtype {sample.dtype} and shape {sample.shape}."
+        )
+    if indices and sample.size and not (-n <= sample.min() and sample.max() < n):
+        raise ValueError(f"{name} holds indices beyond the {n} values.")
+    if not np.count_nonzero(sample) and not (indices and sample.size):
+        raise ValueError(f"{name} selects no value: the medcouple needs at least one.")
+    return sample

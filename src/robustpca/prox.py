@@ -26,11 +26,12 @@ are more than a fifth of the spectrum. Every function says which route it took.
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg as sla
+
+from ._validation import check_matrix, check_positive_int, check_threshold, check_threshold_array
 
 __all__ = [
     "SVDFactors",
@@ -83,54 +84,6 @@ class SVDFactors(NamedTuple):
         return (self.U * self.s) @ self.Vt
 
 
-def _check_threshold(threshold) -> float:
-    """A scalar threshold (a Python or NumPy real, or a 0-d array of one) as a float."""
-    if isinstance(threshold, np.ndarray) and threshold.ndim == 0:
-        threshold = threshold[()]  # a 0-d array: its NumPy scalar, checked as one
-    if isinstance(threshold, bool | np.bool_) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a real number, got {threshold!r}.")
-    if not np.isfinite(threshold) or threshold < 0:
-        raise ValueError(f"threshold={threshold!r} must be finite and >= 0.")
-    return float(threshold)
-
-
-def _check_matrix(X) -> np.ndarray:
-    """``X`` as a 2-D float64 array (a matrix: these operators act on its singular
-    values or rows)."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D array (a matrix), got shape {X.shape}.")
-    return X
-
-
-def _check_count(value, name: str, upper: int | None = None) -> int:
-    """A whole number ``0 <= value <= upper`` (``upper`` None: no bound), named ``name``."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a whole number, got {value!r}.")
-    value = int(value)
-    if value < 0 or (upper is not None and value > upper):
-        bound = "" if upper is None else f" and at most min(m, n)={upper}"
-        raise ValueError(f"{name}={value} must be at least 0{bound}.")
-    return value
-
-
-def _check_threshold_array(threshold, shape: tuple[int, ...]) -> np.ndarray:
-    """An array of thresholds broadcastable to ``shape`` without enlarging it."""
-    t = np.asarray(threshold)
-    if t.dtype.kind not in "iuf":
-        raise TypeError(f"threshold must hold real numbers, got dtype {t.dtype}.")
-    t = t.astype(np.float64, copy=False)
-    try:
-        broadcast = np.broadcast_shapes(t.shape, shape)
-    except ValueError:
-        broadcast = None
-    if broadcast != shape:
-        raise ValueError(f"threshold of shape {t.shape} must broadcast to the shape {shape} of X.")
-    if not np.all(np.isfinite(t)) or np.any(t < 0):
-        raise ValueError("threshold must be finite and >= 0 everywhere.")
-    return t
-
-
 def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
     r"""Entry-wise soft thresholding, the proximal operator of the l1 norm.
 
@@ -170,9 +123,9 @@ def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
     """
     X = np.asarray(X, dtype=np.float64)
     if np.ndim(threshold) == 0:
-        t = _check_threshold(threshold)
+        t = check_threshold(threshold)
     else:
-        t = _check_threshold_array(threshold, X.shape)
+        t = check_threshold_array(threshold, X.shape)
     return X - np.clip(X, -t, t)
 
 
@@ -205,7 +158,7 @@ def l21_shrinkage(X, threshold: float) -> np.ndarray:
     array([[2.4, 3.2],
            [0. , 0. ]])
     """
-    t = _check_threshold(threshold)
+    t = check_threshold(threshold)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim not in (1, 2):
         raise ValueError(f"X must be a 1-D (one sample) or 2-D array, got shape {X.shape}.")
@@ -252,7 +205,7 @@ def nuclear_norm(X) -> float:
     >>> nuclear_norm([[3.0, 0.0], [0.0, -4.0]])
     7.0
     """
-    return float(sla.svdvals(_check_matrix(X), check_finite=False).sum())
+    return float(sla.svdvals(check_matrix(X), check_finite=False).sum())
 
 
 def _full_svd(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -371,9 +324,9 @@ def truncated_svd(
     >>> top.method, bool(np.allclose(top.s, np.linalg.svd(X, compute_uv=False)[:3]))
     ('partial', True)
     """
-    X = _check_matrix(X)
+    X = check_matrix(X)
     m, n = X.shape
-    k = _check_count(n_components, "n_components", min(m, n))
+    k = check_positive_int(n_components, "n_components", minimum=0, maximum=min(m, n))
     if _partial_route(m, n, k, solver) and k > 0:
         rng = np.random.default_rng(0) if rng is None else rng
         U, s, Vt, status = _subspace_iteration(
@@ -439,11 +392,15 @@ def svt_factors(
     >>> svt_factors([[3.0, 0.0], [0.0, 1.0]], 2.0).s
     array([1.])
     """
-    tau = _check_threshold(threshold)
-    X = _check_matrix(X)
+    tau = check_threshold(threshold)
+    X = check_matrix(X)
     m, n = X.shape
     side = min(m, n)
-    k = max(1, _check_count(rank_hint, "rank_hint")) if rank_hint is not None else side
+    k = (
+        max(1, check_positive_int(rank_hint, "rank_hint", minimum=0))
+        if rank_hint is not None
+        else side
+    )
     if rank_hint is not None or solver == "partial":
         rng = np.random.default_rng(0) if rng is None else rng
         while _partial_route(m, n, k, solver):
@@ -510,9 +467,9 @@ def partial_svt_factors(
     >>> f.method, f.s.size
     ('partial', 3)
     """
-    tau = _check_threshold(threshold)
-    X = _check_matrix(X)
-    k = max(1, _check_count(rank_hint, "rank_hint"))
+    tau = check_threshold(threshold)
+    X = check_matrix(X)
+    k = max(1, check_positive_int(rank_hint, "rank_hint", minimum=0))
     if k + OVERSAMPLES >= min(X.shape):
         return None
     rng = np.random.default_rng(0) if rng is None else rng
@@ -614,5 +571,7 @@ def rank_truncation(X, rank: int, **kwargs) -> np.ndarray:
     >>> rank_truncation(np.diag([3.0, 2.0, 1.0]), 2).diagonal()
     array([3., 2., 0.])
     """
-    X = _check_matrix(X)
-    return truncated_svd(X, _check_count(rank, "rank", min(X.shape)), **kwargs).to_array()
+    X = check_matrix(X)
+    return truncated_svd(
+        X, check_positive_int(rank, "rank", minimum=0, maximum=min(X.shape)), **kwargs
+    ).to_array()

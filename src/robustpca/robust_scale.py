@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_axis, real_array
+from ._validation import check_axis, check_row_selection, real_array
 
 __all__ = ["MAD_CONSTANT", "mad", "medcouple", "medcouple_columns", "skewed_cutoff", "skewed_fence"]
 
@@ -325,22 +325,7 @@ def skewed_cutoff(values: np.ndarray, sample: np.ndarray | None = None) -> float
     if values.ndim != 1:
         raise ValueError(f"values must be a 1-D array, got shape {values.shape}.")
     if sample is not None:
-        sample = np.asarray(sample)
-        mask = sample.dtype == bool and sample.shape == values.shape
-        indices = sample.dtype.kind in "iu" and sample.ndim == 1
-        if not (mask or indices):
-            raise ValueError(
-                f"sample must be a bool mask of the values' shape {values.shape} or an "
-                f"array of indices, got dtype {sample.dtype} and shape {sample.shape}."
-            )
-        if (
-            indices
-            and sample.size
-            and not (-values.size <= sample.min() and sample.max() < values.size)
-        ):
-            raise ValueError(f"sample holds indices beyond the {values.size} values.")
-        if not np.count_nonzero(sample) and not (indices and sample.size):
-            raise ValueError("sample selects no value: the medcouple needs at least one.")
+        sample = check_row_selection(sample, values.shape[0], "sample")
     mc = medcouple(values if sample is None else values[sample])
     q1, q3 = np.quantile(values, [0.25, 0.75])
     fence = skewed_fence(q1, q3, mc)
