@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "_observed",
         "_validation",
         "_version",
+        "_warnings",
     ),
 )
 

@@ -23,6 +23,7 @@ from .._validation import (
     check_n_components,
     check_sample_weight,
 )
+from .._warnings import external_stacklevel
 from ..losses import L2pLoss
 from ..solvers import StopReason
 from ..solvers.chunked import combine_parts, moments_pass, rows_block
@@ -213,7 +214,7 @@ def _warn_all_capped(est, result) -> None:
             "zero and the last subspace with a positive weight is returned. Increase "
             "threshold.",
             UserWarning,
-            stacklevel=6,
+            stacklevel=external_stacklevel(),
         )
 
 
@@ -294,7 +295,7 @@ def _warn_center_max_iter(est):
         f"before the relative objective change fell below tol={est.tol}; increase "
         "max_iter or tol.",
         ConvergenceWarning,
-        stacklevel=6,
+        stacklevel=external_stacklevel(),
     )
 
 

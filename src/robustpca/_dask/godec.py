@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_positive_int
+from .._warnings import external_stacklevel
 from ..solvers import StopReason
 from ..solvers.chunked_godec import column_cutoffs, godec_first_pass, solve_godec_chunked
 from ..solvers.godec_card import ResidualCutoff, full_card_message
@@ -63,7 +64,7 @@ def _warn_gross_left_out(est, run, result, nnz: int, scale: tuple, n_entries: in
     if share < 0.5:
         return
     message = full_card_message(est.card, k, rule, count, share)
-    warnings.warn(message, UserWarning, stacklevel=5)
+    warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
 
 
 def _left_out_pass(x, state, *, unit, Q, thresholds):

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._warnings import external_stacklevel
 from ..losses import WelschLoss
 from ..solvers import StopReason
 from ..solvers.chunked_gram import GramPasses
@@ -92,7 +93,7 @@ def fit_hq(est, X, run, rng, sample_weight, *, first_pass, gram_first_pass, with
             "correntropy weight underflowed to zero; the last subspace with a positive "
             "weight is returned. Increase kernel_width.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=external_stacklevel(),
         )
     result = replace(result, info={**result.info, "kernel_width": float(sigma)})
     return with_rows(X, result, per_sample)

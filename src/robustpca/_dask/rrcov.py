@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import external_stacklevel
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.chunked_gram import GramPasses
@@ -105,10 +106,10 @@ def fit_robpca(est, X, run, rng, sample_weight, *, tall_runner) -> SolverResult:
         )
     message = directionless(result.n_directions)
     if message:
-        warnings.warn(message, UserWarning, stacklevel=5)
+        warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
     if result.negative_eigenvalue < 0:
         message = not_nonnegative_definite(result.negative_eigenvalue, n, result.n_components)
-        warnings.warn(message, UserWarning, stacklevel=5)
+        warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
     components, eigenvalues = result.components, result.eigenvalues
     k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)
     if components.shape[0] < k:  # fewer directions of variance than asked for

@@ -47,6 +47,7 @@ from .._validation import (
     missing_mask,
     weighted_rows,
 )
+from .._warnings import external_stacklevel
 from ..linalg import flip_component_signs
 from ..rank_selection import select_n_components, spherical_spectrum
 from ..solvers import SolverResult, StopReason
@@ -83,16 +84,16 @@ def _is_linear(estimator) -> bool:
     return estimator._linear_model
 
 
-def warn_if_all_capped(result: SolverResult, threshold, *, unit: str, stacklevel: int) -> None:
+def warn_if_all_capped(result: SolverResult, threshold, *, unit: str) -> None:
     """Warn when a capped-loss fit stopped because every ``unit``'s residual reached the
     cap (``StopReason.ALL_CAPPED``): all weights are zero, the last subspace with a
-    positive weight is returned. ``stacklevel`` counts from the caller."""
+    positive weight is returned."""
     if result.stop_reason == StopReason.ALL_CAPPED:
         warnings.warn(
             f"Every {unit}'s residual reached threshold={threshold}: all weights are zero "
             "and the last subspace with a positive weight is returned. Increase threshold.",
             UserWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=external_stacklevel(),
         )
 
 
@@ -390,7 +391,7 @@ class BaseSubspaceEstimator(
                 f"stopping criterion fell below tol={getattr(self, 'tol', None)}; "
                 "increase max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=external_stacklevel(),
             )
         elif result.stop_reason == StopReason.OBJECTIVE_ROSE:
             warnings.warn(
@@ -400,7 +401,7 @@ class BaseSubspaceEstimator(
                 "n_components, or a method with a penalty. Without smoothing (epsilon or "
                 "delta 0), use the default.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=external_stacklevel(),
             )
 
     def _store_components(self, components: np.ndarray) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._validation import MAX_ALLOCATED_COUNT, check_positive_int
+from .._warnings import external_stacklevel
 from ..linalg import svd_right
 from ..solvers import SolverResult
 from ..solvers.mcd import minimum_covariance_determinant, sorted_eigh
@@ -163,7 +164,7 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
                 "the reweighted MCD is negative. Its negative eigenvalues are set to 0; "
                 "use more samples than features, or ROBPCA.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=external_stacklevel(),
             )
         rank = int(np.sum(values > p * np.finfo(np.float64).eps * max(values[0], 1e-300)))
         return self._finish_axes(vectors[:, :rank].T, values[:rank], location, values, rank, rng)

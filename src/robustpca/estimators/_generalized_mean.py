@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._warnings import external_stacklevel
 from ..losses import L2pLoss
 from ..solvers import StopReason
 from ..solvers._result import renumbered
@@ -222,7 +223,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
                 f"{self.max_iter} before the relative objective change fell below "
                 f"tol={self.tol}; increase max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=5,
+                stacklevel=external_stacklevel(),
             )
 
     def _fit_solver_missing(self, X, missing, rng, sample_weight=None):

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .._array_api import to_numpy
+from .._warnings import external_stacklevel
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
 from ..losses import WelschLoss
@@ -247,7 +248,7 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
                 "correntropy weight underflowed to zero; the last subspace with a positive "
                 "weight is returned. Increase kernel_width.",
                 UserWarning,
-                stacklevel=6,
+                stacklevel=external_stacklevel(),
             )
         else:
             _warn_if_few_rows_weighed(result.weights, problem.n_samples, self.n_components_)
@@ -274,5 +275,5 @@ def _warn_if_few_rows_weighed(weights, n_samples: int, k: int) -> None:
             "describes those few samples alone. Increase kernel_width (None estimates "
             "it from the residuals).",
             UserWarning,
-            stacklevel=7,
+            stacklevel=external_stacklevel(),
         )

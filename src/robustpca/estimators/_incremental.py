@@ -28,6 +28,7 @@ from .._validation import (
     missing_mask,
     weighted_rows,
 )
+from .._warnings import external_stacklevel
 from ..linalg import flip_component_signs
 from ..losses import RobustLoss
 from ..solvers import StopReason
@@ -282,7 +283,7 @@ class IncrementalMixin:
                 "fit (a capped loss's threshold or a kernel width too small): the batch leaves "
                 "the fit unchanged.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=external_stacklevel(),
             )
         self._stream_record(stream, X, w, step, lam, bool(new_pass) and not first, missing)
         # the dtype of every batch seen: float64 once one was (as IncrementalPCA's)

@@ -37,6 +37,7 @@ from .._validation import (
     check_positive_int,
     check_positive_or_auto,
 )
+from .._warnings import external_stacklevel
 from ..solvers import StopReason
 from ..solvers.godec import solve_godec
 from ..solvers.godec_card import ResidualCutoff, full_card_message, gross_left_out
@@ -487,4 +488,4 @@ class GoDec(_KnownRankRPCA):
         if share < 0.5:
             return
         message = full_card_message(self.card, k, rule, count, share)
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warnings.warn(message, UserWarning, stacklevel=external_stacklevel())

@@ -7,6 +7,7 @@ import warnings
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_positive_int
+from .._warnings import external_stacklevel
 from ..solvers import StopReason
 from ..solvers.l1_pca import solve_l1_pca, solve_l1_pca_missing
 from ._base import BaseSubspaceEstimator
@@ -172,7 +173,7 @@ class L1PCA(BaseSubspaceEstimator):
                 f"L1PCA: {result.stop_reason} (PCA-L1's greedy signs can cycle "
                 "from one completion to the next); the fit uses the last completion.",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=external_stacklevel(),
             )
         return result
 

@@ -225,5 +225,5 @@ class OptimalMeanPCA(IncrementalMixin, BaseSubspaceEstimator):
             callback=self.callback,
             problem=problem,
         )
-        warn_if_all_capped(result, self.threshold, unit="sample", stacklevel=5)
+        warn_if_all_capped(result, self.threshold, unit="sample")
         return result

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._array_api import to_numpy
 from .._validation import check_sample_weight
+from .._warnings import external_stacklevel
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import RANK_RTOL
 from ..rank_selection import select_n_components
@@ -226,5 +227,5 @@ def _warn_if_scales_unresolved(X: np.ndarray, w: np.ndarray) -> None:
             "of the small-scale features are lost. Standardize the features first "
             "(sklearn.preprocessing.StandardScaler) to keep them.",
             UserWarning,
-            stacklevel=6,
+            stacklevel=external_stacklevel(),
         )

@@ -14,6 +14,7 @@ from .._validation import (
     check_positive_int,
     is_dask_collection,
 )
+from .._warnings import external_stacklevel
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
 from ..solvers.robpca import directionless, not_nonnegative_definite, solve_robpca
@@ -282,12 +283,12 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         )
         message = directionless(result.n_directions)
         if message:
-            warnings.warn(message, UserWarning, stacklevel=4)
+            warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
         if result.negative_eigenvalue < 0:
             message = not_nonnegative_definite(
                 result.negative_eigenvalue, n_samples, result.n_components
             )
-            warnings.warn(message, UserWarning, stacklevel=4)
+            warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
         components, eigenvalues = result.components, result.eigenvalues
         k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)
         if components.shape[0] < k:  # fewer directions of variance than asked for

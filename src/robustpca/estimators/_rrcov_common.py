@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_positive_int
+from .._warnings import external_stacklevel
 from ..linalg import complete_orthonormal
 from ..rank_selection import select_n_components
 from ..solvers import SolverResult, StopReason
@@ -179,7 +180,7 @@ class ImputationEMMixin:
             f"{min(period, iteration)} whose {h} smallest observed residuals have the "
             "smallest sum of squares.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=external_stacklevel(),
         )
         return _with_iterations(result, iteration, reason, False)
 

@@ -368,7 +368,7 @@ class Robust2DPCA(BaseTwoDEstimator):
             dense_components=False,
         )
         threshold = getattr(self, "threshold_", None)
-        warn_if_all_capped(result, threshold, unit="image", stacklevel=4)
+        warn_if_all_capped(result, threshold, unit="image")
         return result
 
 

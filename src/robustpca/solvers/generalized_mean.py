@@ -53,6 +53,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array
 
 from .._validation import check_nonnegative_float, check_positive_int
+from .._warnings import external_stacklevel
 from ..linalg import (
     WeightedPCAProblem,
     _centred_rows,
@@ -342,7 +343,7 @@ def generalized_sample_mean(
             f"generalized_sample_mean reached max_iter={max_iter} before the relative "
             f"objective change fell below tol={tol}; increase max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=external_stacklevel(),
         )
     return result.mean
 
