@@ -71,7 +71,9 @@ SHARED_PARAMS = r"""
         those rows then seed the model and the buffer is dropped. A clip's first
         frames are thus split against a background fitted to every frame so far,
         instead of a random or one-batch start (OR-PCA unlearns a wrong start
-        slowly). 0: the first batch only.
+        slowly). 0: the first batch only. The burn-in holds at least
+        ``n_components + 1`` rows: fewer are fitted exactly, which leaves no residual
+        scale to set the penalties by and no variance in the other directions.
     random_state : int, Generator or None, default=None
         Seeds the subsampling, the completion of rank-deficient bases and, where the
         burn-in holds more than 50,000 entries, the sample of them whose residuals set
@@ -199,7 +201,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             return self._advance(Z)
         self._buffer.append(Z)
         self._buffered += Z.shape[0]
-        final = self._buffered >= self.burn_in
+        # a start needs more rows than components: fewer are fitted exactly, leaving no
+        # residual scale for the penalties and no variance for the other directions
+        final = self._buffered >= max(int(self.burn_in), self._rank_ + 1)
         # without a split to return, the start can wait for the end of the burn-in
         if not final and self._state is not None and not want:
             return None
