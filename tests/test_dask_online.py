@@ -148,3 +148,16 @@ def test_partial_fit_takes_a_dask_array_block_by_block(cls):
     np.testing.assert_array_equal(ours.components_, theirs.components_)
     assert ours.n_samples_seen_ == theirs.n_samples_seen_ == 240
     assert ours.n_missing_ == theirs.n_missing_
+
+
+@pytest.mark.parametrize("Estimator", [OnlineRobustPCA, GRASTA])
+def test_a_row_with_no_observed_entry_is_fitted_as_by_partial_fit(Estimator):
+    """docs/dask.md: such a row gets a zero fit, as in partial_fit; the training
+    diagnostics' pass had refused it after the whole online pass had run."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 10)) + 5.0
+    X[50] = np.nan
+    model = Estimator(random_state=0, burn_in=20).fit(da.from_array(X, chunks=25))
+    assert model.n_missing_ == 10 and np.isfinite(model.components_).all()
+    complete = np.delete(X, 50, axis=0)
+    assert np.isfinite(np.asarray(model.decision_function(complete))).all()

@@ -82,6 +82,15 @@ class BlockDistances:
 
     def __call__(self, x):
         d = x.shape[1]
+        if self.allow_nan and self.with_counts and x.shape[0]:
+            empty = np.isnan(x).all(axis=1)
+            if empty.any():  # a stream's rows with no observed entry (its fit takes them):
+                # no evidence, so no coordinate counted, and left out of the statistics
+                t_seen, od_seen, counts_seen = self(x[~empty])
+                t = np.zeros((x.shape[0], self.components.shape[0]))
+                od, counts = np.zeros(x.shape[0]), np.zeros(x.shape[0], dtype=np.int64)
+                t[~empty], od[~empty], counts[~empty] = t_seen, od_seen, counts_seen
+                return t, od, counts
         fit = observed_block(x, self.mean, self.components, self.allow_nan, _finite, self.constants)
         unused = None if self.constants is None else self.constants.mask
         if fit is not None:
