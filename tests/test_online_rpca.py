@@ -448,3 +448,24 @@ def test_a_first_batch_of_fewer_rows_than_components_is_not_the_start(first):
         model.partial_fit(X[start : start + 32])
     residual = X - X @ model.components_.T @ model.components_
     assert np.linalg.norm(residual) < 0.02 * np.linalg.norm(X)
+
+
+@pytest.mark.parametrize("gaps", [False, True])
+def test_online_streams_stay_float64_once_they_saw_float64(gaps):
+    """The rule of the incremental estimators (as IncrementalPCA's): OR-PCA's basis had
+    kept the dtype of its first batch, and GRASTA's took that of the batch holding each
+    100th sample."""
+    from robustpca import GRASTA
+
+    rng = np.random.default_rng(0)
+    X = np.outer(1 + 0.1 * rng.normal(size=300), 5 + rng.random(20))
+    X += 0.05 * rng.normal(size=(300, 20))
+    if gaps:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    orpca = OnlineRobustPCA(random_state=0, burn_in=0).partial_fit(X[:30].astype(np.float32))
+    for start in range(30, 300, 30):
+        orpca.partial_fit(X[start : start + 30])
+    grasta = GRASTA(random_state=0, burn_in=0).partial_fit(X[:90])
+    grasta.partial_fit(X[90:120].astype(np.float32))  # holds the 100th sample
+    for model in (orpca, grasta):
+        assert model.components_.dtype == np.float64

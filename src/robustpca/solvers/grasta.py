@@ -444,5 +444,6 @@ def grasta_process(
             # signs kept: the adaptive step compares the last gradient, in this frame
             Q, R = np.linalg.qr(state.basis)
             Q *= np.where(np.diag(R) < 0, -1.0, 1.0).astype(Q.dtype)[None, :]
-            state.basis = Q.astype(Z.dtype, copy=False)
+            # the stream's dtype: float64 once a batch was
+            state.basis = Q.astype(np.result_type(state.basis.dtype, Z.dtype), copy=False)
     return low

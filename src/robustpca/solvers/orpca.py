@@ -576,7 +576,8 @@ def orpca_update(
     state.c = decay * state.c + constant
     state.weight = decay * state.weight + Z.shape[0]
     state.n_seen += Z.shape[0]
-    state.basis = basis_step(state.A, state.B, state.lambda1).astype(L.dtype)
+    # the stream's dtype: float64 once a batch was (as IncrementalPCA's)
+    state.basis = basis_step(state.A, state.B, state.lambda1).astype(np.result_type(L, Z))
     return state, step, loss
 
 

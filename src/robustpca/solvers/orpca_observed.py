@@ -297,5 +297,6 @@ def orpca_update_observed(
     state.c = decay * state.c + constant
     state.weight = decay * state.weight + Z.shape[0]
     state.n_seen += Z.shape[0]
-    state.basis = rows_basis_step(state.A_rows, state.B, state.lambda1).astype(L.dtype)
+    # the stream's dtype: float64 once a batch was
+    state.basis = rows_basis_step(state.A_rows, state.B, state.lambda1).astype(np.result_type(L, Z))
     return state, step, 0.5 * clip_sq + ridge + l1
