@@ -469,3 +469,16 @@ def test_online_streams_stay_float64_once_they_saw_float64(gaps):
     grasta.partial_fit(X[90:120].astype(np.float32))  # holds the 100th sample
     for model in (orpca, grasta):
         assert model.components_.dtype == np.float64
+
+
+def test_changed_penalties_between_partial_fit_calls_are_refused():
+    """set_params(lambda1=...) mid-stream had been ignored while get_params showed it."""
+    X = np.random.default_rng(0).normal(size=(60, 8))
+    model = OnlineRobustPCA(n_components=2, random_state=0).partial_fit(X[:30])
+    for name in ("lambda1", "lambda2"):
+        model.set_params(**{name: 0.5})
+        with pytest.raises(ValueError, match=f"{name} has changed from 'auto' to 0.5"):
+            model.partial_fit(X[30:])
+        model.set_params(**{name: "auto"})
+    model.partial_fit(X[30:])
+    assert model.set_params(lambda1=0.5).fit(X).lambda1_ == 0.5  # fit starts again

@@ -55,7 +55,8 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         :math:`\hat\sigma\sqrt p` (Notes).
     lambda2 : float or 'auto', default='auto'
         :math:`\lambda_2`, the weight of the l1 norm of the sparse part; 'auto':
-        :math:`\hat\sigma` (Notes).
+        :math:`\hat\sigma` (Notes). A stream keeps both penalties: changing either
+        between :meth:`partial_fit` calls is a ``ValueError``, as for ``n_components``.
     forgetting_factor : float, default=0.99
         :math:`\beta \in (0, 1]`, the decay of :math:`A`, :math:`B` per sample: the basis
         follows a drifting subspace (lighting) over about :math:`1/(1 - \beta)` samples
@@ -146,6 +147,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     _supports_missing = True
     _n_components_is_rank = True
     _dask_fit = "online"
+    _stream_fixed = ("lambda1", "lambda2")
 
     def __init__(
         self,

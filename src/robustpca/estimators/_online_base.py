@@ -142,6 +142,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
     #: The per-batch losses kept in ``objective_history_`` (bounded: a stream never
     #: grows it).
     _history = 10_000
+    #: parameters a stream keeps from its start (``set_params`` between ``partial_fit``
+    #: calls may not change them, as ``n_components``)
+    _stream_fixed: tuple[str, ...] = ()
 
     # -- parameters ---------------------------------------------------------------
     #: A dask array is streamed block by block through the same updates
@@ -210,6 +213,17 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         buffer = self._buffer[0] if len(self._buffer) == 1 else np.concatenate(self._buffer)
         self._buffer = None if final else [buffer]
         return self._start(buffer, final, Z.shape[0], want)
+
+    def _check_stream_fixed(self) -> None:
+        """A ``ValueError`` naming a parameter of :attr:`_stream_fixed` that ``set_params``
+        changed since the stream started: the stream would otherwise ignore it."""
+        for name, value in getattr(self, "_fixed_values", {}).items():
+            if getattr(self, name) != value:
+                raise ValueError(
+                    f"{name} has changed from {value!r} to {getattr(self, name)!r} between "
+                    f"calls to partial_fit: a stream keeps the {name} it started with. Set it "
+                    "back, or call fit to start again with the new value."
+                )
 
     def _holds_batches(self) -> bool:
         """Whether batches given so far are still held (the burn-in's rows): their memory
@@ -335,10 +349,12 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self._validate_common()
         if not first:
             check_stream_rank(self, self._rank_)
+            self._check_stream_fixed()
         if first:
             X = self._validate_batch(X, first=True)
             self._reset(X.shape[1])
             self._rank_ = self._rank(X.shape[1])
+            self._fixed_values = {name: getattr(self, name) for name in self._stream_fixed}
             self.n_missing_ = 0
         else:
             X = self._validate_batch(X, first=False)
