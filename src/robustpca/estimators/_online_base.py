@@ -432,9 +432,11 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         The first call starts the model (and the burn-in); ``n_samples_seen_`` counts
         every row given. Every call checks the parameters, as ``fit`` does; an
         ``n_components`` changed since the start is a ``ValueError`` (as scikit-learn's
-        ``IncrementalPCA``). ``X`` is not modified and nothing per row is kept (beyond the
-        burn-in buffer). A dask array's row blocks are the batches, computed one at a
-        time, in order.
+        ``IncrementalPCA``). ``X`` is not modified and nothing per row is kept beyond the
+        burn-in buffer, which holds the batches themselves, not copies: a caller that
+        writes each new batch into the same array must pass copies until the burn-in
+        ends (``n_samples_seen_`` at least ``burn_in`` and ``n_components + 1``). A dask
+        array's row blocks are the batches, computed one at a time, in order.
 
         Parameters
         ----------
@@ -454,7 +456,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         One pass for a stream (a video): each batch is split with the model as it was
         when the batch arrived, then the model is updated (the order of the papers'
         algorithms), so a row's split never uses the row itself, except during the
-        burn-in, when the start is fitted to the buffered rows.
+        burn-in, when the start is fitted to the buffered rows (the batches themselves,
+        as in :meth:`partial_fit`).
 
         Parameters
         ----------
