@@ -262,7 +262,13 @@ def adaptive_step(
     else:
         cosine = 0.0
     state.mu = max(state.mu + _sigmoid(-cosine), MIN_MU)
-    t = min(state.step_scale * LEVEL_FACTOR ** (-state.level) * sigma / (1.0 + state.mu), MAX_STEP)
+    # the gradient counted at most as large as the first, which fixed the step's scale: a
+    # start fitted to its first sample (a tiny first gradient) would take pi/3 steps after
+    first = 0.5 * np.pi * (1.0 + MIN_MU) / state.step_scale
+    t = min(
+        state.step_scale * LEVEL_FACTOR ** (-state.level) * min(sigma, first) / (1.0 + state.mu),
+        MAX_STEP,
+    )
     moved = False
     if state.mu <= MIN_MU:
         if state.level > 1:
