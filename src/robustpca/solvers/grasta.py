@@ -226,8 +226,11 @@ def adaptive_step(
 
     :math:`\mu \leftarrow \max(\mu + f(-\langle G_{t-1}, G_t\rangle / (\lVert G_{t-1}\rVert
     \lVert G_t\rVert)), \mu_{min})` with the sigmoid :math:`f`, and
-    :math:`t = c\,2^{-\ell}\sigma/(1 + \mu)`, at most :math:`\pi/3`; :math:`c` is fixed by
-    the first gradient so that its step is :math:`\pi(1 + \mu_{min})/(2(1 + \mu))`. When
+    :math:`t = c\,2^{-\ell}\min(\sigma, \sigma_1)/(1 + \mu)`, at most :math:`\pi/3`;
+    :math:`c` is fixed by the first gradient :math:`\sigma_1` so that its step is
+    :math:`\pi(1 + \mu_{min})/(2(1 + \mu))`. The authors scale by :math:`\sigma` alone;
+    from a start fitted to its first sample :math:`\sigma_1` is tiny and every later
+    step would be :math:`\pi/3`. When
     :math:`\mu` leaves :math:`[\mu_{min}, \mu_{max}]` the level :math:`\ell` moves by one
     (deeper: smaller steps and more ADMM iterations).
 
