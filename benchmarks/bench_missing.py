@@ -188,8 +188,12 @@ def table(title, rows) -> str:
             lines.append(f"| {name} | failed: {runs[0]['error'][:60]} | | | |")
             continue
         mean = {key: float(np.mean([r[key] for r in ok])) for key in ok[0]}
+        # a mean over the seeds that ran says how many failed
+        failed = (
+            f" ({len(runs) - len(ok)} of {len(runs)} seeds failed)" if len(ok) < len(runs) else ""
+        )
         lines.append(
-            f"| {name} | {mean['seconds']:.3f} | {mean['sine']:.4f} | "
+            f"| {name}{failed} | {mean['seconds']:.3f} | {mean['sine']:.4f} | "
             f"{mean['fill_rmse']:.4f} | {mean['rel_error']:.4f} |"
         )
     return "\n".join(lines)

@@ -311,7 +311,7 @@ def _table(rows: list[dict]) -> str:
     body = [
         [
             r["clip"],
-            r["method"],
+            r["method"] + (f" ({r['failed_runs']} repeat failed)" if r.get("failed_runs") else ""),
             str(r["n_frames"]),
             cell(r.get("f_default"), ".3f"),
             cell(r.get("f_best"), ".3f"),
@@ -369,6 +369,7 @@ def _row(clip: str, method: str, stream: str, env: dict, repeat: int) -> dict | 
     kept = dict(runs[(len(runs) - 1) // 2])
     kept["seconds_runs"] = [r["seconds"] for r in runs]
     kept["cpu_seconds_runs"] = [r["cpu_seconds"] for r in runs]
+    kept["failed_runs"] = repeat - len(runs)  # a failed repeat is not hidden in the median
     return kept
 
 

@@ -413,8 +413,13 @@ def markdown(tables, faces, breakdown, methods, fractions, seeds) -> str:
                 lines.append(f"| {name} | fails | | | | | {secs} |")
                 continue
             mean = {key: float(np.nanmean([r[key] for r in mine])) for key in keys}
+            # a draw that flags nothing has no precision: the mean is over the others
+            none = sum(1 for r in mine if r["precision"] != r["precision"])
+            precision = _fmt(mean["precision"]) + (
+                f" ({none} of {len(mine)} draws flag none)" if none else ""
+            )
             lines.append(
-                f"| {name} | {_fmt(mean['precision'])} | {_fmt(mean['recall'])} | "
+                f"| {name} | {precision} | {_fmt(mean['recall'])} | "
                 f"{mean['n_flagged']:.0f} | {_fmt(mean['recon_error_clean'], 3)} | "
                 f"{_fmt(mean['recon_error_occluded'], 3)} | {secs} |"
             )

@@ -101,3 +101,12 @@ def test_iteration_clock_and_peak_memory():
         clock(0, None)
     assert clock.steady_seconds() >= 0
     assert peak_memory(lambda: np.ones(10**6).sum()) >= 8 * 10**6
+
+
+def test_a_mean_over_seeds_says_how_many_failed():
+    """bench_missing averaged the seeds that ran without saying that others had failed."""
+    import bench_missing
+
+    runs = [{"seconds": 1.0, "sine": 0.1, "fill_rmse": 0.2, "rel_error": 0.3}, {"error": "x"}]
+    assert "| m (1 of 2 seeds failed) | 1.000 |" in bench_missing.table("t", {"m": runs})
+    assert "| m | 1.000 |" in bench_missing.table("t", {"m": runs[:1]})
