@@ -77,6 +77,8 @@ class GrastaState:
         The level of the multi-level rule (the step is scaled by ``2 ** -level``).
     step_scale : float
         The rule's constant, set from the first gradient (0 before).
+    first_sigma : float
+        The first gradient's :math:`\sigma_1`, the largest a later one counts as.
     admm_iter : int
         ADMM iterations per vector at the current level.
     n_seen : int
@@ -92,6 +94,7 @@ class GrastaState:
     mu: float = MIN_MU
     level: int = 0
     step_scale: float = 0.0
+    first_sigma: float = 0.0
     admm_iter: int = 5
     n_seen: int = 0
     energy: np.ndarray | None = None
@@ -253,6 +256,7 @@ def adaptive_step(
     """
     if not state.step_scale:
         state.step_scale = 0.5 * np.pi * (1.0 + MIN_MU) / sigma
+        state.first_sigma = sigma
     # <G_{t-1}, G_t> / (|G_{t-1}| sigma) with G = gamma w', each factor normalised first:
     # the plain products scale as the data's fourth power and overflow far from 1
     norms = [float(np.linalg.norm(a)) for a in (state.last_gamma, state.last_w, gamma, w)]
@@ -267,10 +271,9 @@ def adaptive_step(
     state.mu = max(state.mu + _sigmoid(-cosine), MIN_MU)
     # the gradient counted at most as large as the first, which fixed the step's scale: a
     # start fitted to its first sample (a tiny first gradient) would take pi/3 steps after
-    first = 0.5 * np.pi * (1.0 + MIN_MU) / state.step_scale
+    bounded = min(sigma, state.first_sigma)
     t = min(
-        state.step_scale * LEVEL_FACTOR ** (-state.level) * min(sigma, first) / (1.0 + state.mu),
-        MAX_STEP,
+        state.step_scale * LEVEL_FACTOR ** (-state.level) * bounded / (1.0 + state.mu), MAX_STEP
     )
     moved = False
     if state.mu <= MIN_MU:
