@@ -158,7 +158,10 @@ class IncrementalMixin:
         ``forgetting_factor=1``) it equals :meth:`fit` on their concatenation, with
         the same ``sample_weight``, to rounding (the scatter merge of Chan, Golub &
         LeVeque 1979, nothing truncated; scikit-learn's ``IncrementalPCA`` keeps
-        ``k`` singular values, exact only for data of rank ``k``).
+        ``k`` singular values, exact only for data of rank ``k``). With
+        ``n_components=None`` the first batch fixes the rank, ``min(its rows,
+        n_features)`` as in ``IncrementalPCA``, so a first batch of fewer rows than
+        features keeps fewer components than :meth:`fit`.
 
         **Reweighting estimators** run Algorithm 2 of Nie et al. (2014) as a
         stochastic majorise-minimise fit. As Algorithm 1 starts from unit weights,
