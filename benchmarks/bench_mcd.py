@@ -17,7 +17,8 @@ scikit-learn's ``support_fraction`` is set to give it), it reports:
 
 * the **CPU seconds** of one fit (user + system, the median of ``--repeat`` fits, seeds
   ``0 .. repeat - 1``; a fit shorter than 0.2 s is timed as the mean over a loop of
-  0.2 s), each side with one BLAS thread (threadpoolctl here; R's reference BLAS there);
+  0.2 s), each side with one BLAS thread (threadpoolctl here; R's BLAS there, best an
+  optimised single-threaded one such as Debian's ``libopenblas0-serial``);
 * the ratios scikit-learn / ours and robustbase / ours (above 1: we are faster);
 * the **MCD objective** each side reached: the log-determinant of the covariance of its
   raw h-subset (the sample covariance of the subset, the same formula on all three

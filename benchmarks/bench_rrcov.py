@@ -15,7 +15,9 @@ pair (``ROBPCA`` / ``PcaHubert``, ``SphericalPCA`` / ``PcaLocantore``, ``Covaria
 * the **CPU seconds** of one fit (user + system, the median of ``--repeat`` fits; a fit
   shorter than 0.2 s is timed as the mean over a loop of 0.2 s, on both sides): on a
   shared machine CPU time is steadier than wall time; both sides run with one BLAS thread
-  (threadpoolctl here; R's reference BLAS there, which is single-threaded);
+  (threadpoolctl here; R's BLAS there, which must be an optimised single-threaded one,
+  e.g. Debian's ``libopenblas0-serial``: the reference BLAS is 8-11x slower on the SVD
+  that dominates ``PcaHubert`` on wide data);
 * the **ratio** rrcov / robustpca (above 1: we are faster);
 * the **agreement**: the sine of the largest principal angle between the two fitted
   subspaces, and whether the flagged samples are the same.
