@@ -361,14 +361,14 @@ def _literal_memory_cell(row: dict, data_bytes: int) -> str:
 
 def shape_table(res: dict) -> str:
     data_bytes = res["data_bytes"]
-    skl = res["sklearn"]["full"]["wall"]
+    skl = res["sklearn"]["auto"]["wall"]
     headers = [
         "estimator",
         "iters",
         "fit (s)",
         "s / iter",
         "peak (x data)",
-        "ours / sklearn full",
+        "ours / sklearn default",
         "literal",
         "literal iters",
         "literal s / iter",
@@ -417,12 +417,12 @@ def shape_table(res: dict) -> str:
                 "; ".join(agree) or "-",
             ]
         )
-    for solver in ("full", "randomized"):
-        s = res["sklearn"][solver]
+    for solver, s in res["sklearn"].items():
         mem = s["peak_bytes"]
+        chose = s.get("solver", solver)
         rows.append(
             [
-                f"sklearn PCA ({solver})",
+                f"sklearn PCA ({solver}" + (f": {chose})" if chose != solver else ")"),
                 "-",
                 fmt_seconds(s["wall"]),
                 "-",

@@ -15,7 +15,9 @@ One process, one run. For each shape (``--shapes``):
   ``k = 20``;
 * ``wide`` -- synthetic, 2,000 x 50,000, the same model, ``k = 20``;
 
-it fits scikit-learn's ``PCA(svd_solver='full')`` and ``'randomized'``, then for every
+it fits scikit-learn's ``PCA`` with its default solver (``'auto'``: ``covariance_eigh``
+on tall data), ``'full'`` (issue 6's reference) and ``'randomized'``, each timed as the
+best of at least two fits so that none is timed cold, then for every
 estimator (``--estimators``): ours with ``max_iter=--n-iter, tol=0`` (a fit stops
 earlier only at an exact fixed point; the convex ones run to their own ``tol``), and the
 paper-literal code of ``benchmarks/paper_literal*.py`` for the *same* number of
@@ -65,6 +67,9 @@ from _harness import (  # noqa: E402
 )
 
 SHAPES = ("att", "tall", "wide")
+#: scikit-learn's PCA solvers timed: its default first (the ratios' denominator), then
+#: 'full' (issue 6's targets) and 'randomized'
+SKLEARN_SOLVERS = ("auto", "full", "randomized")
 REWEIGHTING = ("OptimalMeanPCA", "R1PCA", "GeneralizedMeanPCA", "HQPCA", "AdaptiveNeighborsPCA")
 
 
@@ -427,10 +432,14 @@ def build_specs(n_iter: int) -> list[Spec]:
 
 # -------------------------------------------------------------------------- running
 def weighted_scatter_pass(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """One BLAS pass forming the weighted scatter: weighted mean, centring, ``Xc^T W Xc``."""
-    m = (w @ X) / w.sum()
-    Xc = X - m
-    return Xc.T @ (w[:, None] * Xc)
+    """One BLAS pass forming the weighted scatter ``(X - m)^T W (X - m)``, as lean as it
+    goes: one scaled copy ``sqrt(W) X``, its Gram matrix, and a rank-one mean correction."""
+    total = w.sum()
+    m = (w @ X) / total
+    Xs = X * np.sqrt(w)[:, None]
+    S = Xs.T @ Xs
+    S -= total * np.outer(m, m)
+    return S
 
 
 def quiet(fn):
@@ -449,14 +458,19 @@ def run_sklearn(case: Case, args, log) -> dict:
 
     out = {}
     data_bytes = case.X.nbytes
-    for solver in ("full", "randomized"):
+    PCA(2).fit(case.X[:50, :50])  # untimed: scikit-learn's first call loads its code paths
+    for solver in SKLEARN_SOLVERS:
 
         def fit(solver=solver):
             return PCA(case.k, svd_solver=solver, random_state=args.seed).fit(case.X)
 
-        t = timed(fit, args.repeat)
+        # best of two at least: a first fit, cold (fresh pages, LAPACK workspaces), took
+        # up to twice as long as the next ones, and ours are all timed warm
+        t = timed(fit, max(2, args.repeat))
         mem = peak_memory(fit) if args.memory else None
-        out[solver] = {"wall": t.wall, "cpu": t.cpu, "peak_bytes": mem}
+        # the solver 'auto' chose (a private attribute: the report only names it)
+        chose = getattr(t.result, "_fit_svd_solver", solver)
+        out[solver] = {"wall": t.wall, "cpu": t.cpu, "peak_bytes": mem, "solver": chose}
         if solver == "full":
             case.sklearn_basis = t.result.components_.T.copy()
         log(
@@ -616,12 +630,14 @@ def evaluate_targets(results: dict) -> list[dict]:
         ff = att.get("full_fit")
         if ff:
             ratio = ff["wall"] / att["sklearn"]["full"]["wall"]
+            default = ff["wall"] / att["sklearn"]["auto"]["wall"]
             targets.append(
                 {
                     "target": "RPCA-OM att: full fit (tol=1e-6) within 3x sklearn full",
                     "value": ratio,
                     "met": ratio <= 3,
-                    "detail": f"{ff['n_iter']} iterations, {ff['stop_reason']}",
+                    "detail": f"{ff['n_iter']} iterations, {ff['stop_reason']};"
+                    f" {default:.2f}x sklearn's default",
                 }
             )
     tall = results["shapes"].get("tall")
@@ -640,17 +656,23 @@ def evaluate_targets(results: dict) -> list[dict]:
                     }
                 )
     for key, res in results["shapes"].items():
-        for r in res["rows"]:
-            if r.get("ours_peak_bytes") is not None:
-                ratio = r["ours_peak_bytes"] / res["data_bytes"]
-                targets.append(
-                    {
-                        "target": f"{key}: {r['estimator']} peak memory < 3x data",
-                        "value": ratio,
-                        "met": ratio < 3,
-                        "detail": f"{ratio:.2f}x of {fmt_gb(res['data_bytes'])}",
-                    }
-                )
+        peaks = {
+            r["estimator"]: r["ours_peak_bytes"] / res["data_bytes"]
+            for r in res["rows"]
+            if r.get("ours_peak_bytes") is not None
+        }
+        if peaks:  # one line a shape: the largest peak decides
+            top = max(peaks, key=peaks.__getitem__)
+            over = [name for name, ratio in peaks.items() if ratio >= 3]
+            targets.append(
+                {
+                    "target": f"{key}: peak memory < 3x data, each of {len(peaks)} estimators",
+                    "value": peaks[top],
+                    "met": not over,
+                    "detail": f"largest {top}, of {fmt_gb(res['data_bytes'])}"
+                    + (f"; over: {', '.join(over)}" if over else ""),
+                }
+            )
     return targets
 
 
@@ -661,7 +683,7 @@ def parse_args(argv=None):
     p.add_argument("--shapes", default=",".join(SHAPES), help="comma list of att,tall,wide")
     p.add_argument("--estimators", default="all", help="comma list of class names, or 'all'")
     p.add_argument("--n-iter", type=int, default=None, help="max_iter of ours (default 50)")
-    p.add_argument("--repeat", type=int, default=1, help="timed fits of ours and sklearn")
+    p.add_argument("--repeat", type=int, default=1, help="timed fits of ours (sklearn: at least 2)")
     p.add_argument(
         "--literal-budget",
         type=float,

@@ -110,3 +110,12 @@ def test_a_mean_over_seeds_says_how_many_failed():
     runs = [{"seconds": 1.0, "sine": 0.1, "fill_rmse": 0.2, "rel_error": 0.3}, {"error": "x"}]
     assert "| m (1 of 2 seeds failed) | 1.000 |" in bench_missing.table("t", {"m": runs})
     assert "| m | 1.000 |" in bench_missing.table("t", {"m": runs[:1]})
+
+
+def test_weighted_scatter_pass_is_the_centred_weighted_scatter():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 7)) + 3.0
+    w = rng.uniform(0.1, 1.0, 300)
+    m = (w @ X) / w.sum()
+    expected = (X - m).T @ (w[:, None] * (X - m))
+    np.testing.assert_allclose(run_all.weighted_scatter_pass(X, w), expected, rtol=1e-10)
