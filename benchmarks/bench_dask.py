@@ -46,7 +46,8 @@ MCD support and the flagged rows (training cutoffs) are the same; for the L + S 
 ``daskml`` is dask-ml's ``PCA`` (``svd_solver='tsqr'``, the exact one; a benchmark-only
 dependency: ``pip install dask-ml``), fitted on the same dask array, its passes counted by
 the same callback; with ``--in-memory`` its row is scikit-learn's ``PCA`` on the computed
-array, with its default solver (``'auto'``: ``covariance_eigh`` on tall data). It fits plain PCA only: compare it with ``pca`` (our ``PCA``, one pass).
+array, with its default solver (``'auto'``: ``covariance_eigh`` on tall data). It fits
+plain PCA only: compare it with ``pca`` (our ``PCA``, one pass).
 """
 
 from __future__ import annotations
