@@ -55,3 +55,16 @@ def test_fit_of_data_in_extreme_units_is_the_scaled_fit(unit):
     assert np.all(np.isfinite(b.info["low_rank"]))
     np.testing.assert_array_equal(b.info["low_rank"], a.info["low_rank"] * unit)
     np.testing.assert_array_equal(b.info["sparse"], a.info["sparse"] * unit)
+
+
+def test_data_beyond_the_squares_range_give_an_infinite_history_not_an_error():
+    """The solver is unvalidated (the estimator refuses such data first): at 2^600 its
+    objective history, a sum of squares, is beyond float64's range and reads inf; the
+    decomposition itself is the scaled one."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 2)) @ rng.standard_normal((2, 30))
+    X += np.where(rng.random(X.shape) < 0.05, 8.0, 0.0)
+    a = solve_godec(X, 2, 60, rng=np.random.default_rng(0))
+    b = solve_godec(X * 2.0**600, 2, 60, rng=np.random.default_rng(0))
+    assert np.all(np.isinf(b.objective))
+    np.testing.assert_array_equal(b.info["low_rank"], a.info["low_rank"] * 2.0**600)

@@ -418,6 +418,7 @@ def solve_godec(
         Uz, sz, Wt = sla.svd(ZQ, full_matrices=False, check_finite=False)
     step = None if observed is None else ("em" if als is None else "als")
     info: dict = {"card": k, "missing_step": step}
-    history = np.asarray(objective, dtype=float) * unit**2
+    with np.errstate(over="ignore"):  # a history beyond float64's range is infinite
+        history = np.asarray(objective, dtype=float) * unit * unit
     loop = LoopSummary(n_iter, converged, stop_reason, history)
     return _result(X, L * unit, S * unit, (Uz, sz * unit, Q @ Wt.T), r, rng, info, loop)

@@ -442,12 +442,14 @@ def _result(X, L, S, factors, r, rng, info, loop: LoopSummary) -> SolverResult:
     rank = int(np.count_nonzero(sv > top * max(m, n) * np.finfo(float).eps)) if top > 0 else 0
     components = complete_orthonormal(V[:, :rank], r, rng).T
     sv = sv[:r]
+    with np.errstate(over="ignore"):  # a variance beyond float64's range is infinite
+        variance = sv**2 / max(m - 1, 1)
     info = {
         "low_rank": L,
         "sparse": S,
         "rank": rank,
         "low_rank_singular_values": sv,
-        "explained_variance": sv**2 / max(m - 1, 1),
+        "explained_variance": variance,
         **info,
     }
     return SolverResult.from_loop(loop, components=components, mean=np.zeros(n), info=info)
