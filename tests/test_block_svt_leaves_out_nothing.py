@@ -1,7 +1,7 @@
 """The ALM's block SVT step (alm_svt._block_svt) accepts its triplets only once
 the next Ritz value, within its residual, is below the threshold: Ritz values are lower
 bounds, so without that margin a singular value just above the threshold can be left
-out (mutant V3; the same check in prox.svt_factors is tested by
+out (a mutation; the same check in prox.svt_factors is tested by
 test_prox.test_partial_svt_leaves_out_no_singular_value_above_the_threshold)."""
 
 import numpy as np

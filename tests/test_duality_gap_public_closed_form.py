@@ -1,4 +1,4 @@
-"""The public ``duality_gap`` against closed forms (mutants G10, G11).
+"""The public ``duality_gap`` against closed forms.
 
 ``duality_gap(X, Y, f, dual_norm, free_mean)`` centres ``Y`` by its column means when the
 problem has a free mean (the dual constraint ``Y^T 1 = 0``) and divides it by

@@ -108,8 +108,8 @@ def test_first_iteration_starts_from_lin_et_als_multiplier():
 @pytest.mark.parametrize("row_sparse", [False, True])
 def test_the_reported_gap_certifies_the_reported_objective(row_sparse):
     """The final certificate is computed for the objective of the returned fit,
-    ||L||_* + lam g(P_Omega(Z - L - b)) (a feasible point), not for the shrunk iterate S
-    (mutant O11): the primal value handed to the certificate is the last objective."""
+    ||L||_* + lam g(P_Omega(Z - L - b)) (a feasible point), not for the shrunk iterate S:
+    the primal value handed to the certificate is the last objective."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(25, 3)) @ rng.normal(size=(3, 12))
     X += np.where(rng.random(X.shape) < 0.1, 6.0, 0.0)

@@ -1,7 +1,7 @@
 """``observed_fit`` against least squares on the observed entries, with components
-orthonormal only to float32 rounding (the module's "U U^T itself, not I"; mutant M3
-uses I), exact zeros for rows with exactly k observed entries (mutant M8), and
-MissingPCAProblem.mean_sq_distance as the mean squared distance to the mean (M13)."""
+orthonormal only to float32 rounding (the module's "U U^T itself, not I"; a mutation
+uses I), exact zeros for rows with exactly k observed entries, and
+MissingPCAProblem.mean_sq_distance as the mean squared distance to the mean."""
 
 import numpy as np
 

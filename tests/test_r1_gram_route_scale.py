@@ -1,5 +1,5 @@
 """R1-PCA's Gram route is scale equivariant for huge data: its M = C^T G C grows
-as the fourth power of the data's scale and is divided by a unit first (mutant R8 drops
+as the fourth power of the data's scale and is divided by a unit first (a mutation drops
 that, so M overflows at 1e100)."""
 
 import numpy as np

@@ -1,7 +1,7 @@
 """R1-PCA with missing entries gives the rows it fits exactly (at most k observed
 entries, left out of the iteration) the loss's weight at a zero residual -- Huber's 1/2
 inside its cutoff (losses.HuberLoss: "the IRLS weight is 1/2 inside the cutoff") -- not
-1 (mutant R7)."""
+1."""
 
 import numpy as np
 

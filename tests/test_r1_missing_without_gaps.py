@@ -1,5 +1,5 @@
 """R1-PCA with missing entries and an empty mask is R1-PCA: the same weighted
-scatter of the *centred* data each step (mutant R6 takes the scatter of the uncentred
+scatter of the *centred* data each step (a mutation takes the scatter of the uncentred
 completed data, which pulls the subspace toward the mean)."""
 
 import numpy as np

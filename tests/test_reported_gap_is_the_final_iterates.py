@@ -1,5 +1,5 @@
 """A fit that stops without meeting gap_tol (max_iter) reports the certified gap
-of its *final* iterate, not a stale certificate of an earlier one (mutant A10).
+of its *final* iterate, not a stale certificate of an earlier one.
 
 Outlier pursuit has no refined certificate, so the reported gap must equal the dense
 weak-duality gap of the multiplier that ``return_dual`` gives (centred, scaled into

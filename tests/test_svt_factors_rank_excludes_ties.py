@@ -1,6 +1,6 @@
 """``svt_factors`` returns only the triplets with sigma_i > tau ("``s`` holds
 sigma_i - tau > 0, so ``len(s)`` is the rank of the result"), also when a singular value
-equals the threshold exactly (mutant P5 keeps a zero one)."""
+equals the threshold exactly (a mutation keeps a zero one)."""
 
 import numpy as np
 

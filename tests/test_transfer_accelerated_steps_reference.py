@@ -1,7 +1,7 @@
 """The accelerated (FISTA) proximal projected gradient of the rank-constrained
 RPCA (R-T-PCA's single-domain problem) takes its gradient at the extrapolated point
 (Beck & Teboulle's step), with the restart of the module: checked against a dense
-reference written out from those rules (mutant T12 keeps the residual of the current
+reference written out from those rules (a mutation keeps the residual of the current
 point, so the gradient is the current point's)."""
 
 import numpy as np
