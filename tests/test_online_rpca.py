@@ -27,16 +27,21 @@ def planted_stream(seed, n=600, d=60, rank=2, frac=0.05, gross=30.0, noise=0.05)
     return L + S + noise * rng.normal(size=(n, d)), L, support, basis
 
 
-def rotating_stream(seed, n=1200, d=40, speed=np.pi / 1200, gross_frac=0.03, noise=0.5):
+def rotating_stream(
+    seed, n=1200, d=40, speed=np.pi / 1200, gross_frac=0.03, noise=0.5, missing=0.0
+):
     """A rank-1 stream whose direction rotates by ``speed`` per sample in a plane (OR-PCA
     learns through residuals clipped at lambda2, about the noise: a drift is followed
-    while it moves an entry by less than that over the forgetting window)."""
+    while it moves an entry by less than that over the forgetting window); a share
+    ``missing`` of the entries NaN."""
     rng = np.random.default_rng(seed)
     a, b = np.linalg.qr(rng.normal(size=(d, 2)))[0].T
     angles = speed * np.arange(n)
     directions = np.cos(angles)[:, None] * a + np.sin(angles)[:, None] * b
     X = (20 + rng.normal(size=(n, 1))) * directions
     X += np.where(rng.random((n, d)) < gross_frac, 15.0, 0.0) + noise * rng.normal(size=(n, d))
+    if missing:
+        X[rng.random((n, d)) < missing] = np.nan
     return X, directions
 
 
@@ -77,8 +82,11 @@ def test_sparse_entries_barely_move_the_basis():
     assert err_robust < 0.05 and err_pca > 5 * err_robust
 
 
-def test_rotating_subspace_is_followed():
-    X, directions = rotating_stream(0)
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_rotating_subspace_is_followed(missing):
+    """With gaps too: the per-feature statistics of the observed entries decay by
+    ``forgetting_factor`` per sample, as the dense statistics do."""
+    X, directions = rotating_stream(0, missing=missing)
     tracked = OnlineRobustPCA(1, forgetting_factor=0.95, batch_size=10, burn_in=50, random_state=0)
     frozen = OnlineRobustPCA(1, forgetting_factor=1.0, batch_size=10, burn_in=50, random_state=0)
     lags = []
@@ -89,6 +97,7 @@ def test_rotating_subspace_is_followed():
             u = directions[start + 9]
             lags.append([1 - (model.components_[0] @ u) ** 2 for model in (tracked, frozen)])
     lags = np.array(lags)
+    assert (tracked.n_missing_ > 0) == (missing > 0)
     assert lags[:, 0].max() < 0.03  # within 10 degrees of the moving truth throughout
     assert lags[-1, 1] > 5 * lags[-1, 0]  # without forgetting the basis lags behind
 

@@ -317,23 +317,48 @@ def test_operators_never_modify_input_and_are_finite_on_zeros():
     assert np.all(rank_truncation(np.zeros((3, 2)), 1) == 0)
 
 
+def _threshold_draws(smallest: int):
+    """300 centred low-rank-plus-noise matrices of at least ``smallest`` rows and columns,
+    each with its singular values and a threshold between the (r+3)-th and the first."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        m, n = int(rng.integers(smallest, 300)), int(rng.integers(smallest, 300))
+        r = int(rng.integers(1, 15))
+        X = 5 + rng.normal(size=(m, r)) @ rng.normal(size=(r, n)) * 3
+        X += 0.1 * rng.normal(size=(m, n))
+        X -= X.mean(axis=0)
+        s = np.linalg.svd(X, compute_uv=False)
+        yield X, s, float(rng.uniform(s[min(len(s) - 1, r + 2)], s[0]))
+
+
 def test_partial_svt_leaves_out_no_singular_value_above_the_threshold():
     """Ritz values are lower bounds: one of a singular value just above the threshold
     can start below it. The partial route then reported rank 0 as converged (7 of these
     300 draws lost a value 0.1-0.9% above the threshold; this one, 88 x 218, sigma_1
     0.48% above). It is accepted only once the next Ritz value, within its residual, is
     below the threshold."""
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        m, n = int(rng.integers(20, 300)), int(rng.integers(20, 300))
-        r = int(rng.integers(1, 15))
-        X = 5 + rng.normal(size=(m, r)) @ rng.normal(size=(r, n)) * 3
-        X += 0.1 * rng.normal(size=(m, n))
-        X -= X.mean(axis=0)
-        s = np.linalg.svd(X, compute_uv=False)
-        tau = float(rng.uniform(s[min(len(s) - 1, r + 2)], s[0]))
+    for X, s, tau in _threshold_draws(20):
         exact = svt_factors(X, tau, solver="full")
         for hint in (1, 2):
             part = svt_factors(X, tau, rank_hint=hint, rng=np.random.default_rng(hint))
-            assert part.s.size == exact.s.size, (m, n, r, hint)
+            assert part.s.size == exact.s.size, (X.shape, hint)
             np.testing.assert_allclose(part.s, exact.s, rtol=1e-6, atol=1e-8 * s[0])
+
+
+def test_block_svt_leaves_out_no_singular_value_above_the_threshold():
+    """The same margin in the ALM's block SVT step (``alm_svt._block_svt``), which
+    accepts its triplets only once the next Ritz value, within its residual, is below the
+    threshold."""
+    from robustpca.solvers.alm_svt import _block_svt
+
+    checked = 0
+    for X, s, tau in _threshold_draws(40):
+        count = int(np.count_nonzero(s > tau))
+        for hint in (1, 2):
+            low, _ = _block_svt(X, tau, hint, None, np.random.default_rng(hint))
+            if low is None or isinstance(low, str):
+                continue  # asks for more columns, or gives up: not an answer
+            checked += 1
+            assert low.s.size == count, (X.shape, hint)
+            np.testing.assert_allclose(low.s, s[:count] - tau, rtol=1e-6, atol=1e-8 * s[0])
+    assert checked > 100
