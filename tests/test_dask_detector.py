@@ -521,3 +521,22 @@ def test_entries_whose_squares_overflow_are_refused_as_in_memory(key, value):
             ESTIMATORS[key]().fit(da.from_array(X, chunks=(25, 6)))
     start = f"X holds entries of magnitude up to {value:.3g} whose squares"
     assert str(chunked.value).startswith(start) and str(in_memory.value).startswith(start)
+
+
+@pytest.mark.parametrize("cls", [PCA, OptimalMeanPCA, ROBPCA], ids=lambda c: c.__name__)
+def test_lazy_scores_are_those_of_the_model_they_were_asked_of(cls):
+    """A lazy ``score_samples``, ``decision_function`` or ``predict`` computed after a
+    refit (the next fold of a search) is the result of the model it was asked of, as a
+    lazy ``transform`` is: ``decision_function`` had subtracted the old ``offset_`` from
+    the new model's scores."""
+    rng = np.random.default_rng(0)
+    X1 = rng.normal(size=(300, 6)) @ np.diag([5.0, 3.0, 1.0, 1.0, 1.0, 1.0])
+    X2 = rng.normal(size=(300, 6)) @ np.diag([1.0, 1.0, 1.0, 1.0, 3.0, 5.0]) + 4.0
+    Q = 2.0 * rng.normal(size=(60, 6))
+    model = cls(n_components=2, contamination=0.1).fit(X1)
+    names = ("score_samples", "decision_function", "predict", "transform")
+    eager = {name: getattr(model, name)(Q) for name in names}
+    lazy = {name: getattr(model, name)(da.from_array(Q, chunks=(25, 6))) for name in names}
+    model.fit(X2)
+    for name in names:
+        np.testing.assert_array_equal(lazy[name].compute(), eager[name], err_msg=name)

@@ -101,6 +101,27 @@ def test_decompose_is_lazy_by_row_blocks(cls):
         np.testing.assert_allclose(sparse[start : start + 45].compute(), want_sparse, atol=1e-9)
 
 
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_lazy_results_are_those_of_the_model_they_were_asked_of(cls):
+    """A lazy result computed after the stream went on is still the model's at the call
+    (``partial_fit`` updates the state ``decompose`` reads in place), as ``transform``'s.
+    ``decompose`` splits by row blocks, so it is compared block by block."""
+    Xn = planted_stream(6, n=400, d=20)[0]
+    Q = Xn[:40] + 1.0
+    dQ = da.from_array(Q, chunks=(20, 20))
+    model = cls(2, burn_in=50, random_state=0).partial_fit(Xn[:200])
+    names = ("score_samples", "decision_function", "predict", "transform")
+    eager = {name: getattr(model, name)(Q) for name in names}
+    blocks = [model.decompose(Q[start : start + 20]) for start in (0, 20)]
+    eager["decompose"] = tuple(np.concatenate(part) for part in zip(*blocks, strict=True))
+    lazy = {name: getattr(model, name)(dQ) for name in (*names, "decompose")}
+    model.partial_fit(1.5 * Xn[200:] + 3.0)
+    for name in names:
+        np.testing.assert_array_equal(lazy[name].compute(), eager[name], err_msg=name)
+    for part, expected in zip(lazy["decompose"], eager["decompose"], strict=True):
+        np.testing.assert_array_equal(part.compute(), expected, err_msg="decompose")
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     n=st.integers(1, 120),

@@ -218,3 +218,21 @@ def test_all_zero_weight_batch_cannot_start_a_stream_or_a_pass(Est):
     model = Est(n_components=2).partial_fit(X)
     with pytest.raises(ValueError, match="sample_weight"):
         model.partial_fit(X, sample_weight=np.zeros(30), new_pass=True)
+
+
+@pytest.mark.parametrize("Est", STREAMING[3:], ids=lambda c: c.__name__)
+def test_decompose_leaves_the_model_as_it_was(Est):
+    """``decompose`` does not update the model, not even the flags of the last batch's
+    gaps, which ``partial_fit`` reads after validating its batch: a reader in another
+    thread must not reset them (the NaN of that batch then reached the state)."""
+    import pickle
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 2)) @ rng.normal(size=(2, 20)) + 0.1 * rng.normal(size=(120, 20))
+    gapped = X[60:80].copy()
+    gapped[::3, ::4] = np.nan
+    model = Est(2, burn_in=40, batch_size=20, random_state=0).partial_fit(X[:60])
+    model.partial_fit(gapped)
+    before = pickle.dumps(model)
+    model.decompose(X[80:100])  # a batch without gaps
+    assert pickle.dumps(model) == before

@@ -18,6 +18,7 @@ row within ``tol``), so the parts depend on the chunking within that tolerance.
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Iterator
 
@@ -98,7 +99,9 @@ def lazy_decompose(est, X):
         chunks=((2,), *X.chunks),
         dtype=X.dtype,
         meta=np.empty((0, 0, 0), dtype=X.dtype),
-        est=est,
+        # the model of the call, whatever the stream does next: partial_fit updates the
+        # state that decompose reads in place (O(d r), and the burn-in's rows if any)
+        est=copy.deepcopy(est),
     )
     return both[0], both[1]
 

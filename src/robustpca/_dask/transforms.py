@@ -8,6 +8,8 @@ fit missing entries (:func:`robustpca._dask.missing.observed_block`).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -148,6 +150,10 @@ def lazy_rows(estimator, X, method):
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
     dtype = np.result_type(X.dtype, estimator.components_.dtype)
+    # the model as it is now: a later fit or partial_fit rebinds the attributes of the
+    # original (it does not change them in place), so the lazy result is that of the
+    # model it was asked of whenever it is computed, as transform's (which takes arrays)
+    estimator = copy.copy(estimator)
     return X.map_blocks(
         _rows_block,
         drop_axis=1,
@@ -155,7 +161,7 @@ def lazy_rows(estimator, X, method):
         dtype=dtype,
         meta=np.empty(0, dtype=dtype),
         estimator=estimator,
-        method=method,
+        method=getattr(estimator, method.__name__),
     )
 
 

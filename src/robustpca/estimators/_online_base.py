@@ -26,6 +26,7 @@ O(k) numbers per row); after ``fit``, against all its training rows, as every es
 from __future__ import annotations
 
 import collections
+import copy
 from typing import Any
 
 import numpy as np
@@ -506,6 +507,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         # the model is not updated: X must be where fit put it (partial_fit moves it)
         check_same_namespace(X, self, attribute="components_", method="decompose")
         xp, device = input_namespace(X)
-        X = self._validate_batch(to_numpy(X), first=False)
-        parts = host_copy(self)._split(X)
+        # validated by a copy: the batch's gap flags are the stream's (partial_fit reads
+        # them after validating), not to be reset by a reader in another thread
+        model = copy.copy(self)
+        X = model._validate_batch(to_numpy(X), first=False)
+        parts = host_copy(model)._split(X)
         return parts if xp is None else tuple(move_to(a, xp=xp, device=device) for a in parts)
