@@ -235,10 +235,12 @@ class IncrementalMixin:
         and ``converged_`` is False (a stream has no stopping rule). ``predict`` and
         ``decision_function`` use reference statistics recomputed after every call, at
         the current fit, from a random sample of at most 1,000 rows (and
-        :data:`REFERENCE_ENTRIES` entries) of those seen since the last ``new_pass``
+        :data:`REFERENCE_ENTRIES` entries, but never fewer than 64 rows) of those seen
+        since the last ``new_pass``
         (:class:`~robustpca.solvers.incremental.ReferenceSample`): while the rows seen
         are fewer, they are all of them, and PCA's diagnostics then equal those of
-        :meth:`fit`.
+        :meth:`fit`. The sample is part of the model: a pickle of it holds those rows,
+        in float64.
         """
         if is_dask_collection(X):
             raise TypeError(

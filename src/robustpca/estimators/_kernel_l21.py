@@ -331,10 +331,17 @@ class KernelL21PCA(BaseSubspaceEstimator):
         vals = np.where(keep, vals, 0.0)
         vecs = flip_component_signs(vecs.T).T  # deterministic signs
         root = np.sqrt(vals)
-        self._embed_coef = vecs * np.divide(1.0, root, out=np.zeros_like(root), where=keep)
         self.eigenvalues_, self.eigenvectors_ = vals, vecs
         self.n_embedding_ = vals.size
         return vecs * root  # Y = V Lambda^{1/2}, so Y Y^T = Kc
+
+    def _embedding_coefficients(self) -> np.ndarray:
+        """``V Lambda^{-1/2}`` (zero for the eigenvalues not kept): a new row's embedding
+        is its centred kernel row times these. Formed per call, not stored, so that the
+        model (and its pickle) holds the n x r eigenvectors once."""
+        root = np.sqrt(self.eigenvalues_)
+        inverse = np.divide(1.0, root, out=np.zeros_like(root), where=root > 0)
+        return self.eigenvectors_ * inverse
 
     def _use_arpack(self, n: int) -> bool:
         k = self.n_embedding
@@ -415,7 +422,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         Kc -= row_mean[:, None]
         Kc -= self._K_col_mean[None, :]
         Kc += self._K_mean
-        return X, row_mean, Kc @ self._embed_coef
+        return X, row_mean, Kc @ self._embedding_coefficients()
 
     @host_method()
     def embed(self, X):
