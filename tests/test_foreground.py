@@ -475,6 +475,21 @@ def test_detector_reuses_its_work_space_and_pickles_without_it():
     assert copy._work is None and np.array_equal(copy.scale_, detector.scale_)
 
 
+def test_a_detector_resumed_from_a_pickle_gives_the_uninterrupted_masks():
+    """A checkpoint between two batches: the loaded detector's masks and running scale
+    for the rest of the stream are those of the detector never pickled, bit for bit."""
+    import pickle
+
+    video, _ = planted_video(6, n=80)
+    whole, part = ForegroundDetector(), ForegroundDetector()
+    for start in range(0, 80, 20):
+        batch = video[start : start + 20]
+        np.testing.assert_array_equal(part.update(batch), whole.update(batch))
+        part = pickle.loads(pickle.dumps(part))
+    np.testing.assert_array_equal(part.scale_, whole.scale_)
+    assert part.n_frames_seen_ == whole.n_frames_seen_ == 80
+
+
 @pytest.mark.parametrize("channels", [(), (3,)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_update_may_work_in_the_residuals_memory(channels, dtype):

@@ -236,3 +236,33 @@ def test_decompose_leaves_the_model_as_it_was(Est):
     before = pickle.dumps(model)
     model.decompose(X[80:100])  # a batch without gaps
     assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("Est", STREAMING, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("checkpoint", [1, 4], ids=["in the burn-in", "after it"])
+def test_a_stream_resumed_from_a_pickle_is_the_uninterrupted_stream(Est, dtype, checkpoint):
+    """A model pickled between two batches (a checkpoint), loaded and fed the rest of
+    the stream ends where the uninterrupted stream ends, bit for bit: its state, random
+    generator and burn-in travel with it."""
+    import pickle
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 2)) @ rng.normal(size=(2, 12)) + 0.1 * rng.normal(size=(200, 12))
+    X[rng.random(X.shape) < 0.03] += 8.0
+    X = X.astype(dtype)
+    params = {"burn_in": 60} if Est in STREAMING[3:] else {}
+    whole = Est(2, random_state=0, **params)
+    part = Est(2, random_state=0, **params)
+    batches = [X[start : start + 20] for start in range(0, 200, 20)]
+    for i, batch in enumerate(batches):
+        whole.partial_fit(batch)
+        part.partial_fit(batch)
+        if i == checkpoint:
+            part = pickle.loads(pickle.dumps(part))
+    Q = X[:30] + 1.0
+    np.testing.assert_array_equal(part.components_, whole.components_)
+    np.testing.assert_array_equal(part.mean_, whole.mean_)
+    np.testing.assert_array_equal(part.decision_function(Q), whole.decision_function(Q))
+    np.testing.assert_array_equal(part.objective_history_, whole.objective_history_)
+    assert part.n_samples_seen_ == whole.n_samples_seen_ == 200
