@@ -49,7 +49,7 @@ def test_certified_gap_is_the_dense_weak_duality_gap(row_sparse, with_mean, seed
     )
 
 
-def test_penalty_growth_stops_at_its_cap():
+def test_penalty_growth_stops_at_its_cap(monkeypatch):
     """gap_tol=None: mu_{k+1} = min(rho mu_k, mu_max), mu_max = 1e7 mu_0 by default, so the
     SVT thresholds 1/mu never drop below 1/(1e7 mu_0)."""
     rng = np.random.default_rng(0)
@@ -63,20 +63,10 @@ def test_penalty_growth_stops_at_its_cap():
         thresholds.append(tau)
         return real(M, tau, **kw)
 
-    mp = pytest.MonkeyPatch()
-    mp.setattr(alm_observed, "svt_factors", spy)
-    try:
-        fit = solve_observed(
-            X,
-            observed,
-            lam=0.2,
-            rng=np.random.default_rng(0),
-            max_iter=60,
-            tol=1e-300,
-            gap_tol=None,
-        )
-    finally:
-        mp.undo()
+    monkeypatch.setattr(alm_observed, "svt_factors", spy)
+    fit = solve_observed(
+        X, observed, lam=0.2, rng=np.random.default_rng(0), max_iter=60, tol=1e-300, gap_tol=None
+    )
     mu0 = fit.info["mu"]
     assert len(thresholds) == 60
     assert min(thresholds) >= 1.0 / (1e7 * mu0) * (1 - 1e-12)
@@ -107,7 +97,7 @@ def test_first_iteration_starts_from_lin_et_als_multiplier():
 
 
 @pytest.mark.parametrize("row_sparse", [False, True])
-def test_the_reported_gap_certifies_the_reported_objective(row_sparse):
+def test_the_reported_gap_certifies_the_reported_objective(row_sparse, monkeypatch):
     """The final certificate is computed for the objective of the returned fit,
     ||L||_* + lam g(P_Omega(Z - L - b)) (a feasible point), not for the shrunk iterate S:
     the primal value handed to the certificate is the last objective."""
@@ -122,20 +112,16 @@ def test_the_reported_gap_certifies_the_reported_objective(row_sparse):
         seen.append(primal)
         return real(Z, Y, observed, lam, primal, *args, **kw)
 
-    mp = pytest.MonkeyPatch()
-    mp.setattr(alm_observed, "_certified_gap", spy)
-    try:
-        for max_iter in (2, 5, 12):
-            seen.clear()
-            fit = solve_observed(
-                X,
-                observed,
-                lam=0.3,
-                row_sparse=row_sparse,
-                rng=np.random.default_rng(0),
-                max_iter=max_iter,
-            )
-            objective = fit.objective[-1] * (0.3 if row_sparse else 1.0)  # nuclear + lam g
-            assert seen[-1] == pytest.approx(objective, rel=1e-9)
-    finally:
-        mp.undo()
+    monkeypatch.setattr(alm_observed, "_certified_gap", spy)
+    for max_iter in (2, 5, 12):
+        seen.clear()
+        fit = solve_observed(
+            X,
+            observed,
+            lam=0.3,
+            row_sparse=row_sparse,
+            rng=np.random.default_rng(0),
+            max_iter=max_iter,
+        )
+        objective = fit.objective[-1] * (0.3 if row_sparse else 1.0)  # nuclear + lam g
+        assert seen[-1] == pytest.approx(objective, rel=1e-9)
