@@ -33,10 +33,8 @@ What this module does differently, and why:
   (:func:`orpca_project`); the statistics then take the whole batch (``b = 1`` is the
   paper's algorithm).
 * **One component: a root.** With rank one, each row's coefficient is the root of an
-  increasing scalar function, found by regula falsi from a median start
-  (:func:`_project_rank_one`): the alternation converges at the rate of the share of
-  clipped entries, about half on video with :math:`\lambda_2` at the noise scale, and
-  stopped far from the minimiser at its iteration cap.
+  increasing scalar function, bracketed by regula falsi (:func:`_project_rank_one`):
+  the alternation crawls where many entries are clipped and stops far from the minimiser.
 * **Exact basis step.** The paper's Algorithm 3 sweeps the columns of :math:`L` once
   (block-coordinate descent, warm-started); the surrogate is a quadratic with the
   closed-form minimiser :math:`L = B(A + \lambda_1 I)^{-1}`, an ``r x r`` solve, which we
@@ -252,12 +250,16 @@ def _project_rank_one(
     root but crawls where many entries are clipped (its rate is their share of
     :math:`\lVert l\rVert^2`). Here: a median start (:func:`_median_start`), that step
     once, secant steps until the root is bracketed, then the Illinois form of regula
-    falsi, which keeps the bracket and converges superlinearly. The stopping rule is
-    Algorithm 2's (the low-rank part moves by at most ``tol`` times the row's norm).
-    ``lambda1`` may be one value per row. ``buf`` (like ``Z``, or None) is the
-    evaluations' work space. ``weights`` (like
-    ``Z``, 1 where observed and 0 at the gaps, where ``Z`` is 0), when given: the sums
-    run over each row's observed entries (:mod:`.orpca_observed`).
+    falsi, which keeps the bracket and converges superlinearly. A row stops once its
+    low-rank part is within ``tol`` times its norm of the exact one: a bracket twice
+    that wide (its midpoint is returned), or :math:`|\phi(r)|` at most
+    :math:`\lambda_1` times that distance (the slope is at least :math:`\lambda_1`).
+    Shorter steps are lengthened to it, as in Brent's method (at a kink, a short step
+    need not mean a near root, so Algorithm 2's rule would stop early). Each evaluation
+    runs on the rows still moving: a row's result does not depend on the batch.
+    ``lambda1`` may be one value per row. ``buf`` (like ``Z``, or None) is the work
+    space. ``weights`` (like ``Z``, 1 where observed and 0 at the gaps, where ``Z`` is
+    0), when given: the sums run over each row's observed entries (:mod:`.orpca_observed`).
     """
     dtype = Z.dtype
     buf = np.empty_like(Z) if buf is None else buf
@@ -267,54 +269,61 @@ def _project_rank_one(
     norm_sq = float(u64 @ u64)
     if not norm_sq > 0:  # no basis: phi(r) = lambda1 r
         return np.zeros((b, 1), dtype=dtype), 0
-    slope_max = norm_sq + lambda1
+    ridge = np.broadcast_to(np.asarray(lambda1, dtype=np.float64), (b,))
     lo, hi = dtype.type(-lambda2), dtype.type(lambda2)
-    limit = (tol * tol) * np.einsum("ij,ij->i", Z, Z, dtype=np.float64) / norm_sq
+    # the stopping distance in r: the low-rank part within tol times the row's norm
+    step_tol = tol * np.sqrt(np.einsum("ij,ij->i", Z, Z, dtype=np.float64) / norm_sq)
 
-    def phi(r: np.ndarray) -> np.ndarray:
-        np.multiply(r.astype(dtype)[:, None], u, out=buf)
-        np.subtract(Z, buf, out=buf)
+    def phi(rows: np.ndarray, r: np.ndarray) -> np.ndarray:
+        whole, work = rows.size == b, buf[: rows.size]
+        np.multiply(r.astype(dtype)[:, None], u, out=work)
+        np.subtract(Z if whole else Z[rows], work, out=work)
         if weights is not None:
-            np.multiply(buf, weights, out=buf)
-        np.clip(buf, lo, hi, out=buf)
-        return lambda1 * r - _right(buf, u[None, :])[:, 0].astype(np.float64)
+            np.multiply(work, weights if whole else weights[rows], out=work)
+        np.clip(work, lo, hi, out=work)
+        return ridge[rows] * r - _right(work, u[None, :])[:, 0].astype(np.float64)
 
-    r = _median_start(Z, u, weights)
+    out = _median_start(Z, u, weights)
+    rows, r = np.arange(b), out.copy()  # the rows still moving, and their iterates
     left, f_left = np.full(b, -np.inf), np.full(b, -np.inf)  # phi < 0 there
     right, f_right = np.full(b, np.inf), np.full(b, np.inf)  # phi >= 0 there
     last = np.zeros(b, dtype=np.int8)  # the end replaced last: -1 left, 1 right
-    r_prev = f_prev = None
+    r_prev, f_prev = np.full(b, np.nan), np.full(b, np.nan)
     n_eval = 0
-    while True:
-        f = phi(r)
+    while rows.size and n_eval < max_iter:
+        f = phi(rows, r)
         n_eval += 1
         below = f < 0
         side = np.where(below, -1, 1).astype(np.int8)
         # Illinois: the same end replaced twice halves the other end's value
         again = side == last
-        f_right = np.where(again & below, 0.5 * f_right, f_right)
-        f_left = np.where(again & ~below, 0.5 * f_left, f_left)
-        left, f_left = np.where(below, r, left), np.where(below, f, f_left)
-        right, f_right = np.where(below, right, r), np.where(below, f_right, f)
-        last = side
-        bracketed = np.isfinite(left) & np.isfinite(right)
-        slope = np.full(b, slope_max)
-        if r_prev is not None:  # the secant's slope, within the bounds of phi's
-            with np.errstate(divide="ignore", invalid="ignore"):
-                secant = (f - f_prev) / (r - r_prev)
-            good = np.isfinite(secant) & (secant > 0)
-            slope = np.where(good, np.minimum(secant, slope_max), slope_max)
+        fr = np.where(again & below, 0.5 * f_right, f_right)
+        fl = np.where(again & ~below, 0.5 * f_left, f_left)
+        lf, fl = np.where(below, r, left), np.where(below, f, fl)
+        rt, fr = np.where(below, right, r), np.where(below, fr, f)
+        bracketed = np.isfinite(lf) & np.isfinite(rt)
         with np.errstate(divide="ignore", invalid="ignore"):
-            falsi = left - f_left * (right - left) / (f_right - f_left)
+            secant = (f - f_prev) / (r - r_prev)  # NaN at the first evaluation
+            falsi = lf - fl * (rt - lf) / (fr - fl)
+        slope_max = norm_sq + ridge[rows]
+        slope = np.where(secant > 0, np.minimum(secant, slope_max), slope_max)
         new = np.where(bracketed, falsi, r - f / slope)
         new = np.where(np.isfinite(new), new, r)  # a flat stretch (lambda1 = 0) ends here
+        tol_r = step_tol[rows]
         move = new - r
-        done = move * move <= limit
-        done |= bracketed & ((right - left) ** 2 <= limit)
-        r_prev, f_prev, r = r, f, new
-        if n_eval >= max_iter or done.all():
-            break
-    return r.astype(dtype)[:, None], n_eval
+        short = np.abs(move) < tol_r  # lengthened to tol_r, towards the root
+        mid = np.where(bracketed, 0.5 * (lf + rt), np.where(below, np.inf, -np.inf))
+        new = np.where(short & below, np.minimum(r + tol_r, mid), new)
+        new = np.where(short & ~below, np.maximum(r - tol_r, mid), new)
+        # phi's slope is at least lambda1: |phi(r)| <= lambda1 tol_r puts r that close
+        exact = np.abs(f) <= ridge[rows] * tol_r
+        narrow = bracketed & (rt - lf <= 2 * tol_r)
+        out[rows] = np.where(exact, r, np.where(narrow, mid, new))
+        keep = ~(exact | narrow)
+        rows = rows[keep]
+        left, f_left, right, f_right = lf[keep], fl[keep], rt[keep], fr[keep]
+        last, r_prev, f_prev, r = side[keep], r[keep], f[keep], new[keep]
+    return out.astype(dtype)[:, None], n_eval
 
 
 def orpca_project(
@@ -353,7 +362,9 @@ def orpca_project(
         The most iterations (with one component: evaluations of the scalar function).
     tol : float, default=1e-4
         Stops when every row's low-rank part changes by at most ``tol`` times the row's
-        norm (the paper's criterion on :math:`r`, taken on :math:`Lr`).
+        norm (the paper's criterion on :math:`r`, taken on :math:`Lr`). With one
+        component, each row stops when its low-rank part is within that distance of the
+        exact minimiser's (:func:`_project_rank_one`).
     work : ndarray or None, default=None
         An array of ``Z``'s shape and dtype for the work space, returned as ``clipped``
         (a stream passes the last batch's, so that no new batch-sized memory is touched).
