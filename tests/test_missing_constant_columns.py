@@ -93,6 +93,36 @@ def test_constant_columns_ignore_the_missing_entries():
     _assert_constants(ranges.constants(), mask, values)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    gap=st.booleans(),
+)
+def test_a_fit_with_no_nan_takes_its_checks_from_the_column_ranges(seed, dtype, gap):
+    """A fit whose data hold no NaN takes the magnitude check and the constant columns
+    from one pass of column minima and maxima (``column_ranges``): the same constants as
+    the NaN-ignoring reductions, and None where a NaN makes the ranges NaN."""
+    from robustpca._validation import column_ranges
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(7, 5)).astype(dtype)
+    X[:, rng.random(5) < 0.4] = dtype(rng.normal())  # some constant columns
+    X[:, 0] = -0.0 if rng.random() < 0.5 else X[:, 0]  # -0.0 equals 0.0
+    if gap:
+        X[rng.integers(7), rng.integers(5)] = np.nan
+    ranges = column_ranges(X)
+    assert (ranges is None) == gap
+    if ranges is not None:
+        fast, slow = constant_columns(X, ranges=ranges), constant_columns(X)
+        assert (fast is None) == (slow is None)
+        if fast is not None:
+            _assert_constants(fast, slow.mask, slow.values)
+        model = PCA(n_components=2).fit(X)  # the fit's own constants agree
+        expected = model_constants(slow, model.mean_, model.components_)
+        assert (model._unmodelled_constants is None) == (expected is None)
+
+
 def test_the_informative_entries_leave_out_the_constant_columns():
     X = np.array([[1.0, 2.0, 3.0], [1.0, np.nan, 4.0], [np.nan, 6.0, 5.0]])
     missing = np.isnan(X)

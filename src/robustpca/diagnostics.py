@@ -313,8 +313,13 @@ def diagnostic_reference(
         od_rows &= w > 0  # a zero weight removes a row
         score_rows &= w > 0
         w, w_od = w[score_rows], w[od_rows]
-    norms = np.sqrt(np.sum(scores[od_rows] ** 2, axis=1) + od[od_rows] ** 2)
-    scores, od = scores[score_rows], od[od_rows]
+    if not od_rows.all():
+        scores_od, od = scores[od_rows], od[od_rows]
+    else:
+        scores_od = scores
+    norms = np.sqrt(np.einsum("ij,ij->i", scores_od, scores_od) + od**2)
+    if not score_rows.all():
+        scores = scores[score_rows]
     rule = getattr(model, "_od_cutoff_rule", None)
     eigenvalues = getattr(model, "explained_variance_", None)
     if rule in RRCOV_RULES and eigenvalues is not None:
@@ -348,7 +353,8 @@ def diagnostic_reference(
         rule, centre, scale, location, spread, od_skew, sd_skew, applies, floor, span_od=span
     )
     if scores.shape[0]:
-        deviation = np.max(np.abs(scores - centre), axis=0)
+        # max |score - centre| per column, without a (n, k) temporary
+        deviation = np.maximum(scores.max(axis=0) - centre, centre - scores.min(axis=0))
         reference = replace(reference, score_rounding=score_rounding(scale, deviation, floor))
     if rule != "scores" or not scores.shape[0]:
         return reference

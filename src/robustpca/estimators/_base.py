@@ -43,6 +43,7 @@ from .._validation import (
     check_nonnegative_float,
     check_observed,
     check_positive_int,
+    column_ranges,
     is_dask_collection,
     missing_mask,
     weighted_rows,
@@ -251,6 +252,7 @@ class BaseSubspaceEstimator(
         in_namespace = (
             xp is not None and hasattr(self, "_fit_solver_namespace") and sample_weight is None
         )
+        ranges = None  # the column ranges of NumPy data with no NaN (column_ranges)
         if in_namespace:
             X = validate_data(
                 self,
@@ -272,9 +274,11 @@ class BaseSubspaceEstimator(
                 reset=True,
                 ensure_all_finite=self._finite,
             )
-            check_magnitude(X)
+            ranges = column_ranges(X) if self._supports_missing else None
+            check_magnitude(X, ranges=ranges)
         self._validate_common()
-        missing = missing_mask(X) if self._supports_missing and not in_namespace else None
+        with_gaps = self._supports_missing and not in_namespace and ranges is None
+        missing = missing_mask(X) if with_gaps else None
         n_samples, n_features = X.shape
         # n_components=None: as many as the rows the weights make (a row of weight 0 is
         # no row, one of weight 2 two rows), or the features
@@ -300,17 +304,20 @@ class BaseSubspaceEstimator(
             dtype = X.dtype
         finish_fit(self, dtype, xp, device)
         self._unmodelled_constants = (
-            self._model_constants(X, xp if in_namespace else np) if self._supports_missing else None
+            self._model_constants(X, xp if in_namespace else np, ranges)
+            if self._supports_missing
+            else None
         )
         self._set_outlier_reference(X, sample_weight)
         return X
 
-    def _model_constants(self, X, xp):
+    def _model_constants(self, X, xp, ranges=None):
         """The training data's constant columns that the fitted model does not use
         (:func:`~robustpca.solvers.informative_coordinates.model_constants`): their
-        entries count as unobserved in the fits and diagnostics of rows with NaN."""
+        entries count as unobserved in the fits and diagnostics of rows with NaN
+        (``ranges``: the column ranges of ``X``, where the fit has them)."""
         if xp is np:
-            constants = constant_columns(X)
+            constants = constant_columns(X, ranges=ranges)
         else:  # only the column ranges cross from the device
             ranges = [np.asarray(to_numpy(f(X, axis=0))) for f in (xp.min, xp.max)]
             constants = constant_columns(np.stack(ranges).astype(np.float64))

@@ -88,11 +88,16 @@ class ConstantColumns:
         return ConstantColumns(mask, np.where(mask, self.values, 0.0)) if mask.any() else None
 
 
-def constant_columns(X: np.ndarray, missing: np.ndarray | None = None) -> ConstantColumns | None:
+def constant_columns(
+    X: np.ndarray,
+    missing: np.ndarray | None = None,
+    ranges: tuple[np.ndarray, np.ndarray] | None = None,
+) -> ConstantColumns | None:
     """The columns of ``X`` whose observed entries are all equal (not one with no
     observed entry), or None where none is (module docstring, "Constant columns").
 
-    Two NaN-ignoring reductions (``np.fmin``, ``np.fmax``).
+    Two NaN-ignoring reductions (``np.fmin``, ``np.fmax``), or none where ``ranges``
+    gives the column minima and maxima of an ``X`` with no NaN and no ``missing``.
 
     Parameters
     ----------
@@ -100,6 +105,9 @@ def constant_columns(X: np.ndarray, missing: np.ndarray | None = None) -> Consta
         The data; NaN entries are unobserved.
     missing : ndarray of bool, shape (n_samples, n_features) or None, default=None
         Entries treated as unobserved, besides the NaN ones.
+    ranges : tuple of two ndarrays of shape (n_features,) or None, default=None
+        The column minima and maxima of ``X``
+        (:func:`~robustpca._validation.column_ranges`), where the caller has them.
 
     Returns
     -------
@@ -107,8 +115,11 @@ def constant_columns(X: np.ndarray, missing: np.ndarray | None = None) -> Consta
     """
     X = np.asarray(X)
     if missing is not None and missing.any():
-        X = np.where(missing, np.nan, X)
-    low, high = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
+        X, ranges = np.where(missing, np.nan, X), None
+    if ranges is not None:
+        low, high = ranges
+    else:
+        low, high = np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0)
     constant = low == high  # False for a column with no observed entry (NaN)
     if not constant.any():
         return None
