@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from robustpca import PCA, OptimalMeanPCA
 from robustpca.datasets import occlude_blocks
-from robustpca.diagnostics import outlier_diagnostics, plot_outlier_map
+from robustpca.diagnostics import DiagnosticReference, outlier_diagnostics, plot_outlier_map
 from robustpca.linalg import RANK_RTOL
 
 
@@ -452,6 +452,33 @@ def test_rounding_on_components_of_zero_scale_flags_nothing_on_fault(adbench):
     # a row moved off a zero-scale component by 1e-3 of its norm is still flagged
     off = X[:3] + 1e-3 * np.linalg.norm(X[:3], axis=1, keepdims=True) * model.components_[-1]
     assert np.all(model.predict(off) == -1)
+
+
+def test_the_row_that_sets_the_score_rounding_stays_within_it():
+    """The training rows' largest deviation on a component of zero scale sets its
+    rounding unit; a later ``transform`` of that row rounds its products otherwise (by
+    about 1e-12 of it on 12_fault, with the BLAS's blocking and the buffers' alignment),
+    and once landed just beyond the unit, so that the test above failed in four runs of
+    six. The unit has the floor's margin above the largest deviation."""
+    from robustpca._distance_rounding import score_rounding
+
+    largest, floor = np.array([3.0, 2e-5]), 1e-9
+    unit = score_rounding(np.array([1.0, 0.0]), largest, floor)
+    assert unit[0] == floor and unit[1] >= largest[1] * (1 + 1e-6)
+    reference = DiagnosticReference(
+        "scores",
+        np.zeros(2),
+        np.array([1.0, 0.0]),
+        0.0,
+        1.0,
+        0.0,
+        0.0,
+        False,
+        floor,
+        score_rounding=unit,
+    )
+    again = np.array([[0.5, largest[1] * (1 + 1e-12)]])  # the same row, rounded otherwise
+    np.testing.assert_allclose(reference.score_distances(again), [0.5], rtol=1e-15)
 
 
 def test_scores_rule_sd_cutoff_agrees_with_chi2_on_gaussian_scores():

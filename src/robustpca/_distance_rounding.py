@@ -58,8 +58,11 @@ def rounding_levels(model, median_norm: float, largest: float) -> RoundingLevels
 def score_rounding(scale: np.ndarray, largest: np.ndarray, floor: float) -> np.ndarray:
     """:attr:`DiagnosticReference.score_rounding` from the training rows' ``largest``
     deviations: on a component of zero scale they are rounding (that of the scores of
-    an eigendecomposition is about ``sqrt(eps)`` times the spread, not ``eps``)."""
-    return np.where(scale > 0, floor, np.maximum(np.nan_to_num(largest, nan=0.0), floor))
+    an eigendecomposition is about ``sqrt(eps)`` times the spread, not ``eps``), plus
+    ``floor``: a later ``transform`` of the same row rounds its products otherwise (the
+    BLAS's blocking and the buffers' alignment vary from call to call), so the row
+    that set the largest could land just beyond it."""
+    return np.where(scale > 0, floor, np.nan_to_num(largest, nan=0.0) + floor)
 
 
 def span_od(model, k: int, spanned: bool, levels: RoundingLevels) -> float:
