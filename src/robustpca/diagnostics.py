@@ -313,10 +313,7 @@ def diagnostic_reference(
         od_rows &= w > 0  # a zero weight removes a row
         score_rows &= w > 0
         w, w_od = w[score_rows], w[od_rows]
-    if not od_rows.all():
-        scores_od, od = scores[od_rows], od[od_rows]
-    else:
-        scores_od = scores
+    scores_od, od = (scores, od) if od_rows.all() else (scores[od_rows], od[od_rows])
     norms = np.sqrt(np.einsum("ij,ij->i", scores_od, scores_od) + od**2)
     if not score_rows.all():
         scores = scores[score_rows]
