@@ -285,9 +285,9 @@ def adjusted_outlyingness_chunked(
 
 def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x, least):
     """The moments of the rows within the skewed OD cutoff (``od <= cutoff``, the largest
-    OD below the fence: every row below the fence, or all rows when none is) or at most
-    ``least`` (the ODs' rounding, :func:`~robustpca.solvers.robpca.od_rounding`), and the
-    passes run."""
+    OD below the fence: every row below the fence, or those at it when none is below, as
+    :func:`~robustpca.robust_scale.skewed_cutoff` gives) or at most ``least`` (the ODs'
+    rounding, :func:`~robustpca.solvers.robpca.od_rounding`), and the passes run."""
     from ..robust_scale import medcouple, skewed_fence
 
     values, passes = select_ranks(run, row_index, od, quantile_ranks(n)[None, :], od(pilot_x))
@@ -295,8 +295,9 @@ def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x, least):
     fence = skewed_fence(q1, q3, medcouple(sample_od[:, 0]))
     cutoff = max(fence, np.nextafter(least, np.inf))
     kept = run(_moments_below_pass, row_index, values=od, cutoff=cutoff, coords=scores)["m"]
-    if kept.count == 0:  # no OD below the fence: rrcov keeps them all
-        kept = run(_moments_below_pass, row_index, values=od, cutoff=np.inf, coords=scores)["m"]
+    if kept.count == 0:  # no OD below the fence: the cutoff is the fence (a quartile's tie)
+        cutoff = np.nextafter(max(fence, least), np.inf)
+        kept = run(_moments_below_pass, row_index, values=od, cutoff=cutoff, coords=scores)["m"]
         passes += 1
     return kept, passes + 1
 
