@@ -31,7 +31,12 @@ from .chunked_gram import GramPasses, GramWeightedPCA
 from .l21_pca import _inverse_sqrt_psd, _maximize_l21, _principal_axes
 from .optimal_mean import solve_optimal_mean_pca, solve_weighted_pca
 from .r1_pca import _GramIterate, _minimize_r1, _orth_qr, _r1_result
-from .reweighting import ReweightingResult, minimize_reweighted, minimize_reweighted_pca
+from .reweighting import (
+    EXACT_RESIDUAL_RTOL,
+    ReweightingResult,
+    minimize_reweighted,
+    minimize_reweighted_pca,
+)
 from .reweighting_progress import returned_residuals
 
 __all__ = [
@@ -232,6 +237,11 @@ def solve_generalized_mean_pca_gram(
     """
     problem = GramWeightedPCA(passes, n_components, rng, center=False, reference=mean_coef)
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
+    # the in-memory exact stop: the rows' largest distance to the centre, from G:
+    # ||x0_i - X0^T a||^2 = G_ii - 2 (G a)_i + a^T G a
+    G, a = passes.gram, np.asarray(mean_coef, dtype=np.float64)
+    Ga = G @ a
+    largest = float(np.sqrt(max(float(np.max(np.diag(G) - 2.0 * Ga + a @ Ga)), 0.0)))
     res = minimize_reweighted_pca(
         problem,
         loss,
@@ -239,6 +249,7 @@ def solve_generalized_mean_pca_gram(
         max_iter=max_iter,
         tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
         callback=callback,
+        exact_below=EXACT_RESIDUAL_RTOL * largest,
     )
     sub = res.solution
     residuals, weights = returned_residuals(res, loss)
