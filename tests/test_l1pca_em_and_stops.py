@@ -1,0 +1,112 @@
+"""PCA-L1 (Kwak 2008): the EM over missing entries, and the iteration's stopping rules.
+
+Mutation audit: each of these changes left the suite passing -- the EM's stop without
+its ``EM_TOL`` floor, its dispersion taken about the origin instead of the mean,
+completing the gaps once more after a callback stop, the remaining directions after a
+callback stop other than Kwak's starting points, perturbing past ``max_iter``, and
+detecting zero projections only when exactly zero (not to rounding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robustpca.solvers import StopReason
+from robustpca.solvers.l1_pca import EM_TOL, solve_l1_pca, solve_l1_pca_missing
+from robustpca.solvers.missing import initial_fill
+
+
+def gappy_data(seed=0):
+    """Rank 2 plus noise, at most one gap per row (so no row is fitted exactly and every
+    row takes part in the EM)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 6)) * 3 + 0.3 * rng.normal(size=(60, 6))
+    missing = np.zeros(X.shape, dtype=bool)
+    rows = np.flatnonzero(rng.random(60) < 0.5)
+    missing[rows, rng.integers(0, 6, rows.size)] = True
+    return X + 2.0, missing
+
+
+def relative_changes(history):
+    h = np.asarray(history)
+    return np.abs(np.diff(h)) / np.abs(h[:-1])
+
+
+def test_em_stops_at_the_first_change_below_em_tol():
+    """With the default ``tol = 0`` the EM stops once the dispersion changes by at most
+    ``EM_TOL`` (relative), not only when it stops changing at all."""
+    X, missing = gappy_data()
+    result = solve_l1_pca_missing(X, missing, 2, rng=np.random.default_rng(0))
+    assert result.converged
+    changes = relative_changes(result.objective)
+    assert changes[-1] <= EM_TOL
+    assert np.all(changes[:-1] > EM_TOL)
+
+
+def test_em_dispersion_is_translation_invariant():
+    """The EM's objective is the L1 dispersion about the mean,
+    ``sum |w_j^T (x_i - m)|``: shifting the data shifts the mean only, and leaves the
+    objective history and the components unchanged."""
+    X, missing = gappy_data()
+    a = solve_l1_pca_missing(X, missing, 2, rng=np.random.default_rng(0))
+    b = solve_l1_pca_missing(X + 100.0, missing, 2, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-10)
+    np.testing.assert_allclose(b.mean, a.mean + 100.0, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(b.components), np.abs(a.components), atol=1e-10)
+
+
+def test_callback_stop_keeps_the_current_completion():
+    """A callback stop in the first completion ends the EM there: the dispersion reported
+    is that of the starting completion (columns' medians in the gaps), which is not
+    completed again by the interrupted fit."""
+    X, missing = gappy_data(1)
+    result = solve_l1_pca_missing(
+        X, missing, 2, rng=np.random.default_rng(0), callback=lambda it, state: True
+    )
+    assert result.stop_reason == StopReason.CALLBACK and result.objective.size == 1
+    filled = initial_fill(X, missing)
+    expected = np.abs((filled - result.mean) @ result.components.T).sum()
+    np.testing.assert_allclose(result.objective[-1], expected, rtol=1e-12)
+
+
+def test_directions_after_a_callback_stop_are_kwak_starting_points():
+    """After a callback stop the remaining directions are not iterated: each is Kwak's
+    start, the largest sample of the deflated data, normalised."""
+    X = np.random.default_rng(2).standard_t(2, size=(40, 5))
+    result = solve_l1_pca(X, 3, rng=np.random.default_rng(0), callback=lambda it, state: True)
+    R = X - result.mean
+    for j in range(3):
+        if j > 0:
+            norms = np.linalg.norm(R, axis=1)
+            start = R[np.argmax(norms)] / norms.max()
+            np.testing.assert_allclose(result.components[j], start, atol=1e-12)
+        w = result.components[j]
+        R = R - np.outer(R @ w, w)
+
+
+def test_max_iter_is_respected_at_a_fixed_point_that_needs_a_perturbation():
+    """The first step on these data reaches the fixed point ``(1, 0)``, where the samples
+    ``(0, +-1)`` project to zero, so Kwak perturbs ``w``. With ``max_iter=1`` the
+    iteration has no step left: it stops at ``max_iter`` after one iteration; without
+    the cap the perturbation reaches the maximum ``sqrt(68)``."""
+    X = np.array([[4.0, 0.0], [-4.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    capped = solve_l1_pca(X, 1, rng=np.random.default_rng(0), max_iter=1)
+    assert capped.stop_reason == StopReason.MAX_ITER and capped.n_iter == 1
+    np.testing.assert_allclose(capped.objective, [8.0])
+    free = solve_l1_pca(X, 1, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(free.objective[-1], np.sqrt(68.0))
+
+
+@pytest.mark.parametrize("degrees", [0.5, 2.5, 4.5, 5.0, 5.5])
+def test_projections_zero_to_rounding_still_trigger_the_perturbation(degrees):
+    """Rotated by a small angle, the start ``w`` is orthogonal to the samples ``(0, 1)``
+    only up to rounding: their polarity is then decided by rounding, and where it lands
+    on -1 the iteration stops at a non-maximal fixed point (objective 8). Projections
+    of at most ``sqrt(eps)`` times the sample's norm count as zero, so Kwak's
+    perturbation still leads to the maximum ``20/sqrt(5)``."""
+    t = np.radians(degrees)
+    rotation = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    X = np.array([[4.0, 0.0], [0.0, 1.0], [0.0, 1.0], [-2.0, -1.0], [-2.0, -1.0]]) @ rotation.T
+    result = solve_l1_pca(X, 1, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(result.objective[-1], 20.0 / np.sqrt(5.0), rtol=1e-12)
