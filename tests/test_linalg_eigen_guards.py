@@ -169,3 +169,13 @@ def test_mean_sq_distance_is_about_the_arithmetic_mean(route, case):
     problem = WeightedPCAProblem(X, 2, np.random.default_rng(0), route=route, **kw)
     expected = np.mean(np.sum((X - X.mean(axis=0)) ** 2, axis=1))
     assert problem.mean_sq_distance() == pytest.approx(expected, rel=1e-12)
+
+
+def test_gram_basis_is_the_shifted_product():
+    """``gram_basis`` (exported, used by no route of the package) is ``(X0 - 1 m^T)^T
+    coef`` with ``m = X0^T offset_coef``, formed without the n x d copy."""
+    rng = np.random.default_rng(8)
+    X0, c, coef = rng.normal(size=(9, 14)), rng.uniform(size=9), rng.normal(size=(9, 3))
+    c /= c.sum()
+    expected = (X0 - np.outer(np.ones(9), X0.T @ c)).T @ coef
+    np.testing.assert_allclose(linalg.gram_basis(X0, c, coef), expected, atol=1e-12)
