@@ -239,7 +239,7 @@ def solve_generalized_mean_pca_gram(
     loss = L2pLoss(p=2.0 * p, epsilon=delta)
     # the in-memory exact stop: the rows' largest distance to the centre, from G:
     # ||x0_i - X0^T a||^2 = G_ii - 2 (G a)_i + a^T G a
-    G, a = passes.gram, np.asarray(mean_coef, dtype=np.float64)
+    G, a = np.asarray(passes.gram), np.asarray(mean_coef, dtype=np.float64)
     Ga = G @ a
     largest = float(np.sqrt(max(float(np.max(np.diag(G) - 2.0 * Ga + a @ Ga)), 0.0)))
     res = minimize_reweighted_pca(
