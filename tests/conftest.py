@@ -343,14 +343,18 @@ def random_data(seed, n, d, outliers=True):
 def assert_translation_equivariant(estimator, seed, shift, wide, components_atol):
     """``estimator`` fitted to random data (60 x 8, or 20 x 50 if ``wide``) and to the same
     data moved by ``shift`` times a random offset: the mean moves by the offset and the
-    subspace stays (to ``components_atol``). Returns the two fits."""
+    subspace stays (to ``components_atol``). The mean is compared off the subspace: within
+    it an optimal mean is not identified (Nie et al. 2014), and two fits of wide data
+    stopped at ``max_iter`` had means 1e-4 apart along it (seed 256). Returns the fits."""
     n, d = (20, 50) if wide else (60, 8)
     X = random_data(seed, n, d)
     offset = shift * np.random.default_rng(seed + 1).normal(size=d)
     a = quiet_fit(clone(estimator), X)
     b = quiet_fit(clone(estimator), X + offset)
     scale = np.abs(X).max() + np.abs(offset).max()
-    np.testing.assert_allclose(b.mean_, a.mean_ + offset, atol=1e-7 * scale)
+    moved = b.mean_ - (a.mean_ + offset)
+    moved -= a.components_.T @ (a.components_ @ moved)
+    np.testing.assert_allclose(moved, 0.0, atol=1e-7 * scale)
     np.testing.assert_allclose(
         projector(b.components_), projector(a.components_), atol=components_atol
     )
