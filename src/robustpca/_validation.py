@@ -19,6 +19,7 @@ __all__ = [
     "as_generator",
     "check_bool",
     "check_coordinates",
+    "check_enough_observed",
     "check_finite_sums",
     "check_magnitude",
     "check_n_components",
@@ -292,11 +293,16 @@ def check_observed(missing: np.ndarray, n_components: int | None, *, where: str 
             f"{_listed(empty_cols)} (0-based); drop them."
         )
     n, d = missing.shape
-    k = int(n_components)
+    check_enough_observed(int(missing.size - missing.sum()), n, d, int(n_components), where)
+
+
+def check_enough_observed(observed: int, n: int, d: int, k: int, where: str = "X") -> None:
+    """Raise :func:`check_observed`'s ``ValueError`` when ``observed`` entries of ``n x d``
+    data with NaN are fewer than the parameters of a rank-``k`` affine model (the
+    chunked routes, which count the NaN in a pass)."""
     if k >= d:  # the subspace is the whole space: every completion fits exactly
         return
     needed = d + k * (d - k) + n * k
-    observed = int(missing.size - missing.sum())
     if observed < needed:
         raise ValueError(
             f"{where} has NaN (missing entries) and only {observed} observed entries, "

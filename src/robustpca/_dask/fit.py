@@ -188,7 +188,7 @@ def _fit_optimal_mean(est, X, run, rng, sample_weight):
         result = solve_optimal_mean_pca_gram(run, k, loss, rng=rng, **iteration)
         per_sample = None
     else:
-        counts = counts_pass(run)
+        counts = counts_pass(run, X.shape, k)
         training_constants(est, counts)
         moments = counts["moments"]
         loss, est.epsilon_ = est._loss_for_scale(float(np.trace(moments.scatter)) / X.shape[0])
@@ -243,7 +243,7 @@ def _fit_pca(est, X, run, rng, sample_weight):
         w = check_sample_weight(computed if check_weights else sample_weight, X.shape[0])
         result = solve_weighted_pca_gram(run, est.n_components_, w, rng=rng)
     else:
-        counts = counts_pass(run, sample_weight, check_weights)
+        counts = counts_pass(run, X.shape, est.n_components_, sample_weight, check_weights)
         training_constants(est, counts)
         moments = counts["moments"]
         if not moments.weight > 0:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _listed, check_finite_sums
+from .._validation import _listed, check_enough_observed, check_finite_sums
 from ..solvers.chunked import weights_are_local
 from ..solvers.chunked_missing import (
     missing_counts_pass,
@@ -27,9 +27,11 @@ from ..solvers.missing import observed_fit
 __all__ = ["counts_pass", "fit_missing", "lazy_rows", "observed_block", "training_constants"]
 
 
-def counts_pass(run, sample_weight=None, check_weights=False) -> dict:
+def counts_pass(run, shape, n_components: int, sample_weight=None, check_weights=False) -> dict:
     """The first pass of PCA and RPCA-OM on the tall route: the moments (exactly those
-    of the complete-data first pass) and the number of missing entries."""
+    of the complete-data first pass) and the number of missing entries; with NaN, the
+    in-memory checks of empty columns and of too few observed entries (``shape``: the
+    data's)."""
     counts = run(missing_counts_pass, sample_weight, check_weights=check_weights)
     check_finite_sums(counts["moments"].scatter)
     if counts["empty_rows"]:
@@ -40,6 +42,9 @@ def counts_pass(run, sample_weight=None, check_weights=False) -> dict:
     if counts["n_missing"] and empty.size:
         shown = ", ".join(str(int(j)) for j in empty[:10])
         raise ValueError(f"X has columns with no observed entry (all NaN): column(s) {shown}.")
+    if counts["n_missing"]:
+        n, d = (int(v) for v in shape)
+        check_enough_observed(n * d - int(counts["n_missing"]), n, d, int(n_components))
     return counts
 
 

@@ -432,6 +432,8 @@ def _split(bins: _Bins, heavy: set, low: float, high: float) -> np.ndarray:
 
 # --------------------------------------------------------------------------- stages
 def _resolve(kind, windows: dict, j: int, total: float, share: float, whole: bool):
+    if kind in ("median", "median_mad") and not total > 0:  # no row: no median (NaN)
+        return np.nan if kind == "median" else (np.nan, np.nan)
     if kind == "offset":
         return offset_from_window(windows[(j, 0)], contamination_target(share, total, whole))
     if kind == "lower_median":
@@ -462,6 +464,7 @@ def exact_statistics(
         Per column: None (the summary only), the median, ``(median, MAD)`` (MAD times 1.4826), the
         first value whose cumulative weight reaches half the total (the weighted median of
         :mod:`~.likelihood`; 0 without weight) or the ``contamination_offset`` at ``share``.
+        A median (and MAD) of a column with no weight is NaN: callers test the count.
     n : int
     pilot : tuple of (ndarray, ndarray or None) or None, default=None
         ``(pilot_x, pilot_w)``: rows whose values give the bins (above :data:`SMALL_ROWS`).
