@@ -74,8 +74,8 @@ CONFIGS = [
     ("r1-fixed", lambda: R1PCA(3, threshold=1.0), lambda m: m.n_iter_ + 2),
     ("r1-cauchy", lambda: R1PCA(3, loss="cauchy"), lambda m: 2 * m.n_iter_ + 2),
     ("pca", lambda: PCA(3), lambda m: 1),
-    ("gm", lambda: GeneralizedMeanPCA(3), lambda m: 1 + m.center_n_iter_ + m.n_iter_),
-    ("gm-mean", lambda: GeneralizedMeanPCA(3, center="mean", p=0.5), lambda m: 1 + m.n_iter_),
+    ("gm", lambda: GeneralizedMeanPCA(3), lambda m: 2 + m.center_n_iter_ + m.n_iter_),
+    ("gm-mean", lambda: GeneralizedMeanPCA(3, center="mean", p=0.5), lambda m: 2 + m.n_iter_),
     ("an", lambda: AdaptiveNeighborsPCA(3), lambda m: 2 * m.n_iter_),
     (
         "an-random",

@@ -6,8 +6,8 @@ In memory, Algorithm 2 stops once every weighted row is reconstructed to within
 (``solvers.generalized_mean.solve_generalized_mean_pca``). The Dask fit's wide route
 (``chunked_gram_pca.solve_generalized_mean_pca_gram``) did not test at all and
 re-weighted the rounding of an exact fit; it now takes that distance from the Gram
-matrix. (The tall route still tests against the rows' RMS distance, the rule of
-RPCA-OM: the largest distance to the centre would cost a pass.)
+matrix. The tall route tested against the rows' RMS distance (RPCA-OM's rule); it now
+takes the largest distance in one pass.
 """
 
 from __future__ import annotations
@@ -39,3 +39,22 @@ def test_wide_route_stops_on_an_exact_fit_as_in_memory():
     assert (a.stop_reason_, a.n_iter_) == ("every row the fit weighs is reconstructed "
                                            "exactly (its residual is rounding)", 1)  # fmt: skip
     assert (b.stop_reason_, b.n_iter_) == (a.stop_reason_, a.n_iter_)
+
+
+@pytest.mark.parametrize("center", ["mean", "generalized"])
+def test_tall_route_tests_exactness_against_the_largest_distance(center):
+    """300 rows on an affine plane in 6 dimensions, three of them 1e6 out along it, with
+    noise of 1e-2 off it: the residuals are below ``EXACT_RESIDUAL_RTOL`` times the
+    largest distance to the centre (6e-2) but not times the RMS distance (6e-3). In
+    memory the loop stops as exact after one iteration; the tall Dask route must too."""
+    rng = np.random.default_rng(0)
+    basis = np.linalg.qr(rng.normal(size=(6, 2)))[0].T
+    Z = rng.normal(size=(300, 2))
+    Z[:3] *= 1e6
+    X = Z @ basis + 3.0 + 1e-2 * rng.normal(size=(300, 6))
+    a = GeneralizedMeanPCA(2, p=0.5, center=center).fit(X)
+    b = GeneralizedMeanPCA(2, p=0.5, center=center).fit(
+        da.from_array(X, chunks=((100, 1, 199), (6,)))
+    )
+    assert a.stop_reason_.startswith("every row the fit weighs is reconstructed exactly")
+    assert (b.stop_reason_, b.n_iter_) == (a.stop_reason_, a.n_iter_) == (a.stop_reason_, 1)

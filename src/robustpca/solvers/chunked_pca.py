@@ -54,6 +54,7 @@ from .chunked import (
     reweight_pass,
     weights_are_local,
 )
+from .chunked_state import largest_distance_pass
 from .chunked_steps import SubspaceIterationStep, SubspaceState, WeightedPCAStep
 from .convex_maximization import l21_row_subgradients, maximize_linearized
 from .l21_pca import l21_objective
@@ -328,6 +329,7 @@ def solve_generalized_mean_pca_chunked(
     """
     mean = np.asarray(mean, dtype=np.float64)
     step = WeightedPCAStep(n_components, center=mean)
+    largest = run(largest_distance_pass, center=mean)["largest"].value  # one pass
     res, basis = _reweighted_fit(
         run,
         step,
@@ -339,7 +341,7 @@ def solve_generalized_mean_pca_chunked(
         tol=tol * p,  # on M_p, as in memory (solvers.generalized_mean)
         callback=callback,
         fixed_mean=mean,
-        exact_below=EXACT_RESIDUAL_RTOL * moments0.rms_distance,  # as in memory
+        exact_below=EXACT_RESIDUAL_RTOL * largest,  # as in memory
     )
     weights = None if res.weights is None else res.weights / p
     per_sample = PerSample(step, res.solution, res.loss, res.residuals, weights, 1.0 / p)

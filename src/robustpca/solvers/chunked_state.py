@@ -33,6 +33,7 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
+from ..linalg.blocked import row_sq_distances
 from .alm_blocks import _row_norms
 from .chunked import block_moments, combine_parts
 
@@ -42,6 +43,7 @@ __all__ = [
     "NumpyStateRunner",
     "first_pass",
     "gamma_max_chunked",
+    "largest_distance_pass",
     "reuses_states",
     "writable",
 ]
@@ -161,6 +163,13 @@ class Max:
 
     def __add__(self, other: Max) -> Max:
         return Max(max(self.value, other.value))
+
+
+def largest_distance_pass(x, rows=None, *, center: np.ndarray) -> dict:
+    """``largest``: the chunk's largest row distance to ``center`` (a pass of the
+    runners of :mod:`~.chunked`; the exact-fit threshold of PCA-GM's loop)."""
+    largest = float(np.sqrt(np.max(row_sq_distances(x, center), initial=0.0)))
+    return {"largest": Max(largest)}
 
 
 # --------------------------------------------------------------- spectral norms
