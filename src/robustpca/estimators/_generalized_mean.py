@@ -220,8 +220,8 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         if StopReason.MAX_ITER in stops:
             warnings.warn(
                 f"The generalized sample mean (Algorithm 1) reached max_iter="
-                f"{self.max_iter} before the relative objective change fell below "
-                f"tol={self.tol}; increase max_iter or tol.",
+                f"{self.max_iter} before the relative change of the generalized mean "
+                f"M_p fell below tol={self.tol}; increase max_iter or tol.",
                 ConvergenceWarning,
                 stacklevel=external_stacklevel(),
             )

@@ -292,7 +292,9 @@ def generalized_sample_mean(
         Starting point; ``'mean'`` is the arithmetic mean (Algorithm 1, line 3).
     max_iter : int, default=100
     tol : float, default=1e-6
-        Stop when the relative change of objective (6) is at most ``tol``.
+        Stop when the relative change of the generalized mean :math:`M_p` of the
+        distances (eq. 9) is at most ``tol``, that of the sum in eq. (6) at most
+        ``p * tol`` (:func:`solve_generalized_mean`).
 
     Returns
     -------
@@ -341,7 +343,8 @@ def generalized_sample_mean(
     if result.stop_reason == StopReason.MAX_ITER:
         warnings.warn(
             f"generalized_sample_mean reached max_iter={max_iter} before the relative "
-            f"objective change fell below tol={tol}; increase max_iter or tol.",
+            f"change of the generalized mean M_p fell below tol={tol}; increase max_iter "
+            "or tol.",
             ConvergenceWarning,
             stacklevel=external_stacklevel(),
         )
