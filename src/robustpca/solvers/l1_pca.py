@@ -89,8 +89,10 @@ def _fit_direction(
         if notify is not None and notify(w, value):
             return w, StopReason.CALLBACK, n_iter, n_perturb
         p_new = _polarity(z)
-        if np.array_equal(p_new, p):  # fixed point: step 4(b) of Kwak's algorithm
-            zero = (np.abs(z) <= _ORTHOGONAL * norms) & (norms > floor)
+        zero = (np.abs(z) <= _ORTHOGONAL * norms) & (norms > floor)
+        # fixed point (step 4(b) of Kwak's algorithm): no polarity changed, or only those
+        # of orthogonal samples, which rounding decides (0 counts as +1 in exact terms)
+        if np.all(zero[p_new != p]):
             if not np.any(zero) or n_perturb >= max_perturbations:
                 return w, StopReason.FIXED_POINT, n_iter, n_perturb
             if n_iter >= max_iter:
