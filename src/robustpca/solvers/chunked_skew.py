@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .adjusted_boxplot import projection_rounding, snap_ties
 from .chunked import ELEMENTWISE_VALUES, Rows, value_blocks, value_runs
 from .chunked_histogram import Extremes
 from .chunked_mcd import AffineRows, _moments_below_pass
@@ -162,13 +163,16 @@ class AdjustedRows:
         return out
 
 
-def fence_pass(x, rows=None, *, projections, median, upper_fence, lower_fence) -> dict:
+def fence_pass(
+    x, rows=None, *, projections, median, upper_fence, lower_fence, rounding=0.0
+) -> dict:
     """Per direction, the least centred projection above the lower fence and the largest
-    below the upper one (robustbase's ``y.lo`` and ``y.up`` before their signs)."""
+    below the upper one (robustbase's ``y.lo`` and ``y.up`` before their signs), with the
+    deviations up to ``rounding`` as ties (:func:`~.adjusted_boxplot.snap_ties`)."""
     m = median.size
     low, high = np.full(m, np.inf), np.full(m, -np.inf)
     for a, b in value_runs(x, m, ELEMENTWISE_VALUES):
-        Y = projections(x[a:b]) - median
+        Y = snap_ties(projections(x[a:b]) - median, rounding)
         high = np.maximum(high, np.where(Y < upper_fence, Y, -np.inf).max(axis=0, initial=-np.inf))
         low = np.minimum(low, np.where(Y > lower_fence, Y, np.inf).min(axis=0, initial=np.inf))
     return {"inside": Extremes(low, high)}
@@ -254,6 +258,7 @@ def adjusted_outlyingness_chunked(
         return np.sort(out["forced"].values.astype(np.intp))
 
     sample_x = coords(source(sample))
+    rounding = projection_rounding(sample_x)  # as in memory: the sample's largest norm
     before = source.count.n
     B = hyperplane_normals((n, dim), fetch, n_directions, rng, forced)
     B = unit_normals(B, float(np.mean(np.abs(sample_x))))
@@ -262,15 +267,16 @@ def adjusted_outlyingness_chunked(
     m = B.shape[1]
     if m == 0:
         empty = np.zeros(0)
-        return AdjustedOutlyingness(B, empty, empty, empty), passes
+        return AdjustedOutlyingness(B, empty, empty, empty, rounding), passes
     ranks = np.concatenate([quantile_ranks(n), [(n - 1) // 2, n // 2]])
     values, used = select_ranks(
         run, row_index, projections, np.tile(ranks, (m, 1)), projections(pilot_x)
     )
     passes += used
     median = median_of_pair(values[:, 6:], n)
-    q1, _, q3 = quantiles_of(values[:, :6] - median[:, None], n).T
-    mc = medcouple_columns(sample_x @ projections.directions.T - median)
+    # snapping is monotone: the order statistics of the snapped deviations are snapped
+    q1, _, q3 = quantiles_of(snap_ties(values[:, :6] - median[:, None], rounding), n).T
+    mc = medcouple_columns(snap_ties(sample_x @ projections.directions.T - median, rounding))
     upper_fence, lower_fence = adjusted_fences(q1, q3, mc)
     inside = run(
         fence_pass,
@@ -279,8 +285,9 @@ def adjusted_outlyingness_chunked(
         median=median,
         upper_fence=upper_fence,
         lower_fence=lower_fence,
+        rounding=rounding,
     )["inside"]
-    return AdjustedOutlyingness(B, median, inside.high, -inside.low), passes + 1
+    return AdjustedOutlyingness(B, median, inside.high, -inside.low, rounding), passes + 1
 
 
 def _skew_od_moments(run, row_index, od, scores, n, sample_od, pilot_x, least):

@@ -26,6 +26,8 @@ from math import comb
 import numpy as np
 from scipy import stats
 
+from .adjusted_boxplot import adjusted_fences, projection_rounding, snap_ties
+
 __all__ = [
     "MEDCOUPLE_ROWS",
     "AdjustedOutlyingness",
@@ -195,17 +197,23 @@ class AdjustedOutlyingness:
     upper, lower : ndarray of shape (n_directions,)
         Distance from the median to the largest projection inside the upper adjusted fence,
         and to the smallest inside the lower (robustbase's ``y.up``, ``y.lo``): the scales.
+    rounding : float
+        The projections' rounding bound (:func:`~.adjusted_boxplot.projection_rounding`).
     """
 
     directions: np.ndarray
     median: np.ndarray
     upper: np.ndarray
     lower: np.ndarray
+    rounding: float = 0.0  # deviations from the median up to it count as ties
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         """Adjusted outlyingness of the rows of ``X`` (the same features as at fit)."""
-        Y = X @ self.directions - self.median
+        Y = snap_ties(X @ self.directions - self.median, self.rounding)
         scale = np.where(Y > 0, self.upper, self.lower)
+        # a side with no spread (ties at the median): its rows are outlying beyond any
+        # spread, measured against the ties' rounding (robustbase divides by 0, drops)
+        scale = np.where(scale > 0, scale, self.rounding)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(Y != 0, np.abs(Y) / scale, 0.0)
         ratio = np.where(np.isfinite(ratio), ratio, -np.inf)
@@ -535,21 +543,6 @@ def unit_normals(B: np.ndarray, scale: float) -> np.ndarray:
     return B[:, keep] / norms[keep]
 
 
-def adjusted_fences(q1, q3, mc) -> tuple[np.ndarray, np.ndarray]:
-    r"""The adjusted boxplot's fences (Hubert & Vandervieren 2008) for quartiles and
-    medcouples: :math:`Q_3 + 1.5\, e^{3 MC} IQR` and :math:`Q_1 - 1.5\, e^{-4 MC} IQR`
-    for :math:`MC \ge 0`, the exponents swapped and signs kept for :math:`MC < 0`.
-
-    Parameters
-    ----------
-    q1, q3, mc : ndarray of shape (m,)
-    """
-    iqr = q3 - q1
-    up_exp = np.where(mc >= 0, 3.0 * mc, 4.0 * mc)
-    lo_exp = np.where(mc >= 0, -4.0 * mc, -3.0 * mc)
-    return q3 + 1.5 * iqr * np.exp(up_exp), q1 - 1.5 * iqr * np.exp(lo_exp)
-
-
 def fit_adjusted_outlyingness(
     X: np.ndarray,
     *,
@@ -589,12 +582,13 @@ def fit_adjusted_outlyingness(
     singular = None if columns is None else SupportTest(columns)
     B = hyperplane_normals(X.shape, X.__getitem__, n_directions, rng, forced, singular)
     B = unit_normals(B, float(np.mean(np.abs(X if sample is None else X[sample]))))
+    rounding = projection_rounding(X if sample is None else X[sample])
     Y = X @ B
     med = np.median(Y, axis=0)
-    Y = Y - med
+    Y = snap_ties(Y - med, rounding)
     mc = medcouple_columns(Y if sample is None else Y[sample])
     q1, q3 = np.quantile(Y, [0.25, 0.75], axis=0)
     upper_fence, lower_fence = adjusted_fences(q1, q3, mc)
     upper = np.where(Y < upper_fence, Y, -np.inf).max(axis=0)
     lower = -np.where(Y > lower_fence, Y, np.inf).min(axis=0)
-    return AdjustedOutlyingness(B, med, upper, lower)
+    return AdjustedOutlyingness(B, med, upper, lower, rounding)
