@@ -27,7 +27,17 @@ def projection_rounding(rows: np.ndarray) -> float:
 
     Past a dot product's error bound, the rows' coordinates and the normals (solves
     with subsets of them, possibly ill-conditioned) carry their own rounding, which
-    exceeds that bound by orders of magnitude (``docs/design-notes/skew-ties.md``)."""
+    exceeds that bound by orders of magnitude (``docs/design-notes/rrcov-family.md``).
+
+    Parameters
+    ----------
+    rows : ndarray of shape (n_rows, n_features)
+        The rows projected (their medcouple sample, the same on both routes).
+
+    Returns
+    -------
+    float
+    """
     if rows.size == 0:
         return 0.0
     largest = float(np.sqrt(np.max(np.einsum("ij,ij->i", rows, rows))))
@@ -35,7 +45,19 @@ def projection_rounding(rows: np.ndarray) -> float:
 
 
 def snap_ties(deviations: np.ndarray, rounding: float) -> np.ndarray:
-    """The deviations from the median with those of at most ``rounding`` set to 0."""
+    """The deviations from the median with those of at most ``rounding`` set to 0.
+
+    Parameters
+    ----------
+    deviations : ndarray
+        Projections minus their direction's median.
+    rounding : float
+        :func:`projection_rounding`.
+
+    Returns
+    -------
+    ndarray of the shape of ``deviations``
+    """
     return np.where(np.abs(deviations) <= rounding, 0.0, deviations)
 
 

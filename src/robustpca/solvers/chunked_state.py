@@ -167,7 +167,17 @@ class Max:
 
 def largest_distance_pass(x, rows=None, *, center: np.ndarray) -> dict:
     """``largest``: the chunk's largest row distance to ``center`` (a pass of the
-    runners of :mod:`~.chunked`; the exact-fit threshold of PCA-GM's loop)."""
+    runners of :mod:`~.chunked`; the exact-fit threshold of PCA-GM's loop).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+        A chunk of rows.
+    rows : ndarray or None, default=None
+        Unused (the runners' per-row array).
+    center : ndarray of shape (n_features,)
+        The point the distances are taken to.
+    """
     largest = float(np.sqrt(np.max(row_sq_distances(x, center), initial=0.0)))
     return {"largest": Max(largest)}
 
