@@ -102,6 +102,9 @@ def test_nothing_seen_is_background_and_scores_stay_finite(window):
     assert not masks[3].any()
     detector = ForegroundDetector(window=window)
     assert not detector.update(np.full((4, 24, 24), np.nan)).any()
+    assert not hasattr(detector, "scale_")  # nothing seen gives the scale no unit
+    assert np.isfinite(detector.score(gappy)).all()
+    detector.update(R)
     assert np.isfinite(detector.scale_).all()
 
 

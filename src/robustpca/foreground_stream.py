@@ -16,6 +16,7 @@ from .foreground import (
     _magnitude,
     _masks,
     _nonzero_floor,
+    _pixel_scale,
     _raw_scale,
     _Rule,
     _score,
@@ -34,8 +35,10 @@ class ForegroundDetector:
     residual frames.
 
     Keeps one running robust scale per pixel, so its memory is that of a few frames
-    whatever the length of the stream. The first batch sets the scale to its per-pixel
-    median, as the batch rule does; each later frame moves it by a stochastic
+    whatever the length of the stream. The first batch with a nonzero residual sets the
+    scale to its per-pixel median, as the batch rule does (batches before it, black frames
+    or frames with no pixel seen, have no foreground and give the scale no unit); each
+    later frame moves it by a stochastic
     approximation of the median in log-scale (Robbins & Monro 1951),
 
     .. math::
@@ -136,10 +139,12 @@ class ForegroundDetector:
         self, batch, work: np.ndarray | None = None, in_place: bool = False
     ) -> tuple[np.ndarray, int, bool]:
         e, c, gaps = _magnitude(batch, self.frame_shape, "residual_batch", work, in_place)
-        if hasattr(self, "scale_") and (e.shape[1:] != self.scale_.shape or c != self.n_channels_):
+        known = getattr(self, "scale_", None)
+        shape = known.shape if known is not None else getattr(self, "_frame_shape", None)
+        if shape is not None and (e.shape[1:] != shape or c != self.n_channels_):
             raise ValueError(
                 f"residual_batch has frames of shape {e.shape[1:]} with {c} channel(s); "
-                f"earlier batches had {self.scale_.shape} with {self.n_channels_}."
+                f"earlier batches had {shape} with {self.n_channels_}."
             )
         return e, c, gaps
 
@@ -159,14 +164,21 @@ class ForegroundDetector:
 
     def _update_scale(self, e: np.ndarray, c: int, rate: float, gaps: bool = False) -> None:
         if not hasattr(self, "scale_"):
-            raw, self.noise_floor_ = _raw_scale(e, gaps, float(self.min_scale))
             self.n_channels_ = c
+            self.n_frames_seen_ = getattr(self, "n_frames_seen_", 0) + len(e)
+            if not self.min_scale > 0 and not np.any(e > 0):
+                # no signal yet (black frames, no pixel seen): nothing gives the scale its
+                # unit, which the first batch with some sets, as the batch rule would
+                self._frame_shape = e.shape[1:]
+                return
+            raw, self.noise_floor_ = _raw_scale(e, gaps, float(self.min_scale))
             self.scale_ = np.maximum(raw, self.noise_floor_ / 2)
-            self.n_frames_seen_ = len(e)
+            self._scale_frames = len(e)
             return
         scale = self.scale_.copy()
+        done = getattr(self, "_scale_frames", self.n_frames_seen_)  # frames behind scale_
         for t in range(len(e)):
-            step = max(_GAIN / (self.n_frames_seen_ + t + 1), rate)
+            step = max(_GAIN / (done + t + 1), rate)
             if gaps:
                 gap_scale_step(scale, e[t], step)
             else:
@@ -182,10 +194,12 @@ class ForegroundDetector:
         self.scale_ = np.maximum(scale, floor / 2)
         self.noise_floor_ = floor
         self.n_frames_seen_ += len(e)
+        self._scale_frames = done + len(e)
 
     def score(self, residual_batch) -> np.ndarray:
         """Scores of a batch (as :func:`~robustpca.foreground.foreground_score`) under the
-        current scale, which it does not update.
+        current scale, which it does not update (before any frame with a nonzero
+        residual, under the scale the batch would set).
 
         Parameters
         ----------
@@ -193,10 +207,13 @@ class ForegroundDetector:
             As in :meth:`partial_fit`; frames of the shape seen so far.
         """
         rule, _ = self._check()
-        if not hasattr(self, "scale_"):
+        if not hasattr(self, "n_frames_seen_"):
             raise ValueError("this ForegroundDetector has seen no frames: call update first.")
         e, _, gaps = self._magnitude(residual_batch)
-        scale = np.maximum(self.scale_, self.noise_floor_)
+        if hasattr(self, "scale_"):
+            scale = np.maximum(self.scale_, self.noise_floor_)
+        else:  # no signal seen yet: the scale this batch would set as the first with some
+            scale = _pixel_scale(e, gaps, float(self.min_scale))[0]
         return unseen_as_background(_score(e, scale, rule.window, gaps))
 
     def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:
@@ -217,6 +234,8 @@ class ForegroundDetector:
             # e is not given out: the next batch's magnitudes reuse its memory
             self._work = e
         self._update_scale(e, c, rate, gaps)
+        if not hasattr(self, "scale_"):  # no signal yet: nothing is foreground
+            return np.zeros(e.shape, dtype=bool)
         scale = np.maximum(self.scale_, self.noise_floor_)
         return _masks(e, scale, rule, gaps)
 
