@@ -28,6 +28,11 @@ from ._online_base import SHARED_ATTRS, SHARED_PARAMS, OnlineLowRankSparse
 __all__ = ["OnlineRobustPCA"]
 
 
+def _has_signal(Z: np.ndarray, observed: np.ndarray | None) -> bool:
+    """Whether the batch ``Z`` holds an observed entry other than zero."""
+    return bool(np.any(Z != 0) if observed is None else np.any((Z != 0) & observed))
+
+
 class OnlineRobustPCA(OnlineLowRankSparse):
     r"""Online robust PCA by stochastic optimisation (OR-PCA).
 
@@ -232,8 +237,16 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     _residual_into: tuple[np.ndarray | None] | None = None
 
     def _advance(self, Z, n_last: int | None = None):
-        basis = self._state.basis
         observed = self._observed_entries(Z)
+        if not self._state.basis.any() and _has_signal(Z, observed):
+            # a start from rows that were all zero (black frames): OR-PCA's updates never
+            # leave L = 0, so the first batch with signal starts the model again
+            lam1, lam2 = self._lambdas()
+            self._state, self._scale = orpca_initialize(
+                Z, self._rank_, lambda1=lam1, lambda2=lam2, rng=self._rng, n_iter=1,
+                observed=observed,
+            )  # fmt: skip
+        basis = self._state.basis
         if observed is not None or self._state.A_rows is not None:
             if observed is None:
                 observed = np.ones(Z.shape, dtype=bool)
