@@ -14,17 +14,7 @@ import pytest
 
 from robustpca.solvers.orpca import orpca_project
 
-
-def _exact_root(Z, u, lam1, lam2):
-    """The root of the increasing phi(r) = lam1 r - u'clip(z - u r, +-lam2), by bisection."""
-    lo = np.full(Z.shape[0], -1e9)
-    hi = np.full(Z.shape[0], 1e9)
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        f = lam1 * mid - np.clip(Z - mid[:, None] * u[None, :], -lam2, lam2) @ u
-        lo = np.where(f < 0, mid, lo)
-        hi = np.where(f < 0, hi, mid)
-    return (lo + hi) / 2
+from .test_orpca_rank_one_tolerance import _exact_root
 
 
 @pytest.mark.parametrize("tol", [1e-2, 1e-1])

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from robustpca.solvers.orpca import ORPCAState, orpca_update
-from robustpca.solvers.orpca_observed import orpca_project_observed, orpca_update_observed
+from robustpca.solvers.orpca_observed import orpca_update_observed
+
+from .test_orpca_missing import _observed_loss as _row_loss
 
 EXACT = {"max_iter": 20000, "tol": 1e-13}
 
@@ -30,14 +32,6 @@ def _fresh(L, lambda1=0.8, lambda2=0.3):
         lambda1=lambda1,
         lambda2=lambda2,
     )
-
-
-def _row_loss(z, seen, L, lambda1, lambda2):
-    """l_O(z, L), from the split of the row alone on its observed entries."""
-    step = orpca_project_observed(z[None], seen[None], L, lambda1, lambda2, **EXACT)
-    r, e, c = step.coefficients[0], step.sparse[0], step.clipped[0]
-    ridge = lambda1 * np.sqrt(seen.sum() / seen.size)
-    return 0.5 * c @ c + 0.5 * ridge * r @ r + lambda2 * np.abs(e).sum()
 
 
 @pytest.mark.parametrize("rank", [1, 2])
