@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import check_nonnegative_float
 from ..solvers.grasta import GrastaState, admm_l1, admm_l1_rows, grasta_process
-from ..solvers.orpca_start import fill_gaps, initial_directions
+from ..solvers.orpca_start import fill_gaps, initial_directions, rows_with_signal
 from ._online_base import SHARED_ATTRS, SHARED_PARAMS, OnlineLowRankSparse
 
 __all__ = ["GRASTA"]
@@ -159,7 +159,11 @@ class GRASTA(OnlineLowRankSparse):
 
     def _start(self, buffer, final: bool, n_last: int, want: bool):
         missing = np.isnan(buffer)
-        filled = fill_gaps(buffer, ~missing) if missing.any() else buffer
+        start = buffer
+        keep = rows_with_signal(np.where(missing, 0, buffer))
+        if keep is not None and keep.size:  # rows of zeros would set the median to zero
+            start, missing = buffer[keep], missing[keep]
+        filled = fill_gaps(start, ~missing) if missing.any() else start
         U = initial_directions(filled, self._rank_, self._rng).astype(buffer.dtype)
         self._state = GrastaState.start(U, min(5, int(self.max_iter)), level=START_LEVEL)
         if final:  # the buffered rows train the step rule and the basis (a first pass)

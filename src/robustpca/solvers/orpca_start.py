@@ -15,6 +15,7 @@ __all__ = [
     "initial_directions",
     "orpca_initialize",
     "robust_residual_scale",
+    "rows_with_signal",
 ]
 
 #: At most this many entries enter the median of :func:`robust_residual_scale`.
@@ -25,6 +26,21 @@ SCALE_FLOOR = 1e-6
 #: The start's residual is clipped at this many robust scales before its top directions
 #: are taken (:func:`initial_directions`).
 CLIP_SCALES = 3.0
+
+
+def rows_with_signal(Z: np.ndarray, observed: np.ndarray | None = None) -> np.ndarray | None:
+    """The indices of the rows of ``Z`` with an observed entry other than zero, or None
+    where every row has one.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+    observed : ndarray of shape (n_samples, n_features) or None, default=None
+        Boolean, True where an entry is observed (None: all are).
+    """
+    signal = Z != 0 if observed is None else (Z != 0) & observed
+    keep = np.flatnonzero(signal.any(axis=1))
+    return None if keep.size == Z.shape[0] else keep
 
 
 def robust_residual_scale(
@@ -39,6 +55,11 @@ def robust_residual_scale(
     :data:`SCALE_FLOOR` times their root mean square of ``Z``; 1.0 when ``Z`` is zero
     (any positive value serves: nothing is left to scale).
 
+    Rows of zeros (on their observed entries) are left out: the projection fits them
+    exactly whatever the basis, so a start on black frames or on a sensor that reports
+    zeros would otherwise have a MAD of zero, penalties at the floor, and every later
+    entry sparse.
+
     Parameters
     ----------
     Z : ndarray of shape (n_samples, n_features)
@@ -52,6 +73,10 @@ def robust_residual_scale(
     observed : ndarray of shape (n_samples, n_features) or None, default=None
         Boolean; when given, restricts the entries to those it marks.
     """
+    keep = rows_with_signal(Z, observed)
+    if keep is not None:  # a row of zeros is fitted exactly: it says nothing of the scale
+        Z, W = Z[keep], W[keep]
+        observed = None if observed is None else observed[keep]
     n, p = Z.shape
     if observed is not None:
         flat = np.flatnonzero(observed)
@@ -203,7 +228,8 @@ def orpca_initialize(
     last alternation's residual, where the start's subspace was crude) gives the
     penalties left as None: :math:`\lambda_1 = \hat\sigma\sqrt p` and
     :math:`\lambda_2 = \hat\sigma` (:class:`~robustpca.OnlineRobustPCA`, Notes).
-    The statistics start at zero: the first update counts the batch once.
+    The statistics start at zero: the first update counts the batch once. Rows of zeros
+    (on their observed entries) are left out of the start where others have signal.
 
     Parameters
     ----------
@@ -233,6 +259,12 @@ def orpca_initialize(
         per-feature statistics (zero).
     """
     dtype = Z.dtype
+    keep = rows_with_signal(Z, observed)
+    if keep is not None and keep.size:
+        # rows of zeros (black frames) add nothing to the statistics, and would set the
+        # start's median, clip and scale to zero
+        Z, work = Z[keep], None
+        observed = None if observed is None else observed[keep]
     filled = fill_gaps(Z, observed) if observed is not None else Z
     U = initial_directions(filled, n_components, rng)
     W = (filled @ U.astype(dtype)).astype(np.float64)
