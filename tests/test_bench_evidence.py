@@ -6,7 +6,9 @@ what their docstrings promise. Timings are never asserted.
 * ``bench_missing_copies.py``: fits with gaps on ``hbk`` with a copied column, whose
   figures ``docs/user_guide/missing.rst`` quotes;
 * ``bench_online_missing.py``: OR-PCA and GRASTA on a CDnet clip with pixels removed,
-  whose figures ``docs/video.md`` quotes.
+  whose figures ``docs/video.md`` quotes;
+* ``bench_detector_batches.py``: the streaming foreground rule against its first batch's
+  size, which ``docs/video.md`` quotes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import bench_detector_batches
 import bench_missing_copies
 import bench_online_missing
 import bench_transfer_momentum
@@ -78,3 +81,16 @@ def test_online_missing_quick_run_scores_every_gap(shared_data, capsys):
         assert by[(m, "random20")]["missing"] == pytest.approx(0.2, abs=0.01)
     assert by[("OnlineRobustPCA", "random20")]["fill_error"] < 1.0
     assert "| clip | method | gaps |" in capsys.readouterr().out
+
+
+@pytest.mark.realdata
+def test_detector_batches_a_short_first_batch_misses_dwelling_cars(shared_data, capsys):
+    pytest.importorskip("PIL")
+    rows = bench_detector_batches.main(["--clips", "highway100", "--batches", "32", "100"])
+    assert [r["detector batch"] for r in rows] == [32, 100, "all (batch rule)"]
+    short, long, whole = (r["F first 32"] for r in rows)
+    # highway's first frames hold slow traffic: a first batch of 32 frames sets the
+    # scale of the pixels the cars dwell on to the cars' residual
+    assert short < long - 0.1 and short < whole - 0.1
+    assert all(0.8 < r["F"] <= 1 for r in rows[1:])
+    assert "| clip | detector batch | F |" in capsys.readouterr().out

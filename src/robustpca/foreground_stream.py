@@ -37,8 +37,10 @@ class ForegroundDetector:
     Keeps one running robust scale per pixel, so its memory is that of a few frames
     whatever the length of the stream. The first batch with a nonzero residual sets the
     scale to its per-pixel median, as the batch rule does (batches before it, black frames
-    or frames with no pixel seen, have no foreground and give the scale no unit); each
-    later frame moves it by a stochastic
+    or frames with no pixel seen, have no foreground and give the scale no unit), so an
+    object that covers a pixel in most of that batch's frames raises the scale there
+    until it settles: give that batch enough frames that no object dwells so long (the
+    video guide measures this). Each later frame moves it by a stochastic
     approximation of the median in log-scale (Robbins & Monro 1951),
 
     .. math::
