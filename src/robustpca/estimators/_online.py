@@ -95,9 +95,13 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     equivariant (multiplying the data by ``c`` does not multiply its solution by ``c``),
     and on video in 0..255 a threshold of :math:`1/\sqrt p` makes :math:`E` the whole
     residual. 'auto' therefore measures them in :math:`\hat\sigma`, the MAD of the
-    entries of the burn-in rows' residual from the start's subspace (the noise level: the
-    sparse entries are a minority): :math:`\lambda_2 = \hat\sigma`, a Huber threshold of
-    one noise scale (Algorithm 2 is the Huber regression of :math:`z` on :math:`L`), and
+    entries of the burn-in rows' residual from the start's subspace (rows of zeros left
+    out). It is about the noise level where the sparse entries are few; where they are
+    many, or large next to the noise, the start's crude fit leaves part of them in every
+    residual and :math:`\hat\sigma` exceeds the noise: pass penalties in the data's
+    units where the noise level is known. :math:`\lambda_2 = \hat\sigma`, a Huber
+    threshold of one noise scale (Algorithm 2 is the Huber regression of :math:`z` on
+    :math:`L`), and
     :math:`\lambda_1 = \hat\sigma\sqrt p`, the norm of a sample of pure noise: the
     nuclear norm shrinks a direction's coefficients by about :math:`\lambda_1` over its
     accumulated energy, which removes the directions that carry less than the noise.
