@@ -8,6 +8,8 @@ iteration), and wide data take the Gram route (two computes in all).
 
 from __future__ import annotations
 
+import warnings
+
 import dask
 import dask.array as da
 import numpy as np
@@ -91,3 +93,22 @@ def test_parity_on_rrcov_tables(threads, shared_data, table):
     a = HQPCA(k).fit(X)
     dX = da.from_array(X, chunks=(-(-X.shape[0] // 4), -1))
     assert_same_fit(a, HQPCA(k).fit(dX), dX.chunks[0])
+
+
+@pytest.mark.parametrize("chunks", [(20, -1), (60, 4)])
+def test_a_fit_carried_by_a_few_samples_warns_as_in_memory(threads, chunks):
+    """A small fixed width leaves one sample a weight above rounding: the in-memory fit
+    warns (``test_hqpca``), and so does the tall Dask fit, whose weights are lazy, from
+    their largest ``k + 2`` in one more pass; the passes are still all counted."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 8)) * np.linspace(3, 0.5, 8)
+    with pytest.warns(UserWarning, match="Only 1 of 60 samples keep"):
+        a = HQPCA(2, kernel_width=0.05).fit(X)
+    dX = da.from_array(X, chunks=chunks)
+    with CountComputes() as counter, pytest.warns(UserWarning, match="Only 1 of 60 samples keep"):
+        b = HQPCA(2, kernel_width=0.05).fit(dX)
+    assert b.n_passes_ == counter.count
+    np.testing.assert_allclose(b.weights_.compute(), a.weights_, rtol=1e-10, atol=1e-300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        HQPCA(2, kernel_width=3.0).fit(dX)

@@ -1,11 +1,15 @@
-"""The stack level of the library's warnings: the user's line, however deep the call."""
+"""The stack level of the library's warnings (the user's line, however deep the call),
+and the warnings that an estimator's NumPy and Dask routes share."""
 
 from __future__ import annotations
 
 import inspect
 import os
+import warnings
 
-__all__ = ["external_stacklevel"]
+import numpy as np
+
+__all__ = ["external_stacklevel", "warn_if_few_samples_weighed"]
 
 
 def _library_folders() -> tuple[str, ...]:
@@ -34,3 +38,33 @@ def external_stacklevel() -> int:
     finally:
         del frame
     return max(level, 1)
+
+
+def warn_if_few_samples_weighed(weights, n_samples: int, k: int) -> None:
+    """Warn where at most ``k + 1`` rows keep a weight (those above rounding of the
+    largest): the others' correntropy weights underflowed, so the subspace describes
+    those few rows, however far the rest lie, although the fit converged (HQPCA).
+
+    Parameters
+    ----------
+    weights : array-like of shape (n,)
+        The weights, or their largest ``k + 2`` where the rest are not at hand (a Dask
+        fit's): the count up to ``k + 1`` is the same.
+    n_samples : int
+        The number of samples fitted.
+    k : int
+        The number of components.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.size == 0 or n_samples <= k + 1 or not np.max(w) > 0:
+        return
+    carried = int(np.count_nonzero(w > np.finfo(np.float64).eps * np.max(w)))
+    if carried <= k + 1:
+        warnings.warn(
+            f"Only {carried} of {n_samples} samples keep a correntropy weight: the "
+            "kernel_width is so small that the others' weights underflowed, and the fit "
+            "describes those few samples alone. Increase kernel_width (None estimates "
+            "it from the residuals).",
+            UserWarning,
+            stacklevel=external_stacklevel(),
+        )

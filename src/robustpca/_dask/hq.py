@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._warnings import external_stacklevel
+from .._warnings import external_stacklevel, warn_if_few_samples_weighed
 from ..losses import WelschLoss
 from ..solvers import StopReason
 from ..solvers.chunked_gram import GramPasses
@@ -96,4 +96,11 @@ def fit_hq(est, X, run, rng, sample_weight, *, first_pass, gram_first_pass, with
             stacklevel=external_stacklevel(),
         )
     result = replace(result, info={**result.info, "kernel_width": float(sigma)})
-    return with_rows(X, result, per_sample)
+    in_memory = result.weights if per_sample is None else per_sample.weights
+    result = with_rows(X, result, per_sample)
+    if result.stop_reason != StopReason.ALL_CAPPED and X.shape[0] > k + 1:
+        if in_memory is None:  # lazy (a fixed width): its largest k + 2 tell, in one pass
+            in_memory = result.weights.topk(k + 2).compute()
+            run.n_passes += 1
+        warn_if_few_samples_weighed(np.asarray(in_memory), X.shape[0], k)
+    return result

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .._array_api import to_numpy
-from .._warnings import external_stacklevel
+from .._warnings import external_stacklevel, warn_if_few_samples_weighed
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
 from ..linalg import WeightedPCAProblem
 from ..losses import WelschLoss
@@ -251,29 +251,12 @@ class HQPCA(IncrementalMixin, BaseSubspaceEstimator):
                 stacklevel=external_stacklevel(),
             )
         else:
-            _warn_if_few_rows_weighed(result.weights, problem.n_samples, self.n_components_)
+            warn_if_few_samples_weighed(
+                to_numpy(result.weights), problem.n_samples, self.n_components_
+            )
         sigma = loss.resolve(result.info["residuals"]).kernel_width
         return dataclasses.replace(
             result,
             weights=2.0 * result.weights,  # the loss weights are g(r_i) / 2
             info={**result.info, "kernel_width": float(sigma)},
-        )
-
-
-def _warn_if_few_rows_weighed(weights, n_samples: int, k: int) -> None:
-    """Warn where at most ``k + 1`` rows keep a weight (those above rounding of the
-    largest): the others' correntropy weights underflowed, so the subspace describes
-    those few rows, however far the rest lie, although the fit converged."""
-    w = np.asarray(to_numpy(weights), dtype=np.float64)
-    if w.size == 0 or n_samples <= k + 1 or not np.max(w) > 0:
-        return
-    carried = int(np.count_nonzero(w > np.finfo(np.float64).eps * np.max(w)))
-    if carried <= k + 1:
-        warnings.warn(
-            f"Only {carried} of {n_samples} samples keep a correntropy weight: the "
-            "kernel_width is so small that the others' weights underflowed, and the fit "
-            "describes those few samples alone. Increase kernel_width (None estimates "
-            "it from the residuals).",
-            UserWarning,
-            stacklevel=external_stacklevel(),
         )
