@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..datasets._video_read import _sixteen_bit
 from ._options import InputError, atomic_output_dir
 
 __all__ = [
@@ -74,7 +75,9 @@ def read_input(
     InputError
         With a message naming the file and the problem: missing or unreadable file,
         non-numeric cells, infinite values, rows or columns with every cell missing,
-        ragged rows, fewer than 2 samples, images of different sizes. Empty, ``NA``,
+        ragged rows, fewer than 2 samples, images of different sizes. Images are read
+        as grey levels of 0..255, 16-bit ones divided by 257 (not rounded); hidden files
+        and folders are left out. Empty, ``NA``,
         ``NaN`` (``-nan``, ``+nan``) and ``null`` cells (and NaN in a ``.npy``) are
         missing entries: kept as NaN for the fit. A number is what pandas reads as one
         (``1_000`` and non-ASCII digits are not), so that both routes take the same.
@@ -512,13 +515,30 @@ def _read_image(path: Path) -> np.ndarray:
         return read_pgm(path).astype(np.float64)
     try:
         with Image.open(path) as image:
+            if _sixteen_bit(image):  # in 8-bit units, unrounded (Pillow's "L" clips them)
+                return np.asarray(image, dtype=np.float64) / 257.0
             return np.asarray(image.convert("L"), dtype=np.float64)
     except OSError as error:
         raise InputError(f"{path}: not a readable image ({error})") from None
 
 
+def _image_files(folder: Path) -> list[Path]:
+    """The image files under ``folder``, sorted; hidden files and folders (macOS's
+    ``._name.png`` and ``__MACOSX/`` beside each image of a copied folder) are not
+    images."""
+
+    def hidden(p: Path) -> bool:
+        return any(part.startswith(".") or part == "__MACOSX" for part in p.parts)
+
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix.lower() in IMAGE_SUFFIXES and not hidden(p.relative_to(folder)) and p.is_file()
+    )
+
+
 def _read_images(folder: Path) -> InputData:
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    files = _image_files(folder)
     if not files:
         raise InputError(
             f"{folder}: no images found (looked for {', '.join(sorted(IMAGE_SUFFIXES))})"
