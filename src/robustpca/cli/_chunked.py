@@ -381,5 +381,5 @@ def _figures(args, out: Path, model, scan: Scan, diag, center, scale, image_shap
     xs = x if scale is None else (x - center) / scale
     fitted = model.reconstruct(xs)
     recon = fitted if scale is None else fitted * scale + center
-    X_shown = np.where(np.isnan(xs), fitted, xs)  # as the in-memory run shows them
+    X_shown = np.where(np.isnan(x), recon, x)  # as the in-memory run shows them
     gallery(out, model, X_shown, recon, image_shape)

@@ -317,9 +317,9 @@ def _run(args) -> int:
         if not args.no_figures:
             outlier_map(tmp, diag, data.sample_names)
             if image_shape is not None:
-                X_shown = np.where(missing, model.reconstruct(X), X) if n_missing else X
                 shown = np.argsort(-diag.orthogonal_distances)[:GALLERY_SIZE]
-                gallery(tmp, model, X_shown[shown], recon[shown], image_shape)
+                # in the input's units, as recon (gaps filled by the fit)
+                gallery(tmp, model, completed[shown], recon[shown], image_shape)
     flagged = np.flatnonzero(diag.outliers)
     top = flagged[np.argsort(-diag.orthogonal_distances[flagged])][:10]
     report(args, summary, [data.sample_names[i] for i in top])
