@@ -204,7 +204,8 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
     # in units of a power of two near the largest entry (exact): the stopping test is
     # relative to the data's scale, and the norms neither overflow nor underflow
     top = float(np.max(np.abs(X)))
-    unit = float(2.0 ** np.frexp(top)[1]) if top > 0 else 1.0
+    # 2**(e - 1) <= top < 2**e: 2**e itself is infinite for entries from 2**1023 up
+    unit = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
     X = X / unit
     centre = np.median(X, axis=0)
     for _ in range(max_iter):
