@@ -501,7 +501,10 @@ class MissingPCAProblem:
         # matrix by one product (linalg.raw_centred_gram) instead of by centred blocks
         shift = self.X.mean(axis=0) if self.X.shape[0] < self.X.shape[1] else None
         X = self.X if shift is None else self.X - shift
-        offset = self.offset if shift is None or self.offset is None else self.offset - shift
+        offset = self.offset
+        if shift is not None and (offset is not None or not self.with_mean):
+            # the same subspace in the shifted coordinates: through offset, else the origin
+            offset = -shift if offset is None else offset - shift
         inner = WeightedPCAProblem(
             X, self.n_components, self.rng, center=self.with_mean, offset=offset
         )
