@@ -350,7 +350,11 @@ def _underdetermined(
 
 
 def complete(
-    X: np.ndarray, missing: np.ndarray, mean: np.ndarray, components: np.ndarray
+    X: np.ndarray,
+    missing: np.ndarray,
+    mean: np.ndarray,
+    components: np.ndarray,
+    n_informative: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``X`` (a completed copy, NaN allowed at ``missing``) with the gaps set to the
     observed-coordinates fit of ``(mean, components)``, and the observed residual norms.
@@ -359,8 +363,10 @@ def complete(
     ----------
     X, missing, mean, components : ndarray
         As in :func:`observed_fit`.
+    n_informative : ndarray of int, shape (n_samples,), optional
+        As in :func:`observed_fit`: the rows fitted exactly get a zero residual.
     """
-    _, fitted, r = observed_fit(X, missing, mean, components)
+    _, fitted, r = observed_fit(X, missing, mean, components, n_informative=n_informative)
     return np.where(missing, fitted, X), r
 
 

@@ -47,7 +47,7 @@ from ..linalg import complete_orthonormal, positive_eigen_mask, top_eigh
 from ..linalg.blocked import blas_matmul
 from ..losses import RobustLoss
 from ._result import IterationState, SolverResult
-from .informative_coordinates import informative_rows
+from .informative_coordinates import constant_columns, informative_counts, informative_rows
 from .missing import complete, initial_fill, pca_basis
 from .reweighting import ReweightingResult, minimize_reweighted
 
@@ -259,20 +259,29 @@ def solve_r1_pca(
 class _MissingIterate:
     """R1-PCA's subspace-iteration step on data completed by the current fit."""
 
-    def __init__(self, filled: np.ndarray, missing: np.ndarray, U: np.ndarray):
+    def __init__(
+        self,
+        filled: np.ndarray,
+        missing: np.ndarray,
+        U: np.ndarray,
+        n_informative: np.ndarray | None = None,
+    ):
         self.filled, self.missing, self.U = filled, missing, U
+        self.n_informative = n_informative  # constant columns do not count
         self.mean = filled.mean(axis=0)
 
     def step(self, w: np.ndarray) -> _MissingIterate:
         """Ding's step on the current completion (:meth:`residuals` moves it), re-centred."""
         X0 = self.filled - self.filled.mean(axis=0)
-        return _MissingIterate(
-            self.filled, self.missing, _orth_qr(X0.T @ (w[:, None] * (X0 @ self.U)))
-        )
+        U = _orth_qr(X0.T @ (w[:, None] * (X0 @ self.U)))
+        return _MissingIterate(self.filled, self.missing, U, self.n_informative)
 
     def residuals(self) -> np.ndarray:
-        """Observed residual norms; completes the data from this iterate."""
-        self.filled, r = complete(self.filled, self.missing, self.mean, self.U.T)
+        """Observed residual norms (0 on the rows fitted exactly); completes the data from
+        this iterate."""
+        self.filled, r = complete(
+            self.filled, self.missing, self.mean, self.U.T, self.n_informative
+        )
         return r
 
 
@@ -323,14 +332,16 @@ def solve_r1_pca_missing(
     SolverResult
     """
     rows = informative_rows(X, missing, n_components)
+    constants = constant_columns(X, missing)
     if rows is not None:
         n_samples = X.shape[0]
         X, missing = X[rows], missing[rows]
+    n_informative = None if constants is None else informative_counts(missing, constants)[0]
     filled = initial_fill(X, missing)
     mean0 = filled.mean(axis=0)
     U0 = pca_basis(filled - mean0, n_components, rng)
     res = _minimize_r1(
-        _MissingIterate(filled, missing, U0),
+        _MissingIterate(filled, missing, U0, n_informative),
         loss,
         max_iter=max_iter,
         tol=tol,
