@@ -280,6 +280,7 @@ def subtract_background(
     n_components: int | None = None,
     random_state: Any = 0,
     model: Any = None,
+    detector: ForegroundDetector | None = None,
     return_scores: bool = False,
 ) -> Iterator[VideoBatch]:
     """Split a stream of frames into background and foreground, batch by batch.
@@ -299,9 +300,17 @@ def subtract_background(
         Rank of the background; see :func:`make_video_model`.
     random_state : int, Generator or None, default=0
     model : estimator, optional
-        An unfitted estimator to use instead of :func:`make_video_model`'s (it needs
+        An estimator to use instead of :func:`make_video_model`'s (it needs
         ``partial_fit_decompose`` for an online ``method``, ``low_rank_`` after ``fit``
-        for a batch one).
+        for a batch one). An online one may have seen the earlier frames of the stream
+        (resumed from a pickle, with ``detector``).
+    detector : ForegroundDetector, optional
+        The online methods' mask rule, updated in place batch by batch: pickle it with
+        ``model`` between two batches, and pass both to a new call with the rest of the
+        stream to resume it where it stopped (Notes). Used as it stands; by default a new
+        one, whose noise floor is at least the rounding of integer frames
+        (``min_scale=robustpca.foreground.QUANTISATION_SCALE``; none for float or
+        boolean frames).
     return_scores : bool, default=False
         Also give each batch's foreground scores (``VideoBatch.scores``).
 
@@ -319,15 +328,29 @@ def subtract_background(
     integer frames the rule's noise floor is at least the scale of their rounding
     (``min_scale``); boolean frames (binary images, exact) get none. A batch method
     needs at least two frames.
+
+    A stream resumed from a pickled ``model`` and ``detector`` (the state of both after
+    the same batch) gives the batches that the uninterrupted stream gives, bit for bit;
+    only ``VideoBatch.start`` counts from the resumed call's first frame.
     """
     method = _check_method(method)
     if not isinstance(return_scores, (bool, np.bool_)):
         raise TypeError(f"return_scores must be a bool, got {type(return_scores).__name__}.")
-    ours = model is None
-    if ours:
+    ours = model is None or type(model) in (estimators.OnlineRobustPCA, estimators.GRASTA)
+    if model is None:
         model = make_video_model(method, n_components=n_components, random_state=random_state)
     else:
         _check_model(model, method)
+    if detector is not None:
+        if not isinstance(detector, ForegroundDetector):
+            raise TypeError(
+                f"detector must be a ForegroundDetector, got {type(detector).__name__}."
+            )
+        if method not in ONLINE_METHODS:
+            raise ValueError(
+                f"detector applies to the online methods ({', '.join(ONLINE_METHODS)}); "
+                f"method={method!r} masks the whole clip with foreground_masks."
+            )
     # a list's arrays stay as they are while the stream runs; an iterator may refill one
     fresh = isinstance(batches, (list, tuple))
     if isinstance(batches, np.ndarray):
@@ -335,7 +358,9 @@ def subtract_background(
     elif is_dask_collection(batches):  # a lazy clip: its blocks of frames, one at a time
         batches, fresh = _frame_blocks(batches), True
     if method in ONLINE_METHODS:
-        yield from _online(batches, model, bool(return_scores), reuse=ours, fresh=fresh)
+        yield from _online(
+            batches, model, bool(return_scores), reuse=ours, fresh=fresh, detector=detector
+        )
     else:
         yield from _batch(batches, model, bool(return_scores), fresh=fresh)
 
@@ -354,7 +379,13 @@ def _check_model(model: Any, method: str) -> None:
 
 
 def _online(
-    batches: Iterable[Any], model: Any, scored: bool, *, reuse: bool, fresh: bool = True
+    batches: Iterable[Any],
+    model: Any,
+    scored: bool,
+    *,
+    reuse: bool,
+    fresh: bool = True,
+    detector: ForegroundDetector | None = None,
 ) -> Iterator[VideoBatch]:
     """The online split; ``reuse``: the model is one of ours, whose sparse part is a
     fresh array that the residual may overwrite (a user's model might return its own
@@ -362,15 +393,17 @@ def _online(
     rows and the residual are then written over the last batch's arrays, and the
     background is formed only when asked for. Unless ``fresh`` (the batches are not
     written again while the stream runs), rows that are a view of the caller's batch
-    are copied where the model may keep them (its burn-in)."""
-    detector = ForegroundDetector()
+    are copied where the model may keep them (its burn-in). A given ``detector`` is used
+    as it stands; a new one gets the rounding floor of integer frames."""
+    ours_detector = detector is None
+    detector = ForegroundDetector() if detector is None else detector
     route = getattr(model, "_partial_fit_residual", None) if reuse else None
     shape: tuple[int, ...] | None = None
     start = 0
     kept_rows = residual = None  # the route's arrays, reused by the next batch
     for batch in batches:
         frames = _check_batch(batch, shape, start)
-        if shape is None:
+        if shape is None and ours_detector:
             detector.min_scale = _min_scale(frames)
         shape = frames.shape[1:]
         if route is None:
