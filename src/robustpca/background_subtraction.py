@@ -241,9 +241,20 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
 
 def _min_scale(frames: np.ndarray) -> float:
     """The mask rule's least noise floor: the scale of the rounding of integer frames
-    (a static scene's residual can be far below it), none for float frames, nor for
-    boolean ones: a binary frame is exact, and its one level is the whole signal."""
-    return QUANTISATION_SCALE if frames.dtype.kind in "iu" else 0.0
+    (a static scene's residual can be far below it); for float frames, that of their
+    rounding to float32 (the residual's dtype) at their largest magnitude, so that a
+    noise-free clip's exact background (synthetic frames) gives the rule a unit instead
+    of measuring the objects against themselves. Boolean frames are those floats 0.0 and
+    1.0, not levels: a binary frame is exact, and its one level is the whole signal."""
+    if frames.dtype.kind in "iu":
+        return QUANTISATION_SCALE
+    if frames.dtype.kind == "b":
+        top = 1.0 if frames.any() else 0.0
+    else:
+        with np.errstate(invalid="ignore"):
+            top = float(np.max(np.abs(frames), initial=0.0, where=~np.isnan(frames)))
+    # in units of float32's spacing there, as QUANTISATION_SCALE is in units of one level
+    return QUANTISATION_SCALE * float(np.spacing(np.float32(top))) if top > 0 else 0.0
 
 
 def _callers(frames: np.ndarray, batch: Any) -> bool:
@@ -326,8 +337,10 @@ def subtract_background(
     streaming form of the same rule,
     :class:`robustpca.foreground_stream.ForegroundDetector`, for the online ones. For
     integer frames the rule's noise floor is at least the scale of their rounding
-    (``min_scale``); boolean frames (binary images, exact) get none. A batch method
-    needs at least two frames.
+    (``min_scale``), and for float frames that of their rounding to float32, so that
+    a noise-free (synthetic) clip's changes are all measured against it; boolean
+    frames (binary images, exact) are those floats 0.0 and 1.0. A batch method needs
+    at least two frames.
 
     A stream resumed from a pickled ``model`` and ``detector`` (the state of both after
     the same batch) gives the batches that the uninterrupted stream gives, bit for bit;
