@@ -394,7 +394,10 @@ def foreground_score(
         The least noise floor (step 3), in the residual's units. For integer frames,
         :func:`~robustpca.background_subtraction.subtract_background` passes the scale
         of their rounding, :data:`QUANTISATION_SCALE` (0.37 of a level): a residual at
-        rounding level (a static scene) then leaves changes of one level background.
+        rounding level (a static scene) then leaves changes of one level background;
+        for float frames, that of their float32 rounding. Pass a positive one for the
+        residual of a noise-free (synthetic) clip: with none, its exact zeros read as a
+        soft threshold's, and the objects are measured against themselves.
 
     Returns
     -------
@@ -461,7 +464,10 @@ def foreground_masks(
         The least noise floor (step 3), in the residual's units. For integer frames,
         :func:`~robustpca.background_subtraction.subtract_background` passes the scale
         of their rounding, :data:`QUANTISATION_SCALE` (0.37 of a level): a residual at
-        rounding level (a static scene) then leaves changes of one level background.
+        rounding level (a static scene) then leaves changes of one level background;
+        for float frames, that of their float32 rounding. Pass a positive one for the
+        residual of a noise-free (synthetic) clip: with none, its exact zeros read as a
+        soft threshold's, and the objects are measured against themselves.
 
     Returns
     -------
