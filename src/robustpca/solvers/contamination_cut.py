@@ -180,9 +180,18 @@ def offset_at_cut(values: np.ndarray, j: int) -> float:
     """
     lower = float(values[j - 1]) if j > 0 else -np.inf
     if j == values.size:
-        return float(lower + max(1.0, abs(lower))) if np.isfinite(lower) else 0.0
+        return _beyond(lower, 1.0) if np.isfinite(lower) else 0.0
     upper = float(values[j])
     if not np.isfinite(lower):
-        return upper - max(1.0, abs(upper))
+        return _beyond(upper, -1.0)
     middle = 0.5 * lower + 0.5 * upper
     return float(middle) if lower < middle <= upper else upper
+
+
+def _beyond(value: float, sign: float) -> float:
+    """A finite value past ``value`` on the side of ``sign`` (+1 above, -1 below): a step
+    of ``max(1, |value|)``, or half-way to the largest float where that step overflows."""
+    out = value + sign * max(1.0, abs(value))
+    if np.isfinite(out):
+        return float(out)
+    return float(0.5 * value + sign * 0.5 * np.finfo(np.float64).max)
