@@ -147,13 +147,14 @@ def fetch_orl(
 ) -> ImageDataset:
     """Download (once) and load the AT&T/ORL faces; see :func:`load_orl`.
 
-    ``'32x32'`` is one 0.4 MB ``.mat`` file; ``'112x92'`` the 400 original PGM files and
-    their README (4.1 MB in 401 downloads, verified as a folder).
+    ``'32x32'`` and ``'64x64'`` are one ``.mat`` file each (0.4 MB at 32x32);
+    ``'112x92'`` the 400 original PGM files and their README (4.1 MB in 401 downloads,
+    verified as a folder).
 
     Parameters
     ----------
     {data_home}
-    resolution : {'32x32', '112x92'}, default='32x32'
+    resolution : {'32x32', '64x64', '112x92'}, default='32x32'
     {rest}
     Examples
     --------
