@@ -7,22 +7,15 @@ Downloads go to conftest's local mirror of the real data (127.0.0.1 only).
 
 from __future__ import annotations
 
-import socket
-
 import numpy as np
 import pytest
 
 from robustpca import datasets
 from robustpca.datasets import DatasetDownloadError, fetch_dataset, fetch_fei, fetch_video
 
+from .test_fetch import _dead_url
+
 pytestmark = pytest.mark.realdata
-
-
-def _dead_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(autouse=True)

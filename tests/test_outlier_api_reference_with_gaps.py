@@ -18,16 +18,22 @@ import robustpca
 from robustpca.diagnostics import outlier_diagnostics
 
 
-def test_stored_cutoffs_leave_out_the_rows_fitted_exactly():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 6)) + 0.3 * rng.normal(size=(60, 6))
-    X[:20, 2:] = np.nan  # a third of the rows: 2 observed coordinates, k = 2
+def _assert_stored_reference_is_recomputed(X):
+    """The cutoffs stored at fit, and predict, are those of the training rows measured
+    again as a reference."""
     model = robustpca.PCA(n_components=2).fit(X)
     stored = outlier_diagnostics(model, X)
     recomputed = outlier_diagnostics(model, X, reference=X)
     assert stored.orthogonal_cutoff == recomputed.orthogonal_cutoff > 0
     assert stored.score_cutoff == recomputed.score_cutoff
     np.testing.assert_array_equal(model.predict(X), np.where(recomputed.outlyingness > 1, -1, 1))
+
+
+def test_stored_cutoffs_leave_out_the_rows_fitted_exactly():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 6)) + 0.3 * rng.normal(size=(60, 6))
+    X[:20, 2:] = np.nan  # a third of the rows: 2 observed coordinates, k = 2
+    _assert_stored_reference_is_recomputed(X)
 
 
 def test_stored_reference_counts_unmodelled_constant_columns_as_unobserved():
@@ -39,12 +45,7 @@ def test_stored_reference_counts_unmodelled_constant_columns_as_unobserved():
     X = np.hstack([X, np.full((60, 1), 4.0)])  # a constant seventh column
     X[:15, :4] = np.nan  # two informative coordinates left (k) and the constant
     X[15:25, 4] = np.nan
-    model = robustpca.PCA(n_components=2).fit(X)
-    stored = outlier_diagnostics(model, X)
-    recomputed = outlier_diagnostics(model, X, reference=X)
-    assert stored.orthogonal_cutoff == recomputed.orthogonal_cutoff > 0
-    assert stored.score_cutoff == recomputed.score_cutoff
-    np.testing.assert_array_equal(model.predict(X), np.where(recomputed.outlyingness > 1, -1, 1))
+    _assert_stored_reference_is_recomputed(X)
 
 
 def test_a_share_whose_count_rounds_to_zero_flags_no_training_row():
