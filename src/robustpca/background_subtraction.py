@@ -185,7 +185,9 @@ def _rows(frames: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 def _frame_blocks(clip: Any) -> Iterator[np.ndarray]:
     """The blocks of frames of a dask array ``clip`` (n_frames, h, w[, c]), in order,
-    each computed when the stream reaches it (the other axes' chunks merged)."""
+    each computed when the stream reaches it (the other axes' chunks merged). Empty
+    blocks (a clip whose frames were selected by a mask) are skipped: the blocks are the
+    array's layout, not the caller's batches."""
     if clip.ndim not in (3, 4):
         raise ValueError(
             f"frames: a dask array of frames must have shape (n_frames, height, width) or "
@@ -193,7 +195,9 @@ def _frame_blocks(clip: Any) -> Iterator[np.ndarray]:
         )
     clip = clip.rechunk({axis: -1 for axis in range(1, clip.ndim)})
     for i in range(clip.numblocks[0]):
-        yield np.asarray(clip.blocks[i].compute())
+        block = np.asarray(clip.blocks[i].compute())
+        if block.shape[0]:
+            yield block
 
 
 def _fit_low_rank(model: Any, rows: np.ndarray) -> np.ndarray:
@@ -302,7 +306,7 @@ def subtract_background(
         Consecutive frames, grey or colour, in batches (e.g.
         :func:`robustpca.datasets.iter_video`); one array of the whole clip works too,
         as one batch; a dask array's blocks of frames are the batches, computed one at
-        a time. NaN marks a missing pixel: the background fills it, and its mask
+        a time (empty ones, as a boolean selection of frames leaves, skipped). NaN marks a missing pixel: the background fills it, and its mask
         follows its observed neighbours (:mod:`robustpca.foreground_gaps`).
     method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
         See :func:`make_video_model`. The online methods stream; the batch methods
