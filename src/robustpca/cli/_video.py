@@ -212,8 +212,8 @@ def _resized(masks: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def _ignored(path: Path | None, source: _Source) -> tuple[Any, Any]:
     """The pixels ``--ignore`` leaves out, at the frames' scaled size (h, w) and at their
-    native size (or None, None): the non-zero pixels of an image of the frames' size,
-    scaled or not, resized by the nearest neighbour."""
+    native size (each None where it has none): the non-zero pixels of an image of the
+    frames' size, scaled or not, resized by the nearest neighbour."""
     if path is None:
         return None, None
     from ..datasets import video_info
@@ -233,10 +233,9 @@ def _ignored(path: Path | None, source: _Source) -> tuple[Any, Any]:
             f"{native[1]}x{native[0]} nor their scaled size {w}x{h}"
         )
     ignored = np.asarray(grey.resize((w, h), Image.Resampling.NEAREST)) > 0
-    if not ignored.any():
-        return None, None
     at_native = np.asarray(grey.resize(native[::-1], Image.Resampling.NEAREST)) > 0
-    return ignored, at_native
+    # a thin mask that the downscaling misses is still left out where the truth is judged
+    return (ignored if ignored.any() else None), (at_native if at_native.any() else None)
 
 
 def _grey(frames: np.ndarray) -> np.ndarray:
