@@ -26,7 +26,8 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     distributions, and the eigenvalues are not consistent for the data's.
 
     The eigenvalues are the squared MAD of the *data's* scores, as Locantore et al.
-    define them (sec. 2.3); rrcov takes the MAD of the sphered scores, which puts them on
+    define them (sec. 2.3); rrcov (1.7-2, the version of the reference values in
+    ``tests/reference``) takes the MAD of the sphered scores, which puts them on
     the unit sphere's scale: ``scale_on="sphere"`` reproduces rrcov, eigenvalues,
     distances and flags included. The axes, centre and an automatic ``k`` (rrcov's rule on
     the sphered data's classical eigenvalues) are rrcov's either way, but where one of
