@@ -306,8 +306,9 @@ def subtract_background(
         Consecutive frames, grey or colour, in batches (e.g.
         :func:`robustpca.datasets.iter_video`); one array of the whole clip works too,
         as one batch; a dask array's blocks of frames are the batches, computed one at
-        a time (empty ones, as a boolean selection of frames leaves, skipped). NaN marks a missing pixel: the background fills it, and its mask
-        follows its observed neighbours (:mod:`robustpca.foreground_gaps`).
+        a time (empty ones, as a boolean selection of frames leaves, skipped). NaN
+        marks a missing pixel: the background fills it, and its mask follows its
+        observed neighbours (:mod:`robustpca.foreground_gaps`).
     method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
         See :func:`make_video_model`. The online methods stream; the batch methods
         first gather every frame.

@@ -6,9 +6,11 @@ import functools
 import os
 from dataclasses import replace
 
+import numpy as np
+
 from ..datasets import DATASETS, ImageDataset, fetch_dataset
 
-__all__ = ["DATASET_VARIANTS", "load_dataset", "parse_dataset_spec"]
+__all__ = ["DATASET_VARIANTS", "load_dataset", "parse_dataset_spec", "pixel_range"]
 
 #: Loader keyword that a ``name:variant`` specification sets, per data set.
 DATASET_VARIANTS: dict[str, str] = {
@@ -102,3 +104,22 @@ def load_dataset(spec: str, data_home: str | None = None) -> ImageDataset:
     ImageDataset
     """
     return _load_cached(spec, None if data_home is None else str(data_home))
+
+
+def pixel_range(images: np.ndarray) -> float:
+    """The range of the pixel values the errors are divided by, to report them for pixels
+    in [0, 1].
+
+    Parameters
+    ----------
+    images : ndarray
+        The clean pixel values.
+
+    Returns
+    -------
+    float
+        1 when their maximum is at most 1 (data stored in [0, 1], coil20), 16 when at
+        most 16 (scikit-learn's digits), else 255 (8-bit data sets).
+    """
+    top = float(np.max(images))
+    return 1.0 if top <= 1.0 else 16.0 if top <= 16.0 else 255.0

@@ -13,7 +13,7 @@ from ...datasets.corruption import add_salt_noise
 from ...metrics import rmse
 from ...transfer import COMPARISON_METHODS, recover_target
 from .._core import RunConfig, Task, grid
-from .._data import load_dataset
+from .._data import load_dataset, pixel_range
 
 PAPER = "Guo (2013), Robust transfer PCA with rank constraints"
 
@@ -116,14 +116,13 @@ def face_images(dataset: str, data_home: str | None) -> tuple[np.ndarray, np.nda
     Returns
     -------
     images : ndarray of shape (n_images, height, width)
-        A new array: the pixel values / 255 when the data exceed 1 (8-bit data sets);
-        data already in [0, 1] are kept.
+        A new array: the pixel values over their range (:func:`pixel_range`: 255 for
+        8-bit data sets, 16 for scikit-learn's digits); data already in [0, 1] are kept.
     labels : ndarray of shape (n_images,)
         The subject of each image, read-only.
     """
     data = load_dataset(dataset, data_home)
-    scale = 255.0 if float(data.data.max()) > 1.0 else 1.0
-    return data.images / scale, data.target
+    return data.images / pixel_range(data.data), data.target
 
 
 def intra_subject_pairs(labels: np.ndarray, subjects, n_sources: int) -> list[tuple[str, int, int]]:

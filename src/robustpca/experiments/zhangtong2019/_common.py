@@ -13,7 +13,7 @@ from ... import estimators
 from ...datasets import ImageDataset, occlude_blocks
 from ...metrics import weighted_reconstruction_error
 from ...solvers.two_d import image_residuals, initial_two_d_bases
-from .._data import load_dataset
+from .._data import load_dataset, pixel_range
 
 PAPER = "Zhang & Tong (2019), Robust PCA with adaptive neighbors (RWL-AN)"
 
@@ -309,25 +309,6 @@ def _fits(method, data, X, dims, seed, max_iter, caps):
         )
         out.append((cap, model, _fit(model, X)))
     return out
-
-
-def pixel_range(images: np.ndarray) -> float:
-    """The range of the pixel values the errors are divided by, to report them for pixels
-    in [0, 1].
-
-    Parameters
-    ----------
-    images : ndarray
-        The clean pixel values.
-
-    Returns
-    -------
-    float
-        1 when their maximum is at most 1 (data stored in [0, 1], coil20), 16 when at
-        most 16 (scikit-learn's digits), else 255 (8-bit data sets).
-    """
-    top = float(np.max(images))
-    return 1.0 if top <= 1.0 else 16.0 if top <= 16.0 else 255.0
 
 
 def _scores(model, X: np.ndarray, data: ImageDataset, occluded: np.ndarray, seconds: float) -> dict:
