@@ -238,6 +238,29 @@ def _ignored(path: Path | None, source: _Source) -> tuple[Any, Any]:
     return (ignored if ignored.any() else None), (at_native if at_native.any() else None)
 
 
+class _PreviewFrames:
+    """The preview's frames: every ``every``-th frame of the clip, at most ``limit``.
+    Where the clip's length is unknown (a container that does not state it), the stride
+    doubles and the frames kept are thinned whenever they would exceed ``limit``, so
+    that the preview stays evenly spaced and its memory bounded."""
+
+    def __init__(self, every: int, limit: int = PREVIEW_FRAMES):
+        self.every, self.limit = every, limit
+        # (positions in the clip, frames, backgrounds, masks) of each batch
+        self.rows: list[tuple[np.ndarray, ...]] = []
+
+    def wanted(self, first: int, size: int) -> np.ndarray:
+        """The rows of a batch of ``size`` frames from position ``first`` to keep."""
+        return np.flatnonzero((first + np.arange(size)) % self.every == 0)
+
+    def add(self, positions: np.ndarray, *arrays: np.ndarray) -> None:
+        self.rows.append((positions, *arrays))
+        while sum(len(row[0]) for row in self.rows) > self.limit:
+            self.every *= 2
+            kept = ((row[0] % self.every == 0, row) for row in self.rows)
+            self.rows = [tuple(a[sel] for a in row) for sel, row in kept if sel.any()]
+
+
 def _grey(frames: np.ndarray) -> np.ndarray:
     return frames if frames.ndim == 3 else frames.mean(axis=-1)
 
@@ -263,6 +286,7 @@ def _run(args) -> int:
     every = 1
     if source.n_frames is not None and source.n_frames > PREVIEW_FRAMES:
         every = -(-source.n_frames // PREVIEW_FRAMES)
+    shown = _PreviewFrames(every)
 
     counts = np.zeros(4, dtype=np.int64)
     n_scored = 0
@@ -286,7 +310,6 @@ def _run(args) -> int:
     with atomic_output_dir(args.out, overwrite=args.overwrite) as out, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a summary line says whether a fit converged
         bar = _progress(source.n_frames, args.quiet)
-        preview_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         try:
             for part in subtract_background(frames_only(), method=args.method, model=model):
                 clip = clips.pop(0)  # the batches come back with the input's boundaries
@@ -319,14 +342,13 @@ def _run(args) -> int:
                         part.masks, clip.labels, clip.roi, scored=clip.scored
                     )
                     n_scored += int(clip.scored.sum())
-                keep = [i for i in range(b) if (n_seen + i) % every == 0]
-                if args.preview != "none" and keep:
-                    preview_rows.append(
-                        (
-                            np.nan_to_num(_grey(part.frames)[keep]),
-                            np.clip(_grey(part.background)[keep], 0, 255),
-                            part.masks[keep],
-                        )
+                keep = shown.wanted(n_seen, b)
+                if args.preview != "none" and keep.size:
+                    shown.add(
+                        n_seen + keep,
+                        np.nan_to_num(_grey(part.frames)[keep]),
+                        np.clip(_grey(part.background)[keep], 0, 255),
+                        part.masks[keep],
                     )
                 n_seen += b
                 bar.update(b)
@@ -342,15 +364,14 @@ def _run(args) -> int:
         mean_background = background_sum / n_seen
         write_frames(out, np.clip(mean_background, 0, 255)[None], pattern="background.png")
         preview = None
-        if preview_rows:
+        if shown.rows:
             preview = out / f"preview.{args.preview}"
-            fps = source.fps / every
             write_preview(
                 preview,
-                (r[0] for r in preview_rows),
-                (r[1] for r in preview_rows),
-                (r[2] for r in preview_rows),
-                fps=fps,
+                (r[1] for r in shown.rows),
+                (r[2] for r in shown.rows),
+                (r[3] for r in shown.rows),
+                fps=source.fps / shown.every,
             )
         summary: dict[str, Any] = {
             "input": str(args.input),
