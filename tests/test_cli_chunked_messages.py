@@ -38,3 +38,15 @@ def test_automatic_rank_with_a_named_method_is_not_called_the_default(tmp_path, 
     err = capsys.readouterr().err
     assert "-k auto: PCA chunk by chunk needs a whole number" in err
     assert "chunked default" not in err
+
+
+def test_a_refused_chunked_fit_says_how_to_fit_in_memory_from_the_shell(tmp_path, capsys):
+    """The library's way out of a refused dask fit (``fit X.compute()``) means nothing at
+    the command line: the message names ``--chunked-above never``, and with it the same
+    table fits."""
+    src = small_table(tmp_path / "t.csv")
+    argv = ["fit", src, "--method", "accaltproj", "-k", "2", "--no-figures"]
+    assert cli.main([*argv, "--out", tmp_path / "o", "--chunked"]) == 1
+    err = capsys.readouterr().err
+    assert "--chunked-above never" in err and "compute()" not in err
+    assert cli.main([*argv, "--out", tmp_path / "m", "--chunked-above", "never"]) == 0

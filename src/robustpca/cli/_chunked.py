@@ -24,6 +24,7 @@ draw at most :data:`MAP_POINTS` samples of the outlier map.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -169,6 +170,10 @@ def _scaling(args, scan: Scan, size: int):
     return center, scale
 
 
+#: How the dask fits' messages say to fit in memory (``fit X.compute()``, ...).
+_IN_MEMORY = re.compile(r"(?:fit|pass) (?:a NumPy array |the NumPy array )?\(?X\.compute\(\)\)?")
+
+
 def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
     """The chunked fit: the model, its parameters, the seconds, converged."""
     X = scan.spill.to_dask(size)
@@ -191,6 +196,8 @@ def _fit(args, cls, scan: Scan, size: int, center, scale, image_shape):
                 f"-k {args.n_components}: {cls.__name__} chunk by chunk needs a whole number "
                 f"of components; pass -k 3, ...{why}"
             ) from None
+        # the library's way out of a chunked fit is the command line's in-memory fit
+        error = InputError(_IN_MEMORY.sub("fit in memory (--chunked-above never)", str(error)))
         hint = ""
         if scan.n_missing:
             hint += (
