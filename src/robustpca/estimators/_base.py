@@ -247,6 +247,8 @@ class BaseSubspaceEstimator(
             return X
         self.__dict__.pop("n_passes_", None)  # a Dask fit's, not this one's
         xp, device = input_namespace(X)
+        # weights on a device NumPy cannot read (a GPU's) cross to the host once, here
+        sample_weight = to_numpy(sample_weight)
         # estimators with a namespace solver fit array-API data where they are
         # (robustpca.array_api_linalg); only the fitted arrays cross to the host
         in_namespace = (
@@ -294,13 +296,13 @@ class BaseSubspaceEstimator(
         rng = as_generator(getattr(self, "random_state", None))
         self.n_missing_ = 0 if missing is None else int(missing.sum())
         if missing is not None:
-            self._store(self._fit_solver_missing(X, missing, rng, to_numpy(sample_weight)))
+            self._store(self._fit_solver_missing(X, missing, rng, sample_weight))
             dtype = X.dtype
         elif in_namespace:
             self._store(self._fit_solver_namespace(X, xp, device, rng))
             dtype = np.float32 if X.dtype == xp.float32 else np.float64
         else:
-            self._store(self._fit_solver(X, rng, to_numpy(sample_weight)))
+            self._store(self._fit_solver(X, rng, sample_weight))
             dtype = X.dtype
         finish_fit(self, dtype, xp, device)
         self._unmodelled_constants = (
