@@ -451,9 +451,10 @@ def host_method(attribute: str = "components_"):
     """Decorate a NumPy-only method ``method(self, X, ...)`` for array-API inputs.
 
     The method runs on host NumPy copies of ``X`` and of the fitted arrays; its array
-    output goes back to the namespace and device of ``X``. Like scikit-learn's
-    estimators, it raises ``ValueError`` when ``X`` is not in the namespace (and on the
-    device) of the fitted ``attribute`` (with ``array_api_dispatch`` on).
+    output goes back to the namespace and device of ``X`` (a number stays a number).
+    Like scikit-learn's estimators, it raises ``ValueError`` when ``X`` is not in the
+    namespace (and on the device) of the fitted ``attribute`` (with
+    ``array_api_dispatch`` on).
 
     Parameters
     ----------
@@ -474,7 +475,9 @@ def host_method(attribute: str = "components_"):
             check_same_namespace(X, self, attribute=attribute, method=method.__name__)
             xp, device = input_namespace(X)
             out = method(host_copy(self), to_numpy(X), *args, **kwargs)
-            return out if xp is None else move_to(out, xp=xp, device=device)
+            if xp is None or isinstance(out, numbers.Number):
+                return out
+            return move_to(out, xp=xp, device=device)
 
         return wrapper
 

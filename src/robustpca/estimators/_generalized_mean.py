@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._array_api import host_method
 from .._warnings import external_stacklevel
 from ..losses import L2pLoss
 from ..solvers import StopReason
@@ -276,6 +277,7 @@ class GeneralizedMeanPCA(BaseSubspaceEstimator):
         result.info.update(delta=delta, center_n_iter=center_n_iter)
         return result
 
+    @host_method()
     def generalized_mean_error(self, X) -> float:
         r"""Objective (9) on ``X``: :math:`(\frac1N \sum_i e_i^p)^{1/p}` (no :math:`\delta`).
 

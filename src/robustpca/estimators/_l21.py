@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array_api import host_method
 from ..solvers.l21_pca import solve_l21_pca, solve_l21_pca_missing
 from ._base import BaseSubspaceEstimator
 from ._outlier_api import with_detector_attributes
@@ -144,6 +145,7 @@ class L21PCA(BaseSubspaceEstimator):
             callback=self.callback,
         )
 
+    @host_method()
     def l21_objective(self, X) -> float:
         """Objective (8) on ``X``: ``sum_i ||W^T (x_i - mean_)||_2``.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._array_api import host_method
 from ..solvers.l21_two_d import l21_two_d_objective, solve_l21_two_d
 from ._two_d_base import BaseTwoDEstimator
 
@@ -125,6 +126,7 @@ class L21TwoDPCA(BaseTwoDEstimator):
             dense_components=False,
         )
 
+    @host_method("right_components_")
     def l21_objective(self, X) -> float:
         """Objective (27) on ``X``: ``sum_i ||U^T (A_i - mean) V||_F``.
 
