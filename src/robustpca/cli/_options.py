@@ -169,5 +169,7 @@ class atomic_output_dir:
             old = self.target.with_name(f".{self.target.name}.old-{os.getpid()}")
             os.replace(self.target, old)
         os.replace(self.tmp, self.target)
-        if old is not None:
+        if old is not None and old.is_symlink():  # the link was the output, not its target
+            old.unlink()
+        elif old is not None:
             shutil.rmtree(old, ignore_errors=True)
