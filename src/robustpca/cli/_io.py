@@ -122,6 +122,11 @@ def column_position(spec: str, names: list[str], has_header: bool, option: str, 
         return names.index(spec)
     if spec.isdigit() and 1 <= int(spec) <= len(names):
         return int(spec) - 1
+    if not has_header:  # the default names (x0, x1, ...) are not the table's
+        raise InputError(
+            f"{path}: {option} {spec!r} is not a column; the table has no header: give "
+            f"a column by its 1-based number, 1-{len(names)}"
+        )
     raise InputError(
         f"{path}: {option} {spec!r} is not a column; the columns are {', '.join(names)} "
         f"(or their 1-based numbers 1-{len(names)})"
