@@ -29,6 +29,30 @@ def test_a_boolean_parquet_column_is_fitted_as_zeros_and_ones(tmp_path, dtype):
     np.testing.assert_array_equal(data.X, [[1.0, 1.0], [0.0, 2.0], [1.0, 4.0]])
 
 
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_boolean_column_with_nulls_written_by_pyarrow_is_fitted(tmp_path, chunked):
+    """A boolean column with a null, written by pyarrow without pandas' metadata (Spark,
+    polars), reads back as objects (True, None, False): it is fitted as 0/1 with the
+    null missing, on both routes, as the same column written by pandas is. It had been
+    refused as "holds 'True', which is not a number"."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from robustpca import cli
+
+    path = tmp_path / "t.parquet"
+    n = 30
+    flags = [None if i == 3 else bool(i % 2) for i in range(n)]
+    values = np.sin(np.arange(n)) + np.arange(n) / 7
+    pq.write_table(pa.table({"flag": pa.array(flags), "g": values, "h": 2 * values}), path)
+    assert pd.read_parquet(path)["flag"].dtype == object  # the case under test
+    out = tmp_path / "out"
+    argv = ["fit", path, "--out", out, "--method", "pca", "-k", "1", "--no-figures"]
+    assert cli.main([*argv, "--chunked" if chunked else "--chunked-above=never"]) == 0
+    summary = (out / "summary.json").read_text()
+    assert '"n_missing": 1' in summary and '"n_features": 3' in summary
+
+
 def test_parquet_index_col_labels_are_stripped_as_csv_ones(tmp_path):
     labels = [" a ", "b  ", "\tc"]
     values = [[1.0, 1.0], [2.0, 0.0], [4.0, 3.0]]

@@ -465,7 +465,7 @@ def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
     X = np.empty((len(frame), len(keep)))
     for i, j in enumerate(keep):
         column = frame.iloc[:, j]
-        if _decimals(column):  # pyarrow gives a decimal column as decimal.Decimal objects
+        if _decimals(column):  # pyarrow's decimals, or bools with nulls, as objects
             column = column.astype(np.float64)
         elif not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
             name = str(frame.columns[j])
@@ -481,13 +481,18 @@ def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
 
 
 def _decimals(column) -> bool:
-    """Whether ``column`` is an object column of ``decimal.Decimal`` (and missing) values."""
+    """Whether ``column`` is an object column of ``decimal.Decimal`` values, or of bools
+    (pyarrow's boolean column with nulls, read without pandas' metadata), and missing
+    ones: numbers that pandas leaves as objects."""
     import decimal
 
     if column.dtype != object:
         return False
     values = column.dropna()
-    return len(values) > 0 and all(isinstance(v, decimal.Decimal) for v in values)
+    return len(values) > 0 and (
+        all(isinstance(v, decimal.Decimal) for v in values)
+        or all(isinstance(v, bool | np.bool_) for v in values)
+    )
 
 
 def _read_parquet(path: Path, index_col: str | None, drop: tuple[str, ...]) -> InputData:
