@@ -397,3 +397,20 @@ def run_into_marked_page(module, argv: list[str], tmp_path: Path) -> str:
     text = page.read_text()
     assert text.startswith("intro") and text.rstrip().endswith("end") and "old" not in text
     return text
+
+
+@pytest.fixture
+def eigsh_calls(monkeypatch):
+    """The ``k`` of every ARPACK call made by a ``KernelL21PCA`` fit (the real ``eigsh``
+    runs)."""
+    import robustpca.estimators._kernel_l21 as module
+
+    calls = []
+    real = module.eigsh
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["k"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "eigsh", spy)
+    return calls

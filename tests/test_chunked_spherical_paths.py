@@ -28,6 +28,19 @@ from robustpca.solvers.chunked_spherical import (
 )
 from robustpca.solvers.spherical import solve_spherical_pca
 
+from .test_spherical_covariance import MEDIAN_AT_A_SAMPLE as TEN_ROWS
+
+
+def both_routes(X, cuts, **kwargs):
+    """The in-memory fit of ``X`` and the chunked one over chunks cut at ``cuts``."""
+    n, p = X.shape
+    run = NumpyPassRunner(X, chunk_rows=n)
+    run.bounds = list(pairwise(cuts))
+    expected = solve_spherical_pca(X, **kwargs)
+    got, _ = solve_spherical_pca_chunked(run, np.arange(n), n, p, **kwargs)
+    return expected, got
+
+
 N, P = 130, 16384  # runs of 64, 64 and 2 rows
 
 
@@ -86,11 +99,8 @@ def test_most_rows_at_the_start_as_in_memory(scale_on):
     rng = np.random.default_rng(5)
     X = np.repeat([[1.0, 2.0, 3.0]], 10, axis=0)
     X[[0, 3, 5, 9]] += rng.normal(size=(4, 3))
-    run = NumpyPassRunner(X, chunk_rows=10)
-    run.bounds = list(pairwise([0, 3, 4, 10]))
     with np.errstate(all="raise"):
-        expected = solve_spherical_pca(X, scale_on=scale_on)
-        got, _ = solve_spherical_pca_chunked(run, np.arange(10), 10, 3, scale_on=scale_on)
+        expected, got = both_routes(X, [0, 3, 4, 10], scale_on=scale_on)
     np.testing.assert_array_equal(expected.mean, [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(got.mean, expected.mean)
     assert got.rank == expected.rank and got.n_iter == expected.n_iter
@@ -104,29 +114,10 @@ def test_a_sample_found_after_the_steps_stop_as_in_memory():
     the floor, and Vardi and Zhang's test on the row nearest the last iterate returns
     the sample, in memory and in passes alike."""
     X = 0.01 * np.array([[0.0, 0.0], [0, 0], [1, 1], [2, 3], [3, 1], [-1, -1], [1, -2]])
-    run = NumpyPassRunner(X, chunk_rows=7)
-    run.bounds = list(pairwise([0, 3, 4, 7]))
-    expected = solve_spherical_pca(X)
-    got, _ = solve_spherical_pca_chunked(run, np.arange(7), 7, 2)
+    expected, got = both_routes(X, [0, 3, 4, 7])
     np.testing.assert_array_equal(expected.mean, [0.0, 0.0])
     np.testing.assert_array_equal(got.mean, expected.mean)
     assert got.n_iter == expected.n_iter
-
-
-TEN_ROWS = np.array(
-    [
-        [-0.925, 2.945, 1.474],
-        [1.519, 1.088, 0.991],
-        [-2.158, -1.856, -0.555],
-        [8.424, 0.633, 1.363],
-        [-2.144, -0.283, -1.194],
-        [0.028, -1.802, -2.201],
-        [1.687, -0.378, -1.23],
-        [5.37, 2.426, 1.783],
-        [4.941, 4.052, 4.564],
-        [1.785, 3.267, 4.969],
-    ]
-)
 
 
 @pytest.mark.parametrize("X", [TEN_ROWS, TEN_ROWS[[4, 1, 7, 0, 9, 2, 8, 3, 6, 5]]])
@@ -135,10 +126,7 @@ def test_a_single_row_within_the_floor_stops_the_passes_as_in_memory(X):
     0.991]`` is the spatial median: one row within the floor is enough for Vardi and
     Zhang's test, which ends rrcov's circling steps at the same iteration in passes as
     in memory, with that row as the centre."""
-    run = NumpyPassRunner(X, chunk_rows=10)
-    run.bounds = list(pairwise([0, 4, 5, 10]))
-    expected = solve_spherical_pca(X)
-    got, _ = solve_spherical_pca_chunked(run, np.arange(10), 10, 3)
+    expected, got = both_routes(X, [0, 4, 5, 10])
     np.testing.assert_array_equal(expected.mean, [1.519, 1.088, 0.991])
     assert expected.n_iter < 50
     np.testing.assert_array_equal(got.mean, expected.mean)
@@ -154,10 +142,7 @@ def test_the_floor_is_the_median_distance_of_an_even_number_of_rows():
         [[0.0, 0.0]] * 4
         + [[2e-4, 0.0], [1.0, 1.0], [2.0, -1.0], [1.0, 2.0], [-1.0, 1.5], [-1.5, -2.0]]
     )
-    run = NumpyPassRunner(X, chunk_rows=10)
-    run.bounds = list(pairwise([0, 3, 7, 10]))
-    expected = solve_spherical_pca(X)
-    got, _ = solve_spherical_pca_chunked(run, np.arange(10), 10, 2)
+    expected, got = both_routes(X, [0, 3, 7, 10])
     np.testing.assert_array_equal(expected.mean, [0.0, 0.0])
     np.testing.assert_array_equal(got.mean, expected.mean)
     np.testing.assert_allclose(got.sphere_eigenvalues, expected.sphere_eigenvalues, rtol=1e-10)

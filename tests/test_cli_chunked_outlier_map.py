@@ -5,8 +5,6 @@ drawn with ``--random-state``, so that the same command draws the same map."""
 
 from __future__ import annotations
 
-import csv
-
 import numpy as np
 import pytest
 
@@ -16,16 +14,7 @@ pytest.importorskip("dask.dataframe")
 
 from robustpca.cli import _chunked
 
-
-def planted_table(path, n=300, d=5, n_out=40, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3 + 0.05 * rng.normal(size=(n, d))
-    X[:n_out] += rng.normal(scale=20, size=(n_out, d)) * np.linspace(1, 4, n_out)[:, None]
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([f"f{j}" for j in range(d)])
-        writer.writerows([repr(v) for v in row] for row in (X + 10.0).tolist())
-    return path
+from .test_cli_chunked_parity_options import planted_table
 
 
 @pytest.fixture
@@ -52,7 +41,7 @@ def fit(src, out, *options):
 
 
 def test_a_table_of_map_points_rows_is_drawn_whole_and_labelled(tmp_path, monkeypatch, drawn):
-    src = planted_table(tmp_path / "t.csv")
+    src = planted_table(tmp_path / "t.csv", n=300, n_out=40, top=4, labelled=False)
     monkeypatch.setattr(_chunked, "MAP_POINTS", 300)
     fit(src, tmp_path / "o")
     run = drawn[0]
@@ -63,7 +52,7 @@ def test_a_table_of_map_points_rows_is_drawn_whole_and_labelled(tmp_path, monkey
 def test_a_larger_table_draws_the_farthest_flagged_and_a_seeded_sample(
     tmp_path, monkeypatch, drawn
 ):
-    src = planted_table(tmp_path / "t.csv")
+    src = planted_table(tmp_path / "t.csv", n=300, n_out=40, top=4, labelled=False)
     monkeypatch.setattr(_chunked, "MAP_POINTS", 20)
     for name in ("a", "b"):
         fit(src, tmp_path / name, "--random-state", "3")

@@ -19,16 +19,19 @@ from robustpca import cli
 pytest.importorskip("dask.dataframe")
 
 
-def planted_table(path, n=200, d=5, n_out=20, seed=0):
-    """Rows near a rank-2 plane, the first ``n_out`` shifted far off it, labelled."""
+def planted_table(path, n=200, d=5, n_out=20, seed=0, top=3, labelled=True):
+    """Rows near a rank-2 plane, the first ``n_out`` shifted far off it (up to ``top``
+    times more for the last of them), labelled ``r0, r1, ...`` in a first column."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3 + 0.05 * rng.normal(size=(n, d))
-    X[:n_out] += rng.normal(scale=20, size=(n_out, d)) * np.linspace(1, 3, n_out)[:, None]
+    X[:n_out] += rng.normal(scale=20, size=(n_out, d)) * np.linspace(1, top, n_out)[:, None]
+    names = [f"f{j}" for j in range(d)]
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["id", *[f"f{j}" for j in range(d)]])
+        writer.writerow(["id", *names] if labelled else names)
         for i, row in enumerate((X + 10.0).tolist()):
-            writer.writerow([f"r{i}", *[repr(v) for v in row]])
+            cells = [repr(v) for v in row]
+            writer.writerow([f"r{i}", *cells] if labelled else cells)
     return path
 
 

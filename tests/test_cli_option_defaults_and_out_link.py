@@ -8,7 +8,10 @@ held:
   path methods whether or not the user passed ``--out``;
 - an ``--out`` that is a symbolic link: the link itself is what ``--overwrite``
   replaces, so the inputs are compared with the link's path, not with its target; a
-  link to the folder that holds the input is replaced and the input left alone.
+  link to the folder that holds the input is replaced and the input left alone, and
+  nothing of the old output stays beside the new one (the old link had been left as
+  ``.out.old-<pid>``, one more per run: ``shutil.rmtree`` refuses a link, and its
+  errors were ignored).
 """
 
 import os
@@ -48,3 +51,4 @@ def test_an_out_link_to_the_inputs_folder_is_replaced_not_its_target(tmp_path, c
     assert cli.main([*argv, "--no-figures"]) == 0, capsys.readouterr().err
     assert not out.is_symlink() and (out / "summary.json").is_file()
     assert src.read_bytes() == before and sorted(p.name for p in store.iterdir()) == ["data.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "store"]

@@ -56,3 +56,18 @@ def test_a_mask_at_the_fitted_size_equals_it_at_the_input_size(tmp_path, level):
     assert a["counts"] == b["counts"]
     assert sum(a["counts"].values()) == N * (H * W - 4 * 36)
     np.testing.assert_array_equal(masks_a, masks_b)
+
+
+@pytest.mark.parametrize("column", [10, 11])
+def test_a_one_pixel_wide_ignore_mask_is_never_scored(tmp_path, column):
+    """A mask of one full column (H pixels, at the input's size) at ``--scale 0.5``: the
+    confusion counts cover every other pixel of every frame, whichever the column. The
+    nearest-neighbour downscaling keeps every other column, so column 10 has no pixel at
+    the fitted size; the mask had then been dropped at the input's size too, and its
+    pixels scored after all (a fixed bug)."""
+    mask = np.zeros((H, W), dtype=np.uint8)
+    mask[:, column] = 255
+    PIL.fromarray(mask).save(tmp_path / "ignore.png")
+    summary, _ = run(cdnet_clip(tmp_path / "clip"), tmp_path / "out", tmp_path / "ignore.png")
+    assert summary["n_scored_frames"] == N
+    assert sum(summary["counts"].values()) == N * (H * W - H)

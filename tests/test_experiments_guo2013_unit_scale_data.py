@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from robustpca.experiments import load_dataset
-from robustpca.experiments.guo2013 import denoising_task, face_images
+from robustpca.experiments.guo2013 import face_images
+
+from .test_experiments_guo2013 import run
 
 
 @pytest.mark.realdata
@@ -28,19 +30,7 @@ def test_unit_interval_data_are_kept(shared_data):
 @pytest.mark.realdata
 def test_any_pixel_scale_gives_the_same_pca_scores(shared_data):
     def rows(pixel_max):
-        return denoising_task(
-            dataset="yale:64x64",
-            data_home=str(shared_data),
-            task="Task-6-1",
-            source=55,
-            target=0,
-            noise=0.05,
-            seed=0,
-            repeats=[0],
-            methods=["PCA", "S-PCA"],
-            settings=[(8, 3, 3, 0.1)],
-            pixel_max=pixel_max,
-        )
+        return run(shared_data, methods=["PCA", "S-PCA"], pixel_max=pixel_max)
 
     for a, b in zip(rows(1.0), rows(10.0), strict=True):
         assert b["pixel_max"] == 10.0 and a["noise_seed"] == b["noise_seed"]

@@ -343,21 +343,14 @@ def test_arpack_embedding_equals_lapack_on_the_faces(orl):
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=5
-def test_auto_takes_arpack_for_few_pairs_of_many_samples(monkeypatch):
+def test_auto_takes_arpack_for_few_pairs_of_many_samples(monkeypatch, eigsh_calls):
     """``'auto'``: ARPACK above 1,000 samples for at most n / 40 pairs, LAPACK otherwise;
     ARPACK's failure to converge falls back to LAPACK."""
     from scipy.sparse.linalg import ArpackNoConvergence
 
     import robustpca.estimators._kernel_l21 as module
 
-    calls = []
-    real = module.eigsh
-
-    def spy(*args, **kwargs):
-        calls.append(kwargs["k"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, "eigsh", spy)
+    calls = eigsh_calls
     X = np.random.default_rng(0).normal(size=(1200, 6))
     auto = KernelL21PCA(2, n_embedding=30, max_iter=5).fit(X)
     assert calls == [30]

@@ -13,22 +13,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-import robustpca.estimators._kernel_l21 as module
 from robustpca import KernelL21PCA
-
-
-@pytest.fixture
-def eigsh_calls(monkeypatch):
-    """The ``k`` of every ARPACK call made by a fit (the real ``eigsh`` runs)."""
-    calls = []
-    real = module.eigsh
-
-    def spy(*args, **kwargs):
-        calls.append(kwargs["k"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, "eigsh", spy)
-    return calls
 
 
 def test_tol_is_the_stopping_rule_of_algorithm_2():

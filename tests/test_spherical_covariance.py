@@ -198,6 +198,24 @@ def test_bad_parameters_name_themselves(Estimator, params, error, match):
         Estimator(**params).fit(np.random.default_rng(0).normal(size=(30, 3)))
 
 
+#: A 10 x 3 table (rows of a seeded random draw, rounded to 3 decimals) whose second
+#: row is its spatial median.
+MEDIAN_AT_A_SAMPLE = np.array(
+    [
+        [-0.925, 2.945, 1.474],
+        [1.519, 1.088, 0.991],
+        [-2.158, -1.856, -0.555],
+        [8.424, 0.633, 1.363],
+        [-2.144, -0.283, -1.194],
+        [0.028, -1.802, -2.201],
+        [1.687, -0.378, -1.23],
+        [5.37, 2.426, 1.783],
+        [4.941, 4.052, 4.564],
+        [1.785, 3.267, 4.969],
+    ]
+)
+
+
 def test_a_sample_at_the_median_stops_rrcovs_endless_steps():
     """On this 10 x 3 table (rows of a seeded random draw, rounded to 3 decimals) the
     second row is the spatial median. rrcov's ``spatial.median`` weighs a sample within
@@ -205,20 +223,7 @@ def test_a_sample_at_the_median_stops_rrcovs_endless_steps():
     ``PcaLocantore(x, k = 1)`` (rrcov 1.7-2) had not returned after 20 s. Ours returns
     the row, exactly, as soon as an iterate comes within the floor of it (it ran to its
     1,000-step cap before)."""
-    X = np.array(
-        [
-            [-0.925, 2.945, 1.474],
-            [1.519, 1.088, 0.991],
-            [-2.158, -1.856, -0.555],
-            [8.424, 0.633, 1.363],
-            [-2.144, -0.283, -1.194],
-            [0.028, -1.802, -2.201],
-            [1.687, -0.378, -1.23],
-            [5.37, 2.426, 1.783],
-            [4.941, 4.052, 4.564],
-            [1.785, 3.267, 4.969],
-        ]
-    )
+    X = MEDIAN_AT_A_SAMPLE
     centre, _, n_iter = spatial_median(X)
     np.testing.assert_array_equal(centre, X[1])
     assert n_iter < 50

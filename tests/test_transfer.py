@@ -141,6 +141,23 @@ def test_lemma1_quadratic_model_majorizes_objective(p):
         assert F <= Q + 1e-9 * max(1.0, abs(Q))
 
 
+def hessian_norm(a_s, a_t, kc, ks, kt, ns=3, nt=2):
+    """Largest eigenvalue of the Hessian of f in (14) on one column (the variables are
+    vectors and the Hessian is small), the variables present being M_c (kc > 0), M_s
+    (ks > 0), M_t (kt > 0), E_s and E_t: the residual [R_s; R_t] is L theta + const."""
+    rows = {"c": (0, ns + nt), "s": (0, ns), "t": (ns, nt), "Es": (0, ns), "Et": (ns, nt)}
+    present = ["c"] * (kc > 0) + ["s"] * (ks > 0) + ["t"] * (kt > 0) + ["Es", "Et"]
+    L = []
+    for name in present:
+        start, n = rows[name]
+        part = np.zeros((ns + nt, n))
+        part[start : start + n] = np.eye(n)
+        L.append(part)
+    L = np.hstack(L)
+    weights = np.r_[np.full(ns, a_s), np.full(nt, a_t)]
+    return np.linalg.eigvalsh(L.T @ (weights[:, None] * L)).max()
+
+
 @pytest.mark.parametrize(("a_s", "a_t"), [(1.0, 1.0), (0.5, 2.0), (3.0, 1.0)])
 def test_lemma1_eta_is_the_smallest_valid_step(a_s, a_t):
     """eta = 3 max(alpha) is attained: moving M_c, M_j and E_j of the heavier matrix j
@@ -170,19 +187,7 @@ def test_lemma1_eta_is_the_smallest_valid_step(a_s, a_t):
 )
 def test_lipschitz_constant_is_the_hessian_norm(a_s, a_t, n_source, n_target):
     """The Hessian of f (a constant matrix) has norm max_j alpha_j c_j, as used for eta."""
-    ns, nt = 3, 2  # one column: the variables are vectors and the Hessian is small
-    blocks = ["c"] + ["s"] * (n_source > 0) + ["t"] * (n_target > 0) + ["Es", "Et"]
-    rows = {"c": (0, ns + nt), "s": (0, ns), "t": (ns, nt), "Es": (0, ns), "Et": (ns, nt)}
-    L = []  # the residual [R_s; R_t] is L theta + const
-    for name in blocks:
-        start, n = rows[name]
-        part = np.zeros((ns + nt, n))
-        part[start : start + n] = np.eye(n)
-        L.append(part)
-    L = np.hstack(L)
-    weights = np.r_[np.full(ns, a_s), np.full(nt, a_t)]
-    hessian = L.T @ (weights[:, None] * L)
-    norm = np.linalg.eigvalsh(hessian).max()
+    norm = hessian_norm(a_s, a_t, 1, n_source, n_target)
     assert norm == pytest.approx(
         lipschitz_constant(a_s, a_t, n_source=n_source, n_target=n_target), rel=1e-12
     )

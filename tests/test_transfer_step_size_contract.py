@@ -21,22 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 from robustpca import RankConstrainedRobustPCA, RobustTransferPCA
 from robustpca.solvers.transfer import solve_robust_transfer_pca
 
-
-def hessian_norm(a_s, a_t, kc, ks, kt, ns=3, nt=2):
-    """Largest eigenvalue of the Hessian of f in (14) on one column, variables present
-    being M_c (kc > 0), M_s (ks > 0), M_t (kt > 0), E_s and E_t."""
-    rows = {"c": (0, ns + nt), "s": (0, ns), "t": (ns, nt), "Es": (0, ns), "Et": (ns, nt)}
-    present = ["c"] * (kc > 0) + ["s"] * (ks > 0) + ["t"] * (kt > 0) + ["Es", "Et"]
-    L = []
-    for name in present:
-        start, n = rows[name]
-        part = np.zeros((ns + nt, n))
-        part[start : start + n] = np.eye(n)
-        L.append(part)
-    L = np.hstack(L)
-    weights = np.r_[np.full(ns, a_s), np.full(nt, a_t)]
-    return np.linalg.eigvalsh(L.T @ (weights[:, None] * L)).max()
-
+from .test_transfer import hessian_norm
 
 CASES = [(1.0, 2.0, 1, 0, 2), (1.0, 2.0, 1, 2, 0), (2.0, 1.0, 1, 2, 0), (2.0, 1.0, 0, 0, 2)]
 
