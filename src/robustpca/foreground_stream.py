@@ -168,9 +168,11 @@ class ForegroundDetector:
         if not hasattr(self, "scale_"):
             self.n_channels_ = c
             self.n_frames_seen_ = getattr(self, "n_frames_seen_", 0) + len(e)
-            if not self.min_scale > 0 and not np.any(e > 0):
-                # no signal yet (black frames, no pixel seen): nothing gives the scale its
-                # unit, which the first batch with some sets, as the batch rule would
+            unseen = gaps and bool(np.isnan(e).all())
+            if unseen or (not self.min_scale > 0 and not np.any(e > 0)):
+                # no signal yet (no pixel seen; black frames without a floor): nothing
+                # gives the scale its unit, which the first batch with some sets, as the
+                # batch rule would
                 self._frame_shape = e.shape[1:]
                 return
             raw, self.noise_floor_ = _raw_scale(e, gaps, float(self.min_scale))
