@@ -399,6 +399,17 @@ def iter_video(
         raise ValueError(f"{root}: frames={frames!r} selects no frame of the video.")
 
 
+def _average_rate(path) -> float | None:
+    """The frame rate of the first video stream of ``path``, read by PyAV, for the
+    imageio releases whose metadata fails where the container states no duration
+    (Matroska, WebM)."""
+    import av
+
+    with av.open(str(path)) as container:
+        rate = container.streams.video[0].average_rate
+    return float(rate) if rate else None
+
+
 def video_info(path: str | os.PathLike, *, scale: float = 1.0) -> VideoInfo:
     """Number of frames, frame shape and frame rate of a video, decoding no frame.
 
@@ -440,7 +451,10 @@ def video_info(path: str | os.PathLike, *, scale: float = 1.0) -> VideoInfo:
     try:
         with iio.imopen(root, "r", plugin="pyav") as file:
             shape = file.properties().shape
-            fps = file.metadata().get("fps")
+            try:
+                fps = file.metadata().get("fps")
+            except TypeError:  # older imageio (2.22) on a container that states no duration
+                fps = _average_rate(root)
     except Exception as error:  # imageio's and FFmpeg's errors have no common base
         raise _video_error(root, error) from None
     n_frames = int(shape[0]) if shape[0] > 0 else None
