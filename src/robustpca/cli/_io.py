@@ -465,7 +465,7 @@ def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
     X = np.empty((len(frame), len(keep)))
     for i, j in enumerate(keep):
         column = frame.iloc[:, j]
-        if _decimals(column):  # pyarrow's decimals, or bools with nulls, as objects
+        if _object_numbers(column):  # pyarrow's decimals, or bools with nulls, as objects
             column = column.astype(np.float64)
         elif not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
             name = str(frame.columns[j])
@@ -480,7 +480,7 @@ def parquet_numbers(frame, keep: list[int], path: Path) -> np.ndarray:
     return X
 
 
-def _decimals(column) -> bool:
+def _object_numbers(column) -> bool:
     """Whether ``column`` is an object column of ``decimal.Decimal`` values, or of bools
     (pyarrow's boolean column with nulls, read without pandas' metadata), and missing
     ones: numbers that pandas leaves as objects."""

@@ -60,7 +60,7 @@ import numpy as np
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._array_api import input_namespace, move_to, to_numpy
+from .._array_api import to_numpy
 from .._observed import observed_counts
 from .._validation import is_dask_collection
 from ..diagnostics import DEFAULT_QUANTILE
@@ -72,6 +72,7 @@ from ..solvers.likelihood import (
     noise_variance,
     subspace_gaussian,
 )
+from ._outlier_api import _to_input_namespace
 
 __all__ = ["LikelihoodScoreMixin"]
 
@@ -288,9 +289,8 @@ class LikelihoodScoreMixin:
             )  # fmt: skip
         od = np.asarray(to_numpy(od), dtype=np.float64)
         scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(od.shape[0], -1)
-        distances = model.squared_distances(scores, od)
-        xp, device = input_namespace(X)  # an array-API X's: as score_samples gives them
-        return distances if xp is None else move_to(distances, xp=xp, device=device)
+        # an array-API X gets them in its namespace, as score_samples gives its scores
+        return _to_input_namespace(model.squared_distances(scores, od), X)
 
 
 def _squared_distances(scores, od, *, model: SubspaceGaussian) -> np.ndarray:
