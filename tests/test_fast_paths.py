@@ -530,3 +530,22 @@ def test_warm_start_check_settled_by_the_frobenius_bound(monkeypatch):
     for A in slowly_changing_matrices(300, 3):
         solver(A)
     assert solver.n_warm == 2 and not calls
+
+
+@pytest.mark.parametrize("common", [1.0, 2.5, 1e-3])
+@pytest.mark.parametrize("route", ["scatter", "gram"])
+def test_equal_weights_give_the_weighted_scatter_eigenvalues(tiny_blocks, route, common):
+    """Equal weights (PCA's, a first iteration's) scale the scatter once rather than every
+    row: the eigenvalues and the total scatter are still those of problem (14)'s
+    ``sum_i d_i (x_i - b)(x_i - b)^T``, as for the same weights made unequal by one ulp."""
+    X = random_data(3, 60, 7) + 10.0
+    w = np.full(60, common)
+    uneven = w.copy()
+    uneven[0] = np.nextafter(common, 1.0)
+    for weights in (w, uneven):
+        sub = WeightedPCAProblem(X, 3, np.random.default_rng(0), route=route).solve(weights)
+        b = (weights @ X) / weights.sum()
+        S = (X - b).T @ (weights[:, None] * (X - b))
+        expected = np.linalg.eigvalsh(S)[::-1][:3]
+        np.testing.assert_allclose(sub.eigvals, expected, rtol=1e-10)
+        np.testing.assert_allclose(sub.total_scatter, np.trace(S), rtol=1e-10)

@@ -293,3 +293,34 @@ def test_inserting_a_constant_column_changes_no_pca_fit(seed, n, d, rate, where,
         np.delete(model.mean_, where), reference.mean_, rtol=0, atol=1e-6 * scale
     )
     np.testing.assert_array_equal(model.predict(padded), reference.predict(Xm))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 40),
+    d=st.integers(1, 6),
+    block=st.integers(1, 30),
+    order=st.sampled_from("CF"),
+    nan_row=st.one_of(st.none(), st.integers(0, 39)),
+)
+def test_column_ranges_by_blocks_of_rows(seed, n, d, block, order, nan_row):
+    """The column ranges are read by blocks of rows: the minima and maxima of the whole
+    columns whatever the block and the memory order, and None for a NaN in any block
+    (the last included)."""
+    from robustpca import _validation
+
+    rng = np.random.default_rng(seed)
+    X = np.asarray(rng.normal(size=(n, d)) * 10.0 ** rng.integers(-3, 4, d), order=order)
+    if nan_row is not None:
+        X[min(nan_row, n - 1), rng.integers(d)] = np.nan
+    before = X.copy()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_validation, "_RANGE_BLOCK_ELEMENTS", block)
+        ranges = _validation.column_ranges(X)
+    np.testing.assert_array_equal(X, before)
+    if nan_row is not None:
+        assert ranges is None
+    else:
+        np.testing.assert_array_equal(ranges[0], X.min(axis=0))
+        np.testing.assert_array_equal(ranges[1], X.max(axis=0))

@@ -388,6 +388,9 @@ def names_checked(model) -> Iterator[None]:
             model.feature_names_in_ = names
 
 
+_RANGE_BLOCK_ELEMENTS = 1 << 16  # 512 KiB of float64: a block of rows in L2 cache
+
+
 def column_ranges(X) -> tuple[np.ndarray, np.ndarray] | None:
     """The column minima and maxima of a validated 2-D NumPy ``X``, or None where ``X``
     holds a NaN (they propagate it) or is no such array. A fit with no NaN takes its
@@ -395,7 +398,14 @@ def column_ranges(X) -> tuple[np.ndarray, np.ndarray] | None:
     from them: two passes over the data instead of five."""
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.size == 0:
         return None
-    low, high = np.minimum.reduce(X, axis=0), np.maximum.reduce(X, axis=0)
+    # C-ordered data by blocks of rows that stay in cache, so that the maximum reads what
+    # the minimum read (F-ordered columns are each read in one contiguous sweep)
+    step = X.shape[0] if X.flags.f_contiguous else max(1, _RANGE_BLOCK_ELEMENTS // X.shape[1])
+    low, high = np.minimum.reduce(X[:step], axis=0), np.maximum.reduce(X[:step], axis=0)
+    for start in range(step, X.shape[0], step):
+        block = X[start : start + step]
+        np.minimum(low, np.minimum.reduce(block, axis=0), out=low)
+        np.maximum(high, np.maximum.reduce(block, axis=0), out=high)
     if np.isnan(low).any() or np.isnan(high).any():
         return None
     return low, high

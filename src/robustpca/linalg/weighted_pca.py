@@ -335,6 +335,8 @@ class WeightedPCAProblem:
         # update with a small shift, and nothing cancels)
         S = np.zeros((d, d), order="F")
         t = np.zeros(d)
+        # equal weights (PCA, a first iteration) scale the scatter once, not every row
+        common = float(w[0]) if n and np.all(w == w[0]) else None
         sw = np.sqrt(w)
         for rows in _row_slices(n, d, blocked.MIN_BLOCK):
             if not np.any(w[rows]):
@@ -342,9 +344,12 @@ class WeightedPCAProblem:
             B = _centred_rows(X, rows, point, self._work)
             if self.with_mean:
                 t = add_weighted_rows(t, w[rows], B)  # SciPy's BLAS: see linalg.blocked
-            B *= sw[rows, None]
+            if common is None:
+                B *= sw[rows, None]
             S = _syrk_upper(S, B.T, trans=0)  # += B^T B
         S = _symmetric_from_upper(S)
+        if common is not None and common != 1.0:
+            S *= common
         if self.with_mean:
             delta = t / s
             S -= s * np.outer(delta, delta)
