@@ -199,6 +199,27 @@ def test_a_txt_table_aligned_with_spaces_is_read(tmp_path, route):
 
 
 @pytest.mark.parametrize("route", ROUTES)
+def test_an_aligned_txt_with_quoted_labels_is_read(tmp_path, route):
+    """R's ``write.table`` quotes labels, which may hold spaces (``"New York"``): the
+    table is still aligned, split at runs of spaces outside quotes. A space inside the
+    quotes had split the file at single spaces, into empty columns."""
+    X = table(d=3)
+    labels = [f'"city {i}"' if i % 3 else f"town{i}" for i in range(len(X))]
+    rows = [f"{label:<12}" + "".join(f"{v:10.4f}" for v in row) for label, row in zip(labels, X)]
+    (tmp_path / "t.txt").write_text('"name"  "a"  "b"  "c"\n' + "\n".join(rows) + "\n")
+    out = tmp_path / "o"
+    assert (
+        run(tmp_path / "t.txt", out, "--index-col", "name", "--method", "pca", "-k", "1", *route)
+        == 0
+    )
+    assert (summary(out)["n_samples"], summary(out)["n_features"]) == (len(X), 3)
+    mean = np.loadtxt(out / "mean.csv", delimiter=",", skiprows=1)
+    np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-4)
+    names = (out / "scores.csv").read_text().splitlines()[1:3]
+    assert [line.split(",")[0] for line in names] == ["town0", "city 1"]
+
+
+@pytest.mark.parametrize("route", ROUTES)
 def test_an_input_error_leaves_no_parent_folder_of_out(tmp_path, capsys, route):
     src = tmp_path / "bad.csv"
     src.write_text("a,b\n1,x\n2,3\n3,4\n")

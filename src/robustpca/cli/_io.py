@@ -32,8 +32,11 @@ PARQUET_SUFFIXES = {".parquet", ".pq"}
 #: The cells read as missing (any case), besides the empty cell.
 NA_TOKENS = ("na", "nan", "null", "-nan", "+nan")
 #: The delimiter of a ``.txt`` table whose fields are separated by runs of spaces (an
-#: aligned table, as ``np.savetxt`` writes with a field width).
+#: aligned table, as ``np.savetxt`` writes with a field width); a quote is a character.
 WHITESPACE = r"\s+"
+#: The same, in a table whose fields split that way only where double quotes hold
+#: spaces (labels such as ``"New York"``, as R's ``write.table`` writes them).
+QUOTED_WHITESPACE = r'\s+"'
 
 
 @dataclass
@@ -231,38 +234,53 @@ class TableLayout:
     sample: str
 
 
-def _aligned(sample: str) -> bool:
-    """Whether the complete lines of ``sample`` split by runs of spaces into one number
-    (above 1) of fields, with no comma or quote in the text: an aligned table."""
-    if "," in sample or '"' in sample:
+def _aligned(sample: str, split=str.split) -> bool:
+    """Whether the complete lines of ``sample`` split by runs of spaces (``split``) into
+    one number (above 1) of fields, with no comma in the text: an aligned table."""
+    if "," in sample:
         return False
     lines = sample.splitlines()
     if not sample.endswith(("\n", "\r")):
         lines = lines[:-1]  # cut by the sample's length
-    widths = {len(line.split()) for line in lines if line.strip()}
+    widths = {len(split(line)) for line in lines if line.strip()}
     return len(widths) == 1 and widths.pop() > 1
+
+
+def _split_quoted(line: str) -> list[str]:
+    """The fields of ``line`` separated by runs of spaces or tabs, where a double-quoted
+    field (``csv``'s quoting) may hold spaces; tabs inside quotes become spaces."""
+    if '"' not in line:
+        return line.split()
+    cleaned = [line.replace("\t", " ").strip()]
+    return next(csv.reader(cleaned, delimiter=" ", skipinitialspace=True), [])
 
 
 def _sniff(path: Path, delimiter: str | None, sample: str) -> str:
     """The delimiter of a ``.txt`` table (``delimiter`` None): the sniffer's, or
-    :data:`WHITESPACE` where the fields are separated by spaces and runs of them split
-    every line into the same number of fields."""
+    :data:`WHITESPACE` (:data:`QUOTED_WHITESPACE`) where the fields are separated by
+    spaces and runs of them split every line into the same number of fields (outside
+    double quotes)."""
     if delimiter is not None:
         return delimiter
     try:
         found = csv.Sniffer().sniff(sample, delimiters=",;\t ").delimiter
     except csv.Error:
         found = ""
-    if found in ("", " ") and _aligned(sample):
+    if found in ("", " ") and '"' not in sample and _aligned(sample):
         return WHITESPACE
+    if found in ("", " ") and '"' in sample and _aligned(sample, _split_quoted):
+        return QUOTED_WHITESPACE
     return found or ","
 
 
 def split_rows(lines, delimiter: str):
     """The non-empty rows (lists of fields) of the text ``lines``, an iterable of lines
-    read with ``newline=""``: by :mod:`csv`, or by runs of spaces for :data:`WHITESPACE`."""
+    read with ``newline=""``: by :mod:`csv`, or by runs of spaces for :data:`WHITESPACE`
+    (outside double quotes for :data:`QUOTED_WHITESPACE`)."""
     if delimiter == WHITESPACE:
         return (row for row in (line.split() for line in lines) if row)
+    if delimiter == QUOTED_WHITESPACE:
+        return (row for row in map(_split_quoted, lines) if row)
     return (row for row in csv.reader(lines, delimiter=delimiter) if row)
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from ._io import (
     NA_TOKENS,
     PARQUET_SUFFIXES,
+    QUOTED_WHITESPACE,
     WHITESPACE,
     InputError,
     TableLayout,
@@ -348,7 +349,7 @@ def _check_fields(path: Path, layout: TableLayout) -> None:
     try:
         with open(path, "rb") as raw:
             raw.seek(3 if raw.read(3) == codecs.BOM_UTF8 else 0)
-            while delimiter != WHITESPACE and width > 1:  # by blocks of bytes (below)
+            while delimiter not in (WHITESPACE, QUOTED_WHITESPACE) and width > 1:  # bytes
                 offset = raw.tell()
                 block = raw.read(CHECK_BLOCK)
                 if block and not block.endswith(b"\n"):
@@ -395,7 +396,6 @@ def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
         dtype[cols[index]] = "object"
     hint = _separator_hint(layout.sample, layout.delimiter)
     _check_fields(path, layout)
-    spaces = layout.delimiter == WHITESPACE  # fields split by runs of spaces, no quoting
 
     def failed(error: Exception) -> InputError:
         """The whole-file reader's message (line, column) for the cell pandas could not
@@ -411,8 +411,8 @@ def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
     try:  # dask reads a sample of the file here
         ddf = dd.read_csv(
             str(path),
-            sep=layout.delimiter,
-            quoting=csv.QUOTE_NONE if spaces else csv.QUOTE_MINIMAL,
+            sep=WHITESPACE if layout.delimiter == QUOTED_WHITESPACE else layout.delimiter,
+            quoting=csv.QUOTE_NONE if layout.delimiter == WHITESPACE else csv.QUOTE_MINIMAL,
             index_col=False,
             header=0 if header else None,
             names=cols,
