@@ -47,6 +47,7 @@ from ..solvers.chunked_order_statistics import (
 )
 from ..solvers.penalty_range import solver_gamma, solver_lam
 from .arrays import _dask
+from .offset_precision import warn_far_from_origin
 
 __all__ = [
     "DaskStateRunner",
@@ -188,6 +189,14 @@ def _check_mu(first, kwargs) -> None:
     check_mu_scale(extremes, kwargs["mu"], kwargs["mu_max"])
 
 
+def _warn_uncentred(est, moments, *, median: bool) -> None:
+    """:func:`~robustpca._dask.offset_precision.warn_far_from_origin` from the moments of
+    the first pass."""
+    spread = float(np.trace(moments.scatter)) / moments.weight if moments.weight else 0.0
+    if spread > 0:  # rows that do not spread have no digits to lose
+        warn_far_from_origin(est, moments.mean, spread, median=median)
+
+
 def _finish(est, result):
     return est._finish(result)
 
@@ -217,6 +226,8 @@ def fit_pcp(est, X, run, rng, sample_weight):
         offset = column_medians(state_run, n, d, first.pop("counts"), spec)
     else:
         first = state_run(first_pass)
+    if not center:
+        _warn_uncentred(est, first["moments"], median=True)
     _check_mu(first, kwargs)
     result = solve_convex_chunked(
         state_run,
@@ -247,6 +258,8 @@ def _fit_row_sparse(est, X, run, rng, problem: str, centred: bool):
     state_run = _tall_runner(est, X, run)
     auto = isinstance(est.gamma, str) and est.gamma == "auto"
     first = state_run(first_pass, row_gram=auto and not centred)
+    if not centred:
+        _warn_uncentred(est, first["moments"], median=False)
     _check_mu(first, kwargs)
     est.gamma_ = _gamma(est, state_run, first, centred)
     weight = solver_gamma(est.gamma_, X.shape[0])
@@ -285,9 +298,11 @@ def fit_accaltproj(est, X, run, rng, sample_weight):
             f"n_features, got n_components={r} for {X.shape[1]} features; fit X.compute()."
         )
     state_run = _tall_runner(est, X, run)
+    first = state_run(accaltproj_first_pass)
+    _warn_uncentred_gram(est, first["gram"], first["moments"])
     return solve_accaltproj_chunked(
         state_run,
-        state_run(accaltproj_first_pass),
+        first,
         r,
         beta=beta,
         beta_init=beta_init,
@@ -297,3 +312,11 @@ def fit_accaltproj(est, X, run, rng, sample_weight):
         rng=rng,
         callback=est.callback,
     )
+
+
+def _warn_uncentred_gram(est, gram: np.ndarray, moments) -> None:
+    """:func:`~robustpca._dask.offset_precision.warn_far_from_origin` from the first
+    pass of AccAltProj or GoDec: the Gram matrix ``X^T X`` and the mean row."""
+    n, mean = moments.weight, moments.mean
+    spread = float(np.trace(gram)) / n - float(mean @ mean) if n else 0.0
+    warn_far_from_origin(est, mean, spread, median=False)

@@ -42,7 +42,7 @@ from scipy import linalg as sla
 
 from ..linalg import complete_orthonormal, single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
-from .chunked import Rows
+from .chunked import Rows, block_moments
 from .chunked_order_statistics import (
     Selected,
     _records,
@@ -101,7 +101,8 @@ def _r_of(A: np.ndarray) -> np.ndarray:
 
 
 def godec_first_pass(x, state):
-    """The first pass: finite data and the scaled Gram matrix of ``X``.
+    """The first pass: finite data, the scaled Gram matrix of ``X`` and its mean row
+    (``moments``, with no scatter).
 
     Parameters
     ----------
@@ -119,7 +120,8 @@ def godec_first_pass(x, state):
     top = float(np.max(np.abs(x), initial=0.0))  # a zero chunk sets no unit:
     unit = float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 else 0.0
     z = x / (unit or 1.0)
-    return [state, None, None], {"gram": ScaledGram(unit, z.T @ z)}
+    moments = block_moments(x, np.ones(len(x)), scatter=False)
+    return [state, None, None], {"gram": ScaledGram(unit, z.T @ z), "moments": moments}
 
 
 # ------------------------------------------------------------- the chunk kernel
