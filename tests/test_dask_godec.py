@@ -222,15 +222,21 @@ def test_selection_past_the_gather_budget(monkeypatch):
     seed=st.integers(0, 2**16),
 )
 def test_chunked_solver_is_the_in_memory_one(n, d, rows, share, seed):
-    """Any shape, chunking and ``card`` (0 to all entries): the in-memory GoDec."""
+    """Any shape, chunking and ``card`` (0 to all entries): the in-memory GoDec, to within
+    the in-memory fit's own sensitivity to rounding. That is ~1e-15 unless two residuals
+    nearly tie for the last place in ``S``: then a perturbation of 1e-15 moves ``L``
+    and ``S`` by up to the gap (2e-8 for n=52, d=2, share=0.89, seed=1704)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) + 0.1 * rng.normal(size=(n, d))
     k = int(share * n * d)
     expected = solve_godec(X, 1, k, max_iter=4, rng=np.random.default_rng(seed))
     got, _ = chunked(X, rows, 1, k, max_iter=4, rng=np.random.default_rng(seed))
     assert got.n_iter == expected.n_iter
-    np.testing.assert_allclose(got.info["low_rank"], expected.info["low_rank"], atol=1e-8)
-    np.testing.assert_allclose(got.info["sparse"], expected.info["sparse"], atol=1e-8)
+    nudged = X * (1 + 1e-15 * np.random.default_rng(seed + 1).standard_normal(X.shape))
+    again = solve_godec(nudged, 1, k, max_iter=4, rng=np.random.default_rng(seed))
+    for key in ("low_rank", "sparse"):
+        atol = 1e-8 + 10 * np.max(np.abs(again.info[key] - expected.info[key]))
+        np.testing.assert_allclose(got.info[key], expected.info[key], atol=atol)
 
 
 @pytest.mark.slow
