@@ -205,7 +205,10 @@ def test_an_aligned_txt_with_quoted_labels_is_read(tmp_path, route):
     quotes had split the file at single spaces, into empty columns."""
     X = table(d=3)
     labels = [f'"city {i}"' if i % 3 else f"town{i}" for i in range(len(X))]
-    rows = [f"{label:<12}" + "".join(f"{v:10.4f}" for v in row) for label, row in zip(labels, X)]
+    rows = [
+        f"{label:<12}" + "".join(f"{v:10.4f}" for v in row)
+        for label, row in zip(labels, X, strict=True)
+    ]
     (tmp_path / "t.txt").write_text('"name"  "a"  "b"  "c"\n' + "\n".join(rows) + "\n")
     out = tmp_path / "o"
     assert (
