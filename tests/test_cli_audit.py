@@ -223,6 +223,29 @@ def test_an_aligned_txt_with_quoted_labels_is_read(tmp_path, route):
 
 
 @pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("label", ['"q2', 'x"y'])
+def test_an_aligned_txt_with_a_stray_quote_in_a_label_is_read(tmp_path, route, label):
+    """A quote that opens or sits inside a label of an aligned table, within the part
+    the separator is sniffed from, is a character of that label. The sniffer found no
+    separator there, and the table had been read as one column split at commas."""
+    X = table(d=3)
+    labels = [label if i == 4 else f"r{i}" for i in range(len(X))]
+    rows = [
+        f"{name:<8}" + "".join(f"{v:10.4f}" for v in row)
+        for name, row in zip(labels, X, strict=True)
+    ]
+    (tmp_path / "t.txt").write_text("id  a  b  c\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "o"
+    assert (
+        run(tmp_path / "t.txt", out, "--index-col", "id", "--method", "pca", "-k", "1", *route) == 0
+    )
+    mean = np.loadtxt(out / "mean.csv", delimiter=",", skiprows=1)
+    np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-4)
+    scores = (out / "scores.csv").read_text()
+    assert scores.splitlines()[5].startswith(label.replace('"', '""').join('""') + ",")
+
+
+@pytest.mark.parametrize("route", ROUTES)
 def test_an_input_error_leaves_no_parent_folder_of_out(tmp_path, capsys, route):
     src = tmp_path / "bad.csv"
     src.write_text("a,b\n1,x\n2,3\n3,4\n")

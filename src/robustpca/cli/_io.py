@@ -255,11 +255,19 @@ def _split_quoted(line: str) -> list[str]:
     return next(csv.reader(cleaned, delimiter=" ", skipinitialspace=True), [])
 
 
+def _split_single_spaces(line: str) -> list[str]:
+    """The fields of ``line`` split by :mod:`csv` at single spaces, or none where a
+    field is empty (a run of spaces: an aligned table, not one space per field)."""
+    fields = next(csv.reader([line], delimiter=" "), [])
+    return fields if all(fields) else []
+
+
 def _sniff(path: Path, delimiter: str | None, sample: str) -> str:
     """The delimiter of a ``.txt`` table (``delimiter`` None): the sniffer's, or
-    :data:`WHITESPACE` (:data:`QUOTED_WHITESPACE`) where the fields are separated by
-    spaces and runs of them split every line into the same number of fields (outside
-    double quotes)."""
+    :data:`WHITESPACE` where the fields are separated by spaces and runs of them split
+    every line into the same number of fields. With double quotes in the sample, single
+    spaces, runs of spaces outside the quotes (:data:`QUOTED_WHITESPACE`) and runs of
+    spaces with the quotes as characters are tried in that order."""
     if delimiter is not None:
         return delimiter
     try:
@@ -268,8 +276,13 @@ def _sniff(path: Path, delimiter: str | None, sample: str) -> str:
         found = ""
     if found in ("", " ") and '"' not in sample and _aligned(sample):
         return WHITESPACE
-    if found in ("", " ") and '"' in sample and _aligned(sample, _split_quoted):
-        return QUOTED_WHITESPACE
+    if found in ("", " ") and '"' in sample:
+        if found == " " and _aligned(sample, _split_single_spaces):
+            return " "  # R's write.table: one space, quoted labels
+        if _aligned(sample, _split_quoted):
+            return QUOTED_WHITESPACE
+        if _aligned(sample):
+            return WHITESPACE  # a stray quote ('"q29', 'x"y') is a character
     return found or ","
 
 
