@@ -366,7 +366,15 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
     """Store ``_outlier_reference`` and ``offset_`` of a Dask fit of ``est`` on ``X``
     (the end of ``fit``, as the in-memory fit does), and the likelihood model of
     ``score`` where the estimator has one (its ``_store_likelihood_model``), adding
-    the passes to ``n_passes_``."""
+    the passes to ``n_passes_``. An online fit's last rows then seed the window of a
+    later ``partial_fit``, on either route."""
+    _set_reference(est, X, sample_weight)
+    tail = est.__dict__.pop("_dask_stream_tail", None)
+    if tail is not None:
+        est._seed_window(tail)
+
+
+def _set_reference(est, X, sample_weight) -> None:
     X = as_float_array(X, keep_float32=True)
     n, d = X.shape
     est._outlier_reference = None
@@ -454,9 +462,6 @@ def set_outlier_reference(est, X, sample_weight=None) -> None:
         est.offset_ = float(offset)
     est._reference_passes = run.n_passes  # of n_passes_: those of the diagnostics
     est.n_passes_ = getattr(est, "n_passes_", 0) + run.n_passes
-    tail = est.__dict__.pop("_dask_stream_tail", None)
-    if tail is not None:  # an online fit's last rows: the window of a later partial_fit
-        est._seed_window(tail)
 
 
 @dataclass(frozen=True)

@@ -241,6 +241,8 @@ class BaseSubspaceEstimator(
             self._validate_common()
             self._outlier_reference = self._likelihood_reference = None
             self.__dict__.pop("offset_", None)
+            if is_dask_collection(sample_weight) and sample_weight.ndim == 0:
+                sample_weight = np.asarray(sample_weight.compute())  # one number, as NumPy's
             fit_dask(self, X, sample_weight)
             # the training diagnostics and offset_ by exact counting passes
             set_outlier_reference(self, X, sample_weight)
