@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
@@ -83,8 +85,8 @@ def rows_to_csv(rows: Sequence[Row]) -> str:
 
 
 def _csv_value(value: Any) -> Any:
-    if isinstance(value, float):
-        return repr(value)
+    if isinstance(value, (float, np.floating)):  # NumPy 2's repr is "np.float64(0.5)"
+        return repr(float(value))
     return value
 
 

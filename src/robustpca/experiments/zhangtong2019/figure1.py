@@ -92,8 +92,17 @@ def figure1_task(
 
 
 def _figure1_grid(dataset: str, config: RunConfig, data_home) -> list[int]:
+    """The d1 of the figure that fit ``dataset``'s images; a ``ValueError`` where none
+    does (the figure would have no point)."""
     h, w = load_faces(dataset, data_home).image_shape
-    return [d for d in grid(FIGURE1_D1, (5,), config) if d <= min(h, w)]
+    d1 = grid(FIGURE1_D1, (5,), config)
+    fitting = [d for d in d1 if d <= min(h, w)]
+    if not fitting:
+        raise ValueError(
+            f"zhangtong2019-figure1: the images of {dataset!r} ({h} x {w}) are smaller than "
+            f"every d1 of the figure ({', '.join(map(str, d1))}); choose larger images."
+        )
+    return fitting
 
 
 def _figure1_tasks(config: RunConfig) -> list[Task]:
