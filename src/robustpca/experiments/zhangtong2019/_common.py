@@ -232,7 +232,8 @@ def make_estimator(
         ``(h, w)`` of an image.
     n_samples : int
         The number of images ``N``. 1-D methods get ``m = min(d1 d2, N - 1, h w)``
-        components (beyond ``N - 1`` every centred image is reconstructed exactly).
+        components (beyond ``N - 1``, a fit centred on the images' arithmetic mean
+        reconstructs every image exactly).
     dims : (int, int)
         The 2-D ranks ``(d1, d2)``. 2DPCA keeps ``max(1, round(d1 d2 / h))`` columns
         (``h x k`` features, the closest to ``d1 d2``).
