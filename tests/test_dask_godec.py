@@ -377,9 +377,12 @@ def test_data_far_from_the_origin_give_the_numpy_fit(offset, chunks):
     X = rng.normal(size=(60, 2)) @ rng.normal(size=(2, 8)) + 0.05 * rng.normal(size=(60, 8))
     X[:6] += 5 * rng.normal(size=(6, 8))
     X += offset
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.filterwarnings("always", "GoDec fits a dask array", UserWarning)
         a = GoDec(2, random_state=0).fit(X)
         b = GoDec(2, random_state=0).fit(da.from_array(X, chunks=(chunks, 8)))
+    far = [w for w in seen if "far from the origin" in str(w.message)]
+    assert len(far) == (offset > 1e5)  # the Gram matrix's rounding past 1e-6 of the spread
     assert (b.card_, b.n_iter_) == (a.card_, a.n_iter_)
     np.testing.assert_allclose(b.sparse_.compute(), a.sparse_, atol=1e-6 * offset)

@@ -10,7 +10,6 @@ routes agree to better than that share (no loss passes silently).
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import dask.array as da
@@ -19,6 +18,7 @@ import pytest
 
 from robustpca import AccAltProj, GoDec, OutlierPursuit, PrincipalComponentPursuit
 from robustpca._dask.offset_precision import OFFSET_LOSS, offset_loss
+from robustpca.solvers.row_spread import RowSpread
 
 MAKERS = {
     "PCP": lambda: PrincipalComponentPursuit(),
@@ -88,5 +88,32 @@ def test_offset_loss_is_the_gram_rounding_over_the_spread():
     eps = np.finfo(np.float64).eps
     assert offset_loss(np.array([3.0, 4.0]), 5.0) == pytest.approx(eps * 25.0 / 5.0)
     assert offset_loss(np.zeros(3), 0.0) == 0.0  # no offset, nothing lost
-    assert offset_loss(np.ones(2), 0.0) == math.inf  # no spread left
-    assert offset_loss(np.ones(2), -1e-9) == math.inf  # a trace's rounding below zero
+    assert offset_loss(np.ones(2), 0.0) == 0.0  # constant rows: nothing to lose
+    assert offset_loss(np.full(2, 1e8), 1e-20) == 0.0  # their mean's rounding only
+    assert offset_loss(np.full(2, 1e8), 1.0) == pytest.approx(eps * 2e16)  # above 1: all lost
+
+
+@pytest.mark.parametrize("name", MAKERS)
+@pytest.mark.parametrize("value", [0.1, 1e150])
+def test_constant_rows_far_from_the_origin_do_not_warn(name, value):
+    """Identical rows have no spread to lose, though their rounded mean leaves a
+    spread of about its rounding (0.1 is no binary fraction)."""
+    X = np.tile(np.arange(1.0, 6.0) * value, (60, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the estimators' own warnings on such data
+        messages = _dask_fit(MAKERS[name], X)[1]
+    assert messages == []
+
+
+def test_the_spread_of_chunks_is_that_of_their_union():
+    """The first passes' :class:`RowSpread`, merged chunk by chunk, is the rows' spread
+    about their mean, with no cancellation far from the origin."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 4)) + 1e7
+    merged = RowSpread.of(X[:0])
+    for start in range(0, 50, 7):
+        merged = merged + RowSpread.of(X[start : start + 7])
+    centred = X - X.mean(axis=0)
+    assert merged.count == 50
+    np.testing.assert_allclose(merged.mean, X.mean(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(merged.spread, (centred**2).sum() / 50, rtol=1e-8)

@@ -21,7 +21,7 @@ from ..solvers import StopReason
 from ..solvers.chunked_godec import column_cutoffs, godec_first_pass, solve_godec_chunked
 from ..solvers.godec_card import ResidualCutoff, full_card_message
 from ..solvers.known_rank import RESIDUAL
-from .low_rank_sparse import _tall_runner, _warn_uncentred_gram
+from .low_rank_sparse import _tall_runner, _warn_uncentred_spread
 
 __all__ = ["fit_godec"]
 
@@ -34,7 +34,7 @@ def fit_godec(est, X, run, rng, sample_weight):
     state_run = _tall_runner(est, X, run)
     state_run.states = list(range(len(state_run.states)))  # the chunks' indices (ties)
     first = state_run(godec_first_pass)
-    _warn_uncentred_gram(est, first["gram"].unit ** 2 * first["gram"].gram, first["moments"])
+    _warn_uncentred_spread(est, first["spread"])
     result = solve_godec_chunked(
         state_run,
         first,

@@ -193,8 +193,7 @@ def _warn_uncentred(est, moments, *, median: bool) -> None:
     """:func:`~robustpca._dask.offset_precision.warn_far_from_origin` from the moments of
     the first pass."""
     spread = float(np.trace(moments.scatter)) / moments.weight if moments.weight else 0.0
-    if spread > 0:  # rows that do not spread have no digits to lose
-        warn_far_from_origin(est, moments.mean, spread, median=median)
+    warn_far_from_origin(est, moments.mean, spread, median=median)
 
 
 def _finish(est, result):
@@ -299,7 +298,7 @@ def fit_accaltproj(est, X, run, rng, sample_weight):
         )
     state_run = _tall_runner(est, X, run)
     first = state_run(accaltproj_first_pass)
-    _warn_uncentred_gram(est, first["gram"], first["moments"])
+    _warn_uncentred_spread(est, first["spread"])
     return solve_accaltproj_chunked(
         state_run,
         first,
@@ -314,9 +313,8 @@ def fit_accaltproj(est, X, run, rng, sample_weight):
     )
 
 
-def _warn_uncentred_gram(est, gram: np.ndarray, moments) -> None:
-    """:func:`~robustpca._dask.offset_precision.warn_far_from_origin` from the first
-    pass of AccAltProj or GoDec: the Gram matrix ``X^T X`` and the mean row."""
-    n, mean = moments.weight, moments.mean
-    spread = float(np.trace(gram)) / n - float(mean @ mean) if n else 0.0
-    warn_far_from_origin(est, mean, spread, median=False)
+def _warn_uncentred_spread(est, spread) -> None:
+    """:func:`~robustpca._dask.offset_precision.warn_far_from_origin` from the
+    :class:`~robustpca.solvers.row_spread.RowSpread` of the first pass (AccAltProj,
+    GoDec)."""
+    warn_far_from_origin(est, spread.mean, spread.spread, median=False)

@@ -20,6 +20,10 @@ from .._warnings import external_stacklevel
 
 __all__ = ["OFFSET_LOSS", "offset_loss", "warn_far_from_origin"]
 
+#: Rows within this many units of rounding of their mean (relative to its norm) are
+#: constant: the mean of identical rows is rounded, so their spread is not quite 0.
+CONSTANT_ROUNDING = 16.0
+
 #: The share of the spread lost to the Gram matrix's rounding above which a fit warns:
 #: the fit may then keep fewer than six significant digits of the in-memory one.
 OFFSET_LOSS = 1e-6
@@ -33,19 +37,19 @@ def offset_loss(mean: np.ndarray, spread: float) -> float:
     mean : ndarray of shape (n_features,)
         The mean row of the data.
     spread : float
-        The mean squared distance of the rows to ``mean`` (rounding may make it
-        negative where it comes from the Gram matrix's trace: read as none).
+        The mean squared distance of the rows to ``mean``.
 
     Returns
     -------
     float
-        0 where the offset is 0, else the loss (infinite where no spread is left).
+        The loss; 0 where the offset is 0, or where the rows do not spread beyond the
+        rounding of their mean (constant rows: nothing to lose).
     """
     offset = float(np.dot(mean, mean))
-    if offset == 0 or not np.isfinite(offset):
+    eps = float(np.finfo(np.float64).eps)
+    if not np.isfinite(offset) or spread <= (CONSTANT_ROUNDING * eps) ** 2 * offset:
         return 0.0
-    loss = float(np.finfo(np.float64).eps) * offset
-    return loss / spread if spread > 0 else math.inf
+    return eps * offset / spread
 
 
 def warn_far_from_origin(est, mean: np.ndarray, spread: float, *, median: bool) -> None:
@@ -64,7 +68,7 @@ def warn_far_from_origin(est, mean: np.ndarray, spread: float, *, median: bool) 
     loss = offset_loss(mean, spread)
     if not loss > OFFSET_LOSS:
         return
-    digits = max(0, math.floor(-math.log10(loss))) if math.isfinite(loss) else 0
+    digits = max(0, math.floor(-math.log10(loss)))
     hint = ', or pass center="median"' if median else ""
     warnings.warn(
         f"{type(est).__name__} fits a dask array through d x d Gram matrices of the "

@@ -42,7 +42,7 @@ from scipy import linalg as sla
 
 from ..linalg import complete_orthonormal, single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
-from .chunked import Rows, block_moments
+from .chunked import Rows
 from .chunked_order_statistics import (
     Selected,
     _records,
@@ -57,6 +57,7 @@ from .chunked_order_statistics import (
 from .godec import _ObservedALS, _orthonormal
 from .godec_card import MAD_TO_SD, ResidualCutoff
 from .known_rank import RESIDUAL, STALLED, _transposed, _zeros
+from .row_spread import RowSpread
 
 __all__ = ["column_cutoffs", "godec_first_pass", "godec_pass", "solve_godec_chunked"]
 
@@ -101,8 +102,8 @@ def _r_of(A: np.ndarray) -> np.ndarray:
 
 
 def godec_first_pass(x, state):
-    """The first pass: finite data, the scaled Gram matrix of ``X`` and its mean row
-    (``moments``, with no scatter).
+    """The first pass: finite data, the scaled Gram matrix of ``X`` and the spread of its rows
+    (``spread``, a :class:`~robustpca.solvers.row_spread.RowSpread`).
 
     Parameters
     ----------
@@ -120,8 +121,7 @@ def godec_first_pass(x, state):
     top = float(np.max(np.abs(x), initial=0.0))  # a zero chunk sets no unit:
     unit = float(np.ldexp(1.0, np.frexp(top)[1] - 1)) if top > 0 else 0.0
     z = x / (unit or 1.0)
-    moments = block_moments(x, np.ones(len(x)), scatter=False)
-    return [state, None, None], {"gram": ScaledGram(unit, z.T @ z), "moments": moments}
+    return [state, None, None], {"gram": ScaledGram(unit, z.T @ z), "spread": RowSpread.of(x)}
 
 
 # ------------------------------------------------------------- the chunk kernel

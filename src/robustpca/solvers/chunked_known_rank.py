@@ -42,7 +42,6 @@ from scipy.sparse.linalg import eigsh
 
 from ..linalg import complete_orthonormal, single_blas_thread
 from ._result import IterationState, LoopSummary, SolverResult, StopReason
-from .chunked import block_moments
 from .known_rank import (
     LANCZOS_MIN_SIDE,
     RESIDUAL,
@@ -52,14 +51,15 @@ from .known_rank import (
     hard_threshold,
     lanczos_unit,
 )
+from .row_spread import RowSpread
 
 __all__ = ["accaltproj_first_pass", "solve_accaltproj_chunked"]
 
 
 # ------------------------------------------------------------------ chunk kernels
 def accaltproj_first_pass(x, state):
-    """The first pass: finite data, the Gram matrix of ``X`` and its mean row
-    (``moments``, with no scatter).
+    """The first pass: finite data, the Gram matrix of ``X`` and the spread of its rows
+    (``spread``, a :class:`~robustpca.solvers.row_spread.RowSpread`).
 
     Parameters
     ----------
@@ -73,7 +73,7 @@ def accaltproj_first_pass(x, state):
             "Input X contains NaN or infinity; a dask fit of AccAltProj needs finite data "
             "(fit X.compute() for missing entries)."
         )
-    return state, {"gram": x.T @ x, "moments": block_moments(x, np.ones(len(x)), scatter=False)}
+    return state, {"gram": x.T @ x, "spread": RowSpread.of(x)}
 
 
 def _thresholded_gram(x, state, *, zeta):
