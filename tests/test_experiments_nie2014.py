@@ -154,22 +154,17 @@ def test_figure1_tasks_cover_the_grid():
     }
 
 
-def _synthetic_rows():
-    """Two gammas per grid; CRPCA-OM below CRPCA except at the last paper gamma."""
+def toy_figure1_rows(table: dict) -> list[dict]:
+    """Figure 1 rows of one data set ``toy``: ``table`` maps ``(grid, value)`` to the
+    CRPCA and CRPCA-OM errors per seed, the input's error, and the two ranks."""
     rows = []
-    table = {
-        ("relative", 0.3): (10.0, 9.0, 5.0, 4, 4),
-        ("relative", 0.9): (12.0, 11.0, 5.0, 1, 1),
-        ("paper", 30): (13.0, 12.5, 5.0, 0, 0),
-        ("paper", 90): (13.0, 13.5, 5.0, 0, 0),
-    }
     for (grid_name, value), (cr, om, base, r1, r2) in table.items():
-        for method, error, rank in (
+        for method, errors, rank in (
             ("CRPCA", cr, r1),
             ("CRPCA-OM", om, r2),
-            (FIGURE1_BASELINE, base, 0),
+            (FIGURE1_BASELINE, (base,) * len(cr), 0),
         ):
-            for seed in (0, 1):
+            for seed, error in enumerate(errors):
                 rows.append(
                     {
                         "dataset": "toy",
@@ -185,6 +180,19 @@ def _synthetic_rows():
                     }
                 )
     return rows
+
+
+def _synthetic_rows():
+    """Two gammas per grid; CRPCA-OM below CRPCA except at the last paper gamma."""
+    table = {
+        ("relative", 0.3): (10.0, 9.0, 5.0, 4, 4),
+        ("relative", 0.9): (12.0, 11.0, 5.0, 1, 1),
+        ("paper", 30): (13.0, 12.5, 5.0, 0, 0),
+        ("paper", 90): (13.0, 13.5, 5.0, 0, 0),
+    }
+    return toy_figure1_rows(
+        {key: ((cr, cr), (om, om), base, r1, r2) for key, (cr, om, base, r1, r2) in table.items()}
+    )
 
 
 def test_claim_summary_counts():

@@ -36,6 +36,8 @@ from robustpca.experiments.nie2014 import (
 )
 from robustpca.metrics import total_reconstruction_error
 
+from .test_experiments_nie2014 import toy_figure1_rows
+
 RESULTS = Path(__file__).parents[1] / "docs/reproduction/results"
 
 
@@ -143,29 +145,7 @@ def _figure1_rows():
         ("paper", 30): ((13.0, 13.0), (13.0, 13.0), 5.0, 0, 0),
         ("paper", 90): ((13.0, 13.0), (11.0, 13.0), 5.0, 0, 1),
     }
-    rows = []
-    for (grid_name, value), (cr, om, base, r1, r2) in table.items():
-        for method, errors, rank in (
-            ("CRPCA", cr, r1),
-            ("CRPCA-OM", om, r2),
-            (FIGURE1_BASELINE, (base, base), 0),
-        ):
-            for seed, error in enumerate(errors):
-                rows.append(
-                    {
-                        "dataset": "toy",
-                        "seed": seed,
-                        "method": method,
-                        "grid": grid_name,
-                        "value": value,
-                        "gamma": value * (2.0 if grid_name == "relative" else 1.0),
-                        "gamma_max": 2.0,
-                        "error": error,
-                        "rank": rank,
-                        "duality_gap": 0.0,
-                    }
-                )
-    return rows
+    return toy_figure1_rows(table)
 
 
 def test_figure1_claim_table_counts_strictly_on_seed_means():
