@@ -31,7 +31,17 @@ class RowSpread:
 
     @classmethod
     def of(cls, x: np.ndarray) -> RowSpread:
-        """The spread of the rows of ``x`` (a chunk), by the two-pass formula."""
+        """The spread of the rows of ``x`` (a chunk), by the two-pass formula.
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_rows, n_features)
+            The rows; none gives a count of 0.
+
+        Returns
+        -------
+        RowSpread
+        """
         if len(x) == 0:
             return cls(0.0, np.zeros(x.shape[1]), 0.0)
         mean = x.mean(axis=0, dtype=np.float64)
