@@ -198,6 +198,24 @@ def test_a_txt_table_aligned_with_spaces_is_read(tmp_path, route):
     np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-12)
 
 
+def _fit_aligned(tmp_path, header: str, labels: list[str], X, route) -> list[str]:
+    """Fit PCA on an aligned ``.txt`` of ``labels`` (padded to 12) and ``X``; check the
+    mean and return the labels of ``scores.csv`` as the CSV reader reads them."""
+    rows = [
+        f"{label:<12}" + "".join(f"{v:10.4f}" for v in row)
+        for label, row in zip(labels, X, strict=True)
+    ]
+    (tmp_path / "t.txt").write_text(header + "\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "o"
+    options = ("--index-col", "1", "--method", "pca", "-k", "1", *route)
+    assert run(tmp_path / "t.txt", out, *options) == 0
+    assert (summary(out)["n_samples"], summary(out)["n_features"]) == X.shape
+    mean = np.loadtxt(out / "mean.csv", delimiter=",", skiprows=1)
+    np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-4)
+    with open(out / "scores.csv", newline="") as handle:
+        return [row[0] for row in csv.reader(handle)][1:]
+
+
 @pytest.mark.parametrize("route", ROUTES)
 def test_an_aligned_txt_with_quoted_labels_is_read(tmp_path, route):
     """R's ``write.table`` quotes labels, which may hold spaces (``"New York"``): the
@@ -205,21 +223,8 @@ def test_an_aligned_txt_with_quoted_labels_is_read(tmp_path, route):
     quotes had split the file at single spaces, into empty columns."""
     X = table(d=3)
     labels = [f'"city {i}"' if i % 3 else f"town{i}" for i in range(len(X))]
-    rows = [
-        f"{label:<12}" + "".join(f"{v:10.4f}" for v in row)
-        for label, row in zip(labels, X, strict=True)
-    ]
-    (tmp_path / "t.txt").write_text('"name"  "a"  "b"  "c"\n' + "\n".join(rows) + "\n")
-    out = tmp_path / "o"
-    assert (
-        run(tmp_path / "t.txt", out, "--index-col", "name", "--method", "pca", "-k", "1", *route)
-        == 0
-    )
-    assert (summary(out)["n_samples"], summary(out)["n_features"]) == (len(X), 3)
-    mean = np.loadtxt(out / "mean.csv", delimiter=",", skiprows=1)
-    np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-4)
-    names = (out / "scores.csv").read_text().splitlines()[1:3]
-    assert [line.split(",")[0] for line in names] == ["town0", "city 1"]
+    names = _fit_aligned(tmp_path, '"name"  "a"  "b"  "c"', labels, X, route)
+    assert names[:2] == ["town0", "city 1"]
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -230,19 +235,7 @@ def test_an_aligned_txt_with_a_stray_quote_in_a_label_is_read(tmp_path, route, l
     separator there, and the table had been read as one column split at commas."""
     X = table(d=3)
     labels = [label if i == 4 else f"r{i}" for i in range(len(X))]
-    rows = [
-        f"{name:<8}" + "".join(f"{v:10.4f}" for v in row)
-        for name, row in zip(labels, X, strict=True)
-    ]
-    (tmp_path / "t.txt").write_text("id  a  b  c\n" + "\n".join(rows) + "\n")
-    out = tmp_path / "o"
-    assert (
-        run(tmp_path / "t.txt", out, "--index-col", "id", "--method", "pca", "-k", "1", *route) == 0
-    )
-    mean = np.loadtxt(out / "mean.csv", delimiter=",", skiprows=1)
-    np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-4)
-    scores = (out / "scores.csv").read_text()
-    assert scores.splitlines()[5].startswith(label.replace('"', '""').join('""') + ",")
+    assert _fit_aligned(tmp_path, "id  a  b  c", labels, X, route)[4] == label
 
 
 @pytest.mark.parametrize("route", ROUTES)
