@@ -337,14 +337,14 @@ class WeightedPCAProblem:
         t = np.zeros(d)
         # equal weights (PCA, a first iteration) scale the scatter once, not every row
         common = float(w[0]) if n and np.all(w == w[0]) else None
-        sw = np.sqrt(w)
+        sw = np.sqrt(w) if common is None else None
         for rows in _row_slices(n, d, blocked.MIN_BLOCK):
             if not np.any(w[rows]):
                 continue
             B = _centred_rows(X, rows, point, self._work)
             if self.with_mean:
                 t = add_weighted_rows(t, w[rows], B)  # SciPy's BLAS: see linalg.blocked
-            if common is None:
+            if sw is not None:
                 B *= sw[rows, None]
             S = _syrk_upper(S, B.T, trans=0)  # += B^T B
         S = _symmetric_from_upper(S)
