@@ -271,6 +271,15 @@ def test_no_module_over_600_lines():
     assert not too_long, f"modules over {MAX_LINES} lines: {too_long}"
 
 
+def test_no_benchmark_script_over_600_lines():
+    """The benchmark scripts follow the package's module limit too."""
+    benchmarks = PACKAGE_ROOT.parents[1] / "benchmarks"
+    scripts = {p.name: p for p in sorted(benchmarks.glob("*.py"))}
+    assert len(scripts) > 30  # the folder was found
+    too_long = oversized(scripts)
+    assert not too_long, f"benchmark scripts over {MAX_LINES} lines: {too_long}"
+
+
 @pytest.mark.slow
 def test_no_import_cycles():
     """No cycle among the modules, imports inside functions included: a lazy import
