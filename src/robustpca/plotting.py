@@ -17,6 +17,44 @@ from ._validation import check_image_pair, check_positive_int, is_dask_collectio
 __all__ = ["montage", "plot_gallery", "plot_outlier_map"]
 
 
+def matplotlib_installed() -> bool:
+    """Whether matplotlib (an optional dependency: ``robustpca[plot]``) can be imported.
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def figure_class(caller: str) -> Any:
+    """matplotlib's ``Figure``, or an ``ImportError`` saying that ``caller`` needs it
+    and how to install it (matplotlib is an optional dependency).
+
+    Parameters
+    ----------
+    caller : str
+        The function or command that draws, named in the error.
+
+    Returns
+    -------
+    type
+        ``matplotlib.figure.Figure``.
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(
+            f"{caller} draws with matplotlib, which is not installed: "
+            "pip install 'robustpca[plot]'."
+        ) from error
+    return Figure
+
+
 def montage(images, image_shape: tuple[int, int], gap: int = 1) -> np.ndarray:
     """Images side by side in one array, separated by ``gap`` pixels of NaN.
 
@@ -92,8 +130,8 @@ def plot_gallery(
     >>> len(fig.axes)
     3
     """
+    Figure = figure_class("plot_gallery")
     from matplotlib import colormaps
-    from matplotlib.figure import Figure
 
     items = list(panels.items()) if isinstance(panels, Mapping) else list(panels)
     if not items:
@@ -163,8 +201,7 @@ def plot_outlier_map(diagnostics, *, ax=None, labels=None):
     matplotlib.axes.Axes
     """
     if ax is None:
-        from matplotlib.figure import Figure
-
+        Figure = figure_class("plot_outlier_map")
         ax = Figure(figsize=(5.5, 4.2), layout="constrained").add_subplot()
     d = diagnostics
     if is_dask_collection(d.score_distances):  # lazy diagnostics: drawn computed

@@ -21,7 +21,7 @@ import robustpca
 
 from ..datasets import load_digits_images, occlude_blocks
 from ..metrics import total_reconstruction_error
-from ._options import add_command, add_folder, add_seed, int_at_least
+from ._options import add_command, add_folder, add_seed, figures_available, int_at_least
 
 __all__ = ["add_parser", "run"]
 
@@ -202,14 +202,7 @@ def run(args, parser: argparse.ArgumentParser) -> int:
         file=out,
     )
 
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        print(
-            "\nmatplotlib is not installed: no figure (pip install 'robustpca[plot]').",
-            file=sys.stderr,
-        )
-    else:
+    if figures_available("demo"):
         try:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as error:

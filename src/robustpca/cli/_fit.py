@@ -27,7 +27,7 @@ from ._methods import (
     scale_columns,
     supports_missing,
 )
-from ._options import add_command, add_folder, int_at_least
+from ._options import add_command, add_folder, figures_available, int_at_least
 from ._outputs import (
     GALLERY_SIZE,
     distance_block,
@@ -95,13 +95,13 @@ def add_parser(sub) -> None:
         description=(
             "Fit a robust PCA to INPUT (a CSV/TSV or Parquet table with one sample per "
             "row, a .npy array, or a folder of same-size images) and write to --out: "
-            "components, "
-            "mean, scores, reconstructions, score and orthogonal distances with "
-            "rrcov-style cutoffs and flags, a summary, and figures (outlier map; for "
-            "images, a gallery and the components). Empty, NA and NaN cells are "
-            "missing entries: they are fitted on the observed entries and completed.csv "
-            "(completed.npy) holds the table with them filled in. The folder appears "
-            "only when everything is written. A table larger than --chunked-above is read "
+            "components, mean, scores, reconstructions, score and orthogonal distances "
+            "with rrcov-style cutoffs and flags, a summary, and figures where matplotlib "
+            "is installed (outlier map; for images, a gallery and the components). "
+            "Empty, NA and NaN cells are missing entries: they are fitted on the observed "
+            "entries and completed.csv (completed.npy) holds the table with them filled "
+            "in. The folder appears only when everything is written. A table larger than "
+            "--chunked-above is read "
             "and fitted chunk by chunk (--chunked)."
         ),
     )
@@ -255,6 +255,8 @@ def _run(args) -> int:
     drop = tuple(c.strip() for spec in args.drop for c in spec.split(",") if c.strip())
     output = atomic_output_dir(args.out, overwrite=args.overwrite, inputs=(args.input,))
     output.check()  # a bad --out (one holding the input included) before any reading
+    if not args.no_figures and not figures_available("fit"):
+        args.no_figures = True  # said up front, then the other outputs as usual
     if use_chunked(args):
         from ._chunked import run_chunked
 

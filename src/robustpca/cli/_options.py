@@ -1,11 +1,13 @@
 """The argparse pieces the sub-commands share: the sub-command itself, its common options,
-the error of a bad input or option, and the atomic writing of the ``--out`` folder."""
+the error of a bad input or option, the atomic writing of the ``--out`` folder, and the
+note where matplotlib (an optional dependency) is missing."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -16,12 +18,28 @@ __all__ = [
     "add_folder",
     "add_seed",
     "atomic_output_dir",
+    "figures_available",
     "int_at_least",
 ]
 
 
 class InputError(ValueError):
     """The input file or folder cannot be used; the message says why and where."""
+
+
+def figures_available(command: str) -> bool:
+    """Whether matplotlib imports. If not, one line on stderr says that ``robustpca
+    command`` writes its other outputs but no figure, and how to get the figures."""
+    from ..plotting import matplotlib_installed
+
+    if matplotlib_installed():
+        return True
+    print(
+        f"robustpca {command}: matplotlib is not installed, so no figure is written "
+        "(pip install 'robustpca[plot]').",
+        file=sys.stderr,
+    )
+    return False
 
 
 #: What a sub-command runs: ``run(args, parser)`` returns the exit status.

@@ -5,8 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+import warnings
 
-from ._options import InputError, add_command, add_folder, add_seed, atomic_output_dir
+from ._options import (
+    InputError,
+    add_command,
+    add_folder,
+    add_seed,
+    atomic_output_dir,
+    figures_available,
+)
 
 __all__ = ["add_parsers"]
 
@@ -104,9 +112,12 @@ def run_reproduce(args, parser: argparse.ArgumentParser) -> int:
         if synthetic:
             print(f"Skipping {', '.join(synthetic)}: synthetic data, no --datasets.\n")
     options = {key: getattr(args, key) for key in _RUN_OPTIONS}
+    figures_available("reproduce")  # said once, not by every run's warning
     for name in names:
         try:
-            result = run_experiment(name, progress=not args.no_progress, **options)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "matplotlib is not installed", UserWarning)
+                result = run_experiment(name, progress=not args.no_progress, **options)
         except (OSError, ValueError) as error:  # a missing file or a failed download too
             print(f"robustpca reproduce {name}: error: {error}", file=sys.stderr)
             return 1

@@ -6,11 +6,13 @@ import io
 import numbers
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..plotting import matplotlib_installed
 from ._core import Experiment, RunConfig, Task, get_experiment
 from ._data import parse_dataset_spec
 from ._report import atomic_write_bytes, atomic_write_text, rows_to_csv
@@ -30,8 +32,8 @@ class ExperimentResult:
         Tidy rows, one observation each (also written as ``<name>.csv``).
     markdown : str
         The report (also written as ``<name>.md``).
-    figure : matplotlib.figure.Figure
-        Also written as ``<name>.png``.
+    figure : matplotlib.figure.Figure or None
+        Also written as ``<name>.png``; None where matplotlib is not installed.
     files : list of Path
         The files written (empty when ``out`` was None).
     seconds : float
@@ -127,6 +129,9 @@ def run_experiment(
 ) -> ExperimentResult:
     """Run the protocol of one exhibit and write ``<name>.csv``, ``.md`` and ``.png``.
 
+    Without matplotlib (an optional dependency) the run warns before it starts and makes
+    no figure: the rows, the table and their files are those of a run with it.
+
     Parameters
     ----------
     name : str or Experiment
@@ -185,21 +190,31 @@ def run_experiment(
         seed=int(seed),
         data_home=None if data_home is None else str(data_home),
     )
+    draw = matplotlib_installed()
+    if not draw:
+        warnings.warn(
+            f"matplotlib is not installed: {experiment.name} makes no figure "
+            "(pip install 'robustpca[plot]'); its rows and table are written as usual.",
+            UserWarning,
+            stacklevel=2,
+        )
     start = time.perf_counter()
     tasks = experiment.tasks(config)
     nested = _run_tasks(tasks, int(n_jobs), progress, experiment.name)
     rows = [row for task_rows in nested for row in task_rows]
     table = experiment.table(rows, config)
-    figure = experiment.figure(rows, config)
+    figure = experiment.figure(rows, config) if draw else None
     seconds = time.perf_counter() - start
     markdown = _header(experiment, config, seconds) + table.rstrip() + "\n"
     result = ExperimentResult(experiment, config, rows, markdown, figure, seconds=seconds)
     if folder is not None:
-        png = io.BytesIO()
-        figure.savefig(png, format="png", dpi=110)
         result.files = [
             atomic_write_text(folder / f"{experiment.name}.csv", rows_to_csv(rows)),
             atomic_write_text(folder / f"{experiment.name}.md", markdown),
-            atomic_write_bytes(folder / f"{experiment.name}.png", png.getvalue()),
         ]
+        if figure is not None:
+            png = io.BytesIO()
+            figure.savefig(png, format="png", dpi=110)
+            png_path = folder / f"{experiment.name}.png"
+            result.files.append(atomic_write_bytes(png_path, png.getvalue()))
     return result
