@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "rank_selection",
         "_array_api",
         "_distance_rounding",
+        "_docstrings",
         "_observed",
         "_validation",
         "_version",

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .._docstrings import as_in_source
+
 __all__ = [
     "ImageDataset",
     "get_data_home",
@@ -135,7 +137,7 @@ def _fill_doc(**sections: str) -> Callable[[_F], _F]:
 
     def decorate(func: _F) -> _F:
         if func.__doc__:  # None under python -OO
-            doc = func.__doc__
+            doc = as_in_source(func.__doc__)
             for key, text in sections.items():
                 doc = doc.replace(f"    {{{key}}}\n", text)
             func.__doc__ = doc

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._docstrings import extended
 from .._validation import (
     check_bool,
     check_mu_scale,
@@ -193,7 +194,8 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
         (:mod:`~robustpca.estimators._outlier_api`).
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         _COMMON_PARAMS
         + r"""
     Attributes
@@ -252,7 +254,7 @@ class PrincipalComponentPursuit(_ConvexLowRankPCA):
     >>> model = PrincipalComponentPursuit(random_state=0).fit(L + S)
     >>> model.rank_, bool(np.linalg.norm(model.low_rank_ - L) < 1e-4 * np.linalg.norm(L))
     (2, True)
-    """
+    """,
     )
 
     def __init__(
@@ -366,7 +368,8 @@ class OutlierPursuit(_ConvexLowRankPCA):
         (:mod:`~robustpca.estimators._outlier_api`).
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         _COMMON_PARAMS
         + r"""
     Attributes
@@ -405,7 +408,7 @@ class OutlierPursuit(_ConvexLowRankPCA):
     >>> model = OutlierPursuit(random_state=0).fit(X)
     >>> np.flatnonzero(model.outliers_)
     array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
-    """
+    """,
     )
 
     _rho_upper = 2.0
@@ -501,7 +504,8 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
         (:mod:`~robustpca.estimators._outlier_api`).
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         _COMMON_PARAMS
         + r"""
     Attributes
@@ -544,7 +548,7 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
     >>> crpca = OutlierPursuit(gamma=2.0, center=True, random_state=0).fit(X)
     >>> bool(om.objective_history_[-1] < crpca.objective_history_[-1])
     True
-    """
+    """,
     )
 
     _rho_upper = 2.0

@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 
+from .._docstrings import extended
 from .._validation import check_nonnegative_float
 from ..solvers.grasta import GrastaState, admm_l1, admm_l1_rows, grasta_process
 from ..solvers.orpca_start import fill_gaps, initial_directions, rows_with_signal
@@ -64,7 +65,8 @@ class GRASTA(OnlineLowRankSparse):
         \lVert v_\Omega\rVert`.
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         SHARED_PARAMS
         + r"""
     Attributes
@@ -106,7 +108,7 @@ class GRASTA(OnlineLowRankSparse):
     >>> low, sparse = model.decompose(frames[:5])
     >>> bool(np.isfinite(low).all())
     True
-    """
+    """,
     )
 
     _supports_missing = True

@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from .._docstrings import extended
 from .._validation import (
     check_bool,
     check_nonnegative_float,
@@ -175,7 +176,8 @@ class AccAltProj(_KnownRankRPCA):
         (:mod:`~robustpca.estimators._outlier_api`).
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         _COMMON_PARAMS
         + r"""
     Attributes
@@ -232,7 +234,7 @@ class AccAltProj(_KnownRankRPCA):
     >>> model = AccAltProj(n_components=3, random_state=0).fit(L + S)
     >>> bool(np.linalg.norm(model.low_rank_ - L) < 1e-6 * np.linalg.norm(L))
     True
-    """
+    """,
     )
 
     def __init__(
@@ -327,7 +329,8 @@ class GoDec(_KnownRankRPCA):
         (:mod:`~robustpca.estimators._outlier_api`).
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         _COMMON_PARAMS
         + r"""
     Attributes
@@ -404,7 +407,7 @@ class GoDec(_KnownRankRPCA):
     True
     >>> bool(model.card_ == mask.sum())
     True
-    """
+    """,
     )
 
     def __init__(

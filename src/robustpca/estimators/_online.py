@@ -18,6 +18,7 @@ import functools
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._docstrings import extended
 from .._validation import check_nonnegative_float, check_positive_or_auto
 from ..linalg.work_space import work_space
 from ..solvers.orpca import OrpcaStep, orpca_low_rank, orpca_project, orpca_update
@@ -75,7 +76,8 @@ class OnlineRobustPCA(OnlineLowRankSparse):
         the row's norm.
     """
 
-    __doc__ += (
+    __doc__ = extended(
+        __doc__,
         SHARED_PARAMS
         + r"""
     Attributes
@@ -150,7 +152,7 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     300
     >>> bool(np.abs(sparse).max() > 40)
     True
-    """
+    """,
     )
 
     _supports_missing = True

@@ -49,6 +49,7 @@ from typing import overload
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._docstrings import as_in_source
 from .._validation import names_checked
 from ..diagnostics import (
     DEFAULT_QUANTILE,
@@ -88,7 +89,7 @@ def with_detector_attributes(doc: str | None) -> str | None:
     :data:`DETECTOR_ATTRIBUTES`."""
     if doc is None:  # python -OO
         return None
-    return doc.replace("    <detector attributes>\n", DETECTOR_ATTRIBUTES)
+    return as_in_source(doc).replace("    <detector attributes>\n", DETECTOR_ATTRIBUTES)
 
 
 #: The training distances are computed at fit by blocks of rows: at most 1/8 of the

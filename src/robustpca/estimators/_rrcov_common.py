@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._docstrings import as_in_source
 from .._validation import check_positive_int
 from .._warnings import external_stacklevel
 from ..linalg import complete_orthonormal
@@ -42,7 +43,7 @@ _IMPUTATION_DOC = """\
 def with_imputation_doc(doc: str | None) -> str | None:
     """``doc`` with its ``%(imputation)s`` line replaced by the missing-entries paragraph
     (a plain replacement: the docstrings hold other ``%`` signs)."""
-    return None if doc is None else doc.replace("    %(imputation)s", _IMPUTATION_DOC)
+    return None if doc is None else as_in_source(doc).replace("    %(imputation)s", _IMPUTATION_DOC)
 
 
 class RrcovFamilyMixin:

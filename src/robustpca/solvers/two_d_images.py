@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .._docstrings import as_in_source
 from ..linalg import WeightedPCAProblem, _row_slices, complete_orthonormal, flip_component_signs
 from ._result import IterationState, SolverResult
 
@@ -494,5 +495,7 @@ def _documents_dense_components(solver: _Solver) -> _Solver:
     """Put the ``dense_components`` parameter, shared by the 2D solvers, in place of the
     line ``{dense_components}`` of ``solver``'s docstring."""
     if solver.__doc__:
-        solver.__doc__ = solver.__doc__.replace("    {dense_components}\n", _DENSE_COMPONENTS)
+        solver.__doc__ = as_in_source(solver.__doc__).replace(
+            "    {dense_components}\n", _DENSE_COMPONENTS
+        )
     return solver
