@@ -21,10 +21,12 @@ __all__ = [
     "check_coordinates",
     "check_enough_observed",
     "check_finite_sums",
+    "check_gap_tol",
     "check_magnitude",
     "check_n_components",
     "check_observed",
     "check_positive_int",
+    "check_rho",
     "check_sample_weight",
     "column_ranges",
     "is_dask_collection",
@@ -550,3 +552,22 @@ def check_row_selection(sample, n: int, name: str) -> np.ndarray:
     if not np.count_nonzero(sample) and not (indices and sample.size):
         raise ValueError(f"{name} selects no value: the medcouple needs at least one.")
     return sample
+
+
+def check_rho(rho, *, upper: float | None) -> float:
+    """The ALM's penalty growth factor ``rho``: finite and > 1, below ``upper`` if given."""
+    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
+        raise TypeError(f"rho must be a real number, got {type(rho).__name__} ({rho!r}).")
+    rho = float(rho)
+    if upper is None and not (np.isfinite(rho) and rho > 1):
+        raise ValueError(f"rho={rho!r} must be finite and > 1.")
+    if upper is not None and not 1 < rho < upper:
+        raise ValueError(f"rho={rho!r} must lie in (1, {upper:g}) (Nie et al. 2014, Alg. 3).")
+    return rho
+
+
+def check_gap_tol(gap_tol) -> float | None:
+    """``gap_tol``: None (no certified-gap stop) or a positive float."""
+    if gap_tol is None:
+        return None
+    return check_nonnegative_float(gap_tol, "gap_tol", strict=True)

@@ -15,7 +15,6 @@ the low-rank part approaches ``min(n_samples, n_features)``.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import replace
 
 import numpy as np
@@ -23,9 +22,11 @@ import numpy as np
 from .._docstrings import extended
 from .._validation import (
     check_bool,
+    check_gap_tol,
     check_mu_scale,
     check_nonnegative_float,
     check_positive_or_auto,
+    check_rho,
 )
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
@@ -60,23 +61,6 @@ def _flip_signs_in_place(components: np.ndarray) -> np.ndarray:
         signs[signs == 0] = 1.0
         block *= signs[:, None]
     return components
-
-
-def _check_rho(rho, *, upper: float | None) -> float:
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
-        raise TypeError(f"rho must be a real number, got {type(rho).__name__} ({rho!r}).")
-    rho = float(rho)
-    if upper is None and not (np.isfinite(rho) and rho > 1):
-        raise ValueError(f"rho={rho!r} must be finite and > 1.")
-    if upper is not None and not 1 < rho < upper:
-        raise ValueError(f"rho={rho!r} must lie in (1, {upper:g}) (Nie et al. 2014, Alg. 3).")
-    return rho
-
-
-def _check_gap_tol(gap_tol) -> float | None:
-    if gap_tol is None:
-        return None
-    return check_nonnegative_float(gap_tol, "gap_tol", strict=True)
 
 
 class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
@@ -114,10 +98,10 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
         return {
             "mu": mu,
             "mu_max": mu_max,
-            "rho": _check_rho(self.rho, upper=self._rho_upper),
+            "rho": check_rho(self.rho, upper=self._rho_upper),
             "max_iter": self.max_iter,
             "tol": self.tol,
-            "gap_tol": _check_gap_tol(self.gap_tol),
+            "gap_tol": check_gap_tol(self.gap_tol),
             "svd_solver": self.svd_solver,
             "rng": rng,
             "callback": self.callback,
