@@ -148,26 +148,24 @@ def _ours(clip, method: str):
 def _stream(clip_name: str, method: str):
     """The online method reading its frames from disk batch by batch."""
     from robustpca.background_subtraction import subtract_background
-    from robustpca.datasets import load_cdnet
+    from robustpca.datasets import load_cdnet, video_info
     from robustpca.metrics.change_detection import change_detection_counts, measures_from_counts
 
     folder, numbers, scale = CLIPS[clip_name]
     path = _clip_path(folder)
-    first = load_cdnet(path, scale=scale, frames=slice(0, 1)).frame_numbers[0]
-    lo, hi = numbers if numbers is not None else (first, 10**9)
     truths = []
 
-    def batches():
-        position = 0
-        while True:
-            clip = load_cdnet(
-                path, scale=scale, numbers=(lo + position, min(lo + position + 99, hi))
-            )
+    def batches():  # of 100 frames: by number within a range, else by position
+        total = video_info(path).n_frames if numbers is None else numbers[1] - numbers[0] + 1
+        for start in range(0, total, 100):
+            stop = min(start + 100, total)
+            if numbers is None:
+                clip = load_cdnet(path, scale=scale, frames=slice(start, stop))
+            else:
+                lo = numbers[0]
+                clip = load_cdnet(path, scale=scale, numbers=(lo + start, lo + stop - 1))
             truths.append(clip)
             yield clip.frames
-            position += clip.n_frames
-            if clip.n_frames < 100 or lo + position > hi:
-                return
 
     counts = [0, 0, 0, 0]
     start = _start()

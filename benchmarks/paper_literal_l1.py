@@ -16,7 +16,10 @@ and greedily for ``m`` directions with the deflation
 ``x_i^j = x_i^{j-1} - w_{j-1} (w_{j-1}^T x_i^{j-1})`` (Nie & Huang, sec. II, eq. 6-7).
 The tests are the printed ones: exact equality of consecutive ``w`` and exact zeros of
 ``w^T x_i`` (so a direction takes one more iteration than ``robustpca.L1PCA``, which
-stops as soon as the polarities repeat). Each iteration costs one ``X w`` and one
+stops as soon as the polarities repeat). One departure: a sample that is zero (at the
+mean, or deflated to zero) is left out of step 4(b)'s test, since ``w^T x_i = 0`` for
+every ``w`` there, which no perturbation changes (the box would loop forever; such a
+sample adds nothing to the L1 dispersion). Each iteration costs one ``X w`` and one
 ``X^T p``: the published algorithm is already linear in ``n`` and ``d``.
 """
 
@@ -62,6 +65,7 @@ def l1_pca_paper_literal(X, m, max_iter, rng, perturbation=1e-6):
         norms = np.sqrt(np.sum(R * R, axis=0))
         w = R[:, int(np.argmax(norms))] / norms.max()  # step 1
         p = np.where(w @ R < 0, -1.0, 1.0)  # step 2
+        nonzero = norms > 0  # 4(b) cannot move w^T x_i off 0 for a zero sample
         iters = 0
         while iters < max_iter:
             tic = time.perf_counter()
@@ -73,7 +77,7 @@ def l1_pca_paper_literal(X, m, max_iter, rng, perturbation=1e-6):
             converged = np.array_equal(w_new, w)  # step 4(a)
             w = w_new
             if converged:
-                if np.any(z == 0):  # step 4(b)
+                if np.any(z[nonzero] == 0):  # step 4(b)
                     dw = rng.standard_normal(d)
                     w = w + perturbation * dw / np.linalg.norm(dw)
                     w = w / np.linalg.norm(w)

@@ -40,12 +40,13 @@ def rwl_an_literal(X: np.ndarray, k: int, n_neighbors: int, n_iter: int) -> np.n
 def pca_gm_literal(X: np.ndarray, k: int, p: float, delta: float, n_iter: int) -> np.ndarray:
     """Oh & Kwak, Algorithm 2 (eq. 11-13) as printed: beta, then the d x d scatter's top k."""
     Xc = (X - X.mean(axis=0)).T  # d x n
-    d, n = Xc.shape
+    d = Xc.shape[0]
     W = _top(Xc @ Xc.T, k)
     for _ in range(n_iter):
         e = np.sum(Xc * Xc, axis=0) - np.sum((W.T @ Xc) ** 2, axis=0)
         beta = (np.maximum(e, 0) + delta) ** (p - 1)
-        S = (Xc * beta) @ Xc.T + (delta / n) * beta.sum() * np.eye(d)  # S-hat-beta, eq. 13
+        # S-hat-beta of eq. 13: delta / n with n the data's dimension (d here)
+        S = (Xc * beta) @ Xc.T + (delta / d) * beta.sum() * np.eye(d)
         W = _top(S, k)
     return W
 

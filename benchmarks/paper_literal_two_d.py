@@ -8,7 +8,8 @@ full eigendecomposition (``numpy.linalg.eigh``) of the ``h x h`` or ``w x w`` ma
   ``V`` = its top-k eigenvectors.
 * **GLRAM** (Ye 2004/2005, Algorithm GLRAM): ``M_L = sum_i A_i R R^T A_i^T``,
   ``L`` = top-k1 eigenvectors; ``M_R = sum_i A_i^T L L^T A_i``, ``R`` = top-k2
-  eigenvectors; repeated. Ye starts from ``R_0 = (I_k2, 0)^T`` on uncentred images;
+  eigenvectors; repeated. Ye starts from ``L_0 = (I_k1, 0)^T`` (so ``R`` is computed
+  first) on uncentred images;
   ``robustpca.GLRAM`` centres by the mean image and starts from the 2DPCA axes by
   default, so both are options here.
 * **R2DPCA** (Zhang, Nie & Li 2017; problem 5 of Zhang & Tong):

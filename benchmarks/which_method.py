@@ -50,6 +50,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -158,7 +159,10 @@ def fit_and_diagnose(name: str, X, k: int, seed: int):
             diag = outlier_diagnostics(model, X)
         except Exception as error:
             return None, None, time.perf_counter() - start, f"{type(error).__name__}: {error}"
-    note = "not converged" if any("converge" in str(w.message).lower() for w in caught) else ""
+    # by the warning's category, as the CLI does: robustpca's messages say "reached
+    # max_iter", not "converge"
+    stopped = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    note = "not converged" if stopped else ""
     return model, diag, seconds, note
 
 
