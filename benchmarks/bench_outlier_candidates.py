@@ -245,6 +245,11 @@ def compare(
     if against is None:
         against = {r["table"]: r for r in reference_records or []}
     tables = [t for t in own if t in against and all(t in o for o in others.values())]
+    if not tables:
+        raise ValueError(
+            "compare: the candidate, the reference and the peers share no table (runs on "
+            "different table sets?)"
+        )
     auc = np.array([own[t].get("auc", np.nan) for t in tables])
     ap = np.array([own[t].get("ap", np.nan) for t in tables])
     ref = np.array([against[t].get("auc", np.nan) for t in tables])

@@ -322,7 +322,8 @@ def summarize(results: dict[str, list[dict]]) -> list[dict]:
                 auc[i, tables.index(r["table"])] = r["auc"]
     from scipy.stats import rankdata
 
-    ranks = np.apply_along_axis(lambda col: rankdata(-col), 0, auc) if names else auc
+    # no table (an empty --folder, runs without records): every detector unranked
+    ranks = np.apply_along_axis(lambda col: rankdata(-col), 0, auc) if tables else auc
     rows = []
     for i, name in enumerate(names):
         done = [r for r in results[name] if "auc" in r]
