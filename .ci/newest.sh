@@ -29,14 +29,17 @@ find_newest() {
       return 0
     fi
   done
+  # pyenv's versions, whether or not pyenv itself is on the PATH
+  local root="${PYENV_ROOT:-$HOME/.pyenv}"
   if command -v pyenv >/dev/null 2>&1; then
-    for candidate in $(ls -d "$(pyenv root)"/versions/3.*/bin/python3 2>/dev/null | sort -V -r); do
-      if is_newest "$candidate"; then
-        echo "$candidate"
-        return 0
-      fi
-    done
+    root=$(pyenv root)
   fi
+  for candidate in $(ls -d "$root"/versions/3.*/bin/python3 2>/dev/null | sort -V -r); do
+    if is_newest "$candidate"; then
+      echo "$candidate"
+      return 0
+    fi
+  done
   return 1
 }
 
