@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
+from _process import peak_rss_bytes
 
 ESTIMATORS = {
     "pcp": ("PrincipalComponentPursuit", "entries"),
@@ -89,15 +90,10 @@ def lazy_data(n_samples, n_features, *, kind, rank=5, chunk_rows=20_000, seed=0)
 
 
 def peak_rss_gb() -> float:
-    """Peak resident memory of this process: ``VmHWM`` where Linux has it (reset by
-    ``exec``; ``ru_maxrss`` keeps the parent's peak across it), else ``ru_maxrss``."""
-    status = Path("/proc/self/status")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024 / 1e9
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return kb * (1 if sys.platform == "darwin" else 1024) / 1e9
+    """Peak resident memory of this process in GB (:func:`_process.peak_rss_bytes`);
+    NaN where the platform does not say."""
+    peak = peak_rss_bytes()
+    return float("nan") if peak is None else peak / 1e9
 
 
 def run_one(args) -> dict:

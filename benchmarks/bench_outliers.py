@@ -57,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _harness import data_home, markdown_table, write_between  # noqa: E402
+from _process import fork_available  # noqa: E402
 from outlier_detectors import (  # noqa: E402
     LIKELIHOOD,
     NORMAL_SCORES,
@@ -271,7 +272,8 @@ def evaluate(
         Folder of ADBench ``.npz`` files; default ``data_home()/adbench``.
     timeout : float, optional
         Run each table in a forked child killed after this many seconds (one BLAS
-        thread); default: in this process, under the caller's BLAS threads.
+        thread); default: in this process, under the caller's BLAS threads. Where
+        there is no ``fork`` (Windows) it is ignored, with a warning.
 
     Returns
     -------
@@ -281,6 +283,14 @@ def evaluate(
         ``decision_scores_``: ``flagged``, ``inliers_flagged``, ``outliers_flagged``),
         or ``error``.
     """
+    if timeout is not None and not fork_available():
+        warnings.warn(
+            "no fork on this platform: every table is fitted in this process, with no "
+            f"time limit (timeout={timeout:g} is ignored)",
+            UserWarning,
+            stacklevel=2,
+        )
+        timeout = None
     if timeout is not None:
         _warm_up(make_estimator, timeout=timeout)
     records = []

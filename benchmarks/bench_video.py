@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -51,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _harness import data_home, markdown_table, write_between  # noqa: E402
+from _process import peak_rss_bytes  # noqa: E402
 
 #: name -> (clip folder, CDnet frame numbers or None for all, scale)
 CLIPS = {
@@ -291,7 +291,8 @@ def run_one(clip_name: str, method: str, stream: bool) -> dict:
             row["seconds"] = seconds
     row["cpu_seconds"] = _CPU[0]
     row["fps"] = row["n_frames"] / row["seconds"]
-    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_rss_bytes()
+    row["peak_rss_mb"] = float("nan") if peak is None else peak / 2**20
     return row
 
 

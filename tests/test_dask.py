@@ -15,6 +15,7 @@ included) build dask graphs without computing anything.
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
 import pickle
 import warnings
 from functools import partial
@@ -177,12 +178,17 @@ SIX = [OptimalMeanPCA, L21PCA, R1PCA, PCA, GeneralizedMeanPCA, AdaptiveNeighbors
 
 
 @pytest.mark.parametrize(
+    "context",
+    [m for m in ("fork", "spawn") if m in multiprocessing.get_all_start_methods()],
+)
+@pytest.mark.parametrize(
     "estimator", [OptimalMeanPCA, AdaptiveNeighborsPCA], ids=lambda e: e.__name__
 )
-def test_parity_process_scheduler(estimator):
-    """Tasks (kernels, steps, losses, shipped weights) survive pickling to worker processes."""
+def test_parity_process_scheduler(estimator, context):
+    """Tasks (kernels, steps, losses, shipped weights) survive pickling to worker
+    processes, forked or spawned (Windows and macOS spawn by default)."""
     X = data(5, n=120)
-    config = {"scheduler": "processes", "num_workers": 2, "multiprocessing.context": "fork"}
+    config = {"scheduler": "processes", "num_workers": 2, "multiprocessing.context": context}
     with dask.config.set(config):
         check_parity(lambda: estimator(2, tol=1e-4), X, as_dask(X, rows=60))
     task = partial(reweight_pass, step=WeightedPCAStep(2), state=None, loss=L21Loss(1e-3))
