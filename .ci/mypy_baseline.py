@@ -29,7 +29,9 @@ def main() -> int:
     text = (ROOT / "pyproject.toml").read_text()
     if BEGIN in text:
         text = text[: text.index(BEGIN)] + text[text.index(END) + len(END) :]
-    with tempfile.NamedTemporaryFile("w", suffix=".toml", dir=ROOT, delete=False) as cfg:
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", suffix=".toml", dir=ROOT, delete=False
+    ) as cfg:
         cfg.write(text)
     try:
         out = subprocess.run(

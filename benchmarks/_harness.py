@@ -228,7 +228,7 @@ def _git(*args: str) -> str:
 
 def _cpu_model() -> str:
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
             if line.lower().startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
@@ -267,7 +267,7 @@ def _lscpu() -> dict:
 
 def _memory_total_gb() -> float | None:
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
+        for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
             if line.startswith("MemTotal:"):
                 return int(line.split()[1]) / 2**20
     except OSError:
@@ -581,19 +581,20 @@ def write_json(path: Path | None, results: Any, default: Callable[[Any], Any] = 
 def write_between(path: Path, begin: str, end: str, text: str) -> None:
     """Write ``text`` between the markers ``begin`` and ``end`` of the page ``path``
     (a new page of just the block if there is none), keeping the rest of the page."""
-    page = path.read_text() if path.exists() else f"{begin}\n{end}\n"
+    page = path.read_text(encoding="utf-8") if path.exists() else f"{begin}\n{end}\n"
     start, stop = page.index(begin), page.index(end)
-    path.write_text(page[: start + len(begin)] + "\n\n" + text + "\n\n" + page[stop:])
+    page = page[: start + len(begin)] + "\n\n" + text + "\n\n" + page[stop:]
+    path.write_text(page, encoding="utf-8")
 
 
 def write_markdown(path: Path, text: str) -> None:
     block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
     if path.exists():
-        old = path.read_text()
+        old = path.read_text(encoding="utf-8")
         if MARK_BEGIN in old and MARK_END in old:
             head, rest = old.split(MARK_BEGIN, 1)
             tail = rest.split(MARK_END, 1)[1]
-            path.write_text(head + block + tail)
+            path.write_text(head + block + tail, encoding="utf-8")
             return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"# Performance\n\n{block}\n")
+    path.write_text(f"# Performance\n\n{block}\n", encoding="utf-8")

@@ -26,7 +26,7 @@ def peak_rss_bytes() -> float | None:
     parent's peak across it), else ``ru_maxrss``."""
     status = Path("/proc/self/status")
     if status.exists():
-        for line in status.read_text().splitlines():
+        for line in status.read_text(encoding="utf-8").splitlines():
             if line.startswith("VmHWM:"):
                 return float(int(line.split()[1]) * 1024)
     if resource is None:

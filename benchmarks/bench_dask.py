@@ -265,7 +265,7 @@ def run_one(args) -> dict:
             now = time.perf_counter()
             self.seconds.append(now - self._tic)
             if self.progress is not None:  # one line a pass, for runs of hours
-                with open(self.progress, "a") as log:
+                with open(self.progress, "a", encoding="utf-8") as log:
                     print(
                         f"pass {len(replayed) + len(self.seconds)} at "
                         f"{now - self.began:.0f} s: "

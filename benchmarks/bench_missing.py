@@ -259,7 +259,7 @@ def main(argv=None) -> dict:
         results[title] = measure(problem, seeds)
         print(table(title, results[title]) + "\n", flush=True)
     if args.json:
-        with open(args.json, "w") as handle:
+        with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=1)
     return results
 

@@ -171,7 +171,7 @@ def main(argv=None) -> list[dict]:
     ]
     print(markdown_table(header, table))
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return rows
 
 

@@ -352,7 +352,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     if not rows:
         return
     keys = list(dict.fromkeys(key for row in rows for key in row))
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=keys)
         writer.writeheader()
         writer.writerows(rows)
@@ -493,13 +493,13 @@ def figure(path: Path, breakdown, methods, fractions) -> None:
 
 def write_markdown(path: Path, text: str) -> None:
     block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
-    old = path.read_text() if path.exists() else ""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
     if MARK_BEGIN in old and MARK_END in old:
         head, rest = old.split(MARK_BEGIN, 1)
         new = head + block + rest.split(MARK_END, 1)[1]
     else:
         new = old + ("\n" if old else "") + block + "\n"
-    path.write_text(new)
+    path.write_text(new, encoding="utf-8")
 
 
 def main(argv=None) -> int:

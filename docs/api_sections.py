@@ -190,8 +190,8 @@ def write_nan_support(path: Path) -> list[str]:
 
 
 def _write_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":  # print the sections (a quick look without Sphinx)

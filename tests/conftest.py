@@ -288,7 +288,7 @@ def reference_numbers(text: str) -> np.ndarray:
 
 def reference_fits(method: str) -> dict:
     """rrcov's fits by ``method`` (e.g. ``PcaHubert``), keyed by ``(table, k)``."""
-    with open(RRCOV_ROBUST / "fits.csv", newline="") as f:
+    with open(RRCOV_ROBUST / "fits.csv", encoding="utf-8", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["method"] == method]
     return {(r["table"], int(r["k"])): r for r in rows}
 

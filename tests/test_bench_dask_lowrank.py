@@ -58,7 +58,9 @@ def test_peak_rss_is_at_least_the_resident_memory_now():
     status = Path("/proc/self/status")
     if not status.exists():
         pytest.skip("the resident memory to compare with is read from /proc/self/status (Linux)")
-    line = next(x for x in status.read_text().splitlines() if x.startswith("VmRSS:"))
+    line = next(
+        x for x in status.read_text(encoding="utf-8").splitlines() if x.startswith("VmRSS:")
+    )
     assert bdl.peak_rss_gb() >= int(line.split()[1]) * 1024 / 1e9 * 0.99
 
 

@@ -57,7 +57,7 @@ def test_peak_memory_from_getrusage_is_in_bytes(monkeypatch, tmp_path, platform,
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc (Linux)")
 def test_peak_memory_is_at_least_what_is_resident_now():
-    status = Path("/proc/self/status").read_text()
+    status = Path("/proc/self/status").read_text(encoding="utf-8")
     rss = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
     assert _process.peak_rss_bytes() >= int(rss.split()[1]) * 1024
 

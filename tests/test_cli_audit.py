@@ -47,7 +47,7 @@ def test_labels_and_names_with_commas_quotes_and_line_breaks_are_quoted(tmp_path
     labels = [f"s{i}" for i in range(len(X))]
     labels[3], labels[5], labels[7] = "Smith, J", "two\nlines", 'say "hi"'
     src = tmp_path / "in.csv"
-    with open(src, "w", newline="") as handle:
+    with open(src, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["name", "height, cm", "b", "c"])
         for label, row in zip(labels, X.tolist(), strict=True):
@@ -55,11 +55,11 @@ def test_labels_and_names_with_commas_quotes_and_line_breaks_are_quoted(tmp_path
     out = tmp_path / "out"
     assert run(src, out, "--index-col", "name", "--method", "pca", "-k", "2", *route) == 0
     for name, first in (("scores.csv", labels), ("distances.csv", labels)):
-        with open(out / name, newline="") as handle:
+        with open(out / name, encoding="utf-8", newline="") as handle:
             rows = list(csv.reader(handle))
         assert len({len(row) for row in rows}) == 1, name
         assert [row[0] for row in rows[1:]] == first, name
-    with open(out / "components.csv", newline="") as handle:
+    with open(out / "components.csv", encoding="utf-8", newline="") as handle:
         assert next(csv.reader(handle)) == ["sample", "height, cm", "b", "c"]
     import pandas as pd
 
@@ -212,7 +212,7 @@ def _fit_aligned(tmp_path, header: str, labels: list[str], X, route) -> list[str
     assert (summary(out)["n_samples"], summary(out)["n_features"]) == X.shape
     mean = np.loadtxt(out / "mean.csv", delimiter=",", skiprows=1)
     np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-4)
-    with open(out / "scores.csv", newline="") as handle:
+    with open(out / "scores.csv", encoding="utf-8", newline="") as handle:
         return [row[0] for row in csv.reader(handle)][1:]
 
 

@@ -30,7 +30,7 @@ def planted(n=400, d=6, k=2, n_out=40, seed=0):
 
 
 def write_csv(path, X, header=True, ids=None, cells=None):
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         if header:
             writer.writerow([*(["id"] if ids else []), *[f"f{j}" for j in range(X.shape[1])]])
@@ -47,7 +47,7 @@ def fit(src, out, *options):
 
 
 def distances(out):
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -333,7 +333,7 @@ def test_rrcov_tables_chunked_flag_what_in_memory_flags(tmp_path, table):
     from pathlib import Path
 
     src = Path(__file__).parent / "fixtures" / "rrcov" / f"{table}.csv"
-    n = sum(1 for _ in open(src)) - 1
+    n = sum(1 for _ in open(src, encoding="utf-8")) - 1
     for method in methods("ROBPCA", "OptimalMeanPCA"):
         options = ["--method", method, "-k", "2"]
         memory = fit(src, tmp_path / f"m-{method}", *options)

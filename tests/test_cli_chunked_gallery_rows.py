@@ -26,7 +26,7 @@ def image_rows(path, gaps=False, n=60, side=4, seed=0):
     if gaps:
         for i, j in ((0, 3), (2, 7), (5, 0), (20, 9)):
             cells[i][j] = ""
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow([f"p{j}" for j in range(side * side)])
         writer.writerows(cells)

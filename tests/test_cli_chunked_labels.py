@@ -37,7 +37,7 @@ def labelled_table(path, n=80, d=4, seed=0):
     k = len(AWKWARD)
     X[:k] += rng.normal(scale=30, size=(k, d)) * np.linspace(1, 2, k)[:, None]
     ids = AWKWARD + [f"r{i}" for i in range(k, n)]
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", *[f"f{j}" for j in range(d)]])
         for label, row in zip(ids, (X + 10.0).tolist(), strict=True):
@@ -54,7 +54,7 @@ def test_awkward_labels_survive_the_chunked_route(tmp_path, capsys):
         capsys.readouterr()
         assert cli.main([*argv, "--index-col", "id", *route]) == 0
         printed.append([ln for ln in capsys.readouterr().out.splitlines() if "outlying" in ln])
-        with open(out / "distances.csv", newline="") as handle:
+        with open(out / "distances.csv", encoding="utf-8", newline="") as handle:
             samples.append([row["sample"] for row in csv.DictReader(handle)])
     assert samples[0] == samples[1]
     assert samples[1][: len(AWKWARD)] == [label.strip() for label in AWKWARD]
@@ -78,7 +78,7 @@ def test_a_parquet_tables_index_labels_survive_the_chunked_route(tmp_path):
         out = tmp_path / f"o{len(route)}"
         argv = ["fit", tmp_path / "t.parquet", "--out", out, "--no-figures"]
         assert cli.main([*argv, "--method", "pca", "-k", "2", *route]) == 0
-        with open(out / "distances.csv", newline="") as handle:
+        with open(out / "distances.csv", encoding="utf-8", newline="") as handle:
             samples.append([row["sample"] for row in csv.DictReader(handle)])
     assert samples[0] == samples[1] == labels
 
@@ -91,7 +91,7 @@ def test_ids_that_look_like_numbers_are_kept_as_written(tmp_path):
     X = rng.normal(size=(40, 2)) @ rng.normal(size=(2, 3)) + 0.05 * rng.normal(size=(40, 3))
     ids = [f"{i:03d}" for i in range(37)] + ["1.50", "1e3", "+5"]
     src = tmp_path / "t.csv"
-    with open(src, "w", newline="") as handle:
+    with open(src, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", "a", "b", "c"])
         for label, row in zip(ids, (X + 10.0).tolist(), strict=True):
@@ -101,6 +101,6 @@ def test_ids_that_look_like_numbers_are_kept_as_written(tmp_path):
         out = tmp_path / f"o{len(route)}"
         argv = ["fit", src, "--out", out, "--no-figures", "--method", "pca", "-k", "2"]
         assert cli.main([*argv, "--index-col", "id", *route]) == 0
-        with open(out / "distances.csv", newline="") as handle:
+        with open(out / "distances.csv", encoding="utf-8", newline="") as handle:
             samples.append([row["sample"] for row in csv.DictReader(handle)])
     assert samples[0] == samples[1] == ids

@@ -33,7 +33,7 @@ def table_with_gaps(path, n=240, d=5, seed=0):
     X[:15] += rng.normal(scale=60, size=(15, d))
     gaps = rng.random(X.shape) < 0.05
     gaps[gaps.all(axis=1), 0] = False
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", *[f"f{j}" for j in range(d)]])
         for i, row in enumerate(X.tolist()):
@@ -57,7 +57,7 @@ def scaling(out):
 
 
 def samples(out):
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         return [row["sample"] for row in csv.DictReader(handle)]
 
 

@@ -26,7 +26,7 @@ def planted_table(path, n=200, d=5, n_out=20, seed=0, top=3, labelled=True):
     X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3 + 0.05 * rng.normal(size=(n, d))
     X[:n_out] += rng.normal(scale=20, size=(n_out, d)) * np.linspace(1, top, n_out)[:, None]
     names = [f"f{j}" for j in range(d)]
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", *names] if labelled else names)
         for i, row in enumerate((X + 10.0).tolist()):
@@ -77,7 +77,7 @@ def test_the_printed_report_is_the_in_memory_one(tmp_path, capsys):
         lines.append([ln for ln in printed if ln.startswith(("Outliers", "Most outlying"))])
     assert lines[0] == lines[1] and len(lines[0]) == 2
     top = lines[1][1].removeprefix("Most outlying: ").split(", ")
-    with open(tmp_path / "o3" / "distances.csv") as handle:
+    with open(tmp_path / "o3" / "distances.csv", encoding="utf-8") as handle:
         flagged = [r for r in csv.DictReader(handle) if r["outlier"] == "True"]
     flagged.sort(key=lambda r: -float(r["orthogonal_distance"]))
     assert top == [r["sample"] for r in flagged[:10]]

@@ -51,7 +51,7 @@ def test_awkward_text_tables_read_as_in_memory(tmp_path, name):
         argv = ["fit", src, "--out", out, "--no-figures", "--method", "pca", "-k", "1"]
         assert cli.main([*argv, *options, *route]) == 0
         summary = json.loads((out / "summary.json").read_text())
-        with open(out / "distances.csv", newline="") as handle:
+        with open(out / "distances.csv", encoding="utf-8", newline="") as handle:
             labels = [row["sample"] for row in csv.DictReader(handle)]
         seen.append((summary["n_samples"], summary["n_missing"], labels))
     assert seen[0] == seen[1]

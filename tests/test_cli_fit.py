@@ -22,7 +22,7 @@ def planted(n=60, d=8, k=2, n_out=6, seed=0):
 
 
 def write_csv(path, X, header=True):
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         if header:
             writer.writerow([f"f{j}" for j in range(X.shape[1])])
@@ -48,7 +48,7 @@ def test_fit_csv_writes_every_output_and_flags_the_planted_outliers(tmp_path, ca
     } <= names
     summary = json.loads((out / "summary.json").read_text())
     assert summary["method"] == "OptimalMeanPCA" and summary["converged"]
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     flagged = [r["outlier"] == "True" for r in rows]
     assert all(flagged[:6]) and sum(flagged[6:]) <= 3
@@ -115,7 +115,7 @@ def test_a_header_of_numbers_needs_header_yes(tmp_path, chunked):
     first line of data even where it is text-like, and a non-table refuses the option."""
     X = planted()
     path = tmp_path / "years.csv"
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow([2019 + j for j in range(X.shape[1])])
         writer.writerows(X.tolist())
@@ -304,7 +304,7 @@ def test_read_input_stack_of_images(tmp_path):
 
 
 def write_labelled(path, X, ids, extra=None):
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         head = ["id", *[f"f{j}" for j in range(X.shape[1])]]
         writer.writerow(head + (["group"] if extra is not None else []))
@@ -329,7 +329,7 @@ def test_index_col_labels_the_outputs_and_drop_leaves_columns_out(tmp_path):
     out = tmp_path / "o"
     argv = ["fit", src, "--method", "rpca-om", "-k", "2", "--out", out, "--no-figures"]
     assert cli.main([*argv, "--index-col", "id", "--drop", "group"]) == 0
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["sample"] for r in rows] == ids
     assert all(r["outlier"] == "True" for r in rows[:6])
@@ -448,7 +448,7 @@ def test_default_fit_of_hbk_with_an_id_column_flags_the_documented_cases(shared_
     src = write_labelled(tmp_path / "hbk.csv", X, ids)
     out = tmp_path / "o"
     assert cli.main(["fit", src, "--index-col", "id", "-k", "2", "--out", out]) == 0
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         flagged = {r["sample"] for r in csv.DictReader(handle) if r["outlier"] == "True"}
     assert flagged == {f"case{i}" for i in range(1, 15)}
     assert (out / "outlier_map.png").read_bytes()[:8] == PNG

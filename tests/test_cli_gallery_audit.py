@@ -37,7 +37,7 @@ def test_gallery_shows_the_farthest_samples_first_with_absolute_residuals(tmp_pa
     shown = panels[0]
     assert set(shown) == {"input", "reconstructed", "|residual|"}
     np.testing.assert_allclose(shown["|residual|"], np.abs(shown["input"] - shown["reconstructed"]))
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     distance = np.array([float(r["orthogonal_distance"]) for r in rows])
     farthest = np.argsort(-distance)[: len(shown["input"])]

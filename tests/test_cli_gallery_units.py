@@ -26,7 +26,7 @@ def exact_rank_two_images(n=30, side=4, seed=0):
 
 
 def write_table(path, X):
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow([f"p{j}" for j in range(X.shape[1])])
         writer.writerows([repr(v) for v in row] for row in X.tolist())

@@ -27,7 +27,7 @@ def fit(tmp_path, *options):
     out = tmp_path / "out"
     assert cli.main(["fit", src, "--out", out, "--no-figures", *options]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     return out, summary, rows
 
@@ -50,9 +50,9 @@ def test_summary_counts_are_those_of_distances_csv(tmp_path):
 def test_components_are_labelled_as_the_scores_columns(tmp_path):
     """components.csv's row labels (pc1, pc2, ...) name scores.csv's columns, in order."""
     out, _, _ = fit(tmp_path, "--method", "pca", "-k", "3")
-    with open(out / "components.csv") as handle:
+    with open(out / "components.csv", encoding="utf-8") as handle:
         labels = [row[0] for row in csv.reader(handle)][1:]
-    with open(out / "scores.csv") as handle:
+    with open(out / "scores.csv", encoding="utf-8") as handle:
         columns = next(csv.reader(handle))[1:]
     assert labels == columns == ["pc1", "pc2", "pc3"]
 
@@ -91,7 +91,7 @@ def test_a_weighted_fit_writes_its_weights_under_a_weight_header(tmp_path, monke
 
     monkeypatch.setattr(_fit, "fit_model", keep)
     out, _, rows = fit(tmp_path, "--method", "rpca-om", "-k", "2")
-    with open(out / "distances.csv") as handle:
+    with open(out / "distances.csv", encoding="utf-8") as handle:
         lines = list(csv.reader(handle))
     assert lines[0][-1] == "weight"
     assert {len(line) for line in lines} == {len(lines[0])}

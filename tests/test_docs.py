@@ -41,7 +41,7 @@ def api_sections():
 
 def gallery_title(path: Path) -> str | None:
     """The example's title: first docstring line, underlined by ``=`` of its length."""
-    docstring = ast.get_docstring(ast.parse(path.read_text()), clean=True)
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")), clean=True)
     if not docstring:
         return None
     lines = docstring.splitlines()

@@ -93,7 +93,7 @@ def _assert_same(a, b):
 def _sources_md_rows(path: Path) -> dict[str, list[str]]:
     """The file rows of a SOURCES.md table, by their first cell."""
     rows = {}
-    for line in path.read_text().splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
         if line.startswith("| `") and len(cells) > 5:
             rows[cells[0]] = cells

@@ -25,7 +25,7 @@ from robustpca.solvers.mcd import (
 from .conftest import load_table
 
 REFERENCE = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd.csv"
-with open(REFERENCE, newline="") as _f:
+with open(REFERENCE, encoding="utf-8", newline="") as _f:
     ROWS = {(r["table"], float(r["alpha"])): r for r in csv.DictReader(_f)}
 
 
@@ -63,7 +63,7 @@ def test_equals_robustbase(shared_data, table, alpha):
     assert fit.covariance.shape == (p, p)
 
 
-with open(REFERENCE.with_name("mcd_alpha_one.csv"), newline="") as _f:
+with open(REFERENCE.with_name("mcd_alpha_one.csv"), encoding="utf-8", newline="") as _f:
     ALPHA_ONE_ROWS = {r["table"]: r for r in csv.DictReader(_f)}
 
 
@@ -265,7 +265,7 @@ def test_mahalanobis_by_cholesky_and_by_least_squares_on_a_singular_covariance()
 
 
 EXHAUSTIVE = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd_exhaustive.csv"
-with open(EXHAUSTIVE, newline="") as _f:
+with open(EXHAUSTIVE, encoding="utf-8", newline="") as _f:
     EXHAUSTIVE_ROWS = list(csv.DictReader(_f))
 
 
@@ -307,7 +307,7 @@ def test_simulated_small_sample_factors_are_robustbases():
     at alpha = 0.5 only (elsewhere the fitted formula, continuous in alpha)."""
     from robustpca.solvers import mcd_factors
 
-    with open(SIMULATED, newline="") as f:
+    with open(SIMULATED, encoding="utf-8", newline="") as f:
         table = {
             (int(r["p"]), int(r["n"])): (float(r["raw"]), float(r["reweighted"]))
             for r in csv.DictReader(f)
@@ -397,7 +397,7 @@ def test_singular_starts_are_enlarged_as_one_at_a_time(seed, n, p):
 
 
 SMALL = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd_small.csv"
-with open(SMALL, newline="") as _f:
+with open(SMALL, encoding="utf-8", newline="") as _f:
     SMALL_ROWS = list(csv.DictReader(_f))
 SMALL_TABLES = {
     int(r["case"]): _numbers(r["x"]).reshape(int(r["n"]), int(r["p"])) for r in SMALL_ROWS if r["x"]

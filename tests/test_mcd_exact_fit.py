@@ -27,7 +27,7 @@ from robustpca.solvers.mcd import (
 )
 
 REFERENCE = Path(__file__).parent / "reference" / "rrcov_robust" / "mcd_exact_fit.csv"
-with open(REFERENCE, newline="") as _f:
+with open(REFERENCE, encoding="utf-8", newline="") as _f:
     ROWS = list(csv.DictReader(_f))
 
 

@@ -24,7 +24,7 @@ def planted_with_gaps(n=80, d=10, k=2, n_out=8, rate=0.1, seed=0):
 
 
 def write_with_gaps(path, X, mask, token=""):
-    with open(path, "w", newline="") as handle:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow([f"f{j}" for j in range(X.shape[1])])
         for row, gaps in zip(X, mask, strict=True):
@@ -56,7 +56,10 @@ def test_missing_cells_are_fitted_by_default_and_completed(tmp_path, capsys, tok
     inliers[:8] = False
     assert np.sqrt(np.mean((completed[inliers] - X[inliers]) ** 2)) < 0.15  # noise 0.05
     np.testing.assert_array_equal(np.load(out / "completed.npy"), completed)
-    flagged = [r["outlier"] == "True" for r in csv.DictReader(open(out / "distances.csv"))]
+    flagged = [
+        r["outlier"] == "True"
+        for r in csv.DictReader(open(out / "distances.csv", encoding="utf-8"))
+    ]
     assert all(flagged[:8]) and sum(flagged[8:]) <= 4
     printed = capsys.readouterr().out
     assert f"Missing entries: {int(mask.sum())}" in printed and "completed.csv" in printed

@@ -221,7 +221,7 @@ def test_skew_on_octane_at_k1_agrees_with_rrcov_up_to_the_draw(shared_data):
     (the six alcohol spectra) under every seed: sample 23's OD is the skewed cutoff
     itself, so it is regular (it was flagged while its OD, recomputed at ``predict``,
     came out an ulp above the cutoff)."""
-    with open(RRCOV_ROBUST / "skew_draws.csv", newline="") as f:
+    with open(RRCOV_ROBUST / "skew_draws.csv", encoding="utf-8", newline="") as f:
         draws = list(csv.DictReader(f))
     values = [float(r["eigenvalue"]) for r in draws]
     common = max(set(values), key=values.count)
@@ -262,7 +262,7 @@ def test_skew_spares_the_long_tail_of_skewed_inliers(seed):
 
 
 def _predict_rows():
-    with open(RRCOV_ROBUST / "predict.csv", newline="") as f:
+    with open(RRCOV_ROBUST / "predict.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     out: dict = {}
     for r in rows:

@@ -21,7 +21,7 @@ REFERENCE = Path(__file__).parent / "reference" / "rrcov_classic"
 
 
 def _rows(name):
-    with open(REFERENCE / name, newline="") as f:
+    with open(REFERENCE / name, encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
 
 

@@ -29,7 +29,7 @@ from .test_projection_pursuit import assert_equals_pcapp
 from .test_robpca import assert_equals_rrcov
 
 FOLDER = Path(__file__).parent / "reference" / "rrcov_synthetic"
-with open(FOLDER / "fits.csv", newline="") as _f:
+with open(FOLDER / "fits.csv", encoding="utf-8", newline="") as _f:
     FITS = {(r["method"], r["table"], int(r["k"])): r for r in csv.DictReader(_f)}
 PP = {"PcaGrid": "grid", "PcaProj": "proj"}
 

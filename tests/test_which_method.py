@@ -66,12 +66,12 @@ def test_quick_run_writes_every_output(tmp_path):
     text = page.read_text()
     assert text.startswith("# Title\n\nprose") and text.rstrip().endswith("end")
     assert "STALE" not in text and "| OptimalMeanPCA |" in text
-    with open(tmp_path / "tables.csv") as handle:
+    with open(tmp_path / "tables.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert {r["table"] for r in rows} == set(which_method.TABLES)
     hbk = next(r for r in rows if r["table"] == "hbk" and r["method"] == "OptimalMeanPCA")
     assert 0 <= float(hbk["recall"]) <= 1
-    with open(tmp_path / "breakdown.csv") as handle:
+    with open(tmp_path / "breakdown.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     pca = next(
         r

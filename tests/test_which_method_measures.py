@@ -195,7 +195,7 @@ def test_page_cells():
 def test_csv_header_covers_every_row(tmp_path):
     rows = [{"method": "A", "note": "ValueError"}, {"method": "B", "note": "", "recall": 1.0}]
     which_method.write_csv(tmp_path / "t.csv", rows)
-    with open(tmp_path / "t.csv") as handle:
+    with open(tmp_path / "t.csv", encoding="utf-8") as handle:
         back = list(csv.DictReader(handle))
     assert [r["recall"] for r in back] == ["", "1.0"]
 

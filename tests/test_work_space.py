@@ -26,7 +26,7 @@ def _vm_flags(array: np.ndarray) -> list[str]:
     NumPy's advice starts at a page boundary)."""
     start = array.__array_interface__["data"][0] + array.nbytes // 2
     flags, inside = [], False
-    with open("/proc/self/smaps") as smaps:
+    with open("/proc/self/smaps", encoding="utf-8") as smaps:
         for line in smaps:
             head = line.split()[0]
             if "-" in head and ":" not in head:

@@ -13,6 +13,7 @@ Sub-commands:
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 
@@ -55,6 +56,7 @@ def main(argv=None) -> int:
     """
     parser = _build_parser()
     args = parser.parse_args(None if argv is None else [str(a) for a in argv])
+    restore = _escape_unencodable(sys.stdout)
     try:
         status = args.run(args, parser)
         sys.stdout.flush()  # a closed pipe fails here, not in the interpreter's exit
@@ -64,6 +66,25 @@ def main(argv=None) -> int:
         # stdout at nothing so that its flush at exit does not fail again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    finally:
+        restore()
+
+
+def _escape_unencodable(stream):
+    """Print what ``stream``'s encoding cannot show as escapes, as stderr does: row and
+    column names in the report need not fit a console's code page (cp1252 on Windows,
+    ASCII under the C locale, where the handler is ``surrogateescape``). Returns the
+    function that puts the old handling back."""
+    errors = getattr(stream, "errors", None)
+    if errors not in ("strict", "surrogateescape") or not isinstance(stream, io.TextIOWrapper):
+        return lambda: None
+    stream.reconfigure(errors="backslashreplace")
+
+    def restore():
+        if not stream.closed:
+            stream.reconfigure(errors=errors)
+
+    return restore
 
 
 if __name__ == "__main__":

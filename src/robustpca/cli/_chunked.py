@@ -248,7 +248,7 @@ def _fit_and_write(args, drop, path: Path, out: Path, work: Path):
         "n_chunks": -(-n // size),
         "n_passes": int(getattr(model, "n_passes_", 0)),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if not args.no_figures:
         _figures(args, out, model, scan, diag, center, scale, image_shape)
     flagged = np.flatnonzero(diag.outliers)
@@ -274,7 +274,7 @@ class _NpyWriter:
 
 class _CsvWriter:
     def __init__(self, path: Path, header: list[str]):
-        self.handle = open(path, "w")
+        self.handle = open(path, "w", encoding="utf-8")
         self.handle.write(csv_header(header, True) + "\n")
 
     def write(self, block: np.ndarray, labels: list[str]) -> None:
@@ -339,7 +339,7 @@ def _write_distances(path: Path, model, scan: Scan, diag, size: int) -> None:
     weights = getattr(model, "weights_", None)
     labels_file = scan.open_labels()
     try:
-        with open(path, "w") as handle:
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(distances_header(weights is not None) + "\n")
             for start, stop in scan.spill.blocks(size):
                 w = None

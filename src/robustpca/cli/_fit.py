@@ -297,7 +297,7 @@ def _run(args) -> int:
                     index=data.sample_names,
                 )
         weights = getattr(model, "weights_", None)
-        with open(tmp / "distances.csv", "w") as handle:
+        with open(tmp / "distances.csv", "w", encoding="utf-8") as handle:
             handle.write(distances_header(weights is not None) + "\n")
             weights = None if weights is None else np.ravel(weights)
             handle.write(distance_block(data.sample_names, diag, weights))
@@ -315,7 +315,7 @@ def _run(args) -> int:
             image_shape=image_shape,
             drop=drop,
         )
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         if not args.no_figures:
             outlier_map(tmp, diag, data.sample_names)
             if image_shape is not None:

@@ -73,7 +73,9 @@ def csv_header(header: list[str], labelled: bool) -> str:
 
 
 def write_csv(path: Path, header: list[str], rows, index: list[str] | None = None) -> None:
-    path.write_text(csv_header(header, index is not None) + "\n" + csv_block(rows, index))
+    path.write_text(
+        csv_header(header, index is not None) + "\n" + csv_block(rows, index), encoding="utf-8"
+    )
 
 
 def chosen_rank(model) -> int:

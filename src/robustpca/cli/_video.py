@@ -396,7 +396,7 @@ def _run(args) -> int:
                 tp, fp, fn, tn = (int(v) for v in counts)
                 summary.update(measures_from_counts(tp, fp, fn, tn))
                 summary["counts"] = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
-        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     _report(summary, args.out)
     return 0
 

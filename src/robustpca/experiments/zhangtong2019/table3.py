@@ -17,7 +17,7 @@ from .figure2 import TABLE3_METHODS
 def _machine() -> str:
     model = platform.processor() or platform.machine()
     try:
-        with open("/proc/cpuinfo") as handle:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("model name"):
                     model = line.split(":", 1)[1].strip()
