@@ -73,7 +73,7 @@ def test_alpha_one_reweights_the_classical_estimates_as_robustbase(shared_data, 
     """At alpha = 1 (h = n) the classical mean and covariance are the raw estimates, and
     robustbase still reweights them (its covMcd's "h == n" branch). Ours returned the
     classical estimates: on starsCYG a first eigenvalue of 0.331 for rrcov's 0.340, and
-    four flagged stars for six."""
+    four flagged stars for six (tests/reference/inline_values/make_values.R)."""
     name, _, column = table.partition(":")
     X = load_table(shared_data, name)
     if column:
@@ -88,7 +88,8 @@ def test_alpha_one_reweights_the_classical_estimates_as_robustbase(shared_data, 
 
 
 def test_h_and_consistency_factor_match_r():
-    """Values printed by R: h.alpha.n(0.75, 75, 3) = 57 and .MCDcons(3, 0.5) = 2.457368"""
+    """Values printed by R: h.alpha.n(0.75, 75, 3) = 57 and .MCDcons(3, 0.5) = 2.457368
+    (tests/reference/inline_values/make_values.R)."""
     assert h_alpha_n(0.75, 75, 3) == 57
     assert h_alpha_n(0.5, 20, 5) == 13
     assert mcd_consistency(3, 0.5) == pytest.approx(2.457368, rel=1e-6)
@@ -117,7 +118,8 @@ def test_univariate_mcd_is_the_exact_window():
 
 def test_univariate_mcd_takes_the_middle_of_tied_windows():
     """Where several windows share the least variance (equally spaced or integer data),
-    robustbase's rfmcduni takes the middle one. Values of R 4.x, robustbase 0.99:
+    robustbase's rfmcduni takes the middle one. Values of R 4.x, robustbase 0.99
+    (tests/reference/inline_values/make_values.R):
     covMcd(0:11)$raw.center = 5; x <- c(0:9, 14): covMcd(x)$raw.center = 4.5,
     $center = 5.363636, $cov = 16.454545; PcaHubert(x) flags nothing (the first window
     gave 3, 2.5, 4.5 and 15.45, and flagged row 11)."""
@@ -317,6 +319,7 @@ def test_simulated_small_sample_factors_are_robustbases():
         assert mcd_small_sample(p, n, 0.5) == pytest.approx(raw, rel=1e-12)
         assert mcd_small_sample(p, n, 0.5, reweighted=True) == pytest.approx(reweighted, rel=1e-12)
     # 5 variables, 14 samples: robustbase's .MCDcnp2(5, 14, alpha)
+    # (tests/reference/inline_values/make_values.R)
     assert mcd_small_sample(5, 14, 0.5) == pytest.approx(1.877996, rel=1e-12)
     assert mcd_small_sample(5, 14, 0.75) == pytest.approx(1.575407, rel=1e-6)
     assert mcd_small_sample(5, 17, 0.5) == pytest.approx(

@@ -1,7 +1,7 @@
 """Stahel-Donoho and adjusted outlyingness against rrcov / robustbase (mutation audit).
 
 R reference values computed once with rrcov 1.7-2 and robustbase (the R calls are
-quoted next to each value; script: /tmp/hunt_jd/r_checks.R and r_outl2.R).
+quoted next to each value; script: tests/reference/inline_values/make_values.R).
 """
 
 from __future__ import annotations

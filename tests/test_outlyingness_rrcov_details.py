@@ -1,7 +1,7 @@
 """Mutation-audit additions for robustpca.solvers.outlyingness.
 
 R reference values computed once with rrcov 1.7-x / robustbase (the R calls are
-quoted next to each value; script: /tmp/hunt_ib/r_checks.R)."""
+quoted next to each value; script: tests/reference/inline_values/make_values.R)."""
 
 from __future__ import annotations
 

@@ -100,7 +100,7 @@ def assert_equals_pcapp(model, X, ref, method: str, at_rank: bool = False) -> No
 
 
 # rrcov 1.7-2 / pcaPP 2.0-3: PcaGrid(x, k, method=m)@eigenvalues and PcaProj(...) on hbk
-# (k = 2) and wood (k = 3), printed with %.17g
+# (k = 2) and wood (k = 3), printed with %.17g by tests/reference/inline_values/make_values.R
 OPTION_REFERENCE = {
     ("qn", "grid", "hbk"): [3.5822819624575231, 2.7135485704731077],
     ("qn", "proj", "hbk"): [3.5536109120713633, 2.5552840766580096],
@@ -125,7 +125,8 @@ def test_qn_and_sd_scales_equal_pcapp(shared_data, scale, method, table):
 
 
 def test_qn_equals_pcapp_including_small_samples():
-    """pcaPP::qn (its consistency and small-sample factors), printed with %.17g."""
+    """pcaPP::qn (its consistency and small-sample factors), printed with %.17g
+    (tests/reference/inline_values/make_values.R)."""
     assert qn(np.r_[np.arange(1.0, 11.0), 100.0]) == pytest.approx(3.9371917944896504, rel=1e-14)
     assert qn([1.0, 5.0]) == pytest.approx(3.5506311455761215, rel=1e-14)
     assert qn([1.0, 5.0, 2.0]) == pytest.approx(2.2036104547231803, rel=1e-14)
@@ -189,7 +190,8 @@ def test_l1_median_is_the_minimiser():
 def test_l1_median_where_pcapp_stops_at_its_start():
     """Deviation from pcaPP, on purpose: on discrete data the coordinate-wise median (pcaPP's
     start) can be a data point, where the gradient is undefined; pcaPP's nlm then returns
-    the start (R: l1median(x) is c(2, 2) here). We return the minimiser, whose objective
+    the start (R: l1median(x) is c(2, 2) here; tests/reference/inline_values/make_values.R).
+    We return the minimiser, whose objective
     is lower (PcaProj, whose candidates are the centred points, then differs from rrcov's;
     the grid's loadings and eigenvalues do not depend on the centre)."""
     X = np.random.default_rng(7).integers(0, 5, size=(66, 2)).astype(float)

@@ -4,7 +4,8 @@ The L1 median solved to rounding where Weiszfeld's iteration alone is slow or en
 data point; the grid search with an even number of angles (the current direction is
 then not on the grid, so the best refinement is not always the last) against pcaPP
 2.0-3's ``PCAgrid``; and the scales as the robust scales of the scores, for every
-search and candidate set (R calls quoted next to the values).
+search and candidate set (R calls quoted next to the values; script:
+tests/reference/inline_values/make_values.R).
 """
 
 from __future__ import annotations

@@ -311,7 +311,8 @@ def test_c_steps_of_lower_rank_equal_pcahubert():
     projected MCD reach an h-subset of rank 2. The centre and rotation stayed in the
     three projected coordinates while the eigenvalues were two, and the fit failed on a
     matrix product. rrcov 1.7-2 (``set.seed(1); PcaHubert(x, k = 3)``, printed with
-    %.17g) returns the rank-2 fit: the same here, with a third axis of zero variance."""
+    %.17g by tests/reference/inline_values/make_values.R) returns the rank-2 fit: the
+    same here, with a third axis of zero variance."""
     from pathlib import Path
 
     X = np.loadtxt(
@@ -410,7 +411,8 @@ def test_initial_eigenvalues_are_those_of_the_h_subset(skew, k):
 def test_warns_where_the_final_mcd_is_not_nonnegative_definite():
     """13 samples for k = 8: robustbase's small-sample factor of the reweighted MCD is
     negative (.MCDcnp2.rew(8, 13, 0.5) < 0) and rrcov's PcaHubert returns negative
-    eigenvalues; the fit set them all to 0 without a word."""
+    eigenvalues; the fit set them all to 0 without a word
+    (tests/reference/inline_values/make_values.R)."""
     import warnings
 
     X = np.random.default_rng(0).standard_normal((13, 20))

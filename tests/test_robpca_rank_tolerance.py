@@ -1,7 +1,7 @@
 """Gap in solvers/robpca.py (centred_rank), from mutation testing.
 
 The rank tolerance is robustbase's rankMM: max(n, p) * eps * s_1 (rrcov's PcaHubert
-uses it). Reference from R (robustbase):
+uses it). Reference from R (robustbase; script: tests/reference/inline_values/make_values.R):
     set.seed(1); q <- qr.Q(qr(matrix(rnorm(200*3),200,3)))
     v <- qr.Q(qr(matrix(rnorm(9),3,3)))
     A <- q %*% diag(c(1,1,1e-14)) %*% t(v); robustbase::rankMM(A)   # 2

@@ -12,6 +12,7 @@ from robustpca.robust_scale import _medcouple_naive, mad, medcouple, medcouple_c
 
 def test_values_of_r():
     # R: mad(c(1, 2, 3, 4, 100)); robustbase::mc of the vectors below (robustbase 0.95)
+    # (script: tests/reference/inline_values/make_values.R)
     assert mad([1.0, 2.0, 3.0, 4.0, 100.0]) == pytest.approx(1.4826)
     assert medcouple([1.0, 2.0, 3.0, 4.0, 20.0]) == 0.0
     assert medcouple([1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 9.0, 10.0]) == pytest.approx(0.75)

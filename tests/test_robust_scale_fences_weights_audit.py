@@ -2,7 +2,7 @@
 
 * skewed_cutoff is rrcov's .crit.od(method="skewed"): the factor exp(3 MC) applies only
   to a non-negative medcouple (1 otherwise). References from R (rrcov 1.7-2,
-  robustbase 0.99):
+  robustbase 0.99; script: tests/reference/inline_values/make_values.R):
       x <- c(1, 2, 3, 4, 5, 6, 8, 11, 15, 22, 100)
       rrcov:::.crit.od(x, method = "skewed")    # 22   (mc(x) = 0.5119)
       y <- c(-40, -22, -15, -11, -8, -6, -5, -4, -3, -2, -1, 5)

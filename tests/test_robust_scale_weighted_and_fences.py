@@ -5,7 +5,7 @@
 * scores_scale falls back, where the MAD is zero, to the mean absolute deviation times
   sqrt(pi/2) (a normal's standard deviation); dropping the factor went unnoticed;
 * skewed_cutoff is rrcov's .crit.od(method="skewed"): the largest value strictly below
-  the fence. Reference from R (rrcov 1.7-2):
+  the fence. Reference from R (rrcov 1.7-2; script: tests/reference/inline_values/make_values.R):
       od <- c(0,1,2,6,8,8,9,9,11,12,19); rrcov:::.crit.od(od, method="skewed")  # 12
   (here the fence is exactly 19; "<=" instead of "<" gave 19 and went unnoticed).
 """

@@ -11,8 +11,10 @@ centre, loadings, distances, cutoffs and flags.
 
 ``PcaCov`` is not compared here: on these data FAST-MCD's 500 random starts reach
 different local minima of the MCD criterion in robustbase and here, and each is lower
-than the other's on some data sets (``a_60x8``: -0.398 here against robustbase's -0.408
-with seed 0, -0.454 with seed 2); the tables, where the minimum is clear, compare it.
+than the other's on some data sets (``a_60x8``: robustbase's criterion is -0.408 under
+``set.seed(1)``, the fixtures' seed, from tests/reference/inline_values/make_values.R;
+ours is -0.398 with ``random_state=0`` and -0.454 with ``random_state=2``). The tables,
+where the minimum is clear, compare it.
 """
 
 from __future__ import annotations

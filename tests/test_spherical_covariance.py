@@ -246,7 +246,8 @@ def test_random_state_seeds_a_given_covariance_estimator():
 def test_covariance_pca_warns_where_the_mcd_is_not_positive_definite():
     """n = p + 2: robustbase's small-sample factor of the reweighted MCD is negative
     (.MCDcnp2.rew(5, 7, 0.5) = -0.337) and rrcov's PcaCov stops ("covariance matrix is
-    not non-negative definite"); the fit clipped every eigenvalue to 0 without a word."""
+    not non-negative definite"); the fit clipped every eigenvalue to 0 without a word.
+    (R values: tests/reference/inline_values/make_values.R.)"""
     X = np.random.default_rng(5).normal(size=(7, 5))
     with pytest.warns(UserWarning, match="not non-negative definite"):
         CovariancePCA(n_components=2, random_state=0).fit(X)
