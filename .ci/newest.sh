@@ -3,7 +3,8 @@
 # a fresh virtual environment, the package installed (not editable) with the test extra,
 # and the tests of what a new Python changes first: the docstrings assembled from shared
 # pieces (the test_docstring* files) and the checks that read the sources with ast
-# (test_architecture.py, test_docs.py). The main lane runs on the machine's python3
+# (test_architecture.py, test_docs.py), and that the installed package ships its type
+# hints (test_typed.py). The main lane runs on the machine's python3
 # (3.11), which sees neither what Python 3.13 changed (it strips the indentation of
 # docstrings when it compiles them) nor the NumPy and SciPy releases that need a newer
 # Python (NumPy 2.5 needs 3.12). NEWEST_TESTS=tests runs the whole suite there; the
@@ -61,7 +62,7 @@ python -m pip list 2>/dev/null | grep -iE '^(numpy|scipy|scikit-learn|dask|matpl
 
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 workers=$(python -c 'import os; print(len(os.sched_getaffinity(0)))')
-read -r -a tests <<<"${NEWEST_TESTS:-tests/test_docstring*.py tests/test_architecture.py tests/test_docs.py}"
+read -r -a tests <<<"${NEWEST_TESTS:-tests/test_docstring*.py tests/test_architecture.py tests/test_docs.py tests/test_typed.py}"
 echo "+ python -m pytest -q -n $workers --dist loadfile ${tests[*]}"
 # shellcheck disable=SC2068  # the globs of the selection expand here
 python -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile \
