@@ -2,13 +2,14 @@
 (test_readme.py). What a page leaves to the reader is stood in for: its files (a Zarr
 store, a video) by small arrays, its undefined ``X`` and ``batches`` by small data, and
 its long runs (the papers' experiments) by a check that the call binds to the real
-signature. ``docs/array_api.md`` needs PyTorch on a GPU and is left out;
-tests/test_array_api*.py test what it shows."""
+signature; the user guide's reStructuredText pages likewise. ``docs/array_api.md``
+needs PyTorch on a GPU and is left out; tests/test_array_api*.py test what it shows."""
 
 from __future__ import annotations
 
 import inspect
 import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -18,9 +19,14 @@ from .conftest import REPO
 
 
 def _page(name: str) -> str:
-    """The page's Python blocks as one script, as a reader runs them in order."""
+    """The page's Python blocks as one script, as a reader runs them in order: Markdown's
+    fenced blocks, or reStructuredText's ``code-block:: python`` directives."""
     text = (REPO / "docs" / name).read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    if name.endswith(".rst"):
+        found = re.findall(r"\.\. code-block:: python\n\n((?:(?: {3}.*)?\n)+)", text)
+        blocks = [textwrap.dedent(block) for block in found]
+    else:
+        blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks, name
     return "\n".join(blocks)
 
@@ -105,3 +111,46 @@ def test_the_reproduction_pages_call_what_exists(monkeypatch):
     monkeypatch.setattr(robustpca.experiments.nie2014, "figure1_task", _binds_to(task, calls))
     _run("reproduction/nie2014.md")
     assert len(calls) == 8  # four data sets, two methods
+
+
+def _planted(n=200, d=20, k=3, share=0.1, seed=0):
+    """Rank ``k`` in ``d`` dimensions with a ``share`` of gross outlier rows first."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, k)) @ rng.normal(size=(k, d)) * 3 + 0.1 * rng.normal(size=(n, d))
+    X[: int(share * n)] = 10 * rng.normal(size=(int(share * n), d))
+    return X
+
+
+def test_the_user_guide_on_choosing_k_runs():
+    ns = _run("user_guide/choosing_k.rst", X=_planted())
+    select, ev = ns["select_n_components"], ns["ev"]
+    assert select(ev, "auto") == 2 and select(ev, 0.85) == 3  # as its comments say
+    assert ns["search"].best_params_["n_components"] == 3
+
+
+def test_the_user_guide_on_diagnostics_runs(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    ns = _run("user_guide/diagnostics.rst", X=_planted())
+    assert (tmp_path / "outlier_map.png").stat().st_size > 0
+    assert (ns["model"].predict(ns["X"]) == -1).mean() == pytest.approx(0.1)
+
+
+def test_the_user_guide_index_runs():
+    ns = _run("user_guide/index.rst")
+    assert ns["model"].weights_[:75].max() < ns["model"].weights_[75:].min()
+    assert (ns["labels"][:75] == -1).all()
+
+
+def test_the_user_guide_on_losses_runs():
+    X = _planted(d=5)
+    ns = _run("user_guide/losses.rst", X=X)
+    assert ns["res"].solution.shape == (5,) and np.isfinite(ns["res"].objective).all()
+
+
+def test_the_user_guide_on_missing_values_runs():
+    X = _planted(d=30)
+    mask = np.random.default_rng(1).random(X.shape) < 0.05
+    ns = _run("user_guide/missing.rst", X=X, mask=mask)
+    assert ns["model"].n_missing_ == mask.sum()
+    assert np.isfinite(ns["filled"]).all() and np.array_equal(ns["filled"][~mask], X[~mask])
