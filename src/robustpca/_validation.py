@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 
 import numpy as np
 from scipy.sparse import issparse
@@ -89,7 +90,7 @@ def check_n_components(
             f"n_components must be an int or None, got {type(n_components).__name__} "
             f"({n_components!r})."
         )
-    if not 1 <= n_components <= upper:
+    if not 1 <= cast(int, n_components) <= upper:
         raise ValueError(
             f"n_components={n_components} must be between 1 and "
             f"min(n_samples, n_features)={upper} (n_samples={n_samples}, "
@@ -165,7 +166,7 @@ def check_axis(axis, ndim: int) -> int:
     from the end, as in NumPy); the normalised axis."""
     if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral):
         raise TypeError(f"axis must be an int, got {type(axis).__name__} ({axis!r}).")
-    if not -max(ndim, 1) <= axis < max(ndim, 1):
+    if not -max(ndim, 1) <= cast(int, axis) < max(ndim, 1):
         raise ValueError(f"axis={axis} is out of bounds for an array of {ndim} dimension(s).")
     return int(axis) % max(ndim, 1)
 

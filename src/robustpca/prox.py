@@ -122,6 +122,7 @@ def soft_threshold(X, threshold: float | np.ndarray) -> np.ndarray:
            [1., 1.]])
     """
     X = np.asarray(X, dtype=np.float64)
+    t: float | np.ndarray
     if np.ndim(threshold) == 0:
         t = check_threshold(threshold)
     else:

@@ -23,6 +23,7 @@ analysis", J. Stat. Softw. 32(3), 2009 (rrcov; the rule is in its ``R/PcaClassic
 from __future__ import annotations
 
 import numbers
+from typing import cast
 
 import numpy as np
 
@@ -120,7 +121,7 @@ def select_n_components(
     if isinstance(n_components, bool):
         raise TypeError(f"n_components must be an int, a float or 'auto', got {n_components!r}.")
     if isinstance(n_components, numbers.Integral):
-        if not 1 <= n_components <= m:
+        if not 1 <= cast(int, n_components) <= m:
             raise ValueError(
                 f"n_components={n_components} must be between 1 and the {m} eigenvalues."
             )
@@ -217,7 +218,7 @@ def spherical_spectrum(X, *, max_iter: int = 200, tol: float = 1e-10) -> tuple[n
         new = (w @ X[keep]) / w.sum()
         step = np.linalg.norm(new - centre)
         centre = new
-        if step <= tol * max(np.linalg.norm(centre), 1.0):
+        if step <= tol * max(cast(float, np.linalg.norm(centre)), 1.0):
             break
     Xc = X - centre
     norms = np.linalg.norm(Xc, axis=1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import cast
 
 from .._validation import check_positive_int
 from ..solvers.adaptive_neighbors import solve_adaptive_neighbors_pca
@@ -169,6 +170,7 @@ class AdaptiveNeighborsPCA(BaseSubspaceEstimator):
             raise TypeError(
                 f"neighbor_rate must be a real number, got {type(rate).__name__} ({rate!r})."
             )
+        rate = cast(float, rate)  # any Real: typed as float for the comparison and product
         if not (math.isfinite(rate) and 0 < rate <= 1):
             raise ValueError(f"neighbor_rate={rate!r} must lie in (0, 1].")
         if self.n_neighbors is not None:

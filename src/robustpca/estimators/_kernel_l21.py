@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import cast
 
 import numpy as np
 from scipy.sparse.linalg import ArpackError, eigsh
@@ -38,7 +39,7 @@ def _check_count(value, name: str, upper: int, what: str) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int or None, got {type(value).__name__} ({value!r}).")
-    if not 1 <= value <= upper:
+    if not 1 <= cast(int, value) <= upper:
         raise ValueError(f"{name}={value} must be between 1 and {what}={upper}.")
     return int(value)
 

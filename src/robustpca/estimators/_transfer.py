@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
 import numpy as np
 from sklearn.utils import check_array
 from sklearn.utils.validation import validate_data
@@ -44,6 +47,11 @@ class _ProximalMixin:
 
     #: the ranks are the model's (n_shared, n_source, n_target): no "auto" or share
     _supports_auto_rank = False
+    # constructor parameters of both estimators (set by their __init__)
+    accelerate: bool
+    max_iter: int
+    tol: float
+    callback: Callable[..., Any] | None
 
     def _solver_options(self, rng) -> dict:
         return {
@@ -413,9 +421,12 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         return self
 
     def _check_ranks(self) -> tuple[int, int, int]:
-        ranks = tuple(
-            check_positive_int(getattr(self, name), name, minimum=0)
-            for name in ("n_shared", "n_source", "n_target")
+        ranks = cast(
+            tuple[int, int, int],
+            tuple(
+                check_positive_int(getattr(self, name), name, minimum=0)
+                for name in ("n_shared", "n_source", "n_target")
+            ),
         )
         if ranks[0] + ranks[2] == 0:
             raise ValueError(

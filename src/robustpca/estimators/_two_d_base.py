@@ -24,6 +24,7 @@ guessed from the data would make a fit depend on whether ``n_features`` is prime
 from __future__ import annotations
 
 import numbers
+from typing import cast
 
 import array_api_compat
 import array_api_compat.numpy as numpy_namespace  # isdtype on NumPy < 2.0 too
@@ -130,7 +131,7 @@ def check_two_sided_components(
                 "n_components must be an int, a pair (k1, k2) of ints or None, got "
                 f"{n_components!r}."
             )
-        ks = tuple(_check_count(v, "n_components") for v in pair)
+        ks = cast(tuple[int, int], tuple(_check_count(v, "n_components") for v in pair))
     for k, bound, side in zip(ks, upper, ("left", "right"), strict=True):
         if not 1 <= k <= bound:
             raise ValueError(

@@ -48,6 +48,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -101,7 +102,7 @@ def _check_errors(g, n_neighbors) -> tuple[np.ndarray, int]:
         raise TypeError(
             f"n_neighbors must be an int, got {type(n_neighbors).__name__} ({n_neighbors!r})."
         )
-    if not 1 <= n_neighbors <= g.size:
+    if not 1 <= cast(int, n_neighbors) <= g.size:
         raise ValueError(f"n_neighbors={n_neighbors} must be between 1 and len(g)={g.size}.")
     return g, int(n_neighbors)
 
@@ -366,7 +367,7 @@ def _final_residuals(problem, sub, loop_residuals, mean, basis) -> np.ndarray:
 
 
 def solve_adaptive_neighbors_pca(
-    X: np.ndarray,
+    X: np.ndarray | None,
     n_components: int,
     n_neighbors: int,
     *,
@@ -383,7 +384,7 @@ def solve_adaptive_neighbors_pca(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray of shape (n_samples, n_features) or None
     n_components : int
         Subspace dimension (``m`` in the paper).
     n_neighbors : int

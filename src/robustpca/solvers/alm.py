@@ -98,6 +98,7 @@ def _inexact_alm(
     history: list[float] = []
     parts: list[tuple[float, float]] = []  # (nuclear norm, g(D)): the terms of history
     trace: dict[str, list] = {"primal": [], "dual": [], "gap": [], "mu": [], "certified": []}
+    low: _LowRank | None  # None between iterations: the old factors are released
     stop_reason, converged, mean, low = StopReason.MAX_ITER, False, None, _LowRank.empty(n, d)
     if scale == 0.0:  # X - c = 0: D = 0 and Y_0 = 0 are the solution
         exact = (0, True, StopReason.EXACT, 0.0, trace)

@@ -34,6 +34,7 @@ single-precision Gram steps of :mod:`.alm_single_gram` form their residual by bl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -81,9 +82,9 @@ class _Data:
         self.X, self.center, self.shape = X, center, X.shape
         self.rows, self.columns = _blocks(n, d), _blocks(d, n)
         self._size = max(self.rows[0].stop * d, n * self.columns[0].stop)
-        self._work = None
+        self._work: np.ndarray | None = None
 
-    def scratch(self, h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def scratch(self, h: int, w: int) -> tuple[np.ndarray, ...]:
         if self._work is None:
             self._work = np.empty((3, self._size))
         return tuple(self._work[i, : h * w].reshape(h, w) for i in range(3))
@@ -338,8 +339,8 @@ class _PassStats:
         only with ``full``."""
         self.dual += _dot(change, change)
         self.size_next += _dot(change, Yhat)  # completed in the loop
-        if self.full:
-            self.value_next += _dot(Xb, change)
+        if self.full:  # value_next is None only without full
+            self.value_next = cast(float, self.value_next) + _dot(Xb, change)
         if self.column_sums:
             self.colsum_next[cols] += change.sum(axis=0)
 
@@ -405,10 +406,11 @@ def _low_rank_rows(low: _LowRank, U, work, rows, mean, *, out) -> None:
     """The rows ``rows`` of ``L`` (plus ``mean``) into ``out``: ``U[rows] @ Vt`` with
     ``U`` the scaled left factors, or without them (``U=None``, ``L = M V diag(gain)
     V^T``) from the rows of ``M`` in ``work``."""
+    Vt = cast(np.ndarray, low.Vt)  # kept by the 'factors' and 'rows' forms
     if U is not None:
-        np.matmul(U[rows], low.Vt, out=out)
+        np.matmul(U[rows], Vt, out=out)
     else:
-        np.matmul((work[rows] @ low.Vt.T) * low.gain, low.Vt, out=out)
+        np.matmul((work[rows] @ Vt.T) * low.gain, Vt, out=out)
     if mean is not None:
         out += mean
 
@@ -442,7 +444,8 @@ def _column_pass(
     mu D)_i - Y hat_i`` with the row factor ``f_i``; its cancellation error, about 1e-8
     relative, does not matter for what it is used for) and the primal residual needs a
     row pass after."""
-    A, Ut = low.U * low.gain, low.U.T
+    U = cast(np.ndarray, low.U)  # kept by the 'columns' form
+    A, Ut = U * low.gain, U.T
     n = data.shape[0]
     # above half the side, one product with the n x n projector costs fewer flops than
     # two with the factors (400 x 10,304 at rank 240: 96 ms against 114 ms)

@@ -36,6 +36,7 @@ matrix off the last step's singular vectors in single precision
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 from scipy import linalg as sla
@@ -376,7 +377,7 @@ class _SVTStep:
         self.rank = 0  # of the last step
         self.solver = solver
         self.rng = rng
-        self.init = None
+        self.init: np.ndarray | None = None  # the partial route's warm start
         self.rtol = BLOCK_RTOL
         # "single": of the Gram steps, those formed in single precision
         self.counts = {"full": 0, "partial": 0, "grown": 0, "gram": 0, "single": 0}
@@ -529,11 +530,11 @@ def _right_vectors(data: _Data, low: _LowRank, m: int, z_columns, *, overwrite: 
     no row factor, so there they come from ``U^T (L - b) = diag(s) V^T``, rows divided by
     ``s`` and made orthonormal by :func:`_exact_right_factors` (holds ``m x d``)."""
     if low.kind == "rows":
-        return low.Vt[:m]
+        return cast(np.ndarray, low.Vt)[:m]
     if low.kind == "factors":
-        f = SVDFactors(low.U, low.s, low.Vt, low.method)
+        f = SVDFactors(cast(np.ndarray, low.U), low.s, cast(np.ndarray, low.Vt), low.method)
         return _exact_right_factors(f, overwrite=overwrite)[1][:m]
-    U = low.U[:, :m]
+    U = cast(np.ndarray, low.U)[:, :m]  # 'columns': U only
     Vt = np.empty((m, data.shape[1]))
     buffer = np.empty((data.shape[0], data.columns[0].stop))
     for cols in data.columns:

@@ -62,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial, wraps
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -160,7 +160,8 @@ class Moments:
         ndarray of shape (n_features, n_features)
         """
         delta = self.mean - center
-        return self.scatter + self.weight * np.outer(delta, delta)
+        scatter = cast(np.ndarray, self.scatter)  # gathered by every caller
+        return scatter + self.weight * np.outer(delta, delta)
 
 
 @dataclass(frozen=True)

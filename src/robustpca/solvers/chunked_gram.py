@@ -53,6 +53,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 from scipy import linalg as sla
@@ -271,12 +272,12 @@ class GramPasses:
 
     @property
     def n_samples(self) -> int:
-        return self.gram.shape[0]
+        return cast(np.ndarray, self.gram).shape[0]  # set by the first pass
 
     @property
     def trace(self) -> float:
         """:math:`\\sum_i \\lVert x_i - c_0\\rVert^2` (the trace of the Gram matrix)."""
-        return float(np.trace(self.gram))
+        return float(np.trace(cast(np.ndarray, self.gram)))
 
     def first_pass(self, also=None):
         """The Gram pass (checks that ``X`` is finite); returns ``also``, computed with it.
@@ -473,7 +474,7 @@ class GramWeightedPCA:
         self.rng = rng
         self.with_mean = center
         self.reference = np.zeros(n) if reference is None else np.asarray(reference, float)
-        self.G = recentred_gram(passes.gram, self.reference)
+        self.G = recentred_gram(cast(np.ndarray, passes.gram), self.reference)
         self._Gcc = np.empty_like(self.G)
         self._K = np.empty_like(self.G)
         self._eigh = WarmStartEigh(n_components)

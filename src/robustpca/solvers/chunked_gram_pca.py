@@ -21,6 +21,8 @@ RPCA-OM, RWL-AN); the others share their loops with the in-memory solvers
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..linalg import SUSPICIOUS_RTOL, complete_orthonormal, positive_eigen_mask, top_eigh
@@ -174,7 +176,7 @@ def solve_generalized_mean_gram(
         (of the objective at most ``p * tol``), as
         :func:`~robustpca.solvers.solve_generalized_mean`.
     """
-    G = passes.gram
+    G = cast(np.ndarray, passes.gram)  # set by the first pass
     n = G.shape[0]
     diag = np.diag(G).copy()
 
@@ -353,12 +355,12 @@ def solve_r1_pca_gram(
         ``callback(iteration, state)``; returning ``True`` stops. See
         :func:`~robustpca.solvers.minimize_reweighted`.
     """
-    G = passes.gram
+    G = cast(np.ndarray, passes.gram)  # set by the first pass
     vals, vecs = top_eigh(G, n_components)
     keep = positive_eigen_mask(vals)
     vals, vecs = vals[keep], vecs[:, keep]
     start = _GramIterate(None, G, vecs / np.sqrt(vals)[None, :], vecs * np.sqrt(vals)[None, :])
-    mean = passes.center
+    mean = cast(np.ndarray, passes.center)
 
     def basis(it):
         return _orth_qr(passes.products(it.C))
@@ -412,8 +414,8 @@ def solve_l21_pca_gram(
         ``callback(iteration, state)``; returning ``True`` stops. See
         :func:`~robustpca.solvers.maximize_linearized`.
     """
-    G, k = passes.gram, n_components
-    mean = passes.center
+    G, k = cast(np.ndarray, passes.gram), n_components  # set by the first pass
+    mean = cast(np.ndarray, passes.center)
     W0 = Y0 = None
     if init == "pca":
         vals, V = top_eigh(G, k)
@@ -425,8 +427,8 @@ def solve_l21_pca_gram(
             W0 = complete_orthonormal(np.linalg.qr(passes.products(M0))[0], k, rng)
     else:
         W0 = np.linalg.qr(rng.standard_normal((mean.shape[0], k)))[0]
-    if Y0 is None:
-        Y0 = passes.project(W0)
+    if Y0 is None:  # then W0 was set
+        Y0 = passes.project(cast(np.ndarray, W0))
     first = M0 if W0 is None else None
 
     def argmax(A):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -176,7 +176,7 @@ def solve_weighted_pca_chunked(moments: Moments, n_components: int, *, rng) -> S
     """
     state = WeightedPCAStep(n_components).solve(moments)
     components = complete_orthonormal(state.basis, n_components, rng).T
-    trace = float(np.trace(moments.scatter))
+    trace = float(np.trace(cast(np.ndarray, moments.scatter)))  # the scatter is gathered
     return _weighted_pca_result(
         components, state.mean, state.eigvals, trace, moments.weight, moments.count
     )
@@ -469,7 +469,7 @@ def solve_r1_pca_chunked(
         ``info['threshold']`` is the loss's cutoff (``None`` for a loss without one).
     per_sample : PerSample
     """
-    mean, S = moments0.mean, moments0.scatter
+    mean, S = moments0.mean, cast(np.ndarray, moments0.scatter)  # gathered by the first pass
     vals, vecs = top_eigh(0.5 * (S + S.T), n_components)
     U0 = vecs[:, positive_eigen_mask(vals)]
     step = SubspaceIterationStep(mean)
@@ -571,7 +571,7 @@ def solve_l21_pca_chunked(
     callback : callable or None, default=None
         ``callback(iteration, state)``; returning ``True`` stops.
     """
-    mean, S = moments0.mean, moments0.scatter
+    mean, S = moments0.mean, cast(np.ndarray, moments0.scatter)  # gathered by the first pass
     d = mean.shape[0]
     if isinstance(init, str) and init == "pca":
         W0 = top_eigh(S, n_components)[1]

@@ -55,7 +55,7 @@ def _perturbation(
     """
     others = (norms > 0) & ~zero
     margin = float(np.min(np.abs(z[others]) / norms[others])) if np.any(others) else 1.0
-    step = rng.standard_normal(w.shape[0])
+    step = rng.standard_normal(int(w.shape[0]))  # int(): the overload for arrays
     step *= 0.5 * min(margin, 1.0) / max(np.linalg.norm(step), np.finfo(float).tiny)
     w = w + step
     return w / np.linalg.norm(w)
@@ -183,6 +183,7 @@ def solve_l1_pca(
     reasons: set[str] = set()
 
     def notify(j: int, w: np.ndarray, value: float) -> bool:
+        assert callback is not None  # notify is passed on only with a callback
         state = IterationState(
             len(history), value, None, lambda: np.vstack([W[:j], w]), lambda: mean
         )

@@ -17,6 +17,7 @@ the loop: :math:`W = X^\top C` stays in the row space of the data, so
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -131,7 +132,7 @@ def solve_l21_pca(
 
     if isinstance(init, str) and init == "pca":
         if gram:
-            vals, V = top_eigh(G, k)
+            vals, V = top_eigh(cast(np.ndarray, G), k)  # G is the Gram matrix here
             keep = positive_eigen_mask(vals)
             W0 = np.linalg.qr(X0.T @ (V[:, keep] / np.sqrt(vals[keep])))[0]
             W0 = complete_orthonormal(W0, k, rng)

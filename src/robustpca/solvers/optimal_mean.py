@@ -12,6 +12,7 @@ weighted scatter (:class:`~robustpca.linalg.WeightedPCAProblem`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -26,7 +27,7 @@ __all__ = ["solve_optimal_mean_pca", "solve_weighted_pca"]
 
 
 def solve_weighted_pca(
-    X: np.ndarray,
+    X: np.ndarray | None,
     n_components: int,
     weights: np.ndarray,
     *,
@@ -42,8 +43,8 @@ def solve_weighted_pca(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        The data.
+    X : ndarray of shape (n_samples, n_features) or None
+        The data; None where ``problem`` is given.
     n_components : int
         Number of components.
     weights : ndarray of shape (n_samples,)
@@ -112,7 +113,7 @@ def _weighted_pca_result(
 
 
 def solve_optimal_mean_pca(
-    X: np.ndarray,
+    X: np.ndarray | None,
     n_components: int,
     loss: RobustLoss,
     *,
@@ -122,13 +123,14 @@ def solve_optimal_mean_pca(
     callback: Callable[[int, IterationState], bool | None] | None = None,
     route: str = "auto",
     initial_weights: np.ndarray | None = None,
-    problem: WeightedPCAProblem | None = None,
+    problem: Any = None,
 ) -> SolverResult:
     """Solve problem (13) of Nie et al. (2014) (or its ``loss`` variant) by Algorithm 1.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray of shape (n_samples, n_features) or None
+        None where ``problem`` is given.
     n_components : int
     loss : RobustLoss
         :class:`~robustpca.losses.L21Loss` gives RPCA-OM as published.
@@ -142,7 +144,8 @@ def solve_optimal_mean_pca(
     problem : WeightedPCAProblem, optional
         The subproblem of ``X`` already built (e.g. to read
         :meth:`~robustpca.linalg.WeightedPCAProblem.mean_sq_distance` for the loss's
-        epsilon first); ``route`` is then ignored.
+        epsilon first), or another with its interface (the Gram route of
+        :mod:`~robustpca.solvers.chunked_gram_pca`); ``route`` is then ignored.
 
     Returns
     -------
@@ -150,7 +153,7 @@ def solve_optimal_mean_pca(
         ``weights`` are the :math:`d_{ii}` at the returned solution.
     """
     if problem is None:
-        problem = WeightedPCAProblem(X, n_components, rng, route=route)
+        problem = WeightedPCAProblem(cast(np.ndarray, X), n_components, rng, route=route)
     w0 = np.ones(problem.n_samples) if initial_weights is None else initial_weights
     # an exact fit stops there: without smoothing it would be re-weighted by its rounding
     exact = EXACT_RESIDUAL_RTOL * float(np.sqrt(problem.mean_sq_distance()))

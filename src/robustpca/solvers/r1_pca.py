@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 from scipy import linalg as sla
@@ -104,7 +105,7 @@ class _ScatterIterate:
 class _GramIterate:
     """``U = X^T C`` through ``C`` (n x k) and the projections ``XU = GC``."""
 
-    def __init__(self, X0: np.ndarray, G: np.ndarray, C: np.ndarray, proj: np.ndarray):
+    def __init__(self, X0: np.ndarray | None, G: np.ndarray, C: np.ndarray, proj: np.ndarray):
         self.X0, self.G, self.C, self.proj = X0, G, C, proj
 
     def step(self, w: np.ndarray) -> _GramIterate:
@@ -134,7 +135,9 @@ class _GramIterate:
         return _residual_norms(np.diag(self.G), self.proj, self.G.shape[0])
 
     def basis(self) -> np.ndarray:
-        return _orth_qr(self.X0.T @ self.C)  # removes rounding only
+        # in memory only: the chunked Gram route (X0 None) forms U = X^T C by a pass
+        X0 = cast(np.ndarray, self.X0)
+        return _orth_qr(X0.T @ self.C)  # removes rounding only
 
 
 def _minimize_r1(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -140,6 +140,7 @@ def minimize_reweighted(
             break
     if x is None:  # every weight was zero before the first solve
         raise ValueError("initial_weights must contain at least one positive weight.")
+    r, used = cast(np.ndarray, r), cast(np.ndarray, used)  # set with x
     return ReweightingResult(
         solution=x, residuals=r, weights=weights, used_weights=used, **progress.outcome()
     )
@@ -197,10 +198,18 @@ def minimize_reweighted_pca(
         return (lambda: sub.basis().T), mean
 
     residuals = (lambda sub: sub.residuals()) if residuals is None else residuals
-    options = {"max_iter": max_iter, "tol": tol, "callback": callback, "state_view": state_view}
     em = getattr(problem, "missing", None) is not None and not loss.refitted
     if accelerate and em:
-        return minimize_reweighted_squarem(problem, residuals, loss, initial_weights, **options)
+        return minimize_reweighted_squarem(
+            problem,
+            residuals,
+            loss,
+            initial_weights,
+            max_iter=max_iter,
+            tol=tol,
+            callback=callback,
+            state_view=state_view,
+        )
     return minimize_reweighted(
         problem.solve,
         residuals,
@@ -208,5 +217,8 @@ def minimize_reweighted_pca(
         initial_weights,
         monotone=not loss.refitted,  # exact majorise-minimise steps (module notes)
         exact_below=None if em else exact_below,
-        **options,
+        max_iter=max_iter,
+        tol=tol,
+        callback=callback,
+        state_view=state_view,
     )
