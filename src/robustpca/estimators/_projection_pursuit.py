@@ -88,7 +88,13 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
       the share of the projection-pursuit spectrum would need all ``p`` components; an
       int ``n_components`` above the rank is kept (the extra components have eigenvalue
       0), where rrcov lowers it to the rank with a warning;
-    * components are ordered by decreasing robust eigenvalue, as pcaPP orders them.
+    * components are ordered by decreasing robust eigenvalue, as pcaPP orders them;
+    * the grid's axes are ordered by decreasing robust scale, as in pcaPP, but scales
+      within ``sqrt(eps)`` of the largest count as equal (pcaPP's handling of equal
+      ones). Columns brought to one scale (each divided by its MAD) otherwise differ by
+      the rounding of the centring alone, which then chose the starting axis, the
+      order of the planes and so the optimum reached; pcaPP's fit of such data still
+      depends on its rounding (``docs/rrcov.md``).
 
     Parameters
     ----------

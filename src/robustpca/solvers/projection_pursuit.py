@@ -26,7 +26,8 @@ The functions here follow pcaPP 2.0-3's C++ (``PCAgrid.cpp``, ``PCAproj.cpp``) s
 step and in the same order, so that the fits agree with pcaPP to the precision of the
 L1 median (pcaPP stops its quasi-Newton search at a gradient of 1e-8; here the median is
 solved to rounding, see :func:`l1_median`): the projections of every grid angle, and of
-every candidate direction, are evaluated at once with NumPy.
+every candidate direction, are evaluated at once with NumPy. One departure: the grid
+orders axes whose scales are equal up to rounding as equal (:func:`_axis_order`).
 
 The two papers (Croux & Ruiz-Gazen 2005, JMVA 95(1); Croux, Filzmoser & Oliveira 2007,
 Chemometrics and Intelligent Laboratory Systems 87(2)) are cited in full in the
@@ -35,6 +36,7 @@ References of :class:`~robustpca.ProjectionPursuitPCA`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -247,6 +249,32 @@ def _rsort_order_rev(values: np.ndarray) -> np.ndarray:
     return np.array(idx[::-1], dtype=np.intp)
 
 
+#: scales of the axes within this share of the largest count as equal (:func:`_axis_order`)
+SCALE_TIE_RTOL = float(np.sqrt(np.finfo(np.float64).eps))
+
+
+def _axis_order(scales: np.ndarray) -> np.ndarray:
+    """The grid's order of the axes: pcaPP's (decreasing scale, :func:`_rsort_order_rev`),
+    with scales within ``SCALE_TIE_RTOL`` of the largest of each other taken as equal.
+
+    Columns scaled to one robust scale (by their MAD, say) have scales that differ by the
+    rounding of the centring alone; ordered by those last bits, the starting axis and the
+    order of the planes, and so the optimum the search reaches, changed with a
+    perturbation of the data of 1e-15 or with the BLAS threads. Each run of such scales
+    takes its largest value, so pcaPP's handling of equal scales decides among them.
+    """
+    values = np.asarray(scales, dtype=np.float64)
+    top = float(np.max(values)) if values.size else 0.0
+    if not top > 0:
+        return _rsort_order_rev(values)
+    order = np.argsort(-values, kind="stable")
+    snapped = values.copy()
+    for previous, current in itertools.pairwise(order):
+        if snapped[previous] - values[current] <= SCALE_TIE_RTOL * top:
+            snapped[current] = snapped[previous]
+    return _rsort_order_rev(snapped)
+
+
 def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
     """pcaPP's ``CPCAGrid::Calc`` on centred data ``Y``: loadings (p, k) and k scales.
 
@@ -270,7 +298,7 @@ def _grid_components(Y, k, scale, max_iter, n_angles, zero_tol):
         if psub == 1:
             sdev[cur_k] = float(scale(T[:1])[0])
             continue
-        order = _rsort_order_rev(scale(T))
+        order = _axis_order(scale(T))
         afin = np.zeros(psub)
         afin[order[0]] = 1.0
         y_opt = T[order[0]].copy()
