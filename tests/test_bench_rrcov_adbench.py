@@ -79,3 +79,38 @@ def test_glass_is_the_same_fit_on_both_sides(adbench, capsys):
     assert bench.main(["--folder", str(adbench), "--tables", "14_glass", "--seeds", "2"]) == 0
     row = capsys.readouterr().out.splitlines()[2]
     assert row == "| 14_glass | 214 x 7 | 3 / 3 | yes | 1 / 1 / 1 | no |"
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not r_available(), reason="needs Rscript with rrcov (CI has no R)")
+def test_the_deterministic_estimators_equal_rrcovs_on_glass_but_the_grid(adbench):
+    """Spherical and classical PCA equal rrcov's; the grid on these MAD-scaled columns
+    (equal scales) orders its planes differently from pcaPP (docs/rrcov.md)."""
+    data = bench.tables(adbench, ["14_glass"], 3000)
+    row = bench.deterministic_report(data).splitlines()[2]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:3] == ["14_glass", "214 x 7", "same"] and cells[4] == "same"
+    assert cells[3].startswith("sine ")
+
+
+def test_the_deterministic_report_marks_failures_and_differences(monkeypatch):
+    X = np.random.default_rng(0).normal(size=(40, 5))
+    X[:3] += 10.0
+
+    def fake_r(datasets, methods):
+        import robustpca
+
+        out = {}
+        for column, _, estimator, params in bench.DETERMINISTIC:
+            model = getattr(robustpca, estimator)(2, **params).fit(X)
+            flagged = np.flatnonzero(model.predict(X) == -1)
+            out[("t", column)] = (0.0, flagged, model.components_.T)
+        out[("t", "PCA / PcaClassic")] = (0.0, np.array([0]), OTHER)  # another plane
+        del out[("t", "SphericalPCA / PcaLocantore")]
+        return out
+
+    monkeypatch.setattr(bench, "run_rrcov", fake_r)
+    row = bench.deterministic_report({"t": X}).splitlines()[2]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "rrcov failed" and cells[3] == "same"
+    assert cells[4].startswith("sine ") and cells[4].endswith("flags differ")
