@@ -84,17 +84,24 @@ def l21_two_d_update(
     -------
     (V, n_iter)
     """
-    n, k1 = E.shape[0], left.shape[1]
+    n, w, k1 = E.shape[0], E.shape[2], left.shape[1]
     Y = np.swapaxes(E, 1, 2) @ left  # Y_i = E_i^T U, (n, w, k1)
-    Yt = np.swapaxes(Y, 1, 2)  # (n, k1, w)
+    # both products of the loop as one matrix product each (not n small ones):
+    # U^T E_i V = Y_i^T V for every i at once, and M = sum_i Y_i alpha_i
+    Yt = np.ascontiguousarray(np.swapaxes(Y, 1, 2)).reshape(n * k1, w)  # rows Y_i^T
+    Yw = np.ascontiguousarray(np.swapaxes(Y, 0, 1)).reshape(w, n * k1)  # [Y_1 ... Y_n]
+
+    last: list = [None, None]  # Algorithm 1 evaluates each V twice (objective, then step)
 
     def values(V: np.ndarray) -> np.ndarray:  # U^T E_i V, flattened per image
-        return (Yt @ V).reshape(n, -1)
+        if last[0] is not V:
+            last[:] = [V, (Yt @ V).reshape(n, -1)]
+        return last[1]
 
     result = maximize_linearized(
         right,
         subgradient=lambda V: l21_row_subgradients(values(V)).reshape(n, k1, -1),
-        linear_argmax=lambda alpha: _polar(np.einsum("nwa,nab->wb", Y, alpha)),
+        linear_argmax=lambda alpha: _polar(Yw @ alpha.reshape(n * k1, -1)),
         objective=lambda V: float(np.linalg.norm(values(V), axis=1).sum()),
         max_iter=max_iter,
         tol=tol,
