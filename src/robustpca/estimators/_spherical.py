@@ -51,7 +51,12 @@ class SphericalPCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
         estimators without consistent eigenvalues (:mod:`robustpca.diagnostics`,
         "scores"), which flags far fewer inliers beyond the chi-square cutoff.
     delta : float, default=1e-3
-        Tolerance of the spatial median (rrcov's ``delta``).
+        Tolerance of the spatial median (rrcov's ``delta``): its Weiszfeld steps stop
+        once a step is at most ``delta * sqrt(n_features)`` in the data's units, and
+        distances below ``delta`` times their median are floored, as in rrcov. The
+        fit therefore depends on the units: where the typical distance to the centre
+        is well below one, the median stops after a step or two, short of the spatial
+        median; a smaller ``delta`` (or the data in larger units) takes it closer.
     random_state : int, RandomState, Generator or None, default=None
         Only used to complete the basis when the data have fewer directions of variance
         than ``n_components``.
