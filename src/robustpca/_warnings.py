@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["external_stacklevel", "warn_if_few_samples_weighed"]
+__all__ = ["external_stacklevel", "warn_if_few_samples_weighed", "warn_if_rank_below"]
 
 
 def _library_folders() -> tuple[str, ...]:
@@ -68,3 +68,19 @@ def warn_if_few_samples_weighed(weights, n_samples: int, k: int) -> None:
             UserWarning,
             stacklevel=external_stacklevel(),
         )
+
+
+def warn_if_rank_below(estimator, rank: int, kept: int, penalty: str, value, change: str) -> None:
+    """Warn where a convex fit's ``components_`` (``kept`` rows) holds more directions than
+    its ``low_rank_`` has (rank ``rank``): the rest only complete the basis. ``penalty``
+    (its ``value``) made to ``change`` keeps more in ``low_rank_``."""
+    if rank >= kept:
+        return
+    warnings.warn(
+        f"{type(estimator).__name__}: low_rank_ has rank {rank}, below n_components_={kept}: "
+        f"the last {kept - rank} rows of components_ only complete the basis, outside "
+        f"low_rank_'s row space ({penalty}={value:.3g}; a {change} {penalty} keeps more in "
+        "low_rank_).",
+        UserWarning,
+        stacklevel=external_stacklevel(),
+    )

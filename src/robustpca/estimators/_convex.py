@@ -28,6 +28,7 @@ from .._validation import (
     check_positive_or_auto,
     check_rho,
 )
+from .._warnings import warn_if_rank_below
 from ..solvers.alm import gamma_max, solve_crpca_om, solve_outlier_pursuit, solve_pcp
 from ..solvers.alm_blocks import BLOCK_BYTES
 from ..solvers.alm_observed import solve_observed
@@ -126,6 +127,9 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
         components = _flip_signs_in_place(result.components)
         super()._store(replace(result, components=components[:0]))
         self.components_ = components
+        row_sparse = hasattr(self, "gamma")  # its low rank grows as gamma falls
+        penalty = ("gamma", self.gamma_, "smaller") if row_sparse else ("lam", self.lam_, "larger")
+        warn_if_rank_below(self, int(getattr(self, "rank_", 0)), components.shape[0], *penalty)
 
     def _resolve_gamma(self, X, centred: bool) -> float:
         if isinstance(self.gamma, str):
