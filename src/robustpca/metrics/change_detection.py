@@ -137,7 +137,9 @@ def _ratio(numerator: float, denominator: float) -> float:
     return float(numerator / denominator) if denominator > 0 else 0.0
 
 
-def measures_from_counts(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]:
+def measures_from_counts(
+    tp: int | np.integer, fp: int | np.integer, fn: int | np.integer, tn: int | np.integer
+) -> dict[str, float]:
     """CDnet's seven measures from confusion counts, e.g. summed over batches of a stream.
 
     Parameters
@@ -161,6 +163,7 @@ def measures_from_counts(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]
     for name, value in zip(("tp", "fp", "fn", "tn"), (tp, fp, fn, tn), strict=True):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ValueError(f"{name} must be a non-negative int, got {value!r}.")
+    tp, fp, fn, tn = int(tp), int(fp), int(fn), int(tn)  # NumPy's int32 sums would overflow
     precision = _ratio(tp, tp + fp)
     recall = _ratio(tp, tp + fn)
     return {
