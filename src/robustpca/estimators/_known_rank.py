@@ -344,7 +344,10 @@ class GoDec(_KnownRankRPCA):
         + r"""
     Notes
     -----
-    The objective is the paper's, :math:`\lVert X - L_t - S_t\rVert_F^2`.
+    The objective is the paper's, :math:`\lVert X - L_t - S_t\rVert_F^2`. The problem is
+    not convex: where the data hold no clear rank-``r`` structure (a table of
+    measurements rather than a video's background), fits from different
+    ``random_state`` (the first projection) can stop at different ``low_rank_``.
 
     The BRP step is written as in the authors' code: :math:`Y_2 \leftarrow Z^T(ZY_2)`
     ``power + 1`` times, :math:`Q = \operatorname{qr}(Y_2)`, :math:`L = ZQQ^T` (the best
