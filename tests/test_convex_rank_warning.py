@@ -1,5 +1,5 @@
-"""The convex estimators warn where ``components_`` holds more directions than
-``low_rank_`` has: the rest only complete the basis. On ADBench's Lymphography (binary
+"""The convex estimators warn where an ``n_components`` asked for holds more directions
+than ``low_rank_`` has: the rest only complete the basis. On ADBench's Lymphography (binary
 columns scaled by median and MAD) PCP's default penalty put every entry in ``sparse_``,
 and ``components_`` were two arbitrary directions, without a word."""
 
@@ -41,6 +41,14 @@ def test_more_components_than_the_recovered_rank_warn():
 @pytest.mark.parametrize("n_components", [None, 2, 3])
 def test_no_warning_where_the_rank_covers_the_components(n_components):
     assert rank_warnings(PrincipalComponentPursuit(n_components), planted(3)) == []
+
+
+def test_no_warning_where_no_count_was_asked_for():
+    """``n_components=None`` keeps the rank (at least one row): a static clip about its
+    median frame has rank 0 there, which is the answer, not a failure."""
+    X = np.repeat(planted(1, n=1)[:1], 40, axis=0)
+    model = PrincipalComponentPursuit(center="median")
+    assert rank_warnings(model, X) == [] and model.rank_ == 0
 
 
 @pytest.mark.parametrize("estimator", [OutlierPursuit, ConvexOptimalMeanPCA])

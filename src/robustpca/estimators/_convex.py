@@ -127,6 +127,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
         components = _flip_signs_in_place(result.components)
         super()._store(replace(result, components=components[:0]))
         self.components_ = components
+        if self.n_components is None:  # the rank's own count (at least 1): nothing asked
+            return
         row_sparse = hasattr(self, "gamma")  # its low rank grows as gamma falls
         penalty = ("gamma", self.gamma_, "smaller") if row_sparse else ("lam", self.lam_, "larger")
         warn_if_rank_below(self, int(getattr(self, "rank_", 0)), components.shape[0], *penalty)
