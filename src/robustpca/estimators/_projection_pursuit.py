@@ -94,7 +94,8 @@ class ProjectionPursuitPCA(BaseSubspaceEstimator):
       ones). Columns brought to one scale (each divided by its MAD) otherwise differ by
       the rounding of the centring alone, which then chose the starting axis, the
       order of the planes and so the optimum reached; pcaPP's fit of such data still
-      depends on its rounding (``docs/rrcov.md``).
+      depends on its rounding (``docs/rrcov.md``). Among equal scales the order follows
+      the columns' positions, so permuting the columns of such data can change the fit.
 
     Parameters
     ----------
