@@ -5,12 +5,18 @@ and ``components_`` were two arbitrary directions, without a word."""
 
 from __future__ import annotations
 
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from robustpca import ConvexOptimalMeanPCA, OutlierPursuit, PrincipalComponentPursuit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import bench_outliers as bench
 
 
 def planted(rank: int, seed: int = 0, n: int = 80, p: int = 12) -> np.ndarray:
@@ -60,10 +66,7 @@ def test_the_row_sparse_pursuits_name_gamma_which_must_fall(estimator):
 
 @pytest.mark.realdata
 def test_lymphography_scaled_by_median_and_mad(adbench):
-    with np.load(adbench / "21_Lymphography.npz") as table:
-        X = table["X"].astype(float)
-    median = np.median(X, axis=0)
-    mad = np.median(np.abs(X - median), axis=0)
-    X = (X - median) / np.where(mad > 0, mad, np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0))
+    X, _ = bench.load_table("21_Lymphography", adbench)
     model = PrincipalComponentPursuit(2)
+    X = bench.scale_columns(X, "robust")  # the outlier benchmark's scaling
     assert len(rank_warnings(model, X)) == 1 and model.rank_ == 0

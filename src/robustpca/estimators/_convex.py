@@ -131,7 +131,7 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
             return
         row_sparse = hasattr(self, "gamma")  # its low rank grows as gamma falls
         penalty = ("gamma", self.gamma_, "smaller") if row_sparse else ("lam", self.lam_, "larger")
-        warn_if_rank_below(self, int(getattr(self, "rank_", 0)), components.shape[0], *penalty)
+        warn_if_rank_below(self, int(self.rank_), components.shape[0], *penalty)
 
     def _resolve_gamma(self, X, centred: bool) -> float:
         if isinstance(self.gamma, str):
