@@ -1,7 +1,8 @@
 """Gaps in solvers/contamination_cut.py (offset_at_cut), from mutation testing.
 
 ``predict`` flags ``score < offset_`` and ``offset_at_cut(values, j)`` must leave exactly
-``values[:j]`` below it:
+``values[:j]`` below it (``contamination_offset`` cuts only between scores distinct beyond
+rounding, so adjacent floats reach ``offset_at_cut`` only directly):
 * when ``values[j-1]`` and ``values[j]`` are adjacent floats their midpoint rounds to the
   lower one, which must then not be returned (``lower < middle`` relaxed to ``<=`` went
   unnoticed: one row fewer flagged);
@@ -26,11 +27,18 @@ def test_cut_between_adjacent_floats_keeps_the_lower_one_below(lower):
     assert np.count_nonzero(values < off) == 2
 
 
-def test_contamination_offset_flags_the_target_count_on_adjacent_scores():
+def test_contamination_offset_keeps_scores_tied_to_rounding_together():
+    """Adjacent floats are one tie: the cut goes at the tie's nearer boundary (the lower
+    on equal distance), never between them, and a midpoint stays clear of both."""
     x = -2.0
     scores = np.array([-9.0, x, np.nextafter(x, np.inf), 0.0, 1.0, 2.0])
-    off = contamination_offset(scores, 1 / 3)  # 2 of 6 rows
-    assert np.count_nonzero(scores < off) == 2
+    off = contamination_offset(scores, 1 / 3)  # 2 of 6 rows: cuts at 1 and 3 equally near
+    assert np.count_nonzero(scores < off) == 1
+    assert -9.0 < off < x and x - off > 1.0
+    apart = scores.copy()
+    apart[2] = x * (1 - 1e-9)  # distinct beyond rounding: the cut at 2 exists again
+    off = contamination_offset(apart, 1 / 3)
+    assert np.count_nonzero(apart < off) == 2
 
 
 @pytest.mark.parametrize("top", [3.0, -3.0, 1e17, -1e17, 1e300])

@@ -6,16 +6,16 @@ import numpy as np
 
 import robustpca
 from robustpca.estimators._outlier_api import contamination_offset
+from robustpca.solvers.contamination_cut import offset_at_cut
 
 
 def test_a_row_whose_score_is_the_offset_is_an_inlier(monkeypatch):
-    """contamination_offset puts the offset between two adjacent scores, at the upper one
-    where their midpoint rounds to the lower (offset_at_cut); that row's decision is 0
-    and, as in scikit-learn (decision_function < 0 is an outlier), it is an inlier:
-    predict flags exactly the contamination share."""
+    """offset_at_cut puts an offset between two adjacent values at the upper one, where
+    their midpoint rounds to the lower; a row scoring the offset has decision 0 and, as
+    in scikit-learn (decision_function < 0 is an outlier), it is an inlier."""
     low = -3.0
     scores = np.array([low, np.nextafter(low, 0.0), -1.0, -0.9, -0.8, -0.7, -0.6, -0.5, -0.4, -0.3])
-    offset = contamination_offset(scores, 0.1)
+    offset = offset_at_cut(scores, 1)
     assert offset == scores[1]  # the midpoint rounds to the lower score
     rng = np.random.default_rng(0)
     X = rng.standard_normal((10, 3))

@@ -23,8 +23,8 @@ cutoff) and ``decision_function`` is :math:`1 - \max(SD/c_{SD},\ OD/c_{OD})`. A 
 ``contamination`` in (0, 0.5] sets ``offset_`` between the training scores so that
 ``predict`` flags that share of the training rows, :math:`\lfloor c\,n + 1/2 \rfloor` of
 ``n`` (for a fit with ``sample_weight``, :math:`c` times their total, rounded half up
-where every weight is whole; rows whose scores tie at the threshold are all flagged or
-all kept, whichever count is nearer). Both
+where every weight is whole; rows whose scores tie at the threshold, up to rounding, are
+all flagged or all kept, whichever count is nearer). Both
 cutoffs are then multiplied by the same factor :math:`-\text{offset\_}`, so the share
 chooses how far out the cutoffs sit and the diagnostics choose their shape. For another
 quantile of the diagnostics themselves, use ``outlier_diagnostics(model, X,
@@ -58,7 +58,12 @@ from ..diagnostics import (
     outlier_diagnostics,
 )
 from ..linalg.blocked import Projector, blas_matmul
-from ..solvers.contamination_cut import contamination_target, offset_at_cut, whole_weights
+from ..solvers.contamination_cut import (
+    contamination_target,
+    offset_at_cut,
+    resolved_gaps,
+    whole_weights,
+)
 
 __all__ = [
     "DETECTOR_ATTRIBUTES",
@@ -393,10 +398,11 @@ def contamination_offset(scores: np.ndarray, contamination: float, sample_weight
     flagged rows is nearest :math:`c` times the total, rounded half up where every
     weight is whole (frequency weights: the rows repeated)
     (:func:`~robustpca.solvers.contamination_cut.contamination_target`). The cut goes
-    between two distinct sorted scores, at the boundary of a group of ties nearest that
-    count (the lower one on a tie), and at their midpoint, so that rounding differences
-    of a recomputed score cannot move a row across it. Rows of weight 0 take no part, as
-    if dropped. Always finite."""
+    between two sorted scores that differ by more than rounding (relative
+    :data:`~robustpca.solvers.contamination_cut.TIE_RTOL`), at the boundary of a group
+    of ties nearest that count (the lower one on a tie), and at their midpoint, so that
+    rounding differences of a recomputed score cannot move a row across it. Rows of
+    weight 0 take no part, as if dropped. Always finite."""
     if sample_weight is None:
         w = np.ones(scores.shape[0])
     else:  # a row of weight 0 is no row: its score is no candidate cut (nor midpoint)
@@ -409,8 +415,10 @@ def contamination_offset(scores: np.ndarray, contamination: float, sample_weight
     s, w = scores[order], w[order]
     cum = np.concatenate([[0.0], np.cumsum(w)])
     target = contamination_target(contamination, float(cum[-1]), whole_weights(w))
-    # possible cuts j (rows s[:j] flagged): between distinct scores, with s[j] finite
-    cuts = np.flatnonzero(np.concatenate([[True], s[1:] > s[:-1], [True]]))
+    # possible cuts j (rows s[:j] flagged): between scores distinct beyond rounding (rows
+    # whose scores tie in exact arithmetic, such as those that set a skewed cutoff, come
+    # out a few ulps apart in one route and equal in another), with s[j] finite
+    cuts = np.flatnonzero(np.concatenate([[True], resolved_gaps(s), [True]]))
     cuts = cuts[(cuts == n) | np.isfinite(s[np.minimum(cuts, n - 1)])]
     j = int(cuts[np.argmin(np.abs(cum[cuts] - target))])  # first of the nearest
     return offset_at_cut(s, j)

@@ -2,7 +2,9 @@
 
 A float ``contamination`` flags the rows of the largest outlyingness whose weight is
 nearest ``contamination`` times the total (:func:`contamination_target`); the offset is
-put between the last row kept and the first flagged (:func:`offset_at_cut`). On Dask
+put between the last row kept and the first flagged (:func:`offset_at_cut`). Values
+that agree to rounding are one tie (:func:`resolved_gaps`), so that the labels do not
+depend on the order of a sum or on the route that computed the scores. On Dask
 the cut is found in a :class:`Window` of the sorted values gathered around it
 (:func:`offset_from_window`; :mod:`robustpca.solvers.chunked_reference`).
 """
@@ -16,12 +18,39 @@ import numpy as np
 from ..robust_scale import is_whole
 
 __all__ = [
+    "TIE_RTOL",
     "Window",
     "contamination_target",
     "offset_at_cut",
     "offset_from_window",
+    "resolved_gaps",
     "whole_weights",
 ]
+
+#: Relative difference up to which two scores count as tied: far above the rounding of
+#: a score computed by other sums (the Dask and in-memory routes differ by about 1e-13),
+#: far below the spacing of distinct rows' scores.
+TIE_RTOL = 1e-10
+
+
+def resolved_gaps(values: np.ndarray) -> np.ndarray:
+    """Whether each pair of neighbours of the sorted ``values`` differs by more than
+    rounding (:data:`TIE_RTOL` of the larger magnitude); equal infinities tie.
+
+    Parameters
+    ----------
+    values : ndarray of shape (m,)
+        Sorted values.
+
+    Returns
+    -------
+    ndarray of shape (max(m - 1, 0),), dtype bool
+        Entry ``i``: ``values[i]`` and ``values[i + 1]`` are distinct.
+    """
+    lower, upper = values[:-1], values[1:]
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.maximum(np.abs(lower), np.abs(upper))
+        return np.where(np.isfinite(scale), upper - lower > TIE_RTOL * scale, upper > lower)
 
 
 @dataclass(frozen=True)
@@ -122,9 +151,10 @@ def whole_weights(w) -> bool:
 def offset_from_window(window: Window, target: float) -> float | None:
     r"""``contamination_offset`` (:mod:`robustpca.estimators._outlier_api`) of the values
     from the window around the cut, or None when the window does not prove the cut:
-    the cut nearest ``target`` (:func:`contamination_target`) between distinct values
-    (the lower on a tie), at a finite value or the end, and the values either side of
-    it. Values of no weight (rows of weight 0) are no cuts, as if dropped.
+    the cut nearest ``target`` (:func:`contamination_target`) between values distinct
+    beyond rounding (:func:`resolved_gaps`; the lower on a tie), at a finite value or
+    the end, and the values either side of it. Values of no weight (rows of weight 0)
+    are no cuts, as if dropped.
 
     Parameters
     ----------
@@ -141,7 +171,9 @@ def offset_from_window(window: Window, target: float) -> float | None:
     weights = np.bincount(index, weights=window.weights, minlength=values.size)
     values, weights = values[weights > 0], weights[weights > 0]
     cum = window.below + np.concatenate([[0.0], np.cumsum(weights)])
-    cuts = [i for i in range(values.size) if np.isfinite(values[i])]
+    # the first value's cut is checked against the rows below the window further down
+    distinct = np.concatenate([[True], resolved_gaps(values)])
+    cuts = [i for i in range(values.size) if np.isfinite(values[i]) and distinct[i]]
     if window.n_above == 0:
         cuts.append(values.size)  # the end: every row flagged
     if not cuts:
