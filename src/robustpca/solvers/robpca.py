@@ -283,9 +283,10 @@ def data_unit(full) -> float:
 
 
 def _resolve_k(n_components, eigenvalues: np.ndarray, kmax: int, rank: int) -> int:
-    if isinstance(n_components, str) or isinstance(n_components, float):
-        return select_n_components(eigenvalues, n_components, kmax=kmax, rank=rank)
-    return int(n_components)
+    """``k`` given (an integer, NumPy's included), or chosen by the share or rule."""
+    if isinstance(n_components, int | np.integer):
+        return int(n_components)
+    return select_n_components(eigenvalues, n_components, kmax=kmax, rank=rank)
 
 
 def _mahalanobis_diag(scores: np.ndarray, eigenvalues: np.ndarray) -> np.ndarray:
