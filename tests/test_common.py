@@ -146,6 +146,19 @@ def test_a_dataframe_fit_warns_of_nothing(name):
         assert list(model.feature_names_in_) == list("abcde")
 
 
+@pytest.mark.parametrize("contamination", ["auto", 0.1])
+def test_a_skewed_robpca_dataframe_fit_warns_of_nothing(shared_data, contamination):
+    """The skewed score distances of the training rows were computed from the validated
+    array, and scikit-learn warned at fit that X had no feature names (rrcov's hbk)."""
+    pd = pytest.importorskip("pandas")
+    X = pd.read_csv(shared_data / "rrcov" / "hbk.csv")
+    model = robustpca.ROBPCA(skew=True, contamination=contamination, random_state=0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        model.fit(X).predict(X)
+    assert list(model.feature_names_in_) == list(X.columns)
+
+
 @pytest.mark.parametrize("name", robustpca.ESTIMATOR_NAMES)
 def test_an_array_after_a_dataframe_fit_warns_once(name):
     """scikit-learn's warning that X has no feature names came twice from every scoring

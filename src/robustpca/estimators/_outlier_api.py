@@ -219,7 +219,8 @@ class OutlierDetectorMixin:
         if getattr(self, "_od_cutoff_rule", None) == "skew" and hasattr(
             self, "_skew_score_distances"
         ):
-            skew = np.asarray(to_numpy(self._skew_score_distances(X)), dtype=np.float64)
+            with names_checked(self):  # X: validated at fit (a DataFrame's names checked)
+                skew = np.asarray(to_numpy(self._skew_score_distances(X)), dtype=np.float64)
         if sample_weight is not None:
             sample_weight = np.asarray(to_numpy(sample_weight), dtype=np.float64)
             if sample_weight.ndim == 0:
