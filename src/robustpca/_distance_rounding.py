@@ -47,7 +47,9 @@ def rounding_levels(model, median_norm: float, largest: float) -> RoundingLevels
     already set a component to zero (``linalg.RANK_RTOL`` on the variances)."""
     centre = float(np.linalg.norm(to_numpy(getattr(model, "mean_", 0.0))))
     typical = centre if median_norm <= ZERO_SCALE * centre else median_norm
-    centring = ZERO_SCALE * centre
+    # a model whose distances are taken in a truncated embedding (kernel PCA drops the
+    # eigenvalues below RANK_RTOL of the largest) resolves nothing below that truncation
+    centring = max(ZERO_SCALE * centre, float(getattr(model, "_distance_truncation", 0.0)))
     return RoundingLevels(
         max(ZERO_OD * typical, centring),
         max(ZERO_OD * typical, centring),
@@ -68,6 +70,8 @@ def score_rounding(scale: np.ndarray, largest: np.ndarray, floor: float) -> np.n
 def span_od(model, k: int, spanned: bool, levels: RoundingLevels) -> float:
     """:attr:`DiagnosticReference.span_od`: the rounding of the training ODs
     (``levels.spanned``) where they are all rounding (``spanned``) and ``k < p``, so that
-    a new row off their span is flagged; rrcov's ``k = p`` has no OD at all (inf)."""
-    p = getattr(model, "n_features_in_", k)
+    a new row off their span is flagged; rrcov's ``k = p`` has no OD at all (inf). ``p``
+    is the dimension of the space of the distances (a kernel's feature space's, where
+    the model says: ``_distance_dimension``)."""
+    p = getattr(model, "_distance_dimension", getattr(model, "n_features_in_", k))
     return levels.spanned if spanned and k < p else np.inf

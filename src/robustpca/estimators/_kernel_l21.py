@@ -19,7 +19,7 @@ from .._array_api import (
     to_numpy,
 )
 from .._validation import check_magnitude, check_nonnegative_float, names_checked
-from ..linalg import flip_component_signs, positive_eigen_mask, top_eigh
+from ..linalg import RANK_RTOL, flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers.l21_pca import solve_l21_pca
 from ._base import BaseSubspaceEstimator
 from ._outlier_api import with_detector_attributes
@@ -161,6 +161,13 @@ class KernelL21PCA(BaseSubspaceEstimator):
     kernel, centred in place, and LAPACK's copy; ARPACK needs no copy), and
     :meth:`transform` and the scores hold one kernel of the new samples against the
     training data.
+
+    As an outlier detector, choose ``n_components``. At ``None`` the model keeps the
+    whole embedding, which reconstructs every training row: their ODs are only the
+    eigenvalues the embedding drops (below ``RANK_RTOL`` of the largest; no OD cutoff,
+    as rrcov's for ``k`` equal to the rank), and their score distances, in as many
+    dimensions as rows, do not rank them. New rows off the training rows' span in the
+    feature space are still flagged by their OD.
 
     References
     ----------
@@ -335,6 +342,25 @@ class KernelL21PCA(BaseSubspaceEstimator):
         self.eigenvalues_, self.eigenvectors_ = vals, vecs
         self.n_embedding_ = vals.size
         return vecs * root  # Y = V Lambda^{1/2}, so Y Y^T = Kc
+
+    @property
+    def _distance_truncation(self) -> float:
+        """The largest distance of a training row to the embedding's span (the root of
+        the largest eigenvalue dropped: each row's squared distance is the sum of those
+        times its squared eigenvector entries, at most one) where the embedding keeps
+        every eigenvalue above ``RANK_RTOL`` of the largest (``n_embedding=None``): the
+        distances and scales below it are the truncation's, not the data's
+        (:func:`robustpca._distance_rounding.rounding_levels`)."""
+        if self.n_embedding is not None or not self.eigenvalues_.size:
+            return 0.0
+        return float(np.sqrt(RANK_RTOL * max(float(self.eigenvalues_[0]), 0.0)))
+
+    @property
+    def _distance_dimension(self) -> float:
+        """The dimension of the feature space where the distances are taken: the input
+        space's for the linear kernel, unbounded otherwise (so that a new row off the
+        training rows' span is flagged, :func:`robustpca._distance_rounding.span_od`)."""
+        return float(self.n_features_in_) if self.kernel == "linear" else np.inf
 
     def _embedding_coefficients(self) -> np.ndarray:
         """``V Lambda^{-1/2}`` (zero for the eigenvalues not kept): a new row's embedding
