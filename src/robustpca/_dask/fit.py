@@ -392,14 +392,20 @@ SUPPORTED = (
 AUTO_RANK = ("robpca", "spherical", "covariance")
 
 
+def refuse_dask(estimator, name: str = "X") -> TypeError:
+    """The ``TypeError`` for a dask array ``name`` given to the fit of an estimator with
+    no chunked fit (raised, never computing the array behind the caller's back)."""
+    return TypeError(
+        f"{name} is a dask array, which {type(estimator).__name__} does not fit chunk by "
+        f"chunk (supported: {SUPPORTED}); pass a NumPy array ({name}.compute())."
+    )
+
+
 def _fitter_for(estimator):
     """The chunked fit named by ``estimator``'s class (see :data:`FITS`)."""
     fitter = FITS.get(getattr(type(estimator), "_dask_fit", None))
     if fitter is None:
-        raise TypeError(
-            f"X is a dask array, which {type(estimator).__name__} does not fit chunk by "
-            f"chunk (supported: {SUPPORTED}); pass a NumPy array (X.compute())."
-        )
+        raise refuse_dask(estimator)
     return fitter
 
 

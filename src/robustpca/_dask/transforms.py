@@ -128,24 +128,28 @@ def _lazy_by_columns(name, X, mean, C, allow_nan=False):
     return da.sqrt((R * R).sum(axis=1))
 
 
-def _rows_block(x, *, estimator, method, block_info=None):
+def _rows_block(x, *, estimator, method, width=None, block_info=None):
     if x.shape[0] == 0:  # an empty block: no validation of zero rows
-        return np.empty(0, dtype=np.result_type(x.dtype, estimator.components_.dtype))
+        dtype = np.result_type(x.dtype, estimator.components_.dtype)
+        return np.empty((0,) if width is None else (0, width), dtype=dtype)
     if getattr(estimator, "_supports_missing", False):  # else NumPy's NaN error
         refuse_empty_rows(x, block_info)
     return method(x)
 
 
-def lazy_rows(estimator, X, method):
-    """``method(x)`` (one value per row, a NumPy method of the fitted ``estimator``) by
-    blocks of whole rows of the dask array ``X``, lazily: ``score_samples``, whose
-    outlyingness needs the scores and the orthogonal distance of a row together, or a
-    skew fit's adjusted outlyingness."""
+def lazy_rows(estimator, X, method, width: int | None = None, n_inputs: int | None = None):
+    """``method(x)`` (a NumPy method of the fitted ``estimator``) by blocks of whole rows
+    of the dask array ``X``, lazily: one value per row (``width=None``), such as
+    ``score_samples``, whose outlyingness needs the scores and the orthogonal distance of
+    a row together, or a skew fit's adjusted outlyingness; or ``width`` values per row,
+    such as the transforms of the models that are not one linear map (the kernel and
+    2-D estimators). ``n_inputs``: the columns ``X`` must have (``n_features_in_``)."""
     X = as_float_array(X, keep_float32=True)
-    if X.shape[1] != estimator.n_features_in_:
+    expected = estimator.n_features_in_ if n_inputs is None else n_inputs
+    if X.shape[1] != expected:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
-            f"{estimator.n_features_in_} features as input."
+            f"{expected} features as input."
         )
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
@@ -154,14 +158,17 @@ def lazy_rows(estimator, X, method):
     # original (it does not change them in place), so the lazy result is that of the
     # model it was asked of whenever it is computed, as transform's (which takes arrays)
     estimator = copy.copy(estimator)
+    shape = {"drop_axis": 1, "chunks": (X.chunks[0],)}
+    if width is not None:
+        shape = {"chunks": (X.chunks[0], (width,))}
     return X.map_blocks(
         _rows_block,
-        drop_axis=1,
-        chunks=(X.chunks[0],),
+        **shape,
         dtype=dtype,
-        meta=np.empty(0, dtype=dtype),
+        meta=np.empty((0,) if width is None else (0, 0), dtype=dtype),
         estimator=estimator,
         method=getattr(estimator, method.__name__),
+        width=width,
     )
 
 

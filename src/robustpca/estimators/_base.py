@@ -80,6 +80,30 @@ def _lazy_on_dask(method):
     return wrapper
 
 
+def lazy_rows_on_dask(width=None, inputs=None):
+    """Decorate a NumPy row-wise ``method(self, X)`` of a model that is not one linear
+    map (kernel, 2-D): on a Dask collection ``X``, the lazy dask array of the method by
+    blocks of whole rows (:func:`robustpca._dask.transforms.lazy_rows`). ``width`` and
+    ``inputs``: the output's and the input's columns from the fitted model (callables;
+    ``width=None``: one value per row; ``inputs=None``: ``n_features_in_``)."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, X):
+            if is_dask_collection(X):
+                from .._dask.transforms import lazy_rows
+
+                check_is_fitted(self)
+                n_out = None if width is None else int(width(self))
+                n_in = None if inputs is None else int(inputs(self))
+                return lazy_rows(self, X, wrapper, n_out, n_in)
+            return method(self, X)
+
+        return wrapper
+
+    return decorate
+
+
 def _is_linear(estimator) -> bool:
     """``available_if`` check of the methods that map back to the input space."""
     return estimator._linear_model

@@ -21,7 +21,7 @@ from .._array_api import (
 from .._validation import check_magnitude, check_nonnegative_float, names_checked
 from ..linalg import RANK_RTOL, flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers.l21_pca import solve_l21_pca
-from ._base import BaseSubspaceEstimator
+from ._base import BaseSubspaceEstimator, lazy_rows_on_dask
 from ._outlier_api import with_detector_attributes
 
 __all__ = ["KernelL21PCA"]
@@ -451,6 +451,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         Kc += self._K_mean
         return X, row_mean, Kc @ self._embedding_coefficients()
 
+    @lazy_rows_on_dask(lambda m: m.n_embedding_)
     @host_method()
     def embed(self, X):
         """Kernel PCA coordinates :math:`y(x)` of ``X`` (before PCA-L21).
@@ -466,6 +467,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         """
         return self._embed(X)[2]
 
+    @lazy_rows_on_dask(lambda m: m.n_components_)
     @host_method()
     def transform(self, X):
         """Coordinates of ``X`` on the fitted directions: ``(y(x) - mean_) @ components_.T``.
@@ -481,6 +483,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
         """
         return (self.embed(X) - self.mean_) @ self.components_.T
 
+    @lazy_rows_on_dask()
     @host_method()
     def reconstruction_error(self, X):
         r"""Per-sample distance, in the kernel's feature space, to the fitted subspace.

@@ -16,6 +16,7 @@ from .._validation import (
     check_n_components,
     check_nonnegative_float,
     check_positive_int,
+    is_dask_collection,
 )
 from ..solvers.transfer import (
     lipschitz_constant,
@@ -405,6 +406,11 @@ class RobustTransferPCA(_ProximalMixin, BaseSubspaceEstimator):
         self : object
             The fitted estimator.
         """
+        for name, value in (("X", X), ("source", source)):
+            if is_dask_collection(value):
+                from .._dask.fit import refuse_dask
+
+                raise refuse_dask(self, name)
         xp, device = input_namespace(X)
         X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
         check_magnitude(X)

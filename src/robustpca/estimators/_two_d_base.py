@@ -33,14 +33,19 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._array_api import FLOAT_DTYPES, finish_fit, host_method, input_namespace, to_numpy
-from .._validation import check_coordinates, check_image_pair, check_magnitude
+from .._validation import (
+    check_coordinates,
+    check_image_pair,
+    check_magnitude,
+    is_dask_collection,
+)
 from ..solvers.two_d import (
     image_residuals,
     kron_components,
     project_images,
     reconstruct_images,
 )
-from ._base import BaseSubspaceEstimator, as_generator
+from ._base import BaseSubspaceEstimator, as_generator, lazy_rows_on_dask
 
 __all__ = [
     "BaseTwoDEstimator",
@@ -170,6 +175,10 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
     _DENSE_CACHE = "_dense_components_cache"
 
     def _fit(self, X, sample_weight=None):
+        if is_dask_collection(X):
+            from .._dask.fit import refuse_dask
+
+            raise refuse_dask(self)
         xp, device = input_namespace(X)
         X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, ensure_min_samples=2, reset=True)
         check_magnitude(X)
@@ -254,6 +263,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         X = self._check_X(X)
         return self._images(X - self.mean_)
 
+    @lazy_rows_on_dask(lambda m: m.n_components_)
     @host_method("right_components_")
     def transform(self, X):
         """Coordinates ``L^T (A - M) R`` of each image, flattened in C order.
@@ -272,6 +282,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         Z = project_images(E, self._left, self.right_components_)
         return Z.reshape(E.shape[0], -1)
 
+    @lazy_rows_on_dask(lambda m: m.n_features_in_, lambda m: m.n_components_)
     @host_method("right_components_")
     def inverse_transform(self, X):
         """Images ``M + L Z R^T`` from coordinates ``Z`` (rows of :meth:`transform`).
@@ -291,6 +302,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         images = reconstruct_images(Z.reshape(Z.shape[0], k1, R.shape[1]), left, R)
         return images.reshape(Z.shape[0], self.mean_.size) + self.mean_  # (0, d) for no row
 
+    @lazy_rows_on_dask(lambda m: m.n_features_in_)
     @host_method("right_components_")
     def reconstruct(self, X):
         """Projection ``M + L L^T (A - M) R R^T`` of each image (denoised images).
@@ -317,6 +329,7 @@ class BaseTwoDEstimator(BaseSubspaceEstimator):
         scores = project_images(E, left, right).reshape(E.shape[0], -1)
         return scores, image_residuals(E, left, right)
 
+    @lazy_rows_on_dask()
     @host_method("right_components_")
     def reconstruction_error(self, X):
         """Per-image Frobenius norm of ``(A - M) - L L^T (A - M) R R^T``.
