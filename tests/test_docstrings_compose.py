@@ -58,8 +58,16 @@ def test_the_pieces_line_up_on_either_python():
             extended(with_detector_attributes(own), piece),
         ):
             sections = _sections(inspect.cleandoc(doc))
-            assert sections["Parameters"] == ["alpha", "n_missing_", "offset_", "beta"]
+            assert sections["Parameters"] == [
+                "alpha",
+                "n_missing_",
+                "offset_",
+                "noise_variance_",
+                "beta",
+            ]
             assert DETECTOR_ATTRIBUTES.strip() in doc
+    plain = _sections(inspect.cleandoc(with_detector_attributes(SOURCE, density=False)))
+    assert plain["Parameters"] == ["alpha", "n_missing_", "offset_"]
 
 
 def test_stripped_docstrings_stay_none():

@@ -190,7 +190,7 @@ class KernelL21PCA(BaseSubspaceEstimator):
     True
     """
 
-    __doc__ = with_detector_attributes(__doc__)
+    __doc__ = with_detector_attributes(__doc__, density=False)  # no score
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -72,6 +72,9 @@ class L21TwoDPCA(BaseTwoDEstimator):
         ``decision_function = score_samples - offset_``: -1 with
         ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
         that share of the training rows.
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
     image_shape_, n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     References

@@ -147,6 +147,7 @@ class LikelihoodScoreMixin:
             centre, scale = (np.asarray(a, dtype=np.float64) for a in score_stats)
         model = subspace_gaussian(centre, scale, noise_var, d, floor=floor, background=background)
         self._likelihood_reference = (reference, model)
+        self.noise_variance_ = float(model.noise_variance) if model.noise_dims else 0.0
 
     def _likelihood_model(self) -> SubspaceGaussian:
         """The stored model, checked to belong to the current fit."""
@@ -291,6 +292,51 @@ class LikelihoodScoreMixin:
         scores = np.asarray(to_numpy(scores), dtype=np.float64).reshape(od.shape[0], -1)
         # an array-API X gets them in its namespace, as score_samples gives its scores
         return _to_input_namespace(model.squared_distances(scores, od), X)
+
+    @available_if(_has_density)
+    def get_covariance(self):
+        r"""Covariance of the Gaussian model of the fit (that of :meth:`score`).
+
+        :math:`C = U^\top \operatorname{diag}(\lambda) U + \sigma^2 (I - U^\top U)`,
+        :math:`U` = ``components_``, :math:`\lambda` the variances of the scores and
+        :math:`\sigma^2` = ``noise_variance_``, as scikit-learn's
+        ``PCA.get_covariance`` (equal to it for :class:`~robustpca.PCA`). Its centre is
+        ``mean_`` plus the scores' centre on the components (0 with consistent
+        eigenvalues).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+            In the namespace and on the device of ``components_``.
+        """
+        U, model = self._density_parts()
+        C = (U.T * model.variances) @ U
+        if model.noise_dims:
+            C += model.noise_variance * (np.eye(U.shape[1]) - U.T @ U)
+        return _to_input_namespace(C, self.components_)
+
+    @available_if(_has_density)
+    def get_precision(self):
+        r"""Inverse of :meth:`get_covariance`, by the components without a ``d x d``
+        inversion: :math:`U^\top \operatorname{diag}(1/\lambda) U +
+        (I - U^\top U) / \sigma^2` (every variance of the model is positive).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+            In the namespace and on the device of ``components_``.
+        """
+        U, model = self._density_parts()
+        P = (U.T / model.variances) @ U
+        if model.noise_dims:
+            P += (np.eye(U.shape[1]) - U.T @ U) / model.noise_variance
+        return _to_input_namespace(P, self.components_)
+
+    def _density_parts(self) -> tuple[np.ndarray, SubspaceGaussian]:
+        """The components (host, float64) and the stored model of :meth:`score`."""
+        model = self._likelihood_model()
+        estimator: Any = self
+        return np.asarray(to_numpy(estimator.components_), dtype=np.float64), model
 
 
 def _squared_distances(scores, od, *, model: SubspaceGaussian) -> np.ndarray:

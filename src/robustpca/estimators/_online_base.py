@@ -105,6 +105,9 @@ SHARED_ATTRS = r"""
         ``decision_function = score_samples - offset_``: -1 with
         ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
         that share of the training rows.
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
     converged_, stop_reason_
         Always True and a sentence saying that the passes ran: an online method has no
         stopping test.

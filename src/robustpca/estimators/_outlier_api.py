@@ -66,6 +66,7 @@ from ..solvers.contamination_cut import (
 )
 
 __all__ = [
+    "DENSITY_ATTRIBUTES",
     "DETECTOR_ATTRIBUTES",
     "OutlierDetectorMixin",
     "check_contamination",
@@ -84,17 +85,27 @@ DETECTOR_ATTRIBUTES = """\
         that share of the training rows.
 """
 
+#: The Attributes entry of the estimators with a density (``score``), added to
+#: :data:`DETECTOR_ATTRIBUTES` by :func:`with_detector_attributes`
+DENSITY_ATTRIBUTES = """\
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
+"""
+
 
 @overload
-def with_detector_attributes(doc: str) -> str: ...
+def with_detector_attributes(doc: str, density: bool = True) -> str: ...
 @overload
-def with_detector_attributes(doc: None) -> None: ...
-def with_detector_attributes(doc: str | None) -> str | None:
+def with_detector_attributes(doc: None, density: bool = True) -> None: ...
+def with_detector_attributes(doc: str | None, density: bool = True) -> str | None:
     """``doc`` with its ``<detector attributes>`` line replaced by
-    :data:`DETECTOR_ATTRIBUTES`."""
+    :data:`DETECTOR_ATTRIBUTES`, and :data:`DENSITY_ATTRIBUTES` where the estimator has
+    a ``score`` (``density``)."""
     if doc is None:  # python -OO
         return None
-    return as_in_source(doc).replace("    <detector attributes>\n", DETECTOR_ATTRIBUTES)
+    entries = DETECTOR_ATTRIBUTES + (DENSITY_ATTRIBUTES if density else "")
+    return as_in_source(doc).replace("    <detector attributes>\n", entries)
 
 
 #: The training distances are computed at fit by blocks of rows: at most 1/8 of the

@@ -74,6 +74,9 @@ class TwoDPCA(BaseTwoDEstimator):
         ``decision_function = score_samples - offset_``: -1 with
         ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
         that share of the training rows.
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
     image_shape_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -172,6 +175,9 @@ class GLRAM(BaseTwoDEstimator):
         ``decision_function = score_samples - offset_``: -1 with
         ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
         that share of the training rows.
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
     image_shape_, n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     References
@@ -290,6 +296,9 @@ class Robust2DPCA(BaseTwoDEstimator):
         ``decision_function = score_samples - offset_``: -1 with
         ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
         that share of the training rows.
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
     image_shape_, n_components_, n_features_in_, n_iter_, converged_, stop_reason_
 
     Notes
@@ -415,6 +424,9 @@ class CappedRobust2DPCA(Robust2DPCA):
         ``decision_function = score_samples - offset_``: -1 with
         ``contamination="auto"`` (rrcov's cutoffs), else set so that ``predict`` flags
         that share of the training rows.
+    noise_variance_ : float
+        Variance of each coordinate orthogonal to the components in the Gaussian model
+        of ``score`` (0 where the components span the data; ``get_covariance``).
     left_components_, right_components_, components_, mean_, residuals_, epsilon_,
     objective_history_, image_shape_, n_components_, n_features_in_, n_iter_,
     converged_, stop_reason_
