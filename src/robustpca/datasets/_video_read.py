@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
+
 __all__ = ["VideoInfo", "iter_video", "read_video", "video_info"]
 
 #: Suffixes of the image files a frame folder is read from (case-insensitive).
@@ -251,6 +253,7 @@ def _iter_frames(
     path: str | os.PathLike, grey: bool, scale: float, frames: FrameSelection
 ) -> tuple[Path, int | None, Iterator[np.ndarray]]:
     """``(resolved path, number of frames selected or None, uint8 frame iterator)``."""
+    grey = check_bool(grey, "grey")
     scale = check_scale(scale)
     selection = _check_frames(frames)
     root, files = resolve_video_path(path)
@@ -358,15 +361,16 @@ def iter_video(
     batch_size : int, default=64
         Frames per batch; the last batch holds the rest.
 
-    Yields
-    ------
-    ndarray of shape (batch, height, width) or (batch, height, width, 3)
+    Returns
+    -------
+    iterator of ndarray of shape (batch, height, width) or (batch, height, width, 3)
         Consecutive frames, values in [0, 255].
 
     Raises
     ------
     FileNotFoundError, ValueError
-        As :func:`read_video`; the path and the selection are checked at the first batch.
+        As :func:`read_video`; the arguments, the path and the selection are checked at
+        the call (a video file's frames as they are decoded).
 
     Examples
     --------
@@ -384,6 +388,13 @@ def iter_video(
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
     dtype = _check_dtype(dtype)
     root, _, it = _iter_frames(path, grey, scale, frames)
+    return _video_batches(root, it, int(batch_size), dtype, frames)
+
+
+def _video_batches(
+    root: Path, it: Iterator[np.ndarray], batch_size: int, dtype: Any, frames: FrameSelection
+) -> Iterator[np.ndarray]:
+    """The batches of :func:`iter_video` from its checked arguments and frame iterator."""
     batch: list[np.ndarray] = []
     seen = 0
     for frame in it:

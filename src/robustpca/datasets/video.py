@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
 from ._video_read import (
     FrameSelection,
     VideoInfo,
@@ -299,6 +300,7 @@ def load_cdnet(
     >>> c.frames.shape, c.frame_numbers.tolist(), c.temporal_roi, c.labels is None
     ((4, 6, 8), [10, 11, 12, 13], (12, 20), True)
     """
+    grey = check_bool(grey, "grey")
     index = _cdnet_index(path, scale, frames, numbers)
     return _cdnet_batch(index, slice(None), grey=grey, scale=scale, dtype=_check_dtype(dtype))
 
@@ -356,6 +358,7 @@ def iter_cdnet(
     if batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
     dtype = _check_dtype(dtype)
+    grey = check_bool(grey, "grey")
     index = _cdnet_index(path, scale, frames, numbers)
     size = int(batch_size)
     return (
