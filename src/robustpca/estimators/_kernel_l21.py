@@ -21,7 +21,8 @@ from .._array_api import (
 from .._validation import check_magnitude, check_nonnegative_float, names_checked
 from ..linalg import RANK_RTOL, flip_component_signs, positive_eigen_mask, top_eigh
 from ..solvers.l21_pca import solve_l21_pca
-from ._base import BaseSubspaceEstimator, lazy_rows_on_dask
+from ._base import BaseSubspaceEstimator
+from ._lazy import lazy_rows_on_dask
 from ._outlier_api import with_detector_attributes
 
 __all__ = ["KernelL21PCA"]

@@ -45,7 +45,8 @@ from ..solvers.two_d import (
     project_images,
     reconstruct_images,
 )
-from ._base import BaseSubspaceEstimator, as_generator, lazy_rows_on_dask
+from ._base import BaseSubspaceEstimator, as_generator
+from ._lazy import lazy_rows_on_dask
 
 __all__ = [
     "BaseTwoDEstimator",
