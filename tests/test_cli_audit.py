@@ -60,7 +60,7 @@ def test_labels_and_names_with_commas_quotes_and_line_breaks_are_quoted(tmp_path
         assert len({len(row) for row in rows}) == 1, name
         assert [row[0] for row in rows[1:]] == first, name
     with open(out / "components.csv", encoding="utf-8", newline="") as handle:
-        assert next(csv.reader(handle)) == ["sample", "height, cm", "b", "c"]
+        assert next(csv.reader(handle)) == ["component", "height, cm", "b", "c"]
     import pandas as pd
 
     assert list(pd.read_csv(out / "distances.csv")["sample"]) == labels

@@ -67,7 +67,7 @@ def assert_same_outputs(a, b, rtol=1e-8, atol=1e-8):
         lines_a = (a / name).read_text().splitlines()
         lines_b = (b / name).read_text().splitlines()
         assert lines_a[0] == lines_b[0] and len(lines_a) == len(lines_b), name
-        first = 1 if lines_a[0].startswith("sample,") else 0
+        first = 1 if lines_a[0].startswith(("sample,", "component,")) else 0
         if first:
             assert [r.split(",")[0] for r in lines_a] == [r.split(",")[0] for r in lines_b]
         columns = range(first, len(lines_a[0].split(",")))

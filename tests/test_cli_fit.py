@@ -55,7 +55,7 @@ def test_fit_csv_writes_every_output_and_flags_the_planted_outliers(tmp_path, ca
     comps = np.loadtxt(out / "components.csv", delimiter=",", skiprows=1, usecols=range(1, 9))
     np.testing.assert_allclose(comps @ comps.T, np.eye(2), atol=1e-10)
     header = (out / "components.csv").read_text().splitlines()[0]
-    assert header == "sample," + ",".join(f"f{j}" for j in range(8))
+    assert header == "component," + ",".join(f"f{j}" for j in range(8))
     assert (out / "outlier_map.png").read_bytes()[:8] == PNG
     assert "Outliers" in capsys.readouterr().out
 
@@ -334,7 +334,7 @@ def test_index_col_labels_the_outputs_and_drop_leaves_columns_out(tmp_path):
     assert [r["sample"] for r in rows] == ids
     assert all(r["outlier"] == "True" for r in rows[:6])
     header = (out / "components.csv").read_text().splitlines()[0]
-    assert header == "sample," + ",".join(f"f{j}" for j in range(8))
+    assert header == "component," + ",".join(f"f{j}" for j in range(8))
     # the same fit by 1-based column numbers, and the numeric result equals the plain table's
     out2 = tmp_path / "o2"
     argv2 = ["fit", src, "--method", "rpca-om", "-k", "2", "--out", out2, "--no-figures"]

@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(None if argv is None else [str(a) for a in argv])
     restore = _escape_unencodable(sys.stdout)
     try:
-        status = args.run(args, parser)
+        status = args.run(args, args.command_parser)  # its errors: its usage
         sys.stdout.flush()  # a closed pipe fails here, not in the interpreter's exit
         return status
     except BrokenPipeError:

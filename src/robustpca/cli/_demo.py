@@ -35,6 +35,9 @@ METHODS = (
 )
 
 DEFAULT_COMPONENTS = (5, 10, 15, 20)
+#: (samples, features) of the digits (:func:`robustpca.datasets.load_digits_images`),
+#: known before they are loaded: ``--n-components`` is checked against it first.
+DIGITS_SHAPE = (1797, 64)
 FIGURE_NAME = "demo_reconstructions.png"
 
 
@@ -111,6 +114,12 @@ def _out_problem(folder: Path) -> str | None:
 
 def run(args, parser: argparse.ArgumentParser) -> int:
     out = sys.stdout
+    ks = sorted(set(args.n_components))
+    if ks[-1] > min(DIGITS_SHAPE):  # before the digits are loaded and anything is fitted
+        parser.error(
+            f"--n-components must be at most {min(DIGITS_SHAPE)} for the digits "
+            f"({DIGITS_SHAPE[0]} images of {DIGITS_SHAPE[1]} pixels), got {ks[-1]}"
+        )
     problem = _out_problem(args.out)
     if problem is not None:  # before the work, as fit and video check theirs
         print(f"robustpca demo: error: --out {args.out}: {problem}", file=sys.stderr)
@@ -118,13 +127,7 @@ def run(args, parser: argparse.ArgumentParser) -> int:
     start = time.perf_counter()
     dataset = load_digits_images()
     clean = dataset.data
-    n_samples, n_features = clean.shape
-    ks = sorted(set(args.n_components))
-    if ks[-1] > min(n_samples, n_features):
-        parser.error(
-            f"--n-components must be at most {min(n_samples, n_features)} for the "
-            f"digits, got {ks[-1]}"
-        )
+    n_samples = clean.shape[0]
     occluded, mask = occlude_blocks(
         clean,
         dataset.image_shape,

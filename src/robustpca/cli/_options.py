@@ -42,16 +42,19 @@ def figures_available(command: str) -> bool:
     return False
 
 
-#: What a sub-command runs: ``run(args, parser)`` returns the exit status.
+#: What a sub-command runs: ``run(args, parser)``, ``parser`` the sub-command's own (its
+#: ``parser.error`` shows its usage and ``robustpca <name>: error:``), returns the exit
+#: status.
 Run = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
 
 
 def add_command(
     sub, name: str, run: Run, *, help: str, description: str
 ) -> argparse.ArgumentParser:
-    """Add ``robustpca <name>`` to the sub-parsers ``sub``; it calls ``run(args, parser)``."""
+    """Add ``robustpca <name>`` to the sub-parsers ``sub``; it calls ``run(args, parser)``
+    with its own parser (``args.command_parser``)."""
     parser = sub.add_parser(name, help=help, description=description)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, command_parser=parser)
     return parser
 
 

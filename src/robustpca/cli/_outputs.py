@@ -67,14 +67,20 @@ def csv_block(rows, index=None) -> str:
     return _lines("%s," + cells + "\n", [csv_fields(index), *columns])
 
 
-def csv_header(header: list[str], labelled: bool) -> str:
-    """The header line (no newline) of a CSV output, its names quoted where needed."""
-    return ",".join(csv_fields([*(["sample"] if labelled else []), *header]))
+def csv_header(header: list[str], labelled: bool, label: str = "sample") -> str:
+    """The header line (no newline) of a CSV output, its names quoted where needed; the
+    first column, the rows' labels where ``labelled``, is named ``label``."""
+    return ",".join(csv_fields([*([label] if labelled else []), *header]))
 
 
-def write_csv(path: Path, header: list[str], rows, index: list[str] | None = None) -> None:
+def write_csv(
+    path: Path, header: list[str], rows, index: list[str] | None = None, label: str = "sample"
+) -> None:
+    """The CSV file ``path``: ``header``, then ``rows``, each led by its label from
+    ``index`` (where given) in a first column named ``label``."""
     path.write_text(
-        csv_header(header, index is not None) + "\n" + csv_block(rows, index), encoding="utf-8"
+        csv_header(header, index is not None, label) + "\n" + csv_block(rows, index),
+        encoding="utf-8",
     )
 
 
@@ -86,9 +92,16 @@ def chosen_rank(model) -> int:
 
 
 def write_model(folder: Path, model, feature_names: list[str]) -> None:
-    """components.csv and mean.csv."""
+    """components.csv (a row per component, pc1, pc2, ..., in a column ``component``) and
+    mean.csv."""
     comp_names = [f"pc{j + 1}" for j in range(model.components_.shape[0])]
-    write_csv(folder / "components.csv", feature_names, model.components_, index=comp_names)
+    write_csv(
+        folder / "components.csv",
+        feature_names,
+        model.components_,
+        index=comp_names,
+        label="component",
+    )
     write_csv(folder / "mean.csv", feature_names, model.mean_[None, :])
 
 
@@ -190,12 +203,21 @@ def gallery(folder: Path, model, X_shown, recon_shown, image_shape) -> None:
     fig.savefig(folder / "components.png", dpi=110)
 
 
+def _input_format(path, kind: str) -> str:
+    """The input's format as the report names it: a text table's suffix (csv, tsv or
+    txt; its ``kind`` is "csv" whatever the separator), else ``kind``."""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return suffix if kind == "csv" and suffix in ("csv", "tsv", "txt") else kind
+
+
 def report(args, summary, most_outlying: list[str]) -> None:
     """The lines printed at the end: the fit, the outliers, where the output is."""
     out = sys.stdout
+    n_iter = summary["n_iter"]
     print(
         f"{summary['method']} on {summary['n_samples']} x {summary['n_features']} "
-        f"({summary['kind']}), k = {summary['n_components']}: {summary['n_iter']} iterations, "
+        f"({_input_format(args.input, summary['kind'])}), k = {summary['n_components']}: "
+        f"{n_iter} iteration{'' if n_iter == 1 else 's'}, "
         f"{'converged' if summary['converged'] else 'NOT converged (raise --max-iter)'}, "
         f"{summary['fit_seconds']:.2f} s",
         file=out,

@@ -29,20 +29,22 @@ from pathlib import Path
 import numpy as np
 
 from ._io import (
-    NA_TOKENS,
     PARQUET_SUFFIXES,
-    QUOTED_WHITESPACE,
-    WHITESPACE,
     InputError,
-    TableLayout,
     _listed,
-    _separator_hint,
     check_cells,
     column_position,
     parquet_columns,
     parquet_labelled,
     parquet_labels,
     parquet_numbers,
+)
+from ._text import (
+    NA_TOKENS,
+    QUOTED_WHITESPACE,
+    WHITESPACE,
+    TableLayout,
+    _separator_hint,
     split_rows,
     table_layout,
 )
@@ -51,6 +53,9 @@ __all__ = ["Scan", "Spill", "chunk_rows", "column_median_mad", "release_memory",
 
 #: dask.dataframe's partitions of a CSV: bytes of text each.
 BLOCKSIZE = "32MB"
+#: dask.dataframe's sample of a CSV (its default): bytes read to infer the columns,
+#: read on to the end of a line.
+SAMPLE_BYTES = 256000
 #: The default chunk of the fit: about this many values (32 MB of float64).
 CHUNK_VALUES = 1 << 22
 #: ``--scale robust`` gathers whole columns to take their exact medians: at most this
@@ -373,6 +378,23 @@ def _check_fields(path: Path, layout: TableLayout) -> None:
         raise InputError(f"{path}: cannot read the file ({error})") from None
 
 
+def _sample_bytes(path: Path, lines: int = 2) -> int:
+    """dask.dataframe's sample of ``path``: :data:`SAMPLE_BYTES`, or the bytes of its
+    first ``lines`` non-empty lines where they are longer (dask refuses a sample without
+    a row of data after the header)."""
+    size = found = 0
+    try:
+        with open(path, "rb") as raw:
+            for line in raw:
+                size += len(line)
+                found += bool(line.strip())
+                if found == lines:
+                    break
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the file ({error})") from None
+    return max(SAMPLE_BYTES, size)
+
+
 def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
     """The feature names, and an iterator of (numbers, labels or None) per partition."""
     import dask.dataframe as dd
@@ -423,6 +445,7 @@ def _csv_partitions(path: Path, index_col, drop, header_rule: str = "auto"):
             skipinitialspace=True,
             encoding="utf-8-sig",
             blocksize=BLOCKSIZE,
+            sample=_sample_bytes(path),
         )
     except (ValueError, TypeError) as error:
         raise failed(error) from None

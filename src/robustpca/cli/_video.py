@@ -6,7 +6,8 @@ INPUT is a video file, a folder of frames or a clip in CDnet 2014's layout (``in
 the backgrounds and the preview are written as the batches come, so an online method
 holds one batch and its model whatever the clip's length. Where INPUT has CDnet ground
 truth, the confusion counts accumulate batch by batch over the scored frames (inside
-``temporalROI.txt``, with ground truth) and ``summary.json`` holds CDnet's measures.
+``temporalROI.txt``, with ground truth) and ``summary.json`` holds CDnet's measures
+(none where no pixel was scored: a ROI inside ``--ignore``).
 """
 
 from __future__ import annotations
@@ -178,7 +179,10 @@ class _NativeTruth:
     def __init__(self, path: Path, ignored: np.ndarray | None):
         from ..datasets.video import _cdnet_index
 
-        self.index = _cdnet_index(path, 1.0, None, None)
+        try:  # a bad temporalROI.txt, ROI.bmp or frame name: as the frames' reader says
+            self.index = _cdnet_index(path, 1.0, None, None)
+        except (FileNotFoundError, ValueError, ImportError) as error:
+            raise InputError(str(error)) from None
         self.roi = self.index.roi if ignored is None else self.index.roi & ~ignored
 
     def counts(self, masks: np.ndarray, numbers: np.ndarray) -> tuple[np.ndarray, int]:
@@ -233,6 +237,12 @@ def _ignored(path: Path | None, source: _Source) -> tuple[Any, Any]:
             f"{native[1]}x{native[0]} nor their scaled size {w}x{h}"
         )
     ignored = np.asarray(grey.resize((w, h), Image.Resampling.NEAREST)) > 0
+    if ignored.all():  # every pixel missing in every frame: nothing to fit or score
+        at = "" if (h, w) == tuple(native) else f" at --scale {source.scale:g} ({w}x{h})"
+        raise InputError(
+            f"--ignore {path}: its non-zero pixels cover every pixel of the frames{at}, so "
+            "no pixel is left to fit or score; make the pixels to keep black (0)"
+        )
     at_native = np.asarray(grey.resize(native[::-1], Image.Resampling.NEAREST)) > 0
     # a thin mask that the downscaling misses is still left out where the truth is judged
     return (ignored if ignored.any() else None), (at_native if at_native.any() else None)
@@ -394,7 +404,8 @@ def _run(args) -> int:
             summary["n_scored_frames"] = n_scored
             if n_scored:
                 tp, fp, fn, tn = (int(v) for v in counts)
-                summary.update(measures_from_counts(tp, fp, fn, tn))
+                if counts.sum():  # no pixel counted (ROI inside --ignore): no measures
+                    summary.update(measures_from_counts(tp, fp, fn, tn))
                 summary["counts"] = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     _report(summary, args.out)
@@ -419,6 +430,11 @@ def _report(summary: dict[str, Any], out: Path) -> None:
         line += (
             f"; F-measure {summary['f_measure']:.3f} (precision {summary['precision']:.3f}, "
             f"recall {summary['recall']:.3f}) over {summary['n_scored_frames']} scored frames"
+        )
+    elif summary.get("n_scored_frames"):
+        line += (
+            f"; no measures: no pixel of the {summary['n_scored_frames']} scored frames was "
+            "scored (the ROI lies inside --ignore, or its labels are all unknown)"
         )
     print(line)
     print(f"wrote {out}")
