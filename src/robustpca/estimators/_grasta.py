@@ -44,8 +44,9 @@ class GRASTA(OnlineLowRankSparse):
 
     Parameters
     ----------
-    n_components : int, default=1
-        The rank ``r`` of the tracked subspace.
+    n_components : int or None, default=1
+        The rank ``r`` of the tracked subspace; ``None``: 1, the default (not every
+        direction: a subspace of full rank leaves no residual).
     subsample : float, default=0.1
         Share of each sample's observed entries used by its fit and step, in (0, 1]:
         the ADMM costs :math:`O(|\Omega| r^2)` per iteration; the low-rank part is still

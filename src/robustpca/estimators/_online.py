@@ -54,8 +54,9 @@ class OnlineRobustPCA(OnlineLowRankSparse):
 
     Parameters
     ----------
-    n_components : int, default=1
-        The rank ``r`` of the basis (a static camera's background: 1 to 5).
+    n_components : int or None, default=1
+        The rank ``r`` of the basis (a static camera's background: 1 to 5); ``None``:
+        1, the default (not every direction: a basis of full rank leaves no residual).
     lambda1 : float or 'auto', default='auto'
         :math:`\lambda_1`, the weight of the nuclear norm; 'auto':
         :math:`\hat\sigma\sqrt p` (Notes).
