@@ -22,13 +22,6 @@ def test_a_rank_below_one_is_refused(method):
         make_video_model(method, n_components=0)
 
 
-@pytest.mark.parametrize("method", ["orpca", "pcp"])
-def test_an_empty_batch_is_refused_naming_its_place(method):
-    frames = np.zeros((5, 4, 4))
-    with pytest.raises(ValueError, match="n_frames >= 1; batch at frame 5"):
-        list(subtract_background([frames, frames[:0]], method=method))
-
-
 def test_pcps_background_of_a_static_scene_is_not_shrunk():
     """A static scene, two levels of noise, an object crossing it: the median-centred
     PCP background is the scene to within a quarter of the noise on average; the nuclear

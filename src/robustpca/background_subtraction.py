@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from . import estimators
-from ._validation import is_dask_collection
-from .foreground import QUANTISATION_SCALE, foreground_masks, foreground_score
-from .foreground_stream import ForegroundDetector
+from ._validation import is_dask_collection, magnitude_limit
+from .foreground import _largest_magnitude, foreground_masks, foreground_score, min_scale_for
+from .foreground_stream import ForegroundDetector, _auto
 from .linalg.work_space import reusable, work_space
 
 __all__ = [
@@ -185,19 +185,33 @@ def _rows(frames: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 def _frame_blocks(clip: Any) -> Iterator[np.ndarray]:
     """The blocks of frames of a dask array ``clip`` (n_frames, h, w[, c]), in order,
-    each computed when the stream reaches it (the other axes' chunks merged). Empty
-    blocks (a clip whose frames were selected by a mask) are skipped: the blocks are the
-    array's layout, not the caller's batches."""
+    each computed when the stream reaches it (the other axes' chunks merged); its shape
+    is checked at once. Empty blocks (a clip whose frames were selected by a mask) are
+    left to the stream, which skips them as it skips any empty batch."""
     if clip.ndim not in (3, 4):
         raise ValueError(
             f"frames: a dask array of frames must have shape (n_frames, height, width) or "
             f"(n_frames, height, width, channels), got {clip.shape}."
         )
     clip = clip.rechunk({axis: -1 for axis in range(1, clip.ndim)})
-    for i in range(clip.numblocks[0]):
-        block = np.asarray(clip.blocks[i].compute())
-        if block.shape[0]:
-            yield block
+    return (np.asarray(clip.blocks[i].compute()) for i in range(clip.numblocks[0]))
+
+
+def _stream(batches: Any) -> tuple[Iterator[Any], bool]:
+    """The batches of ``subtract_background``'s ``batches`` as an iterator, and whether
+    they are ``fresh``: arrays that stay as they are while the stream runs (a list's, a
+    whole array, a dask array's blocks), where an iterator may refill one."""
+    if isinstance(batches, np.ndarray):
+        return iter([batches]), True
+    if is_dask_collection(batches):  # a lazy clip: its blocks of frames, one at a time
+        return _frame_blocks(batches), True
+    try:
+        return iter(batches), isinstance(batches, (list, tuple))
+    except TypeError:
+        raise TypeError(
+            f"batches must be an array of frames or an iterable of batches of frames, got "
+            f"{type(batches).__name__}."
+        ) from None
 
 
 def _fit_low_rank(model: Any, rows: np.ndarray) -> np.ndarray:
@@ -207,22 +221,38 @@ def _fit_low_rank(model: Any, rows: np.ndarray) -> np.ndarray:
     the online methods leave a pixel they never see."""
     missing = np.isnan(rows) if np.isnan(np.add.reduce(rows, axis=None)) else None
     if missing is None:
-        return np.asarray(model.fit(rows).low_rank_, dtype=np.float32)
+        return np.asarray(_low_rank(model.fit(rows)), dtype=np.float32)
     frames, pixels = ~missing.all(axis=1), ~missing.all(axis=0)
     background = np.zeros(rows.shape, dtype=np.float32)
     if frames.any():
         model.fit(rows[np.ix_(frames, pixels)])
-        background[np.ix_(frames, pixels)] = model.low_rank_
+        background[np.ix_(frames, pixels)] = _low_rank(model)
     return background
 
 
-def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np.ndarray:
+def _low_rank(model: Any) -> Any:
+    """A fitted batch ``model``'s ``low_rank_``; a TypeError naming ``model`` where it
+    has none (a model of a kind :func:`_check_model` could not judge before the fit)."""
+    low_rank = getattr(model, "low_rank_", None)
+    if low_rank is None:
+        raise TypeError(_no_low_rank(model, "has no low_rank_ after fit"))
+    return low_rank
+
+
+def _check_batch(
+    batch: Any, shape: tuple[int, ...] | None, position: int
+) -> tuple[np.ndarray, float] | None:
+    """The batch's frames and the largest magnitude of their values (NaN left out), or
+    None for a batch of no frame (a boolean selection of frames can leave one), which
+    the stream skips once its frames' shape and values are checked; a ValueError naming
+    ``frames`` for a batch of another shape, values that are not real numbers or are
+    infinite, or magnitudes that float32 (the frames' rows) cannot hold squared."""
     frames = np.asarray(batch)
-    if frames.ndim not in (3, 4) or frames.shape[0] == 0:
+    if frames.ndim not in (3, 4):
         raise ValueError(
             f"frames: each batch must have shape (n_frames, height, width) or "
-            f"(n_frames, height, width, channels) with n_frames >= 1; batch at frame "
-            f"{position} has shape {frames.shape}."
+            f"(n_frames, height, width, channels); batch at frame {position} has shape "
+            f"{frames.shape}."
         )
     if shape is not None and frames.shape[1:] != shape:
         raise ValueError(
@@ -236,29 +266,43 @@ def _check_batch(batch: Any, shape: tuple[int, ...] | None, position: int) -> np
             f"frames: the batch at frame {position} holds {frames.dtype} values; frames "
             "must hold real numbers."
         )
-    if _infinite(frames):
+    if frames.shape[0] == 0:
+        return None
+    magnitude = _largest_magnitude(frames)
+    if magnitude == np.inf:
         raise ValueError(
             f"frames: the batch at frame {position} holds infinite values (a missing pixel is NaN)."
         )
-    return frames
+    _check_magnitude(magnitude, frames.size, f"the batch at frame {position}")
+    return frames, magnitude
 
 
-def _min_scale(frames: np.ndarray) -> float:
-    """The mask rule's least noise floor: the scale of the rounding of integer frames
-    (a static scene's residual can be far below it); for float frames, that of their
-    rounding to float32 (the residual's dtype) at their largest magnitude, so that a
-    noise-free clip's exact background (synthetic frames) gives the rule a unit instead
-    of measuring the objects against themselves. Boolean frames are those floats 0.0 and
-    1.0, not levels: a binary frame is exact, and its one level is the whole signal."""
-    if frames.dtype.kind in "iu":
-        return QUANTISATION_SCALE
-    if frames.dtype.kind == "b":
-        top = 1.0 if frames.any() else 0.0
-    else:
-        with np.errstate(invalid="ignore"):
-            top = float(np.max(np.abs(frames), initial=0.0, where=~np.isnan(frames)))
-    # in units of float32's spacing there, as QUANTISATION_SCALE is in units of one level
-    return QUANTISATION_SCALE * float(np.spacing(np.float32(top))) if top > 0 else 0.0
+#: The least largest magnitude of frames: their rows are float32, and an estimator
+#: squares them (variances, distances), which underflow below it
+#: (robustpca._validation.check_magnitude's bound for float32 data).
+_LEAST_MAGNITUDE = float(np.sqrt(np.finfo(np.float32).tiny))
+
+
+def _check_magnitude(magnitude: float, size: int, where: str) -> None:
+    """A ValueError naming ``frames`` where values of largest magnitude ``magnitude``,
+    ``size`` of them fitted at once, are outside what their float32 rows hold: the
+    estimators' bounds (:func:`robustpca._validation.check_magnitude`), checked before
+    the cast that loses them. Frames in float64 or any other dtype alike: they are split
+    in float32 whatever their dtype, so passing them as float64 is no remedy."""
+    limit = magnitude_limit(np.float32, size)
+    if magnitude > limit:
+        raise ValueError(
+            f"frames: {where} holds values of magnitude up to {magnitude:.3g}; frames are "
+            f"split in float32, whose sums of squares overflow for {size} values fitted "
+            f"at once above {limit:.3g}. Rescale the frames (to 0..1 or 0..255, say)."
+        )
+    if 0.0 < magnitude < _LEAST_MAGNITUDE:
+        raise ValueError(
+            f"frames: {where} holds values of magnitude at most {magnitude:.3g}; frames "
+            f"are split in float32, whose squares underflow below {_LEAST_MAGNITUDE:.3g}, "
+            "and the background and masks would be lost. Rescale the frames (to 0..1 or "
+            "0..255, say)."
+        )
 
 
 def _callers(frames: np.ndarray, batch: Any) -> bool:
@@ -274,18 +318,6 @@ def _will_hold(model: Any) -> bool:
     if holds is None:
         return True
     return bool(holds()) or getattr(model, "n_samples_seen_", 0) == 0
-
-
-def _infinite(frames: np.ndarray) -> bool:
-    """Whether the numeric ``frames`` hold an infinity: integers never do; floats not
-    when their sum is finite (one pass, no temporary), or else entry by entry (NaN, a
-    missing pixel, is allowed)."""
-    if frames.dtype.kind != "f":
-        return False
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(np.add.reduce(frames, axis=None)):
-            return False
-    return bool(np.isinf(frames).any())
 
 
 def subtract_background(
@@ -306,9 +338,13 @@ def subtract_background(
         Consecutive frames, grey or colour, in batches (e.g.
         :func:`robustpca.datasets.iter_video`); one array of the whole clip works too,
         as one batch; a dask array's blocks of frames are the batches, computed one at
-        a time (empty ones, as a boolean selection of frames leaves, skipped). NaN
-        marks a missing pixel: the background fills it, and its mask follows its
-        observed neighbours (:mod:`robustpca.foreground_gaps`).
+        a time. A batch of no frame (``b = 0``, as a boolean selection of frames can
+        leave), a dask block or not, is skipped: no ``VideoBatch`` is yielded for it.
+        NaN marks a missing pixel: the background fills it, and its mask follows its
+        observed neighbours (:mod:`robustpca.foreground_gaps`). The frames are split
+        in float32, so their largest magnitude must lie where float32 holds their
+        squares (from about 1e-19 to about 9e15 for a million values fitted at once);
+        outside it, rescale them.
     method : {"orpca", "grasta", "pcp", "accaltproj", "godec"}, default="orpca"
         See :func:`make_video_model`. The online methods stream; the batch methods
         first gather every frame.
@@ -324,16 +360,32 @@ def subtract_background(
         The online methods' mask rule, updated in place batch by batch: pickle it with
         ``model`` between two batches, and pass both to a new call with the rest of the
         stream to resume it where it stopped (Notes). Used as it stands; by default a new
-        one, whose noise floor is at least the rounding of integer frames
-        (``min_scale=robustpca.foreground.QUANTISATION_SCALE``; none for float or
-        boolean frames).
+        one with ``min_scale="auto"``, whose noise floor is then set from the first
+        batch's frames by :func:`robustpca.foreground.min_scale_for` (for integer
+        frames the scale of their rounding, ``QUANTISATION_SCALE``; for float frames
+        that of their float32 rounding): give yours ``min_scale="auto"`` to get the
+        default stream's masks, whatever the frames' dtype and range.
     return_scores : bool, default=False
         Also give each batch's foreground scores (``VideoBatch.scores``).
 
-    Yields
+    Returns
+    -------
+    iterator of VideoBatch
+        The frames of each (non-empty) input batch with their background, masks and
+        scores, split as the iteration reaches them. The arguments are checked at the
+        call; the frames, batch by batch, as they arrive.
+
+    Raises
     ------
-    VideoBatch
-        The frames of each input batch with their background, masks and scores.
+    ValueError
+        If ``method`` is unknown, ``n_components`` below 1, a batch has another shape
+        than ``(b, h, w)`` or ``(b, h, w, c)`` or than the frames before it, holds
+        values that are not real numbers, infinite ones or magnitudes float32 cannot
+        hold squared, or the stream holds no frame.
+    TypeError
+        If ``model`` lacks what ``method`` calls, ``detector`` is not a
+        :class:`~robustpca.foreground_stream.ForegroundDetector`, ``return_scores`` not a
+        bool, or ``batches`` not iterable.
 
     Notes
     -----
@@ -349,7 +401,9 @@ def subtract_background(
 
     A stream resumed from a pickled ``model`` and ``detector`` (the state of both after
     the same batch) gives the batches that the uninterrupted stream gives, bit for bit;
-    only ``VideoBatch.start`` counts from the resumed call's first frame.
+    only ``VideoBatch.start`` counts from the resumed call's first frame. Give the
+    first call a detector with ``min_scale="auto"`` (the default stream's floor, set
+    from the first frames and kept in the pickle as ``min_scale_``).
     """
     method = _check_method(method)
     if not isinstance(return_scores, (bool, np.bool_)):
@@ -369,23 +423,19 @@ def subtract_background(
                 f"detector applies to the online methods ({', '.join(ONLINE_METHODS)}); "
                 f"method={method!r} masks the whole clip with foreground_masks."
             )
-    # a list's arrays stay as they are while the stream runs; an iterator may refill one
-    fresh = isinstance(batches, (list, tuple))
-    if isinstance(batches, np.ndarray):
-        batches, fresh = [batches], True
-    elif is_dask_collection(batches):  # a lazy clip: its blocks of frames, one at a time
-        batches, fresh = _frame_blocks(batches), True
+    # the arguments are checked above, at the call; the split is a generator
+    stream, fresh = _stream(batches)
     if method in ONLINE_METHODS:
-        yield from _online(
-            batches, model, bool(return_scores), reuse=ours, fresh=fresh, detector=detector
+        return _online(
+            stream, model, bool(return_scores), reuse=ours, fresh=fresh, detector=detector
         )
-    else:
-        yield from _batch(batches, model, bool(return_scores), fresh=fresh)
+    return _batch(stream, model, bool(return_scores), fresh=fresh)
 
 
 def _check_model(model: Any, method: str) -> None:
     """A user's ``model`` has what ``method`` calls: ``partial_fit_decompose`` for an
-    online method, ``fit`` for a batch one."""
+    online method, ``fit`` for a batch one, and then ``low_rank_`` where its kind says
+    it has none (:func:`_gives_low_rank`), before any frame is read."""
     need = "partial_fit_decompose" if method in ONLINE_METHODS else "fit"
     if not callable(getattr(model, need, None)):
         kind = "an online" if method in ONLINE_METHODS else "a batch"
@@ -394,6 +444,31 @@ def _check_model(model: Any, method: str) -> None:
             f"({kind} method) calls; pass the method that suits the model "
             f"(online: {', '.join(ONLINE_METHODS)}; batch: {', '.join(BATCH_METHODS)})."
         )
+    if method in BATCH_METHODS and _gives_low_rank(model) is False:
+        raise TypeError(_no_low_rank(model, "sets no low_rank_ at fit"))
+
+
+def _gives_low_rank(model: Any) -> bool | None:
+    """Whether a batch ``model`` has ``low_rank_`` after ``fit``: True where it has one
+    already; for a robustpca class, whether it says so (``_sets_low_rank``); False for
+    scikit-learn's (none has one); None for another's class, which only its fit shows
+    (:func:`_low_rank`)."""
+    if hasattr(model, "low_rank_"):
+        return True
+    package = type(model).__module__.split(".")[0]
+    if package == "robustpca":
+        return bool(getattr(model, "_sets_low_rank", False))
+    return False if package == "sklearn" else None
+
+
+def _no_low_rank(model: Any, what: str) -> str:
+    """The TypeError's message for a batch ``model`` without ``low_rank_``."""
+    return (
+        f"model: {type(model).__name__} {what}, which a batch method "
+        f"({', '.join(BATCH_METHODS)}) reads as the background; pass a low-rank plus "
+        "sparse estimator (PrincipalComponentPursuit, AccAltProj, GoDec), or an online "
+        f"model (partial_fit_decompose) with method in {', '.join(ONLINE_METHODS)}."
+    )
 
 
 def _online(
@@ -412,17 +487,20 @@ def _online(
     background is formed only when asked for. Unless ``fresh`` (the batches are not
     written again while the stream runs), rows that are a view of the caller's batch
     are copied where the model may keep them (its burn-in). A given ``detector`` is used
-    as it stands; a new one gets the rounding floor of integer frames."""
-    ours_detector = detector is None
-    detector = ForegroundDetector() if detector is None else detector
+    as it stands; the default one, and any with ``min_scale="auto"`` that has no floor
+    yet, get that of the first frames (:func:`~robustpca.foreground.min_scale_for`)."""
+    detector = ForegroundDetector(min_scale="auto") if detector is None else detector
     route = getattr(model, "_partial_fit_residual", None) if reuse else None
     shape: tuple[int, ...] | None = None
     start = 0
     kept_rows = residual = None  # the route's arrays, reused by the next batch
     for batch in batches:
-        frames = _check_batch(batch, shape, start)
-        if shape is None and ours_detector:
-            detector.min_scale = _min_scale(frames)
+        checked = _check_batch(batch, shape, start)
+        if checked is None:  # no frame: nothing to split
+            continue
+        frames = checked[0]
+        if _auto(detector.min_scale) and not hasattr(detector, "min_scale_"):
+            detector.min_scale_ = min_scale_for(frames)
         shape = frames.shape[1:]
         if route is None:
             rows = _kept(_rows(frames), frames, batch, model, fresh)
@@ -471,8 +549,14 @@ def _batch(
     parts: list[np.ndarray] = []
     sizes: list[int] = []
     shape: tuple[int, ...] | None = None
+    magnitude = 0.0
     for batch in batches:
-        frames = _check_batch(batch, shape, sum(sizes))
+        checked = _check_batch(batch, shape, sum(sizes))
+        if checked is None:  # no frame: nothing to gather
+            continue
+        frames, magnitude = checked[0], max(magnitude, checked[1])
+        # the whole clip is fitted at once: its squares are summed over all its values
+        _check_magnitude(magnitude, frames[0].size * (sum(sizes) + len(frames)), "the clip")
         if not fresh and _callers(frames, batch):
             frames = frames.copy()
         shape = frames.shape[1:]
@@ -494,8 +578,9 @@ def _batch(
     residual = np.subtract(
         clip, background, out=work_space(clip.shape, np.float32), dtype=np.float32
     )
-    masks = foreground_masks(residual, min_scale=_min_scale(clip))
-    scores = foreground_score(residual, min_scale=_min_scale(clip)) if scored else None
+    least = min_scale_for(clip)
+    masks = foreground_masks(residual, min_scale=least)
+    scores = foreground_score(residual, min_scale=least) if scored else None
     start = 0
     for frames, size in zip(parts, sizes, strict=True):
         stop = start + size

@@ -90,6 +90,7 @@ __all__ = [
     "QUANTISATION_SCALE",
     "foreground_masks",
     "foreground_score",
+    "min_scale_for",
 ]
 
 # defaults of the rule (their reasons: foreground_masks' Notes)
@@ -366,6 +367,63 @@ def _masks(e: np.ndarray, scale: np.ndarray, rule: _Rule, gaps: bool = False) ->
         for s in range(0, len(e), step)
     ]
     return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+
+
+def min_scale_for(frames) -> float:
+    """The ``min_scale`` that :func:`~robustpca.background_subtraction.subtract_background`
+    gives the mask rule for a clip whose (first) frames are ``frames``.
+
+    Integer frames are levels (8-bit video): the scale of their rounding,
+    :data:`QUANTISATION_SCALE`, so that a static scene's residual, far below it, leaves a
+    change of one level background. Float frames: the same in units of float32's
+    spacing at their largest magnitude (the residual is float32), so that a noise-free
+    clip's exact background gives the rule a unit instead of measuring the objects
+    against themselves; far below any real noise, and it scales with the frames (those
+    in 0..1 get 1/255 of those in 0..255). Boolean frames are the floats 0.0 and 1.0 (a
+    binary frame is exact). Frames with no nonzero value get 0. Pass it to a
+    :class:`~robustpca.foreground_stream.ForegroundDetector` or to
+    :func:`foreground_masks` that judges such frames' residual; ``min_scale="auto"``
+    has the detector take it from the first frames of a ``subtract_background`` stream.
+
+    Parameters
+    ----------
+    frames : array-like of real numbers or bools
+        Frames of the clip, any shape; NaN (a missing pixel) is left out.
+
+    Returns
+    -------
+    float
+        The floor, non-negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from robustpca.foreground import QUANTISATION_SCALE, min_scale_for
+    >>> min_scale_for(np.zeros((2, 4, 4), np.uint8)) == QUANTISATION_SCALE
+    True
+    >>> bool(0 < min_scale_for(np.ones((2, 4, 4))) < 1e-6)
+    True
+    """
+    frames = np.asarray(frames)
+    if frames.dtype.kind not in "biuf":
+        raise ValueError(f"frames must hold real numbers or bools, got dtype {frames.dtype}.")
+    if frames.dtype.kind in "iu":
+        return QUANTISATION_SCALE
+    top = min(_largest_magnitude(frames), float(np.finfo(np.float32).max))
+    # in units of float32's spacing there, as QUANTISATION_SCALE is in units of one level
+    return QUANTISATION_SCALE * float(np.spacing(np.float32(top))) if top > 0 else 0.0
+
+
+def _largest_magnitude(frames: np.ndarray) -> float:
+    """The largest magnitude of the values of real or boolean ``frames``, NaN left out
+    (0 where there is none): two passes, no temporary; inf where they hold one."""
+    if frames.dtype.kind == "b":
+        return 1.0 if frames.any() else 0.0
+    if not frames.size:
+        return 0.0
+    top = np.fmax.reduce(frames, axis=None)  # fmax and fmin skip NaN
+    top = max(abs(float(top)), abs(float(np.fmin.reduce(frames, axis=None))))
+    return 0.0 if np.isnan(top) else top
 
 
 def foreground_score(

@@ -30,6 +30,11 @@ __all__ = ["ForegroundDetector"]
 _GAIN = 3.0
 
 
+def _auto(min_scale) -> bool:
+    """Whether ``min_scale`` is ``"auto"``: the frames' floor, set by subtract_background."""
+    return isinstance(min_scale, str) and min_scale == "auto"
+
+
 class ForegroundDetector:
     r"""The rule of :func:`~robustpca.foreground.foreground_masks` on a stream of
     residual frames.
@@ -64,8 +69,15 @@ class ForegroundDetector:
         The rule's parameters, as in :func:`~robustpca.foreground.foreground_masks`.
     learning_rate : float, default=0.01
         The smallest step :math:`\gamma \in (0, 1]` of the running log-median.
-    min_scale : float, default=0.0
+    min_scale : float or "auto", default=0.0
         The least noise floor, as in :func:`~robustpca.foreground.foreground_masks`.
+        ``"auto"``: the floor that
+        :func:`~robustpca.background_subtraction.subtract_background` gives its own
+        detector, :func:`~robustpca.foreground.min_scale_for` of the stream's first
+        frames, which it sets as ``min_scale_`` on its first batch, so that a detector
+        built to be pickled gives the default stream's masks for frames of any dtype and
+        range. Fed residuals by other code, such a detector needs ``min_scale_`` set
+        first (an error otherwise).
     frame_shape : tuple of int or None, default=None
         ``(h, w)`` or ``(h, w, c)`` when batches hold flattened frames.
 
@@ -81,6 +93,9 @@ class ForegroundDetector:
         Frames seen so far.
     n_channels_ : int
         Channels of the frames (1 for grey).
+    min_scale_ : float
+        The floor that ``min_scale="auto"`` stands for (only with it), set before the
+        first update; it travels with a pickle, so a resumed stream keeps it.
 
     See Also
     --------
@@ -115,7 +130,7 @@ class ForegroundDetector:
         fill_holes: bool = True,
         learning_rate: float = 0.01,
         frame_shape=None,
-        min_scale: float = 0.0,
+        min_scale: float | str = 0.0,
     ) -> None:
         self.high = high
         self.low = low
@@ -131,8 +146,27 @@ class ForegroundDetector:
         rate = check_nonnegative_float(self.learning_rate, "learning_rate", strict=True)
         if rate > 1:
             raise ValueError(f"learning_rate={rate!r} must be in (0, 1].")
-        check_nonnegative_float(self.min_scale, "min_scale")
+        if isinstance(self.min_scale, str) and not _auto(self.min_scale):
+            raise ValueError(
+                f"min_scale must be a non-negative number or 'auto', got {self.min_scale!r}."
+            )
+        if not _auto(self.min_scale):
+            check_nonnegative_float(self.min_scale, "min_scale")
+        self._least_scale()  # "auto" needs its floor before any frame
         return rule, rate
+
+    def _least_scale(self) -> float:
+        """``min_scale`` as a number: with ``"auto"``, the ``min_scale_`` set for it."""
+        if not _auto(self.min_scale):
+            return float(self.min_scale)
+        if not hasattr(self, "min_scale_"):
+            raise ValueError(
+                "min_scale='auto' is the floor of the frames, which subtract_background "
+                "sets (min_scale_) from the first batch it is given; fed residuals by other "
+                "code, give min_scale a number, such as "
+                "robustpca.foreground.min_scale_for(frames)."
+            )
+        return float(self.min_scale_)
 
     #: The last update's magnitudes (batch-sized), the next update's work space.
     _work: np.ndarray | None = None
@@ -165,17 +199,18 @@ class ForegroundDetector:
         return self
 
     def _update_scale(self, e: np.ndarray, c: int, rate: float, gaps: bool = False) -> None:
+        least = self._least_scale()
         if not hasattr(self, "scale_"):
             self.n_channels_ = c
             self.n_frames_seen_ = getattr(self, "n_frames_seen_", 0) + len(e)
             unseen = gaps and bool(np.isnan(e).all())
-            if unseen or (not self.min_scale > 0 and not np.any(e > 0)):
+            if unseen or (not least > 0 and not np.any(e > 0)):
                 # no signal yet (no pixel seen; black frames without a floor): nothing
                 # gives the scale its unit, which the first batch with some sets, as the
                 # batch rule would
                 self._frame_shape = e.shape[1:]
                 return
-            raw, self.noise_floor_ = _raw_scale(e, gaps, float(self.min_scale))
+            raw, self.noise_floor_ = _raw_scale(e, gaps, least)
             self.scale_ = np.maximum(raw, self.noise_floor_ / 2)
             self._scale_frames = len(e)
             return
@@ -189,12 +224,12 @@ class ForegroundDetector:
                 scale *= np.exp(step * np.sign(MAD_CONSTANT * e[t] - scale))
         floor = _floor(scale, e)
         sunk = 2 * np.count_nonzero(scale < self.noise_floor_ / 2) > scale.size
-        if sunk and not self.min_scale > 0:
+        if sunk and not least > 0:
             # most pixels sink below the hold: their running median is an exact zero, which
             # the log-median only approaches; the batch rule's floor for a zero median
             # (min_scale where positive, applied below)
             floor = _nonzero_floor(e, self.noise_floor_)
-        floor = max(floor, float(self.min_scale))
+        floor = max(floor, least)
         self.scale_ = np.maximum(scale, floor / 2)
         self.noise_floor_ = floor
         self.n_frames_seen_ += len(e)
@@ -217,7 +252,7 @@ class ForegroundDetector:
         if hasattr(self, "scale_"):
             scale = np.maximum(self.scale_, self.noise_floor_)
         else:  # no signal seen yet: the scale this batch would set as the first with some
-            scale = _pixel_scale(e, gaps, float(self.min_scale))[0]
+            scale = _pixel_scale(e, gaps, self._least_scale())[0]
         return unseen_as_background(_score(e, scale, rule.window, gaps))
 
     def update(self, residual_batch, *, overwrite: bool = False) -> np.ndarray:

@@ -62,11 +62,21 @@ def _to_uint8(frame: np.ndarray, name: str) -> np.ndarray:
 
 
 def _numbers(frame_numbers: Sequence[int] | None) -> list[int] | None:
-    """``frame_numbers`` as a list of ints (None stays None); no number twice, since each
-    frame needs a file of its own."""
+    """``frame_numbers`` as a list of ints (None stays None): integers, or floats of
+    integral value (a number cut to an int would name another frame's file); no number
+    twice, since each frame needs a file of its own."""
     if frame_numbers is None:
         return None
-    numbers = [int(k) for k in np.asarray(frame_numbers).ravel()]
+    values = np.asarray(frame_numbers).ravel()
+    if values.dtype.kind not in "iu":
+        whole = values.dtype.kind == "f" and np.isfinite(values) & (values == np.round(values))
+        if not np.all(whole):
+            bad = values if values.dtype.kind != "f" else values[~whole]
+            raise ValueError(
+                f"frame_numbers must hold integers, got {bad[:5].tolist()} (of dtype "
+                f"{values.dtype}); a frame's number names its file."
+            )
+    numbers = [int(k) for k in values]
     if len(set(numbers)) != len(numbers):
         twice = sorted({k for k in numbers if numbers.count(k) > 1})[:5]
         raise ValueError(f"frame_numbers holds a number more than once ({twice}).")
@@ -184,9 +194,10 @@ def write_masks(
     Raises
     ------
     ValueError
-        If no mask is given, a batch is not 3-D (masks are single-channel), or
-        ``frame_numbers`` has another length or a number twice. An array's masks are
-        checked before anything is written; batches one by one.
+        If no mask is given, a batch is not 3-D (masks are single-channel), a mask holds
+        NaN (neither foreground nor background), or ``frame_numbers`` has another length,
+        a number twice or one that is not an integer. An array's masks are checked
+        before anything is written; batches one by one.
 
     Examples
     --------
@@ -197,13 +208,26 @@ def write_masks(
     >>> [p.name for p in paths]
     ['bin000470.png', 'bin000471.png']
     """
+    if isinstance(masks, np.ndarray):  # an array's are checked before anything is written
+        _refuse_nan(masks)
     return _write_images(
         directory, masks, "masks", _mask_image, "bin{:06d}.png", frame_numbers, colour=False
     )
 
 
 def _mask_image(frame: np.ndarray) -> np.ndarray:
+    """0 and 255 for a mask's zero and nonzero values (NaN refused)."""
+    _refuse_nan(frame)
     return (frame != 0).astype(np.uint8) * np.uint8(255)
+
+
+def _refuse_nan(masks: np.ndarray) -> None:
+    """A ValueError where ``masks`` hold NaN, which ``!= 0`` would write as foreground."""
+    if masks.dtype.kind in "fc" and np.isnan(masks).any():
+        raise ValueError(
+            "masks hold NaN, which is neither foreground nor background; give booleans or "
+            "0 and nonzero values (np.nan_to_num(masks) writes NaN as background)."
+        )
 
 
 def write_frames(
@@ -226,7 +250,8 @@ def write_frames(
         suffix picks the image format (``.png``, ``.jpg``, ``.bmp``, ``.tif``). A name
         without a field (``"background.png"``) writes a single frame only.
     frame_numbers : sequence of int or None, default=None
-        The number of each frame; None numbers them 1, 2, ...
+        The number of each frame (integers; floats of integral value pass); None
+        numbers them 1, 2, ...
 
     Returns
     -------
@@ -238,7 +263,8 @@ def write_frames(
     ValueError
         If no frame is given, a batch has a wrong shape, a value is NaN or infinite,
         ``pattern`` has more than one field or none for several frames, or
-        ``frame_numbers`` has another length or a number twice. An array's frames are
+        ``frame_numbers`` has another length, a number twice or one that is not an
+        integer. An array's frames are
         checked for these (NaN aside) before anything is written; batches one by one.
 
     Examples

@@ -67,6 +67,9 @@ def _flip_signs_in_place(components: np.ndarray) -> np.ndarray:
 class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
     """Shared fitting logic: validate the ALM parameters, run the solver, keep extras."""
 
+    #: a fit sets ``low_rank_`` (a background for ``subtract_background``)
+    _sets_low_rank = True
+
     _rho_upper: float | None = None
     #: ``center='median'`` is accepted (PCP)
     _median_center = False

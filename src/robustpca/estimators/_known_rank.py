@@ -53,6 +53,9 @@ __all__ = ["AccAltProj", "GoDec"]
 class _KnownRankRPCA(MaskedFitMixin, BaseSubspaceEstimator):
     """Shared logic: the rank is ``n_components`` (an int or None), nothing automatic."""
 
+    #: a fit sets ``low_rank_`` (a background for ``subtract_background``)
+    _sets_low_rank = True
+
     #: the rank is the method's input: no variance share or "auto"
     _supports_auto_rank = False
     #: NaN (or ``mask``) marks missing entries, fitted on the observed ones

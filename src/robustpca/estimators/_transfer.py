@@ -48,6 +48,8 @@ class _ProximalMixin:
 
     #: the ranks are the model's (n_shared, n_source, n_target): no "auto" or share
     _supports_auto_rank = False
+    #: a fit sets ``low_rank_`` (a background for ``subtract_background``)
+    _sets_low_rank = True
     # constructor parameters of both estimators (set by their __init__)
     accelerate: bool
     max_iter: int
