@@ -41,7 +41,10 @@ def _spectrum(eigenvalues) -> np.ndarray:
     if np.asarray(eigenvalues).dtype.kind not in "iuf":  # text, booleans, objects
         kind = np.asarray(eigenvalues).dtype
         raise TypeError(f"eigenvalues must be real numbers, got an array of dtype {kind}.")
-    ev = real_array(eigenvalues, "eigenvalues").ravel()
+    ev = real_array(eigenvalues, "eigenvalues")
+    if ev.ndim > 1:  # a matrix is no spectrum: its entries are not its eigenvalues
+        raise ValueError(f"eigenvalues must be 1-D, got an array of shape {ev.shape}.")
+    ev = ev.ravel()
     if ev.size == 0:
         raise ValueError("eigenvalues must hold at least one value.")
     if not np.all(np.isfinite(ev)):
