@@ -302,7 +302,6 @@ def _run(args) -> int:
     n_scored = 0
     numbers: list[int] = []
     background_sum: np.ndarray | None = None
-    last_background: np.ndarray | None = None
     n_seen = 0
     clips: list[Any] = []
 
@@ -339,10 +338,9 @@ def _run(args) -> int:
                         pattern="bg{:06d}.png",
                         frame_numbers=ids,
                     )
-                grey_bg = _grey(part.background).astype(np.float64)
-                total = grey_bg.sum(axis=0)
+                # the mean background in the frames' own channels (grey or colour)
+                total = part.background.sum(axis=0, dtype=np.float64)
                 background_sum = total if background_sum is None else background_sum + total
-                last_background = grey_bg[-1]
                 if native_truth is not None:
                     batch_counts, batch_scored = native_truth.counts(masks, np.asarray(ids))
                     counts += batch_counts
@@ -369,7 +367,7 @@ def _run(args) -> int:
         finally:
             bar.close()
         seconds = time.perf_counter() - start_time
-        if n_seen == 0 or background_sum is None or last_background is None:
+        if n_seen == 0 or background_sum is None:
             raise InputError(f"{args.input}: no frames")
         mean_background = background_sum / n_seen
         write_frames(out, np.clip(mean_background, 0, 255)[None], pattern="background.png")
