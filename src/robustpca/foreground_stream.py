@@ -3,6 +3,8 @@ with a running per-pixel scale and memory proportional to one frame."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ._validation import check_nonnegative_float
@@ -151,7 +153,7 @@ class ForegroundDetector:
                 f"min_scale must be a non-negative number or 'auto', got {self.min_scale!r}."
             )
         if not _auto(self.min_scale):
-            check_nonnegative_float(self.min_scale, "min_scale")
+            check_nonnegative_float(cast(float, self.min_scale), "min_scale")
         self._least_scale()  # "auto" needs its floor before any frame
         return rule, rate
 
@@ -167,6 +169,10 @@ class ForegroundDetector:
                 "robustpca.foreground.min_scale_for(frames)."
             )
         return float(self.min_scale_)
+
+    #: The floor that ``min_scale="auto"`` stands for, once set (no class default:
+    #: ``hasattr`` tells whether it is).
+    min_scale_: float
 
     #: The last update's magnitudes (batch-sized), the next update's work space.
     _work: np.ndarray | None = None
