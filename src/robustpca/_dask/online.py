@@ -7,9 +7,10 @@ the end of a block open the next batch), so the fit is the in-memory fit's. Memo
 one block, the burn-in and the estimator's O(p r) state, whatever the number of rows.
 Each batch is checked as ``partial_fit`` checks it: NaN (a missing entry) is counted
 and taken, an infinity or an overflowing magnitude raises ``ValueError``. Unlike the
-in-memory ``fit``, rows or columns with no observed entry are not refused (as in
-``partial_fit``: they get a zero fit). The last rows of the fit seed the window of a
-later ``partial_fit``: as many as one batch of a stream adds
+in-memory ``fit``, rows or columns with no observed entry are not refused, as in
+``partial_fit``: such a row carries no evidence, and is counted in ``n_samples_seen_``
+and passed over; such a column gets a zero fit. The last rows of the fit seed the
+window of a later ``partial_fit``: as many as one batch of a stream adds
 (:mod:`robustpca.estimators._stream_reference`). ``decompose`` of a dask array is lazy,
 by blocks of whole rows. Each block is split as one batch, as the in-memory
 ``decompose`` splits its whole input: the split's stopping rule is the batch's (every

@@ -87,7 +87,9 @@ class GRASTA(OnlineLowRankSparse):
     authors' first): from a fitted basis their large first steps throw the fit away,
     and the rule returns to shallower levels by itself while consecutive gradients
     agree. A rank above one whose start misses a
-    direction is therefore learned slowly. Missing entries (NaN)
+    direction is therefore learned slowly; a start from rows that are all zero (black
+    frames), whose basis is a random draw, is made again from the first batch with
+    signal, as OR-PCA's. Missing entries (NaN)
     are simply not in :math:`\Omega`. :meth:`decompose` fits new rows on all their
     observed entries by the same ADMM, the basis unchanged.
 
@@ -161,21 +163,34 @@ class GRASTA(OnlineLowRankSparse):
         return self._fit_solver(X, rng)
 
     def _start(self, buffer, final: bool, n_last: int, want: bool):
-        missing = np.isnan(buffer)
-        start = buffer
-        keep = rows_with_signal(np.where(missing, 0, buffer))
+        self._begin(buffer)
+        # the buffered rows train the step rule and the basis (a first pass)
+        return self._advance(buffer, n_last if want else 0)
+
+    #: Whether the state was started from rows with no signal (zeros, on their observed
+    #: entries): its basis is then a random completion, not a direction of the data.
+    _blind = False
+
+    def _begin(self, rows) -> None:
+        """The state started from ``rows`` (their rows with signal, where some have)."""
+        missing = np.isnan(rows)
+        start = rows
+        keep = rows_with_signal(np.where(missing, 0, rows))
         if keep is not None and keep.size:  # rows of zeros would set the median to zero
-            start, missing = buffer[keep], missing[keep]
+            start, missing = rows[keep], missing[keep]
+        self._blind = keep is not None and not keep.size
         filled = fill_gaps(start, ~missing) if missing.any() else start
-        U = initial_directions(filled, self._rank_, self._rng).astype(buffer.dtype)
+        U = initial_directions(filled, self._rank_, self._rng).astype(rows.dtype)
         self._state = GrastaState.start(U, min(5, int(self.max_iter)), level=START_LEVEL)
-        if final:  # the buffered rows train the step rule and the basis (a first pass)
-            return self._advance(buffer, n_last if want else 0)
-        if not want:
-            return None
-        return self._split(buffer[buffer.shape[0] - n_last :])
 
     def _advance(self, Z, n_last: int | None = None):
+        if self._blind:
+            keep = rows_with_signal(np.where(np.isnan(Z), 0, Z))
+            if keep is None or keep.size:
+                # a start from rows that were all zero (black frames) has a random basis,
+                # which GRASTA's small steps from level 10 may never leave: the first
+                # batch with signal starts the model again, as for OR-PCA
+                self._begin(Z)
         low = grasta_process(
             self._state,
             Z,

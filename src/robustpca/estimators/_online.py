@@ -202,40 +202,22 @@ class OnlineRobustPCA(OnlineLowRankSparse):
     def _start(self, buffer, final: bool, n_last: int, want: bool):
         lam1, lam2 = self._lambdas()
         observed = self._observed_entries(buffer)
-        # at the end of the burn-in, the start's work space is the first update's
-        work = work_space(buffer.shape, buffer.dtype) if final and observed is None else None
+        # the start's work space is its seeding update's, and at the end of the burn-in
+        # the first online update's
+        work = work_space(buffer.shape, buffer.dtype) if observed is None else None
         state, self._scale = orpca_initialize(
             buffer,
             self._rank_,
             lambda1=lam1,
             lambda2=lam2,
             rng=self._rng,
-            n_iter=int(final),
+            n_iter=1,
             work=work,
             observed=observed,
         )
         self._state = state
-        if final:  # the buffered rows seed the statistics
-            if work is not None:
-                self._work = work
-            return self._advance(buffer, n_last if want else 0)
-        if not want:
-            return None
-        rows = buffer[buffer.shape[0] - n_last :]
-        if observed is not None:
-            return self._observed_split(rows, observed[observed.shape[0] - n_last :])
-        into = self._residual_into
-        step = orpca_project(
-            rows,
-            state.basis,
-            state.lambda1,
-            state.lambda2,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            residual=into is not None,
-            out=None if into is None else into[0],
-        )
-        return self._given(step, state.basis)
+        self._work = work  # the buffered rows seed the statistics
+        return self._advance(buffer, n_last if want else 0)
 
     #: The last update's work space (batch-sized), reused by the next update.
     _work: np.ndarray | None = None

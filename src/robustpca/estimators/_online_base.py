@@ -7,20 +7,39 @@ runs ``n_passes`` passes of the same updates over batches of ``batch_size`` rows
 (the state from the burn-in buffer), ``_advance`` (one batch: its split and the updated
 state), ``_split`` (the split of new rows, the state unchanged) and ``_basis``.
 
-**Burn-in.** The first rows, up to ``burn_in``, are kept in a buffer, and the state is
-started again from all of them after each batch whose split is asked for (robust start:
-the per-feature median, where it is a direction of the data, and the top directions
-around it, :func:`~robustpca.solvers.orpca_start.initial_directions`), so early rows
-are split against a background estimated from every row seen so far; at the end of the
-burn-in the buffered rows seed the model and the buffer is dropped, and the online
-updates take over.
+**Burn-in.** The first rows, up to ``burn_in`` (and at least ``n_components + 1``),
+are kept in a buffer. Until it holds more rows than components there is no model (the
+estimator is not fitted; fewer rows are fitted exactly, with no residual to scale the
+penalties by). From then on, after every batch of a stream, the model is started again
+from all buffered rows and seeded with them (robust start: the per-feature median,
+where it is a direction of the data, and the top directions around it,
+:func:`~robustpca.solvers.orpca_start.initial_directions`, then the first update on the
+buffered rows), from the stream's first random draws: the model that ``fit`` gives on
+those rows, which it ends its first pass with when the data are shorter than
+``burn_in``. Early rows are thus split against a background estimated from every row
+seen so far. When ``burn_in`` rows are in, that start becomes the stream's state, the
+buffer is dropped and the online updates take over. ``fit`` buffers its rows without
+starting until the burn-in ends, so a fit and ``partial_fit`` over the same batches
+give the same model, whatever the length of the data.
 Memory is the state's O(p r) plus, during the burn-in only, at most
 ``burn_in + batch_size`` rows.
 
+**Rows with no observed entry** (all NaN, a dropped frame) carry no evidence: a stream
+takes them (``partial_fit``, ``partial_fit_decompose``, ``decompose``, the Dask ``fit``;
+the in-memory ``fit`` refuses them, as every estimator) and counts them in
+``n_samples_seen_``, but they enter neither the start, nor the updates, nor the window
+of the diagnostics. Their split is the low-rank part of the model's typical row, the
+centre of the diagnostics' scores on the components (the least score-distance fill, the
+stream's usual background), and a sparse part of zeros; before the model exists, every
+row's low-rank part is the row itself, its gaps at their feature's median over the
+buffered rows (0 for a feature seen in none), and its sparse part zero.
+
 **Diagnostics.** ``predict``, ``decision_function`` and ``score_samples`` after
 ``partial_fit`` judge samples against the distances of the stream's latest rows
-(:class:`~robustpca.estimators._stream_reference.ReferenceWindow`, a bounded window of
-O(k) numbers per row); after ``fit``, against all its training rows, as every estimator.
+(:class:`~robustpca.estimators._stream_reference.ReferenceWindow`: during the burn-in,
+every buffered row, as ``fit``; then a bounded window whose latest rows are re-scored
+whenever the model moves); after ``fit``, against all its training rows, as every
+estimator.
 """
 
 from __future__ import annotations
@@ -48,13 +67,12 @@ from .._validation import (
     check_positive_int,
     magnitude_limit,
 )
-from ..diagnostics import observed_counts
 from ..linalg import flip_component_signs
 from ..linalg.eigen import complete_orthonormal
 from ..solvers import SolverResult
 from ._base import BaseSubspaceEstimator
 from ._incremental import check_stream_rank
-from ._stream_reference import WINDOW_ROWS, ReferenceWindow
+from ._stream_reference import ReferenceWindow, StreamDiagnostics, empty_rows
 
 __all__ = ["SHARED_ATTRS", "SHARED_PARAMS", "OnlineLowRankSparse"]
 
@@ -65,27 +83,34 @@ SHARED_PARAMS = r"""
     n_passes : int, default=1
         Passes of :meth:`fit` over the data (one: each row once, as a stream).
     burn_in : int, default=100
-        Rows buffered at the start of a stream: the model is started again from all
+        Rows buffered at the start of a stream (rows with an observed entry; at least
+        ``n_components + 1``: fewer are fitted exactly, which leaves no residual scale
+        to set the penalties by and no variance in the other directions, so until then
+        there is no model). After each batch the model is started again from all
         buffered rows (per-feature median, where it is a direction of the data, and
-        the top directions around it) after each batch whose split is asked for
-        (:meth:`partial_fit_decompose`), and once more when ``burn_in`` rows are in;
-        those rows then seed the model and the buffer is dropped. A clip's first
-        frames are thus split against a background fitted to every frame so far,
-        instead of a random or one-batch start (OR-PCA unlearns a wrong start
-        slowly). 0: the first batch only. The burn-in holds at least
-        ``n_components + 1`` rows: fewer are fitted exactly, which leaves no residual
-        scale to set the penalties by and no variance in the other directions.
+        the top directions around it) and seeded with them: what :meth:`fit` gives on
+        those rows. When ``burn_in`` rows are in, the buffer is dropped and the online
+        updates take over. A clip's first frames are thus split against a background
+        fitted to every frame so far, instead of a random or one-batch start (OR-PCA
+        unlearns a wrong start slowly). 0: the first batch only (with more than
+        ``n_components`` rows). Each batch of the burn-in pays for that start: batches
+        much smaller than ``burn_in`` pay for about ``burn_in / batch`` of them (one for
+        a video in batches of at least ``burn_in`` frames).
     random_state : int, Generator or None, default=None
         Seeds the subsampling, the completion of rank-deficient bases and, where the
         burn-in holds more than 50,000 entries, the sample of them whose residuals set
         the robust scale of the start (so that fits of wide frames move slightly with
-        it).
+        it). Every start of the burn-in, and every completion of a rank-deficient basis,
+        draws from the stream's first state of the generator: the model published
+        after a batch depends on the rows seen, not on the number of calls.
     contamination : "auto" or float in (0, 0.5], default="auto"
         Share of the training rows that ``predict`` flags; ``"auto"`` flags those
         beyond rrcov's cutoffs (:mod:`robustpca.diagnostics`). It sets ``offset_``
         (:mod:`~robustpca.estimators._outlier_api`). After ``partial_fit`` the training
-        rows are the stream's latest ones (the distances of at most a thousand of them
-        are kept: :mod:`~robustpca.estimators._stream_reference`).
+        rows are the stream's latest ones: during the burn-in every buffered row, as
+        :meth:`fit`; then the distances of at most a thousand, re-scored under the
+        current model where their values are kept
+        (:mod:`~robustpca.estimators._stream_reference`).
 """
 
 SHARED_ATTRS = r"""
@@ -117,10 +142,13 @@ SHARED_ATTRS = r"""
 PASSES_DONE = "n_passes passes over the data done (online updates)"
 
 
-def orthonormal_rows(basis: np.ndarray, energy: np.ndarray | None, rng) -> np.ndarray:
+def orthonormal_rows(basis: np.ndarray, energy: np.ndarray | None, draws) -> np.ndarray:
     """Orthonormal rows spanning the columns of ``basis`` (p, r), ordered by the energy
     ``L' E L`` of the low-rank part (``energy`` r x r, e.g. OR-PCA's ``A``; None: by the
-    column norms), completed by orthonormal directions where ``basis`` is rank deficient."""
+    column norms), completed by orthonormal directions where ``basis`` is rank deficient,
+    drawn from ``draws``, a generator or a function that returns one (called only then:
+    a stream passes a copy of its first state, so that the completion is the same at
+    every call)."""
     B = np.asarray(basis, dtype=np.float64)
     r = B.shape[1]
     norm = float(np.linalg.norm(B)) if r == 1 else 0.0
@@ -133,11 +161,14 @@ def orthonormal_rows(basis: np.ndarray, energy: np.ndarray | None, rng) -> np.nd
     order = np.argsort(vals)[::-1]
     vals, vecs = vals[order], vecs[:, order]
     keep = vals > 1e-12 * max(float(vals[0]) if vals.size else 0.0, 1e-300)
-    comps = complete_orthonormal(Q @ vecs[:, keep], r, rng)
+    kept = Q @ vecs[:, keep]
+    if kept.shape[1] < r:
+        kept = complete_orthonormal(kept, r, draws() if callable(draws) else draws)
+    comps = kept
     return flip_component_signs(np.ascontiguousarray(comps.T)).astype(basis.dtype)
 
 
-class OnlineLowRankSparse(BaseSubspaceEstimator):
+class OnlineLowRankSparse(StreamDiagnostics, BaseSubspaceEstimator):
     """Base of :class:`~robustpca.OnlineRobustPCA` and :class:`~robustpca.GRASTA`."""
 
     _supports_auto_rank = False
@@ -170,8 +201,9 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
 
     # -- subclass interface -------------------------------------------------------
     def _start(self, buffer: np.ndarray, final: bool, n_last: int, want: bool):
-        """Start the state from the burn-in rows ``buffer`` (``final``: the burn-in ends
-        and the rows seed the model); the split of its last ``n_last`` rows if ``want``."""
+        """Start the state from the burn-in rows ``buffer`` and seed it with them (its
+        first update; ``final``: the burn-in ends, else the model of a stream before its
+        end); the split of its last ``n_last`` rows if ``want``."""
         raise NotImplementedError
 
     def _advance(self, Z: np.ndarray, n_last: int | None = None):
@@ -190,19 +222,32 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         """Method-specific fitted attributes (name without the trailing underscore)."""
         return {}
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted once there is a model: a stream's first rows, while they are not more
+        than ``n_components``, start none (``burn_in``)."""
+        return hasattr(self, "components_")
+
     # -- the incremental loop -----------------------------------------------------
-    def _reset(self, n_features: int) -> None:
+    def _reset(self, n_features: int, rng=None) -> None:
         self._state = None
         self._buffer: list[np.ndarray] | None = []
         self._buffered = 0
-        self._rng = as_generator(self.random_state)
+        self._rng = as_generator(self.random_state) if rng is None else rng
+        # every start of the burn-in and every completion draws from here (a copy)
+        self._rng_start = copy.deepcopy(self._rng)
         self._losses: collections.deque[float] = collections.deque(maxlen=self._history)
         self.n_samples_seen_ = 0
         self.n_features_in_ = n_features
         self._window = ReferenceWindow()
+        for name in ("components_", "_outlier_reference"):  # no model until a start
+            self.__dict__.pop(name, None)
 
-    def _consume(self, Z: np.ndarray, *, want: bool):
-        """Process the batch ``Z``: burn-in or online update; its split if ``want``."""
+    def _consume(self, Z: np.ndarray, *, want: bool, provisional: bool = False):
+        """Process the batch ``Z``: burn-in or online update; its split if ``want``.
+
+        During the burn-in the rows are buffered; with more of them than components a
+        stream (``provisional``) starts the model from all of them after every batch,
+        and ``fit`` only when the burn-in ends. ``None`` where no start was made."""
         self.n_samples_seen_ += Z.shape[0]
         if self._buffer is None:
             return self._advance(Z)
@@ -210,13 +255,25 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         self._buffered += Z.shape[0]
         # a start needs more rows than components: fewer are fitted exactly, leaving no
         # residual scale for the penalties and no variance for the other directions
-        final = self._buffered >= max(int(self.burn_in), self._rank_ + 1)
-        # without a split to return, the start can wait for the end of the burn-in
-        if not final and self._state is not None and not want:
+        enough = self._buffered > self._rank_
+        final = enough and self._buffered >= int(self.burn_in)
+        if not final and not (provisional and enough):
             return None
         buffer = self._buffer[0] if len(self._buffer) == 1 else np.concatenate(self._buffer)
         self._buffer = None if final else [buffer]
-        return self._start(buffer, final, Z.shape[0], want)
+        if provisional:  # the window of the diagnostics is rebuilt from these rows
+            self._closed = buffer
+        return self._close(buffer, final, Z.shape[0], want)
+
+    def _close(self, buffer: np.ndarray, final: bool, n_last: int, want: bool):
+        """The start on the burn-in rows ``buffer``, from the stream's first random draws
+        (every start of a stream, and ``fit``'s, draw the same), with no loss recorded
+        before it."""
+        start = getattr(self, "_rng_start", None)  # None: a stream pickled before it
+        if start is not None:
+            self._rng = copy.deepcopy(start)
+        self._losses.clear()
+        return self._start(buffer, final, n_last, want)
 
     def _check_stream_fixed(self) -> None:
         """A ``ValueError`` naming a parameter of :attr:`_stream_fixed` that ``set_params``
@@ -239,12 +296,18 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         if self._buffer:
             buffer = self._buffer[0] if len(self._buffer) == 1 else np.concatenate(self._buffer)
             self._buffer = None
-            self._start(buffer, True, 0, False)
+            self._close(buffer, True, 0, False)
 
     def _publish(self) -> None:
-        """Set the fitted attributes from the state."""
+        """Set the fitted attributes from the state (a rank-deficient basis completed by
+        the same draws at every call: the components move only with the state)."""
         basis, energy = self._basis()
-        self.components_ = orthonormal_rows(basis, energy, self._rng)
+        start = getattr(self, "_rng_start", None)
+        self.components_ = orthonormal_rows(
+            basis,
+            energy,
+            lambda: np.random.default_rng(0) if start is None else copy.deepcopy(start),
+        )
         self.mean_ = np.zeros(basis.shape[0], dtype=basis.dtype)
         self.n_components_ = int(basis.shape[1])
         for key, value in self._fitted_info().items():
@@ -267,14 +330,19 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
     def _fit_stream(self, one_pass, n_features: int, rng) -> SolverResult:
         """``fit`` on the batches that ``one_pass()`` yields, ``n_passes`` times: those of
         ``batch_size`` rows of an array, or of the row blocks of a dask array
-        (:mod:`robustpca._dask.online`)."""
-        self._reset(n_features)
+        (:mod:`robustpca._dask.online`, whose rows with no observed entry are counted
+        and passed over, as in a stream)."""
+        self._reset(n_features, rng)
         self._rank_ = self._rank(n_features)
-        self._rng = rng
         n_batches = 0
         for p in range(int(self.n_passes)):
             for batch in one_pass():
-                self._consume(batch, want=False)
+                empty = empty_rows(batch) if getattr(self, "n_missing_", 0) else None
+                if empty is not None:
+                    self.n_samples_seen_ += int(empty.sum())
+                    batch = batch[~empty]
+                if batch.shape[0]:
+                    self._consume(batch, want=False)
                 n_batches += 1
             if p == 0:
                 self._close_burn_in()
@@ -347,7 +415,8 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         xp, device = input_namespace(X)  # an array-API batch: solved on the host
         if xp is not None:
             X = to_numpy(X)
-        first = self._state is None or not hasattr(self, "n_samples_seen_")
+        # a stream has begun at its first batch, even one that starts no model
+        first = not hasattr(self, "n_samples_seen_") or "_buffer" not in self.__dict__
         # every batch (set_params between calls), as fit does, and the stream's rank
         self._check_params()
         self._validate_common()
@@ -362,19 +431,40 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             self.n_missing_ = 0
         else:
             X = self._validate_batch(X, first=False)
+        empty = None
         if self._batch_gaps:
             self.n_missing_ += int(np.isnan(X).sum())
-        split = self._consume(X, want=want)
-        self._publish()
+            empty = empty_rows(X)
+        rows = X if empty is None else X[~empty]  # the rows with evidence (module docstring)
+        self.n_samples_seen_ += X.shape[0] - rows.shape[0]
+        split = None
+        into = self._route()
+        if rows.shape[0] and (empty is None or into is None):
+            split = self._consume(rows, want=want, provisional=True)
+        elif rows.shape[0]:  # the route's out array is the whole batch's: not these rows'
+            self._residual_into = (None,)
+            try:
+                split = self._consume(rows, want=want, provisional=True)
+            finally:
+                self._residual_into = into
+        fitted = self._state is not None
+        if fitted:
+            self._publish()
+            self.converged_ = True
+            self.stop_reason_ = PASSES_DONE
+            self.objective_history_ = np.asarray(self._losses or [0.0], dtype=float)
+            self._unmodelled_constants = None
+            if rows.shape[0]:
+                first_row = self.n_samples_seen_ - X.shape[0]
+                positions = np.arange(X.shape[0]) if empty is None else np.flatnonzero(~empty)
+                self._track_reference(rows, first_row + positions)
         self.n_iter_ = getattr(self, "n_iter_", 0) + 1
-        self.converged_ = True
-        self.stop_reason_ = PASSES_DONE
-        self.objective_history_ = np.asarray(self._losses or [0.0], dtype=float)
-        self._unmodelled_constants = None
-        self._track_reference(X)
+        if want:
+            split = self._whole_split(X, empty, split)
         if xp is None:
             return split
-        finish_fit(self, X.dtype, xp, device)
+        if fitted:
+            finish_fit(self, X.dtype, xp, device)
         return None if split is None else tuple(move_to(a, xp=xp, device=device) for a in split)
 
     def _incremental_blocks(self, X, *, want: bool):
@@ -391,56 +481,24 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
             return None
         return tuple(np.concatenate([part[j] for part in parts]) for j in range(2))
 
-    def _track_reference(self, Z: np.ndarray) -> None:
-        """Add rows of the batch ``Z`` to the diagnostics' window and set the reference
-        and ``offset_`` from it (module docstring)."""
-        window = self._window
-        window.follow(self.components_)
-        picked = window.pick(Z.shape)
-        rows = Z[picked]
-        scores, od = self._reference_distances(rows)
-        observed = observed_counts(self, rows) if self.n_missing_ else None
-        first = self.n_samples_seen_ - Z.shape[0]
-        window.add(first + picked, scores, od, observed, seen=self.n_samples_seen_)
-        self._store_reference()
-
-    def _store_reference(self) -> None:
-        window = self._window
-        self._outlier_reference = reference = window.reference(self)
-        store = getattr(self, "_set_likelihood_reference", None)
-        if store is not None:  # the Gaussian model of score()
-            store(window.scores, window.od, None, window.observed)
-        contamination = getattr(self, "contamination", "auto")
-        auto = isinstance(contamination, str)
-        self.offset_ = -1.0 if auto else window.offset(reference, float(contamination))
-
-    def _set_outlier_reference(self, X, sample_weight=None) -> None:
-        """The reference of ``fit`` (all its rows), and the stream's window seeded with
-        the distances of its last rows, for ``partial_fit`` to continue from."""
-        super()._set_outlier_reference(X, sample_weight)
-        self._seed_window(X[-min(X.shape[0], WINDOW_ROWS) :])
-
-    def _seed_window(self, rows: np.ndarray) -> None:
-        """The stream's window, afresh, with the distances of ``rows``: the last rows of
-        the fit (``n_samples_seen_`` counts them)."""
-        window = self._window = ReferenceWindow()
-        window.follow(self.components_)
-        scores, od = self._reference_distances(rows)
-        observed = observed_counts(self, rows) if self.n_missing_ else None
-        index = np.arange(-rows.shape[0], 0) + self.n_samples_seen_
-        window.add(index, scores, od, observed, seen=self.n_samples_seen_)
-
     def partial_fit(self, X, y=None):
         """Update the model with the batch ``X`` (rows are samples); returns ``self``.
 
-        The first call starts the model (and the burn-in); ``n_samples_seen_`` counts
-        every row given. Every call checks the parameters, as ``fit`` does; an
+        The first call starts the stream (and the burn-in); ``n_samples_seen_`` counts
+        every row given. There is a model once more rows than ``n_components`` have
+        come (until then the estimator is not fitted, and the rows wait in the buffer);
+        during the burn-in it is the model :meth:`fit` gives on the rows so far
+        (``burn_in``). Every call checks the parameters, as ``fit`` does; an
         ``n_components`` changed since the start is a ``ValueError`` (as scikit-learn's
-        ``IncrementalPCA``). ``X`` is not modified and nothing per row is kept beyond the
-        burn-in buffer, which holds the batches themselves, not copies: a caller that
-        writes each new batch into the same array must pass copies until the burn-in
-        ends (``n_samples_seen_`` at least ``burn_in`` and ``n_components + 1``). A dask
-        array's row blocks are the batches, computed one at a time, in order.
+        ``IncrementalPCA``). A row with no observed entry (all NaN: a dropped frame) is
+        counted and passed over: it carries no evidence (the module docstring of
+        :mod:`robustpca.estimators._online_base`). ``X`` is not modified and nothing per
+        row is kept beyond the burn-in buffer, which holds the batches themselves, not
+        copies: a caller that writes each new batch into the same array must pass copies
+        until the burn-in ends (``n_samples_seen_`` at least ``burn_in`` and
+        ``n_components + 1``), and the diagnostics' window, which keeps copies of a few
+        latest rows (:mod:`~robustpca.estimators._stream_reference`). A dask array's
+        row blocks are the batches, computed one at a time, in order.
 
         Parameters
         ----------
@@ -460,8 +518,14 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         One pass for a stream (a video): each batch is split with the model as it was
         when the batch arrived, then the model is updated (the order of the papers'
         algorithms), so a row's split never uses the row itself, except during the
-        burn-in, when the start is fitted to the buffered rows (the batches themselves,
-        as in :meth:`partial_fit`).
+        burn-in, when it is the split of the start's first update on the buffered rows
+        (the batches themselves, as in :meth:`partial_fit`). Before there is a model
+        (no more rows than ``n_components``), each row is its own low-rank part (its
+        gaps at their feature's median over the rows so far) and the sparse part is
+        zero. A row with no observed entry gets the low-rank part of the model's
+        typical row (the centre of the diagnostics' scores on the components: the
+        stream's usual background) and a sparse part of zeros; it does not update the
+        model.
 
         Parameters
         ----------
@@ -491,7 +555,10 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         Returns
         -------
         low_rank, sparse : ndarray of shape (n_samples, n_features)
-            See :meth:`partial_fit_decompose`. Lazy dask arrays for a dask ``X``.
+            See :meth:`partial_fit_decompose`, rows with no observed entry included
+            (the typical row's low-rank part; ``transform`` and ``reconstruct`` refuse
+            them, as every estimator's: they give scores and a fit, which such a row
+            has none of). Lazy dask arrays for a dask ``X``.
 
         Raises
         ------
@@ -514,5 +581,11 @@ class OnlineLowRankSparse(BaseSubspaceEstimator):
         # them after validating), not to be reset by a reader in another thread
         model = copy.copy(self)
         X = model._validate_batch(to_numpy(X), first=False)
-        parts = host_copy(model)._split(X)
+        host = host_copy(model)
+        empty = empty_rows(X) if model._batch_gaps else None
+        if empty is None:
+            parts = host._split(X)
+        else:  # rows with no observed entry: the typical row (module docstring)
+            kept = X[~empty]
+            parts = host._whole_split(X, empty, host._split(kept) if kept.shape[0] else None)
         return parts if xp is None else tuple(move_to(a, xp=xp, device=device) for a in parts)

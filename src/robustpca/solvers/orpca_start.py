@@ -13,6 +13,7 @@ __all__ = [
     "feature_median",
     "fill_gaps",
     "initial_directions",
+    "observed_median",
     "orpca_initialize",
     "robust_residual_scale",
     "rows_with_signal",
@@ -123,9 +124,24 @@ def fill_gaps(Z: np.ndarray, observed: np.ndarray) -> np.ndarray:
     observed : ndarray of shape (n_samples, n_features)
         Boolean, True where an entry is observed.
     """
+    return np.where(observed, Z, observed_median(Z, observed)).astype(Z.dtype, copy=False)
+
+
+def observed_median(Z: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """Each feature's median over its observed entries of ``Z`` (0 for a feature observed
+    nowhere), in ``Z``'s dtype: the fill of :func:`fill_gaps`.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        Any value at the gaps.
+    observed : ndarray of shape (n_samples, n_features)
+        Boolean, True where an entry is observed.
+    """
+    if not Z.shape[0]:
+        return np.zeros(Z.shape[1], dtype=Z.dtype)
     centre = _nan_median(np.where(observed, Z, np.nan), axis=0)
-    centre = np.where(np.isnan(centre), 0, centre).astype(Z.dtype)
-    return np.where(observed, Z, centre).astype(Z.dtype, copy=False)
+    return np.where(np.isnan(centre), 0, centre).astype(Z.dtype)
 
 
 def initial_directions(Z: np.ndarray, n_components: int, rng: np.random.Generator) -> np.ndarray:
