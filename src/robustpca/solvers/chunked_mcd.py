@@ -286,13 +286,14 @@ class _OffHull:
     def of_coords(self, z):
         return self.hull.excess(z)[:, None]
 
+    def member(self, x, index) -> np.ndarray:
+        """The rows on the hull (as a raw subset: a coordinate plane's rows)."""
+        return self(x)[:, 0] <= 0.0
 
-def _exact_fit(run, row_index, coords, raw_fit, h: int, n: int, p: int, alpha: float):
-    """robustbase's exact fit from the singular h-subset ``raw_fit = (location,
-    unscaled covariance, subset)``: the raw estimates of every row on its hull, in one
+
+def _exact_fit(run, row_index, coords, hull, subset, h: int, n: int, p: int, alpha: float):
+    """robustbase's exact fit on ``hull``: the raw estimates of every row on it, in one
     pass (:func:`~robustpca.solvers.mcd.minimum_covariance_determinant`)."""
-    location, unscaled, subset = raw_fit
-    hull = AffineHull.of(location, unscaled, h)
     on = run(
         _moments_below_pass,
         row_index,
@@ -305,6 +306,30 @@ def _exact_fit(run, row_index, coords, raw_fit, h: int, n: int, p: int, alpha: f
         cov = cov * ((h - 1) / h)
     cutoff = stats.chi2.ppf(0.975, p)
     return ChunkedMCD(on.mean, cov, on.mean, cov, -np.inf, h, coords, subset, cutoff, False, hull)
+
+
+def _equal_counts_pass(x, rows=None, *, coords, values) -> dict:
+    """Per coordinate, the rows equal to ``values`` (NaN: none)."""
+    return {"count": (coords(x) == values).sum(axis=0)}
+
+
+def _coordinate_plane(run, row_index, coords, sample: np.ndarray, h: int):
+    """:func:`~robustpca.solvers.exact_fit.coordinate_plane` of all the rows, and the
+    passes it took: a coordinate's ``h > n / 2`` equal values fill about that share of a
+    random ``sample``, whose most frequent value (in at least a quarter) is counted."""
+    n_sample, p = sample.shape
+    values = np.full(p, np.nan)
+    for j in range(p):
+        found, counts = np.unique(sample[:, j], return_counts=True)
+        if 4 * counts.max() >= n_sample:
+            values[j] = found[np.argmax(counts)]
+    if np.isnan(values).all():
+        return None, 0
+    counts = run(_equal_counts_pass, row_index, coords=coords, values=values)["count"]
+    hit = np.flatnonzero(np.asarray(counts) >= h)
+    if hit.size == 0:
+        return None, 1
+    return AffineHull.coordinate(p, int(hit[0]), float(values[hit[0]])), 1
 
 
 @dataclass(frozen=True)
@@ -350,7 +375,8 @@ def _univariate_mcd(run, row_index, coords, n, alpha, h, pilot_x):
     raw_location, raw_cov = raw.mean, _covariance(raw)
     sign, log_det = np.linalg.slogdet(raw_cov)
     if sign <= 0:  # more than h rows at one value
-        fit = _exact_fit(run, row_index, coords, (raw_location, raw_cov, subset), h, n, 1, alpha)
+        hull = AffineHull.of(raw_location, raw_cov, h)
+        fit = _exact_fit(run, row_index, coords, hull, subset, h, n, 1, alpha)
         return fit, passes + 1
     raw_cov = raw_cov * mcd_consistency(1, h / n) * mcd_small_sample(1, n, alpha)
     raw_cov = raw_cov * ((h - 1) / h)  # robustbase's rfmcduni: the sum of squares / h
@@ -499,6 +525,11 @@ def mcd_chunked(
     if gathered is None:
         gathered, passes = gather_rows(run, row_index, wanted), passes + 1
     gathered = coords(gathered)
+    plane, used = _coordinate_plane(run, row_index, coords, gathered, h)
+    passes += used
+    if plane is not None:
+        subset = _OffHull(coords, plane)
+        return _exact_fit(run, row_index, coords, plane, subset, h, n, p, alpha), passes + 1
     merged = gathered[np.searchsorted(wanted, drawn)]
     bounds = np.cumsum([0, *sizes])
     found = [
@@ -557,7 +588,7 @@ def mcd_chunked(
         kept = runner.result["m"]
     log_det = raw_log_det(ahead.unscaled)
     if not np.isfinite(log_det):  # an exact fit: the rows on the h-subset's hull
-        raw = (ahead.location, ahead.unscaled, subsets[best])
-        return _exact_fit(run, row_index, coords, raw, h, n, p, alpha), passes + 1
+        hull = AffineHull.of(ahead.location, ahead.unscaled, h)
+        return _exact_fit(run, row_index, coords, hull, subsets[best], h, n, p, alpha), passes + 1
     raw_fit = (ahead.location, ahead.covariance, log_det, subsets[best], ahead.cutoff)
     return _reweighted(kept, raw_fit, h, n, p, alpha, coords), passes

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AffineHull"]
+__all__ = ["AffineHull", "coordinate_plane"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -73,6 +73,23 @@ class AffineHull:
         within = float(np.sqrt((h - 1) * np.clip(values[zero], 0.0, None).sum()))
         return cls(location, vectors[:, zero], 2.0 * within + np.sqrt(_EPS * top))
 
+    @classmethod
+    def coordinate(cls, p: int, column: int, value: float) -> AffineHull:
+        """The hyperplane where coordinate ``column`` equals ``value`` (to rounding).
+
+        Parameters
+        ----------
+        p : int
+            The number of coordinates.
+        column : int
+            The coordinate fixed on the hyperplane.
+        value : float
+            Its value there.
+        """
+        location, null = np.zeros(p), np.zeros((p, 1))
+        location[column], null[column] = value, 1.0
+        return cls(location, null, 0.0)
+
     def excess(self, Z: np.ndarray) -> np.ndarray:
         """Each row's distance from the hull beyond the tolerance: at most 0 on it.
 
@@ -103,3 +120,32 @@ class AffineHull:
         ndarray of bool of shape (n,)
         """
         return self.excess(Z) <= 0.0
+
+
+def coordinate_plane(X: np.ndarray, h: int) -> AffineHull | None:
+    """robustbase's exact fit on a coordinate hyperplane (``rffastmcd.f``'s check before
+    any search, exact-fit code 3): the hyperplane of the first column whose h-th
+    smallest absolute deviation from its median is zero.
+
+    Such a column holds at least ``h > n / 2`` equal values, so its median is that value
+    and every h-subset of those rows is singular: which of them the random search would
+    hold is an accident of its starts, which robustbase's check takes out of the fit.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        The rows.
+    h : int
+        The subset's size.
+
+    Returns
+    -------
+    AffineHull or None
+        The column's hyperplane at its median (:meth:`AffineHull.coordinate`); None
+        where no column has ``h`` rows at its median.
+    """
+    median = np.median(X, axis=0)
+    hit = np.flatnonzero((X == median).sum(axis=0) >= h)
+    if hit.size == 0:
+        return None
+    return AffineHull.coordinate(X.shape[1], int(hit[0]), float(median[hit[0]]))

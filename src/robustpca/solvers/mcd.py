@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
-from .exact_fit import AffineHull
+from .exact_fit import AffineHull, coordinate_plane
 from .mcd_factors import mcd_consistency, mcd_small_sample
 
 __all__ = [
@@ -92,7 +92,9 @@ class MCDResult:
         ``rfmcduni``: its sum of squares divided by ``h``, not ``h - 1``); on an exact
         fit, of every sample on its hull, as the reweighted ones.
     raw_support : ndarray of bool, shape (n_samples,)
-        The h-subset.
+        The h-subset; every sample on the hyperplane where a coordinate holds ``h``
+        equal values (robustbase's exact fit before its search, which has no h-subset;
+        :func:`~robustpca.solvers.exact_fit.coordinate_plane`).
     support : ndarray of bool, shape (n_samples,)
         The samples kept by the reweighting step; on an exact fit, every sample on the
         h-subset's affine hull (robustbase's weights).
@@ -460,8 +462,11 @@ def minimum_covariance_determinant(
     """
     n, p = X.shape
     h = min(h_alpha_n(alpha, n, p), n)
+    plane = coordinate_plane(X, h) if 1 < p and h < n else None
     if h >= n:
         raw_support = np.ones(n, dtype=bool)
+    elif plane is not None:  # robustbase's exact fit before any search (no seed decides);
+        raw_support = plane.contains(X)  # it has no h-subset: every row on the plane
     else:
         rng = (
             np.random.default_rng(random_state)
@@ -478,8 +483,11 @@ def minimum_covariance_determinant(
     if h < n:  # (h = n: the classical estimates are the raw ones, then reweighted, as
         # robustbase's covMcd does; no factor applies to them)
         hull = None
-        if not np.isfinite(log_det):  # an exact fit: every sample on the subset's hull
+        if plane is not None:
+            hull = plane
+        elif not np.isfinite(log_det):  # an exact fit: every sample on the subset's hull
             hull = AffineHull.of(raw_location, raw_cov, h)
+        if hull is not None:
             on = hull.contains(X)
             raw_location, raw_cov = _cov(X[on])
         raw_cov = raw_cov * mcd_consistency(p, h / n) * mcd_small_sample(p, n, alpha)

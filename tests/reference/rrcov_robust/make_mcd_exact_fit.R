@@ -5,9 +5,11 @@
 #   Rscript tests/reference/rrcov_robust/make_mcd_exact_fit.R [ADBENCH_DIR]
 # ADBENCH_DIR defaults to $ROBUSTPCA_DATA/adbench, else ../shared/data/adbench. Writes
 # mcd_exact_fit.csv next to this script, one row per (table, alpha):
-#   table      "4_breastw" (ADBench's X of 4_breastw.npz, 683 x 9 integer scores), or
-#              "plane" (set.seed(7): 300 x 4 normal values rounded to 6 digits, the
-#              fourth column 0 on the first 180 rows; its values, row-major, in x)
+#   table      "4_breastw" (ADBench's X of 4_breastw.npz, 683 x 9 integer scores),
+#              "15_Hepatitis" (its X, 80 x 19), "plane" (set.seed(7): 300 x 4 normal
+#              values rounded to 6 digits, the fourth column 0 on the first 240 rows)
+#              or "two_planes" (set.seed(8): the same, with the first column 0 on rows
+#              1-180 and the third 5 on rows 121-300); their values, row-major, in x
 #   alpha, h   covMcd's alpha and h
 #   kind       covMcd's singularity kind ("on.hyperplane")
 #   weights    1-based rows of weight 1 (those on the hyperplane)
@@ -43,4 +45,13 @@ plane <- matrix(round(rnorm(300 * 4), 6), 300, 4)
 plane[1:240, 4] <- 0
 rows[[2]] <- exact_fit("plane", plane, 0.5, num(t(plane)))
 rows[[3]] <- exact_fit("plane", plane, 0.75)
+# two coordinate hyperplanes, each with more than h rows: covMcd's check before its
+# search (exact-fit code 3) takes the first column's, whatever the seed
+set.seed(8)
+planes <- matrix(round(rnorm(300 * 4), 6), 300, 4)
+planes[1:180, 1] <- 0
+planes[121:300, 3] <- 5
+rows[[4]] <- exact_fit("two_planes", planes, 0.5, num(t(planes)))
+# ADBench's Hepatitis (80 x 19): several columns hold h equal values; the second's
+rows[[5]] <- exact_fit("15_Hepatitis", read_npz_matrix(file.path(adbench, "15_Hepatitis.npz")), 0.5)
 write.csv(do.call(rbind, rows), file.path(out_dir, "mcd_exact_fit.csv"), row.names = FALSE)
