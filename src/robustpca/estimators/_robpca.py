@@ -17,7 +17,12 @@ from .._validation import (
 from .._warnings import external_stacklevel
 from ..linalg import complete_orthonormal
 from ..solvers import SolverResult, StopReason
-from ..solvers.robpca import directionless, not_nonnegative_definite, solve_robpca
+from ..solvers.robpca import (
+    directionless,
+    every_sample_kept,
+    not_nonnegative_definite,
+    solve_robpca,
+)
 from ._base import BaseSubspaceEstimator
 from ._outlier_api import with_detector_attributes
 from ._rrcov_common import ImputationEMMixin, with_imputation_doc
@@ -81,7 +86,8 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         fewest components explaining 80% of the variance, at most ``kmax``, the
         eigenvalue-ratio guard); a float in (0, 1) is the share of that variance, with
         no cap (as in scikit-learn's ``PCA``; ``kmax`` still sets ``h``); ``None`` is
-        ``min(n_samples, n_features)``, as an int.
+        ``min(n_samples, n_features)``, as an int. From ``n_samples - 1`` components
+        the h-subset holds every sample and the fit is classical PCA, with a warning.
     alpha : float in [0.5, 1] or None, default=None
         Coverage: the fraction of samples the fit must describe (None: 0.75, with
         rrcov's default conventions above); ``1 - alpha`` is the
@@ -288,6 +294,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
             message = not_nonnegative_definite(
                 result.negative_eigenvalue, n_samples, result.n_components
             )
+            warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
+        if result.h >= n_samples and result.n_components and (self.alpha or 0.75) < 1:
+            message = every_sample_kept(n_samples, kmax)
             warnings.warn(message, UserWarning, stacklevel=external_stacklevel())
         components, eigenvalues = result.components, result.eigenvalues
         k = int(spec) if isinstance(spec, int) else max(result.n_components, 1)

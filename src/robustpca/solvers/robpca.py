@@ -60,6 +60,7 @@ __all__ = [
     "centred_rank",
     "class_pca",
     "directionless",
+    "every_sample_kept",
     "not_nonnegative_definite",
     "solve_robpca",
 ]
@@ -119,6 +120,30 @@ def not_nonnegative_definite(negative: float, n_samples: int, n_components: int)
         "eigenvalues). They are set to 0, and the eigenvalues and distances of this fit "
         "do not describe the data: use fewer components or more samples (at least twice "
         "as many samples as components)."
+    )
+
+
+def every_sample_kept(n_samples: int, kmax: int) -> str:
+    """The estimators' warning where the h-subset is every sample (``h = n`` with
+    ``alpha < 1``): the fit is classical PCA. rrcov stops here ("n == p+1 is too small
+    sample size for MCD").
+
+    Parameters
+    ----------
+    n_samples : int
+        The rows of the fit.
+    kmax : int
+        The ``kmax`` that set ``h`` (raised to an int ``n_components`` above it).
+
+    Returns
+    -------
+    str
+    """
+    return (
+        f"ROBPCA: the h-subset holds all {n_samples} samples (h = n, from kmax = {kmax}, "
+        f"raised to an int n_components above it), so this fit is classical PCA and "
+        "resists no outlier (rrcov refuses it). Ask for at most n_samples - 2 components, "
+        "or use n_components='auto' with a smaller kmax."
     )
 
 
