@@ -103,11 +103,10 @@ class RankProjector:
         self._rng = np.random.default_rng(0)  # the check's starts: reproducible fits
 
     def _keep(self, V, lam) -> None:
-        """Store a warm start if every Ritz value is positive (else: exact next time)."""
-        if V is None or not lam[-1] > RANK_FLOOR * lam[0]:
-            self.basis = self.inverse_values = None
-        else:
-            self.basis, self.inverse_values = V, 1.0 / lam
+        """Store a warm start if every Ritz value is positive and has a finite inverse
+        (else: exact next time)."""
+        inverse = None if V is None or not lam[-1] > RANK_FLOOR * lam[0] else _inverse(lam)
+        self.basis, self.inverse_values = (None, None) if inverse is None else (V, inverse)
 
     def _larger_outside(self, Y: np.ndarray, Vk: np.ndarray, lam: np.ndarray) -> bool:
         """Whether :math:`Y^\top Y` may have an eigenvalue above the k-th Ritz value
@@ -161,13 +160,21 @@ class RankProjector:
                 return Ck @ Vk.T  # Y V_k V_k^T
             if converged:  # a larger direction lies outside the warm start
                 break
-            scale = 1.0 / np.maximum(lam, RANK_FLOOR * lam[0]) if lam[0] > 0 else None
+            scale = _inverse(np.maximum(lam, RANK_FLOOR * lam[0])) if lam[0] > 0 else None
             if scale is None:
                 break
         self.n_exact += 1
         M, V, lam = _truncate_exact(Y, k, self.n_vectors)
         self._keep(V, lam)
         return M
+
+
+def _inverse(values: np.ndarray) -> np.ndarray | None:
+    """``1 / values``, or None where one overflows (Ritz values of data near the
+    underflow, whose warm start would scale by inf)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        inverse = 1.0 / values
+    return inverse if np.isfinite(inverse).all() else None
 
 
 def _gram_operator(Y: np.ndarray) -> LinearOperator:
