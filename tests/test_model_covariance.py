@@ -37,6 +37,21 @@ def test_pca_is_scikit_learns_model_on_a_real_table(cardio, k):
     assert ours.score(cardio) == pytest.approx(logpdf.mean(), rel=1e-10)
 
 
+@pytest.mark.realdata
+def test_pca_on_wide_data_takes_tipping_and_bishops_noise_variance(shared_data):
+    """octane (39 x 226): the discarded variance over ``d - k`` (the documented
+    departure), where scikit-learn's divides by ``min(n, d) - k``; the components and
+    their variances are scikit-learn's."""
+    from .conftest import load_table
+
+    X, k = load_table(shared_data, "octane"), 5
+    ours, theirs = robustpca.PCA(k).fit(X), SklearnPCA(k).fit(X)
+    np.testing.assert_allclose(ours.explained_variance_, theirs.explained_variance_, rtol=1e-10)
+    n, d = X.shape
+    ratio = (min(n, d) - k) / (d - k)
+    assert ours.noise_variance_ == pytest.approx(theirs.noise_variance_ * ratio, rel=1e-10)
+
+
 def _fitted(name, X):
     params = {"n_components": (2, 2) if name in IMAGES - {"TwoDPCA"} else 2}
     if name in IMAGES:

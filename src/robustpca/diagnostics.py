@@ -41,12 +41,14 @@ The centre :math:`c`, the scales :math:`s` and the OD rule depend on the estimat
     :math:`\chi^2_{k, q}` alone flagged a third of the inliers of real tables
     (``docs/design-notes/outlier-cutoffs.md``).
 
-As in rrcov there is no OD cutoff (``orthogonal_cutoff = 0``) when the fit holds every
-direction of the data (all training ODs are zero up to rounding: ``k`` equals the
-rank). No training row is then flagged by OD, but a new row off the training rows'
-span (``k < p``: its OD beyond the rounding of their largest norm) is, with its OD in
-units of that rounding as outlyingness; the score distance then counts a component of
-zero scale in units of the rounding level, so a row off it is far out too.
+There is no OD cutoff (``orthogonal_cutoff = 0``) when the fit holds every direction
+of the data (all training ODs are zero up to rounding: ``k`` equals the rank), as in
+rrcov's ``PcaHubert`` and ``PcaClassic`` (its other functions count ``p`` directions and
+take a cutoff of the rounding, which flags rows on rounding). No training row is then
+flagged by OD, but a new row off the training rows' span (``k < p``: its OD beyond the
+rounding of their largest norm) is, with its OD in units of that rounding as
+outlyingness; the score distance then counts a component of zero scale in units of the
+rounding level, so a row off it is far out too.
 
 A sample beyond the OD cutoff is an orthogonal outlier; beyond the SD cutoff only, a
 good leverage point; beyond both, a bad leverage point. :func:`plot_outlier_map` draws

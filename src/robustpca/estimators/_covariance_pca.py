@@ -73,7 +73,10 @@ class CovariancePCA(ImputationEMMixin, RrcovFamilyMixin, BaseSubspaceEstimator):
     explained_variance_ : ndarray of shape (n_components_,)
         Its largest eigenvalues.
     support_ : ndarray of bool or None
-        Samples kept by the reweighted MCD (None for another estimator).
+        Samples kept by the reweighted MCD (None for another estimator): those within
+        the cutoff of the raw fit, of which the reweighted estimates are the mean and
+        covariance (robustbase's ``mcd.wt`` is taken again from the reweighted fit, and
+        can hold others).
     <detector attributes>
     n_components_, n_features_in_, n_iter_ (1), converged_, stop_reason_,
     objective_history_

@@ -38,7 +38,10 @@ held-out inliers alone choose. What separates the ranks is then what a likelihoo
 weigh: a ``k`` too small leaves signal in the orthogonal part (a large :math:`\sigma^2`),
 a ``k`` too large models training noise (variances fitted to one fold's noise
 directions, which the held-out rows do not share). Classical :class:`~robustpca.PCA`
-keeps the plain mean, which is scikit-learn's ``PCA.score``.
+keeps the plain mean, which is scikit-learn's ``PCA.score`` where ``n_samples >=
+n_features``: on wider data its :math:`\sigma^2` is Tipping & Bishop's, the discarded
+variance over :math:`d - k` (the zero eigenvalues included), where scikit-learn's
+divides by :math:`\min(n, d) - k`.
 
 A Dask fit stores the same model: its two variances are order statistics (or, for
 classical PCA, a weighted sum) that the counting passes of its training diagnostics
@@ -300,7 +303,9 @@ class LikelihoodScoreMixin:
         :math:`C = U^\top \operatorname{diag}(\lambda) U + \sigma^2 (I - U^\top U)`,
         :math:`U` = ``components_``, :math:`\lambda` the variances of the scores and
         :math:`\sigma^2` = ``noise_variance_``, as scikit-learn's
-        ``PCA.get_covariance`` (equal to it for :class:`~robustpca.PCA`). Its centre is
+        ``PCA.get_covariance`` (equal to it for :class:`~robustpca.PCA` where
+        ``n_samples >= n_features``; on wider data its :math:`\sigma^2` divides by
+        :math:`d - k`, scikit-learn's by :math:`\min(n, d) - k`). Its centre is
         ``mean_`` plus the scores' centre on the components (0 with consistent
         eigenvalues).
 

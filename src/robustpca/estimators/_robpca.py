@@ -154,7 +154,9 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
     outlyingness_ : ndarray of shape (n_samples,) or None
         Their Stahel-Donoho outlyingness (None in the MCD shortcut).
     support_ : ndarray of bool, shape (n_samples,)
-        Samples kept by the final reweighted MCD.
+        Samples kept by the final reweighted MCD: those within the cutoff of the raw
+        fit, of which the reweighted estimates are the mean and covariance (robustbase's
+        ``mcd.wt`` is taken again from the reweighted fit, and can hold others).
     initial_eigenvalues_ : ndarray
         Eigenvalues of the h-subset's PCA (rrcov's ``eig0``).
     <detector attributes>
