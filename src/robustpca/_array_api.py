@@ -96,14 +96,31 @@ def _namespace_name(xp: Any) -> str:
     return getattr(xp, "__name__", "").rsplit("array_api_compat.", 1)[-1]
 
 
+#: Libraries whose tables (and series) are host input, as scikit-learn reads them.
+_DATAFRAME_MODULES = frozenset({"pandas", "polars", "pyarrow", "modin"})
+
+
+def _is_dataframe(a) -> bool:
+    """Whether ``a`` is a dataframe or series: pandas, polars, pyarrow, or any other with
+    the dataframe interchange protocol (``__dataframe__``) or an Arrow stream
+    (``__arrow_c_stream__``). scikit-learn's validation reads them as NumPy data, also
+    under ``array_api_dispatch``, so they carry no array namespace."""
+    return (
+        type(a).__module__.split(".")[0] in _DATAFRAME_MODULES
+        or hasattr(a, "__dataframe__")
+        or hasattr(a, "__arrow_c_stream__")
+    )
+
+
 def _array_inputs(arrays) -> list:
-    """The arguments that carry a namespace: no None, lists, strings, scalars, sparse or pandas."""
+    """The arguments that carry a namespace: no None, lists, strings, scalars, sparse
+    matrices or dataframes (:func:`_is_dataframe`)."""
     kept = []
     for a in arrays:
         if a is None or isinstance(a, (str, list, tuple, numbers.Number)):
             continue
         module = type(a).__module__.split(".")[0]
-        if module == "pandas" or (module == "scipy" and hasattr(a, "tocsr")):
+        if _is_dataframe(a) or (module == "scipy" and hasattr(a, "tocsr")):
             continue
         kept.append(a)
     return kept
@@ -322,7 +339,7 @@ def input_namespace(X):
     Returns
     -------
     tuple of (module, object) or (None, None)
-        ``(None, None)`` for NumPy arrays, array-likes (lists, pandas) and whenever
+        ``(None, None)`` for NumPy arrays, array-likes (lists, dataframes) and whenever
         scikit-learn's ``array_api_dispatch`` is off.
     """
     xp, is_array_api, device = get_namespace_and_device(X)

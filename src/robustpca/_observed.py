@@ -4,7 +4,10 @@ freedom its observed coordinates leave."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+from sklearn.utils.validation import check_array
 
 from ._validation import is_dask_collection
 
@@ -22,8 +25,9 @@ def observed_counts(model, X):
     model : estimator instance
         A fitted estimator.
     X : array-like of shape (n_samples, n_features)
-        Rows with NaN (or ``pd.NA``) at the missing entries: NumPy, a DataFrame, a Dask
-        array (lazy counts) or an array-API array (counted on its device).
+        Rows with NaN (or ``pd.NA``, or a polars null) at the missing entries: NumPy, a
+        DataFrame, a Dask array (lazy counts) or an array-API array (counted on its
+        device).
 
     Returns
     -------
@@ -55,11 +59,23 @@ def observed_counts(model, X):
         if constants is not None and np.any(counts < X.shape[1]):  # rare: on the host
             X = np.asarray(to_numpy(X))
     else:
-        if hasattr(X, "to_numpy") and hasattr(X, "columns"):  # pandas: pd.NA is missing
-            X = X.to_numpy(dtype=np.float64, na_value=np.nan)
-        X = np.asarray(X)  # a list; an object array is converted as fit does
-        X = X if X.dtype.kind == "f" else X.astype(np.float64)
+        X = _host_floats(X)
         counts = X.shape[1] - np.isnan(X).sum(axis=1)
     if isinstance(counts, np.ndarray) and not np.any(counts < X.shape[1]):
         return None  # no gaps
     return counts if constants is None else counts - (~np.isnan(X) & constants.mask).sum(axis=1)
+
+
+def _host_floats(X) -> np.ndarray:
+    """``X`` as a float NumPy array with NaN at its missing entries. A pandas DataFrame
+    turns its ``pd.NA`` (nullable dtypes, object columns) into NaN; anything else (a
+    list, an object array, a polars or other DataFrame, whose nulls become NaN) is
+    converted by scikit-learn's ``check_array``, as ``fit`` converts it."""
+    from ._array_api import FLOAT_DTYPES
+
+    pd = sys.modules.get("pandas")  # no pandas frame unless pandas was imported
+    if pd is not None and isinstance(X, pd.DataFrame):
+        return X.to_numpy(dtype=np.float64, na_value=np.nan)
+    return check_array(
+        X, dtype=FLOAT_DTYPES, ensure_all_finite=False, ensure_min_samples=0, ensure_min_features=0
+    )

@@ -3,6 +3,8 @@ CRPCA-OM, AccAltProj, GoDec), which fit missing entries on the observed ones."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .._array_api import input_namespace, move_to, to_numpy
@@ -12,9 +14,9 @@ __all__ = ["MaskedFitMixin", "apply_mask"]
 
 def apply_mask(X, mask):
     """A float copy of ``X`` with NaN where ``mask`` (True: observed) is False: float32
-    data stay float32, and a DataFrame stays a DataFrame (its column names are the
-    fit's ``feature_names_in_``), and an array-API array stays in its namespace, on its
-    device."""
+    data stay float32, and a pandas or polars DataFrame stays one (its column names are
+    the fit's ``feature_names_in_``), and an array-API array stays in its namespace, on
+    its device."""
     xp, device = input_namespace(X)
     if xp is not None:
         return move_to(apply_mask(to_numpy(X), mask), xp=xp, device=device)
@@ -26,11 +28,21 @@ def apply_mask(X, mask):
         raise TypeError(f"mask must be boolean (True where observed), got dtype {mask.dtype}.")
     if hasattr(X, "columns") and hasattr(X, "mask"):  # pandas: NaN where the mask is False
         return X.mask(~mask)
-    X = np.asarray(X)
-    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
-    X = np.array(X, dtype=dtype, copy=True)
-    X[~mask] = np.nan
-    return X
+    masked = np.asarray(X)
+    dtype = masked.dtype if masked.dtype in (np.float32, np.float64) else np.float64
+    masked = np.array(masked, dtype=dtype, copy=True)
+    masked[~mask] = np.nan
+    if type(X).__module__.split(".")[0] == "polars" and hasattr(X, "columns"):  # its names
+        return _polars_frame(masked, X)
+    return masked
+
+
+def _polars_frame(values: np.ndarray, like):
+    """``values`` as a polars DataFrame with the column names of the polars DataFrame
+    ``like`` (NaN stays NaN: missing, as a null is). polars is imported, as ``like`` is
+    one of its frames; no import here keeps it an optional dependency."""
+    polars = sys.modules["polars"]
+    return polars.from_numpy(values, schema=list(like.columns), orient="row")
 
 
 class MaskedFitMixin:
