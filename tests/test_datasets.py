@@ -307,14 +307,15 @@ def _dead_url() -> str:
     ids=["adbench", "video"],
 )
 def test_offline_hint_of_the_data_sets_beside_raw(tmp_path, monkeypatch, fetch, direct):
-    """fetch_adbench and fetch_video read no ROBUSTPCA_DATA: their hint offers what they
-    read (data_home=, or the files read directly), not that variable."""
-    monkeypatch.setenv("ROBUSTPCA_DATA", str(tmp_path / "ignored"))
+    """fetch_adbench and fetch_video read a verified copy at ROBUSTPCA_DATA (an empty
+    folder here, passed over) or data_home=: their hint offers both, and the files read
+    directly."""
+    monkeypatch.setenv("ROBUSTPCA_DATA", str(tmp_path / "empty"))
     with pytest.raises(DatasetDownloadError) as info:
         fetch(tmp_path / "home", _dead_url())
     message = str(info.value)
-    assert "ROBUSTPCA_DATA" not in message
-    assert "pass data_home=<folder>" in message and direct in message
+    assert "set ROBUSTPCA_DATA=<folder> or pass data_home=<folder>" in message
+    assert direct in message
     assert "place the file by hand at " + str(tmp_path / "home") in message  # one file
 
 
@@ -327,7 +328,7 @@ def test_offline_hint_of_a_folder_says_it_is_verified_as_a_whole(tmp_path):
     with pytest.raises(DatasetDownloadError) as info:
         fetch_video("highway", tmp_path, base_url=_dead_url())
     message = str(info.value)
-    assert "place the file by hand" not in message and "ROBUSTPCA_DATA" not in message
+    assert "place the file by hand" not in message
     assert "verified as a whole" in message and spec.listing_sha256 in message
     assert f"of the {len(spec.files)} files of {tmp_path / 'video' / 'highway'}" in message
     assert "pass data_home=<folder>" in message and "load_cdnet(" in message

@@ -72,9 +72,11 @@ def make_mirror():
 
 @pytest.fixture(autouse=True)
 def _never_the_internet(monkeypatch, tmp_path):
-    """Default mirror: a closed local port; default cache: a temporary folder."""
+    """Default mirror: a closed local port; default cache: a temporary folder; no
+    ``ROBUSTPCA_DATA`` (``test_fetch_data_env.py``)."""
     monkeypatch.setenv("ROBUSTPCA_MIRROR", _dead_url())
     monkeypatch.setenv("ROBUSTPCA_CACHE", str(tmp_path / "default-cache"))
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)  # a verified copy there is read
 
 
 def _sha256(path: Path) -> str:
@@ -469,8 +471,9 @@ def test_tables_and_clips_land_beside_raw(tmp_path, make_mirror, monkeypatch):
         _fetch_keys(["video/nope"], home)
     with pytest.raises(DatasetDownloadError) as info:  # offline: the autouse dead mirror
         fetch_adbench(tmp_path / "elsewhere")
-    assert "<folder>/adbench/ and pass data_home=<folder>" in str(info.value)
-    assert "ROBUSTPCA_DATA" not in str(info.value)  # which fetch_adbench does not read
+    assert "<folder>/adbench/ and set ROBUSTPCA_DATA=<folder> or pass data_home=<folder>" in str(
+        info.value
+    )
     assert "load_adbench" not in str(info.value)
 
 

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.realdata
 def _never_the_internet(monkeypatch, tmp_path):
     monkeypatch.setenv("ROBUSTPCA_MIRROR", _dead_url())
     monkeypatch.setenv("ROBUSTPCA_CACHE", str(tmp_path / "default-cache"))
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)  # a verified copy there is read
 
 
 def _assert_same(a, b):

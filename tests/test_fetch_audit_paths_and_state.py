@@ -31,6 +31,7 @@ def _never_the_internet(monkeypatch, tmp_path):
         port = s.getsockname()[1]
     monkeypatch.setenv("ROBUSTPCA_MIRROR", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("ROBUSTPCA_CACHE", str(tmp_path / "default-cache"))
+    monkeypatch.delenv("ROBUSTPCA_DATA", raising=False)  # a verified copy there is read
 
 
 @pytest.fixture

@@ -63,6 +63,33 @@ def get_cache_home(data_home: str | os.PathLike | None = None) -> Path:
     return Path(pooch.os_cache("robustpca"))
 
 
+def _data_env_home(keys) -> Path | None:
+    """``$ROBUSTPCA_DATA`` (the loaders' data folder) where it holds every pinned file
+    and folder of ``keys`` (``"<name>/<file or folder>"``) with its checksum: the fetchers
+    read such a copy as it is and write nothing there; None otherwise."""
+    env = os.environ.get(DATA_ENV, "")
+    if not env:
+        return None
+    home = Path(env).expanduser()
+    for key in keys:
+        name, rel = key.split("/", 1)
+        path = _root(home, name) / rel
+        if key in _FILES:
+            if not path.is_file() or _sha256(path) != _FILES[key].sha256:
+                return None
+        elif _listing_sha256(path, rel, _FOLDERS[key].files) != _FOLDERS[key].listing_sha256:
+            return None
+    return home
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _mirror(base_url: str | None) -> str | None:
     url = base_url if base_url is not None else os.environ.get(MIRROR_ENV, "")
     return url.rstrip("/") if url else None
@@ -97,15 +124,16 @@ _READ_DIRECTLY = {
 
 def _local_copy_hint(name: str) -> str:
     """The hints' last way: a local copy of the data, where the functions read it."""
-    if name in _OUTSIDE_RAW:  # fetch_adbench and fetch_video read no ROBUSTPCA_DATA
+    if name in _OUTSIDE_RAW:
         return (
-            f"keep the files under <folder>/{name}/ and pass data_home=<folder> to the "
-            f"fetcher (files there with the pinned checksums are used as they are), "
-            f"{_READ_DIRECTLY[name]}"
+            f"keep the files under <folder>/{name}/ and set {DATA_ENV}=<folder> or pass "
+            f"data_home=<folder> to the fetcher (files there with the pinned checksums are "
+            f"used as they are), {_READ_DIRECTLY[name]}"
         )
     return (
-        f"keep the files under <folder>/raw/{name}/ and call load_{name}(<folder>) or "
-        f"set {DATA_ENV}=<folder>"
+        f"keep the files under <folder>/raw/{name}/ and set {DATA_ENV}=<folder> (the "
+        f"fetchers and loaders read the files there with the pinned checksums as they "
+        f"are), or call load_{name}(<folder>)"
     )
 
 
@@ -283,6 +311,10 @@ def _fetch(name: str, loader: Callable, data_home, base_url, progressbar, **opti
     value = options.get(option) if option is not None else None
     if not isinstance(value, (str, type(None))) or value not in choices:
         raise ValueError(f"{option} must be one of {tuple(choices)}, got {value!r}.")
+    if data_home is None:
+        local = _data_env_home([f"{name}/{key}" for key in choices[value]])
+        if local is not None:
+            return loader(local, **options)
     home = get_cache_home(data_home)
     root = home / "raw" / name
     mirror = _mirror(base_url)
@@ -306,6 +338,9 @@ def _fetch_keys(keys, data_home=None, *, base_url=None, progressbar=False) -> Pa
     unknown = [k for k in keys if k not in _FILES and k not in _FOLDERS]
     if unknown:
         raise ValueError(f"no pinned source for {unknown}.")
+    local = _data_env_home(keys) if data_home is None else None
+    if local is not None:
+        return local
     home = get_cache_home(data_home)
     mirror = _mirror(base_url)
     by_name: dict[str, list[str]] = {}

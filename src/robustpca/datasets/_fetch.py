@@ -110,8 +110,9 @@ __all__ = [
 
 _DATA_HOME = """\
     data_home : str, path-like or None, default=None
-        Cache folder that holds ``raw/{name}/``; None is ``$ROBUSTPCA_CACHE`` or
-        ``pooch.os_cache("robustpca")``.
+        Cache folder that holds ``raw/{name}/``; None is ``$ROBUSTPCA_DATA`` where its
+        files have the pinned checksums (read there; nothing is written to it), else
+        ``$ROBUSTPCA_CACHE`` or ``pooch.os_cache("robustpca")``.
 """
 
 _REST = """\
@@ -403,8 +404,9 @@ def fetch_adbench(data_home=None, *, tables=None, base_url=None, progressbar=Fal
     Parameters
     ----------
     data_home : str, path-like or None, default=None
-        Folder that holds (or will hold) ``adbench/``; None is ``$ROBUSTPCA_CACHE`` or
-        ``pooch.os_cache("robustpca")``.
+        Folder that holds (or will hold) ``adbench/``; None is ``$ROBUSTPCA_DATA`` where
+        its tables have the pinned checksums (read there; nothing is written to it),
+        else ``$ROBUSTPCA_CACHE`` or ``pooch.os_cache("robustpca")``.
     tables : str, iterable of str or None, default=None
         Table names, the files' without ``.npz`` (``"14_glass"``, ``"25_musk"``, ...);
         None downloads all 25.
@@ -460,8 +462,9 @@ def fetch_video(name="highway", data_home=None, *, base_url=None, progressbar=Fa
     ----------
     name : {'highway', 'fall', 'traffic', 'escalator'}, default='highway'
     data_home : str, path-like or None, default=None
-        Folder that holds (or will hold) ``video/``; None is ``$ROBUSTPCA_CACHE`` or
-        ``pooch.os_cache("robustpca")``.
+        Folder that holds (or will hold) ``video/``; None is ``$ROBUSTPCA_DATA`` where
+        its clip has the pinned checksums (read there; nothing is written to it), else
+        ``$ROBUSTPCA_CACHE`` or ``pooch.os_cache("robustpca")``.
     base_url, progressbar
         As in :func:`fetch_orl` (a mirror serves ``<base_url>/video/<clip>/...``).
 
