@@ -45,8 +45,8 @@ def adbench() -> Path:
     download cache (``data_home``); data that cannot be had is an error, never a skip."""
     try:
         return data_home("adbench") / "adbench"
-    except FileNotFoundError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    except FileNotFoundError as exc:  # its message holds its causes': shown once, unchained
+        raise pytest.fail.Exception(str(exc), pytrace=False) from None
 
 
 @pytest.fixture(scope="session")
@@ -57,8 +57,8 @@ def shared_data() -> Path:
     says how to get it, never a silent skip."""
     try:
         path = data_home()
-    except FileNotFoundError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    except FileNotFoundError as exc:  # its message holds its causes': shown once, unchained
+        raise pytest.fail.Exception(str(exc), pytrace=False) from None
     if not (path / "raw").is_dir():
         pytest.fail(
             f"real data not found at {path}; set ROBUSTPCA_DATA to the folder holding raw/, "

@@ -137,12 +137,17 @@ def plot_gallery(
     if not items:
         raise ValueError("panels must hold at least one (label, images) pair")
     arrays = [(str(label), np.asarray(images, dtype=float)) for label, images in items]
-    n_samples = arrays[0][1].shape[0]
-    first = arrays[0][1]
-    image_shape = check_image_pair(image_shape, first.shape[-1] if first.ndim == 2 else -1)
+    for label, images in arrays:
+        if images.ndim != 2:
+            raise ValueError(
+                f"panels[{label!r}] must be 2-D (n_samples, height * width), got shape "
+                f"{images.shape}."
+            )
+    n_samples, n_features = arrays[0][1].shape
+    image_shape = check_image_pair(image_shape, n_features)
     size = int(np.prod(image_shape))
     for label, images in arrays:
-        if images.ndim != 2 or images.shape != (n_samples, size):
+        if images.shape != (n_samples, size):
             raise ValueError(
                 f"panels[{label!r}] must have shape ({n_samples}, {size}) for image_shape "
                 f"{tuple(image_shape)}, got {images.shape}"
@@ -184,7 +189,9 @@ def plot_outlier_map(diagnostics, *, ax=None, labels=None):
 
     When the fit has no orthogonal distance cutoff (``n_components`` equal to the rank of
     the data, where the orthogonal distances are zero up to rounding), the score
-    distances are drawn against the sample number instead, as rrcov's plot does.
+    distances are drawn against the sample number instead, as rrcov's plot does. The
+    title names the cutoffs: their quantile, or the adjusted boxplot of the skew rule
+    (``ROBPCA(skew=True)``), whose cutoffs do not depend on the quantile.
 
     Parameters
     ----------
@@ -243,6 +250,11 @@ def plot_outlier_map(diagnostics, *, ax=None, labels=None):
     ax.set_xlabel("sample" if by_index else "score distance")
     ax.set_ylabel("score distance" if by_index else "orthogonal distance")
     what = "Score distances (no orthogonal part: k = rank)" if by_index else "Outlier map"
-    ax.set_title(f"{what}, cutoffs at the {100 * d.quantile:g}% quantile", fontsize=10)
+    # the skew rule's cutoffs are adjusted-boxplot fences, whatever the quantile
+    if d.rule == "skew":
+        cutoffs = "adjusted-boxplot cutoffs (skew rule)"
+    else:
+        cutoffs = f"cutoffs at the {100 * d.quantile:g}% quantile"
+    ax.set_title(f"{what}, {cutoffs}", fontsize=10)
     ax.legend(loc="best", fontsize=8)
     return ax

@@ -3,7 +3,7 @@
 Loaders
 -------
 load_digits_images    scikit-learn's bundled 8x8 digits (no download, the demo's default).
-load_orl              AT&T/ORL faces (32x32 or the original 112x92) from a local folder
+load_orl              AT&T/ORL faces (32x32, 64x64 or the original 112x92) from a local folder
                       given as ``data_home`` or by the environment variable ROBUSTPCA_DATA.
 load_yale             Yale faces (32x32 or 64x64), from the same local folder.
 load_umist            UMIST faces, 32x32.

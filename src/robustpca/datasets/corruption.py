@@ -69,10 +69,11 @@ def _block_side(fraction: float, h: int, w: int) -> int:
 
 
 _IMAGES_DOC = """\
-    images : array-like of shape (n_samples, height * width)
-        Images flattened in C order, one per row; never modified.
-    image_shape : tuple of int
-        ``(height, width)`` of one image.
+    images : array-like of shape (n_samples, height * width) or ImageDataset
+        Images flattened in C order, one per row; never modified. An
+        :class:`~robustpca.datasets.ImageDataset` brings its ``image_shape``.
+    image_shape : tuple of int, optional
+        ``(height, width)`` of one image; taken from an ``ImageDataset`` when omitted.
 """
 
 _RAISES_DOC = """\
@@ -87,7 +88,7 @@ _RAISES_DOC = """\
 @_fill_doc(images=_IMAGES_DOC, raises=_RAISES_DOC)
 def occlude_blocks(
     images,
-    image_shape,
+    image_shape=None,
     *,
     image_fraction: float = 0.2,
     block_fraction: float | tuple[float, float] = 0.25,
@@ -172,7 +173,7 @@ def occlude_blocks(
 
 @_fill_doc(images=_IMAGES_DOC, raises=_RAISES_DOC)
 def occlude_half_width_squares(
-    images, image_shape, *, image_fraction: float = 0.2, fill="max", random_state=None
+    images, image_shape=None, *, image_fraction: float = 0.2, fill="max", random_state=None
 ):
     """Occlude a random subset of images with squares half as wide as the image.
 
@@ -233,12 +234,11 @@ def occlude_half_width_squares(
 
 
 def _check_images(images, image_shape) -> tuple[np.ndarray, tuple[int, int]]:
-    """A float64 copy of ``images`` (2-D, finite) and the validated ``(height, width)``."""
-    X = np.array(images, dtype=np.float64, copy=True)
-    if X.ndim != 2:
-        raise ValueError(f"images must be 2-D (n_samples, height * width), got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("images must be finite (no NaN or inf).")
+    """A float64 copy of ``images`` (2-D, finite; an ``ImageDataset``'s data) and the
+    validated ``(height, width)`` (an ``ImageDataset``'s when ``image_shape`` is None)."""
+    X, shape_from_data = _as_images(images, "images")
+    if image_shape is None:
+        image_shape = shape_from_data
     return X, check_image_pair(image_shape, X.shape[1])
 
 
