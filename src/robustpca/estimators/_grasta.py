@@ -10,6 +10,7 @@ import numpy as np
 
 from .._docstrings import extended
 from .._validation import check_nonnegative_float
+from ..linalg.eigen import single_blas_thread
 from ..solvers.grasta import GrastaState, admm_l1, admm_l1_rows, grasta_process
 from ..solvers.orpca_start import fill_gaps, initial_directions, rows_with_signal
 from ._online_base import SHARED_ATTRS, SHARED_PARAMS, OnlineLowRankSparse
@@ -191,17 +192,18 @@ class GRASTA(OnlineLowRankSparse):
                 # which GRASTA's small steps from level 10 may never leave: the first
                 # batch with signal starts the model again, as for OR-PCA
                 self._begin(Z)
-        low = grasta_process(
-            self._state,
-            Z,
-            self._rng,
-            subsample=float(self.subsample),
-            rho=float(self.rho),
-            min_admm_iter=min(5, int(self.max_iter)),
-            max_admm_iter=int(self.max_iter),
-            tol=float(self.tol),
-            constant_step=None if isinstance(self.step, str) else float(self.step),
-        )
+        with single_blas_thread():  # one small step per row (docs/design-notes/linear-algebra.md)
+            low = grasta_process(
+                self._state,
+                Z,
+                self._rng,
+                subsample=float(self.subsample),
+                rho=float(self.rho),
+                min_admm_iter=min(5, int(self.max_iter)),
+                max_admm_iter=int(self.max_iter),
+                tol=float(self.tol),
+                constant_step=None if isinstance(self.step, str) else float(self.step),
+            )
         sparse = np.subtract(Z, low)
         missing = np.isnan(sparse)
         if missing.any():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._array_api import host_method
+from ..linalg.eigen import single_blas_thread
 from ..solvers.l21_two_d import l21_two_d_objective, solve_l21_two_d
 from ._two_d_base import BaseTwoDEstimator
 
@@ -118,16 +119,17 @@ class L21TwoDPCA(BaseTwoDEstimator):
     def _fit_solver(self, X, rng, sample_weight=None):
         if not (isinstance(self.init, str) and self.init in ("2dpca", "random")):
             raise ValueError(f"init={self.init!r} must be '2dpca' or 'random'.")
-        return solve_l21_two_d(
-            self._images(X),
-            self._ranks,
-            rng=rng,
-            init=self.init,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            callback=self.callback,
-            dense_components=False,
-        )
+        with single_blas_thread():  # products per image (docs/design-notes/linear-algebra.md)
+            return solve_l21_two_d(
+                self._images(X),
+                self._ranks,
+                rng=rng,
+                init=self.init,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                callback=self.callback,
+                dense_components=False,
+            )
 
     @host_method("right_components_")
     def l21_objective(self, X) -> float:

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_bool, check_nonnegative_float, resolve_epsilon
+from ..linalg.eigen import single_blas_thread
 from ..losses import CappedL2Loss, L21Loss
 from ..solvers.two_d import (
     CentredImages,
@@ -365,17 +366,18 @@ class Robust2DPCA(BaseTwoDEstimator):
     def _fit_solver(self, X, rng, sample_weight=None):
         images = self._images(X)
         loss, init = self._make_loss(X, images, rng)
-        result = solve_robust_two_d_pca(
-            images,
-            self._ranks,
-            loss,
-            rng=rng,
-            init=init,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            callback=self.callback,
-            dense_components=False,
-        )
+        with single_blas_thread():  # products per image (docs/design-notes/linear-algebra.md)
+            result = solve_robust_two_d_pca(
+                images,
+                self._ranks,
+                loss,
+                rng=rng,
+                init=init,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                callback=self.callback,
+                dense_components=False,
+            )
         threshold = getattr(self, "threshold_", None)
         warn_if_all_capped(result, threshold, unit="image")
         return result
