@@ -66,6 +66,7 @@ def test_robpca_n_components_none_is_every_direction():
 
 
 def test_center_must_be_a_bool():
-    """``center="no"`` had centred (a non-empty string is truthy)."""
-    with pytest.raises(TypeError, match="center must be a bool"):
+    """``center="no"`` had centred (a non-empty string is truthy); PCP's message names
+    its other valid value."""
+    with pytest.raises(TypeError, match="center must be a bool or 'median'"):
         robustpca.PrincipalComponentPursuit(center="no").fit(_data())

@@ -568,7 +568,14 @@ def check_rho(rho, *, upper: float | None) -> float:
 
 
 def check_gap_tol(gap_tol) -> float | None:
-    """``gap_tol``: None (no certified-gap stop) or a positive float."""
+    """``gap_tol``: None (no certified-gap stop) or a float in (0, 1) (a relative gap of
+    1 holds at any iterate, whose dual value 0 bounds the optimum: it certifies nothing)."""
     if gap_tol is None:
         return None
-    return check_nonnegative_float(gap_tol, "gap_tol", strict=True)
+    value = check_nonnegative_float(gap_tol, "gap_tol", strict=True)
+    if not value < 1:
+        raise ValueError(
+            f"gap_tol={value!r} must lie in (0, 1): a relative duality gap of 1 or more "
+            "certifies nothing (None stops on Lin et al.'s rule alone)."
+        )
+    return value

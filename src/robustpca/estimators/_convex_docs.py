@@ -23,9 +23,9 @@ _COMMON_PARAMS = r"""
     gap_tol : float or None, default=1e-3
         Target of the certified relative duality gap (``duality_gap_``): the fit stops
         only when the objective is provably within ``gap_tol`` (relative) of the optimum.
-        ``None``: Lin et al.'s rule alone (primal feasibility; the iterates and iteration
-        counts of their code, but the objective can be several percent above the
-        optimum). See Notes.
+        Below 1. ``None``: Lin et al.'s rule alone (primal feasibility; the iterates and
+        iteration counts of their code, but with no bound on the objective: its
+        certificate can be several percent). See Notes.
     svd_solver : {'auto', 'full', 'partial'}, default='auto'
         SVD of the thresholding step; every route gives the exact SVT to rounding.
         ``'auto'``: each iteration the cheaper of the eigendecomposition of the
@@ -55,8 +55,11 @@ _ACCURACY_NOTE = r"""
     pursuit, CRPCA-OM) above the optimum on a 60 x 40 problem with outliers, with a
     certified gap of 5.7% for PCP on the occluded AT&T faces. By default the fit stops
     on the certified relative duality gap instead: when Lin et al.'s rule is met with a
-    gap above ``gap_tol`` (problems with exact recovery stop there, with Lin et al.'s
-    iterates), or earlier, as soon as the relative dual residual stalls while the
+    gap above ``gap_tol`` (problems with exact recovery mostly stop there, with Lin et
+    al.'s iterates; where the multiplier stalls first, with the primal residual below
+    ``gap_tol``, they stop certified at that residual, and ``low_rank_`` is accurate to
+    about it, not to ``tol``: ``gap_tol=None`` then gives Lin et al.'s iterates), or
+    earlier, as soon as the relative dual residual stalls while the
     penalty grows (the multiplier freezes), the penalty is balanced on the relative
     primal and dual residuals (Boyd et al. 2011, sec. 3.3-3.4.1; ever more rarely, so
     the loop ends as ADMM with a fixed penalty; for PCP over-relaxed, Eckstein &
