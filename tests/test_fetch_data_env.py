@@ -9,7 +9,6 @@ written to it; an incomplete or altered one is passed over for the cache.
 from __future__ import annotations
 
 import shutil
-import socket
 
 import numpy as np
 import pytest
@@ -23,16 +22,15 @@ from robustpca.datasets import (
     load_palm,
 )
 
+from .test_fetch import _dead_url
+
 pytestmark = pytest.mark.realdata
 
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch, tmp_path):
     """A mirror on a closed local port and an empty cache: any download fails."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setenv("ROBUSTPCA_MIRROR", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("ROBUSTPCA_MIRROR", _dead_url())
     monkeypatch.setenv("ROBUSTPCA_CACHE", str(tmp_path / "cache"))
 
 
