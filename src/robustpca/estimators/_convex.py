@@ -372,7 +372,8 @@ class OutlierPursuit(_ConvexLowRankPCA):
     gamma_ : float
         The :math:`\gamma` used.
     outliers_ : ndarray of shape (n_samples,), bool
-        Samples whose error row :math:`e_i` is non-zero.
+        Samples whose error row :math:`e_i` is non-zero (on noisy data possibly every
+        row: the model's support, not a detector; ``predict`` flags by the cutoffs).
     mean_ : ndarray of shape (n_features,)
         Zeros, or the arithmetic mean with ``center=True``."""
         + _COMMON_ATTRS
@@ -510,7 +511,8 @@ class ConvexOptimalMeanPCA(_ConvexLowRankPCA):
     mean_ : ndarray of shape (n_features,)
         The optimal mean ``b``.
     outliers_ : ndarray of shape (n_samples,), bool
-        Samples whose error row :math:`e_i` is non-zero."""
+        Samples whose error row :math:`e_i` is non-zero (on noisy data possibly every
+        row: the model's support, not a detector; ``predict`` flags by the cutoffs)."""
         + _COMMON_ATTRS
         + r"""
     Notes
