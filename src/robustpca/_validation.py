@@ -171,10 +171,11 @@ def check_axis(axis, ndim: int) -> int:
     return int(axis) % max(ndim, 1)
 
 
-def check_bool(value, name: str) -> bool:
-    """Validate a flag such as ``center``: a Python or NumPy bool, not any truthy value."""
+def check_bool(value, name: str, *, also: str = "") -> bool:
+    """Validate a flag such as ``center``: a Python or NumPy bool, not any truthy value
+    (``also``: the message's other valid values, such as ``" or 'median'"``)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__} ({value!r}).")
+        raise TypeError(f"{name} must be a bool{also}, got {type(value).__name__} ({value!r}).")
     return bool(value)
 
 

@@ -92,9 +92,8 @@ class _ConvexLowRankPCA(MaskedFitMixin, BaseSubspaceEstimator):
             raise ValueError(f"svd_solver must be one of {_SVD_SOLVERS}, got {self.svd_solver!r}.")
         median = isinstance(getattr(self, "center", None), str) and self.center == "median"
         if hasattr(self, "center") and not (self._median_center and median):
-            if self._median_center and not isinstance(self.center, (bool, np.bool_)):
-                raise TypeError(f"center must be a bool or 'median', got {self.center!r}.")
-            check_bool(self.center, "center")  # PCP and outlier pursuit (CRPCA-OM centres)
+            also = " or 'median'" if self._median_center else ""  # PCP and outlier pursuit
+            check_bool(self.center, "center", also=also)  # (CRPCA-OM centres)
         mu = check_positive_or_auto(self.mu, "mu")
         mu_max = check_positive_or_auto(self.mu_max, "mu_max")
         if mu is not None and mu_max is not None and mu_max < mu:
