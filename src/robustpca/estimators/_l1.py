@@ -99,12 +99,14 @@ class L1PCA(BaseSubspaceEstimator):
     Because the method is greedy, the first components do not depend on
     ``n_components`` (for a fixed ``random_state``).
 
-    **Missing entries** (NaN in ``X``): EM. PCA-L1 is greedy with deflation, so there is
-    no single iterate to warm-start: each EM iteration runs the whole fit on the data
-    completed by the current reconstruction (each row's least-squares fit on its
-    observed coordinates), until the L1 dispersion of the completion changes by at most
-    ``1e-5`` relatively (:func:`~robustpca.solvers.l1_pca.solve_l1_pca_missing`). No
-    monotone objective is claimed (the completion enters the maximised dispersion).
+    **Missing entries** (NaN in ``X``): EM. PCA-L1 is greedy with deflation, so each EM
+    iteration runs the whole fit on the data completed by the current reconstruction
+    (each row's least-squares fit on its observed coordinates), each direction starting
+    from the previous completion's, until the L1 dispersion of the completion changes by
+    at most ``1e-5`` relatively (:func:`~robustpca.solvers.l1_pca.solve_l1_pca_missing`).
+    No monotone objective is claimed (the completion enters the maximised dispersion),
+    and the sign patterns can cycle; the fit then stops after 50 completions with a
+    ``ConvergenceWarning``.
 
     References
     ----------

@@ -72,9 +72,13 @@ def _fit_direction(
     max_perturbations: int,
     history: list[float],
     notify: Callable[[np.ndarray, float], bool] | None,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, str, int, int]:
-    """Kwak's iteration for one direction of ``R``; returns ``(w, reason, iters, nudges)``."""
-    w = R[int(np.argmax(norms))] / norms.max()  # Kwak's start: the largest sample
+    """Kwak's iteration for one direction of ``R``, from ``start`` (a unit vector) or
+    Kwak's start, the largest sample; returns ``(w, reason, iters, nudges)``."""
+    if start is None or float(np.abs(R @ start).max()) <= _ORTHOGONAL * norms.max():
+        start = R[int(np.argmax(norms))] / norms.max()  # Kwak's start
+    w = start
     z = R @ w
     p = _polarity(z)
     value = float(np.abs(z).sum())
@@ -119,6 +123,14 @@ def _deflate(R: np.ndarray, w: np.ndarray) -> None:
         R[rows] -= np.multiply.outer(z[rows], w)
 
 
+def _unit_orthogonal(v: np.ndarray, W: np.ndarray) -> np.ndarray | None:
+    """``v`` made orthogonal to the rows of ``W`` and normalised; None if nothing is left."""
+    for _ in range(2):
+        v = v - W.T @ (W @ v)
+    length = float(np.linalg.norm(v))
+    return v / length if length > _NEGLIGIBLE else None
+
+
 def _overall_reason(reasons: set[str]) -> str:
     """The fit's stop reason from those of its components, the most serious first."""
     for reason in (StopReason.CALLBACK, StopReason.MAX_ITER, StopReason.TOLERANCE):
@@ -137,6 +149,7 @@ def solve_l1_pca(
     tol: float = 0.0,
     callback: Callable[[int, IterationState], bool | None] | None = None,
     max_perturbations: int = 10,
+    start: np.ndarray | None = None,
 ) -> SolverResult:
     r"""Fit ``n_components`` PCA-L1 directions greedily (Kwak 2008, PCA-L1 with deflation).
 
@@ -163,6 +176,10 @@ def solve_l1_pca(
         without iterations.
     max_perturbations : int, default=10
         Maximum number of Kwak's random perturbations per component.
+    start : ndarray of shape (n_components, n_features), optional
+        Starting directions (a warm start, such as the previous EM completion's fit):
+        component ``j`` starts from ``start[j]`` made orthogonal to the components
+        before it, or from Kwak's start where that is orthogonal to the deflated data.
 
     Returns
     -------
@@ -207,6 +224,7 @@ def solve_l1_pca(
                 max_perturbations=max_perturbations,
                 history=history,
                 notify=None if callback is None else functools.partial(notify, j),
+                start=None if start is None else _unit_orthogonal(start[j], W[:j]),
             )
             reasons.add(reason)
         for _ in range(2):  # re-orthogonalise against the previous components (rounding)
@@ -236,8 +254,7 @@ def solve_l1_pca(
 #: relative amount between two completions (PCA-L1's own ``tol`` is 0 by default).
 EM_TOL = 1e-5
 #: The stop reason of an EM whose completions did not settle (``max_em_iter`` of them).
-#: PCA-L1's greedy sign patterns can cycle between completions: on rrcov's wood with a
-#: tenth of the cells missing, three of four masks had not settled after 1,000.
+#: PCA-L1's greedy sign patterns can cycle between completions, even from warm starts.
 EM_UNSETTLED = "EM completions not settled after {} iterations"
 
 
@@ -255,9 +272,10 @@ def solve_l1_pca_missing(
 ) -> SolverResult:
     """PCA-L1 with missing entries, by EM (:mod:`robustpca.solvers.missing`).
 
-    PCA-L1 is greedy (one direction at a time, with deflation), so it has no single
-    iterate to warm-start: each EM iteration runs :func:`solve_l1_pca` on the current
-    completion (each of its directions converges in a few fixed-point steps), then
+    PCA-L1 is greedy (one direction at a time, with deflation), so each EM iteration
+    runs :func:`solve_l1_pca` on the current completion, each direction starting from
+    the previous completion's (restarted from Kwak's start, the sign patterns cycled
+    between completions more often), then
     completes the missing entries by the least-squares fit of each row's observed
     coordinates to the new subspace, until the L1 dispersion
     :math:`\\sum_{i,j} |w_j^\\top (x_i - m)|` of the completion settles. Rows with at most
@@ -312,6 +330,7 @@ def solve_l1_pca_missing(
             tol=tol,
             max_perturbations=max_perturbations,
             callback=renumbered(callback, n_iter),
+            start=None if result is None else result.components,
         )
         n_iter += result.n_iter
         for key in _COUNTS:  # over every completion, as n_iter
