@@ -2,7 +2,7 @@
 
 One command (needs ``Rscript`` with rrcov; Debian ``r-cran-rrcov``)::
 
-    python benchmarks/bench_rrcov_adbench.py --markdown docs/rrcov.md   # a few minutes
+    python benchmarks/bench_rrcov_adbench.py --markdown docs/rrcov.md   # a few minutes, ten seeds
 
 The five rrcov tables of ``bench_rrcov.py`` are small and clean; this runs the same
 comparison on the tables of ADBench (``$ROBUSTPCA_DATA/adbench`` or ``--folder``), with
@@ -225,7 +225,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", type=Path, help="folder of ADBench .npz tables")
     parser.add_argument("--tables", nargs="*", help="table names (default: all)")
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--max-rows", type=int, default=3000)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
