@@ -24,7 +24,9 @@ result goes back to the input's namespace and device. ``docs/array_api.md`` list
 method does what.
 
 Without ``array_api_dispatch`` scikit-learn's convention applies: inputs are converted
-to NumPy (``np.asarray``) and results are NumPy arrays.
+to NumPy (by :func:`to_numpy` in every method, as in ``fit``: a float32 tensor stays
+float32) and results are NumPy arrays; a model fitted under dispatch on arrays of
+another namespace is refused there (:func:`check_same_namespace`).
 """
 
 from __future__ import annotations
@@ -240,7 +242,12 @@ def _convert_to_numpy(a, xp: Any) -> np.ndarray:
     """A host NumPy array for ``a`` of namespace ``xp``, with each library's own copy."""
     name = _namespace_name(xp)
     if name == "torch":
-        return a.detach().cpu().numpy()
+        a = a.detach().cpu()  # no autograd graph; on the host, in the input's dtype
+        if a.is_floating_point() and a.dtype not in (xp.float16, xp.float32, xp.float64):
+            # bfloat16 and the float8 types have no NumPy dtype: float64, the dtype
+            # every other non-float32 input is fitted in (FLOAT_DTYPES)
+            a = a.to(xp.float64)
+        return a.numpy()
     if name == "cupy":  # pragma: no cover (no GPU in CI)
         return a.get()
     if name == "array_api_strict":
@@ -293,7 +300,12 @@ def move_to(a, *, xp: Any, device: Any):
 
 def check_same_namespace(X, estimator, *, attribute: str, method: str) -> None:
     """Raise ``ValueError`` when ``X`` and ``estimator.<attribute>`` differ in namespace
-    or device (only with ``array_api_dispatch``: otherwise everything is NumPy).
+    or device, or when the fitted arrays are not NumPy while ``array_api_dispatch`` is off.
+
+    Without dispatch every input is read as NumPy, so a model fitted under dispatch on
+    arrays of another namespace (then unpickled, or used after the ``config_context``
+    block) cannot compute with it: every method refuses it alike, with a message that
+    says what to do, instead of failing on the first mixed product.
 
     Parameters
     ----------
@@ -310,11 +322,23 @@ def check_same_namespace(X, estimator, *, attribute: str, method: str) -> None:
     Raises
     ------
     ValueError
-        When the namespaces or devices differ.
+        When the namespaces or devices differ, or the fitted arrays are not NumPy
+        without ``array_api_dispatch``.
     """
+    fitted = getattr(estimator, attribute)
     if not get_config()["array_api_dispatch"]:
+        if _is_foreign(fitted):
+            name = type(estimator).__name__
+            fitted_xp = array_api_compat.array_namespace(fitted)
+            raise ValueError(
+                f"This {name} was fitted on {_namespace_name(fitted_xp)} arrays (on "
+                f"{array_api_compat.device(fitted)}) with array_api_dispatch on, and "
+                f"{method}() was called with it off: call {method}() inside "
+                "sklearn.config_context(array_api_dispatch=True) with arrays of that "
+                "namespace and device, or fit the model again on NumPy data."
+            )
         return
-    a_xp, _, a_device = get_namespace_and_device(getattr(estimator, attribute))
+    a_xp, _, a_device = get_namespace_and_device(fitted)
     X_xp, _, X_device = get_namespace_and_device(X)
     if is_numpy_namespace(a_xp) and is_numpy_namespace(X_xp):
         return

@@ -445,6 +445,8 @@ def check_magnitude(
         import array_api_compat
 
         xp = array_api_compat.array_namespace(X)
+        if callable(getattr(X, "detach", None)):  # PyTorch: a check, not part of the graph
+            X = X.detach()
         size_of = xp.abs(X)
         # (array-api-strict 2.2 takes no Python scalar in where)
         magnitude = float(xp.max(xp.where(xp.isnan(size_of), xp.zeros_like(size_of), size_of)))

@@ -243,6 +243,8 @@ class BaseSubspaceEstimator(
         )
         ranges = None  # the column ranges of NumPy data with no NaN (column_ranges)
         if in_namespace:
+            if callable(getattr(X, "detach", None)):  # PyTorch: the fit takes no gradient
+                X = X.detach()
             X = validate_data(
                 self,
                 X,
@@ -413,6 +415,7 @@ class BaseSubspaceEstimator(
         supports missing entries."""
         check_is_fitted(self)
         finite = self._finite if allow_nan else True
+        X = to_numpy(X)  # as in fit: a float32 tensor stays float32 (validate_data can't tell)
         X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False, ensure_all_finite=finite)
         check_magnitude(X)
         return X
@@ -421,11 +424,22 @@ class BaseSubspaceEstimator(
         """Validated ``X`` in its own array namespace (that of the fitted attributes)."""
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method=method)
+        if input_namespace(X)[0] is None:  # NumPy's rules, by fit's own conversion
+            X = to_numpy(X)
         xp, _, device = get_namespace_and_device(X, self.components_)
         dtypes = float_dtypes(xp, device)  # as in fit: float32 on a device without float64
         X = validate_data(self, X, dtype=dtypes, reset=False, ensure_all_finite=self._finite)
         check_magnitude(X)
         return X, xp
+
+    def _fitted_in(self, X, xp):
+        """``mean_`` and ``components_`` in the dtype that ``X``'s and theirs promote to
+        (NumPy's rule: float64 input on a float32 model gives float64, as a NumPy model
+        does). ``X - mean`` then promotes ``X`` (the array API's rule for elementwise
+        operations, with no copy of ``X``), and every product has operands of one dtype:
+        PyTorch's ``matmul`` does not promote."""
+        dtype = xp.result_type(X.dtype, self.components_.dtype, self.mean_.dtype)
+        return _as_dtype(self.mean_, dtype, xp), _as_dtype(self.components_, dtype, xp)
 
     def _observed(self, X, xp):
         """:func:`~robustpca.solvers.missing.observed_fit` of ``X`` when it has NaN (the
@@ -474,7 +488,8 @@ class BaseSubspaceEstimator(
         observed = self._observed(X, xp)
         if observed is not None:  # least squares on each row's observed coordinates
             return observed[0]
-        return (X - self.mean_) @ self.components_.T
+        mean, components = self._fitted_in(X, xp)
+        return (X - mean) @ components.T
 
     @available_if(_is_linear)
     @_lazy_on_dask
@@ -491,9 +506,12 @@ class BaseSubspaceEstimator(
         """
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="components_", method="inverse_transform")
+        if input_namespace(X)[0] is None:
+            X = to_numpy(X)
         xp, _ = get_namespace(X, self.components_)
         Z = check_coordinates(X, self.components_.shape[0], xp, self.components_.dtype)
-        return Z @ self.components_ + self.mean_
+        mean, components = self._fitted_in(Z, xp)
+        return _as_dtype(Z, components.dtype, xp) @ components + mean
 
     @available_if(_is_linear)
     @_lazy_on_dask
@@ -514,7 +532,8 @@ class BaseSubspaceEstimator(
         observed = self._observed(X, xp)
         if observed is not None:  # the fit of the observed coordinates fills the gaps
             return observed[1]
-        return ((X - self.mean_) @ self.components_.T) @ self.components_ + self.mean_
+        mean, components = self._fitted_in(X, xp)
+        return ((X - mean) @ components.T) @ components + mean
 
     def _transform_and_distances(self, X):
         """``(transform(X), reconstruction_error(X))`` from one validation of ``X`` (one
@@ -527,9 +546,10 @@ class BaseSubspaceEstimator(
         observed = self._observed(X, xp)
         if observed is not None:
             return observed[0], observed[2]
-        Xc = X - self.mean_
-        scores = Xc @ self.components_.T
-        return scores, xp.linalg.vector_norm(Xc - scores @ self.components_, axis=1)
+        mean, components = self._fitted_in(X, xp)
+        Xc = X - mean
+        scores = Xc @ components.T
+        return scores, xp.linalg.vector_norm(Xc - scores @ components, axis=1)
 
     @_lazy_on_dask
     def reconstruction_error(self, X):
@@ -549,9 +569,15 @@ class BaseSubspaceEstimator(
         observed = self._observed(X, xp)
         if observed is not None:  # observed coordinates, corrected (od_correction)
             return observed[2]
-        Xc = X - self.mean_
-        residual = Xc - (Xc @ self.components_.T) @ self.components_
+        mean, components = self._fitted_in(X, xp)
+        Xc = X - mean
+        residual = Xc - (Xc @ components.T) @ components
         return xp.linalg.vector_norm(residual, axis=1)
+
+
+def _as_dtype(a, dtype, xp):
+    """``a`` cast to ``dtype`` in its namespace ``xp`` (itself where it has it)."""
+    return a if a.dtype == dtype else xp.astype(a, dtype)
 
 
 def _back(values: np.ndarray, X, xp, dtype):

@@ -443,7 +443,8 @@ class KernelL21PCA(BaseSubspaceEstimator):
         """Validated ``X``, the row means of its kernel against the training data, and its
         embedding (that kernel is centred in place: one ``n x n_train`` array)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, reset=False)
+        # read as fit reads it (an array of another namespace, dispatch on or off)
+        X = validate_data(self, to_numpy(X), dtype=FLOAT_DTYPES, reset=False)
         check_magnitude(X)
         Kc = self._kernel(X, self.X_fit_)  # float32 only for a float32 fit and X
         row_mean = Kc.mean(axis=1)

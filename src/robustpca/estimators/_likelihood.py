@@ -272,8 +272,9 @@ class LikelihoodScoreMixin:
         Returns
         -------
         ndarray of shape (n_samples,)
-            :math:`m^2` of each row (at most ``1e250``); an array-API ``X`` gets them in
-            its namespace, on its device.
+            :math:`m^2` of each row (at most ``1e250``), float64 also for a float32 fit
+            (the model of :meth:`score`); an array-API ``X`` gets them in its namespace,
+            on its device.
 
         References
         ----------
@@ -312,7 +313,8 @@ class LikelihoodScoreMixin:
         Returns
         -------
         ndarray of shape (n_features, n_features)
-            In the namespace and on the device of ``components_``.
+            In the namespace and on the device of ``components_``; float64 also for a
+            float32 fit (the model of :meth:`score`).
         """
         U, model = self._density_parts()
         C = (U.T * model.variances) @ U
@@ -329,7 +331,8 @@ class LikelihoodScoreMixin:
         Returns
         -------
         ndarray of shape (n_features, n_features)
-            In the namespace and on the device of ``components_``.
+            In the namespace and on the device of ``components_``; float64 also for a
+            float32 fit (the model of :meth:`score`).
         """
         U, model = self._density_parts()
         P = (U.T / model.variances) @ U

@@ -413,8 +413,7 @@ class OnlineLowRankSparse(StreamDiagnostics, BaseSubspaceEstimator):
         if is_dask_collection(X):
             return self._incremental_blocks(X, want=want)
         xp, device = input_namespace(X)  # an array-API batch: solved on the host
-        if xp is not None:
-            X = to_numpy(X)
+        X = to_numpy(X)  # also without dispatch, as fit: a float32 batch stays float32
         # a stream has begun at its first batch, even one that starts no model
         first = not hasattr(self, "n_samples_seen_") or "_buffer" not in self.__dict__
         # every batch (set_params between calls), as fit does, and the stream's rank

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._array_api import to_numpy
+from .._array_api import max_precision_float_dtype, to_numpy
 from .._validation import check_sample_weight
 from .._warnings import external_stacklevel
 from ..array_api_linalg import ArrayAPIWeightedPCAProblem
@@ -184,8 +184,8 @@ class PCA(IncrementalMixin, BaseSubspaceEstimator):
         result = self._finish(
             solve_weighted_pca(X, self.n_components_, w, rng=rng, problem=problem)
         )
-        if np.any(result.info["explained_variance"] == 0):  # rare: the column check on the host
-            _warn_if_scales_unresolved(np.asarray(to_numpy(X)), w)
+        if np.any(result.info["explained_variance"] == 0):  # wide data, k = n: always (rank n - 1)
+            _warn_if_spread(*_column_spread_namespace(X, xp, device))  # X stays on the device
         return result
 
     def _finish(self, result):
@@ -217,8 +217,46 @@ def _warn_if_scales_unresolved(X: np.ndarray, w: np.ndarray) -> None:
         moments += w[lo : lo + step] @ (rows * rows)
         block = rows - mean
         variances += w[lo : lo + step] @ (block * block)
+    _warn_if_spread(variances, moments)
+
+
+def _column_spread_namespace(X, xp, device) -> tuple[np.ndarray, np.ndarray, float]:
+    """The column sums of squares about the mean and about 0 of ``X`` (unit weights), in
+    its namespace, by blocks of rows in the device's widest float (no copy of all ``X``),
+    and that float's epsilon: only two ``d``-vectors cross to the host."""
+    wide = max_precision_float_dtype(xp, device)
+    n, d = X.shape
+    step = max(1, (1 << 22) // max(d, 1))
+    blocks = [(lo, min(lo + step, n)) for lo in range(0, n, step)]
+
+    def rows(lo: int, hi: int):
+        block = X[lo:hi, ...]
+        return block if block.dtype == wide else xp.astype(block, wide)
+
+    total = variances = moments = xp.zeros(d, dtype=wide, device=device)
+    for lo, hi in blocks:
+        total = total + xp.sum(rows(lo, hi), axis=0)
+    mean = total / n
+    for lo, hi in blocks:
+        block = rows(lo, hi)
+        moments = moments + xp.sum(block * block, axis=0)
+        block = block - mean
+        variances = variances + xp.sum(block * block, axis=0)
+    eps = float(np.finfo(np.float64 if wide == xp.float64 else np.float32).eps)
+    return _host(variances), _host(moments), eps
+
+
+def _host(a) -> np.ndarray:
+    return np.asarray(to_numpy(a), dtype=np.float64)
+
+
+def _warn_if_spread(
+    variances: np.ndarray, moments: np.ndarray, eps: float = float(np.finfo(np.float64).eps)
+) -> None:
+    """The warning of :func:`_warn_if_scales_unresolved` from the column sums of squares
+    about the mean (``variances``) and about 0 (``moments``), computed to ``eps``."""
     # a constant column's mean can be off by an ulp: variance at its own rounding is 0
-    positive = variances[variances > (64 * np.finfo(np.float64).eps) ** 2 * moments]
+    positive = variances[variances > (64 * eps) ** 2 * moments]
     if positive.size and positive.min() < RANK_RTOL * positive.max():
         warnings.warn(
             f"PCA: the features' variances span {positive.max() / positive.min():.1e}, more "
