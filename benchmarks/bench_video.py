@@ -9,8 +9,10 @@ Usage (from the repository root)::
 One run, one BLAS thread, each (clip, method) in a fresh Python process so that
 ``ru_maxrss`` is that run's peak resident memory. The clips are read from
 ``$ROBUSTPCA_DATA/video`` (default ``../shared/data/video``) at the issue's protocol:
-grey frames at half size for highway (160x120), a quarter for fall (180x120); OpenCV's
-subtractors get the same frames in colour, as they are meant to be used. The frames are
+grey frames at half size for highway (160x120), a quarter for fall (180x120: ``robustpca
+video --scale 0.25``, where the command's default is 0.5), with the ground truth resized
+to them by the nearest neighbour (the command scores its masks at the input's size);
+OpenCV's subtractors get the same frames in colour, as they are meant to be used. The frames are
 loaded before the clock starts: the time is the method's alone. A row that takes under
 ``REPEAT_BELOW`` seconds runs ``--repeat`` times (default 3), each in its own fresh
 process, the same for every method, and the run of median time is the one reported
@@ -27,9 +29,11 @@ ROI not counted; frames of ``temporalROI.txt``):
   without a rule (hyperspy's ORPCA, pyrpca), the same rule as ours on their residual
   ``x - l`` (hyperspy's ORPCA gets frames in [0, 1], the scale its default penalties
   are for; pyrpca its sparse part);
-- ``F best``: the F-measure at the best global threshold of the foreground score (an
-  upper bound no rule reaches without the ground truth): our rule's score for ours, the
-  absolute residual for the peers (OpenCV: its masks have no score, so none).
+- ``F best``: the F-measure at the best single global threshold of the foreground score,
+  chosen with the ground truth (the best thresholding that score can give, not a bound on
+  the rule, whose hysteresis and hole filling are not one threshold and often score
+  above it): our rule's score for ours, the absolute residual for the peers (OpenCV: its
+  masks have no score, so none).
 
 ``stream`` rows run the online method reading the frames from disk batch by batch (the
 clip never in memory), to show that the peak memory does not grow with the clip's

@@ -135,9 +135,8 @@ def test_background_png_of_a_colour_fit_is_the_colour_mean_background(tmp_path):
 
 @pytest.mark.parametrize("method", ["orpca", "godec"])
 def test_a_rank_the_frames_cannot_hold_is_a_one_line_error(tmp_path, capsys, method):
-    """``-k`` above the pixels of a frame (or the frames of a batch method's clip) is
-    the model's error, printed as the command's one-line error naming the input (exit
-    status 1, no traceback, nothing written)."""
+    """``-k`` above the pixels of a frame (or the frames of the clip) is a one-line
+    error naming ``-k`` and the input (exit status 1, no traceback, nothing written)."""
     folder = tmp_path / "frames"
     write_frames(folder, moving_block_frames(7)[:10, :4, :5])
     out = tmp_path / "out"
@@ -145,7 +144,7 @@ def test_a_rank_the_frames_cannot_hold_is_a_one_line_error(tmp_path, capsys, met
     assert main([*argv, "--method", method, "-k", "30"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("robustpca video: error: ") and str(folder) in err
-    assert "n_components" in err and not out.exists()
+    assert "-k 30" in err and not out.exists()
 
 
 def test_the_printed_line_gives_the_fitted_size_as_width_by_height(tmp_path, capsys):

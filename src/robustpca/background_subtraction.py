@@ -7,8 +7,8 @@ methods over a stream of frame batches and turns each frame's residual ``x - l``
 foreground mask with the rule of :mod:`robustpca.foreground`:
 
 - the online methods (``"orpca"``, ``"grasta"``) split each batch with the model as it
-  stands, then update it, so memory is that of the model, O(d r), and of one batch,
-  whatever the length of the clip;
+  stands, then update it, so memory is that of the model, O(d r), of its burn-in's
+  frames (``burn_in``) and of one batch, whatever the length of the clip;
 - the batch methods (``"pcp"``, ``"accaltproj"``, ``"godec"``) gather every frame, fit,
   then hand the frames back batch by batch.
 
@@ -63,8 +63,8 @@ class VideoBatch:
     frames : ndarray of shape (b, h, w) or (b, h, w, c)
         The frames.
     background : ndarray or callable
-        The background, or a function without arguments that forms its ``(b, d)`` rows,
-        called on the first access of the attribute.
+        The background (its frames or ``(b, d)`` rows), or a function without arguments
+        that forms the rows, called on the first access of the attribute.
     masks : ndarray of shape (b, h, w), bool
         The foreground masks.
     scores : ndarray of shape (b, h, w) or None
@@ -102,8 +102,8 @@ class VideoBatch:
         self.frames = frames
         self.masks = masks
         self.scores = scores
-        # an array, or a function that forms the (b, d) rows of one
-        self._background = background
+        # a function that forms the (b, d) rows, or an array (rows: OR-PCA without a model)
+        self._background = background if callable(background) else background.reshape(frames.shape)
 
     @property
     def background(self) -> np.ndarray:
@@ -381,7 +381,8 @@ def subtract_background(
         If ``method`` is unknown, ``n_components`` below 1, a batch has another shape
         than ``(b, h, w)`` or ``(b, h, w, c)`` or than the frames before it, holds
         values that are not real numbers, infinite ones or magnitudes float32 cannot
-        hold squared, or the stream holds no frame.
+        hold squared, or the stream holds no frame; at its end, if an online model never
+        started (no more frames than ``n_components``: every mask empty).
     TypeError
         If ``model`` lacks what ``method`` calls, ``detector`` is not a
         :class:`~robustpca.foreground_stream.ForegroundDetector`, ``return_scores`` not a
@@ -524,6 +525,16 @@ def _online(
         start += frames.shape[0]
     if shape is None:
         raise ValueError("frames: the stream holds no frame.")
+    if reuse and not hasattr(model, "components_"):  # the model never started
+        raise _NoModel(
+            f"n_components={model._rank_}: the online model never started, so every mask is "
+            f"empty: it needs more frames (with a pixel seen) than n_components, and the "
+            f"stream held {start}. Lower n_components below {start}, or give more frames."
+        )
+
+
+class _NoModel(ValueError):
+    """An online stream that ended before its model started (``n_components``)."""
 
 
 def _kept(rows: np.ndarray, frames: np.ndarray, batch: Any, model: Any, fresh: bool) -> np.ndarray:

@@ -4,10 +4,11 @@ INPUT is a video file, a folder of frames or a clip in CDnet 2014's layout (``in
 ``groundtruth/``, ``ROI.bmp``, ``temporalROI.txt``). The frames stream through
 :func:`robustpca.background_subtraction.subtract_background` in batches, and the masks,
 the backgrounds and the preview are written as the batches come, so an online method
-holds one batch and its model whatever the clip's length. Where INPUT has CDnet ground
-truth, the confusion counts accumulate batch by batch over the scored frames (inside
-``temporalROI.txt``, with ground truth) and ``summary.json`` holds CDnet's measures
-(none where no pixel was scored: a ROI inside ``--ignore``).
+holds its model, its burn-in's frames and one batch whatever the clip's length. Where
+INPUT has CDnet ground truth, the confusion counts accumulate batch by batch over the
+scored frames (inside ``temporalROI.txt``, with ground truth) and ``summary.json`` holds
+CDnet's measures (none where no pixel was scored: a ROI inside ``--ignore``), and for a
+batch method whether its fit converged (``converged``, ``n_iter``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def add_parser(sub) -> None:
             "background (background.png, and background/ with --write-backgrounds), a "
             "side-by-side preview (frame | background | mask) and summary.json, with "
             "CDnet's measures where INPUT has ground truth. The folder appears only when "
-            "everything is written."
+            "everything is written. A folder's frames are read in the natural order of "
+            "their names, numbers compared as numbers (2.png before 10.png)."
         ),
     )
     video.add_argument("input", type=Path, metavar="INPUT")
@@ -74,7 +76,8 @@ def add_parser(sub) -> None:
         type=int_at_least(1),
         default=None,
         metavar="K",
-        help="rank of the background (default 1; pcp sets its own by its penalty)",
+        help="rank of the background (default 1), below the number of frames for orpca "
+        "and grasta; not with pcp, which sets its own by its penalty",
     )
     video.add_argument("--colour", action="store_true", help="fit colour frames (RGB)")
     video.add_argument(
@@ -276,7 +279,12 @@ def _grey(frames: np.ndarray) -> np.ndarray:
 
 
 def _run(args) -> int:
-    from ..background_subtraction import make_video_model, subtract_background
+    from ..background_subtraction import (
+        BATCH_METHODS,
+        _NoModel,
+        make_video_model,
+        subtract_background,
+    )
     from ..datasets import write_frames, write_masks, write_preview
     from ..metrics.change_detection import change_detection_counts, measures_from_counts
 
@@ -284,7 +292,18 @@ def _run(args) -> int:
         raise InputError(f"--scale must be in (0, 4], got {args.scale}")
     if not args.input.exists():
         raise InputError(f"{args.input}: no such file or folder")
+    if args.method == "pcp" and args.n_components is not None:
+        raise InputError(
+            f"-k {args.n_components}: --method pcp sets the background's rank by its "
+            "penalty and takes no -k; leave -k out, or choose accaltproj or godec for a "
+            "rank of your own"
+        )
+    # what --overwrite would delete (the input, the --ignore mask) is refused before reading
+    inputs = tuple(path for path in (args.input, args.ignore) if path is not None)
+    output = atomic_output_dir(args.out, overwrite=args.overwrite, inputs=inputs)
+    output.check()
     source = _Source(args.input, grey=not args.colour, scale=args.scale, batch_size=args.batch_size)
+    _check_rank(args, source)
     ignored, ignored_native = _ignored(args.ignore, source)
     resized = source.native_shape != tuple(source.frame_shape[:2])
     native_truth = (
@@ -316,8 +335,10 @@ def _run(args) -> int:
             yield frames
 
     start_time = time.perf_counter()
-    with atomic_output_dir(args.out, overwrite=args.overwrite) as out, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a summary line says whether a fit converged
+    with output as out, warnings.catch_warnings():
+        # no warning breaks the progress bar: summary.json and the line printed say
+        # whether a batch method's fit converged
+        warnings.simplefilter("ignore")
         bar = _progress(source.n_frames, args.quiet)
         try:
             for part in subtract_background(frames_only(), method=args.method, model=model):
@@ -362,6 +383,8 @@ def _run(args) -> int:
                 bar.update(b)
         except InputError:
             raise
+        except _NoModel:  # a clip of unknown length (otherwise _check_rank refuses it)
+            raise InputError(_no_model(args, n_seen)) from None
         except ValueError as error:
             raise InputError(f"{args.input}: {error}") from None
         finally:
@@ -398,6 +421,10 @@ def _run(args) -> int:
             "preview": None if preview is None else preview.name,
             "ignored_pixels": 0 if ignored is None else int(ignored.sum()),
         }
+        converged = getattr(model, "converged_", None)
+        if args.method in BATCH_METHODS and converged is not None:  # online: one pass
+            summary["converged"] = bool(converged)
+            summary["n_iter"] = int(model.n_iter_)
         if source.has_truth:
             summary["n_scored_frames"] = n_scored
             if n_scored:
@@ -408,6 +435,41 @@ def _run(args) -> int:
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     _report(summary, args.out)
     return 0
+
+
+def _check_rank(args, source: _Source) -> None:
+    """Refuse a rank that the clip's frames (where their number is known) or values
+    cannot give a model: an online one starts once it has more frames than its rank,
+    and a batch one takes at most as many directions as frames or values per frame."""
+    from ..background_subtraction import DEFAULT_RANK, ONLINE_METHODS
+
+    n, k = source.n_frames, args.n_components
+    if args.method in ONLINE_METHODS and n is not None and (k or DEFAULT_RANK) >= n:
+        raise InputError(_no_model(args, n))
+    values = int(np.prod(source.frame_shape[:2])) * (3 if args.colour else 1)
+    if k is not None and k > min(values, n or values):
+        frames = "frames" if n is None else f"{n} frames"
+        raise InputError(
+            f"-k {k}: {args.input} has {frames} of {values} values (at --scale "
+            f"{args.scale:g}), and the background's rank is at most the number of either; "
+            "choose a lower -k"
+        )
+
+
+def _no_model(args, n_frames: int) -> str:
+    """The error of a clip of ``n_frames`` that never lets an online model start."""
+    from ..background_subtraction import DEFAULT_RANK
+
+    start = f"--method {args.method} starts its model once it has more frames than"
+    if args.n_components is None:
+        return (
+            f"{args.input} has {n_frames} frame(s): {start} its rank ({DEFAULT_RANK}, -k), "
+            f"so no mask would be made; give it at least {DEFAULT_RANK + 1} frames"
+        )
+    return (
+        f"-k {args.n_components}: {start} -k, and {args.input} has {n_frames} frame(s), so "
+        f"no mask would be made; choose -k below {n_frames}"
+    )
 
 
 def _jsonable(value: Any) -> Any:
@@ -434,5 +496,7 @@ def _report(summary: dict[str, Any], out: Path) -> None:
             f"; no measures: no pixel of the {summary['n_scored_frames']} scored frames was "
             "scored (the ROI lies inside --ignore, or its labels are all unknown)"
         )
+    if summary.get("converged") is False:
+        line += f"; the fit did not converge in {summary['n_iter']} iterations"
     print(line)
     print(f"wrote {out}")

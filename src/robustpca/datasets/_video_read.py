@@ -9,6 +9,7 @@ folder and a video file of the same pictures give the same arrays up to the code
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,10 +67,18 @@ def _imageio() -> Any:
     return iio
 
 
+def natural_key(name: str) -> tuple:
+    """Sort key of a file name in natural order: its runs of digits compared as numbers
+    (``2.png`` before ``10.png``, as FFmpeg's ``%d.png`` numbers frames), the rest as
+    text; names that tie (``01.png``, ``1.png``) in the order of their text."""
+    parts = re.split(r"(\d+)", name)  # text, digits, text, ..., text
+    return (tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name)
+
+
 def resolve_video_path(path: str | os.PathLike) -> tuple[Path, list[Path] | None]:
-    """``(path, frame files)``: the image files of a frame folder (sorted by name, hidden
-    ones left out), or None for a video file. A CDnet clip folder (one with ``input/``) is
-    read from ``input/``.
+    """``(path, frame files)``: the image files of a frame folder (in the natural order
+    of their names, :func:`natural_key`; hidden ones left out), or None for a video file.
+    A CDnet clip folder (one with ``input/``) is read from ``input/``.
 
     A missing path is a FileNotFoundError; a folder without image files a ValueError.
     """
@@ -82,9 +91,12 @@ def resolve_video_path(path: str | os.PathLike) -> tuple[Path, list[Path] | None
         path = path / "input"
     # hidden files (macOS's ._in000001.jpg beside each frame) are not frames
     files = sorted(
-        p
-        for p in path.iterdir()
-        if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".") and p.is_file()
+        (
+            p
+            for p in path.iterdir()
+            if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".") and p.is_file()
+        ),
+        key=lambda p: natural_key(p.name),
     )
     if not files:
         raise ValueError(f"{path}: no frames found (looked for {', '.join(IMAGE_SUFFIXES)} files).")
@@ -283,7 +295,9 @@ def read_video(
     ----------
     path : str or path-like
         A video file (anything FFmpeg decodes: mp4, avi, ...), a folder of image frames
-        (``.jpg``, ``.png``, ``.bmp``, ``.tif``; read in the order of their names; 16-bit
+        (``.jpg``, ``.png``, ``.bmp``, ``.tif``; read in the natural order of their names,
+        numbers compared as numbers: ``2.png`` before ``10.png``, as FFmpeg's ``%d.png``
+        numbers them, and ``frame9.png`` before ``frame10.png``; 16-bit
         grey images are scaled to 8 bits, ``round(v / 257)``) or a CDnet clip folder (its
         ``input/`` is read).
     grey : bool, default=True
