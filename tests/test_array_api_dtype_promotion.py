@@ -30,7 +30,7 @@ import robustpca.array_api_linalg as device_linalg
 from robustpca import GRASTA, PCA, OnlineRobustPCA
 from robustpca._array_api import _convert_to_numpy, host_copy
 
-from .conftest import make_estimator
+from .test_array_api import data, make
 
 xps = pytest.importorskip("array_api_strict")
 
@@ -56,21 +56,6 @@ METHODS = (
 @pytest.fixture(autouse=True)
 def scipy_array_api(monkeypatch):
     monkeypatch.setenv("SCIPY_ARRAY_API", "1")
-
-
-def data(n=40, d=8, seed=0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d)) * 3 + 1.0
-    X += 0.1 * rng.normal(size=(n, d))
-    X[:3] += 5 * rng.normal(size=(3, d))
-    return X
-
-
-def make(name):
-    est = make_estimator(name, n_components=2)
-    if "max_iter" in est.get_params():
-        est.set_params(max_iter=20)
-    return est
 
 
 def host(a):
@@ -131,12 +116,12 @@ def test_float32_model_promotes_like_numpy_with_one_dtype_per_product(name, kind
     input, equals what the same fitted arrays give as a NumPy model (float64 results),
     and no product in the namespace mixes dtypes."""
     seen, armed = matmul_dtypes
-    X = data().astype(np.float32)
+    X = data(n=40).astype(np.float32)
     with config_context(array_api_dispatch=True):
         model = make(name).fit(xps.asarray(X))
     assert model.components_.dtype == xps.float32
     reference = host_copy(model)  # the same fitted arrays, as a NumPy model
-    X_in = data(seed=1).astype(kind if kind == "float64" else np.int64)
+    X_in = data(seed=1, n=40).astype(kind if kind == "float64" else np.int64)
     Z_in = (np.arange(10 * model.n_components_).reshape(10, -1) / 7).astype(X_in.dtype)
     Xs, Zs = xps.asarray(X_in), xps.asarray(Z_in)
     linear = model._linear_model and not hasattr(model, "image_shape_")
@@ -162,9 +147,9 @@ def test_without_dispatch_methods_read_arrays_as_fit_does(name):
     """Dispatch off: a float32 array-api-strict input gives what the same data as a
     float32 NumPy array give (float32 results where NumPy's are), also on the second
     device, which ``np.asarray`` refuses (as it refuses a GPU tensor)."""
-    X = data().astype(np.float32)
+    X = data(n=40).astype(np.float32)
     model = make(name).fit(X)
-    X_new = data(seed=1).astype(np.float32)
+    X_new = data(seed=1, n=40).astype(np.float32)
     Z = (np.arange(10 * model.n_components_).reshape(10, -1) / 7).astype(np.float32)
     for device in ("CPU_DEVICE", "device1"):
         Xs = xps.asarray(X_new, device=xps.Device(device))
@@ -203,7 +188,7 @@ def test_model_fitted_under_dispatch_is_refused_without_it(name):
     """A model whose fitted arrays are array-api-strict arrays, used with dispatch off,
     raises a ValueError naming array_api_dispatch in every method, whatever the route
     (in-namespace products, or the host round trip of the 2-D and kernel estimators)."""
-    X = data().astype(np.float32)
+    X = data(n=40).astype(np.float32)
     with config_context(array_api_dispatch=True):
         model = make(name).fit(xps.asarray(X))
     Z = np.zeros((3, model.n_components_), dtype=np.float32)
@@ -330,5 +315,5 @@ def test_magnitude_check_reads_no_autograd_graph(monkeypatch):
         return self
 
     monkeypatch.setattr(Array, "detach", detach, raising=False)
-    check_magnitude(xps.asarray(data()))
+    check_magnitude(xps.asarray(data(n=40)))
     assert detached
