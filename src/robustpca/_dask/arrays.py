@@ -7,7 +7,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_float_array", "bounded", "column_blocks", "row_blocks"]
+__all__ = [
+    "LARGEST",
+    "Largest",
+    "as_float_array",
+    "bounded",
+    "check_underflow",
+    "column_blocks",
+    "largest_of",
+    "row_blocks",
+    "with_largest",
+]
+
+#: The key under which a fit's first pass returns the largest magnitude of ``X``.
+LARGEST = "_largest_magnitude"
 
 #: When the wide route merges row chunks, a block of whole columns holds at most this
 #: many values (32 MB of float64) or the largest chunk of ``X``, whichever is larger.
@@ -147,3 +160,49 @@ def _bounded_block(x: np.ndarray, *, limit: float, size: int, dtype_in, name_in:
 
         raise ValueError(overflow_message(name_in, dtype_in, size, magnitude))
     return x
+
+
+class Largest:
+    """The largest magnitude of the blocks seen so far: "adding" two keeps the larger,
+    so that it travels through :func:`~robustpca.solvers.chunked.combine_parts` with the
+    sums of a pass."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def __add__(self, other: Largest) -> Largest:
+        return Largest(max(self.value, other.value))
+
+
+def with_largest(kernel, x: np.ndarray, rows=None, **params) -> dict:
+    """``kernel(x, rows, **params)`` with the block's largest magnitude (NaN ignored)
+    under :data:`LARGEST`: the underflow half of
+    :func:`~robustpca._validation.check_magnitude` needs the largest entry of all of
+    ``X``, which a block alone cannot judge, so it rides on the first pass."""
+    return {**kernel(x, rows, **params), LARGEST: largest_of(x)}
+
+
+def largest_of(x: np.ndarray) -> Largest:
+    """The largest magnitude of the block ``x``, NaN ignored (0 for an empty block)."""
+    if not x.size:
+        return Largest(0.0)
+    top, bottom = np.fmax.reduce(x, axis=None), np.fmin.reduce(x, axis=None)
+    return Largest(float(np.nan_to_num(max(abs(top), abs(bottom)), nan=0.0)))
+
+
+def check_underflow(magnitude: float, dtype, name: str = "X") -> None:
+    """Raise :func:`~robustpca._validation.check_magnitude`'s ``ValueError`` when
+    ``magnitude``, the largest entry of ``X`` (input ``dtype``), is positive but its
+    square underflows (every fit would see zeros: a silently arbitrary subspace).
+
+    The in-memory check is run on that one entry, so the message is the NumPy fit's;
+    the overflow half cannot fire there (the bound grows as the size shrinks, and
+    :func:`bounded` has already judged every entry).
+    """
+    from .._validation import check_magnitude
+
+    dtype = np.dtype(dtype)
+    if 0.0 < magnitude < float(np.sqrt(np.finfo(dtype).tiny)):
+        check_magnitude(np.full((1, 1), magnitude, dtype=dtype), name=name)

@@ -22,6 +22,7 @@ from .._validation import (
     check_finite_sums,
     check_n_components,
     check_sample_weight,
+    weighted_rows,
 )
 from .._warnings import external_stacklevel
 from ..losses import L2pLoss
@@ -48,7 +49,17 @@ from ..solvers.chunked_pca import (
 )
 from ..solvers.generalized_mean import AUTO_DELTA, check_p, resolve_delta
 from ..solvers.informative_coordinates import model_constants
-from .arrays import _dask, _is_dask, as_float_array, bounded, column_blocks, row_blocks
+from .arrays import (
+    LARGEST,
+    _dask,
+    _is_dask,
+    as_float_array,
+    bounded,
+    check_underflow,
+    column_blocks,
+    row_blocks,
+    with_largest,
+)
 from .godec import fit_godec
 from .hq import fit_hq
 from .low_rank_sparse import fit_accaltproj, fit_crpca_om, fit_outlier_pursuit, fit_pcp
@@ -87,9 +98,14 @@ class DaskPassRunner:
         values (NumPy).
     split_every : int, default=8
         The number of results a task of the tree adds up (:data:`SPLIT_EVERY`).
+    underflow : dtype, optional
+        The input's dtype, for a fit: the first pass also returns the largest magnitude
+        of ``X`` and raises the in-memory ``ValueError`` where its square underflows
+        (:func:`.arrays.check_underflow`), before any solver step uses the sums.
     """
 
-    def __init__(self, X, axis: int = 0, split_every: int = SPLIT_EVERY):
+    def __init__(self, X, axis: int = 0, split_every: int = SPLIT_EVERY, underflow=None):
+        self.underflow = None if underflow is None else np.dtype(underflow)
         self.axis = axis
         self.split_every = split_every
         self.block_sizes = X.chunks[axis]
@@ -108,6 +124,9 @@ class DaskPassRunner:
 
     def __call__(self, kernel, rows=None, *, also=None, **params) -> dict:
         dask, _ = _dask()
+        underflow, self.underflow = self.underflow, None  # checked once, in the first pass
+        if underflow is not None:
+            kernel = partial(with_largest, kernel)
         task = dask.delayed(partial(kernel, **params), pure=False)
         combine = dask.delayed(combine_parts, pure=False)
         parts = [task(b, r) for b, r in zip(self._blocks, self._split(rows), strict=True)]
@@ -120,6 +139,8 @@ class DaskPassRunner:
             out, extra = dask.compute(parts[0], also)
             out = {**out, "also": extra}
         self.n_passes += 1
+        if underflow is not None:
+            check_underflow(out.pop(LARGEST).value, underflow)
         return out
 
 
@@ -241,6 +262,9 @@ def _fit_pca(est, X, run, rng, sample_weight):
     if _wide(run):
         computed = _gram_first_pass(run, also=sample_weight if check_weights else None)
         w = check_sample_weight(computed if check_weights else sample_weight, X.shape[0])
+        if check_weights:  # the in-memory bound, now that the weights are known
+            rows = weighted_rows(w, X.shape[0])
+            est.n_components_ = check_n_components(est.n_components, rows, X.shape[1])
         result = solve_weighted_pca_gram(run, est.n_components_, w, rng=rng)
     else:
         counts = counts_pass(run, X.shape, est.n_components_, sample_weight, check_weights)
@@ -250,6 +274,11 @@ def _fit_pca(est, X, run, rng, sample_weight):
             raise ValueError(
                 "sample_weight must have at least one positive entry (all weights are zero)."
             )
+        if check_weights:  # the in-memory bound (weighted_rows), from the first pass
+            whole = counts["fractional_rows"] == 0
+            rows = min(moments.weight, np.iinfo(np.int64).max) if whole else counts["positive_rows"]
+            bound = max(int(rows), 1)
+            est.n_components_ = check_n_components(est.n_components, bound, X.shape[1])
         if counts["n_missing"]:  # EM on the observed entries (weights: sample_weight)
             em = fit_missing(
                 est, X, run, counts, L2pLoss(p=2.0), rng, sample_weight, max_iter=500, tol=1e-9
@@ -376,9 +405,9 @@ FITS = {
     "hq": partial(
         fit_hq, first_pass=_first_pass, gram_first_pass=_gram_first_pass, with_rows=_with_rows
     ),
-    "robpca": partial(fit_robpca, tall_runner=DaskPassRunner),
-    "covariance": partial(fit_covariance, tall_runner=DaskPassRunner),
-    "spherical": partial(fit_spherical, tall_runner=DaskPassRunner),
+    "robpca": fit_robpca,
+    "covariance": fit_covariance,
+    "spherical": fit_spherical,
     "online": fit_online,
 }
 SUPPORTED = (
@@ -388,7 +417,9 @@ SUPPORTED = (
 )
 
 
-#: The chunked fits that resolve a share or ``"auto"`` themselves (on their own spectrum).
+#: The chunked fits that resolve a share or ``"auto"`` themselves (on their own spectrum);
+#: they also pass over row blocks whatever the route, through a ``tall_runner`` they get
+#: from :func:`fit_dask`.
 AUTO_RANK = ("robpca", "spherical", "covariance")
 
 
@@ -465,20 +496,28 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
             "number of components (a variance share or 'auto' is chosen on the spectrum of "
             "the whole data, which its passes do not form); pass an int, or fit in memory."
         )
-    estimator.n_components_ = check_n_components(spec, n_samples, n_features, allow_auto=auto)
+    # n_components=None or too large: bounded by the rows the weights make, as in memory
+    # (dask weights: after the wide route's first pass, which computes them; see _fit_pca)
+    rows = n_samples
+    if sample_weight is not None and not _is_dask(sample_weight):
+        rows = weighted_rows(sample_weight, n_samples)
+    estimator.n_components_ = check_n_components(spec, rows, n_features, allow_auto=auto)
     rng = as_generator(getattr(estimator, "random_state", None))
     run: GramPasses | DaskPassRunner
     if online:
         result = fit_online(estimator, X, rng)  # sets n_missing_ and n_passes_
     else:
+        # the first pass also checks the in-memory underflow bound (no pass of its own)
+        runner_for = partial(DaskPassRunner, underflow=input_dtype)
         if n_samples < n_features:  # the Gram route, as WeightedPCAProblem(route='auto')
-            runner = DaskPassRunner(column_blocks(X), axis=1, split_every=WIDE_SPLIT_EVERY)
+            runner = runner_for(column_blocks(X), axis=1, split_every=WIDE_SPLIT_EVERY)
             run = GramPasses(runner)
         else:
             X = row_blocks(X)
-            run = runner = DaskPassRunner(X)
+            run = runner = runner_for(X)
         estimator.n_missing_ = 0  # set by the tall route of PCA and RPCA-OM on NaN
-        result = fitter(estimator, X, run, rng, sample_weight)
+        extra = {"tall_runner": runner_for} if auto else {}
+        result = fitter(estimator, X, run, rng, sample_weight, **extra)
         estimator.n_passes_ = runner.n_passes
     estimator._store(result)
     finish_fit(estimator, input_dtype)  # float32 input: float32 attributes, as in NumPy

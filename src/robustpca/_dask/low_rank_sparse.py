@@ -46,7 +46,7 @@ from ..solvers.chunked_order_statistics import (
     radix_level_one,
 )
 from ..solvers.penalty_range import solver_gamma, solver_lam
-from .arrays import _dask
+from .arrays import LARGEST, _dask, check_underflow, largest_of
 from .offset_precision import warn_far_from_origin
 
 __all__ = [
@@ -95,6 +95,10 @@ class DaskStateRunner:
 
     def __call__(self, kernel, **params) -> dict:
         dask, _ = _dask()
+        # the fit's first pass also checks the in-memory underflow bound (DaskPassRunner)
+        underflow, self.runner.underflow = self.runner.underflow, None
+        if underflow is not None:
+            kernel = partial(_with_largest, kernel)
         task = dask.delayed(partial(_listed, kernel, **params), pure=False, nout=2)
         outs = [task(b, s) for b, s in zip(self.runner._blocks, self.states, strict=True)]
         parts = [out[1] for out in outs]
@@ -120,6 +124,8 @@ class DaskStateRunner:
             ]
         self.states = states
         self.runner.n_passes += 1
+        if underflow is not None:
+            check_underflow(result.pop(LARGEST).value, underflow)
         return result
 
     def map_states(self, func, n_columns: int, **params):
@@ -156,6 +162,12 @@ def _client():
 
 def _pick(state, *, index: int):
     return state[index]
+
+
+def _with_largest(kernel, block, state, **params):
+    """``kernel(block, state)`` with the block's largest magnitude in its part."""
+    state, part = kernel(block, state, **params)
+    return state, {**part, LARGEST: largest_of(block)}
 
 
 def _listed(kernel, block, state, **params):

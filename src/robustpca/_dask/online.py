@@ -26,7 +26,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..solvers import SolverResult
-from .arrays import as_float_array, row_blocks
+from .arrays import as_float_array, check_underflow, largest_of, row_blocks
 
 __all__ = ["fit_online", "lazy_decompose"]
 
@@ -59,6 +59,7 @@ def fit_online(est, X, rng) -> SolverResult:
     keep = min(1000, max(8, (1 << 18) // max(X.shape[1], 1)))
     tail: deque[np.ndarray] = deque()
     passes, computed = [0], [0]
+    largest = largest_of(np.zeros(0))  # of X, for the in-memory fit's underflow check
     est.n_missing_ = 0
     est._gaps = False
 
@@ -68,6 +69,8 @@ def fit_online(est, X, rng) -> SolverResult:
         for batch in row_batches(X, size, computed):
             if first:  # partial_fit's checks; NaN counted where the estimator takes it
                 batch = est._validate_batch(batch, first=False)
+                nonlocal largest
+                largest = largest + largest_of(batch)
                 if est._batch_gaps:
                     est.n_missing_ += int(np.isnan(batch).sum())
                 est._gaps = est._gaps or est._batch_gaps  # sticky: the burn-in may hold it
@@ -78,6 +81,9 @@ def fit_online(est, X, rng) -> SolverResult:
             yield batch
 
     result = est._fit_stream(one_pass, X.shape[1], rng)
+    # squares that underflow are known only once every row is read: the same error as
+    # the in-memory fit, after the pass (a fit on zeros is no fit)
+    check_underflow(largest.value, X.dtype)
     est.n_passes_ = computed[0]
     rows = np.concatenate(list(tail)) if tail else np.zeros((0, X.shape[1]))
     est._dask_stream_tail = rows[-keep:]

@@ -9,10 +9,12 @@ fit missing entries (:func:`robustpca._dask.missing.observed_block`).
 from __future__ import annotations
 
 import copy
+import itertools
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..diagnostics import DEFAULT_QUANTILE
 from .arrays import _dask, _is_dask, as_float_array, row_blocks
 from .missing import observed_block, refuse_empty_rows
 
@@ -119,13 +121,112 @@ def _lazy_by_columns(name, X, mean, C, allow_nan=False):
     Xc = X.map_blocks(_finite, dtype=X.dtype, meta=meta, **check)
     Xc = Xc - da.from_array(mean, chunks=(X.chunks[1],))
     Ct = da.from_array(C.T, chunks=(X.chunks[1], (C.shape[0],)))
-    Z = Xc @ Ct
-    if name == "transform":
-        return Z
     if name == "reconstruct":
-        return Z @ Ct.T + da.from_array(mean, chunks=(X.chunks[1],))
-    R = Xc - Z @ Ct.T
-    return da.sqrt((R * R).sum(axis=1))
+        return (Xc @ Ct) @ Ct.T + da.from_array(mean, chunks=(X.chunks[1],))
+    # the scores and ODs of one reduction: computed together, X is read once
+    scores, od = column_distances(X, mean, C, allow_nan)
+    return scores if name == "transform" else od
+
+
+# ------------------------------------------------ orthogonal distances by column blocks
+# The OD of a row, ||xc - C^T z||, needs z = C xc, a sum over every column block: formed
+# as R = Xc - Z C block by block, it keeps each block of X until Z exists (all of X for a
+# single chunk of rows). Instead each block reduces its columns to a least-squares summary
+# and the summaries are merged in a tree, as TSQR does (Demmel et al. 2012): the block
+# columns of A = C^T factor as A_b = Q_b R_b, and for every row
+#     ||xc_b - A_b y||^2 = e_b + ||c_b - R_b y||^2,  c_b = Q_b^T xc_b,
+# with e_b = ||xc_b - Q_b c_b||^2 formed explicitly (no difference of squares, so no
+# cancellation when a row lies near the subspace). Merging stacks the R's and factors
+# them again; at the root, the OD^2 is e + ||c - R z||^2 at the row's scores z. One read
+# of each block, and what is kept is (k + 1) numbers per row and block.
+_SPLIT_EVERY = 8  # summaries merged per task
+
+
+def _od_summary(x, mean, components):
+    """A column block's summary ``(R, c, e, z)``: the triangular factor of the block's
+    rows of ``C^T``, the rows' coordinates in its ``Q``, their squared residuals outside
+    it and their partial scores ``xc_b C_b^T``."""
+    xc = x - mean
+    q, r = np.linalg.qr(components.T)
+    c = xc @ q
+    residual = xc - c @ q.T
+    return r, c, np.einsum("ij,ij->i", residual, residual), xc @ components.T
+
+
+def _od_merge(parts):
+    """The summary of several column blocks' summaries (the order does not matter)."""
+    r_all = np.concatenate([p[0] for p in parts], axis=0)
+    c_all = np.concatenate([p[1] for p in parts], axis=1)
+    q, r = np.linalg.qr(r_all)
+    c = c_all @ q
+    residual = c_all - c @ q.T
+    e = sum(p[2] for p in parts) + np.einsum("ij,ij->i", residual, residual)
+    return r, c, e, sum(p[3] for p in parts)
+
+
+def _od_root(part, *, dtype):
+    """The rows' scores ``z`` and ODs from the merged summary."""
+    r, c, e, z = part
+    residual = c - z @ r.T
+    od = np.sqrt(e + np.einsum("ij,ij->i", residual, residual))
+    return z.astype(dtype, copy=False), od.astype(dtype, copy=False)
+
+
+def _tree(parts: list, merge):
+    while len(parts) > 1:
+        parts = [
+            merge(parts[i : i + _SPLIT_EVERY]) if len(parts[i : i + _SPLIT_EVERY]) > 1 else parts[i]
+            for i in range(0, len(parts), _SPLIT_EVERY)
+        ]
+    return parts[0]
+
+
+def column_distances(X, mean, C, allow_nan: bool = False):
+    """The scores and orthogonal distances of the rows of ``X`` (a dask array chunked by
+    columns), lazily, by column blocks: each block of ``X`` is read once and reduced to
+    ``k + 1`` numbers per row before the next is needed, so that memory is set by the
+    blocks, not by ``X``.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        The samples, chunked along the features.
+    mean : ndarray of shape (n_features,)
+        The fitted centre.
+    C : ndarray of shape (n_components, n_features)
+        The fitted orthonormal components.
+    allow_nan : bool, default=False
+        Whether the estimator takes missing entries (a NaN then asks for whole rows).
+
+    Returns
+    -------
+    scores : dask.array.Array of shape (n_samples, n_components)
+    od : dask.array.Array of shape (n_samples,)
+        Both chunked like the rows of ``X``.
+    """
+    dask, da = _dask()
+    delayed = dask.delayed
+    dtype = np.result_type(X.dtype, C.dtype)
+    meta = np.empty((0, 0), dtype=X.dtype)
+    check = {"message": _GAPS_NEED_ROWS} if allow_nan else {}
+    Xf = X.map_blocks(_finite, dtype=X.dtype, meta=meta, **check)
+    blocks = Xf.to_delayed(optimize_graph=False)
+    bounds = np.cumsum((0, *X.chunks[1]))
+    mean = np.asarray(mean, dtype=dtype)
+    C = np.asarray(C, dtype=dtype)
+    summary = delayed(_od_summary, pure=True)
+    merge = delayed(_od_merge, pure=True)
+    root = delayed(_od_root, pure=True)
+    columns = [(mean[a:b], C[:, a:b]) for a, b in itertools.pairwise(bounds)]
+    k = C.shape[0]
+    scores, od = [], []
+    for i, n_i in enumerate(X.chunks[0]):
+        parts = [summary(blocks[i, j], *columns[j]) for j in range(len(columns))]
+        value = root(_tree(parts, merge), dtype=dtype)
+        meta = np.empty((0, 0), dtype)
+        scores.append(da.from_delayed(value[0], shape=(n_i, k), dtype=dtype, meta=meta))
+        od.append(da.from_delayed(value[1], shape=(n_i,), dtype=dtype, meta=np.empty(0, dtype)))
+    return da.concatenate(scores), da.concatenate(od)
 
 
 def _rows_block(x, *, estimator, method, width=None, block_info=None):
@@ -172,6 +273,58 @@ def lazy_rows(estimator, X, method, width: int | None = None, n_inputs: int | No
     )
 
 
+def _score_block(t, od, *, reference, dtype_out):
+    """``score_samples`` of a row block from its scores and ODs (``-outlyingness``, as
+    the NumPy method: float32 clipped to its range)."""
+    od = od[:, 0]  # the ODs come as a column, aligned with the scores
+    values = -reference.diagnostics(reference.score_distances(t), od, DEFAULT_QUANTILE).outlyingness
+    if dtype_out == np.float32:
+        big = float(np.finfo(np.float32).max)
+        values = np.where(np.isfinite(values), np.clip(values, -big, big), values)
+    return values.astype(dtype_out, copy=False)
+
+
+def _base_distances(estimator) -> bool:
+    """Whether ``estimator`` computes its scores and distances by the base class's linear
+    formulas (the 2-D models' own take whole images)."""
+    from ..estimators._base import BaseSubspaceEstimator
+
+    method = getattr(type(estimator), "_transform_and_distances", None)
+    return method is BaseSubspaceEstimator._transform_and_distances
+
+
+def _lazy_score_samples(estimator, X):
+    """``score_samples`` of ``X``: by blocks of whole rows, or for ``X`` chunked by
+    columns (wide data) and a linear model, from the lazy scores and orthogonal
+    distances by column blocks (merging the columns of a single chunk of rows would put
+    all of ``X`` in one block). A skew fit's adjusted outlyingness needs whole rows."""
+    X = as_float_array(X, keep_float32=True)
+    reference = getattr(estimator, "_outlier_reference", None)
+    if (
+        X.ndim != 2
+        or X.numblocks[1] == 1
+        or X.shape[1] != estimator.n_features_in_
+        or not getattr(estimator, "_linear_model", False)
+        or not _base_distances(estimator)
+        or reference is None
+        or reference.sd_skew_cutoff > 0
+    ):
+        return lazy_rows(estimator, X, estimator.score_samples)
+    _, da = _dask()
+    scores, od = estimator._transform_and_distances(X)  # lazy, by column blocks
+    dtype = np.result_type(X.dtype, estimator.components_.dtype)
+    return da.map_blocks(
+        _score_block,
+        scores.rechunk({1: -1}),
+        od[:, None],
+        drop_axis=1,
+        dtype=dtype,
+        meta=np.empty(0, dtype=dtype),
+        reference=reference,
+        dtype_out=dtype,
+    )
+
+
 def lazy_method(estimator, name: str, X):
     """Apply ``estimator.<name>`` to the dask array ``X``, lazily (nothing is computed).
 
@@ -179,8 +332,10 @@ def lazy_method(estimator, name: str, X):
     :class:`~robustpca.estimators._base.BaseSubspaceEstimator` (float32 stays float32,
     other dtypes are cast to float64). The result is chunked like the
     rows of ``X``. With one chunk of columns each block is mapped on its own; with
-    several (wide data), the products are summed over the column chunks and
-    ``reconstruct`` keeps the chunks of ``X``. ``inverse_transform`` output has blocks
+    several (wide data), the scores and orthogonal distances (and ``score_samples`` of
+    a linear model without a skew rule) come from one reduction over the column blocks
+    (:func:`column_distances`), which never merges them, and ``reconstruct`` keeps the
+    chunks of ``X``. ``inverse_transform`` output has blocks
     of about dask's ``array.chunk-size`` along the features.
 
     Parameters
@@ -203,7 +358,7 @@ def lazy_method(estimator, name: str, X):
     if name == "inverse_transform":
         return _lazy_inverse(estimator, X)
     if name == "score_samples":
-        return lazy_rows(estimator, X, estimator.score_samples)
+        return _lazy_score_samples(estimator, X)
     if name not in ("transform", "reconstruct", "reconstruction_error"):
         raise ValueError(f"{name!r} has no lazy dask version.")
     X = as_float_array(X, keep_float32=True)

@@ -44,6 +44,8 @@ METHOD_ALIASES = {
     "pcp": "PrincipalComponentPursuit",
     "outlier-pursuit": "OutlierPursuit",
     "crpca-om": "ConvexOptimalMeanPCA",
+    "orpca": "OnlineRobustPCA",  # the name `robustpca video` takes
+    "or-pca": "OnlineRobustPCA",
     "rank-rpca": "RankConstrainedRobustPCA",
     "2dpca": "TwoDPCA",
     "glram": "GLRAM",

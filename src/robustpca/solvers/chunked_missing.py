@@ -120,8 +120,10 @@ def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
     -------
     dict
         ``moments``, ``n_missing``, ``col_sum``, ``col_count``, ``empty_rows``,
-        ``rows_by_observed`` (rows by their number of observed entries) and
-        ``col_range``.
+        ``rows_by_observed`` (rows by their number of observed entries),
+        ``col_range``, and ``positive_rows`` and ``fractional_rows`` (the rows of
+        positive and of non-whole weight: the bound of ``n_components``,
+        :func:`~robustpca._validation.weighted_rows`).
     """
     if np.isinf(x).any():
         raise ValueError("Input X contains NaN or infinity; robustpca needs finite data.")
@@ -143,6 +145,8 @@ def missing_counts_pass(x, rows=None, *, check_weights=False) -> dict:
         # rows by their number of observed entries (the rows fitted exactly, per k)
         "rows_by_observed": np.bincount(seen.sum(axis=1), minlength=x.shape[1] + 1),
         "col_range": ColumnRange.of(x),
+        "positive_rows": int(np.count_nonzero(w > 0)),
+        "fractional_rows": int(np.count_nonzero(w != np.floor(w))),
     }
 
 
