@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import warnings
@@ -50,7 +51,9 @@ def add_parser(sub) -> None:
             "side-by-side preview (frame | background | mask) and summary.json, with "
             "CDnet's measures where INPUT has ground truth. The folder appears only when "
             "everything is written. A folder's frames are read in the natural order of "
-            "their names, numbers compared as numbers (2.png before 10.png)."
+            "their names, numbers compared as numbers (2.png before 10.png), and their "
+            "masks take the numbers that end their names (in000470.jpg: bin000470.png) "
+            "where every name has one, else their positions from 1."
         ),
     )
     video.add_argument("input", type=Path, metavar="INPUT")
@@ -133,6 +136,15 @@ class _Source:
         self.native_shape = tuple(video_info(path).frame_shape[:2])
         self.fps = info.fps or 25.0
         self.has_truth = self.cdnet and (path / "groundtruth").is_dir()
+        #: a plain frame folder's numbers (``in000470.jpg``: 470), or None: by position
+        self.file_numbers = None if self.cdnet or not path.is_dir() else _file_numbers(path)
+
+    def numbers(self, seen: int, b: int) -> list[int]:
+        """The numbers of the frames ``seen .. seen + b - 1`` of a stream without ground
+        truth: their files' numbers where every name carries one, else from 1."""
+        if self.file_numbers is not None:
+            return self.file_numbers[seen : seen + b]
+        return list(range(seen + 1, seen + b + 1))
 
     def batches(self) -> Iterator[tuple[np.ndarray, Any]]:
         """``(frames, clip)``: ``clip`` is the batch's :class:`CDnetClip` (ground truth,
@@ -153,6 +165,23 @@ class _Source:
                     yield frames, None
         except (FileNotFoundError, ValueError, ImportError) as error:
             raise InputError(str(error)) from None
+
+
+def _file_numbers(folder: Path) -> list[int] | None:
+    """The numbers that end the names of a folder's frames (``in000470.jpg``, as CDnet's
+    ``input/``, or ``frame_12.png``), in the order they are read, where every name is one
+    prefix and a number and no two numbers are equal; else None."""
+    from ..datasets._video_read import resolve_video_path
+
+    _, files = resolve_video_path(folder)
+    found = [re.fullmatch(r"(.*?)(\d+)", p.stem) for p in files or ()]
+    if not found or any(m is None for m in found):
+        return None
+    matches = [m for m in found if m is not None]
+    numbers = [int(m.group(2)) for m in matches]
+    if len({m.group(1) for m in matches}) != 1 or len(set(numbers)) != len(numbers):
+        return None
+    return numbers
 
 
 class _Truth:
@@ -347,7 +376,7 @@ def _run(args) -> int:
                 ids = (
                     [int(v) for v in clip.frame_numbers]
                     if clip is not None
-                    else list(range(n_seen + 1, n_seen + b + 1))
+                    else source.numbers(n_seen, b)
                 )
                 numbers.extend(ids)
                 masks = _resized(part.masks, source.native_shape)  # CDnet's: the input's size
