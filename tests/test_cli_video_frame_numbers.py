@@ -58,3 +58,13 @@ def test_otherwise_by_position(shared_data, tmp_path, names):
     folder = highway_frames(shared_data, tmp_path, names)
     assert run(folder, tmp_path) == [f"bin{i:06d}.png" for i in range(1, 7)]
     assert Image.open(next((tmp_path / "out" / "masks").iterdir())).size[0] > 0
+
+
+def test_frames_smaller_than_the_rule_window_are_refused(shared_data, tmp_path, capsys):
+    """``--scale`` so small that a frame is under the mask rule's 3 x 3 window was
+    accepted and wrote meaningless masks; it is an error naming ``--scale``."""
+    folder = highway_frames(shared_data, tmp_path, [f"in{470 + i:06d}.jpg" for i in range(6)])
+    out = tmp_path / "out"
+    assert main(["video", str(folder), "--out", str(out), "--scale", "0.005"]) == 1
+    err = capsys.readouterr().err
+    assert "--scale 0.005" in err and "window" in err and not out.exists()

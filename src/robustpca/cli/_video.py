@@ -84,7 +84,11 @@ def add_parser(sub) -> None:
     )
     video.add_argument("--colour", action="store_true", help="fit colour frames (RGB)")
     video.add_argument(
-        "--batch-size", type=int_at_least(1), default=100, help="frames per batch (100)"
+        "--batch-size",
+        type=int_at_least(1),
+        default=100,
+        help="frames per batch (100); the online methods' first batch sets each pixel's "
+        "noise scale, so batches much smaller than about 64 frames give poorer masks",
     )
     video.add_argument(
         "--preview",
@@ -315,6 +319,7 @@ def _run(args) -> int:
         subtract_background,
     )
     from ..datasets import write_frames, write_masks, write_preview
+    from ..foreground import WINDOW
     from ..metrics.change_detection import change_detection_counts, measures_from_counts
 
     if not 0 < args.scale <= 4:
@@ -332,6 +337,12 @@ def _run(args) -> int:
     output = atomic_output_dir(args.out, overwrite=args.overwrite, inputs=inputs)
     output.check()
     source = _Source(args.input, grey=not args.colour, scale=args.scale, batch_size=args.batch_size)
+    if min(source.frame_shape[:2]) < WINDOW:  # the mask rule's window must fit a frame
+        h, w = source.frame_shape[:2]
+        raise InputError(
+            f"--scale {args.scale:g} makes {w}x{h} frames, smaller than the mask rule's "
+            f"{WINDOW}x{WINDOW} window; choose a larger --scale"
+        )
     _check_rank(args, source)
     ignored, ignored_native = _ignored(args.ignore, source)
     resized = source.native_shape != tuple(source.frame_shape[:2])
