@@ -286,11 +286,10 @@ def _score_block(t, od, *, reference, dtype_out):
 
 def _base_distances(estimator) -> bool:
     """Whether ``estimator`` computes its scores and distances by the base class's linear
-    formulas (the 2-D models' own take whole images)."""
-    from ..estimators._base import BaseSubspaceEstimator
-
+    formulas (the 2-D models' own take whole images); by name, as this layer sits below
+    the estimators'."""
     method = getattr(type(estimator), "_transform_and_distances", None)
-    return method is BaseSubspaceEstimator._transform_and_distances
+    return getattr(method, "__qualname__", "") == "BaseSubspaceEstimator._transform_and_distances"
 
 
 def _lazy_score_samples(estimator, X):
