@@ -497,7 +497,7 @@ def fit_dask(estimator, X, sample_weight=None) -> None:
             "the whole data, which its passes do not form); pass an int, or fit in memory."
         )
     # n_components=None or too large: bounded by the rows the weights make, as in memory
-    # (dask weights: after the wide route's first pass, which computes them; see _fit_pca)
+    # (dask weights: after either route's first pass, which computes them; see _fit_pca)
     rows = n_samples
     if sample_weight is not None and not _is_dask(sample_weight):
         rows = weighted_rows(sample_weight, n_samples)
