@@ -18,6 +18,7 @@ import importlib.util
 import multiprocessing
 import pickle
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 import dask
@@ -186,10 +187,14 @@ SIX = [OptimalMeanPCA, L21PCA, R1PCA, PCA, GeneralizedMeanPCA, AdaptiveNeighbors
 )
 def test_parity_process_scheduler(estimator, context):
     """Tasks (kernels, steps, losses, shipped weights) survive pickling to worker
-    processes, forked or spawned (Windows and macOS spawn by default)."""
+    processes, forked or spawned (Windows and macOS spawn by default). One pool serves
+    every compute of the fit: dask would otherwise start (and spawn) one per compute."""
     X = data(5, n=120)
-    config = {"scheduler": "processes", "num_workers": 2, "multiprocessing.context": context}
-    with dask.config.set(config):
+    mp_context = multiprocessing.get_context(context)
+    with (
+        ProcessPoolExecutor(2, mp_context=mp_context) as pool,
+        dask.config.set(scheduler="processes", pool=pool),
+    ):
         check_parity(lambda: estimator(2, tol=1e-4), X, as_dask(X, rows=60))
     task = partial(reweight_pass, step=WeightedPCAStep(2), state=None, loss=L21Loss(1e-3))
     assert pickle.loads(pickle.dumps(task)).keywords["loss"] == L21Loss(1e-3)
