@@ -14,7 +14,12 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from robustpca import L1PCA
 from robustpca.solvers import StopReason
-from robustpca.solvers.l1_pca import EM_UNSETTLED, solve_l1_pca
+from robustpca.solvers.l1_pca import (
+    EM_CYCLE,
+    EM_UNSETTLED,
+    solve_l1_pca,
+    solve_l1_pca_missing,
+)
 
 from .conftest import SEEDS, load_table, random_gaps
 
@@ -266,18 +271,35 @@ def test_bad_input():
 
 
 @pytest.mark.realdata
-def test_an_em_that_does_not_settle_says_so(shared_data):
+def test_an_em_that_cycles_keeps_the_largest_dispersion_and_says_so(shared_data):
     """PCA-L1's greedy sign patterns can cycle from one completion to the next, even
     from warm starts: on wood with a tenth of its cells missing (mask 13) the
-    dispersion repeats with period 3. It stops after ``max_em_iter`` (50), not
-    converged, and the warning names the EM (it used to say ``max_iter=138``, the
-    fixed-point iterations counted)."""
+    dispersion repeats with period 3 (to 1e-5 from the 36th completion). The EM stops
+    there, not converged, keeps the cycle's completion of largest dispersion, whatever
+    ``max_em_iter`` is beyond that, and the warning names the cycle. Before, it stopped
+    after ``max_em_iter`` (50) at whichever completion of the cycle that was."""
     X, _ = random_gaps(load_table(shared_data, "wood"), 13)
-    with pytest.warns(ConvergenceWarning, match="EM completions not settled after 50") as seen:
+    with pytest.warns(ConvergenceWarning, match="cycle with period 3.*largest dispersion"):
         model = L1PCA(n_components=2, random_state=0).fit(X)
-    assert len(seen) == 1
-    assert not model.converged_ and model.stop_reason_ == EM_UNSETTLED.format(50)
+    assert not model.converged_ and model.stop_reason_ == EM_CYCLE.format(3)
     assert np.isfinite(model.transform(X)).all()
+
+    data, missing = np.nan_to_num(X), np.isnan(X)
+
+    def solve(max_em_iter):
+        rng = np.random.default_rng(0)
+        return solve_l1_pca_missing(data, missing, 2, rng=rng, max_em_iter=max_em_iter)
+
+    cycled, longer = solve(50), solve(200)
+    n_em = cycled.objective.size
+    assert cycled.stop_reason == EM_CYCLE.format(3) and n_em < 50
+    np.testing.assert_array_equal(longer.components, cycled.components)
+    best = n_em - 3 + int(np.argmax(cycled.objective[-3:]))  # its index among completions
+    assert cycled.objective[best] == cycled.objective[-3:].max()
+    kept = solve(best + 1)  # stopped right at that completion, unsettled
+    assert kept.stop_reason == EM_UNSETTLED.format(best + 1) and not kept.converged
+    np.testing.assert_array_equal(kept.components, cycled.components)
+    np.testing.assert_array_equal(kept.mean, cycled.mean)
 
 
 def test_counts_with_gaps_add_up_over_the_completions():

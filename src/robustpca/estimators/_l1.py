@@ -105,7 +105,9 @@ class L1PCA(BaseSubspaceEstimator):
     from the previous completion's, until the L1 dispersion of the completion changes by
     at most ``1e-5`` relatively (:func:`~robustpca.solvers.l1_pca.solve_l1_pca_missing`).
     No monotone objective is claimed (the completion enters the maximised dispersion),
-    and the sign patterns can cycle; the fit then stops after 50 completions with a
+    and the sign patterns can cycle: where the dispersion repeats with a period of 2 to
+    8 completions the fit keeps the cycle's completion of largest dispersion, and where
+    it settles in neither way it stops after 50 completions; both with a
     ``ConvergenceWarning``.
 
     References
@@ -171,9 +173,14 @@ class L1PCA(BaseSubspaceEstimator):
             StopReason.MAX_ITER,
             StopReason.CALLBACK,
         ):  # the EM's
+            kept = (
+                "the completion of largest dispersion in the cycle"
+                if result.stop_reason.startswith("EM completions cycle")
+                else "the last completion"
+            )
             warnings.warn(
                 f"L1PCA: {result.stop_reason} (PCA-L1's greedy signs can cycle "
-                "from one completion to the next); the fit uses the last completion.",
+                f"from one completion to the next); the fit uses {kept}.",
                 ConvergenceWarning,
                 stacklevel=external_stacklevel(),
             )

@@ -256,6 +256,11 @@ EM_TOL = 1e-5
 #: The stop reason of an EM whose completions did not settle (``max_em_iter`` of them).
 #: PCA-L1's greedy sign patterns can cycle between completions, even from warm starts.
 EM_UNSETTLED = "EM completions not settled after {} iterations"
+#: The stop reason of an EM that settled into a cycle of completions (the dispersion
+#: repeats at that lag to ``EM_TOL``); the fit keeps the cycle's largest dispersion.
+EM_CYCLE = "EM completions cycle with period {}"
+#: The longest cycle of completions :func:`solve_l1_pca_missing` looks for.
+EM_MAX_PERIOD = 8
 
 
 def solve_l1_pca_missing(
@@ -282,6 +287,12 @@ def solve_l1_pca_missing(
     ``k`` informative entries take no part
     (:func:`~robustpca.solvers.informative_coordinates.informative_rows`).
 
+    The sign patterns can also settle into a cycle of completions: the dispersion then
+    repeats at a lag of 2 to :data:`EM_MAX_PERIOD` completions, to the same tolerance.
+    The EM stops there with :data:`EM_CYCLE`, not converged, and keeps the completion of
+    largest dispersion in the cycle (PCA-L1 maximises the dispersion), so that the
+    result does not depend on ``max_em_iter``.
+
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
@@ -300,7 +311,8 @@ def solve_l1_pca_missing(
     max_perturbations : int, default=10
         As in :func:`solve_l1_pca`.
     max_em_iter : int, default=50
-        Most completions; the EM then stops with :data:`EM_UNSETTLED`, not converged.
+        Most completions; the EM then stops with :data:`EM_UNSETTLED`, not converged,
+        unless it settled or cycled before.
     callback : callable or None, default=None
         :func:`solve_l1_pca`'s, with the iterations of every completion numbered on;
         its ``True`` ends the EM too.
@@ -321,6 +333,7 @@ def solve_l1_pca_missing(
     counts = {key: np.zeros(n_components, dtype=int) for key in _COUNTS}
     reason = EM_UNSETTLED.format(max_em_iter)
     result: SolverResult | None = None
+    recent: list[SolverResult] = []  # the last EM_MAX_PERIOD completions' fits
     for _ in range(max_em_iter):
         result = solve_l1_pca(
             filled,
@@ -344,14 +357,21 @@ def solve_l1_pca_missing(
         if len(history) > 1 and relative_change(history[-2], history[-1]) <= max(tol, EM_TOL):
             reason = result.stop_reason
             break
+        recent = [*recent[1 - EM_MAX_PERIOD :], result]
+        period = _cycle_period(history, max(tol, EM_TOL))
+        if period:
+            reason = EM_CYCLE.format(period)
+            best = int(np.argmax(history[-period:])) - period
+            result = recent[best]
+            break
     assert result is not None  # max_em_iter >= 1
     return SolverResult(
         components=result.components,
         mean=result.mean,
         weights=None,
         n_iter=max(n_iter, 1),
-        converged=reason
-        not in (StopReason.MAX_ITER, StopReason.CALLBACK, EM_UNSETTLED.format(max_em_iter)),
+        converged=reason not in (StopReason.MAX_ITER, StopReason.CALLBACK)
+        and not reason.startswith(("EM completions not settled", "EM completions cycle")),
         stop_reason=reason,
         objective=np.asarray(history),
         info={**result.info, **counts},
@@ -360,3 +380,17 @@ def solve_l1_pca_missing(
 
 #: The per-component counts of :func:`solve_l1_pca`'s ``info``.
 _COUNTS = ("n_iter_per_component", "n_perturbations_per_component")
+
+
+def _cycle_period(history: list[float], tol: float) -> int:
+    """The shortest lag ``p`` in ``2..EM_MAX_PERIOD`` at which the last ``p`` dispersions
+    each repeat the one ``p`` completions before to ``tol`` (relative), else 0."""
+    for period in range(2, EM_MAX_PERIOD + 1):
+        if len(history) < 2 * period:
+            break
+        if all(
+            relative_change(history[i - period], history[i]) <= tol
+            for i in range(len(history) - period, len(history))
+        ):
+            return period
+    return 0
