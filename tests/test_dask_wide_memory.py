@@ -160,3 +160,28 @@ def test_wide_faces_match_memory(faces, make, offset):
     np.testing.assert_allclose(od, model.reconstruction_error(X), rtol=1e-12)
     np.testing.assert_allclose(samples, model.score_samples(X), rtol=1e-12, atol=1e-14)
     assert np.array_equal(labels, model.predict(X))
+
+
+@pytest.fixture(scope="module")
+def skewed(faces):
+    """A skew fit on wide data: its score distance is the adjusted outlyingness."""
+    model = rp.ROBPCA(n_components=5, skew=True, random_state=0).fit(faces)
+    assert model._outlier_reference.sd_skew_cutoff > 0
+    return model
+
+
+def test_skew_score_samples_keep_the_column_chunks(blocks, skewed, faces):
+    """A skew fit's adjusted outlyingness (``score_samples``, ``predict``, the
+    diagnostics) is a product summed over the column blocks: no block of all the columns
+    (the old route merged them), each block read once, few alive at once, and the
+    in-memory values."""
+    D = da.from_array(faces, chunks=(faces.shape[0], 100))
+    samples = skewed.score_samples(D)
+    names = list(samples.__dask_graph__().layers)
+    assert not [name for name in names if name.startswith("rechunk")], names
+    np.testing.assert_allclose(samples.compute(), skewed.score_samples(faces), rtol=1e-12)
+    assert np.array_equal(skewed.predict(D).compute(), skewed.predict(faces))
+    wide = CountingBlocks(n=N, width=WIDTH, blocks=faces.shape[1] // WIDTH + 1)
+    X = wide.array[:, : faces.shape[1]]
+    skewed.score_samples(X).compute()
+    assert wide.most <= BOUND, f"{wide.most} of {wide.array.numblocks[1]} blocks alive at once"

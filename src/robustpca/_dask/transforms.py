@@ -273,11 +273,48 @@ def lazy_rows(estimator, X, method, width: int | None = None, n_inputs: int | No
     )
 
 
-def _score_block(t, od, *, reference, dtype_out):
+def _skew_block(y, *, outlyingness):
+    return outlyingness(y)
+
+
+def lazy_skew_distances(estimator, X):
+    """A skew fit's adjusted outlyingness of the rows of ``X`` (its score distances),
+    lazily. The coordinates it is measured in, ``(x - origin) @ rotation``, are a product
+    summed over the column blocks, so ``X`` chunked by columns keeps its chunks (a NaN,
+    which the fit of the row's observed entries fills, asks for whole rows); else by
+    blocks of whole rows (:func:`lazy_rows`)."""
+    model = getattr(estimator, "_adjusted", None)
+    X = as_float_array(X, keep_float32=True)
+    if (
+        model is None
+        or X.ndim != 2
+        or X.numblocks[1] == 1
+        or X.shape[1] != estimator.n_features_in_
+    ):
+        return lazy_rows(estimator, X, estimator._skew_score_distances)
+    _, da = _dask()
+    gaps = {"message": _GAPS_NEED_ROWS} if getattr(estimator, "_supports_missing", False) else {}
+    meta = np.empty((0, 0), dtype=X.dtype)
+    Xf = X.map_blocks(_finite, dtype=X.dtype, meta=meta, **gaps).astype(np.float64)
+    columns, k = X.chunks[1], model.rotation.shape[1]
+    origin = da.from_array(np.asarray(model.origin, dtype=np.float64), chunks=(columns,))
+    rotation = da.from_array(np.asarray(model.rotation, dtype=np.float64), chunks=(columns, (k,)))
+    return ((Xf - origin) @ rotation).map_blocks(
+        _skew_block,
+        drop_axis=1,
+        dtype=np.float64,
+        meta=np.empty(0),
+        outlyingness=model.outlyingness,
+    )
+
+
+def _score_block(t, od, sd=None, *, reference, dtype_out):
     """``score_samples`` of a row block from its scores and ODs (``-outlyingness``, as
-    the NumPy method: float32 clipped to its range)."""
+    the NumPy method: float32 clipped to its range); ``sd``: a skew fit's score
+    distances, else those of the scores."""
     od = od[:, 0]  # the ODs come as a column, aligned with the scores
-    values = -reference.diagnostics(reference.score_distances(t), od, DEFAULT_QUANTILE).outlyingness
+    sd = reference.score_distances(t) if sd is None else sd[:, 0]
+    values = -reference.diagnostics(sd, od, DEFAULT_QUANTILE).outlyingness
     if dtype_out == np.float32:
         big = float(np.finfo(np.float32).max)
         values = np.where(np.isfinite(values), np.clip(values, -big, big), values)
@@ -296,9 +333,11 @@ def _lazy_score_samples(estimator, X):
     """``score_samples`` of ``X``: by blocks of whole rows, or for ``X`` chunked by
     columns (wide data) and a linear model, from the lazy scores and orthogonal
     distances by column blocks (merging the columns of a single chunk of rows would put
-    all of ``X`` in one block). A skew fit's adjusted outlyingness needs whole rows."""
+    all of ``X`` in one block), and a skew fit's adjusted outlyingness by the same
+    blocks (:func:`lazy_skew_distances`)."""
     X = as_float_array(X, keep_float32=True)
     reference = getattr(estimator, "_outlier_reference", None)
+    skew = reference is not None and reference.sd_skew_cutoff > 0
     if (
         X.ndim != 2
         or X.numblocks[1] == 1
@@ -306,16 +345,18 @@ def _lazy_score_samples(estimator, X):
         or not getattr(estimator, "_linear_model", False)
         or not _base_distances(estimator)
         or reference is None
-        or reference.sd_skew_cutoff > 0
+        or (skew and not hasattr(estimator, "_skew_score_distances"))
     ):
         return lazy_rows(estimator, X, estimator.score_samples)
     _, da = _dask()
     scores, od = estimator._transform_and_distances(X)  # lazy, by column blocks
+    sd = [estimator._skew_score_distances(X)[:, None]] if skew else []
     dtype = np.result_type(X.dtype, estimator.components_.dtype)
     return da.map_blocks(
         _score_block,
         scores.rechunk({1: -1}),
         od[:, None],
+        *sd,
         drop_axis=1,
         dtype=dtype,
         meta=np.empty(0, dtype=dtype),
@@ -332,7 +373,7 @@ def lazy_method(estimator, name: str, X):
     other dtypes are cast to float64). The result is chunked like the
     rows of ``X``. With one chunk of columns each block is mapped on its own; with
     several (wide data), the scores and orthogonal distances (and ``score_samples`` of
-    a linear model without a skew rule) come from one reduction over the column blocks
+    a linear model) come from one reduction over the column blocks
     (:func:`column_distances`), which never merges them, and ``reconstruct`` keeps the
     chunks of ``X``. ``inverse_transform`` output has blocks
     of about dask's ``array.chunk-size`` along the features.

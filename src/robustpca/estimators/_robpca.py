@@ -250,10 +250,10 @@ class ROBPCA(ImputationEMMixin, BaseSubspaceEstimator):
         adjusted = getattr(self, "_adjusted", None)
         if adjusted is None and not self.skew:
             raise ValueError("the adjusted outlyingness exists for skew=True fits only.")
-        if is_dask_collection(X):  # by blocks of whole rows, lazily
-            from .._dask.transforms import lazy_rows
+        if is_dask_collection(X):  # lazily, by the blocks of X
+            from .._dask.transforms import lazy_skew_distances
 
-            return lazy_rows(self, X, self._skew_score_distances)
+            return lazy_skew_distances(self, X)
         # NumPy on the host, for an array-API X too (the caller takes its values)
         X = np.asarray(self._check_X(to_numpy(X), allow_nan=True), dtype=np.float64)
         if adjusted is None:
