@@ -40,7 +40,7 @@ def _is_dask(x) -> bool:
     return type(x).__module__.split(".")[0] == "dask"
 
 
-def as_float_array(X, name: str = "X", keep_float32: bool = False):
+def as_float_array(X, name: str = "X", keep_float32: bool = False, unknown_rows: bool = False):
     """Validate a dask array lazily: 2-D, real, known chunk sizes; chunks are kept,
     except empty ones.
 
@@ -53,6 +53,9 @@ def as_float_array(X, name: str = "X", keep_float32: bool = False):
     keep_float32 : bool, default=False
         Keep float32 input as float32 (the transforms, which keep float32 like the NumPy
         ones); other input is cast to float64 chunk by chunk.
+    unknown_rows : bool, default=False
+        Accept unknown sizes of the row chunks (``X[mask]`` of a boolean mask): the lazy
+        methods map blocks of rows, whose sizes they need not know; a fit counts rows.
 
     Returns
     -------
@@ -68,7 +71,9 @@ def as_float_array(X, name: str = "X", keep_float32: bool = False):
         raise ValueError(
             f"{name} must be 2-D (n_samples, n_features), got a {X.ndim}-D dask array."
         )
-    if any(np.isnan(c) for c in X.chunks[0]) or any(np.isnan(c) for c in X.chunks[1]):
+    if (not unknown_rows and any(np.isnan(c) for c in X.chunks[0])) or any(
+        np.isnan(c) for c in X.chunks[1]
+    ):
         raise ValueError(
             f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() first."
         )

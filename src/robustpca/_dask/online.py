@@ -93,7 +93,7 @@ def fit_online(est, X, rng) -> SolverResult:
 def lazy_decompose(est, X):
     """``est.decompose`` of the dask array ``X``, lazily: the low-rank and sparse parts,
     chunked like ``X``'s rows (its column chunks merged)."""
-    X = as_float_array(X, keep_float32=True)
+    X = as_float_array(X, keep_float32=True, unknown_rows=True)
     if X.shape[1] != est.n_features_in_:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(est).__name__} is expecting "

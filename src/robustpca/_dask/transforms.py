@@ -83,14 +83,15 @@ def _lazy_inverse(estimator, Z):
     k = C.shape[0]
     if _is_dask(Z) and Z.dtype.kind in "biu":  # as NumPy: integers take the model's dtype
         Z = Z.astype(C.dtype)
-    Z = as_float_array(Z, keep_float32=True)
+    Z = as_float_array(Z, keep_float32=True, unknown_rows=True)
     if Z.shape[1] != k:
         raise ValueError(
             f"X must have shape (n_samples, {k}) for inverse_transform, got {tuple(Z.shape)}."
         )
     Z = row_blocks(Z)
     dtype = np.result_type(Z.dtype, C.dtype)
-    cols = _column_chunks(max(Z.chunks[0], default=1), C.shape[1])
+    rows = [c for c in Z.chunks[0] if not np.isnan(c)]  # unknown sizes: as one row
+    cols = _column_chunks(max(rows, default=1), C.shape[1])
     if len(cols) == 1:
         return Z.map_blocks(
             _inverse_block,
@@ -245,7 +246,7 @@ def lazy_rows(estimator, X, method, width: int | None = None, n_inputs: int | No
     a row together, or a skew fit's adjusted outlyingness; or ``width`` values per row,
     such as the transforms of the models that are not one linear map (the kernel and
     2-D estimators). ``n_inputs``: the columns ``X`` must have (``n_features_in_``)."""
-    X = as_float_array(X, keep_float32=True)
+    X = as_float_array(X, keep_float32=True, unknown_rows=True)
     expected = estimator.n_features_in_ if n_inputs is None else n_inputs
     if X.shape[1] != expected:
         raise ValueError(
@@ -284,7 +285,7 @@ def lazy_skew_distances(estimator, X):
     which the fit of the row's observed entries fills, asks for whole rows); else by
     blocks of whole rows (:func:`lazy_rows`)."""
     model = getattr(estimator, "_adjusted", None)
-    X = as_float_array(X, keep_float32=True)
+    X = as_float_array(X, keep_float32=True, unknown_rows=True)
     if (
         model is None
         or X.ndim != 2
@@ -335,7 +336,7 @@ def _lazy_score_samples(estimator, X):
     distances by column blocks (merging the columns of a single chunk of rows would put
     all of ``X`` in one block), and a skew fit's adjusted outlyingness by the same
     blocks (:func:`lazy_skew_distances`)."""
-    X = as_float_array(X, keep_float32=True)
+    X = as_float_array(X, keep_float32=True, unknown_rows=True)
     reference = getattr(estimator, "_outlier_reference", None)
     skew = reference is not None and reference.sd_skew_cutoff > 0
     if (
@@ -401,7 +402,7 @@ def lazy_method(estimator, name: str, X):
         return _lazy_score_samples(estimator, X)
     if name not in ("transform", "reconstruct", "reconstruction_error"):
         raise ValueError(f"{name!r} has no lazy dask version.")
-    X = as_float_array(X, keep_float32=True)
+    X = as_float_array(X, keep_float32=True, unknown_rows=True)
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
