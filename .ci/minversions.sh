@@ -39,5 +39,8 @@ python -m pip install --quiet -c "$constraints" "$tree[plot,dask,test]"
 python .ci/lower_bounds.py --check plot dask test
 
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+# hypothesis' "minversions" profile (tests/conftest.py): the derandomized examples of the
+# main suite's "ci" profile, a fifth as many
+export ROBUSTPCA_HYPOTHESIS_PROFILE=minversions
 echo "+ python -m pytest -q -m 'not realdata and not slow'"
 python -m pytest -q -p no:cacheprovider -m "not realdata and not slow" --basetemp="$venv/pytest-tmp"

@@ -307,9 +307,14 @@ threadpool_limits(limits=1, user_api="blas")
 
 # On CI, hypothesis runs a fixed, reproducible set of examples (no flaky red runs); locally
 # it explores new examples each time.
+# The minimum-versions lane (.ci/minversions.sh) checks that the declared minimums run
+# every property, on a fifth of the examples: the main suite explores them.
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("minversions", parent=settings.get_profile("ci"), max_examples=20)
 settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+settings.load_profile(
+    os.environ.get("ROBUSTPCA_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture(scope="session")
