@@ -18,11 +18,11 @@ iteration, the cheaper of two exact routes:
 Both give the exact SVT to about ``BLOCK_RTOL`` of the top singular value, and fits
 follow the full-SVD iterates (``tests/test_svt_partial.py``). ``'auto'`` takes the Gram
 route first, then tries the partial route where its block is a small share of the side
-(``PARTIAL_COST``), weighing its thin products ``THIN_PRODUCT_COST`` times a flop of the
-Gram route's ``syrk`` (which runs at the processor's peak while thin products stream ``M``
-from memory); it is given up once it has cost as much as a Gram step, and after a dear
-one the Gram route is kept for a number of steps in proportion (``PARTIAL_RETRY``). The
-choice is a count, not a clock, so that a fit repeats bit for bit. ``'partial'`` always
+(``PARTIAL_COST``), weighing a flop of its thin products ``THIN_PRODUCT_COST`` times a
+flop of the Gram route's ``syrk``; it is given up once it has cost as much as a Gram
+step, and after a dear one the Gram route is kept for a number of steps in proportion
+(``PARTIAL_RETRY``). The choice is a count, not a clock, so that a fit repeats bit for
+bit. ``'partial'`` always
 tries the block route first; ``'full'`` is LAPACK's SVD every iteration. The Gram route
 squares the condition number: its thresholded matrix is accurate to about
 :math:`\epsilon\sigma_1^2/\tau`, and the penalty's cap keeps :math:`\tau` above
@@ -56,10 +56,13 @@ PARTIAL_COST = 10
 #: Where the singular values near the threshold are close, the block iteration needs
 #: many passes a step (docs/design-notes/pcp.md).
 PARTIAL_RETRY = 4
-#: A product of ``M`` with a few columns streams ``M`` from memory: it costs this many
-#: times a flop of the Gram route's ``syrk``, which runs at the processor's peak
-#: (docs/design-notes/pcp.md). A count rather than the clock keeps fits repeatable.
-THIN_PRODUCT_COST = 3.0
+#: What a flop of a product of ``M`` with a few columns costs, in flops of the Gram
+#: route's ``syrk``. A count rather than the clock keeps fits repeatable. Weighed 1,
+#: the partial route's steps on Candès et al.'s square problems (1000^2 to 3000^2, 5%)
+#: are taken and halve the fit; a dearer weight gives most of them to the Gram route.
+#: Where the block iteration crawls (video), the give-up rule bounds a wrong prediction
+#: to one Gram step (docs/design-notes/pcp.md).
+THIN_PRODUCT_COST = 1.0
 #: A product of ``M`` with fewer columns than this costs as much as with this many: it
 #: reads all of ``M``.
 MEMORY_COLUMNS = 16
@@ -396,8 +399,8 @@ class _SVTStep:
 
     def _dearer(self, tally: float) -> float:
         """How many times the Gram route's cost a partial step of ``tally`` products of
-        ``M`` with a vector cost, each weighed ``THIN_PRODUCT_COST`` times a flop of the
-        Gram route (thin products stream ``M`` from memory; ``syrk`` runs at the peak)."""
+        ``M`` with a vector cost, each flop weighed ``THIN_PRODUCT_COST`` times a flop of
+        the Gram route."""
         return THIN_PRODUCT_COST * tally / self._gram_cost()
 
     def _partial(self, M: np.ndarray, tau: float) -> _LowRank | None:
