@@ -106,6 +106,23 @@ def _fit(name: str, X, centred: bool = False):
         return _model(name, centred).fit(X)
 
 
+@pytest.fixture(scope="module")
+def fitted(shared_data):
+    """``fitted(table, gaps, name, centred=False)``: the fit of the table (with
+    ``random_gaps(X, 0)`` where ``gaps``), made once for the module's tests, which only
+    read it (``centred`` changes only the models of ``CENTRED_ON_REQUEST``)."""
+    fits = {}
+
+    def get(table: str, gaps: bool, name: str, centred: bool = False):
+        key = (table, gaps, name, centred and name in CENTRED_ON_REQUEST)
+        if key not in fits:
+            X = load_table(shared_data, table)
+            fits[key] = _fit(name, random_gaps(X, 0)[0] if gaps else X, centred)
+        return fits[key]
+
+    return get
+
+
 #: PCA-GM with gaps: its weights r^(p - 2) are not scaled by a power of two, so the two
 #: fits differ by rounding, and its fixed point amplifies that: stopped at tol 1e-6,
 #: 1e-8, 1e-10 or 1e-12 (208-604 iterations), the components of 2^e X differed by
@@ -120,13 +137,13 @@ SCALE_ATOL = {("GeneralizedMeanPCA", True): 5e-10, ("GRASTA", True): 3e-10}
 
 @pytest.mark.realdata
 @pytest.mark.parametrize(("name", "gaps"), CASES, ids=_ids(CASES))
-def test_fit_of_scaled_data_is_the_scaled_fit(shared_data, name, gaps):
+def test_fit_of_scaled_data_is_the_scaled_fit(shared_data, fitted, name, gaps):
     """bushfire (38 x 5, outliers in rows 7-11 and 32-38), complete and with a tenth of
     its cells missing: at ``c = 2**e``, ``e`` in -400, -60, 60, 400, the components
     agree to 1e-10 (``SCALE_ATOL``), the scores of ``c X`` are ``c`` times those of ``X`` to 1e-10
     relative, and the flags are the same."""
     X = _bushfire(shared_data, gaps)
-    reference = _fit(name, X)
+    reference = fitted("bushfire", gaps, name)
     scores, flags = reference.transform(X), reference.predict(X)
     assert np.isfinite(scores).all()
     atol = SCALE_ATOL.get((name, gaps), 1e-10)
@@ -146,14 +163,14 @@ WIDE = [name for name in NAMES if name not in TALL_ONLY]
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("name", WIDE)
-def test_wide_fit_of_scaled_data_is_the_scaled_fit(shared_data, name):
+def test_wide_fit_of_scaled_data_is_the_scaled_fit(shared_data, fitted, name):
     """octane (39 x 226) takes the wide routes: R1-PCA's Gram iteration, whose 4th
     power of the data's scale overflowed from about 1e78 (a crash at 2^400) and
     underflowed at 2^-400 (a subspace 0.26 off), and ROBPCA's outlyingness, whose zero
     thresholds were absolute (a subspace 3e-2 off at 2^-60). Components to 1e-10, the
     same flags."""
     X = load_table(shared_data, "octane")
-    reference = _fit(name, X)
+    reference = fitted("octane", False, name)
     flags = reference.predict(X)
     for exponent in EXPONENTS:
         c = np.ldexp(1.0, exponent)
@@ -190,13 +207,13 @@ def test_other_routes_of_scaled_data(shared_data, table, make):
 
 @pytest.mark.realdata
 @pytest.mark.parametrize(("name", "gaps"), SHIFTED, ids=_ids(SHIFTED))
-def test_fit_of_shifted_data_is_the_shifted_fit(shared_data, name, gaps):
+def test_fit_of_shifted_data_is_the_shifted_fit(shared_data, fitted, name, gaps):
     """bushfire, complete and with gaps (PCP and outlier pursuit with ``center=True``),
     moved by ``b = s * (1, ..., 2)``, ``s`` 1e3 and
     1e6 (its entries are about 100-500): the subspace agrees to 1e-6 in sine, ``mean_``
     moves by ``b`` to 1e-6 of the data's scale, and the flags are the same."""
     X = _bushfire(shared_data, gaps)
-    reference = _fit(name, X, centred=True)
+    reference = fitted("bushfire", gaps, name, centred=True)
     flags = reference.predict(X)
     k = min(2, reference.n_components_)
     scale = float(np.nanmax(np.abs(X)))
@@ -220,11 +237,11 @@ PERMUTED = [(name, gaps) for name, gaps in CASES if name not in ORDER_DEPENDENT]
 
 @pytest.mark.realdata
 @pytest.mark.parametrize(("name", "gaps"), PERMUTED, ids=_ids(PERMUTED))
-def test_fit_of_permuted_rows_is_the_same_fit(shared_data, name, gaps):
+def test_fit_of_permuted_rows_is_the_same_fit(shared_data, fitted, name, gaps):
     """bushfire, complete and with gaps, its rows in three random orders: the subspace
     agrees to 1e-6 in sine and each row keeps its flag."""
     X = _bushfire(shared_data, gaps)
-    reference = _fit(name, X)
+    reference = fitted("bushfire", gaps, name)
     flags = reference.predict(X)
     k = min(2, reference.n_components_)
     rng = np.random.default_rng(1)
@@ -249,7 +266,9 @@ COLUMNS = [(name, gaps) for name, gaps in CASES if name not in COLUMN_ORDER_DEPE
 @pytest.mark.realdata
 @pytest.mark.parametrize("table", ["bushfire", "starsCYG"])
 @pytest.mark.parametrize(("name", "gaps"), COLUMNS, ids=_ids(COLUMNS))
-def test_fit_of_permuted_and_flipped_columns_is_the_same_fit(shared_data, table, name, gaps):
+def test_fit_of_permuted_and_flipped_columns_is_the_same_fit(
+    shared_data, fitted, table, name, gaps
+):
     """bushfire (``k = 2`` of 5 columns) and starsCYG (``k = 2`` of 2: the subspace is
     the whole space, so only the basis is tested), complete and with gaps, its columns in
     three random orders with random signs: the components move with the columns (to
@@ -258,7 +277,7 @@ def test_fit_of_permuted_and_flipped_columns_is_the_same_fit(shared_data, table,
     order (3 of starsCYG's flags), its Huber weights being ratios of rounding errors."""
     X = load_table(shared_data, table)
     X = random_gaps(X, 0)[0] if gaps else X
-    reference = _fit(name, X)
+    reference = fitted(table, gaps, name)
     flags, scores = reference.predict(X), np.abs(reference.transform(X))
     k = min(2, reference.n_components_)
     rng = np.random.default_rng(1)
@@ -283,13 +302,13 @@ CONSTANT = [name for name in NAMES if name not in DIMENSION_DEPENDENT]
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("name", CONSTANT)
-def test_a_constant_column_changes_nothing(shared_data, name):
+def test_a_constant_column_changes_nothing(shared_data, fitted, name):
     """bushfire with a constant column (0 or 7, a dead sensor) inserted second: the
     components are those without it (1e-6 in sine, the column's loadings below 1e-8) and
     every flag is kept. CovariancePCA's MCD could not choose among its h-subsets, every
     one singular, and turned the subspace by 1.0 in sine (7 of 12 flags changed)."""
     X = load_table(shared_data, "bushfire")
-    reference = _fit(name, X, centred=True)
+    reference = fitted("bushfire", False, name, centred=True)
     flags = reference.predict(X)
     k = min(2, reference.n_components_)
     for value in (0.0, 7.0):

@@ -14,11 +14,15 @@ from robustpca.solvers.orpca import orpca_project
 
 
 def _exact_root(Z, u, lam1, lam2):
-    """The root of phi(r) = lam1 r - u'clip(z - u r, +-lam2) by bisection (phi increasing)."""
+    """The root of phi(r) = lam1 r - u'clip(z - u r, +-lam2) by bisection (phi increasing),
+    to the last bit: it stops once every midpoint is an end of its bracket, after which
+    the steps change nothing (phi(lo) < 0 <= phi(hi))."""
     lo = np.full(Z.shape[0], -1e9)
     hi = np.full(Z.shape[0], 1e9)
     for _ in range(200):
         mid = (lo + hi) / 2
+        if np.all((mid == lo) | (mid == hi)):
+            break
         f = lam1 * mid - np.clip(Z - mid[:, None] * u[None, :], -lam2, lam2) @ u
         lo = np.where(f < 0, mid, lo)
         hi = np.where(f < 0, hi, mid)

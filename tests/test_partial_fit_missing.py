@@ -79,11 +79,15 @@ def test_a_later_pass_is_one_batch_iteration_with_gaps(estimator, loss, seed):
     with missing entries from the fit at its start, to rounding. 35% of the cells are
     missing on 6 columns, so some rows keep at most k = 2 (the rule that leaves them
     out is exercised); their residuals make the weights of the l2,1 loss span many
-    orders of magnitude, hence a looser rounding bound than without gaps."""
+    orders of magnitude, hence a looser rounding bound than without gaps. The first pass
+    sees the rows complete, so the first checked pass starts from a fit without gaps and
+    the second from one with gaps (a first batch with gaps would start from its own EM
+    fit, most of the time here: ``test_a_first_batch_with_gaps_starts_from_its_own_fit``
+    tests that start)."""
     X, _, _ = planted_outlier_data(seed % 1000, n_samples=120, n_features=6, n_components=2)
     Xm = with_gaps(X, 0.35, seed)
     model = clone(estimator)
-    stream(model, Xm, 4)
+    stream(model, X, 4)
     for _ in range(2):
         start = (model.mean_.copy(), model.components_.copy())
         stream(model, Xm, 4, new_pass_first=True)
@@ -101,11 +105,13 @@ def test_passes_never_increase_the_observed_objective(estimator, loss, seed):
     majorise-minimise step of the observed objective, which never increases from pass to
     pass. Every row keeps k + 1 entries: a row with at most k is fitted exactly only
     where its observed loadings are regular, and the batch rule that leaves it out
-    assumes so."""
+    assumes so. The first pass sees the rows complete (the step is a majorise-minimise
+    one from any fit; a first batch with gaps would start from its own EM fit, most of
+    the time here)."""
     X, _, _ = planted_outlier_data(seed % 1000, n_samples=120, n_features=6, n_components=2)
     Xm = with_gaps(X, 0.35, seed, keep=3)
     model = clone(estimator)
-    stream(model, Xm, 4)
+    stream(model, X, 4)
     objective = [observed_objective(Xm, model, loss)]
     for _ in range(3):
         stream(model, Xm, 4, new_pass_first=True)
