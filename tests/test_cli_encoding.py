@@ -15,18 +15,36 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 NAMES = ["température", "Zürich", "東京", "σ_noise", "x"]
+LABELS = [f"échantillon_{i}" for i in range(40)]
 
 
-@pytest.mark.parametrize("chunked", [False, True], ids=["in-memory", "chunked"])
-def test_fit_writes_utf8_outputs_under_an_ascii_locale(tmp_path, chunked):
+ROUTES = {"in-memory": [], "chunked": ["--chunked"]}
+#: ``python -m robustpca fit`` once per route, in one interpreter (each start imports
+#: scikit-learn): between them ``main`` puts stdout's error handling back as it was.
+DRIVER = """
+import runpy, sys
+for route, extra in {routes!r}.items():
+    print("=== " + route, flush=True)
+    sys.argv = ["robustpca", *{argv!r}, "--out", "out-" + route, *extra]
+    try:
+        runpy.run_module("robustpca", run_name="__main__", alter_sys=True)
+    except SystemExit as done:
+        if done.code:
+            raise
+"""
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """The folder of ``data.csv`` and both routes' outputs, and each route's stdout."""
+    folder = tmp_path_factory.mktemp("ascii-locale")
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2)) @ rng.normal(size=(2, 5)) + 0.05 * rng.normal(size=(40, 5))
     X[:3] += 20.0
-    labels = [f"échantillon_{i}" for i in range(40)]
-    with open(tmp_path / "data.csv", "w", encoding="utf-8", newline="") as handle:
+    with open(folder / "data.csv", "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["name", *NAMES])
-        writer.writerows([label, *row] for label, row in zip(labels, X.tolist(), strict=True))
+        writer.writerows([label, *row] for label, row in zip(LABELS, X.tolist(), strict=True))
     env = {
         **os.environ,
         "PYTHONPATH": str(SRC),
@@ -35,23 +53,31 @@ def test_fit_writes_utf8_outputs_under_an_ascii_locale(tmp_path, chunked):
         "PYTHONUTF8": "0",
         "PYTHONIOENCODING": "",
     }
-    argv = ["fit", "data.csv", "-k", "2", "--index-col", "name", "--out", "out"]
-    argv += ["--no-figures", *(["--chunked"] if chunked else [])]
+    argv = ["fit", "data.csv", "-k", "2", "--index-col", "name", "--no-figures"]
     run = subprocess.run(
-        [sys.executable, "-m", "robustpca", *argv],
-        cwd=tmp_path,
+        [sys.executable, "-c", DRIVER.format(routes=ROUTES, argv=argv)],
+        cwd=folder,
         env=env,
         capture_output=True,
         check=False,
     )
     assert run.returncode == 0, run.stderr.decode("utf-8", "replace")
-    out = tmp_path / "out"
+    parts = run.stdout.split(b"=== ")[1:]
+    stdout = {part.split(b"\n", 1)[0].decode().strip(): part for part in parts}
+    assert set(stdout) == set(ROUTES)
+    return folder, stdout
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_fit_writes_utf8_outputs_under_an_ascii_locale(fitted, route):
+    folder, stdout = fitted
+    out = folder / f"out-{route}"
     for name in ("components.csv", "mean.csv", "scores.csv", "distances.csv"):
         (out / name).read_bytes().decode("utf-8")  # raises if not UTF-8
     header = (out / "components.csv").read_text(encoding="utf-8").splitlines()[0]
     assert header.split(",")[1:] == NAMES
     with open(out / "distances.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert [r["sample"] for r in rows] == labels
+    assert [r["sample"] for r in rows] == LABELS
     if sys.platform != "win32":  # the C locale's stdout is ASCII
-        assert b"Most outlying: \\xe9chantillon_" in run.stdout
+        assert b"Most outlying: \\xe9chantillon_" in stdout[route]

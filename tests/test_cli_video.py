@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -39,6 +40,16 @@ def write_cdnet(folder: Path, frames: np.ndarray, labels: np.ndarray | None, fir
         write_frames(folder / "groundtruth", labels, pattern="gt{:06d}.png", frame_numbers=numbers)
     (folder / "temporalROI.txt").write_text(f"{first} {first + len(frames) - 1}\n")
     return folder
+
+
+@pytest.fixture
+def collections_see_only_the_tests_objects():
+    """imageio's PyAV plugin runs ``gc.collect()`` on every close, which walks every
+    object of the test session; objects older than the test are frozen out of the
+    collections (test_video_io.py's autouse fixture)."""
+    gc.freeze()
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture
@@ -90,6 +101,7 @@ def test_frame_folder_without_truth_has_no_measures(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("collections_see_only_the_tests_objects")
 def test_video_file_input(tmp_path):
     pytest.importorskip("av")
     import imageio.v3 as iio
@@ -148,6 +160,7 @@ def test_ground_truth_that_does_not_match_is_an_error(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.usefixtures("collections_see_only_the_tests_objects")
 def test_unreadable_video_names_the_file(tmp_path, capsys):
     bad = tmp_path / "broken.mp4"
     bad.write_bytes(b"not a video at all")

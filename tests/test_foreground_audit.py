@@ -104,7 +104,7 @@ def test_with_gaps_masks_are_the_score_thresholded(seed, window):
 @pytest.mark.parametrize("gap", [False, True])
 def test_wide_windows_count_without_wrapping(gap):
     rng = np.random.default_rng(0)
-    R = rng.normal(size=(20, 9, 9))
+    R = rng.normal(size=(8, 9, 9))
     border = np.ones((9, 9), bool)
     border[1:-1, 1:-1] = False  # 32 of 81 pixels: the replicated edges are the majority
     R[5][border] += 100.0

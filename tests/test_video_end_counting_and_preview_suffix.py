@@ -13,7 +13,11 @@ import pytest
 
 from robustpca.datasets import read_video, video_info, write_preview
 
-from .test_video_io import Image, write_mp4
+from .test_video_io import (
+    Image,
+    _collections_see_only_the_tests_objects,  # noqa: F401 (autouse)
+    write_mp4,
+)
 
 
 def test_a_negative_stop_on_a_video_file_counts_from_the_end(tmp_path):

@@ -3,6 +3,7 @@ error path, the writers, and the real CDnet clips (highway, fall)."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 from pathlib import Path
 
@@ -33,6 +34,22 @@ from robustpca.metrics import (
 av = pytest.importorskip("av")
 Image = pytest.importorskip("PIL.Image")
 iio = pytest.importorskip("imageio.v3")
+
+
+@pytest.fixture(autouse=True)
+def _collections_see_only_the_tests_objects(request):
+    """imageio's PyAV plugin runs ``gc.collect()`` on every close (to free PyAV's filter
+    graph on the calling thread), and a full collection walks every object of the test
+    session: most of these tests' time. Objects older than the test are frozen out of
+    the collections; what the test makes, PyAV's graphs included, is still collected.
+    Not for a Hypothesis test: it looks for the referrers of its random generator
+    (``gc.get_referrers``, which does not see frozen objects), and warns."""
+    if getattr(request.function, "is_hypothesis_test", False):
+        yield
+        return
+    gc.freeze()
+    yield
+    gc.unfreeze()
 
 
 def moving_square(n=6, h=16, w=24, colour=False):
