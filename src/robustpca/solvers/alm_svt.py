@@ -57,11 +57,10 @@ PARTIAL_COST = 10
 #: many passes a step (docs/design-notes/pcp.md).
 PARTIAL_RETRY = 4
 #: What a flop of a product of ``M`` with a few columns costs, in flops of the Gram
-#: route's ``syrk``. A count rather than the clock keeps fits repeatable. Weighed 1,
-#: the partial route's steps on Candès et al.'s square problems (1000^2 to 3000^2, 5%)
-#: are taken and halve the fit; a dearer weight gives most of them to the Gram route.
-#: Where the block iteration crawls (video), the give-up rule bounds a wrong prediction
-#: to one Gram step (docs/design-notes/pcp.md).
+#: route's ``syrk``. A count rather than the clock keeps fits repeatable; a dearer weight
+#: gave the cheaper partial steps of square problems to the Gram route, and where the
+#: block iteration crawls (video) the give-up rule bounds a wrong prediction to one Gram
+#: step (docs/design-notes/pcp.md).
 THIN_PRODUCT_COST = 1.0
 #: A product of ``M`` with fewer columns than this costs as much as with this many: it
 #: reads all of ``M``.
