@@ -108,12 +108,18 @@ def test_wide_windows_count_without_wrapping(gap):
     border = np.ones((9, 9), bool)
     border[1:-1, 1:-1] = False  # 32 of 81 pixels: the replicated edges are the majority
     R[5][border] += 100.0
+    # a corner alone fills 129**2 of a corner pixel's 257**2 window: a quarter, no
+    # majority; counted modulo 2**16 the window would seem to hold 513 pixels (512 with
+    # the gap), of which the corner's 16,641 would be a majority
+    R[6, 0, 0] += 100.0
     if gap:
         R[0, 0, 0] = np.nan
+        R[6, 4, 4] = np.nan  # one pixel of each window: 66,048 observed, over 2**16
     z = foreground_score(R, window=257)
     masks = foreground_masks(R, window=257, high=8, low=8, fill_holes=False)
     np.testing.assert_array_equal(masks, z > 8)
     assert masks[5].all()
+    assert not masks[6].any()
 
 
 # ---------------------------------------------------------------- 8: min_size at a tie
