@@ -100,7 +100,6 @@ def test_frame_folder_without_truth_has_no_measures(tmp_path):
     assert not (out / "preview.gif").exists()
 
 
-@pytest.mark.slow
 @pytest.mark.usefixtures("collections_see_only_the_tests_objects")
 def test_video_file_input(tmp_path):
     pytest.importorskip("av")
