@@ -129,20 +129,21 @@ def test_medcouple_of_values_tied_at_the_median_up_to_rounding(seed):
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(("sample", "random_state"), [(0, 0), (0, 1), (1, 2)])
-def test_skew_fit_on_rows_tied_up_to_rounding(adbench, sample, random_state):
+def test_skew_fit_on_rows_tied_up_to_rounding(adbench):
     """3,000 rows of ADBench's mammography, median/MAD scaled: many hyperplanes of the
     adjusted outlyingness hold two thirds of them up to rounding, and the medcouple of
-    their projections raised NumPy's "kth out of bounds" from ROBPCA(skew=True).fit."""
+    their projections raised NumPy's "kth out of bounds" from ROBPCA(skew=True).fit.
+    The selection's fault itself is pinned by the near-tie tests above (the kernel as
+    computed, and the seeds where it turned back); this is the fit on the real table."""
     from scipy import stats
 
     from robustpca import ROBPCA
 
     X = np.load(adbench / "23_mammography.npz")["X"].astype(float)
-    X = X[np.random.default_rng(sample).choice(X.shape[0], 3000, replace=False)]
+    X = X[np.random.default_rng(0).choice(X.shape[0], 3000, replace=False)]
     mad_ = stats.median_abs_deviation(X, axis=0, scale="normal")
     X = (X - np.median(X, axis=0)) / np.where(mad_ > 0, mad_, 1.0)
-    model = ROBPCA(n_components=0.95, skew=True, random_state=random_state).fit(X)
+    model = ROBPCA(n_components=0.95, skew=True, random_state=0).fit(X)
     assert np.isfinite(model.decision_function(X)).all()
 
 
