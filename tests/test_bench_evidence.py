@@ -73,6 +73,7 @@ def test_online_missing_quick_run_scores_every_gap(shared_data, capsys):
     for r in rows:
         assert 0.5 < r["f_best"] <= 1 and 0 <= r["f_default"] <= 1
         assert (r["fill_error"] is not None) == r["gaps"].startswith("random")
+        assert r["fill_error_online"] is None  # 100 frames: the clip ends with the burn-in
     by = {(r["method"], r["gaps"]): r for r in rows}
     # missing pixels cost the masks on the pixels seen little (the rule skips them)
     for m in bench_online_missing.METHODS:
@@ -81,6 +82,29 @@ def test_online_missing_quick_run_scores_every_gap(shared_data, capsys):
         assert by[(m, "random20")]["missing"] == pytest.approx(0.2, abs=0.01)
     assert by[("OnlineRobustPCA", "random20")]["fill_error"] < 1.0
     assert "| clip | method | gaps |" in capsys.readouterr().out
+
+
+def test_online_missing_fill_error_after_the_burn_in():
+    """The ``online`` fill error is the median over the road's gaps of the frames after
+    the method's burn-in alone; the other kinds of gap have none."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(0)
+    n, h, w = 140, 6, 8
+    frames = (100 + 20 * rng.random((1, h, w)) + rng.normal(size=(n, h, w))).astype(np.float32)
+    labels = np.zeros((n, h, w), dtype=np.uint8)
+    labels[:, :2] = 255  # the top rows are no road
+    clip = SimpleNamespace(frames=frames, labels=labels, roi=None, scored=None)
+    method = bench_online_missing.METHODS[0]
+    reference = bench_online_missing.measure(clip, method, "none", None)[1]
+    row, background = bench_online_missing.measure(clip, method, "random20", reference)
+    road = bench_online_missing.holes(frames.shape, "random20") & (labels == 0)
+    gap = np.abs(background - reference)
+    assert row["fill_error"] == np.median(gap[road])
+    assert row["fill_error_online"] == np.median(gap[100:][road[100:]])
+    assert row["fill_error_online"] != row["fill_error"]
+    patch = bench_online_missing.measure(clip, method, "dead patch", reference)[0]
+    assert patch["fill_error"] is None and patch["fill_error_online"] is None
 
 
 @pytest.mark.realdata
