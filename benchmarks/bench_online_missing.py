@@ -165,8 +165,8 @@ def main(argv=None) -> list[dict]:
                 if kind == "none":
                     reference = background
                 rows.append({"clip": name, **row})
-    header = ["clip", "method", "gaps", "missing", "F default", "F best", "fill error", "online"]
-    header.append("frames/s")
+    header = ["clip", "method", "gaps", "missing", "F default", "F best"]
+    header += ["fill error", "online", "frames/s"]
     table = [
         [
             r["clip"],
