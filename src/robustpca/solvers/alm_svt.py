@@ -22,11 +22,11 @@ route first, then tries the partial route where its block is a small share of th
 flop of the Gram route's ``syrk``; it is given up once it has cost as much as a Gram
 step, and after a dear one the Gram route is kept for a number of steps in proportion
 (``PARTIAL_RETRY``). The choice is a count, not a clock, so that a fit repeats bit for
-bit. ``'partial'`` always
-tries the block route first; ``'full'`` is LAPACK's SVD every iteration. The Gram route
-squares the condition number: its thresholded matrix is accurate to about
-:math:`\epsilon\sigma_1^2/\tau`, and the penalty's cap keeps :math:`\tau` above
-:math:`0.8\cdot 10^{-7}\lVert X\rVert_2` for PCP, so that stays below ``tol``.
+bit. ``'partial'`` always tries the block route first; ``'full'`` is LAPACK's SVD every
+iteration. The Gram route squares the condition number: its thresholded matrix is
+accurate to about :math:`\epsilon\sigma_1^2/\tau`, and the penalty's cap keeps
+:math:`\tau` above :math:`0.8\cdot 10^{-7}\lVert X\rVert_2` for PCP, so that stays
+below ``tol``.
 For data stored in single precision (PCP), the Gram route forms the part of its Gram
 matrix off the last step's singular vectors in single precision
 (:mod:`.alm_single_gram`), checked each step against the data's own rounding.
